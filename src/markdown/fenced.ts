@@ -1,0 +1,153 @@
+// Fenced blocks (``` and ~~~), processed line by line before block parsing,
+// with Zulip's semantics: nested `quote` fences become "> " lines, `spoiler`
+// fences become a header/content pair, `math` fences render display TeX,
+// everything else is a code block stored as raw HTML.
+import { escapeCode, pyHtmlEscape } from './tree.ts';
+import languages from './pygments-languages.json' with { type: 'json' };
+
+export const FENCE_RE =
+  /^(?<fence>~{3,}|`{3,})[ ]*(?:\{?\.?(?<lang>[a-zA-Z0-9_+,\-./#]+)[ ]*(?<header>[^ ~`][^~`]*)?\}?)?$/;
+
+const LANGUAGE_NAMES = languages as Record<string, string>;
+
+/** Canonical (Pygments) display name for a code-block language, as Zulip reports it. */
+export function canonicalLanguageName(lang: string): string {
+  return LANGUAGE_NAMES[lang.toLowerCase()] ?? lang;
+}
+
+export interface FenceHost {
+  stashRaw(html: string): string;
+  renderTex(tex: string, display: boolean): string | null;
+}
+
+/** Render a code block the way Zulip's codehilite wrapper lays it out (without token spans). */
+export function renderCodeBlock(text: string, lang: string | null): string {
+  const src = text.replace(/^\n+|\n+$/g, '');
+  const langAttr = lang ? ` data-code-language="${escapeCode(canonicalLanguageName(lang))}"` : '';
+  return `<div class="codehilite"${langAttr}><pre><span></span><code>${escapeCode(src)}\n</code></pre></div>`;
+}
+
+interface Handler {
+  fence: string | null;
+  lines: string[];
+  handleLine(line: string): void;
+  done(): void;
+}
+
+export function processFences(lines: string[], host: FenceHost): string[] {
+  const output: string[] = [];
+  const handlers: Handler[] = [];
+
+  const makeHandler = (
+    out: string[],
+    fence: string,
+    lang: string | null,
+    header: string | null,
+  ): Handler => {
+    const kind =
+      lang === 'quote' || lang === 'quoted' ? 'quote' : lang === 'math' ? 'math' : lang === 'spoiler' ? 'spoiler' : 'code';
+    const h: Handler = {
+      fence,
+      lines: [],
+      handleLine(line: string) {
+        if (line.trimEnd() === fence) {
+          h.done();
+        } else if (kind === 'quote' || kind === 'spoiler') {
+          checkForNewFence(h.lines, line);
+        } else {
+          h.lines.push(line.trimEnd());
+        }
+      },
+      done() {
+        if (h.lines.length) {
+          let text = h.lines.join('\n');
+          if (kind === 'quote') {
+            text = text
+              .split('\n')
+              .map((l) => `> ${l}`)
+              .join('\n');
+          } else if (kind === 'spoiler') {
+            const parts = [host.stashRaw('<div class="spoiler-block"><div class="spoiler-header">')];
+            if (header !== null) parts.push(header);
+            parts.push(host.stashRaw('</div><div class="spoiler-content" aria-hidden="true">'));
+            parts.push(text);
+            parts.push(host.stashRaw('</div></div>'));
+            text = parts.join('\n\n');
+          } else if (kind === 'math') {
+            text = host.stashRaw(
+              text
+                .split('\n\n')
+                .map((para) => host.renderTex(para, true) ?? `<span class="tex-error">${pyHtmlEscape(para)}</span>`)
+                .join('\n\n'),
+            );
+          } else {
+            text = host.stashRaw(renderCodeBlock(text, lang));
+          }
+          out.push('', ...text.split('\n'), '');
+        }
+        handlers.pop();
+      },
+    };
+    return h;
+  };
+
+  const checkForNewFence = (out: string[], line: string): void => {
+    const m = FENCE_RE.exec(line);
+    if (m) {
+      const lang = m.groups!['lang'] ? m.groups!['lang'].toLowerCase() : null;
+      const header = m.groups!['header'] ?? null;
+      handlers.push(makeHandler(out, m.groups!['fence']!, lang, header));
+    } else {
+      out.push(line);
+    }
+  };
+
+  const outer: Handler = {
+    fence: null,
+    lines: [],
+    handleLine(line) {
+      checkForNewFence(output, line);
+    },
+    done() {
+      handlers.pop();
+    },
+  };
+  handlers.push(outer);
+  for (const line of lines) handlers[handlers.length - 1]!.handleLine(line);
+  while (handlers.length) handlers[handlers.length - 1]!.done();
+  if (output.length > 2 && output[output.length - 2] !== '') output.push('');
+  return output;
+}
+
+const LI_RE = /^[ ]*([*+-]|\d\.)[ ]+(.*)/;
+
+/** Insert a blank line between a paragraph line and a list that hangs off it. */
+export function hangingLists(lines: string[]): string[] {
+  const copy = lines.slice();
+  let inserts = 0;
+  const open: Array<{ fence: string; isCode: boolean }> = [];
+  let inCode = false;
+  for (let i = 0; i < lines.length - 1; i++) {
+    const m = FENCE_RE.exec(lines[i]!);
+    if (m) {
+      const fence = m.groups!['fence']!;
+      const lang = m.groups!['lang'];
+      const isCode = lang !== 'quote' && lang !== 'quoted';
+      const matchesLast = open.length ? fence === open[open.length - 1]!.fence : false;
+      if (!lang && matchesLast) open.pop();
+      else open.push({ fence, isCode });
+      inCode = open.some((f) => f.isCode);
+    }
+    const li1 = LI_RE.exec(lines[i]!);
+    const li2 = LI_RE.exec(lines[i + 1]!);
+    if (
+      !inCode &&
+      lines[i] &&
+      ((li2 && !li1) || (li1 && li2 && (li1[1]!.length === 1) !== (li2[1]!.length === 1)))
+    ) {
+      copy.splice(i + inserts + 1, 0, '');
+      inserts++;
+    }
+  }
+  return copy;
+}

@@ -1,0 +1,783 @@
+// Zulip-compatible Markdown renderer (pure: no I/O). The structure follows
+// the Python-Markdown pipeline that Zulip's backend uses, so that the
+// output HTML matches Zulip's byte for byte for the common message forms:
+//   preprocess (hanging lists, whitespace, fenced blocks)
+//   -> block parse -> inline patterns -> prettify -> serialize -> raw HTML.
+import katex from 'katex';
+import tlds from 'tlds' with { type: 'json' };
+import { BlockParser, GROUP_MENTIONS_RE_SRC, MENTIONS_RE_SRC } from './blocks.ts';
+import { hangingLists, processFences, renderCodeBlock } from './fenced.ts';
+import { BLOCK_LEVEL, El, escapeAttr, escapeText, isVoid } from './tree.ts';
+import { EMOTICON_CONVERSIONS, emojiByName, nameForUnicodeSequence, POSSIBLE_EMOJI_RE } from '../emoji/index.ts';
+
+export { canonicalLanguageName } from './fenced.ts';
+
+export interface MarkdownContext {
+  // all lookups synchronous; the caller preloads data
+  userByFullName(name: string): { id: number; full_name: string; email: string } | undefined; // may be ambiguous -> undefined
+  userById(id: number): { id: number; full_name: string; email: string } | undefined;
+  groupByName(name: string): { id: number; name: string } | undefined;
+  streamByName(name: string): { id: number; name: string } | undefined;
+  customEmojiByName?(name: string): { id: string; name: string; source_url: string } | undefined;
+  translateEmoticons?: boolean;
+  realmUrl: string; // e.g. "http://127.0.0.1:9991"
+}
+
+export interface RenderResult {
+  html: string;
+  mentionedUserIds: Set<number>;
+  mentionedGroupIds: Set<number>;
+  wildcardMention: 'all' | 'topic' | null;
+  hasLink: boolean;
+  hasImage: boolean;
+  hasAttachment: boolean;
+  isMeMessage: boolean;
+}
+
+const STX = '\u0002';
+const ETX = '\u0003';
+const RAW_PH_RE = /\u0002wzxhzdk:(\d+)\u0003/g;
+const INLINE_PH_RE = /\u0002klzzwxh:(\d+)\u0003/g;
+
+type InlineNode = El | { str: string };
+type Match = { start: number; end: number; node: InlineNode | null };
+type Pattern = (data: string, from: number) => Match | null | 'skip';
+
+const IMAGE_EXTENSIONS = ['.bmp', '.gif', '.jpe', '.jpeg', '.jpg', '.png', '.webp'];
+
+const ALLOWED_SCHEMES = new Set([
+  'http', 'https', 'ftp', 'file', 'bitcoin', 'geo', 'im', 'irc', 'ircs', 'magnet', 'mailto', 'matrix',
+  'mms', 'news', 'nntp', 'openpgp4fpr', 'sip', 'sms', 'smsto', 'ssh', 'tel', 'urn', 'webcal', 'wtai', 'xmpp',
+]);
+
+const STREAM_WILDCARDS = new Set(['all', 'everyone', 'stream', 'channel']);
+const TOPIC_WILDCARDS = new Set(['topic']);
+
+// Timezone abbreviations understood in <time:...> (offset in minutes).
+const TZ_OFFSETS: Record<string, number> = {
+  UTC: 0, GMT: 0, Z: 0, IST: 330, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360,
+  PST: -480, PDT: -420, CET: 60, CEST: 120, EET: 120, EEST: 180, BST: 60, JST: 540, KST: 540,
+  AEST: 600, AEDT: 660, NZST: 720, NZDT: 780, HKT: 480, SGT: 480, WET: 0, WEST: 60, MSK: 180,
+};
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+function buildWebLinkRegex(): RegExp {
+  const common = new Set(['java', 'md', 'mov', 'py', 'zip']);
+  const list = (tlds as string[])
+    .filter((t) => !common.has(t))
+    .sort((a, b) => b.length - a.length)
+    .map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const W = String.raw`[\p{L}\p{N}\p{M}_]`;
+  const inner = String.raw`[^\s()"]*`;
+  const group = String.raw`[^\s()"]*?(?:\(%s\)[^\s()"]*?)*`;
+  let chunk = group;
+  for (let i = 0; i < 6; i++) chunk = chunk.replace('%s', group);
+  chunk = chunk.replace('%s', inner);
+  const src =
+    String.raw`(?<![^\s'"(,:<])(?<url>(?:(?:https?://[\p{L}\p{N}\p{M}_.:@-]+?|(?:(?:[\p{L}\p{N}\p{M}_-]+\.)+(?:${list.join('|')})))(?:/${chunk})?)` +
+    String.raw`|(?:[\p{L}\p{N}\p{M}_.-]+@[\p{L}\p{N}\p{M}_.-]+\.${W}+)` +
+    String.raw`|(?:bitcoin:[13][a-km-zA-HJ-NP-Z1-9]{25,34}))(?=[!:;?),.'">]*(?:$|\s))`;
+  return new RegExp(src, 'u');
+}
+
+let webLinkRegex: RegExp | null = null;
+
+/** Python's urllib.parse.quote(s, safe="") */
+function pyQuote(s: string): string {
+  let out = '';
+  for (const byte of new TextEncoder().encode(s)) {
+    const c = String.fromCharCode(byte);
+    if (/[A-Za-z0-9_.~-]/.test(c)) out += c;
+    else out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+/** Zulip's hash_util_encode for narrow URLs. */
+export function hashUtilEncode(s: string): string {
+  return pyQuote(s).replaceAll('.', '%2E').replaceAll('%', '.');
+}
+
+export function encodeStream(id: number, name: string): string {
+  return `${id}-${hashUtilEncode(name.replaceAll(' ', '-'))}`;
+}
+
+/** Zulip's sanitize_url: returns undefined when the URL must not be linked. */
+export function sanitizeUrl(url: string): string | undefined {
+  const u = url.replaceAll(' ', '%20');
+  const sm = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(u);
+  let scheme = '';
+  let rest = u;
+  if (sm) {
+    scheme = sm[1]!.toLowerCase();
+    rest = u.slice(sm[0].length);
+  }
+  let netloc = '';
+  if (rest.startsWith('//')) {
+    const end = rest.slice(2).search(/[/?#]/);
+    netloc = end < 0 ? rest.slice(2) : rest.slice(2, 2 + end);
+    rest = end < 0 ? '' : rest.slice(2 + end);
+  }
+  const hashAt = rest.indexOf('#');
+  const fragment = hashAt >= 0 ? rest.slice(hashAt + 1) : '';
+  const beforeFrag = hashAt >= 0 ? rest.slice(0, hashAt) : rest;
+  const qAt = beforeFrag.indexOf('?');
+  const path = qAt >= 0 ? beforeFrag.slice(0, qAt) : beforeFrag;
+  const query = qAt >= 0 ? beforeFrag.slice(qAt + 1) : '';
+  if (!scheme && !netloc && path.includes('@')) {
+    return `mailto:${u}`;
+  }
+  if (!scheme && !netloc && path.startsWith('/')) return u;
+  if (!scheme && !netloc && !path && !query && fragment) return `#${fragment}`;
+  if (!scheme) return sanitizeUrl(`http://${url}`);
+  if (!ALLOWED_SCHEMES.has(scheme)) return undefined;
+  return scheme + u.slice(scheme.length);
+}
+
+function renderKatex(tex: string, display: boolean): string | null {
+  try {
+    return katex.renderToString(tex, { displayMode: display, throwOnError: true }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function parseTimestamp(input: string): Date | null {
+  const s = input.trim();
+  if (/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(s)) {
+    const ms = Number(s) * 1000;
+    const d = new Date(ms);
+    if (Number.isNaN(d.getTime()) || d.getUTCFullYear() > 9999 || d.getUTCFullYear() < 1) return null;
+    return d;
+  }
+  // ISO 8601
+  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i.exec(s);
+  if (iso) {
+    const [, y, mo, d, h, mi, se, , tz] = iso;
+    let t = Date.UTC(+y!, +mo! - 1, +d!, +(h ?? 0), +(mi ?? 0), +(se ?? 0));
+    if (tz && tz.toUpperCase() !== 'Z') {
+      const sign = tz[0] === '-' ? -1 : 1;
+      const digits = tz.slice(1).replace(':', '');
+      t -= sign * (+digits.slice(0, 2) * 60 + +digits.slice(2)) * 60000;
+    }
+    const date = new Date(t);
+    return Number.isNaN(date.getTime()) ? null : date;
+  }
+  // Loose human formats: "Jun 5th 2017, 10:30PM", "31 Dec 2017 5:30 am IST".
+  const tokens = s.replace(/,/g, ' ').split(/\s+/).filter(Boolean);
+  let year: number | undefined;
+  let month: number | undefined;
+  let day: number | undefined;
+  let hour = 0;
+  let minute = 0;
+  let second = 0;
+  let offset = 0;
+  let pendingAmPm: string | undefined;
+  let sawTime = false;
+  for (const tok of tokens) {
+    const low = tok.toLowerCase();
+    let m: RegExpExecArray | null;
+    if ((m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?(am|pm|a\.m\.|p\.m\.)?$/i.exec(tok))) {
+      hour = +m[1]!;
+      minute = +m[2]!;
+      second = m[3] ? +m[3] : 0;
+      if (m[4]) pendingAmPm = m[4].toLowerCase()[0];
+      sawTime = true;
+    } else if (low === 'am' || low === 'pm') {
+      if (!sawTime) return null;
+      pendingAmPm = low[0];
+    } else if (MONTHS.includes(low.slice(0, 3)) && /^[a-z]+\.?$/.test(low)) {
+      if (month !== undefined) return null;
+      month = MONTHS.indexOf(low.slice(0, 3));
+    } else if ((m = /^(\d{1,2})(st|nd|rd|th)?$/i.exec(tok)) && day === undefined) {
+      day = +m[1]!;
+    } else if (/^\d{4}$/.test(tok) && year === undefined) {
+      year = +tok;
+    } else if (TZ_OFFSETS[tok.toUpperCase()] !== undefined) {
+      offset = TZ_OFFSETS[tok.toUpperCase()]!;
+    } else if ((m = /^(?:UTC|GMT)?([+-])(\d{2}):?(\d{2})$/i.exec(tok))) {
+      offset = (m[1] === '-' ? -1 : 1) * (+m[2]! * 60 + +m[3]!);
+    } else {
+      return null;
+    }
+  }
+  if (pendingAmPm === 'p' && hour < 12) hour += 12;
+  if (pendingAmPm === 'a' && hour === 12) hour = 0;
+  if (year === undefined && month === undefined && day === undefined && !sawTime) return null;
+  const now = new Date();
+  const t =
+    Date.UTC(year ?? now.getUTCFullYear(), month ?? now.getUTCMonth(), day ?? now.getUTCDate(), hour, minute, second) -
+    offset * 60000;
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+function isoZ(d: Date): string {
+  return d.toISOString().replace(/\.000Z$/, 'Z').replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+class Renderer {
+  private rawStash: string[] = [];
+  private nodeStash: InlineNode[] = [];
+  private patterns: Pattern[];
+  readonly result: RenderResult;
+  private ctx: MarkdownContext;
+  private realmPrefix: string;
+
+  constructor(ctx: MarkdownContext, content: string) {
+    this.ctx = ctx;
+    this.realmPrefix = ctx.realmUrl.replace(/\/+$/, '') + '/';
+    this.result = {
+      html: '',
+      mentionedUserIds: new Set(),
+      mentionedGroupIds: new Set(),
+      wildcardMention: null,
+      hasLink: false,
+      hasImage: false,
+      hasAttachment: false,
+      isMeMessage: content.startsWith('/me '),
+    };
+    this.patterns = [
+      this.backtick,
+      this.strongEm,
+      this.userMention,
+      this.tex,
+      this.streamTopic,
+      this.stream,
+      this.timestamp,
+      this.groupMention,
+      this.link,
+      this.autolink,
+      this.simpleTag(/(\*\*)([^\n]+?)\*\*/, 'strong'),
+      this.simpleTag(/(\*)(?!\s+)([^*^\n]+)(?<!\s)\*/, 'em'),
+      this.simpleTag(/(?<!~)(~~)([^~\n]+?)~~(?!~)/, 'del'),
+      this.emoji,
+      this.emoticon,
+      this.newline,
+      this.unicodeEmoji,
+    ];
+  }
+
+  stashRaw(html: string): string {
+    this.rawStash.push(html);
+    return `${STX}wzxhzdk:${this.rawStash.length - 1}${ETX}`;
+  }
+
+  private stashNode(node: InlineNode): string {
+    this.nodeStash.push(node);
+    return `${STX}klzzwxh:${this.nodeStash.length - 1}${ETX}`;
+  }
+
+  render(content: string): RenderResult {
+    if (!content.trim()) return this.result;
+    let lines = hangingLists(content.split('\n'));
+    // Normalize whitespace.
+    let source = lines.join('\n').replaceAll(STX, '').replaceAll(ETX, '');
+    source = source.replace(/\r\n?/g, '\n') + '\n\n';
+    source = source
+      .split('\n')
+      .map((l) => expandTabs(l, 4))
+      .join('\n');
+    source = source.replace(/(?<=\n) +\n/g, '\n');
+    lines = source.split('\n');
+    lines = processFences(lines, { stashRaw: (h) => this.stashRaw(h), renderTex: renderKatex });
+    const root = new BlockParser().parseDocument(lines.join('\n'));
+    this.hiliteIndentedCode(root);
+    this.inlineTree(root);
+    prettify(root);
+    let html = '';
+    for (const child of root.children) html += this.serialize(child);
+    html = html.trim();
+    html = this.restoreRaw(html).trim();
+    this.result.html = html;
+    return this.result;
+  }
+
+  private hiliteIndentedCode(el: El): void {
+    for (const c of el.children) {
+      if (c.tag === 'pre' && c.children.length && c.children[0]!.tag === 'code') {
+        const ph = this.stashRaw(renderCodeBlock(c.children[0]!.text, null));
+        c.tag = 'p';
+        c.children = [];
+        c.text = ph;
+        c.atomic = true;
+      } else {
+        this.hiliteIndentedCode(c);
+      }
+    }
+  }
+
+  private restoreRaw(text: string): string {
+    if (!this.rawStash.length) return text;
+    const re = /<p>\u0002wzxhzdk:(\d+)\u0003<\/p>|\u0002wzxhzdk:(\d+)\u0003/g;
+    const out = text.replace(re, (whole, a: string | undefined, b: string | undefined) => {
+      if (a !== undefined) {
+        const html = this.rawStash[+a];
+        if (html === undefined) return whole;
+        return isBlockLevelHtml(html) ? html : `<p>${html}</p>`;
+      }
+      return this.rawStash[+b!] ?? whole;
+    });
+    return out === text ? out : this.restoreRaw(out);
+  }
+
+  // ---------------- inline processing ----------------
+  private inlineTree(el: El): void {
+    if (el.text && !el.atomic) el.text = this.handleInline(el.text, 0);
+    for (const c of el.children) {
+      this.inlineTree(c);
+      if (c.tail) c.tail = this.handleInline(c.tail, 0);
+    }
+  }
+
+  private handleInline(data: string, patternIndex: number): string {
+    let start = 0;
+    while (patternIndex < this.patterns.length) {
+      const pattern = this.patterns[patternIndex]!;
+      const m = start < data.length || start === 0 ? pattern(data, start) : null;
+      if (m === null) {
+        patternIndex++;
+        start = 0;
+        continue;
+      }
+      if (m === 'skip') {
+        patternIndex++;
+        start = 0;
+        continue;
+      }
+      if (m.node === null) {
+        start = m.end;
+        continue;
+      }
+      const node = m.node;
+      if (node instanceof El && !node.atomic) {
+        for (const child of [node, ...node.children]) {
+          if (child.text) child.text = this.handleInline(child.text, patternIndex + 1);
+          if (child !== node && child.tail) child.tail = this.handleInline(child.tail, patternIndex);
+        }
+      }
+      data = data.slice(0, m.start) + this.stashNode(node) + data.slice(m.end);
+      start = 0;
+    }
+    return data;
+  }
+
+  // Patterns. Each searches `data` from `from` and returns the first hit.
+  private backtick: Pattern = (data, from) => {
+    const re = /(?<!\\)((?:\\{2})+)(?=`+)|(?<!\\)(`+)(.+?)(?<!`)\2(?!`)/gs;
+    re.lastIndex = from;
+    const m = re.exec(data);
+    if (!m) return null;
+    if (m[3] !== undefined) {
+      const el = new El('code');
+      el.text = codeEscape(m[3]);
+      el.atomic = true;
+      return { start: m.index, end: m.index + m[0].length, node: el };
+    }
+    return { start: m.index, end: m.index + m[0].length, node: { str: m[1]! } };
+  };
+
+  private strongEm: Pattern = (data, from) => {
+    const m = execFrom(/(\*\*\*)(?!\s+)([^*^\n]+)(?<!\s)\*\*\*/, data, from);
+    if (!m) return null;
+    const strong = new El('strong');
+    const em = strong.append('em');
+    em.text = m[2]!;
+    return { start: m.index, end: m.index + m[0].length, node: strong };
+  };
+
+  private userMention: Pattern = (data, from) => {
+    const re = new RegExp(MENTIONS_RE_SRC, 'g');
+    re.lastIndex = from;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(data))) {
+      let name = m.groups!['match']!;
+      let silent = m.groups!['silent'] === '_';
+      const stream = STREAM_WILDCARDS.has(name);
+      const topic = TOPIC_WILDCARDS.has(name);
+      let user: { id: number; full_name: string } | undefined;
+      const idm = /^(?<full>.+)?\|(?<id>\d+)$/s.exec(name);
+      if (idm) {
+        const full = idm.groups!['full'];
+        user = this.ctx.userById(Number(idm.groups!['id']));
+        if (full && user && user.full_name !== full) continue;
+      } else {
+        user = this.ctx.userByFullName(name);
+      }
+      let userId: string | null = null;
+      if (stream) {
+        if (!silent) this.result.wildcardMention = 'all';
+        userId = '*';
+      } else if (topic) {
+        if (!silent && this.result.wildcardMention !== 'all') this.result.wildcardMention = 'topic';
+      } else if (user) {
+        if (!silent) this.result.mentionedUserIds.add(user.id);
+        name = user.full_name;
+        userId = String(user.id);
+      } else {
+        continue;
+      }
+      const el = new El('span');
+      if (userId) el.set('data-user-id', userId);
+      el.set('class', topic ? 'topic-mention' : 'user-mention');
+      let text = `@${name}`;
+      if (silent) {
+        el.set('class', `${el.get('class')} silent`);
+        text = name;
+      }
+      silent = silent || false;
+      el.text = text;
+      el.atomic = true;
+      return { start: m.index, end: m.index + m[0].length, node: el };
+    }
+    return null;
+  };
+
+  private groupMention: Pattern = (data, from) => {
+    const re = new RegExp(GROUP_MENTIONS_RE_SRC, 'g');
+    re.lastIndex = from;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(data))) {
+      const silent = m.groups!['silent'] === '_';
+      const group = this.ctx.groupByName(m.groups!['match']!);
+      if (!group) continue;
+      if (!silent) this.result.mentionedGroupIds.add(group.id);
+      const el = new El('span');
+      el.set('class', silent ? 'user-group-mention silent' : 'user-group-mention');
+      el.set('data-user-group-id', String(group.id));
+      el.text = silent ? group.name : `@${group.name}`;
+      el.atomic = true;
+      return { start: m.index, end: m.index + m[0].length, node: el };
+    }
+    return null;
+  };
+
+  private tex: Pattern = (data, from) => {
+    const m = execFrom(/\B(?<!\$)\$\$(?<body>[^\n_$](?:\\\$|[^$\n])*)\$\$(?!\$)\B/, data, from);
+    if (!m) return null;
+    const body = m.groups!['body']!;
+    const html = renderKatex(body, false);
+    let node: InlineNode;
+    if (html !== null) {
+      node = { str: this.stashRaw(html) };
+    } else {
+      const span = new El('span');
+      span.set('class', 'tex-error');
+      span.text = `$$${body}$$`;
+      span.atomic = true;
+      node = span;
+    }
+    return { start: m.index, end: m.index + m[0].length, node };
+  };
+
+  private streamTopic: Pattern = (data, from) => {
+    const re = /(?<![^\s'"({[/<])#\*\*(?<stream>[^*>]+)>(?<topic>[^*]+)\*\*/gs;
+    re.lastIndex = from;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(data))) {
+      const stream = this.ctx.streamByName(m.groups!['stream']!);
+      if (!stream) continue;
+      const topic = m.groups!['topic']!;
+      const el = new El('a');
+      el.set('class', 'stream-topic');
+      el.set('data-stream-id', String(stream.id));
+      el.set('href', `/#narrow/stream/${encodeStream(stream.id, m.groups!['stream']!)}/topic/${hashUtilEncode(topic)}`);
+      el.text = `#${m.groups!['stream']} > ${topic}`;
+      el.atomic = true;
+      return { start: m.index, end: m.index + m[0].length, node: el };
+    }
+    return null;
+  };
+
+  private stream: Pattern = (data, from) => {
+    const re = /(?<![^\s'"({[/<])#\*\*(?<stream>[^*]+)\*\*/gs;
+    re.lastIndex = from;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(data))) {
+      const name = m.groups!['stream']!;
+      const stream = this.ctx.streamByName(name);
+      if (!stream) continue;
+      const el = new El('a');
+      el.set('class', 'stream');
+      el.set('data-stream-id', String(stream.id));
+      el.set('href', `/#narrow/stream/${encodeStream(stream.id, name)}`);
+      el.text = `#${name}`;
+      el.atomic = true;
+      return { start: m.index, end: m.index + m[0].length, node: el };
+    }
+    return null;
+  };
+
+  private timestamp: Pattern = (data, from) => {
+    const m = execFrom(/<time:(?<time>[^>]*?)>/, data, from);
+    if (!m) return null;
+    const input = m.groups!['time']!;
+    const d = parseTimestamp(input);
+    let el: El;
+    if (!d) {
+      el = new El('span');
+      el.set('class', 'timestamp-error');
+      el.text = `Invalid time format: ${input}`;
+    } else {
+      el = new El('time');
+      el.set('datetime', isoZ(d));
+      el.text = input;
+    }
+    el.atomic = true;
+    return { start: m.index, end: m.index + m[0].length, node: el };
+  };
+
+  private link: Pattern = (data, from) => {
+    const re = /(?<!!)\[/g;
+    re.lastIndex = from;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(data))) {
+      const t = getLinkText(data, m.index + 1);
+      if (!t) continue;
+      const l = getLinkHref(data, t.index);
+      if (!l) continue;
+      let href = sanitizeUrl(l.href.trim());
+      if (href === undefined) continue;
+      href = this.rewriteLocal(href);
+      const el = new El('a');
+      el.set('href', href);
+      if (l.title !== null) el.set('title', l.title);
+      el.text = t.text.trim() ? t.text : href;
+      el.atomic = true;
+      this.noteLink(href);
+      return { start: m.index, end: l.index, node: el };
+    }
+    return null;
+  };
+
+  private autolink: Pattern = (data, from) => {
+    webLinkRegex ??= buildWebLinkRegex();
+    const m = execFrom(webLinkRegex, data, from);
+    if (!m) return null;
+    const url = m.groups!['url'] ?? m[0];
+    const href = sanitizeUrl(url);
+    if (href === undefined) return { start: m.index, end: m.index + m[0].length, node: { str: url } };
+    const el = new El('a');
+    const rel = this.rewriteLocal(href);
+    el.set('href', rel);
+    el.text = url;
+    el.atomic = true;
+    this.noteLink(rel);
+    return { start: m.index, end: m.index + m[0].length, node: el };
+  };
+
+  private rewriteLocal(href: string): string {
+    if (href.startsWith(this.realmPrefix + '#') || href.startsWith(this.realmPrefix + 'user_uploads/')) {
+      return href.slice(this.realmPrefix.length);
+    }
+    return href;
+  }
+
+  private noteLink(href: string): void {
+    this.result.hasLink = true;
+    const path = href.startsWith('/user_uploads/') ? href : href.startsWith('user_uploads/') ? '/' + href : null;
+    if (path) {
+      this.result.hasAttachment = true;
+      const lower = path.toLowerCase();
+      if (IMAGE_EXTENSIONS.some((e) => lower.endsWith(e))) this.result.hasImage = true;
+    }
+  }
+
+  private simpleTag(re: RegExp, tag: string): Pattern {
+    return (data, from) => {
+      const m = execFrom(re, data, from);
+      if (!m) return null;
+      const el = new El(tag);
+      el.text = m[2]!;
+      return { start: m.index, end: m.index + m[0].length, node: el };
+    };
+  }
+
+  private emoji: Pattern = (data, from) => {
+    const m = execFrom(/:[\p{L}\p{N}\p{M}_\-+]+:/u, data, from);
+    if (!m) return null;
+    const syntax = m[0];
+    const name = syntax.slice(1, -1);
+    const custom = this.ctx.customEmojiByName?.(name);
+    let node: InlineNode;
+    if (custom) {
+      node = makeImgEmoji(custom.source_url, syntax);
+    } else if (name === 'zulip') {
+      node = makeImgEmoji('/static/generated/emoji/images/emoji/unicode/zulip.png', syntax);
+    } else {
+      const e = emojiByName(name);
+      node = e ? makeEmoji(e.code, syntax) : { str: syntax };
+    }
+    return { start: m.index, end: m.index + m[0].length, node };
+  };
+
+  private emoticon: Pattern = (data, from) => {
+    if (!this.ctx.translateEmoticons) return 'skip';
+    const m = execFrom(EMOTICON_RE, data, from);
+    if (!m) return null;
+    const name = EMOTICON_CONVERSIONS[m.groups!['emoticon']!]!;
+    const e = emojiByName(name)!;
+    return { start: m.index, end: m.index + m[0].length, node: makeEmoji(e.code, `:${name}:`) };
+  };
+
+  private newline: Pattern = (data, from) => {
+    const i = data.indexOf('\n', from);
+    if (i < 0) return null;
+    return { start: i, end: i + 1, node: new El('br') };
+  };
+
+  private unicodeEmoji: Pattern = (data, from) => {
+    const re = new RegExp(POSSIBLE_EMOJI_RE.source, 'gu');
+    re.lastIndex = from;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(data))) {
+      const e = nameForUnicodeSequence(m[0]);
+      if (!e) continue;
+      return { start: m.index, end: m.index + m[0].length, node: makeEmoji(e.code, `:${e.name}:`) };
+    }
+    return null;
+  };
+
+  // ---------------- serialization ----------------
+  private renderRich(text: string): string {
+    if (!text) return '';
+    let out = '';
+    let last = 0;
+    for (const m of text.matchAll(INLINE_PH_RE)) {
+      out += escapeText(text.slice(last, m.index));
+      const node = this.nodeStash[+m[1]!];
+      if (node === undefined) out += escapeText(m[0]);
+      else if (node instanceof El) out += this.serialize(node);
+      else out += this.renderRich(node.str);
+      last = m.index + m[0].length;
+    }
+    return out + escapeText(text.slice(last));
+  }
+
+  private serialize(el: El): string {
+    let out = `<${el.tag}`;
+    const attrs = [...el.attrs].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    for (const [k, v] of attrs) out += ` ${k}="${escapeAttr(v)}"`;
+    out += '>';
+    if (isVoid(el.tag)) {
+      if (el.tag === 'br') return out + '\n' + this.renderRich(el.tail);
+      return out + this.renderRich(el.tail);
+    }
+    out += this.renderRich(el.text);
+    for (const c of el.children) out += this.serialize(c);
+    out += `</${el.tag}>`;
+    return out + this.renderRich(el.tail);
+  }
+}
+
+const EMOTICON_RE = (() => {
+  const alts = Object.keys(EMOTICON_CONVERSIONS)
+    .map((e) => e.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+    .join('|');
+  const term = String.raw`,.;?!()\[\] "'\n\t`;
+  return new RegExp(`(?<![^${term}])(?<emoticon>${alts})(?![^${term}])`);
+})();
+
+function execFrom(re: RegExp, data: string, from: number): RegExpExecArray | null {
+  const flags = re.flags.includes('g') ? re.flags : re.flags + 'g';
+  const g = new RegExp(re.source, flags);
+  g.lastIndex = from;
+  return g.exec(data);
+}
+
+function codeEscape(s: string): string {
+  return s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
+function makeEmoji(code: string, display: string): El {
+  const title = display.slice(1, -1).replaceAll('_', ' ');
+  const span = new El('span');
+  span.set('class', `emoji emoji-${code}`);
+  span.set('title', title);
+  span.set('role', 'img');
+  span.set('aria-label', title);
+  span.text = display;
+  span.atomic = true;
+  return span;
+}
+
+function makeImgEmoji(src: string, display: string): El {
+  const img = new El('img');
+  img.set('alt', display);
+  img.set('class', 'emoji');
+  img.set('src', src);
+  img.set('title', display.slice(1, -1).replaceAll('_', ' '));
+  img.atomic = true;
+  return img;
+}
+
+function getLinkText(data: string, index: number): { text: string; index: number } | null {
+  let depth = 1;
+  let text = '';
+  for (let pos = index; pos < data.length; pos++) {
+    const c = data[pos]!;
+    if (c === ']') depth--;
+    else if (c === '[') depth++;
+    if (depth === 0) return { text, index: pos + 1 };
+    text += c;
+  }
+  return null;
+}
+
+function getLinkHref(data: string, index: number): { href: string; title: string | null; index: number } | null {
+  const m = /^\(\s*(?:(<[^<>]*>)\s*(?:('[^']*'|"[^"]*")\s*)?\))?/.exec(data.slice(index));
+  if (!m) return null;
+  if (m[1]) {
+    return { href: m[1].slice(1, -1).trim(), title: m[2] ? m[2].slice(1, -1) : null, index: index + m[0].length };
+  }
+  let depth = 1;
+  const start = index + m[0].length;
+  for (let pos = start; pos < data.length; pos++) {
+    const c = data[pos];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    if (depth === 0) {
+      let href = data.slice(start, pos);
+      let title: string | null = null;
+      const tm = /^(.*?)\s+(["'])(.*)\2\s*$/s.exec(href);
+      if (tm) {
+        href = tm[1]!;
+        title = tm[3]!.replace(/\s/g, ' ');
+      }
+      return { href: href.trim(), title, index: pos + 1 };
+    }
+  }
+  return null;
+}
+
+function isBlockLevelHtml(html: string): boolean {
+  const m = /^<\/?([^ >]+)/.exec(html);
+  if (!m) return false;
+  if ('!?@%'.includes(m[1]![0]!)) return true;
+  return BLOCK_LEVEL.has(m[1]!.toLowerCase());
+}
+
+function prettify(elem: El): void {
+  if (BLOCK_LEVEL.has(elem.tag) && elem.tag !== 'code' && elem.tag !== 'pre') {
+    if ((!elem.text || !elem.text.trim()) && elem.children.length && BLOCK_LEVEL.has(elem.children[0]!.tag)) {
+      elem.text = '\n';
+    }
+    for (const e of elem.children) if (BLOCK_LEVEL.has(e.tag)) prettify(e);
+  }
+  if (!elem.tail || !elem.tail.trim()) elem.tail = '\n';
+}
+
+function expandTabs(line: string, size: number): string {
+  if (!line.includes('\t')) return line;
+  let out = '';
+  for (const ch of line) {
+    if (ch === '\t') out += ' '.repeat(size - (out.length % size));
+    else out += ch;
+  }
+  return out;
+}
+
+/** Render Zulip-flavoured Markdown to HTML plus the facts the server needs. */
+export function renderMarkdown(content: string, ctx: MarkdownContext): RenderResult {
+  return new Renderer(ctx, content).render(content);
+}

@@ -1,0 +1,215 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { renderMarkdown } from '../src/markdown/index.ts';
+import type { MarkdownContext } from '../src/markdown/index.ts';
+import { checkUnicodeEmoji, emojiByCode, emojiByName, nameForUnicodeSequence } from '../src/emoji/index.ts';
+
+const CASES_PATH = fileURLToPath(new URL('../../shared/reference/markdown-cases.json', import.meta.url));
+
+const USERS = [
+  { id: 10, full_name: 'King Hamlet', email: 'hamlet@zulip.com' },
+  { id: 11, full_name: 'Cordelia, Lear\'s daughter', email: 'cordelia@zulip.com' },
+  { id: 12, full_name: 'Othello, the Moor of Venice', email: 'othello@zulip.com' },
+  { id: 13, full_name: 'Mark Twin', email: 'twin1@zulip.com' },
+  { id: 14, full_name: 'Mark Twin', email: 'twin2@zulip.com' },
+];
+const GROUPS = [
+  { id: 21, name: 'support' },
+  { id: 22, name: 'backend' },
+];
+const STREAMS = [
+  { id: 1, name: 'Denmark' },
+  { id: 2, name: 'Verona' },
+  { id: 3, name: 'Stream with spaces' },
+];
+
+function makeCtx(overrides: Partial<MarkdownContext> = {}): MarkdownContext {
+  return {
+    userByFullName(name) {
+      const matches = USERS.filter((u) => u.full_name.toLowerCase() === name.toLowerCase());
+      return matches.length === 1 ? matches[0] : undefined;
+    },
+    userById: (id) => USERS.find((u) => u.id === id),
+    groupByName: (name) => GROUPS.find((g) => g.name === name),
+    streamByName: (name) => STREAMS.find((s) => s.name === name),
+    customEmojiByName: (name) =>
+      name === 'green_tick' ? { id: '1', name: 'green_tick', source_url: '/user_avatars/2/emoji/images/1.png' } : undefined,
+    translateEmoticons: false,
+    realmUrl: 'http://zulip.testserver',
+    ...overrides,
+  };
+}
+
+// Cases whose Zulip output Parley does not reproduce, with the reason.
+const KNOWN_DIFFERENCES: Record<string, string> = {
+  codeblock_hilite_python: 'Pygments token spans (Parley emits un-highlighted code)',
+  codeblock_canonicalize_lang_alias: 'Pygments token spans (Parley emits un-highlighted code)',
+  codeblock_hilite_shebang_feature_no_path_1: 'Pygments shebang language detection + token spans',
+  codeblock_hilite_shebang_feature_with_path: 'Pygments shebang language detection + token spans',
+  codeblock_hilite_startinline_php: 'Pygments token spans (Parley emits un-highlighted code)',
+  tex_fenced_tex: 'Pygments token spans for the TeX lexer',
+  tex_fenced_latex: 'Pygments token spans for the TeX lexer',
+  inline_image: 'backend_only_rendering: inline image previews (thumbnailing) not implemented',
+  deduplicate_inline_previews: 'backend_only_rendering: inline image previews not implemented',
+  bulleted_list_inlining: 'backend_only_rendering: inline image previews not implemented',
+  only_inline_image: 'backend_only_rendering: inline image previews not implemented',
+  only_named_inline_image: 'backend_only_rendering: inline image previews not implemented',
+  only_inline_video: 'backend_only_rendering: inline video previews via camo not implemented',
+  only_named_inline_video: 'backend_only_rendering: inline video previews via camo not implemented',
+};
+
+interface RegularCase {
+  name: string;
+  input: string;
+  expected_output: string;
+  translate_emoticons?: boolean;
+  backend_only_rendering?: boolean;
+}
+
+function linkifyExpected(format: string, url: string): string {
+  if (!url) return format;
+  let href: string;
+  if (url.startsWith('http')) href = url;
+  else if (url.includes('@')) href = `mailto:${url}`;
+  else href = `http://${url}`;
+  return format.replace('%s', `<a href="${href}">${url}</a>`);
+}
+
+test('Zulip markdown reference cases', (t) => {
+  if (!existsSync(CASES_PATH)) {
+    t.skip(`no reference cases at ${CASES_PATH}`);
+    return;
+  }
+  const data = JSON.parse(readFileSync(CASES_PATH, 'utf8')) as {
+    regular_tests: RegularCase[];
+    linkify_tests: Array<[string, string, string]>;
+  };
+  const failures: string[] = [];
+  const nowPassing: string[] = [];
+  let exact = 0;
+  let total = 0;
+  for (const c of data.regular_tests) {
+    total++;
+    const ctx = makeCtx({ translateEmoticons: c.translate_emoticons ?? false });
+    const got = renderMarkdown(c.input, ctx).html;
+    const ok = got === c.expected_output;
+    if (ok) exact++;
+    if (c.name in KNOWN_DIFFERENCES) {
+      if (ok) nowPassing.push(c.name);
+    } else if (!ok) {
+      failures.push(`${c.name}\n  input:    ${JSON.stringify(c.input)}\n  expected: ${JSON.stringify(c.expected_output)}\n  got:      ${JSON.stringify(got)}`);
+    }
+  }
+  for (const [input, format, url] of data.linkify_tests) {
+    total++;
+    const expected = linkifyExpected(format, url);
+    const got = renderMarkdown(input, makeCtx()).html;
+    if (got === expected) exact++;
+    else failures.push(`linkify ${JSON.stringify(input)}\n  expected: ${JSON.stringify(expected)}\n  got:      ${JSON.stringify(got)}`);
+  }
+  console.log(`markdown cases: ${exact}/${total} exact`);
+  if (nowPassing.length) console.log(`known differences now passing (remove from KNOWN_DIFFERENCES): ${nowPassing.join(', ')}`);
+  assert.deepEqual(failures, [], failures.join('\n\n'));
+});
+
+test('user mentions set mention flags', () => {
+  const r = renderMarkdown('hi @**King Hamlet** and @_**Othello, the Moor of Venice**', makeCtx());
+  assert.equal(
+    r.html,
+    '<p>hi <span class="user-mention" data-user-id="10">@King Hamlet</span> and ' +
+      '<span class="user-mention silent" data-user-id="12">Othello, the Moor of Venice</span></p>',
+  );
+  assert.deepEqual([...r.mentionedUserIds], [10]);
+  assert.equal(r.wildcardMention, null);
+
+  const byId = renderMarkdown('@**King Hamlet|10** @**|12** @**Wrong Name|10**', makeCtx());
+  assert.deepEqual([...byId.mentionedUserIds].sort(), [10, 12]);
+  assert.match(byId.html, /@<strong>Wrong Name\|10<\/strong>/);
+
+  // Ambiguous names are not mentions; the id syntax disambiguates.
+  const twin = renderMarkdown('@**Mark Twin** @**Mark Twin|14**', makeCtx());
+  assert.deepEqual([...twin.mentionedUserIds], [14]);
+
+  const unknown = renderMarkdown('@**Nobody**', makeCtx());
+  assert.equal(unknown.html, '<p>@<strong>Nobody</strong></p>');
+  assert.equal(unknown.mentionedUserIds.size, 0);
+});
+
+test('group mentions and channel links', () => {
+  const r = renderMarkdown('@*support* @_*backend* #**Denmark** #**Verona>a.b c**', makeCtx());
+  assert.equal(
+    r.html,
+    '<p><span class="user-group-mention" data-user-group-id="21">@support</span> ' +
+      '<span class="user-group-mention silent" data-user-group-id="22">backend</span> ' +
+      '<a class="stream" data-stream-id="1" href="/#narrow/stream/1-Denmark">#Denmark</a> ' +
+      '<a class="stream-topic" data-stream-id="2" href="/#narrow/stream/2-Verona/topic/a.2Eb.20c">#Verona &gt; a.b c</a></p>',
+  );
+  assert.deepEqual([...r.mentionedGroupIds], [21]);
+});
+
+test('wildcard mentions', () => {
+  for (const w of ['all', 'everyone', 'stream', 'channel']) {
+    const r = renderMarkdown(`@**${w}** hi`, makeCtx());
+    assert.equal(r.wildcardMention, 'all', w);
+    assert.equal(r.html, `<p><span class="user-mention" data-user-id="*">@${w}</span> hi</p>`);
+  }
+  const topic = renderMarkdown('@**topic**', makeCtx());
+  assert.equal(topic.wildcardMention, 'topic');
+  assert.equal(topic.html, '<p><span class="topic-mention">@topic</span></p>');
+  assert.equal(renderMarkdown('@_**all**', makeCtx()).wildcardMention, null);
+  // Mentions inside quotes are silenced.
+  const quoted = renderMarkdown('> @**all** @**King Hamlet**', makeCtx());
+  assert.equal(quoted.wildcardMention, null);
+  assert.equal(quoted.mentionedUserIds.size, 0);
+});
+
+test('HTML is escaped and dangerous links are not linked', () => {
+  const cases: Array<[string, string]> = [
+    ['<script>alert(1)</script>', '<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>'],
+    ['<img src=x onerror=alert(1)>', '<p>&lt;img src=x onerror=alert(1)&gt;</p>'],
+    ['[x](javascript:alert(1))', '<p>[x](javascript:alert(1))</p>'],
+    ['[x](http://a.com/"onmouseover="alert(1))', '<p><a href="http://a.com/&quot;onmouseover=&quot;alert(1)">x</a></p>'],
+    ['`<b>`', '<p><code>&lt;b&gt;</code></p>'],
+    ['**<i>x</i>**', '<p><strong>&lt;i&gt;x&lt;/i&gt;</strong></p>'],
+  ];
+  for (const [input, expected] of cases) assert.equal(renderMarkdown(input, makeCtx()).html, expected, input);
+  for (const input of ['<script>', '"><svg onload=alert(1)>', '```\n</code><script>\n```', '[a](<javascript:x>)']) {
+    assert.doesNotMatch(renderMarkdown(input, makeCtx()).html, /<(script|svg|img)/i, input);
+  }
+});
+
+test('message flags', () => {
+  const ctx = makeCtx();
+  assert.equal(renderMarkdown('/me waves', ctx).isMeMessage, true);
+  assert.equal(renderMarkdown('me waves', ctx).isMeMessage, false);
+  assert.equal(renderMarkdown('see https://example.com', ctx).hasLink, true);
+  assert.equal(renderMarkdown('plain', ctx).hasLink, false);
+  const up = renderMarkdown('[cat.png](/user_uploads/2/ab/cat.png)', ctx);
+  assert.equal(up.hasAttachment, true);
+  assert.equal(up.hasImage, true);
+  assert.equal(renderMarkdown('[doc](/user_uploads/2/ab/a.pdf)', ctx).hasImage, false);
+});
+
+test('custom and zulip emoji', () => {
+  assert.equal(
+    renderMarkdown(':green_tick:', makeCtx()).html,
+    '<p><img alt=":green_tick:" class="emoji" src="/user_avatars/2/emoji/images/1.png" title="green tick"></p>',
+  );
+});
+
+test('emoji lookups', () => {
+  assert.deepEqual(emojiByName('smile'), { name: 'smile', code: '1f642' });
+  assert.deepEqual(emojiByName('poop'), { name: 'poop', code: '1f4a9' });
+  assert.equal(emojiByName('skin-tone-2'), undefined);
+  assert.equal(emojiByName('fried_egg'), undefined);
+  assert.deepEqual(emojiByCode('0023-20e3'), { name: 'hash', code: '0023-20e3' });
+  assert.equal(emojiByCode('1f642')?.name, 'smile');
+  assert.deepEqual(nameForUnicodeSequence('💩'), { name: 'poop', code: '1f4a9' });
+  assert.deepEqual(nameForUnicodeSequence('#️⃣'), { name: 'hash', code: '0023-20e3' });
+  assert.equal(nameForUnicodeSequence('↔'), undefined);
+  assert.deepEqual(checkUnicodeEmoji('smile', '1f642'), { ok: true });
+  assert.deepEqual(checkUnicodeEmoji('smile', '1f600'), { ok: false, error: 'Invalid emoji name.' });
+  assert.deepEqual(checkUnicodeEmoji('skin-tone-2', '1f3fb'), { ok: false, error: 'Invalid emoji code.' });
+});
