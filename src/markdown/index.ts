@@ -378,7 +378,7 @@ class Renderer {
   };
 
   private strongEm: Pattern = (data, from) => {
-    const m = execFrom(/(\*\*\*)(?!\s+)([^*^\n]+)(?<!\s)\*\*\*/, data, from);
+    const m = execFrom(STRONG_EM_RE, data, from);
     if (!m) return null;
     const strong = new El('strong');
     const em = strong.append('em');
@@ -453,7 +453,7 @@ class Renderer {
   };
 
   private tex: Pattern = (data, from) => {
-    const m = execFrom(/\B(?<!\$)\$\$(?<body>[^\n_$](?:\\\$|[^$\n])*)\$\$(?!\$)\B/, data, from);
+    const m = execFrom(TEX_RE, data, from);
     if (!m) return null;
     const body = m.groups!['body']!;
     const html = renderKatex(body, false);
@@ -509,7 +509,7 @@ class Renderer {
   };
 
   private timestamp: Pattern = (data, from) => {
-    const m = execFrom(/<time:(?<time>[^>]*?)>/, data, from);
+    const m = execFrom(TIMESTAMP_RE, data, from);
     if (!m) return null;
     const input = m.groups!['time']!;
     const d = parseTimestamp(input);
@@ -594,7 +594,7 @@ class Renderer {
   }
 
   private emoji: Pattern = (data, from) => {
-    const m = execFrom(/:[\p{L}\p{N}\p{M}_\-+]+:/u, data, from);
+    const m = execFrom(EMOJI_SYNTAX_RE, data, from);
     if (!m) return null;
     const syntax = m[0];
     const name = syntax.slice(1, -1);
@@ -670,6 +670,11 @@ class Renderer {
   }
 }
 
+const STRONG_EM_RE = /(\*\*\*)(?!\s+)([^*^\n]+)(?<!\s)\*\*\*/;
+const TEX_RE = /\B(?<!\$)\$\$(?<body>[^\n_$](?:\\\$|[^$\n])*)\$\$(?!\$)\B/;
+const TIMESTAMP_RE = /<time:(?<time>[^>]*?)>/;
+const EMOJI_SYNTAX_RE = /:[\p{L}\p{N}\p{M}_\-+]+:/u;
+
 const EMOTICON_RE = (() => {
   const alts = Object.keys(EMOTICON_CONVERSIONS)
     .map((e) => e.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
@@ -678,9 +683,15 @@ const EMOTICON_RE = (() => {
   return new RegExp(`(?<![^${term}])(?<emoticon>${alts})(?![^${term}])`);
 })();
 
+const GLOBAL_CLONES = new WeakMap<RegExp, RegExp>();
+
+/** Search `data` for `re` starting at index `from` (compiled once per regex). */
 function execFrom(re: RegExp, data: string, from: number): RegExpExecArray | null {
-  const flags = re.flags.includes('g') ? re.flags : re.flags + 'g';
-  const g = new RegExp(re.source, flags);
+  let g = GLOBAL_CLONES.get(re);
+  if (!g) {
+    g = new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g');
+    GLOBAL_CLONES.set(re, g);
+  }
   g.lastIndex = from;
   return g.exec(data);
 }
