@@ -1,0 +1,31 @@
+/** POST /fetch_api_key: trade an email and password for the API key. */
+import type { Services } from '../services.ts';
+import { ApiError, authError, rateLimited } from '../lib/errors.ts';
+import { checkPassword } from '../lib/passwords.ts';
+import { RateLimiter } from '../http/auth.ts';
+import { realmById } from '../store/realm.ts';
+import { userByEmail } from '../store/users.ts';
+import { validEmail } from './users.ts';
+
+// Zulip allows 5 failed password attempts per username per 30 minutes.
+const attempts = new WeakMap<Services, RateLimiter>();
+
+export async function fetchApiKey(svc: Services, username: string, password: string): Promise<Record<string, unknown>> {
+  let limiter = attempts.get(svc);
+  if (!limiter) attempts.set(svc, (limiter = new RateLimiter(5, 1800)));
+  const key = username.trim().toLowerCase();
+  const wait = limiter.blockedFor(key);
+  if (wait > 0) throw rateLimited(wait);
+  if (!validEmail(username.trim())) throw new ApiError('Enter a valid email address.');
+  const user = await userByEmail(svc.store.db, svc.realmId, username.trim());
+  const realm = await realmById(svc.store.db, svc.realmId);
+  if (user && !user.is_bot) {
+    if (realm.deactivated) throw authError('REALM_DEACTIVATED', 'This organization has been deactivated');
+    if (!user.is_active) throw authError('USER_DEACTIVATED', 'Account is deactivated');
+    if (await checkPassword(password, user.password_hash)) {
+      return { api_key: user.api_key, email: user.delivery_email, user_id: user.id };
+    }
+  }
+  limiter.hit(key);
+  throw authError('AUTHENTICATION_FAILED', 'Your username or password is incorrect');
+}

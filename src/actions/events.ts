@@ -1,0 +1,76 @@
+/** Registering event queues and polling them (POST /register, GET/DELETE /events). */
+import type { Services } from '../services.ts';
+import { ApiError } from '../lib/errors.ts';
+import type { EventQueue } from '../events/queue.ts';
+import { fetchInitialState, type RegisterOptions } from '../events/state.ts';
+import type { ZulipEvent } from '../events/types.ts';
+import type { UserRow } from '../store/users.ts';
+import { FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.ts';
+
+const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 60 * 60;
+
+export interface RegisterInput extends RegisterOptions {
+  eventTypes: string[] | null;
+  fetchEventTypes: string[] | null;
+  queueLifespanSecs: number;
+  clientName: string;
+}
+
+export async function registerQueue(svc: Services, input: RegisterInput): Promise<Record<string, unknown>> {
+  // The queue exists before state is read, so no event committed meanwhile is missed.
+  const lifespan = input.queueLifespanSecs > 0 ? Math.min(input.queueLifespanSecs, MAX_QUEUE_LIFESPAN_SECS) : svc.config.queueIdleSeconds;
+  const queue = svc.queues.create({
+    userId: input.user.id,
+    eventTypes: input.eventTypes ? new Set(input.eventTypes) : null,
+    clientCapabilities: input.clientCapabilities,
+    applyMarkdown: input.applyMarkdown,
+    clientGravatar: input.clientGravatar,
+    slimPresence: input.slimPresence,
+    allPublicStreams: input.allPublicStreams,
+    narrow: input.narrow,
+    lifespanSeconds: lifespan,
+    clientName: input.clientName,
+  });
+  const fetchTypes = input.fetchEventTypes ?? input.eventTypes;
+  let state: Record<string, unknown>;
+  try {
+    state = await fetchInitialState(svc, input, fetchTypes ? new Set(fetchTypes) : null);
+  } catch (e) {
+    svc.queues.delete(queue.id);
+    throw e;
+  }
+  return {
+    queue_id: queue.id,
+    last_event_id: -1,
+    zulip_version: ZULIP_VERSION,
+    zulip_feature_level: FEATURE_LEVEL,
+    zulip_merge_base: ZULIP_MERGE_BASE,
+    ...state,
+  };
+}
+
+export function badQueue(queueId: string): ApiError {
+  return new ApiError(`Bad event queue ID: ${queueId}`, { code: 'BAD_EVENT_QUEUE_ID', extra: { queue_id: queueId } });
+}
+
+export function accessQueue(svc: Services, user: UserRow, queueId: string): EventQueue {
+  const q = svc.queues.get(queueId);
+  if (!q || q.userId !== user.id) throw badQueue(queueId);
+  return q;
+}
+
+export async function getEvents(
+  svc: Services,
+  user: UserRow,
+  queueId: string,
+  lastEventId: number | undefined,
+  dontBlock: boolean,
+): Promise<ZulipEvent[]> {
+  const q = accessQueue(svc, user, queueId);
+  return q.poll(lastEventId ?? -1, dontBlock, svc.config.heartbeatSeconds);
+}
+
+export function deleteQueue(svc: Services, user: UserRow, queueId: string): void {
+  accessQueue(svc, user, queueId);
+  svc.queues.delete(queueId);
+}

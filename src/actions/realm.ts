@@ -1,0 +1,54 @@
+/**
+ * First start: creates the organization and its owner on an empty database,
+ * and writes the owner's zuliprc under DATA_DIR.
+ */
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../config.ts';
+import type { Store } from '../store/db.ts';
+import { transaction } from '../store/db.ts';
+import { firstRealm, insertRealm } from '../store/realm.ts';
+import { hashPassword } from '../lib/passwords.ts';
+import { nowSeconds } from '../lib/util.ts';
+import { realmUserDefaults } from '../lib/user-settings.ts';
+import { insertUser, ROLE, type UserRow } from '../store/users.ts';
+import { newApiKey, validEmail } from './users.ts';
+
+export interface Bootstrap {
+  realmId: number;
+  /** Set on the first start only. */
+  created?: { owner: UserRow; password: string; generatedPassword: boolean };
+}
+
+export function zuliprc(email: string, apiKey: string, site: string): string {
+  return `[api]\nemail=${email}\nkey=${apiKey}\nsite=${site}\n`;
+}
+
+export async function ensureRealm(store: Store, config: Config): Promise<Bootstrap> {
+  const existing = await firstRealm(store.db);
+  if (existing) return { realmId: existing.id };
+  const email = config.ownerEmail ?? `owner@${new URL(config.externalUrl).hostname === '127.0.0.1' ? 'parley.local' : new URL(config.externalUrl).hostname}`;
+  if (!validEmail(email)) throw new Error(`PARLEY_OWNER_EMAIL is not a valid email address: ${email}`);
+  const generatedPassword = !config.ownerPassword;
+  const password = config.ownerPassword ?? randomBytes(12).toString('base64url');
+  const passwordHash = await hashPassword(password);
+  const result = await transaction(store, async (tx) => {
+    const realm = await insertRealm(tx, { string_id: '', name: config.realmName, date_created: nowSeconds() });
+    const owner = await insertUser(tx, {
+      realm_id: realm.id,
+      email,
+      delivery_email: email,
+      full_name: 'Owner',
+      password_hash: passwordHash,
+      api_key: newApiKey(),
+      role: ROLE.OWNER,
+      date_joined: nowSeconds(),
+      settings_json: JSON.stringify(realmUserDefaults('{}')),
+    });
+    return { realmId: realm.id, owner };
+  });
+  mkdirSync(config.dataDir, { recursive: true });
+  writeFileSync(join(config.dataDir, 'zuliprc'), zuliprc(email, result.owner.api_key, config.externalUrl), { mode: 0o600 });
+  return { realmId: result.realmId, created: { owner: result.owner, password, generatedPassword } };
+}

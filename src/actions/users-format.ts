@@ -1,0 +1,77 @@
+/** The Zulip user object (GET /users, realm_user state and events). */
+import type { Config } from '../config.ts';
+import { ROLE, type UserRow } from '../store/users.ts';
+import { isoFromSeconds, md5Hex, parseJsonObject } from '../lib/util.ts';
+
+export const isAdminRole = (role: number): boolean => role <= ROLE.ADMINISTRATOR;
+export const isModeratorOrAbove = (role: number): boolean => role <= ROLE.MODERATOR;
+
+export function emailVisibility(u: UserRow): number {
+  const s = parseJsonObject(u.settings_json);
+  return typeof s.email_address_visibility === 'number' ? s.email_address_visibility : 1;
+}
+
+/** Whether `viewer` may see `target`'s real (delivery) email address. */
+export function canSeeDeliveryEmail(viewer: UserRow | null, target: UserRow): boolean {
+  if (!viewer) return false;
+  if (viewer.id === target.id) return true;
+  switch (emailVisibility(target)) {
+    case 1:
+      return true;
+    case 2:
+      return viewer.role !== ROLE.GUEST;
+    case 5:
+      return viewer.role <= ROLE.MODERATOR;
+    case 3:
+      return viewer.role <= ROLE.ADMINISTRATOR;
+    default:
+      return false;
+  }
+}
+
+/** The public `email` a user is known by: the real address, or a stable dummy one. */
+export function publicEmail(config: Config, userId: number, deliveryEmail: string, visibility: number): string {
+  if (visibility === 1) return deliveryEmail;
+  return `user${userId}@${new URL(config.externalUrl).hostname}`;
+}
+
+export function avatarUrl(config: Config, u: UserRow, clientGravatar: boolean): string | null {
+  if (u.avatar_source === 'U') return `${config.externalUrl}/user_avatars/${u.realm_id}/${u.id}.png?version=${u.avatar_version}`;
+  if (clientGravatar) return null;
+  return `https://secure.gravatar.com/avatar/${md5Hex(u.delivery_email.toLowerCase())}?d=identicon&version=${u.avatar_version}`;
+}
+
+export interface FormatOptions {
+  viewer: UserRow | null;
+  clientGravatar: boolean;
+  /** Custom profile field values keyed by field ID, for non-bots when requested. */
+  profileData?: Record<string, { value: string; rendered_value?: string }>;
+}
+
+export function formatUser(config: Config, u: UserRow, opts: FormatOptions): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    email: u.email,
+    user_id: u.id,
+    avatar_version: u.avatar_version,
+    is_admin: isAdminRole(u.role),
+    is_owner: u.role === ROLE.OWNER,
+    is_guest: u.role === ROLE.GUEST,
+    is_billing_admin: false,
+    role: u.role,
+    is_bot: !!u.is_bot,
+    full_name: u.full_name,
+    timezone: u.timezone,
+    is_active: !!u.is_active,
+    date_joined: isoFromSeconds(u.date_joined),
+    delivery_email: canSeeDeliveryEmail(opts.viewer, u) ? u.delivery_email : null,
+    avatar_url: avatarUrl(config, u, opts.clientGravatar),
+    is_imported_stub: !!u.is_imported_stub,
+  };
+  if (u.is_bot) {
+    out.bot_type = u.bot_type;
+    out.bot_owner_id = u.bot_owner_id;
+  } else if (opts.profileData) {
+    out.profile_data = opts.profileData;
+  }
+  return out;
+}

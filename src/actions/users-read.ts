@@ -1,0 +1,53 @@
+/** Reading users: GET /users, /users/me, /users/{id}, /users/{email} and realm_user state. */
+import type { Services } from '../services.ts';
+import { ApiError } from '../lib/errors.ts';
+import { allUsers, userByEmail, userById, usersByIds, type UserRow } from '../store/users.ts';
+import { formatUser } from './users-format.ts';
+import { profileDataByUser } from './profile-data.ts';
+
+export function noSuchUser(): ApiError {
+  return new ApiError('No such user');
+}
+
+export async function listUsers(
+  svc: Services,
+  viewer: UserRow | null,
+  opts: { clientGravatar: boolean; includeCustomProfileFields: boolean; userIds?: number[] },
+): Promise<Record<string, unknown>[]> {
+  const rows = opts.userIds ? await usersByIds(svc.store.db, svc.realmId, opts.userIds) : await allUsers(svc.store.db, svc.realmId);
+  if (opts.userIds) {
+    const found = new Set(rows.map((r) => r.id));
+    const missing = opts.userIds.find((id) => !found.has(id));
+    if (missing !== undefined) throw new ApiError('Invalid user ID: ' + missing);
+  }
+  const profile = opts.includeCustomProfileFields ? await profileDataByUser(svc, rows.map((r) => r.id)) : undefined;
+  return rows.map((u) =>
+    formatUser(svc.config, u, { viewer, clientGravatar: opts.clientGravatar, profileData: profile ? (profile.get(u.id) ?? {}) : undefined }),
+  );
+}
+
+export async function getUser(
+  svc: Services,
+  viewer: UserRow,
+  target: { id?: number; email?: string },
+  opts: { clientGravatar: boolean; includeCustomProfileFields: boolean },
+): Promise<Record<string, unknown>> {
+  const u =
+    target.id !== undefined
+      ? await userById(svc.store.db, svc.realmId, target.id)
+      : await userByEmail(svc.store.db, svc.realmId, target.email ?? '');
+  if (!u) throw noSuchUser();
+  const profile = opts.includeCustomProfileFields ? await profileDataByUser(svc, [u.id]) : undefined;
+  return formatUser(svc.config, u, {
+    viewer,
+    clientGravatar: opts.clientGravatar,
+    profileData: profile ? (profile.get(u.id) ?? {}) : undefined,
+  });
+}
+
+export async function getOwnUser(svc: Services, me: UserRow): Promise<Record<string, unknown>> {
+  const profile = await profileDataByUser(svc, [me.id]);
+  const out = formatUser(svc.config, me, { viewer: me, clientGravatar: false, profileData: profile.get(me.id) ?? {} });
+  delete out.is_imported_stub;
+  return out;
+}

@@ -1,0 +1,93 @@
+/**
+ * Server configuration, read once from the environment. Every setting has a
+ * default that works on a fresh machine with no services running.
+ */
+export interface Config {
+  host: string;
+  port: number;
+  /** The URL clients use to reach the server (zuliprc `site`, realm_url). */
+  externalUrl: string;
+  dataDir: string;
+  databaseUrl?: string;
+  /** PostgreSQL schema to use (tests isolate themselves this way). */
+  pgSchema?: string;
+  redisUrl?: string;
+  ownerEmail?: string;
+  ownerPassword?: string;
+  realmName: string;
+  logLevel: string;
+  /** Seconds a GET /events waits before answering with a heartbeat. */
+  heartbeatSeconds: number;
+  /** Seconds an event queue may go unpolled before it is collected. */
+  queueIdleSeconds: number;
+  /** Seconds between garbage-collection sweeps of idle queues. */
+  queueGcSeconds: number;
+  /** Requests per user per minute before RATE_LIMIT_HIT (0 disables). */
+  apiRateLimitPerMinute: number;
+  /** Failed authentications per client address within authFailureWindowSeconds before 429. */
+  authFailureLimit: number;
+  authFailureWindowSeconds: number;
+  maxMessageLength: number;
+  maxTopicLength: number;
+  maxStreamNameLength: number;
+  maxStreamDescriptionLength: number;
+  maxFileUploadSizeMib: number;
+  typingStartedWaitMs: number;
+  typingStoppedWaitMs: number;
+  typingStartedExpiryMs: number;
+  webPublicStreamsEnabled: boolean;
+  canAccessAllUsersGroupLimitsPresence: boolean;
+  invitationLinkValidityMinutes: number;
+  /** When true, outgoing email is written to DATA_DIR/emails.log instead of being sent. */
+  emailLogOnly: boolean;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new Error(`${name} must be a number, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
+  const v = env[name];
+  if (v === undefined || v === '') return dflt;
+  return /^(1|true|yes|on)$/i.test(v);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const host = env.HOST || '127.0.0.1';
+  const port = int(env, 'PORT', 9991);
+  return {
+    host,
+    port,
+    externalUrl: (env.EXTERNAL_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    dataDir: env.DATA_DIR || './data',
+    databaseUrl: env.DATABASE_URL || undefined,
+    pgSchema: env.PARLEY_PG_SCHEMA || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    ownerEmail: env.PARLEY_OWNER_EMAIL || undefined,
+    ownerPassword: env.PARLEY_OWNER_PASSWORD || undefined,
+    realmName: env.PARLEY_REALM_NAME || 'Parley',
+    logLevel: env.LOG_LEVEL || 'info',
+    heartbeatSeconds: int(env, 'PARLEY_HEARTBEAT_SECONDS', 45),
+    queueIdleSeconds: int(env, 'PARLEY_QUEUE_IDLE_SECONDS', 600),
+    queueGcSeconds: int(env, 'PARLEY_QUEUE_GC_SECONDS', 60),
+    apiRateLimitPerMinute: int(env, 'PARLEY_API_RATE_LIMIT_PER_MINUTE', 200),
+    authFailureLimit: int(env, 'PARLEY_AUTH_FAILURE_LIMIT', 10),
+    authFailureWindowSeconds: int(env, 'PARLEY_AUTH_FAILURE_WINDOW_SECONDS', 60),
+    maxMessageLength: 10000,
+    maxTopicLength: 60,
+    maxStreamNameLength: 60,
+    maxStreamDescriptionLength: 1024,
+    maxFileUploadSizeMib: int(env, 'MAX_FILE_UPLOAD_SIZE_MIB', 25),
+    typingStartedWaitMs: int(env, 'TYPING_STARTED_WAIT_PERIOD_MILLISECONDS', 10000),
+    typingStoppedWaitMs: int(env, 'TYPING_STOPPED_WAIT_PERIOD_MILLISECONDS', 5000),
+    typingStartedExpiryMs: int(env, 'TYPING_STARTED_EXPIRY_PERIOD_MILLISECONDS', 15000),
+    webPublicStreamsEnabled: bool(env, 'WEB_PUBLIC_STREAMS_ENABLED', false),
+    canAccessAllUsersGroupLimitsPresence: bool(env, 'CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE', false),
+    invitationLinkValidityMinutes: int(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400),
+    emailLogOnly: true,
+  };
+}

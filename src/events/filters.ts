@@ -1,0 +1,16 @@
+/**
+ * Per-event-type queue hooks (see QueueFilter): which registered clients get
+ * an event and the shape of their copy. Feature modules add theirs here.
+ */
+import type { Services } from '../services.ts';
+
+export function installEventFilters(svc: Services): void {
+  // realm_user/realm_bot person avatars follow each client's client_gravatar choice.
+  svc.queues.setFilter('realm_user', (q, event) => {
+    const person = event.person as Record<string, unknown> | undefined;
+    if (event.op === 'add' && person && q.opts.clientGravatar && typeof person.avatar_url === 'string' && person.avatar_url.startsWith('https://secure.gravatar.com/')) {
+      return { ...event, person: { ...person, avatar_url: null } };
+    }
+    return event;
+  });
+}

@@ -1,0 +1,145 @@
+/**
+ * The HTTP server: Fastify with Zulip's conventions. All API routes live
+ * under /api/v1; parameters come from the query string and form-encoded (or
+ * multipart) bodies; every response is the JSON envelope; errors carry
+ * `code` and their HTTP status; unknown paths are JSON 404 and wrong methods
+ * JSON 405.
+ */
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Services } from '../services.ts';
+import { ApiError } from '../lib/errors.ts';
+import { parseParams } from './params.ts';
+import { authenticate, clientName, makeAuthLimits } from './auth.ts';
+import { decodeUtf8, parseForm } from './form.ts';
+import type { Method, RequestContext, RouteDef } from './route.ts';
+import type { UserRow } from '../store/users.ts';
+
+export const API_PREFIX = '/api/v1';
+const METHODS: Method[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Form fields of the body (decoded), when the body is form-encoded or multipart. */
+    formFields?: Map<string, string>;
+    /** Files of a multipart body. */
+    files?: Array<{ field: string; filename: string; mimetype: string; data: Buffer }>;
+  }
+}
+
+export interface AppOptions {
+  /** Extra route modules (each a list of route declarations). */
+  routes: RouteDef[];
+  /** Largest accepted request body, in bytes. */
+  bodyLimit: number;
+}
+
+function toRouterPath(path: string): string {
+  return API_PREFIX + path;
+}
+
+export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: svc.log,
+    bodyLimit: opts.bodyLimit,
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      maxParamLength: 500,
+      // Query strings are decoded by parseForm (strict UTF-8), not the router.
+      querystringParser: (s: string) => ({ __raw: s }),
+    },
+  });
+  const limits = makeAuthLimits(svc);
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (req, body, done) => {
+    try {
+      req.formFields = parseForm(decodeUtf8(body as Buffer));
+      done(null, {});
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
+  // Other body types carry no parameters; they are read and ignored (multipart is added by the upload routes).
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, {}));
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    if (err instanceof ApiError) {
+      reply.code(err.status).headers(err.headers).send(err.body());
+      return;
+    }
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) req.log.error({ err }, 'unhandled error');
+    let msg = status === 500 ? 'Internal server error' : err.message;
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') msg = 'Request body too large';
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') msg = 'Unsupported request body';
+    reply.code(status).send({ result: 'error', msg, code: 'BAD_REQUEST' });
+  });
+
+  app.setNotFoundHandler((_req, reply) => {
+    reply.code(404).send({ result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
+  });
+
+  const methodsByPath = new Map<string, Set<Method>>();
+  for (const def of opts.routes) {
+    let set = methodsByPath.get(def.path);
+    if (!set) methodsByPath.set(def.path, (set = new Set()));
+    if (set.has(def.method)) throw new Error(`duplicate route ${def.method} ${def.path}`);
+    set.add(def.method);
+    app.route({
+      method: def.method,
+      url: toRouterPath(def.path),
+      handler: async (req, reply) => {
+        const result = await handle(svc, limits, def, req);
+        reply.send(result);
+      },
+    });
+  }
+  for (const [path, methods] of methodsByPath) {
+    const allowed = [...methods];
+    const others = METHODS.filter((m) => !methods.has(m));
+    if (others.length === 0) continue;
+    app.route({
+      method: others,
+      url: toRouterPath(path),
+      handler: async (_req, reply) => {
+        reply
+          .code(405)
+          .header('Allow', allowed.join(', '))
+          .send({ result: 'error', msg: 'Method Not Allowed', allowed_methods: allowed });
+      },
+    });
+  }
+  return app;
+}
+
+/** Runs one declared route: fields, authentication, rate limit, parameters, handler, envelope. */
+async function handle(
+  svc: Services,
+  limits: ReturnType<typeof makeAuthLimits>,
+  def: RouteDef,
+  req: FastifyRequest,
+): Promise<Record<string, unknown>> {
+  const fields = parseForm((req.query as { __raw?: string }).__raw ?? '');
+  if (req.formFields) for (const [k, val] of req.formFields) fields.set(k, val);
+
+  let user: UserRow | null = null;
+  if (def.auth !== 'none') {
+    user = await authenticate(svc, limits, req, def.auth === 'user');
+    if (user && !def.noRateLimit) limits.api.check(`user:${user.id}`);
+  }
+  const { values, unknown } = parseParams(def.params, fields, req.params as Record<string, string>, def.pathParams ?? {});
+  const ctx: RequestContext = {
+    svc,
+    user: user as UserRow,
+    maybeUser: user,
+    clientName: clientName(req, fields),
+    req,
+  };
+  const data = (await def.handler(ctx, values as never)) ?? {};
+  const ignored = unknown.filter((k) => k !== 'client' && !(req.files ?? []).some((f) => f.field === k));
+  const body: Record<string, unknown> = { result: 'success', msg: '', ...data };
+  if (ignored.length) body.ignored_parameters_unsupported = ignored;
+  return body;
+}

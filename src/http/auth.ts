@@ -1,0 +1,113 @@
+/**
+ * HTTP Basic authentication with email and API key (Zulip's REST scheme),
+ * plus the rate limits around it: failed authentications per client address,
+ * and requests per user per minute.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Services } from '../services.ts';
+import { authError, rateLimited, unauthorized } from '../lib/errors.ts';
+import { realmById } from '../store/realm.ts';
+import { userByApiKey, type UserRow } from '../store/users.ts';
+
+/** Fixed-window counters keyed by a string. */
+export class RateLimiter {
+  private readonly hits = new Map<string, { start: number; count: number }>();
+  private readonly limit: number;
+  private readonly windowMs: number;
+  constructor(limit: number, windowSeconds: number) {
+    this.limit = limit;
+    this.windowMs = windowSeconds * 1000;
+  }
+  /** Seconds to wait if the key is over its limit, else 0. */
+  blockedFor(key: string, now = Date.now()): number {
+    if (this.limit <= 0) return 0;
+    const h = this.hits.get(key);
+    if (!h || now - h.start >= this.windowMs || h.count < this.limit) return 0;
+    return (h.start + this.windowMs - now) / 1000;
+  }
+  hit(key: string, now = Date.now()): void {
+    if (this.limit <= 0) return;
+    const h = this.hits.get(key);
+    if (!h || now - h.start >= this.windowMs) {
+      if (this.hits.size > 100_000) this.sweep(now);
+      this.hits.set(key, { start: now, count: 1 });
+    } else h.count++;
+  }
+  /** Counts a hit and throws RATE_LIMIT_HIT when over the limit. */
+  check(key: string): void {
+    const wait = this.blockedFor(key);
+    if (wait > 0) throw rateLimited(wait);
+    this.hit(key);
+  }
+  private sweep(now: number): void {
+    for (const [k, h] of this.hits) if (now - h.start >= this.windowMs) this.hits.delete(k);
+  }
+}
+
+export interface AuthLimits {
+  failures: RateLimiter;
+  api: RateLimiter;
+}
+
+export function makeAuthLimits(svc: Services): AuthLimits {
+  return {
+    failures: new RateLimiter(svc.config.authFailureLimit, svc.config.authFailureWindowSeconds),
+    api: new RateLimiter(svc.config.apiRateLimitPerMinute, 60),
+  };
+}
+
+export function basicCredentials(req: FastifyRequest): { email: string; apiKey: string } | null {
+  const header = req.headers.authorization;
+  if (header === undefined) return null;
+  const parts = header.trim().split(/\s+/);
+  if (parts.length !== 2) throw unauthorized('Invalid authorization header for basic auth');
+  if (parts[0].toLowerCase() !== 'basic') throw unauthorized('This endpoint requires HTTP basic authentication.');
+  const decoded = Buffer.from(parts[1], 'base64').toString('utf8');
+  const idx = decoded.indexOf(':');
+  if (idx < 0 || decoded.indexOf(':', idx + 1) >= 0) throw unauthorized('Invalid authorization header for basic auth');
+  return { email: decoded.slice(0, idx).trim(), apiKey: decoded.slice(idx + 1).trim() };
+}
+
+const API_KEY_RE = /^[A-Za-z0-9]{32}$/;
+
+/**
+ * Resolves the caller from the Authorization header. Returns null when no
+ * credentials were sent and `required` is false.
+ */
+export async function authenticate(
+  svc: Services,
+  limits: AuthLimits,
+  req: FastifyRequest,
+  required: boolean,
+): Promise<UserRow | null> {
+  const creds = basicCredentials(req);
+  if (!creds) {
+    if (required) throw unauthorized('Missing authorization header for basic auth');
+    return null;
+  }
+  const wait = limits.failures.blockedFor(req.ip);
+  if (wait > 0) throw rateLimited(wait);
+  const fail = (msg: string): never => {
+    limits.failures.hit(req.ip);
+    throw unauthorized(msg);
+  };
+  if (!API_KEY_RE.test(creds.apiKey)) fail('Malformed API key');
+  const user = await userByApiKey(svc.store.db, creds.apiKey);
+  if (!user || user.realm_id !== svc.realmId) return fail('Invalid API key');
+  const email = creds.email.toLowerCase();
+  if (email !== user.delivery_email.toLowerCase() && email !== user.email.toLowerCase()) return fail('Invalid API key');
+  const realm = await realmById(svc.store.db, user.realm_id);
+  if (realm.deactivated) throw authError('REALM_DEACTIVATED', 'This organization has been deactivated');
+  if (!user.is_active) throw authError('USER_DEACTIVATED', 'Account is deactivated');
+  return user;
+}
+
+/** Zulip's client name: the `client` parameter, else the User-Agent's first product token. */
+export function clientName(req: FastifyRequest, fields: Map<string, string>): string {
+  const explicit = fields.get('client');
+  if (explicit) return explicit.slice(0, 30);
+  const ua = req.headers['user-agent'];
+  if (!ua) return 'Unspecified';
+  const m = /^([^/\s]+)/.exec(ua);
+  return (m ? m[1] : 'Unspecified').slice(0, 30);
+}

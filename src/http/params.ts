@@ -1,0 +1,258 @@
+/**
+ * Declarative request parameters.
+ *
+ * An endpoint declares each parameter once: its name, how the raw text is
+ * decoded (plain string or JSON, as Zulip's encoding rules say), the value
+ * validator, whether it is required and its default. The declaration drives
+ * parsing, Zulip's error messages, `ignored_parameters_unsupported` and the
+ * generated endpoint list in the docs.
+ *
+ * Zulip's rules: list and object parameters are JSON text; integers and
+ * booleans are JSON text too ("5", "true"); strings are taken as sent.
+ */
+import { ApiError, missingArgument } from '../lib/errors.ts';
+
+// ---------------------------------------------------------------------------
+// Value validators (operate on decoded JSON values)
+
+export type Validator<T> = (value: unknown, varName: string) => T;
+
+function invalid(msg: string): ApiError {
+  return new ApiError(msg);
+}
+
+export const v = {
+  int(opts: { min?: number; max?: number } = {}): Validator<number> {
+    return (x, name) => {
+      if (typeof x !== 'number' || !Number.isInteger(x)) throw invalid(`${name} is not an integer`);
+      if (opts.min !== undefined && x < opts.min) throw invalid(`${name} is too small`);
+      if (opts.max !== undefined && x > opts.max) throw invalid(`${name} is too large`);
+      return x;
+    };
+  },
+  number(): Validator<number> {
+    return (x, name) => {
+      if (typeof x !== 'number' || !Number.isFinite(x)) throw invalid(`${name} is not a float`);
+      return x;
+    };
+  },
+  bool(): Validator<boolean> {
+    return (x, name) => {
+      if (typeof x !== 'boolean') throw invalid(`${name} is not a boolean`);
+      return x;
+    };
+  },
+  str(opts: { maxLength?: number; minLength?: number } = {}): Validator<string> {
+    return (x, name) => {
+      if (typeof x !== 'string') throw invalid(`${name} is not a string`);
+      return checkLength(x, name, opts);
+    };
+  },
+  literal<const L extends string | number>(values: readonly L[]): Validator<L> {
+    return (x, name) => {
+      if (!values.includes(x as L)) throw invalid(`Invalid ${name}`);
+      return x as L;
+    };
+  },
+  nullable<T>(inner: Validator<T>): Validator<T | null> {
+    return (x, name) => (x === null ? null : inner(x, name));
+  },
+  list<T>(item: Validator<T>, opts: { maxLength?: number } = {}): Validator<T[]> {
+    return (x, name) => {
+      if (!Array.isArray(x)) throw invalid(`${name} is not a list`);
+      if (opts.maxLength !== undefined && x.length > opts.maxLength) throw invalid(`${name} is too long`);
+      return x.map((el, i) => item(el, `${name}[${i}]`));
+    };
+  },
+  /** An object with the listed fields; unknown fields are an error, as in Zulip. */
+  object<S extends Record<string, Validator<unknown>>>(
+    fields: S,
+    opts: { optional?: ReadonlyArray<keyof S & string> } = {},
+  ): Validator<{ [K in keyof S]: ReturnType<S[K]> }> {
+    return (x, name) => {
+      if (typeof x !== 'object' || x === null || Array.isArray(x)) throw invalid(`${name} is not a dict`);
+      const rec = x as Record<string, unknown>;
+      for (const key of Object.keys(rec)) {
+        if (!(key in fields)) throw invalid(`Argument "${key}" at ${name} is unexpected`);
+      }
+      const out: Record<string, unknown> = {};
+      for (const [key, val] of Object.entries(fields)) {
+        const sub = `${name}[${JSON.stringify(key)}]`;
+        if (!(key in rec)) {
+          if (opts.optional?.includes(key)) continue;
+          throw invalid(`${sub} field is missing`);
+        }
+        out[key] = val(rec[key], sub);
+      }
+      return out as { [K in keyof S]: ReturnType<S[K]> };
+    };
+  },
+  /** A dict with arbitrary string keys and validated values. */
+  dict<T>(value: Validator<T>): Validator<Record<string, T>> {
+    return (x, name) => {
+      if (typeof x !== 'object' || x === null || Array.isArray(x)) throw invalid(`${name} is not a dict`);
+      const out: Record<string, T> = {};
+      for (const [k, val] of Object.entries(x)) out[k] = value(val, `${name}[${JSON.stringify(k)}]`);
+      return out;
+    };
+  },
+  /** First validator that accepts wins; otherwise the last one's error. */
+  union<T>(...alts: Validator<T>[]): Validator<T> {
+    return (x, name) => {
+      let err: unknown;
+      for (const alt of alts) {
+        try {
+          return alt(x, name);
+        } catch (e) {
+          err = e;
+        }
+      }
+      throw err;
+    };
+  },
+  any(): Validator<unknown> {
+    return (x) => x;
+  },
+};
+
+function checkLength(s: string, name: string, opts: { maxLength?: number; minLength?: number }): string {
+  const len = [...s].length;
+  if (opts.maxLength !== undefined && len > opts.maxLength) {
+    throw invalid(`${name} is too long (limit: ${opts.maxLength} characters)`);
+  }
+  if (opts.minLength !== undefined && len < opts.minLength) {
+    throw invalid(opts.minLength === 1 ? `${name} cannot be blank` : `${name} is too short.`);
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// Parameters (how raw request text becomes a value)
+
+export interface Param<T> {
+  /** 'json' params are JSON-decoded before validation; 'raw' take the text as sent. */
+  readonly encoding: 'json' | 'raw';
+  readonly type: string;
+  readonly required: boolean;
+  readonly defaultValue: T | undefined;
+  readonly aliases: readonly string[];
+  readonly doc: string;
+  readonly decode: (raw: string, name: string) => T;
+  optional(): Param<T | undefined>;
+  default(value: T): Param<T>;
+  alias(...names: string[]): Param<T>;
+  describe(doc: string): Param<T>;
+}
+
+function makeParam<T>(
+  encoding: 'json' | 'raw',
+  type: string,
+  decode: (raw: string, name: string) => T,
+  opts: { required?: boolean; defaultValue?: T; aliases?: readonly string[]; doc?: string } = {},
+): Param<T> {
+  const self: Param<T> = {
+    encoding,
+    type,
+    required: opts.required ?? true,
+    defaultValue: opts.defaultValue,
+    aliases: opts.aliases ?? [],
+    doc: opts.doc ?? '',
+    decode,
+    optional: () => makeParam<T | undefined>(encoding, type, decode, { ...opts, required: false, defaultValue: undefined }),
+    default: (value: T) => makeParam<T>(encoding, type, decode, { ...opts, required: false, defaultValue: value }),
+    alias: (...names: string[]) => makeParam<T>(encoding, type, decode, { ...opts, aliases: [...(opts.aliases ?? []), ...names] }),
+    describe: (doc: string) => makeParam<T>(encoding, type, decode, { ...opts, doc }),
+  };
+  return self;
+}
+
+function decodeJson(raw: string, name: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw invalid(`${name} is not valid JSON`);
+  }
+}
+
+export const p = {
+  /** A JSON-encoded value checked by a validator. */
+  json<T>(validator: Validator<T>, type = 'json'): Param<T> {
+    return makeParam('json', type, (raw, name) => validator(decodeJson(raw, name), name));
+  },
+  int(opts: { min?: number; max?: number } = {}): Param<number> {
+    return p.json(v.int(opts), 'integer');
+  },
+  bool(): Param<boolean> {
+    return p.json(v.bool(), 'boolean');
+  },
+  intList(): Param<number[]> {
+    return p.json(v.list(v.int()), 'integer[]');
+  },
+  /** A string, taken as sent. */
+  str(opts: { maxLength?: number; minLength?: number } = {}): Param<string> {
+    return makeParam('raw', 'string', (raw, name) => checkLength(raw, name, opts));
+  },
+  /** A string from a fixed set. */
+  enumStr<const L extends string>(values: readonly L[]): Param<L> {
+    return makeParam('raw', `string(${values.join('|')})`, (raw, name) => {
+      if (!values.includes(raw as L)) throw invalid(`Invalid ${name}`);
+      return raw as L;
+    });
+  },
+  /** A path segment that must be an integer. */
+  pathInt(): Param<number> {
+    return makeParam('raw', 'integer', (raw, name) => {
+      if (!/^-?\d+$/.test(raw)) throw invalid(`${name} is not an integer`);
+      return Number(raw);
+    });
+  },
+  pathStr(): Param<string> {
+    return makeParam('raw', 'string', (raw) => raw);
+  },
+  /** Any custom decoding of the raw text. */
+  custom<T>(type: string, decode: (raw: string, name: string) => T, encoding: 'json' | 'raw' = 'raw'): Param<T> {
+    return makeParam(encoding, type, decode);
+  },
+};
+
+export type ParamSpec = Record<string, Param<unknown>>;
+export type ParsedParams<S extends ParamSpec> = { [K in keyof S]: S[K] extends Param<infer T> ? T : never };
+
+/**
+ * Parses `source` (merged query and body fields) against the declaration.
+ * Returns the values and the names of fields the declaration does not know.
+ */
+export function parseParams<S extends ParamSpec>(
+  spec: S,
+  source: Map<string, string>,
+  pathValues: Record<string, string> = {},
+  pathSpec: ParamSpec = {},
+): { values: ParsedParams<S>; unknown: string[] } {
+  const values: Record<string, unknown> = {};
+  const used = new Set<string>();
+  for (const [name, param] of Object.entries(pathSpec)) {
+    values[name] = param.decode(pathValues[name] ?? '', name);
+  }
+  for (const [name, param] of Object.entries(spec)) {
+    let key: string | undefined;
+    for (const candidate of [name, ...param.aliases]) {
+      if (source.has(candidate)) {
+        key = candidate;
+        break;
+      }
+    }
+    if (key === undefined) {
+      if (param.required) throw missingArgument(name);
+      values[name] = param.defaultValue;
+      continue;
+    }
+    used.add(key);
+    values[name] = param.decode(source.get(key) as string, key);
+  }
+  const unknown: string[] = [];
+  for (const key of source.keys()) {
+    if (!used.has(key) && !(key in spec)) unknown.push(key);
+  }
+  unknown.sort();
+  return { values: values as ParsedParams<S>, unknown };
+}

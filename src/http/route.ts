@@ -1,0 +1,46 @@
+/**
+ * Route declarations. Each endpoint is one `route({...})` value: method, path,
+ * who may call it, its parameters (see params.ts) and a handler that calls an
+ * action and returns the success payload. The HTTP wiring is in app.ts.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Services } from '../services.ts';
+import type { UserRow } from '../store/users.ts';
+import type { ParamSpec, ParsedParams } from './params.ts';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface RequestContext {
+  svc: Services;
+  /** The authenticated caller (routes with auth 'user'). */
+  user: UserRow;
+  /** The caller when authentication is optional (null for anonymous). */
+  maybeUser: UserRow | null;
+  /** Client name (from the `client` parameter or the User-Agent), as Zulip records it. */
+  clientName: string;
+  req: FastifyRequest;
+}
+
+export interface RouteDef<S extends ParamSpec = ParamSpec, PS extends ParamSpec = ParamSpec> {
+  method: Method;
+  /** Path under /api/v1, in router syntax (`/users/:user_id`); a regex may follow a name. */
+  path: string;
+  /** 'user': HTTP Basic required; 'none': public; 'optional': caller if credentials given. */
+  auth: 'user' | 'none' | 'optional';
+  summary: string;
+  pathParams?: PS;
+  params: S;
+  /** Skip the per-user API rate limit (long-polls). */
+  noRateLimit?: boolean;
+  handler: (
+    ctx: RequestContext,
+    args: ParsedParams<S> & ParsedParams<PS>,
+  ) => Promise<Record<string, unknown> | void> | Record<string, unknown> | void;
+}
+
+/** Declares a route; the generic signature keeps handler args typed. */
+export function route<S extends ParamSpec, PS extends ParamSpec = Record<string, never>>(
+  def: RouteDef<S, PS>,
+): RouteDef {
+  return def as unknown as RouteDef;
+}

@@ -1,0 +1,81 @@
+/** POST /register, GET /events, DELETE /events. */
+import { route } from '../route.ts';
+import { p, v } from '../params.ts';
+import { deleteQueue, getEvents, registerQueue } from '../../actions/events.ts';
+import { ApiError } from '../../lib/errors.ts';
+
+const narrowTerm = v.union<[string, unknown]>(
+  (x, name) => {
+    const pair = v.list(v.any())(x, name);
+    if (pair.length !== 2 || typeof pair[0] !== 'string') throw new ApiError(`${name} is not a valid narrow term`);
+    return [pair[0], pair[1]];
+  },
+  (x, name) => {
+    const o = v.object({ operator: v.str(), operand: v.any(), negated: v.bool() }, { optional: ['negated'] })(x, name);
+    return [o.operator, o.operand];
+  },
+);
+
+export default [
+  route({
+    method: 'POST',
+    path: '/register',
+    auth: 'user',
+    summary: 'Register an event queue and fetch initial state',
+    params: {
+      apply_markdown: p.bool().default(false),
+      client_gravatar: p.bool().default(true),
+      slim_presence: p.bool().default(false),
+      presence_history_limit_days: p.int({ min: 0 }).optional(),
+      all_public_streams: p.bool().default(false),
+      include_subscribers: p.json(v.union<boolean | 'partial'>(v.bool(), v.literal(['partial'] as const)), 'boolean|"partial"').default(false),
+      client_capabilities: p.json(v.dict(v.bool()), 'object').default({}),
+      event_types: p.json(v.nullable(v.list(v.str())), 'string[]').default(null),
+      fetch_event_types: p.json(v.nullable(v.list(v.str())), 'string[]').default(null),
+      narrow: p.json(v.list(narrowTerm), 'narrow').default([]),
+      queue_lifespan_secs: p.int({ min: 0 }).default(0),
+    },
+    handler: (ctx, a) =>
+      registerQueue(ctx.svc, {
+        user: ctx.user,
+        applyMarkdown: a.apply_markdown,
+        clientGravatar: a.client_gravatar,
+        slimPresence: a.slim_presence,
+        presenceHistoryLimitDays: a.presence_history_limit_days ?? null,
+        allPublicStreams: a.all_public_streams,
+        includeSubscribers: a.include_subscribers,
+        clientCapabilities: a.client_capabilities,
+        eventTypes: a.event_types,
+        fetchEventTypes: a.fetch_event_types,
+        narrow: a.narrow,
+        queueLifespanSecs: a.queue_lifespan_secs,
+        clientName: ctx.clientName,
+      }),
+  }),
+  route({
+    method: 'GET',
+    path: '/events',
+    auth: 'user',
+    noRateLimit: true,
+    summary: 'Get events from an event queue (long-poll)',
+    params: {
+      queue_id: p.str(),
+      last_event_id: p.int().optional(),
+      dont_block: p.bool().default(false),
+    },
+    handler: async (ctx, a) => {
+      const events = await getEvents(ctx.svc, ctx.user, a.queue_id, a.last_event_id, a.dont_block);
+      return { events, queue_id: a.queue_id };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/events',
+    auth: 'user',
+    summary: 'Delete an event queue',
+    params: { queue_id: p.str() },
+    handler: (ctx, a) => {
+      deleteQueue(ctx.svc, ctx.user, a.queue_id);
+    },
+  }),
+];

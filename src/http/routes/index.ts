@@ -1,0 +1,9 @@
+/** Every route module of the API. Add new modules here. */
+import type { RouteDef } from '../route.ts';
+import server from './server.ts';
+import events from './events.ts';
+import users from './users.ts';
+
+export function allRoutes(): RouteDef[] {
+  return [...server, ...events, ...users];
+}

@@ -1,0 +1,76 @@
+/** Users: reading accounts, and fetching an API key. */
+import { route } from '../route.ts';
+import { p } from '../params.ts';
+import { getOwnUser, getUser, listUsers } from '../../actions/users-read.ts';
+import { fetchApiKey } from '../../actions/auth.ts';
+
+export default [
+  route({
+    method: 'POST',
+    path: '/fetch_api_key',
+    auth: 'none',
+    summary: 'Fetch an API key (production)',
+    params: { username: p.str(), password: p.str() },
+    handler: (ctx, a) => fetchApiKey(ctx.svc, a.username, a.password),
+  }),
+  route({
+    method: 'GET',
+    path: '/users',
+    auth: 'user',
+    summary: 'Get all users',
+    params: {
+      client_gravatar: p.bool().default(true),
+      include_custom_profile_fields: p.bool().default(false),
+      user_ids: p.intList().optional(),
+    },
+    handler: async (ctx, a) => ({
+      members: await listUsers(ctx.svc, ctx.user, {
+        clientGravatar: a.client_gravatar,
+        includeCustomProfileFields: a.include_custom_profile_fields,
+        userIds: a.user_ids,
+      }),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: '/users/me',
+    auth: 'user',
+    summary: 'Get own user',
+    params: {},
+    handler: (ctx) => getOwnUser(ctx.svc, ctx.user),
+  }),
+  route({
+    method: 'GET',
+    path: '/users/:user_id(^\\d+$)',
+    auth: 'user',
+    summary: 'Get a user',
+    pathParams: { user_id: p.pathInt() },
+    params: {
+      client_gravatar: p.bool().default(true),
+      include_custom_profile_fields: p.bool().default(false),
+    },
+    handler: async (ctx, a) => ({
+      user: await getUser(ctx.svc, ctx.user, { id: a.user_id }, {
+        clientGravatar: a.client_gravatar,
+        includeCustomProfileFields: a.include_custom_profile_fields,
+      }),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: '/users/:email',
+    auth: 'user',
+    summary: 'Get a user by email',
+    pathParams: { email: p.pathStr() },
+    params: {
+      client_gravatar: p.bool().default(true),
+      include_custom_profile_fields: p.bool().default(false),
+    },
+    handler: async (ctx, a) => ({
+      user: await getUser(ctx.svc, ctx.user, { email: a.email }, {
+        clientGravatar: a.client_gravatar,
+        includeCustomProfileFields: a.include_custom_profile_fields,
+      }),
+    }),
+  }),
+];

@@ -1,0 +1,130 @@
+/**
+ * Personal settings of a user (Zulip's UserBaseSettings) with their built-in
+ * defaults and allowed values. The organization's "defaults for new users"
+ * (realm_user_settings_defaults) start from these; a new user copies the
+ * organization defaults at creation; later changes to the defaults never
+ * touch existing users.
+ */
+import { v, type Validator } from '../http/params.ts';
+
+export interface SettingDef {
+  default: unknown;
+  validator: Validator<unknown>;
+  /** Included in realm_user_settings_defaults (per-user-only settings are not). */
+  realmDefault: boolean;
+  /** Which legacy event/group the setting belongs to (Zulip's update_display_settings etc.). */
+  legacy?: 'display' | 'notification';
+}
+
+const bool = (dflt: boolean, legacy?: SettingDef['legacy'], realmDefault = true): SettingDef => ({
+  default: dflt,
+  validator: v.bool() as Validator<unknown>,
+  realmDefault,
+  legacy,
+});
+const choice = (dflt: number | string, values: readonly (number | string)[], legacy?: SettingDef['legacy']): SettingDef => ({
+  default: dflt,
+  validator: v.literal(values) as Validator<unknown>,
+  realmDefault: true,
+  legacy,
+});
+const intRange = (dflt: number, min: number, max: number, legacy?: SettingDef['legacy']): SettingDef => ({
+  default: dflt,
+  validator: v.int({ min, max }) as Validator<unknown>,
+  realmDefault: true,
+  legacy,
+});
+
+export const NOTIFICATION_SOUNDS = ['zulip', 'ding', 'chime-short', 'chime-long', 'knock', 'none'] as const;
+export const EMOJISETS = ['google', 'twitter', 'text'] as const;
+
+export const USER_SETTINGS: Record<string, SettingDef> = {
+  // Display and interface
+  twenty_four_hour_time: bool(false, 'display'),
+  web_mark_read_on_scroll_policy: choice(1, [1, 2, 3]),
+  web_channel_default_view: choice(1, [1, 2, 3, 4]),
+  starred_message_counts: bool(true, 'display'),
+  receives_typing_notifications: bool(true),
+  web_suggest_update_timezone: bool(true),
+  fluid_layout_width: bool(false, 'display'),
+  high_contrast_mode: bool(false, 'display'),
+  web_font_size_px: intRange(16, 12, 24),
+  web_line_height_percent: intRange(140, 122, 158),
+  color_scheme: choice(1, [1, 2, 3], 'display'),
+  translate_emoticons: bool(false, 'display'),
+  display_emoji_reaction_users: bool(true),
+  default_language: { default: 'en', validator: v.str({ maxLength: 50 }) as Validator<unknown>, realmDefault: false, legacy: 'display' },
+  web_home_view: choice('inbox', ['recent', 'inbox', 'all_messages'], 'display'),
+  web_escape_navigates_to_home_view: bool(true),
+  left_side_userlist: bool(false, 'display'),
+  emojiset: choice('google', EMOJISETS, 'display'),
+  demote_inactive_streams: choice(1, [1, 2, 3], 'display'),
+  user_list_style: choice(2, [1, 2, 3]),
+  web_animate_image_previews: choice('on_hover', ['always', 'on_hover', 'never']),
+  web_stream_unreads_count_display_policy: choice(2, [1, 2, 3]),
+  hide_ai_features: bool(false),
+  web_inbox_show_channel_folders: bool(true),
+  web_navigate_to_sent_message: bool(true),
+  timezone: { default: '', validator: v.str({ maxLength: 40 }) as Validator<unknown>, realmDefault: false, legacy: 'display' },
+  enter_sends: bool(false, 'display'),
+  enable_drafts_synchronization: bool(true, 'display'),
+  // Notifications
+  enable_stream_desktop_notifications: bool(false, 'notification'),
+  enable_stream_email_notifications: bool(false, 'notification'),
+  enable_stream_push_notifications: bool(false, 'notification'),
+  enable_stream_audible_notifications: bool(false, 'notification'),
+  notification_sound: { default: 'zulip', validator: v.literal(NOTIFICATION_SOUNDS) as Validator<unknown>, realmDefault: true, legacy: 'notification' },
+  enable_desktop_notifications: bool(true, 'notification'),
+  enable_sounds: bool(true, 'notification'),
+  enable_followed_topic_desktop_notifications: bool(true),
+  enable_followed_topic_email_notifications: bool(true),
+  enable_followed_topic_push_notifications: bool(true),
+  enable_followed_topic_audible_notifications: bool(true),
+  email_notifications_batching_period_seconds: intRange(120, 120, 7 * 24 * 60 * 60, 'notification'),
+  enable_offline_email_notifications: bool(true, 'notification'),
+  enable_offline_push_notifications: bool(true, 'notification'),
+  enable_online_push_notifications: bool(true, 'notification'),
+  enable_digest_emails: bool(true, 'notification'),
+  enable_marketing_emails: { ...bool(true, 'notification'), realmDefault: false },
+  enable_login_emails: { ...bool(true, 'notification'), realmDefault: false },
+  message_content_in_email_notifications: bool(true, 'notification'),
+  pm_content_in_desktop_notifications: bool(true, 'notification'),
+  wildcard_mentions_notify: bool(true, 'notification'),
+  enable_followed_topic_wildcard_mentions_notify: bool(true),
+  desktop_icon_count_display: choice(1, [1, 2, 3, 4], 'notification'),
+  realm_name_in_email_notifications_policy: choice(1, [1, 2, 3], 'notification'),
+  automatically_follow_topics_policy: choice(3, [1, 2, 3, 4]),
+  automatically_unmute_topics_in_muted_streams_policy: choice(2, [1, 2, 3, 4]),
+  automatically_follow_topics_where_mentioned: bool(true),
+  resolved_topic_notice_auto_read_policy: choice('except_followed', ['always', 'except_followed', 'never']),
+  presence_enabled: bool(true, 'notification'),
+  send_private_typing_notifications: bool(true),
+  send_stream_typing_notifications: bool(true),
+  send_read_receipts: bool(true),
+  allow_private_data_export: { ...bool(false), realmDefault: false },
+  email_address_visibility: choice(1, [1, 2, 3, 4, 5]),
+};
+
+export type UserSettings = Record<string, unknown>;
+
+/** Built-in defaults of every setting. */
+export function builtinUserSettings(): UserSettings {
+  const out: UserSettings = {};
+  for (const [k, def] of Object.entries(USER_SETTINGS)) out[k] = def.default;
+  return out;
+}
+
+/** The organization's new-user defaults: built-ins overlaid with the stored changes. */
+export function realmUserDefaults(storedJson: string): UserSettings {
+  const stored = JSON.parse(storedJson || '{}') as UserSettings;
+  const out: UserSettings = {};
+  for (const [k, def] of Object.entries(USER_SETTINGS)) {
+    if (def.realmDefault) out[k] = k in stored ? stored[k] : def.default;
+  }
+  return out;
+}
+
+/** A user's settings: built-ins overlaid with the user's stored values. */
+export function userSettings(storedJson: string): UserSettings {
+  return { ...builtinUserSettings(), ...(JSON.parse(storedJson || '{}') as UserSettings) };
+}

@@ -1,0 +1,34 @@
+/** Small shared helpers. */
+import { createHash, randomBytes } from 'node:crypto';
+
+export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/** ISO 8601 with microseconds and +00:00, as Python's isoformat() prints it. */
+export function isoFromSeconds(seconds: number): string {
+  const d = new Date(seconds * 1000).toISOString(); // 2024-01-02T03:04:05.678Z
+  return `${d.slice(0, 19)}.${d.slice(20, 23)}000+00:00`;
+}
+
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A random alphanumeric string (API keys are 32 of these, as in Zulip). */
+export function randomAlnum(length: number): string {
+  const bytes = randomBytes(length * 2);
+  let out = '';
+  for (let i = 0; i < bytes.length && out.length < length; i++) {
+    const b = bytes[i];
+    if (b < 248) out += ALNUM[b % 62];
+  }
+  while (out.length < length) out += ALNUM[randomBytes(1)[0] % 62];
+  return out;
+}
+
+export const md5Hex = (s: string): string => createHash('md5').update(s).digest('hex');
+
+/** Length in Unicode code points (Zulip's limits count these). */
+export const codePointLength = (s: string): number => [...s].length;
+
+export function parseJsonObject(text: string): Record<string, unknown> {
+  const v = JSON.parse(text || '{}') as unknown;
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}

@@ -1,0 +1,2 @@
+/** Loads every initial-state provider (each module registers itself). */
+import './realm.ts';

@@ -1,0 +1,103 @@
+/** The `realm` and `realm_user` sections of POST /register. */
+import { registerState } from '../events/state.ts';
+import { realmById } from '../store/realm.ts';
+import { allUsers } from '../store/users.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
+import { renderPlain } from '../lib/render-plain.ts';
+import { formatUser, avatarUrl, isAdminRole } from '../actions/users-format.ts';
+import { profileDataByUser } from '../actions/profile-data.ts';
+import { ROLE } from '../store/users.ts';
+import { isoFromSeconds } from '../lib/util.ts';
+
+registerState({
+  types: ['realm'],
+  async fetch(svc) {
+    const realm = await realmById(svc.store.db, svc.realmId);
+    const s = realmSettings(realm.settings_json);
+    const c = svc.config;
+    const out: Record<string, unknown> = {};
+    for (const [k, val] of Object.entries(s)) out[`realm_${k}`] = val;
+    Object.assign(out, {
+      realm_name: realm.name,
+      realm_description: renderPlain(realm.description),
+      realm_date_created: realm.date_created,
+      realm_url: c.externalUrl,
+      realm_uri: c.externalUrl,
+      realm_icon_url: `${c.externalUrl}/static/images/logo/zulip-icon-128x128.png`,
+      realm_is_zephyr_mirror_realm: false,
+      realm_push_notifications_enabled: false,
+      realm_presence_disabled: false,
+      realm_authentication_methods: { Email: { enabled: true, available: true } },
+      realm_empty_topic_display_name: s.empty_topic_display_name,
+      max_message_length: c.maxMessageLength,
+      max_topic_length: c.maxTopicLength,
+      max_stream_name_length: c.maxStreamNameLength,
+      max_stream_description_length: c.maxStreamDescriptionLength,
+      max_file_upload_size_mib: c.maxFileUploadSizeMib,
+      max_avatar_file_size_mib: 5,
+      max_icon_file_size_mib: 5,
+      max_logo_file_size_mib: 5,
+      server_typing_started_wait_period_milliseconds: c.typingStartedWaitMs,
+      server_typing_stopped_wait_period_milliseconds: c.typingStoppedWaitMs,
+      server_typing_started_expiry_period_milliseconds: c.typingStartedExpiryMs,
+      server_presence_ping_interval_seconds: 60,
+      server_presence_offline_threshold_seconds: 140,
+      server_web_public_streams_enabled: c.webPublicStreamsEnabled,
+      server_needs_upgrade: false,
+      event_queue_longpoll_timeout_seconds: c.heartbeatSeconds + 45,
+      password_min_length: 6,
+      password_max_length: 100,
+      password_min_guesses: 10000,
+      server_inline_image_preview: true,
+      server_inline_url_embed_preview: false,
+      server_avatar_changes_disabled: false,
+      server_name_changes_disabled: false,
+      server_emoji_data_url: `${c.externalUrl}/static/generated/emoji/emoji_api.json`,
+      giphy_api_key: '',
+      giphy_rating_options: {},
+      development_environment: false,
+      realm_bot_domain: new URL(c.externalUrl).hostname,
+      realm_org_type: s.org_type,
+      realm_plan_type: s.plan_type,
+      demo_organization_scheduled_deletion_date: null,
+      zulip_plan_is_not_limited: true,
+    });
+    return out;
+  },
+});
+
+registerState({
+  types: ['realm_user'],
+  async fetch(svc, opts) {
+    const me = opts.user;
+    const rows = await allUsers(svc.store.db, svc.realmId);
+    const profile = await profileDataByUser(svc, rows.filter((r) => !r.is_bot).map((r) => r.id));
+    const fmt = (u: (typeof rows)[number]) =>
+      formatUser(svc.config, u, { viewer: me, clientGravatar: opts.clientGravatar, profileData: u.is_bot ? undefined : (profile.get(u.id) ?? {}) });
+    return {
+      realm_users: rows.filter((u) => u.is_active).map(fmt),
+      realm_non_active_users: rows.filter((u) => !u.is_active).map(fmt),
+      cross_realm_bots: [],
+      avatar_source: me.avatar_source,
+      avatar_url_medium: avatarUrl(svc.config, me, false),
+      avatar_url: avatarUrl(svc.config, me, false),
+      can_create_streams: me.role !== ROLE.GUEST,
+      can_create_public_streams: me.role !== ROLE.GUEST,
+      can_create_private_streams: me.role !== ROLE.GUEST,
+      can_create_web_public_streams: isAdminRole(me.role),
+      can_subscribe_other_users: me.role !== ROLE.GUEST,
+      can_invite_others_to_realm: me.role !== ROLE.GUEST,
+      is_admin: isAdminRole(me.role),
+      is_owner: me.role === ROLE.OWNER,
+      is_moderator: me.role === ROLE.MODERATOR,
+      is_guest: me.role === ROLE.GUEST,
+      is_billing_admin: false,
+      user_id: me.id,
+      email: me.email,
+      delivery_email: me.delivery_email,
+      full_name: me.full_name,
+      date_joined: isoFromSeconds(me.date_joined),
+      role: me.role,
+    };
+  },
+});

@@ -1,0 +1,49 @@
+/**
+ * Opens the database: embedded SQLite (a file under DATA_DIR) by default, or
+ * PostgreSQL when DATABASE_URL is a postgres:// URL. Every dialect difference
+ * of the store lives here and in migrations.ts (`Dialect` helpers).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+import { NodeSqliteDatabase } from './sqlite-driver.ts';
+
+export type DialectName = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database> | Kysely<Database>;
+
+export interface Store {
+  db: Db;
+  dialect: DialectName;
+  /** PostgreSQL schema in use, when not the default. */
+  schema?: string;
+  close(): Promise<void>;
+}
+
+// int8 (COUNT(*), bigint columns) as JavaScript numbers; our values fit.
+pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
+
+export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchema?: string }): Store {
+  if (opts.databaseUrl && /^postgres(ql)?:\/\//.test(opts.databaseUrl)) {
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: 10,
+      ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', schema: opts.pgSchema, close: () => db.destroy() };
+  }
+  mkdirSync(opts.dataDir, { recursive: true });
+  const file = join(opts.dataDir, 'parley.sqlite3');
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: new NodeSqliteDatabase(file) }),
+  });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/** Runs fn in one transaction. */
+export function transaction<T>(store: Store, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
+  return store.db.transaction().execute(fn);
+}

@@ -1,0 +1,98 @@
+/** User accounts and bots: all SQL about the users table. */
+import { sql, type Selectable, type Insertable, type Updateable } from 'kysely';
+import type { Tx } from './db.ts';
+import type { UsersTable } from './schema.ts';
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserPatch = Updateable<UsersTable>;
+
+export const ROLE = {
+  OWNER: 100,
+  ADMINISTRATOR: 200,
+  MODERATOR: 300,
+  MEMBER: 400,
+  GUEST: 600,
+} as const;
+
+export const BOT_TYPE = {
+  GENERIC: 1,
+  INCOMING_WEBHOOK: 2,
+  OUTGOING_WEBHOOK: 3,
+  EMBEDDED: 4,
+} as const;
+
+export async function userByApiKey(db: Tx, apiKey: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('api_key', '=', apiKey).executeTakeFirst();
+}
+
+export async function userById(db: Tx, realmId: number, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).where('realm_id', '=', realmId).executeTakeFirst();
+}
+
+/** Finds a user by delivery email or public email, case-insensitively. */
+export async function userByEmail(db: Tx, realmId: number, email: string): Promise<UserRow | undefined> {
+  const lower = email.toLowerCase();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .where((eb) => eb.or([eb(sql`lower(delivery_email)`, '=', lower), eb(sql`lower(email)`, '=', lower)]))
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
+export async function usersByIds(db: Tx, realmId: number, ids: number[]): Promise<UserRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where('id', 'in', ids).orderBy('id').execute();
+}
+
+export async function allUsers(db: Tx, realmId: number): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).orderBy('id').execute();
+}
+
+export async function botsOwnedBy(db: Tx, ownerId: number): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().where('bot_owner_id', '=', ownerId).orderBy('id').execute();
+}
+
+export async function activeUserIds(db: Tx, realmId: number): Promise<number[]> {
+  const rows = await db.selectFrom('users').select('id').where('realm_id', '=', realmId).where('is_active', '=', 1).execute();
+  return rows.map((r) => r.id);
+}
+
+export async function countActiveOwners(db: Tx, realmId: number): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('realm_id', '=', realmId)
+    .where('is_active', '=', 1)
+    .where('is_bot', '=', 0)
+    .where('role', '=', ROLE.OWNER)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertUser(db: Tx, user: NewUser): Promise<UserRow> {
+  return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateUser(db: Tx, id: number, patch: UserPatch): Promise<void> {
+  await db.updateTable('users').set(patch).where('id', '=', id).execute();
+}
+
+export async function emailTaken(db: Tx, realmId: number, email: string): Promise<boolean> {
+  return (await userByEmail(db, realmId, email)) !== undefined;
+}
+
+/** Active human administrators and owners. */
+export async function adminUserIds(db: Tx, realmId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('realm_id', '=', realmId)
+    .where('is_active', '=', 1)
+    .where('is_bot', '=', 0)
+    .where('role', '<=', ROLE.ADMINISTRATOR)
+    .execute();
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,126 @@
+/** Zulip's HTTP conventions: envelope, errors, auth, parameter encoding. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, assertError, assertSuccess, assertSchema, type TestServer, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+
+let t: TestServer;
+before(async () => {
+  t = await startTestServer();
+});
+after(() => t.close());
+
+test('server_settings needs no auth and reports feature level 483', async () => {
+  const res = await t.client(null).get('/server_settings');
+  const body = assertSuccess(res);
+  assert.equal(body.zulip_feature_level, 483);
+  assert.equal(typeof body.zulip_version, 'string');
+  assert.equal(body.require_email_format_usernames, true);
+  assert.equal(body.authentication_methods.password, true);
+  assertSchema(res, 'GET', '/server_settings');
+});
+
+test('missing credentials: 401 with WWW-Authenticate', async () => {
+  const res = await t.client(null).get('/users/me');
+  assertError(res, 401, 'UNAUTHORIZED', 'Missing authorization header for basic auth');
+  assert.equal(res.headers.get('www-authenticate'), 'Basic realm="zulip"');
+});
+
+test('bad credentials: malformed and wrong API keys', async () => {
+  assertError(await t.client({ email: OWNER_EMAIL, apiKey: 'short' }).get('/users/me'), 401, 'UNAUTHORIZED', 'Malformed API key');
+  assertError(await t.client({ email: OWNER_EMAIL, apiKey: 'a'.repeat(32) }).get('/users/me'), 401, 'UNAUTHORIZED', 'Invalid API key');
+  assertError(await t.client({ email: 'other@example.com', apiKey: t.owner.apiKey }).get('/users/me'), 401, 'UNAUTHORIZED', 'Invalid API key');
+  const res = await t.client(null).request('GET', '/users/me', {}, { headers: { Authorization: 'Bearer abc' } });
+  assertError(res, 401, 'UNAUTHORIZED', 'This endpoint requires HTTP basic authentication.');
+});
+
+test('unknown path is a JSON 404; wrong method a JSON 405', async () => {
+  const c = t.client(t.owner);
+  const nf = await c.get('/no/such/endpoint');
+  assert.equal(nf.status, 404);
+  assert.equal(nf.body.result, 'error');
+  const res = await c.put('/users/me');
+  assert.equal(res.status, 405);
+  assert.deepEqual(res.body, { result: 'error', msg: 'Method Not Allowed', allowed_methods: ['GET'] });
+});
+
+test('unknown parameters are listed in ignored_parameters_unsupported', async () => {
+  const res = await t.client(t.owner).get('/users', { zzz: 1, aaa: 'x' });
+  const body = assertSuccess(res);
+  assert.deepEqual(body.ignored_parameters_unsupported, ['aaa', 'zzz']);
+  assertSchema(res, 'GET', '/users');
+});
+
+test('parameter type errors use Zulip wording', async () => {
+  const c = t.client(t.owner);
+  assertError(await c.get('/users', { client_gravatar: 'yes' }), 400, 'BAD_REQUEST', 'client_gravatar is not valid JSON');
+  assertError(await c.get('/users', { client_gravatar: 5 }), 400, 'BAD_REQUEST', 'client_gravatar is not a boolean');
+  assertError(await c.get('/users', { user_ids: '[1,"a"]' }), 400, 'BAD_REQUEST', 'user_ids[1] is not an integer');
+  assertError(await c.get('/users', { user_ids: '{}' }), 400, 'BAD_REQUEST', 'user_ids is not a list');
+  const missing = await t.client(null).post('/fetch_api_key', { username: OWNER_EMAIL });
+  assertError(missing, 400, 'REQUEST_VARIABLE_MISSING', "Missing 'password' argument");
+  assert.equal(missing.body.var_name, 'password');
+});
+
+test('malformed requests never produce a 5xx or non-JSON body', async () => {
+  const c = t.client(t.owner);
+  const cases: Array<{ headers?: Record<string, string>; rawBody: string | Buffer }> = [
+    { rawBody: '%%%=%%' },
+    { rawBody: Buffer.from([0x61, 0x3d, 0xff, 0xfe]) },
+    { rawBody: 'a=%C3%28' },
+    { headers: { 'Content-Type': 'application/json' }, rawBody: '{"broken' },
+    { headers: { 'Content-Type': 'text/plain' }, rawBody: 'hello' },
+  ];
+  for (const cs of cases) {
+    const res = await c.request('POST', '/register', {}, { headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(cs.headers ?? {}) }, rawBody: cs.rawBody });
+    assert.ok(res.status < 500, `status ${res.status} for ${String(cs.rawBody)}`);
+    assert.ok(res.body.result === 'error' || res.body.result === 'success');
+  }
+  const big = await c.request('POST', '/register', {}, {
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    rawBody: 'x=' + 'a'.repeat(27 * 1024 * 1024),
+  });
+  assert.equal(big.status, 413);
+  assert.equal(big.body.result, 'error');
+  const badQuery = await c.request('GET', '/users?user_ids=%FF', {});
+  assertError(badQuery, 400, 'BAD_REQUEST');
+});
+
+test('fetch_api_key: password login, wrong password, rate limit', async () => {
+  const anon = t.client(null);
+  const ok = await anon.post('/fetch_api_key', { username: OWNER_EMAIL, password: OWNER_PASSWORD });
+  const body = assertSuccess(ok);
+  assert.equal(body.api_key, t.owner.apiKey);
+  assert.equal(body.email, OWNER_EMAIL);
+  assert.equal(body.user_id, t.owner.id);
+  assertSchema(ok, 'POST', '/fetch_api_key');
+  assertError(await anon.post('/fetch_api_key', { username: 'not-an-email', password: 'x' }), 400, 'BAD_REQUEST');
+  const u = await t.makeUser({ password: 'right-password-1' });
+  for (let i = 0; i < 5; i++) {
+    assertError(await anon.post('/fetch_api_key', { username: u.email, password: 'wrong' }), 401, 'AUTHENTICATION_FAILED', 'Your username or password is incorrect');
+  }
+  assertError(await anon.post('/fetch_api_key', { username: u.email, password: 'right-password-1' }), 429, 'RATE_LIMIT_HIT');
+});
+
+test('failed API authentication is rate limited per client address', async () => {
+  const t2 = await startTestServer({ PARLEY_AUTH_FAILURE_LIMIT: '3' });
+  try {
+    const bad = t2.client({ email: OWNER_EMAIL, apiKey: 'b'.repeat(32) });
+    for (let i = 0; i < 3; i++) assertError(await bad.get('/users/me'), 401, 'UNAUTHORIZED');
+    const limited = await bad.get('/users/me');
+    assertError(limited, 429, 'RATE_LIMIT_HIT', 'API usage exceeded rate limit');
+    assert.ok(Number(limited.body['retry-after']) > 0);
+  } finally {
+    await t2.close();
+  }
+});
+
+test('per-user API rate limit', async () => {
+  const t2 = await startTestServer({ PARLEY_API_RATE_LIMIT_PER_MINUTE: '5' });
+  try {
+    const c = t2.client(t2.owner);
+    for (let i = 0; i < 5; i++) assertSuccess(await c.get('/users/me'));
+    assertError(await c.get('/users/me'), 429, 'RATE_LIMIT_HIT');
+  } finally {
+    await t2.close();
+  }
+});

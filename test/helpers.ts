@@ -1,0 +1,338 @@
+/**
+ * Test harness: starts a real server in-process on a free port (SQLite in a
+ * temporary DATA_DIR, or PostgreSQL in a fresh schema when TEST_DATABASE_URL
+ * is set), and talks to it over HTTP the way Zulip clients do: HTTP Basic
+ * auth, form-encoded bodies, JSON-encoded list/object/int/bool values.
+ * Success responses can be checked against Zulip's OpenAPI description when
+ * ../shared is present.
+ */
+import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { parse as parseYaml } from 'yaml';
+import { loadConfig } from '../src/config.ts';
+import { startServer, type RunningServer } from '../src/server.ts';
+import { createUser } from '../src/actions/users.ts';
+import { updateUser, type UserRow } from '../src/store/users.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const SHARED_DIR = join(here, '..', '..', 'shared');
+export const OPENAPI_PATH = join(SHARED_DIR, 'reference', 'zulip-openapi-fl247.yaml');
+
+export const OWNER_EMAIL = 'owner@example.com';
+export const OWNER_PASSWORD = 'owner-password-123';
+
+export interface Account {
+  id: number;
+  email: string;
+  apiKey: string;
+  row: UserRow;
+}
+
+export interface TestServer {
+  url: string;
+  server: RunningServer;
+  owner: Account;
+  client(account: { email: string; apiKey: string } | null): Client;
+  /** Creates an account directly through the action layer (setup only). */
+  makeUser(opts?: { role?: number; name?: string; email?: string; password?: string; isBot?: boolean; botOwnerId?: number; botType?: number }): Promise<Account>;
+  close(): Promise<void>;
+}
+
+export interface Res {
+  status: number;
+  body: Record<string, any>;
+  headers: Headers;
+  text: string;
+}
+
+export type Params = Record<string, unknown>;
+
+/** Encodes a parameter the way Zulip's client libraries do. */
+export function encodeValue(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+export function formBody(params: Params): string {
+  const sp = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) sp.append(k, encodeValue(v));
+  return sp.toString();
+}
+
+export class Client {
+  readonly base: string;
+  readonly auth: string | null;
+  constructor(base: string, account: { email: string; apiKey: string } | null) {
+    this.base = base;
+    this.auth = account ? 'Basic ' + Buffer.from(`${account.email}:${account.apiKey}`).toString('base64') : null;
+  }
+  async request(method: string, path: string, params: Params = {}, init: { headers?: Record<string, string>; rawBody?: string | Buffer } = {}): Promise<Res> {
+    const headers: Record<string, string> = { 'User-Agent': 'ZulipPython/0.9.0 (parley tests)', ...(init.headers ?? {}) };
+    if (this.auth) headers.Authorization = this.auth;
+    let url = `${this.base}/api/v1${path}`;
+    let body: string | Buffer | undefined;
+    if (init.rawBody !== undefined) {
+      body = init.rawBody;
+    } else if (method === 'GET' || method === 'HEAD') {
+      const qs = formBody(params);
+      if (qs) url += `?${qs}`;
+    } else {
+      body = formBody(params);
+      headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
+    }
+    const res = await fetch(url, { method, headers, body });
+    const text = await res.text();
+    let parsed: Record<string, any>;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new Error(`non-JSON response ${res.status} for ${method} ${path}: ${text.slice(0, 200)}`);
+    }
+    return { status: res.status, body: parsed, headers: res.headers, text };
+  }
+  get(path: string, params?: Params) {
+    return this.request('GET', path, params);
+  }
+  post(path: string, params?: Params) {
+    return this.request('POST', path, params);
+  }
+  patch(path: string, params?: Params) {
+    return this.request('PATCH', path, params);
+  }
+  delete(path: string, params?: Params) {
+    return this.request('DELETE', path, params);
+  }
+  put(path: string, params?: Params) {
+    return this.request('PUT', path, params);
+  }
+}
+
+let pgSchemaCounter = 0;
+
+/** Starts a fresh server. Environment overrides apply to its configuration. */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-test-'));
+  const dbUrl = process.env.TEST_DATABASE_URL;
+  let schema: string | undefined;
+  if (dbUrl) {
+    schema = `t_${process.pid}_${Date.now().toString(36)}_${pgSchemaCounter++}_${randomBytes(3).toString('hex')}`;
+    const c = new pg.Client({ connectionString: dbUrl });
+    await c.connect();
+    await c.query(`CREATE SCHEMA ${schema}`);
+    await c.end();
+  }
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    PARLEY_OWNER_EMAIL: OWNER_EMAIL,
+    PARLEY_OWNER_PASSWORD: OWNER_PASSWORD,
+    PARLEY_API_RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'warn',
+    ...(dbUrl ? { DATABASE_URL: dbUrl, PARLEY_PG_SCHEMA: schema } : {}),
+    ...env,
+  } as NodeJS.ProcessEnv);
+  const server = await startServer(config);
+  const url = server.url;
+  const ownerRow = server.bootstrap.created!.owner;
+  const owner: Account = { id: ownerRow.id, email: ownerRow.delivery_email, apiKey: ownerRow.api_key, row: ownerRow };
+  config.externalUrl = url;
+  let n = 0;
+  return {
+    url,
+    server,
+    owner,
+    client: (account) => new Client(url, account),
+    async makeUser(opts = {}) {
+      n++;
+      const email = opts.email ?? `user${n}-${randomBytes(2).toString('hex')}@example.com`;
+      const row = await createUser(server.svc, {
+        email,
+        fullName: opts.name ?? `Test User ${n}`,
+        password: opts.password,
+        role: opts.role,
+        isBot: opts.isBot,
+        botOwnerId: opts.botOwnerId,
+        botType: opts.botType,
+      });
+      return { id: row.id, email: row.delivery_email, apiKey: row.api_key, row };
+    },
+    async close() {
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      if (dbUrl && schema) {
+        const c = new pg.Client({ connectionString: dbUrl });
+        await c.connect();
+        await c.query(`DROP SCHEMA ${schema} CASCADE`);
+        await c.end();
+      }
+    },
+  };
+}
+
+export { updateUser };
+
+// ---------------------------------------------------------------------------
+// Assertions
+
+/** Asserts a Zulip error response: status, code and (optionally) message. */
+export function assertError(res: Res, status: number, code: string, msg?: string | RegExp): void {
+  assert.equal(res.body.result, 'error', `expected error, got ${res.text}`);
+  assert.equal(res.status, status, `status for ${res.text}`);
+  assert.equal(res.body.code, code, `code for ${res.text}`);
+  if (typeof msg === 'string') assert.equal(res.body.msg, msg);
+  else if (msg) assert.match(res.body.msg, msg);
+}
+
+export function assertSuccess(res: Res): Record<string, any> {
+  assert.equal(res.status, 200, `expected 200, got ${res.status}: ${res.text}`);
+  assert.equal(res.body.result, 'success', res.text);
+  assert.equal(res.body.msg, '');
+  return res.body;
+}
+
+// ---------------------------------------------------------------------------
+// OpenAPI validation
+
+/**
+ * Fields Zulip added after feature level 247 (the reference OpenAPI's level);
+ * they are removed from a copy of the response before validating it.
+ */
+export const POST_247_FIELDS = new Set<string>([
+  'is_imported_stub', // FL 433
+  'realm_url', // FL 257 (realm_uri before)
+]);
+
+let ajv: Ajv | null | undefined;
+let openapi: any;
+const compiled = new Map<string, ReturnType<Ajv['compile']>>();
+
+function loadOpenApi(): Ajv | null {
+  if (ajv !== undefined) return ajv;
+  if (!existsSync(OPENAPI_PATH)) return (ajv = null);
+  openapi = parseYaml(readFileSync(OPENAPI_PATH, 'utf8'));
+  const a = new Ajv({ strict: false, allErrors: true, validateFormats: true });
+  (addFormatsModule as unknown as (a: Ajv) => void)(a);
+  a.addSchema({ components: fixRefs(openapi.components, false) }, 'openapi.json');
+  return (ajv = a);
+}
+
+/**
+ * Rewrites OpenAPI 3.0 schema text into JSON Schema Ajv understands:
+ * `nullable: true` becomes a null alternative, and (for response schemas
+ * compiled on their own) component references point into openapi.json.
+ */
+function fixRefs(schema: unknown, rewriteRefs = true): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => fixRefs(s, rewriteRefs));
+  if (schema && typeof schema === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, val] of Object.entries(schema)) {
+      if (k === '$ref' && rewriteRefs && typeof val === 'string' && val.startsWith('#/components/')) out[k] = 'openapi.json' + val;
+      else out[k] = fixRefs(val, rewriteRefs);
+    }
+    if ((out as { nullable?: boolean }).nullable === true) {
+      delete out.nullable;
+      if (typeof out.type === 'string') out.type = [out.type, 'null'];
+      else return { anyOf: [out, { type: 'null' }] };
+    }
+    return out;
+  }
+  return schema;
+}
+
+function stripNewFields(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(stripNewFields);
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, val] of Object.entries(v)) if (!POST_247_FIELDS.has(k)) out[k] = stripNewFields(val);
+    return out;
+  }
+  return v;
+}
+
+function explain(a: Ajv, errors: unknown): string {
+  const list = (errors ?? []) as Array<{ instancePath: string; message?: string; params?: Record<string, unknown> }>;
+  return list
+    .slice(0, 8)
+    .map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${e.params?.additionalProperty ? `(${String(e.params.additionalProperty)})` : ''}`)
+    .join('; ') || a.errorsText(null);
+}
+
+/** Whether the reference OpenAPI file is available (tests skip schema checks when not). */
+export function haveOpenApi(): boolean {
+  return loadOpenApi() !== null;
+}
+
+/**
+ * Validates a response body against the OpenAPI schema for (method, path,
+ * status). Skips silently when ../shared is absent; fails when the schema is
+ * present but the body does not match.
+ */
+export function assertSchema(res: Res, method: string, path: string): void {
+  const a = loadOpenApi();
+  if (!a) return;
+  const key = `${method} ${path} ${res.status}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    const op = openapi.paths?.[path]?.[method.toLowerCase()];
+    assert.ok(op, `OpenAPI has no ${method} ${path}`);
+    const resp = op.responses?.[String(res.status)];
+    assert.ok(resp, `OpenAPI has no ${res.status} response for ${method} ${path}`);
+    const schema = resp.content?.['application/json']?.schema;
+    assert.ok(schema, `OpenAPI has no JSON schema for ${method} ${path} ${res.status}`);
+    validate = a.compile(fixRefs(schema) as object);
+    compiled.set(key, validate);
+  }
+  const body = stripNewFields(res.body);
+  if (!validate(body)) {
+    assert.fail(`${method} ${path}: response does not match OpenAPI schema: ${explain(a, validate.errors)}\n${JSON.stringify(body).slice(0, 1500)}`);
+  }
+}
+
+/** Validates one object against a named component schema (e.g. events). */
+export function assertComponent(value: unknown, component: string): void {
+  const a = loadOpenApi();
+  if (!a) return;
+  const key = `component ${component}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = a.compile({ $ref: `openapi.json#/components/schemas/${component}` });
+    compiled.set(key, validate);
+  }
+  if (!validate(stripNewFields(value))) assert.fail(`${component}: ${explain(a, validate.errors)}\n${JSON.stringify(value).slice(0, 1500)}`);
+}
+
+// ---------------------------------------------------------------------------
+// Events
+
+/** Registers a queue for `client` and returns a helper to read its events. */
+export async function openQueue(client: Client, params: Params = {}) {
+  const res = await client.post('/register', params);
+  assertSuccess(res);
+  const queueId: string = res.body.queue_id;
+  let last: number = res.body.last_event_id;
+  return {
+    queueId,
+    state: res.body,
+    /** Events queued so far (non-blocking), acknowledged as read. */
+    async drain(): Promise<any[]> {
+      const r = await client.get('/events', { queue_id: queueId, last_event_id: last, dont_block: true });
+      assertSuccess(r);
+      const events = r.body.events as any[];
+      if (events.length) last = events[events.length - 1].id;
+      return events;
+    },
+    /** The queued events of one type (non-blocking). */
+    async ofType(type: string): Promise<any[]> {
+      return (await this.drain()).filter((e) => e.type === type);
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
