@@ -13,6 +13,7 @@ import { hashPassword } from '../lib/passwords.ts';
 import { nowSeconds } from '../lib/util.ts';
 import { realmUserDefaults } from '../lib/user-settings.ts';
 import { insertUser, ROLE, type UserRow } from '../store/users.ts';
+import { createSystemGroups } from '../store/groups.ts';
 import { newApiKey, validEmail } from './users.ts';
 
 export interface Bootstrap {
@@ -35,6 +36,7 @@ export async function ensureRealm(store: Store, config: Config): Promise<Bootstr
   const passwordHash = await hashPassword(password);
   const result = await transaction(store, async (tx) => {
     const realm = await insertRealm(tx, { string_id: '', name: config.realmName, date_created: nowSeconds() });
+    await createSystemGroups(tx, realm.id, nowSeconds());
     const owner = await insertUser(tx, {
       realm_id: realm.id,
       email,

@@ -124,6 +124,163 @@ migration('0001_foundation', async (db, c, d) => {
     .execute();
 });
 
+migration('0010_channels_messages', async (db, c, d) => {
+  const id = idColumn(d);
+  // User groups. System groups (role:*) get their members from users' roles;
+  // other groups have direct members and subgroups. Group-setting values are
+  // stored as JSON text: a group ID, or {"direct_members":[…],"direct_subgroups":[…]}.
+  await db.schema
+    .createTable('user_groups')
+    .addColumn('id', c.id, id)
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('name', 'text', (col) => col.notNull())
+    .addColumn('description', 'text', (col) => col.notNull().defaultTo(''))
+    .addColumn('is_system_group', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('creator_id', 'integer')
+    .addColumn('date_created', c.big)
+    .addColumn('deactivated', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('settings_json', 'text', (col) => col.notNull().defaultTo('{}'))
+    .execute();
+  await db.schema
+    .createTable('user_group_members')
+    .addColumn('group_id', 'integer', (col) => col.notNull().references('user_groups.id').onDelete('cascade'))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addPrimaryKeyConstraint('user_group_members_pk', ['group_id', 'user_id'])
+    .execute();
+  await db.schema
+    .createTable('user_group_subgroups')
+    .addColumn('group_id', 'integer', (col) => col.notNull().references('user_groups.id').onDelete('cascade'))
+    .addColumn('subgroup_id', 'integer', (col) => col.notNull().references('user_groups.id'))
+    .addPrimaryKeyConstraint('user_group_subgroups_pk', ['group_id', 'subgroup_id'])
+    .execute();
+
+  await db.schema
+    .createTable('streams')
+    .addColumn('id', c.id, id)
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('name', 'text', (col) => col.notNull())
+    .addColumn('description', 'text', (col) => col.notNull().defaultTo(''))
+    .addColumn('rendered_description', 'text', (col) => col.notNull().defaultTo(''))
+    .addColumn('invite_only', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('is_web_public', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('history_public_to_subscribers', 'integer', (col) => col.notNull().defaultTo(1))
+    .addColumn('message_retention_days', 'integer')
+    .addColumn('date_created', c.big, (col) => col.notNull())
+    .addColumn('creator_id', 'integer')
+    .addColumn('is_archived', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('first_message_id', 'integer')
+    .addColumn('folder_id', 'integer')
+    .addColumn('topics_policy', 'text', (col) => col.notNull().defaultTo('inherit'))
+    .addColumn('is_default', 'integer', (col) => col.notNull().defaultTo(0))
+    /** JSON object: the can_*_group settings (group-setting values). */
+    .addColumn('group_settings_json', 'text', (col) => col.notNull().defaultTo('{}'))
+    .execute();
+  await sql`CREATE UNIQUE INDEX streams_name_lower ON streams (realm_id, lower(name))`.execute(db);
+
+  await db.schema
+    .createTable('subscriptions')
+    .addColumn('id', c.id, id)
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('stream_id', 'integer', (col) => col.notNull().references('streams.id'))
+    .addColumn('active', 'integer', (col) => col.notNull().defaultTo(1))
+    .addColumn('is_muted', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('pin_to_top', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('color', 'text', (col) => col.notNull())
+    .addColumn('desktop_notifications', 'integer')
+    .addColumn('audible_notifications', 'integer')
+    .addColumn('push_notifications', 'integer')
+    .addColumn('email_notifications', 'integer')
+    .addColumn('wildcard_mentions_notify', 'integer')
+    .addUniqueConstraint('subscriptions_user_stream', ['user_id', 'stream_id'])
+    .execute();
+  await db.schema.createIndex('subscriptions_stream').on('subscriptions').columns(['stream_id', 'active']).execute();
+
+  // Direct-message groups of three or more people (Zulip's "huddles"): key is the sorted member IDs.
+  await db.schema
+    .createTable('direct_groups')
+    .addColumn('id', c.id, id)
+    .addColumn('member_key', 'text', (col) => col.notNull().unique())
+    .execute();
+  await db.schema
+    .createTable('direct_group_members')
+    .addColumn('group_id', 'integer', (col) => col.notNull().references('direct_groups.id'))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addPrimaryKeyConstraint('direct_group_members_pk', ['group_id', 'user_id'])
+    .execute();
+
+  // Messages. recipient_type: 1 direct to one user (recipient_id = that user; for
+  // a message to oneself, the sender), 2 channel (recipient_id = stream id),
+  // 3 direct-message group (recipient_id = direct_groups.id).
+  await db.schema
+    .createTable('messages')
+    .addColumn('id', c.id, id)
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('sender_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('recipient_type', 'integer', (col) => col.notNull())
+    .addColumn('recipient_id', 'integer', (col) => col.notNull())
+    .addColumn('topic', 'text', (col) => col.notNull().defaultTo(''))
+    .addColumn('content', 'text', (col) => col.notNull())
+    .addColumn('rendered_content', 'text', (col) => col.notNull())
+    .addColumn('date_sent', c.real, (col) => col.notNull())
+    .addColumn('last_edit_time', c.real)
+    .addColumn('edit_history_json', 'text')
+    .addColumn('sending_client', 'text', (col) => col.notNull().defaultTo(''))
+    .addColumn('has_link', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('has_image', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('has_attachment', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('is_me_message', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
+  await db.schema.createIndex('messages_recipient').on('messages').columns(['recipient_type', 'recipient_id', 'id']).execute();
+  await sql`CREATE INDEX messages_topic ON messages (recipient_id, lower(topic), id) `.execute(db);
+  await db.schema.createIndex('messages_sender').on('messages').columns(['sender_id', 'id']).execute();
+
+  // Per-user message rows with Zulip's flags as a bitmask (see src/store/messages.ts).
+  await db.schema
+    .createTable('user_messages')
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('message_id', 'integer', (col) => col.notNull().references('messages.id').onDelete('cascade'))
+    .addColumn('flags', 'integer', (col) => col.notNull().defaultTo(0))
+    .addPrimaryKeyConstraint('user_messages_pk', ['user_id', 'message_id'])
+    .execute();
+  await db.schema.createIndex('user_messages_message').on('user_messages').column('message_id').execute();
+
+  await db.schema
+    .createTable('reactions')
+    .addColumn('id', c.id, id)
+    .addColumn('message_id', 'integer', (col) => col.notNull().references('messages.id').onDelete('cascade'))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('emoji_name', 'text', (col) => col.notNull())
+    .addColumn('emoji_code', 'text', (col) => col.notNull())
+    .addColumn('reaction_type', 'text', (col) => col.notNull())
+    .addUniqueConstraint('reactions_unique', ['message_id', 'user_id', 'emoji_code', 'reaction_type'])
+    .execute();
+
+  // Personal topic preferences (visibility_policy 0 none, 1 muted, 2 unmuted, 3 followed).
+  await db.schema
+    .createTable('user_topics')
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('stream_id', 'integer', (col) => col.notNull().references('streams.id'))
+    .addColumn('topic', 'text', (col) => col.notNull())
+    .addColumn('visibility_policy', 'integer', (col) => col.notNull())
+    .addColumn('last_updated', c.big, (col) => col.notNull())
+    .execute();
+  await sql`CREATE UNIQUE INDEX user_topics_unique ON user_topics (user_id, stream_id, lower(topic))`.execute(db);
+});
+
+// Bot services: outgoing webhook (base_url, interface, token) and embedded bot entries.
+migration('0030_bot_services', async (db, c, d) => {
+  await db.schema
+    .createTable('bot_services')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('name', 'text', (col) => col.notNull())
+    .addColumn('base_url', 'text', (col) => col.notNull())
+    .addColumn('interface', 'integer', (col) => col.notNull())
+    .addColumn('token', 'text', (col) => col.notNull())
+    .execute();
+  await db.schema.createIndex('bot_services_user').on('bot_services').column('user_id').execute();
+});
+
 export async function migrate(store: Store): Promise<void> {
   const c = cols(store.dialect);
   const provider: MigrationProvider = {
@@ -133,7 +290,7 @@ export async function migrate(store: Store): Promise<void> {
       return out;
     },
   };
-  const migrator = new Migrator({ db: store.db, provider, ...(store.schema ? { migrationTableSchema: store.schema } : {}) });
+  const migrator = new Migrator({ db: store.db, provider, allowUnorderedMigrations: true, ...(store.schema ? { migrationTableSchema: store.schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

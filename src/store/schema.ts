@@ -82,11 +82,143 @@ export interface RealmEmojiTable {
   deactivated: Generated<number>;
 }
 
+export interface UserGroupsTable {
+  id: Generated<number>;
+  realm_id: number;
+  name: string;
+  description: Generated<string>;
+  is_system_group: Generated<number>;
+  creator_id: number | null;
+  date_created: number | null;
+  deactivated: Generated<number>;
+  settings_json: Generated<string>;
+}
+
+export interface UserGroupMembersTable {
+  group_id: number;
+  user_id: number;
+}
+
+export interface UserGroupSubgroupsTable {
+  group_id: number;
+  subgroup_id: number;
+}
+
+export interface StreamsTable {
+  id: Generated<number>;
+  realm_id: number;
+  name: string;
+  description: Generated<string>;
+  rendered_description: Generated<string>;
+  invite_only: Generated<number>;
+  is_web_public: Generated<number>;
+  history_public_to_subscribers: Generated<number>;
+  message_retention_days: number | null;
+  date_created: number;
+  creator_id: number | null;
+  is_archived: Generated<number>;
+  first_message_id: number | null;
+  folder_id: number | null;
+  topics_policy: Generated<string>;
+  is_default: Generated<number>;
+  group_settings_json: Generated<string>;
+}
+
+export interface SubscriptionsTable {
+  id: Generated<number>;
+  user_id: number;
+  stream_id: number;
+  active: Generated<number>;
+  is_muted: Generated<number>;
+  pin_to_top: Generated<number>;
+  color: string;
+  desktop_notifications: number | null;
+  audible_notifications: number | null;
+  push_notifications: number | null;
+  email_notifications: number | null;
+  wildcard_mentions_notify: number | null;
+}
+
+export interface DirectGroupsTable {
+  id: Generated<number>;
+  member_key: string;
+}
+
+export interface DirectGroupMembersTable {
+  group_id: number;
+  user_id: number;
+}
+
+export interface MessagesTable {
+  id: Generated<number>;
+  realm_id: number;
+  sender_id: number;
+  /** 1 direct to one user, 2 channel, 3 direct-message group. */
+  recipient_type: number;
+  recipient_id: number;
+  topic: Generated<string>;
+  content: string;
+  rendered_content: string;
+  /** UNIX seconds (fractional). */
+  date_sent: number;
+  last_edit_time: number | null;
+  edit_history_json: string | null;
+  sending_client: Generated<string>;
+  has_link: Generated<number>;
+  has_image: Generated<number>;
+  has_attachment: Generated<number>;
+  is_me_message: Generated<number>;
+}
+
+export interface UserMessagesTable {
+  user_id: number;
+  message_id: number;
+  flags: Generated<number>;
+}
+
+export interface ReactionsTable {
+  id: Generated<number>;
+  message_id: number;
+  user_id: number;
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+}
+
+export interface UserTopicsTable {
+  user_id: number;
+  stream_id: number;
+  topic: string;
+  visibility_policy: number;
+  last_updated: number;
+}
+
+export interface BotServicesTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  base_url: string;
+  interface: number;
+  token: string;
+}
+
 export interface Database {
+  bot_services: BotServicesTable;
   realm: RealmTable;
   users: UsersTable;
   custom_profile_fields: CustomProfileFieldsTable;
   custom_profile_field_values: CustomProfileFieldValuesTable;
   user_status: UserStatusTable;
   realm_emoji: RealmEmojiTable;
+  user_groups: UserGroupsTable;
+  user_group_members: UserGroupMembersTable;
+  user_group_subgroups: UserGroupSubgroupsTable;
+  streams: StreamsTable;
+  subscriptions: SubscriptionsTable;
+  direct_groups: DirectGroupsTable;
+  direct_group_members: DirectGroupMembersTable;
+  messages: MessagesTable;
+  user_messages: UserMessagesTable;
+  reactions: ReactionsTable;
+  user_topics: UserTopicsTable;
 }

@@ -1,0 +1,103 @@
+/**
+ * Who may see and use a channel: metadata access, content (message) access,
+ * and permission to post. One place for these rules, used by channel,
+ * subscription, message, narrow and typing code.
+ */
+import type { Services } from '../services.ts';
+import type { Tx } from '../store/db.ts';
+import { ApiError } from '../lib/errors.ts';
+import { parseJsonObject } from '../lib/util.ts';
+import { streamById, streamByName, subscription, type StreamRow } from '../store/streams.ts';
+import { ROLE, type UserRow } from '../store/users.ts';
+import { Groups, parseStoredSetting, type GroupSettingValue } from './group-settings.ts';
+
+export const STREAM_GROUP_SETTINGS = [
+  'can_add_subscribers_group',
+  'can_administer_channel_group',
+  'can_create_topic_group',
+  'can_delete_any_message_group',
+  'can_delete_own_message_group',
+  'can_move_messages_out_of_channel_group',
+  'can_move_messages_within_channel_group',
+  'can_remove_subscribers_group',
+  'can_resolve_topics_group',
+  'can_send_message_group',
+  'can_subscribe_group',
+] as const;
+export type StreamGroupSetting = (typeof STREAM_GROUP_SETTINGS)[number];
+
+export function streamGroupSetting(stream: StreamRow, name: StreamGroupSetting): GroupSettingValue | undefined {
+  return parseStoredSetting(parseJsonObject(stream.group_settings_json)[name]);
+}
+
+export function streamDoesNotExistById(id: number): ApiError {
+  return new ApiError(`Channel with ID '${id}' does not exist`, { code: 'STREAM_DOES_NOT_EXIST', extra: { stream_id: id } });
+}
+
+export function streamDoesNotExistByName(name: string): ApiError {
+  return new ApiError(`Channel '${name}' does not exist`, { code: 'STREAM_DOES_NOT_EXIST', extra: { stream: name } });
+}
+
+export interface StreamAccess {
+  stream: StreamRow;
+  subscribed: boolean;
+  /** May see that the channel exists and its settings. */
+  metadata: boolean;
+  /** May read its messages (subject to history_public_to_subscribers for old ones). */
+  content: boolean;
+}
+
+/** Computes a user's access to a channel. */
+export function streamAccess(user: UserRow, stream: StreamRow, subscribed: boolean, groups: Groups): StreamAccess {
+  let metadata: boolean;
+  let content: boolean;
+  if (subscribed) {
+    metadata = content = true;
+  } else if (stream.is_web_public || !stream.invite_only) {
+    // Public (and web-public) channels: every non-guest; guests only web-public metadata/content.
+    const guest = user.role === ROLE.GUEST;
+    metadata = content = !guest || !!stream.is_web_public;
+  } else {
+    // Private: administrators and channel administrators see metadata;
+    // members of can_add_subscribers/can_subscribe groups may read content.
+    const admin = user.role <= ROLE.ADMINISTRATOR;
+    const chanAdmin = groups.allows(user, streamGroupSetting(stream, 'can_administer_channel_group'));
+    const canJoin =
+      groups.allows(user, streamGroupSetting(stream, 'can_subscribe_group')) ||
+      groups.allows(user, streamGroupSetting(stream, 'can_add_subscribers_group'));
+    metadata = admin || chanAdmin || canJoin;
+    content = canJoin;
+  }
+  return { stream, subscribed, metadata, content };
+}
+
+/** Loads a channel by ID the user may see; unknown or invisible channels are "does not exist". */
+export async function accessStreamById(svc: Services, db: Tx, user: UserRow, streamId: number, groups?: Groups): Promise<StreamAccess> {
+  const stream = await streamById(db, svc.realmId, streamId);
+  if (!stream) throw new ApiError('Invalid channel ID', { code: 'BAD_REQUEST' });
+  const g = groups ?? (await Groups.load(db, svc.realmId));
+  const access = streamAccess(user, stream, !!(await subscription(db, user.id, stream.id)), g);
+  if (!access.metadata) throw new ApiError('Invalid channel ID', { code: 'BAD_REQUEST' });
+  return access;
+}
+
+export async function accessStreamByName(svc: Services, db: Tx, user: UserRow, name: string, groups?: Groups): Promise<StreamAccess> {
+  const stream = await streamByName(db, svc.realmId, name);
+  if (!stream) throw new ApiError(`Invalid channel name '${name}'`, { code: 'BAD_REQUEST' });
+  const g = groups ?? (await Groups.load(db, svc.realmId));
+  const access = streamAccess(user, stream, !!(await subscription(db, user.id, stream.id)), g);
+  if (!access.metadata) throw new ApiError(`Invalid channel name '${name}'`, { code: 'BAD_REQUEST' });
+  return access;
+}
+
+/**
+ * Whether the user may post to the channel: in can_send_message_group, and
+ * for private channels (or guests) subscribed. Bots act with their owner's
+ * rights for private channels only when subscribed themselves, as in Zulip.
+ */
+export function canPost(user: UserRow, access: StreamAccess, groups: Groups): boolean {
+  if (access.stream.is_archived) return false;
+  if (!groups.allows(user, streamGroupSetting(access.stream, 'can_send_message_group'))) return false;
+  if (access.stream.invite_only || user.role === ROLE.GUEST) return access.subscribed;
+  return true;
+}

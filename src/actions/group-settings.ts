@@ -1,0 +1,148 @@
+/**
+ * Group-setting values (spec 2.1) and group membership.
+ *
+ * A group-setting value is a user group ID, or an anonymous group
+ * {direct_members, direct_subgroups}. System groups (role:*) take their
+ * members from users' roles; other groups from direct members and, through
+ * subgroups, recursively. Values are stored as JSON text.
+ */
+import type { Tx } from '../store/db.ts';
+import { allGroups, allMemberEdges, allSubgroupEdges, SYSTEM_GROUP_MAX_ROLE, type GroupRow, type SystemGroupName } from '../store/groups.ts';
+import type { UserRow } from '../store/users.ts';
+import { badRequest } from '../lib/errors.ts';
+import { v, type Validator } from '../http/params.ts';
+
+export type AnonymousGroup = { direct_members: number[]; direct_subgroups: number[] };
+export type GroupSettingValue = number | AnonymousGroup;
+
+/** Validator for a group-setting value sent by a client. */
+export const groupSettingValue: Validator<GroupSettingValue> = v.union<GroupSettingValue>(
+  v.int(),
+  v.object({ direct_members: v.list(v.int()), direct_subgroups: v.list(v.int()) }),
+);
+
+/** Validator for an update object {new, old?} (PATCH operations). */
+export const groupSettingUpdate = v.object({ new: groupSettingValue, old: groupSettingValue }, { optional: ['old'] });
+
+export function parseStoredSetting(text: unknown): GroupSettingValue | undefined {
+  if (typeof text === 'number') return text;
+  if (text && typeof text === 'object') return text as AnonymousGroup;
+  return undefined;
+}
+
+/** A snapshot of every group of the organization, for membership checks. */
+export class Groups {
+  readonly byId: Map<number, GroupRow>;
+  readonly byName: Map<string, GroupRow>;
+  private readonly members = new Map<number, Set<number>>();
+  private readonly subgroups = new Map<number, number[]>();
+
+  private constructor(groups: GroupRow[], members: Array<{ group_id: number; user_id: number }>, subs: Array<{ group_id: number; subgroup_id: number }>) {
+    this.byId = new Map(groups.map((g) => [g.id, g]));
+    this.byName = new Map(groups.map((g) => [g.name, g]));
+    for (const m of members) {
+      let set = this.members.get(m.group_id);
+      if (!set) this.members.set(m.group_id, (set = new Set()));
+      set.add(m.user_id);
+    }
+    for (const s of subs) {
+      let list = this.subgroups.get(s.group_id);
+      if (!list) this.subgroups.set(s.group_id, (list = []));
+      list.push(s.subgroup_id);
+    }
+  }
+
+  static async load(db: Tx, realmId: number): Promise<Groups> {
+    const [groups, members, subs] = await Promise.all([allGroups(db, realmId), allMemberEdges(db, realmId), allSubgroupEdges(db, realmId)]);
+    return new Groups(groups, members, subs);
+  }
+
+  systemGroupId(name: SystemGroupName): number {
+    const g = this.byName.get(name);
+    if (!g || !g.is_system_group) throw new Error(`system group ${name} missing`);
+    return g.id;
+  }
+
+  /** Direct members of a group: for system groups, users whose role maps to it. */
+  directMembers(groupId: number, users: UserRow[]): number[] {
+    const g = this.byId.get(groupId);
+    if (!g) return [];
+    if (g.is_system_group) {
+      const roles = systemGroupDirectRoles(g.name);
+      return users.filter((u) => u.is_active && roles.includes(u.role)).map((u) => u.id);
+    }
+    return [...(this.members.get(groupId) ?? [])].sort((a, b) => a - b);
+  }
+
+  directSubgroups(groupId: number): number[] {
+    return [...(this.subgroups.get(groupId) ?? [])].sort((a, b) => a - b);
+  }
+
+  /** Whether the user is in the group, directly or through subgroups. */
+  isMember(user: UserRow, groupId: number, seen = new Set<number>()): boolean {
+    if (!user.is_active || seen.has(groupId)) return false;
+    seen.add(groupId);
+    const g = this.byId.get(groupId);
+    if (!g || g.deactivated) return false;
+    if (g.is_system_group) {
+      const max = SYSTEM_GROUP_MAX_ROLE[g.name as SystemGroupName];
+      return max !== null && max !== undefined && user.role <= max;
+    }
+    if (this.members.get(groupId)?.has(user.id)) return true;
+    return (this.subgroups.get(groupId) ?? []).some((sg) => this.isMember(user, sg, seen));
+  }
+
+  /** Whether the user is covered by a group-setting value. */
+  allows(user: UserRow, value: GroupSettingValue | undefined): boolean {
+    if (value === undefined) return false;
+    if (typeof value === 'number') return this.isMember(user, value);
+    if (value.direct_members.includes(user.id) && user.is_active) return true;
+    return value.direct_subgroups.some((g) => this.isMember(user, g));
+  }
+
+  /** Every user ID the value covers, among `users`. */
+  usersAllowed(value: GroupSettingValue | undefined, users: UserRow[]): number[] {
+    return users.filter((u) => this.allows(u, value)).map((u) => u.id);
+  }
+
+  /**
+   * Checks a client-sent value: group IDs must exist (and not be deactivated),
+   * user IDs must be in `validUserIds`. Returns the normalized value: an
+   * anonymous group equal to one named group stays anonymous, as in Zulip.
+   */
+  validate(value: GroupSettingValue, validUserIds: Set<number>, settingName: string): GroupSettingValue {
+    const checkGroup = (id: number) => {
+      const g = this.byId.get(id);
+      if (!g || g.deactivated) throw badRequest(`Invalid user group ID: ${id}`);
+    };
+    if (typeof value === 'number') {
+      checkGroup(value);
+      return value;
+    }
+    for (const id of value.direct_subgroups) checkGroup(id);
+    for (const uid of value.direct_members) if (!validUserIds.has(uid)) throw badRequest(`Invalid user ID: ${uid}`);
+    void settingName;
+    return {
+      direct_members: [...new Set(value.direct_members)].sort((a, b) => a - b),
+      direct_subgroups: [...new Set(value.direct_subgroups)].sort((a, b) => a - b),
+    };
+  }
+}
+
+function systemGroupDirectRoles(name: string): number[] {
+  switch (name) {
+    case 'role:owners':
+      return [100];
+    case 'role:administrators':
+      return [200];
+    case 'role:moderators':
+      return [300];
+    case 'role:fullmembers':
+    case 'role:members':
+      return [400];
+    case 'role:everyone':
+      return [600];
+    default:
+      return [];
+  }
+}
