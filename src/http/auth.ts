@@ -6,8 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { authError, rateLimited, unauthorized } from '../lib/errors.ts';
-import { realmById } from '../store/realm.ts';
-import { userByApiKey, type UserRow } from '../store/users.ts';
+import { userByApiKeyWithRealm, type UserRow } from '../store/users.ts';
 
 /** Fixed-window counters keyed by a string. */
 export class RateLimiter {
@@ -92,12 +91,12 @@ export async function authenticate(
     throw unauthorized(msg);
   };
   if (!API_KEY_RE.test(creds.apiKey)) fail('Malformed API key');
-  const user = await userByApiKey(svc.store.db, creds.apiKey);
-  if (!user || user.realm_id !== svc.realmId) return fail('Invalid API key');
+  const found = await userByApiKeyWithRealm(svc.store.db, creds.apiKey);
+  if (!found || found.realm_id !== svc.realmId) return fail('Invalid API key');
+  const { realm_deactivated: realmDeactivated, ...user } = found;
   const email = creds.email.toLowerCase();
   if (email !== user.delivery_email.toLowerCase() && email !== user.email.toLowerCase()) return fail('Invalid API key');
-  const realm = await realmById(svc.store.db, user.realm_id);
-  if (realm.deactivated) throw authError('REALM_DEACTIVATED', 'This organization has been deactivated');
+  if (realmDeactivated) throw authError('REALM_DEACTIVATED', 'This organization has been deactivated');
   if (!user.is_active) throw authError('USER_DEACTIVATED', 'Account is deactivated');
   return user;
 }

@@ -26,6 +26,17 @@ export async function userByApiKey(db: Tx, apiKey: string): Promise<UserRow | un
   return db.selectFrom('users').selectAll().where('api_key', '=', apiKey).executeTakeFirst();
 }
 
+/** The user with this API key, with whether their organization is deactivated (one query). */
+export async function userByApiKeyWithRealm(db: Tx, apiKey: string): Promise<(UserRow & { realm_deactivated: number }) | undefined> {
+  return db
+    .selectFrom('users')
+    .innerJoin('realm', 'realm.id', 'users.realm_id')
+    .selectAll('users')
+    .select('realm.deactivated as realm_deactivated')
+    .where('users.api_key', '=', apiKey)
+    .executeTakeFirst();
+}
+
 export async function userById(db: Tx, realmId: number, id: number): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).where('realm_id', '=', realmId).executeTakeFirst();
 }
@@ -95,4 +106,48 @@ export async function adminUserIds(db: Tx, realmId: number): Promise<number[]> {
     .where('role', '<=', ROLE.ADMINISTRATOR)
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** Active bots owned by a user (deactivated first when the owner is). */
+export async function activeBotsOwnedBy(db: Tx, ownerId: number): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().where('bot_owner_id', '=', ownerId).where('is_active', '=', 1).where('is_bot', '=', 1).orderBy('id').execute();
+}
+
+/** Bots in the realm (all of them, active or not), or those owned by one user. */
+export async function realmBots(db: Tx, realmId: number, ownerId?: number): Promise<UserRow[]> {
+  let q = db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where('is_bot', '=', 1);
+  if (ownerId !== undefined) q = q.where('bot_owner_id', '=', ownerId);
+  return q.orderBy('id').execute();
+}
+
+export async function countActiveUsers(db: Tx, realmId: number): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('realm_id', '=', realmId)
+    .where('is_active', '=', 1)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Whether an active account already uses this full name (Zulip's bot name check). */
+export async function activeNameTaken(db: Tx, realmId: number, fullName: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('realm_id', '=', realmId)
+    .where('is_active', '=', 1)
+    .where('full_name', '=', fullName)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Finds a user by delivery email exactly (case-insensitively), as Zulip's get_user_by_delivery_email. */
+export async function userByDeliveryEmail(db: Tx, realmId: number, email: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .where(sql`lower(delivery_email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
 }
