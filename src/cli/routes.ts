@@ -1,0 +1,82 @@
+/**
+ * `npm run routes`: lists every API endpoint from the route declarations
+ * (method, path, authentication, summary and each parameter's type,
+ * whether it is required, its default and its description).
+ *
+ *   npm run routes                 plain text
+ *   npm run -s routes -- --markdown > docs/API.md
+ */
+import { allRoutes } from '../http/routes/index.ts';
+import type { RouteDef } from '../http/route.ts';
+import type { Param } from '../http/params.ts';
+
+/** `/users/:user_id(^\d+$)` -> `/users/{user_id}`, as Zulip's documentation writes paths. */
+export function displayPath(path: string): string {
+  return '/api/v1' + path.replace(/:(\w+)(\([^/]*\))?/g, '{$1}');
+}
+
+const AUTH: Record<RouteDef['auth'], string> = { user: 'authenticated', none: 'public', optional: 'optional auth' };
+
+function paramLine(name: string, param: Param<unknown>, where: 'path' | 'body'): { name: string; type: string; req: string; doc: string } {
+  let req: string;
+  if (where === 'path' || param.required) req = 'required';
+  else if (param.defaultValue === undefined) req = 'optional';
+  else req = `default ${JSON.stringify(param.defaultValue)}`;
+  const aliases = param.aliases.length ? ` (also ${param.aliases.join(', ')})` : '';
+  return { name: name + aliases, type: param.type + (where === 'path' ? ', in path' : ''), req, doc: param.doc };
+}
+
+function paramsOf(r: RouteDef) {
+  return [
+    ...Object.entries(r.pathParams ?? {}).map(([n, prm]) => paramLine(n, prm, 'path')),
+    ...Object.entries(r.params).map(([n, prm]) => paramLine(n, prm, 'body')),
+  ];
+}
+
+export function routesText(routes: RouteDef[]): string {
+  const out: string[] = [];
+  for (const r of routes) {
+    out.push(`${r.method.padEnd(6)} ${displayPath(r.path)}  — ${r.summary} [${AUTH[r.auth]}]`);
+    for (const prm of paramsOf(r)) out.push(`         ${prm.name}: ${prm.type}, ${prm.req}${prm.doc ? ` — ${prm.doc}` : ''}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+const cell = (s: string) => s.replace(/\|/g, '\\|');
+
+export function routesMarkdown(routes: RouteDef[]): string {
+  const out: string[] = [
+    '# Parley API endpoints',
+    '',
+    '<!-- Generated from the route declarations: `npm run -s routes -- --markdown > docs/API.md`. Do not edit by hand. -->',
+    '',
+    'Every endpoint is under `/api/v1` and behaves as in [Zulip\'s REST API](https://zulip.com/api/) at feature level 483:',
+    'HTTP Basic authentication with an email and API key, form-encoded parameters (integers, booleans, lists and objects',
+    'JSON-encoded, strings as sent), and the `{"result", "msg", ...}` response envelope. Parameters an endpoint does not',
+    'know are reported in `ignored_parameters_unsupported`.',
+    '',
+    `${routes.length} endpoints.`,
+    '',
+    '| Method | Path | Auth | Summary |',
+    '| --- | --- | --- | --- |',
+  ];
+  for (const r of routes) out.push(`| ${r.method} | \`${displayPath(r.path)}\` | ${AUTH[r.auth]} | ${cell(r.summary)} |`);
+  out.push('');
+  for (const r of routes) {
+    out.push(`### ${r.method} \`${displayPath(r.path)}\``, '', `${r.summary} (${AUTH[r.auth]}).`, '');
+    const params = paramsOf(r);
+    if (params.length) {
+      out.push('| Parameter | Type | Required / default | Description |', '| --- | --- | --- | --- |');
+      for (const prm of params) out.push(`| \`${prm.name}\` | \`${cell(prm.type)}\` | ${cell(prm.req)} | ${cell(prm.doc)} |`);
+    } else {
+      out.push('No parameters.');
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+if (import.meta.main) {
+  const routes = allRoutes();
+  process.stdout.write(process.argv.includes('--markdown') ? routesMarkdown(routes) : routesText(routes));
+}
