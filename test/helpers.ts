@@ -282,7 +282,8 @@ export function assertSchema(res: Res, method: string, path: string): void {
   if (!validate) {
     const op = openapi.paths?.[path]?.[method.toLowerCase()];
     assert.ok(op, `OpenAPI has no ${method} ${path}`);
-    const resp = op.responses?.[String(res.status)];
+    let resp = op.responses?.[String(res.status)];
+    if (typeof resp?.$ref === 'string') resp = openapi.components?.responses?.[resp.$ref.split('/').pop()];
     assert.ok(resp, `OpenAPI has no ${res.status} response for ${method} ${path}`);
     const schema = resp.content?.['application/json']?.schema;
     assert.ok(schema, `OpenAPI has no JSON schema for ${method} ${path} ${res.status}`);

@@ -1,2 +1,3 @@
 /** Loads every initial-state provider (each module registers itself). */
 import './realm.ts';
+import './user-status.ts';

@@ -3,7 +3,8 @@ import type { RouteDef } from '../route.ts';
 import server from './server.ts';
 import events from './events.ts';
 import users from './users.ts';
+import userStatus from './user-status.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users];
+  return [...server, ...events, ...users, ...userStatus];
 }

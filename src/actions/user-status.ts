@@ -1,0 +1,173 @@
+/**
+ * User status: POST /users/me/status, GET /users/{user_id}/status and the
+ * `user_status` register state. A status is a text and an emoji; the
+ * deprecated `away` flag is the inverse of the user's presence_enabled
+ * setting (changing it changes the setting).
+ */
+import type { Services } from '../services.ts';
+import { badRequest } from '../lib/errors.ts';
+import { nowSeconds } from '../lib/util.ts';
+import { userSettings } from '../lib/user-settings.ts';
+import { checkUnicodeEmoji, emojiByName } from '../emoji/index.ts';
+import { transaction, type Tx } from '../store/db.ts';
+import { activeUserIds, updateUser, userById, type UserRow } from '../store/users.ts';
+import {
+  activeRealmEmojiByName,
+  activeUserStatuses,
+  realmEmojiById,
+  upsertUserStatus,
+  userStatusOf,
+  type UserStatusPatch,
+} from '../store/user-status.ts';
+import type { ZulipEvent } from '../events/types.ts';
+import { noSuchUser } from './users-read.ts';
+
+export const MAX_STATUS_TEXT_LENGTH = 60;
+
+/** Zulip's name for its built-in extra emoji type; the spec calls it service_extra_emoji. */
+const EXTRA_EMOJI_TYPES = new Set(['zulip_extra_emoji', 'service_extra_emoji']);
+
+export interface StatusUpdate {
+  away?: boolean;
+  statusText?: string;
+  emojiName?: string;
+  emojiCode?: string;
+  reactionType?: string;
+}
+
+/** A status as Zulip formats it: only the set fields; `away` only when true. */
+export interface FormattedStatus {
+  away?: boolean;
+  status_text?: string;
+  emoji_name?: string;
+  emoji_code?: string;
+  reaction_type?: string;
+}
+
+export function formatStatus(
+  row: { status_text: string; emoji_name: string; emoji_code: string; reaction_type: string } | undefined,
+  presenceEnabled: boolean,
+): FormattedStatus {
+  const out: FormattedStatus = {};
+  if (!presenceEnabled) out.away = true;
+  if (!row) return out;
+  if (row.status_text) out.status_text = row.status_text;
+  if (row.emoji_name) {
+    out.emoji_name = row.emoji_name;
+    out.emoji_code = row.emoji_code;
+    out.reaction_type = row.reaction_type;
+  }
+  return out;
+}
+
+const presenceEnabled = (u: { settings_json: string }): boolean => userSettings(u.settings_json).presence_enabled !== false;
+
+/** Resolves an emoji name alone to its code and type (custom emoji first, then Zulip's extra, then unicode). */
+async function emojiData(db: Tx, realmId: number, name: string): Promise<{ code: string; type: string }> {
+  const custom = await activeRealmEmojiByName(db, realmId, name);
+  if (custom) return { code: String(custom.id), type: 'realm_emoji' };
+  if (name === 'zulip') return { code: 'zulip', type: 'zulip_extra_emoji' };
+  const unicode = emojiByName(name);
+  if (unicode) return { code: unicode.code, type: 'unicode_emoji' };
+  throw badRequest(`Emoji '${name}' does not exist`);
+}
+
+/** Checks that (name, code, type) denotes a usable emoji, with Zulip's messages. */
+async function checkEmoji(db: Tx, realmId: number, name: string, code: string, type: string): Promise<void> {
+  if (type === 'realm_emoji') {
+    const id = /^[1-9]\d{0,9}$/.test(code) ? Number(code) : NaN;
+    const custom = Number.isSafeInteger(id) ? await realmEmojiById(db, realmId, id) : undefined;
+    if (!custom) throw badRequest('Invalid custom emoji.');
+    if (custom.name !== name) throw badRequest('Invalid custom emoji name.');
+    if (custom.deactivated) throw badRequest('This custom emoji has been deactivated.');
+  } else if (EXTRA_EMOJI_TYPES.has(type)) {
+    if (code !== 'zulip') throw badRequest('Invalid emoji code.');
+    if (name !== code) throw badRequest('Invalid emoji name.');
+  } else if (type === 'unicode_emoji') {
+    const r = checkUnicodeEmoji(name, code);
+    if (!r.ok) throw badRequest(r.error);
+  } else {
+    throw badRequest('Invalid emoji type.');
+  }
+}
+
+export async function updateUserStatus(svc: Services, user: UserRow, input: StatusUpdate): Promise<void> {
+  if (user.is_bot) throw badRequest('This endpoint does not accept bot requests.');
+  const statusText = input.statusText?.trim();
+  if (statusText !== undefined && [...statusText].length > MAX_STATUS_TEXT_LENGTH) {
+    throw badRequest(`status_text is too long (limit: ${MAX_STATUS_TEXT_LENGTH} characters)`);
+  }
+  const { away } = input;
+  let { emojiName, emojiCode, reactionType } = input;
+  if (away === undefined && statusText === undefined && emojiName === undefined) {
+    throw badRequest('Client did not pass any new values.');
+  }
+
+  const events: Array<[ZulipEvent, number[]]> = [];
+  await transaction(svc.store, async (tx) => {
+    if (emojiName === '') {
+      // An empty name clears the emoji.
+      emojiCode = '';
+      reactionType = 'unicode_emoji';
+    } else if (emojiName !== undefined) {
+      if (emojiCode === undefined || reactionType === undefined) {
+        const data = await emojiData(tx, svc.realmId, emojiName);
+        emojiCode ??= data.code;
+        reactionType ??= data.type;
+      }
+      await checkEmoji(tx, svc.realmId, emojiName, emojiCode, reactionType);
+    } else if (reactionType || emojiCode) {
+      throw badRequest('Client must pass emoji_name if they pass either emoji_code or reaction_type.');
+    }
+
+    if (away !== undefined) {
+      const fresh = (await userById(tx, svc.realmId, user.id)) ?? user;
+      const stored = JSON.parse(fresh.settings_json || '{}') as Record<string, unknown>;
+      stored.presence_enabled = !away;
+      await updateUser(tx, user.id, { settings_json: JSON.stringify(stored) });
+      events.push([{ type: 'user_settings', op: 'update', property: 'presence_enabled', value: !away }, [user.id]]);
+      // The legacy form of the same change, for clients without user_settings_object.
+      events.push([{ type: 'update_global_notifications', user: user.email, notification_name: 'presence_enabled', setting: !away }, [user.id]]);
+    }
+
+    const patch: UserStatusPatch = { status_text: statusText };
+    if (emojiName !== undefined) {
+      patch.emoji_name = emojiName;
+      patch.emoji_code = emojiCode;
+      patch.reaction_type = reactionType;
+    }
+    await upsertUserStatus(tx, user.id, patch, nowSeconds());
+
+    const event: ZulipEvent = { type: 'user_status', user_id: user.id };
+    if (away !== undefined) event.away = away;
+    if (statusText !== undefined) event.status_text = statusText;
+    if (emojiName !== undefined) {
+      event.emoji_name = emojiName;
+      event.emoji_code = emojiCode;
+      event.reaction_type = reactionType;
+    }
+    events.push([event, await activeUserIds(tx, svc.realmId)]);
+  });
+  for (const [event, recipients] of events) svc.bus.send(event, recipients);
+}
+
+/** GET /users/{user_id}/status: the status of an active human user of the organization. */
+export async function getUserStatus(svc: Services, userId: number): Promise<FormattedStatus> {
+  const target = await userById(svc.store.db, svc.realmId, userId);
+  if (!target || target.is_bot) throw noSuchUser();
+  if (!target.is_active) throw badRequest('User is deactivated');
+  const row = await userStatusOf(svc.store.db, target.id);
+  // Zulip answers {} for a user who never set a status (even one marked away).
+  return row ? formatStatus(row, presenceEnabled(target)) : {};
+}
+
+/** The `user_status` register state: active users with a status (or away), keyed by user ID. */
+export async function userStatusState(svc: Services): Promise<Record<string, FormattedStatus>> {
+  const out: Record<string, FormattedStatus> = {};
+  for (const row of await activeUserStatuses(svc.store.db, svc.realmId)) {
+    const enabled = presenceEnabled(row);
+    if (enabled && !row.status_text && !row.emoji_name && !row.emoji_code && row.reaction_type === 'unicode_emoji') continue;
+    out[String(row.user_id)] = formatStatus(row, enabled);
+  }
+  return out;
+}
