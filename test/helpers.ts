@@ -207,6 +207,17 @@ export function assertSuccess(res: Res): Record<string, any> {
 export const POST_247_FIELDS = new Set<string>([
   'is_imported_stub', // FL 433
   'realm_url', // FL 257 (realm_uri before)
+  'editable_by_user', // FL 296 (custom profile fields)
+  // user settings added after FL 247 (user_settings / realm_user_settings_defaults)
+  'receives_typing_notifications',
+  'web_channel_default_view',
+  'web_suggest_update_timezone',
+  'web_animate_image_previews',
+  'hide_ai_features',
+  'web_inbox_show_channel_folders',
+  'web_navigate_to_sent_message',
+  'resolved_topic_notice_auto_read_policy',
+  'allow_private_data_export',
 ]);
 
 let ajv: Ajv | null | undefined;

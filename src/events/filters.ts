@@ -13,4 +13,8 @@ export function installEventFilters(svc: Services): void {
     }
     return event;
   });
+  // Legacy settings events go only to clients without the user_settings_object capability.
+  for (const legacy of ['update_display_settings', 'update_global_notifications']) {
+    svc.queues.setFilter(legacy, (q, event) => (q.opts.clientCapabilities.user_settings_object ? null : event));
+  }
 }

@@ -6,6 +6,7 @@
  * touch existing users.
  */
 import { v, type Validator } from '../http/params.ts';
+import { ApiError } from './errors.ts';
 
 export interface SettingDef {
   default: unknown;
@@ -35,8 +36,57 @@ const intRange = (dflt: number, min: number, max: number, legacy?: SettingDef['l
   legacy,
 });
 
-export const NOTIFICATION_SOUNDS = ['zulip', 'ding', 'chime-short', 'chime-long', 'knock', 'none'] as const;
-export const EMOJISETS = ['google', 'twitter', 'text'] as const;
+/** Zulip's bundled notification sounds (static/audio/notification_sounds), sorted; 'none' is also accepted. */
+export const AVAILABLE_NOTIFICATION_SOUNDS = [
+  'ascend', 'beep_boop', 'bink', 'bright', 'brlip', 'chime', 'deep tom', 'ding', 'double tap', 'down',
+  'dry bongos', 'dutdut', 'fast ascend', 'flute', 'friendly', 'kick roll', 'loud tintong', 'metallic snare',
+  'pan', 'shaker', 'simple', 'stairs', 'subtle', 'swish', 'tintong', 'up', 'wood block', 'zaping', 'zing', 'zulip',
+] as const;
+export const NOTIFICATION_SOUNDS = [...AVAILABLE_NOTIFICATION_SOUNDS, 'none'] as const;
+export const EMOJISET_CHOICES = [
+  { key: 'google', text: 'Google' },
+  { key: 'twitter', text: 'Twitter' },
+  { key: 'text', text: 'Plain text' },
+  { key: 'google-blob', text: 'Google blobs' },
+] as const;
+export const EMOJISETS = EMOJISET_CHOICES.map((e) => e.key);
+/** Language codes Zulip offers for default_language. */
+export const LANGUAGE_CODES = [
+  'ar', 'be', 'bg', 'bn', 'ca', 'cs', 'cy', 'da', 'de', 'el', 'en', 'en_GB', 'eo', 'es', 'fa', 'fi', 'fr', 'gl',
+  'gu', 'hi', 'hu', 'id', 'it', 'ja', 'ko', 'lt', 'lv', 'ml', 'mn', 'nl', 'no', 'pl', 'pt', 'pt_BR', 'pt_PT',
+  'ro', 'ru', 'si', 'sk', 'sr', 'sv', 'ta', 'te', 'tl', 'tr', 'uk', 'uz', 'vi', 'zh-hans', 'zh-hant', 'zh_TW',
+] as const;
+
+/**
+ * Value checks Zulip makes outside the parameter validators (its
+ * check_settings_values), with Zulip's messages.
+ */
+export function checkSettingValues(values: Record<string, unknown>): void {
+  const lang = values.default_language;
+  if (lang !== undefined && !(LANGUAGE_CODES as readonly string[]).includes(lang as string)) {
+    throw new ApiError('Invalid default_language');
+  }
+  const sound = values.notification_sound;
+  if (sound !== undefined && !(NOTIFICATION_SOUNDS as readonly string[]).includes(sound as string)) {
+    throw new ApiError(`Invalid notification sound '${String(sound)}'`);
+  }
+  const period = values.email_notifications_batching_period_seconds;
+  if (typeof period === 'number' && (period <= 0 || period > 7 * 24 * 60 * 60)) {
+    throw new ApiError(`Invalid email batching period: ${period} seconds`);
+  }
+}
+
+/** An IANA time zone name (or '' for unset), as Zulip's check_timezone. */
+const timezoneValidator: Validator<unknown> = (x, name) => {
+  if (typeof x !== 'string') throw new ApiError(`${name} is not a string`);
+  if (x === '') return x;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: x });
+  } catch {
+    throw new ApiError(`${name} is not a recognized time zone`);
+  }
+  return x;
+};
 
 export const USER_SETTINGS: Record<string, SettingDef> = {
   // Display and interface
@@ -48,24 +98,25 @@ export const USER_SETTINGS: Record<string, SettingDef> = {
   web_suggest_update_timezone: bool(true),
   fluid_layout_width: bool(false, 'display'),
   high_contrast_mode: bool(false, 'display'),
-  web_font_size_px: intRange(16, 12, 24),
-  web_line_height_percent: intRange(140, 122, 158),
+  web_font_size_px: intRange(16, 1, 32767),
+  web_line_height_percent: intRange(140, 1, 32767),
   color_scheme: choice(1, [1, 2, 3], 'display'),
   translate_emoticons: bool(false, 'display'),
   display_emoji_reaction_users: bool(true),
-  default_language: { default: 'en', validator: v.str({ maxLength: 50 }) as Validator<unknown>, realmDefault: false, legacy: 'display' },
-  web_home_view: choice('inbox', ['recent', 'inbox', 'all_messages'], 'display'),
+  default_language: { default: 'en', validator: v.str() as Validator<unknown>, realmDefault: true, legacy: 'display' },
+  // Zulip's value for the recent conversations view is 'recent_topics'; 'recent' (the spec's name) is accepted too.
+  web_home_view: choice('inbox', ['recent_topics', 'recent', 'inbox', 'all_messages'], 'display'),
   web_escape_navigates_to_home_view: bool(true),
   left_side_userlist: bool(false, 'display'),
   emojiset: choice('google', EMOJISETS, 'display'),
   demote_inactive_streams: choice(1, [1, 2, 3], 'display'),
-  user_list_style: choice(2, [1, 2, 3]),
+  user_list_style: choice(3, [1, 2, 3]),
   web_animate_image_previews: choice('on_hover', ['always', 'on_hover', 'never']),
   web_stream_unreads_count_display_policy: choice(2, [1, 2, 3]),
   hide_ai_features: bool(false),
   web_inbox_show_channel_folders: bool(true),
   web_navigate_to_sent_message: bool(true),
-  timezone: { default: '', validator: v.str({ maxLength: 40 }) as Validator<unknown>, realmDefault: false, legacy: 'display' },
+  timezone: { default: '', validator: timezoneValidator, realmDefault: false, legacy: 'display' },
   enter_sends: bool(false, 'display'),
   enable_drafts_synchronization: bool(true, 'display'),
   // Notifications
@@ -73,20 +124,20 @@ export const USER_SETTINGS: Record<string, SettingDef> = {
   enable_stream_email_notifications: bool(false, 'notification'),
   enable_stream_push_notifications: bool(false, 'notification'),
   enable_stream_audible_notifications: bool(false, 'notification'),
-  notification_sound: { default: 'zulip', validator: v.literal(NOTIFICATION_SOUNDS) as Validator<unknown>, realmDefault: true, legacy: 'notification' },
+  notification_sound: { default: 'zulip', validator: v.str() as Validator<unknown>, realmDefault: true, legacy: 'notification' },
   enable_desktop_notifications: bool(true, 'notification'),
   enable_sounds: bool(true, 'notification'),
   enable_followed_topic_desktop_notifications: bool(true),
   enable_followed_topic_email_notifications: bool(true),
   enable_followed_topic_push_notifications: bool(true),
   enable_followed_topic_audible_notifications: bool(true),
-  email_notifications_batching_period_seconds: intRange(120, 120, 7 * 24 * 60 * 60, 'notification'),
+  email_notifications_batching_period_seconds: { default: 120, validator: v.int() as Validator<unknown>, realmDefault: true, legacy: 'notification' },
   enable_offline_email_notifications: bool(true, 'notification'),
   enable_offline_push_notifications: bool(true, 'notification'),
   enable_online_push_notifications: bool(true, 'notification'),
   enable_digest_emails: bool(true, 'notification'),
-  enable_marketing_emails: { ...bool(true, 'notification'), realmDefault: false },
-  enable_login_emails: { ...bool(true, 'notification'), realmDefault: false },
+  enable_marketing_emails: bool(true, 'notification'),
+  enable_login_emails: bool(true, 'notification'),
   message_content_in_email_notifications: bool(true, 'notification'),
   pm_content_in_desktop_notifications: bool(true, 'notification'),
   wildcard_mentions_notify: bool(true, 'notification'),
@@ -101,7 +152,7 @@ export const USER_SETTINGS: Record<string, SettingDef> = {
   send_private_typing_notifications: bool(true),
   send_stream_typing_notifications: bool(true),
   send_read_receipts: bool(true),
-  allow_private_data_export: { ...bool(false), realmDefault: false },
+  allow_private_data_export: bool(false),
   email_address_visibility: choice(1, [1, 2, 3, 4, 5]),
 };
 

@@ -1,3 +1,5 @@
 /** Loads every initial-state provider (each module registers itself). */
 import './realm.ts';
 import './user-status.ts';
+import './profile-fields.ts';
+import './settings.ts';

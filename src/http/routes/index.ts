@@ -3,8 +3,10 @@ import type { RouteDef } from '../route.ts';
 import server from './server.ts';
 import events from './events.ts';
 import users from './users.ts';
+import profileFields from './profile-fields.ts';
+import settings from './settings.ts';
 import userStatus from './user-status.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...userStatus];
+  return [...server, ...events, ...users, ...userStatus, ...profileFields, ...settings];
 }

@@ -1,0 +1,153 @@
+/**
+ * Personal settings (PATCH /settings) and the organization's defaults for
+ * new users (PATCH /realm/user_settings_defaults), with Zulip's events.
+ */
+import type { Services } from '../services.ts';
+import type { UserRow } from '../store/users.ts';
+import { activeUserIds, allUsers, updateUser, userById } from '../store/users.ts';
+import { realmById, updateRealm } from '../store/realm.ts';
+import { transaction } from '../store/db.ts';
+import { badRequest, requireAdmin } from '../lib/errors.ts';
+import { checkPassword, hashPassword } from '../lib/passwords.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
+import { checkSettingValues, realmUserDefaults, USER_SETTINGS, userSettings } from '../lib/user-settings.ts';
+import { parseJsonObject } from '../lib/util.ts';
+import { isAdminRole } from './users-format.ts';
+import { requireHuman } from './profile-fields.ts';
+
+const LANGUAGE_NAMES: Record<string, string> = {
+  en: 'English', en_GB: 'British English', de: 'Deutsch', es: 'español', fr: 'français', it: 'italiano', ja: '日本語',
+  ko: '한국어', nl: 'Nederlands', pl: 'polski', pt: 'português', pt_BR: 'Português Brasileiro', ru: 'Русский',
+  'zh-hans': '简体中文', 'zh-hant': '繁體中文',
+};
+export const languageName = (code: string): string => LANGUAGE_NAMES[code] ?? code;
+
+export const PASSWORD_MIN_LENGTH = 6;
+export const PASSWORD_MAX_LENGTH = 100;
+
+/** A rough stand-in for Zulip's zxcvbn guess count (min 10000 guesses). */
+function passwordStrongEnough(pw: string): boolean {
+  if (pw.length < PASSWORD_MIN_LENGTH || pw.length > PASSWORD_MAX_LENGTH) return false;
+  const unique = new Set(pw).size;
+  if (unique < 3) return false;
+  let classes = 0;
+  for (const re of [/[a-z]/, /[A-Z]/, /\d/, /[^a-zA-Z\d]/]) if (re.test(pw)) classes++;
+  const pool = [26, 26, 10, 33].slice(0, Math.max(classes, 1)).reduce((a, b) => a + b, 0);
+  return Math.pow(Math.min(unique, pool), Math.min(pw.length, 8)) >= 10000 * 1000;
+}
+
+const NAME_INVALID_CHARS = ['*', '`', '\\', '>', '"', '@'];
+
+/** Zulip's check_full_name, with its messages. */
+export function checkNewFullName(raw: string, opts: { others: string[]; requireUnique: boolean }): string {
+  const name = raw.trim();
+  const len = [...name].length;
+  if (len > 100) throw badRequest('Name too long!');
+  if (len < 2) throw badRequest('Name too short!');
+  for (const ch of name) {
+    if (/\p{C}/u.test(ch) || NAME_INVALID_CHARS.includes(ch)) throw badRequest('Invalid characters in name!');
+  }
+  if (/\|\d+$/.test(raw)) throw badRequest('Invalid format!');
+  if (opts.requireUnique) {
+    const norm = (s: string) => s.normalize('NFKC').toLowerCase();
+    if (opts.others.some((o) => norm(o) === norm(name))) throw badRequest('Unique names required in this organization.');
+  }
+  return name;
+}
+
+export interface SettingsInput {
+  fullName?: string;
+  oldPassword?: string;
+  newPassword?: string;
+  /** Setting name -> requested value (only the ones sent). */
+  settings: Record<string, unknown>;
+}
+
+function legacyEvents(user: UserRow, name: string, value: unknown): Array<Record<string, unknown>> {
+  const def = USER_SETTINGS[name];
+  const out: Array<Record<string, unknown>> = [];
+  if (def?.legacy === 'notification') {
+    out.push({ type: 'update_global_notifications', user: user.email, notification_name: name, setting: value });
+  }
+  if (def?.legacy === 'display') {
+    const ev: Record<string, unknown> = { type: 'update_display_settings', user: user.email, setting_name: name, setting: value };
+    if (name === 'default_language') ev.language_name = languageName(value as string);
+    out.push(ev);
+  }
+  return out;
+}
+
+export async function updateOwnSettings(svc: Services, actor: UserRow, input: SettingsInput): Promise<Record<string, unknown>> {
+  requireHuman(actor);
+  checkSettingValues(input.settings);
+  if (input.newPassword !== undefined) {
+    if (!(await checkPassword(input.oldPassword ?? '', actor.password_hash))) throw badRequest('Wrong password!');
+    if (!passwordStrongEnough(input.newPassword)) throw badRequest('New password is too weak!');
+  }
+  const newHash = input.newPassword !== undefined ? await hashPassword(input.newPassword) : undefined;
+  const userEvents: Array<Record<string, unknown>> = [];
+  const everyoneEvents: Array<Record<string, unknown>> = [];
+  await transaction(svc.store, async (tx) => {
+    const me = (await userById(tx, svc.realmId, actor.id))!;
+    if (newHash) await updateUser(tx, me.id, { password_hash: newHash });
+    if (input.fullName !== undefined && input.fullName !== me.full_name) {
+      const rs = realmSettings((await realmById(tx, svc.realmId)).settings_json);
+      // Zulip ignores the change silently when name changes are disabled for non-admins.
+      if (!rs.name_changes_disabled || isAdminRole(me.role)) {
+        const others = rs.require_unique_names ? (await allUsers(tx, svc.realmId)).filter((u) => u.id !== me.id).map((u) => u.full_name) : [];
+        const name = checkNewFullName(input.fullName, { others, requireUnique: !!rs.require_unique_names });
+        if (name !== me.full_name) {
+          await updateUser(tx, me.id, { full_name: name });
+          everyoneEvents.push({ type: 'realm_user', op: 'update', person: { user_id: me.id, full_name: name } });
+        }
+      }
+    }
+    const stored = parseJsonObject(me.settings_json);
+    const current = userSettings(me.settings_json);
+    let changed = false;
+    for (const [name, value] of Object.entries(input.settings)) {
+      if (name === 'timezone') continue;
+      if (current[name] === value) continue;
+      stored[name] = value;
+      changed = true;
+      const ev: Record<string, unknown> = { type: 'user_settings', op: 'update', property: name, value };
+      if (name === 'default_language') ev.language_name = languageName(value as string);
+      userEvents.push(ev, ...legacyEvents(me, name, value));
+    }
+    if (changed) await updateUser(tx, me.id, { settings_json: JSON.stringify(stored) });
+    const tz = input.settings.timezone;
+    if (typeof tz === 'string' && tz !== me.timezone) {
+      await updateUser(tx, me.id, { timezone: tz });
+      userEvents.push({ type: 'user_settings', op: 'update', property: 'timezone', value: tz }, ...legacyEvents(me, 'timezone', tz));
+      everyoneEvents.push({ type: 'realm_user', op: 'update', person: { email: me.email, user_id: me.id, timezone: tz } });
+    }
+  });
+  for (const ev of userEvents) svc.bus.send({ type: ev.type as string, ...ev }, [actor.id]);
+  if (everyoneEvents.length) {
+    const recipients = await activeUserIds(svc.store.db, svc.realmId);
+    for (const ev of everyoneEvents) svc.bus.send({ type: ev.type as string, ...ev }, recipients);
+  }
+  return {};
+}
+
+/** Changes the organization's defaults for new users; existing users keep their settings. */
+export async function updateRealmUserDefaults(svc: Services, actor: UserRow, values: Record<string, unknown>): Promise<void> {
+  if (!isAdminRole(actor.role)) throw requireAdmin();
+  checkSettingValues({ notification_sound: values.notification_sound, email_notifications_batching_period_seconds: values.email_notifications_batching_period_seconds });
+  if (values.default_language !== undefined) checkSettingValues({ default_language: values.default_language });
+  const events: Array<Record<string, unknown>> = [];
+  await transaction(svc.store, async (tx) => {
+    const realm = await realmById(tx, svc.realmId);
+    const stored = parseJsonObject(realm.user_defaults_json);
+    const current = realmUserDefaults(realm.user_defaults_json);
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined || current[name] === value) continue;
+      stored[name] = value;
+      events.push({ type: 'realm_user_settings_defaults', op: 'update', property: name, value });
+    }
+    if (events.length) await updateRealm(tx, svc.realmId, { user_defaults_json: JSON.stringify(stored) });
+  });
+  if (!events.length) return;
+  const recipients = await activeUserIds(svc.store.db, svc.realmId);
+  for (const ev of events) svc.bus.send({ type: 'realm_user_settings_defaults', ...ev }, recipients);
+}

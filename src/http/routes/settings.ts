@@ -1,0 +1,66 @@
+/** Personal settings and the organization's defaults for new users. */
+import { route, type RouteDef } from '../route.ts';
+import { p, type Param, type ParamSpec } from '../params.ts';
+import { USER_SETTINGS } from '../../lib/user-settings.ts';
+import { updateOwnSettings, updateRealmUserDefaults } from '../../actions/settings.ts';
+
+/** One optional parameter per setting: strings are sent raw, the rest as JSON (Zulip's encoding). */
+function settingParams(filter: (name: string) => boolean): ParamSpec {
+  const out: ParamSpec = {};
+  for (const [name, def] of Object.entries(USER_SETTINGS)) {
+    if (!filter(name)) continue;
+    const param: Param<unknown> =
+      typeof def.default === 'string' ? p.custom<unknown>('string', (raw, n) => def.validator(raw, n)) : p.json(def.validator, typeof def.default);
+    out[name] = param.optional();
+  }
+  return out;
+}
+
+const userSettingParams = settingParams(() => true);
+const realmDefaultParams = settingParams((name) => USER_SETTINGS[name].realmDefault);
+
+function pickSettings(args: Record<string, unknown>, spec: ParamSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(spec)) if (args[name] !== undefined) out[name] = args[name];
+  return out;
+}
+
+const settingsRoute = (path: string, summary: string): RouteDef =>
+  route({
+    method: 'PATCH',
+    path,
+    auth: 'user',
+    summary,
+    params: {
+      full_name: p.str().optional(),
+      old_password: p.str().optional(),
+      new_password: p.str().optional(),
+      ...userSettingParams,
+    },
+    handler: (ctx, a) => {
+      const args = a as Record<string, unknown>;
+      return updateOwnSettings(ctx.svc, ctx.user, {
+        fullName: args.full_name as string | undefined,
+        oldPassword: args.old_password as string | undefined,
+        newPassword: args.new_password as string | undefined,
+        settings: pickSettings(args, userSettingParams),
+      });
+    },
+  });
+
+export default [
+  settingsRoute('/settings', 'Update settings'),
+  // Deprecated aliases Zulip keeps for older clients.
+  settingsRoute('/settings/display', 'Update display settings (deprecated alias)'),
+  settingsRoute('/settings/notifications', 'Update notification settings (deprecated alias)'),
+  route({
+    method: 'PATCH',
+    path: '/realm/user_settings_defaults',
+    auth: 'user',
+    summary: 'Update realm-level defaults of user settings',
+    params: realmDefaultParams,
+    handler: async (ctx, a) => {
+      await updateRealmUserDefaults(ctx.svc, ctx.user, pickSettings(a as Record<string, unknown>, realmDefaultParams));
+    },
+  }),
+];
