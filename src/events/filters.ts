@@ -13,6 +13,14 @@ export function installEventFilters(svc: Services): void {
     }
     return event;
   });
+
+  // presence events carry every format; each queue keeps the one it asked for:
+  // modern (simplified_presence_events capability, FL 419), slim (no email) or legacy.
+  svc.queues.setFilter('presence', (q, event) => {
+    const { presences, email, ...legacy } = event;
+    if (q.opts.clientCapabilities.simplified_presence_events === true) return { type: event.type, presences };
+    return q.opts.slimPresence ? legacy : { ...legacy, email };
+  });
   // Legacy settings events go only to clients without the user_settings_object capability.
   for (const legacy of ['update_display_settings', 'update_global_notifications']) {
     svc.queues.setFilter(legacy, (q, event) => (q.opts.clientCapabilities.user_settings_object ? null : event));

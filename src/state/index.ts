@@ -1,5 +1,6 @@
 /** Loads every initial-state provider (each module registers itself). */
 import './realm.ts';
+import './presence.ts';
 import './user-status.ts';
 import './profile-fields.ts';
 import './settings.ts';

@@ -297,3 +297,17 @@ export async function migrate(store: Store): Promise<void> {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
   }
 }
+
+// Presence: one row per user (last connected/active times, UNIX seconds) with
+// the realm-wide presence sequence number of its latest change.
+migration('0002_presence', async (db, c) => {
+  await db.schema
+    .createTable('user_presence')
+    .addColumn('user_id', 'integer', (col) => col.primaryKey().references('users.id').onDelete('cascade'))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('last_connected_time', c.big)
+    .addColumn('last_active_time', c.big)
+    .addColumn('last_update_id', c.big, (col) => col.notNull())
+    .execute();
+  await db.schema.createIndex('user_presence_realm_update').on('user_presence').columns(['realm_id', 'last_update_id']).execute();
+});

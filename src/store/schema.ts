@@ -202,6 +202,15 @@ export interface BotServicesTable {
   token: string;
 }
 
+/** Presence of one user: last connected/active times (UNIX seconds) and the realm presence sequence value of its latest change. */
+export interface UserPresenceTable {
+  user_id: number;
+  realm_id: number;
+  last_connected_time: number | null;
+  last_active_time: number | null;
+  last_update_id: number;
+}
+
 export interface Database {
   bot_services: BotServicesTable;
   realm: RealmTable;
@@ -221,4 +230,5 @@ export interface Database {
   user_messages: UserMessagesTable;
   reactions: ReactionsTable;
   user_topics: UserTopicsTable;
+  user_presence: UserPresenceTable;
 }

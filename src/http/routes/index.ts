@@ -5,8 +5,10 @@ import events from './events.ts';
 import users from './users.ts';
 import profileFields from './profile-fields.ts';
 import settings from './settings.ts';
+import presence from './presence.ts';
+import typing from './typing.ts';
 import userStatus from './user-status.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...userStatus, ...profileFields, ...settings];
+  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...profileFields, ...settings];
 }

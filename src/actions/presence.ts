@@ -1,0 +1,398 @@
+/**
+ * Presence: POST /users/me/presence, GET /realm/presence,
+ * GET /users/{user_id_or_email}/presence, `presence` events and the
+ * /register `presences` state.
+ *
+ * Presence is the most frequent request a chat server receives, so the
+ * current presence of the organization lives in memory (one entry per user,
+ * loaded from the database on first use). A ping that does not move a
+ * timestamp by more than Zulip's granularity (PRESENCE_UPDATE_MIN_FREQ_SECONDS)
+ * is a memory operation only. A ping that does gets the next value of the
+ * realm's presence sequence (its `last_update_id`, which makes polling
+ * incremental) and is written through to the database; concurrent changes
+ * are coalesced into one multi-row statement (see PresenceWriter).
+ *
+ * The sequence is process-local: it is recovered on start as the largest
+ * stored last_update_id. A multi-process deployment needs a shared sequence
+ * (and shared entries) before presence can be served from several processes.
+ */
+import type { Services } from '../services.ts';
+import { ApiError, badRequest } from '../lib/errors.ts';
+import { userSettings } from '../lib/user-settings.ts';
+import { activeUserIds, userByEmail, userById, usersByIds, type UserRow } from '../store/users.ts';
+import { presenceRowsOfRealm, upsertPresenceRows, type PresenceRow } from '../store/presence.ts';
+
+/** Zulip's presence tuning (zproject/default_settings.py). */
+export const PRESENCE = {
+  /** How long clients wait before treating a user as offline. */
+  OFFLINE_THRESHOLD_SECS: 200,
+  /** How often clients ping. */
+  PING_INTERVAL_SECS: 60,
+  /** How much newer a report must be than the stored time to be recorded. */
+  UPDATE_MIN_FREQ_SECONDS: 55,
+  /** Legacy format: active when last active is within this of last connected. */
+  LEGACY_EVENT_OFFSET_FOR_ACTIVITY_SECONDS: 70,
+  /** Above this many recipients, "came online" events are not sent (unless forced). */
+  USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS: 100,
+  /** History returned when the client gives no limit. */
+  DEFAULT_HISTORY_LIMIT_DAYS: 14,
+} as const;
+
+export type PresenceStatus = 'active' | 'idle';
+
+interface Entry {
+  userId: number;
+  /** Last time a client reported the user active (seconds), null if never. */
+  active: number | null;
+  /** Last time the user had a client connected (seconds). */
+  connected: number | null;
+  updateId: number;
+}
+
+const nowSecs = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * Coalesces presence writes: rows changed while a write is running go into
+ * the next single statement. Each caller's promise settles when the
+ * statement holding its row has been written.
+ */
+class PresenceWriter {
+  private readonly svc: Services;
+  private pending = new Map<number, PresenceRow>();
+  private chain: Promise<void> = Promise.resolve();
+  private queued: Promise<void> | null = null;
+
+  constructor(svc: Services) {
+    this.svc = svc;
+  }
+
+  write(row: PresenceRow): Promise<void> {
+    this.pending.set(row.user_id, row);
+    if (!this.queued) {
+      const batch = this.chain.then(() => {
+        this.queued = null;
+        const rows = [...this.pending.values()];
+        this.pending = new Map();
+        return upsertPresenceRows(this.svc.store.db, rows);
+      });
+      this.queued = batch;
+      this.chain = batch.catch((e: unknown) => this.svc.log.error({ err: e }, 'presence write failed'));
+    }
+    return this.queued;
+  }
+
+  /** Settles when every write asked for so far has been made. */
+  flush(): Promise<void> {
+    return this.queued ?? this.chain;
+  }
+}
+
+class RealmPresence {
+  readonly entries = new Map<number, Entry>();
+  seq = 0;
+  readonly writer: PresenceWriter;
+
+  constructor(svc: Services, rows: PresenceRow[]) {
+    this.writer = new PresenceWriter(svc);
+    for (const r of rows) {
+      this.entries.set(r.user_id, { userId: r.user_id, active: r.last_active_time, connected: r.last_connected_time, updateId: r.last_update_id });
+      if (r.last_update_id > this.seq) this.seq = r.last_update_id;
+    }
+  }
+
+  /** Gives the entry the next sequence value and writes it. */
+  commit(svc: Services, e: Entry): Promise<void> {
+    e.updateId = ++this.seq;
+    return this.writer.write({
+      user_id: e.userId,
+      realm_id: svc.realmId,
+      last_active_time: e.active,
+      last_connected_time: e.connected,
+      last_update_id: e.updateId,
+    });
+  }
+}
+
+const states = new WeakMap<Services, Promise<RealmPresence>>();
+
+function realmPresence(svc: Services): Promise<RealmPresence> {
+  let p = states.get(svc);
+  if (!p) {
+    p = presenceRowsOfRealm(svc.store.db, svc.realmId).then((rows) => new RealmPresence(svc, rows));
+    p.catch(() => states.delete(svc));
+    states.set(svc, p);
+  }
+  return p;
+}
+
+/**
+ * Forgets the in-memory presence so the next use reloads it from the
+ * database (what a restart does). Waits for pending writes first.
+ */
+export async function reloadPresence(svc: Services): Promise<void> {
+  const p = states.get(svc);
+  if (p) {
+    const st = await p;
+    await st.writer.flush().catch(() => {});
+    states.delete(svc);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Who may see whose presence
+
+/**
+ * The user-access rule for presence: whether `viewerId` may see `targetId`.
+ * Applies only when CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE is set. Every
+ * user can access every other until user-access restrictions (guests limited
+ * by can_access_all_users_group) exist; they plug in here.
+ */
+export function canAccessUserForPresence(_svc: Services, _viewerId: number, _targetId: number): boolean {
+  return true;
+}
+
+function presenceVisible(svc: Services, viewerId: number, targetId: number): boolean {
+  return !svc.config.canAccessAllUsersGroupLimitsPresence || canAccessUserForPresence(svc, viewerId, targetId);
+}
+
+// ---------------------------------------------------------------------------
+// Formats
+
+export interface LegacyClientPresence {
+  client: string;
+  status: PresenceStatus;
+  timestamp: number;
+  pushable: boolean;
+}
+
+/**
+ * Zulip uses the date the user joined for a time that was never recorded.
+ * A never-active time is also capped at the connected time, so a user who
+ * hid their presence right after joining does not look active.
+ */
+function times(e: Entry, user: UserRow): { active: number; connected: number } {
+  const connected = e.connected ?? user.date_joined;
+  return { active: e.active ?? Math.min(user.date_joined, connected), connected };
+}
+
+export function modernPresence(e: Entry, user: UserRow): { active_timestamp: number; idle_timestamp: number } {
+  const t = times(e, user);
+  return { active_timestamp: t.active, idle_timestamp: t.connected };
+}
+
+/** The single-client legacy entry (since FL 178 the client is always "website"). */
+export function legacyClientPresence(e: Entry, user: UserRow): LegacyClientPresence {
+  const t = times(e, user);
+  const active = t.active + PRESENCE.LEGACY_EVENT_OFFSET_FOR_ACTIVITY_SECONDS >= t.connected;
+  return { client: 'website', status: active ? 'active' : 'idle', timestamp: active ? t.active : t.connected, pushable: false };
+}
+
+function legacyPresence(e: Entry, user: UserRow): Record<string, unknown> {
+  const w = legacyClientPresence(e, user);
+  return { aggregated: { client: w.client, status: w.status, timestamp: w.timestamp }, website: w };
+}
+
+// ---------------------------------------------------------------------------
+// Invisible mode (presence_enabled off)
+
+function presenceEnabled(user: UserRow): boolean {
+  return userSettings(user.settings_json).presence_enabled !== false;
+}
+
+/** When a user hides presence they appear last online a while before. */
+const hiddenTime = (now: number): number => now - PRESENCE.OFFLINE_THRESHOLD_SECS - 120;
+
+function needsHiding(e: Entry, now: number): boolean {
+  return e.active !== null || e.connected === null || e.connected > hiddenTime(now);
+}
+
+/**
+ * Makes a user who turned presence_enabled off appear offline: their entry
+ * becomes "connected a while ago, never active" (as Zulip does), and
+ * everyone is told. Does nothing when the user is already hidden.
+ */
+async function hide(svc: Services, st: RealmPresence, user: UserRow, now: number): Promise<void> {
+  const e = st.entries.get(user.id);
+  if (!e || !needsHiding(e, now)) return;
+  e.active = null;
+  e.connected = hiddenTime(now);
+  await st.commit(svc, e);
+  await sendPresenceChanged(svc, user, e, true);
+}
+
+/**
+ * For the settings action: call after a user's presence_enabled changes.
+ * Turning it off hides the user at once; turning it on marks them online.
+ * Either way everyone is told (a forced presence event).
+ */
+export async function presenceEnabledChanged(svc: Services, user: UserRow, enabled: boolean): Promise<void> {
+  const st = await realmPresence(svc);
+  const now = nowSecs();
+  if (enabled) {
+    const r = applyReport(svc, st, user.id, 'active', now);
+    await r.write;
+    const e = st.entries.get(user.id);
+    if (e) await sendPresenceChanged(svc, user, e, true);
+  } else {
+    await hide(svc, st, user, now);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Recording a report
+
+interface ReportResult {
+  /** The user had no presence before, or came back online. */
+  notify: boolean;
+  write: Promise<void>;
+}
+
+/**
+ * Zulip's update rule: timestamps move only when the report is more than
+ * UPDATE_MIN_FREQ_SECONDS newer than what is stored; a user "came online"
+ * (worth an immediate event) when active after missing a couple of pings.
+ */
+function applyReport(svc: Services, st: RealmPresence, userId: number, status: PresenceStatus, now: number): ReportResult {
+  const isActive = status === 'active';
+  let e = st.entries.get(userId);
+  if (!e) {
+    e = { userId, active: isActive ? now : null, connected: now, updateId: 0 };
+    st.entries.set(userId, e);
+    return { notify: true, write: st.commit(svc, e) };
+  }
+  const sinceActive = e.active !== null ? now - e.active : 86400;
+  const sinceConnected = e.connected !== null ? now - e.connected : 86400;
+  const cameOnline = isActive && sinceActive > PRESENCE.OFFLINE_THRESHOLD_SECS - PRESENCE.PING_INTERVAL_SECS - 10;
+  let changed = false;
+  if (sinceConnected > PRESENCE.UPDATE_MIN_FREQ_SECONDS) {
+    e.connected = now;
+    changed = true;
+  }
+  if (isActive && sinceActive > PRESENCE.UPDATE_MIN_FREQ_SECONDS) {
+    e.active = now;
+    if (e.connected === null || now > e.connected) e.connected = now;
+    changed = true;
+  }
+  return { notify: cameOnline, write: changed ? st.commit(svc, e) : Promise.resolve() };
+}
+
+/** Tells the organization about a user's presence (Zulip's send_presence_changed). */
+async function sendPresenceChanged(svc: Services, user: UserRow, e: Entry, force: boolean): Promise<void> {
+  const recipients = (await activeUserIds(svc.store.db, svc.realmId)).filter((id) => presenceVisible(svc, id, user.id));
+  if (recipients.length > PRESENCE.USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS && !force) return;
+  // Every format is carried; the queue filter keeps the one each client asked for.
+  svc.bus.send(
+    {
+      type: 'presence',
+      user_id: user.id,
+      email: user.email,
+      server_timestamp: Date.now() / 1000,
+      presence: { website: legacyClientPresence(e, user) },
+      presences: { [String(user.id)]: modernPresence(e, user) },
+    },
+    recipients,
+  );
+}
+
+export interface UpdatePresenceInput {
+  status: string;
+  lastUpdateId?: number;
+  historyLimitDays?: number;
+  pingOnly: boolean;
+  slimPresence: boolean;
+  clientName: string;
+}
+
+export async function updatePresence(svc: Services, me: UserRow, input: UpdatePresenceInput): Promise<Record<string, unknown>> {
+  if (me.is_bot) throw badRequest('This endpoint does not accept bot requests.');
+  if (input.status !== 'active' && input.status !== 'idle') throw badRequest(`Invalid status: ${input.status}`);
+  const st = await realmPresence(svc);
+  const now = nowSecs();
+  // The client name is not recorded: since FL 178 presence is per user, reported as "website".
+  if (presenceEnabled(me)) {
+    const r = applyReport(svc, st, me.id, input.status, now);
+    await r.write;
+    const e = st.entries.get(me.id);
+    if (r.notify && e) await sendPresenceChanged(svc, me, e, false);
+  } else {
+    await hide(svc, st, me, now);
+  }
+  if (input.pingOnly) {
+    return { presence_last_update_id: input.lastUpdateId ?? -1 };
+  }
+  // Sending last_update_id asks for the modern format.
+  const slim = input.slimPresence || input.lastUpdateId !== undefined;
+  const data = await presenceData(svc, me, { slim, lastUpdateId: input.lastUpdateId ?? null, historyLimitDays: input.historyLimitDays ?? null });
+  return { presences: data.presences, server_timestamp: Date.now() / 1000, presence_last_update_id: data.lastUpdateId };
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+export interface PresenceQuery {
+  slim: boolean;
+  lastUpdateId: number | null;
+  historyLimitDays: number | null;
+}
+
+/**
+ * The organization's presence as `viewer` sees it: users with presence
+ * changed after `lastUpdateId` (when given) and, on a first fetch, connected
+ * within the history limit; active humans only.
+ */
+export async function presenceData(
+  svc: Services,
+  viewer: UserRow,
+  q: PresenceQuery,
+): Promise<{ presences: Record<string, unknown>; lastUpdateId: number }> {
+  const st = await realmPresence(svc);
+  const now = nowSecs();
+  const since = now - (q.historyLimitDays ?? PRESENCE.DEFAULT_HISTORY_LIMIT_DAYS) * 86400;
+  const incremental = q.lastUpdateId !== null && q.lastUpdateId > 0;
+  const pick = (e: Entry): boolean =>
+    (q.lastUpdateId === null || e.updateId > q.lastUpdateId) && (incremental || (e.connected !== null && e.connected >= since));
+  const candidateIds = q.historyLimitDays === 0 ? [] : [...st.entries.values()].filter(pick).map((e) => e.userId);
+  const users = await usersByIds(svc.store.db, svc.realmId, candidateIds);
+  // Users who turned presence off without a ping since are hidden now.
+  await Promise.all(users.filter((u) => !presenceEnabled(u)).map((u) => hide(svc, st, u, now)));
+  const presences: Record<string, unknown> = {};
+  let maxId = -1;
+  for (const u of users) {
+    if (!u.is_active || u.is_bot || !presenceVisible(svc, viewer.id, u.id)) continue;
+    const e = st.entries.get(u.id);
+    if (!e || !pick(e)) continue;
+    presences[q.slim ? String(u.id) : u.email] = q.slim ? modernPresence(e, u) : legacyPresence(e, u);
+    if (e.updateId > maxId) maxId = e.updateId;
+  }
+  const lastUpdateId = maxId >= 0 ? maxId : (q.lastUpdateId ?? -1);
+  return { presences, lastUpdateId };
+}
+
+/** GET /realm/presence: the legacy format, two weeks of history. */
+export async function realmPresenceResponse(svc: Services, viewer: UserRow): Promise<Record<string, unknown>> {
+  const data = await presenceData(svc, viewer, { slim: false, lastUpdateId: null, historyLimitDays: null });
+  return { presences: data.presences, server_timestamp: Date.now() / 1000 };
+}
+
+/** GET /users/{user_id_or_email}/presence. */
+export async function userPresence(svc: Services, viewer: UserRow, userIdOrEmail: string): Promise<Record<string, unknown>> {
+  const target = /^\d+$/.test(userIdOrEmail)
+    ? await userById(svc.store.db, svc.realmId, Number(userIdOrEmail))
+    : await userByEmail(svc.store.db, svc.realmId, userIdOrEmail);
+  if (!target || !target.is_active) throw new ApiError('No such user');
+  if (target.is_bot) throw badRequest('Presence is not supported for bot users.');
+  if (!presenceVisible(svc, viewer.id, target.id)) throw badRequest('Insufficient permission');
+  const st = await realmPresence(svc);
+  const now = nowSecs();
+  if (!presenceEnabled(target)) await hide(svc, st, target, now);
+  const e = st.entries.get(target.id);
+  if (!e) throw badRequest(`No presence data for ${userIdOrEmail}`);
+  const w = legacyClientPresence(e, target);
+  const aggregatedStatus = now - w.timestamp > PRESENCE.OFFLINE_THRESHOLD_SECS ? 'offline' : w.status;
+  return {
+    presence: {
+      aggregated: { status: aggregatedStatus, timestamp: w.timestamp },
+      website: { status: w.status, timestamp: w.timestamp },
+    },
+  };
+}

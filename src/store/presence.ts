@@ -1,0 +1,33 @@
+/** User presence rows: all SQL about the user_presence table. */
+import type { Selectable } from 'kysely';
+import type { Tx } from './db.ts';
+import type { UserPresenceTable } from './schema.ts';
+
+export type PresenceRow = Selectable<UserPresenceTable>;
+
+/** Every presence row of the organization (loaded once into memory). */
+export async function presenceRowsOfRealm(db: Tx, realmId: number): Promise<PresenceRow[]> {
+  return db.selectFrom('user_presence').selectAll().where('realm_id', '=', realmId).execute();
+}
+
+/**
+ * Writes rows in one statement. A row only replaces a stored one with an
+ * older last_update_id, so writes that land out of order never go back.
+ */
+export async function upsertPresenceRows(db: Tx, rows: PresenceRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('user_presence')
+    .values(rows)
+    .onConflict((oc) =>
+      oc
+        .column('user_id')
+        .doUpdateSet((eb) => ({
+          last_connected_time: eb.ref('excluded.last_connected_time'),
+          last_active_time: eb.ref('excluded.last_active_time'),
+          last_update_id: eb.ref('excluded.last_update_id'),
+        }))
+        .whereRef('user_presence.last_update_id', '<', 'excluded.last_update_id'),
+    )
+    .execute();
+}

@@ -1,0 +1,155 @@
+/** Typing notifications: POST /typing (direct; channel errors), typing events, /register timing values. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, updateUser, type Account, type TestServer } from './helpers.ts';
+import { setChannelTypingHandler } from '../src/actions/typing.ts';
+import { userById } from '../src/store/users.ts';
+
+let t: TestServer;
+before(async () => {
+  t = await startTestServer();
+});
+after(() => t.close());
+
+async function setSetting(a: Account, name: string, value: unknown): Promise<void> {
+  const row = await userById(t.server.svc.store.db, t.server.svc.realmId, a.id);
+  const settings = JSON.parse(row!.settings_json || '{}');
+  settings[name] = value;
+  await updateUser(t.server.svc.store.db, a.id, { settings_json: JSON.stringify(settings) });
+}
+
+const typingQueue = (a: Account) => openQueue(t.client(a), { event_types: ['typing'] });
+const person = (a: Account) => ({ user_id: a.id, email: a.email });
+
+test('direct typing start/stop: event to every participant, sender included', async () => {
+  const [a, b, c, outsider] = [await t.makeUser(), await t.makeUser(), await t.makeUser(), await t.makeUser()];
+  const qa = await typingQueue(a);
+  const qb = await typingQueue(b);
+  const qc = await typingQueue(c);
+  const qo = await typingQueue(outsider);
+  const res = await t.client(a).post('/typing', { op: 'start', to: [b.id, c.id] });
+  assertSuccess(res);
+  assertSchema(res, 'POST', '/typing');
+  for (const q of [qa, qb, qc]) {
+    const events = await q.ofType('typing');
+    assert.equal(events.length, 1);
+    const { id: _id, ...ev } = events[0];
+    assert.deepEqual(ev, {
+      type: 'typing',
+      op: 'start',
+      message_type: 'direct',
+      sender: person(a),
+      recipients: [person(b), person(c), person(a)],
+    });
+  }
+  assert.deepEqual(await qo.drain(), []);
+
+  // Explicit type=direct, op=stop, sender already listed: no duplicate.
+  assertSuccess(await t.client(a).post('/typing', { type: 'direct', op: 'stop', to: [a.id, b.id] }));
+  const [stop] = await qb.ofType('typing');
+  assert.equal(stop.op, 'stop');
+  assert.deepEqual(stop.recipients, [person(a), person(b)]);
+  assert.deepEqual(await qc.ofType('typing'), [], 'not part of this conversation');
+  assert.deepEqual(await qo.drain(), []);
+});
+
+test('typing to yourself only', async () => {
+  const a = await t.makeUser();
+  const qa = await typingQueue(a);
+  assertSuccess(await t.client(a).post('/typing', { op: 'start', to: [a.id] }));
+  const [ev] = await qa.ofType('typing');
+  assert.deepEqual(ev.recipients, [person(a)]);
+});
+
+test('receives_typing_notifications off: that user gets no event, others still do', async () => {
+  const [a, b, c] = [await t.makeUser(), await t.makeUser(), await t.makeUser()];
+  await setSetting(b, 'receives_typing_notifications', false);
+  const qa = await typingQueue(a);
+  const qb = await typingQueue(b);
+  const qc = await typingQueue(c);
+  assertSuccess(await t.client(a).post('/typing', { op: 'start', to: [b.id, c.id] }));
+  assert.deepEqual(await qb.drain(), []);
+  const [ev] = await qc.ofType('typing');
+  assert.deepEqual(ev.recipients, [person(b), person(c), person(a)], 'b is still a participant');
+  assert.equal((await qa.ofType('typing')).length, 1);
+});
+
+test('sender with send_private_typing_notifications off: error, no events', async () => {
+  const [a, b] = [await t.makeUser(), await t.makeUser()];
+  await setSetting(a, 'send_private_typing_notifications', false);
+  const qb = await typingQueue(b);
+  assertError(await t.client(a).post('/typing', { op: 'start', to: [b.id] }), 400, 'BAD_REQUEST', 'User has disabled typing notifications for direct messages');
+  assert.deepEqual(await qb.drain(), []);
+});
+
+test('deactivated participants are listed but not notified', async () => {
+  const [a, b] = [await t.makeUser(), await t.makeUser()];
+  const qb = await typingQueue(b);
+  const qa = await typingQueue(a);
+  await updateUser(t.server.svc.store.db, b.id, { is_active: 0 });
+  assertSuccess(await t.client(a).post('/typing', { op: 'start', to: [b.id] }));
+  // b can no longer poll; look at the queue itself.
+  assert.deepEqual(await t.server.svc.queues.get(qb.queueId)!.poll(-1, true, 1), []);
+  const [ev] = await qa.ofType('typing');
+  assert.deepEqual(ev.recipients, [person(b), person(a)]);
+});
+
+test('direct typing errors', async () => {
+  const a = await t.makeUser();
+  const qa = await typingQueue(a);
+  const c = t.client(a);
+  assertError(await c.post('/typing', { to: [t.owner.id] }), 400, 'REQUEST_VARIABLE_MISSING', "Missing 'op' argument");
+  assertError(await c.post('/typing', { op: 'begin', to: [t.owner.id] }), 400, 'BAD_REQUEST', 'Invalid op');
+  assertError(await c.post('/typing', { op: 'start', type: 'private', to: [t.owner.id] }), 400, 'BAD_REQUEST', 'Invalid type');
+  assertError(await c.post('/typing', { op: 'start' }), 400, 'BAD_REQUEST', "Missing 'to' argument");
+  assertError(await c.post('/typing', { op: 'start', to: [] }), 400, 'BAD_REQUEST', "Empty 'to' list");
+  assertError(await c.post('/typing', { op: 'start', to: [t.owner.id, 987654] }), 400, 'BAD_REQUEST', 'Invalid user ID 987654');
+  assertError(await c.post('/typing', { op: 'start', to: 'x' }), 400, 'BAD_REQUEST', 'to is not valid JSON');
+  assertError(await c.post('/typing', { op: 'start', to: t.owner.id }), 400, 'BAD_REQUEST', 'to is not a list');
+  assert.deepEqual(await qa.drain(), [], 'a rejected request sends nothing');
+});
+
+test('channel typing: errors that do not depend on channels, then the channel handler', async () => {
+  const a = await t.makeUser();
+  const c = t.client(a);
+  for (const type of ['stream', 'channel']) {
+    assertError(await c.post('/typing', { type, op: 'start', topic: 'x' }), 400, 'BAD_REQUEST', "Missing 'stream_id' argument");
+    assertError(await c.post('/typing', { type, op: 'start', stream_id: 1 }), 400, 'BAD_REQUEST', 'Missing topic');
+    // Without a channels module no channel exists.
+    assertError(await c.post('/typing', { type, op: 'start', stream_id: 1, topic: 'x', to: [t.owner.id] }), 400, 'BAD_REQUEST', 'Invalid channel ID');
+  }
+  await setSetting(a, 'send_stream_typing_notifications', false);
+  assertError(await c.post('/typing', { type: 'channel', op: 'start', stream_id: 1, topic: 'x' }), 400, 'BAD_REQUEST', 'User has disabled typing notifications for channel messages');
+  await setSetting(a, 'send_stream_typing_notifications', true);
+
+  const calls: unknown[] = [];
+  setChannelTypingHandler(async (_svc, sender, op, streamId, topic) => {
+    calls.push([sender.id, op, streamId, topic]);
+  });
+  try {
+    assertSuccess(await c.post('/typing', { type: 'channel', op: 'stop', stream_id: 5, topic: 'lunch' }));
+    assert.deepEqual(calls, [[a.id, 'stop', 5, 'lunch']]);
+  } finally {
+    setChannelTypingHandler(null);
+  }
+});
+
+test('/register returns the typing timing values, configurable by environment', async () => {
+  const q = await openQueue(t.client(t.owner), { fetch_event_types: ['realm'] });
+  assert.equal(q.state.server_typing_started_wait_period_milliseconds, 10000);
+  assert.equal(q.state.server_typing_stopped_wait_period_milliseconds, 5000);
+  assert.equal(q.state.server_typing_started_expiry_period_milliseconds, 15000);
+  const t2 = await startTestServer({
+    TYPING_STARTED_WAIT_PERIOD_MILLISECONDS: '2000',
+    TYPING_STOPPED_WAIT_PERIOD_MILLISECONDS: '1000',
+    TYPING_STARTED_EXPIRY_PERIOD_MILLISECONDS: '3000',
+  });
+  try {
+    const q2 = await openQueue(t2.client(t2.owner), { fetch_event_types: ['realm'] });
+    assert.equal(q2.state.server_typing_started_wait_period_milliseconds, 2000);
+    assert.equal(q2.state.server_typing_stopped_wait_period_milliseconds, 1000);
+    assert.equal(q2.state.server_typing_started_expiry_period_milliseconds, 3000);
+  } finally {
+    await t2.close();
+  }
+});
