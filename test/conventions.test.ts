@@ -38,7 +38,7 @@ test('unknown path is a JSON 404; wrong method a JSON 405', async () => {
   const nf = await c.get('/no/such/endpoint');
   assert.equal(nf.status, 404);
   assert.equal(nf.body.result, 'error');
-  const res = await c.put('/users/me');
+  const res = await c.put('/server_settings');
   assert.equal(res.status, 405);
   assert.deepEqual(res.body, { result: 'error', msg: 'Method Not Allowed', allowed_methods: ['GET'] });
 });

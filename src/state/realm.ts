@@ -8,6 +8,10 @@ import { formatUser, avatarUrl, isAdminRole } from '../actions/users-format.ts';
 import { profileDataByUser } from '../actions/profile-data.ts';
 import { ROLE } from '../store/users.ts';
 import { isoFromSeconds } from '../lib/util.ts';
+import { PRESENCE } from '../actions/presence.ts';
+
+/** When this process started (Zulip's server_generation, UNIX seconds). */
+const SERVER_GENERATION = Math.floor(Date.now() / 1000);
 
 registerState({
   types: ['realm'],
@@ -17,6 +21,8 @@ registerState({
     const c = svc.config;
     const out: Record<string, unknown> = {};
     for (const [k, val] of Object.entries(s)) out[`realm_${k}`] = val;
+    // Zulip stopped sending realm_email_address_visibility at feature level 163 (it became a user setting).
+    delete out.realm_email_address_visibility;
     Object.assign(out, {
       realm_name: realm.name,
       realm_description: renderPlain(realm.description),
@@ -24,6 +30,16 @@ registerState({
       realm_url: c.externalUrl,
       realm_uri: c.externalUrl,
       realm_icon_url: `${c.externalUrl}/static/images/logo/zulip-icon-128x128.png`,
+      realm_logo_url: `${c.externalUrl}/static/images/logo/zulip-org-logo.svg`,
+      realm_night_logo_url: `${c.externalUrl}/static/images/logo/zulip-org-logo.svg`,
+      realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } },
+      realm_email_auth_enabled: true,
+      realm_password_auth_enabled: true,
+      realm_push_notifications_enabled_end_timestamp: null,
+      settings_send_digest_emails: false,
+      server_generation: SERVER_GENERATION,
+      server_jitsi_server_url: 'https://meet.jit.si',
+      upgrade_text_for_wide_organization_logo: '',
       realm_is_zephyr_mirror_realm: false,
       realm_push_notifications_enabled: false,
       realm_presence_disabled: false,
@@ -40,8 +56,8 @@ registerState({
       server_typing_started_wait_period_milliseconds: c.typingStartedWaitMs,
       server_typing_stopped_wait_period_milliseconds: c.typingStoppedWaitMs,
       server_typing_started_expiry_period_milliseconds: c.typingStartedExpiryMs,
-      server_presence_ping_interval_seconds: 60,
-      server_presence_offline_threshold_seconds: 140,
+      server_presence_ping_interval_seconds: PRESENCE.PING_INTERVAL_SECS,
+      server_presence_offline_threshold_seconds: PRESENCE.OFFLINE_THRESHOLD_SECS,
       server_web_public_streams_enabled: c.webPublicStreamsEnabled,
       server_needs_upgrade: false,
       event_queue_longpoll_timeout_seconds: c.heartbeatSeconds + 45,
@@ -59,9 +75,9 @@ registerState({
       realm_bot_domain: new URL(c.externalUrl).hostname,
       realm_org_type: s.org_type,
       realm_plan_type: s.plan_type,
-      demo_organization_scheduled_deletion_date: null,
       zulip_plan_is_not_limited: true,
     });
+    // demo_organization_scheduled_deletion_date is present only for demo organizations (never here).
     return out;
   },
 });
