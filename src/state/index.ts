@@ -2,5 +2,6 @@
 import './realm.ts';
 import './presence.ts';
 import './user-status.ts';
+import './bots.ts';
 import './profile-fields.ts';
 import './settings.ts';

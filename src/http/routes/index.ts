@@ -8,7 +8,9 @@ import settings from './settings.ts';
 import presence from './presence.ts';
 import typing from './typing.ts';
 import userStatus from './user-status.ts';
+import usersAdmin from './users-admin.ts';
+import bots from './bots.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...profileFields, ...settings];
+  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings];
 }

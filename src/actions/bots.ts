@@ -1,0 +1,303 @@
+/**
+ * Bots: creating them (POST /bots), listing one's own (GET /bots), editing
+ * (PATCH /bots/{id}), API keys and deactivation, with Zulip's rules and the
+ * realm_bot / realm_user events.
+ */
+import type { Services } from '../services.ts';
+import { badRequest, requireAdmin } from '../lib/errors.ts';
+import { nowSeconds, randomAlnum } from '../lib/util.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
+import { realmById } from '../store/realm.ts';
+import { transaction } from '../store/db.ts';
+import { insertBotService, updateBotService } from '../store/bots.ts';
+import {
+  activeNameTaken,
+  activeUserIds,
+  insertUser,
+  realmBots,
+  updateUser,
+  userByDeliveryEmail,
+  userById,
+  BOT_TYPE,
+  ROLE,
+  type UserRow,
+} from '../store/users.ts';
+import { avatarUrl, isAdminRole } from './users-format.ts';
+import { botEventRecipients, formatBot } from './bots-format.ts';
+import { announceUser, checkFullName, newApiKey, validEmail } from './users.ts';
+import {
+  canAdminUser,
+  changeFullName,
+  changeRole,
+  checkRoleChangeAllowed,
+  deactivateAccount,
+  insufficientPermission,
+  regenerateApiKey,
+} from './users-admin.ts';
+
+/** Outgoing webhook interfaces: 1 generic (Zulip format), 2 Slack-compatible. */
+export const SERVICE_INTERFACES: readonly number[] = [1, 2];
+
+/** Bot creation policy values of the realm setting bot_creation_policy. */
+const BOT_CREATION = { EVERYONE: 1, LIMIT_GENERIC: 2, ADMINS_ONLY: 3 } as const;
+
+/** Zulip's require_member_or_admin: no guests, no bots. */
+export function requireMemberOrAdmin(me: UserRow): void {
+  if (me.role === ROLE.GUEST) throw badRequest('Not allowed for guest users');
+  if (me.is_bot) throw badRequest('This endpoint does not accept bot requests.');
+}
+
+async function creationPolicy(svc: Services): Promise<number> {
+  const realm = await realmById(svc.store.db, svc.realmId);
+  return Number(realmSettings(realm.settings_json).bot_creation_policy ?? BOT_CREATION.EVERYONE);
+}
+
+/** Zulip's check_bot_creation_policy. */
+export async function checkBotCreationPolicy(svc: Services, me: UserRow, botType: number): Promise<void> {
+  if (isAdminRole(me.role)) return;
+  const policy = await creationPolicy(svc);
+  if (policy === BOT_CREATION.ADMINS_ONLY) throw requireAdmin();
+  if (policy === BOT_CREATION.LIMIT_GENERIC && botType === BOT_TYPE.GENERIC) throw requireAdmin();
+}
+
+async function checkValidBotType(svc: Services, me: UserRow, botType: number): Promise<void> {
+  const allowed: number[] = [];
+  if (isAdminRole(me.role) || (await creationPolicy(svc)) !== BOT_CREATION.LIMIT_GENERIC) allowed.push(BOT_TYPE.GENERIC);
+  allowed.push(BOT_TYPE.INCOMING_WEBHOOK, BOT_TYPE.OUTGOING_WEBHOOK);
+  if (!allowed.includes(botType)) throw badRequest('Invalid bot type');
+}
+
+/** The email domain of bots (realm_bot_domain). */
+export function botDomain(svc: Services): string {
+  return new URL(svc.config.externalUrl).hostname;
+}
+
+/**
+ * Resolves a default stream name for a bot. Channels are not part of this
+ * feature yet: any non-empty name is reported as Zulip does for an unknown
+ * channel. The channels feature replaces this lookup.
+ */
+function resolveDefaultStream(name: string | undefined): null {
+  if (name === undefined || name === '') return null;
+  throw badRequest(`Invalid channel name '${name}'`);
+}
+
+export interface CreateBotInput {
+  fullName: string;
+  shortName: string;
+  botType: number;
+  payloadUrl: string;
+  serviceName?: string;
+  interfaceType: number;
+  defaultSendingStream?: string;
+  defaultEventsRegisterStream?: string;
+  defaultAllPublicStreams?: boolean;
+}
+
+/** POST /bots. */
+export async function createBot(svc: Services, me: UserRow, input: CreateBotInput): Promise<Record<string, unknown>> {
+  requireMemberOrAdmin(me);
+  return createBotFor(svc, me, input);
+}
+
+/** Creates a bot owned by `owner` (also used by the admin command line). */
+export async function createBotFor(svc: Services, owner: UserRow, input: CreateBotInput): Promise<Record<string, unknown>> {
+  let shortName = input.shortName.trim();
+  if (shortName.length === 0) throw badRequest('Bad name or username');
+  const serviceName = input.botType !== BOT_TYPE.INCOMING_WEBHOOK ? input.serviceName || shortName : input.serviceName;
+  shortName += '-bot';
+  const fullName = checkFullName(input.fullName);
+  const email = `${shortName}@${botDomain(svc)}`;
+  if (!validEmail(email)) throw badRequest('Bad name or username');
+  if (input.botType === BOT_TYPE.EMBEDDED) throw badRequest('Embedded bots are not enabled.');
+  if (await userByDeliveryEmail(svc.store.db, svc.realmId, email)) throw badRequest('Username already in use');
+  if (await activeNameTaken(svc.store.db, svc.realmId, fullName)) throw badRequest('Name is already in use!');
+  await checkBotCreationPolicy(svc, owner, input.botType);
+  await checkValidBotType(svc, owner, input.botType);
+  if (!SERVICE_INTERFACES.includes(input.interfaceType)) throw badRequest('Invalid interface type');
+  resolveDefaultStream(input.defaultSendingStream);
+  resolveDefaultStream(input.defaultEventsRegisterStream);
+
+  const bot = await transaction(svc.store, async (tx) => {
+    const row = await insertUser(tx, {
+      realm_id: svc.realmId,
+      email,
+      delivery_email: email,
+      full_name: fullName,
+      password_hash: null,
+      api_key: newApiKey(),
+      role: ROLE.MEMBER,
+      is_active: 1,
+      is_bot: 1,
+      bot_type: input.botType,
+      bot_owner_id: owner.id,
+      date_joined: nowSeconds(),
+      timezone: '',
+      settings_json: '{}',
+      default_all_public_streams: input.defaultAllPublicStreams ? 1 : 0,
+    });
+    if (input.botType === BOT_TYPE.OUTGOING_WEBHOOK) {
+      await insertBotService(tx, {
+        user_id: row.id,
+        name: serviceName ?? shortName,
+        base_url: input.payloadUrl,
+        interface: input.interfaceType,
+        token: randomAlnum(32),
+      });
+    }
+    return row;
+  });
+  await announceUser(svc, bot);
+  return {
+    user_id: bot.id,
+    api_key: bot.api_key,
+    avatar_url: avatarUrl(svc.config, bot, false),
+    default_sending_stream: null,
+    default_events_register_stream: null,
+    default_all_public_streams: !!bot.default_all_public_streams,
+  };
+}
+
+/** GET /bots: the caller's active bots, oldest first. */
+export async function listOwnBots(svc: Services, me: UserRow): Promise<{ bots: Record<string, unknown>[] }> {
+  requireMemberOrAdmin(me);
+  const bots = (await realmBots(svc.store.db, svc.realmId, me.id)).filter((b) => b.is_active);
+  bots.sort((a, b) => a.date_joined - b.date_joined || a.id - b.id);
+  return {
+    bots: bots.map((b) => ({
+      username: b.email,
+      full_name: b.full_name,
+      api_key: b.api_key,
+      avatar_url: avatarUrl(svc.config, b, false),
+      default_sending_stream: null,
+      default_events_register_stream: null,
+      default_all_public_streams: !!b.default_all_public_streams,
+    })),
+  };
+}
+
+/** Zulip's access_bot_by_id. */
+export async function accessBotById(svc: Services, me: UserRow, botId: number): Promise<UserRow> {
+  const bot = await userById(svc.store.db, svc.realmId, botId);
+  if (!bot || !bot.is_bot) throw badRequest('No such bot');
+  if (!canAdminUser(me, bot)) throw insufficientPermission();
+  return bot;
+}
+
+/**
+ * Events for a bot's new owner (Zulip's send_bot_owner_update_events): a
+ * non-admin previous owner gets realm_bot delete, a non-admin new owner gets
+ * realm_bot add, the other administrators realm_bot update with owner_id,
+ * and everyone realm_user update with bot_owner_id.
+ */
+export async function sendBotOwnerEvents(svc: Services, bot: UserRow, newOwner: UserRow, previousOwner: UserRow | null): Promise<void> {
+  const updateUsers = new Set(await botEventRecipients(svc, bot));
+  if (previousOwner && !isAdminRole(previousOwner.role)) {
+    svc.bus.send({ type: 'realm_bot', op: 'delete', bot: { user_id: bot.id } }, [previousOwner.id]);
+    updateUsers.delete(previousOwner.id);
+  }
+  if (!isAdminRole(newOwner.role)) {
+    svc.bus.send({ type: 'realm_bot', op: 'add', bot: await formatBot(svc, bot) }, [newOwner.id]);
+    updateUsers.delete(newOwner.id);
+  }
+  svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: bot.id, owner_id: newOwner.id } }, [...updateUsers]);
+  svc.bus.send(
+    { type: 'realm_user', op: 'update', person: { user_id: bot.id, bot_owner_id: newOwner.id } },
+    await activeUserIds(svc.store.db, svc.realmId),
+  );
+}
+
+/** Changes a bot's owner (checks done by callers except the owner's validity). */
+export async function changeBotOwner(svc: Services, bot: UserRow, ownerId: number): Promise<void> {
+  const owner = await userById(svc.store.db, svc.realmId, ownerId);
+  if (!owner) throw badRequest('Failed to change owner, no such user');
+  if (!owner.is_active) throw badRequest('Failed to change owner, user is deactivated');
+  if (owner.is_bot) throw badRequest("Failed to change owner, bots can't own other bots");
+  if (bot.bot_owner_id === owner.id) return;
+  const previous = bot.bot_owner_id ? ((await userById(svc.store.db, svc.realmId, bot.bot_owner_id)) ?? null) : null;
+  await transaction(svc.store, (tx) => updateUser(tx, bot.id, { bot_owner_id: owner.id }));
+  await sendBotOwnerEvents(svc, { ...bot, bot_owner_id: owner.id }, owner, previous);
+}
+
+export interface PatchBotInput {
+  fullName?: string;
+  role?: number;
+  botOwnerId?: number;
+  servicePayloadUrl?: string;
+  serviceInterface: number;
+  configData?: Record<string, string>;
+  defaultSendingStream?: string;
+  defaultEventsRegisterStream?: string;
+  defaultAllPublicStreams?: boolean;
+}
+
+/** PATCH /bots/{bot_id}. */
+export async function patchBot(svc: Services, me: UserRow, botId: number, input: PatchBotInput): Promise<Record<string, unknown>> {
+  requireMemberOrAdmin(me);
+  let bot = await accessBotById(svc, me, botId);
+  if (input.fullName !== undefined) {
+    const name = checkFullName(input.fullName);
+    if (name !== bot.full_name) {
+      if (await activeNameTaken(svc.store.db, svc.realmId, name)) throw badRequest('Name is already in use!');
+      await changeFullName(svc, bot, name);
+    }
+  }
+  if (input.role !== undefined && input.role !== bot.role) {
+    checkRoleChangeAllowed(me, bot, input.role);
+    await changeRole(svc, bot, input.role);
+  }
+  if (input.botOwnerId !== undefined) await changeBotOwner(svc, (bot = await reloadBot(svc, bot.id)), input.botOwnerId);
+  if (input.defaultSendingStream !== undefined) resolveDefaultStream(input.defaultSendingStream);
+  if (input.defaultEventsRegisterStream !== undefined) resolveDefaultStream(input.defaultEventsRegisterStream);
+  if (input.defaultAllPublicStreams !== undefined) {
+    await transaction(svc.store, (tx) => updateUser(tx, bot.id, { default_all_public_streams: input.defaultAllPublicStreams ? 1 : 0 }));
+    svc.bus.send(
+      { type: 'realm_bot', op: 'update', bot: { user_id: bot.id, default_all_public_streams: input.defaultAllPublicStreams } },
+      await botEventRecipients(svc, await reloadBot(svc, bot.id)),
+    );
+  }
+  if (input.servicePayloadUrl !== undefined) {
+    if (!SERVICE_INTERFACES.includes(input.serviceInterface)) throw badRequest('Invalid interface type');
+    if (bot.bot_type === BOT_TYPE.OUTGOING_WEBHOOK) {
+      await transaction(svc.store, (tx) => updateBotService(tx, bot.id, { base_url: input.servicePayloadUrl!, interface: input.serviceInterface }));
+      const fresh = await reloadBot(svc, bot.id);
+      const services = (await formatBot(svc, fresh)).services;
+      svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: bot.id, services } }, await botEventRecipients(svc, fresh));
+    }
+  }
+  bot = await reloadBot(svc, bot.id);
+  const out: Record<string, unknown> = {
+    full_name: bot.full_name,
+    avatar_url: avatarUrl(svc.config, bot, false),
+    service_interface: input.serviceInterface,
+    service_payload_url: input.servicePayloadUrl ?? null,
+    config_data: input.configData ?? null,
+    default_sending_stream: null,
+    default_events_register_stream: null,
+    default_all_public_streams: !!bot.default_all_public_streams,
+  };
+  if (bot.bot_owner_id !== null) {
+    const owner = await userById(svc.store.db, svc.realmId, bot.bot_owner_id);
+    if (owner) out.bot_owner = owner.email;
+  }
+  return out;
+}
+
+async function reloadBot(svc: Services, id: number): Promise<UserRow> {
+  const bot = await userById(svc.store.db, svc.realmId, id);
+  if (!bot) throw badRequest('No such bot');
+  return bot;
+}
+
+/** POST /bots/{bot_id}/api_key/regenerate. */
+export async function regenerateBotApiKey(svc: Services, me: UserRow, botId: number): Promise<{ api_key: string }> {
+  requireMemberOrAdmin(me);
+  const bot = await accessBotById(svc, me, botId);
+  return { api_key: await regenerateApiKey(svc, bot) };
+}
+
+/** DELETE /bots/{bot_id}. */
+export async function deactivateBot(svc: Services, me: UserRow, botId: number): Promise<void> {
+  const bot = await accessBotById(svc, me, botId);
+  await deactivateAccount(svc, bot);
+}

@@ -1,0 +1,355 @@
+/**
+ * Administering accounts: creating users, changing names and roles,
+ * deactivating and reactivating, and API key regeneration — with Zulip's
+ * permission rules, messages and events.
+ */
+import type { Services } from '../services.ts';
+import { ApiError, badRequest, requireAdmin, requireOwner } from '../lib/errors.ts';
+import { sendEmail, emailSettings } from '../lib/email.ts';
+import { realmById } from '../store/realm.ts';
+import { transaction, type Tx } from '../store/db.ts';
+import {
+  activeBotsOwnedBy,
+  activeUserIds,
+  countActiveOwners,
+  countActiveUsers,
+  updateUser,
+  userByDeliveryEmail,
+  userById,
+  ROLE,
+  type UserRow,
+} from '../store/users.ts';
+import { avatarUrl, isAdminRole } from './users-format.ts';
+import { botEventRecipients } from './bots-format.ts';
+import { checkBotCreationPolicy, sendBotOwnerEvents } from './bots.ts';
+import { checkFullName, createUser, newApiKey, validEmail } from './users.ts';
+import { noSuchUser } from './users-read.ts';
+
+export const ROLES: readonly number[] = [ROLE.OWNER, ROLE.ADMINISTRATOR, ROLE.MODERATOR, ROLE.MEMBER, ROLE.GUEST];
+
+/** The name a deleted profile gets (actions.delete_profile). */
+export const DELETED_USER_NAME = 'Deleted user';
+
+// ---------------------------------------------------------------------------
+// Access helpers (Zulip's access_user_by_id / can_admin_user)
+
+/** Whether `me` may administer `target`: administrators, or the owner of a bot. */
+export function canAdminUser(me: UserRow, target: UserRow): boolean {
+  return target.bot_owner_id === me.id || isAdminRole(me.role);
+}
+
+export function insufficientPermission(): ApiError {
+  return badRequest('Insufficient permission');
+}
+
+export async function accessUserById(
+  svc: Services,
+  me: UserRow,
+  userId: number,
+  opts: { allowDeactivated?: boolean; allowBots?: boolean; forAdmin: boolean },
+): Promise<UserRow> {
+  const target = await userById(svc.store.db, svc.realmId, userId);
+  if (!target) throw noSuchUser();
+  if (target.is_bot && !opts.allowBots) throw noSuchUser();
+  if (!target.is_active && !opts.allowDeactivated) throw badRequest('User is deactivated');
+  if (opts.forAdmin && !canAdminUser(me, target)) throw insufficientPermission();
+  return target;
+}
+
+/** Whether `u` is the realm's only active human owner. */
+export async function isLastOwner(svc: Services, u: UserRow, tx: Tx = svc.store.db): Promise<boolean> {
+  if (u.role !== ROLE.OWNER || u.is_bot) return false;
+  return (await countActiveOwners(tx, svc.realmId)) === 1;
+}
+
+async function reload(svc: Services, id: number): Promise<UserRow> {
+  const u = await userById(svc.store.db, svc.realmId, id);
+  if (!u) throw noSuchUser();
+  return u;
+}
+
+// ---------------------------------------------------------------------------
+// Creating users (POST /users)
+
+const PASSWORD_MIN_LENGTH = 6;
+
+/** Zulip rejects weak passwords; Parley checks the minimum length and trivially guessable ones. */
+export function passwordStrongEnough(password: string): boolean {
+  if (password.length < PASSWORD_MIN_LENGTH) return false;
+  if (new Set(password).size < 3) return false;
+  return true;
+}
+
+export async function createUserByAdmin(
+  svc: Services,
+  me: UserRow,
+  input: { email: string; password: string; fullName: string },
+): Promise<{ user_id: number }> {
+  if (!isAdminRole(me.role)) throw requireAdmin();
+  const fullName = checkFullName(input.fullName);
+  const email = input.email;
+  if (!validEmail(email)) throw badRequest('Bad name or username');
+  if (await userByDeliveryEmail(svc.store.db, svc.realmId, email)) throw badRequest(`Email '${email}' already in use`);
+  if (!passwordStrongEnough(input.password)) throw badRequest('The password is too weak.');
+  const user = await createUser(svc, { email, fullName, password: input.password });
+  return { user_id: user.id };
+}
+
+// ---------------------------------------------------------------------------
+// Names and roles
+
+/** Changes a user's (or bot's) full name and announces it. */
+export async function changeFullName(svc: Services, target: UserRow, fullName: string): Promise<void> {
+  await transaction(svc.store, (tx) => updateUser(tx, target.id, { full_name: fullName }));
+  const person = { user_id: target.id, full_name: fullName };
+  svc.bus.send({ type: 'realm_user', op: 'update', person }, await activeUserIds(svc.store.db, svc.realmId));
+  if (target.is_bot) {
+    svc.bus.send({ type: 'realm_bot', op: 'update', bot: person }, await botEventRecipients(svc, { ...target, full_name: fullName }));
+  }
+}
+
+/** Changes a role (no permission checks: callers do them) and announces it. */
+export async function changeRole(svc: Services, target: UserRow, role: number): Promise<void> {
+  if (target.role === role) return;
+  await transaction(svc.store, (tx) => updateUser(tx, target.id, { role }));
+  svc.bus.send(
+    { type: 'realm_user', op: 'update', person: { user_id: target.id, role } },
+    await activeUserIds(svc.store.db, svc.realmId),
+  );
+}
+
+/** The role-change permission rules shared by PATCH /users/{id} and PATCH /bots/{id}. */
+export function checkRoleChangeAllowed(me: UserRow, target: UserRow, role: number): void {
+  if ((role === ROLE.OWNER || target.role === ROLE.OWNER) && me.role !== ROLE.OWNER) throw requireOwner();
+  if (!isAdminRole(me.role)) throw requireAdmin();
+}
+
+/** PATCH /users/{user_id}. */
+export async function updateUserByAdmin(
+  svc: Services,
+  me: UserRow,
+  userId: number,
+  input: { fullName?: string; role?: number },
+): Promise<void> {
+  const target = await accessUserById(svc, me, userId, { allowDeactivated: true, allowBots: true, forAdmin: true });
+  if (input.role !== undefined && input.role !== target.role) {
+    checkRoleChangeAllowed(me, target, input.role);
+    if (target.role === ROLE.OWNER && (await isLastOwner(svc, target))) {
+      throw badRequest('The owner permission cannot be removed from the only organization owner.');
+    }
+    await changeRole(svc, target, input.role);
+  }
+  if (input.fullName !== undefined && input.fullName !== target.full_name && input.fullName.trim() !== '') {
+    const name = checkFullName(input.fullName);
+    await changeFullName(svc, target, name);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Deactivation
+
+export interface DeactivationActions {
+  delete_profile: boolean;
+  delete_public_channel_messages: boolean;
+  delete_private_channel_messages: boolean;
+  delete_direct_messages: boolean;
+}
+
+export const NO_DEACTIVATION_ACTIONS: DeactivationActions = {
+  delete_profile: false,
+  delete_public_channel_messages: false,
+  delete_private_channel_messages: false,
+  delete_direct_messages: false,
+};
+
+/** Ends every event queue of the user (Zulip deletes them on deactivation). */
+function dropQueues(svc: Services, userId: number): void {
+  for (const q of [...svc.queues.queuesOf(userId)]) svc.queues.delete(q.id);
+}
+
+/**
+ * Deactivates one account (bots it owns first, when `cascade`), with Zulip's
+ * events: realm_user update is_active=false to every active user; for a bot
+ * also realm_bot update is_active=false to administrators and its owner.
+ * Returns the deactivated accounts, bots first.
+ */
+export async function deactivateUser(svc: Services, target: UserRow, opts: { cascade?: boolean } = {}): Promise<UserRow[]> {
+  const done: UserRow[] = [];
+  if (!target.is_active) return done;
+  if (opts.cascade !== false) {
+    for (const bot of await activeBotsOwnedBy(svc.store.db, target.id)) {
+      done.push(...(await deactivateUser(svc, bot, { cascade: false })));
+    }
+  }
+  const changed = await transaction(svc.store, async (tx) => {
+    const res = await tx.updateTable('users').set({ is_active: 0 }).where('id', '=', target.id).where('is_active', '=', 1).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  });
+  if (!changed) return done;
+  const recipients = await activeUserIds(svc.store.db, svc.realmId);
+  svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: false } }, recipients);
+  if (target.is_bot) {
+    svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: target.id, is_active: false } }, await botEventRecipients(svc, target));
+  }
+  dropQueues(svc, target.id);
+  done.push({ ...target, is_active: 0 });
+  return done;
+}
+
+/** actions.delete_profile: the "Deleted user" name and no picture. */
+export async function deleteProfile(svc: Services, target: UserRow): Promise<void> {
+  if (target.full_name !== DELETED_USER_NAME) await changeFullName(svc, target, DELETED_USER_NAME);
+  if (target.avatar_source !== 'G') {
+    const version = target.avatar_version + 1;
+    await transaction(svc.store, (tx) => updateUser(tx, target.id, { avatar_source: 'G', avatar_version: version }));
+    const u = await reload(svc, target.id);
+    const url = avatarUrl(svc.config, u, false);
+    const recipients = await activeUserIds(svc.store.db, svc.realmId);
+    svc.bus.send(
+      {
+        type: 'realm_user',
+        op: 'update',
+        person: { user_id: u.id, avatar_source: 'G', avatar_url: url, avatar_url_medium: url, avatar_version: version },
+      },
+      recipients,
+    );
+    if (u.is_bot) svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: u.id, avatar_url: url } }, await botEventRecipients(svc, u));
+  }
+}
+
+/**
+ * The message-deletion parts of DELETE /users/{id} `actions`
+ * (delete_public_channel_messages, delete_private_channel_messages,
+ * delete_direct_messages), applied to the given accounts in order (bots
+ * first, then the user). Messages are not stored yet, so there is nothing to
+ * delete: the messages feature plugs its deletions in here.
+ */
+export async function deleteMessagesOfDeactivatedUsers(
+  _svc: Services,
+  _userIds: number[],
+  _flags: { publicChannels: boolean; privateChannels: boolean; directMessages: boolean },
+): Promise<void> {
+  // Intentionally empty until messages exist.
+}
+
+/** Applies the optional `actions` to the deactivated accounts: bots first, then the user. */
+export async function applyDeactivationActions(svc: Services, accounts: UserRow[], actions: DeactivationActions): Promise<void> {
+  if (actions.delete_profile) {
+    for (const u of accounts) await deleteProfile(svc, await reload(svc, u.id));
+  }
+  if (actions.delete_public_channel_messages || actions.delete_private_channel_messages || actions.delete_direct_messages) {
+    await deleteMessagesOfDeactivatedUsers(
+      svc,
+      accounts.map((u) => u.id),
+      {
+        publicChannels: actions.delete_public_channel_messages,
+        privateChannels: actions.delete_private_channel_messages,
+        directMessages: actions.delete_direct_messages,
+      },
+    );
+  }
+}
+
+/** The notification email of DELETE /users/{id} with deactivation_notification_comment. */
+export async function sendDeactivationEmail(svc: Services, target: UserRow, comment: string): Promise<void> {
+  const realm = await realmById(svc.store.db, svc.realmId);
+  const url = svc.config.externalUrl;
+  const lines = [
+    `Hello ${target.full_name},`,
+    '',
+    `Your account in the ${realm.name} organization (${url}) has been deactivated by an administrator.`,
+  ];
+  if (comment) lines.push('', 'The administrator provided the following comment:', '', comment);
+  lines.push('', 'If you believe this was done in error, please contact an organization administrator.');
+  await sendEmail(emailSettings(svc.config), {
+    to: [target.delivery_email],
+    subject: `Your account on ${url} has been deactivated`,
+    text: lines.join('\n') + '\n',
+    template: 'deactivate',
+  });
+}
+
+/** DELETE /users/{user_id}. */
+export async function deactivateUserByAdmin(
+  svc: Services,
+  me: UserRow,
+  userId: number,
+  input: { actions?: DeactivationActions; comment?: string },
+): Promise<void> {
+  if (!isAdminRole(me.role)) throw requireAdmin();
+  const target = await accessUserById(svc, me, userId, { forAdmin: true });
+  if (target.role === ROLE.OWNER && me.role !== ROLE.OWNER) throw requireOwner();
+  if (await isLastOwner(svc, target)) throw badRequest('Cannot deactivate the only organization owner');
+  const accounts = await deactivateUser(svc, target);
+  await applyDeactivationActions(svc, accounts, input.actions ?? NO_DEACTIVATION_ACTIONS);
+  if (input.comment !== undefined) await sendDeactivationEmail(svc, target, input.comment.trim());
+}
+
+function cannotDeactivateLast(isLastOwnerFlag: boolean): ApiError {
+  const entity = isLastOwnerFlag ? 'organization owner' : 'user';
+  return new ApiError(`Cannot deactivate the only ${entity}.`, {
+    code: 'CANNOT_DEACTIVATE_LAST_USER',
+    extra: { is_last_owner: isLastOwnerFlag, entity },
+  });
+}
+
+/** DELETE /users/me. */
+export async function deactivateOwnUser(svc: Services, me: UserRow): Promise<void> {
+  if ((await countActiveUsers(svc.store.db, svc.realmId)) === 1) throw cannotDeactivateLast(false);
+  if (await isLastOwner(svc, me)) throw cannotDeactivateLast(true);
+  await deactivateUser(svc, me);
+}
+
+/** DELETE /bots/{bot_id} and other paths that deactivate one account without further checks. */
+export async function deactivateAccount(svc: Services, target: UserRow): Promise<void> {
+  await deactivateUser(svc, target);
+}
+
+// ---------------------------------------------------------------------------
+// Reactivation
+
+/**
+ * Reactivates an account: realm_user update is_active=true to every active
+ * user; for a bot, realm_bot update to administrators and its owner (and, when
+ * its owner is deactivated, the acting user becomes the owner).
+ */
+export async function reactivateUser(svc: Services, target: UserRow, acting: UserRow | null): Promise<void> {
+  const previousOwner = target.is_bot && target.bot_owner_id ? await userById(svc.store.db, svc.realmId, target.bot_owner_id) : undefined;
+  const newOwner = previousOwner && !previousOwner.is_active && acting ? acting : undefined;
+  await transaction(svc.store, (tx) => updateUser(tx, target.id, { is_active: 1, ...(newOwner ? { bot_owner_id: newOwner.id } : {}) }));
+  const u = await reload(svc, target.id);
+  svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: u.id, is_active: true } }, await activeUserIds(svc.store.db, svc.realmId));
+  if (u.is_bot) {
+    svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: u.id, is_active: true } }, await botEventRecipients(svc, u));
+    if (newOwner) {
+      await sendBotOwnerEvents(svc, u, newOwner, previousOwner ?? null);
+    }
+  }
+}
+
+/** POST /users/{user_id}/reactivate. */
+export async function reactivateUserByAdmin(svc: Services, me: UserRow, userId: number): Promise<void> {
+  const target = await accessUserById(svc, me, userId, { allowDeactivated: true, allowBots: true, forAdmin: true });
+  if (target.is_bot) {
+    await checkBotCreationPolicy(svc, me, target.bot_type ?? 1);
+  }
+  await reactivateUser(svc, target, me);
+}
+
+// ---------------------------------------------------------------------------
+// API keys
+
+/** Gives the account a new API key (the old one stops working); bots announce it with realm_bot update. */
+export async function regenerateApiKey(svc: Services, target: UserRow): Promise<string> {
+  const apiKey = newApiKey();
+  await transaction(svc.store, (tx) => updateUser(tx, target.id, { api_key: apiKey }));
+  if (target.is_bot) {
+    svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: target.id, api_key: apiKey } }, await botEventRecipients(svc, target));
+  }
+  return apiKey;
+}
+
+/** POST /users/me/api_key/regenerate. */
+export async function regenerateOwnApiKey(svc: Services, me: UserRow): Promise<{ api_key: string }> {
+  return { api_key: await regenerateApiKey(svc, me) };
+}

@@ -1,0 +1,256 @@
+#!/usr/bin/env node
+/**
+ * parley-admin: administer accounts from the command line. Opens the same
+ * database as the server (DATA_DIR, DATABASE_URL, PARLEY_PG_SCHEMA from the
+ * environment) and runs the same actions the API uses. Events go to this
+ * process's own (empty) fan-out, so connected clients of a separately running
+ * server learn of the changes on their next /register.
+ *
+ * Exit codes: 0 success, 1 error (one line on stderr), 2 bad arguments (usage).
+ */
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { loadConfig } from '../config.ts';
+import { openStore, type Store } from '../store/db.ts';
+import { migrate } from '../store/migrations.ts';
+import { ensureRealm, zuliprc } from '../actions/realm.ts';
+import { QueueManager } from '../events/queue.ts';
+import { LocalBus } from '../events/bus.ts';
+import type { Services } from '../services.ts';
+import { ApiError } from '../lib/errors.ts';
+import { userByEmail, userById, ROLE, BOT_TYPE, type UserRow } from '../store/users.ts';
+import { createUser, validEmail } from '../actions/users.ts';
+import { changeRole, deactivateUser, isLastOwner, reactivateUser, regenerateApiKey, ROLES } from '../actions/users-admin.ts';
+import { createBotFor } from '../actions/bots.ts';
+
+const USAGE = `Usage: parley-admin <command> [options]
+
+Commands:
+  create-user --email EMAIL --name NAME [--password PASSWORD] [--role ROLE]
+  create-bot --owner USER --name NAME --short-name SHORT [--type TYPE] [--payload-url URL]
+  change-role USER ROLE
+  deactivate USER
+  reactivate USER
+  api-key USER
+  regenerate-api-key USER
+  zuliprc USER
+
+USER is an email address or a numeric user ID.
+ROLE is owner, administrator, moderator, member or guest (or 100, 200, 300, 400, 600).
+TYPE is generic, incoming-webhook or outgoing-webhook (or 1, 2, 3).
+
+Uses the server's environment: DATA_DIR, DATABASE_URL, EXTERNAL_URL.`;
+
+class UsageError extends Error {}
+class CliError extends Error {}
+
+const ROLE_NAMES: Record<string, number> = {
+  owner: ROLE.OWNER,
+  administrator: ROLE.ADMINISTRATOR,
+  admin: ROLE.ADMINISTRATOR,
+  moderator: ROLE.MODERATOR,
+  member: ROLE.MEMBER,
+  guest: ROLE.GUEST,
+};
+
+const BOT_TYPE_NAMES: Record<string, number> = {
+  generic: BOT_TYPE.GENERIC,
+  'incoming-webhook': BOT_TYPE.INCOMING_WEBHOOK,
+  incoming: BOT_TYPE.INCOMING_WEBHOOK,
+  'outgoing-webhook': BOT_TYPE.OUTGOING_WEBHOOK,
+  outgoing: BOT_TYPE.OUTGOING_WEBHOOK,
+};
+
+function parseRole(s: string): number {
+  const n = ROLE_NAMES[s.toLowerCase()] ?? (/^\d+$/.test(s) ? Number(s) : NaN);
+  if (!ROLES.includes(n)) throw new UsageError(`invalid role: ${s}`);
+  return n;
+}
+
+function parseBotType(s: string): number {
+  const n = BOT_TYPE_NAMES[s.toLowerCase()] ?? (/^\d+$/.test(s) ? Number(s) : NaN);
+  if (![BOT_TYPE.GENERIC, BOT_TYPE.INCOMING_WEBHOOK, BOT_TYPE.OUTGOING_WEBHOOK].includes(n as 1 | 2 | 3)) {
+    throw new UsageError(`invalid bot type: ${s}`);
+  }
+  return n;
+}
+
+interface Parsed {
+  options: Record<string, string | undefined>;
+  positionals: string[];
+}
+
+function parse(args: string[], options: string[], positionalCount: number): Parsed {
+  let res;
+  try {
+    res = parseArgs({
+      args,
+      options: Object.fromEntries(options.map((o) => [o, { type: 'string' as const }])),
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (res.positionals.length !== positionalCount) {
+    throw new UsageError(positionalCount === 0 ? 'unexpected arguments' : `expected ${positionalCount} argument(s)`);
+  }
+  return { options: res.values as Record<string, string | undefined>, positionals: res.positionals };
+}
+
+function required(p: Parsed, name: string): string {
+  const val = p.options[name];
+  if (val === undefined || val === '') throw new UsageError(`missing --${name}`);
+  return val;
+}
+
+async function findUser(svc: Services, ref: string): Promise<UserRow> {
+  const u = /^\d+$/.test(ref) ? await userById(svc.store.db, svc.realmId, Number(ref)) : await userByEmail(svc.store.db, svc.realmId, ref);
+  if (!u) throw new CliError(`no such user: ${ref}`);
+  return u;
+}
+
+async function openServices(): Promise<{ svc: Services; store: Store }> {
+  const config = loadConfig(process.env);
+  const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.pgSchema });
+  await migrate(store);
+  const bootstrap = await ensureRealm(store, config);
+  const queues = new QueueManager();
+  const svc: Services = {
+    config,
+    store,
+    queues,
+    bus: new LocalBus(queues),
+    log: pino({ level: 'silent' }),
+    realmId: bootstrap.realmId,
+  };
+  return { svc, store };
+}
+
+type Command = (svc: Services, args: string[], out: (line: string) => void) => Promise<void>;
+
+/** Argument checks run before the database is opened (so usage errors never touch it). */
+const CHECKS: Record<string, (args: string[]) => void> = {
+  'create-user': (a) => {
+    const p = parse(a, ['email', 'name', 'password', 'role'], 0);
+    required(p, 'email');
+    required(p, 'name');
+    if (p.options.role !== undefined) parseRole(p.options.role);
+  },
+  'create-bot': (a) => {
+    const p = parse(a, ['owner', 'name', 'short-name', 'type', 'payload-url'], 0);
+    required(p, 'owner');
+    required(p, 'name');
+    required(p, 'short-name');
+    if (p.options.type !== undefined) parseBotType(p.options.type);
+  },
+  'change-role': (a) => {
+    parseRole(parse(a, [], 2).positionals[1]);
+  },
+  deactivate: (a) => void parse(a, [], 1),
+  reactivate: (a) => void parse(a, [], 1),
+  'api-key': (a) => void parse(a, [], 1),
+  'regenerate-api-key': (a) => void parse(a, [], 1),
+  zuliprc: (a) => void parse(a, [], 1),
+};
+
+const COMMANDS: Record<string, Command> = {
+  async 'create-user'(svc, args, out) {
+    const p = parse(args, ['email', 'name', 'password', 'role'], 0);
+    const email = required(p, 'email');
+    if (!validEmail(email)) throw new CliError(`invalid email address: ${email}`);
+    if (await userByEmail(svc.store.db, svc.realmId, email)) throw new CliError(`Email '${email}' already in use`);
+    const user = await createUser(svc, {
+      email,
+      fullName: required(p, 'name'),
+      password: p.options.password ?? null,
+      role: p.options.role !== undefined ? parseRole(p.options.role) : ROLE.MEMBER,
+    });
+    out(`Created user ${user.delivery_email} (ID ${user.id}, role ${user.role})`);
+  },
+  async 'create-bot'(svc, args, out) {
+    const p = parse(args, ['owner', 'name', 'short-name', 'type', 'payload-url'], 0);
+    const owner = await findUser(svc, required(p, 'owner'));
+    if (owner.is_bot) throw new CliError("bots can't own other bots");
+    if (!owner.is_active) throw new CliError(`user is deactivated: ${owner.delivery_email}`);
+    const res = await createBotFor(svc, owner, {
+      fullName: required(p, 'name'),
+      shortName: required(p, 'short-name'),
+      botType: p.options.type !== undefined ? parseBotType(p.options.type) : BOT_TYPE.GENERIC,
+      payloadUrl: p.options['payload-url'] ?? '',
+      interfaceType: 1,
+    });
+    const bot = await findUser(svc, String(res.user_id));
+    out(`Created bot ${bot.email} (ID ${bot.id}, owner ${owner.delivery_email})`);
+    out(`API key: ${bot.api_key}`);
+  },
+  async 'change-role'(svc, args, out) {
+    const p = parse(args, [], 2);
+    const user = await findUser(svc, p.positionals[0]);
+    const role = parseRole(p.positionals[1]);
+    if (user.role === ROLE.OWNER && role !== ROLE.OWNER && (await isLastOwner(svc, user))) {
+      throw new CliError('The owner permission cannot be removed from the only organization owner.');
+    }
+    await changeRole(svc, user, role);
+    out(`Role of ${user.delivery_email} is now ${role}`);
+  },
+  async deactivate(svc, args, out) {
+    const user = await findUser(svc, parse(args, [], 1).positionals[0]);
+    if (!user.is_active) throw new CliError(`user is already deactivated: ${user.delivery_email}`);
+    if (await isLastOwner(svc, user)) throw new CliError('Cannot deactivate the only organization owner');
+    const done = await deactivateUser(svc, user);
+    const bots = done.filter((u) => u.id !== user.id);
+    out(`Deactivated ${user.delivery_email}${bots.length ? ` and ${bots.length} bot(s)` : ''}`);
+  },
+  async reactivate(svc, args, out) {
+    const user = await findUser(svc, parse(args, [], 1).positionals[0]);
+    if (user.is_active) throw new CliError(`user is already active: ${user.delivery_email}`);
+    await reactivateUser(svc, user, null);
+    out(`Reactivated ${user.delivery_email}`);
+  },
+  async 'api-key'(svc, args, out) {
+    const user = await findUser(svc, parse(args, [], 1).positionals[0]);
+    out(user.api_key);
+  },
+  async 'regenerate-api-key'(svc, args, out) {
+    const user = await findUser(svc, parse(args, [], 1).positionals[0]);
+    out(await regenerateApiKey(svc, user));
+  },
+  async zuliprc(svc, args, out) {
+    const user = await findUser(svc, parse(args, [], 1).positionals[0]);
+    out(zuliprc(user.delivery_email, user.api_key, svc.config.externalUrl).trimEnd());
+  },
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  try {
+    if (!command || !(command in COMMANDS)) throw new UsageError(command ? `unknown command: ${command}` : 'missing command');
+    CHECKS[command](args);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`parley-admin: ${e.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  let store: Store | undefined;
+  try {
+    const opened = await openServices();
+    store = opened.store;
+    await COMMANDS[command](opened.svc, args, (line) => process.stdout.write(line + '\n'));
+    return 0;
+  } catch (e) {
+    const msg = e instanceof ApiError || e instanceof CliError ? e.message : e instanceof Error ? e.message : String(e);
+    process.stderr.write(`parley-admin: error: ${msg.split('\n')[0]}\n`);
+    return 1;
+  } finally {
+    await store?.close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

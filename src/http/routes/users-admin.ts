@@ -1,0 +1,108 @@
+/** Administering users: create, update name/role, deactivate, reactivate, API key regeneration. */
+import { route } from '../route.ts';
+import { p, v } from '../params.ts';
+import { ApiError } from '../../lib/errors.ts';
+import {
+  createUserByAdmin,
+  deactivateOwnUser,
+  deactivateUserByAdmin,
+  reactivateUserByAdmin,
+  regenerateOwnApiKey,
+  updateUserByAdmin,
+  ROLES,
+  type DeactivationActions,
+} from '../../actions/users-admin.ts';
+
+const ACTION_KEYS = ['delete_profile', 'delete_public_channel_messages', 'delete_private_channel_messages', 'delete_direct_messages'] as const;
+
+/**
+ * The `actions` object of DELETE /users/{id}: optional booleans, unknown keys
+ * rejected, with Zulip's (pydantic) wording: `Argument "x" at actions["x"] is
+ * unexpected`, `actions["delete_profile"] is not a boolean`.
+ */
+function deactivationActions(raw: string, name: string): DeactivationActions {
+  let x: unknown;
+  try {
+    x = JSON.parse(raw);
+  } catch {
+    throw new ApiError(`${name} is not valid JSON`);
+  }
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ApiError(`${name} is not a dict`);
+  const rec = x as Record<string, unknown>;
+  const out: DeactivationActions = {
+    delete_profile: false,
+    delete_public_channel_messages: false,
+    delete_private_channel_messages: false,
+    delete_direct_messages: false,
+  };
+  for (const [key, val] of Object.entries(rec)) {
+    const sub = `${name}[${JSON.stringify(key)}]`;
+    if (!(ACTION_KEYS as readonly string[]).includes(key)) throw new ApiError(`Argument "${key}" at ${sub} is unexpected`);
+    out[key as keyof DeactivationActions] = v.bool()(val, sub);
+  }
+  return out;
+}
+
+export default [
+  route({
+    method: 'POST',
+    path: '/users',
+    auth: 'user',
+    summary: 'Create a user',
+    params: { email: p.str(), password: p.str(), full_name: p.str() },
+    handler: (ctx, a) => createUserByAdmin(ctx.svc, ctx.user, { email: a.email, password: a.password, fullName: a.full_name }),
+  }),
+  route({
+    method: 'PATCH',
+    path: '/users/:user_id(^\\d+$)',
+    auth: 'user',
+    summary: 'Update a user',
+    pathParams: { user_id: p.pathInt() },
+    params: {
+      full_name: p.str().optional(),
+      role: p.json(v.int(), 'integer').optional(),
+    },
+    handler: async (ctx, a) => {
+      if (a.role !== undefined && !ROLES.includes(a.role)) throw new ApiError('Invalid role');
+      await updateUserByAdmin(ctx.svc, ctx.user, a.user_id, { fullName: a.full_name, role: a.role });
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/users/:user_id(^\\d+$)',
+    auth: 'user',
+    summary: 'Deactivate a user',
+    pathParams: { user_id: p.pathInt() },
+    params: {
+      actions: p.custom('object', deactivationActions, 'json').optional(),
+      deactivation_notification_comment: p.str({ maxLength: 2000 }).optional(),
+    },
+    handler: (ctx, a) =>
+      deactivateUserByAdmin(ctx.svc, ctx.user, a.user_id, { actions: a.actions, comment: a.deactivation_notification_comment }),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/users/me',
+    auth: 'user',
+    summary: 'Deactivate own user',
+    params: {},
+    handler: (ctx) => deactivateOwnUser(ctx.svc, ctx.user),
+  }),
+  route({
+    method: 'POST',
+    path: '/users/:user_id(^\\d+$)/reactivate',
+    auth: 'user',
+    summary: 'Reactivate a user',
+    pathParams: { user_id: p.pathInt() },
+    params: {},
+    handler: (ctx, a) => reactivateUserByAdmin(ctx.svc, ctx.user, a.user_id),
+  }),
+  route({
+    method: 'POST',
+    path: '/users/me/api_key/regenerate',
+    auth: 'user',
+    summary: 'Regenerate own API key',
+    params: {},
+    handler: (ctx) => regenerateOwnApiKey(ctx.svc, ctx.user),
+  }),
+];

@@ -1,0 +1,16 @@
+/** The `realm_bots` section of POST /register: every bot for administrators, one's own bots otherwise. */
+import { registerState } from '../events/state.ts';
+import { realmBots } from '../store/users.ts';
+import { servicesOfBots } from '../store/bots.ts';
+import { formatBotWith } from '../actions/bots-format.ts';
+import { isAdminRole } from '../actions/users-format.ts';
+
+registerState({
+  types: ['realm_bot'],
+  async fetch(svc, opts) {
+    const me = opts.user;
+    const bots = await realmBots(svc.store.db, svc.realmId, isAdminRole(me.role) ? undefined : me.id);
+    const services = await servicesOfBots(svc.store.db, bots.map((b) => b.id));
+    return { realm_bots: bots.map((b) => formatBotWith(svc, b, services.filter((s) => s.user_id === b.id))) };
+  },
+});

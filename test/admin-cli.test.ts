@@ -1,0 +1,141 @@
+/** The admin command line (src/cli/admin.ts), run as a child process against the test server's database. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestServer, assertError, assertSuccess, type TestServer } from './helpers.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+let t: TestServer;
+before(async () => {
+  t = await startTestServer();
+});
+after(() => t.close());
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(...args: string[]): Promise<Run> {
+  const cfg = t.server.svc.config;
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    DATA_DIR: cfg.dataDir,
+    EXTERNAL_URL: cfg.externalUrl,
+    ...(cfg.databaseUrl ? { DATABASE_URL: cfg.databaseUrl } : {}),
+    ...(cfg.pgSchema ? { PARLEY_PG_SCHEMA: cfg.pgSchema } : {}),
+  };
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(root, 'src/cli/admin.ts'), ...args], { env, cwd: root }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test('bad arguments: usage on stderr, exit code 2', async () => {
+  for (const args of [[], ['frobnicate'], ['create-user', '--name', 'No Email'], ['create-user', '--email', 'a@example.com', '--name', 'A', '--bogus', 'x'], ['change-role', 'someone'], ['change-role', 'someone', 'emperor'], ['api-key'], ['create-bot', '--owner', 'x@example.com', '--name', 'B', '--short-name', 'b', '--type', 'embedded']]) {
+    const r = await cli(...args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /Usage: parley-admin <command>/);
+    assert.equal(r.stdout, '');
+  }
+  const help = await cli('--help');
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /create-user --email EMAIL --name NAME/);
+});
+
+test('errors: one line on stderr, exit code 1', async () => {
+  for (const args of [['api-key', 'nobody@example.com'], ['deactivate', '999999'], ['zuliprc', 'ghost@example.com']]) {
+    const r = await cli(...args);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+    assert.match(r.stderr, /^parley-admin: error: no such user: /);
+  }
+  const dup = await cli('create-user', '--email', t.owner.email, '--name', 'Dup');
+  assert.equal(dup.code, 1);
+  assert.equal(dup.stderr, `parley-admin: error: Email '${t.owner.email}' already in use\n`);
+  const last = await cli('deactivate', t.owner.email);
+  assert.equal(last.code, 1);
+  assert.equal(last.stderr, 'parley-admin: error: Cannot deactivate the only organization owner\n');
+  const demote = await cli('change-role', String(t.owner.id), 'member');
+  assert.equal(demote.code, 1);
+  assert.match(demote.stderr, /only organization owner/);
+});
+
+test('create-user, api-key, zuliprc: the account works over the API', async () => {
+  const r = await cli('create-user', '--email', 'cli-user@example.com', '--name', 'Cli User', '--password', 'cli-password-1', '--role', 'moderator');
+  assert.equal(r.code, 0, r.stderr);
+  const m = /^Created user cli-user@example\.com \(ID (\d+), role 300\)\n$/.exec(r.stdout);
+  assert.ok(m, r.stdout);
+  const id = Number(m[1]);
+  const key = await cli('api-key', 'cli-user@example.com');
+  assert.equal(key.code, 0);
+  const apiKey = key.stdout.trim();
+  assert.match(apiKey, /^[A-Za-z0-9]{32}$/);
+  const me = assertSuccess(await t.client({ email: 'cli-user@example.com', apiKey }).get('/users/me'));
+  assert.equal(me.user_id, id);
+  assert.equal(me.role, 300);
+  assert.equal(me.full_name, 'Cli User');
+  // Password login works too.
+  assertSuccess(await t.client(null).post('/fetch_api_key', { username: 'cli-user@example.com', password: 'cli-password-1' }));
+  const rc = await cli('zuliprc', String(id));
+  assert.equal(rc.code, 0);
+  assert.equal(rc.stdout, `[api]\nemail=cli-user@example.com\nkey=${apiKey}\nsite=${t.server.svc.config.externalUrl}\n`);
+});
+
+test('change-role, regenerate-api-key, deactivate, reactivate', async () => {
+  const u = await t.makeUser();
+  const role = await cli('change-role', u.email, 'administrator');
+  assert.equal(role.code, 0, role.stderr);
+  assert.equal(role.stdout, `Role of ${u.email} is now 200\n`);
+  assert.equal(assertSuccess(await t.client(t.owner).get(`/users/${u.id}`)).user.role, 200);
+  assert.equal((await cli('change-role', u.email, '400')).code, 0);
+  assert.equal(assertSuccess(await t.client(t.owner).get(`/users/${u.id}`)).user.role, 400);
+
+  const regen = await cli('regenerate-api-key', String(u.id));
+  assert.equal(regen.code, 0);
+  const newKey = regen.stdout.trim();
+  assert.notEqual(newKey, u.apiKey);
+  assertError(await t.client(u).get('/users/me'), 401, 'UNAUTHORIZED', 'Invalid API key');
+  const fresh = { email: u.email, apiKey: newKey };
+  assertSuccess(await t.client(fresh).get('/users/me'));
+
+  const bot = await t.makeUser({ isBot: true, botOwnerId: u.id });
+  const off = await cli('deactivate', u.email);
+  assert.equal(off.code, 0, off.stderr);
+  assert.equal(off.stdout, `Deactivated ${u.email} and 1 bot(s)\n`);
+  assertError(await t.client(fresh).get('/users/me'), 401, 'USER_DEACTIVATED');
+  assertError(await t.client(bot).get('/users/me'), 401, 'USER_DEACTIVATED');
+  const again = await cli('deactivate', u.email);
+  assert.equal(again.code, 1);
+
+  const on = await cli('reactivate', u.email);
+  assert.equal(on.code, 0, on.stderr);
+  assert.equal(on.stdout, `Reactivated ${u.email}\n`);
+  assertSuccess(await t.client(fresh).get('/users/me'));
+  assert.equal((await cli('reactivate', u.email)).code, 1);
+});
+
+test('create-bot: owned by the given user, usable with the printed key', async () => {
+  const owner = await t.makeUser();
+  const r = await cli('create-bot', '--owner', owner.email, '--name', 'Cli Bot', '--short-name', 'clibot', '--type', 'incoming-webhook');
+  assert.equal(r.code, 0, r.stderr);
+  const host = new URL(t.server.svc.config.externalUrl).hostname;
+  const m = new RegExp(`^Created bot clibot-bot@${host.replace(/\./g, '\\.')} \\(ID (\\d+), owner ${owner.email.replace(/\./g, '\\.')}\\)\\nAPI key: ([A-Za-z0-9]{32})\\n$`).exec(r.stdout);
+  assert.ok(m, r.stdout);
+  const me = assertSuccess(await t.client({ email: `clibot-bot@${host}`, apiKey: m[2] }).get('/users/me'));
+  assert.equal(me.is_bot, true);
+  const seen = assertSuccess(await t.client(owner).get(`/users/${m[1]}`)).user;
+  assert.equal(seen.bot_type, 2);
+  assert.equal(seen.bot_owner_id, owner.id);
+  const dup = await cli('create-bot', '--owner', owner.email, '--name', 'Other Bot', '--short-name', 'clibot');
+  assert.equal(dup.code, 1);
+  assert.equal(dup.stderr, 'parley-admin: error: Username already in use\n');
+  const noOwner = await cli('create-bot', '--owner', 'nobody@example.com', '--name', 'X Bot', '--short-name', 'xb');
+  assert.equal(noOwner.code, 1);
+});

@@ -1,0 +1,301 @@
+/** Bots: POST/GET /bots, PATCH/DELETE /bots/{id}, API key regeneration, realm_bot events and state. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, assertError, assertSuccess, openQueue, assertComponent, type TestServer, type Account } from './helpers.ts';
+import { ROLE } from '../src/store/users.ts';
+
+let t: TestServer;
+before(async () => {
+  t = await startTestServer();
+});
+after(() => t.close());
+
+const c = (a: Account) => t.client(a);
+const EVENTS = { event_types: ['realm_user', 'realm_bot'] };
+const host = () => new URL(t.url).hostname;
+let n = 0;
+const short = () => `b${++n}x${Date.now().toString(36)}`;
+
+async function roles() {
+  return {
+    admin: await t.makeUser({ role: ROLE.ADMINISTRATOR }),
+    moderator: await t.makeUser({ role: ROLE.MODERATOR }),
+    member: await t.makeUser({ role: ROLE.MEMBER }),
+    guest: await t.makeUser({ role: ROLE.GUEST }),
+  };
+}
+
+test('POST /bots: generic bot; response shape; realm_user add to all, realm_bot add to admins and owner only', async () => {
+  const { admin, member, moderator } = await roles();
+  const qa = await openQueue(c(admin), EVENTS);
+  const qo = await openQueue(c(member), EVENTS);
+  const qm = await openQueue(c(moderator), EVENTS);
+  const s = short();
+  const res = await c(member).post('/bots', { full_name: `Bot ${s}`, short_name: s });
+  const body = assertSuccess(res);
+  assert.deepEqual(Object.keys(body).sort(), [
+    'api_key', 'avatar_url', 'default_all_public_streams', 'default_events_register_stream', 'default_sending_stream', 'msg', 'result', 'user_id',
+  ]);
+  assert.match(body.api_key, /^[A-Za-z0-9]{32}$/);
+  assert.equal(body.default_sending_stream, null);
+  assert.equal(body.default_events_register_stream, null);
+  assert.equal(body.default_all_public_streams, false);
+  assert.match(body.avatar_url, /^https:\/\/secure\.gravatar\.com\/avatar\//);
+  const email = `${s}-bot@${host()}`;
+
+  for (const q of [qa, qo]) {
+    const evs = await q.drain();
+    assert.deepEqual(evs.map((e) => [e.type, e.op]), [['realm_user', 'add'], ['realm_bot', 'add']]);
+    assert.equal(evs[0].person.user_id, body.user_id);
+    assert.equal(evs[0].person.is_bot, true);
+    assert.equal(evs[0].person.bot_type, 1);
+    assert.equal(evs[0].person.bot_owner_id, member.id);
+    assert.equal(evs[0].person.email, email);
+    assert.deepEqual(evs[1].bot, {
+      email,
+      user_id: body.user_id,
+      full_name: `Bot ${s}`,
+      bot_type: 1,
+      is_active: true,
+      api_key: body.api_key,
+      default_sending_stream: null,
+      default_events_register_stream: null,
+      default_all_public_streams: false,
+      avatar_url: body.avatar_url,
+      services: [],
+      owner_id: member.id,
+    });
+    assertComponent(evs[1].bot, 'Bot');
+  }
+  assert.deepEqual((await qm.drain()).map((e) => [e.type, e.op]), [['realm_user', 'add']]);
+
+  // The bot authenticates with its email and key; user objects carry bot_type and bot_owner_id.
+  const bot = { email, apiKey: body.api_key };
+  const me = assertSuccess(await t.client(bot).get('/users/me'));
+  assert.equal(me.is_bot, true);
+  const seen = assertSuccess(await c(moderator).get(`/users/${body.user_id}`)).user;
+  assert.equal(seen.bot_type, 1);
+  assert.equal(seen.bot_owner_id, member.id);
+});
+
+test('POST /bots: incoming webhook bot', async () => {
+  const { member } = await roles();
+  const s = short();
+  const body = assertSuccess(await c(member).post('/bots', { full_name: `Hook ${s}`, short_name: s, bot_type: 2 }));
+  const u = assertSuccess(await c(member).get(`/users/${body.user_id}`)).user;
+  assert.equal(u.bot_type, 2);
+  assert.equal(u.email, `${s}-bot@${host()}`);
+});
+
+test('POST /bots: outgoing webhook bot lists its service in realm_bot', async () => {
+  const { admin } = await roles();
+  const qa = await openQueue(c(admin), EVENTS);
+  const s = short();
+  const body = assertSuccess(
+    await c(admin).post('/bots', { full_name: `Out ${s}`, short_name: s, bot_type: 3, payload_url: JSON.stringify('https://hooks.example.com/x'), interface_type: 2 }),
+  );
+  const add = (await qa.ofType('realm_bot'))[0];
+  assert.equal(add.bot.user_id, body.user_id);
+  assert.equal(add.bot.services.length, 1);
+  assert.equal(add.bot.services[0].base_url, 'https://hooks.example.com/x');
+  assert.equal(add.bot.services[0].interface, 2);
+  assert.match(add.bot.services[0].token, /^[A-Za-z0-9]{32}$/);
+  assertError(
+    await c(admin).post('/bots', { full_name: `Bad ${s}`, short_name: `${s}z`, bot_type: 3, payload_url: 'not a url' }),
+    400,
+    'BAD_REQUEST',
+    'payload_url is not valid JSON',
+  );
+  assertError(
+    await c(admin).post('/bots', { full_name: `Bad ${s}`, short_name: `${s}z`, bot_type: 3, payload_url: '"nope"' }),
+    400,
+    'BAD_REQUEST',
+    'payload_url is not a URL',
+  );
+});
+
+test('POST /bots: errors as Zulip', async () => {
+  const { member, guest } = await roles();
+  const m = c(member);
+  const s = short();
+  assertSuccess(await m.post('/bots', { full_name: `Taken ${s}`, short_name: s }));
+  assertError(await m.post('/bots', { full_name: `Other ${s}`, short_name: s }), 400, 'BAD_REQUEST', 'Username already in use');
+  assertError(await m.post('/bots', { full_name: `Taken ${s}`, short_name: `${s}2` }), 400, 'BAD_REQUEST', 'Name is already in use!');
+  assertError(await m.post('/bots', { full_name: 'Blank', short_name: '   ' }), 400, 'BAD_REQUEST', 'Bad name or username');
+  assertError(await m.post('/bots', { full_name: 'Spaces', short_name: 'has space' }), 400, 'BAD_REQUEST', 'Bad name or username');
+  assertError(await m.post('/bots', { full_name: '', short_name: `${s}3` }), 400, 'BAD_REQUEST', 'Name too short!');
+  assertError(await m.post('/bots', { full_name: 'Embedded', short_name: `${s}4`, bot_type: 4 }), 400, 'BAD_REQUEST', 'Embedded bots are not enabled.');
+  assertError(await m.post('/bots', { full_name: 'Typed', short_name: `${s}5`, bot_type: 9 }), 400, 'BAD_REQUEST', 'Invalid bot type');
+  assertError(await m.post('/bots', { full_name: 'Iface', short_name: `${s}6`, interface_type: 7 }), 400, 'BAD_REQUEST', 'Invalid interface type');
+  assertError(await m.post('/bots', { short_name: `${s}7` }), 400, 'REQUEST_VARIABLE_MISSING', "Missing 'full_name' argument");
+  assertError(await c(guest).post('/bots', { full_name: 'Guest Bot', short_name: `${s}8` }), 400, 'BAD_REQUEST', 'Not allowed for guest users');
+  const bot = await t.makeUser({ isBot: true, botOwnerId: member.id });
+  assertError(await c(bot).post('/bots', { full_name: 'Bot Bot', short_name: `${s}9` }), 400, 'BAD_REQUEST', 'This endpoint does not accept bot requests.');
+});
+
+test('GET /bots: the caller\'s active bots only', async () => {
+  const { member, admin, guest } = await roles();
+  const s = short();
+  const mine = assertSuccess(await c(member).post('/bots', { full_name: `Mine ${s}`, short_name: s }));
+  const gone = assertSuccess(await c(member).post('/bots', { full_name: `Gone ${s}`, short_name: `${s}g` }));
+  assertSuccess(await c(admin).post('/bots', { full_name: `Admins ${s}`, short_name: `${s}a` }));
+  assertSuccess(await c(member).delete(`/bots/${gone.user_id}`));
+  const body = assertSuccess(await c(member).get('/bots'));
+  assert.deepEqual(body.bots, [
+    {
+      username: `${s}-bot@${host()}`,
+      full_name: `Mine ${s}`,
+      api_key: mine.api_key,
+      avatar_url: mine.avatar_url,
+      default_sending_stream: null,
+      default_events_register_stream: null,
+      default_all_public_streams: false,
+    },
+  ]);
+  assertError(await c(guest).get('/bots'), 400, 'BAD_REQUEST', 'Not allowed for guest users');
+});
+
+test('register: realm_bots lists all bots for administrators, own bots for others', async () => {
+  const { member, admin, moderator } = await roles();
+  const s = short();
+  const mine = assertSuccess(await c(member).post('/bots', { full_name: `Reg ${s}`, short_name: s }));
+  const reg = async (a: Account) => assertSuccess(await c(a).post('/register', { fetch_event_types: ['realm_bot'] })).realm_bots as any[];
+  const forMember = await reg(member);
+  assert.deepEqual(forMember.map((b) => b.user_id), [mine.user_id]);
+  assert.equal(forMember[0].owner_id, member.id);
+  assert.equal(forMember[0].api_key, mine.api_key);
+  assert.ok((await reg(admin)).some((b) => b.user_id === mine.user_id));
+  assert.ok(!(await reg(moderator)).some((b) => b.user_id === mine.user_id));
+});
+
+test('PATCH /bots/{id}: full_name; events to all (realm_user) and admins + owner (realm_bot)', async () => {
+  const { member, admin, moderator } = await roles();
+  const s = short();
+  const b = assertSuccess(await c(member).post('/bots', { full_name: `Patch ${s}`, short_name: s }));
+  const qa = await openQueue(c(admin), EVENTS);
+  const qo = await openQueue(c(member), EVENTS);
+  const qm = await openQueue(c(moderator), EVENTS);
+  const res = assertSuccess(await c(member).patch(`/bots/${b.user_id}`, { full_name: `Patched ${s}` }));
+  assert.equal(res.full_name, `Patched ${s}`);
+  assert.equal(res.bot_owner, member.email);
+  assert.equal(res.service_interface, 1);
+  assert.equal(res.service_payload_url, null);
+  assert.equal(res.config_data, null);
+  for (const q of [qa, qo]) {
+    assert.deepEqual((await q.drain()).map((e) => [e.type, e.op, e.person ?? e.bot]), [
+      ['realm_user', 'update', { user_id: b.user_id, full_name: `Patched ${s}` }],
+      ['realm_bot', 'update', { user_id: b.user_id, full_name: `Patched ${s}` }],
+    ]);
+  }
+  assert.deepEqual((await qm.drain()).map((e) => e.type), ['realm_user']);
+  // Same name: silently ignored.
+  assertSuccess(await c(member).patch(`/bots/${b.user_id}`, { full_name: `Patched ${s}` }));
+  assert.deepEqual(await qo.drain(), []);
+});
+
+test('PATCH /bots/{id}: who may edit, and errors', async () => {
+  const { member, admin, moderator, guest } = await roles();
+  const other = await t.makeUser();
+  const s = short();
+  const b = assertSuccess(await c(member).post('/bots', { full_name: `Perm ${s}`, short_name: s }));
+  assertError(await c(moderator).patch(`/bots/${b.user_id}`, { full_name: 'X' }), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assertError(await c(other).patch(`/bots/${b.user_id}`, { full_name: 'X' }), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assertError(await c(guest).patch(`/bots/${b.user_id}`, { full_name: 'X' }), 400, 'BAD_REQUEST', 'Not allowed for guest users');
+  assertError(await c(admin).patch('/bots/999999', { full_name: 'X' }), 400, 'BAD_REQUEST', 'No such bot');
+  assertError(await c(admin).patch(`/bots/${member.id}`, { full_name: 'X' }), 400, 'BAD_REQUEST', 'No such bot');
+  assertError(await c(admin).patch(`/bots/${b.user_id}`, { full_name: t.owner.row.full_name }), 400, 'BAD_REQUEST', 'Name is already in use!');
+  assertError(await c(admin).patch(`/bots/${b.user_id}`, { bot_owner_id: 999999 }), 400, 'BAD_REQUEST', 'Failed to change owner, no such user');
+  assertError(await c(admin).patch(`/bots/${b.user_id}`, { bot_owner_id: b.user_id }), 400, 'BAD_REQUEST', "Failed to change owner, bots can't own other bots");
+  const gone = await t.makeUser();
+  assertSuccess(await c(admin).delete(`/users/${gone.id}`));
+  assertError(await c(admin).patch(`/bots/${b.user_id}`, { bot_owner_id: gone.id }), 400, 'BAD_REQUEST', 'Failed to change owner, user is deactivated');
+  // Roles: the owning member may not change it; administrators may (not to owner).
+  assertError(await c(member).patch(`/bots/${b.user_id}`, { role: ROLE.MODERATOR }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+  assertError(await c(admin).patch(`/bots/${b.user_id}`, { role: ROLE.OWNER }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+  assertSuccess(await c(admin).patch(`/bots/${b.user_id}`, { role: ROLE.MODERATOR }));
+  assert.equal(assertSuccess(await c(member).get(`/users/${b.user_id}`)).user.role, ROLE.MODERATOR);
+});
+
+test('PATCH /bots/{id}: changing the owner sends delete/add/update as Zulip', async () => {
+  const { member, admin } = await roles();
+  const newOwner = await t.makeUser();
+  const bystander = await t.makeUser();
+  const s = short();
+  const b = assertSuccess(await c(member).post('/bots', { full_name: `Own ${s}`, short_name: s }));
+  const qa = await openQueue(c(admin), EVENTS);
+  const qold = await openQueue(c(member), EVENTS);
+  const qnew = await openQueue(c(newOwner), EVENTS);
+  const qby = await openQueue(c(bystander), EVENTS);
+  const res = assertSuccess(await c(member).patch(`/bots/${b.user_id}`, { bot_owner_id: newOwner.id }));
+  assert.equal(res.bot_owner, newOwner.email);
+  const userUpdate = ['realm_user', 'update', { user_id: b.user_id, bot_owner_id: newOwner.id }];
+  assert.deepEqual((await qold.drain()).map((e) => [e.type, e.op, e.person ?? e.bot]), [['realm_bot', 'delete', { user_id: b.user_id }], userUpdate]);
+  const newEvents = await qnew.drain();
+  assert.deepEqual(newEvents.map((e) => [e.type, e.op]), [['realm_bot', 'add'], ['realm_user', 'update']]);
+  assert.equal(newEvents[0].bot.owner_id, newOwner.id);
+  assert.deepEqual((await qa.drain()).map((e) => [e.type, e.op, e.person ?? e.bot]), [['realm_bot', 'update', { user_id: b.user_id, owner_id: newOwner.id }], userUpdate]);
+  assert.deepEqual((await qby.drain()).map((e) => [e.type, e.op, e.person]), [userUpdate]);
+  // The previous owner no longer administers it.
+  assertError(await c(member).patch(`/bots/${b.user_id}`, { full_name: 'Back' }), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assert.equal(assertSuccess(await c(newOwner).get('/bots')).bots.length, 1);
+});
+
+test('POST /bots/{id}/api_key/regenerate: new key; realm_bot update to admins and owner', async () => {
+  const { member, admin, moderator } = await roles();
+  const s = short();
+  const b = assertSuccess(await c(member).post('/bots', { full_name: `Key ${s}`, short_name: s }));
+  const email = `${s}-bot@${host()}`;
+  const qa = await openQueue(c(admin), EVENTS);
+  const qm = await openQueue(c(moderator), EVENTS);
+  const res = assertSuccess(await c(member).post(`/bots/${b.user_id}/api_key/regenerate`));
+  assert.match(res.api_key, /^[A-Za-z0-9]{32}$/);
+  assert.notEqual(res.api_key, b.api_key);
+  assert.deepEqual((await qa.drain()).map((e) => [e.type, e.op, e.bot]), [['realm_bot', 'update', { user_id: b.user_id, api_key: res.api_key }]]);
+  assert.deepEqual(await qm.drain(), []);
+  assertError(await t.client({ email, apiKey: b.api_key }).get('/users/me'), 401, 'UNAUTHORIZED', 'Invalid API key');
+  assertSuccess(await t.client({ email, apiKey: res.api_key }).get('/users/me'));
+  assertError(await c(moderator).post(`/bots/${b.user_id}/api_key/regenerate`), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assertError(await c(admin).post('/bots/999999/api_key/regenerate'), 400, 'BAD_REQUEST', 'No such bot');
+  // A bot may regenerate its own key through /users/me (realm_bot update too).
+  const own = assertSuccess(await t.client({ email, apiKey: res.api_key }).post('/users/me/api_key/regenerate'));
+  assert.deepEqual((await qa.drain()).map((e) => e.bot), [{ user_id: b.user_id, api_key: own.api_key }]);
+});
+
+test('DELETE /bots/{id}: owner or admin deactivates; events; key stops working', async () => {
+  const { member, admin, moderator } = await roles();
+  const s = short();
+  const b = assertSuccess(await c(member).post('/bots', { full_name: `Del ${s}`, short_name: s }));
+  const email = `${s}-bot@${host()}`;
+  assertError(await c(moderator).delete(`/bots/${b.user_id}`), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assertError(await c(admin).delete(`/bots/${member.id}`), 400, 'BAD_REQUEST', 'No such bot');
+  const qa = await openQueue(c(admin), EVENTS);
+  const qm = await openQueue(c(moderator), EVENTS);
+  assertSuccess(await c(member).delete(`/bots/${b.user_id}`));
+  assert.deepEqual((await qa.drain()).map((e) => [e.type, e.op, e.person ?? e.bot]), [
+    ['realm_user', 'update', { user_id: b.user_id, is_active: false }],
+    ['realm_bot', 'update', { user_id: b.user_id, is_active: false }],
+  ]);
+  assert.deepEqual((await qm.drain()).map((e) => [e.type, e.person]), [['realm_user', { user_id: b.user_id, is_active: false }]]);
+  assertError(await t.client({ email, apiKey: b.api_key }).get('/users/me'), 401, 'USER_DEACTIVATED');
+  // Its owner may reactivate it (Zulip's can_admin_user).
+  assertSuccess(await c(member).post(`/users/${b.user_id}/reactivate`));
+});
+
+test('bot creation policy: admins only / limit generic bots', async () => {
+  const { member, admin } = await roles();
+  const { updateRealm, realmById } = await import('../src/store/realm.ts');
+  const svc = t.server.svc;
+  const realm = await realmById(svc.store.db, svc.realmId);
+  const set = (policy: number) => updateRealm(svc.store.db, svc.realmId, { settings_json: JSON.stringify({ ...JSON.parse(realm.settings_json || '{}'), bot_creation_policy: policy }) });
+  try {
+    await set(3);
+    const s = short();
+    assertError(await c(member).post('/bots', { full_name: `P ${s}`, short_name: s }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+    assertSuccess(await c(admin).post('/bots', { full_name: `P ${s}`, short_name: s }));
+    await set(2);
+    assertError(await c(member).post('/bots', { full_name: `Q ${s}`, short_name: `${s}q` }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+    assertSuccess(await c(member).post('/bots', { full_name: `Q ${s}`, short_name: `${s}q`, bot_type: 2 }));
+  } finally {
+    await updateRealm(svc.store.db, svc.realmId, { settings_json: realm.settings_json });
+  }
+});

@@ -1,0 +1,372 @@
+/** User administration: POST /users, PATCH/DELETE /users/{id}, DELETE /users/me, reactivation, API keys. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account } from './helpers.ts';
+import { ROLE } from '../src/store/users.ts';
+
+let t: TestServer;
+before(async () => {
+  t = await startTestServer();
+});
+after(() => t.close());
+
+const c = (a: Account) => t.client(a);
+const EVENTS = { event_types: ['realm_user', 'realm_bot'] };
+
+function emails(): any[] {
+  const file = join(t.server.svc.config.dataDir, 'emails.log');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+async function roles() {
+  return {
+    admin: await t.makeUser({ role: ROLE.ADMINISTRATOR }),
+    moderator: await t.makeUser({ role: ROLE.MODERATOR }),
+    member: await t.makeUser({ role: ROLE.MEMBER }),
+    guest: await t.makeUser({ role: ROLE.GUEST }),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// POST /users
+
+test('POST /users: administrators create accounts; everyone gets realm_user add', async () => {
+  const { admin, member } = await roles();
+  const qm = await openQueue(c(member), EVENTS);
+  const res = await c(admin).post('/users', { email: 'created1@example.com', password: 'correct horse battery', full_name: 'New Person' });
+  const body = assertSuccess(res);
+  assertSchema(res, 'POST', '/users');
+  assert.equal(typeof body.user_id, 'number');
+  const adds = (await qm.ofType('realm_user')).filter((e) => e.op === 'add');
+  assert.equal(adds.length, 1);
+  assert.equal(adds[0].person.user_id, body.user_id);
+  assert.equal(adds[0].person.full_name, 'New Person');
+  // The new account can log in with its password.
+  const login = await t.client(null).post('/fetch_api_key', { username: 'created1@example.com', password: 'correct horse battery' });
+  assert.equal(assertSuccess(login).user_id, body.user_id);
+  // The owner may create users too.
+  assertSuccess(await c(t.owner).post('/users', { email: 'created2@example.com', password: 'another good one', full_name: 'Second' }));
+});
+
+test('POST /users: non-administrators are refused (per role)', async () => {
+  const { moderator, member, guest } = await roles();
+  for (const who of [moderator, member, guest]) {
+    const res = await c(who).post('/users', { email: `x${who.id}@example.com`, password: 'abcdef123', full_name: 'X' });
+    assertError(res, 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+  }
+  const bot = await t.makeUser({ isBot: true, botOwnerId: member.id });
+  assertError(await c(bot).post('/users', { email: 'y@example.com', password: 'abcdef123', full_name: 'Y' }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+});
+
+test('POST /users: Zulip errors for duplicates, bad addresses, weak passwords, names, missing fields', async () => {
+  const { admin } = await roles();
+  const a = c(admin);
+  assertError(await a.post('/users', { email: t.owner.email, password: 'abcdef123', full_name: 'Dup' }), 400, 'BAD_REQUEST', `Email '${t.owner.email}' already in use`);
+  assertError(await a.post('/users', { email: 'OWNER@example.com', password: 'abcdef123', full_name: 'Dup' }), 400, 'BAD_REQUEST', "Email 'OWNER@example.com' already in use");
+  assertError(await a.post('/users', { email: 'not-an-email', password: 'abcdef123', full_name: 'Bad' }), 400, 'BAD_REQUEST', 'Bad name or username');
+  assertError(await a.post('/users', { email: 'weak@example.com', password: 'abc', full_name: 'Weak' }), 400, 'BAD_REQUEST', 'The password is too weak.');
+  assertError(await a.post('/users', { email: 'n@example.com', password: 'abcdef123', full_name: '   ' }), 400, 'BAD_REQUEST', 'Name too short!');
+  assertError(await a.post('/users', { email: 'n@example.com', password: 'abcdef123', full_name: 'x'.repeat(101) }), 400, 'BAD_REQUEST', 'Name too long!');
+  assertError(await a.post('/users', { email: 'n@example.com', password: 'abcdef123', full_name: 'Bad*Name' }), 400, 'BAD_REQUEST', 'Invalid characters in name!');
+  assertError(await a.post('/users', { email: 'n@example.com', password: 'abcdef123', full_name: 'Name|12' }), 400, 'BAD_REQUEST', 'Invalid format!');
+  const missing = await a.post('/users', { email: 'n@example.com', full_name: 'N' });
+  assertError(missing, 400, 'REQUEST_VARIABLE_MISSING', "Missing 'password' argument");
+});
+
+// ---------------------------------------------------------------------------
+// PATCH /users/{user_id}
+
+test('PATCH /users/{id}: full_name change sends realm_user update to all active users', async () => {
+  const { admin, member, guest } = await roles();
+  const target = await t.makeUser();
+  const qs = await Promise.all([member, guest, target].map((u) => openQueue(c(u), EVENTS)));
+  const res = await c(admin).patch(`/users/${target.id}`, { full_name: '  Renamed Person ' });
+  assertSuccess(res);
+  assertSchema(res, 'PATCH', '/users/{user_id}');
+  for (const q of qs) {
+    const evs = await q.drain();
+    assert.deepEqual(evs.map((e) => ({ type: e.type, op: e.op, person: e.person })), [
+      { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: 'Renamed Person' } },
+    ]);
+  }
+  const got = assertSuccess(await c(member).get(`/users/${target.id}`));
+  assert.equal(got.user.full_name, 'Renamed Person');
+  // Blank or unchanged names are ignored silently; no event.
+  assertSuccess(await c(admin).patch(`/users/${target.id}`, { full_name: '   ' }));
+  assertSuccess(await c(admin).patch(`/users/${target.id}`, { full_name: 'Renamed Person' }));
+  assert.deepEqual(await qs[0].drain(), []);
+  assertError(await c(admin).patch(`/users/${target.id}`, { full_name: 'x'.repeat(101) }), 400, 'BAD_REQUEST', 'Name too long!');
+});
+
+test('PATCH /users/{id} on a bot: realm_user update to all, realm_bot update to admins and the owner only', async () => {
+  const { admin, member, moderator } = await roles();
+  const bot = await t.makeUser({ isBot: true, botOwnerId: member.id, name: 'Helper Bot' });
+  const qa = await openQueue(c(admin), EVENTS);
+  const qo = await openQueue(c(member), EVENTS);
+  const qm = await openQueue(c(moderator), EVENTS);
+  assertSuccess(await c(admin).patch(`/users/${bot.id}`, { full_name: 'Helper Bot 2' }));
+  for (const q of [qa, qo]) {
+    const evs = await q.drain();
+    assert.deepEqual(evs.map((e) => [e.type, e.op, e.person ?? e.bot]), [
+      ['realm_user', 'update', { user_id: bot.id, full_name: 'Helper Bot 2' }],
+      ['realm_bot', 'update', { user_id: bot.id, full_name: 'Helper Bot 2' }],
+    ]);
+  }
+  const modEvents = await qm.drain();
+  assert.deepEqual(modEvents.map((e) => e.type), ['realm_user']);
+  // The bot's owner (a member) may rename their own bot through this endpoint too.
+  assertSuccess(await c(member).patch(`/users/${bot.id}`, { full_name: 'Helper Bot 3' }));
+});
+
+test('PATCH /users/{id}: role changes and who may make them', async () => {
+  const { admin, moderator, member, guest } = await roles();
+  const target = await t.makeUser();
+  const qs = await Promise.all([guest, target].map((u) => openQueue(c(u), EVENTS)));
+  // Administrators can change non-owner roles.
+  assertSuccess(await c(admin).patch(`/users/${target.id}`, { role: ROLE.MODERATOR }));
+  for (const q of qs) {
+    assert.deepEqual((await q.drain()).map((e) => [e.op, e.person]), [['update', { user_id: target.id, role: ROLE.MODERATOR }]]);
+  }
+  assert.equal(assertSuccess(await c(admin).get(`/users/${target.id}`)).user.role, ROLE.MODERATOR);
+  // Same role: no event.
+  assertSuccess(await c(admin).patch(`/users/${target.id}`, { role: ROLE.MODERATOR }));
+  assert.deepEqual(await qs[0].drain(), []);
+  // Moderators, members and guests cannot administer other users at all.
+  for (const who of [moderator, member, guest]) {
+    assertError(await c(who).patch(`/users/${target.id}`, { role: ROLE.MEMBER }), 400, 'BAD_REQUEST', 'Insufficient permission');
+    assertError(await c(who).patch(`/users/${target.id}`, { full_name: 'Nope' }), 400, 'BAD_REQUEST', 'Insufficient permission');
+  }
+  // Only owners grant or revoke the owner role.
+  assertError(await c(admin).patch(`/users/${target.id}`, { role: ROLE.OWNER }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+  assertSuccess(await c(t.owner).patch(`/users/${target.id}`, { role: ROLE.OWNER }));
+  assertError(await c(admin).patch(`/users/${target.id}`, { role: ROLE.MEMBER }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+  assertSuccess(await c(t.owner).patch(`/users/${target.id}`, { role: ROLE.MEMBER }));
+  // Invalid values.
+  assertError(await c(admin).patch(`/users/${target.id}`, { role: 150 }), 400, 'BAD_REQUEST', 'Invalid role');
+  assertError(await c(admin).patch(`/users/${target.id}`, { role: 'admin' }), 400, 'BAD_REQUEST', 'role is not valid JSON');
+  assertError(await c(admin).patch('/users/999999', { role: ROLE.MEMBER }), 400, 'BAD_REQUEST', 'No such user');
+});
+
+test('PATCH /users/{id}: the only owner keeps the owner role; a bot owner may not change their bot\'s role', async () => {
+  assertError(
+    await c(t.owner).patch(`/users/${t.owner.id}`, { role: ROLE.ADMINISTRATOR }),
+    400,
+    'BAD_REQUEST',
+    'The owner permission cannot be removed from the only organization owner.',
+  );
+  const member = await t.makeUser();
+  const bot = await t.makeUser({ isBot: true, botOwnerId: member.id });
+  assertError(await c(member).patch(`/users/${bot.id}`, { role: ROLE.MODERATOR }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+});
+
+// ---------------------------------------------------------------------------
+// DELETE /users/{user_id}
+
+test('DELETE /users/{id}: administrators only (per role)', async () => {
+  const { moderator, member, guest } = await roles();
+  const target = await t.makeUser();
+  for (const who of [moderator, member, guest]) {
+    assertError(await c(who).delete(`/users/${target.id}`), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+  }
+  const bot = await t.makeUser({ isBot: true, botOwnerId: member.id });
+  assertError(await c(bot).delete(`/users/${target.id}`), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+  assert.equal(assertSuccess(await c(member).get(`/users/${target.id}`)).user.is_active, true);
+});
+
+test('DELETE /users/{id}: the only owner cannot be deactivated; admins cannot deactivate owners', async () => {
+  const { admin } = await roles();
+  const res = await c(t.owner).delete(`/users/${t.owner.id}`);
+  assertError(res, 400, 'BAD_REQUEST', 'Cannot deactivate the only organization owner');
+  assertError(await c(admin).delete(`/users/${t.owner.id}`), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+  assertError(await c(admin).delete('/users/999999'), 400, 'BAD_REQUEST', 'No such user');
+  const bot = await t.makeUser({ isBot: true, botOwnerId: admin.id });
+  assertError(await c(admin).delete(`/users/${bot.id}`), 400, 'BAD_REQUEST', 'No such user');
+});
+
+test('DELETE /users/{id}: deactivates the user and their bots, with events to the right users', async () => {
+  const { admin, member } = await roles();
+  const target = await t.makeUser({ name: 'Leaving Person' });
+  const bot = await t.makeUser({ isBot: true, botOwnerId: target.id, name: 'Leaving Bot' });
+  const qa = await openQueue(c(admin), EVENTS);
+  const qm = await openQueue(c(member), EVENTS);
+  const qt = await openQueue(c(target), EVENTS);
+  const res = await c(admin).delete(`/users/${target.id}`);
+  assertSuccess(res);
+  assertSchema(res, 'DELETE', '/users/{user_id}');
+  const adminEvents = await qa.drain();
+  assert.deepEqual(adminEvents.map((e) => [e.type, e.op, e.person ?? e.bot]), [
+    ['realm_user', 'update', { user_id: bot.id, is_active: false }],
+    ['realm_bot', 'update', { user_id: bot.id, is_active: false }],
+    ['realm_user', 'update', { user_id: target.id, is_active: false }],
+  ]);
+  // Members see the realm_user updates, not realm_bot.
+  assert.deepEqual((await qm.drain()).map((e) => [e.type, e.person]), [
+    ['realm_user', { user_id: bot.id, is_active: false }],
+    ['realm_user', { user_id: target.id, is_active: false }],
+  ]);
+  // The deactivated user's queues are gone, and their API key (and the bot's) stop working.
+  const poll = await c(admin).get('/events', { queue_id: qt.queueId, last_event_id: -1, dont_block: true });
+  assertError(poll, 400, 'BAD_EVENT_QUEUE_ID');
+  assertError(await c(target).get('/users/me'), 401, 'USER_DEACTIVATED', 'Account is deactivated');
+  assertError(await c(bot).get('/users/me'), 401, 'USER_DEACTIVATED', 'Account is deactivated');
+  const got = assertSuccess(await c(admin).get(`/users/${target.id}`));
+  assert.equal(got.user.is_active, false);
+  assert.equal(got.user.full_name, 'Leaving Person');
+  // Already deactivated.
+  assertError(await c(admin).delete(`/users/${target.id}`), 400, 'BAD_REQUEST', 'User is deactivated');
+  // No notification email unless asked for.
+  assert.equal(emails().filter((m) => m.to.includes(target.email)).length, 0);
+});
+
+test('DELETE /users/{id}: actions are validated with Zulip wording', async () => {
+  const { admin } = await roles();
+  const target = await t.makeUser();
+  const a = c(admin);
+  assertError(await a.delete(`/users/${target.id}`, { actions: { delete_everything: true } }), 400, 'BAD_REQUEST', 'Argument "delete_everything" at actions["delete_everything"] is unexpected');
+  assertError(await a.delete(`/users/${target.id}`, { actions: { delete_profile: 'yes' } }), 400, 'BAD_REQUEST', 'actions["delete_profile"] is not a boolean');
+  assertError(await a.delete(`/users/${target.id}`, { actions: { delete_direct_messages: 1 } }), 400, 'BAD_REQUEST', 'actions["delete_direct_messages"] is not a boolean');
+  assertError(await a.delete(`/users/${target.id}`, { actions: [] }), 400, 'BAD_REQUEST', 'actions is not a dict');
+  assertError(await a.delete(`/users/${target.id}`, { actions: '{nope' }), 400, 'BAD_REQUEST', 'actions is not valid JSON');
+  assertError(
+    await a.delete(`/users/${target.id}`, { deactivation_notification_comment: 'x'.repeat(2001) }),
+    400,
+    'BAD_REQUEST',
+    'deactivation_notification_comment is too long (limit: 2000 characters)',
+  );
+  // Nothing happened.
+  assert.equal(assertSuccess(await a.get(`/users/${target.id}`)).user.is_active, true);
+  // All four flags are accepted (message deletion has nothing to delete yet).
+  assertSuccess(
+    await a.delete(`/users/${target.id}`, {
+      actions: { delete_profile: false, delete_public_channel_messages: true, delete_private_channel_messages: true, delete_direct_messages: true },
+    }),
+  );
+});
+
+test('DELETE /users/{id} with delete_profile: bots then the user become "Deleted user"', async () => {
+  const { admin, member } = await roles();
+  const target = await t.makeUser({ name: 'Profile Person' });
+  const bot = await t.makeUser({ isBot: true, botOwnerId: target.id, name: 'Profile Bot' });
+  const qm = await openQueue(c(member), EVENTS);
+  assertSuccess(await c(admin).delete(`/users/${target.id}`, { actions: { delete_profile: true } }));
+  const names = (await qm.ofType('realm_user')).filter((e) => 'full_name' in e.person).map((e) => e.person);
+  assert.deepEqual(names, [
+    { user_id: bot.id, full_name: 'Deleted user' },
+    { user_id: target.id, full_name: 'Deleted user' },
+  ]);
+  for (const id of [bot.id, target.id]) {
+    const u = assertSuccess(await c(admin).get(`/users/${id}`, { client_gravatar: false })).user;
+    assert.equal(u.full_name, 'Deleted user');
+    assert.equal(u.is_active, false);
+    assert.match(u.avatar_url, /gravatar/);
+  }
+});
+
+test('DELETE /users/{id}: deactivation_notification_comment sends the notification email', async () => {
+  const { admin } = await roles();
+  const withText = await t.makeUser();
+  const plain = await t.makeUser();
+  assertSuccess(await c(admin).delete(`/users/${withText.id}`, { deactivation_notification_comment: '  Farewell, and thanks!\n' }));
+  assertSuccess(await c(admin).delete(`/users/${plain.id}`, { deactivation_notification_comment: '' }));
+  const mine = emails().filter((m) => m.to.includes(withText.email));
+  assert.equal(mine.length, 1);
+  assert.equal(mine[0].template, 'deactivate');
+  assert.match(mine[0].subject, /deactivated/);
+  assert.match(mine[0].text, /Farewell, and thanks!/);
+  const plainMail = emails().filter((m) => m.to.includes(plain.email));
+  assert.equal(plainMail.length, 1);
+  assert.doesNotMatch(plainMail[0].text, /following comment/);
+});
+
+test('DELETE /users/{id}: an owner may deactivate another owner', async () => {
+  const other = await t.makeUser({ role: ROLE.OWNER });
+  assertSuccess(await c(t.owner).delete(`/users/${other.id}`));
+});
+
+// ---------------------------------------------------------------------------
+// DELETE /users/me
+
+test('DELETE /users/me: the only owner gets CANNOT_DEACTIVATE_LAST_USER', async () => {
+  const res = await c(t.owner).delete('/users/me');
+  assertError(res, 400, 'CANNOT_DEACTIVATE_LAST_USER', 'Cannot deactivate the only organization owner.');
+  assert.equal(res.body.is_last_owner, true);
+  assert.equal(res.body.entity, 'organization owner');
+});
+
+test('DELETE /users/me: a member deactivates themselves (and their bots); others are told', async () => {
+  const { admin } = await roles();
+  const me = await t.makeUser();
+  const bot = await t.makeUser({ isBot: true, botOwnerId: me.id });
+  const qa = await openQueue(c(admin), EVENTS);
+  assertSuccess(await c(me).delete('/users/me'));
+  assert.deepEqual((await qa.drain()).map((e) => [e.type, (e.person ?? e.bot).user_id, (e.person ?? e.bot).is_active]), [
+    ['realm_user', bot.id, false],
+    ['realm_bot', bot.id, false],
+    ['realm_user', me.id, false],
+  ]);
+  assertError(await c(me).get('/users/me'), 401, 'USER_DEACTIVATED');
+});
+
+test('DELETE /users/me: the only active user gets is_last_owner false', async () => {
+  const solo = await startTestServer();
+  try {
+    const res = await solo.client(solo.owner).delete('/users/me');
+    assertError(res, 400, 'CANNOT_DEACTIVATE_LAST_USER', 'Cannot deactivate the only user.');
+    assert.equal(res.body.is_last_owner, false);
+    assert.equal(res.body.entity, 'user');
+  } finally {
+    await solo.close();
+  }
+});
+
+// ---------------------------------------------------------------------------
+// POST /users/{user_id}/reactivate
+
+test('POST /users/{id}/reactivate: administrators reactivate; events and login work again', async () => {
+  const { admin, moderator, member, guest } = await roles();
+  const target = await t.makeUser();
+  assertSuccess(await c(admin).delete(`/users/${target.id}`));
+  for (const who of [moderator, member, guest]) {
+    assertError(await c(who).post(`/users/${target.id}/reactivate`), 400, 'BAD_REQUEST', 'Insufficient permission');
+  }
+  const qm = await openQueue(c(member), EVENTS);
+  const res = await c(admin).post(`/users/${target.id}/reactivate`);
+  assertSuccess(res);
+  assertSchema(res, 'POST', '/users/{user_id}/reactivate');
+  assert.deepEqual((await qm.drain()).map((e) => [e.type, e.op, e.person]), [['realm_user', 'update', { user_id: target.id, is_active: true }]]);
+  assertSuccess(await c(target).get('/users/me'));
+  assertError(await c(admin).post('/users/999999/reactivate'), 400, 'BAD_REQUEST', 'No such user');
+});
+
+test('POST /users/{id}/reactivate on a bot: realm_bot update to admins and the owner', async () => {
+  const { admin, member, moderator } = await roles();
+  const bot = await t.makeUser({ isBot: true, botOwnerId: member.id });
+  assertSuccess(await c(member).delete(`/bots/${bot.id}`));
+  const qa = await openQueue(c(admin), EVENTS);
+  const qo = await openQueue(c(member), EVENTS);
+  const qm = await openQueue(c(moderator), EVENTS);
+  assertSuccess(await c(admin).post(`/users/${bot.id}/reactivate`));
+  for (const q of [qa, qo]) {
+    assert.deepEqual((await q.drain()).map((e) => [e.type, e.person ?? e.bot]), [
+      ['realm_user', { user_id: bot.id, is_active: true }],
+      ['realm_bot', { user_id: bot.id, is_active: true }],
+    ]);
+  }
+  assert.deepEqual((await qm.drain()).map((e) => e.type), ['realm_user']);
+});
+
+// ---------------------------------------------------------------------------
+// POST /users/me/api_key/regenerate
+
+test('POST /users/me/api_key/regenerate: new key works, old key does not', async () => {
+  const me = await t.makeUser();
+  const res = await c(me).post('/users/me/api_key/regenerate');
+  const body = assertSuccess(res);
+  assert.match(body.api_key, /^[A-Za-z0-9]{32}$/);
+  assert.notEqual(body.api_key, me.apiKey);
+  assertError(await c(me).get('/users/me'), 401, 'UNAUTHORIZED', 'Invalid API key');
+  assertSuccess(await t.client({ email: me.email, apiKey: body.api_key }).get('/users/me'));
+});
