@@ -282,7 +282,12 @@ export async function deactivateUserByAdmin(
   if (await isLastOwner(svc, target)) throw badRequest('Cannot deactivate the only organization owner');
   const accounts = await deactivateUser(svc, target);
   await applyDeactivationActions(svc, accounts, input.actions ?? NO_DEACTIVATION_ACTIONS);
-  if (input.comment !== undefined) await sendDeactivationEmail(svc, target, input.comment.trim());
+  if (input.comment !== undefined) {
+    // The account is already deactivated: a mail failure is logged, not reported to the caller.
+    await sendDeactivationEmail(svc, target, input.comment.trim()).catch((err: unknown) => {
+      svc.log.error({ err, userId: target.id }, 'deactivation email failed');
+    });
+  }
 }
 
 function cannotDeactivateLast(isLastOwnerFlag: boolean): ApiError {

@@ -37,7 +37,6 @@ export function checkFullName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length === 0) throw badRequest('Name too short!');
   if ([...trimmed].length > 100) throw badRequest('Name too long!');
-  // eslint-disable-next-line no-control-regex
   if (/\p{C}/u.test(trimmed) || /[*`\\>"@]/.test(trimmed)) throw badRequest('Invalid characters in name!');
   // Names ending like `|15` would be ambiguous in mention syntax.
   if (/\|\d+$/.test(name)) throw badRequest('Invalid format!');
