@@ -1,0 +1,278 @@
+/**
+ * Smoke test of `npm start` as a new user runs it: `node src/main.ts` as a
+ * child process on a free port with an empty DATA_DIR (SQLite, or PostgreSQL
+ * in a fresh schema when TEST_DATABASE_URL is set).
+ *
+ * First start creates the organization and owner, prints a generated
+ * password once and writes $DATA_DIR/zuliprc; a restart keeps the data and
+ * creates nothing; SIGTERM answers a waiting long-poll and exits 0.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { get as httpGet } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dbUrl = process.env.TEST_DATABASE_URL;
+
+let dataDir: string;
+let port: number;
+let schema: string | undefined;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const p = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(p));
+    });
+  });
+}
+
+interface Running {
+  proc: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `node src/main.ts` and waits for its "listening" line. */
+function start(extraEnv: Record<string, string> = {}): Promise<Running> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    ...(dbUrl && schema ? { DATABASE_URL: dbUrl, PARLEY_PG_SCHEMA: schema } : {}),
+    ...extraEnv,
+  };
+  const proc = spawn(process.execPath, [join(root, 'src', 'main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  proc.stderr!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.on('exit', (code, signal) => r({ code, signal })));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not report listening within 30 s:\n${out}`));
+    }, 30_000);
+    const check = () => {
+      const m = /Parley listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        proc.stdout!.off('data', check);
+        resolve({ proc, url: m[1]!, output: () => out, exited });
+      }
+    };
+    proc.stdout!.on('data', check);
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited before listening (code ${code}, signal ${signal}):\n${out}`));
+    });
+  });
+}
+
+async function stop(r: Running): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  r.proc.kill('SIGTERM');
+  const timer = setTimeout(() => r.proc.kill('SIGKILL'), 15_000);
+  const result = await r.exited;
+  clearTimeout(timer);
+  return result;
+}
+
+function parseZuliprc(text: string): { section: string; values: Record<string, string> } {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const values: Record<string, string> = {};
+  for (const line of lines.slice(1)) {
+    const m = /^(\w+)=(.*)$/.exec(line);
+    assert.ok(m, `zuliprc line is not key=value: ${JSON.stringify(line)}`);
+    values[m[1]!] = m[2]!;
+  }
+  return { section: lines[0]!, values };
+}
+
+const basic = (email: string, key: string) => 'Basic ' + Buffer.from(`${email}:${key}`).toString('base64');
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'parley-smoke-'));
+  port = await freePort();
+  if (dbUrl) {
+    schema = `smoke_${process.pid}_${randomBytes(3).toString('hex')}`;
+    const c = new pg.Client({ connectionString: dbUrl });
+    await c.connect();
+    await c.query(`CREATE SCHEMA ${schema}`);
+    await c.end();
+  }
+});
+
+after(async () => {
+  rmSync(dataDir, { recursive: true, force: true });
+  if (dbUrl && schema) {
+    const c = new pg.Client({ connectionString: dbUrl });
+    await c.connect();
+    await c.query(`DROP SCHEMA ${schema} CASCADE`);
+    await c.end();
+  }
+});
+
+// The tests below run in order and share DATA_DIR: first start, restart, shutdown.
+let rc: Record<string, string>;
+let generatedPassword: string;
+
+test('first start: creates the owner, prints a generated password once, writes zuliprc', { timeout: 60_000 }, async () => {
+  const r = await start();
+  try {
+    const out = r.output();
+    assert.match(out, /Created the organization and its owner: owner@parley\.local/);
+    const pw = [...out.matchAll(/Owner password \(shown once\): (\S+)/g)];
+    assert.equal(pw.length, 1, out);
+    generatedPassword = pw[0]![1]!;
+    assert.ok(generatedPassword.length >= 12);
+    assert.equal(r.url, `http://127.0.0.1:${port}`);
+
+    const zuliprcPath = join(dataDir, 'zuliprc');
+    assert.equal(statSync(zuliprcPath).mode & 0o077, 0, 'zuliprc is readable by the owner only');
+    const parsed = parseZuliprc(readFileSync(zuliprcPath, 'utf8'));
+    assert.equal(parsed.section, '[api]');
+    assert.deepEqual(Object.keys(parsed.values).sort(), ['email', 'key', 'site']);
+    rc = parsed.values;
+    assert.equal(rc.email, 'owner@parley.local');
+    assert.match(rc.key!, /^[A-Za-z0-9]{32}$/);
+    assert.equal(rc.site, `http://127.0.0.1:${port}`);
+
+    const me = await fetch(`${rc.site}/api/v1/users/me`, { headers: { Authorization: basic(rc.email!, rc.key!) } });
+    assert.equal(me.status, 200);
+    const body = (await me.json()) as Record<string, any>;
+    assert.equal(body.result, 'success');
+    assert.equal(body.email, rc.email);
+    assert.equal(body.role, 100);
+
+    // The printed password logs in and yields the zuliprc's key.
+    const login = await fetch(`${rc.site}/api/v1/fetch_api_key`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: rc.email!, password: generatedPassword }).toString(),
+    });
+    const lb = (await login.json()) as Record<string, any>;
+    assert.equal(login.status, 200, JSON.stringify(lb));
+    assert.equal(lb.api_key, rc.key);
+    assert.equal(lb.email, rc.email);
+  } finally {
+    const { code } = await stop(r);
+    assert.equal(code, 0, r.output());
+  }
+});
+
+test('restart keeps the data and creates nothing', { timeout: 60_000 }, async () => {
+  assert.ok(rc, 'first start ran');
+  const before = readFileSync(join(dataDir, 'zuliprc'), 'utf8');
+  const r = await start();
+  try {
+    const out = r.output();
+    assert.doesNotMatch(out, /Created the organization/);
+    assert.doesNotMatch(out, /password/i);
+    assert.doesNotMatch(out, /zuliprc/);
+    assert.equal(readFileSync(join(dataDir, 'zuliprc'), 'utf8'), before);
+    const me = await fetch(`${rc.site}/api/v1/users/me`, { headers: { Authorization: basic(rc.email!, rc.key!) } });
+    assert.equal(me.status, 200);
+    assert.equal(((await me.json()) as Record<string, any>).email, rc.email);
+    const users = await fetch(`${rc.site}/api/v1/users`, { headers: { Authorization: basic(rc.email!, rc.key!) } });
+    const members = ((await users.json()) as Record<string, any>).members as Array<{ email: string; is_bot: boolean }>;
+    assert.equal(members.filter((m) => !m.is_bot).length, 1, 'still one human account');
+  } finally {
+    const { code } = await stop(r);
+    assert.equal(code, 0, r.output());
+  }
+});
+
+/** GET over a fresh connection (agent: false → `Connection: close`), resolving with status and JSON body. */
+function getOnce(url: string, headers: Record<string, string>): Promise<{ status: number; body: Record<string, any> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        try {
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+        } catch (e) {
+          reject(e);
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject); // e.g. ECONNRESET
+  });
+}
+
+/**
+ * Registers a queue, starts a long-poll on it, sends SIGTERM while it waits,
+ * and returns the poll's answer and the exit status.
+ */
+async function sigtermDuringPoll(keepAlive: boolean) {
+  const r = await start();
+  const auth = basic(rc.email!, rc.key!);
+  let signalled = false;
+  try {
+    const reg = await fetch(`${rc.site}/api/v1/register`, {
+      method: 'POST',
+      // Keep-alive: the poll then reuses this connection, as a client's session does.
+      headers: { Authorization: auth, 'Content-Type': 'application/x-www-form-urlencoded', ...(keepAlive ? {} : { Connection: 'close' }) },
+      body: 'event_types=%5B%22message%22%5D',
+    });
+    const rb = (await reg.json()) as Record<string, any>;
+    assert.equal(rb.result, 'success', JSON.stringify(rb).slice(0, 300));
+    const url = `${rc.site}/api/v1/events?${new URLSearchParams({ queue_id: rb.queue_id, last_event_id: String(rb.last_event_id) })}`;
+    const poll = keepAlive
+      ? fetch(url, { headers: { Authorization: auth } }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, any> }))
+      : getOnce(url, { Authorization: auth });
+    // Let the poll reach the server and start waiting (the heartbeat is 45 s away).
+    await new Promise((res) => setTimeout(res, 500));
+    r.proc.kill('SIGTERM');
+    signalled = true;
+    const answered = await poll; // rejects if the connection was reset
+    // Bounded wait for the exit; a server still running after it is killed.
+    const timer = setTimeout(() => r.proc.kill('SIGKILL'), 20_000);
+    const exit = await r.exited;
+    clearTimeout(timer);
+    return { answered, exit, output: r.output() };
+  } finally {
+    if (!signalled) await stop(r);
+  }
+}
+
+test('SIGTERM answers a waiting long-poll and exits 0', { timeout: 60_000 }, async () => {
+  assert.ok(rc, 'first start ran');
+  const { answered, exit, output } = await sigtermDuringPoll(false);
+  assert.equal(answered.status, 200, JSON.stringify(answered.body));
+  assert.equal(answered.body.result, 'success');
+  assert.deepEqual(answered.body.events, []);
+  assert.equal(exit.signal, null, output);
+  assert.equal(exit.code, 0, output);
+});
+
+test(
+  'SIGTERM with a keep-alive client: the answered long-poll does not hold the exit',
+  {
+    timeout: 60_000,
+    todo: 'the reused keep-alive connection stays open after the answer, so the process waits for the client (up to the keep-alive timeout)',
+  },
+  async () => {
+    assert.ok(rc, 'first start ran');
+    const { answered, exit, output } = await sigtermDuringPoll(true);
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    assert.deepEqual(answered.body.events, []);
+    assert.equal(exit.signal, null, `still running 20 s after SIGTERM:\n${output}`);
+    assert.equal(exit.code, 0, output);
+  },
+);
