@@ -101,3 +101,55 @@ export function canPost(user: UserRow, access: StreamAccess, groups: Groups): bo
   if (access.stream.invite_only || user.role === ROLE.GUEST) return access.subscribed;
   return true;
 }
+
+/** Realm administrators, and members of the channel's can_administer_channel_group. */
+export function canAdministerChannel(user: UserRow, stream: StreamRow, groups: Groups): boolean {
+  if (!user.is_active) return false;
+  return user.role <= ROLE.ADMINISTRATOR || groups.allows(user, streamGroupSetting(stream, 'can_administer_channel_group'));
+}
+
+/**
+ * Whether the user may subscribe other users: channel administrators (with
+ * metadata access), members of the channel's can_add_subscribers_group, and,
+ * for public channels they can read, members of the organization's
+ * can_add_subscribers_group (`realmCanAdd`).
+ */
+export function canAddSubscribers(user: UserRow, access: StreamAccess, groups: Groups, realmCanAdd: GroupSettingValue): boolean {
+  const stream = access.stream;
+  if (access.metadata && canAdministerChannel(user, stream, groups)) return true;
+  if (groups.allows(user, streamGroupSetting(stream, 'can_add_subscribers_group'))) return true;
+  return !stream.invite_only && access.content && groups.allows(user, realmCanAdd);
+}
+
+/** Whether the user may subscribe themselves. */
+export function canSubscribeSelf(user: UserRow, access: StreamAccess, groups: Groups, realmCanAdd: GroupSettingValue): boolean {
+  const stream = access.stream;
+  if (access.subscribed) return true;
+  if (!stream.invite_only && (user.role !== ROLE.GUEST || stream.is_web_public)) return true;
+  if (groups.allows(user, streamGroupSetting(stream, 'can_subscribe_group'))) return true;
+  return canAddSubscribers(user, access, groups, realmCanAdd);
+}
+
+/** Whether the user may unsubscribe other users. */
+export function canRemoveSubscribers(user: UserRow, access: StreamAccess, groups: Groups): boolean {
+  if (!access.metadata) return false;
+  if (canAdministerChannel(user, access.stream, groups)) return true;
+  return groups.allows(user, streamGroupSetting(access.stream, 'can_remove_subscribers_group'));
+}
+
+/**
+ * Whether the user may read messages sent before they subscribed (or when
+ * not subscribed at all): public channels always; private channels only
+ * with content access and history_public_to_subscribers. Without it, a
+ * subscriber sees only the messages they received (their user_messages rows).
+ */
+export function canReadFullHistory(access: StreamAccess): boolean {
+  if (!access.content) return false;
+  if (!access.stream.invite_only) return true;
+  return !!access.stream.history_public_to_subscribers;
+}
+
+/** IDs of the active users (among `users`) with metadata access, given the channel's subscriber set. */
+export function metadataViewers(stream: StreamRow, users: UserRow[], subscribers: Set<number>, groups: Groups): number[] {
+  return users.filter((u) => u.is_active && streamAccess(u, stream, subscribers.has(u.id), groups).metadata).map((u) => u.id);
+}

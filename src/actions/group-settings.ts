@@ -11,6 +11,8 @@ import { allGroups, allMemberEdges, allSubgroupEdges, SYSTEM_GROUP_MAX_ROLE, typ
 import type { UserRow } from '../store/users.ts';
 import { badRequest } from '../lib/errors.ts';
 import { v, type Validator } from '../http/params.ts';
+import { parseJsonObject } from '../lib/util.ts';
+import { REALM_GROUP_SETTING_DEFAULTS } from '../lib/realm-settings.ts';
 
 export type AnonymousGroup = { direct_members: number[]; direct_subgroups: number[] };
 export type GroupSettingValue = number | AnonymousGroup;
@@ -100,6 +102,14 @@ export class Groups {
     return value.direct_subgroups.some((g) => this.isMember(user, g));
   }
 
+  /** Equality of two values (anonymous groups compared as sets). */
+  static same(a: GroupSettingValue | undefined, b: GroupSettingValue | undefined): boolean {
+    if (a === undefined || b === undefined) return a === b;
+    if (typeof a === 'number' || typeof b === 'number') return a === b;
+    const eq = (x: number[], y: number[]) => x.length === y.length && [...x].sort((p, q) => p - q).every((v, i) => v === [...y].sort((p, q) => p - q)[i]);
+    return eq(a.direct_members, b.direct_members) && eq(a.direct_subgroups, b.direct_subgroups);
+  }
+
   /** Every user ID the value covers, among `users`. */
   usersAllowed(value: GroupSettingValue | undefined, users: UserRow[]): number[] {
     return users.filter((u) => this.allows(u, value)).map((u) => u.id);
@@ -108,7 +118,8 @@ export class Groups {
   /**
    * Checks a client-sent value: group IDs must exist (and not be deactivated),
    * user IDs must be in `validUserIds`. Returns the normalized value: an
-   * anonymous group equal to one named group stays anonymous, as in Zulip.
+   * anonymous group of one subgroup and no members becomes that group's ID, an
+   * empty one role:nobody, as in Zulip.
    */
   validate(value: GroupSettingValue, validUserIds: Set<number>, settingName: string): GroupSettingValue {
     const checkGroup = (id: number) => {
@@ -122,6 +133,9 @@ export class Groups {
     for (const id of value.direct_subgroups) checkGroup(id);
     for (const uid of value.direct_members) if (!validUserIds.has(uid)) throw badRequest(`Invalid user ID: ${uid}`);
     void settingName;
+    // As Zulip: a lone subgroup means that group; an empty value means role:nobody.
+    if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) return value.direct_subgroups[0];
+    if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return this.systemGroupId('role:nobody');
     return {
       direct_members: [...new Set(value.direct_members)].sort((a, b) => a - b),
       direct_subgroups: [...new Set(value.direct_subgroups)].sort((a, b) => a - b),
@@ -145,4 +159,13 @@ function systemGroupDirectRoles(name: string): number[] {
     default:
       return [];
   }
+}
+
+/** An organization-level group setting's value (stored value, or Zulip's default system group). */
+export function realmGroupSetting(settingsJson: string, name: string, groups: Groups): GroupSettingValue {
+  const stored = parseStoredSetting(parseJsonObject(settingsJson)[name]);
+  if (stored !== undefined) return stored;
+  const dflt = REALM_GROUP_SETTING_DEFAULTS[name];
+  if (!dflt) throw new Error(`unknown realm group setting ${name}`);
+  return groups.systemGroupId(dflt as SystemGroupName);
 }

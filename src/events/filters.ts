@@ -3,8 +3,11 @@
  * an event and the shape of their copy. Feature modules add theirs here.
  */
 import type { Services } from '../services.ts';
+import { streamEventFilter } from '../actions/streams.ts';
 
 export function installEventFilters(svc: Services): void {
+  // stream: archiving/unarchiving reaches clients without archived_channels as delete/create.
+  svc.queues.setFilter('stream', streamEventFilter);
   // realm_user/realm_bot person avatars follow each client's client_gravatar choice.
   svc.queues.setFilter('realm_user', (q, event) => {
     const person = event.person as Record<string, unknown> | undefined;

@@ -57,3 +57,17 @@ export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
 export function realmSettings(storedJson: string): Record<string, unknown> {
   return { ...REALM_SETTING_DEFAULTS, ...parseJsonObject(storedJson) };
 }
+
+/**
+ * Organization-level group settings Parley implements, with Zulip's defaults
+ * as system group names (resolved to the organization's group IDs when used;
+ * a stored value in settings_json, a group ID or anonymous group, wins).
+ */
+export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = {
+  can_create_public_channel_group: 'role:members',
+  can_create_private_channel_group: 'role:members',
+  can_create_web_public_channel_group: 'role:owners',
+  can_add_subscribers_group: 'role:members',
+  can_create_groups: 'role:members',
+  can_manage_all_groups: 'role:owners',
+};

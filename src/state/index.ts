@@ -5,3 +5,5 @@ import './user-status.ts';
 import './bots.ts';
 import './profile-fields.ts';
 import './settings.ts';
+import './streams.ts';
+import './user-groups.ts';

@@ -84,3 +84,38 @@ export async function allMemberEdges(db: Tx, realmId: number): Promise<Array<{ g
     .where('user_groups.realm_id', '=', realmId)
     .execute();
 }
+
+export async function insertGroup(
+  db: Tx,
+  row: { realm_id: number; name: string; description: string; creator_id: number | null; date_created: number; settings_json: string },
+): Promise<GroupRow> {
+  return db.insertInto('user_groups').values({ ...row, is_system_group: 0 }).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateGroup(db: Tx, id: number, patch: { name?: string; description?: string; deactivated?: number; settings_json?: string }): Promise<void> {
+  await db.updateTable('user_groups').set(patch).where('id', '=', id).execute();
+}
+
+export async function groupByName(db: Tx, realmId: number, name: string): Promise<GroupRow | undefined> {
+  return db.selectFrom('user_groups').selectAll().where('realm_id', '=', realmId).where('name', '=', name).executeTakeFirst();
+}
+
+export async function addGroupMembers(db: Tx, groupId: number, userIds: number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.insertInto('user_group_members').values(userIds.map((user_id) => ({ group_id: groupId, user_id }))).execute();
+}
+
+export async function removeGroupMembers(db: Tx, groupId: number, userIds: number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.deleteFrom('user_group_members').where('group_id', '=', groupId).where('user_id', 'in', userIds).execute();
+}
+
+export async function addGroupSubgroups(db: Tx, groupId: number, subgroupIds: number[]): Promise<void> {
+  if (subgroupIds.length === 0) return;
+  await db.insertInto('user_group_subgroups').values(subgroupIds.map((subgroup_id) => ({ group_id: groupId, subgroup_id }))).execute();
+}
+
+export async function removeGroupSubgroups(db: Tx, groupId: number, subgroupIds: number[]): Promise<void> {
+  if (subgroupIds.length === 0) return;
+  await db.deleteFrom('user_group_subgroups').where('group_id', '=', groupId).where('subgroup_id', 'in', subgroupIds).execute();
+}

@@ -1,0 +1,204 @@
+/** User groups: listing, creating, members and subgroups; user_group events. */
+import type { Services } from '../services.ts';
+import { transaction } from '../store/db.ts';
+import { badRequest } from '../lib/errors.ts';
+import { nowSeconds, parseJsonObject } from '../lib/util.ts';
+import { realmById } from '../store/realm.ts';
+import { allUsers, ROLE, type UserRow } from '../store/users.ts';
+import { addGroupMembers, addGroupSubgroups, groupByName, insertGroup, removeGroupMembers, removeGroupSubgroups, type GroupRow } from '../store/groups.ts';
+import { Groups, parseStoredSetting, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+
+export const GROUP_SETTINGS = [
+  'can_add_members_group',
+  'can_join_group',
+  'can_leave_group',
+  'can_manage_group',
+  'can_mention_group',
+  'can_remove_members_group',
+] as const;
+export type GroupSettingName = (typeof GROUP_SETTINGS)[number];
+
+/** Zulip's defaults for user-defined groups ('creator': the creator alone). */
+const USER_GROUP_DEFAULTS: Record<GroupSettingName, string> = {
+  can_add_members_group: 'creator',
+  can_join_group: 'role:nobody',
+  can_leave_group: 'role:everyone',
+  can_manage_group: 'creator',
+  can_mention_group: 'role:everyone',
+  can_remove_members_group: 'role:nobody',
+};
+
+/** Zulip's values for system groups. */
+const SYSTEM_GROUP_SETTINGS: Record<GroupSettingName, string> = {
+  can_add_members_group: 'role:nobody',
+  can_join_group: 'role:nobody',
+  can_leave_group: 'role:nobody',
+  can_manage_group: 'role:nobody',
+  can_mention_group: 'role:everyone',
+  can_remove_members_group: 'role:nobody',
+};
+
+export function groupSetting(g: GroupRow, name: GroupSettingName, groups: Groups): GroupSettingValue {
+  if (g.is_system_group) return groups.systemGroupId(SYSTEM_GROUP_SETTINGS[name] as never);
+  return parseStoredSetting(parseJsonObject(g.settings_json)[name]) ?? groups.systemGroupId('role:nobody');
+}
+
+/** The user group object, as in realm_user_groups and GET /user_groups. */
+export function formatGroup(g: GroupRow, groups: Groups, users: UserRow[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: g.id,
+    name: g.name,
+    description: g.description,
+    creator_id: g.creator_id,
+    date_created: g.date_created === null ? null : Number(g.date_created),
+    members: groups.directMembers(g.id, users),
+    direct_subgroup_ids: groups.directSubgroups(g.id),
+    is_system_group: !!g.is_system_group,
+    deactivated: !!g.deactivated,
+  };
+  for (const name of GROUP_SETTINGS) out[name] = groupSetting(g, name, groups);
+  return out;
+}
+
+export async function listGroups(svc: Services, includeDeactivated: boolean): Promise<Record<string, unknown>[]> {
+  const [groups, users] = await Promise.all([Groups.load(svc.store.db, svc.realmId), allUsers(svc.store.db, svc.realmId)]);
+  return [...groups.byId.values()]
+    .filter((g) => includeDeactivated || !g.deactivated)
+    .sort((a, b) => a.id - b.id)
+    .map((g) => formatGroup(g, groups, users));
+}
+
+async function everyone(svc: Services): Promise<number[]> {
+  return (await allUsers(svc.store.db, svc.realmId)).filter((u) => u.is_active).map((u) => u.id);
+}
+
+export interface CreateGroupInput {
+  name: string;
+  description: string;
+  members: number[];
+  subgroups: number[];
+  settings: Partial<Record<GroupSettingName, GroupSettingValue>>;
+}
+
+/** POST /user_groups/create. */
+export async function createGroup(svc: Services, user: UserRow, input: CreateGroupInput): Promise<{ group_id: number }> {
+  const { group, groups, users } = await transaction(svc.store, async (tx) => {
+    const groups = await Groups.load(tx, svc.realmId);
+    const realm = await realmById(tx, svc.realmId);
+    if (!groups.allows(user, realmGroupSetting(realm.settings_json, 'can_create_groups', groups))) throw badRequest('Insufficient permission');
+    const name = input.name.trim();
+    if (name === '') throw badRequest("User group name can't be empty!");
+    if ([...name].length > 100) throw badRequest('User group name cannot exceed 100 characters.');
+    if (name.startsWith('role:') || name.startsWith('@')) throw badRequest(`User group name cannot start with '${name.startsWith('@') ? '@' : 'role:'}'.`);
+    if (await groupByName(tx, svc.realmId, name)) throw badRequest(`User group '${name}' already exists.`);
+    const users = await allUsers(tx, svc.realmId);
+    const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
+    for (const id of input.members) if (!valid.has(id)) throw badRequest(`Invalid user ID: ${id}`);
+    for (const id of input.subgroups) if (!groups.byId.get(id) || groups.byId.get(id)!.deactivated) throw badRequest(`Invalid user group ID: ${id}`);
+    const settings: Record<string, GroupSettingValue> = {};
+    for (const key of GROUP_SETTINGS) {
+      const given = input.settings[key];
+      if (given !== undefined) settings[key] = groups.validate(given, valid, key);
+      else settings[key] = USER_GROUP_DEFAULTS[key] === 'creator' ? { direct_members: [user.id], direct_subgroups: [] } : groups.systemGroupId(USER_GROUP_DEFAULTS[key] as never);
+    }
+    const group = await insertGroup(tx, {
+      realm_id: svc.realmId,
+      name,
+      description: input.description,
+      creator_id: user.id,
+      date_created: nowSeconds(),
+      settings_json: JSON.stringify(settings),
+    });
+    await addGroupMembers(tx, group.id, [...new Set(input.members)]);
+    await addGroupSubgroups(tx, group.id, [...new Set(input.subgroups)]);
+    return { group, groups: await Groups.load(tx, svc.realmId), users };
+  });
+  svc.bus.send({ type: 'user_group', op: 'add', group: formatGroup(group, groups, users) }, await everyone(svc));
+  return { group_id: group.id };
+}
+
+async function accessGroupForUpdate(svc: Services, user: UserRow, groups: Groups, groupId: number, setting: GroupSettingName): Promise<GroupRow> {
+  const g = groups.byId.get(groupId);
+  if (!g) throw badRequest('Invalid user group');
+  if (g.is_system_group) throw badRequest('Insufficient permission');
+  if (g.deactivated) throw badRequest('You can only change the settings of active user groups.');
+  const realm = await realmById(svc.store.db, svc.realmId);
+  const ok =
+    user.role <= ROLE.ADMINISTRATOR ||
+    groups.allows(user, realmGroupSetting(realm.settings_json, 'can_manage_all_groups', groups)) ||
+    groups.allows(user, groupSetting(g, 'can_manage_group', groups)) ||
+    groups.allows(user, groupSetting(g, setting, groups));
+  if (!ok) throw badRequest('Insufficient permission');
+  return g;
+}
+
+/** POST /user_groups/{id}/members. */
+export async function updateGroupMembers(svc: Services, user: UserRow, groupId: number, add: number[], remove: number[]): Promise<void> {
+  const result = await transaction(svc.store, async (tx) => {
+    const groups = await Groups.load(tx, svc.realmId);
+    const users = await allUsers(tx, svc.realmId);
+    const isSelfOnly = (ids: number[]) => ids.length > 0 && ids.every((id) => id === user.id);
+    const g = groups.byId.get(groupId);
+    if (!g) throw badRequest('Invalid user group');
+    if (add.length && !(isSelfOnly(add) && !g.is_system_group && groups.allows(user, groupSetting(g, 'can_join_group', groups)))) {
+      await accessGroupForUpdate(svc, user, groups, groupId, 'can_add_members_group');
+    }
+    if (remove.length && !(isSelfOnly(remove) && !g.is_system_group && groups.allows(user, groupSetting(g, 'can_leave_group', groups)))) {
+      await accessGroupForUpdate(svc, user, groups, groupId, 'can_remove_members_group');
+    }
+    const current = new Set(groups.directMembers(groupId, users));
+    const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
+    for (const id of add) {
+      if (!valid.has(id)) throw badRequest(`Invalid user ID: ${id}`);
+      if (current.has(id)) throw badRequest(`User ${id} is already a member of this group`);
+    }
+    for (const id of remove) if (!current.has(id)) throw badRequest(`There is no member '${id}' in this user group`);
+    const toAdd = [...new Set(add)];
+    const toRemove = [...new Set(remove)];
+    await addGroupMembers(tx, groupId, toAdd);
+    await removeGroupMembers(tx, groupId, toRemove);
+    return { toAdd, toRemove };
+  });
+  const recipients = await everyone(svc);
+  if (result.toAdd.length) svc.bus.send({ type: 'user_group', op: 'add_members', group_id: groupId, user_ids: result.toAdd }, recipients);
+  if (result.toRemove.length) svc.bus.send({ type: 'user_group', op: 'remove_members', group_id: groupId, user_ids: result.toRemove }, recipients);
+}
+
+/** POST /user_groups/{id}/subgroups. */
+export async function updateGroupSubgroups(svc: Services, user: UserRow, groupId: number, add: number[], remove: number[]): Promise<void> {
+  const result = await transaction(svc.store, async (tx) => {
+    const groups = await Groups.load(tx, svc.realmId);
+    await accessGroupForUpdate(svc, user, groups, groupId, 'can_manage_group');
+    const current = new Set(groups.directSubgroups(groupId));
+    for (const id of add) {
+      const sg = groups.byId.get(id);
+      if (!sg || sg.deactivated) throw badRequest(`Invalid user group ID: ${id}`);
+      if (current.has(id)) throw badRequest(`User group ${id} is already a subgroup of this group.`);
+      if (reaches(groups, id, groupId)) throw badRequest(`User group ${id} is already a supergroup of this group.`);
+    }
+    for (const id of remove) if (!current.has(id)) throw badRequest(`User group ${id} is not a subgroup of this group.`);
+    const toAdd = [...new Set(add)];
+    const toRemove = [...new Set(remove)];
+    await addGroupSubgroups(tx, groupId, toAdd);
+    await removeGroupSubgroups(tx, groupId, toRemove);
+    return { toAdd, toRemove };
+  });
+  const recipients = await everyone(svc);
+  if (result.toAdd.length) svc.bus.send({ type: 'user_group', op: 'add_subgroups', group_id: groupId, direct_subgroup_ids: result.toAdd }, recipients);
+  if (result.toRemove.length) svc.bus.send({ type: 'user_group', op: 'remove_subgroups', group_id: groupId, direct_subgroup_ids: result.toRemove }, recipients);
+}
+
+function reaches(groups: Groups, from: number, target: number, seen = new Set<number>()): boolean {
+  if (from === target) return true;
+  if (seen.has(from)) return false;
+  seen.add(from);
+  return groups.directSubgroups(from).some((g) => reaches(groups, g, target, seen));
+}
+
+/** GET /user_groups/{id}/members. */
+export async function getGroupMembers(svc: Services, groupId: number, directOnly: boolean): Promise<number[]> {
+  const [groups, users] = await Promise.all([Groups.load(svc.store.db, svc.realmId), allUsers(svc.store.db, svc.realmId)]);
+  if (!groups.byId.get(groupId)) throw badRequest('Invalid user group');
+  if (directOnly) return groups.directMembers(groupId, users);
+  return users.filter((u) => groups.isMember(u, groupId)).map((u) => u.id);
+}

@@ -1,0 +1,61 @@
+/** User groups. */
+import { route } from '../route.ts';
+import { p, type Param } from '../params.ts';
+import { groupSettingValue, type GroupSettingValue } from '../../actions/group-settings.ts';
+import { createGroup, getGroupMembers, GROUP_SETTINGS, listGroups, updateGroupMembers, updateGroupSubgroups, type GroupSettingName } from '../../actions/user-groups.ts';
+
+const settingParams = Object.fromEntries(GROUP_SETTINGS.map((n) => [n, p.json(groupSettingValue, 'integer|object').optional()])) as Record<GroupSettingName, Param<GroupSettingValue | undefined>>;
+
+export default [
+  route({
+    method: 'GET',
+    path: '/user_groups',
+    auth: 'user',
+    summary: 'Get user groups',
+    params: { include_deactivated_groups: p.bool().default(false) },
+    handler: async (ctx, a) => ({ user_groups: await listGroups(ctx.svc, a.include_deactivated_groups) }),
+  }),
+  route({
+    method: 'POST',
+    path: '/user_groups/create',
+    auth: 'user',
+    summary: 'Create a user group',
+    params: { name: p.str(), description: p.str().default(''), members: p.intList(), subgroups: p.intList().default([]), ...settingParams },
+    handler: (ctx, a) => {
+      const settings: Partial<Record<GroupSettingName, GroupSettingValue>> = {};
+      for (const n of GROUP_SETTINGS) if (a[n] !== undefined) settings[n] = a[n] as GroupSettingValue;
+      return createGroup(ctx.svc, ctx.user, { name: a.name, description: a.description, members: a.members, subgroups: a.subgroups, settings });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/user_groups/:user_group_id(^\\d+$)/members',
+    auth: 'user',
+    summary: 'Update user group members',
+    pathParams: { user_group_id: p.pathInt() },
+    params: { add: p.intList().default([]), delete: p.intList().default([]) },
+    handler: async (ctx, a) => {
+      await updateGroupMembers(ctx.svc, ctx.user, a.user_group_id, a.add, a.delete);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/user_groups/:user_group_id(^\\d+$)/members',
+    auth: 'user',
+    summary: 'Get user group members',
+    pathParams: { user_group_id: p.pathInt() },
+    params: { direct_member_only: p.bool().default(false) },
+    handler: async (ctx, a) => ({ members: await getGroupMembers(ctx.svc, a.user_group_id, a.direct_member_only) }),
+  }),
+  route({
+    method: 'POST',
+    path: '/user_groups/:user_group_id(^\\d+$)/subgroups',
+    auth: 'user',
+    summary: 'Update subgroups of a user group',
+    pathParams: { user_group_id: p.pathInt() },
+    params: { add: p.intList().default([]), delete: p.intList().default([]) },
+    handler: async (ctx, a) => {
+      await updateGroupSubgroups(ctx.svc, ctx.user, a.user_group_id, a.add, a.delete);
+    },
+  }),
+];

@@ -1,0 +1,41 @@
+/** Channel and subscription sections of POST /register (spec 2.3, 2.5). */
+import { registerState } from '../events/state.ts';
+import { subscriptionState } from '../actions/subscriptions.ts';
+import { defaultStreamIds } from '../actions/streams.ts';
+import { formatStream } from '../actions/streams-format.ts';
+import { streamAccess } from '../actions/channel-access.ts';
+import { realmGroupSetting } from '../actions/group-settings.ts';
+import { REALM_GROUP_SETTING_DEFAULTS } from '../lib/realm-settings.ts';
+import { realmById } from '../store/realm.ts';
+
+registerState({
+  types: ['subscription', 'stream', 'default_streams', 'default_stream_groups', 'realm'],
+  async fetch(svc, opts, wants) {
+    const out: Record<string, unknown> = {};
+    const archivedChannels = !!opts.clientCapabilities.archived_channels;
+    if (wants('subscription') || wants('stream')) {
+      const st = await subscriptionState(svc, opts.user, opts.includeSubscribers, { archivedChannels });
+      if (wants('subscription')) {
+        out.subscriptions = st.subscriptions;
+        out.unsubscribed = st.unsubscribed;
+        out.never_subscribed = st.never_subscribed;
+      }
+      if (wants('stream')) {
+        const subscribed = new Set(st.subscriptions.map((s) => s.stream_id as number));
+        out.streams = st.ctx.streams
+          .filter((s) => (archivedChannels || !s.is_archived) && streamAccess(opts.user, s, subscribed.has(s.id), st.ctx.groups).metadata)
+          .map((s) => formatStream(s, st.ctx));
+      }
+    }
+    if (wants('default_streams')) out.realm_default_streams = await defaultStreamIds(svc, svc.store.db);
+    if (wants('default_stream_groups')) out.realm_default_stream_groups = [];
+    if (wants('realm')) {
+      // Organization-level channel/group permission settings (group-setting values).
+      const { Groups } = await import('../actions/group-settings.ts');
+      const groups = await Groups.load(svc.store.db, svc.realmId);
+      const realm = await realmById(svc.store.db, svc.realmId);
+      for (const name of Object.keys(REALM_GROUP_SETTING_DEFAULTS)) out[`realm_${name}`] = realmGroupSetting(realm.settings_json, name, groups);
+    }
+    return out;
+  },
+});
