@@ -3,9 +3,12 @@
  * an event and the shape of their copy. Feature modules add theirs here.
  */
 import type { Services } from '../services.ts';
+import { messageEventForQueue } from '../actions/messages-events.ts';
 import { streamEventFilter } from '../actions/streams.ts';
 
 export function installEventFilters(svc: Services): void {
+  // message: per-queue content (apply_markdown), avatars, empty topic, local_message_id, narrow.
+  svc.queues.setFilter('message', messageEventForQueue);
   // stream: archiving/unarchiving reaches clients without archived_channels as delete/create.
   svc.queues.setFilter('stream', streamEventFilter);
   // realm_user/realm_bot person avatars follow each client's client_gravatar choice.

@@ -7,3 +7,4 @@ import './profile-fields.ts';
 import './settings.ts';
 import './streams.ts';
 import './user-groups.ts';
+import './messages.ts';

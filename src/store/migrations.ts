@@ -311,3 +311,22 @@ migration('0002_presence', async (db, c) => {
     .execute();
   await db.schema.createIndex('user_presence_realm_update').on('user_presence').columns(['realm_id', 'last_update_id']).execute();
 });
+
+// Full-text search of messages (narrow operator `search`): an FTS5 index
+// kept in step by triggers on SQLite (skipped where FTS5 is not compiled in;
+// search then falls back to LIKE), an expression GIN index on PostgreSQL.
+migration('0050_message_search', async (db, _c, d) => {
+  if (d === 'postgres') {
+    await sql`CREATE INDEX messages_search ON messages USING gin (to_tsvector('english'::regconfig, topic || ' ' || content))`.execute(db);
+    return;
+  }
+  try {
+    await sql`CREATE VIRTUAL TABLE messages_fts USING fts5(topic, content, tokenize = 'porter unicode61')`.execute(db);
+  } catch {
+    return;
+  }
+  await sql`INSERT INTO messages_fts (rowid, topic, content) SELECT id, topic, content FROM messages`.execute(db);
+  await sql`CREATE TRIGGER messages_fts_ai AFTER INSERT ON messages BEGIN INSERT INTO messages_fts (rowid, topic, content) VALUES (new.id, new.topic, new.content); END`.execute(db);
+  await sql`CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages BEGIN DELETE FROM messages_fts WHERE rowid = old.id; END`.execute(db);
+  await sql`CREATE TRIGGER messages_fts_au AFTER UPDATE OF topic, content ON messages BEGIN UPDATE messages_fts SET topic = new.topic, content = new.content WHERE rowid = new.id; END`.execute(db);
+});

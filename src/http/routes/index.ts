@@ -10,9 +10,10 @@ import typing from './typing.ts';
 import userStatus from './user-status.ts';
 import usersAdmin from './users-admin.ts';
 import bots from './bots.ts';
+import messages from './messages.ts';
 import streams from './streams.ts';
 import userGroups from './user-groups.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups];
+  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages];
 }

@@ -1,0 +1,209 @@
+/**
+ * Reading messages: GET /messages (anchored windows over a narrow, or
+ * message_ids), GET /messages/{id}, GET /messages/matches_narrow and
+ * POST /messages/render. Users see their own user_messages rows, plus the
+ * history of channels whose history they may access (Zulip's
+ * include_history), which comes flagged read + historical.
+ */
+import type { Services } from '../services.ts';
+import type { Tx } from '../store/db.ts';
+import { ApiError, badRequest } from '../lib/errors.ts';
+import { escapeText } from '../markdown/tree.ts';
+import { streamById, subscription, type StreamRow } from '../store/streams.ts';
+import { ROLE, type UserRow } from '../store/users.ts';
+import { flagList, HISTORICAL_FLAGS, messageById, messagesByIds, RECIPIENT, userFlags, type MessageRow } from '../store/messages.ts';
+import { firstUnread, LARGER_THAN_MAX_MESSAGE_ID, narrowIds, narrowRange, type NarrowQuery } from '../store/narrow.ts';
+import { applyWithOperator, includesHistory, resolveNarrow, streamByOperand, type NarrowTerm } from './narrow.ts';
+import { streamAccess } from './channel-access.ts';
+import { Groups } from './group-settings.ts';
+import { dmParticipants, formatMessages, loadDirectory, render, type Directory } from './messages-format.ts';
+import { sql } from 'kysely';
+
+export const MAX_MESSAGES_PER_FETCH = 5000;
+
+/** Whether the user may read the channel's full history (Zulip's can_access_stream_history). */
+export function canAccessHistory(user: UserRow, stream: StreamRow, subscribed: boolean, groups: Groups): boolean {
+  if (stream.is_web_public) return true;
+  if (!stream.invite_only) return user.role !== ROLE.GUEST || subscribed;
+  if (!stream.history_public_to_subscribers) return false;
+  return streamAccess(user, stream, subscribed, groups).content;
+}
+
+/** Zulip's parse_anchor_value. */
+export function parseAnchor(anchor: string | undefined, useFirstUnread: boolean): number | null {
+  if (useFirstUnread) return null;
+  if (anchor === undefined) throw badRequest("Missing 'anchor' argument.");
+  if (anchor === 'oldest') return 0;
+  if (anchor === 'newest') return LARGER_THAN_MAX_MESSAGE_ID;
+  if (anchor === 'first_unread') return null;
+  if (!/^-?\d+$/.test(anchor.trim())) throw badRequest('Invalid anchor');
+  const n = Number(anchor.trim());
+  if (n < 0) return 0;
+  return Math.min(n, LARGER_THAN_MAX_MESSAGE_ID);
+}
+
+/**
+ * Whether the user may see the message; returns its conversation for the
+ * `with` operator, and the flags the user has on it.
+ */
+export async function accessMessage(svc: Services, db: Tx, user: UserRow, id: number): Promise<{ row: MessageRow; flags: number } | null> {
+  const row = await messageById(db, svc.realmId, id);
+  if (!row) return null;
+  const own = (await userFlags(db, user.id, [id])).get(id);
+  if (own !== undefined) return { row, flags: own };
+  if (row.recipient_type !== RECIPIENT.STREAM) return null;
+  const stream = await streamById(db, svc.realmId, row.recipient_id);
+  if (!stream) return null;
+  const groups = await Groups.load(db, svc.realmId);
+  const subscribed = !!(await subscription(db, user.id, stream.id));
+  return canAccessHistory(user, stream, subscribed, groups) ? { row, flags: HISTORICAL_FLAGS } : null;
+}
+
+export interface PreparedNarrow {
+  query: NarrowQuery;
+  /** The single channel the narrow names, for first-unread muting rules. */
+  streamId: number | null;
+}
+
+/** Applies `with`, decides history inclusion and resolves operands. */
+export async function prepareNarrow(svc: Services, db: Tx, user: UserRow, terms: NarrowTerm[], dir: Directory, opts: { allowHistory: boolean }): Promise<PreparedNarrow> {
+  const expanded = await applyWithOperator(terms, async (id) => {
+    const a = await accessMessage(svc, db, user, id);
+    if (!a) return null;
+    if (a.row.recipient_type === RECIPIENT.STREAM) return { type: 'stream', streamId: a.row.recipient_id, topic: a.row.topic };
+    const parts = (await dmParticipants(db, [a.row])).get(a.row.id) ?? [];
+    return { type: 'dm', userIds: parts };
+  });
+  const groups = await Groups.load(db, svc.realmId);
+  const historyByOperand = new Map<unknown, boolean>();
+  let streamId: number | null = null;
+  for (const t of expanded) {
+    if (t.operator !== 'channel' && t.operator !== 'stream') continue;
+    const s = await streamByOperand(svc, db, t.operand);
+    if (!s) continue;
+    if (!t.negated) streamId = s.id;
+    historyByOperand.set(t.operand, canAccessHistory(user, s, !!(await subscription(db, user.id, s.id)), groups));
+  }
+  const includeHistory = opts.allowHistory && includesHistory(expanded, (op) => historyByOperand.get(op) === true, user.role !== ROLE.GUEST);
+  const resolved = await resolveNarrow(svc, db, expanded, { me: user, emptyTopicDisplayName: dir.emptyTopicDisplayName });
+  return { query: { realmId: svc.realmId, userId: user.id, terms: resolved, includeHistory }, streamId };
+}
+
+export interface GetMessagesInput {
+  anchor: string | undefined;
+  useFirstUnreadAnchor: boolean;
+  includeAnchor: boolean;
+  numBefore: number;
+  numAfter: number;
+  narrow: NarrowTerm[] | null;
+  messageIds: number[] | undefined;
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+  allowEmptyTopicName: boolean;
+}
+
+export interface Window {
+  ids: Array<{ id: number; flags: number }>;
+  anchor: number | null;
+  foundAnchor: boolean;
+  foundOldest: boolean;
+  foundNewest: boolean;
+  historyLimited: boolean;
+}
+
+/** The shared core of GET /messages and POST /messages/flags/narrow. */
+export async function fetchWindow(
+  svc: Services,
+  db: Tx,
+  user: UserRow,
+  dir: Directory,
+  narrow: NarrowTerm[],
+  anchor: number | null,
+  numBefore: number,
+  numAfter: number,
+  includeAnchor: boolean,
+  messageIds?: number[],
+): Promise<Window> {
+  const prep = await prepareNarrow(svc, db, user, narrow, dir, { allowHistory: true });
+  if (messageIds) {
+    const ids = messageIds.length ? await narrowIds(db, svc.store, prep.query, { extra: sql`m.id IN (${sql.join(messageIds)})`, order: 'asc' }) : [];
+    return { ids, anchor: null, foundAnchor: false, foundOldest: false, foundNewest: false, historyLimited: false };
+  }
+  const a = anchor ?? (await firstUnread(db, svc.store, prep.query, prep.streamId));
+  const r = await narrowRange(db, svc.store, prep.query, a, numBefore, numAfter, includeAnchor);
+  return { ids: r.rows, anchor: a, foundAnchor: r.foundAnchor, foundOldest: r.foundOldest, foundNewest: r.foundNewest, historyLimited: r.historyLimited };
+}
+
+export async function getMessages(svc: Services, user: UserRow, input: GetMessagesInput): Promise<Record<string, unknown>> {
+  let includeAnchor = input.includeAnchor;
+  if (input.messageIds !== undefined && (input.numBefore || input.numAfter || input.anchor !== undefined || input.useFirstUnreadAnchor)) {
+    throw new ApiError('Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor', {
+      code: 'BAD_REQUEST',
+    });
+  }
+  if (input.messageIds !== undefined) includeAnchor = false;
+  const anchor = input.messageIds === undefined ? parseAnchor(input.anchor, input.useFirstUnreadAnchor) : null;
+  const requested = input.messageIds !== undefined ? input.messageIds.length : input.numBefore + input.numAfter;
+  if (requested > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+  if (input.numBefore > 0 && input.numAfter > 0 && !includeAnchor) throw badRequest('The anchor can only be excluded at an end of the range');
+
+  const db = svc.store.db;
+  const dir = await loadDirectory(svc, db);
+  const w = await fetchWindow(svc, db, user, dir, input.narrow ?? [], anchor, input.numBefore, input.numAfter, includeAnchor, input.messageIds);
+  const rows = await messagesByIds(db, svc.realmId, w.ids.map((r) => r.id));
+  const flags = new Map(w.ids.map((r) => [r.id, r.flags]));
+  const dicts = await formatMessages(svc, db, rows, dir, input);
+  const messages = dicts.map((d) => ({ ...d, flags: flagList(flags.get(d.id as number) ?? 0) }));
+  if (input.messageIds !== undefined) {
+    return { messages, history_limited: w.historyLimited, found_anchor: false, found_oldest: false, found_newest: false };
+  }
+  return {
+    messages,
+    found_anchor: w.foundAnchor,
+    found_oldest: w.foundOldest,
+    found_newest: w.foundNewest,
+    history_limited: w.historyLimited,
+    anchor: w.anchor,
+  };
+}
+
+export function invalidMessage(): ApiError {
+  return badRequest('Invalid message(s)');
+}
+
+export async function getMessage(svc: Services, user: UserRow, id: number, opts: { applyMarkdown: boolean; allowEmptyTopicName: boolean }): Promise<Record<string, unknown>> {
+  const db = svc.store.db;
+  const a = await accessMessage(svc, db, user, id);
+  if (!a) throw invalidMessage();
+  const dir = await loadDirectory(svc, db);
+  const [dict] = await formatMessages(svc, db, [a.row], dir, { applyMarkdown: opts.applyMarkdown, clientGravatar: false, allowEmptyTopicName: opts.allowEmptyTopicName });
+  return { raw_content: a.row.content, message: { ...dict, flags: flagList(a.flags) } };
+}
+
+/** GET /messages/matches_narrow: which of the user's messages match, with search highlights. */
+export async function matchesNarrow(svc: Services, user: UserRow, msgIds: number[], narrow: NarrowTerm[]): Promise<Record<string, unknown>> {
+  const db = svc.store.db;
+  const dir = await loadDirectory(svc, db);
+  const prep = await prepareNarrow(svc, db, user, narrow, dir, { allowHistory: false });
+  const hits = msgIds.length ? await narrowIds(db, svc.store, prep.query, { extra: sql`m.id IN (${sql.join(msgIds)})`, order: 'asc' }) : [];
+  const rows = await messagesByIds(db, svc.realmId, hits.map((h) => h.id));
+  const search = prep.query.terms.find((t) => t.kind === 'search' && !t.negated);
+  const words = search && search.kind === 'search' ? search.text.replace(/"/g, ' ').split(/\s+/).filter(Boolean) : [];
+  const out: Record<string, { match_content: string; match_subject: string }> = {};
+  for (const r of rows) {
+    out[String(r.id)] = { match_content: highlightHtml(r.rendered_content, words), match_subject: highlightHtml(escapeText(r.topic), words) };
+  }
+  return { messages: out };
+}
+
+/** Wraps search words found in text nodes of HTML in <span class="highlight">. */
+export function highlightHtml(html: string, words: string[]): string {
+  if (words.length === 0) return html;
+  const re = new RegExp(`(${words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`, 'giu');
+  return html.replace(/(<[^>]*>)|([^<]+)/g, (_m, tag: string | undefined, text: string | undefined) => tag ?? text!.replace(re, '<span class="highlight">$1</span>'));
+}
+
+export async function renderMessage(svc: Services, content: string): Promise<Record<string, unknown>> {
+  const r = await render(svc, svc.store.db, content);
+  return { rendered: r.html };
+}

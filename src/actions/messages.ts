@@ -1,0 +1,269 @@
+/**
+ * Sending messages (POST /messages): addressing (channel by ID or name,
+ * direct to users by ID or email), Zulip's topic and content rules,
+ * channel posting permission and topics policy, Markdown rendering,
+ * per-recipient flags (mentions, wildcard mentions, read by sender), the
+ * user_messages rows and the `message` event.
+ */
+import type { Services } from '../services.ts';
+import { transaction, type Tx } from '../store/db.ts';
+import { ApiError, badRequest } from '../lib/errors.ts';
+import { nowSeconds } from '../lib/util.ts';
+import { normalizeTopic, truncateContent, truncateTopic } from '../lib/topic.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
+import { realmById } from '../store/realm.ts';
+import { subscriberIds, streamById, streamByName, subscription, type StreamRow } from '../store/streams.ts';
+import { userByEmail, type UserRow } from '../store/users.ts';
+import { FLAG, flagList, getOrCreateDirectGroup, insertMessage, insertUserMessages, RECIPIENT } from '../store/messages.ts';
+import { canPost, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './channel-access.ts';
+import { Groups } from './group-settings.ts';
+import { formatMessages, loadDirectory, render } from './messages-format.ts';
+import { sql } from 'kysely';
+
+export interface SendInput {
+  type: 'stream' | 'channel' | 'private' | 'direct';
+  to: string | undefined;
+  topic: string | undefined;
+  content: string;
+  localId?: string;
+  queueId?: string;
+  readBySender?: boolean;
+  clientName: string;
+}
+
+/** Clients whose messages count as read by their sender (Zulip's default_read_by_sender). */
+const UI_CLIENTS = new Set(['zulipandroid', 'zulipios', 'zulipdesktop', 'zulipmobile', 'zulipelectron', 'zulipterminal', 'snipe', 'website', 'ios', 'android', 'zulipflutter']);
+export function defaultReadBySender(clientName: string): boolean {
+  const c = clientName.toLowerCase();
+  return UI_CLIENTS.has(c) || c.includes('desktop app');
+}
+
+/** Zulip's normalize_body: trims, rejects empty and NUL, truncates. */
+export function normalizeContent(content: string, max: number): string {
+  const body = content.replace(/\s+$/u, '').replace(/^\n+/, '');
+  if (body.length === 0) throw badRequest('Message must not be empty');
+  if (body.includes('\x00')) throw badRequest('Message must not contain null bytes');
+  return truncateContent(body, max);
+}
+
+function parseStreamIndicator(to: string): string | number {
+  let data: unknown;
+  try {
+    data = JSON.parse(to);
+  } catch {
+    return to;
+  }
+  if (Array.isArray(data)) {
+    if (data.length !== 1) throw badRequest('Expected exactly one channel');
+    data = data[0];
+  }
+  if (typeof data === 'string') return data;
+  if (typeof data === 'number' && Number.isInteger(data)) return data;
+  throw badRequest('Invalid data type for channel');
+}
+
+/** Zulip's extract_private_recipients: JSON list of IDs or emails, or comma-separated emails. */
+export function parseDirectRecipients(to: string): string[] | number[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(to);
+  } catch {
+    data = to;
+  }
+  if (typeof data === 'string') data = data.split(',');
+  if (!Array.isArray(data)) throw badRequest('Invalid data type for recipients');
+  if (data.length === 0) return [];
+  if (typeof data[0] === 'string') {
+    if (!data.every((x) => typeof x === 'string')) throw badRequest('Recipient lists may contain emails or user IDs, but not both.');
+    return [...new Set((data as string[]).map((e) => e.trim()))].filter(Boolean);
+  }
+  if (!Number.isInteger(data[0])) throw badRequest('Invalid data type for recipients');
+  if (!data.every((x) => Number.isInteger(x))) throw badRequest('Recipient lists may contain emails or user IDs, but not both.');
+  return [...new Set(data as number[])];
+}
+
+/** The effective topics policy of a channel (spec 2.4). */
+export function effectiveTopicsPolicy(stream: StreamRow, realmPolicy: unknown, mandatoryTopics: unknown): string {
+  if (stream.topics_policy && stream.topics_policy !== 'inherit') return stream.topics_policy;
+  if (typeof realmPolicy === 'string' && realmPolicy !== 'inherit') return realmPolicy;
+  return mandatoryTopics === true ? 'disable_empty_topic' : 'allow_empty_topic';
+}
+
+interface Addressed {
+  recipientType: number;
+  recipientId: number;
+  topic: string;
+  stream?: StreamRow;
+  /** Who gets a user_messages row. */
+  userIds: number[];
+}
+
+async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: string | undefined, topicIn: string | undefined, settings: Record<string, unknown>): Promise<Addressed> {
+  if (to === undefined || to === '') throw badRequest('Missing channel');
+  const ind = parseStreamIndicator(to);
+  let stream: StreamRow | undefined;
+  if (typeof ind === 'number') {
+    stream = await streamById(tx, svc.realmId, ind);
+    if (!stream) throw streamDoesNotExistById(ind);
+  } else {
+    const name = ind.trim();
+    stream = await streamByName(tx, svc.realmId, name);
+    if (!stream) throw streamDoesNotExistByName(name);
+  }
+  if (topicIn === undefined) throw badRequest('Missing topic');
+  const topic = truncateTopic(normalizeTopic(topicIn, String(settings.empty_topic_display_name)), svc.config.maxTopicLength);
+  if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]/.test(topic)) {
+    const at = [...topic].findIndex((ch) => /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]/.test(ch));
+    throw badRequest(`Invalid character in topic, at position ${at + 1}!`);
+  }
+
+  const groups = await Groups.load(tx, svc.realmId);
+  const subscribed = !!(await subscription(tx, sender.id, stream.id));
+  const access = streamAccess(sender, stream, subscribed, groups);
+  if (!canPost(sender, access, groups)) {
+    let allowed = false;
+    // Bots may post where their owner may (Zulip: owner's post permission, owner's subscription).
+    if (sender.is_bot && sender.bot_owner_id !== null) {
+      const owner = await tx.selectFrom('users').selectAll().where('id', '=', sender.bot_owner_id).executeTakeFirst();
+      if (owner) {
+        const ownerSub = !!(await subscription(tx, owner.id, stream.id));
+        const ownerAccess = streamAccess(owner, stream, ownerSub, groups);
+        allowed = groups.allows(owner, streamGroupSetting(stream, 'can_send_message_group')) && (!stream.invite_only || ownerSub || subscribed) && !stream.is_archived;
+        void ownerAccess;
+      }
+    }
+    if (!allowed) {
+      if (!stream.is_archived && !groups.allows(sender, streamGroupSetting(stream, 'can_send_message_group'))) {
+        throw badRequest('You do not have permission to post in this channel.');
+      }
+      throw badRequest(`Not authorized to send to channel '${stream.name}'`);
+    }
+  }
+
+  const policy = effectiveTopicsPolicy(stream, settings.topics_policy, settings.mandatory_topics);
+  if (topic === '' && policy === 'disable_empty_topic') {
+    throw badRequest(
+      settings.topics_policy === 'disable_empty_topic' && stream.topics_policy === 'inherit'
+        ? 'Sending messages to the general chat is not allowed in this organization.'
+        : 'Sending messages to the general chat is not allowed in this channel.',
+    );
+  }
+  if (topic !== '' && policy === 'empty_topic_only') throw badRequest('Only the general chat topic is allowed in this channel.');
+
+  return { recipientType: RECIPIENT.STREAM, recipientId: stream.id, topic, stream, userIds: await subscriberIds(tx, stream.id) };
+}
+
+async function addressDirect(svc: Services, tx: Tx, sender: UserRow, to: string | undefined): Promise<Addressed> {
+  const list = to === undefined ? [] : parseDirectRecipients(to);
+  if (list.length === 0) throw badRequest('Message must have recipients');
+  const users: UserRow[] = [];
+  for (const x of list) {
+    if (typeof x === 'number') {
+      const u = await tx.selectFrom('users').selectAll().where('realm_id', '=', svc.realmId).where('id', '=', x).executeTakeFirst();
+      if (!u) throw badRequest(`Invalid user ID ${x}`);
+      users.push(u);
+    } else {
+      const u = await userByEmail(tx, svc.realmId, x);
+      if (!u) throw badRequest(`Invalid email '${x}'`);
+      users.push(u);
+    }
+  }
+  for (const u of users) {
+    if (!u.is_active && u.id !== sender.id) throw badRequest(`'${u.email}' is no longer using Zulip.`);
+  }
+  const ids = [...new Set([...users.map((u) => u.id), sender.id])].sort((a, b) => a - b);
+  if (ids.length <= 2) {
+    const other = ids.find((i) => i !== sender.id) ?? sender.id;
+    return { recipientType: RECIPIENT.PERSONAL, recipientId: other, topic: '', userIds: ids };
+  }
+  const groupId = await getOrCreateDirectGroup(tx, ids);
+  return { recipientType: RECIPIENT.GROUP, recipientId: groupId, topic: '', userIds: ids };
+}
+
+/** Members (recursively) of user groups, among active users. */
+function groupMemberIds(groups: Groups, groupIds: Set<number>, users: UserRow[]): Set<number> {
+  const out = new Set<number>();
+  for (const gid of groupIds) for (const u of users) if (groups.isMember(u, gid)) out.add(u.id);
+  return out;
+}
+
+export async function sendMessage(svc: Services, sender: UserRow, input: SendInput): Promise<Record<string, unknown>> {
+  const isStream = input.type === 'stream' || input.type === 'channel';
+  const result = await transaction(svc.store, async (tx) => {
+    const realm = await realmById(tx, svc.realmId);
+    const settings = realmSettings(realm.settings_json);
+    const content = normalizeContent(input.content, svc.config.maxMessageLength);
+    const addr = isStream ? await addressStream(svc, tx, sender, input.to, input.topic, settings) : await addressDirect(svc, tx, sender, input.to);
+    const dir = await loadDirectory(svc, tx);
+    const rendered = await render(svc, tx, content, dir);
+    const now = Date.now() / 1000;
+    const id = await insertMessage(tx, {
+      realm_id: svc.realmId,
+      sender_id: sender.id,
+      recipient_type: addr.recipientType,
+      recipient_id: addr.recipientId,
+      topic: addr.topic,
+      content,
+      rendered_content: rendered.html,
+      date_sent: now,
+      last_edit_time: null,
+      edit_history_json: null,
+      sending_client: input.clientName,
+      has_link: rendered.hasLink ? 1 : 0,
+      has_image: rendered.hasImage ? 1 : 0,
+      has_attachment: rendered.hasAttachment ? 1 : 0,
+      is_me_message: rendered.isMeMessage ? 1 : 0,
+    });
+
+    // Flags per recipient.
+    const mentioned = new Set(rendered.mentionedUserIds);
+    if (rendered.mentionedGroupIds.size) {
+      const groups = await Groups.load(tx, svc.realmId);
+      for (const uid of groupMemberIds(groups, rendered.mentionedGroupIds, [...dir.users.values()].filter((u) => u.is_active))) mentioned.add(uid);
+    }
+    let topicParticipants = new Set<number>();
+    if (rendered.wildcardMention === 'topic' && isStream) {
+      const rows = await tx
+        .selectFrom('messages')
+        .select('sender_id')
+        .distinct()
+        .where('recipient_type', '=', RECIPIENT.STREAM)
+        .where('recipient_id', '=', addr.recipientId)
+        .where(sql`lower(topic)`, '=', addr.topic.toLowerCase())
+        .execute();
+      topicParticipants = new Set(rows.map((r) => r.sender_id));
+      topicParticipants.add(sender.id);
+    }
+    const readBySender = input.readBySender ?? defaultReadBySender(input.clientName);
+    const base = (isStream ? 0 : FLAG.is_private) | (rendered.wildcardMention === 'all' ? FLAG.stream_wildcard_mentioned : 0);
+    const rows = addr.userIds.map((uid) => {
+      let f = base;
+      if (uid === sender.id && readBySender) f |= FLAG.read;
+      if (mentioned.has(uid)) f |= FLAG.mentioned;
+      if (topicParticipants.has(uid)) f |= FLAG.topic_wildcard_mentioned;
+      return { user_id: uid, message_id: id, flags: f };
+    });
+    await insertUserMessages(tx, rows);
+    const msgRow = await tx.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const [dict] = await formatMessages(svc, tx, [msgRow], dir, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
+    return { id, rows, dict, raw: content, emptyName: String(settings.empty_topic_display_name) };
+  });
+
+  const event = {
+    type: 'message',
+    message: result.dict,
+    __parley: {
+      raw_content: result.raw,
+      sender_queue_id: input.queueId ?? null,
+      local_id: input.localId ?? null,
+      empty_topic_display_name: result.emptyName,
+    },
+  };
+  svc.bus.send(
+    event,
+    result.rows.map((r) => ({ id: r.user_id, extra: { flags: flagList(r.flags) } })),
+  );
+  void nowSeconds;
+  void ApiError;
+  return { id: result.id };
+}

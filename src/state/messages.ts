@@ -1,0 +1,74 @@
+/** The message sections of POST /register: max_message_id, unread_msgs, recent_private_conversations. */
+import { registerState } from '../events/state.ts';
+import { directGroupMembers, FLAG, maxMessageIdFor, RECIPIENT, recentDirectMessages, unreadRows } from '../store/messages.ts';
+import { unreadMessageDetails } from '../actions/message-flags.ts';
+
+const MAX_UNREAD_MESSAGES = 50000;
+
+registerState({
+  types: ['message', 'update_message_flags', 'recent_private_conversations'],
+  async fetch(svc, opts, wants) {
+    const db = svc.store.db;
+    const me = opts.user;
+    const out: Record<string, unknown> = {};
+    if (wants('message')) out.max_message_id = await maxMessageIdFor(db, me.id);
+    if (wants('message') && wants('update_message_flags')) {
+      const rows = await unreadRows(db, me.id, MAX_UNREAD_MESSAGES);
+      const details = await unreadMessageDetails(db, me, rows);
+      const pms = new Map<number, number[]>();
+      const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
+      const huddles = new Map<string, number[]>();
+      const groupMembers = await directGroupMembers(db, rows.filter((r) => r.recipient_type === RECIPIENT.GROUP).map((r) => r.recipient_id));
+      const mentions: number[] = [];
+      let count = 0;
+      for (const r of rows) {
+        const d = details[String(r.message_id)];
+        if (r.recipient_type === RECIPIENT.STREAM) {
+          const key = `${r.recipient_id}\n${r.topic}`;
+          let s = streams.get(key);
+          if (!s) streams.set(key, (s = { stream_id: r.recipient_id, topic: r.topic, unread_message_ids: [] }));
+          s.unread_message_ids.push(r.message_id);
+          if (d.unmuted_stream_msg) count++;
+        } else if (r.recipient_type === RECIPIENT.PERSONAL) {
+          const other = r.sender_id === me.id ? r.recipient_id : r.sender_id;
+          pms.set(other, [...(pms.get(other) ?? []), r.message_id]);
+          count++;
+        } else {
+          const key = (groupMembers.get(r.recipient_id) ?? []).join(',');
+          huddles.set(key, [...(huddles.get(key) ?? []), r.message_id]);
+          count++;
+        }
+        if (r.flags & FLAG.mentioned) mentions.push(r.message_id);
+        else if (r.flags & (FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned)) {
+          if (r.recipient_type !== RECIPIENT.STREAM || d.unmuted_stream_msg) mentions.push(r.message_id);
+        }
+      }
+      out.unread_msgs = {
+        pms: [...pms.entries()].sort((a, b) => a[0] - b[0]).map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
+        streams: [...streams.values()].sort((a, b) => a.stream_id - b.stream_id || (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0)),
+        huddles: [...huddles.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([k, ids]) => ({ user_ids_string: k, unread_message_ids: ids })),
+        mentions,
+        count,
+        old_unreads_missing: rows.length === MAX_UNREAD_MESSAGES,
+      };
+    }
+    if (wants('recent_private_conversations')) {
+      const rows = await recentDirectMessages(db, me.id, 1000);
+      const groups = await directGroupMembers(db, rows.filter((r) => r.recipient_type === RECIPIENT.GROUP).map((r) => r.recipient_id));
+      const convs = new Map<string, { max_message_id: number; user_ids: number[] }>();
+      for (const r of rows) {
+        let users: number[];
+        if (r.recipient_type === RECIPIENT.PERSONAL) {
+          const other = r.sender_id === me.id ? r.recipient_id : r.sender_id;
+          users = other === me.id ? [] : [other];
+        } else users = (groups.get(r.recipient_id) ?? []).filter((u) => u !== me.id);
+        const key = users.join(',');
+        const c = convs.get(key);
+        if (!c) convs.set(key, { max_message_id: r.id, user_ids: users });
+        else c.max_message_id = Math.max(c.max_message_id, r.id);
+      }
+      out.recent_private_conversations = [...convs.values()].sort((a, b) => b.max_message_id - a.max_message_id);
+    }
+    return out;
+  },
+});

@@ -1,0 +1,265 @@
+/**
+ * Messages, per-user message rows (flags), direct-message groups: the SQL.
+ *
+ * user_messages.flags is Zulip's UserMessage bitfield, bit for bit (FLAG).
+ * The API's `recipient_id` is derived from (recipient_type, recipient_id):
+ * Zulip's recipients are their own table; we encode them as
+ * 3 × id + (type − 1), which is stable and unique across the three kinds.
+ */
+import { sql, type Selectable } from 'kysely';
+import type { Tx } from './db.ts';
+import type { MessagesTable } from './schema.ts';
+
+export type MessageRow = Selectable<MessagesTable>;
+
+export const RECIPIENT = { PERSONAL: 1, STREAM: 2, GROUP: 3 } as const;
+
+export const FLAG = {
+  read: 1,
+  starred: 2,
+  collapsed: 4,
+  mentioned: 8,
+  stream_wildcard_mentioned: 16,
+  topic_wildcard_mentioned: 32,
+  group_mentioned: 64,
+  force_expand: 128,
+  force_collapse: 256,
+  has_alert_word: 512,
+  historical: 1024,
+  is_private: 2048,
+  active_mobile_push_notification: 4096,
+} as const;
+export type FlagName = keyof typeof FLAG;
+
+const NON_API_FLAGS = new Set<string>(['is_private', 'active_mobile_push_notification']);
+export const NON_EDITABLE_FLAGS = new Set<string>([
+  'has_alert_word',
+  'mentioned',
+  'stream_wildcard_mentioned',
+  'topic_wildcard_mentioned',
+  'group_mentioned',
+  'historical',
+  'force_expand',
+  'force_collapse',
+]);
+export const API_FLAGS = (Object.keys(FLAG) as FlagName[]).filter((f) => !NON_API_FLAGS.has(f));
+
+/** Any mention flag (is:mentioned). */
+export const MENTION_MASK = FLAG.mentioned | FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned | FLAG.group_mentioned;
+
+/** Flags a user has on a message they can see without a row of their own. */
+export const HISTORICAL_FLAGS = FLAG.read | FLAG.historical;
+
+/** The API list of a bitmask. */
+export function flagList(bits: number): string[] {
+  const out: string[] = [];
+  for (const name of Object.keys(FLAG) as FlagName[]) {
+    if (bits & FLAG[name] && !NON_API_FLAGS.has(name)) out.push(name);
+  }
+  // Zulip keeps the deprecated wildcard_mentioned flag for older clients.
+  if (bits & (FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned)) out.push('wildcard_mentioned');
+  return out;
+}
+
+export function apiRecipientId(type: number, id: number): number {
+  return 3 * id + (type - 1);
+}
+
+export async function insertMessage(db: Tx, row: Omit<MessageRow, 'id'>): Promise<number> {
+  const r = await db.insertInto('messages').values(row).returning('id').executeTakeFirstOrThrow();
+  return r.id;
+}
+
+export async function insertUserMessages(db: Tx, rows: Array<{ user_id: number; message_id: number; flags: number }>): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) {
+    await db.insertInto('user_messages').values(rows.slice(i, i + 500)).execute();
+  }
+}
+
+export async function messageById(db: Tx, realmId: number, id: number): Promise<MessageRow | undefined> {
+  return db.selectFrom('messages').selectAll().where('realm_id', '=', realmId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function messagesByIds(db: Tx, realmId: number, ids: number[]): Promise<MessageRow[]> {
+  if (ids.length === 0) return [];
+  const out: MessageRow[] = [];
+  for (let i = 0; i < ids.length; i += 1000) {
+    out.push(...(await db.selectFrom('messages').selectAll().where('realm_id', '=', realmId).where('id', 'in', ids.slice(i, i + 1000)).execute()));
+  }
+  return out.sort((a, b) => a.id - b.id);
+}
+
+/** The user's flag bits for these messages (absent: no row). */
+export async function userFlags(db: Tx, userId: number, ids: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (let i = 0; i < ids.length; i += 1000) {
+    const rows = await db
+      .selectFrom('user_messages')
+      .select(['message_id', 'flags'])
+      .where('user_id', '=', userId)
+      .where('message_id', 'in', ids.slice(i, i + 1000))
+      .execute();
+    for (const r of rows) out.set(r.message_id, r.flags);
+  }
+  return out;
+}
+
+export async function setFlagBits(db: Tx, userId: number, ids: number[], bit: number, on: boolean): Promise<void> {
+  for (let i = 0; i < ids.length; i += 1000) {
+    const chunk = ids.slice(i, i + 1000);
+    const q = db.updateTable('user_messages').where('user_id', '=', userId).where('message_id', 'in', chunk);
+    if (on) await q.set({ flags: sql`flags | ${bit}` }).execute();
+    else await q.set({ flags: sql`flags & ${~bit}` }).execute();
+  }
+}
+
+export interface ReactionRow {
+  message_id: number;
+  user_id: number;
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+}
+
+export async function reactionsFor(db: Tx, ids: number[]): Promise<ReactionRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('reactions')
+    .select(['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'])
+    .where('message_id', 'in', ids)
+    .orderBy('id')
+    .execute();
+}
+
+// ---------------------------------------------------------------------------
+// Direct-message groups
+
+export const memberKey = (ids: number[]): string => [...new Set(ids)].sort((a, b) => a - b).join(',');
+
+export async function directGroupByKey(db: Tx, key: string): Promise<number | undefined> {
+  const r = await db.selectFrom('direct_groups').select('id').where('member_key', '=', key).executeTakeFirst();
+  return r?.id;
+}
+
+export async function getOrCreateDirectGroup(db: Tx, ids: number[]): Promise<number> {
+  const key = memberKey(ids);
+  const found = await directGroupByKey(db, key);
+  if (found !== undefined) return found;
+  const r = await db.insertInto('direct_groups').values({ member_key: key }).returning('id').executeTakeFirstOrThrow();
+  await db
+    .insertInto('direct_group_members')
+    .values(key.split(',').map((u) => ({ group_id: r.id, user_id: Number(u) })))
+    .execute();
+  return r.id;
+}
+
+/** Member IDs of direct-message groups, sorted. */
+export async function directGroupMembers(db: Tx, groupIds: number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
+  if (groupIds.length === 0) return out;
+  const rows = await db.selectFrom('direct_groups').select(['id', 'member_key']).where('id', 'in', [...new Set(groupIds)]).execute();
+  for (const r of rows) out.set(r.id, r.member_key.split(',').map(Number));
+  return out;
+}
+
+/** Groups that contain every one of these users. */
+export async function directGroupsContaining(db: Tx, userIds: number[]): Promise<number[]> {
+  const ids = [...new Set(userIds)];
+  const rows = await db
+    .selectFrom('direct_group_members')
+    .select('group_id')
+    .where('user_id', 'in', ids)
+    .groupBy('group_id')
+    .having((eb) => eb.fn.count('user_id'), '=', ids.length)
+    .execute();
+  return rows.map((r) => r.group_id);
+}
+
+// ---------------------------------------------------------------------------
+// Unread and recent conversations (register state)
+
+export interface UnreadRow {
+  message_id: number;
+  flags: number;
+  sender_id: number;
+  recipient_type: number;
+  recipient_id: number;
+  topic: string;
+}
+
+/** The user's unread rows, newest `limit` of them, oldest first. */
+export async function unreadRows(db: Tx, userId: number, limit: number, ids?: number[]): Promise<UnreadRow[]> {
+  let q = db
+    .selectFrom('user_messages as um')
+    .innerJoin('messages as m', 'm.id', 'um.message_id')
+    .select(['um.message_id', 'um.flags', 'm.sender_id', 'm.recipient_type', 'm.recipient_id', 'm.topic'])
+    .where('um.user_id', '=', userId);
+  if (ids) q = q.where('um.message_id', 'in', ids.length ? ids : [-1]);
+  else q = q.where(sql<boolean>`(um.flags & ${FLAG.read}) = 0`);
+  const rows = await q.orderBy('um.message_id', 'desc').limit(limit).execute();
+  return rows.reverse();
+}
+
+export async function maxMessageIdFor(db: Tx, userId: number): Promise<number> {
+  const r = await db.selectFrom('user_messages').select((eb) => eb.fn.max('message_id').as('m')).where('user_id', '=', userId).executeTakeFirst();
+  return r?.m == null ? -1 : Number(r.m);
+}
+
+/** The user's newest direct messages (for recent_private_conversations). */
+export async function recentDirectMessages(db: Tx, userId: number, limit: number): Promise<Array<{ id: number; sender_id: number; recipient_type: number; recipient_id: number }>> {
+  return db
+    .selectFrom('user_messages as um')
+    .innerJoin('messages as m', 'm.id', 'um.message_id')
+    .select(['m.id', 'm.sender_id', 'm.recipient_type', 'm.recipient_id'])
+    .where('um.user_id', '=', userId)
+    .where(sql<boolean>`(um.flags & ${FLAG.is_private}) <> 0`)
+    .orderBy('m.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Unread message IDs of the user in a channel (optionally one topic). */
+export async function unreadInStream(db: Tx, userId: number, streamId: number, topic?: string): Promise<number[]> {
+  let q = db
+    .selectFrom('user_messages as um')
+    .innerJoin('messages as m', 'm.id', 'um.message_id')
+    .select('um.message_id')
+    .where('um.user_id', '=', userId)
+    .where('m.recipient_type', '=', RECIPIENT.STREAM)
+    .where('m.recipient_id', '=', streamId)
+    .where(sql<boolean>`(um.flags & ${FLAG.read}) = 0`);
+  if (topic !== undefined) q = q.where(sql`lower(m.topic)`, '=', topic.toLowerCase());
+  const rows = await q.orderBy('um.message_id').execute();
+  return rows.map((r) => r.message_id);
+}
+
+export async function userHasTopic(db: Tx, userId: number, streamId: number, topic: string): Promise<boolean> {
+  const r = await db
+    .selectFrom('user_messages as um')
+    .innerJoin('messages as m', 'm.id', 'um.message_id')
+    .select('um.message_id')
+    .where('um.user_id', '=', userId)
+    .where('m.recipient_type', '=', RECIPIENT.STREAM)
+    .where('m.recipient_id', '=', streamId)
+    .where(sql`lower(m.topic)`, '=', topic.toLowerCase())
+    .limit(1)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
+export async function allUnreadIds(db: Tx, userId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('user_messages')
+    .select('message_id')
+    .where('user_id', '=', userId)
+    .where(sql<boolean>`(flags & ${FLAG.read}) = 0`)
+    .orderBy('message_id')
+    .execute();
+  return rows.map((r) => r.message_id);
+}
+
+/** Topic visibility policies of a user: key `${stream_id}\n${lower(topic)}`. */
+export async function userTopicPolicies(db: Tx, userId: number): Promise<Map<string, number>> {
+  const rows = await db.selectFrom('user_topics').select(['stream_id', 'topic', 'visibility_policy']).where('user_id', '=', userId).execute();
+  return new Map(rows.map((r) => [`${r.stream_id}\n${r.topic.toLowerCase()}`, r.visibility_policy]));
+}

@@ -1,0 +1,255 @@
+/** POST /messages, GET /messages, GET /messages/{id}, POST /messages/render, message events. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account, type Client } from './helpers.ts';
+import { makeChannel, setRealmSetting, subscribe } from './messages-fixtures.ts';
+import { ROLE } from '../src/store/users.ts';
+
+let t: TestServer;
+let owner: Client;
+let alice: Account;
+let bob: Account;
+let guest: Account;
+let carol: Account;
+let A: Client;
+let B: Client;
+let G: Client;
+let C: Client;
+let general: number;
+let secret: number;
+
+before(async () => {
+  t = await startTestServer();
+  owner = t.client(t.owner);
+  alice = await t.makeUser({ name: 'Alice' });
+  bob = await t.makeUser({ name: 'Bob' });
+  carol = await t.makeUser({ name: 'Carol' });
+  guest = await t.makeUser({ name: 'Guest', role: ROLE.GUEST });
+  A = t.client(alice);
+  B = t.client(bob);
+  C = t.client(carol);
+  G = t.client(guest);
+  general = await makeChannel(t, { name: 'general', subscribers: [t.owner.id, alice.id, bob.id] });
+  secret = await makeChannel(t, { name: 'secret', inviteOnly: true, subscribers: [alice.id] });
+});
+after(() => t.close());
+
+const send = (c: Client, params: Record<string, unknown>) => c.post('/messages', params);
+
+test('send to a channel by name, ID and JSON; response and GET /messages/{id}', async () => {
+  for (const to of ['general', general, JSON.stringify('general'), JSON.stringify([general])]) {
+    const r = await send(A, { type: 'stream', to: typeof to === 'number' ? String(to) : to, topic: 'hello', content: '**hi**' });
+    const body = assertSuccess(r);
+    assertSchema(r, 'POST', '/messages');
+    assert.equal(typeof body.id, 'number');
+    assert.deepEqual(Object.keys(body).sort(), ['id', 'msg', 'result']);
+  }
+  const r = await send(A, { type: 'channel', to: 'general', subject: 'legacy', content: 'x' });
+  const id = assertSuccess(r).id;
+  const g = await A.get(`/messages/${id}`);
+  assertSuccess(g);
+  assertSchema(g, 'GET', '/messages/{message_id}');
+  const m = g.body.message;
+  assert.equal(m.subject, 'legacy');
+  assert.equal(m.display_recipient, 'general');
+  assert.equal(m.stream_id, general);
+  assert.equal(m.type, 'stream');
+  assert.equal(m.content, '<p>x</p>');
+  assert.equal(g.body.raw_content, 'x');
+  const raw = await A.get(`/messages/${id}`, { apply_markdown: false });
+  assert.equal(raw.body.message.content, 'x');
+  assert.equal(raw.body.message.content_type, 'text/x-markdown');
+});
+
+test('send errors: missing channel, empty content, unknown recipients, no permission', async () => {
+  assertError(await send(A, { type: 'stream', to: 'nope', topic: 't', content: 'x' }), 400, 'STREAM_DOES_NOT_EXIST', "Channel 'nope' does not exist");
+  const r = await send(A, { type: 'stream', to: '99999', topic: 't', content: 'x' });
+  assertError(r, 400, 'STREAM_DOES_NOT_EXIST', "Channel with ID '99999' does not exist");
+  assert.equal(r.body.stream_id, 99999);
+  assertError(await send(A, { type: 'stream', to: 'general', topic: 't', content: '  \n ' }), 400, 'BAD_REQUEST', 'Message must not be empty');
+  assertError(await send(A, { type: 'stream', to: 'general', content: 'x' }), 400, 'BAD_REQUEST', 'Missing topic');
+  assertError(await send(A, { type: 'direct', to: JSON.stringify([987654]), content: 'x' }), 400, 'BAD_REQUEST', 'Invalid user ID 987654');
+  assertError(await send(A, { type: 'direct', to: 'nobody@example.com', content: 'x' }), 400, 'BAD_REQUEST', "Invalid email 'nobody@example.com'");
+  assertError(await send(A, { type: 'direct', to: JSON.stringify([bob.id, bob.email]), content: 'x' }), 400, 'BAD_REQUEST', 'Recipient lists may contain emails or user IDs, but not both.');
+  assertError(await send(B, { type: 'stream', to: 'secret', topic: 't', content: 'x' }), 400, 'BAD_REQUEST', "Not authorized to send to channel 'secret'");
+  assertError(await send(G, { type: 'stream', to: 'general', topic: 't', content: 'x' }), 400, 'BAD_REQUEST', "Not authorized to send to channel 'general'");
+  assertError(await send(A, { type: 'bogus', to: 'general', topic: 't', content: 'x' }), 400, 'BAD_REQUEST', 'Invalid type');
+  const ro = await makeChannel(t, { name: 'announce', subscribers: [alice.id], sendGroup: 'role:administrators' });
+  assertError(await send(A, { type: 'stream', to: String(ro), topic: 't', content: 'x' }), 400, 'BAD_REQUEST', 'You do not have permission to post in this channel.');
+  assertSuccess(await send(owner, { type: 'stream', to: String(ro), topic: 't', content: 'x' }));
+});
+
+test('topics: truncation, empty topic names, topics_policy', async () => {
+  const long = 'a'.repeat(80);
+  let id = assertSuccess(await send(A, { type: 'stream', to: 'general', topic: long, content: 'x' })).id;
+  let m = (await A.get(`/messages/${id}`)).body.message;
+  assert.equal(m.subject, 'a'.repeat(57) + '...');
+  id = assertSuccess(await send(A, { type: 'stream', to: 'general', topic: '(no topic)', content: 'x' })).id;
+  m = (await A.get(`/messages/${id}`)).body.message;
+  assert.equal(m.subject, 'general chat');
+  m = (await A.get(`/messages/${id}`, { allow_empty_topic_name: true })).body.message;
+  assert.equal(m.subject, '');
+  id = assertSuccess(await send(A, { type: 'stream', to: 'general', topic: 'general chat', content: 'x' })).id;
+  assert.equal((await A.get(`/messages/${id}`, { allow_empty_topic_name: true })).body.message.subject, '');
+  const strict = await makeChannel(t, { name: 'strict', subscribers: [alice.id], topicsPolicy: 'disable_empty_topic' });
+  assertError(await send(A, { type: 'stream', to: String(strict), topic: '', content: 'x' }), 400, 'BAD_REQUEST', 'Sending messages to the general chat is not allowed in this channel.');
+  const only = await makeChannel(t, { name: 'only-general', subscribers: [alice.id], topicsPolicy: 'empty_topic_only' });
+  assertError(await send(A, { type: 'stream', to: String(only), topic: 'x', content: 'x' }), 400, 'BAD_REQUEST', 'Only the general chat topic is allowed in this channel.');
+  assertSuccess(await send(A, { type: 'stream', to: String(only), topic: '', content: 'x' }));
+  const inherit = await makeChannel(t, { name: 'inherit', subscribers: [alice.id] });
+  await setRealmSetting(t, 'topics_policy', 'disable_empty_topic');
+  assertError(await send(A, { type: 'stream', to: String(inherit), topic: '', content: 'x' }), 400, 'BAD_REQUEST', /general chat is not allowed/);
+  await setRealmSetting(t, 'topics_policy', 'allow_empty_topic');
+  assertSuccess(await send(A, { type: 'stream', to: String(inherit), topic: '', content: 'x' }));
+});
+
+test('message event: recipients, flags, local_id, apply_markdown, narrow', async () => {
+  const qa = await openQueue(A, { event_types: ['message'], apply_markdown: true });
+  const qa2 = await openQueue(A, { event_types: ['message'], apply_markdown: false });
+  const qb = await openQueue(B, { event_types: ['message'] });
+  const qc = await openQueue(C, { event_types: ['message'] });
+  const qnarrow = await openQueue(B, { event_types: ['message'], narrow: JSON.stringify([['stream', 'other']]) });
+  const r = await send(A, { type: 'stream', to: 'general', topic: 'ev', content: 'hi @**Bob**', local_id: '1.5', queue_id: qa.queueId });
+  const id = assertSuccess(r).id;
+  const [ea] = await qa.ofType('message');
+  assert.equal(ea.message.id, id);
+  assert.equal(ea.local_message_id, '1.5');
+  assert.match(ea.message.content, /user-mention/);
+  assert.deepEqual(ea.flags, []);
+  const [ea2] = await qa2.ofType('message');
+  assert.equal(ea2.message.content, 'hi @**Bob**');
+  assert.equal(ea2.message.content_type, 'text/x-markdown');
+  assert.equal(ea2.local_message_id, undefined);
+  const [eb] = await qb.ofType('message');
+  assert.deepEqual(eb.flags, ['mentioned']);
+  assert.equal(eb.local_message_id, undefined);
+  assert.deepEqual(await qc.ofType('message'), []);
+  assert.deepEqual(await qnarrow.ofType('message'), []);
+  // A UI client's own message is read for the sender.
+  const ui = await A.request('POST', '/messages', {}, { rawBody: new URLSearchParams({ type: 'stream', to: 'general', topic: 'ev', content: 'from phone' }).toString(), headers: { 'User-Agent': 'ZulipMobile/27.1 (Android 14)', 'Content-Type': 'application/x-www-form-urlencoded' } });
+  assertSuccess(ui);
+  const [own] = await qa.ofType('message');
+  assert.deepEqual(own.flags, ['read']);
+  assertSuccess(await send(A, { type: 'stream', to: 'general', topic: 'ev', content: 'read it', read_by_sender: true }));
+  assert.deepEqual((await qa.ofType('message'))[0].flags, ['read']);
+});
+
+test('wildcard mentions set stream/topic wildcard flags', async () => {
+  const qb = await openQueue(B, { event_types: ['message'] });
+  assertSuccess(await send(A, { type: 'stream', to: 'general', topic: 'wild', content: '@**all** look' }));
+  let [e] = await qb.ofType('message');
+  assert.deepEqual(e.flags.sort(), ['stream_wildcard_mentioned', 'wildcard_mentioned']);
+  assertSuccess(await send(A, { type: 'stream', to: 'general', topic: 'wild', content: '@**topic** here' }));
+  [e] = await qb.ofType('message');
+  assert.deepEqual(e.flags, [], 'bob has not participated in the topic');
+  assertSuccess(await send(B, { type: 'stream', to: 'general', topic: 'wild', content: 'me too' }));
+  await qb.drain();
+  assertSuccess(await send(A, { type: 'stream', to: 'general', topic: 'wild', content: '@**topic** again' }));
+  [e] = await qb.ofType('message');
+  assert.deepEqual(e.flags.sort(), ['topic_wildcard_mentioned', 'wildcard_mentioned']);
+});
+
+test('direct messages: 1:1 by ID, email list, comma emails; group; display_recipient', async () => {
+  const qb = await openQueue(B, { event_types: ['message'] });
+  const qc = await openQueue(C, { event_types: ['message'] });
+  let id = assertSuccess(await send(A, { type: 'direct', to: JSON.stringify([bob.id]), content: 'dm1' })).id;
+  const [e] = await qb.ofType('message');
+  assert.equal(e.message.type, 'private');
+  assert.deepEqual(e.message.display_recipient.map((u: any) => u.id), [alice.id, bob.id].sort((a, b) => a - b));
+  assert.deepEqual(await qc.ofType('message'), []);
+  id = assertSuccess(await send(A, { type: 'private', to: `${bob.email}, ${carol.email}`, content: 'group' })).id;
+  assert.equal((await qb.ofType('message'))[0].message.id, id);
+  assert.equal((await qc.ofType('message'))[0].message.id, id);
+  const g = await C.get(`/messages/${id}`);
+  assertSchema(g, 'GET', '/messages/{message_id}');
+  assert.equal(g.body.message.display_recipient.length, 3);
+  assertSuccess(await send(A, { type: 'direct', to: JSON.stringify([bob.email]), content: 'dm2' }));
+  assertSuccess(await send(A, { type: 'direct', to: JSON.stringify([alice.id]), content: 'note to self' }));
+  assertError(await B.get(`/messages/${id}`, {}).then(async () => G.get(`/messages/${id}`)), 400, 'BAD_REQUEST', 'Invalid message(s)');
+});
+
+test('GET /messages: anchors, limits, found_*, history and historical flag', async () => {
+  const ch = await makeChannel(t, { name: 'hist', subscribers: [alice.id] });
+  const ids: number[] = [];
+  for (let i = 0; i < 5; i++) ids.push(assertSuccess(await send(A, { type: 'stream', to: String(ch), topic: 'h', content: `m${i}` })).id);
+  const narrow = JSON.stringify([{ operator: 'channel', operand: ch }]);
+  let r = await A.get('/messages', { anchor: 'newest', num_before: 3, num_after: 0, narrow });
+  assertSuccess(r);
+  assertSchema(r, 'GET', '/messages');
+  assert.deepEqual(r.body.messages.map((m: any) => m.id), ids.slice(2));
+  assert.equal(r.body.found_newest, true);
+  assert.equal(r.body.found_oldest, false);
+  assert.equal(r.body.anchor, 10000000000000000);
+  r = await A.get('/messages', { anchor: 'oldest', num_before: 0, num_after: 2, narrow });
+  assert.deepEqual(r.body.messages.map((m: any) => m.id), ids.slice(0, 2));
+  assert.equal(r.body.found_oldest, true);
+  r = await A.get('/messages', { anchor: String(ids[2]), num_before: 1, num_after: 1, narrow });
+  assert.deepEqual(r.body.messages.map((m: any) => m.id), ids.slice(1, 4));
+  assert.equal(r.body.found_anchor, true);
+  r = await A.get('/messages', { anchor: String(ids[2]), num_before: 0, num_after: 1, include_anchor: false, narrow });
+  assert.deepEqual(r.body.messages.map((m: any) => m.id), [ids[3]]);
+  r = await A.get('/messages', { message_ids: JSON.stringify([ids[0], ids[4]]), narrow });
+  assert.deepEqual(r.body.messages.map((m: any) => m.id), [ids[0], ids[4]]);
+  assert.equal(r.body.anchor, undefined);
+  assertError(await A.get('/messages', { anchor: 'newest', num_before: 5000, num_after: 1 }), 400, 'BAD_REQUEST', 'Too many messages requested (maximum 5000).');
+  assertError(await A.get('/messages', { anchor: '5', num_before: 1, num_after: 1, include_anchor: false }), 400, 'BAD_REQUEST', 'The anchor can only be excluded at an end of the range');
+  assertError(await A.get('/messages', { anchor: 'sideways', num_before: 1 }), 400, 'BAD_REQUEST', 'Invalid anchor');
+  assertError(await A.get('/messages', { num_before: 1 }), 400, 'BAD_REQUEST', "Missing 'anchor' argument.");
+  // Bob (not subscribed) sees the public channel's history, flagged historical.
+  r = await B.get('/messages', { anchor: 'newest', num_before: 10, narrow });
+  assert.deepEqual(r.body.messages.map((m: any) => m.id), ids);
+  assert.deepEqual(r.body.messages[0].flags, ['read', 'historical']);
+  // Without a channel narrow, only his own messages.
+  r = await B.get('/messages', { anchor: 'newest', num_before: 1000 });
+  assert.ok(!r.body.messages.some((m: any) => ids.includes(m.id)));
+  // Guests cannot see public history; nor the message by ID.
+  r = await G.get('/messages', { anchor: 'newest', num_before: 10, narrow });
+  assert.deepEqual(r.body.messages, []);
+  assertError(await G.get(`/messages/${ids[0]}`), 400, 'BAD_REQUEST', 'Invalid message(s)');
+  // first_unread: Alice sent them via API client, so unread for her.
+  r = await A.get('/messages', { anchor: 'first_unread', num_before: 0, num_after: 1, narrow });
+  assert.equal(r.body.anchor, ids[0]);
+});
+
+test('private channels: history_public_to_subscribers', async () => {
+  const pub = await makeChannel(t, { name: 'priv-public-history', inviteOnly: true, subscribers: [alice.id] });
+  const prot = await makeChannel(t, { name: 'priv-protected', inviteOnly: true, historyPublic: false, subscribers: [alice.id] });
+  const m1 = assertSuccess(await send(A, { type: 'stream', to: String(pub), topic: 't', content: 'before' })).id;
+  const m2 = assertSuccess(await send(A, { type: 'stream', to: String(prot), topic: 't', content: 'before' })).id;
+  assertError(await C.get(`/messages/${m1}`), 400, 'BAD_REQUEST', 'Invalid message(s)');
+  await subscribe(t, pub, [carol.id]);
+  await subscribe(t, prot, [carol.id]);
+  const g = await C.get(`/messages/${m1}`);
+  assertSuccess(g);
+  assert.deepEqual(g.body.message.flags, ['read', 'historical']);
+  assertError(await C.get(`/messages/${m2}`), 400, 'BAD_REQUEST', 'Invalid message(s)');
+  let r = await C.get('/messages', { anchor: 'newest', num_before: 10, narrow: JSON.stringify([['stream', 'priv-protected']]) });
+  assert.deepEqual(r.body.messages, []);
+  const m3 = assertSuccess(await send(A, { type: 'stream', to: String(prot), topic: 't', content: 'after' })).id;
+  r = await C.get('/messages', { anchor: 'newest', num_before: 10, narrow: JSON.stringify([['stream', 'priv-protected']]) });
+  assert.deepEqual(r.body.messages.map((m: any) => m.id), [m3]);
+  // Administrators do not see private content they are not subscribed to.
+  assertError(await owner.get(`/messages/${m2}`), 400, 'BAD_REQUEST', 'Invalid message(s)');
+});
+
+test('POST /messages/render', async () => {
+  const r = await A.post('/messages/render', { content: '**foo**' });
+  assertSuccess(r);
+  assertSchema(r, 'POST', '/messages/render');
+  assert.equal(r.body.rendered, '<p><strong>foo</strong></p>');
+});
+
+test('register: max_message_id, unread_msgs, recent_private_conversations', async () => {
+  const q = await openQueue(B, { fetch_event_types: ['message', 'update_message_flags', 'recent_private_conversations'] });
+  const s = q.state;
+  assert.ok(s.max_message_id > 0);
+  const u = s.unread_msgs;
+  assert.deepEqual(Object.keys(u).sort(), ['count', 'huddles', 'mentions', 'old_unreads_missing', 'pms', 'streams']);
+  assert.ok(u.pms.some((p: any) => p.other_user_id === alice.id && p.sender_id === alice.id));
+  assert.ok(u.huddles.some((h: any) => h.user_ids_string === [alice.id, bob.id, carol.id].sort((a, b) => a - b).join(',')));
+  assert.ok(u.streams.some((x: any) => x.stream_id === general));
+  assert.ok(u.mentions.length > 0);
+  assert.equal(u.count, u.pms.reduce((n: number, p: any) => n + p.unread_message_ids.length, 0) + u.huddles.reduce((n: number, p: any) => n + p.unread_message_ids.length, 0) + u.streams.reduce((n: number, p: any) => n + p.unread_message_ids.length, 0));
+  assert.ok(s.recent_private_conversations.some((c: any) => c.user_ids.length === 1 && c.user_ids[0] === alice.id));
+  assert.ok(s.recent_private_conversations.some((c: any) => c.user_ids.length === 2));
+});
