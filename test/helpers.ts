@@ -207,6 +207,30 @@ export function assertSuccess(res: Res): Record<string, any> {
 export const POST_247_FIELDS = new Set<string>([
   'is_imported_stub', // FL 433
   'realm_url', // FL 257 (realm_uri before)
+  // channels, subscriptions and user groups (fields added after FL 247)
+  'creator_id', // FL 254 (channels), FL 292 (user groups)
+  'is_archived', // FL 315
+  'is_recently_active', // FL 323
+  'can_send_message_group', // FL 333
+  'can_administer_channel_group', // FL 325
+  'can_add_subscribers_group', // FL 342
+  'can_subscribe_group', // FL 357
+  'folder_id', // FL 389
+  'topics_policy', // FL 392
+  'subscriber_count', // FL 394
+  'can_move_messages_out_of_channel_group', // FL 396
+  'can_move_messages_within_channel_group', // FL 396
+  'can_resolve_topics_group', // FL 402
+  'can_delete_any_message_group', // FL 407
+  'can_delete_own_message_group', // FL 407
+  'partial_subscribers', // FL 412
+  'can_create_topic_group', // FL 441
+  'can_manage_group', // FL 283 (user groups)
+  'deactivated', // FL 290 (user groups)
+  'can_join_group', // FL 301
+  'can_add_members_group', // FL 305
+  'can_leave_group', // FL 308
+  'can_remove_members_group', // FL 324
   'editable_by_user', // FL 296 (custom profile fields)
   // user settings added after FL 247 (user_settings / realm_user_settings_defaults)
   'receives_typing_notifications',
