@@ -1,0 +1,118 @@
+/** Narrow operators over GET /messages, and GET /messages/matches_narrow. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, assertError, assertSuccess, assertSchema, type TestServer, type Account, type Client } from './helpers.ts';
+import { makeChannel } from './messages-fixtures.ts';
+
+let t: TestServer;
+let alice: Account;
+let bob: Account;
+let carol: Account;
+let A: Client;
+let B: Client;
+let general: number;
+let other: number;
+const ids: Record<string, number> = {};
+
+const send = async (c: Client, p: Record<string, unknown>) => assertSuccess(await c.post('/messages', p)).id as number;
+
+before(async () => {
+  t = await startTestServer();
+  alice = await t.makeUser({ name: 'Alice' });
+  bob = await t.makeUser({ name: 'Bob' });
+  carol = await t.makeUser({ name: 'Carol' });
+  A = t.client(alice);
+  B = t.client(bob);
+  general = await makeChannel(t, { name: 'general', subscribers: [alice.id, bob.id, carol.id] });
+  other = await makeChannel(t, { name: 'other', subscribers: [alice.id, bob.id] });
+  ids.g1 = await send(B, { type: 'stream', to: 'general', topic: 'lunch', content: 'pizza is running late http://example.com' });
+  ids.g2 = await send(B, { type: 'stream', to: 'general', topic: '✔ done', content: 'resolved thing @**Alice**' });
+  ids.o1 = await send(A, { type: 'stream', to: 'other', topic: 'Lunch', content: 'sushi today [file](/user_uploads/1/ab/x.pdf)' });
+  ids.dm = await send(B, { type: 'direct', to: JSON.stringify([alice.id]), content: 'psst' });
+  ids.grp = await send(B, { type: 'direct', to: JSON.stringify([alice.id, carol.id]), content: 'group chat' });
+  ids.self = await send(A, { type: 'direct', to: JSON.stringify([alice.id]), content: 'self note' });
+  ids.img = await send(A, { type: 'stream', to: 'general', topic: 'pics', content: '[cat](/user_uploads/1/ab/cat.png)' });
+});
+after(() => t.close());
+
+async function ids_(c: Client, narrow: unknown): Promise<number[]> {
+  const r = await c.get('/messages', { anchor: 'newest', num_before: 100, narrow: JSON.stringify(narrow) });
+  assertSuccess(r);
+  assertSchema(r, 'GET', '/messages');
+  return r.body.messages.map((m: any) => m.id);
+}
+const n = (operator: string, operand: unknown, negated = false) => ({ operator, operand, negated });
+
+test('channel/stream, channels, topic (case-insensitive), negation, legacy pairs', async () => {
+  assert.deepEqual(await ids_(A, [n('channel', 'general')]), [ids.g1, ids.g2, ids.img]);
+  assert.deepEqual(await ids_(A, [n('stream', general)]), [ids.g1, ids.g2, ids.img]);
+  assert.deepEqual(await ids_(A, [['stream', 'other']]), [ids.o1]);
+  assert.deepEqual(await ids_(A, [n('channels', 'public'), n('topic', 'lunch')]), [ids.g1, ids.o1]);
+  assert.deepEqual(await ids_(A, [n('channel', 'general'), n('topic', 'LUNCH')]), [ids.g1]);
+  assert.deepEqual(await ids_(A, [n('channel', 'general', true), n('sender', alice.id)]), [ids.o1, ids.self]);
+});
+
+test('sender, id, dm, dm-including, is:*, has:*, near, with, search', async () => {
+  assert.deepEqual(await ids_(A, [n('sender', bob.email)]), [ids.g1, ids.g2, ids.dm, ids.grp]);
+  assert.deepEqual(await ids_(A, [n('sender', bob.id), n('is', 'dm')]), [ids.dm, ids.grp]);
+  assert.deepEqual(await ids_(A, [n('id', ids.g2)]), [ids.g2]);
+  assert.deepEqual(await ids_(A, [n('dm', [bob.id])]), [ids.dm]);
+  assert.deepEqual(await ids_(A, [n('dm', bob.email)]), [ids.dm]);
+  assert.deepEqual(await ids_(B, [n('dm', `${alice.email},${carol.email}`)]), [ids.grp]);
+  assert.deepEqual(await ids_(A, [n('dm', [alice.id])]), [ids.self]);
+  assert.deepEqual(await ids_(A, [n('dm-including', carol.id)]), [ids.grp]);
+  assert.deepEqual(await ids_(A, [n('dm-including', bob.id)]), [ids.dm, ids.grp]);
+  assert.deepEqual(await ids_(A, [n('is', 'private')]), [ids.dm, ids.grp, ids.self]);
+  assert.deepEqual(await ids_(A, [n('is', 'mentioned')]), [ids.g2]);
+  assert.deepEqual(await ids_(A, [n('is', 'resolved')]), [ids.g2]);
+  assert.deepEqual(await ids_(A, [n('is', 'alerted')]), []);
+  assert.ok((await ids_(A, [n('is', 'unread')])).includes(ids.g1));
+  assert.deepEqual(await ids_(A, [n('is', 'starred')]), []);
+  assert.deepEqual(await ids_(A, [n('is', 'followed')]), []);
+  assert.deepEqual(await ids_(A, [n('is', 'muted')]), []);
+  assert.deepEqual(await ids_(A, [n('has', 'link'), n('channel', 'general')]), [ids.g1, ids.img]);
+  assert.deepEqual(await ids_(A, [n('has', 'image')]), [ids.img]);
+  assert.deepEqual(await ids_(A, [n('has', 'attachment')]), [ids.o1, ids.img]);
+  assert.deepEqual(await ids_(A, [n('has', 'reaction')]), []);
+  assert.deepEqual(await ids_(A, [n('near', String(ids.g1)), n('channel', 'general'), n('topic', 'lunch')]), [ids.g1]);
+  assert.deepEqual(await ids_(A, [n('with', ids.o1)]), [ids.o1]);
+  assert.deepEqual(await ids_(A, [n('channel', 'general'), n('topic', 'x'), n('with', ids.dm)]), [ids.dm]);
+  assert.deepEqual(await ids_(A, [n('search', 'pizza')]), [ids.g1]);
+  assert.deepEqual(await ids_(A, [n('search', 'run')]), [ids.g1], 'stemmed: running');
+  assert.deepEqual(await ids_(A, [n('search', 'sushi'), n('channel', 'other')]), [ids.o1]);
+  assert.deepEqual(await ids_(A, [n('search', 'lunch')]), [ids.g1, ids.o1]);
+  assert.deepEqual(await ids_(A, [n('search', 'pizza', true), n('channel', 'general')]), [ids.g2, ids.img]);
+});
+
+test('BAD_NARROW and invalid narrow errors', async () => {
+  const bad = async (narrow: unknown, desc: string) => {
+    const r = await A.get('/messages', { anchor: 'newest', num_before: 1, narrow: JSON.stringify(narrow) });
+    assertError(r, 400, 'BAD_NARROW', `Invalid narrow operator: ${desc}`);
+    assert.equal(r.body.desc, desc);
+  };
+  await bad([n('channel', 'nope')], 'unknown channel nope');
+  await bad([n('sender', 'ghost@example.com')], 'unknown user ghost@example.com');
+  await bad([n('dm', [424242])], 'unknown user in [424242]');
+  await bad([n('is', 'weird')], "unknown 'is' operand weird");
+  await bad([n('has', 'cats')], "unknown 'has' operand cats");
+  await bad([n('frobnicate', 'x')], 'unknown operator frobnicate');
+  await bad([n('id', 'abc')], 'Invalid message ID');
+  await bad([n('channels', 'all-of-them')], 'unknown channels operand all-of-them');
+  await bad([n('channel', 'general'), n('is', 'dm')], 'No message can be both a channel message and direct message');
+  await bad([n('with', 99999999)], "Invalid 'with' operator");
+  const r = await A.get('/messages', { anchor: 'newest', num_before: 1, narrow: JSON.stringify([n('search', ' ')]) });
+  assertError(r, 400, 'BAD_REQUEST');
+  assertError(await A.get('/messages', { anchor: 'newest', num_before: 1, narrow: '{"a":1}' }), 400, 'BAD_REQUEST');
+});
+
+test('GET /messages/matches_narrow', async () => {
+  const r = await A.get('/messages/matches_narrow', { msg_ids: JSON.stringify([ids.g1, ids.o1, ids.dm]), narrow: JSON.stringify([n('search', 'pizza')]) });
+  assertSuccess(r);
+  assertSchema(r, 'GET', '/messages/matches_narrow');
+  assert.deepEqual(Object.keys(r.body.messages), [String(ids.g1)]);
+  assert.match(r.body.messages[String(ids.g1)].match_content, /<span class="highlight">pizza<\/span>/);
+  assert.equal(r.body.messages[String(ids.g1)].match_subject, 'lunch');
+  const r2 = await A.get('/messages/matches_narrow', { msg_ids: JSON.stringify([ids.g1, ids.o1]), narrow: JSON.stringify([n('channel', 'other')]) });
+  assert.deepEqual(Object.keys(r2.body.messages), [String(ids.o1)]);
+  void other;
+});
