@@ -207,6 +207,7 @@ export function assertSuccess(res: Res): Record<string, any> {
 export const POST_247_FIELDS = new Set<string>([
   'is_imported_stub', // FL 433
   'realm_url', // FL 257 (realm_uri before)
+  'ignored_because_not_subscribed_channels', // POST /messages/flags(/narrow), Zulip 10 (exact FL unverified)
   // channels, subscriptions and user groups (fields added after FL 247)
   'creator_id', // FL 254 (channels), FL 292 (user groups)
   'is_archived', // FL 315

@@ -1,6 +1,6 @@
 /** Registering event queues and polling them (POST /register, GET/DELETE /events). */
 import type { Services } from '../services.ts';
-import { ApiError } from '../lib/errors.ts';
+import { ApiError, badRequest } from '../lib/errors.ts';
 import type { EventQueue } from '../events/queue.ts';
 import { fetchInitialState, type RegisterOptions } from '../events/state.ts';
 import type { ZulipEvent } from '../events/types.ts';
@@ -59,15 +59,29 @@ export function accessQueue(svc: Services, user: UserRow, queueId: string): Even
   return q;
 }
 
+/**
+ * GET /events. As Zulip: last_event_id is required with a queue; it may not
+ * be older than an acknowledgement already made, nor name an event the
+ * queue never held. `signal` aborts when the client disconnects mid-poll.
+ */
 export async function getEvents(
   svc: Services,
   user: UserRow,
   queueId: string,
   lastEventId: number | undefined,
   dontBlock: boolean,
+  signal?: AbortSignal,
 ): Promise<ZulipEvent[]> {
+  if (lastEventId === undefined) throw badRequest("Missing 'last_event_id' argument");
   const q = accessQueue(svc, user, queueId);
-  return q.poll(lastEventId ?? -1, dontBlock, svc.config.heartbeatSeconds);
+  if (q.newestPrunedId !== null && lastEventId < q.newestPrunedId) {
+    throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);
+  }
+  q.prune(lastEventId);
+  if (q.newestPrunedId !== null && lastEventId !== q.newestPrunedId) {
+    throw badRequest(`Event ${lastEventId} was not in this queue`);
+  }
+  return q.poll(lastEventId, dontBlock, svc.config.heartbeatSeconds, signal);
 }
 
 export function deleteQueue(svc: Services, user: UserRow, queueId: string): void {

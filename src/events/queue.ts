@@ -66,26 +66,42 @@ export class EventQueue {
     if (this.waiter) this.flush();
   }
 
+  /** The id of the newest event dropped by an acknowledgement (null when none yet). */
+  newestPrunedId: number | null = null;
+
   /** Drops events the client has acknowledged. */
   prune(lastEventId: number): void {
     if (this.events.length && (this.events[0].id as number) <= lastEventId) {
-      this.events = this.events.filter((e) => (e.id as number) > lastEventId);
+      const kept = this.events.filter((e) => (e.id as number) > lastEventId);
+      this.newestPrunedId = this.events[this.events.length - kept.length - 1].id as number;
+      this.events = kept;
     }
   }
 
   /**
    * Returns queued events, or waits for the next ones. A newer poll replaces
-   * a waiting one (the older returns empty, as its client has gone).
+   * a waiting one (the older returns empty, as its client has gone). An
+   * aborted `signal` (the client disconnected) ends the wait with no events.
    */
-  poll(lastEventId: number, dontBlock: boolean, heartbeatSeconds: number): Promise<ZulipEvent[]> {
+  poll(lastEventId: number, dontBlock: boolean, heartbeatSeconds: number, signal?: AbortSignal): Promise<ZulipEvent[]> {
     this.lastAccess = Date.now();
-    this.prune(lastEventId);
-    if (this.events.length || dontBlock) return Promise.resolve(this.events.slice());
     this.cancelWait();
+    this.prune(lastEventId);
+    if (this.events.length || dontBlock || signal?.aborted) return Promise.resolve(this.events.slice());
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.push({ type: 'heartbeat' }), heartbeatSeconds * 1000);
       timer.unref();
-      this.waiter = { resolve, timer };
+      const waiter: Waiter = { resolve, timer };
+      this.waiter = waiter;
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (this.waiter !== waiter) return;
+          this.cancelWait();
+          this.lastAccess = Date.now();
+        },
+        { once: true },
+      );
     });
   }
 

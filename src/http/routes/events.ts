@@ -64,7 +64,15 @@ export default [
       dont_block: p.bool().default(false),
     },
     handler: async (ctx, a) => {
-      const events = await getEvents(ctx.svc, ctx.user, a.queue_id, a.last_event_id, a.dont_block);
+      // A client that disconnects mid-poll releases its wait (the request's 'close' comes first).
+      const gone = new AbortController();
+      const raw = ctx.req.raw;
+      const onClose = (): void => gone.abort();
+      if (raw.destroyed) gone.abort();
+      else raw.once('close', onClose);
+      const events = await getEvents(ctx.svc, ctx.user, a.queue_id, a.last_event_id, a.dont_block, gone.signal).finally(() =>
+        raw.off('close', onClose),
+      );
       return { events, queue_id: a.queue_id };
     },
   }),
