@@ -232,6 +232,16 @@ export const POST_247_FIELDS = new Set<string>([
   'can_add_members_group', // FL 305
   'can_leave_group', // FL 308
   'can_remove_members_group', // FL 324
+  'presence_last_update_id', // FL 263
+  'realm_max_file_upload_size_mib', // FL 306
+  'realm_moderation_request_channel_id', // FL 331
+  'realm_empty_topic_display_name', // FL 334
+  'password_max_length', // FL 338
+  'realm_topics_policy', // FL 392
+  'realm_custom_profile_field_editing_restricted',
+  // A leading '/' names a field only at the top level of a response.
+  '/date_joined', // the current user's, in POST /register
+  '/role', // the current user's, in POST /register
   'editable_by_user', // FL 296 (custom profile fields)
   // user settings added after FL 247 (user_settings / realm_user_settings_defaults)
   'receives_typing_notifications',
@@ -282,11 +292,13 @@ function fixRefs(schema: unknown, rewriteRefs = true): unknown {
   return schema;
 }
 
-function stripNewFields(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(stripNewFields);
+function stripNewFields(v: unknown, top = true): unknown {
+  if (Array.isArray(v)) return v.map((x) => stripNewFields(x, false));
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, val] of Object.entries(v)) if (!POST_247_FIELDS.has(k)) out[k] = stripNewFields(val);
+    for (const [k, val] of Object.entries(v)) {
+      if (!POST_247_FIELDS.has(k) && !(top && POST_247_FIELDS.has(`/${k}`))) out[k] = stripNewFields(val, false);
+    }
     return out;
   }
   return v;
