@@ -38,8 +38,6 @@ export interface Config {
   webPublicStreamsEnabled: boolean;
   canAccessAllUsersGroupLimitsPresence: boolean;
   invitationLinkValidityMinutes: number;
-  /** When true, outgoing email is written to DATA_DIR/emails.log instead of being sent. */
-  emailLogOnly: boolean;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -88,6 +86,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webPublicStreamsEnabled: bool(env, 'WEB_PUBLIC_STREAMS_ENABLED', false),
     canAccessAllUsersGroupLimitsPresence: bool(env, 'CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE', false),
     invitationLinkValidityMinutes: int(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400),
-    emailLogOnly: true,
   };
 }

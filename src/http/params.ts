@@ -73,7 +73,7 @@ export const v = {
       if (typeof x !== 'object' || x === null || Array.isArray(x)) throw invalid(`${name} is not a dict`);
       const rec = x as Record<string, unknown>;
       for (const key of Object.keys(rec)) {
-        if (!(key in fields)) throw invalid(`Argument "${key}" at ${name} is unexpected`);
+        if (!(key in fields)) throw invalid(`Argument "${key}" at ${name}[${JSON.stringify(key)}] is unexpected`);
       }
       const out: Record<string, unknown> = {};
       for (const [key, val] of Object.entries(fields)) {
