@@ -1,0 +1,73 @@
+/**
+ * The core chat loop through the real zulip-js client library: register a
+ * queue, send channel and direct messages, receive the message events,
+ * fetch history with a narrow, mark as read.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { startTestServer, type TestServer } from './helpers.ts';
+import { makeChannel } from './messages-fixtures.ts';
+
+type Json = Record<string, any>;
+interface ZulipClient {
+  queues: { register(p: Json): Promise<Json> };
+  events: { retrieve(p: Json): Promise<Json> };
+  messages: {
+    send(p: Json): Promise<Json>;
+    retrieve(p: Json): Promise<Json>;
+    render(p: Json): Promise<Json>;
+    flags: { add(p: Json): Promise<Json> };
+  };
+}
+type ZulipInit = (config: { username: string; apiKey: string; realm: string }) => Promise<ZulipClient>;
+const zulipInit = createRequire(import.meta.url)('zulip-js') as ZulipInit;
+
+let t: TestServer;
+let multipart = false;
+before(async () => {
+  t = await startTestServer({ PARLEY_HEARTBEAT_SECONDS: '1' });
+  // zulip-js sends POST bodies as multipart/form-data; probe whether the server reads their fields.
+  const probe = await (await zulipInit({ username: t.owner.email, apiKey: t.owner.apiKey, realm: t.url })).messages.render({ content: 'x' });
+  multipart = probe.result === 'success';
+});
+after(() => t.close());
+
+test('zulip-js: register, send, receive the event, fetch history', async (ctx) => {
+  if (!multipart) {
+    ctx.todo('the HTTP layer does not read multipart/form-data fields yet (zulip-js POSTs)');
+    return;
+  }
+  const bob = await t.makeUser({ name: 'Bob' });
+  await makeChannel(t, { name: 'Denmark', subscribers: [t.owner.id, bob.id] });
+  const owner = await zulipInit({ username: t.owner.email, apiKey: t.owner.apiKey, realm: t.url });
+  const zb = await zulipInit({ username: bob.email, apiKey: bob.apiKey, realm: t.url });
+
+  const reg = await zb.queues.register({ event_types: ['message'], apply_markdown: true });
+  assert.equal(reg.result, 'success', JSON.stringify(reg));
+
+  const sent = await owner.messages.send({ to: 'Denmark', type: 'stream', topic: 'Castle', content: 'Something is **rotten**.' });
+  assert.equal(sent.result, 'success', JSON.stringify(sent));
+  const dm = await owner.messages.send({ to: [bob.id], type: 'direct', content: 'psst' });
+  assert.equal(dm.result, 'success', JSON.stringify(dm));
+
+  const ev = await zb.events.retrieve({ queue_id: reg.queue_id, last_event_id: -1 });
+  assert.equal(ev.result, 'success', JSON.stringify(ev));
+  const msgs = ev.events.filter((e: Json) => e.type === 'message');
+  assert.deepEqual(msgs.map((e: Json) => e.message.id), [sent.id, dm.id]);
+  assert.equal(msgs[0].message.content, '<p>Something is <strong>rotten</strong>.</p>');
+  assert.equal(msgs[0].message.subject, 'Castle');
+  assert.deepEqual(msgs[0].flags, []);
+
+  const hist = await zb.messages.retrieve({ anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'channel', operand: 'Denmark' }] });
+  assert.equal(hist.result, 'success', JSON.stringify(hist));
+  assert.deepEqual(hist.messages.map((m: Json) => m.id), [sent.id]);
+
+  const flagged = await zb.messages.flags.add({ flag: 'read', messages: [sent.id, dm.id] });
+  assert.equal(flagged.result, 'success', JSON.stringify(flagged));
+  const unread = await zb.messages.retrieve({ anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'is', operand: 'unread' }] });
+  assert.deepEqual(unread.messages, []);
+
+  const rendered = await owner.messages.render({ content: '*hi*' });
+  assert.equal(rendered.rendered, '<p><em>hi</em></p>');
+});
