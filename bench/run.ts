@@ -62,7 +62,7 @@ export const SCENARIOS: Scenario[] = [
     auth: false,
   },
   {
-    // Skipped (with a note) until POST /users/me/presence is implemented.
+    // Presence ping, as clients send it every minute.
     name: 'presence-ping',
     description: 'POST /users/me/presence status=active',
     method: 'POST',
