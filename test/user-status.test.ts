@@ -118,7 +118,9 @@ test('away is the inverse of presence_enabled and sends the user_settings event'
   const reg = await openQueue(t.client(other), { fetch_event_types: ['user_status'], event_types: ['user_status'] });
   assert.deepEqual(reg.state.user_status[String(u.id)], { away: true });
 
+  const pq = await openQueue(t.client(other), { event_types: ['presence'] });
   assertSuccess(await c.post('/users/me/status', { away: false, status_text: 'back' }));
+  assert.ok((await pq.ofType('presence')).some((e) => e.user_id === u.id), 'presence follows presence_enabled');
   assert.equal(await presenceEnabled(u), true);
   assert.deepEqual(assertSuccess(await c.get(`/users/${u.id}/status`)).status, { status_text: 'back' });
   assert.deepEqual((await oq.drain()).map(({ id: _id, ...e }) => e), [{ type: 'user_status', user_id: u.id, away: false, status_text: 'back' }]);

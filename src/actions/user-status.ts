@@ -21,6 +21,7 @@ import {
 } from '../store/user-status.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { noSuchUser } from './users-read.ts';
+import { presenceEnabledChanged } from './presence.ts';
 
 export const MAX_STATUS_TEXT_LENGTH = 60;
 
@@ -149,6 +150,8 @@ export async function updateUserStatus(svc: Services, user: UserRow, input: Stat
     events.push([event, await activeUserIds(tx, svc.realmId)]);
   });
   for (const [event, recipients] of events) svc.bus.send(event, recipients);
+  // As for any presence_enabled change, everyone sees the user's presence follow at once.
+  if (away !== undefined) await presenceEnabledChanged(svc, user, !away);
 }
 
 /** GET /users/{user_id}/status: the status of an active human user of the organization. */
