@@ -12,7 +12,6 @@ import { apiRecipientId, directGroupMembers, reactionsFor, RECIPIENT, type Messa
 import { renderMarkdown, type MarkdownContext, type RenderResult } from '../markdown/index.ts';
 import { avatarUrl } from './users-format.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
-import { parseJsonObject } from '../lib/util.ts';
 
 /** Users and channels of the organization, loaded once per operation. */
 export interface Directory {
@@ -134,7 +133,6 @@ export async function formatMessages(svc: Services, db: Tx, rows: MessageRow[], 
         if (Array.isArray(h)) out.edit_history = h;
       }
     }
-    void parseJsonObject;
     return out;
   });
 }

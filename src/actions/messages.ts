@@ -7,8 +7,7 @@
  */
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
-import { ApiError, badRequest } from '../lib/errors.ts';
-import { nowSeconds } from '../lib/util.ts';
+import { badRequest } from '../lib/errors.ts';
 import { normalizeTopic, truncateContent, truncateTopic } from '../lib/topic.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
@@ -263,7 +262,5 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     event,
     result.rows.map((r) => ({ id: r.user_id, extra: { flags: flagList(r.flags) } })),
   );
-  void nowSeconds;
-  void ApiError;
   return { id: result.id };
 }
