@@ -124,3 +124,38 @@ test('per-user API rate limit', async () => {
     await t2.close();
   }
 });
+
+test('multipart/form-data bodies carry parameters like form-encoded ones', async () => {
+  const form = new FormData();
+  form.append('user_ids', JSON.stringify([t.owner.id]));
+  form.append('bogus', 'x');
+  const res = await fetch(`${t.url}/api/v1/users`, {
+    method: 'GET',
+    headers: { Authorization: t.client(t.owner).auth! },
+  });
+  assert.equal(res.status, 200);
+  const reg = await fetch(`${t.url}/api/v1/register`, {
+    method: 'POST',
+    headers: { Authorization: t.client(t.owner).auth! },
+    body: (() => {
+      const f = new FormData();
+      f.append('event_types', JSON.stringify(['realm_user']));
+      f.append('fetch_event_types', JSON.stringify(['realm']));
+      f.append('bogus', 'x');
+      return f;
+    })(),
+  });
+  const body = (await reg.json()) as Record<string, unknown>;
+  assert.equal(reg.status, 200, JSON.stringify(body));
+  assert.equal(body.result, 'success');
+  assert.ok('max_message_length' in body);
+  assert.ok(!('realm_users' in body));
+  assert.deepEqual(body.ignored_parameters_unsupported, ['bogus']);
+  const bad = await fetch(`${t.url}/api/v1/register`, {
+    method: 'POST',
+    headers: { Authorization: t.client(t.owner).auth!, 'Content-Type': 'multipart/form-data; boundary=xyz' },
+    body: '--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\nunterminated',
+  });
+  assert.ok(bad.status < 500);
+  assert.equal(((await bad.json()) as Record<string, unknown>).result, 'error');
+});

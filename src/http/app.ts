@@ -11,6 +11,7 @@ import { ApiError } from '../lib/errors.ts';
 import { parseParams } from './params.ts';
 import { authenticate, clientName, makeAuthLimits } from './auth.ts';
 import { decodeUtf8, parseForm } from './form.ts';
+import { parseMultipart, type UploadedFile } from './multipart.ts';
 import type { Method, RequestContext, RouteDef } from './route.ts';
 import type { UserRow } from '../store/users.ts';
 
@@ -22,7 +23,7 @@ declare module 'fastify' {
     /** Form fields of the body (decoded), when the body is form-encoded or multipart. */
     formFields?: Map<string, string>;
     /** Files of a multipart body. */
-    files?: Array<{ field: string; filename: string; mimetype: string; data: Buffer }>;
+    files?: UploadedFile[];
   }
 }
 
@@ -61,7 +62,17 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
       done(e as Error, undefined);
     }
   });
-  // Other body types carry no parameters; they are read and ignored (multipart is added by the upload routes).
+  app.addContentTypeParser('multipart/form-data', (req, payload, done) => {
+    parseMultipart(req.headers, payload, svc.config.maxFileUploadSizeMib * 1024 * 1024).then(
+      ({ fields, files }) => {
+        req.formFields = fields;
+        req.files = files;
+        done(null, {});
+      },
+      (e: Error) => done(e, undefined),
+    );
+  });
+  // Other body types carry no parameters; they are read and ignored.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, {}));
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
