@@ -232,13 +232,13 @@ export const POST_247_FIELDS = new Set<string>([
   'can_add_members_group', // FL 305
   'can_leave_group', // FL 308
   'can_remove_members_group', // FL 324
+  'group_id', // FL 317 (POST /user_groups/create response)
   'presence_last_update_id', // FL 263
   'realm_max_file_upload_size_mib', // FL 306
   'realm_moderation_request_channel_id', // FL 331
   'realm_empty_topic_display_name', // FL 334
   'password_max_length', // FL 338
   'realm_topics_policy', // FL 392
-  'realm_custom_profile_field_editing_restricted',
   // A leading '/' names a field only at the top level of a response.
   '/date_joined', // the current user's, in POST /register
   '/role', // the current user's, in POST /register

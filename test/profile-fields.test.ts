@@ -6,7 +6,6 @@ import {
   type TestServer, type Account, type Client,
 } from './helpers.ts';
 import { ROLE } from '../src/store/users.ts';
-import { updateRealm } from '../src/store/realm.ts';
 import { updateProfileData } from '../src/actions/profile-fields.ts';
 
 let t: TestServer;
@@ -277,7 +276,7 @@ test('profile_data events: realm_user update to every user; unchanged values sen
   assertError(await c.delete('/users/me/profile_data', { data: [99999] }), 400, 'BAD_REQUEST', 'Field id 99999 not found.');
 });
 
-test('editing restrictions: editable_by_user=false and the organization switch; admins may edit', async () => {
+test('editing restrictions: editable_by_user=false blocks non-admins; admins may edit', async () => {
   const locked = await createField({ name: 'Employee ID', field_type: 1, editable_by_user: false });
   const open = await createField({ name: 'Hobby', field_type: 1 });
   const msg = 'You are not allowed to change this field. Contact an administrator to update it.';
@@ -288,14 +287,6 @@ test('editing restrictions: editable_by_user=false and the organization switch; 
   }
   for (const acct of [admin, t.owner]) {
     assertSuccess(await t.client(acct).patch('/users/me/profile_data', { data: [{ id: locked, value: 'E2' }] }));
-  }
-  // The organization-wide restriction blocks every field for non-admins.
-  await updateRealm(t.server.svc.store.db, t.server.svc.realmId, { settings_json: JSON.stringify({ custom_profile_field_editing_restricted: true }) });
-  try {
-    assertError(await t.client(member).patch('/users/me/profile_data', { data: [{ id: open, value: 'go' }] }), 400, 'BAD_REQUEST', msg);
-    assertSuccess(await t.client(admin).patch('/users/me/profile_data', { data: [{ id: open, value: 'go' }] }));
-  } finally {
-    await updateRealm(t.server.svc.store.db, t.server.svc.realmId, { settings_json: '{}' });
   }
   // Bots cannot use the endpoint.
   assertError(await t.client(bot).patch('/users/me/profile_data', { data: [{ id: open, value: 'x' }] }), 400, 'BAD_REQUEST', 'This endpoint does not accept bot requests.');
@@ -309,4 +300,19 @@ test('updateProfileData: administrators edit other users (PATCH /users/{id} prof
   assert.deepEqual(evs.map((e) => e.person), [{ user_id: member.id, custom_profile_field: { id: locked, value: 'B-7', rendered_value: '<p>B-7</p>' } }]);
   await assert.rejects(updateProfileData(t.server.svc, moderator.row, member.id, [{ id: locked, value: 'x' }]), /Must be an organization administrator/);
   await assert.rejects(updateProfileData(t.server.svc, member.row, other.id, [{ id: locked, value: 'x' }]), /Must be an organization administrator/);
+});
+
+test('PATCH /users/{user_id} profile_data: administrators set other users\' values over HTTP', async () => {
+  const fid = await createField({ name: 'Desk', field_type: 1, editable_by_user: false });
+  const q = await openQueue(t.client(other), { event_types: ['realm_user'] });
+  assertSuccess(await t.client(admin).patch(`/users/${member.id}`, { profile_data: [{ id: fid, value: 'D-12' }] }));
+  const evs = await q.ofType('realm_user');
+  assert.deepEqual(evs.map((e) => e.person), [{ user_id: member.id, custom_profile_field: { id: fid, value: 'D-12', rendered_value: '<p>D-12</p>' } }]);
+  const got = assertSuccess(await owner.get(`/users/${member.id}`, { include_custom_profile_fields: true }));
+  assert.deepEqual(got.user.profile_data[String(fid)], { value: 'D-12', rendered_value: '<p>D-12</p>' });
+  assertError(await t.client(moderator).patch(`/users/${member.id}`, { profile_data: [{ id: fid, value: 'x' }] }), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assertError(await t.client(admin).patch(`/users/${member.id}`, { profile_data: [{ id: 999999, value: 'x' }] }), 400, 'BAD_REQUEST', 'Field id 999999 not found.');
+  assertSuccess(await t.client(admin).patch(`/users/${member.id}`, { profile_data: [{ id: fid, value: null }] }));
+  const after = assertSuccess(await owner.get(`/users/${member.id}`, { include_custom_profile_fields: true }));
+  assert.equal(after.user.profile_data[String(fid)], undefined);
 });

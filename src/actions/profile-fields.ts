@@ -6,7 +6,6 @@ import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import { activeUserIds, allUsers, userById } from '../store/users.ts';
 import { transaction, type Tx } from '../store/db.ts';
-import { realmById } from '../store/realm.ts';
 import {
   countSummaryFields,
   deleteProfileField,
@@ -22,7 +21,6 @@ import {
   type ProfileFieldRow,
 } from '../store/profile-fields.ts';
 import { ApiError, badRequest, requireAdmin } from '../lib/errors.ts';
-import { realmSettings } from '../lib/realm-settings.ts';
 import {
   DEFAULT_EXTERNAL_ACCOUNTS,
   FIELD_TYPE,
@@ -212,14 +210,13 @@ export async function updateProfileData(svc: Services, actor: UserRow, targetUse
   await transaction(svc.store, async (tx) => {
     const target = actor.id === targetUserId ? actor : await userById(tx, svc.realmId, targetUserId);
     if (!target) throw badRequest('No such user');
-    const restricted = !!realmSettings((await realmById(tx, svc.realmId)).settings_json).custom_profile_field_editing_restricted;
     const users = new Map((await allUsers(tx, svc.realmId)).map((u) => [u.id, u]));
     // Validate everything before changing anything.
     const checked: Array<{ field: ProfileFieldRow; text: string | null }> = [];
     for (const item of data) {
       const field = await profileFieldById(tx, svc.realmId, item.id);
       if (!field) throw notFound(item.id);
-      if (!admin && (!field.editable_by_user || restricted)) throw notEditable();
+      if (!admin && !field.editable_by_user) throw notEditable();
       checked.push({ field, text: item.value === null ? null : validateFieldValue(field, item.value, (id) => users.get(id)) });
     }
     let ctx: MarkdownContext | undefined;

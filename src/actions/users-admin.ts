@@ -3,6 +3,7 @@
  * deactivating and reactivating, and API key regeneration — with Zulip's
  * permission rules, messages and events.
  */
+import { updateProfileData, type ProfileDataItem } from './profile-fields.ts';
 import type { Services } from '../services.ts';
 import { ApiError, badRequest, requireAdmin, requireOwner } from '../lib/errors.ts';
 import { sendEmail, emailSettings } from '../lib/email.ts';
@@ -129,9 +130,13 @@ export async function updateUserByAdmin(
   svc: Services,
   me: UserRow,
   userId: number,
-  input: { fullName?: string; role?: number },
+  input: { fullName?: string; role?: number; profileData?: ProfileDataItem[] },
 ): Promise<void> {
   const target = await accessUserById(svc, me, userId, { allowDeactivated: true, allowBots: true, forAdmin: true });
+  if (input.profileData !== undefined) {
+    if (!isAdminRole(me.role)) throw requireAdmin();
+    await updateProfileData(svc, me, target.id, input.profileData);
+  }
   if (input.role !== undefined && input.role !== target.role) {
     checkRoleChangeAllowed(me, target, input.role);
     if (target.role === ROLE.OWNER && (await isLastOwner(svc, target))) {

@@ -49,9 +49,6 @@ export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
   icon_source: 'G',
   logo_source: 'D',
   night_logo_source: 'D',
-  // Profile fields: whether members may edit their own custom profile data.
-  // Parley keeps Zulip's per-field editable_by_user; this realm-wide switch turns all editing off.
-  custom_profile_field_editing_restricted: false,
 };
 
 export function realmSettings(storedJson: string): Record<string, unknown> {

@@ -16,7 +16,7 @@ import { checkFieldDataParam } from '../../lib/profile-fields.ts';
 
 const fieldData = () => p.json(checkFieldDataParam, 'object');
 
-const profileDataList = p.json(
+export const profileDataList = p.json(
   v.list(v.object({ id: v.int(), value: v.nullable(v.union<string | number[]>(v.str(), v.list(v.int()))) })),
   'object[]',
 );

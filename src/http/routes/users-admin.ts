@@ -1,4 +1,5 @@
 /** Administering users: create, update name/role, deactivate, reactivate, API key regeneration. */
+import { profileDataList } from './profile-fields.ts';
 import { route } from '../route.ts';
 import { p, v } from '../params.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -61,10 +62,11 @@ export default [
     params: {
       full_name: p.str().optional(),
       role: p.json(v.int(), 'integer').optional(),
+      profile_data: profileDataList.optional(),
     },
     handler: async (ctx, a) => {
       if (a.role !== undefined && !ROLES.includes(a.role)) throw new ApiError('Invalid role');
-      await updateUserByAdmin(ctx.svc, ctx.user, a.user_id, { fullName: a.full_name, role: a.role });
+      await updateUserByAdmin(ctx.svc, ctx.user, a.user_id, { fullName: a.full_name, role: a.role, profileData: a.profile_data });
     },
   }),
   route({
