@@ -98,17 +98,15 @@ test('zulip-js: a wrong API key is an authentication error', async () => {
 });
 
 // zulip-js sends every POST body as multipart/form-data, which Zulip reads like
-// a form-encoded body; Parley does not parse multipart parameters yet.
-const MULTIPART_TODO = 'multipart/form-data parameters are not parsed yet (src/http/app.ts ignores the body)';
-
-test('zulip-js: log in with a password (POST /fetch_api_key as multipart/form-data)', { todo: MULTIPART_TODO }, async () => {
+// a form-encoded body.
+test('zulip-js: log in with a password (POST /fetch_api_key as multipart/form-data)', async () => {
   const z = await zulipInit({ username: t.owner.email, password: OWNER_PASSWORD, realm: t.url });
   assert.equal(z.config.apiKey, t.owner.apiKey);
   const me = await z.users.me.getProfile();
   assert.equal(me.user_id, t.owner.id);
 });
 
-test('zulip-js: POST parameters sent as multipart/form-data are read (register event_types)', { todo: MULTIPART_TODO }, async () => {
+test('zulip-js: POST parameters sent as multipart/form-data are read (register event_types)', async () => {
   const z = await zulipInit({ zuliprc: rcPath });
   const reg = await z.queues.register({ event_types: ['heartbeat'], fetch_event_types: '["realm"]' });
   assert.equal(reg.result, 'success', JSON.stringify(reg).slice(0, 500));
