@@ -11,7 +11,7 @@ import {
   type Account,
   type TestServer,
 } from './helpers.ts';
-import { reloadPresence, presenceEnabledChanged, PRESENCE } from '../src/actions/presence.ts';
+import { reloadPresence, PRESENCE } from '../src/actions/presence.ts';
 import { userById } from '../src/store/users.ts';
 import { BOT_TYPE } from '../src/store/users.ts';
 
@@ -262,10 +262,8 @@ test('presence_enabled off: the user appears offline to others', async () => {
   const hidden = await watcher.ofType('presence');
   assert.deepEqual(hidden.map((e) => Object.keys(e.presences)), [[String(b.id)]], 'everyone is told when the user is hidden');
 
-  // The settings hook: turning presence back on marks the user online with a forced event.
-  await setSetting(b, 'presence_enabled', true);
-  const row = await userById(t.server.svc.store.db, t.server.svc.realmId, b.id);
-  await presenceEnabledChanged(t.server.svc, row!, true);
+  // Turning presence back on through PATCH /settings marks the user online with a forced event.
+  assertSuccess(await t.client(b).patch('/settings', { presence_enabled: true }));
   const on = await watcher.ofType('presence');
   assert.equal(on.length, 1);
   assert.ok(Math.abs(on[0].presences[String(b.id)].active_timestamp - now()) < 60);

@@ -2,6 +2,7 @@
  * Personal settings (PATCH /settings) and the organization's defaults for
  * new users (PATCH /realm/user_settings_defaults), with Zulip's events.
  */
+import { presenceEnabledChanged } from './presence.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import { activeUserIds, allUsers, updateUser, userById } from '../store/users.ts';
@@ -123,6 +124,8 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
     }
   });
   for (const ev of userEvents) svc.bus.send({ type: ev.type as string, ...ev }, [actor.id]);
+  const presenceChange = userEvents.find((ev) => ev.type === 'user_settings' && ev.property === 'presence_enabled');
+  if (presenceChange) await presenceEnabledChanged(svc, actor, presenceChange.value as boolean);
   if (everyoneEvents.length) {
     const recipients = await activeUserIds(svc.store.db, svc.realmId);
     for (const ev of everyoneEvents) svc.bus.send({ type: ev.type as string, ...ev }, recipients);
