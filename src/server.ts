@@ -35,7 +35,9 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   const bus = new LocalBus(queues);
   const svc: Services = { config, store, queues, bus, log, realmId: bootstrap.realmId };
   installEventFilters(svc);
+  const lifecycle = { closing: false };
   const app = buildApp(svc, {
+    lifecycle,
     routes: allRoutes(),
     bodyLimit: (config.maxFileUploadSizeMib + 1) * 1024 * 1024,
   });
@@ -53,6 +55,7 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
     async close() {
       if (closed) return;
       closed = true;
+      lifecycle.closing = true;
       queues.close();
       await app.close();
       await bus.close();

@@ -24,26 +24,20 @@ type ZulipInit = (config: { username: string; apiKey: string; realm: string }) =
 const zulipInit = createRequire(import.meta.url)('zulip-js') as ZulipInit;
 
 let t: TestServer;
-let multipart = false;
 before(async () => {
   t = await startTestServer({ PARLEY_HEARTBEAT_SECONDS: '1' });
-  // zulip-js sends POST bodies as multipart/form-data; probe whether the server reads their fields.
-  const probe = await (await zulipInit({ username: t.owner.email, apiKey: t.owner.apiKey, realm: t.url })).messages.render({ content: 'x' });
-  multipart = probe.result === 'success';
 });
 after(() => t.close());
 
-test('zulip-js: register, send, receive the event, fetch history', async (ctx) => {
-  if (!multipart) {
-    ctx.todo('the HTTP layer does not read multipart/form-data fields yet (zulip-js POSTs)');
-    return;
-  }
+// zulip-js sends every POST body as multipart/form-data.
+test('zulip-js: register, send, receive the event, fetch history', async () => {
   const bob = await t.makeUser({ name: 'Bob' });
   await makeChannel(t, { name: 'Denmark', subscribers: [t.owner.id, bob.id] });
   const owner = await zulipInit({ username: t.owner.email, apiKey: t.owner.apiKey, realm: t.url });
   const zb = await zulipInit({ username: bob.email, apiKey: bob.apiKey, realm: t.url });
 
-  const reg = await zb.queues.register({ event_types: ['message'], apply_markdown: true });
+  // zulip-js passes booleans through form-data as text, so they are sent as 'true'.
+  const reg = await zb.queues.register({ event_types: ['message'], apply_markdown: 'true' });
   assert.equal(reg.result, 'success', JSON.stringify(reg));
 
   const sent = await owner.messages.send({ to: 'Denmark', type: 'stream', topic: 'Castle', content: 'Something is **rotten**.' });

@@ -32,6 +32,8 @@ export interface AppOptions {
   routes: RouteDef[];
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
+  /** Set `closing` when shutting down: responses then close their connection. */
+  lifecycle?: { closing: boolean };
 }
 
 function toRouterPath(path: string): string {
@@ -52,6 +54,14 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
     },
   });
   const limits = makeAuthLimits(svc);
+  const lifecycle = opts.lifecycle;
+  if (lifecycle) {
+    // While shutting down, answered requests (e.g. long-polls released by the
+    // queue manager) close their keep-alive connection so the process can exit.
+    app.addHook('onSend', async (_req, reply) => {
+      if (lifecycle.closing) reply.header('Connection', 'close');
+    });
+  }
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (req, body, done) => {
