@@ -1,6 +1,6 @@
 /** User groups: listing, creating, members and subgroups; user_group events. */
 import type { Services } from '../services.ts';
-import { transaction } from '../store/db.ts';
+import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
 import { nowSeconds, parseJsonObject } from '../lib/util.ts';
 import { realmById } from '../store/realm.ts';
@@ -117,12 +117,12 @@ export async function createGroup(svc: Services, user: UserRow, input: CreateGro
   return { group_id: group.id };
 }
 
-async function accessGroupForUpdate(svc: Services, user: UserRow, groups: Groups, groupId: number, setting: GroupSettingName): Promise<GroupRow> {
+async function accessGroupForUpdate(svc: Services, tx: Tx, user: UserRow, groups: Groups, groupId: number, setting: GroupSettingName): Promise<GroupRow> {
   const g = groups.byId.get(groupId);
   if (!g) throw badRequest('Invalid user group');
   if (g.is_system_group) throw badRequest('Insufficient permission');
   if (g.deactivated) throw badRequest('You can only change the settings of active user groups.');
-  const realm = await realmById(svc.store.db, svc.realmId);
+  const realm = await realmById(tx, svc.realmId);
   const ok =
     user.role <= ROLE.ADMINISTRATOR ||
     groups.allows(user, realmGroupSetting(realm.settings_json, 'can_manage_all_groups', groups)) ||
@@ -141,10 +141,10 @@ export async function updateGroupMembers(svc: Services, user: UserRow, groupId: 
     const g = groups.byId.get(groupId);
     if (!g) throw badRequest('Invalid user group');
     if (add.length && !(isSelfOnly(add) && !g.is_system_group && groups.allows(user, groupSetting(g, 'can_join_group', groups)))) {
-      await accessGroupForUpdate(svc, user, groups, groupId, 'can_add_members_group');
+      await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_add_members_group');
     }
     if (remove.length && !(isSelfOnly(remove) && !g.is_system_group && groups.allows(user, groupSetting(g, 'can_leave_group', groups)))) {
-      await accessGroupForUpdate(svc, user, groups, groupId, 'can_remove_members_group');
+      await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_remove_members_group');
     }
     const current = new Set(groups.directMembers(groupId, users));
     const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
@@ -168,7 +168,7 @@ export async function updateGroupMembers(svc: Services, user: UserRow, groupId: 
 export async function updateGroupSubgroups(svc: Services, user: UserRow, groupId: number, add: number[], remove: number[]): Promise<void> {
   const result = await transaction(svc.store, async (tx) => {
     const groups = await Groups.load(tx, svc.realmId);
-    await accessGroupForUpdate(svc, user, groups, groupId, 'can_manage_group');
+    await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group');
     const current = new Set(groups.directSubgroups(groupId));
     for (const id of add) {
       const sg = groups.byId.get(id);

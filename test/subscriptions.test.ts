@@ -1,0 +1,282 @@
+/** Subscriptions: subscribe/unsubscribe (legacy), lists, subscriber lists, personal settings; their events; posting rules. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account } from './helpers.ts';
+import { ROLE } from '../src/store/users.ts';
+import { accessStreamById, canPost, canReadFullHistory } from '../src/actions/channel-access.ts';
+import { Groups } from '../src/actions/group-settings.ts';
+
+let t: TestServer;
+let admin: Account;
+let member: Account;
+let other: Account;
+let guest: Account;
+let bot: Account;
+before(async () => {
+  t = await startTestServer();
+  admin = await t.makeUser({ role: ROLE.ADMINISTRATOR, name: 'Admin' });
+  member = await t.makeUser({ name: 'Member' });
+  other = await t.makeUser({ name: 'Other' });
+  guest = await t.makeUser({ role: ROLE.GUEST, name: 'Guest' });
+  bot = await t.makeUser({ isBot: true, botOwnerId: 0 || undefined, name: 'A Bot' });
+});
+after(() => t.close());
+
+const c = (a: Account) => t.client(a);
+let n = 0;
+const uniq = (p: string) => `${p} ${++n}`;
+
+async function create(by: Account, params: Record<string, unknown>): Promise<number> {
+  const res = await c(by).post('/channels/create', { subscribers: [by.id], ...params });
+  return assertSuccess(res).id;
+}
+
+test('POST /users/me/subscriptions: creates missing channels, subscribes, reports already_subscribed', async () => {
+  const name = uniq('legacy');
+  const res = await c(member).post('/users/me/subscriptions', { subscriptions: [{ name, description: 'd', color: '#123456' }] });
+  assertSchema(res, 'POST', '/users/me/subscriptions');
+  assert.deepEqual(assertSuccess(res).subscribed, { [String(member.id)]: [name] });
+  assert.deepEqual(res.body.already_subscribed, {});
+  const again = await c(member).post('/users/me/subscriptions', { subscriptions: [{ name }] });
+  assert.deepEqual(assertSuccess(again).already_subscribed, { [String(member.id)]: [name] });
+  const subs = assertSuccess(await c(member).get('/users/me/subscriptions')).subscriptions;
+  const sub = subs.find((s: any) => s.name === name);
+  assert.equal(sub.color, '#123456');
+  assert.equal(sub.description, 'd');
+  assert.equal(sub.creator_id, member.id);
+  // Another member joins the public channel by name.
+  const join = await c(other).post('/users/me/subscriptions', { subscriptions: [{ name }] });
+  assert.deepEqual(assertSuccess(join).subscribed, { [String(other.id)]: [name] });
+  assertError(await c(member).post('/users/me/subscriptions', { subscriptions: [{ name: '' }] }), 400, 'BAD_REQUEST', "Channel name can't be empty!");
+  assertError(await c(guest).post('/users/me/subscriptions', { subscriptions: [{ name: uniq('guest new') }] }), 400, 'BAD_REQUEST', 'Insufficient permission');
+});
+
+test('subscribing others: principals, permissions, events (add to them, peer_add to others)', async () => {
+  const id = await create(member, { name: uniq('principals') });
+  const name = assertSuccess(await c(member).get(`/streams/${id}`)).stream.name;
+  const qOther = await openQueue(c(other), { event_types: ['subscription'] });
+  const qAdmin = await openQueue(c(admin), { event_types: ['subscription'] });
+  const qGuest = await openQueue(c(guest), { event_types: ['subscription'] });
+  const res = await c(member).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [other.email] });
+  assert.deepEqual(assertSuccess(res).subscribed, { [String(other.id)]: [name] });
+  const add = await qOther.ofType('subscription');
+  assert.equal(add.length, 1);
+  assert.equal(add[0].op, 'add');
+  assert.equal(add[0].subscriptions[0].stream_id, id);
+  assert.deepEqual(add[0].subscriptions[0].subscribers, [member.id, other.id]);
+  const peer = await qAdmin.ofType('subscription');
+  assert.deepEqual(peer.map((e) => [e.op, e.stream_ids, e.user_ids]), [['peer_add', [id], [other.id]]]);
+  assert.equal((await qGuest.drain()).length, 0);
+  assertError(await c(guest).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [admin.id] }), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assertError(await c(member).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [424242] }), 400, 'BAD_REQUEST', 'No such user');
+  // Guests subscribed by a member see the channel from then on.
+  assertSuccess(await c(member).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [guest.id] }));
+  const ge = await qGuest.drain();
+  assert.ok(ge.some((e) => e.type === 'subscription' && e.op === 'add'));
+});
+
+test('private channels: unauthorized subscriptions, fatal or listed; channel admins may add', async () => {
+  const name = uniq('secret');
+  const id = await create(member, { name, invite_only: true });
+  assertError(await c(other).post('/users/me/subscriptions', { subscriptions: [{ name }] }), 400, 'BAD_REQUEST', `Unable to access channel (${name}).`);
+  const nf = await c(other).post('/users/me/subscriptions', { subscriptions: [{ name }], authorization_errors_fatal: false });
+  assert.deepEqual(assertSuccess(nf).unauthorized, [name]);
+  assert.deepEqual(nf.body.subscribed, {});
+  // The creator administers the channel and may add others; they get a stream create first.
+  const qOther = await openQueue(c(other), { event_types: ['stream', 'subscription'] });
+  assertSuccess(await c(member).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [other.id] }));
+  const evs = await qOther.drain();
+  assert.deepEqual(evs.map((e) => `${e.type}:${e.op}`), ['stream:create', 'subscription:add']);
+  assert.equal(evs[0].streams[0].stream_id, id);
+  // An administrator may subscribe people to a private channel; can_subscribe_group lets a member join.
+  const name2 = uniq('secret2');
+  const id2 = await create(member, { name: name2, invite_only: true, can_subscribe_group: { direct_members: [other.id], direct_subgroups: [] } });
+  assertSuccess(await c(admin).post('/users/me/subscriptions', { subscriptions: [{ name: name2 }], principals: [admin.id] }));
+  assert.deepEqual(assertSuccess(await c(other).post('/users/me/subscriptions', { subscriptions: [{ name: name2 }] })).subscribed, { [String(other.id)]: [name2] });
+  assert.deepEqual(assertSuccess(await c(member).get(`/streams/${id2}/members`)).subscribers, [admin.id, member.id, other.id]);
+});
+
+test('DELETE /users/me/subscriptions: removed / not_removed, permissions, events', async () => {
+  const name = uniq('leave');
+  const id = await create(member, { name, subscribers: [member.id, other.id] });
+  const qOther = await openQueue(c(other), { event_types: ['subscription', 'stream'] });
+  const qAdmin = await openQueue(c(admin), { event_types: ['subscription'] });
+  const res = await c(member).delete('/users/me/subscriptions', { subscriptions: [name] });
+  assertSchema(res, 'DELETE', '/users/me/subscriptions');
+  assert.deepEqual(assertSuccess(res), { result: 'success', msg: '', removed: [name], not_removed: [] });
+  assert.deepEqual((await qOther.ofType('subscription')).map((e) => [e.op, e.stream_ids, e.user_ids]), [['peer_remove', [id], [member.id]]]);
+  assert.equal((await qAdmin.ofType('subscription'))[0].op, 'peer_remove');
+  const again = await c(member).delete('/users/me/subscriptions', { subscriptions: [name] });
+  assert.deepEqual(assertSuccess(again).not_removed, [name]);
+  assertError(await c(member).delete('/users/me/subscriptions', { subscriptions: ['no such channel zz'] }), 400, 'BAD_REQUEST', 'Channel(s) (no such channel zz) do not exist');
+  // Removing others needs can_remove_subscribers_group (administrators by default) or channel administration.
+  assertError(await c(guest).delete('/users/me/subscriptions', { subscriptions: [name], principals: [other.id] }), 400, 'BAD_REQUEST', 'Channel(s) (' + name + ') do not exist');
+  const qSelf = await openQueue(c(other), { event_types: ['subscription'] });
+  assertSuccess(await c(admin).delete('/users/me/subscriptions', { subscriptions: [name], principals: [other.id] }));
+  const rm = await qSelf.ofType('subscription');
+  assert.deepEqual(rm.map((e) => [e.op, e.subscriptions]), [['remove', [{ name, stream_id: id }]]]);
+  const third = uniq('keep');
+  await create(other, { name: third, subscribers: [other.id, member.id] });
+  assertError(await c(member).delete('/users/me/subscriptions', { subscriptions: [third], principals: [other.id] }), 400, 'BAD_REQUEST', 'Insufficient permission');
+});
+
+test('leaving a private channel: stream delete to the user who lost access; unsubscribed state', async () => {
+  const name = uniq('private leave');
+  const id = await create(member, { name, invite_only: true, subscribers: [member.id, other.id] });
+  const q = await openQueue(c(other), { event_types: ['stream', 'subscription'] });
+  assertSuccess(await c(other).delete('/users/me/subscriptions', { subscriptions: [name] }));
+  const evs = await q.drain();
+  assert.deepEqual(evs.map((e) => `${e.type}:${e.op}`), ['subscription:remove', 'stream:delete']);
+  const st = await openQueue(c(other), { fetch_event_types: ['subscription'] });
+  assert.ok(!st.state.unsubscribed.some((s: any) => s.stream_id === id));
+  assert.ok(!st.state.never_subscribed.some((s: any) => s.stream_id === id));
+  // The channel's creator still sees it; a public channel left shows in unsubscribed.
+  const pubName = uniq('public leave');
+  const pub = await create(member, { name: pubName, subscribers: [member.id, other.id] });
+  assertSuccess(await c(other).delete('/users/me/subscriptions', { subscriptions: [pubName] }));
+  const st2 = await openQueue(c(other), { fetch_event_types: ['subscription'] });
+  assert.ok(st2.state.unsubscribed.some((s: any) => s.stream_id === pub));
+});
+
+test('GET /users/me/subscriptions: include_subscribers false/true/partial; register subscription state', async () => {
+  const id = await create(member, { name: uniq('subs list'), subscribers: [member.id, other.id, bot.id] });
+  const plain = await c(member).get('/users/me/subscriptions');
+  assertSchema(plain, 'GET', '/users/me/subscriptions');
+  const s0 = assertSuccess(plain).subscriptions.find((s: any) => s.stream_id === id);
+  assert.equal(s0.subscribers, undefined);
+  for (const k of ['color', 'is_muted', 'in_home_view', 'pin_to_top', 'desktop_notifications', 'audible_notifications', 'push_notifications', 'email_notifications', 'wildcard_mentions_notify', 'stream_weekly_traffic', 'first_message_id', 'rendered_description', 'date_created', 'creator_id', 'is_recently_active', 'topics_policy', 'folder_id', 'can_delete_any_message_group']) {
+    assert.ok(k in s0, k);
+  }
+  const full = await c(member).get('/users/me/subscriptions', { include_subscribers: true });
+  assertSchema(full, 'GET', '/users/me/subscriptions');
+  assert.deepEqual(full.body.subscriptions.find((s: any) => s.stream_id === id).subscribers, [member.id, other.id, bot.id]);
+  // Small channels get full lists even with partial.
+  const partial = await c(member).get('/users/me/subscriptions', { include_subscribers: 'partial' });
+  assert.deepEqual(partial.body.subscriptions.find((s: any) => s.stream_id === id).subscribers, [member.id, other.id, bot.id]);
+  assertError(await c(member).get('/users/me/subscriptions', { include_subscribers: 'maybe' }), 400, 'BAD_REQUEST', 'Invalid include_subscribers');
+  const reg = await openQueue(c(member), { fetch_event_types: ['subscription'], include_subscribers: true });
+  assert.deepEqual(reg.state.subscriptions.find((s: any) => s.stream_id === id).subscribers, [member.id, other.id, bot.id]);
+  const never = await openQueue(c(admin), { fetch_event_types: ['subscription'] });
+  assert.ok(never.state.never_subscribed.some((s: any) => s.stream_id === id));
+});
+
+test('GET /streams/{id}/members and GET /users/{user_id}/subscriptions/{stream_id}', async () => {
+  const id = await create(member, { name: uniq('members'), invite_only: true, subscribers: [member.id, other.id] });
+  const res = await c(other).get(`/streams/${id}/members`);
+  assertSchema(res, 'GET', '/streams/{stream_id}/members');
+  assert.deepEqual(assertSuccess(res).subscribers, [member.id, other.id]);
+  assertError(await c(guest).get(`/streams/${id}/members`), 400, 'BAD_REQUEST', 'Invalid channel ID');
+  const st = await c(member).get(`/users/${other.id}/subscriptions/${id}`);
+  assertSchema(st, 'GET', '/users/{user_id}/subscriptions/{stream_id}');
+  assert.equal(assertSuccess(st).is_subscribed, true);
+  assert.equal(assertSuccess(await c(member).get(`/users/${admin.id}/subscriptions/${id}`)).is_subscribed, false);
+  assertError(await c(member).get(`/users/999999/subscriptions/${id}`), 400, 'BAD_REQUEST', 'No such user');
+  assertError(await c(guest).get(`/users/${other.id}/subscriptions/${id}`), 400, 'BAD_REQUEST', 'Invalid channel ID');
+});
+
+test('PATCH /users/me/subscriptions/{id}: each property, value types, is_muted/in_home_view events', async () => {
+  const id = await create(member, { name: uniq('props') });
+  const q = await openQueue(c(member), { event_types: ['subscription'] });
+  const qOther = await openQueue(c(other), { event_types: ['subscription'] });
+  const res = await c(member).patch(`/users/me/subscriptions/${id}`, { property: 'is_muted', value: true });
+  assertSuccess(res);
+  const evs = await q.ofType('subscription');
+  assert.deepEqual(evs.map((e) => [e.op, e.stream_id, e.property, e.value]), [
+    ['update', id, 'is_muted', true],
+    ['update', id, 'in_home_view', false],
+  ]);
+  assert.equal((await qOther.drain()).length, 0);
+  assertSuccess(await c(member).patch(`/users/me/subscriptions/${id}`, { property: 'in_home_view', value: true }));
+  assert.deepEqual((await q.ofType('subscription')).map((e) => [e.property, e.value]), [['in_home_view', true], ['is_muted', false]]);
+  for (const [property, value] of [['color', '#abcdef'], ['pin_to_top', true], ['desktop_notifications', false], ['audible_notifications', true], ['push_notifications', true], ['email_notifications', false], ['wildcard_mentions_notify', true]] as const) {
+    assertSuccess(await c(member).patch(`/users/me/subscriptions/${id}`, { property, value }));
+  }
+  const sub = assertSuccess(await c(member).get('/users/me/subscriptions')).subscriptions.find((s: any) => s.stream_id === id);
+  assert.deepEqual(
+    [sub.color, sub.pin_to_top, sub.desktop_notifications, sub.audible_notifications, sub.push_notifications, sub.email_notifications, sub.wildcard_mentions_notify, sub.is_muted],
+    ['#abcdef', true, false, true, true, false, true, false],
+  );
+  assertError(await c(member).patch(`/users/me/subscriptions/${id}`, { property: 'bogus', value: true }), 400, 'BAD_REQUEST', 'Unknown subscription property: bogus');
+  assertError(await c(member).patch(`/users/me/subscriptions/${id}`, { property: 'color', value: 'red' }), 400, 'BAD_REQUEST', 'color is not a valid hex color code');
+  assertError(await c(member).patch(`/users/me/subscriptions/${id}`, { property: 'pin_to_top', value: 'yes' }), 400, 'BAD_REQUEST', 'pin_to_top is not a boolean');
+  assertError(await c(other).patch(`/users/me/subscriptions/${id}`, { property: 'pin_to_top', value: true }), 400, 'BAD_REQUEST', `Not subscribed to channel ID ${id}`);
+  assertError(await c(member).patch('/users/me/subscriptions/999999', { property: 'pin_to_top', value: true }), 400, 'BAD_REQUEST', 'Invalid channel ID');
+});
+
+test('POST /users/me/subscriptions/properties: bulk updates', async () => {
+  const a = await create(member, { name: uniq('bulk a') });
+  const b = await create(member, { name: uniq('bulk b') });
+  const q = await openQueue(c(member), { event_types: ['subscription'] });
+  const res = await c(member).post('/users/me/subscriptions/properties', {
+    subscription_data: [
+      { stream_id: a, property: 'pin_to_top', value: true },
+      { stream_id: b, property: 'is_muted', value: true },
+      { stream_id: b, property: 'color', value: '#000000' },
+    ],
+  });
+  assertSchema(res, 'POST', '/users/me/subscriptions/properties');
+  assertSuccess(res);
+  assert.equal((await q.ofType('subscription')).length, 4);
+  const subs = assertSuccess(await c(member).get('/users/me/subscriptions')).subscriptions;
+  assert.equal(subs.find((s: any) => s.stream_id === a).pin_to_top, true);
+  assert.equal(subs.find((s: any) => s.stream_id === b).is_muted, true);
+  assert.equal(subs.find((s: any) => s.stream_id === b).color, '#000000');
+  assertError(
+    await c(member).post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: a, property: 'is_muted' }] }),
+    400,
+    'BAD_REQUEST',
+    'subscription_data[0]["value"] field is missing',
+  );
+});
+
+test('colours: new subscriptions pick an unused palette colour', async () => {
+  const u = await t.makeUser({ name: 'Colourful' });
+  const colors = new Set<string>();
+  for (let i = 0; i < 3; i++) {
+    await create(member, { name: uniq('colour'), subscribers: [u.id] });
+  }
+  for (const s of assertSuccess(await c(u).get('/users/me/subscriptions')).subscriptions) colors.add(s.color);
+  assert.deepEqual([...colors], ['#76ce90', '#fae589', '#a6c7e5']);
+});
+
+test('channel-access rules: posting and history (used by the message layer)', async () => {
+  const svc = t.server.svc;
+  const db = svc.store.db;
+  const pub = await create(member, { name: uniq('post pub') });
+  const priv = await create(member, { name: uniq('post priv'), invite_only: true });
+  const admins = assertSuccess(await c(t.owner).get('/user_groups')).user_groups.find((g: any) => g.name === 'role:administrators').id;
+  const announce = await create(admin, { name: uniq('post admins'), can_send_message_group: admins });
+  const groups = await Groups.load(db, svc.realmId);
+  const access = (a: Account, id: number) => accessStreamById(svc, db, a.row, id, groups);
+  assert.equal(canPost(other.row, await access(other, pub), groups), true);
+  assert.equal(canPost(member.row, await access(member, priv), groups), true);
+  await assert.rejects(access(other, priv));
+  const adminPriv = await access(admin, priv);
+  assert.equal(adminPriv.metadata, true);
+  assert.equal(adminPriv.content, false);
+  assert.equal(canPost(admin.row, adminPriv, groups), false);
+  assert.equal(canPost(member.row, await access(member, announce), groups), false);
+  assert.equal(canPost(admin.row, await access(admin, announce), groups), true);
+  assert.equal(canReadFullHistory(await access(other, pub)), true);
+  assert.equal(canReadFullHistory(await access(member, priv)), false);
+  await assert.rejects(access(guest, pub));
+});
+
+test('include_subscribers=partial: channels with 250+ subscribers list bots and recently active users', async () => {
+  const many: number[] = [];
+  for (let i = 0; i < 250; i++) many.push((await t.makeUser({ name: `Crowd ${i}` })).id);
+  const id = await create(member, { name: uniq('crowd'), subscribers: [...many, bot.id] });
+  // A message sent now makes its sender "recently active" (presence counts too when present).
+  await t.server.svc.store.db
+    .insertInto('messages')
+    .values({ realm_id: t.server.svc.realmId, sender_id: many[7], recipient_type: 2, recipient_id: id, topic: 't', content: 'x', rendered_content: '<p>x</p>', date_sent: Date.now() / 1000 })
+    .execute();
+  const res = await c(bot).get('/users/me/subscriptions', { include_subscribers: 'partial' });
+  const sub = assertSuccess(res).subscriptions.find((s: any) => s.stream_id === id);
+  assert.equal(sub.subscribers, undefined);
+  assert.deepEqual(sub.partial_subscribers, [many[7], bot.id].sort((a, b) => a - b));
+  assert.equal(sub.subscriber_count, 251);
+  assert.equal(sub.first_message_id !== null, true);
+  const full = await c(bot).get('/users/me/subscriptions', { include_subscribers: true });
+  assert.equal(full.body.subscriptions.find((s: any) => s.stream_id === id).subscribers.length, 251);
+});

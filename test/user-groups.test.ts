@@ -1,0 +1,83 @@
+/** User groups: system groups, listing, creation, members and subgroups; user_group events. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account } from './helpers.ts';
+import { ROLE } from '../src/store/users.ts';
+
+let t: TestServer;
+let admin: Account;
+let member: Account;
+let other: Account;
+let guest: Account;
+before(async () => {
+  t = await startTestServer();
+  admin = await t.makeUser({ role: ROLE.ADMINISTRATOR, name: 'Admin' });
+  member = await t.makeUser({ name: 'Member' });
+  other = await t.makeUser({ name: 'Other' });
+  guest = await t.makeUser({ role: ROLE.GUEST, name: 'Guest' });
+});
+after(() => t.close());
+
+const c = (a: Account) => t.client(a);
+
+test('GET /user_groups: system groups in Zulip order with role members and subgroups', async () => {
+  const res = await c(member).get('/user_groups');
+  // date_created (FL 292) is new for groups only (channels had it at FL 247), so it is dropped here by hand.
+  assertSchema({ ...res, body: { ...res.body, user_groups: res.body.user_groups.map(({ date_created: _d, ...g }: any) => g) } }, 'GET', '/user_groups');
+  const groups = assertSuccess(res).user_groups;
+  assert.deepEqual(
+    groups.map((g: any) => g.name),
+    ['role:nobody', 'role:owners', 'role:administrators', 'role:moderators', 'role:fullmembers', 'role:members', 'role:everyone', 'role:internet'],
+  );
+  const byName = (n: string) => groups.find((g: any) => g.name === n);
+  assert.deepEqual(byName('role:owners').members, [t.owner.id]);
+  assert.deepEqual(byName('role:administrators').members, [admin.id]);
+  assert.deepEqual(byName('role:administrators').direct_subgroup_ids, [byName('role:owners').id]);
+  assert.deepEqual(byName('role:everyone').members, [guest.id]);
+  assert.ok(byName('role:members').members.includes(member.id));
+  assert.equal(byName('role:members').is_system_group, true);
+  assert.equal(byName('role:members').can_mention_group, byName('role:everyone').id);
+  assert.equal(byName('role:members').can_manage_group, byName('role:nobody').id);
+  const reg = await openQueue(c(member), { fetch_event_types: ['user_group'] });
+  assert.deepEqual(reg.state.realm_user_groups.map((g: any) => g.id), groups.map((g: any) => g.id));
+});
+
+test('POST /user_groups/create, members and subgroups with events to everyone', async () => {
+  const qGuest = await openQueue(c(guest), { event_types: ['user_group'] });
+  const res = await c(member).post('/user_groups/create', { name: 'backend', description: 'Backend team', members: [member.id, other.id] });
+  assertSchema(res, 'POST', '/user_groups/create');
+  const id = assertSuccess(res).group_id;
+  const add = await qGuest.ofType('user_group');
+  assert.equal(add[0].op, 'add');
+  assert.equal(add[0].group.id, id);
+  assert.deepEqual(add[0].group.members, [member.id, other.id]);
+  assert.deepEqual(add[0].group.can_manage_group, { direct_members: [member.id], direct_subgroups: [] });
+  assert.equal(add[0].group.creator_id, member.id);
+  assertError(await c(member).post('/user_groups/create', { name: 'backend', members: [] }), 400, 'BAD_REQUEST', "User group 'backend' already exists.");
+  assertError(await c(member).post('/user_groups/create', { name: 'role:x', members: [] }), 400, 'BAD_REQUEST', "User group name cannot start with 'role:'.");
+  assertError(await c(guest).post('/user_groups/create', { name: 'guests', members: [] }), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assertError(await c(member).post('/user_groups/create', { name: 'bad', members: [99999] }), 400, 'BAD_REQUEST', 'Invalid user ID: 99999');
+
+  assertSuccess(await c(member).post(`/user_groups/${id}/members`, { add: [admin.id], delete: [other.id] }));
+  const evs = await qGuest.ofType('user_group');
+  assert.deepEqual(evs.map((e) => [e.op, e.group_id, e.user_ids]), [['add_members', id, [admin.id]], ['remove_members', id, [other.id]]]);
+  assertError(await c(other).post(`/user_groups/${id}/members`, { add: [other.id] }), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assertError(await c(member).post(`/user_groups/${id}/members`, { add: [admin.id] }), 400, 'BAD_REQUEST', `User ${admin.id} is already a member of this group`);
+  const members = await c(member).get(`/user_groups/${id}/members`);
+  assert.deepEqual(assertSuccess(members).members, [member.id, admin.id].sort((a, b) => a - b));
+
+  const sub = assertSuccess(await c(member).post('/user_groups/create', { name: 'db', members: [other.id] })).group_id;
+  await qGuest.drain();
+  assertSuccess(await c(member).post(`/user_groups/${id}/subgroups`, { add: [sub] }));
+  assert.deepEqual((await qGuest.ofType('user_group')).map((e) => [e.op, e.group_id, e.direct_subgroup_ids]), [['add_subgroups', id, [sub]]]);
+  assertError(await c(member).post(`/user_groups/${sub}/subgroups`, { add: [id] }), 400, 'BAD_REQUEST', `User group ${id} is already a supergroup of this group.`);
+  const all = assertSuccess(await c(member).get(`/user_groups/${id}/members`)).members;
+  assert.deepEqual(all, [admin.id, member.id, other.id].sort((a, b) => a - b));
+  assert.deepEqual(assertSuccess(await c(member).get(`/user_groups/${id}/members`, { direct_member_only: true })).members, [member.id, admin.id].sort((a, b) => a - b));
+  // Group membership feeds channel permissions.
+  const ch = assertSuccess(await c(member).post('/channels/create', { name: 'group perms', subscribers: [member.id], can_send_message_group: id })).id;
+  const stream = assertSuccess(await c(member).get(`/streams/${ch}`)).stream;
+  assert.equal(stream.can_send_message_group, id);
+  assertError(await c(member).post(`/user_groups/${id}/members`, { add: [99999] }), 400, 'BAD_REQUEST', 'Invalid user ID: 99999');
+  assertError(await c(member).post('/user_groups/99999/members', { add: [member.id] }), 400, 'BAD_REQUEST', 'Invalid user group');
+});
