@@ -81,3 +81,29 @@ test('POST /user_groups/create, members and subgroups with events to everyone', 
   assertError(await c(member).post(`/user_groups/${id}/members`, { add: [99999] }), 400, 'BAD_REQUEST', 'Invalid user ID: 99999');
   assertError(await c(member).post('/user_groups/99999/members', { add: [member.id] }), 400, 'BAD_REQUEST', 'Invalid user group');
 });
+
+test('PATCH /user_groups/{id} and deactivation: update events, permissions, in-use check', async () => {
+  const id = assertSuccess(await c(member).post('/user_groups/create', { name: 'frontend', members: [member.id] })).group_id;
+  const q = await openQueue(c(other), { event_types: ['user_group'] });
+  const res = await c(member).patch(`/user_groups/${id}`, { name: 'web', description: 'Web team' });
+  assertSchema(res, 'PATCH', '/user_groups/{user_group_id}');
+  assertSuccess(res);
+  assert.deepEqual((await q.ofType('user_group')).map((e) => [e.op, e.group_id, e.data]), [['update', id, { name: 'web', description: 'Web team' }]]);
+  assertError(await c(other).patch(`/user_groups/${id}`, { description: 'nope' }), 400, 'BAD_REQUEST', 'Insufficient permission');
+  const everyone = assertSuccess(await c(member).get('/user_groups')).user_groups.find((g: any) => g.name === 'role:everyone').id;
+  assertSuccess(await c(member).patch(`/user_groups/${id}`, { can_join_group: { new: everyone } }));
+  assert.deepEqual((await q.ofType('user_group'))[0].data, { can_join_group: everyone });
+  // Now anyone may join by themselves.
+  assertSuccess(await c(other).post(`/user_groups/${id}/members`, { add: [other.id] }));
+  // A group used by a channel setting cannot be deactivated.
+  const ch = assertSuccess(await c(member).post('/channels/create', { name: 'web chan', subscribers: [member.id], can_subscribe_group: id })).id;
+  assertError(await c(member).post(`/user_groups/${id}/deactivate`), 400, 'BAD_REQUEST', 'Cannot deactivate user group in use.');
+  assertSuccess(await c(member).patch(`/streams/${ch}`, { can_subscribe_group: { new: everyone } }));
+  await q.drain();
+  assertSuccess(await c(member).post(`/user_groups/${id}/deactivate`));
+  assert.deepEqual((await q.ofType('user_group')).map((e) => [e.op, e.data]), [['update', { deactivated: true }]]);
+  const listed = assertSuccess(await c(member).get('/user_groups')).user_groups;
+  assert.ok(!listed.some((g: any) => g.id === id));
+  const all = assertSuccess(await c(member).get('/user_groups', { include_deactivated_groups: true })).user_groups;
+  assert.equal(all.find((g: any) => g.id === id).deactivated, true);
+});

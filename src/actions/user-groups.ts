@@ -5,7 +5,8 @@ import { badRequest } from '../lib/errors.ts';
 import { nowSeconds, parseJsonObject } from '../lib/util.ts';
 import { realmById } from '../store/realm.ts';
 import { allUsers, ROLE, type UserRow } from '../store/users.ts';
-import { addGroupMembers, addGroupSubgroups, groupByName, insertGroup, removeGroupMembers, removeGroupSubgroups, type GroupRow } from '../store/groups.ts';
+import { addGroupMembers, addGroupSubgroups, groupByName, insertGroup, removeGroupMembers, removeGroupSubgroups, updateGroup, type GroupRow } from '../store/groups.ts';
+import { allStreams } from '../store/streams.ts';
 import { Groups, parseStoredSetting, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
 
 export const GROUP_SETTINGS = [
@@ -201,4 +202,64 @@ export async function getGroupMembers(svc: Services, groupId: number, directOnly
   if (!groups.byId.get(groupId)) throw badRequest('Invalid user group');
   if (directOnly) return groups.directMembers(groupId, users);
   return users.filter((u) => groups.isMember(u, groupId)).map((u) => u.id);
+}
+
+export interface UpdateGroupInput {
+  name?: string;
+  description?: string;
+  settings: Partial<Record<GroupSettingName, { new: GroupSettingValue; old?: GroupSettingValue }>>;
+}
+
+/** PATCH /user_groups/{id}: name, description and group settings ({new, old}); user_group update event. */
+export async function updateGroupInfo(svc: Services, user: UserRow, groupId: number, input: UpdateGroupInput): Promise<void> {
+  const data = await transaction(svc.store, async (tx) => {
+    const groups = await Groups.load(tx, svc.realmId);
+    const g = await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group');
+    const data: Record<string, unknown> = {};
+    const patch: { name?: string; description?: string; settings_json?: string } = {};
+    if (input.name !== undefined && input.name !== g.name) {
+      const name = input.name.trim();
+      if (name === '') throw badRequest("User group name can't be empty!");
+      if (name.startsWith('role:')) throw badRequest("User group name cannot start with 'role:'.");
+      if (await groupByName(tx, svc.realmId, name)) throw badRequest(`User group '${name}' already exists.`);
+      patch.name = data.name = name;
+    }
+    if (input.description !== undefined && input.description !== g.description) patch.description = data.description = input.description;
+    const entries = Object.entries(input.settings) as Array<[GroupSettingName, { new: GroupSettingValue; old?: GroupSettingValue }]>;
+    if (entries.length) {
+      const users = await allUsers(tx, svc.realmId);
+      const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
+      const settings = parseJsonObject(g.settings_json);
+      for (const [name, upd] of entries) {
+        const current = groupSetting(g, name, groups);
+        if (upd.old !== undefined && !Groups.same(groups.validate(upd.old, valid, name), current)) throw badRequest("'old' value does not match the expected value.");
+        const next = groups.validate(upd.new, valid, name);
+        if (Groups.same(next, current)) continue;
+        settings[name] = data[name] = next;
+      }
+      patch.settings_json = JSON.stringify(settings);
+    }
+    if (Object.keys(patch).length) await updateGroup(tx, groupId, patch);
+    return data;
+  });
+  if (Object.keys(data).length) svc.bus.send({ type: 'user_group', op: 'update', group_id: groupId, data }, await everyone(svc));
+}
+
+/** POST /user_groups/{id}/deactivate: refused while a channel, organization or group setting uses the group. */
+export async function deactivateGroup(svc: Services, user: UserRow, groupId: number): Promise<void> {
+  await transaction(svc.store, async (tx) => {
+    const groups = await Groups.load(tx, svc.realmId);
+    await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group');
+    const uses = (value: unknown): boolean =>
+      value === groupId || (!!value && typeof value === 'object' && ((value as { direct_subgroups?: number[] }).direct_subgroups ?? []).includes(groupId));
+    const streams = await allStreams(tx, svc.realmId);
+    const realm = await realmById(tx, svc.realmId);
+    const inUse =
+      streams.some((s) => !s.is_archived && Object.values(parseJsonObject(s.group_settings_json)).some(uses)) ||
+      Object.values(parseJsonObject(realm.settings_json)).some(uses) ||
+      [...groups.byId.values()].some((g) => g.id !== groupId && !g.deactivated && (Object.values(parseJsonObject(g.settings_json)).some(uses) || groups.directSubgroups(g.id).includes(groupId)));
+    if (inUse) throw badRequest('Cannot deactivate user group in use.');
+    await updateGroup(tx, groupId, { deactivated: 1 });
+  });
+  svc.bus.send({ type: 'user_group', op: 'update', group_id: groupId, data: { deactivated: true } }, await everyone(svc));
 }

@@ -1,12 +1,51 @@
 /** User groups. */
 import { route } from '../route.ts';
 import { p, type Param } from '../params.ts';
-import { groupSettingValue, type GroupSettingValue } from '../../actions/group-settings.ts';
-import { createGroup, getGroupMembers, GROUP_SETTINGS, listGroups, updateGroupMembers, updateGroupSubgroups, type GroupSettingName } from '../../actions/user-groups.ts';
+import { groupSettingUpdate, groupSettingValue, type GroupSettingValue } from '../../actions/group-settings.ts';
+import {
+  createGroup,
+  deactivateGroup,
+  getGroupMembers,
+  GROUP_SETTINGS,
+  listGroups,
+  updateGroupInfo,
+  updateGroupMembers,
+  updateGroupSubgroups,
+  type GroupSettingName,
+} from '../../actions/user-groups.ts';
 
 const settingParams = Object.fromEntries(GROUP_SETTINGS.map((n) => [n, p.json(groupSettingValue, 'integer|object').optional()])) as Record<GroupSettingName, Param<GroupSettingValue | undefined>>;
 
+const updateParams = Object.fromEntries(GROUP_SETTINGS.map((n) => [n, p.json(groupSettingUpdate, 'object').optional()])) as Record<
+  GroupSettingName,
+  Param<{ new: GroupSettingValue; old?: GroupSettingValue } | undefined>
+>;
+
 export default [
+  route({
+    method: 'PATCH',
+    path: '/user_groups/:user_group_id(^\\d+$)',
+    auth: 'user',
+    summary: 'Update a user group',
+    pathParams: { user_group_id: p.pathInt() },
+    params: { name: p.str().optional(), description: p.str().optional(), ...updateParams },
+    handler: async (ctx, a) => {
+      const settings: Partial<Record<GroupSettingName, { new: GroupSettingValue; old?: GroupSettingValue }>> = {};
+      for (const n of GROUP_SETTINGS) if (a[n] !== undefined) settings[n] = a[n];
+      await updateGroupInfo(ctx.svc, ctx.user, a.user_group_id, { name: a.name, description: a.description, settings });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/user_groups/:user_group_id(^\\d+$)/deactivate',
+    auth: 'user',
+    summary: 'Deactivate a user group',
+    pathParams: { user_group_id: p.pathInt() },
+    params: {},
+    handler: async (ctx, a) => {
+      await deactivateGroup(ctx.svc, ctx.user, a.user_group_id);
+    },
+  }),
   route({
     method: 'GET',
     path: '/user_groups',
