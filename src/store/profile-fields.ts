@@ -1,6 +1,7 @@
 /** Custom profile fields and users' values for them. */
 import type { Selectable } from 'kysely';
-import type { Tx } from './db.ts';
+import type { Db, Tx } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { CustomProfileFieldsTable } from './schema.ts';
 
 export type ProfileFieldRow = Selectable<CustomProfileFieldsTable>;
@@ -19,6 +20,19 @@ export async function profileValuesForUsers(db: Tx, userIds: number[]): Promise<
     .where('user_id', 'in', userIds)
     .orderBy('field_id')
     .execute();
+}
+
+const valuesForOneUser = prepared((db) =>
+  db
+    .selectFrom('custom_profile_field_values')
+    .select(['user_id', 'field_id', 'value', 'rendered_value'])
+    .where('user_id', '=', 0)
+    .orderBy('field_id'),
+);
+
+/** One user's values (a hot path: GET /users/me). */
+export async function profileValuesForUser(db: Db, userId: number): Promise<ProfileValueRow[]> {
+  return valuesForOneUser(db, userId);
 }
 
 /** The organization's fields in display order. */

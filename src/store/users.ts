@@ -1,6 +1,7 @@
 /** User accounts and bots: all SQL about the users table. */
 import { sql, type Selectable, type Insertable, type Updateable } from 'kysely';
-import type { Tx } from './db.ts';
+import type { Db, Tx } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { UsersTable } from './schema.ts';
 
 export type UserRow = Selectable<UsersTable>;
@@ -27,14 +28,17 @@ export async function userByApiKey(db: Tx, apiKey: string): Promise<UserRow | un
 }
 
 /** The user with this API key, with whether their organization is deactivated (one query). */
-export async function userByApiKeyWithRealm(db: Tx, apiKey: string): Promise<(UserRow & { realm_deactivated: number }) | undefined> {
-  return db
+const byApiKeyWithRealm = prepared((db) =>
+  db
     .selectFrom('users')
     .innerJoin('realm', 'realm.id', 'users.realm_id')
     .selectAll('users')
     .select('realm.deactivated as realm_deactivated')
-    .where('users.api_key', '=', apiKey)
-    .executeTakeFirst();
+    .where('users.api_key', '=', ''),
+);
+
+export async function userByApiKeyWithRealm(db: Db, apiKey: string): Promise<(UserRow & { realm_deactivated: number }) | undefined> {
+  return (await byApiKeyWithRealm(db, apiKey))[0];
 }
 
 export async function userById(db: Tx, realmId: number, id: number): Promise<UserRow | undefined> {
