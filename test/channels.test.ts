@@ -349,3 +349,28 @@ test('register: streams state follows metadata access; realm channel permission 
   assert.equal(mine.state.realm_can_create_public_channel_group, await systemGroupId('role:members'));
   assert.equal(mine.state.realm_can_create_web_public_channel_group, await systemGroupId('role:owners'));
 });
+
+test('announce: Notification Bot posts to the new channel announcements channel', async () => {
+  const target = await create(admin, { name: uniq('announcements') });
+  await updateRealm(t.server.svc.store.db, t.server.svc.realmId, { settings_json: JSON.stringify({ new_stream_announcements_stream_id: target }) });
+  try {
+    const name = uniq('announced');
+    await create(member, { name, announce: true });
+    await create(member, { name: uniq('quiet'), announce: true, invite_only: true });
+    const rows = await t.server.svc.store.db
+      .selectFrom('messages')
+      .innerJoin('users', 'users.id', 'messages.sender_id')
+      .select(['messages.content', 'messages.topic', 'users.full_name', 'users.delivery_email', 'users.is_bot'])
+      .where('recipient_type', '=', 2)
+      .where('recipient_id', '=', target)
+      .execute();
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0].content, `@_**Member|${member.id}** created a new channel #**${name}**.`);
+    assert.equal(rows[0].topic, 'new channels');
+    assert.equal(rows[0].full_name, 'Notification Bot');
+    assert.match(rows[0].delivery_email, /^notification-bot@/);
+    assert.equal(rows[0].is_bot, 1);
+  } finally {
+    await updateRealm(t.server.svc.store.db, t.server.svc.realmId, { settings_json: '{}' });
+  }
+});

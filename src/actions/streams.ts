@@ -188,20 +188,57 @@ export async function insertChannel(svc: Services, tx: Tx, user: UserRow | null,
   });
 }
 
-/** Hook for the creation announcement ("announce": Notification Bot posts about the new channel). */
+/** Replaceable announcer for "announce" (tests or a different message path may swap it). */
 export type ChannelAnnouncer = (svc: Services, creator: UserRow, streams: StreamRow[]) => Promise<void>;
 let channelAnnouncer: ChannelAnnouncer | null = null;
-/**
- * The message layer registers the announcer here: it should post, as
- * Notification Bot, "@_**creator** created a new channel #**name**." to the
- * realm's new_stream_announcements_stream_id channel. Until then, announce is
- * accepted and does nothing.
- */
 export function setChannelAnnouncer(fn: ChannelAnnouncer | null): void {
   channelAnnouncer = fn;
 }
+
+/**
+ * Zulip's Notification Bot. Parley keeps it as a bot of the organization
+ * (Zulip has it in a separate internal realm), created on first use.
+ */
+export async function notificationBot(svc: Services): Promise<UserRow> {
+  const { userByDeliveryEmail } = await import('../store/users.ts');
+  const { createUser, validEmail } = await import('./users.ts');
+  const host = new URL(svc.config.externalUrl).hostname;
+  let email = `notification-bot@${host}`;
+  if (!validEmail(email)) email = 'notification-bot@parley.local';
+  const existing = await userByDeliveryEmail(svc.store.db, svc.realmId, email);
+  if (existing) return existing;
+  return createUser(svc, { email, fullName: 'Notification Bot', isBot: true, botType: 1 });
+}
+
+/**
+ * "announce": Notification Bot posts "@_**Creator|id** created a new channel
+ * #**name**." to the organization's new_stream_announcements_stream_id
+ * channel (topic "new channels"), when one is configured, as Zulip does;
+ * private channels are not announced.
+ */
 export async function announceNewChannels(svc: Services, creator: UserRow, streams: StreamRow[]): Promise<void> {
-  if (channelAnnouncer && streams.length) await channelAnnouncer(svc, creator, streams);
+  if (!streams.length) return;
+  if (channelAnnouncer) return channelAnnouncer(svc, creator, streams);
+  const realm = await realmById(svc.store.db, svc.realmId);
+  const target = Number(realmSettings(realm.settings_json).new_stream_announcements_stream_id);
+  if (!(target > 0)) return;
+  const bot = await notificationBot(svc);
+  const { sendMessage } = await import('./messages.ts');
+  // Private channels are not announced (their names are not public).
+  for (const s of streams.filter((x) => !x.invite_only)) {
+    const link = `#**${s.name}**`;
+    try {
+      await sendMessage(svc, bot, {
+        type: 'stream',
+        to: String(target),
+        topic: 'new channels',
+        content: `@_**${creator.full_name}|${creator.id}** created a new channel ${link}.`,
+        clientName: 'Internal',
+      });
+    } catch (e) {
+      svc.log.warn({ err: e }, 'channel announcement failed');
+    }
+  }
 }
 
 /** Adds subscriptions (in the caller's transaction); returns the (user, channel) pairs newly subscribed and already subscribed. */
