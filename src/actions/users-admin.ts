@@ -3,6 +3,8 @@
  * deactivating and reactivating, and API key regeneration — with Zulip's
  * permission rules, messages and events.
  */
+import { deleteMessages } from './message-delete.ts';
+import { messageIdsBySenders } from '../store/messages.ts';
 import { updateProfileData, type ProfileDataItem } from './profile-fields.ts';
 import type { Services } from '../services.ts';
 import { ApiError, badRequest, requireAdmin, requireOwner } from '../lib/errors.ts';
@@ -225,16 +227,16 @@ export async function deleteProfile(svc: Services, target: UserRow): Promise<voi
 /**
  * The message-deletion parts of DELETE /users/{id} `actions`
  * (delete_public_channel_messages, delete_private_channel_messages,
- * delete_direct_messages), applied to the given accounts in order (bots
- * first, then the user). Messages are not stored yet, so there is nothing to
- * delete: the messages feature plugs its deletions in here.
+ * delete_direct_messages): deletes the messages these accounts sent, of
+ * the chosen kinds, with the usual delete_message events.
  */
 export async function deleteMessagesOfDeactivatedUsers(
-  _svc: Services,
-  _userIds: number[],
-  _flags: { publicChannels: boolean; privateChannels: boolean; directMessages: boolean },
+  svc: Services,
+  userIds: number[],
+  flags: { publicChannels: boolean; privateChannels: boolean; directMessages: boolean },
 ): Promise<void> {
-  // Intentionally empty until messages exist.
+  const ids = await messageIdsBySenders(svc.store.db, svc.realmId, userIds, flags);
+  await deleteMessages(svc, ids);
 }
 
 /** Applies the optional `actions` to the deactivated accounts: bots first, then the user. */

@@ -12,6 +12,12 @@ export function installEventFilters(svc: Services): void {
   // stream: archiving/unarchiving reaches clients without archived_channels as delete/create.
   svc.queues.setFilter('stream', streamEventFilter);
   // realm_user/realm_bot person avatars follow each client's client_gravatar choice.
+  // Clients without bulk_message_deletion get one legacy event per message.
+  svc.queues.setFilter('delete_message', (q, event) => {
+    if (q.opts.clientCapabilities.bulk_message_deletion) return event;
+    const { message_ids: ids, ...rest } = event;
+    return (ids as number[]).map((id) => ({ ...rest, type: 'delete_message', message_id: id }));
+  });
   svc.queues.setFilter('realm_user', (q, event) => {
     const person = event.person as Record<string, unknown> | undefined;
     if (event.op === 'add' && person && q.opts.clientGravatar && typeof person.avatar_url === 'string' && person.avatar_url.startsWith('https://secure.gravatar.com/')) {

@@ -33,7 +33,7 @@ interface Waiter {
  * Per-event-type hooks that decide whether a queue receives an event and
  * shape the copy it gets (e.g. rendered vs raw content, narrow filtering).
  */
-export type QueueFilter = (queue: EventQueue, event: ZulipEvent) => ZulipEvent | null;
+export type QueueFilter = (queue: EventQueue, event: ZulipEvent) => ZulipEvent | ZulipEvent[] | null;
 
 export class EventQueue {
   readonly id: string;
@@ -182,7 +182,8 @@ export class QueueManager {
       for (const q of set) {
         if (!q.wants(event.type)) continue;
         const copy = filter ? filter(q, base) : base;
-        if (copy) q.push(copy);
+        if (Array.isArray(copy)) for (const c of copy) q.push(c);
+        else if (copy) q.push(copy);
       }
     }
   }

@@ -263,3 +263,70 @@ export async function userTopicPolicies(db: Tx, userId: number): Promise<Map<str
   const rows = await db.selectFrom('user_topics').select(['stream_id', 'topic', 'visibility_policy']).where('user_id', '=', userId).execute();
   return new Map(rows.map((r) => [`${r.stream_id}\n${r.topic.toLowerCase()}`, r.visibility_policy]));
 }
+
+/** IDs of messages sent by these users, by kind (for deactivation's deletion actions). */
+export async function messageIdsBySenders(
+  db: Tx,
+  realmId: number,
+  senderIds: number[],
+  kinds: { publicChannels: boolean; privateChannels: boolean; directMessages: boolean },
+): Promise<number[]> {
+  if (senderIds.length === 0) return [];
+  const ids: number[] = [];
+  if (kinds.publicChannels || kinds.privateChannels) {
+    let q = db
+      .selectFrom('messages')
+      .innerJoin('streams', 'streams.id', 'messages.recipient_id')
+      .select('messages.id')
+      .where('messages.realm_id', '=', realmId)
+      .where('messages.recipient_type', '=', RECIPIENT.STREAM)
+      .where('messages.sender_id', 'in', senderIds);
+    if (!(kinds.publicChannels && kinds.privateChannels)) q = q.where('streams.invite_only', '=', kinds.privateChannels ? 1 : 0);
+    ids.push(...(await q.execute()).map((r) => r.id));
+  }
+  if (kinds.directMessages) {
+    const rows = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('realm_id', '=', realmId)
+      .where('recipient_type', '!=', RECIPIENT.STREAM)
+      .where('sender_id', 'in', senderIds)
+      .execute();
+    ids.push(...rows.map((r) => r.id));
+  }
+  return ids.sort((a, b) => a - b);
+}
+
+/** User IDs holding each message (their user_messages rows). */
+export async function messageHolders(db: Tx, ids: number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
+  if (ids.length === 0) return out;
+  const rows = await db.selectFrom('user_messages').select(['message_id', 'user_id']).where('message_id', 'in', ids).execute();
+  for (const r of rows) {
+    let list = out.get(r.message_id);
+    if (!list) out.set(r.message_id, (list = []));
+    list.push(r.user_id);
+  }
+  return out;
+}
+
+/** The oldest message ID of each channel (absent when it has none). */
+export async function firstMessageIds(db: Tx, streamIds: number[]): Promise<Map<number, number>> {
+  if (streamIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('messages')
+    .select(['recipient_id', (eb) => eb.fn.min<number>('id').as('first')])
+    .where('recipient_type', '=', RECIPIENT.STREAM)
+    .where('recipient_id', 'in', streamIds)
+    .groupBy('recipient_id')
+    .execute();
+  return new Map(rows.map((r) => [r.recipient_id, Number(r.first)]));
+}
+
+/** Deletes messages with their per-user rows and reactions. */
+export async function deleteMessageRows(db: Tx, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.deleteFrom('reactions').where('message_id', 'in', ids).execute();
+  await db.deleteFrom('user_messages').where('message_id', 'in', ids).execute();
+  await db.deleteFrom('messages').where('id', 'in', ids).execute();
+}

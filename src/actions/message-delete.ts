@@ -1,0 +1,62 @@
+/**
+ * Deleting messages: one transaction, then Zulip's `delete_message` events
+ * (one per conversation, with `message_ids`; clients without the
+ * bulk_message_deletion capability get one event per message, see
+ * src/events/filters.ts) and a `stream` update when a channel's
+ * first_message_id changes (spec §6.4).
+ */
+import type { Services } from '../services.ts';
+import { transaction } from '../store/db.ts';
+import { deleteMessageRows, firstMessageIds, messageHolders, messagesByIds, RECIPIENT, type MessageRow } from '../store/messages.ts';
+import { streamsByIds, subscriberIds } from '../store/streams.ts';
+import { activeUserIds } from '../store/users.ts';
+
+export async function deleteMessages(svc: Services, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const result = await transaction(svc.store, async (tx) => {
+    const rows = await messagesByIds(tx, svc.realmId, ids);
+    const holders = await messageHolders(tx, rows.map((m) => m.id));
+    const streamIds = [...new Set(rows.filter((m) => m.recipient_type === RECIPIENT.STREAM).map((m) => m.recipient_id))];
+    const before = await firstMessageIds(tx, streamIds);
+    await deleteMessageRows(tx, rows.map((m) => m.id));
+    const after = await firstMessageIds(tx, streamIds);
+    const subscribers = new Map<number, number[]>();
+    for (const sid of streamIds) subscribers.set(sid, await subscriberIds(tx, sid));
+    const streams = await streamsByIds(tx, svc.realmId, streamIds);
+    return { rows, holders, before, after, subscribers, streams };
+  });
+
+  // One event per conversation, to everyone who held one of its messages
+  // (and, for channels, the current subscribers).
+  const groups = new Map<string, MessageRow[]>();
+  for (const m of result.rows) {
+    const key = m.recipient_type === RECIPIENT.STREAM ? `s:${m.recipient_id}:${m.topic.toLowerCase()}` : `d:${m.recipient_type}:${m.recipient_id}`;
+    let list = groups.get(key);
+    if (!list) groups.set(key, (list = []));
+    list.push(m);
+  }
+  for (const list of groups.values()) {
+    const first = list[0];
+    const users = new Set<number>();
+    for (const m of list) for (const u of result.holders.get(m.id) ?? []) users.add(u);
+    const event: Record<string, unknown> = { type: 'delete_message', message_ids: list.map((m) => m.id) };
+    if (first.recipient_type === RECIPIENT.STREAM) {
+      for (const u of result.subscribers.get(first.recipient_id) ?? []) users.add(u);
+      Object.assign(event, { message_type: 'stream', stream_id: first.recipient_id, topic: first.topic });
+    } else {
+      event.message_type = 'private';
+    }
+    svc.bus.send({ type: 'delete_message', ...event }, [...users]);
+  }
+
+  const everyone = result.streams.some((s) => !s.invite_only) ? await activeUserIds(svc.store.db, svc.realmId) : [];
+  for (const stream of result.streams) {
+    const before = result.before.get(stream.id) ?? null;
+    const after = result.after.get(stream.id) ?? null;
+    if (before === after) continue;
+    svc.bus.send(
+      { type: 'stream', op: 'update', property: 'first_message_id', value: after, stream_id: stream.id, name: stream.name },
+      stream.invite_only ? (result.subscribers.get(stream.id) ?? []) : everyone,
+    );
+  }
+}
