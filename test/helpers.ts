@@ -233,6 +233,16 @@ export const POST_247_FIELDS = new Set<string>([
   'can_leave_group', // FL 308
   'can_remove_members_group', // FL 324
   'group_id', // FL 317 (POST /user_groups/create response)
+  // 'parent>field' names a field only inside objects held under key parent.
+  'realm_user_groups>date_created', // FL 292 (channels had date_created before)
+  'user_groups>date_created', // FL 292
+  'group>date_created', // FL 292 (user_group add event)
+  'realm_can_create_public_channel_group', // FL 264
+  'realm_can_create_private_channel_group', // FL 266
+  'realm_can_create_web_public_channel_group', // FL 280
+  'realm_can_add_subscribers_group', // FL 341
+  'realm_can_create_groups', // FL 299
+  'realm_can_manage_all_groups', // FL 305
   'presence_last_update_id', // FL 263
   'realm_max_file_upload_size_mib', // FL 306
   'realm_moderation_request_channel_id', // FL 331
@@ -292,12 +302,13 @@ function fixRefs(schema: unknown, rewriteRefs = true): unknown {
   return schema;
 }
 
-function stripNewFields(v: unknown, top = true): unknown {
-  if (Array.isArray(v)) return v.map((x) => stripNewFields(x, false));
+function stripNewFields(v: unknown, top = true, parent = ''): unknown {
+  if (Array.isArray(v)) return v.map((x) => stripNewFields(x, false, parent));
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, val] of Object.entries(v)) {
-      if (!POST_247_FIELDS.has(k) && !(top && POST_247_FIELDS.has(`/${k}`))) out[k] = stripNewFields(val, false);
+      if (POST_247_FIELDS.has(k) || (top && POST_247_FIELDS.has(`/${k}`)) || POST_247_FIELDS.has(`${parent}>${k}`)) continue;
+      out[k] = stripNewFields(val, false, k);
     }
     return out;
   }
