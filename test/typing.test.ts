@@ -2,7 +2,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, updateUser, type Account, type TestServer } from './helpers.ts';
-import { setChannelTypingHandler } from '../src/actions/typing.ts';
 import { userById } from '../src/store/users.ts';
 
 let t: TestServer;
@@ -109,29 +108,74 @@ test('direct typing errors', async () => {
   assert.deepEqual(await qa.drain(), [], 'a rejected request sends nothing');
 });
 
-test('channel typing: errors that do not depend on channels, then the channel handler', async () => {
+async function channel(name: string, subscribers: Account[], opts: Record<string, unknown> = {}): Promise<number> {
+  const res = await t.client(t.owner).post('/channels/create', { name, subscribers: subscribers.map((u) => u.id), ...opts });
+  return assertSuccess(res).id as number;
+}
+
+test('channel typing: errors', async () => {
   const a = await t.makeUser();
   const c = t.client(a);
+  const priv = await channel('typing-private', [t.owner as unknown as Account], { invite_only: true });
   for (const type of ['stream', 'channel']) {
     assertError(await c.post('/typing', { type, op: 'start', topic: 'x' }), 400, 'BAD_REQUEST', "Missing 'stream_id' argument");
     assertError(await c.post('/typing', { type, op: 'start', stream_id: 1 }), 400, 'BAD_REQUEST', 'Missing topic');
-    // Without a channels module no channel exists.
-    assertError(await c.post('/typing', { type, op: 'start', stream_id: 1, topic: 'x', to: [t.owner.id] }), 400, 'BAD_REQUEST', 'Invalid channel ID');
+    assertError(await c.post('/typing', { type, op: 'start', stream_id: 987654, topic: 'x' }), 400, 'BAD_REQUEST', 'Invalid channel ID');
+    assertError(await c.post('/typing', { type, op: 'start', stream_id: priv, topic: 'x' }), 400, 'BAD_REQUEST', 'Invalid channel ID');
   }
   await setSetting(a, 'send_stream_typing_notifications', false);
-  assertError(await c.post('/typing', { type: 'channel', op: 'start', stream_id: 1, topic: 'x' }), 400, 'BAD_REQUEST', 'User has disabled typing notifications for channel messages');
-  await setSetting(a, 'send_stream_typing_notifications', true);
+  assertError(await c.post('/typing', { type: 'channel', op: 'start', stream_id: priv, topic: 'x' }), 400, 'BAD_REQUEST', 'User has disabled typing notifications for channel messages');
+});
 
-  const calls: unknown[] = [];
-  setChannelTypingHandler(async (_svc, sender, op, streamId, topic) => {
-    calls.push([sender.id, op, streamId, topic]);
-  });
-  try {
-    assertSuccess(await c.post('/typing', { type: 'channel', op: 'stop', stream_id: 5, topic: 'lunch' }));
-    assert.deepEqual(calls, [[a.id, 'stop', 5, 'lunch']]);
-  } finally {
-    setChannelTypingHandler(null);
-  }
+test('channel typing: subscribers with the capability and the setting get it', async () => {
+  const [a, b, c, d, e] = [await t.makeUser(), await t.makeUser(), await t.makeUser(), await t.makeUser(), await t.makeUser()];
+  const sid = await channel('typing-channel', [a, b, c, e]);
+  await setSetting(e, 'receives_typing_notifications', false);
+  const caps = { stream_typing_notifications: true };
+  const qb = await openQueue(t.client(b), { event_types: ['typing'], client_capabilities: caps });
+  const qbEmpty = await openQueue(t.client(b), { event_types: ['typing'], client_capabilities: { ...caps, empty_topic_name: true } });
+  const qc = await openQueue(t.client(c), { event_types: ['typing'] });
+  const qd = await openQueue(t.client(d), { event_types: ['typing'], client_capabilities: caps });
+  const qe = await openQueue(t.client(e), { event_types: ['typing'], client_capabilities: caps });
+
+  assertSuccess(await t.client(a).post('/typing', { type: 'channel', op: 'start', stream_id: sid, topic: 'lunch' }));
+  const [ev] = await qb.ofType('typing');
+  const { id: _id, ...body } = ev;
+  assert.deepEqual(body, { type: 'typing', op: 'start', message_type: 'stream', sender: person(a), stream_id: sid, topic: 'lunch' });
+  assert.equal((await qbEmpty.ofType('typing')).length, 1);
+  assert.deepEqual(await qc.drain(), [], 'no stream_typing_notifications capability');
+  assert.deepEqual(await qd.drain(), [], 'not subscribed');
+  assert.deepEqual(await qe.drain(), [], 'receives_typing_notifications off');
+
+  // "(no topic)" means the empty topic, named for clients without empty_topic_name.
+  assertSuccess(await t.client(a).post('/typing', { type: 'stream', op: 'stop', stream_id: sid, topic: '(no topic)' }));
+  assert.equal((await qb.ofType('typing'))[0].topic, 'general chat');
+  assert.equal((await qbEmpty.ofType('typing'))[0].topic, '');
+});
+
+test('typing while editing a message: typing_edit_message to those who would see the edit', async () => {
+  const [a, b, c] = [await t.makeUser(), await t.makeUser(), await t.makeUser()];
+  const sid = await channel('typing-edit', [a, b]);
+  const msg = assertSuccess(await t.client(a).post('/messages', { type: 'channel', to: sid, topic: 'plans', content: 'draft' })).id;
+  const dm = assertSuccess(await t.client(a).post('/messages', { type: 'direct', to: [b.id], content: 'hi' })).id;
+  const qb = await openQueue(t.client(b), { event_types: ['typing_edit_message'] });
+  const qc = await openQueue(t.client(c), { event_types: ['typing_edit_message'] });
+
+  assertSuccess(await t.client(a).post(`/messages/${msg}/typing`, { op: 'start' }));
+  const [ev] = await qb.ofType('typing_edit_message');
+  const { id: _id, ...body } = ev;
+  assert.deepEqual(body, { type: 'typing_edit_message', op: 'start', sender_id: a.id, message_id: msg, recipient: { type: 'channel', channel_id: sid, topic: 'plans' } });
+
+  assertSuccess(await t.client(a).post(`/messages/${dm}/typing`, { op: 'stop' }));
+  const [ev2] = await qb.ofType('typing_edit_message');
+  assert.equal(ev2.op, 'stop');
+  assert.equal(ev2.recipient.type, 'direct');
+  assert.deepEqual([...ev2.recipient.user_ids].sort((x: number, y: number) => x - y), [a.id, b.id].sort((x, y) => x - y));
+  assert.deepEqual(await qc.drain(), [], 'outsiders hear nothing');
+
+  assertError(await t.client(b).post(`/messages/${msg}/typing`, { op: 'start' }), 400, 'BAD_REQUEST', 'Invalid message(s)');
+  assertError(await t.client(a).post('/messages/987654/typing', { op: 'start' }), 400, 'BAD_REQUEST', 'Invalid message(s)');
+  assertError(await t.client(a).post(`/messages/${msg}/typing`, { op: 'go' }), 400, 'BAD_REQUEST', 'Invalid op');
 });
 
 test('/register returns the typing timing values, configurable by environment', async () => {

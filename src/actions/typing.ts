@@ -3,17 +3,23 @@
  * checked and turned into a `typing` event for the conversation's users
  * whose receives_typing_notifications setting is on.
  *
- * Direct-message typing lives here. Channel typing needs channels: the
- * channels module registers its handler with setChannelTypingHandler (it
- * checks access to the channel and sends the event to subscribers); until it
- * does, every channel ID is unknown. Typing while editing a message
- * (POST /messages/{message_id}/typing, FL 351) needs messages and is not
- * here yet.
+ * Direct typing goes to the conversation's participants; channel typing to
+ * the channel's subscribers (only clients that declared the
+ * stream_typing_notifications capability get it, see src/events/filters.ts);
+ * typing while editing a message (POST /messages/{message_id}/typing, FL
+ * 351) sends `typing_edit_message` to those who would see the edit.
  */
 import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { usersByIds, type UserRow } from '../store/users.ts';
+import { realmById } from '../store/realm.ts';
+import { subscriberIds } from '../store/streams.ts';
+import { messageById, messageHolders, RECIPIENT } from '../store/messages.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
+import { normalizeTopic } from '../lib/topic.ts';
+import { accessStreamById, canPost } from './channel-access.ts';
+import { Groups } from './group-settings.ts';
 
 export type TypingOp = 'start' | 'stop';
 
@@ -23,20 +29,6 @@ export interface TypingInput {
   to?: number[];
   streamId?: number;
   topic?: string;
-}
-
-/**
- * Sends channel typing for a sender whose stream_id and topic have been
- * checked as present and whose send_stream_typing_notifications is on:
- * must check channel access (Zulip's "Invalid channel ID"), the permission
- * to post, apply the empty-topic naming rules, and send the event.
- */
-export type ChannelTypingHandler = (svc: Services, sender: UserRow, op: TypingOp, streamId: number, topic: string) => Promise<void>;
-
-let channelTyping: ChannelTypingHandler | null = null;
-
-export function setChannelTypingHandler(handler: ChannelTypingHandler | null): void {
-  channelTyping = handler;
 }
 
 const person = (u: UserRow) => ({ user_id: u.id, email: u.email });
@@ -53,8 +45,7 @@ export async function sendTyping(svc: Services, sender: UserRow, input: TypingIn
     if (settings.send_stream_typing_notifications === false) {
       throw badRequest('User has disabled typing notifications for channel messages');
     }
-    if (!channelTyping) throw badRequest('Invalid channel ID');
-    await channelTyping(svc, sender, input.op, input.streamId, input.topic);
+    await sendChannelTyping(svc, sender, input.op, input.streamId, input.topic);
     return;
   }
 
@@ -82,4 +73,61 @@ export async function sendTyping(svc: Services, sender: UserRow, input: TypingIn
     },
     users.filter(receivesTyping).map((u) => u.id),
   );
+}
+
+/** Zulip sends no channel typing events for channels with more subscribers than this. */
+export const MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS = 100;
+
+async function emptyTopicDisplayName(svc: Services): Promise<string> {
+  return String(realmSettings((await realmById(svc.store.db, svc.realmId)).settings_json).empty_topic_display_name);
+}
+
+/** Subscribers of a channel who receive typing events (none for very large channels). */
+async function channelTypingRecipients(svc: Services, streamId: number): Promise<number[]> {
+  const ids = await subscriberIds(svc.store.db, streamId);
+  if (ids.length > MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS) return [];
+  return (await usersByIds(svc.store.db, svc.realmId, ids)).filter(receivesTyping).map((u) => u.id);
+}
+
+async function sendChannelTyping(svc: Services, sender: UserRow, op: TypingOp, streamId: number, rawTopic: string): Promise<void> {
+  const db = svc.store.db;
+  const groups = await Groups.load(db, svc.realmId);
+  const access = await accessStreamById(svc, db, sender, streamId, groups);
+  if (!canPost(sender, access, groups)) throw badRequest('You do not have permission to post in this channel.');
+  const displayName = await emptyTopicDisplayName(svc);
+  const topic = normalizeTopic(rawTopic, displayName);
+  svc.bus.send(
+    {
+      type: 'typing',
+      op,
+      message_type: 'stream',
+      sender: person(sender),
+      stream_id: streamId,
+      topic,
+      __parley: { empty_topic_display_name: displayName },
+    },
+    await channelTypingRecipients(svc, streamId),
+  );
+}
+
+/** POST /messages/{message_id}/typing: the sender is editing one of their messages. */
+export async function sendEditTyping(svc: Services, sender: UserRow, messageId: number, op: TypingOp): Promise<void> {
+  const message = await messageById(svc.store.db, svc.realmId, messageId);
+  if (!message || message.sender_id !== sender.id) throw badRequest('Invalid message(s)');
+  const base = { type: 'typing_edit_message', op, sender_id: sender.id, message_id: messageId };
+  if (message.recipient_type === RECIPIENT.STREAM) {
+    const settings = userSettings(sender.settings_json);
+    if (settings.send_stream_typing_notifications === false) throw badRequest('User has disabled typing notifications for channel messages');
+    const displayName = await emptyTopicDisplayName(svc);
+    svc.bus.send(
+      { ...base, recipient: { type: 'channel', channel_id: message.recipient_id, topic: message.topic }, __parley: { empty_topic_display_name: displayName } },
+      await channelTypingRecipients(svc, message.recipient_id),
+    );
+    return;
+  }
+  const settings = userSettings(sender.settings_json);
+  if (settings.send_private_typing_notifications === false) throw badRequest('User has disabled typing notifications for direct messages');
+  const holders = (await messageHolders(svc.store.db, [messageId])).get(messageId) ?? [];
+  const users = (await usersByIds(svc.store.db, svc.realmId, holders)).filter(receivesTyping).map((u) => u.id);
+  svc.bus.send({ ...base, recipient: { type: 'direct', user_ids: users } }, users);
 }

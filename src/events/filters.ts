@@ -3,6 +3,8 @@
  * an event and the shape of their copy. Feature modules add theirs here.
  */
 import type { Services } from '../services.ts';
+import type { EventQueue } from './queue.ts';
+import type { ZulipEvent } from './types.ts';
 import { messageEventForQueue } from '../actions/messages-events.ts';
 import { streamEventFilter } from '../actions/streams.ts';
 
@@ -12,6 +14,22 @@ export function installEventFilters(svc: Services): void {
   // stream: archiving/unarchiving reaches clients without archived_channels as delete/create.
   svc.queues.setFilter('stream', streamEventFilter);
   // realm_user/realm_bot person avatars follow each client's client_gravatar choice.
+  // Channel typing only reaches clients that declared stream_typing_notifications;
+  // the empty topic is named for clients without the empty_topic_name capability.
+  const namedTopic = (q: EventQueue, topic: unknown, internal: { empty_topic_display_name?: string } | undefined): unknown =>
+    topic === '' && internal?.empty_topic_display_name !== undefined && !q.opts.clientCapabilities.empty_topic_name ? internal.empty_topic_display_name : topic;
+  svc.queues.setFilter('typing', (q, event) => {
+    const { __parley, ...rest } = event as ZulipEvent & { __parley?: { empty_topic_display_name?: string } };
+    if (rest.message_type !== 'stream') return rest;
+    if (!q.opts.clientCapabilities.stream_typing_notifications) return null;
+    return { ...rest, topic: namedTopic(q, rest.topic, __parley) };
+  });
+  svc.queues.setFilter('typing_edit_message', (q, event) => {
+    const { __parley, ...rest } = event as ZulipEvent & { __parley?: { empty_topic_display_name?: string } };
+    const recipient = rest.recipient as Record<string, unknown>;
+    if (recipient.type !== 'channel') return rest;
+    return { ...rest, recipient: { ...recipient, topic: namedTopic(q, recipient.topic, __parley) } };
+  });
   // Clients without bulk_message_deletion get one legacy event per message.
   svc.queues.setFilter('delete_message', (q, event) => {
     if (q.opts.clientCapabilities.bulk_message_deletion) return event;

@@ -1,7 +1,7 @@
 /** Typing notifications. */
 import { route } from '../route.ts';
 import { p } from '../params.ts';
-import { sendTyping } from '../../actions/typing.ts';
+import { sendEditTyping, sendTyping } from '../../actions/typing.ts';
 
 export default [
   route({
@@ -18,6 +18,17 @@ export default [
     },
     handler: async (ctx, a) => {
       await sendTyping(ctx.svc, ctx.user, { type: a.type, op: a.op, to: a.to, streamId: a.stream_id, topic: a.topic });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/messages/:message_id(^\\d+$)/typing',
+    auth: 'user',
+    summary: 'Set typing status for message editing',
+    pathParams: { message_id: p.pathInt() },
+    params: { op: p.enumStr(['start', 'stop'] as const) },
+    handler: async (ctx, a) => {
+      await sendEditTyping(ctx.svc, ctx.user, a.message_id, a.op);
     },
   }),
 ];
