@@ -159,3 +159,20 @@ test('multipart/form-data bodies carry parameters like form-encoded ones', async
   assert.ok(bad.status < 500);
   assert.equal(((await bad.json()) as Record<string, unknown>).result, 'error');
 });
+
+test('GET /users anonymously: 401 unless the organization allows public access', async () => {
+  assertError(await t.client(null).get('/users'), 401, 'UNAUTHORIZED');
+  const t2 = await startTestServer({ WEB_PUBLIC_STREAMS_ENABLED: 'true' });
+  try {
+    const { updateRealm } = await import('../src/store/realm.ts');
+    assertError(await t2.client(null).get('/users'), 401, 'UNAUTHORIZED');
+    await updateRealm(t2.server.svc.store.db, t2.server.svc.realmId, { settings_json: JSON.stringify({ enable_spectator_access: true }) });
+    const res = await t2.client(null).get('/users');
+    const body = assertSuccess(res);
+    assertSchema(res, 'GET', '/users');
+    const owner = body.members.find((m: { user_id: number }) => m.user_id === t2.owner.id);
+    assert.equal(owner.delivery_email, null, 'spectators never see real email addresses');
+  } finally {
+    await t2.close();
+  }
+});

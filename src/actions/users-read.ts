@@ -1,6 +1,8 @@
 /** Reading users: GET /users, /users/me, /users/{id}, /users/{email} and realm_user state. */
 import type { Services } from '../services.ts';
-import { ApiError } from '../lib/errors.ts';
+import { ApiError, unauthorized } from '../lib/errors.ts';
+import { realmById } from '../store/realm.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
 import { allUsers, userByEmail, userById, usersByIds, type UserRow } from '../store/users.ts';
 import { formatUser } from './users-format.ts';
 import { profileDataByUser } from './profile-data.ts';
@@ -50,4 +52,17 @@ export async function getOwnUser(svc: Services, me: UserRow): Promise<Record<str
   const out = formatUser(svc.config, me, { viewer: me, clientGravatar: false, profileData: profile.get(me.id) ?? {} });
   delete out.is_imported_stub;
   return out;
+}
+
+/**
+ * Anonymous access (spec §5.4): allowed only when the server enables
+ * web-public channels and the organization enables spectator access;
+ * otherwise the caller must authenticate. Returns the anonymous viewer (null).
+ */
+export async function requireSpectatorAccess(svc: Services): Promise<null> {
+  const realm = await realmById(svc.store.db, svc.realmId);
+  if (!svc.config.webPublicStreamsEnabled || !realmSettings(realm.settings_json).enable_spectator_access) {
+    throw unauthorized('Missing authorization header for basic auth');
+  }
+  return null;
 }

@@ -1,7 +1,7 @@
 /** Users: reading accounts, and fetching an API key. */
 import { route } from '../route.ts';
 import { p } from '../params.ts';
-import { getOwnUser, getUser, listUsers } from '../../actions/users-read.ts';
+import { getOwnUser, getUser, listUsers, requireSpectatorAccess } from '../../actions/users-read.ts';
 import { fetchApiKey } from '../../actions/auth.ts';
 
 export default [
@@ -16,15 +16,15 @@ export default [
   route({
     method: 'GET',
     path: '/users',
-    auth: 'user',
-    summary: 'Get all users',
+    auth: 'optional',
+    summary: 'Get all users (anonymously too, where the organization allows public access)',
     params: {
       client_gravatar: p.bool().default(true),
       include_custom_profile_fields: p.bool().default(false),
       user_ids: p.intList().optional(),
     },
     handler: async (ctx, a) => ({
-      members: await listUsers(ctx.svc, ctx.user, {
+      members: await listUsers(ctx.svc, ctx.maybeUser ?? (await requireSpectatorAccess(ctx.svc)), {
         clientGravatar: a.client_gravatar,
         includeCustomProfileFields: a.include_custom_profile_fields,
         userIds: a.user_ids,
