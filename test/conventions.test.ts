@@ -176,3 +176,16 @@ test('GET /users anonymously: 401 unless the organization allows public access',
     await t2.close();
   }
 });
+
+test('a deactivated organization: 401 REALM_DEACTIVATED for API calls and password login', async () => {
+  const t2 = await startTestServer();
+  try {
+    const { updateRealm } = await import('../src/store/realm.ts');
+    await updateRealm(t2.server.svc.store.db, t2.server.svc.realmId, { deactivated: 1 });
+    const res = await t2.client(t2.owner).get('/users/me');
+    assertError(res, 401, 'REALM_DEACTIVATED', 'This organization has been deactivated');
+    assertError(await t2.client(null).post('/fetch_api_key', { username: OWNER_EMAIL, password: OWNER_PASSWORD }), 401, 'REALM_DEACTIVATED');
+  } finally {
+    await t2.close();
+  }
+});
