@@ -109,6 +109,8 @@ test('message event: recipients, flags, local_id, apply_markdown, narrow', async
   const qb = await openQueue(B, { event_types: ['message'] });
   const qc = await openQueue(C, { event_types: ['message'] });
   const qnarrow = await openQueue(B, { event_types: ['message'], narrow: JSON.stringify([['stream', 'other']]) });
+  const qnegated = await openQueue(B, { event_types: ['message'], narrow: [{ operator: 'topic', operand: 'ev', negated: true }] });
+  const qtopic = await openQueue(B, { event_types: ['message'], narrow: [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'ev' }] });
   const r = await send(A, { type: 'stream', to: 'general', topic: 'ev', content: 'hi @**Bob**', local_id: '1.5', queue_id: qa.queueId });
   const id = assertSuccess(r).id;
   const [ea] = await qa.ofType('message');
@@ -125,6 +127,8 @@ test('message event: recipients, flags, local_id, apply_markdown, narrow', async
   assert.equal(eb.local_message_id, undefined);
   assert.deepEqual(await qc.ofType('message'), []);
   assert.deepEqual(await qnarrow.ofType('message'), []);
+  assert.deepEqual(await qnegated.ofType('message'), [], 'a negated topic term excludes the topic');
+  assert.deepEqual((await qtopic.ofType('message')).map((e) => e.message.id), [id]);
   // A UI client's own message is read for the sender.
   const ui = await A.request('POST', '/messages', {}, { rawBody: new URLSearchParams({ type: 'stream', to: 'general', topic: 'ev', content: 'from phone' }).toString(), headers: { 'User-Agent': 'ZulipMobile/27.1 (Android 14)', 'Content-Type': 'application/x-www-form-urlencoded' } });
   assertSuccess(ui);

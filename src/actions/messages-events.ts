@@ -6,7 +6,7 @@
  */
 import type { EventQueue } from '../events/queue.ts';
 import type { ZulipEvent } from '../events/types.ts';
-import { messageMatchesPairs, type MessageForPredicate } from './narrow.ts';
+import { messageMatchesTerms, type MessageForPredicate } from './narrow.ts';
 
 interface Internal {
   raw_content: string;
@@ -28,7 +28,7 @@ export function messageEventForQueue(q: EventQueue, event: ZulipEvent): ZulipEve
   const flags = (rest.flags as string[] | undefined) ?? [];
   if (q.opts.narrow.length) {
     const forMatch = { ...msg, content: __parley.raw_content, subject: String((rest.message as Record<string, unknown>).subject) } as unknown as MessageForPredicate;
-    if (!messageMatchesPairs(q.opts.narrow, forMatch, flags, q.userId, __parley.empty_topic_display_name)) return null;
+    if (!messageMatchesTerms(q.opts.narrow, forMatch, flags, q.userId, __parley.empty_topic_display_name)) return null;
   }
   const out: ZulipEvent = { ...rest, message: msg, flags };
   if (__parley.sender_queue_id !== null && __parley.sender_queue_id === q.id && __parley.local_id !== null) out.local_message_id = __parley.local_id;

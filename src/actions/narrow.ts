@@ -263,14 +263,14 @@ export interface MessageForPredicate {
  * narrow_predicate: channel, topic, sender, dm, is (dm/starred/mentioned/
  * alerted/unread/resolved) and search (substring) terms; others match.
  */
-export function messageMatchesPairs(
-  pairs: Array<[string, unknown]>,
+export function messageMatchesTerms(
+  terms: Array<{ operator: string; operand: unknown; negated: boolean }>,
   msg: MessageForPredicate,
   flags: string[],
   meId: number,
   emptyTopicDisplayName: string,
 ): boolean {
-  for (const [op, operand] of pairs) {
+  for (const { operator: op, operand, negated } of terms) {
     const low = (x: unknown) => String(x).toLowerCase();
     let ok = true;
     switch (op) {
@@ -314,6 +314,7 @@ export function messageMatchesPairs(
       default:
         ok = true;
     }
+    if (negated) ok = !ok;
     if (!ok) return false;
   }
   return true;

@@ -18,7 +18,7 @@ export interface QueueOptions {
   slimPresence: boolean;
   allPublicStreams: boolean;
   /** Narrow the client registered with (for message events), as [operator, operand] pairs. */
-  narrow: Array<[string, unknown]>;
+  narrow: Array<{ operator: string; operand: unknown; negated: boolean }>;
   /** Seconds the queue may go unpolled before collection. */
   lifespanSeconds: number;
   clientName: string;

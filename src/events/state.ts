@@ -15,7 +15,7 @@ export interface RegisterOptions {
   includeSubscribers: boolean | 'partial';
   allPublicStreams: boolean;
   clientCapabilities: Record<string, boolean>;
-  narrow: Array<[string, unknown]>;
+  narrow: Array<{ operator: string; operand: unknown; negated: boolean }>;
   presenceHistoryLimitDays: number | null;
 }
 

@@ -2,19 +2,7 @@
 import { route } from '../route.ts';
 import { p, v } from '../params.ts';
 import { deleteQueue, getEvents, registerQueue } from '../../actions/events.ts';
-import { ApiError } from '../../lib/errors.ts';
-
-const narrowTerm = v.union<[string, unknown]>(
-  (x, name) => {
-    const pair = v.list(v.any())(x, name);
-    if (pair.length !== 2 || typeof pair[0] !== 'string') throw new ApiError(`${name} is not a valid narrow term`);
-    return [pair[0], pair[1]];
-  },
-  (x, name) => {
-    const o = v.object({ operator: v.str(), operand: v.any(), negated: v.bool() }, { optional: ['negated'] })(x, name);
-    return [o.operator, o.operand];
-  },
-);
+import { parseNarrow } from '../../actions/narrow.ts';
 
 export default [
   route({
@@ -32,7 +20,7 @@ export default [
       client_capabilities: p.json(v.dict(v.bool()), 'object').default({}),
       event_types: p.json(v.nullable(v.list(v.str())), 'string[]').default(null),
       fetch_event_types: p.json(v.nullable(v.list(v.str())), 'string[]').default(null),
-      narrow: p.json(v.list(narrowTerm), 'narrow').default([]),
+      narrow: p.json((x, name) => parseNarrow(x, name), 'narrow').default([]),
       queue_lifespan_secs: p.int({ min: 0 }).default(0),
     },
     handler: (ctx, a) =>
