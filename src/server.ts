@@ -15,6 +15,7 @@ import { buildApp } from './http/app.ts';
 import { allRoutes } from './http/routes/index.ts';
 import type { Services } from './services.ts';
 import { installEventFilters } from './events/filters.ts';
+import { createInitialChannels } from './actions/onboarding.ts';
 import './state/index.ts';
 
 export interface RunningServer {
@@ -35,6 +36,7 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   const bus = new LocalBus(queues);
   const svc: Services = { config, store, queues, bus, log, realmId: bootstrap.realmId };
   installEventFilters(svc);
+  if (bootstrap.created) await createInitialChannels(svc, bootstrap.created.owner);
   const lifecycle = { closing: false };
   const app = buildApp(svc, {
     lifecycle,

@@ -252,6 +252,7 @@ export const POST_247_FIELDS = new Set<string>([
   // A leading '/' names a field only at the top level of a response.
   '/date_joined', // the current user's, in POST /register
   '/role', // the current user's, in POST /register
+  '/realm_default_streams', // a list of channel IDs in current Zulip (objects at FL 247)
   'editable_by_user', // FL 296 (custom profile fields)
   // user settings added after FL 247 (user_settings / realm_user_settings_defaults)
   'receives_typing_notifications',

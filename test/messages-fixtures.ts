@@ -26,6 +26,25 @@ export async function makeChannel(
     can_move_messages_within_channel_group: nobody,
     can_resolve_topics_group: nobody,
   };
+  // A new organization already has "general" (and "core team"): reuse the
+  // row with the requested settings and exactly the requested subscribers.
+  const existing = await db.selectFrom('streams').select('id').where('realm_id', '=', svc.realmId).where('name', '=', opts.name).executeTakeFirst();
+  if (existing) {
+    await db
+      .updateTable('streams')
+      .set({
+        invite_only: opts.inviteOnly ? 1 : 0,
+        is_web_public: opts.webPublic ? 1 : 0,
+        history_public_to_subscribers: opts.historyPublic === false ? 0 : 1,
+        topics_policy: opts.topicsPolicy ?? 'inherit',
+        group_settings_json: JSON.stringify(settings),
+      })
+      .where('id', '=', existing.id)
+      .execute();
+    await db.deleteFrom('subscriptions').where('stream_id', '=', existing.id).execute();
+    if (opts.subscribers?.length) await subscribe(t, existing.id, opts.subscribers);
+    return existing.id;
+  }
   const row = await db
     .insertInto('streams')
     .values({

@@ -236,7 +236,8 @@ test('colours: new subscriptions pick an unused palette colour', async () => {
     await create(member, { name: uniq('colour'), subscribers: [u.id] });
   }
   for (const s of assertSuccess(await c(u).get('/users/me/subscriptions')).subscriptions) colors.add(s.color);
-  assert.deepEqual([...colors], ['#76ce90', '#fae589', '#a6c7e5']);
+  // The first colour went to "general", the default channel every new user joins.
+  assert.deepEqual([...colors], ['#76ce90', '#fae589', '#a6c7e5', '#e79ab5']);
 });
 
 test('channel-access rules: posting and history (used by the message layer)', async () => {
@@ -279,4 +280,25 @@ test('include_subscribers=partial: channels with 250+ subscribers list bots and 
   assert.equal(sub.first_message_id !== null, true);
   const full = await c(bot).get('/users/me/subscriptions', { include_subscribers: true });
   assert.equal(full.body.subscriptions.find((s: any) => s.stream_id === id).subscribers.length, 251);
+});
+
+test('a new organization has "general" (default) and "core team" (private); new users join the default channels', async () => {
+  const ownerSubs = assertSuccess(await c(t.owner).get('/users/me/subscriptions')).subscriptions.map((s: any) => s.name);
+  assert.ok(ownerSubs.includes('general') && ownerSubs.includes('core team'));
+  const streams = assertSuccess(await c(t.owner).get('/streams', { include_all: true })).streams;
+  const general = streams.find((s: any) => s.name === 'general');
+  const core = streams.find((s: any) => s.name === 'core team');
+  assert.equal(general.invite_only, false);
+  assert.equal(core.invite_only, true);
+  const q = await openQueue(c(t.owner), { fetch_event_types: ['default_streams', 'realm'] });
+  assert.deepEqual(q.state.realm_default_streams, [general.stream_id]);
+  assert.equal(q.state.realm_new_stream_announcements_stream_id, general.stream_id);
+  assert.equal(q.state.realm_signup_announcements_stream_id, core.stream_id);
+  const watcher = await openQueue(c(t.owner), { event_types: ['subscription'] });
+  const fresh = await t.makeUser({ name: 'Newcomer' });
+  const subs = assertSuccess(await c(fresh).get('/users/me/subscriptions')).subscriptions.map((s: any) => s.name);
+  assert.ok(subs.includes('general'));
+  assert.ok(!subs.includes('core team'));
+  const peer = (await watcher.ofType('subscription')).find((e) => e.op === 'peer_add');
+  assert.deepEqual(peer && { stream_ids: peer.stream_ids, user_ids: peer.user_ids }, { stream_ids: [general.stream_id], user_ids: [fresh.id] });
 });

@@ -9,6 +9,7 @@ import { activeUserIds, emailTaken, insertUser, updateUser, ROLE, type UserRow }
 import { formatUser, isAdminRole, publicEmail } from './users-format.ts';
 import { transaction } from '../store/db.ts';
 import { botEventRecipients, formatBot } from './bots-format.ts';
+import { subscribeToDefaultChannels } from './onboarding.ts';
 
 export interface CreateUserInput {
   email: string;
@@ -81,6 +82,7 @@ export async function createUser(svc: Services, input: CreateUserInput): Promise
     return row;
   });
   await announceUser(svc, user);
+  if (!user.is_bot) await subscribeToDefaultChannels(svc, user);
   return user;
 }
 

@@ -1,4 +1,5 @@
 /** Channel and subscription sections of POST /register (spec 2.3, 2.5). */
+import { ROLE } from '../store/users.ts';
 import { registerState } from '../events/state.ts';
 import { subscriptionState } from '../actions/subscriptions.ts';
 import { defaultStreamIds } from '../actions/streams.ts';
@@ -27,7 +28,8 @@ registerState({
           .map((s) => formatStream(s, st.ctx));
       }
     }
-    if (wants('default_streams')) out.realm_default_streams = await defaultStreamIds(svc, svc.store.db);
+    // Guests do not see the organization's default channels (Zulip sends them an empty list).
+    if (wants('default_streams')) out.realm_default_streams = opts.user.role === ROLE.GUEST ? [] : await defaultStreamIds(svc, svc.store.db);
     if (wants('default_stream_groups')) out.realm_default_stream_groups = [];
     if (wants('realm')) {
       // Organization-level channel/group permission settings (group-setting values).

@@ -1,0 +1,65 @@
+/**
+ * A new organization's first channels, and default channels for new users.
+ *
+ * As Zulip does: "general" (public, a default channel, where new-channel
+ * and update announcements go) and "core team" (private, where sign-up
+ * announcements go); every new user is subscribed to the default channels.
+ */
+import type { Services } from '../services.ts';
+import { transaction } from '../store/db.ts';
+import { realmById, updateRealm } from '../store/realm.ts';
+import { streamsByIds } from '../store/streams.ts';
+import type { UserRow } from '../store/users.ts';
+import { parseJsonObject } from '../lib/util.ts';
+import { Groups } from './group-settings.ts';
+import { addSubscriptionsTx, defaultStreamIds, insertChannel, sendSubscriptionAddEvents } from './streams.ts';
+import { loadChannelContext } from './streams-format.ts';
+
+export async function createInitialChannels(svc: Services, owner: UserRow): Promise<void> {
+  await transaction(svc.store, async (tx) => {
+    const groups = await Groups.load(tx, svc.realmId);
+    const valid = new Set([owner.id]);
+    const general = await insertChannel(
+      svc,
+      tx,
+      null,
+      {
+        name: 'general',
+        description: 'Everyone is added to this channel by default. Welcome! :octopus:',
+        inviteOnly: false,
+        isWebPublic: false,
+        groupSettings: {},
+        isDefault: true,
+      },
+      groups,
+      valid,
+    );
+    const core = await insertChannel(
+      svc,
+      tx,
+      null,
+      { name: 'core team', description: 'A private channel for core team members.', inviteOnly: true, isWebPublic: false, groupSettings: {}, isDefault: false },
+      groups,
+      valid,
+    );
+    const realm = await realmById(tx, svc.realmId);
+    const settings = parseJsonObject(realm.settings_json);
+    Object.assign(settings, {
+      new_stream_announcements_stream_id: general.id,
+      zulip_update_announcements_stream_id: general.id,
+      signup_announcements_stream_id: core.id,
+    });
+    await updateRealm(tx, svc.realmId, { settings_json: JSON.stringify(settings) });
+    await addSubscriptionsTx(tx, [general, core], [owner]);
+  });
+}
+
+/** Subscribes a new user to the organization's default channels, with the usual events. */
+export async function subscribeToDefaultChannels(svc: Services, user: UserRow): Promise<void> {
+  const ids = await defaultStreamIds(svc, svc.store.db);
+  if (ids.length === 0) return;
+  const before = await loadChannelContext(svc, svc.store.db);
+  const streams = await streamsByIds(svc.store.db, svc.realmId, ids);
+  const { added } = await transaction(svc.store, (tx) => addSubscriptionsTx(tx, streams, [user]));
+  await sendSubscriptionAddEvents(svc, before, added, []);
+}
