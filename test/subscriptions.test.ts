@@ -302,3 +302,15 @@ test('a new organization has "general" (default) and "core team" (private); new 
   const peer = (await watcher.ofType('subscription')).find((e) => e.op === 'peer_add');
   assert.deepEqual(peer && { stream_ids: peer.stream_ids, user_ids: peer.user_ids }, { stream_ids: [general.stream_id], user_ids: [fresh.id] });
 });
+
+test('register: the can_create_*_streams booleans follow the organization group settings', async () => {
+  const g = await t.makeUser({ name: 'Guesty', role: ROLE.GUEST });
+  const m = await t.makeUser({ name: 'Membery' });
+  const gs = (await openQueue(c(g), { fetch_event_types: ['realm_user'] })).state;
+  const ms = (await openQueue(c(m), { fetch_event_types: ['realm_user'] })).state;
+  const os = (await openQueue(c(t.owner), { fetch_event_types: ['realm_user'] })).state;
+  assert.deepEqual([gs.can_create_public_streams, gs.can_create_private_streams, gs.can_subscribe_other_users], [false, false, false]);
+  assert.deepEqual([ms.can_create_public_streams, ms.can_create_private_streams, ms.can_subscribe_other_users], [true, true, true]);
+  assert.equal(ms.can_create_web_public_streams, false);
+  assert.equal(os.can_create_web_public_streams, false, 'web-public channels are off on this server');
+});

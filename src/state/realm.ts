@@ -9,6 +9,7 @@ import { profileDataByUser } from '../actions/profile-data.ts';
 import { ROLE } from '../store/users.ts';
 import { isoFromSeconds } from '../lib/util.ts';
 import { PRESENCE } from '../actions/presence.ts';
+import { Groups, realmGroupSetting } from '../actions/group-settings.ts';
 
 /** When this process started (Zulip's server_generation, UNIX seconds). */
 const SERVER_GENERATION = Math.floor(Date.now() / 1000);
@@ -87,6 +88,10 @@ registerState({
   async fetch(svc, opts) {
     const me = opts.user;
     const rows = await allUsers(svc.store.db, svc.realmId);
+    // The legacy can_* booleans follow the organization's permission group settings.
+    const realmRow = await realmById(svc.store.db, svc.realmId);
+    const groups = await Groups.load(svc.store.db, svc.realmId);
+    const allowed = (name: string): boolean => groups.allows(me, realmGroupSetting(realmRow.settings_json, name, groups));
     const profile = await profileDataByUser(svc, rows.filter((r) => !r.is_bot).map((r) => r.id));
     const fmt = (u: (typeof rows)[number]) =>
       formatUser(svc.config, u, { viewer: me, clientGravatar: opts.clientGravatar, profileData: u.is_bot ? undefined : (profile.get(u.id) ?? {}) });
@@ -97,11 +102,11 @@ registerState({
       avatar_source: me.avatar_source,
       avatar_url_medium: avatarUrl(svc.config, me, false),
       avatar_url: avatarUrl(svc.config, me, false),
-      can_create_streams: me.role !== ROLE.GUEST,
-      can_create_public_streams: me.role !== ROLE.GUEST,
-      can_create_private_streams: me.role !== ROLE.GUEST,
-      can_create_web_public_streams: isAdminRole(me.role),
-      can_subscribe_other_users: me.role !== ROLE.GUEST,
+      can_create_streams: allowed('can_create_public_channel_group') || allowed('can_create_private_channel_group'),
+      can_create_public_streams: allowed('can_create_public_channel_group'),
+      can_create_private_streams: allowed('can_create_private_channel_group'),
+      can_create_web_public_streams: svc.config.webPublicStreamsEnabled && allowed('can_create_web_public_channel_group'),
+      can_subscribe_other_users: allowed('can_add_subscribers_group'),
       can_invite_others_to_realm: me.role !== ROLE.GUEST,
       is_admin: isAdminRole(me.role),
       is_owner: me.role === ROLE.OWNER,
