@@ -40,6 +40,8 @@ export interface TestServer {
   server: RunningServer;
   owner: Account;
   client(account: { email: string; apiKey: string } | null): Client;
+  /** Sets a personal setting straight in the store, sending no event (setup only). */
+  setUserSetting(account: { id: number }, name: string, value: unknown): Promise<void>;
   /** Creates an account directly through the action layer (setup only). */
   makeUser(opts?: { role?: number; name?: string; email?: string; password?: string; isBot?: boolean; botOwnerId?: number; botType?: number }): Promise<Account>;
   close(): Promise<void>;
@@ -149,6 +151,13 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     server,
     owner,
     client: (account) => new Client(url, account),
+    async setUserSetting(account, name, value) {
+      const db = server.svc.store.db;
+      const row = await db.selectFrom('users').select('settings_json').where('id', '=', account.id).executeTakeFirstOrThrow();
+      const settings = JSON.parse(row.settings_json || '{}') as Record<string, unknown>;
+      settings[name] = value;
+      await updateUser(db, account.id, { settings_json: JSON.stringify(settings) });
+    },
     async makeUser(opts = {}) {
       n++;
       const email = opts.email ?? `user${n}-${randomBytes(2).toString('hex')}@example.com`;

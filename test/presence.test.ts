@@ -12,7 +12,6 @@ import {
   type TestServer,
 } from './helpers.ts';
 import { reloadPresence, PRESENCE } from '../src/actions/presence.ts';
-import { userById } from '../src/store/users.ts';
 import { BOT_TYPE } from '../src/store/users.ts';
 
 let t: TestServer;
@@ -44,13 +43,6 @@ async function storedUpdateId(srv: TestServer, userId: number): Promise<number |
   await reloadPresence(srv.server.svc);
   const r = await srv.server.svc.store.db.selectFrom('user_presence').select('last_update_id').where('user_id', '=', userId).executeTakeFirst();
   return r?.last_update_id;
-}
-
-async function setSetting(a: Account, name: string, value: unknown): Promise<void> {
-  const row = await userById(t.server.svc.store.db, t.server.svc.realmId, a.id);
-  const settings = JSON.parse(row!.settings_json || '{}');
-  settings[name] = value;
-  await updateUser(t.server.svc.store.db, a.id, { settings_json: JSON.stringify(settings) });
 }
 
 test('POST /users/me/presence: errors', async () => {
@@ -232,7 +224,7 @@ test('restart: a new server on the same database keeps presence', async () => {
 test('presence_enabled off: the user appears offline to others', async () => {
   const a = await t.makeUser();
   assertSuccess(await t.client(a).post('/users/me/presence', { status: 'active' }));
-  await setSetting(a, 'presence_enabled', false);
+  await t.setUserSetting(a, 'presence_enabled', false);
   const watcher = await openQueue(t.client(t.owner), { event_types: ['presence'], client_capabilities: { simplified_presence_events: true } });
   // The user's own next ping hides them (and tells everyone).
   assertSuccess(await t.client(a).post('/users/me/presence', { status: 'active', ping_only: true }));
@@ -256,7 +248,7 @@ test('presence_enabled off: the user appears offline to others', async () => {
   const b = await t.makeUser();
   assertSuccess(await t.client(b).post('/users/me/presence', { status: 'active' }));
   assert.equal((await watcher.ofType('presence')).length, 1, 'b came online');
-  await setSetting(b, 'presence_enabled', false);
+  await t.setUserSetting(b, 'presence_enabled', false);
   const seen = assertSuccess(await t.client(t.owner).post('/users/me/presence', { status: 'active', last_update_id: -1 }));
   assert.ok(seen.presences[String(b.id)].idle_timestamp <= now() - PRESENCE.OFFLINE_THRESHOLD_SECS);
   const hidden = await watcher.ofType('presence');

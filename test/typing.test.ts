@@ -2,20 +2,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, updateUser, type Account, type TestServer } from './helpers.ts';
-import { userById } from '../src/store/users.ts';
 
 let t: TestServer;
 before(async () => {
   t = await startTestServer();
 });
 after(() => t.close());
-
-async function setSetting(a: Account, name: string, value: unknown): Promise<void> {
-  const row = await userById(t.server.svc.store.db, t.server.svc.realmId, a.id);
-  const settings = JSON.parse(row!.settings_json || '{}');
-  settings[name] = value;
-  await updateUser(t.server.svc.store.db, a.id, { settings_json: JSON.stringify(settings) });
-}
 
 const typingQueue = (a: Account) => openQueue(t.client(a), { event_types: ['typing'] });
 const person = (a: Account) => ({ user_id: a.id, email: a.email });
@@ -62,7 +54,7 @@ test('typing to yourself only', async () => {
 
 test('receives_typing_notifications off: that user gets no event, others still do', async () => {
   const [a, b, c] = [await t.makeUser(), await t.makeUser(), await t.makeUser()];
-  await setSetting(b, 'receives_typing_notifications', false);
+  await t.setUserSetting(b, 'receives_typing_notifications', false);
   const qa = await typingQueue(a);
   const qb = await typingQueue(b);
   const qc = await typingQueue(c);
@@ -75,7 +67,7 @@ test('receives_typing_notifications off: that user gets no event, others still d
 
 test('sender with send_private_typing_notifications off: error, no events', async () => {
   const [a, b] = [await t.makeUser(), await t.makeUser()];
-  await setSetting(a, 'send_private_typing_notifications', false);
+  await t.setUserSetting(a, 'send_private_typing_notifications', false);
   const qb = await typingQueue(b);
   assertError(await t.client(a).post('/typing', { op: 'start', to: [b.id] }), 400, 'BAD_REQUEST', 'User has disabled typing notifications for direct messages');
   assert.deepEqual(await qb.drain(), []);
@@ -123,14 +115,14 @@ test('channel typing: errors', async () => {
     assertError(await c.post('/typing', { type, op: 'start', stream_id: 987654, topic: 'x' }), 400, 'BAD_REQUEST', 'Invalid channel ID');
     assertError(await c.post('/typing', { type, op: 'start', stream_id: priv, topic: 'x' }), 400, 'BAD_REQUEST', 'Invalid channel ID');
   }
-  await setSetting(a, 'send_stream_typing_notifications', false);
+  await t.setUserSetting(a, 'send_stream_typing_notifications', false);
   assertError(await c.post('/typing', { type: 'channel', op: 'start', stream_id: priv, topic: 'x' }), 400, 'BAD_REQUEST', 'User has disabled typing notifications for channel messages');
 });
 
 test('channel typing: subscribers with the capability and the setting get it', async () => {
   const [a, b, c, d, e] = [await t.makeUser(), await t.makeUser(), await t.makeUser(), await t.makeUser(), await t.makeUser()];
   const sid = await channel('typing-channel', [a, b, c, e]);
-  await setSetting(e, 'receives_typing_notifications', false);
+  await t.setUserSetting(e, 'receives_typing_notifications', false);
   const caps = { stream_typing_notifications: true };
   const qb = await openQueue(t.client(b), { event_types: ['typing'], client_capabilities: caps });
   const qbEmpty = await openQueue(t.client(b), { event_types: ['typing'], client_capabilities: { ...caps, empty_topic_name: true } });
