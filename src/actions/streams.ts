@@ -3,6 +3,8 @@
  * reading (GET /streams…), updating (PATCH /streams/{id}), archiving, and
  * default channels; with the stream/subscription events they cause.
  */
+import { createUser, validEmail } from './users.ts';
+import { sendMessage } from './messages.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { transaction } from '../store/db.ts';
@@ -10,7 +12,7 @@ import { ApiError, badRequest, requireOwner } from '../lib/errors.ts';
 import { codePointLength, nowSeconds, parseJsonObject } from '../lib/util.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
-import { ROLE, type UserRow } from '../store/users.ts';
+import { allUsers, ROLE, userByDeliveryEmail, type UserRow } from '../store/users.ts';
 import {
   activateSubscription,
   allStreams,
@@ -96,7 +98,6 @@ function channelAlreadyExists(name: string): ApiError {
 }
 
 async function validUserIdSet(db: Tx, svc: Services): Promise<Set<number>> {
-  const { allUsers } = await import('../store/users.ts');
   return new Set((await allUsers(db, svc.realmId)).filter((u) => u.is_active).map((u) => u.id));
 }
 
@@ -188,20 +189,11 @@ export async function insertChannel(svc: Services, tx: Tx, user: UserRow | null,
   });
 }
 
-/** Replaceable announcer for "announce" (tests or a different message path may swap it). */
-export type ChannelAnnouncer = (svc: Services, creator: UserRow, streams: StreamRow[]) => Promise<void>;
-let channelAnnouncer: ChannelAnnouncer | null = null;
-export function setChannelAnnouncer(fn: ChannelAnnouncer | null): void {
-  channelAnnouncer = fn;
-}
-
 /**
  * Zulip's Notification Bot. Parley keeps it as a bot of the organization
  * (Zulip has it in a separate internal realm), created on first use.
  */
 export async function notificationBot(svc: Services): Promise<UserRow> {
-  const { userByDeliveryEmail } = await import('../store/users.ts');
-  const { createUser, validEmail } = await import('./users.ts');
   const host = new URL(svc.config.externalUrl).hostname;
   let email = `notification-bot@${host}`;
   if (!validEmail(email)) email = 'notification-bot@parley.local';
@@ -218,12 +210,10 @@ export async function notificationBot(svc: Services): Promise<UserRow> {
  */
 export async function announceNewChannels(svc: Services, creator: UserRow, streams: StreamRow[]): Promise<void> {
   if (!streams.length) return;
-  if (channelAnnouncer) return channelAnnouncer(svc, creator, streams);
   const realm = await realmById(svc.store.db, svc.realmId);
   const target = Number(realmSettings(realm.settings_json).new_stream_announcements_stream_id);
   if (!(target > 0)) return;
   const bot = await notificationBot(svc);
-  const { sendMessage } = await import('./messages.ts');
   // Private channels are not announced (their names are not public).
   for (const s of streams.filter((x) => !x.invite_only)) {
     const link = `#**${s.name}**`;

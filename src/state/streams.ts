@@ -5,7 +5,7 @@ import { subscriptionState } from '../actions/subscriptions.ts';
 import { defaultStreamIds } from '../actions/streams.ts';
 import { formatStream } from '../actions/streams-format.ts';
 import { streamAccess } from '../actions/channel-access.ts';
-import { realmGroupSetting } from '../actions/group-settings.ts';
+import { Groups, realmGroupSetting } from '../actions/group-settings.ts';
 import { REALM_GROUP_SETTING_DEFAULTS } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
 
@@ -33,7 +33,6 @@ registerState({
     if (wants('default_stream_groups')) out.realm_default_stream_groups = [];
     if (wants('realm')) {
       // Organization-level channel/group permission settings (group-setting values).
-      const { Groups } = await import('../actions/group-settings.ts');
       const groups = await Groups.load(svc.store.db, svc.realmId);
       const realm = await realmById(svc.store.db, svc.realmId);
       for (const name of Object.keys(REALM_GROUP_SETTING_DEFAULTS)) out[`realm_${name}`] = realmGroupSetting(realm.settings_json, name, groups);
