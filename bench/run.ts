@@ -70,6 +70,25 @@ export const SCENARIOS: Scenario[] = [
     auth: true,
     body: 'status=active',
   },
+  {
+    // Send a channel message (Markdown rendering, one transaction, fan-out) to "general".
+    name: 'send-message',
+    description: 'POST /messages to a channel',
+    method: 'POST',
+    path: '/api/v1/messages',
+    auth: true,
+    body: new URLSearchParams({ type: 'channel', to: 'general', topic: 'bench', content: 'Hello **world**, see https://example.com :smile:' }).toString(),
+  },
+  {
+    // Read the newest 50 messages of a channel (runs after send-message has filled it).
+    name: 'get-messages',
+    description: 'GET /messages newest 50 in a channel narrow',
+    method: 'GET',
+    path:
+      '/api/v1/messages?' +
+      new URLSearchParams({ anchor: 'newest', num_before: '50', num_after: '0', narrow: JSON.stringify([{ operator: 'channel', operand: 'general' }]) }).toString(),
+    auth: true,
+  },
 ];
 
 // ---------------------------------------------------------------------------
