@@ -1,6 +1,7 @@
 /** The organization row: name, settings and new-user defaults. */
 import type { Selectable } from 'kysely';
-import type { Tx } from './db.ts';
+import type { Db, Tx } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { RealmTable } from './schema.ts';
 
 export type RealmRow = Selectable<RealmTable>;
@@ -9,8 +10,13 @@ export async function firstRealm(db: Tx): Promise<RealmRow | undefined> {
   return db.selectFrom('realm').selectAll().orderBy('id').executeTakeFirst();
 }
 
+const realmByIdQuery = prepared((db) => db.selectFrom('realm').selectAll().where('id', '=', 0));
+
+/** The organization row (read on most requests, so compiled once per database). */
 export async function realmById(db: Tx, id: number): Promise<RealmRow> {
-  return db.selectFrom('realm').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const rows = await realmByIdQuery(db as Db, id);
+  if (!rows[0]) throw new Error(`no realm ${id}`);
+  return rows[0];
 }
 
 export async function insertRealm(db: Tx, realm: { string_id: string; name: string; date_created: number }): Promise<RealmRow> {
