@@ -257,3 +257,22 @@ test('register: max_message_id, unread_msgs, recent_private_conversations', asyn
   assert.ok(s.recent_private_conversations.some((c: any) => c.user_ids.length === 1 && c.user_ids[0] === alice.id));
   assert.ok(s.recent_private_conversations.some((c: any) => c.user_ids.length === 2));
 });
+
+test('register all_public_streams: public channel messages reach the queue without flags; guests may not', async () => {
+  const watcher = await t.makeUser({ name: 'Watcher' });
+  const W = t.client(watcher);
+  const q = await openQueue(W, { event_types: ['message'], all_public_streams: true });
+  const plain = await openQueue(W, { event_types: ['message'] });
+  const pubName = `pub-${Date.now()}`;
+  await makeChannel(t, { name: pubName, subscribers: [alice.id] });
+  const privName = `priv-${Date.now()}`;
+  await makeChannel(t, { name: privName, inviteOnly: true, subscribers: [alice.id] });
+  const pub = assertSuccess(await send(A, { type: 'stream', to: pubName, topic: 't', content: 'public' })).id;
+  assertSuccess(await send(A, { type: 'stream', to: privName, topic: 't', content: 'private' }));
+  const got = await q.ofType('message');
+  assert.deepEqual(got.map((e) => e.message.id), [pub], 'only the public channel message');
+  assert.deepEqual(got[0].flags, []);
+  assert.deepEqual(await plain.ofType('message'), [], 'a normal queue of a non-subscriber gets nothing');
+  const g = await t.makeUser({ name: 'Guest2', role: ROLE.GUEST });
+  assertError(await t.client(g).post('/register', { all_public_streams: true }), 400, 'BAD_REQUEST', 'User not authorized for this query');
+});

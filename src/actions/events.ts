@@ -4,7 +4,7 @@ import { ApiError, badRequest } from '../lib/errors.ts';
 import type { EventQueue } from '../events/queue.ts';
 import { fetchInitialState, type RegisterOptions } from '../events/state.ts';
 import type { ZulipEvent } from '../events/types.ts';
-import type { UserRow } from '../store/users.ts';
+import { ROLE, type UserRow } from '../store/users.ts';
 import { FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.ts';
 
 const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 60 * 60;
@@ -17,6 +17,7 @@ export interface RegisterInput extends RegisterOptions {
 }
 
 export async function registerQueue(svc: Services, input: RegisterInput): Promise<Record<string, unknown>> {
+  if (input.allPublicStreams && input.user.role === ROLE.GUEST) throw new ApiError('User not authorized for this query');
   // The queue exists before state is read, so no event committed meanwhile is missed.
   const lifespan = input.queueLifespanSecs > 0 ? Math.min(input.queueLifespanSecs, MAX_QUEUE_LIFESPAN_SECS) : svc.config.queueIdleSeconds;
   const queue = svc.queues.create({

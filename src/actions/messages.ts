@@ -13,7 +13,7 @@ import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { subscriberIds, streamById, streamByName, subscription, type StreamRow } from '../store/streams.ts';
 import { userByEmail, type UserRow } from '../store/users.ts';
-import { FLAG, flagList, getOrCreateDirectGroup, insertMessage, insertUserMessages, RECIPIENT } from '../store/messages.ts';
+import { FLAG, flagList, getOrCreateDirectGroup, insertMessage, insertUserMessages, messageById, RECIPIENT, topicSenderIds } from '../store/messages.ts';
 import { canPost, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './channel-access.ts';
 import { Groups } from './group-settings.ts';
 import { formatMessages, loadDirectory, render } from './messages-format.ts';
@@ -222,15 +222,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     }
     let topicParticipants = new Set<number>();
     if (rendered.wildcardMention === 'topic' && isStream) {
-      const rows = await tx
-        .selectFrom('messages')
-        .select('sender_id')
-        .distinct()
-        .where('recipient_type', '=', RECIPIENT.STREAM)
-        .where('recipient_id', '=', addr.recipientId)
-        .where(sql`lower(topic)`, '=', addr.topic.toLowerCase())
-        .execute();
-      topicParticipants = new Set(rows.map((r) => r.sender_id));
+      topicParticipants = new Set(await topicSenderIds(tx, addr.recipientId, addr.topic));
       topicParticipants.add(sender.id);
     }
     const readBySender = input.readBySender ?? defaultReadBySender(input.clientName);
@@ -243,9 +235,9 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
       return { user_id: uid, message_id: id, flags: f };
     });
     await insertUserMessages(tx, rows);
-    const msgRow = await tx.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const msgRow = (await messageById(tx, svc.realmId, id))!;
     const [dict] = await formatMessages(svc, tx, [msgRow], dir, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
-    return { id, rows, dict, raw: content, emptyName: String(settings.empty_topic_display_name) };
+    return { id, rows, dict, raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
   });
 
   const event = {
@@ -261,6 +253,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   svc.bus.send(
     event,
     result.rows.map((r) => ({ id: r.user_id, extra: { flags: flagList(r.flags) } })),
+    { allPublicStreamsQueues: result.publicChannel },
   );
   return { id: result.id };
 }

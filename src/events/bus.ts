@@ -5,10 +5,10 @@
  * between processes (each then delivers to its own queues).
  */
 import type { QueueManager } from './queue.ts';
-import type { Envelope, Recipient, ZulipEvent } from './types.ts';
+import type { DeliveryOptions, Envelope, Recipient, ZulipEvent } from './types.ts';
 
 export interface EventBus {
-  send(event: ZulipEvent, recipients: Recipient[]): void;
+  send(event: ZulipEvent, recipients: Recipient[], options?: DeliveryOptions): void;
   close(): Promise<void>;
 }
 
@@ -17,12 +17,12 @@ export class LocalBus implements EventBus {
   constructor(queues: QueueManager) {
     this.queues = queues;
   }
-  send(event: ZulipEvent, recipients: Recipient[]): void {
-    if (recipients.length === 0) return;
-    this.deliver({ event, recipients });
+  send(event: ZulipEvent, recipients: Recipient[], options?: DeliveryOptions): void {
+    if (recipients.length === 0 && !options?.allPublicStreamsQueues) return;
+    this.deliver({ event, recipients, options });
   }
   protected deliver(env: Envelope): void {
-    this.queues.deliver(env.event, env.recipients);
+    this.queues.deliver(env.event, env.recipients, env.options);
   }
   async close(): Promise<void> {}
 }

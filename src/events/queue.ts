@@ -6,7 +6,7 @@
  * with a heartbeat after `heartbeatSeconds`; unpolled queues are collected.
  */
 import { randomBytes } from 'node:crypto';
-import type { Recipient, ZulipEvent } from './types.ts';
+import type { DeliveryOptions, Recipient, ZulipEvent } from './types.ts';
 
 export interface QueueOptions {
   userId: number;
@@ -172,18 +172,26 @@ export class QueueManager {
   }
 
   /** Delivers one event to the local queues of its recipients. */
-  deliver(event: ZulipEvent, recipients: Recipient[]): void {
+  deliver(event: ZulipEvent, recipients: Recipient[], options?: DeliveryOptions): void {
     const filter = this.filters.get(event.type);
+    const give = (q: EventQueue, base: ZulipEvent) => {
+      if (!q.wants(event.type)) return;
+      const copy = filter ? filter(q, base) : base;
+      if (Array.isArray(copy)) for (const c of copy) q.push(c);
+      else if (copy) q.push(copy);
+    };
+    const reached = new Set<number>();
     for (const r of recipients) {
       const userId = typeof r === 'number' ? r : r.id;
+      reached.add(userId);
       const set = this.byUser.get(userId);
       if (!set) continue;
       const base = typeof r === 'number' ? event : { ...event, ...r.extra };
-      for (const q of set) {
-        if (!q.wants(event.type)) continue;
-        const copy = filter ? filter(q, base) : base;
-        if (Array.isArray(copy)) for (const c of copy) q.push(c);
-        else if (copy) q.push(copy);
+      for (const q of set) give(q, base);
+    }
+    if (options?.allPublicStreamsQueues) {
+      for (const q of this.queues.values()) {
+        if (q.opts.allPublicStreams && !reached.has(q.userId)) give(q, { ...event, flags: [] });
       }
     }
   }

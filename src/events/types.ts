@@ -15,4 +15,13 @@ export type Recipient = number | { id: number; extra: Record<string, unknown> };
 export interface Envelope {
   event: ZulipEvent;
   recipients: Recipient[];
+  options?: DeliveryOptions;
+}
+
+export interface DeliveryOptions {
+  /**
+   * Also deliver to every queue registered with all_public_streams (a public
+   * channel message), for users not among the recipients, with no flags.
+   */
+  allPublicStreamsQueues?: boolean;
 }

@@ -330,3 +330,40 @@ export async function deleteMessageRows(db: Tx, ids: number[]): Promise<void> {
   await db.deleteFrom('user_messages').where('message_id', 'in', ids).execute();
   await db.deleteFrom('messages').where('id', 'in', ids).execute();
 }
+
+/** IDs of the messages a user has starred, ascending (register's starred_messages). */
+export async function starredMessageIds(db: Tx, userId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('user_messages')
+    .select('message_id')
+    .where('user_id', '=', userId)
+    .where(sql<boolean>`(flags & ${FLAG.starred}) <> 0`)
+    .orderBy('message_id')
+    .execute();
+  return rows.map((r) => r.message_id);
+}
+
+/** A user's topic visibility rows with the channel's name (register's user_topics / muted_topics). */
+export async function userTopicRows(db: Tx, userId: number) {
+  return db
+    .selectFrom('user_topics as ut')
+    .innerJoin('streams as s', 's.id', 'ut.stream_id')
+    .select(['ut.stream_id', 's.name as stream_name', 'ut.topic', 'ut.visibility_policy', 'ut.last_updated'])
+    .where('ut.user_id', '=', userId)
+    .orderBy('ut.last_updated')
+    .orderBy('ut.stream_id')
+    .execute();
+}
+
+/** Distinct senders of a channel topic (topic wildcard mentions reach these). */
+export async function topicSenderIds(db: Tx, streamId: number, topic: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom('messages')
+    .select('sender_id')
+    .distinct()
+    .where('recipient_type', '=', RECIPIENT.STREAM)
+    .where('recipient_id', '=', streamId)
+    .where(sql`lower(topic)`, '=', topic.toLowerCase())
+    .execute();
+  return rows.map((r) => r.sender_id);
+}

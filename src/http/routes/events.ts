@@ -15,7 +15,7 @@ export default [
       client_gravatar: p.bool().default(true),
       slim_presence: p.bool().default(false),
       presence_history_limit_days: p.int({ min: 0 }).optional(),
-      all_public_streams: p.bool().default(false),
+      all_public_streams: p.bool().optional(),
       include_subscribers: p.json(v.union<boolean | 'partial'>(v.bool(), v.literal(['partial'] as const)), 'boolean|"partial"').default(false),
       client_capabilities: p.json(v.dict(v.bool()), 'object').default({}),
       event_types: p.json(v.nullable(v.list(v.str())), 'string[]').default(null),
@@ -30,7 +30,8 @@ export default [
         clientGravatar: a.client_gravatar,
         slimPresence: a.slim_presence,
         presenceHistoryLimitDays: a.presence_history_limit_days ?? null,
-        allPublicStreams: a.all_public_streams,
+        // Unset: the account's default (bots may have default_all_public_streams).
+        allPublicStreams: a.all_public_streams ?? !!ctx.user.default_all_public_streams,
         includeSubscribers: a.include_subscribers,
         clientCapabilities: a.client_capabilities,
         eventTypes: a.event_types,
