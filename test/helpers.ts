@@ -258,6 +258,12 @@ export const POST_247_FIELDS = new Set<string>([
   'realm_empty_topic_display_name', // FL 334
   'password_max_length', // FL 338
   'realm_topics_policy', // FL 392
+  'realm_can_delete_any_message_group', // FL 281
+  'realm_can_delete_own_message_group', // FL 291
+  'realm_can_mention_many_users_group', // FL 352
+  'saved_snippets', // FL 297
+  'channel_folders', // FL 389
+  'navigation_views', // FL 390
   // A leading '/' names a field only at the top level of a response.
   '/date_joined', // the current user's, in POST /register
   '/role', // the current user's, in POST /register

@@ -8,3 +8,6 @@ import './settings.ts';
 import './streams.ts';
 import './user-groups.ts';
 import './messages.ts';
+import './user-topics.ts';
+import './realm-emoji.ts';
+import './empty.ts';

@@ -1,6 +1,6 @@
-/** The message sections of POST /register: max_message_id, unread_msgs, recent_private_conversations. */
+/** The message sections of POST /register: max_message_id, unread_msgs, recent_private_conversations, starred_messages. */
 import { registerState } from '../events/state.ts';
-import { directGroupMembers, FLAG, maxMessageIdFor, RECIPIENT, recentDirectMessages, unreadRows } from '../store/messages.ts';
+import { directGroupMembers, FLAG, maxMessageIdFor, RECIPIENT, recentDirectMessages, starredMessageIds, unreadRows } from '../store/messages.ts';
 import { unreadMessageDetails } from '../actions/message-flags.ts';
 
 const MAX_UNREAD_MESSAGES = 50000;
@@ -70,5 +70,12 @@ registerState({
       out.recent_private_conversations = [...convs.values()].sort((a, b) => b.max_message_id - a.max_message_id);
     }
     return out;
+  },
+});
+
+registerState({
+  types: ['starred_messages'],
+  async fetch(svc, opts) {
+    return { starred_messages: await starredMessageIds(svc.store.db, opts.user.id) };
   },
 });

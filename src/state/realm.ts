@@ -10,6 +10,7 @@ import { ROLE } from '../store/users.ts';
 import { isoFromSeconds } from '../lib/util.ts';
 import { PRESENCE } from '../actions/presence.ts';
 import { Groups, realmGroupSetting } from '../actions/group-settings.ts';
+import { DEFAULT_EXTERNAL_ACCOUNTS } from '../lib/profile-fields.ts';
 
 /** When this process started (Zulip's server_generation, UNIX seconds). */
 const SERVER_GENERATION = Math.floor(Date.now() / 1000);
@@ -18,6 +19,7 @@ registerState({
   types: ['realm'],
   async fetch(svc) {
     const realm = await realmById(svc.store.db, svc.realmId);
+    const groups = await Groups.load(svc.store.db, svc.realmId);
     const s = realmSettings(realm.settings_json);
     const c = svc.config;
     const out: Record<string, unknown> = {};
@@ -77,6 +79,15 @@ registerState({
       realm_org_type: s.org_type,
       realm_plan_type: s.plan_type,
       zulip_plan_is_not_limited: true,
+      // The built-in external account providers for custom profile fields (zulip-flutter requires the map).
+      realm_default_external_accounts: Object.fromEntries(Object.entries(DEFAULT_EXTERNAL_ACCOUNTS).map(([k, a]) => [k, { ...a }])),
+      // Parley does not restrict wildcard mentions: everyone may use them (1),
+      // and the group setting that replaced this policy at FL 352 says the same.
+      realm_wildcard_mention_policy: 1,
+      realm_can_mention_many_users_group: groups.systemGroupId('role:everyone'),
+      // There is no message deletion endpoint yet, so nobody may delete messages (FL 291).
+      realm_can_delete_any_message_group: groups.systemGroupId('role:nobody'),
+      realm_can_delete_own_message_group: groups.systemGroupId('role:nobody'),
     });
     // demo_organization_scheduled_deletion_date is present only for demo organizations (never here).
     return out;

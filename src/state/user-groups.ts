@@ -3,7 +3,8 @@ import { registerState } from '../events/state.ts';
 import { listGroups } from '../actions/user-groups.ts';
 
 registerState({
-  types: ['user_group'],
+  // Zulip fills realm_user_groups for fetch type realm_user_groups; event type user_group asks for it too.
+  types: ['user_group', 'realm_user_groups'],
   async fetch(svc) {
     return { realm_user_groups: await listGroups(svc, true) };
   },

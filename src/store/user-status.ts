@@ -68,3 +68,8 @@ export async function activeRealmEmojiByName(db: Tx, realmId: number, name: stri
 export async function realmEmojiById(db: Tx, realmId: number, id: number): Promise<RealmEmojiRow | undefined> {
   return db.selectFrom('realm_emoji').selectAll().where('realm_id', '=', realmId).where('id', '=', id).executeTakeFirst();
 }
+
+/** Every custom emoji of the organization, deactivated ones included (register's realm_emoji). */
+export async function allRealmEmoji(db: Tx, realmId: number): Promise<RealmEmojiRow[]> {
+  return db.selectFrom('realm_emoji').selectAll().where('realm_id', '=', realmId).orderBy('id').execute();
+}

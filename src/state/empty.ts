@@ -1,0 +1,43 @@
+/**
+ * POST /register sections for Zulip features Parley does not have yet.
+ * Zulip clients (zulip-flutter, zulip-terminal) require these keys, and for
+ * a server without the feature the empty value is the truth: none exist.
+ * Each section answers the fetch_event_types name Zulip uses for it.
+ */
+import { registerState } from '../events/state.ts';
+
+/** fetch_event_types name → the state keys it adds, with their empty values (fresh per call). */
+const EMPTY_SECTIONS: Record<string, () => Record<string, unknown>> = {
+  // Alert words: no endpoint to define them yet, so no user has any.
+  alert_words: () => ({ alert_words: [] }),
+  // Muting users: not implemented; nobody has muted anyone.
+  muted_users: () => ({ muted_users: [] }),
+  // Linkifiers: none can be configured (realm_filters is the legacy form of the same list).
+  realm_linkifiers: () => ({ realm_linkifiers: [] }),
+  realm_filters: () => ({ realm_filters: [] }),
+  // Code playgrounds: none can be configured.
+  realm_playgrounds: () => ({ realm_playgrounds: [] }),
+  // Allowed sign-up domains: none (realm_emails_restricted_to_domains is false).
+  realm_domains: () => ({ realm_domains: [] }),
+  // Draft synchronization: drafts are not stored on the server.
+  drafts: () => ({ drafts: [] }),
+  // Scheduled messages: not implemented.
+  scheduled_messages: () => ({ scheduled_messages: [] }),
+  // Saved snippets (FL 297): not implemented.
+  saved_snippets: () => ({ saved_snippets: [] }),
+  // Onboarding steps: Parley shows no onboarding hints, so none are pending.
+  onboarding_steps: () => ({ onboarding_steps: [] }),
+  // Channel folders (FL 389): channels carry folder_id null; no folders exist.
+  channel_folders: () => ({ channel_folders: [] }),
+  // Saved navigation views (FL 390): not implemented.
+  navigation_views: () => ({ navigation_views: [] }),
+};
+
+registerState({
+  types: Object.keys(EMPTY_SECTIONS),
+  async fetch(_svc, _opts, wants) {
+    const out: Record<string, unknown> = {};
+    for (const [type, value] of Object.entries(EMPTY_SECTIONS)) if (wants(type)) Object.assign(out, value());
+    return out;
+  },
+});

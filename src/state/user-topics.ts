@@ -1,0 +1,30 @@
+/**
+ * Topic preferences in POST /register: `user_topics` (fetch type
+ * user_topic) and the legacy `muted_topics` list of [channel name, topic,
+ * date muted] for muted topics (fetch type muted_topics, still read by
+ * zulip-terminal).
+ */
+import { registerState } from '../events/state.ts';
+import { userTopicRows } from '../store/messages.ts';
+
+const MUTED = 1;
+
+registerState({
+  types: ['user_topic', 'muted_topics'],
+  async fetch(svc, opts, wants) {
+    const rows = await userTopicRows(svc.store.db, opts.user.id);
+    const out: Record<string, unknown> = {};
+    if (wants('user_topic')) {
+      out.user_topics = rows.map((r) => ({
+        stream_id: r.stream_id,
+        topic_name: r.topic,
+        last_updated: Number(r.last_updated),
+        visibility_policy: r.visibility_policy,
+      }));
+    }
+    if (wants('muted_topics')) {
+      out.muted_topics = rows.filter((r) => r.visibility_policy === MUTED).map((r) => [r.stream_name, r.topic, Number(r.last_updated)]);
+    }
+    return out;
+  },
+});
