@@ -189,3 +189,15 @@ test('a deactivated organization: 401 REALM_DEACTIVATED for API calls and passwo
     await t2.close();
   }
 });
+
+test('URLs that /register hands out resolve: emoji data and logo', async () => {
+  const reg = assertSuccess(await t.client(t.owner).post('/register', { fetch_event_types: ['realm'] }));
+  const emoji = await fetch(reg.server_emoji_data_url);
+  assert.equal(emoji.status, 200);
+  const data = (await emoji.json()) as { code_to_names: Record<string, string[]> };
+  assert.deepEqual(data.code_to_names['1f642'], ['smile']);
+  const logo = await fetch(reg.realm_logo_url);
+  assert.equal(logo.status, 200);
+  assert.match(logo.headers.get('content-type') ?? '', /image\/svg\+xml/);
+  assert.match(reg.realm_icon_url, /^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon$/);
+});

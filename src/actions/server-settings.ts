@@ -4,6 +4,7 @@ import { realmById } from '../store/realm.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.ts';
 import { renderPlain } from '../lib/render-plain.ts';
+import { realmIconUrl } from './users-format.ts';
 
 export async function serverSettings(svc: Services): Promise<Record<string, unknown>> {
   const realm = await realmById(svc.store.db, svc.realmId);
@@ -35,7 +36,7 @@ export async function serverSettings(svc: Services): Promise<Record<string, unkn
     realm_url: url,
     realm_uri: url,
     realm_name: realm.name,
-    realm_icon: `${url}/static/images/logo/zulip-icon-128x128.png`,
+    realm_icon: realmIconUrl(realm),
     realm_description: renderPlain(realm.description),
     realm_web_public_access_enabled: !!settings.enable_spectator_access && svc.config.webPublicStreamsEnabled,
   };

@@ -24,6 +24,11 @@ const NAME_TO_CODE: ReadonlyMap<string, string> = (() => {
   return m;
 })();
 
+/** Every emoji code with its names (canonical first): the server's emoji data document. */
+export function codeToNames(): Readonly<Record<string, string[]>> {
+  return namesByCode as Record<string, string[]>;
+}
+
 /** Emoticon → emoji name conversions (used when translate_emoticons is on). */
 export const EMOTICON_CONVERSIONS: Readonly<Record<string, string>> = {
   ':)': 'smile',

@@ -14,8 +14,14 @@ import { decodeUtf8, parseForm } from './form.ts';
 import { parseMultipart, type UploadedFile } from './multipart.ts';
 import type { Method, RequestContext, RouteDef } from './route.ts';
 import type { UserRow } from '../store/users.ts';
+import { codeToNames } from '../emoji/index.ts';
 
 export const API_PREFIX = '/api/v1';
+export const EMOJI_DATA_PATH = '/static/generated/emoji/emoji_api.json';
+export const LOGO_PATH = '/static/images/logo/parley-logo.svg';
+const DEFAULT_LOGO_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#3b6ea5"/>' +
+  '<path d="M14 18h36a4 4 0 0 1 4 4v18a4 4 0 0 1-4 4H30l-10 8v-8h-6a4 4 0 0 1-4-4V22a4 4 0 0 1 4-4z" fill="#fff"/></svg>';
 const METHODS: Method[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 
 declare module 'fastify' {
@@ -100,6 +106,17 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
 
   app.setNotFoundHandler((_req, reply) => {
     reply.code(404).send({ result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
+  });
+
+  // The emoji data document clients download (server_emoji_data_url in /register).
+  const emojiData = JSON.stringify({ code_to_names: codeToNames() });
+  app.get(EMOJI_DATA_PATH, async (_req, reply) => {
+    reply.header('Content-Type', 'application/json; charset=utf-8').header('Cache-Control', 'public, max-age=86400').send(emojiData);
+  });
+
+  // The default organization logo (realm_logo_url when none is uploaded).
+  app.get(LOGO_PATH, async (_req, reply) => {
+    reply.header('Content-Type', 'image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(DEFAULT_LOGO_SVG);
   });
 
   const methodsByPath = new Map<string, Set<Method>>();

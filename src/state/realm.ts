@@ -4,7 +4,8 @@ import { realmById } from '../store/realm.ts';
 import { allUsers } from '../store/users.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { renderPlain } from '../lib/render-plain.ts';
-import { formatUser, avatarUrl, isAdminRole } from '../actions/users-format.ts';
+import { formatUser, avatarUrl, isAdminRole, realmIconUrl } from '../actions/users-format.ts';
+import { EMOJI_DATA_PATH, LOGO_PATH } from '../http/app.ts';
 import { profileDataByUser } from '../actions/profile-data.ts';
 import { ROLE } from '../store/users.ts';
 import { isoFromSeconds } from '../lib/util.ts';
@@ -32,9 +33,9 @@ registerState({
       realm_date_created: realm.date_created,
       realm_url: c.externalUrl,
       realm_uri: c.externalUrl,
-      realm_icon_url: `${c.externalUrl}/static/images/logo/zulip-icon-128x128.png`,
-      realm_logo_url: `${c.externalUrl}/static/images/logo/zulip-org-logo.svg`,
-      realm_night_logo_url: `${c.externalUrl}/static/images/logo/zulip-org-logo.svg`,
+      realm_icon_url: realmIconUrl(realm),
+      realm_logo_url: `${c.externalUrl}${LOGO_PATH}`,
+      realm_night_logo_url: `${c.externalUrl}${LOGO_PATH}`,
       realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } },
       realm_email_auth_enabled: true,
       realm_password_auth_enabled: true,
@@ -71,7 +72,7 @@ registerState({
       server_inline_url_embed_preview: false,
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,
-      server_emoji_data_url: `${c.externalUrl}/static/generated/emoji/emoji_api.json`,
+      server_emoji_data_url: `${c.externalUrl}${EMOJI_DATA_PATH}`,
       giphy_api_key: '',
       giphy_rating_options: {},
       development_environment: false,
