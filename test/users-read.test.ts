@@ -1,0 +1,65 @@
+/** Reading users: GET /users (filters), /users/me, /users/{user_id}, /users/{email}. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, assertError, assertSuccess, assertSchema, type TestServer, type Account } from './helpers.ts';
+import { ROLE } from '../src/store/users.ts';
+
+let t: TestServer;
+let member: Account, guest: Account, bot: Account;
+
+before(async () => {
+  t = await startTestServer();
+  member = await t.makeUser({ name: 'Mira Member' });
+  guest = await t.makeUser({ name: 'Gil Guest', role: ROLE.GUEST });
+  bot = await t.makeUser({ name: 'Beep Bot', isBot: true, botOwnerId: member.id });
+});
+after(() => t.close());
+
+test('GET /users/{user_id}: the user object, schema, errors', async () => {
+  const res = await t.client(guest).get(`/users/${member.id}`, { client_gravatar: false });
+  const body = assertSuccess(res);
+  assertSchema(res, 'GET', '/users/{user_id}');
+  assert.equal(body.user.user_id, member.id);
+  assert.equal(body.user.full_name, 'Mira Member');
+  assert.equal(body.user.role, ROLE.MEMBER);
+  assert.match(body.user.avatar_url, /^https:\/\/secure\.gravatar\.com\/avatar\//);
+  assert.equal(body.user.profile_data, undefined, 'only with include_custom_profile_fields');
+  const withProfile = assertSuccess(await t.client(guest).get(`/users/${member.id}`, { include_custom_profile_fields: true }));
+  assert.deepEqual(withProfile.user.profile_data, {});
+  assert.equal(withProfile.user.avatar_url, null, 'client_gravatar defaults to true');
+  const botRes = assertSuccess(await t.client(member).get(`/users/${bot.id}`));
+  assert.equal(botRes.user.is_bot, true);
+  assert.equal(botRes.user.bot_owner_id, member.id);
+  assert.equal(botRes.user.bot_type, 1);
+  assertError(await t.client(member).get('/users/987654'), 400, 'BAD_REQUEST', 'No such user');
+});
+
+test('GET /users/{email}: by real email, case-insensitive; unknown email', async () => {
+  const res = await t.client(guest).get(`/users/${encodeURIComponent(member.email.toUpperCase())}`);
+  const body = assertSuccess(res);
+  assertSchema(res, 'GET', '/users/{email}');
+  assert.equal(body.user.user_id, member.id);
+  assertError(await t.client(guest).get('/users/nobody%40example.com'), 400, 'BAD_REQUEST', 'No such user');
+});
+
+test('GET /users: all users, user_ids filter, custom profile fields', async () => {
+  const all = assertSuccess(await t.client(member).get('/users'));
+  const ids = all.members.map((m: { user_id: number }) => m.user_id);
+  for (const a of [t.owner, member, guest, bot]) assert.ok(ids.includes(a.id));
+  const some = await t.client(member).get('/users', { user_ids: [guest.id, bot.id] });
+  assertSchema(some, 'GET', '/users');
+  assert.deepEqual(assertSuccess(some).members.map((m: { user_id: number }) => m.user_id), [guest.id, bot.id]);
+  assertError(await t.client(member).get('/users', { user_ids: [guest.id, 987654] }), 400, 'BAD_REQUEST', 'Invalid user ID: 987654');
+  const prof = assertSuccess(await t.client(member).get('/users', { include_custom_profile_fields: true, user_ids: [member.id, bot.id] }));
+  assert.deepEqual(prof.members[0].profile_data, {});
+  assert.equal(prof.members[1].profile_data, undefined, 'bots carry no profile_data');
+});
+
+test('GET /users/me: own object with delivery_email', async () => {
+  const res = await t.client(member).get('/users/me');
+  const body = assertSuccess(res);
+  assertSchema(res, 'GET', '/users/me');
+  assert.equal(body.user_id, member.id);
+  assert.equal(body.delivery_email, member.email);
+  assert.deepEqual(body.profile_data, {});
+});
