@@ -7,6 +7,7 @@ import type { EventQueue } from './queue.ts';
 import type { ZulipEvent } from './types.ts';
 import { messageEventForQueue } from '../actions/messages-events.ts';
 import { streamEventFilter } from '../actions/streams.ts';
+import { installUserTopicFilters } from '../actions/user-topics.ts';
 
 export function installEventFilters(svc: Services): void {
   // message: per-queue content (apply_markdown), avatars, empty topic, local_message_id, narrow.
@@ -55,4 +56,6 @@ export function installEventFilters(svc: Services): void {
   for (const legacy of ['update_display_settings', 'update_global_notifications']) {
     svc.queues.setFilter(legacy, (q, event) => (q.opts.clientCapabilities.user_settings_object ? null : event));
   }
+  // user_topic / muted_topics: empty topic naming and legacy-event suppression.
+  installUserTopicFilters(svc);
 }

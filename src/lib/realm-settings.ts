@@ -11,7 +11,7 @@ export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
   waiting_period_threshold: 0,
   allow_message_editing: true,
   message_content_edit_limit_seconds: 600,
-  message_content_delete_limit_seconds: null,
+  message_content_delete_limit_seconds: 600,
   allow_edit_history: true,
   mandatory_topics: false,
   topics_policy: 'allow_empty_topic',
@@ -67,4 +67,7 @@ export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = {
   can_add_subscribers_group: 'role:members',
   can_create_groups: 'role:members',
   can_manage_all_groups: 'role:owners',
+  // Message deletion (DELETE /messages/{message_id}), with Zulip's defaults.
+  can_delete_any_message_group: 'role:administrators',
+  can_delete_own_message_group: 'role:everyone',
 };

@@ -86,9 +86,8 @@ registerState({
       // and the group setting that replaced this policy at FL 352 says the same.
       realm_wildcard_mention_policy: 1,
       realm_can_mention_many_users_group: groups.systemGroupId('role:everyone'),
-      // There is no message deletion endpoint yet, so nobody may delete messages (FL 291).
-      realm_can_delete_any_message_group: groups.systemGroupId('role:nobody'),
-      realm_can_delete_own_message_group: groups.systemGroupId('role:nobody'),
+      // realm_can_delete_any_message_group / realm_can_delete_own_message_group
+      // come with the other organization group settings (src/state/streams.ts).
     });
     // demo_organization_scheduled_deletion_date is present only for demo organizations (never here).
     return out;

@@ -6,6 +6,8 @@
  */
 import { registerState } from '../events/state.ts';
 import { userTopicRows } from '../store/messages.ts';
+import { realmById } from '../store/realm.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
 
 const MUTED = 1;
 
@@ -14,16 +16,19 @@ registerState({
   async fetch(svc, opts, wants) {
     const rows = await userTopicRows(svc.store.db, opts.user.id);
     const out: Record<string, unknown> = {};
+    // The empty topic is named for clients without the empty_topic_name capability.
+    const emptyName = String(realmSettings((await realmById(svc.store.db, svc.realmId)).settings_json).empty_topic_display_name);
+    const name = (t: string): string => (t === '' && !opts.clientCapabilities.empty_topic_name ? emptyName : t);
     if (wants('user_topic')) {
       out.user_topics = rows.map((r) => ({
         stream_id: r.stream_id,
-        topic_name: r.topic,
+        topic_name: name(r.topic),
         last_updated: Number(r.last_updated),
         visibility_policy: r.visibility_policy,
       }));
     }
     if (wants('muted_topics')) {
-      out.muted_topics = rows.filter((r) => r.visibility_policy === MUTED).map((r) => [r.stream_name, r.topic, Number(r.last_updated)]);
+      out.muted_topics = rows.filter((r) => r.visibility_policy === MUTED).map((r) => [r.stream_name, name(r.topic), Number(r.last_updated)]);
     }
     return out;
   },

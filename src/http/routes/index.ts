@@ -13,7 +13,9 @@ import bots from './bots.ts';
 import messages from './messages.ts';
 import streams from './streams.ts';
 import userGroups from './user-groups.ts';
+import reactions from './reactions.ts';
+import userTopics from './user-topics.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages];
+  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics];
 }

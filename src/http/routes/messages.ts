@@ -5,6 +5,7 @@ import { sendMessage } from '../../actions/messages.ts';
 import { getMessage, getMessages, matchesNarrow, renderMessage } from '../../actions/messages-fetch.ts';
 import { markAllAsRead, markStreamAsRead, markTopicAsRead, updateFlags, updateFlagsForNarrow } from '../../actions/message-flags.ts';
 import { parseNarrow, type NarrowTerm } from '../../actions/narrow.ts';
+import { deleteMessageByUser } from '../../actions/message-delete-api.ts';
 
 /** A narrow: JSON list of {operator, operand, negated} or [operator, operand]; an empty list is no narrow. */
 const narrowParam = () =>
@@ -95,6 +96,17 @@ export default [
     pathParams: { message_id: p.pathInt() },
     params: { apply_markdown: p.bool().default(true), allow_empty_topic_name: p.bool().default(false) },
     handler: (ctx, a) => getMessage(ctx.svc, ctx.user, a.message_id, { applyMarkdown: a.apply_markdown, allowEmptyTopicName: a.allow_empty_topic_name }),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/messages/:message_id(^\\d+$)',
+    auth: 'user',
+    summary: 'Delete a message',
+    pathParams: { message_id: p.pathInt() },
+    params: {},
+    handler: async (ctx, a) => {
+      await deleteMessageByUser(ctx.svc, ctx.user, a.message_id);
+    },
   }),
   route({
     method: 'POST',

@@ -1,0 +1,176 @@
+/**
+ * Emoji reactions: POST and DELETE /messages/{message_id}/reactions and the
+ * `reaction` events. A reaction on a message the user can see without a
+ * user_messages row gives them a historical row (so later updates of the
+ * message reach them), as Zulip does.
+ */
+import type { Services } from '../services.ts';
+import type { Tx } from '../store/db.ts';
+import { ApiError, badRequest } from '../lib/errors.ts';
+import { checkUnicodeEmoji, emojiByCode, emojiByName } from '../emoji/index.ts';
+import { transaction } from '../store/db.ts';
+import { HISTORICAL_FLAGS, messageHolders, RECIPIENT, userFlags, type MessageRow } from '../store/messages.ts';
+import { streamById, subscriberIds, subscription } from '../store/streams.ts';
+import { activeRealmEmojiByName, realmEmojiById } from '../store/user-status.ts';
+import { deleteReaction, ensureUserMessage, existingReactionName, insertReaction, reactionName, type ReactionKey } from '../store/reactions.ts';
+import type { UserRow } from '../store/users.ts';
+import type { ZulipEvent } from '../events/types.ts';
+import { accessMessage, invalidMessage } from './messages-fetch.ts';
+import { streamAccess } from './channel-access.ts';
+import { Groups } from './group-settings.ts';
+
+const EXTRA = 'zulip_extra_emoji';
+/** The spec's name for Zulip's extra emoji type; stored under Zulip's name. */
+const EXTRA_ALIASES = new Set([EXTRA, 'service_extra_emoji']);
+const normalizeType = (t: string): string => (EXTRA_ALIASES.has(t) ? EXTRA : t);
+
+/**
+ * The message, when the user may act on it (react, delete): they can read
+ * it, and for channel messages the channel is not archived and they have
+ * content access to it now (Zulip's access_message with is_modifying_message).
+ */
+export async function accessMessageToModify(svc: Services, db: Tx, user: UserRow, id: number): Promise<{ row: MessageRow; hasRow: boolean } | null> {
+  const a = await accessMessage(svc, db, user, id);
+  if (!a) return null;
+  const hasRow = (await userFlags(db, user.id, [id])).has(id);
+  if (a.row.recipient_type !== RECIPIENT.STREAM) return { row: a.row, hasRow };
+  const stream = await streamById(db, svc.realmId, a.row.recipient_id);
+  if (!stream || stream.is_archived) return null;
+  const groups = await Groups.load(db, svc.realmId);
+  if (!streamAccess(user, stream, !!(await subscription(db, user.id, stream.id)), groups).content) return null;
+  return { row: a.row, hasRow };
+}
+
+/**
+ * Who hears about a change to a message: holders of its user_messages rows,
+ * plus, for channels whose history subscribers can read, the subscribers.
+ */
+export async function messageEventRecipients(svc: Services, db: Tx, row: MessageRow): Promise<number[]> {
+  const users = new Set((await messageHolders(db, [row.id])).get(row.id) ?? []);
+  if (row.recipient_type === RECIPIENT.STREAM) {
+    const stream = await streamById(db, svc.realmId, row.recipient_id);
+    if (stream && (!stream.invite_only || stream.history_public_to_subscribers)) {
+      for (const u of await subscriberIds(db, stream.id)) users.add(u);
+    }
+  }
+  return [...users];
+}
+
+/** An emoji name alone, resolved as Zulip does: custom emoji first, then the extra "zulip", then unicode. */
+async function emojiData(db: Tx, realmId: number, name: string): Promise<{ code: string; type: string }> {
+  const custom = await activeRealmEmojiByName(db, realmId, name);
+  if (custom) return { code: String(custom.id), type: 'realm_emoji' };
+  if (name === 'zulip') return { code: 'zulip', type: EXTRA };
+  const unicode = emojiByName(name);
+  if (unicode) return { code: unicode.code, type: 'unicode_emoji' };
+  throw badRequest(`Emoji '${name}' does not exist`);
+}
+
+const realmEmojiId = (code: string): number => (/^[1-9]\d{0,9}$/.test(code) ? Number(code) : NaN);
+
+/** Whether (name, code, type) is usable for a new reaction, with Zulip's messages. */
+async function checkEmoji(db: Tx, realmId: number, name: string, code: string, type: string): Promise<void> {
+  if (type === 'realm_emoji') {
+    const id = realmEmojiId(code);
+    const custom = Number.isNaN(id) ? undefined : await realmEmojiById(db, realmId, id);
+    if (!custom) throw badRequest('Invalid custom emoji.');
+    if (custom.name !== name) throw badRequest('Invalid custom emoji name.');
+    if (custom.deactivated) throw badRequest('This custom emoji has been deactivated.');
+  } else if (type === EXTRA) {
+    if (code !== 'zulip') throw badRequest('Invalid emoji code.');
+    if (name !== code) throw badRequest('Invalid emoji name.');
+  } else if (type === 'unicode_emoji') {
+    const r = checkUnicodeEmoji(name, code);
+    if (!r.ok) throw badRequest(r.error);
+  } else {
+    throw badRequest('Invalid emoji type.');
+  }
+}
+
+/** Whether a code can name an emoji of the type at all (for removal; deactivated custom emoji still count). */
+async function codeExists(db: Tx, realmId: number, code: string, type: string): Promise<boolean> {
+  if (type === 'realm_emoji') {
+    const id = realmEmojiId(code);
+    return !Number.isNaN(id) && (await realmEmojiById(db, realmId, id)) !== undefined;
+  }
+  if (type === EXTRA) return code === 'zulip';
+  if (type === 'unicode_emoji') return emojiByCode(code) !== undefined;
+  return false;
+}
+
+function reactionEvent(user: UserRow, op: 'add' | 'remove', messageId: number, name: string, code: string, type: string): ZulipEvent {
+  return {
+    type: 'reaction',
+    op,
+    user_id: user.id,
+    // Zulip still sends this redundant object (deprecated in favour of user_id).
+    user: { user_id: user.id, email: user.email, full_name: user.full_name },
+    message_id: messageId,
+    emoji_name: name,
+    emoji_code: code,
+    reaction_type: type,
+  };
+}
+
+export interface EmojiInput {
+  emojiName?: string;
+  emojiCode?: string;
+  reactionType?: string;
+}
+
+export async function addReaction(svc: Services, user: UserRow, messageId: number, input: EmojiInput & { emojiName: string }): Promise<void> {
+  const { event, recipients } = await transaction(svc.store, async (tx) => {
+    const a = await accessMessageToModify(svc, tx, user, messageId);
+    if (!a) throw invalidMessage();
+    let code = input.emojiCode;
+    let type = input.reactionType === undefined ? undefined : normalizeType(input.reactionType);
+    if (code === undefined || type === undefined) {
+      const data = await emojiData(tx, svc.realmId, input.emojiName);
+      code ??= data.code;
+      type ??= data.type;
+    }
+    const key: ReactionKey = { messageId, userId: user.id, emojiCode: code, reactionType: type };
+    if ((await reactionName(tx, key)) !== undefined) throw new ApiError('Reaction already exists.', { code: 'REACTION_ALREADY_EXISTS' });
+    // A vote for a reaction someone already made takes that reaction's name,
+    // unchecked (its emoji may have been deactivated since).
+    let name = await existingReactionName(tx, messageId, code, type);
+    if (name === undefined) {
+      await checkEmoji(tx, svc.realmId, input.emojiName, code, type);
+      name = input.emojiName;
+    }
+    if (!a.hasRow) await ensureUserMessage(tx, user.id, messageId, HISTORICAL_FLAGS);
+    await insertReaction(tx, key, name);
+    return { event: reactionEvent(user, 'add', messageId, name, code, type), recipients: await messageEventRecipients(svc, tx, a.row) };
+  });
+  svc.bus.send(event, recipients);
+}
+
+/**
+ * Removal (spec 4.20): the emoji by code, or by name when no code is given;
+ * reaction_type defaults to unicode_emoji, except that a name alone resolves
+ * to its own type (custom emoji need no reaction_type).
+ */
+export async function removeReaction(svc: Services, user: UserRow, messageId: number, input: EmojiInput): Promise<void> {
+  const { event, recipients } = await transaction(svc.store, async (tx) => {
+    const a = await accessMessageToModify(svc, tx, user, messageId);
+    if (!a) throw invalidMessage();
+    let code = input.emojiCode;
+    let type = input.reactionType === undefined ? undefined : normalizeType(input.reactionType);
+    if (code === undefined) {
+      if (input.emojiName === undefined) throw badRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
+      const data = await emojiData(tx, svc.realmId, input.emojiName);
+      code = data.code;
+      type ??= data.type;
+    }
+    type ??= 'unicode_emoji';
+    const key: ReactionKey = { messageId, userId: user.id, emojiCode: code, reactionType: type };
+    const name = await reactionName(tx, key);
+    if (name === undefined) {
+      if (!(await codeExists(tx, svc.realmId, code, type))) throw badRequest('Invalid emoji code.');
+      throw new ApiError("Reaction doesn't exist.", { code: 'REACTION_DOES_NOT_EXIST' });
+    }
+    await deleteReaction(tx, key);
+    return { event: reactionEvent(user, 'remove', messageId, name, code, type), recipients: await messageEventRecipients(svc, tx, a.row) };
+  });
+  svc.bus.send(event, recipients);
+}

@@ -1,0 +1,47 @@
+/**
+ * Personal topic preferences (user_topics): the SQL. Topics compare
+ * case-insensitively, as in Zulip; a row keeps the spelling it was created with.
+ */
+import { sql } from 'kysely';
+import type { Tx } from './db.ts';
+
+export interface UserTopicRow {
+  stream_id: number;
+  topic: string;
+  visibility_policy: number;
+  last_updated: number;
+}
+
+export async function userTopicOf(db: Tx, userId: number, streamId: number, topic: string): Promise<UserTopicRow | undefined> {
+  const r = await db
+    .selectFrom('user_topics')
+    .select(['stream_id', 'topic', 'visibility_policy', 'last_updated'])
+    .where('user_id', '=', userId)
+    .where('stream_id', '=', streamId)
+    .where(sql`lower(topic)`, '=', topic.toLowerCase())
+    .executeTakeFirst();
+  return r ? { ...r, last_updated: Number(r.last_updated) } : undefined;
+}
+
+export async function insertUserTopic(db: Tx, userId: number, streamId: number, topic: string, policy: number, lastUpdated: number): Promise<void> {
+  await db.insertInto('user_topics').values({ user_id: userId, stream_id: streamId, topic, visibility_policy: policy, last_updated: lastUpdated }).execute();
+}
+
+export async function updateUserTopic(db: Tx, userId: number, streamId: number, topic: string, policy: number, lastUpdated: number): Promise<void> {
+  await db
+    .updateTable('user_topics')
+    .set({ visibility_policy: policy, last_updated: lastUpdated })
+    .where('user_id', '=', userId)
+    .where('stream_id', '=', streamId)
+    .where(sql`lower(topic)`, '=', topic.toLowerCase())
+    .execute();
+}
+
+export async function deleteUserTopic(db: Tx, userId: number, streamId: number, topic: string): Promise<void> {
+  await db
+    .deleteFrom('user_topics')
+    .where('user_id', '=', userId)
+    .where('stream_id', '=', streamId)
+    .where(sql`lower(topic)`, '=', topic.toLowerCase())
+    .execute();
+}
