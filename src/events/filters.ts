@@ -31,6 +31,13 @@ export function installEventFilters(svc: Services): void {
     if (recipient.type !== 'channel') return rest;
     return { ...rest, recipient: { ...recipient, topic: namedTopic(q, recipient.topic, __parley) } };
   });
+  // update_message: the empty topic is named for clients without the empty_topic_name capability.
+  svc.queues.setFilter('update_message', (q, event) => {
+    const { __parley, ...rest } = event as ZulipEvent & { __parley?: { empty_topic_display_name?: string } };
+    if ('orig_subject' in rest) rest.orig_subject = namedTopic(q, rest.orig_subject, __parley);
+    if ('subject' in rest) rest.subject = namedTopic(q, rest.subject, __parley);
+    return rest;
+  });
   // Clients without bulk_message_deletion get one legacy event per message.
   svc.queues.setFilter('delete_message', (q, event) => {
     if (q.opts.clientCapabilities.bulk_message_deletion) return event;

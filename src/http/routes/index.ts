@@ -15,7 +15,8 @@ import streams from './streams.ts';
 import userGroups from './user-groups.ts';
 import reactions from './reactions.ts';
 import userTopics from './user-topics.ts';
+import messageEdit from './message-edit.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics];
+  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit];
 }
