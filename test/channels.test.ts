@@ -370,6 +370,14 @@ test('announce: Notification Bot posts to the new channel announcements channel'
     assert.equal(rows[0].full_name, 'Notification Bot');
     assert.match(rows[0].delivery_email, /^notification-bot@/);
     assert.equal(rows[0].is_bot, 1);
+    // A system bot: listed in cross_realm_bots, not among the organization's users.
+    const reg = await openQueue(c(member), { fetch_event_types: ['realm_user'] });
+    const cross = reg.state.cross_realm_bots.find((b: any) => b.full_name === 'Notification Bot');
+    assert.ok(cross, 'Notification Bot is a cross-realm bot');
+    assert.equal(cross.is_system_bot, true);
+    assert.equal(cross.email, 'notification-bot@zulip.com');
+    assert.ok(!reg.state.realm_users.some((u: any) => u.user_id === cross.user_id));
+    assert.ok(!assertSuccess(await c(member).get('/users')).members.some((u: any) => u.user_id === cross.user_id));
   } finally {
     await updateRealm(t.server.svc.store.db, t.server.svc.realmId, { settings_json: '{}' });
   }

@@ -229,3 +229,15 @@ test('GET /messages/{message_id}/history', async () => {
   assertError(await B.get(`/messages/${id}/history`), 400, 'BAD_REQUEST', 'Message edit history is disabled in this organization');
   await setRealmSetting(t, 'allow_edit_history', true);
 });
+
+test('topic moves in a private channel: Notification Bot (a system bot) posts its notice there too', async () => {
+  const priv = await makeChannel(t, { name: 'secret-room', inviteOnly: true, subscribers: [alice.id, bob.id] });
+  const m = assertSuccess(await A.post('/messages', { type: 'stream', to: priv, topic: 'before', content: 'hush' })).id;
+  const qb = await openQueue(B, { event_types: ['message', 'update_message'] });
+  assertSuccess(await edit(A, m, { topic: 'after', propagate_mode: 'change_all' }));
+  const events = await qb.drain();
+  const notice = events.find((e) => e.type === 'message');
+  assert.ok(notice, 'the notice reaches the channel');
+  assert.equal(notice.message.sender_full_name, 'Notification Bot');
+  assert.equal(notice.message.subject, 'after');
+});

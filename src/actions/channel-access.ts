@@ -97,6 +97,8 @@ export async function accessStreamByName(svc: Services, db: Tx, user: UserRow, n
  */
 export function canPost(user: UserRow, access: StreamAccess, groups: Groups): boolean {
   if (access.stream.is_archived) return false;
+  // System bots (Notification Bot) post wherever the server sends its notices.
+  if (user.is_system_bot) return true;
   if (!groups.allows(user, streamGroupSetting(access.stream, 'can_send_message_group'))) return false;
   if (access.stream.invite_only || user.role === ROLE.GUEST) return access.subscribed;
   return true;

@@ -12,7 +12,7 @@ import { normalizeTopic, truncateContent, truncateTopic } from '../lib/topic.ts'
 import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { subscriberIds, streamById, streamByName, subscription, type StreamRow } from '../store/streams.ts';
-import { userByEmail, type UserRow } from '../store/users.ts';
+import { userByEmail, userById, type UserRow } from '../store/users.ts';
 import { FLAG, flagList, getOrCreateDirectGroup, insertMessage, insertUserMessages, messageById, RECIPIENT, topicSenderIds } from '../store/messages.ts';
 import { canPost, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './channel-access.ts';
 import { Groups } from './group-settings.ts';
@@ -123,12 +123,10 @@ async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: string 
     let allowed = false;
     // Bots may post where their owner may (Zulip: owner's post permission, owner's subscription).
     if (sender.is_bot && sender.bot_owner_id !== null) {
-      const owner = await tx.selectFrom('users').selectAll().where('id', '=', sender.bot_owner_id).executeTakeFirst();
+      const owner = await userById(tx, svc.realmId, sender.bot_owner_id);
       if (owner) {
         const ownerSub = !!(await subscription(tx, owner.id, stream.id));
-        const ownerAccess = streamAccess(owner, stream, ownerSub, groups);
         allowed = groups.allows(owner, streamGroupSetting(stream, 'can_send_message_group')) && (!stream.invite_only || ownerSub || subscribed) && !stream.is_archived;
-        void ownerAccess;
       }
     }
     if (!allowed) {

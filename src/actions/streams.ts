@@ -3,7 +3,7 @@
  * reading (GET /streams…), updating (PATCH /streams/{id}), archiving, and
  * default channels; with the stream/subscription events they cause.
  */
-import { createUser, validEmail } from './users.ts';
+import { newApiKey } from './users.ts';
 import { sendMessage } from './messages.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
@@ -12,7 +12,7 @@ import { ApiError, badRequest, requireOwner } from '../lib/errors.ts';
 import { codePointLength, nowSeconds, parseJsonObject } from '../lib/util.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
-import { allUsers, ROLE, userByDeliveryEmail, type UserRow } from '../store/users.ts';
+import { allUsers, insertSystemBot, ROLE, userByDeliveryEmail, type UserRow } from '../store/users.ts';
 import {
   activateSubscription,
   allStreams,
@@ -190,17 +190,24 @@ export async function insertChannel(svc: Services, tx: Tx, user: UserRow | null,
 }
 
 /**
- * Zulip's Notification Bot. Parley keeps it as a bot of the organization
- * (Zulip has it in a separate internal realm), created on first use.
+ * Zulip's Notification Bot: a system bot (listed in cross_realm_bots, not
+ * among the organization's users), created on first use without events.
  */
 export async function notificationBot(svc: Services): Promise<UserRow> {
-  const host = new URL(svc.config.externalUrl).hostname;
-  let email = `notification-bot@${host}`;
-  if (!validEmail(email)) email = 'notification-bot@parley.local';
-  const existing = await userByDeliveryEmail(svc.store.db, svc.realmId, email);
+  const existing = await userByDeliveryEmail(svc.store.db, svc.realmId, NOTIFICATION_BOT_EMAIL);
   if (existing) return existing;
-  return createUser(svc, { email, fullName: 'Notification Bot', isBot: true, botType: 1 });
+  try {
+    return await insertSystemBot(svc.store.db, svc.realmId, NOTIFICATION_BOT_EMAIL, 'Notification Bot', newApiKey());
+  } catch (e) {
+    // Created concurrently by another request: use that one.
+    const again = await userByDeliveryEmail(svc.store.db, svc.realmId, NOTIFICATION_BOT_EMAIL);
+    if (again) return again;
+    throw e;
+  }
 }
+
+/** Zulip's Notification Bot address (the same on every server). */
+export const NOTIFICATION_BOT_EMAIL = 'notification-bot@zulip.com';
 
 /**
  * "announce": Notification Bot posts "@_**Creator|id** created a new channel

@@ -16,7 +16,9 @@ export async function listUsers(
   viewer: UserRow | null,
   opts: { clientGravatar: boolean; includeCustomProfileFields: boolean; userIds?: number[] },
 ): Promise<Record<string, unknown>[]> {
-  const rows = opts.userIds ? await usersByIds(svc.store.db, svc.realmId, opts.userIds) : await allUsers(svc.store.db, svc.realmId);
+  const rows = opts.userIds
+    ? await usersByIds(svc.store.db, svc.realmId, opts.userIds)
+    : (await allUsers(svc.store.db, svc.realmId)).filter((u) => !u.is_system_bot);
   if (opts.userIds) {
     const found = new Set(rows.map((r) => r.id));
     const missing = opts.userIds.find((id) => !found.has(id));

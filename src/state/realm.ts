@@ -107,9 +107,9 @@ registerState({
     const fmt = (u: (typeof rows)[number]) =>
       formatUser(svc.config, u, { viewer: me, clientGravatar: opts.clientGravatar, profileData: u.is_bot ? undefined : (profile.get(u.id) ?? {}) });
     return {
-      realm_users: rows.filter((u) => u.is_active).map(fmt),
-      realm_non_active_users: rows.filter((u) => !u.is_active).map(fmt),
-      cross_realm_bots: [],
+      realm_users: rows.filter((u) => u.is_active && !u.is_system_bot).map(fmt),
+      realm_non_active_users: rows.filter((u) => !u.is_active && !u.is_system_bot).map(fmt),
+      cross_realm_bots: rows.filter((u) => u.is_system_bot).map((u) => ({ ...fmt(u), is_system_bot: true })),
       avatar_source: me.avatar_source,
       avatar_url_medium: avatarUrl(svc.config, me, false),
       avatar_url: avatarUrl(svc.config, me, false),

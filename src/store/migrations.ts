@@ -281,6 +281,12 @@ migration('0030_bot_services', async (db, c, d) => {
   await db.schema.createIndex('bot_services_user').on('bot_services').column('user_id').execute();
 });
 
+// System bots (Notification Bot): Zulip keeps these outside the organization
+// and lists them as cross_realm_bots, never among realm_users.
+migration('0060_system_bots', async (db) => {
+  await db.schema.alterTable('users').addColumn('is_system_bot', 'integer', (col) => col.notNull().defaultTo(0)).execute();
+});
+
 export async function migrate(store: Store): Promise<void> {
   const c = cols(store.dialect);
   const provider: MigrationProvider = {

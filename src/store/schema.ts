@@ -41,6 +41,8 @@ export interface UsersTable {
   default_sending_stream_id: Generated<number | null>;
   default_events_register_stream_id: Generated<number | null>;
   default_all_public_streams: Generated<number>;
+  /** Zulip's system bots (cross_realm_bots), e.g. Notification Bot. */
+  is_system_bot: Generated<number>;
 }
 
 export interface CustomProfileFieldsTable {

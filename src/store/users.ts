@@ -155,3 +155,19 @@ export async function userByDeliveryEmail(db: Tx, realmId: number, email: string
     .where(sql`lower(delivery_email)`, '=', email.toLowerCase())
     .executeTakeFirst();
 }
+
+/** Inserts a system bot (is_system_bot = 1): generic bot, no owner, empty settings. */
+export async function insertSystemBot(db: Tx, realmId: number, email: string, fullName: string, apiKey: string): Promise<UserRow> {
+  return insertUser(db, {
+    realm_id: realmId,
+    email,
+    delivery_email: email,
+    full_name: fullName,
+    api_key: apiKey,
+    role: ROLE.MEMBER,
+    is_bot: 1,
+    bot_type: BOT_TYPE.GENERIC,
+    date_joined: Math.floor(Date.now() / 1000),
+    is_system_bot: 1,
+  });
+}
