@@ -7,22 +7,19 @@
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
-import { checkUnicodeEmoji, emojiByCode, emojiByName } from '../emoji/index.ts';
+import { emojiByCode } from '../emoji/index.ts';
 import { transaction } from '../store/db.ts';
 import { HISTORICAL_FLAGS, messageHolders, RECIPIENT, userFlags, type MessageRow } from '../store/messages.ts';
 import { streamById, subscriberIds, subscription } from '../store/streams.ts';
-import { activeRealmEmojiByName, realmEmojiById } from '../store/user-status.ts';
+import { realmEmojiById } from '../store/user-status.ts';
 import { deleteReaction, ensureUserMessage, existingReactionName, insertReaction, reactionName, type ReactionKey } from '../store/reactions.ts';
 import type { UserRow } from '../store/users.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { accessMessage, invalidMessage } from './messages-fetch.ts';
+import { checkEmoji, emojiData, EXTRA_EMOJI_TYPE, normalizeEmojiType, realmEmojiId } from './emoji.ts';
 import { streamAccess } from './channel-access.ts';
 import { Groups } from './group-settings.ts';
 
-const EXTRA = 'zulip_extra_emoji';
-/** The spec's name for Zulip's extra emoji type; stored under Zulip's name. */
-const EXTRA_ALIASES = new Set([EXTRA, 'service_extra_emoji']);
-const normalizeType = (t: string): string => (EXTRA_ALIASES.has(t) ? EXTRA : t);
 
 /**
  * The message, when the user may act on it (react, delete): they can read
@@ -56,36 +53,6 @@ export async function messageEventRecipients(svc: Services, db: Tx, row: Message
   return [...users];
 }
 
-/** An emoji name alone, resolved as Zulip does: custom emoji first, then the extra "zulip", then unicode. */
-async function emojiData(db: Tx, realmId: number, name: string): Promise<{ code: string; type: string }> {
-  const custom = await activeRealmEmojiByName(db, realmId, name);
-  if (custom) return { code: String(custom.id), type: 'realm_emoji' };
-  if (name === 'zulip') return { code: 'zulip', type: EXTRA };
-  const unicode = emojiByName(name);
-  if (unicode) return { code: unicode.code, type: 'unicode_emoji' };
-  throw badRequest(`Emoji '${name}' does not exist`);
-}
-
-const realmEmojiId = (code: string): number => (/^[1-9]\d{0,9}$/.test(code) ? Number(code) : NaN);
-
-/** Whether (name, code, type) is usable for a new reaction, with Zulip's messages. */
-async function checkEmoji(db: Tx, realmId: number, name: string, code: string, type: string): Promise<void> {
-  if (type === 'realm_emoji') {
-    const id = realmEmojiId(code);
-    const custom = Number.isNaN(id) ? undefined : await realmEmojiById(db, realmId, id);
-    if (!custom) throw badRequest('Invalid custom emoji.');
-    if (custom.name !== name) throw badRequest('Invalid custom emoji name.');
-    if (custom.deactivated) throw badRequest('This custom emoji has been deactivated.');
-  } else if (type === EXTRA) {
-    if (code !== 'zulip') throw badRequest('Invalid emoji code.');
-    if (name !== code) throw badRequest('Invalid emoji name.');
-  } else if (type === 'unicode_emoji') {
-    const r = checkUnicodeEmoji(name, code);
-    if (!r.ok) throw badRequest(r.error);
-  } else {
-    throw badRequest('Invalid emoji type.');
-  }
-}
 
 /** Whether a code can name an emoji of the type at all (for removal; deactivated custom emoji still count). */
 async function codeExists(db: Tx, realmId: number, code: string, type: string): Promise<boolean> {
@@ -93,7 +60,7 @@ async function codeExists(db: Tx, realmId: number, code: string, type: string): 
     const id = realmEmojiId(code);
     return !Number.isNaN(id) && (await realmEmojiById(db, realmId, id)) !== undefined;
   }
-  if (type === EXTRA) return code === 'zulip';
+  if (type === EXTRA_EMOJI_TYPE) return code === 'zulip';
   if (type === 'unicode_emoji') return emojiByCode(code) !== undefined;
   return false;
 }
@@ -123,7 +90,7 @@ export async function addReaction(svc: Services, user: UserRow, messageId: numbe
     const a = await accessMessageToModify(svc, tx, user, messageId);
     if (!a) throw invalidMessage();
     let code = input.emojiCode;
-    let type = input.reactionType === undefined ? undefined : normalizeType(input.reactionType);
+    let type = input.reactionType === undefined ? undefined : normalizeEmojiType(input.reactionType);
     if (code === undefined || type === undefined) {
       const data = await emojiData(tx, svc.realmId, input.emojiName);
       code ??= data.code;
@@ -155,7 +122,7 @@ export async function removeReaction(svc: Services, user: UserRow, messageId: nu
     const a = await accessMessageToModify(svc, tx, user, messageId);
     if (!a) throw invalidMessage();
     let code = input.emojiCode;
-    let type = input.reactionType === undefined ? undefined : normalizeType(input.reactionType);
+    let type = input.reactionType === undefined ? undefined : normalizeEmojiType(input.reactionType);
     if (code === undefined) {
       if (input.emojiName === undefined) throw badRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
       const data = await emojiData(tx, svc.realmId, input.emojiName);

@@ -8,25 +8,21 @@ import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
 import { userSettings } from '../lib/user-settings.ts';
-import { checkUnicodeEmoji, emojiByName } from '../emoji/index.ts';
-import { transaction, type Tx } from '../store/db.ts';
+import { transaction } from '../store/db.ts';
 import { activeUserIds, updateUser, userById, type UserRow } from '../store/users.ts';
 import {
-  activeRealmEmojiByName,
   activeUserStatuses,
-  realmEmojiById,
   upsertUserStatus,
   userStatusOf,
   type UserStatusPatch,
 } from '../store/user-status.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { noSuchUser } from './users-read.ts';
+import { checkEmoji, emojiData } from './emoji.ts';
 import { presenceEnabledChanged } from './presence.ts';
 
 export const MAX_STATUS_TEXT_LENGTH = 60;
 
-/** Zulip's name for its built-in extra emoji type; the spec calls it service_extra_emoji. */
-const EXTRA_EMOJI_TYPES = new Set(['zulip_extra_emoji', 'service_extra_emoji']);
 
 export interface StatusUpdate {
   away?: boolean;
@@ -62,35 +58,6 @@ export function formatStatus(
 }
 
 const presenceEnabled = (u: { settings_json: string }): boolean => userSettings(u.settings_json).presence_enabled !== false;
-
-/** Resolves an emoji name alone to its code and type (custom emoji first, then Zulip's extra, then unicode). */
-async function emojiData(db: Tx, realmId: number, name: string): Promise<{ code: string; type: string }> {
-  const custom = await activeRealmEmojiByName(db, realmId, name);
-  if (custom) return { code: String(custom.id), type: 'realm_emoji' };
-  if (name === 'zulip') return { code: 'zulip', type: 'zulip_extra_emoji' };
-  const unicode = emojiByName(name);
-  if (unicode) return { code: unicode.code, type: 'unicode_emoji' };
-  throw badRequest(`Emoji '${name}' does not exist`);
-}
-
-/** Checks that (name, code, type) denotes a usable emoji, with Zulip's messages. */
-async function checkEmoji(db: Tx, realmId: number, name: string, code: string, type: string): Promise<void> {
-  if (type === 'realm_emoji') {
-    const id = /^[1-9]\d{0,9}$/.test(code) ? Number(code) : NaN;
-    const custom = Number.isSafeInteger(id) ? await realmEmojiById(db, realmId, id) : undefined;
-    if (!custom) throw badRequest('Invalid custom emoji.');
-    if (custom.name !== name) throw badRequest('Invalid custom emoji name.');
-    if (custom.deactivated) throw badRequest('This custom emoji has been deactivated.');
-  } else if (EXTRA_EMOJI_TYPES.has(type)) {
-    if (code !== 'zulip') throw badRequest('Invalid emoji code.');
-    if (name !== code) throw badRequest('Invalid emoji name.');
-  } else if (type === 'unicode_emoji') {
-    const r = checkUnicodeEmoji(name, code);
-    if (!r.ok) throw badRequest(r.error);
-  } else {
-    throw badRequest('Invalid emoji type.');
-  }
-}
 
 export async function updateUserStatus(svc: Services, user: UserRow, input: StatusUpdate): Promise<void> {
   if (user.is_bot) throw badRequest('This endpoint does not accept bot requests.');
