@@ -11,38 +11,18 @@ import {
   regenerateOwnApiKey,
   updateUserByAdmin,
   ROLES,
-  type DeactivationActions,
+  NO_DEACTIVATION_ACTIONS,
 } from '../../actions/users-admin.ts';
-
-const ACTION_KEYS = ['delete_profile', 'delete_public_channel_messages', 'delete_private_channel_messages', 'delete_direct_messages'] as const;
 
 /**
  * The `actions` object of DELETE /users/{id}: optional booleans, unknown keys
- * rejected, with Zulip's (pydantic) wording: `Argument "x" at actions["x"] is
- * unexpected`, `actions["delete_profile"] is not a boolean`.
+ * rejected (`Argument "x" at actions["x"] is unexpected`).
  */
-function deactivationActions(raw: string, name: string): DeactivationActions {
-  let x: unknown;
-  try {
-    x = JSON.parse(raw);
-  } catch {
-    throw new ApiError(`${name} is not valid JSON`);
-  }
-  if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ApiError(`${name} is not a dict`);
-  const rec = x as Record<string, unknown>;
-  const out: DeactivationActions = {
-    delete_profile: false,
-    delete_public_channel_messages: false,
-    delete_private_channel_messages: false,
-    delete_direct_messages: false,
-  };
-  for (const [key, val] of Object.entries(rec)) {
-    const sub = `${name}[${JSON.stringify(key)}]`;
-    if (!(ACTION_KEYS as readonly string[]).includes(key)) throw new ApiError(`Argument "${key}" at ${sub} is unexpected`);
-    out[key as keyof DeactivationActions] = v.bool()(val, sub);
-  }
-  return out;
-}
+const ACTION_KEYS = ['delete_profile', 'delete_public_channel_messages', 'delete_private_channel_messages', 'delete_direct_messages'] as const;
+const deactivationActions = v.object(
+  { delete_profile: v.bool(), delete_public_channel_messages: v.bool(), delete_private_channel_messages: v.bool(), delete_direct_messages: v.bool() },
+  { optional: ACTION_KEYS },
+);
 
 export default [
   route({
@@ -76,11 +56,14 @@ export default [
     summary: 'Deactivate a user',
     pathParams: { user_id: p.pathInt() },
     params: {
-      actions: p.custom('object', deactivationActions, 'json').optional(),
+      actions: p.json(deactivationActions, 'object').optional(),
       deactivation_notification_comment: p.str({ maxLength: 2000 }).optional(),
     },
     handler: (ctx, a) =>
-      deactivateUserByAdmin(ctx.svc, ctx.user, a.user_id, { actions: a.actions, comment: a.deactivation_notification_comment }),
+      deactivateUserByAdmin(ctx.svc, ctx.user, a.user_id, {
+        actions: a.actions && { ...NO_DEACTIVATION_ACTIONS, ...a.actions },
+        comment: a.deactivation_notification_comment,
+      }),
   }),
   route({
     method: 'DELETE',
