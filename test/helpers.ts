@@ -260,6 +260,7 @@ export const POST_247_FIELDS = new Set<string>([
   'realm_topics_policy', // FL 392
   'realm_can_delete_any_message_group', // FL 281
   'realm_can_delete_own_message_group', // FL 291
+  'realm_can_invite_users_group', // FL 321
   'realm_can_mention_many_users_group', // FL 352
   'saved_snippets', // FL 297
   'channel_folders', // FL 389

@@ -70,4 +70,6 @@ export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = {
   // Message deletion (DELETE /messages/{message_id}), with Zulip's defaults.
   can_delete_any_message_group: 'role:administrators',
   can_delete_own_message_group: 'role:everyone',
+  // Sending email invitations (POST /invites), Zulip's default.
+  can_invite_users_group: 'role:members',
 };

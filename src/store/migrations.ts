@@ -287,6 +287,27 @@ migration('0060_system_bots', async (db) => {
   await db.schema.alterTable('users').addColumn('is_system_bot', 'integer', (col) => col.notNull().defaultTo(0)).execute();
 });
 
+// Email invitations (POST /invites): one row per invited address.
+migration('0100_invitations', async (db, c, d) => {
+  await db.schema
+    .createTable('invitations')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('email', 'text', (col) => col.notNull())
+    .addColumn('referred_by', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('invited_as', 'integer', (col) => col.notNull())
+    .addColumn('invited_at', c.big, (col) => col.notNull())
+    .addColumn('expiry_date', c.big)
+    .addColumn('confirmation_key', 'text', (col) => col.notNull().unique())
+    .addColumn('stream_ids_json', 'text', (col) => col.notNull().defaultTo('[]'))
+    .addColumn('group_ids_json', 'text', (col) => col.notNull().defaultTo('[]'))
+    .addColumn('include_realm_default_subscriptions', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('notify_referrer_on_join', 'integer', (col) => col.notNull().defaultTo(1))
+    .addColumn('welcome_message_custom_text', 'text')
+    .execute();
+  await db.schema.createIndex('invitations_realm').on('invitations').columns(['realm_id', 'referred_by']).execute();
+});
+
 export async function migrate(store: Store): Promise<void> {
   const c = cols(store.dialect);
   const provider: MigrationProvider = {

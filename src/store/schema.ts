@@ -213,7 +213,26 @@ export interface UserPresenceTable {
   last_update_id: number;
 }
 
+/** An email invitation (Zulip's PreregistrationUser with its confirmation key). Times in UNIX seconds. */
+export interface InvitationsTable {
+  id: Generated<number>;
+  realm_id: number;
+  email: string;
+  referred_by: number;
+  invited_as: number;
+  invited_at: number;
+  /** null: never expires. */
+  expiry_date: number | null;
+  confirmation_key: string;
+  stream_ids_json: string;
+  group_ids_json: string;
+  include_realm_default_subscriptions: number;
+  notify_referrer_on_join: number;
+  welcome_message_custom_text: string | null;
+}
+
 export interface Database {
+  invitations: InvitationsTable;
   bot_services: BotServicesTable;
   realm: RealmTable;
   users: UsersTable;
