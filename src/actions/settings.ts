@@ -15,6 +15,7 @@ import { checkSettingValues, realmUserDefaults, USER_SETTINGS, userSettings } fr
 import { parseJsonObject } from '../lib/util.ts';
 import { isAdminRole } from './users-format.ts';
 import { requireHuman } from './profile-fields.ts';
+import { dropDraftsOnSyncDisabled } from './drafts.ts';
 
 const LANGUAGE_NAMES: Record<string, string> = {
   en: 'English', en_GB: 'British English', de: 'Deutsch', es: 'español', fr: 'français', it: 'italiano', ja: '日本語',
@@ -111,6 +112,8 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
       if (current[name] === value) continue;
       stored[name] = value;
       changed = true;
+      // Turning draft synchronization off deletes the drafts stored on the server.
+      if (name === 'enable_drafts_synchronization' && value === false) await dropDraftsOnSyncDisabled(tx, me.id);
       const ev: Record<string, unknown> = { type: 'user_settings', op: 'update', property: name, value };
       if (name === 'default_language') ev.language_name = languageName(value as string);
       userEvents.push(ev, ...legacyEvents(me, name, value));

@@ -19,8 +19,6 @@ const EMPTY_SECTIONS: Record<string, () => Record<string, unknown>> = {
   realm_playgrounds: () => ({ realm_playgrounds: [] }),
   // Allowed sign-up domains: none (realm_emails_restricted_to_domains is false).
   realm_domains: () => ({ realm_domains: [] }),
-  // Draft synchronization: drafts are not stored on the server.
-  drafts: () => ({ drafts: [] }),
   // Scheduled messages: not implemented.
   scheduled_messages: () => ({ scheduled_messages: [] }),
   // Saved snippets (FL 297): not implemented.

@@ -10,4 +10,5 @@ import './user-groups.ts';
 import './messages.ts';
 import './user-topics.ts';
 import './realm-emoji.ts';
+import './drafts.ts';
 import './empty.ts';

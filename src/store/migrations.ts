@@ -357,3 +357,18 @@ migration('0050_message_search', async (db, _c, d) => {
   await sql`CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages BEGIN DELETE FROM messages_fts WHERE rowid = old.id; END`.execute(db);
   await sql`CREATE TRIGGER messages_fts_au AFTER UPDATE OF topic, content ON messages BEGIN UPDATE messages_fts SET topic = new.topic, content = new.content WHERE rowid = new.id; END`.execute(db);
 });
+
+// Drafts synchronized between a user's clients (GET/POST /drafts).
+migration('0070_drafts', async (db, c, d) => {
+  await db.schema
+    .createTable('drafts')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('type', 'text', (col) => col.notNull())
+    .addColumn('to_json', 'text', (col) => col.notNull().defaultTo('[]'))
+    .addColumn('topic', 'text', (col) => col.notNull().defaultTo(''))
+    .addColumn('content', 'text', (col) => col.notNull())
+    .addColumn('last_edit_time', c.real, (col) => col.notNull())
+    .execute();
+  await db.schema.createIndex('drafts_user').on('drafts').column('user_id').execute();
+});

@@ -231,7 +231,21 @@ export interface InvitationsTable {
   welcome_message_custom_text: string | null;
 }
 
+/** A user's synchronized compose draft (spec 2.7); last_edit_time in UNIX seconds (fractional). */
+export interface DraftsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** '', 'stream' or 'private'. */
+  type: string;
+  /** JSON list: [stream ID] for 'stream', the other users' IDs for 'private', [] for ''. */
+  to_json: string;
+  topic: string;
+  content: string;
+  last_edit_time: number;
+}
+
 export interface Database {
+  drafts: DraftsTable;
   invitations: InvitationsTable;
   bot_services: BotServicesTable;
   realm: RealmTable;

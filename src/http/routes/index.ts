@@ -16,8 +16,10 @@ import userGroups from './user-groups.ts';
 import reactions from './reactions.ts';
 import userTopics from './user-topics.ts';
 import messageEdit from './message-edit.ts';
+import drafts from './drafts.ts';
+import push from './push.ts';
 import invites from './invites.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...invites];
+  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...drafts, ...push, ...invites];
 }

@@ -1,5 +1,6 @@
 /** Channels and subscriptions. */
 import { route } from '../route.ts';
+import { deleteTopic } from '../../actions/delete-topic.ts';
 import { p, v, type Param } from '../params.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { groupSettingUpdate, groupSettingValue, type GroupSettingValue } from '../../actions/group-settings.ts';
@@ -291,5 +292,15 @@ export default [
     handler: async (ctx, a) => {
       await setDefaultStream(ctx.svc, ctx.user, a.stream_id, false);
     },
+  }),
+  route({
+    method: 'POST',
+    path: '/streams/:stream_id(^\\d+$)/delete_topic',
+    auth: 'user',
+    summary: 'Delete a topic',
+    pathParams: { stream_id: p.pathInt() },
+    // Checked after the administrator check, as in Zulip.
+    params: { topic_name: p.str().optional() },
+    handler: (ctx, a) => deleteTopic(ctx.svc, ctx.user, a.stream_id, a.topic_name),
   }),
 ];
