@@ -17,6 +17,7 @@ import type { Services } from './services.ts';
 import { installEventFilters } from './events/filters.ts';
 import { createInitialChannels } from './actions/onboarding.ts';
 import './state/index.ts';
+import { scheduledMessagesEventFilter, startScheduledDelivery } from './actions/scheduled-messages.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -37,6 +38,9 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   const svc: Services = { config, store, queues, bus, log, realmId: bootstrap.realmId };
   installEventFilters(svc);
   if (bootstrap.created) await createInitialChannels(svc, bootstrap.created.owner);
+  svc.queues.setFilter('scheduled_messages', scheduledMessagesEventFilter);
+  // Sends scheduled messages when due (and those that came due while stopped).
+  const scheduledDelivery = startScheduledDelivery(svc);
   const lifecycle = { closing: false };
   const app = buildApp(svc, {
     lifecycle,
@@ -59,6 +63,7 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
       closed = true;
       lifecycle.closing = true;
       queues.close();
+      await scheduledDelivery.stop();
       await app.close();
       await bus.close();
       await store.close();

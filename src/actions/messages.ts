@@ -97,7 +97,7 @@ interface Addressed {
   userIds: number[];
 }
 
-async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: string | undefined, topicIn: string | undefined, settings: Record<string, unknown>): Promise<Addressed> {
+export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: string | undefined, topicIn: string | undefined, settings: Record<string, unknown>): Promise<Addressed> {
   if (to === undefined || to === '') throw badRequest('Missing channel');
   const ind = parseStreamIndicator(to);
   let stream: StreamRow | undefined;
@@ -150,7 +150,7 @@ async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: string 
   return { recipientType: RECIPIENT.STREAM, recipientId: stream.id, topic, stream, userIds: await subscriberIds(tx, stream.id) };
 }
 
-async function addressDirect(svc: Services, tx: Tx, sender: UserRow, to: string | undefined): Promise<Addressed> {
+export async function addressDirect(svc: Services, tx: Tx, sender: UserRow, to: string | undefined): Promise<Addressed> {
   const list = to === undefined ? [] : parseDirectRecipients(to);
   if (list.length === 0) throw badRequest('Message must have recipients');
   const users: UserRow[] = [];

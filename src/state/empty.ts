@@ -19,8 +19,6 @@ const EMPTY_SECTIONS: Record<string, () => Record<string, unknown>> = {
   realm_playgrounds: () => ({ realm_playgrounds: [] }),
   // Allowed sign-up domains: none (realm_emails_restricted_to_domains is false).
   realm_domains: () => ({ realm_domains: [] }),
-  // Scheduled messages: not implemented.
-  scheduled_messages: () => ({ scheduled_messages: [] }),
   // Saved snippets (FL 297): not implemented.
   saved_snippets: () => ({ saved_snippets: [] }),
   // Onboarding steps: Parley shows no onboarding hints, so none are pending.

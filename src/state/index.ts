@@ -11,4 +11,5 @@ import './messages.ts';
 import './user-topics.ts';
 import './realm-emoji.ts';
 import './drafts.ts';
+import './scheduled-messages.ts';
 import './empty.ts';

@@ -372,3 +372,29 @@ migration('0070_drafts', async (db, c, d) => {
     .execute();
   await db.schema.createIndex('drafts_user').on('drafts').column('user_id').execute();
 });
+
+// Scheduled messages: one row per scheduled message of a sender, delivered by
+// the server's delivery timer (rows stay, marked delivered, once sent).
+migration('0080_scheduled_messages', async (db, c, d) => {
+  await db.schema
+    .createTable('scheduled_messages')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('sender_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('recipient_type', 'text', (col) => col.notNull())
+    .addColumn('stream_id', 'integer', (col) => col.references('streams.id').onDelete('cascade'))
+    .addColumn('to_json', 'text', (col) => col.notNull())
+    .addColumn('topic', 'text', (col) => col.notNull().defaultTo(''))
+    .addColumn('content', 'text', (col) => col.notNull())
+    .addColumn('rendered_content', 'text', (col) => col.notNull())
+    .addColumn('scheduled_timestamp', c.big, (col) => col.notNull())
+    .addColumn('read_by_sender', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('sending_client', 'text', (col) => col.notNull().defaultTo(''))
+    .addColumn('failed', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('failure_message', 'text')
+    .addColumn('delivered', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('delivered_message_id', 'integer')
+    .execute();
+  await db.schema.createIndex('scheduled_messages_sender').on('scheduled_messages').columns(['sender_id', 'delivered']).execute();
+  await db.schema.createIndex('scheduled_messages_due').on('scheduled_messages').columns(['delivered', 'failed', 'scheduled_timestamp']).execute();
+});

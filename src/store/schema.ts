@@ -244,7 +244,32 @@ export interface DraftsTable {
   last_edit_time: number;
 }
 
+/** Scheduled messages (POST /scheduled_messages): kept after delivery with delivered = 1. */
+export interface ScheduledMessagesTable {
+  id: Generated<number>;
+  realm_id: number;
+  sender_id: number;
+  /** 'stream' or 'private' (Zulip's recipient type names). */
+  recipient_type: string;
+  /** The channel of a channel message, else null. */
+  stream_id: number | null;
+  /** JSON list of the recipients' user IDs for direct messages (not the sender unless alone). */
+  to_json: string;
+  topic: Generated<string>;
+  content: string;
+  rendered_content: string;
+  /** UNIX seconds. */
+  scheduled_timestamp: number;
+  read_by_sender: number;
+  sending_client: string;
+  failed: Generated<number>;
+  failure_message: Generated<string | null>;
+  delivered: Generated<number>;
+  delivered_message_id: Generated<number | null>;
+}
+
 export interface Database {
+  scheduled_messages: ScheduledMessagesTable;
   drafts: DraftsTable;
   invitations: InvitationsTable;
   bot_services: BotServicesTable;

@@ -19,7 +19,8 @@ import messageEdit from './message-edit.ts';
 import drafts from './drafts.ts';
 import push from './push.ts';
 import invites from './invites.ts';
+import scheduledMessages from './scheduled-messages.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...drafts, ...push, ...invites];
+  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...drafts, ...push, ...invites, ...scheduledMessages];
 }

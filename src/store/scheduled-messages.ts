@@ -1,0 +1,56 @@
+/** Scheduled messages: rows of a sender, due rows for the delivery timer. */
+import type { Selectable, Insertable, Updateable } from 'kysely';
+import type { Tx } from './db.ts';
+import type { ScheduledMessagesTable } from './schema.ts';
+
+export type ScheduledMessageRow = Selectable<ScheduledMessagesTable>;
+
+export async function insertScheduledMessage(db: Tx, row: Insertable<ScheduledMessagesTable>): Promise<number> {
+  const r = await db.insertInto('scheduled_messages').values(row).returning('id').executeTakeFirstOrThrow();
+  return r.id;
+}
+
+/** A sender's scheduled message (delivered or not), or undefined. */
+export async function scheduledMessageOf(db: Tx, realmId: number, senderId: number, id: number): Promise<ScheduledMessageRow | undefined> {
+  return db.selectFrom('scheduled_messages').selectAll().where('realm_id', '=', realmId).where('sender_id', '=', senderId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function scheduledMessageById(db: Tx, id: number): Promise<ScheduledMessageRow | undefined> {
+  return db.selectFrom('scheduled_messages').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A sender's undelivered scheduled messages (failed ones included), by delivery time. */
+export async function undeliveredScheduledMessages(db: Tx, realmId: number, senderId: number): Promise<ScheduledMessageRow[]> {
+  return db
+    .selectFrom('scheduled_messages')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .where('sender_id', '=', senderId)
+    .where('delivered', '=', 0)
+    .orderBy('scheduled_timestamp')
+    .orderBy('id')
+    .execute();
+}
+
+/** Undelivered, not failed messages due at `now` (UNIX seconds), oldest first. */
+export async function dueScheduledMessages(db: Tx, realmId: number, now: number, limit = 100): Promise<ScheduledMessageRow[]> {
+  return db
+    .selectFrom('scheduled_messages')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .where('delivered', '=', 0)
+    .where('failed', '=', 0)
+    .where('scheduled_timestamp', '<=', Math.floor(now))
+    .orderBy('scheduled_timestamp')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+export async function updateScheduledMessage(db: Tx, id: number, set: Updateable<ScheduledMessagesTable>): Promise<void> {
+  await db.updateTable('scheduled_messages').set(set).where('id', '=', id).execute();
+}
+
+export async function deleteScheduledMessage(db: Tx, id: number): Promise<void> {
+  await db.deleteFrom('scheduled_messages').where('id', '=', id).execute();
+}
