@@ -18,6 +18,7 @@ import { canPost, streamAccess, streamDoesNotExistById, streamDoesNotExistByName
 import { Groups } from './group-settings.ts';
 import { formatMessages, loadDirectory, render } from './messages-format.ts';
 import { sql } from 'kysely';
+import { claimMessageAttachments } from './uploads.ts';
 
 export interface SendInput {
   type: 'stream' | 'channel' | 'private' | 'direct';
@@ -233,9 +234,10 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
       return { user_id: uid, message_id: id, flags: f };
     });
     await insertUserMessages(tx, rows);
+    const notifyAttachments = await claimMessageAttachments(svc, tx, sender, id, rendered.html);
     const msgRow = (await messageById(tx, svc.realmId, id))!;
     const [dict] = await formatMessages(svc, tx, [msgRow], dir, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
-    return { id, rows, dict, raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
+    return { id, rows, dict, notifyAttachments, raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
   });
 
   const event = {
@@ -253,5 +255,6 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     result.rows.map((r) => ({ id: r.user_id, extra: { flags: flagList(r.flags) } })),
     { allPublicStreamsQueues: result.publicChannel },
   );
+  await result.notifyAttachments();
   return { id: result.id };
 }

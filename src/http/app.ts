@@ -15,6 +15,7 @@ import { parseMultipart, type UploadedFile } from './multipart.ts';
 import type { Method, RequestContext, RouteDef } from './route.ts';
 import type { UserRow } from '../store/users.ts';
 import { codeToNames } from '../emoji/index.ts';
+import { registerUploadServing } from './uploads.ts';
 
 export const API_PREFIX = '/api/v1';
 export const EMOJI_DATA_PATH = '/static/generated/emoji/emoji_api.json';
@@ -118,6 +119,9 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   app.get(LOGO_PATH, async (_req, reply) => {
     reply.header('Content-Type', 'image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(DEFAULT_LOGO_SVG);
   });
+
+  // Uploaded files (/user_uploads/..., and the API's temporary-URL variant).
+  registerUploadServing(app, svc, limits);
 
   const methodsByPath = new Map<string, Set<Method>>();
   for (const def of opts.routes) {

@@ -398,3 +398,29 @@ migration('0080_scheduled_messages', async (db, c, d) => {
   await db.schema.createIndex('scheduled_messages_sender').on('scheduled_messages').columns(['sender_id', 'delivered']).execute();
   await db.schema.createIndex('scheduled_messages_due').on('scheduled_messages').columns(['delivered', 'failed', 'scheduled_timestamp']).execute();
 });
+
+// Uploaded files (POST /user_uploads): one row per file, stored under
+// $DATA_DIR/uploads/<path_id>; attachment_messages links the messages whose
+// content references it (no foreign key to messages: deleting a message
+// leaves a stale link that readers ignore by joining messages).
+migration('0090_attachments', async (db, c, d) => {
+  await db.schema
+    .createTable('attachments')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('path_id', 'text', (col) => col.notNull().unique())
+    .addColumn('file_name', 'text', (col) => col.notNull())
+    .addColumn('content_type', 'text', (col) => col.notNull())
+    .addColumn('owner_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('size', c.big, (col) => col.notNull())
+    .addColumn('create_time', c.big, (col) => col.notNull())
+    .execute();
+  await db.schema.createIndex('attachments_owner').on('attachments').column('owner_id').execute();
+  await db.schema
+    .createTable('attachment_messages')
+    .addColumn('attachment_id', 'integer', (col) => col.notNull().references('attachments.id').onDelete('cascade'))
+    .addColumn('message_id', 'integer', (col) => col.notNull())
+    .addPrimaryKeyConstraint('attachment_messages_pk', ['attachment_id', 'message_id'])
+    .execute();
+  await db.schema.createIndex('attachment_messages_message').on('attachment_messages').column('message_id').execute();
+});

@@ -268,7 +268,28 @@ export interface ScheduledMessagesTable {
   delivered_message_id: Generated<number | null>;
 }
 
+/** An uploaded file (path_id: realm ID / random / sanitized name); create_time in ms. */
+export interface AttachmentsTable {
+  id: Generated<number>;
+  realm_id: number;
+  path_id: string;
+  file_name: string;
+  content_type: string;
+  owner_id: number;
+  size: number;
+  create_time: number;
+}
+
+/** Which messages reference which uploaded files. */
+export interface AttachmentMessagesTable {
+  attachment_id: number;
+  message_id: number;
+}
+
+/** An email invitation (Zulip's PreregistrationUser with its confirmation key). Times in UNIX seconds. */
 export interface Database {
+  attachments: AttachmentsTable;
+  attachment_messages: AttachmentMessagesTable;
   scheduled_messages: ScheduledMessagesTable;
   drafts: DraftsTable;
   invitations: InvitationsTable;

@@ -16,11 +16,12 @@ import userGroups from './user-groups.ts';
 import reactions from './reactions.ts';
 import userTopics from './user-topics.ts';
 import messageEdit from './message-edit.ts';
+import uploads from './uploads.ts';
 import drafts from './drafts.ts';
 import push from './push.ts';
 import invites from './invites.ts';
 import scheduledMessages from './scheduled-messages.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...drafts, ...push, ...invites, ...scheduledMessages];
+  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...uploads, ...drafts, ...push, ...invites, ...scheduledMessages];
 }

@@ -1,0 +1,276 @@
+/**
+ * Uploaded files: POST /user_uploads (stored under $DATA_DIR/uploads/<path_id>,
+ * path_id = realm ID / random / sanitized name, as Zulip), who may read a
+ * file (Zulip's validate_attachment_request), claiming files referenced by a
+ * sent message, GET/DELETE /attachments, short-lived unauthenticated URLs,
+ * and the `attachment` events to the owner.
+ */
+import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import type { Services } from '../services.ts';
+import type { Tx } from '../store/db.ts';
+import type { UploadedFile } from '../http/multipart.ts';
+import { ApiError, badRequest } from '../lib/errors.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
+import { realmById } from '../store/realm.ts';
+import { ROLE, type UserRow } from '../store/users.ts';
+import {
+  attachmentById,
+  attachmentByPathId,
+  attachmentMessages,
+  attachmentsByOwner,
+  attachmentsByPathIds,
+  deleteAttachmentRow,
+  insertAttachment,
+  linkAttachmentMessage,
+  realmUploadSpaceUsed,
+  receivedReferencingMessage,
+  referencedInPublicChannel,
+  referencedInSubscribedHistoryChannel,
+  type AttachmentRow,
+} from '../store/attachments.ts';
+
+/** Types a browser may show inline; everything else is served as a download (Zulip's INLINE_MIME_TYPES). */
+export const INLINE_MIME_TYPES = new Set(['application/pdf', 'image/gif', 'image/jpeg', 'image/png', 'image/webp', 'video/mp4', 'video/webm']);
+
+/** Seconds a temporary (unauthenticated) file URL stays valid (Zulip's SIGNED_ACCESS_TOKEN_VALIDITY_IN_SECONDS). */
+export const TEMPORARY_URL_SECONDS = 60;
+
+const EXTENSION_TYPES: Record<string, string> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml',
+  bmp: 'image/bmp', ico: 'image/vnd.microsoft.icon', tif: 'image/tiff', tiff: 'image/tiff', pdf: 'application/pdf',
+  mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime', mp3: 'audio/mpeg', ogg: 'audio/ogg', wav: 'audio/x-wav',
+  txt: 'text/plain', md: 'text/markdown', csv: 'text/csv', html: 'text/html', htm: 'text/html', json: 'application/json',
+  xml: 'text/xml', zip: 'application/zip', gz: 'application/gzip', tar: 'application/x-tar', doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', xls: 'application/vnd.ms-excel',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', py: 'text/x-python', js: 'text/javascript',
+};
+
+/** The file's type: the one the client sent, else guessed from the name (Zulip's get_file_info). */
+function contentTypeFor(mimetype: string, name: string): string {
+  const given = mimetype.trim().toLowerCase();
+  if (given && given !== 'application/octet-stream') return given;
+  const ext = /\.([^.]+)$/.exec(name)?.[1]?.toLowerCase();
+  return (ext && EXTENSION_TYPES[ext]) || 'application/octet-stream';
+}
+
+/**
+ * Zulip's sanitize_name: safe for a filesystem and a URL. Unicode letters and
+ * digits stay; other characters except '.', '-', '_' and whitespace are
+ * dropped; runs of '-' and whitespace become one '-'.
+ */
+export function sanitizeName(value: string): string {
+  let v = value.normalize('NFKC');
+  v = v.replace(/[^\p{L}\p{N}_\s.-]/gu, '').trim();
+  v = v.replace(/[-\s]+/gu, '-');
+  if (v === '' || v === '.' || v === '..') return 'uploaded-file';
+  return v;
+}
+
+function decodeName(name: string): string {
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
+
+export function uploadsRoot(svc: Services): string {
+  return resolve(svc.config.dataDir, 'uploads');
+}
+
+/** The file's location on disk; null for a path that would leave the uploads folder. */
+export function uploadFilePath(svc: Services, pathId: string): string | null {
+  const root = uploadsRoot(svc);
+  const full = resolve(root, pathId);
+  return full.startsWith(root + sep) ? full : null;
+}
+
+/** Zulip's Attachment.to_dict: times in milliseconds. */
+function attachmentDict(a: AttachmentRow, messages: Array<{ id: number; date_sent: number }>): Record<string, unknown> {
+  return {
+    id: a.id,
+    name: a.file_name,
+    path_id: a.path_id,
+    size: a.size,
+    create_time: a.create_time,
+    messages: messages.map((m) => ({ id: m.id, date_sent: Math.floor(m.date_sent) * 1000 })),
+  };
+}
+
+async function notifyAttachment(svc: Services, ownerId: number, op: 'add' | 'update' | 'remove', attachment: Record<string, unknown>): Promise<void> {
+  const used = await realmUploadSpaceUsed(svc.store.db, svc.realmId);
+  svc.bus.send({ type: 'attachment', op, attachment, upload_space_used: used }, [ownerId]);
+}
+
+/** POST /user_uploads. */
+export async function uploadFile(svc: Services, user: UserRow, files: UploadedFile[]): Promise<{ uri: string; url: string; filename: string }> {
+  // As with Django's parser, a file part without a file name is no file.
+  const real = files.filter((f) => f.filename !== '');
+  if (real.length === 0) throw badRequest('You must specify a file to upload');
+  if (real.length !== 1) throw badRequest('You may only upload one file at a time');
+  const file = real[0];
+  const maxMib = svc.config.maxFileUploadSizeMib;
+  if (file.data.length > maxMib * 1024 * 1024) throw badRequest(`Uploaded file is larger than the allowed limit of ${maxMib} MiB`);
+
+  const fileName = decodeName(file.filename);
+  const pathId = [String(svc.realmId), randomInt(0, 256).toString(16), randomBytes(18).toString('base64url'), sanitizeName(fileName)].join('/');
+  const diskPath = uploadFilePath(svc, pathId);
+  if (!diskPath) throw badRequest('Invalid file name');
+  await mkdir(dirname(diskPath), { recursive: true });
+  await writeFile(diskPath, file.data);
+  let row: AttachmentRow;
+  try {
+    row = await insertAttachment(svc.store.db, {
+      realm_id: svc.realmId,
+      path_id: pathId,
+      file_name: fileName,
+      content_type: contentTypeFor(file.mimetype, fileName),
+      owner_id: user.id,
+      size: file.data.length,
+      create_time: Date.now(),
+    });
+  } catch (e) {
+    await rm(diskPath, { force: true });
+    throw e;
+  }
+  await notifyAttachment(svc, user.id, 'add', attachmentDict(row, []));
+  const url = `/user_uploads/${pathId}`;
+  return { uri: url, url, filename: fileName };
+}
+
+/**
+ * Zulip's validate_attachment_request: undefined when no such file; else
+ * whether the caller (null: a spectator) may read it. The owner always may;
+ * members (not guests) once it is linked from a public-channel message;
+ * recipients of a linking message; subscribers of a channel with shared
+ * history where it was linked. Spectators only for web-public channels.
+ */
+export async function validateAttachmentRequest(
+  svc: Services,
+  db: Tx,
+  user: UserRow | null,
+  pathId: string,
+): Promise<{ attachment: AttachmentRow; authorized: boolean } | undefined> {
+  const attachment = await attachmentByPathId(db, svc.realmId, pathId);
+  if (!attachment) return undefined;
+  const ok = (authorized: boolean) => ({ attachment, authorized });
+  if (!user) {
+    if (!svc.config.webPublicStreamsEnabled) return ok(false);
+    const realm = await realmById(db, svc.realmId);
+    if (!realmSettings(realm.settings_json).enable_spectator_access) return ok(false);
+    return ok(await referencedInPublicChannel(db, attachment.id, true));
+  }
+  if (user.realm_id !== attachment.realm_id) return ok(false);
+  if (user.id === attachment.owner_id) return ok(true);
+  if (user.role !== ROLE.GUEST && (await referencedInPublicChannel(db, attachment.id, false))) return ok(true);
+  if (await receivedReferencingMessage(db, attachment.id, user.id)) return ok(true);
+  return ok(await referencedInSubscribedHistoryChannel(db, attachment.id, user.id));
+}
+
+export async function readUpload(svc: Services, pathId: string): Promise<Buffer | null> {
+  const p = uploadFilePath(svc, pathId);
+  if (!p) return null;
+  try {
+    return await readFile(p);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Upload paths linked from rendered message HTML (Zulip's
+ * potential_attachment_path_ids): links to /user_uploads/..., including
+ * the relative "user_uploads/..." form the renderer makes of this server's
+ * absolute URLs.
+ */
+export function uploadPathIds(html: string): string[] {
+  const out = new Set<string>();
+  for (const m of html.matchAll(/href="\/?user_uploads\/([^"?#]+)/g)) {
+    const raw = m[1].replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+    out.add(raw);
+    out.add(decodeName(raw));
+  }
+  return [...out];
+}
+
+/**
+ * Links the files a new message references to it (those the sender may
+ * read, as Zulip's do_claim_attachments). Runs inside the send
+ * transaction; await the returned function after commit to send the
+ * `attachment` update events (to each file's owner).
+ */
+export async function claimMessageAttachments(svc: Services, tx: Tx, sender: UserRow, messageId: number, html: string): Promise<() => Promise<void>> {
+  const candidates = await attachmentsByPathIds(tx, svc.realmId, uploadPathIds(html));
+  const claimed: AttachmentRow[] = [];
+  for (const a of candidates) {
+    const v = await validateAttachmentRequest(svc, tx, sender, a.path_id);
+    if (!v?.authorized) continue;
+    if (await linkAttachmentMessage(tx, a.id, messageId)) claimed.push(a);
+  }
+  return async () => {
+    if (claimed.length === 0) return;
+    const messages = await attachmentMessages(svc.store.db, claimed.map((a) => a.id));
+    for (const a of claimed) await notifyAttachment(svc, a.owner_id, 'update', attachmentDict(a, messages.get(a.id) ?? []));
+  };
+}
+
+/** GET /attachments. */
+export async function listAttachments(svc: Services, user: UserRow): Promise<Record<string, unknown>> {
+  const db = svc.store.db;
+  const rows = await attachmentsByOwner(db, user.id);
+  const messages = await attachmentMessages(db, rows.map((a) => a.id));
+  return {
+    attachments: rows.map((a) => attachmentDict(a, messages.get(a.id) ?? [])),
+    upload_space_used: await realmUploadSpaceUsed(db, svc.realmId),
+  };
+}
+
+/** DELETE /attachments/{attachment_id}: the owner removes the file and its record. */
+export async function removeAttachment(svc: Services, user: UserRow, id: number): Promise<void> {
+  const a = await attachmentById(svc.store.db, svc.realmId, id);
+  if (!a || a.owner_id !== user.id) throw badRequest('Invalid attachment');
+  const p = uploadFilePath(svc, a.path_id);
+  try {
+    if (p) await rm(p, { force: true });
+  } catch {
+    throw badRequest('An error occurred while deleting the attachment. Please try again later.');
+  }
+  await deleteAttachmentRow(svc.store.db, a.id);
+  await notifyAttachment(svc, user.id, 'remove', { id });
+}
+
+// Temporary URLs: /user_uploads/temporary/<token>/<filename>, the token a
+// hex encoding of "path_id:issued:signature" signed with a per-process key.
+const TOKEN_KEY = randomBytes(32);
+
+function sign(data: string): string {
+  return createHmac('sha256', TOKEN_KEY).update('user_uploads_' + data).digest('base64url');
+}
+
+export function temporaryUrl(pathId: string, now = Date.now()): string {
+  const data = `${pathId}:${Math.floor(now / 1000).toString(36)}`;
+  const token = Buffer.from(`${data}:${sign(data)}`, 'utf8').toString('hex').toUpperCase();
+  const filename = pathId.split('/').pop() ?? '';
+  return `/user_uploads/temporary/${token}/${encodeURIComponent(filename)}`;
+}
+
+/** The path_id a temporary token grants, or an error as Zulip ("Invalid token", "Invalid filename"). */
+export function pathIdFromToken(token: string, filename: string, now = Date.now()): string {
+  const invalid = () => new ApiError('Invalid token');
+  if (!/^(?:[0-9A-Fa-f]{2})+$/.test(token)) throw invalid();
+  const text = Buffer.from(token, 'hex').toString('utf8');
+  const sigAt = text.lastIndexOf(':');
+  const data = text.slice(0, sigAt);
+  const tsAt = data.lastIndexOf(':');
+  if (sigAt < 0 || tsAt < 0) throw invalid();
+  const expected = Buffer.from(sign(data));
+  const given = Buffer.from(text.slice(sigAt + 1));
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
+  const issued = parseInt(data.slice(tsAt + 1), 36);
+  if (!Number.isFinite(issued) || now / 1000 - issued > TEMPORARY_URL_SECONDS) throw invalid();
+  const pathId = data.slice(0, tsAt);
+  if (pathId.split('/').pop() !== filename) throw new ApiError('Invalid filename');
+  return pathId;
+}

@@ -1,0 +1,75 @@
+/**
+ * Serving uploaded files, outside the /api/v1 route table (Zulip serves
+ * these paths with either session or API authentication):
+ * - GET /user_uploads/<realm_id>/<path>           the file (HTTP Basic auth; spectators for web-public files)
+ * - GET /user_uploads/download/<realm_id>/<path>  the same, always as a download
+ * - GET /user_uploads/temporary/<token>/<name>    no auth: a short-lived URL from the API variant
+ * - GET /api/v1/user_uploads/<realm_id>/<path>    JSON {url}: that temporary URL
+ * Unknown files are 404 and files the caller may not read 403, both with
+ * Zulip's small HTML bodies.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../services.ts';
+import { unauthorized } from '../lib/errors.ts';
+import { authenticate, type AuthLimits } from './auth.ts';
+import { INLINE_MIME_TYPES, pathIdFromToken, readUpload, temporaryUrl, validateAttachmentRequest } from '../actions/uploads.ts';
+
+type Params = { realm_id_str: string; '*': string };
+
+/** Django's content_disposition_header. */
+function contentDisposition(attachment: boolean, filename: string): string {
+  const kind = attachment ? 'attachment' : 'inline';
+  if (/^[\x00-\x7f]*$/.test(filename)) return `${kind}; filename="${filename.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  return `${kind}; filename*=utf-8''${encodeURIComponent(filename)}`;
+}
+
+function notFound(reply: FastifyReply): void {
+  reply.code(404).header('Content-Type', 'text/html; charset=utf-8').header('Vary', 'Accept').send('<p>This file does not exist or has been deleted.</p>');
+}
+
+async function sendFile(svc: Services, reply: FastifyReply, pathId: string, contentType: string, forceDownload: boolean): Promise<void> {
+  const data = await readUpload(svc, pathId);
+  if (!data) {
+    reply.code(404).header('Content-Type', 'text/html; charset=utf-8').send('<p>File not found</p>');
+    return;
+  }
+  const download = forceDownload || !INLINE_MIME_TYPES.has(contentType);
+  reply
+    .header('Content-Type', contentType)
+    .header('Content-Disposition', contentDisposition(download, pathId.split('/').pop() ?? ''))
+    .header('Cache-Control', 'private, immutable')
+    .header('X-Content-Type-Options', 'nosniff')
+    .send(data);
+}
+
+export function registerUploadServing(app: FastifyInstance, svc: Services, limits: AuthLimits): void {
+  const serve = (mode: 'file' | 'download' | 'url') => async (req: FastifyRequest, reply: FastifyReply) => {
+    const params = req.params as Params;
+    const pathId = `${params.realm_id_str}/${params['*']}`;
+    const user = await authenticate(svc, limits, req, mode === 'url');
+    if (user) limits.api.check(`user:${user.id}`);
+    const v = await validateAttachmentRequest(svc, svc.store.db, user, pathId);
+    if (!v) return notFound(reply);
+    if (!v.authorized) {
+      if (!user) throw unauthorized();
+      reply.code(403).header('Content-Type', 'text/html; charset=utf-8').header('Vary', 'Accept').send('<p>You are not authorized to view this file.</p>');
+      return;
+    }
+    if (mode === 'url') {
+      reply.send({ result: 'success', msg: '', url: temporaryUrl(v.attachment.path_id) });
+      return;
+    }
+    await sendFile(svc, reply, v.attachment.path_id, v.attachment.content_type, mode === 'download');
+  };
+
+  app.get('/user_uploads/temporary/:token/:filename', async (req, reply) => {
+    const { token, filename } = req.params as { token: string; filename: string };
+    const pathId = pathIdFromToken(token, filename);
+    const v = await validateAttachmentRequest(svc, svc.store.db, null, pathId);
+    if (!v) return notFound(reply);
+    await sendFile(svc, reply, v.attachment.path_id, v.attachment.content_type, false);
+  });
+  app.get('/user_uploads/download/:realm_id_str/*', serve('download'));
+  app.get('/user_uploads/:realm_id_str/*', serve('file'));
+  app.get('/api/v1/user_uploads/:realm_id_str/*', serve('url'));
+}
