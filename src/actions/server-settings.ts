@@ -3,7 +3,7 @@ import type { Services } from '../services.ts';
 import { realmById } from '../store/realm.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.ts';
-import { renderPlain } from '../lib/render-plain.ts';
+import { renderDescription } from './streams-format.ts';
 import { realmIconUrl } from './users-format.ts';
 
 export async function serverSettings(svc: Services): Promise<Record<string, unknown>> {
@@ -37,7 +37,7 @@ export async function serverSettings(svc: Services): Promise<Record<string, unkn
     realm_uri: url,
     realm_name: realm.name,
     realm_icon: realmIconUrl(realm),
-    realm_description: renderPlain(realm.description),
+    realm_description: await renderDescription(svc, svc.store.db, realm.description),
     realm_web_public_access_enabled: !!settings.enable_spectator_access && svc.config.webPublicStreamsEnabled,
   };
 }

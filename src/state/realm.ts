@@ -3,7 +3,7 @@ import { registerState } from '../events/state.ts';
 import { realmById } from '../store/realm.ts';
 import { allUsers } from '../store/users.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
-import { renderPlain } from '../lib/render-plain.ts';
+import { renderDescription } from '../actions/streams-format.ts';
 import { formatUser, avatarUrl, isAdminRole, realmIconUrl } from '../actions/users-format.ts';
 import { EMOJI_DATA_PATH, LOGO_PATH } from '../http/app.ts';
 import { profileDataByUser } from '../actions/profile-data.ts';
@@ -29,7 +29,7 @@ registerState({
     delete out.realm_email_address_visibility;
     Object.assign(out, {
       realm_name: realm.name,
-      realm_description: renderPlain(realm.description),
+      realm_description: await renderDescription(svc, svc.store.db, realm.description),
       realm_date_created: realm.date_created,
       realm_url: c.externalUrl,
       realm_uri: c.externalUrl,
