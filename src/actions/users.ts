@@ -23,6 +23,8 @@ export interface CreateUserInput {
   defaultSendingStreamId?: number | null;
   defaultEventsRegisterStreamId?: number | null;
   defaultAllPublicStreams?: boolean;
+  /** false: the caller subscribes the new user itself (e.g. from an invitation). */
+  defaultChannels?: boolean;
 }
 
 export const newApiKey = (): string => randomAlnum(32);
@@ -82,7 +84,7 @@ export async function createUser(svc: Services, input: CreateUserInput): Promise
     return row;
   });
   await announceUser(svc, user);
-  if (!user.is_bot) await subscribeToDefaultChannels(svc, user);
+  if (!user.is_bot && input.defaultChannels !== false) await subscribeToDefaultChannels(svc, user);
   return user;
 }
 

@@ -16,6 +16,7 @@ import type { Method, RequestContext, RouteDef } from './route.ts';
 import type { UserRow } from '../store/users.ts';
 import { codeToNames } from '../emoji/index.ts';
 import { registerUploadServing } from './uploads.ts';
+import { registerSignupRoutes } from './signup.ts';
 
 export const API_PREFIX = '/api/v1';
 export const EMOJI_DATA_PATH = '/static/generated/emoji/emoji_api.json';
@@ -122,6 +123,7 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
 
   // Uploaded files (/user_uploads/..., and the API's temporary-URL variant).
   registerUploadServing(app, svc, limits);
+  registerSignupRoutes(app, svc);
 
   const methodsByPath = new Map<string, Set<Method>>();
   for (const def of opts.routes) {

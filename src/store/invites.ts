@@ -6,12 +6,14 @@ import type { InvitationsTable } from './schema.ts';
 export type InvitationRow = Selectable<InvitationsTable>;
 export type NewInvitation = Insertable<InvitationsTable>;
 
+export const INVITATION_STATUS = { PENDING: 0, USED: 1, REVOKED: 2 } as const;
+
 export async function insertInvitation(db: Tx, row: NewInvitation): Promise<InvitationRow> {
   return db.insertInto('invitations').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function invitationById(db: Tx, realmId: number, id: number): Promise<InvitationRow | undefined> {
-  return db.selectFrom('invitations').selectAll().where('realm_id', '=', realmId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('invitations').selectAll().where('realm_id', '=', realmId).where('id', '=', id).where('status', '=', INVITATION_STATUS.PENDING).executeTakeFirst();
 }
 
 /** Unexpired invitations of the organization, or only those sent by `referredBy`, oldest first. */
@@ -20,6 +22,7 @@ export async function validInvitations(db: Tx, realmId: number, now: number, ref
     .selectFrom('invitations')
     .selectAll()
     .where('realm_id', '=', realmId)
+    .where('status', '=', INVITATION_STATUS.PENDING)
     .where((eb) => eb.or([eb('expiry_date', 'is', null), eb('expiry_date', '>=', now)]));
   if (referredBy !== undefined) q = q.where('referred_by', '=', referredBy);
   return q.orderBy('id').execute();
@@ -45,4 +48,46 @@ export async function adminAndBotIds(db: Tx, realmId: number): Promise<number[]>
     .orderBy('id')
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** The invitation with this registration key (any status). */
+export async function invitationByKey(db: Tx, realmId: number, key: string): Promise<InvitationRow | undefined> {
+  return db.selectFrom('invitations').selectAll().where('realm_id', '=', realmId).where('confirmation_key', '=', key).executeTakeFirst();
+}
+
+/** Check-and-set: marks a pending invitation used; true only for the one caller that changed it. */
+export async function claimInvitation(db: Tx, id: number): Promise<boolean> {
+  const r = await db
+    .updateTable('invitations')
+    .set({ status: INVITATION_STATUS.USED })
+    .where('id', '=', id)
+    .where('status', '=', INVITATION_STATUS.PENDING)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Undoes claimInvitation when the account could not be created. */
+export async function releaseInvitation(db: Tx, id: number): Promise<void> {
+  await db.updateTable('invitations').set({ status: INVITATION_STATUS.PENDING }).where('id', '=', id).where('created_user_id', 'is', null).execute();
+}
+
+/** Records the account created from a used invitation and revokes the other pending invitations to the same address. */
+export async function completeInvitation(db: Tx, realmId: number, id: number, email: string, userId: number): Promise<number[]> {
+  await db.updateTable('invitations').set({ created_user_id: userId }).where('id', '=', id).execute();
+  const others = await db
+    .selectFrom('invitations')
+    .select(['id', 'email', 'referred_by'])
+    .where('realm_id', '=', realmId)
+    .where('status', '=', INVITATION_STATUS.PENDING)
+    .where('id', '!=', id)
+    .execute();
+  const same = others.filter((o) => o.email.toLowerCase() === email.toLowerCase());
+  if (same.length) {
+    await db
+      .updateTable('invitations')
+      .set({ status: INVITATION_STATUS.REVOKED })
+      .where('id', 'in', same.map((o) => o.id))
+      .execute();
+  }
+  return same.map((o) => o.referred_by);
 }

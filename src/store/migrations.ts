@@ -424,3 +424,10 @@ migration('0090_attachments', async (db, c, d) => {
     .execute();
   await db.schema.createIndex('attachment_messages_message').on('attachment_messages').column('message_id').execute();
 });
+
+// Invitations accepted through /accounts/do_confirm: used (1) or revoked (2)
+// rows are kept, as Zulip keeps its PreregistrationUser rows.
+migration('0110_invitation_status', async (db) => {
+  await db.schema.alterTable('invitations').addColumn('status', 'integer', (col) => col.notNull().defaultTo(0)).execute();
+  await db.schema.alterTable('invitations').addColumn('created_user_id', 'integer').execute();
+});

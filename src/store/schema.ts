@@ -229,6 +229,9 @@ export interface InvitationsTable {
   include_realm_default_subscriptions: number;
   notify_referrer_on_join: number;
   welcome_message_custom_text: string | null;
+  /** 0 pending, 1 used (an account was created from it), 2 revoked (another invitation to the address was used). */
+  status: Generated<number>;
+  created_user_id: number | null;
 }
 
 /** A user's synchronized compose draft (spec 2.7); last_edit_time in UNIX seconds (fractional). */

@@ -1,0 +1,204 @@
+/**
+ * Accepting an email invitation (the registration link
+ * `<EXTERNAL_URL>/accounts/do_confirm/<key>` of POST /invites).
+ *
+ * As Zulip's registration does: the account gets the invited role; it is
+ * subscribed to the invitation's channels (plus the organization's default
+ * channels only when include_realm_default_subscriptions) and added to its
+ * groups; the invitation is marked used and other pending invitations to the
+ * same address revoked (invites_changed to administrators and the
+ * referrers); the referrer gets a Notification Bot direct message when
+ * notify_referrer_on_join; Notification Bot posts "… joined this
+ * organization." to signup_announcements_stream_id when one is set.
+ *
+ * Two submissions of one key create at most one account: the invitation is
+ * claimed with a check-and-set update before the account is created, and
+ * released again if creation fails.
+ */
+import type { Services } from '../services.ts';
+import { ApiError } from '../lib/errors.ts';
+import { nowSeconds } from '../lib/util.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
+import { transaction } from '../store/db.ts';
+import { realmById } from '../store/realm.ts';
+import { streamsByIds } from '../store/streams.ts';
+import { addGroupMembers } from '../store/groups.ts';
+import { activeUserIds, userByDeliveryEmail, userById, type UserRow } from '../store/users.ts';
+import {
+  INVITATION_STATUS,
+  adminAndBotIds,
+  claimInvitation,
+  completeInvitation,
+  invitationByKey,
+  releaseInvitation,
+  type InvitationRow,
+} from '../store/invites.ts';
+import { Groups } from './group-settings.ts';
+import { checkFullName, createUser } from './users.ts';
+import { passwordStrongEnough } from './users-admin.ts';
+import { addSubscriptionsTx, defaultStreamIds, notificationBot, sendSubscriptionAddEvents } from './streams.ts';
+import { loadChannelContext } from './streams-format.ts';
+import { sendMessage } from './messages.ts';
+
+export type ConfirmationState =
+  | { kind: 'invalid' }
+  | { kind: 'expired' }
+  | { kind: 'used'; email: string }
+  | { kind: 'valid'; invitation: InvitationRow; realmName: string };
+
+export type SignupResult =
+  | ConfirmationState
+  | { kind: 'form_error'; invitation: InvitationRow; realmName: string; error: string }
+  | { kind: 'created'; user: UserRow; realmName: string };
+
+const KEY_RE = /^[A-Za-z0-9]{1,100}$/;
+
+/** What a registration key currently leads to. */
+export async function checkConfirmationKey(svc: Services, key: string): Promise<ConfirmationState> {
+  if (!KEY_RE.test(key)) return { kind: 'invalid' };
+  const db = svc.store.db;
+  const inv = await invitationByKey(db, svc.realmId, key);
+  if (!inv) return { kind: 'invalid' };
+  if (inv.status === INVITATION_STATUS.USED) return { kind: 'used', email: inv.email };
+  if (inv.status !== INVITATION_STATUS.PENDING) return { kind: 'expired' };
+  if (inv.expiry_date !== null && Number(inv.expiry_date) < nowSeconds()) return { kind: 'expired' };
+  const existing = await userByDeliveryEmail(db, svc.realmId, inv.email);
+  if (existing) return { kind: 'used', email: inv.email };
+  const realm = await realmById(db, svc.realmId);
+  return { kind: 'valid', invitation: inv, realmName: realm.name };
+}
+
+const errorMessage = (e: unknown): string | null => (e instanceof ApiError ? String(e.body().msg) : null);
+
+/** POST /accounts/do_confirm/<key>: validates the form, creates the account and applies the invitation. */
+export async function acceptInvitation(svc: Services, key: string, input: { fullName: string; password: string }): Promise<SignupResult> {
+  const state = await checkConfirmationKey(svc, key);
+  if (state.kind !== 'valid') return state;
+  const { invitation: inv, realmName } = state;
+  const formError = (error: string): SignupResult => ({ kind: 'form_error', invitation: inv, realmName, error });
+
+  let fullName: string;
+  try {
+    fullName = checkFullName(input.fullName);
+  } catch (e) {
+    const msg = errorMessage(e);
+    if (msg === null) throw e;
+    return formError(msg);
+  }
+  if (!input.password) return formError('Please enter a password.');
+  if (!passwordStrongEnough(input.password)) return formError('The password is too weak.');
+
+  // Check-and-set: only one submission of the key gets past this point.
+  if (!(await claimInvitation(svc.store.db, inv.id))) {
+    const now = await checkConfirmationKey(svc, key);
+    return now.kind === 'valid' ? formError('Please try again.') : now;
+  }
+  let user: UserRow;
+  try {
+    user = await createUser(svc, { email: inv.email, fullName, password: input.password, role: inv.invited_as, defaultChannels: false });
+  } catch (e) {
+    if (await userByDeliveryEmail(svc.store.db, svc.realmId, inv.email)) return { kind: 'used', email: inv.email };
+    await releaseInvitation(svc.store.db, inv.id);
+    const msg = errorMessage(e);
+    if (msg === null) throw e;
+    return formError(msg);
+  }
+
+  // Follow-up steps: the account exists, so a failure in one is logged, not shown.
+  const steps: Array<[string, () => Promise<void>]> = [
+    ['invitation bookkeeping', () => finishInvitation(svc, inv, user)],
+    ['subscriptions', () => subscribeInvitedUser(svc, inv, user)],
+    ['groups', () => addToInvitedGroups(svc, inv, user)],
+    ['referrer notification', () => notifyReferrer(svc, inv, user, realmName)],
+    ['signup announcement', () => announceSignup(svc, user)],
+  ];
+  for (const [name, step] of steps) {
+    try {
+      await step();
+    } catch (err) {
+      svc.log.error({ err, invitationId: inv.id, userId: user.id }, `signup: ${name} failed`);
+    }
+  }
+  return { kind: 'created', user, realmName };
+}
+
+/** Records the account on the invitation, revokes other invitations to the address, invites_changed. */
+async function finishInvitation(svc: Services, inv: InvitationRow, user: UserRow): Promise<void> {
+  const recipients = await transaction(svc.store, async (tx) => {
+    const referrers = await completeInvitation(tx, svc.realmId, inv.id, inv.email, user.id);
+    const ids = await adminAndBotIds(tx, svc.realmId);
+    for (const r of [inv.referred_by, ...referrers]) if (!ids.includes(r)) ids.push(r);
+    return ids;
+  });
+  svc.bus.send({ type: 'invites_changed' }, recipients);
+}
+
+function idList(json: string): number[] {
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) ? v.filter((x): x is number => Number.isInteger(x)) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The invitation's channels, plus the default channels when asked (Zulip: only then, for invited users). */
+async function subscribeInvitedUser(svc: Services, inv: InvitationRow, user: UserRow): Promise<void> {
+  const ids = new Set(idList(inv.stream_ids_json));
+  if (inv.include_realm_default_subscriptions) for (const id of await defaultStreamIds(svc, svc.store.db)) ids.add(id);
+  if (ids.size === 0) return;
+  const before = await loadChannelContext(svc, svc.store.db);
+  const streams = (await streamsByIds(svc.store.db, svc.realmId, [...ids])).filter((s) => !s.is_archived);
+  if (streams.length === 0) return;
+  const { added } = await transaction(svc.store, (tx) => addSubscriptionsTx(tx, streams, [user]));
+  await sendSubscriptionAddEvents(svc, before, added, []);
+}
+
+async function addToInvitedGroups(svc: Services, inv: InvitationRow, user: UserRow): Promise<void> {
+  const wanted = idList(inv.group_ids_json);
+  if (wanted.length === 0) return;
+  const added = await transaction(svc.store, async (tx) => {
+    const groups = await Groups.load(tx, svc.realmId);
+    const out: number[] = [];
+    for (const id of wanted) {
+      const g = groups.byId.get(id);
+      if (!g || g.is_system_group || g.deactivated || out.includes(id)) continue;
+      await addGroupMembers(tx, id, [user.id]);
+      out.push(id);
+    }
+    return out;
+  });
+  const recipients = await activeUserIds(svc.store.db, svc.realmId);
+  for (const id of added) svc.bus.send({ type: 'user_group', op: 'add_members', group_id: id, user_ids: [user.id] }, recipients);
+}
+
+const silentMention = (u: UserRow) => `@_**${u.full_name}|${u.id}**`;
+
+async function notifyReferrer(svc: Services, inv: InvitationRow, user: UserRow, realmName: string): Promise<void> {
+  if (!inv.notify_referrer_on_join) return;
+  const referrer = await userById(svc.store.db, svc.realmId, inv.referred_by);
+  if (!referrer || !referrer.is_active) return;
+  const bot = await notificationBot(svc);
+  await sendMessage(svc, bot, {
+    type: 'private',
+    to: JSON.stringify([referrer.id]),
+    topic: undefined,
+    content: `${silentMention(user)} accepted your invitation to join ${realmName}!`,
+    clientName: 'Internal',
+  });
+}
+
+/** Zulip's notify_new_user: "@_**Name|id** joined this organization." in topic "signups". */
+async function announceSignup(svc: Services, user: UserRow): Promise<void> {
+  const realm = await realmById(svc.store.db, svc.realmId);
+  const target = Number(realmSettings(realm.settings_json).signup_announcements_stream_id);
+  if (!(target > 0)) return;
+  const bot = await notificationBot(svc);
+  await sendMessage(svc, bot, {
+    type: 'stream',
+    to: String(target),
+    topic: 'signups',
+    content: `${silentMention(user)} joined this organization.`,
+    clientName: 'Internal',
+  });
+}

@@ -1,0 +1,119 @@
+/**
+ * The registration page of invitation emails, outside the /api/v1 route table:
+ * - GET  /accounts/do_confirm/<key>  a small self-contained HTML form (full name, password)
+ * - POST /accounts/do_confirm/<key>  form-encoded `full_name`, `password`: creates the account
+ * Unknown keys are 404, expired or revoked ones 410, used ones say the account
+ * exists; form errors re-show the form (400). Every interpolated value is escaped.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../services.ts';
+import { acceptInvitation, checkConfirmationKey, type SignupResult } from '../actions/signup.ts';
+
+export const SIGNUP_PATH_PREFIX = '/accounts/do_confirm/';
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"'`]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+const STYLE =
+  'body{font-family:system-ui,sans-serif;background:#f5f6f8;color:#222;margin:0}' +
+  'main{max-width:420px;margin:48px auto;background:#fff;padding:24px 32px;border-radius:8px;box-shadow:0 1px 4px rgba(0,0,0,.15)}' +
+  'label{display:block;margin:14px 0 4px;font-weight:600}input{width:100%;box-sizing:border-box;padding:8px;font-size:15px}' +
+  'input[readonly]{background:#eee}button{margin-top:18px;padding:9px 18px;font-size:15px;background:#3b6ea5;color:#fff;border:0;border-radius:4px}' +
+  '.error{background:#fdecea;color:#8a1c12;padding:8px 12px;border-radius:4px}code{background:#eee;padding:1px 4px}';
+
+function page(title: string, body: string): string {
+  return (
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`
+  );
+}
+
+function send(reply: FastifyReply, status: number, html: string): void {
+  reply
+    .code(status)
+    .header('Content-Type', 'text/html; charset=utf-8')
+    .header('Cache-Control', 'no-store')
+    // The key is in the URL: never leak it through Referer; no framing, no scripts.
+    .header('Referrer-Policy', 'no-referrer')
+    .header('X-Frame-Options', 'DENY')
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+    .send(html);
+}
+
+function form(key: string, email: string, realmName: string, fullName: string, error: string | null): string {
+  return page(
+    `Join ${realmName}`,
+    `<h1>Join ${escapeHtml(realmName)}</h1>` +
+      (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '') +
+      `<form method="post" action="${escapeHtml(SIGNUP_PATH_PREFIX + encodeURIComponent(key))}">` +
+      `<label for="email">Email</label><input id="email" type="email" value="${escapeHtml(email)}" readonly>` +
+      `<label for="full_name">Full name</label><input id="full_name" name="full_name" maxlength="100" required autocomplete="name" value="${escapeHtml(fullName)}">` +
+      '<label for="password">Password</label><input id="password" name="password" type="password" required autocomplete="new-password">' +
+      '<button type="submit">Create account</button></form>',
+  );
+}
+
+function render(svc: Services, reply: FastifyReply, key: string, result: SignupResult, fullName = ''): void {
+  switch (result.kind) {
+    case 'invalid':
+      return send(reply, 404, page('Invalid link', '<h1>This confirmation link is invalid</h1><p>Check that you copied the whole link from your invitation email.</p>'));
+    case 'expired':
+      return send(
+        reply,
+        410,
+        page('Link expired', '<h1>This confirmation link has expired</h1><p>The link has expired or been deactivated. Ask for a new invitation.</p>'),
+      );
+    case 'used':
+      return send(
+        reply,
+        200,
+        page(
+          'Account exists',
+          `<h1>The account already exists</h1><p>An account for <strong>${escapeHtml(result.email)}</strong> has already been created. ` +
+            `Log in at <code>${escapeHtml(svc.config.externalUrl)}</code>.</p>`,
+        ),
+      );
+    case 'valid':
+      return send(reply, 200, form(key, result.invitation.email, result.realmName, fullName, null));
+    case 'form_error':
+      return send(reply, 400, form(key, result.invitation.email, result.realmName, fullName, result.error));
+    case 'created':
+      return send(
+        reply,
+        200,
+        page(
+          'Account created',
+          `<h1>Welcome to ${escapeHtml(result.realmName)}!</h1><p>Your account has been created.</p>` +
+            `<p>To log in with a Zulip app, use the server URL <code>${escapeHtml(svc.config.externalUrl)}</code> ` +
+            `and the email <code>${escapeHtml(result.user.delivery_email)}</code> with your password.</p>`,
+        ),
+      );
+  }
+}
+
+export function registerSignupRoutes(app: FastifyInstance, svc: Services): void {
+  const path = `${SIGNUP_PATH_PREFIX}:key`;
+  app.get(path, async (req: FastifyRequest, reply) => {
+    const { key } = req.params as { key: string };
+    render(svc, reply, key, await checkConfirmationKey(svc, key));
+  });
+  app.post(path, async (req: FastifyRequest, reply) => {
+    const { key } = req.params as { key: string };
+    const fields = req.formFields ?? new Map<string, string>();
+    const fullName = fields.get('full_name') ?? '';
+    try {
+      render(svc, reply, key, await acceptInvitation(svc, key, { fullName, password: fields.get('password') ?? '' }), fullName);
+    } catch (err) {
+      req.log.error({ err }, 'signup failed');
+      const state = await checkConfirmationKey(svc, key).catch(() => null);
+      if (state?.kind === 'valid') {
+        render(svc, reply, key, { kind: 'form_error', invitation: state.invitation, realmName: state.realmName, error: 'Something went wrong. Please try again.' }, fullName);
+      } else {
+        render(svc, reply, key, state ?? { kind: 'invalid' });
+      }
+    }
+  });
+}
