@@ -14,10 +14,17 @@
  *   move_messages_within_stream_limit_seconds (default one week) for
  *   non-moderators. Notification Bot posts the resolve notice and the
  *   moved-messages breadcrumbs.
+ * - Channel (stream_id; with or without a new topic): the organization's
+ *   can_move_messages_between_channels_group, administrators, the old
+ *   channel's administrators or its can_move_messages_out_of_channel_group;
+ *   the target must be an active channel the user can read and post to;
+ *   move_messages_between_streams_limit_seconds (default one week) for
+ *   non-moderators. Subscribers of the old channel who are not subscribed
+ *   to the new one lose their rows (those who lose access get
+ *   `delete_message`); for a new channel with protected history its
+ *   subscribers get rows (read). first_message_id follows in both channels.
  * - One `update_message` event to the holders of the edited message (with
  *   their flags) and, for channels with shared history, the subscribers.
- *
- * Moving messages between channels (stream_id) is not implemented.
  */
 import type { Services } from '../services.ts';
 import type { ZulipEvent } from '../events/types.ts';
@@ -27,9 +34,13 @@ import { realmSettings } from '../lib/realm-settings.ts';
 import { isResolvedTopic, normalizeTopic, RESOLVED_TOPIC_PREFIX, truncateTopic } from '../lib/topic.ts';
 import { realmById } from '../store/realm.ts';
 import { FLAG, flagList, RECIPIENT, topicSenderIds, type MessageRow } from '../store/messages.ts';
+import { firstMessageIds } from '../store/messages.ts';
 import { streamById, subscriberIds, subscription, type StreamRow } from '../store/streams.ts';
-import { ROLE, type UserRow } from '../store/users.ts';
+import { activeUserIds, ROLE, usersByIds, type UserRow } from '../store/users.ts';
 import {
+  addMissingUserMessageRows,
+  deleteUserMessageRows,
+  subscriptionUserIds,
   idsWithUserRows,
   messageDates,
   messageUserRows,
@@ -42,7 +53,7 @@ import {
 } from '../store/message-edit.ts';
 import { accessMessageToModify } from './reactions.ts';
 import { accessMessage, invalidMessage } from './messages-fetch.ts';
-import { canReadFullHistory, streamAccess, streamGroupSetting, type StreamGroupSetting } from './channel-access.ts';
+import { canAdministerChannel, canReadFullHistory, streamAccess, streamGroupSetting, type StreamAccess, type StreamGroupSetting } from './channel-access.ts';
 import { Groups, parseStoredSetting } from './group-settings.ts';
 import { loadDirectory, render } from './messages-format.ts';
 import { effectiveTopicsPolicy, normalizeContent, sendMessage } from './messages.ts';
@@ -54,6 +65,7 @@ export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
 export interface EditInput {
   content?: string;
   topic?: string;
+  streamId?: number;
   propagateMode: PropagateMode;
   sendNotificationToOldThread: boolean;
   sendNotificationToNewThread: boolean;
@@ -63,6 +75,8 @@ export interface EditInput {
 const EDIT_LIMIT_BUFFER = 20;
 /** Zulip's default move_messages_within_stream_limit_seconds (one week). */
 const DEFAULT_MOVE_WITHIN_LIMIT = 604800;
+/** Zulip's default move_messages_between_streams_limit_seconds (one week). */
+const DEFAULT_MOVE_BETWEEN_LIMIT = 604800;
 
 const noEditPermission = () => badRequest("You don't have permission to edit this message");
 
@@ -90,6 +104,7 @@ function nearMessageUrl(base: string, stream: StreamRow, topic: string, messageI
 }
 
 interface Notice {
+  stream: StreamRow;
   topic: string;
   content: string;
 }
@@ -98,17 +113,24 @@ interface EditResult {
   event: ZulipEvent;
   recipients: Array<{ id: number; extra: { flags: string[] } }>;
   notices: Notice[];
-  stream?: StreamRow;
+  /** delete_message for users losing access to moved messages. */
+  deleteEvent?: { event: ZulipEvent; userIds: number[] };
+  /** first_message_id changes: [stream, new value, recipients]. */
+  firstIdUpdates: Array<{ stream: StreamRow; value: number | null; userIds: number[] }>;
 }
 
 export async function updateMessage(svc: Services, user: UserRow, messageId: number, input: EditInput): Promise<void> {
   const result = await transaction(svc.store, (tx) => editInTransaction(svc, tx, user, messageId, input));
+  if (result.deleteEvent && result.deleteEvent.userIds.length) svc.bus.send(result.deleteEvent.event, result.deleteEvent.userIds);
   svc.bus.send(result.event, result.recipients);
-  if (result.notices.length && result.stream) {
+  for (const u of result.firstIdUpdates) {
+    svc.bus.send({ type: 'stream', op: 'update', property: 'first_message_id', value: u.value, stream_id: u.stream.id, name: u.stream.name }, u.userIds);
+  }
+  if (result.notices.length) {
     const bot = await notificationBot(svc);
     for (const n of result.notices) {
       try {
-        await sendMessage(svc, bot, { type: 'stream', to: String(result.stream.id), topic: n.topic, content: n.content, clientName: 'Internal', readBySender: true });
+        await sendMessage(svc, bot, { type: 'stream', to: String(n.stream.id), topic: n.topic, content: n.content, clientName: 'Internal', readBySender: true });
       } catch (e) {
         svc.log.warn({ err: e }, 'message edit notification failed');
       }
@@ -140,9 +162,11 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
     if (newTopic === m.topic) newTopic = undefined;
   }
 
-  if (input.content === undefined && newTopic === undefined) throw badRequest('Nothing to change');
+  const streamId = input.streamId !== undefined && !(isStream && input.streamId === m.recipient_id) ? input.streamId : undefined;
+  if (input.content === undefined && newTopic === undefined && streamId === undefined) throw badRequest('Nothing to change');
+  if (!isStream && streamId !== undefined) throw badRequest('Direct messages cannot be moved to channels.');
   if (!isStream && newTopic !== undefined) throw badRequest('Direct messages cannot have topics.');
-  if (input.propagateMode !== 'change_one' && newTopic === undefined) throw badRequest('Invalid propagate_mode without topic edit');
+  if (input.propagateMode !== 'change_one' && newTopic === undefined && streamId === undefined) throw badRequest('Invalid propagate_mode without topic edit');
   if (newTopic !== undefined && (newTopic === RESOLVED_TOPIC_PREFIX.trim() || newTopic === `${RESOLVED_TOPIC_PREFIX}${emptyName}`)) {
     throw badRequest('General chat cannot be marked as resolved');
   }
@@ -150,6 +174,7 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
     const at = [...newTopic].findIndex((ch) => /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]/.test(ch));
     if (at >= 0) throw badRequest(`Invalid character in topic, at position ${at + 1}!`);
   }
+  if (streamId !== undefined && input.content !== undefined) throw badRequest('Cannot change message content while changing channel');
 
   const groups = await Groups.load(tx, svc.realmId);
   const stream = isStream ? await streamById(tx, svc.realmId, m.recipient_id) : undefined;
@@ -163,15 +188,7 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
     newTopic = truncateTopic(newTopic, svc.config.maxTopicLength);
     resolved = isResolvedTopic(newTopic) && !isResolvedTopic(m.topic) && [...preTruncation!].slice([...RESOLVED_TOPIC_PREFIX].length).join('') === m.topic;
     unresolved = isResolvedTopic(m.topic) && !isResolvedTopic(newTopic) && stripResolved(m.topic) === newTopic;
-    const policy = effectiveTopicsPolicy(stream, settings.topics_policy, settings.mandatory_topics);
-    if (newTopic === '' && policy === 'disable_empty_topic') {
-      throw badRequest(
-        settings.topics_policy === 'disable_empty_topic' && stream.topics_policy === 'inherit'
-          ? 'Sending messages to the general chat is not allowed in this organization.'
-          : 'Sending messages to the general chat is not allowed in this channel.',
-      );
-    }
-    if (newTopic !== '' && policy === 'empty_topic_only') throw badRequest('Only the general chat topic is allowed in this channel.');
+    if (streamId === undefined) checkTopicsPolicy(stream, newTopic, settings);
 
     if (resolved || unresolved) {
       const can =
@@ -190,6 +207,29 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
     }
   }
 
+  // Channel move: permission, target channel, time limit.
+  let newStream: StreamRow | undefined;
+  let targetAccess: StreamAccess | undefined;
+  if (streamId !== undefined && stream) {
+    const can =
+      user.role <= ROLE.ADMINISTRATOR ||
+      groups.allows(user, realmGroupValue(realm.settings_json, 'can_move_messages_between_channels_group', 'role:members', groups)) ||
+      canAdministerChannel(user, stream, groups) ||
+      allowsInChannel(user, stream, groups, 'can_move_messages_out_of_channel_group');
+    if (!can) throw badRequest("You don't have permission to move this message");
+    newStream = await streamById(tx, svc.realmId, streamId);
+    if (newStream) targetAccess = streamAccess(user, newStream, !!(await subscription(tx, user.id, newStream.id)), groups);
+    if (!newStream || !targetAccess || newStream.is_archived || !targetAccess.content) throw badRequest('Invalid channel ID');
+    if (!groups.allows(user, streamGroupSetting(newStream, 'can_send_message_group'))) throw badRequest('You do not have permission to post in this channel.');
+    const limit = betweenLimit(settings);
+    if (typeof limit === 'number' && !isModeratorOrAbove(user) && Date.now() / 1000 - m.date_sent > limit + EDIT_LIMIT_BUFFER) {
+      throw badRequest("The time limit for editing this message's channel has passed");
+    }
+    checkTopicsPolicy(newStream, newTopic ?? m.topic, settings);
+  }
+  const target = newStream ?? stream;
+  const moving = !!stream && (newTopic !== undefined || newStream !== undefined);
+
   // Content: normalize and render.
   let content: string | undefined;
   let rendered: Awaited<ReturnType<typeof render>> | undefined;
@@ -202,7 +242,7 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
   // Which messages move (topic edits).
   const access = stream ? streamAccess(user, stream, !!(await subscription(tx, user.id, stream.id)), groups) : undefined;
   let movedIds: number[] = [m.id];
-  if (newTopic !== undefined && stream && access) {
+  if (moving && stream && access) {
     if (input.propagateMode !== 'change_one') {
       let ids = await topicMessageIds(tx, stream.id, m.topic, input.propagateMode === 'change_later' ? m.id : undefined);
       if (!canReadFullHistory(access)) {
@@ -212,8 +252,14 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
       movedIds = [...new Set([...ids, m.id])].sort((x, y) => x - y);
     }
     if (input.propagateMode === 'change_all' && !isModeratorOrAbove(user) && !resolved && !unresolved) {
-      const limit = settings.move_messages_within_stream_limit_seconds === undefined ? DEFAULT_MOVE_WITHIN_LIMIT : settings.move_messages_within_stream_limit_seconds;
-      if (typeof limit === 'number') {
+      // The stricter of the applicable topic and channel limits.
+      const limits: number[] = [];
+      const within = settings.move_messages_within_stream_limit_seconds === undefined ? DEFAULT_MOVE_WITHIN_LIMIT : settings.move_messages_within_stream_limit_seconds;
+      if (newTopic !== undefined && typeof within === 'number') limits.push(within);
+      const between = betweenLimit(settings);
+      if (newStream && typeof between === 'number') limits.push(between);
+      if (limits.length) {
+        const limit = Math.min(...limits);
         const dates = await messageDates(tx, movedIds);
         const allowed = movedIds.filter((id) => (dates.get(id) ?? 0) > Date.now() / 1000 - (limit + EDIT_LIMIT_BUFFER));
         if (allowed.length !== movedIds.length) {
@@ -232,10 +278,16 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
     entry.prev_content = m.content;
     entry.prev_rendered_content = m.rendered_content;
   }
+  if (newStream && stream) {
+    entry.prev_stream = stream.id;
+    entry.stream = newStream.id;
+  }
   if (newTopic !== undefined) {
     entry.prev_topic = m.topic;
     entry.topic = newTopic;
   }
+  const streamIdsTouched = newStream && stream ? [stream.id, newStream.id] : [];
+  const firstBefore = await firstMessageIds(tx, streamIdsTouched);
   const history = [entry, ...parseEditHistory(m.edit_history_json)];
   await updateMessageContent(tx, m.id, {
     content: content ?? m.content,
@@ -247,10 +299,45 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
     has_attachment: rendered ? (rendered.hasAttachment ? 1 : 0) : m.has_attachment,
     is_me_message: rendered ? (rendered.isMeMessage ? 1 : 0) : m.is_me_message,
     ...(newTopic !== undefined ? { topic: newTopic } : {}),
+    ...(newStream ? { recipient_id: newStream.id } : {}),
   });
-  if (newTopic !== undefined) {
+  if (moving) {
     const others = movedIds.filter((id) => id !== m.id);
-    await moveMessagesToTopic(tx, others, newTopic, { user_id: user.id, timestamp: now, prev_topic: m.topic, topic: newTopic });
+    const { prev_content: _pc, prev_rendered_content: _prc, ...moveEntry } = entry;
+    await moveMessagesToTopic(tx, others, newTopic, moveEntry, newStream?.id);
+  }
+
+  // Channel move: rows of users who leave with the old channel, rows for
+  // the new channel's subscribers when its history is protected.
+  let deleteEvent: EditResult['deleteEvent'];
+  const losingAccess = new Set<number>();
+  const firstIdUpdates: EditResult['firstIdUpdates'] = [];
+  if (newStream && stream) {
+    const oldAll = await subscriptionUserIds(tx, stream.id, false);
+    const newCurrent = new Set(await subscriptionUserIds(tx, newStream.id, true));
+    const losingRows = oldAll.filter((id) => !newCurrent.has(id));
+    if (!newStream.invite_only) {
+      for (const u of await usersByIds(tx, svc.realmId, losingRows)) if (u.role === ROLE.GUEST) losingAccess.add(u.id);
+    } else {
+      for (const id of losingRows) losingAccess.add(id);
+    }
+    if (newStream.invite_only && !newStream.history_public_to_subscribers) {
+      await addMissingUserMessageRows(tx, [...newCurrent], movedIds, FLAG.read);
+    }
+    await deleteUserMessageRows(tx, losingRows, movedIds);
+    deleteEvent = {
+      event: { type: 'delete_message', message_ids: movedIds, message_type: 'stream', stream_id: stream.id, topic: m.topic },
+      userIds: [...losingAccess].sort((x, y) => x - y),
+    };
+    const firstAfter = await firstMessageIds(tx, streamIdsTouched);
+    let everyone: number[] | undefined;
+    for (const s of [stream, newStream]) {
+      const before = firstBefore.get(s.id) ?? null;
+      const after = firstAfter.get(s.id) ?? null;
+      if (before === after) continue;
+      const userIds = s.invite_only ? await subscriberIds(tx, s.id) : (everyone ??= await activeUserIds(tx, svc.realmId));
+      firstIdUpdates.push({ stream: s, value: after, userIds });
+    }
   }
 
   // Mention flags follow the new content (Zulip's update_user_message_flags).
@@ -294,52 +381,83 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
       is_me_message: rendered.isMeMessage,
     });
   }
+  if (newStream) Object.assign(event, { propagate_mode: input.propagateMode, orig_subject: m.topic, new_stream_id: newStream.id });
   if (newTopic !== undefined) {
     Object.assign(event, { propagate_mode: input.propagateMode, orig_subject: m.topic, subject: newTopic, topic_links: [] });
   }
   event.__parley = { empty_topic_display_name: emptyName };
   const recipients = rows.map((r) => ({ id: r.user_id, extra: { flags: flagList(r.flags) } }));
-  if (stream && (!stream.invite_only || stream.history_public_to_subscribers)) {
+  if (stream && target && (!stream.invite_only || stream.history_public_to_subscribers)) {
+    // Subscribers of the channel the messages are now in and, after a
+    // channel move, those of the old one (not those losing access, nor
+    // guests only subscribed to the new channel).
     const holders = new Set(rows.map((r) => r.user_id));
-    for (const uid of (await subscriberIds(tx, stream.id)).sort((x, y) => x - y)) {
-      if (!holders.has(uid)) recipients.push({ id: uid, extra: { flags: ['read'] } });
+    const targetSubs = await subscriberIds(tx, target.id);
+    const ids = new Set(targetSubs);
+    if (newStream) {
+      const oldSubs = await subscriberIds(tx, stream.id);
+      const oldSet = new Set(oldSubs);
+      for (const u of await usersByIds(tx, svc.realmId, targetSubs)) if (u.role === ROLE.GUEST && !oldSet.has(u.id)) ids.delete(u.id);
+      for (const id of oldSubs) ids.add(id);
+    }
+    for (const uid of [...ids].sort((x, y) => x - y)) {
+      if (!holders.has(uid) && !losingAccess.has(uid)) recipients.push({ id: uid, extra: { flags: ['read'] } });
     }
   }
 
   // Notification Bot notices for topic changes (not with a content edit, as Zulip).
   const notices: Notice[] = [];
-  if (newTopic !== undefined && stream && access && content === undefined) {
+  if (moving && stream && target && access && content === undefined) {
     const mention = `@_**${user.full_name}|${user.id}**`;
-    if (resolved || unresolved) {
-      notices.push({ topic: newTopic, content: `${mention} has marked this topic as ${resolved ? 'resolved' : 'unresolved'}.` });
+    const targetTopic = newTopic ?? m.topic;
+    if ((resolved || unresolved) && !newStream) {
+      notices.push({ stream, topic: targetTopic, content: `${mention} has marked this topic as ${resolved ? 'resolved' : 'unresolved'}.` });
     }
-    const visible = async (ids: number[]): Promise<number[]> => {
-      if (canReadFullHistory(access!)) return ids;
+    const visible = async (acc: StreamAccess, ids: number[]): Promise<number[]> => {
+      if (canReadFullHistory(acc)) return ids;
       const mine = await idsWithUserRows(tx, user.id, ids);
       return ids.filter((id) => mine.has(id));
     };
     const movedSet = new Set(movedIds);
-    const movedAll = input.propagateMode === 'change_all' || (await visible(await topicMessageIds(tx, stream.id, m.topic))).filter((id) => !movedSet.has(id)).length === 0;
+    const movedAll = input.propagateMode === 'change_all' || (await visible(access, await topicMessageIds(tx, stream.id, m.topic))).filter((id) => !movedSet.has(id)).length === 0;
     const n = movedIds.length;
-    const newLocation = `#**${stream.name}>${newTopic}**`;
+    const newLocation = `#**${target.name}>${targetTopic}**`;
     const oldLocation = `#**${stream.name}>${m.topic}**`;
-    if (input.sendNotificationToNewThread && !resolved && !unresolved) {
-      const preexisting = (await visible(await topicMessageIds(tx, stream.id, newTopic))).filter((id) => !movedSet.has(id));
+    if (input.sendNotificationToNewThread && (newStream || (!resolved && !unresolved))) {
+      const preexisting = (await visible(targetAccess ?? access, await topicMessageIds(tx, target.id, targetTopic))).filter((id) => !movedSet.has(id));
       let text: string;
       if (preexisting.length === 0 && movedAll) text = `This topic was moved here from ${oldLocation} by ${mention}.`;
-      else if (n === 1) text = `[A message](${nearMessageUrl(svc.config.externalUrl, stream, newTopic, m.id)}) was moved here from ${oldLocation} by ${mention}.`;
+      else if (n === 1) text = `[A message](${nearMessageUrl(svc.config.externalUrl, target, targetTopic, m.id)}) was moved here from ${oldLocation} by ${mention}.`;
       else text = `${n} messages were moved here from ${oldLocation} by ${mention}.`;
-      notices.push({ topic: newTopic, content: text });
+      notices.push({ stream: target, topic: targetTopic, content: text });
     }
     if (input.sendNotificationToOldThread) {
       let text: string;
       if (movedAll) text = `This topic was moved to ${newLocation} by ${mention}.`;
       else if (n === 1) text = `A message was moved from this topic to ${newLocation} by ${mention}.`;
       else text = `${n} messages were moved from this topic to ${newLocation} by ${mention}.`;
-      notices.push({ topic: m.topic, content: text });
+      notices.push({ stream, topic: m.topic, content: text });
     }
   }
-  return { event, recipients, notices, stream };
+  return { event, recipients, notices, deleteEvent, firstIdUpdates };
+}
+
+/** Zulip's move_messages_between_streams_limit_seconds (null: no limit). */
+function betweenLimit(settings: Record<string, unknown>): unknown {
+  return settings.move_messages_between_streams_limit_seconds === undefined ? DEFAULT_MOVE_BETWEEN_LIMIT : settings.move_messages_between_streams_limit_seconds;
+}
+
+/** The channel's topics policy for a topic messages are moved to. */
+function checkTopicsPolicy(stream: StreamRow, topic: string, settings: Record<string, unknown>): void {
+  const policy = effectiveTopicsPolicy(stream, settings.topics_policy, settings.mandatory_topics);
+  if (topic === '' && policy === 'disable_empty_topic') {
+    throw badRequest(
+      settings.topics_policy === 'disable_empty_topic' && stream.topics_policy === 'inherit'
+        ? 'Sending messages to the general chat is not allowed in this organization.'
+        : 'Sending messages to the general chat is not allowed in this channel.',
+    );
+  }
+  if (topic !== '' && policy === 'empty_topic_only') throw badRequest('Only the general chat topic is allowed in this channel.');
 }
 
 function stripResolved(topic: string): string {

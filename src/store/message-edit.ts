@@ -32,20 +32,28 @@ export function parseEditHistory(json: string | null): EditHistoryEntry[] {
 export async function updateMessageContent(
   db: Tx,
   id: number,
-  fields: { content: string; rendered_content: string; last_edit_time: number; edit_history_json: string; has_link: number; has_image: number; has_attachment: number; is_me_message: number; topic?: string },
+  fields: { content: string; rendered_content: string; last_edit_time: number; edit_history_json: string; has_link: number; has_image: number; has_attachment: number; is_me_message: number; topic?: string; recipient_id?: number },
 ): Promise<void> {
   await db.updateTable('messages').set(fields).where('id', '=', id).execute();
 }
 
-/** Moves messages to `topic`, prepending `entry` to each one's edit history. */
-export async function moveMessagesToTopic(db: Tx, ids: number[], topic: string, entry: EditHistoryEntry): Promise<void> {
+/**
+ * Moves messages to `topic` (undefined: each keeps its own) and, with
+ * `streamId`, to that channel, prepending `entry` to each one's edit history.
+ */
+export async function moveMessagesToTopic(db: Tx, ids: number[], topic: string | undefined, entry: EditHistoryEntry, streamId?: number): Promise<void> {
   for (let i = 0; i < ids.length; i += 500) {
     const rows = await db.selectFrom('messages').select(['id', 'edit_history_json']).where('id', 'in', ids.slice(i, i + 500)).execute();
     for (const r of rows) {
       const history = [entry, ...parseEditHistory(r.edit_history_json)];
       await db
         .updateTable('messages')
-        .set({ topic, last_edit_time: entry.timestamp, edit_history_json: JSON.stringify(history) })
+        .set({
+          ...(topic !== undefined ? { topic } : {}),
+          ...(streamId !== undefined ? { recipient_id: streamId } : {}),
+          last_edit_time: entry.timestamp,
+          edit_history_json: JSON.stringify(history),
+        })
         .where('id', '=', r.id)
         .execute();
     }
@@ -91,4 +99,40 @@ export async function idsWithUserRows(db: Tx, userId: number, ids: number[]): Pr
     for (const r of rows) out.add(r.message_id);
   }
   return out;
+}
+
+/**
+ * User IDs with a subscription row for a channel: every row (active or not)
+ * with `activeOnly` false, else the active subscriptions; deactivated users included.
+ */
+export async function subscriptionUserIds(db: Tx, streamId: number, activeOnly: boolean): Promise<number[]> {
+  let q = db.selectFrom('subscriptions').select('user_id').where('stream_id', '=', streamId);
+  if (activeOnly) q = q.where('active', '=', 1);
+  return [...new Set((await q.execute()).map((r) => r.user_id))].sort((a, b) => a - b);
+}
+
+/** Deletes the user_messages rows of these users for these messages. */
+export async function deleteUserMessageRows(db: Tx, userIds: number[], messageIds: number[]): Promise<void> {
+  for (let i = 0; i < messageIds.length; i += 500) {
+    for (let j = 0; j < userIds.length; j += 500) {
+      await db
+        .deleteFrom('user_messages')
+        .where('message_id', 'in', messageIds.slice(i, i + 500))
+        .where('user_id', 'in', userIds.slice(j, j + 500))
+        .execute();
+    }
+  }
+}
+
+/** Gives each user a row with `flags` for each message they have no row for. */
+export async function addMissingUserMessageRows(db: Tx, userIds: number[], messageIds: number[], flags: number): Promise<void> {
+  if (!userIds.length || !messageIds.length) return;
+  for (let i = 0; i < messageIds.length; i += 500) {
+    const chunk = messageIds.slice(i, i + 500);
+    const existing = await db.selectFrom('user_messages').select(['user_id', 'message_id']).where('message_id', 'in', chunk).execute();
+    const have = new Set(existing.map((r) => `${r.user_id}:${r.message_id}`));
+    const rows = [];
+    for (const mid of chunk) for (const uid of userIds) if (!have.has(`${uid}:${mid}`)) rows.push({ user_id: uid, message_id: mid, flags });
+    for (let k = 0; k < rows.length; k += 500) await db.insertInto('user_messages').values(rows.slice(k, k + 500)).execute();
+  }
 }

@@ -13,6 +13,7 @@ export default [
     params: {
       content: p.str().optional(),
       topic: p.str().alias('subject').optional(),
+      stream_id: p.int().optional(),
       propagate_mode: p.enumStr(['change_one', 'change_later', 'change_all'] as const).default('change_one'),
       send_notification_to_old_thread: p.bool().default(false),
       send_notification_to_new_thread: p.bool().default(true),
@@ -21,6 +22,7 @@ export default [
       await updateMessage(ctx.svc, ctx.user, a.message_id, {
         content: a.content,
         topic: a.topic,
+        streamId: a.stream_id,
         propagateMode: a.propagate_mode,
         sendNotificationToOldThread: a.send_notification_to_old_thread,
         sendNotificationToNewThread: a.send_notification_to_new_thread,
