@@ -21,7 +21,11 @@ import drafts from './drafts.ts';
 import push from './push.ts';
 import invites from './invites.ts';
 import scheduledMessages from './scheduled-messages.ts';
+import mutedUsers from './muted-users.ts';
+import alertWords from './alert-words.ts';
+import readReceipts from './read-receipts.ts';
+import realm from './realm.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...uploads, ...drafts, ...push, ...invites, ...scheduledMessages];
+  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...uploads, ...drafts, ...push, ...invites, ...scheduledMessages, ...mutedUsers, ...alertWords, ...readReceipts, ...realm];
 }
