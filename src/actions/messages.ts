@@ -19,6 +19,8 @@ import { Groups } from './group-settings.ts';
 import { formatMessages, loadDirectory, render } from './messages-format.ts';
 import { sql } from 'kysely';
 import { claimMessageAttachments } from './uploads.ts';
+import { alertedUserIds } from './alert-words.ts';
+import { mutingUserIds } from '../store/muted-users.ts';
 
 export interface SendInput {
   type: 'stream' | 'channel' | 'private' | 'direct';
@@ -226,9 +228,14 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     }
     const readBySender = input.readBySender ?? defaultReadBySender(input.clientName);
     const base = (isStream ? 0 : FLAG.is_private) | (rendered.wildcardMention === 'all' ? FLAG.stream_wildcard_mentioned : 0);
+    // Alert words (Zulip's rule, in the source with fenced code set aside); users who muted the sender get it read.
+    const alerted = await alertedUserIds(svc, tx, rendered.alertText);
+    const muters = new Set(await mutingUserIds(tx, sender.id));
     const rows = addr.userIds.map((uid) => {
       let f = base;
       if (uid === sender.id && readBySender) f |= FLAG.read;
+      if (muters.has(uid)) f |= FLAG.read;
+      if (alerted.has(uid)) f |= FLAG.has_alert_word;
       if (mentioned.has(uid)) f |= FLAG.mentioned;
       if (topicParticipants.has(uid)) f |= FLAG.topic_wildcard_mentioned;
       return { user_id: uid, message_id: id, flags: f };

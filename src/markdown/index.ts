@@ -32,6 +32,8 @@ export interface RenderResult {
   hasImage: boolean;
   hasAttachment: boolean;
   isMeMessage: boolean;
+  /** The source after the fenced-block preprocessor (code stashed away): the text alert words are matched in, as Zulip does. */
+  alertText?: string;
 }
 
 const STX = '\u0002';
@@ -281,6 +283,7 @@ class Renderer {
     source = source.replace(/(?<=\n) +\n/g, '\n');
     lines = source.split('\n');
     lines = processFences(lines, { stashRaw: (h) => this.stashRaw(h), renderTex: renderKatex });
+    this.result.alertText = lines.join('\n');
     const root = new BlockParser().parseDocument(lines.join('\n'));
     this.hiliteIndentedCode(root);
     this.inlineTree(root);

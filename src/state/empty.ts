@@ -8,10 +8,6 @@ import { registerState } from '../events/state.ts';
 
 /** fetch_event_types name → the state keys it adds, with their empty values (fresh per call). */
 const EMPTY_SECTIONS: Record<string, () => Record<string, unknown>> = {
-  // Alert words: no endpoint to define them yet, so no user has any.
-  alert_words: () => ({ alert_words: [] }),
-  // Muting users: not implemented; nobody has muted anyone.
-  muted_users: () => ({ muted_users: [] }),
   // Linkifiers: none can be configured (realm_filters is the legacy form of the same list).
   realm_linkifiers: () => ({ realm_linkifiers: [] }),
   realm_filters: () => ({ realm_filters: [] }),

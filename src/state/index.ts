@@ -12,4 +12,6 @@ import './user-topics.ts';
 import './realm-emoji.ts';
 import './drafts.ts';
 import './scheduled-messages.ts';
+import './muted-users.ts';
+import './alert-words.ts';
 import './empty.ts';

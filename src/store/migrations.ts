@@ -431,3 +431,26 @@ migration('0110_invitation_status', async (db) => {
   await db.schema.alterTable('invitations').addColumn('status', 'integer', (col) => col.notNull().defaultTo(0)).execute();
   await db.schema.alterTable('invitations').addColumn('created_user_id', 'integer').execute();
 });
+
+// Muted users (one row per muter and muted user) and personal alert words
+// (kept in the order added, with the spelling given).
+migration('0120_muted_users_alert_words', async (db, c, d) => {
+  await db.schema
+    .createTable('muted_users')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('muted_user_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('date_muted', c.big, (col) => col.notNull())
+    .addUniqueConstraint('muted_users_pair', ['user_id', 'muted_user_id'])
+    .execute();
+  await db.schema.createIndex('muted_users_muted').on('muted_users').column('muted_user_id').execute();
+  await db.schema
+    .createTable('alert_words')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('word', 'text', (col) => col.notNull())
+    .execute();
+  await db.schema.createIndex('alert_words_user').on('alert_words').column('user_id').execute();
+  await db.schema.createIndex('alert_words_realm').on('alert_words').column('realm_id').execute();
+});

@@ -290,7 +290,23 @@ export interface AttachmentMessagesTable {
 }
 
 /** An email invitation (Zulip's PreregistrationUser with its confirmation key). Times in UNIX seconds. */
+export interface MutedUsersTable {
+  id: Generated<number>;
+  user_id: number;
+  muted_user_id: number;
+  date_muted: number;
+}
+
+export interface AlertWordsTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  word: string;
+}
+
 export interface Database {
+  muted_users: MutedUsersTable;
+  alert_words: AlertWordsTable;
   attachments: AttachmentsTable;
   attachment_messages: AttachmentMessagesTable;
   scheduled_messages: ScheduledMessagesTable;
