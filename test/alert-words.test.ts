@@ -116,3 +116,14 @@ test('sending sets has_alert_word for recipients whose words occur (not in fence
   assert.ok(!one.messages[0].flags.includes('has_alert_word'));
   void partial;
 });
+
+test('editing a message recomputes has_alert_word', async () => {
+  assertSuccess(await B.post('/users/me/alert_words', { alert_words: ['deadline'] }));
+  const id = assertSuccess(await A.post('/messages', { type: 'stream', to: pub, topic: 'edit-alerts', content: 'nothing special' })).id as number;
+  const flagsOf = async () => assertSuccess(await B.get(`/messages/${id}`)).message.flags as string[];
+  assert.ok(!(await flagsOf()).includes('has_alert_word'));
+  assertSuccess(await A.patch(`/messages/${id}`, { content: 'the deadline moved' }));
+  assert.ok((await flagsOf()).includes('has_alert_word'));
+  assertSuccess(await A.patch(`/messages/${id}`, { content: 'never mind' }));
+  assert.ok(!(await flagsOf()).includes('has_alert_word'));
+});

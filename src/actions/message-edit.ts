@@ -26,6 +26,7 @@
  * - One `update_message` event to the holders of the edited message (with
  *   their flags) and, for channels with shared history, the subscribers.
  */
+import { alertedUserIds } from './alert-words.ts';
 import type { Services } from '../services.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { transaction, type Tx } from '../store/db.ts';
@@ -350,9 +351,12 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
     }
     let participants = new Set<number>();
     if (rendered.wildcardMention === 'topic' && stream) participants = new Set([...(await topicSenderIds(tx, stream.id, newTopic ?? m.topic)), m.sender_id]);
+    // Alert words follow the new content too (Zulip recomputes has_alert_word on edit).
+    const alerted = await alertedUserIds(svc, tx, rendered.alertText);
     for (const r of rows) {
       let f = r.flags;
       f = mentioned.has(r.user_id) ? f | FLAG.mentioned : f & ~FLAG.mentioned;
+      f = alerted.has(r.user_id) ? f | FLAG.has_alert_word : f & ~FLAG.has_alert_word;
       if (rendered.wildcardMention === 'all') f |= FLAG.stream_wildcard_mentioned;
       else if (rendered.wildcardMention === 'topic') f = participants.has(r.user_id) ? f | FLAG.topic_wildcard_mentioned : f & ~FLAG.topic_wildcard_mentioned;
       if (f !== r.flags) {
