@@ -57,7 +57,7 @@ import { accessMessage, invalidMessage } from './messages-fetch.ts';
 import { canAdministerChannel, canReadFullHistory, streamAccess, streamGroupSetting, type StreamAccess, type StreamGroupSetting } from './channel-access.ts';
 import { Groups, parseStoredSetting } from './group-settings.ts';
 import { loadDirectory, render } from './messages-format.ts';
-import { effectiveTopicsPolicy, normalizeContent, sendMessage } from './messages.ts';
+import { checkTopicsPolicy, normalizeContent, sendMessage } from './messages.ts';
 import { notificationBot } from './streams.ts';
 import { parseJsonObject } from '../lib/util.ts';
 
@@ -449,19 +449,6 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
 /** Zulip's move_messages_between_streams_limit_seconds (null: no limit). */
 function betweenLimit(settings: Record<string, unknown>): unknown {
   return settings.move_messages_between_streams_limit_seconds === undefined ? DEFAULT_MOVE_BETWEEN_LIMIT : settings.move_messages_between_streams_limit_seconds;
-}
-
-/** The channel's topics policy for a topic messages are moved to. */
-function checkTopicsPolicy(stream: StreamRow, topic: string, settings: Record<string, unknown>): void {
-  const policy = effectiveTopicsPolicy(stream, settings.topics_policy, settings.mandatory_topics);
-  if (topic === '' && policy === 'disable_empty_topic') {
-    throw badRequest(
-      settings.topics_policy === 'disable_empty_topic' && stream.topics_policy === 'inherit'
-        ? 'Sending messages to the general chat is not allowed in this organization.'
-        : 'Sending messages to the general chat is not allowed in this channel.',
-    );
-  }
-  if (topic !== '' && policy === 'empty_topic_only') throw badRequest('Only the general chat topic is allowed in this channel.');
 }
 
 function stripResolved(topic: string): string {

@@ -91,6 +91,19 @@ export function effectiveTopicsPolicy(stream: StreamRow, realmPolicy: unknown, m
   return mandatoryTopics === true ? 'disable_empty_topic' : 'allow_empty_topic';
 }
 
+/** Whether a topic is allowed in the channel by its topics policy (spec 2.4), with Zulip's messages. */
+export function checkTopicsPolicy(stream: StreamRow, topic: string, settings: Record<string, unknown>): void {
+  const policy = effectiveTopicsPolicy(stream, settings.topics_policy, settings.mandatory_topics);
+  if (topic === '' && policy === 'disable_empty_topic') {
+    throw badRequest(
+      settings.topics_policy === 'disable_empty_topic' && stream.topics_policy === 'inherit'
+        ? 'Sending messages to the general chat is not allowed in this organization.'
+        : 'Sending messages to the general chat is not allowed in this channel.',
+    );
+  }
+  if (topic !== '' && policy === 'empty_topic_only') throw badRequest('Only the general chat topic is allowed in this channel.');
+}
+
 interface Addressed {
   recipientType: number;
   recipientId: number;
@@ -140,15 +153,7 @@ export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: 
     }
   }
 
-  const policy = effectiveTopicsPolicy(stream, settings.topics_policy, settings.mandatory_topics);
-  if (topic === '' && policy === 'disable_empty_topic') {
-    throw badRequest(
-      settings.topics_policy === 'disable_empty_topic' && stream.topics_policy === 'inherit'
-        ? 'Sending messages to the general chat is not allowed in this organization.'
-        : 'Sending messages to the general chat is not allowed in this channel.',
-    );
-  }
-  if (topic !== '' && policy === 'empty_topic_only') throw badRequest('Only the general chat topic is allowed in this channel.');
+  checkTopicsPolicy(stream, topic, settings);
 
   return { recipientType: RECIPIENT.STREAM, recipientId: stream.id, topic, stream, userIds: await subscriberIds(tx, stream.id) };
 }
