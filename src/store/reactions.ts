@@ -11,18 +11,6 @@ export interface ReactionKey {
   reactionType: string;
 }
 
-export async function reactionExists(db: Tx, k: ReactionKey): Promise<boolean> {
-  const r = await db
-    .selectFrom('reactions')
-    .select('id')
-    .where('message_id', '=', k.messageId)
-    .where('user_id', '=', k.userId)
-    .where('emoji_code', '=', k.emojiCode)
-    .where('reaction_type', '=', k.reactionType)
-    .executeTakeFirst();
-  return r !== undefined;
-}
-
 /** The emoji name of a user's reaction (absent: no such reaction). */
 export async function reactionName(db: Tx, k: ReactionKey): Promise<string | undefined> {
   const r = await db
