@@ -38,6 +38,8 @@ export interface Config {
   webPublicStreamsEnabled: boolean;
   canAccessAllUsersGroupLimitsPresence: boolean;
   invitationLinkValidityMinutes: number;
+  /** Zulip's EMAIL_GATEWAY_PATTERN (e.g. `%s@mail.example.com`); empty: no email gateway, channel addresses are "". */
+  emailGatewayPattern: string;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -86,5 +88,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webPublicStreamsEnabled: bool(env, 'WEB_PUBLIC_STREAMS_ENABLED', false),
     canAccessAllUsersGroupLimitsPresence: bool(env, 'CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE', false),
     invitationLinkValidityMinutes: int(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400),
+    emailGatewayPattern: env.EMAIL_GATEWAY_PATTERN || '',
   };
 }

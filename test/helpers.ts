@@ -263,6 +263,8 @@ export const POST_247_FIELDS = new Set<string>([
   'realm_can_invite_users_group', // FL 321
   'realm_can_mention_many_users_group', // FL 352
   'saved_snippets', // FL 297
+  'devices', // FL 468 (POST /register)
+  'server_report_message_types', // FL 435
   'channel_folders', // FL 389
   'navigation_views', // FL 390
   // A leading '/' names a field only at the top level of a response.

@@ -2,6 +2,7 @@
  * The Zulip message object (GET /messages, message events) and the
  * Markdown rendering context (users, groups, channels preloaded).
  */
+import { submessagesFor, type SubmessageRow } from '../store/submessages.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { allUsers, type UserRow } from '../store/users.ts';
@@ -68,6 +69,9 @@ export interface FormatOptions {
   allowEmptyTopicName: boolean;
 }
 
+/** A submessage as message objects and `submessage` events carry it. */
+export const formatSubmessage = (s: SubmessageRow) => ({ id: s.id, message_id: s.message_id, sender_id: s.sender_id, msg_type: s.msg_type, content: s.content });
+
 /** Participants of each direct message, by message ID (sorted user IDs). */
 export async function dmParticipants(db: Tx, rows: MessageRow[]): Promise<Map<number, number[]>> {
   const groups = await directGroupMembers(
@@ -88,7 +92,7 @@ export async function dmParticipants(db: Tx, rows: MessageRow[]): Promise<Map<nu
  */
 export async function formatMessages(svc: Services, db: Tx, rows: MessageRow[], dir: Directory, opts: FormatOptions): Promise<Array<Record<string, unknown>>> {
   const ids = rows.map((r) => r.id);
-  const [reactions, participants] = await Promise.all([reactionsFor(db, ids), dmParticipants(db, rows)]);
+  const [reactions, participants, submessages] = await Promise.all([reactionsFor(db, ids), dmParticipants(db, rows), submessagesFor(db, ids)]);
   const byMsg = new Map<number, Array<Record<string, unknown>>>();
   for (const r of reactions) {
     let l = byMsg.get(r.message_id);
@@ -108,7 +112,7 @@ export async function formatMessages(svc: Services, db: Tx, rows: MessageRow[], 
       topic_links: [],
       is_me_message: !!m.is_me_message,
       reactions: byMsg.get(m.id) ?? [],
-      submessages: [],
+      submessages: (submessages.get(m.id) ?? []).map(formatSubmessage),
       sender_full_name: sender?.full_name ?? '',
       sender_email: sender?.email ?? '',
       sender_realm_str: dir.realmStr,

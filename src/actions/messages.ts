@@ -21,6 +21,7 @@ import { sql } from 'kysely';
 import { claimMessageAttachments } from './uploads.ts';
 import { alertedUserIds } from './alert-words.ts';
 import { mutingUserIds } from '../store/muted-users.ts';
+import { attachWidget } from './submessages.ts';
 
 export interface SendInput {
   type: 'stream' | 'channel' | 'private' | 'direct';
@@ -219,6 +220,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
       has_attachment: rendered.hasAttachment ? 1 : 0,
       is_me_message: rendered.isMeMessage ? 1 : 0,
     });
+    await attachWidget(tx, id, sender.id, content);
 
     // Flags per recipient.
     const mentioned = new Set(rendered.mentionedUserIds);

@@ -3,7 +3,7 @@
  * reading (GET /streams…), updating (PATCH /streams/{id}), archiving, and
  * default channels; with the stream/subscription events they cause.
  */
-import { newApiKey } from './users.ts';
+import { NOTIFICATION_BOT_EMAIL, systemBot } from './system-bots.ts';
 import { sendMessage } from './messages.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
@@ -12,7 +12,7 @@ import { ApiError, badRequest, requireOwner } from '../lib/errors.ts';
 import { codePointLength, nowSeconds, parseJsonObject } from '../lib/util.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
-import { allUsers, insertSystemBot, ROLE, userByDeliveryEmail, type UserRow } from '../store/users.ts';
+import { allUsers, ROLE, type UserRow } from '../store/users.ts';
 import {
   activateSubscription,
   allStreams,
@@ -194,20 +194,10 @@ export async function insertChannel(svc: Services, tx: Tx, user: UserRow | null,
  * among the organization's users), created on first use without events.
  */
 export async function notificationBot(svc: Services): Promise<UserRow> {
-  const existing = await userByDeliveryEmail(svc.store.db, svc.realmId, NOTIFICATION_BOT_EMAIL);
-  if (existing) return existing;
-  try {
-    return await insertSystemBot(svc.store.db, svc.realmId, NOTIFICATION_BOT_EMAIL, 'Notification Bot', newApiKey());
-  } catch (e) {
-    // Created concurrently by another request: use that one.
-    const again = await userByDeliveryEmail(svc.store.db, svc.realmId, NOTIFICATION_BOT_EMAIL);
-    if (again) return again;
-    throw e;
-  }
+  return systemBot(svc, NOTIFICATION_BOT_EMAIL, 'Notification Bot');
 }
 
-/** Zulip's Notification Bot address (the same on every server). */
-export const NOTIFICATION_BOT_EMAIL = 'notification-bot@zulip.com';
+export { NOTIFICATION_BOT_EMAIL };
 
 /**
  * "announce": Notification Bot posts "@_**Creator|id** created a new channel

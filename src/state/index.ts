@@ -14,4 +14,5 @@ import './drafts.ts';
 import './scheduled-messages.ts';
 import './muted-users.ts';
 import './alert-words.ts';
+import './client-features.ts';
 import './empty.ts';

@@ -323,10 +323,11 @@ export async function firstMessageIds(db: Tx, streamIds: number[]): Promise<Map<
   return new Map(rows.map((r) => [r.recipient_id, Number(r.first)]));
 }
 
-/** Deletes messages with their per-user rows and reactions. */
+/** Deletes messages with their per-user rows, reactions and submessages. */
 export async function deleteMessageRows(db: Tx, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
   await db.deleteFrom('reactions').where('message_id', 'in', ids).execute();
+  await db.deleteFrom('submessages').where('message_id', 'in', ids).execute();
   await db.deleteFrom('user_messages').where('message_id', 'in', ids).execute();
   await db.deleteFrom('messages').where('id', 'in', ids).execute();
 }

@@ -454,3 +454,58 @@ migration('0120_muted_users_alert_words', async (db, c, d) => {
   await db.schema.createIndex('alert_words_user').on('alert_words').column('user_id').execute();
   await db.schema.createIndex('alert_words_realm').on('alert_words').column('realm_id').execute();
 });
+
+// Saved snippets (reusable message text of one user), submessages (widget
+// data attached to a message: polls, to-do lists), client devices (the IDs
+// /mobile_push/register refers to), legacy push tokens (APNs/FCM, stored and
+// removable; nothing is delivered) and channel email addresses (one token
+// per channel, creator and sender, as Zulip's ChannelEmailAddress).
+migration('0600_snippets_submessages_devices', async (db, c, d) => {
+  await db.schema
+    .createTable('saved_snippets')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('title', 'text', (col) => col.notNull())
+    .addColumn('content', 'text', (col) => col.notNull())
+    .addColumn('date_created', c.big, (col) => col.notNull())
+    .execute();
+  await db.schema.createIndex('saved_snippets_user').on('saved_snippets').column('user_id').execute();
+  await db.schema
+    .createTable('submessages')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('message_id', 'integer', (col) => col.notNull())
+    .addColumn('sender_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('msg_type', 'text', (col) => col.notNull())
+    .addColumn('content', 'text', (col) => col.notNull())
+    .execute();
+  await db.schema.createIndex('submessages_message').on('submessages').column('message_id').execute();
+  await db.schema
+    .createTable('client_devices')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('date_created', c.big, (col) => col.notNull())
+    .execute();
+  await db.schema.createIndex('client_devices_user').on('client_devices').column('user_id').execute();
+  await db.schema
+    .createTable('push_device_tokens')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('kind', 'integer', (col) => col.notNull())
+    .addColumn('token', 'text', (col) => col.notNull())
+    .addColumn('ios_app_id', 'text')
+    .addColumn('last_updated', c.big, (col) => col.notNull())
+    .addUniqueConstraint('push_device_tokens_unique', ['user_id', 'kind', 'token'])
+    .execute();
+  await db.schema
+    .createTable('channel_email_addresses')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('stream_id', 'integer', (col) => col.notNull().references('streams.id').onDelete('cascade'))
+    .addColumn('creator_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('sender_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('email_token', 'text', (col) => col.notNull().unique())
+    .addColumn('date_created', c.big, (col) => col.notNull())
+    .addUniqueConstraint('channel_email_addresses_unique', ['stream_id', 'creator_id', 'sender_id'])
+    .execute();
+});

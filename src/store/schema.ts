@@ -304,7 +304,56 @@ export interface AlertWordsTable {
   word: string;
 }
 
+export interface SavedSnippetsTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  title: string;
+  content: string;
+  /** UNIX seconds. */
+  date_created: number;
+}
+
+export interface SubmessagesTable {
+  id: Generated<number>;
+  message_id: number;
+  sender_id: number;
+  msg_type: string;
+  content: string;
+}
+
+export interface ClientDevicesTable {
+  id: Generated<number>;
+  user_id: number;
+  date_created: number;
+}
+
+export interface PushDeviceTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  /** 1 APNs, 2 FCM (Zulip's PushDeviceToken kinds). */
+  kind: number;
+  token: string;
+  ios_app_id: string | null;
+  last_updated: number;
+}
+
+export interface ChannelEmailAddressesTable {
+  id: Generated<number>;
+  realm_id: number;
+  stream_id: number;
+  creator_id: number;
+  sender_id: number;
+  email_token: string;
+  date_created: number;
+}
+
 export interface Database {
+  saved_snippets: SavedSnippetsTable;
+  submessages: SubmessagesTable;
+  client_devices: ClientDevicesTable;
+  push_device_tokens: PushDeviceTokensTable;
+  channel_email_addresses: ChannelEmailAddressesTable;
   muted_users: MutedUsersTable;
   alert_words: AlertWordsTable;
   attachments: AttachmentsTable;
