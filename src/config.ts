@@ -2,6 +2,11 @@
  * Server configuration, read once from the environment. Every setting has a
  * default that works on a fresh machine with no services running.
  */
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+
 export interface Config {
   host: string;
   port: number;
@@ -40,6 +45,10 @@ export interface Config {
   invitationLinkValidityMinutes: number;
   /** Zulip's EMAIL_GATEWAY_PATTERN (e.g. `%s@mail.example.com`); empty: no email gateway, channel addresses are "". */
   emailGatewayPattern: string;
+  /** Lifetime of a web login session (the `sessionid` cookie), in seconds. */
+  sessionCookieAgeSeconds: number;
+  /** The built web client (served at / and /static/). */
+  webDistDir: string;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -89,5 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     canAccessAllUsersGroupLimitsPresence: bool(env, 'CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE', false),
     invitationLinkValidityMinutes: int(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400),
     emailGatewayPattern: env.EMAIL_GATEWAY_PATTERN || '',
+    sessionCookieAgeSeconds: int(env, 'SESSION_COOKIE_AGE', 14 * 24 * 3600),
+    webDistDir: resolve(env.WEB_DIST_DIR || join(REPO_DIR, 'web', 'dist')),
   };
 }

@@ -1,16 +1,21 @@
-/** POST /fetch_api_key: trade an email and password for the API key. */
+/** Password login: POST /fetch_api_key (the API key) and the web client's session login share it. */
 import type { Services } from '../services.ts';
 import { ApiError, authError, rateLimited } from '../lib/errors.ts';
 import { checkPassword } from '../lib/passwords.ts';
 import { RateLimiter } from '../http/auth.ts';
 import { realmById } from '../store/realm.ts';
-import { userByEmail } from '../store/users.ts';
+import { userByEmail, type UserRow } from '../store/users.ts';
 import { validEmail } from './users.ts';
 
 // Zulip allows 5 failed password attempts per username per 30 minutes.
 const attempts = new WeakMap<Services, RateLimiter>();
 
-export async function fetchApiKey(svc: Services, username: string, password: string): Promise<Record<string, unknown>> {
+/**
+ * Checks an email and password with Zulip's errors (invalid email, deactivated
+ * organization or account, wrong credentials) and the per-username limit on
+ * failed attempts. Returns the account.
+ */
+export async function passwordLogin(svc: Services, username: string, password: string): Promise<UserRow> {
   let limiter = attempts.get(svc);
   if (!limiter) attempts.set(svc, (limiter = new RateLimiter(5, 1800)));
   const key = username.trim().toLowerCase();
@@ -22,10 +27,14 @@ export async function fetchApiKey(svc: Services, username: string, password: str
   if (user && !user.is_bot) {
     if (realm.deactivated) throw authError('REALM_DEACTIVATED', 'This organization has been deactivated');
     if (!user.is_active) throw authError('USER_DEACTIVATED', 'Account is deactivated');
-    if (await checkPassword(password, user.password_hash)) {
-      return { api_key: user.api_key, email: user.delivery_email, user_id: user.id };
-    }
+    if (await checkPassword(password, user.password_hash)) return user;
   }
   limiter.hit(key);
   throw authError('AUTHENTICATION_FAILED', 'Your username or password is incorrect');
+}
+
+/** POST /fetch_api_key: trade an email and password for the API key. */
+export async function fetchApiKey(svc: Services, username: string, password: string): Promise<Record<string, unknown>> {
+  const user = await passwordLogin(svc, username, password);
+  return { api_key: user.api_key, email: user.delivery_email, user_id: user.id };
 }

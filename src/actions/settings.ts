@@ -2,6 +2,7 @@
  * Personal settings (PATCH /settings) and the organization's defaults for
  * new users (PATCH /realm/user_settings_defaults), with Zulip's events.
  */
+import { endUserSessions } from './sessions.ts';
 import { presenceEnabledChanged } from './presence.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
@@ -61,6 +62,8 @@ export interface SettingsInput {
   fullName?: string;
   oldPassword?: string;
   newPassword?: string;
+  /** The web session making the change: a password change ends every other session of the user. */
+  keepSession?: string;
   /** Setting name -> requested value (only the ones sent). */
   settings: Record<string, unknown>;
 }
@@ -91,7 +94,10 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
   const everyoneEvents: Array<Record<string, unknown>> = [];
   await transaction(svc.store, async (tx) => {
     const me = (await userById(tx, svc.realmId, actor.id))!;
-    if (newHash) await updateUser(tx, me.id, { password_hash: newHash });
+    if (newHash) {
+      await updateUser(tx, me.id, { password_hash: newHash });
+      await endUserSessions(tx, me.id, input.keepSession);
+    }
     if (input.fullName !== undefined && input.fullName !== me.full_name) {
       const rs = realmSettings((await realmById(tx, svc.realmId)).settings_json);
       // Zulip ignores the change silently when name changes are disabled for non-admins.

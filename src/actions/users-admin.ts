@@ -3,6 +3,7 @@
  * deactivating and reactivating, and API key regeneration — with Zulip's
  * permission rules, messages and events.
  */
+import { endUserSessions } from './sessions.ts';
 import { deleteMessages } from './message-delete.ts';
 import { messageIdsBySenders } from '../store/messages.ts';
 import { updateProfileData, type ProfileDataItem } from './profile-fields.ts';
@@ -190,6 +191,7 @@ export async function deactivateUser(svc: Services, target: UserRow, opts: { cas
   }
   const changed = await transaction(svc.store, async (tx) => {
     const res = await tx.updateTable('users').set({ is_active: 0 }).where('id', '=', target.id).where('is_active', '=', 1).executeTakeFirst();
+    await endUserSessions(tx, target.id);
     return Number(res.numUpdatedRows) > 0;
   });
   if (!changed) return done;
@@ -351,10 +353,17 @@ export async function reactivateUserByAdmin(svc: Services, me: UserRow, userId: 
 // ---------------------------------------------------------------------------
 // API keys
 
-/** Gives the account a new API key (the old one stops working); bots announce it with realm_bot update. */
-export async function regenerateApiKey(svc: Services, target: UserRow): Promise<string> {
+/**
+ * Gives the account a new API key (the old one stops working) and ends its
+ * web sessions, except `keepSession` (the session that asked for it); bots
+ * announce it with realm_bot update.
+ */
+export async function regenerateApiKey(svc: Services, target: UserRow, keepSession?: string): Promise<string> {
   const apiKey = newApiKey();
-  await transaction(svc.store, (tx) => updateUser(tx, target.id, { api_key: apiKey }));
+  await transaction(svc.store, async (tx) => {
+    await updateUser(tx, target.id, { api_key: apiKey });
+    await endUserSessions(tx, target.id, keepSession);
+  });
   if (target.is_bot) {
     svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: target.id, api_key: apiKey } }, await botEventRecipients(svc, target));
   }
@@ -362,6 +371,6 @@ export async function regenerateApiKey(svc: Services, target: UserRow): Promise<
 }
 
 /** POST /users/me/api_key/regenerate. */
-export async function regenerateOwnApiKey(svc: Services, me: UserRow): Promise<{ api_key: string }> {
-  return { api_key: await regenerateApiKey(svc, me) };
+export async function regenerateOwnApiKey(svc: Services, me: UserRow, keepSession?: string): Promise<{ api_key: string }> {
+  return { api_key: await regenerateApiKey(svc, me, keepSession) };
 }

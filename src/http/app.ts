@@ -1,6 +1,7 @@
 /**
  * The HTTP server: Fastify with Zulip's conventions. All API routes live
- * under /api/v1; parameters come from the query string and form-encoded (or
+ * under /api/v1 (HTTP Basic auth) and again under /json (the web client's
+ * session cookie, with CSRF checks; see web.ts); parameters come from the query string and form-encoded (or
  * multipart) bodies; every response is the JSON envelope; errors carry
  * `code` and their HTTP status; unknown paths are JSON 404 and wrong methods
  * JSON 405.
@@ -17,8 +18,11 @@ import type { UserRow } from '../store/users.ts';
 import { codeToNames } from '../emoji/index.ts';
 import { registerUploadServing } from './uploads.ts';
 import { registerSignupRoutes } from './signup.ts';
+import { authenticateSession, registerWeb } from './web.ts';
 
 export const API_PREFIX = '/api/v1';
+/** The web client's copy of every API route, authenticated by the session cookie. */
+export const JSON_PREFIX = '/json';
 export const EMOJI_DATA_PATH = '/static/generated/emoji/emoji_api.json';
 export const LOGO_PATH = '/static/images/logo/parley-logo.svg';
 const DEFAULT_LOGO_SVG =
@@ -44,8 +48,10 @@ export interface AppOptions {
   lifecycle?: { closing: boolean };
 }
 
-function toRouterPath(path: string): string {
-  return API_PREFIX + path;
+type Mode = 'api' | 'json';
+
+function toRouterPath(path: string, mode: Mode): string {
+  return (mode === 'api' ? API_PREFIX : JSON_PREFIX) + path;
 }
 
 export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
@@ -121,64 +127,84 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
     reply.header('Content-Type', 'image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(DEFAULT_LOGO_SVG);
   });
 
+  // The web client: its files, pages, login and logout (and cookie parsing).
+  registerWeb(app, svc);
   // Uploaded files (/user_uploads/..., and the API's temporary-URL variant).
   registerUploadServing(app, svc, limits);
   registerSignupRoutes(app, svc);
 
-  const methodsByPath = new Map<string, Set<Method>>();
-  for (const def of opts.routes) {
-    let set = methodsByPath.get(def.path);
-    if (!set) methodsByPath.set(def.path, (set = new Set()));
-    if (set.has(def.method)) throw new Error(`duplicate route ${def.method} ${def.path}`);
-    set.add(def.method);
-    app.route({
-      method: def.method,
-      url: toRouterPath(def.path),
-      handler: async (req, reply) => {
-        const result = await handle(svc, limits, def, req);
-        reply.send(result);
-      },
-    });
-  }
-  for (const [path, methods] of methodsByPath) {
-    const allowed = [...methods];
-    const others = METHODS.filter((m) => !methods.has(m));
-    if (others.length === 0) continue;
-    app.route({
-      method: others,
-      url: toRouterPath(path),
-      handler: async (_req, reply) => {
-        reply
-          .code(405)
-          .header('Allow', allowed.join(', '))
-          .send({ result: 'error', msg: 'Method Not Allowed', allowed_methods: allowed });
-      },
-    });
+  // Every route twice from its one declaration: /api/v1 (HTTP Basic) and /json (session).
+  for (const mode of ['api', 'json'] as const) {
+    const methodsByPath = new Map<string, Set<Method>>();
+    for (const def of opts.routes) {
+      if (mode === 'json' && def.noSessionMirror) continue;
+      let set = methodsByPath.get(def.path);
+      if (!set) methodsByPath.set(def.path, (set = new Set()));
+      if (set.has(def.method)) throw new Error(`duplicate route ${def.method} ${def.path}`);
+      set.add(def.method);
+      app.route({
+        method: def.method,
+        url: toRouterPath(def.path, mode),
+        handler: async (req, reply) => {
+          const result = await handle(svc, limits, def, req, mode);
+          reply.send(result);
+        },
+      });
+    }
+    for (const [path, methods] of methodsByPath) {
+      const allowed = [...methods];
+      const others = METHODS.filter((m) => !methods.has(m));
+      if (others.length === 0) continue;
+      app.route({
+        method: others,
+        url: toRouterPath(path, mode),
+        handler: async (_req, reply) => {
+          reply
+            .code(405)
+            .header('Allow', allowed.join(', '))
+            .send({ result: 'error', msg: 'Method Not Allowed', allowed_methods: allowed });
+        },
+      });
+    }
   }
   return app;
 }
 
-/** Runs one declared route: fields, authentication, rate limit, parameters, handler, envelope. */
+/**
+ * Runs one declared route: fields, authentication (HTTP Basic under /api/v1;
+ * under /json the CSRF check and the session), rate limit, parameters,
+ * handler, envelope.
+ */
 async function handle(
   svc: Services,
   limits: ReturnType<typeof makeAuthLimits>,
   def: RouteDef,
   req: FastifyRequest,
+  mode: Mode,
 ): Promise<Record<string, unknown>> {
   const fields = parseForm((req.query as { __raw?: string }).__raw ?? '');
   if (req.formFields) for (const [k, val] of req.formFields) fields.set(k, val);
 
   let user: UserRow | null = null;
-  if (def.auth !== 'none') {
+  let sessionIdHash: string | undefined;
+  if (mode === 'json') {
+    const session = await authenticateSession(svc, req, { required: def.auth === 'user', csrf: true });
+    if (session && def.auth !== 'none') {
+      user = session.user;
+      sessionIdHash = session.idHash;
+    }
+  } else if (def.auth !== 'none') {
     user = await authenticate(svc, limits, req, def.auth === 'user');
-    if (user && !def.noRateLimit) limits.api.check(`user:${user.id}`);
   }
+  if (user && !def.noRateLimit) limits.api.check(`user:${user.id}`);
   const { values, unknown } = parseParams(def.params, fields, req.params as Record<string, string>, def.pathParams ?? {});
   const ctx: RequestContext = {
     svc,
     user: user as UserRow,
     maybeUser: user,
-    clientName: clientName(req, fields),
+    // Zulip records session requests of its web app as the "website" client.
+    clientName: mode === 'json' && !fields.has('client') ? 'website' : clientName(req, fields),
+    sessionIdHash,
     req,
   };
   const data = (await def.handler(ctx, values as never)) ?? {};

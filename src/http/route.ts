@@ -18,18 +18,25 @@ export interface RequestContext {
   maybeUser: UserRow | null;
   /** Client name (from the `client` parameter or the User-Agent), as Zulip records it. */
   clientName: string;
+  /** Hash of the web session id when the request came through /json with a session cookie. */
+  sessionIdHash?: string;
   req: FastifyRequest;
 }
 
 export interface RouteDef<S extends ParamSpec = ParamSpec, PS extends ParamSpec = ParamSpec> {
   method: Method;
-  /** Path under /api/v1, in router syntax (`/users/:user_id`); a regex may follow a name. */
+  /** Path under /api/v1 (and /json), in router syntax (`/users/:user_id`); a regex may follow a name. */
   path: string;
-  /** 'user': HTTP Basic required; 'none': public; 'optional': caller if credentials given. */
+  /**
+   * 'user': HTTP Basic (under /json: the session) required; 'none': public;
+   * 'optional': the caller if credentials are given.
+   */
   auth: 'user' | 'none' | 'optional';
   summary: string;
   pathParams?: PS;
   params: S;
+  /** Not mirrored under /json (the session-authenticated copy every other route gets). */
+  noSessionMirror?: boolean;
   /** Skip the per-user API rate limit (long-polls). */
   noRateLimit?: boolean;
   handler: (

@@ -1,10 +1,11 @@
 /**
  * Serving uploaded files, outside the /api/v1 route table (Zulip serves
  * these paths with either session or API authentication):
- * - GET /user_uploads/<realm_id>/<path>           the file (HTTP Basic auth; spectators for web-public files)
+ * - GET /user_uploads/<realm_id>/<path>           the file (HTTP Basic auth or the web session; spectators for web-public files)
  * - GET /user_uploads/download/<realm_id>/<path>  the same, always as a download
  * - GET /user_uploads/temporary/<token>/<name>    no auth: a short-lived URL from the API variant
  * - GET /api/v1/user_uploads/<realm_id>/<path>    JSON {url}: that temporary URL
+ * - GET /json/user_uploads/<realm_id>/<path>      the same with the web session
  * Unknown files are 404 and files the caller may not read 403, both with
  * Zulip's small HTML bodies.
  */
@@ -12,6 +13,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { unauthorized } from '../lib/errors.ts';
 import { authenticate, type AuthLimits } from './auth.ts';
+import { authenticateSession, requestSession } from './web.ts';
+import type { UserRow } from '../store/users.ts';
 import { INLINE_MIME_TYPES, pathIdFromToken, readUpload, temporaryUrl, validateAttachmentRequest } from '../actions/uploads.ts';
 
 type Params = { realm_id_str: string; '*': string };
@@ -43,10 +46,16 @@ async function sendFile(svc: Services, reply: FastifyReply, pathId: string, cont
 }
 
 export function registerUploadServing(app: FastifyInstance, svc: Services, limits: AuthLimits): void {
-  const serve = (mode: 'file' | 'download' | 'url') => async (req: FastifyRequest, reply: FastifyReply) => {
+  /** The caller: HTTP Basic under /api/v1; the web session under /json; either for the file URLs (as Zulip's web app). */
+  const caller = async (req: FastifyRequest, mode: 'file' | 'download' | 'url' | 'json'): Promise<UserRow | null> => {
+    if (mode === 'json') return (await authenticateSession(svc, req, { required: true, csrf: false }))!.user;
+    if (mode === 'url' || req.headers.authorization !== undefined) return authenticate(svc, limits, req, mode === 'url');
+    return (await requestSession(svc, req))?.user ?? null;
+  };
+  const serve = (mode: 'file' | 'download' | 'url' | 'json') => async (req: FastifyRequest, reply: FastifyReply) => {
     const params = req.params as Params;
     const pathId = `${params.realm_id_str}/${params['*']}`;
-    const user = await authenticate(svc, limits, req, mode === 'url');
+    const user = await caller(req, mode);
     if (user) limits.api.check(`user:${user.id}`);
     const v = await validateAttachmentRequest(svc, svc.store.db, user, pathId);
     if (!v) return notFound(reply);
@@ -55,7 +64,7 @@ export function registerUploadServing(app: FastifyInstance, svc: Services, limit
       reply.code(403).header('Content-Type', 'text/html; charset=utf-8').header('Vary', 'Accept').send('<p>You are not authorized to view this file.</p>');
       return;
     }
-    if (mode === 'url') {
+    if (mode === 'url' || mode === 'json') {
       reply.send({ result: 'success', msg: '', url: temporaryUrl(v.attachment.path_id) });
       return;
     }
@@ -72,4 +81,5 @@ export function registerUploadServing(app: FastifyInstance, svc: Services, limit
   app.get('/user_uploads/download/:realm_id_str/*', serve('download'));
   app.get('/user_uploads/:realm_id_str/*', serve('file'));
   app.get('/api/v1/user_uploads/:realm_id_str/*', serve('url'));
+  app.get('/json/user_uploads/:realm_id_str/*', serve('json'));
 }

@@ -509,3 +509,17 @@ migration('0600_snippets_submessages_devices', async (db, c, d) => {
     .addUniqueConstraint('channel_email_addresses_unique', ['stream_id', 'creator_id', 'sender_id'])
     .execute();
 });
+
+// Browser login sessions (the web client's HttpOnly cookie), by hash of the session id.
+migration('0300_sessions', async (db, c) => {
+  await db.schema
+    .createTable('sessions')
+    .addColumn('id_hash', 'text', (col) => col.primaryKey())
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('csrf_token', 'text', (col) => col.notNull())
+    .addColumn('date_created', c.big, (col) => col.notNull())
+    .addColumn('expires', c.big, (col) => col.notNull())
+    .execute();
+  await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
+  await db.schema.createIndex('sessions_expires').on('sessions').column('expires').execute();
+});

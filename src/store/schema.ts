@@ -348,7 +348,18 @@ export interface ChannelEmailAddressesTable {
   date_created: number;
 }
 
+/** A browser login session (the web client). Only a SHA-256 hash of the session id is stored. Times in ms. */
+export interface SessionsTable {
+  id_hash: string;
+  user_id: number;
+  /** The CSRF token bound to this session (the `csrftoken` cookie's value). */
+  csrf_token: string;
+  date_created: number;
+  expires: number;
+}
+
 export interface Database {
+  sessions: SessionsTable;
   saved_snippets: SavedSnippetsTable;
   submessages: SubmessagesTable;
   client_devices: ClientDevicesTable;

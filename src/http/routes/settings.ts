@@ -43,6 +43,7 @@ const settingsRoute = (path: string, summary: string): RouteDef =>
         fullName: args.full_name as string | undefined,
         oldPassword: args.old_password as string | undefined,
         newPassword: args.new_password as string | undefined,
+        keepSession: ctx.sessionIdHash,
         settings: pickSettings(args, userSettingParams),
       });
     },

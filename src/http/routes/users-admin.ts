@@ -88,6 +88,6 @@ export default [
     auth: 'user',
     summary: 'Regenerate own API key',
     params: {},
-    handler: (ctx) => regenerateOwnApiKey(ctx.svc, ctx.user),
+    handler: (ctx) => regenerateOwnApiKey(ctx.svc, ctx.user, ctx.sessionIdHash),
   }),
 ];

@@ -10,6 +10,8 @@ export default [
     path: '/fetch_api_key',
     auth: 'none',
     summary: 'Fetch an API key (production)',
+    // The browser logs in with POST /accounts/login/, which never hands out the API key.
+    noSessionMirror: true,
     params: { username: p.str(), password: p.str() },
     handler: (ctx, a) => fetchApiKey(ctx.svc, a.username, a.password),
   }),
