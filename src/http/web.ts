@@ -3,6 +3,7 @@
  * - GET /static/<path>         files of the built client (WEB_DIST_DIR, default web/dist)
  * - GET /                      the client page with a session, else 302 to /login/
  * - GET /login/                the same page (it shows its login form), or 302 to / with a session
+ * - GET /accounts/login/       302 to /login/
  * - POST /accounts/login/      email + password -> `sessionid` (HttpOnly) and `csrftoken` cookies
  * - POST /accounts/logout/     ends the session
  * plus the session and CSRF checks /json requests and file serving use.
@@ -70,11 +71,41 @@ export async function requestSession(svc: Services, req: FastifyRequest): Promis
   return req.webSession;
 }
 
+const origins = new Map<string, string | null>();
+function externalOrigin(externalUrl: string): string | null {
+  let o = origins.get(externalUrl);
+  if (o === undefined) {
+    try {
+      o = new URL(externalUrl).origin;
+    } catch {
+      o = null;
+    }
+    origins.set(externalUrl, o);
+  }
+  return o;
+}
+
 /**
- * Double-submit CSRF check for a state-changing request: the X-CSRFToken
- * header must equal the csrftoken cookie, and, with a session, the session's token.
+ * Whether a browser's Origin header names this server: EXTERNAL_URL's origin,
+ * or the Host the request was sent to (over http or https, since a proxy may
+ * terminate TLS).
  */
-export function checkCsrf(req: FastifyRequest, session: ActiveSession | null): void {
+function trustedOrigin(svc: Services, req: FastifyRequest, origin: string): boolean {
+  if (origin === externalOrigin(svc.config.externalUrl)) return true;
+  const host = req.headers.host;
+  return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
+}
+
+/**
+ * CSRF check for a state-changing request (Django's order): a browser's
+ * Origin header, when sent, must be this server; the X-CSRFToken header must
+ * equal the csrftoken cookie, and, with a session, the session's token.
+ */
+export function checkCsrf(svc: Services, req: FastifyRequest, session: ActiveSession | null): void {
+  const origin = req.headers.origin;
+  if (typeof origin === 'string' && !trustedOrigin(svc, req, origin)) {
+    throw csrfFailed(`Origin checking failed - ${origin} does not match any trusted origins.`);
+  }
   const cookie = req.cookies?.[CSRF_COOKIE];
   if (!cookie) throw csrfFailed('CSRF cookie not set.');
   const header = req.headers[CSRF_HEADER];
@@ -95,7 +126,7 @@ export async function authenticateSession(
   opts: { required: boolean; csrf: boolean },
 ): Promise<ActiveSession | null> {
   const session = await requestSession(svc, req);
-  if (opts.csrf && isStateChanging(req)) checkCsrf(req, session);
+  if (opts.csrf && isStateChanging(req)) checkCsrf(svc, req, session);
   if (!session && opts.required) throw sessionRequired();
   return session;
 }
@@ -173,9 +204,12 @@ export function registerWeb(app: FastifyInstance, svc: Services): void {
     await sendPage(reply);
   });
 
+  // Zulip's login form address; the client's is /login/.
+  app.get('/accounts/login/', async (_req, reply) => reply.redirect(LOGIN_PATH, 302));
+
   app.post('/accounts/login/', async (req, reply) => {
     const session = await requestSession(svc, req);
-    checkCsrf(req, session);
+    checkCsrf(svc, req, session);
     const fields = loginFields(req);
     const username = fields.get('username');
     if (username === undefined) throw missingArgument('username');
@@ -196,7 +230,7 @@ export function registerWeb(app: FastifyInstance, svc: Services): void {
 
   app.post('/accounts/logout/', async (req, reply) => {
     const session = await requestSession(svc, req);
-    checkCsrf(req, session);
+    checkCsrf(svc, req, session);
     await logout(svc, req.cookies[SESSION_COOKIE]);
     reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure });
     // A fresh anonymous token, so the login form works again without a reload.
