@@ -57,6 +57,7 @@ import { accessMessage, invalidMessage } from './messages-fetch.ts';
 import { canAdministerChannel, canReadFullHistory, streamAccess, streamGroupSetting, type StreamAccess, type StreamGroupSetting } from './channel-access.ts';
 import { Groups, parseStoredSetting } from './group-settings.ts';
 import { loadDirectory, render } from './messages-format.ts';
+import { topicLinks } from '../markdown/index.ts';
 import { checkTopicsPolicy, normalizeContent, sendMessage } from './messages.ts';
 import { notificationBot } from './streams.ts';
 import { parseJsonObject } from '../lib/util.ts';
@@ -387,7 +388,7 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
   }
   if (newStream) Object.assign(event, { propagate_mode: input.propagateMode, orig_subject: m.topic, new_stream_id: newStream.id });
   if (newTopic !== undefined) {
-    Object.assign(event, { propagate_mode: input.propagateMode, orig_subject: m.topic, subject: newTopic, topic_links: [] });
+    Object.assign(event, { propagate_mode: input.propagateMode, orig_subject: m.topic, subject: newTopic, topic_links: topicLinks(newTopic, dir.linkifiers) });
   }
   event.__parley = { empty_topic_display_name: emptyName };
   const recipients = rows.map((r) => ({ id: r.user_id, extra: { flags: flagList(r.flags) } }));

@@ -10,7 +10,9 @@ import { allGroups } from '../store/groups.ts';
 import { allStreams } from '../store/streams.ts';
 import { realmById } from '../store/realm.ts';
 import { apiRecipientId, directGroupMembers, reactionsFor, RECIPIENT, type MessageRow } from '../store/messages.ts';
-import { renderMarkdown, type MarkdownContext, type RenderResult } from '../markdown/index.ts';
+import { renderMarkdown, topicLinks, type MarkdownContext, type RenderResult } from '../markdown/index.ts';
+import type { Linkifier } from '../markdown/linkifiers.ts';
+import { linkifiersForRendering } from './linkifiers.ts';
 import { avatarUrl } from './users-format.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 
@@ -21,10 +23,17 @@ export interface Directory {
   realmStr: string;
   emptyTopicDisplayName: string;
   allowEditHistory: boolean;
+  /** The organization's linkifiers (message content and topic_links). */
+  linkifiers: Linkifier[];
 }
 
 export async function loadDirectory(svc: Services, db: Tx): Promise<Directory> {
-  const [users, streams, realm] = await Promise.all([allUsers(db, svc.realmId), allStreams(db, svc.realmId), realmById(db, svc.realmId)]);
+  const [users, streams, realm, linkifiers] = await Promise.all([
+    allUsers(db, svc.realmId),
+    allStreams(db, svc.realmId),
+    realmById(db, svc.realmId),
+    linkifiersForRendering(db, svc.realmId),
+  ]);
   const s = realmSettings(realm.settings_json);
   return {
     users: new Map(users.map((u) => [u.id, u])),
@@ -32,6 +41,7 @@ export async function loadDirectory(svc: Services, db: Tx): Promise<Directory> {
     realmStr: realm.string_id,
     emptyTopicDisplayName: String(s.empty_topic_display_name),
     allowEditHistory: s.allow_edit_history !== false,
+    linkifiers,
   };
 }
 
@@ -55,6 +65,7 @@ export async function markdownContext(svc: Services, db: Tx, dir?: Directory): P
     },
     groupByName: (name) => groupsByName.get(name.toLowerCase()),
     streamByName: (name) => streamsByName.get(name.toLowerCase()),
+    linkifiers: d.linkifiers,
     realmUrl: svc.config.externalUrl,
   };
 }
@@ -109,7 +120,7 @@ export async function formatMessages(svc: Services, db: Tx, rows: MessageRow[], 
       timestamp: Math.floor(m.date_sent),
       client: m.sending_client,
       subject: m.recipient_type === RECIPIENT.STREAM ? (m.topic === '' && !opts.allowEmptyTopicName ? dir.emptyTopicDisplayName : m.topic) : '',
-      topic_links: [],
+      topic_links: m.recipient_type === RECIPIENT.STREAM ? topicLinks(m.topic, dir.linkifiers) : [],
       is_me_message: !!m.is_me_message,
       reactions: byMsg.get(m.id) ?? [],
       submessages: (submessages.get(m.id) ?? []).map(formatSubmessage),

@@ -7,6 +7,7 @@ import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { renderMarkdown } from '../markdown/index.ts';
+import { linkifiersForRendering } from './linkifiers.ts';
 import { activeSubscriptionPairs, allStreams, channelMessageStats, type StreamRow, type SubscriptionRow } from '../store/streams.ts';
 import { allGroups } from '../store/groups.ts';
 import { allUsers, type UserRow } from '../store/users.ts';
@@ -185,7 +186,12 @@ export function subscriptionPropertyValue(sub: SubscriptionRow, property: Subscr
 /** Renders a channel description (Zulip Markdown, one paragraph). */
 export async function renderDescription(svc: Services, db: Tx, text: string): Promise<string> {
   if (text === '') return '';
-  const [users, streams, groups] = await Promise.all([allUsers(db, svc.realmId), allStreams(db, svc.realmId), allGroups(db, svc.realmId)]);
+  const [users, streams, groups, linkifiers] = await Promise.all([
+    allUsers(db, svc.realmId),
+    allStreams(db, svc.realmId),
+    allGroups(db, svc.realmId),
+    linkifiersForRendering(db, svc.realmId),
+  ]);
   const active = users.filter((u) => u.is_active);
   const byName = new Map<string, UserRow[]>();
   for (const u of active) {
@@ -210,6 +216,7 @@ export async function renderDescription(svc: Services, db: Tx, text: string): Pr
       const s = streams.find((x) => x.name.toLowerCase() === n.toLowerCase());
       return s ? { id: s.id, name: s.name } : undefined;
     },
+    linkifiers,
     realmUrl: svc.config.externalUrl,
   }).html;
 }

@@ -9,6 +9,7 @@ import { BlockParser, GROUP_MENTIONS_RE_SRC, MENTIONS_RE_SRC } from './blocks.ts
 import { hangingLists, processFences, renderCodeBlock } from './fenced.ts';
 import { BLOCK_LEVEL, El, escapeAttr, escapeText, isVoid } from './tree.ts';
 import { EMOTICON_CONVERSIONS, emojiByName, nameForUnicodeSequence, POSSIBLE_EMOJI_RE } from '../emoji/index.ts';
+import { AFTER_GROUP, compileLinkifier, OUTER_GROUP, type Linkifier } from './linkifiers.ts';
 
 export { canonicalLanguageName } from './fenced.ts';
 
@@ -20,6 +21,8 @@ export interface MarkdownContext {
   streamByName(name: string): { id: number; name: string } | undefined;
   customEmojiByName?(name: string): { id: string; name: string; source_url: string } | undefined;
   translateEmoticons?: boolean;
+  /** The organization's linkifiers, in their order. */
+  linkifiers?: Linkifier[];
   realmUrl: string; // e.g. "http://127.0.0.1:9991"
 }
 
@@ -250,6 +253,7 @@ class Renderer {
       this.groupMention,
       this.link,
       this.autolink,
+      ...(ctx.linkifiers ?? []).map((l) => this.linkifier(l)),
       this.simpleTag(/(\*\*)([^\n]+?)\*\*/, 'strong'),
       this.simpleTag(/(\*)(?!\s+)([^*^\n]+)(?<!\s)\*/, 'em'),
       this.simpleTag(/(?<!~)(~~)([^~\n]+?)~~(?!~)/, 'del'),
@@ -560,14 +564,36 @@ class Renderer {
     const url = m.groups!['url'] ?? m[0];
     const href = sanitizeUrl(url);
     if (href === undefined) return { start: m.index, end: m.index + m[0].length, node: { str: url } };
+    return { start: m.index, end: m.index + m[0].length, node: this.urlToA(href, url) };
+  };
+
+  /** Zulip's url_to_a for a sanitized href: a link with atomic text, local links made relative. */
+  private urlToA(href: string, text: string): El {
     const el = new El('a');
     const rel = this.rewriteLocal(href);
     el.set('href', rel);
-    el.text = url;
+    el.text = text;
     el.atomic = true;
     this.noteLink(rel);
-    return { start: m.index, end: m.index + m[0].length, node: el };
-  };
+    return el;
+  }
+
+  /** One organization linkifier: the matched text becomes a link to the expanded URL template. */
+  private linkifier(l: Linkifier): Pattern {
+    const c = compileLinkifier(l);
+    if (!c) return () => null;
+    return (data, from) => {
+      c.re.lastIndex = from;
+      const m = c.re.exec(data);
+      if (!m) return null;
+      const groups = m.groups!;
+      const text = groups[OUTER_GROUP]!;
+      const end = m.index + m[0].length - groups[AFTER_GROUP]!.length;
+      const href = text === '' ? undefined : sanitizeUrl(c.expand(groups));
+      if (href === undefined) return { start: m.index, end: Math.max(m.index + m[0].length, from + 1), node: null };
+      return { start: end - text.length, end, node: this.urlToA(href, text) };
+    };
+  }
 
   private rewriteLocal(href: string): string {
     if (href.startsWith(this.realmPrefix + '#') || href.startsWith(this.realmPrefix + 'user_uploads/')) {
@@ -789,6 +815,51 @@ function expandTabs(line: string, size: number): string {
     else out += ch;
   }
   return out;
+}
+
+/**
+ * Zulip's topic_links: the linkifier matches in a topic name (earlier
+ * linkifiers first, then raw URLs; overlapping matches dropped), in the
+ * order they appear.
+ */
+export function topicLinks(topic: string, linkifiers: Linkifier[]): Array<{ url: string; text: string }> {
+  type M = { url: string; text: string; index: number; precedence: number | null };
+  const matches: M[] = [];
+  linkifiers.forEach((l, precedence) => {
+    const c = compileLinkifier(l);
+    if (!c) return;
+    let pos = 0;
+    while (pos < topic.length) {
+      c.re.lastIndex = pos;
+      const m = c.re.exec(topic);
+      if (!m) break;
+      const g = m.groups!;
+      const next = m.index + m[0].length - g[AFTER_GROUP]!.length;
+      // Zulip reports the index where the whole match (delimiter included) starts.
+      matches.push({ url: c.expand(g), text: g[OUTER_GROUP]!, index: m.index, precedence });
+      pos = next > pos ? next : pos + 1;
+    }
+  });
+  matches.sort((a, b) => a.precedence! - b.precedence! || a.index - b.index);
+  webLinkRegex ??= buildWebLinkRegex();
+  const anchored = new RegExp('^(?:' + webLinkRegex.source + ')', 'u');
+  let pos = 0;
+  while (pos < topic.length) {
+    const split = /[ !;),'"]/.exec(topic.slice(pos));
+    const end = split ? pos + split.index : topic.length;
+    const lm = anchored.exec(topic.slice(pos, end));
+    if (lm) {
+      const raw = lm.groups!['url'] ?? lm[0];
+      const url = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(raw) ? raw : `https://${raw}`;
+      matches.push({ url, text: raw, index: pos, precedence: null });
+    }
+    pos = end + 1;
+  }
+  const overlaps = (a: M, b: M) => (b.index <= a.index && a.index < b.index + b.text.length) || (a.index <= b.index && b.index < a.index + a.text.length);
+  const applied: M[] = [];
+  for (const m of matches) if (applied.every((o) => !overlaps(o, m))) applied.push(m);
+  applied.sort((a, b) => a.index - b.index);
+  return applied.map((m) => ({ url: m.url, text: m.text }));
 }
 
 /** Render Zulip-flavoured Markdown to HTML plus the facts the server needs. */

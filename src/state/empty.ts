@@ -8,9 +8,6 @@ import { registerState } from '../events/state.ts';
 
 /** fetch_event_types name → the state keys it adds, with their empty values (fresh per call). */
 const EMPTY_SECTIONS: Record<string, () => Record<string, unknown>> = {
-  // Linkifiers: none can be configured (realm_filters is the legacy form of the same list).
-  realm_linkifiers: () => ({ realm_linkifiers: [] }),
-  realm_filters: () => ({ realm_filters: [] }),
   // Code playgrounds: none can be configured.
   realm_playgrounds: () => ({ realm_playgrounds: [] }),
   // Allowed sign-up domains: none (realm_emails_restricted_to_domains is false).

@@ -16,3 +16,4 @@ import './muted-users.ts';
 import './alert-words.ts';
 import './client-features.ts';
 import './empty.ts';
+import './linkifiers.ts';

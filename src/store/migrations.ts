@@ -523,3 +523,17 @@ migration('0300_sessions', async (db, c) => {
   await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
   await db.schema.createIndex('sessions_expires').on('sessions').column('expires').execute();
 });
+
+// Organization linkifiers (Zulip's RealmFilter): applied in `order`, one
+// pattern per organization.
+migration('0700_linkifiers', async (db, c, d) => {
+  await db.schema
+    .createTable('realm_linkifiers')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('pattern', 'text', (col) => col.notNull())
+    .addColumn('url_template', 'text', (col) => col.notNull())
+    .addColumn('order', 'integer', (col) => col.notNull().defaultTo(0))
+    .addUniqueConstraint('realm_linkifiers_pattern', ['realm_id', 'pattern'])
+    .execute();
+});

@@ -358,6 +358,14 @@ export interface SessionsTable {
   expires: number;
 }
 
+export interface RealmLinkifiersTable {
+  id: Generated<number>;
+  realm_id: number;
+  pattern: string;
+  url_template: string;
+  order: Generated<number>;
+}
+
 export interface Database {
   sessions: SessionsTable;
   saved_snippets: SavedSnippetsTable;
@@ -391,4 +399,5 @@ export interface Database {
   reactions: ReactionsTable;
   user_topics: UserTopicsTable;
   user_presence: UserPresenceTable;
+  realm_linkifiers: RealmLinkifiersTable;
 }
