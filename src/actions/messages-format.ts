@@ -13,6 +13,7 @@ import { apiRecipientId, directGroupMembers, reactionsFor, RECIPIENT, type Messa
 import { renderMarkdown, topicLinks, type MarkdownContext, type RenderResult } from '../markdown/index.ts';
 import type { Linkifier } from '../markdown/linkifiers.ts';
 import { linkifiersForRendering } from './linkifiers.ts';
+import { activeEmojiForRendering } from './realm-emoji.ts';
 import { avatarUrl } from './users-format.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 
@@ -25,14 +26,17 @@ export interface Directory {
   allowEditHistory: boolean;
   /** The organization's linkifiers (message content and topic_links). */
   linkifiers: Linkifier[];
+  /** Active custom emoji by name (for rendering). */
+  customEmoji: Map<string, { id: string; name: string; source_url: string }>;
 }
 
 export async function loadDirectory(svc: Services, db: Tx): Promise<Directory> {
-  const [users, streams, realm, linkifiers] = await Promise.all([
+  const [users, streams, realm, linkifiers, customEmoji] = await Promise.all([
     allUsers(db, svc.realmId),
     allStreams(db, svc.realmId),
     realmById(db, svc.realmId),
     linkifiersForRendering(db, svc.realmId),
+    activeEmojiForRendering(db, svc.realmId),
   ]);
   const s = realmSettings(realm.settings_json);
   return {
@@ -42,6 +46,7 @@ export async function loadDirectory(svc: Services, db: Tx): Promise<Directory> {
     emptyTopicDisplayName: String(s.empty_topic_display_name),
     allowEditHistory: s.allow_edit_history !== false,
     linkifiers,
+    customEmoji,
   };
 }
 
@@ -66,6 +71,7 @@ export async function markdownContext(svc: Services, db: Tx, dir?: Directory): P
     groupByName: (name) => groupsByName.get(name.toLowerCase()),
     streamByName: (name) => streamsByName.get(name.toLowerCase()),
     linkifiers: d.linkifiers,
+    customEmojiByName: (name) => d.customEmoji.get(name),
     realmUrl: svc.config.externalUrl,
   };
 }

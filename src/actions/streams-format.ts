@@ -8,6 +8,7 @@ import type { Tx } from '../store/db.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { renderMarkdown } from '../markdown/index.ts';
 import { linkifiersForRendering } from './linkifiers.ts';
+import { activeEmojiForRendering } from './realm-emoji.ts';
 import { activeSubscriptionPairs, allStreams, channelMessageStats, type StreamRow, type SubscriptionRow } from '../store/streams.ts';
 import { allGroups } from '../store/groups.ts';
 import { allUsers, type UserRow } from '../store/users.ts';
@@ -186,11 +187,12 @@ export function subscriptionPropertyValue(sub: SubscriptionRow, property: Subscr
 /** Renders a channel description (Zulip Markdown, one paragraph). */
 export async function renderDescription(svc: Services, db: Tx, text: string): Promise<string> {
   if (text === '') return '';
-  const [users, streams, groups, linkifiers] = await Promise.all([
+  const [users, streams, groups, linkifiers, customEmoji] = await Promise.all([
     allUsers(db, svc.realmId),
     allStreams(db, svc.realmId),
     allGroups(db, svc.realmId),
     linkifiersForRendering(db, svc.realmId),
+    activeEmojiForRendering(db, svc.realmId),
   ]);
   const active = users.filter((u) => u.is_active);
   const byName = new Map<string, UserRow[]>();
@@ -217,6 +219,7 @@ export async function renderDescription(svc: Services, db: Tx, text: string): Pr
       return s ? { id: s.id, name: s.name } : undefined;
     },
     linkifiers,
+    customEmojiByName: (name) => customEmoji.get(name),
     realmUrl: svc.config.externalUrl,
   }).html;
 }

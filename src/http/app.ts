@@ -17,6 +17,7 @@ import type { Method, RequestContext, RouteDef } from './route.ts';
 import type { UserRow } from '../store/users.ts';
 import { codeToNames } from '../emoji/index.ts';
 import { registerUploadServing } from './uploads.ts';
+import { registerAvatarServing } from './avatars.ts';
 import { registerSignupRoutes } from './signup.ts';
 import { authenticateSession, registerWeb } from './web.ts';
 
@@ -131,6 +132,7 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   registerWeb(app, svc);
   // Uploaded files (/user_uploads/..., and the API's temporary-URL variant).
   registerUploadServing(app, svc, limits);
+  registerAvatarServing(app, svc);
   registerSignupRoutes(app, svc);
 
   // Every route twice from its one declaration: /api/v1 (HTTP Basic) and /json (session).

@@ -537,3 +537,9 @@ migration('0700_linkifiers', async (db, c, d) => {
     .addUniqueConstraint('realm_linkifiers_pattern', ['realm_id', 'pattern'])
     .execute();
 });
+
+// Custom emoji uploads: whether the image is animated (then a still PNG of
+// its first frame is stored beside it).
+migration('0710_realm_emoji_animated', async (db) => {
+  await db.schema.alterTable('realm_emoji').addColumn('is_animated', 'integer', (col) => col.notNull().defaultTo(0)).execute();
+});

@@ -82,6 +82,7 @@ export interface RealmEmojiTable {
   author_id: Generated<number | null>;
   file_name: string;
   deactivated: Generated<number>;
+  is_animated: Generated<number>;
 }
 
 export interface UserGroupsTable {

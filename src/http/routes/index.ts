@@ -28,7 +28,8 @@ import realm from './realm.ts';
 import channelTopics from './channel-topics.ts';
 import clientFeatures from './client-features.ts';
 import linkifiers from './linkifiers.ts';
+import realmEmoji from './realm-emoji.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...uploads, ...drafts, ...push, ...invites, ...scheduledMessages, ...mutedUsers, ...alertWords, ...readReceipts, ...realm, ...channelTopics, ...clientFeatures, ...linkifiers];
+  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...uploads, ...drafts, ...push, ...invites, ...scheduledMessages, ...mutedUsers, ...alertWords, ...readReceipts, ...realm, ...channelTopics, ...clientFeatures, ...linkifiers, ...realmEmoji];
 }

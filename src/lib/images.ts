@@ -1,0 +1,91 @@
+/**
+ * Image processing for custom emoji, avatars and the organization's icon and
+ * logo, through sharp (libvips), following Zulip's zerver/lib/thumbnail.py:
+ * decode checks with Zulip's messages, emoji 64×64 (animated images keep
+ * their frames, padded to a square, plus a still PNG of the first frame),
+ * avatars and icons cropped to a centred square, logos fitted inside 800×100.
+ */
+import sharp, { type Metadata, type Sharp } from 'sharp';
+import { badRequest } from './errors.ts';
+
+export const DEFAULT_EMOJI_SIZE = 64;
+export const DEFAULT_AVATAR_SIZE = 100;
+export const MEDIUM_AVATAR_SIZE = 500;
+/** Zulip's MAX_EMOJI_GIF_FILE_SIZE_BYTES. */
+export const MAX_EMOJI_IMAGE_BYTES = 128 * 1024;
+/** Zulip's IMAGE_BOMB_TOTAL_PIXELS. */
+const MAX_PIXELS = 90_000_000;
+
+/** Formats Zulip both thumbnails and shows inline: the emoji formats it accepts. */
+export const EMOJI_IMAGE_TYPES: Record<string, string> = {
+  'image/avif': '.avif',
+  'image/gif': '.gif',
+  'image/jpeg': '.jpg',
+  'image/png': '.png',
+  'image/webp': '.webp',
+};
+
+/** Image types accepted for avatars, icons and logos (Zulip's THUMBNAIL_ACCEPT_IMAGE_TYPES). */
+export const THUMBNAIL_ACCEPT_IMAGE_TYPES = new Set(['image/avif', 'image/gif', 'image/heic', 'image/jpeg', 'image/png', 'image/tiff', 'image/webp']);
+
+type Format = 'avif' | 'gif' | 'jpeg' | 'png' | 'webp';
+const FORMAT_OF_EXT: Record<string, Format> = { '.avif': 'avif', '.gif': 'gif', '.jpg': 'jpeg', '.png': 'png', '.webp': 'webp' };
+
+/** Decodes the header (libvips_check_image): page count, or Zulip's errors. */
+async function inspect(data: Buffer): Promise<{ pages: number; width: number; height: number }> {
+  let meta: Metadata;
+  try {
+    meta = await sharp(data, { limitInputPixels: false }).metadata();
+  } catch {
+    throw badRequest('Could not decode image; did you upload an image file?');
+  }
+  const width = meta.width ?? 0;
+  const height = meta.pageHeight ?? meta.height ?? 0;
+  if (!width || !height) throw badRequest('Could not decode image; did you upload an image file?');
+  if (width * height > MAX_PIXELS) throw badRequest('Image size exceeds limit.');
+  return { pages: meta.pages ?? 1, width, height };
+}
+
+/** Runs a sharp pipeline, turning a decode failure into Zulip's error. */
+async function run(p: Sharp): Promise<Buffer> {
+  try {
+    return await p.toBuffer();
+  } catch {
+    throw badRequest('Could not decode image; did you upload an image file?');
+  }
+}
+
+/**
+ * Zulip's resize_emoji: the emoji image in the format of `ext`, and for an
+ * animated image a still PNG of its first frame.
+ */
+export async function resizeEmoji(data: Buffer, ext: string): Promise<{ image: Buffer; still: Buffer | null }> {
+  if (data.length > MAX_EMOJI_IMAGE_BYTES) throw badRequest('Image size exceeds limit.');
+  const format = FORMAT_OF_EXT[ext] ?? 'png';
+  const size = DEFAULT_EMOJI_SIZE;
+  const { pages } = await inspect(data);
+  if (pages <= 1) {
+    return { image: await run(sharp(data).resize(size, size, { fit: 'cover', position: 'centre' }).toFormat(format)), still: null };
+  }
+  const still = await run(sharp(data).resize(size, size, { fit: 'cover', position: 'centre' }).png());
+  // Every frame fitted inside the square and padded with transparency, so
+  // cropping never cuts the animation.
+  const image = await run(
+    sharp(data, { animated: true })
+      .resize(size, size, { fit: 'contain', background: { r: 0, g: 0, b: 0, alpha: 0 } })
+      .toFormat(format),
+  );
+  return { image, still };
+}
+
+/** A centred square thumbnail as PNG (avatars, the organization icon). */
+export async function squarePng(data: Buffer, size: number): Promise<Buffer> {
+  await inspect(data);
+  return run(sharp(data).resize(size, size, { fit: 'cover', position: 'centre' }).png());
+}
+
+/** Zulip's resize_logo: fitted inside 8×100 by 100 without enlarging, as PNG. */
+export async function logoPng(data: Buffer): Promise<Buffer> {
+  await inspect(data);
+  return run(sharp(data).resize(8 * DEFAULT_AVATAR_SIZE, DEFAULT_AVATAR_SIZE, { fit: 'inside', withoutEnlargement: true }).png());
+}
