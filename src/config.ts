@@ -17,6 +17,8 @@ export interface Config {
   /** PostgreSQL schema to use (tests isolate themselves this way). */
   pgSchema?: string;
   redisUrl?: string;
+  /** Prefix of every Redis key and channel (several deployments or tests can share one Redis). */
+  redisPrefix: string;
   ownerEmail?: string;
   ownerPassword?: string;
   realmName: string;
@@ -76,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     pgSchema: env.PARLEY_PG_SCHEMA || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.PARLEY_REDIS_PREFIX || 'parley:',
     ownerEmail: env.PARLEY_OWNER_EMAIL || undefined,
     ownerPassword: env.PARLEY_OWNER_PASSWORD || undefined,
     realmName: env.PARLEY_REALM_NAME || 'Parley',

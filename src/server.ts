@@ -9,8 +9,7 @@ import type { Config } from './config.ts';
 import { openStore } from './store/db.ts';
 import { migrate } from './store/migrations.ts';
 import { ensureRealm, type Bootstrap } from './actions/realm.ts';
-import { QueueManager } from './events/queue.ts';
-import { LocalBus } from './events/bus.ts';
+import { openEventSystem } from './events/setup.ts';
 import { buildApp } from './http/app.ts';
 import { allRoutes } from './http/routes/index.ts';
 import type { Services } from './services.ts';
@@ -32,10 +31,10 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.pgSchema });
   await migrate(store);
   const bootstrap = await ensureRealm(store, config);
-  const queues = new QueueManager();
+  const events = await openEventSystem(config, log);
+  const { queues, bus } = events;
   queues.startGc(config.queueGcSeconds);
-  const bus = new LocalBus(queues);
-  const svc: Services = { config, store, queues, bus, log, realmId: bootstrap.realmId };
+  const svc: Services = { config, store, queues, bus, redis: events.redis, log, realmId: bootstrap.realmId };
   installEventFilters(svc);
   if (bootstrap.created) await createInitialChannels(svc, bootstrap.created.owner);
   svc.queues.setFilter('scheduled_messages', scheduledMessagesEventFilter);
@@ -62,10 +61,10 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
       if (closed) return;
       closed = true;
       lifecycle.closing = true;
-      queues.close();
+      await queues.close();
       await scheduledDelivery.stop();
       await app.close();
-      await bus.close();
+      await events.close();
       await store.close();
     },
   };

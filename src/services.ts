@@ -3,13 +3,16 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
 import type { EventBus } from './events/bus.ts';
-import type { QueueManager } from './events/queue.ts';
+import type { EventQueues } from './events/queue.ts';
+import type { RedisLink } from './lib/redis.ts';
 
 export interface Services {
   config: Config;
   store: Store;
-  queues: QueueManager;
+  queues: EventQueues;
   bus: EventBus;
+  /** The shared Redis of a multi-process deployment (REDIS_URL); absent for one process. */
+  redis?: RedisLink;
   log: FastifyBaseLogger;
   /** The organization this server hosts. */
   realmId: number;

@@ -24,15 +24,15 @@ before(async () => {
 after(() => t.close());
 
 /** Waits (without asserting on time) until `cond` holds. */
-async function until(cond: () => boolean, what: string): Promise<void> {
+async function until(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 500; i++) {
-    if (cond()) return;
+    if (await cond()) return;
     await sleep(10);
   }
   assert.fail(`timed out waiting until ${what}`);
 }
 
-const isWaiting = (srv: TestServer, queueId: string): boolean => srv.server.svc.queues.get(queueId)?.isWaiting ?? false;
+const isWaiting = (srv: TestServer, queueId: string): Promise<boolean> => srv.server.svc.queues.isWaiting(queueId);
 
 /** Causes one event for every active user (a user_status change by `who`). */
 async function causeEvent(srv: TestServer, who: Account, text: string): Promise<void> {
@@ -99,7 +99,7 @@ test('GET /events with dont_block answers at once; a blocking poll returns when 
   const events = assertSuccess(res).events;
   assert.equal(events.length, 1);
   assert.deepEqual(events[0], { type: 'user_status', user_id: t.owner.id, status_text: 'wake up', id: 0 });
-  assert.equal(isWaiting(t, q.queueId), false);
+  assert.equal(await isWaiting(t, q.queueId), false);
 });
 
 test('acknowledging by last_event_id drops older events; Zulip errors for bad acknowledgements', async () => {
@@ -161,7 +161,7 @@ test('DELETE /events removes the queue; unknown, foreign and deleted queues are 
   const del = await c.delete('/events', { queue_id: q.queueId });
   assertSuccess(del);
   assertSchema(del, 'DELETE', '/events');
-  assert.equal(t.server.svc.queues.get(q.queueId), undefined);
+  assert.equal(await t.server.svc.queues.get(q.queueId), undefined);
   const after = await c.get('/events', { queue_id: q.queueId, last_event_id: -1, dont_block: true });
   assertError(after, 400, 'BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${q.queueId}`);
   assert.equal(after.body.queue_id, q.queueId);
@@ -204,17 +204,17 @@ test('idle queues are collected; polled, waiting and long-lived ones are kept', 
   await until(() => isWaiting(t, waiting.queueId), 'the poll waits');
 
   const idleSeconds = t.server.svc.config.queueIdleSeconds;
-  queues.gc(Date.now() + (idleSeconds - 5) * 1000);
-  assert.ok(queues.get(idle.queueId), 'not idle long enough yet');
+  await queues.gc(Date.now() + (idleSeconds - 5) * 1000);
+  assert.ok(await queues.get(idle.queueId), 'not idle long enough yet');
 
-  queues.gc(Date.now() + (idleSeconds + 5) * 1000);
-  assert.equal(queues.get(idle.queueId), undefined, 'idle queue collected');
-  assert.ok(queues.get(longLived.queueId), 'queue_lifespan_secs extends the lifetime');
-  assert.ok(queues.get(waiting.queueId), 'a queue with a waiting poll is in use');
+  await queues.gc(Date.now() + (idleSeconds + 5) * 1000);
+  assert.equal(await queues.get(idle.queueId), undefined, 'idle queue collected');
+  assert.ok(await queues.get(longLived.queueId), 'queue_lifespan_secs extends the lifetime');
+  assert.ok(await queues.get(waiting.queueId), 'a queue with a waiting poll is in use');
   assertError(await c.get('/events', { queue_id: idle.queueId, last_event_id: -1, dont_block: true }), 400, 'BAD_EVENT_QUEUE_ID');
 
-  queues.gc(Date.now() + 4 * 3600 * 1000);
-  assert.equal(queues.get(longLived.queueId), undefined);
+  await queues.gc(Date.now() + 4 * 3600 * 1000);
+  assert.equal(await queues.get(longLived.queueId), undefined);
   assertSuccess(await c.delete('/events', { queue_id: waiting.queueId }));
   await poll;
 });
@@ -224,7 +224,7 @@ test('idle collection runs on its own (PARLEY_QUEUE_IDLE_SECONDS, PARLEY_QUEUE_G
   try {
     const c = t2.client(t2.owner);
     const q = await openQueue(c);
-    await until(() => t2.server.svc.queues.get(q.queueId) === undefined, 'the idle queue is collected');
+    await until(async () => (await t2.server.svc.queues.get(q.queueId)) === undefined, 'the idle queue is collected');
     assertError(await c.get('/events', { queue_id: q.queueId, last_event_id: -1, dont_block: true }), 400, 'BAD_EVENT_QUEUE_ID');
   } finally {
     await t2.close();
@@ -262,7 +262,7 @@ test('a client disconnecting mid-poll releases the wait and leaves the queue wor
   await until(() => isWaiting(t, q.queueId), 'the poll waits');
   ac.abort();
   assert.equal(await poll, 'AbortError');
-  await until(() => !isWaiting(t, q.queueId), 'the server releases the abandoned poll');
+  await until(async () => !(await isWaiting(t, q.queueId)), 'the server releases the abandoned poll');
 
   await causeEvent(t, u, 'while away');
   const events = assertSuccess(await c.get('/events', { queue_id: q.queueId, last_event_id: -1, dont_block: true })).events;

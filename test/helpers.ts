@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import { Redis } from 'ioredis';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
@@ -37,7 +38,10 @@ export interface Account {
 
 export interface TestServer {
   url: string;
+  /** The first node (the only one unless TEST_CLUSTER is set). */
   server: RunningServer;
+  /** Every node of the test deployment; clients spread their requests over them. */
+  nodes: RunningServer[];
   owner: Account;
   client(account: { email: string; apiKey: string } | null): Client;
   /** Sets a personal setting straight in the store, sending no event (setup only). */
@@ -70,14 +74,20 @@ export function formBody(params: Params): string {
 export class Client {
   readonly base: string;
   readonly auth: string | null;
-  constructor(base: string, account: { email: string; apiKey: string } | null) {
-    this.base = base;
+  private readonly bases: string[];
+  private readonly turn: { n: number };
+  /** With several base URLs (a cluster), requests go round-robin over them. */
+  constructor(base: string | string[], account: { email: string; apiKey: string } | null, turn = { n: 0 }) {
+    this.bases = Array.isArray(base) ? base : [base];
+    this.base = this.bases[0];
+    this.turn = turn;
     this.auth = account ? 'Basic ' + Buffer.from(`${account.email}:${account.apiKey}`).toString('base64') : null;
   }
   async request(method: string, path: string, params: Params = {}, init: { headers?: Record<string, string>; rawBody?: string | Buffer } = {}): Promise<Res> {
     const headers: Record<string, string> = { 'User-Agent': 'ZulipPython/0.9.0 (parley tests)', ...(init.headers ?? {}) };
     if (this.auth) headers.Authorization = this.auth;
-    let url = `${this.base}/api/v1${path}`;
+    const base = this.bases.length === 1 ? this.base : this.bases[this.turn.n++ % this.bases.length];
+    let url = `${base}/api/v1${path}`;
     let body: string | Buffer | undefined;
     if (init.rawBody !== undefined) {
       body = init.rawBody;
@@ -117,18 +127,47 @@ export class Client {
 
 let pgSchemaCounter = 0;
 
-/** Starts a fresh server. Environment overrides apply to its configuration. */
+/**
+ * How many nodes a test server has: TEST_CLUSTER (default 1). More than one
+ * needs TEST_DATABASE_URL and TEST_REDIS_URL: the nodes then share one
+ * PostgreSQL schema, one Redis key prefix and one DATA_DIR, as the peers of
+ * a real deployment do, and test clients send their requests round-robin.
+ */
+export const CLUSTER_SIZE = Math.max(1, Number(process.env.TEST_CLUSTER || 1));
+const redisUrl = process.env.TEST_REDIS_URL || undefined;
+if (CLUSTER_SIZE > 1 && !(process.env.TEST_DATABASE_URL && redisUrl)) {
+  throw new Error('TEST_CLUSTER needs TEST_DATABASE_URL (PostgreSQL) and TEST_REDIS_URL');
+}
+
+/** Deletes every Redis key under a prefix (a test server's). */
+export async function dropRedisPrefix(url: string, prefix: string): Promise<void> {
+  const r = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await r.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    r.disconnect();
+  }
+}
+
+/** Starts a fresh server (or cluster, see CLUSTER_SIZE). Environment overrides apply to its configuration. */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-test-'));
   const dbUrl = process.env.TEST_DATABASE_URL;
+  const unique = `${process.pid}_${Date.now().toString(36)}_${pgSchemaCounter++}_${randomBytes(3).toString('hex')}`;
   let schema: string | undefined;
   if (dbUrl) {
-    schema = `t_${process.pid}_${Date.now().toString(36)}_${pgSchemaCounter++}_${randomBytes(3).toString('hex')}`;
+    schema = `t_${unique}`;
     const c = new pg.Client({ connectionString: dbUrl });
     await c.connect();
     await c.query(`CREATE SCHEMA ${schema}`);
     await c.end();
   }
+  const redisPrefix = `parley-test:${unique}:`;
   const config = loadConfig({
     HOST: '127.0.0.1',
     PORT: '0',
@@ -138,19 +177,26 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     PARLEY_API_RATE_LIMIT_PER_MINUTE: '0',
     LOG_LEVEL: 'warn',
     ...(dbUrl ? { DATABASE_URL: dbUrl, PARLEY_PG_SCHEMA: schema } : {}),
+    ...(redisUrl ? { REDIS_URL: redisUrl, PARLEY_REDIS_PREFIX: redisPrefix } : {}),
     ...env,
   } as NodeJS.ProcessEnv);
   const server = await startServer(config);
+  const nodes = [server];
+  for (let i = 1; i < CLUSTER_SIZE; i++) nodes.push(await startServer({ ...config, port: 0 }));
   const url = server.url;
+  const urls = nodes.map((n) => n.url);
   const ownerRow = server.bootstrap.created!.owner;
   const owner: Account = { id: ownerRow.id, email: ownerRow.delivery_email, apiKey: ownerRow.api_key, row: ownerRow };
-  config.externalUrl = url;
+  // Every node answers with the deployment's one URL (the load balancer's, in production).
+  for (const node of nodes) node.svc.config.externalUrl = url;
+  const turn = { n: 0 };
   let n = 0;
   return {
     url,
     server,
+    nodes,
     owner,
-    client: (account) => new Client(url, account),
+    client: (account) => new Client(urls, account, turn),
     async setUserSetting(account, name, value) {
       const db = server.svc.store.db;
       const row = await db.selectFrom('users').select('settings_json').where('id', '=', account.id).executeTakeFirstOrThrow();
@@ -173,7 +219,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       return { id: row.id, email: row.delivery_email, apiKey: row.api_key, row };
     },
     async close() {
-      await server.close();
+      for (const node of nodes) await node.close();
+      if (redisUrl) await dropRedisPrefix(redisUrl, redisPrefix);
       rmSync(dataDir, { recursive: true, force: true });
       if (dbUrl && schema) {
         const c = new pg.Client({ connectionString: dbUrl });

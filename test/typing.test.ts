@@ -80,7 +80,7 @@ test('deactivated participants are listed but not notified', async () => {
   await updateUser(t.server.svc.store.db, b.id, { is_active: 0 });
   assertSuccess(await t.client(a).post('/typing', { op: 'start', to: [b.id] }));
   // b can no longer poll; look at the queue itself.
-  assert.deepEqual(await t.server.svc.queues.get(qb.queueId)!.poll(-1, true, 1), []);
+  assert.deepEqual(await t.server.svc.queues.poll(qb.queueId, { lastEventId: -1, dontBlock: true, heartbeatSeconds: 1 }), { kind: 'events', events: [] });
   const [ev] = await qa.ofType('typing');
   assert.deepEqual(ev.recipients, [person(b), person(a)]);
 });

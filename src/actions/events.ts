@@ -20,7 +20,7 @@ export async function registerQueue(svc: Services, input: RegisterInput): Promis
   if (input.allPublicStreams && input.user.role === ROLE.GUEST) throw new ApiError('User not authorized for this query');
   // The queue exists before state is read, so no event committed meanwhile is missed.
   const lifespan = input.queueLifespanSecs > 0 ? Math.min(input.queueLifespanSecs, MAX_QUEUE_LIFESPAN_SECS) : svc.config.queueIdleSeconds;
-  const queue = svc.queues.create({
+  const queue = await svc.queues.create({
     userId: input.user.id,
     eventTypes: input.eventTypes ? new Set(input.eventTypes) : null,
     clientCapabilities: input.clientCapabilities,
@@ -37,7 +37,7 @@ export async function registerQueue(svc: Services, input: RegisterInput): Promis
   try {
     state = await fetchInitialState(svc, input, fetchTypes ? new Set(fetchTypes) : null);
   } catch (e) {
-    svc.queues.delete(queue.id);
+    await svc.queues.delete(queue.id);
     throw e;
   }
   return {
@@ -54,8 +54,8 @@ export function badQueue(queueId: string): ApiError {
   return new ApiError(`Bad event queue ID: ${queueId}`, { code: 'BAD_EVENT_QUEUE_ID', extra: { queue_id: queueId } });
 }
 
-export function accessQueue(svc: Services, user: UserRow, queueId: string): EventQueue {
-  const q = svc.queues.get(queueId);
+export async function accessQueue(svc: Services, user: UserRow, queueId: string): Promise<EventQueue> {
+  const q = await svc.queues.get(queueId);
   if (!q || q.userId !== user.id) throw badQueue(queueId);
   return q;
 }
@@ -74,18 +74,21 @@ export async function getEvents(
   signal?: AbortSignal,
 ): Promise<ZulipEvent[]> {
   if (lastEventId === undefined) throw badRequest("Missing 'last_event_id' argument");
-  const q = accessQueue(svc, user, queueId);
-  if (q.newestPrunedId !== null && lastEventId < q.newestPrunedId) {
-    throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);
+  await accessQueue(svc, user, queueId);
+  const r = await svc.queues.poll(queueId, { lastEventId, dontBlock, heartbeatSeconds: svc.config.heartbeatSeconds, signal });
+  switch (r.kind) {
+    case 'events':
+      return r.events;
+    case 'missing':
+      throw badQueue(queueId);
+    case 'pruned':
+      throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);
+    case 'not_in_queue':
+      throw badRequest(`Event ${lastEventId} was not in this queue`);
   }
-  q.prune(lastEventId);
-  if (q.newestPrunedId !== null && lastEventId !== q.newestPrunedId) {
-    throw badRequest(`Event ${lastEventId} was not in this queue`);
-  }
-  return q.poll(lastEventId, dontBlock, svc.config.heartbeatSeconds, signal);
 }
 
-export function deleteQueue(svc: Services, user: UserRow, queueId: string): void {
-  accessQueue(svc, user, queueId);
-  svc.queues.delete(queueId);
+export async function deleteQueue(svc: Services, user: UserRow, queueId: string): Promise<void> {
+  await accessQueue(svc, user, queueId);
+  await svc.queues.delete(queueId);
 }

@@ -171,8 +171,8 @@ export const NO_DEACTIVATION_ACTIONS: DeactivationActions = {
 };
 
 /** Ends every event queue of the user (Zulip deletes them on deactivation). */
-function dropQueues(svc: Services, userId: number): void {
-  for (const q of [...svc.queues.queuesOf(userId)]) svc.queues.delete(q.id);
+function dropQueues(svc: Services, userId: number): Promise<void> {
+  return svc.queues.deleteUserQueues(userId);
 }
 
 /**
@@ -200,7 +200,7 @@ export async function deactivateUser(svc: Services, target: UserRow, opts: { cas
   if (target.is_bot) {
     svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: target.id, is_active: false } }, await botEventRecipients(svc, target));
   }
-  dropQueues(svc, target.id);
+  await dropQueues(svc, target.id);
   done.push({ ...target, is_active: 0 });
   return done;
 }

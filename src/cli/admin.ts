@@ -11,11 +11,11 @@
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { loadConfig } from '../config.ts';
-import { openStore, type Store } from '../store/db.ts';
+import { openStore } from '../store/db.ts';
 import { migrate } from '../store/migrations.ts';
 import { ensureRealm, zuliprc } from '../actions/realm.ts';
-import { QueueManager } from '../events/queue.ts';
-import { LocalBus } from '../events/bus.ts';
+import { openEventSystem } from '../events/setup.ts';
+import { installEventFilters } from '../events/filters.ts';
 import type { Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
 import { userByEmail, userById, ROLE, BOT_TYPE, type UserRow } from '../store/users.ts';
@@ -110,21 +110,23 @@ async function findUser(svc: Services, ref: string): Promise<UserRow> {
   return u;
 }
 
-async function openServices(): Promise<{ svc: Services; store: Store }> {
+/** The server's services without HTTP; with REDIS_URL, events reach the running servers' queues. */
+async function openServices(): Promise<{ svc: Services; close(): Promise<void> }> {
   const config = loadConfig(process.env);
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.pgSchema });
   await migrate(store);
   const bootstrap = await ensureRealm(store, config);
-  const queues = new QueueManager();
-  const svc: Services = {
-    config,
-    store,
-    queues,
-    bus: new LocalBus(queues),
-    log: pino({ level: 'silent' }),
-    realmId: bootstrap.realmId,
+  const log = pino({ level: 'silent' });
+  const events = await openEventSystem(config, log);
+  const svc: Services = { config, store, queues: events.queues, bus: events.bus, redis: events.redis, log, realmId: bootstrap.realmId };
+  installEventFilters(svc);
+  return {
+    svc,
+    async close() {
+      await events.close();
+      await store.close();
+    },
   };
-  return { svc, store };
 }
 
 type Command = (svc: Services, args: string[], out: (line: string) => void) => Promise<void>;
@@ -238,10 +240,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw e;
   }
-  let store: Store | undefined;
+  let opened: Awaited<ReturnType<typeof openServices>> | undefined;
   try {
-    const opened = await openServices();
-    store = opened.store;
+    opened = await openServices();
     await COMMANDS[command](opened.svc, args, (line) => process.stdout.write(line + '\n'));
     return 0;
   } catch (e) {
@@ -249,7 +250,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`parley-admin: error: ${msg.split('\n')[0]}\n`);
     return 1;
   } finally {
-    await store?.close();
+    await opened?.close();
   }
 }
 

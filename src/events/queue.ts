@@ -1,12 +1,16 @@
 /**
- * Event queues: one per registered client (POST /register), held in this
- * process, long-polled by GET /events. Modeled on Zulip's event queue: every
- * event gets a queue-local increasing `id`; a client acknowledges by sending
- * the last id it has seen; a poll with nothing to return waits, answering
- * with a heartbeat after `heartbeatSeconds`; unpolled queues are collected.
+ * Event queues: one per registered client (POST /register), long-polled by
+ * GET /events. Modeled on Zulip's event queue: every event gets a
+ * queue-local increasing `id`; a client acknowledges by sending the last id
+ * it has seen; a poll with nothing to return waits, answering with a
+ * heartbeat after `heartbeatSeconds`; unpolled queues are collected.
+ *
+ * `EventQueues` is the boundary: `LocalQueues` (below) holds the queues in
+ * this process (one process, the default); `RedisQueues`
+ * (redis-queues.ts) keeps them in Redis so any process can serve any queue.
  */
 import { randomBytes } from 'node:crypto';
-import type { DeliveryOptions, Recipient, ZulipEvent } from './types.ts';
+import type { Envelope, ZulipEvent } from './types.ts';
 
 export interface QueueOptions {
   userId: number;
@@ -24,9 +28,11 @@ export interface QueueOptions {
   clientName: string;
 }
 
-interface Waiter {
-  resolve: (events: ZulipEvent[]) => void;
-  timer: NodeJS.Timeout;
+/** What the per-type filters see of a queue: who registered it and how. */
+export interface EventQueue {
+  readonly id: string;
+  readonly userId: number;
+  readonly opts: QueueOptions;
 }
 
 /**
@@ -35,16 +41,103 @@ interface Waiter {
  */
 export type QueueFilter = (queue: EventQueue, event: ZulipEvent) => ZulipEvent | ZulipEvent[] | null;
 
-export class EventQueue {
+/**
+ * The outcome of GET /events on a queue: its events, or why the
+ * acknowledgement is refused (Zulip's two errors), or no such queue.
+ */
+export type PollResult =
+  | { kind: 'events'; events: ZulipEvent[] }
+  | { kind: 'missing' }
+  | { kind: 'pruned' }
+  | { kind: 'not_in_queue' };
+
+export interface PollRequest {
+  lastEventId: number;
+  dontBlock: boolean;
+  heartbeatSeconds: number;
+  /** Aborts when the client disconnects: the wait ends with no events. */
+  signal?: AbortSignal;
+}
+
+export interface EventQueues {
+  /** Registers the hook for one event type (see QueueFilter). */
+  setFilter(type: string, filter: QueueFilter): void;
+  create(opts: QueueOptions): Promise<EventQueue>;
+  get(id: string): Promise<EventQueue | undefined>;
+  /**
+   * GET /events: checks and applies the acknowledgement, then returns the
+   * queued events or waits for the next ones. A newer poll replaces a
+   * waiting one (the older returns empty, as its client has gone).
+   */
+  poll(id: string, req: PollRequest): Promise<PollResult>;
+  /** Whether a poll of the queue is waiting (anywhere). */
+  isWaiting(id: string): Promise<boolean>;
+  delete(id: string): Promise<boolean>;
+  /** Ends every queue of a user (deactivation). */
+  deleteUserQueues(userId: number): Promise<void>;
+  /** Delivers envelopes, in order, to the queues of their recipients. */
+  deliver(envelopes: Envelope[]): Promise<void>;
+  /** Collects queues unpolled for longer than their lifespan; returns how many. */
+  gc(now?: number): Promise<number>;
+  startGc(intervalSeconds: number): void;
+  /** Answers every waiting poll and stops collection (shutdown). */
+  close(): Promise<void>;
+}
+
+/** A new queue's ID: creation time and randomness, unguessable. */
+export function newQueueId(): string {
+  return `${Date.now().toString(36)}:${randomBytes(9).toString('base64url')}`;
+}
+
+/**
+ * The copies of `event` that one queue gets (none when it did not ask for
+ * the type or its filter drops it).
+ */
+export function copiesFor(filters: Map<string, QueueFilter>, q: EventQueue, event: ZulipEvent): ZulipEvent[] {
+  if (q.opts.eventTypes !== null && !q.opts.eventTypes.has(event.type)) return [];
+  const filter = filters.get(event.type);
+  const copy = filter ? filter(q, event) : event;
+  if (Array.isArray(copy)) return copy;
+  return copy ? [copy] : [];
+}
+
+/**
+ * Who gets an envelope: for each recipient, the event (with that user's
+ * extra data); then, when asked, every all_public_streams queue of a user
+ * not among the recipients (with no flags).
+ */
+export function* expand(env: Envelope, queuesOf: (userId: number) => Iterable<EventQueue>, publicQueues: () => Iterable<EventQueue>): Generator<[EventQueue, ZulipEvent]> {
+  const reached = new Set<number>();
+  for (const r of env.recipients) {
+    const userId = typeof r === 'number' ? r : r.id;
+    reached.add(userId);
+    const base = typeof r === 'number' ? env.event : { ...env.event, ...r.extra };
+    for (const q of queuesOf(userId)) yield [q, base];
+  }
+  if (env.options?.allPublicStreamsQueues) {
+    for (const q of publicQueues()) {
+      if (q.opts.allPublicStreams && !reached.has(q.userId)) yield [q, { ...env.event, flags: [] }];
+    }
+  }
+}
+
+interface Waiter {
+  resolve: (events: ZulipEvent[]) => void;
+  timer: NodeJS.Timeout;
+}
+
+class LocalQueue implements EventQueue {
   readonly id: string;
   readonly opts: QueueOptions;
   lastAccess = Date.now();
   private nextEventId = 0;
   private events: ZulipEvent[] = [];
   private waiter: Waiter | null = null;
+  /** The id of the newest event dropped by an acknowledgement (null when none yet). */
+  newestPrunedId: number | null = null;
 
   constructor(opts: QueueOptions) {
-    this.id = `${Date.now().toString(36)}:${randomBytes(9).toString('base64url')}`;
+    this.id = newQueueId();
     this.opts = opts;
   }
 
@@ -52,22 +145,10 @@ export class EventQueue {
     return this.opts.userId;
   }
 
-  /** The id of the newest event ever queued (-1 when none). */
-  get lastEventId(): number {
-    return this.nextEventId - 1;
-  }
-
-  wants(type: string): boolean {
-    return this.opts.eventTypes === null || this.opts.eventTypes.has(type);
-  }
-
   push(event: ZulipEvent): void {
     this.events.push({ ...event, id: this.nextEventId++ });
     if (this.waiter) this.flush();
   }
-
-  /** The id of the newest event dropped by an acknowledgement (null when none yet). */
-  newestPrunedId: number | null = null;
 
   /** Drops events the client has acknowledged. */
   prune(lastEventId: number): void {
@@ -78,11 +159,6 @@ export class EventQueue {
     }
   }
 
-  /**
-   * Returns queued events, or waits for the next ones. A newer poll replaces
-   * a waiting one (the older returns empty, as its client has gone). An
-   * aborted `signal` (the client disconnected) ends the wait with no events.
-   */
   poll(lastEventId: number, dontBlock: boolean, heartbeatSeconds: number, signal?: AbortSignal): Promise<ZulipEvent[]> {
     this.lastAccess = Date.now();
     this.cancelWait();
@@ -132,19 +208,19 @@ export class EventQueue {
   }
 }
 
-export class QueueManager {
-  private readonly queues = new Map<string, EventQueue>();
-  private readonly byUser = new Map<number, Set<EventQueue>>();
+/** The queues of one process, in memory (the default, single-process deployment). */
+export class LocalQueues implements EventQueues {
+  private readonly queues = new Map<string, LocalQueue>();
+  private readonly byUser = new Map<number, Set<LocalQueue>>();
   private readonly filters = new Map<string, QueueFilter>();
   private gcTimer: NodeJS.Timeout | null = null;
 
-  /** Registers the hook for one event type (see QueueFilter). */
   setFilter(type: string, filter: QueueFilter): void {
     this.filters.set(type, filter);
   }
 
-  create(opts: QueueOptions): EventQueue {
-    const q = new EventQueue(opts);
+  async create(opts: QueueOptions): Promise<EventQueue> {
+    const q = new LocalQueue(opts);
     this.queues.set(q.id, q);
     let set = this.byUser.get(opts.userId);
     if (!set) this.byUser.set(opts.userId, (set = new Set()));
@@ -152,11 +228,28 @@ export class QueueManager {
     return q;
   }
 
-  get(id: string): EventQueue | undefined {
+  async get(id: string): Promise<EventQueue | undefined> {
     return this.queues.get(id);
   }
 
-  delete(id: string): boolean {
+  async poll(id: string, req: PollRequest): Promise<PollResult> {
+    const q = this.queues.get(id);
+    if (!q) return { kind: 'missing' };
+    if (q.newestPrunedId !== null && req.lastEventId < q.newestPrunedId) return { kind: 'pruned' };
+    q.prune(req.lastEventId);
+    if (q.newestPrunedId !== null && req.lastEventId !== q.newestPrunedId) return { kind: 'not_in_queue' };
+    return { kind: 'events', events: await q.poll(req.lastEventId, req.dontBlock, req.heartbeatSeconds, req.signal) };
+  }
+
+  async isWaiting(id: string): Promise<boolean> {
+    return this.queues.get(id)?.isWaiting ?? false;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.deleteNow(id);
+  }
+
+  private deleteNow(id: string): boolean {
     const q = this.queues.get(id);
     if (!q) return false;
     q.cancelWait();
@@ -167,58 +260,37 @@ export class QueueManager {
     return true;
   }
 
-  queuesOf(userId: number): Iterable<EventQueue> {
-    return this.byUser.get(userId) ?? [];
+  async deleteUserQueues(userId: number): Promise<void> {
+    for (const q of [...(this.byUser.get(userId) ?? [])]) this.deleteNow(q.id);
   }
 
-  /** Delivers one event to the local queues of its recipients. */
-  deliver(event: ZulipEvent, recipients: Recipient[], options?: DeliveryOptions): void {
-    const filter = this.filters.get(event.type);
-    const give = (q: EventQueue, base: ZulipEvent) => {
-      if (!q.wants(event.type)) return;
-      const copy = filter ? filter(q, base) : base;
-      if (Array.isArray(copy)) for (const c of copy) q.push(c);
-      else if (copy) q.push(copy);
-    };
-    const reached = new Set<number>();
-    for (const r of recipients) {
-      const userId = typeof r === 'number' ? r : r.id;
-      reached.add(userId);
-      const set = this.byUser.get(userId);
-      if (!set) continue;
-      const base = typeof r === 'number' ? event : { ...event, ...r.extra };
-      for (const q of set) give(q, base);
-    }
-    if (options?.allPublicStreamsQueues) {
-      for (const q of this.queues.values()) {
-        if (q.opts.allPublicStreams && !reached.has(q.userId)) give(q, { ...event, flags: [] });
-      }
-    }
+  async deliver(envelopes: Envelope[]): Promise<void> {
+    for (const env of envelopes) this.deliverNow(env);
   }
 
-  /** Every user with at least one queue here (for presence of clients). */
-  get size(): number {
-    return this.queues.size;
+  /** Delivers one envelope synchronously (the in-process bus). */
+  deliverNow(env: Envelope): void {
+    const pairs = expand(env, (u) => this.byUser.get(u) ?? [], () => this.queues.values());
+    for (const [q, base] of pairs) for (const copy of copiesFor(this.filters, q, base)) (q as LocalQueue).push(copy);
   }
 
   startGc(intervalSeconds: number): void {
-    this.gcTimer = setInterval(() => this.gc(), intervalSeconds * 1000);
+    this.gcTimer = setInterval(() => void this.gc(), intervalSeconds * 1000);
     this.gcTimer.unref();
   }
 
-  gc(now = Date.now()): number {
+  async gc(now = Date.now()): Promise<number> {
     let removed = 0;
     for (const q of this.queues.values()) {
       if (q.expired(now)) {
-        this.delete(q.id);
+        this.deleteNow(q.id);
         removed++;
       }
     }
     return removed;
   }
 
-  /** Answers every waiting poll and stops collection (shutdown). */
-  close(): void {
+  async close(): Promise<void> {
     if (this.gcTimer) clearInterval(this.gcTimer);
     for (const q of this.queues.values()) q.cancelWait();
   }

@@ -20,6 +20,7 @@ import { registerUploadServing } from './uploads.ts';
 import { registerAvatarServing } from './avatars.ts';
 import { registerSignupRoutes } from './signup.ts';
 import { authenticateSession, registerWeb } from './web.ts';
+import { withDeliveries } from '../events/bus.ts';
 
 export const API_PREFIX = '/api/v1';
 /** The web client's copy of every API route, authenticated by the session cookie. */
@@ -148,7 +149,8 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
         method: def.method,
         url: toRouterPath(def.path, mode),
         handler: async (req, reply) => {
-          const result = await handle(svc, limits, def, req, mode);
+          // The request's events are in their queues before it is answered.
+          const result = await withDeliveries(() => handle(svc, limits, def, req, mode));
           reply.send(result);
         },
       });

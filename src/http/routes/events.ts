@@ -71,8 +71,8 @@ export default [
     auth: 'user',
     summary: 'Delete an event queue',
     params: { queue_id: p.str() },
-    handler: (ctx, a) => {
-      deleteQueue(ctx.svc, ctx.user, a.queue_id);
+    handler: async (ctx, a) => {
+      await deleteQueue(ctx.svc, ctx.user, a.queue_id);
     },
   }),
 ];

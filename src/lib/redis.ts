@@ -1,0 +1,50 @@
+/**
+ * The Redis connection of a multi-process deployment (REDIS_URL): one
+ * connection for commands and pipelines, one for subscriptions, a key prefix
+ * (PARLEY_REDIS_PREFIX) in front of every key and channel, and this
+ * process's node ID with a liveness key other nodes can check.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+export interface RedisLink {
+  cmd: Redis;
+  /** Connection in subscriber mode (created on first use). */
+  subscriber(): Redis;
+  prefix: string;
+  nodeId: string;
+  /** Key of a node's liveness marker (present while the node runs). */
+  nodeKey(nodeId: string): string;
+  close(): Promise<void>;
+}
+
+const NODE_TTL_MS = 15_000;
+
+export async function openRedis(url: string, prefix: string): Promise<RedisLink> {
+  const options = { maxRetriesPerRequest: 3, enableAutoPipelining: true, lazyConnect: true };
+  const cmd = new Redis(url, options);
+  await cmd.connect();
+  let sub: Redis | null = null;
+  const nodeId = `${process.pid.toString(36)}-${randomBytes(6).toString('hex')}`;
+  const nodeKey = (id: string): string => `${prefix}node:${id}`;
+  const alive = (): Promise<unknown> => cmd.set(nodeKey(nodeId), String(Date.now()), 'PX', NODE_TTL_MS);
+  await alive();
+  const timer = setInterval(() => void alive().catch(() => {}), NODE_TTL_MS / 3);
+  timer.unref();
+  return {
+    cmd,
+    subscriber() {
+      sub ??= new Redis(url, { ...options, lazyConnect: false, enableAutoPipelining: false });
+      return sub;
+    },
+    prefix,
+    nodeId,
+    nodeKey,
+    async close() {
+      clearInterval(timer);
+      await cmd.del(nodeKey(nodeId)).catch(() => {});
+      if (sub) await sub.quit().catch(() => sub?.disconnect());
+      await cmd.quit().catch(() => cmd.disconnect());
+    },
+  };
+}
