@@ -6,6 +6,7 @@
  * Success responses can be checked against Zulip's OpenAPI description when
  * ../shared is present.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -462,3 +463,56 @@ export async function openQueue(client: Client, params: Params = {}) {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------
+// Servers as child processes (`node src/main.ts`), for tests that need real processes
+
+export interface NodeProcess {
+  proc: import('node:child_process').ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts `node src/main.ts` with `env` (on top of PATH and HOME) and waits
+ * for its "listening" line. Rejects with the output if it exits first.
+ */
+export function spawnNode(env: Record<string, string>): Promise<NodeProcess> {
+  const root = join(here, '..');
+  const proc = spawn(process.execPath, [join(root, 'src', 'main.ts')], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  proc.stderr!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.on('exit', (code, signal) => r({ code, signal })));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not report listening within 30 s:\n${out}`));
+    }, 30_000);
+    proc.stdout!.on('data', () => {
+      const m = /Parley listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1]!, output: () => out, exited });
+      }
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited before listening (code ${code}, signal ${signal}):\n${out}`));
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL if it has not exited within 15 s. */
+export async function stopNode(n: NodeProcess): Promise<void> {
+  if (n.proc.exitCode !== null || n.proc.signalCode !== null) return;
+  n.proc.kill('SIGTERM');
+  const timer = setTimeout(() => n.proc.kill('SIGKILL'), 15_000);
+  await n.exited;
+  clearTimeout(timer);
+}

@@ -9,17 +9,15 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { get as httpGet } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { spawnNode, type NodeProcess } from './helpers.ts';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dbUrl = process.env.TEST_DATABASE_URL;
 
 let dataDir: string;
@@ -38,48 +36,16 @@ function freePort(): Promise<number> {
   });
 }
 
-interface Running {
-  proc: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+type Running = NodeProcess;
 
 /** Starts `node src/main.ts` and waits for its "listening" line. */
 function start(extraEnv: Record<string, string> = {}): Promise<Running> {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    HOST: '127.0.0.1',
+  return spawnNode({
     PORT: String(port),
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     ...(dbUrl && schema ? { DATABASE_URL: dbUrl, PARLEY_PG_SCHEMA: schema } : {}),
     ...extraEnv,
-  };
-  const proc = spawn(process.execPath, [join(root, 'src', 'main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
-  proc.stderr!.setEncoding('utf8').on('data', (c: string) => (out += c));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.on('exit', (code, signal) => r({ code, signal })));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`server did not report listening within 30 s:\n${out}`));
-    }, 30_000);
-    const check = () => {
-      const m = /Parley listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        proc.stdout!.off('data', check);
-        resolve({ proc, url: m[1]!, output: () => out, exited });
-      }
-    };
-    proc.stdout!.on('data', check);
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited before listening (code ${code}, signal ${signal}):\n${out}`));
-    });
   });
 }
 

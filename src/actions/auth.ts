@@ -2,13 +2,13 @@
 import type { Services } from '../services.ts';
 import { ApiError, authError, rateLimited } from '../lib/errors.ts';
 import { checkPassword } from '../lib/passwords.ts';
-import { RateLimiter } from '../http/auth.ts';
+import { RateLimit } from '../lib/rate-limit.ts';
 import { realmById } from '../store/realm.ts';
 import { userByEmail, type UserRow } from '../store/users.ts';
 import { validEmail } from './users.ts';
 
 // Zulip allows 5 failed password attempts per username per 30 minutes.
-const attempts = new WeakMap<Services, RateLimiter>();
+const attempts = new WeakMap<Services, RateLimit>();
 
 /**
  * Checks an email and password with Zulip's errors (invalid email, deactivated
@@ -17,9 +17,9 @@ const attempts = new WeakMap<Services, RateLimiter>();
  */
 export async function passwordLogin(svc: Services, username: string, password: string): Promise<UserRow> {
   let limiter = attempts.get(svc);
-  if (!limiter) attempts.set(svc, (limiter = new RateLimiter(5, 1800)));
+  if (!limiter) attempts.set(svc, (limiter = new RateLimit(svc.redis, 'password', 5, 1800)));
   const key = username.trim().toLowerCase();
-  const wait = limiter.blockedFor(key);
+  const wait = await limiter.blockedFor(key);
   if (wait > 0) throw rateLimited(wait);
   if (!validEmail(username.trim())) throw new ApiError('Enter a valid email address.');
   const user = await userByEmail(svc.store.db, svc.realmId, username.trim());
@@ -29,7 +29,7 @@ export async function passwordLogin(svc: Services, username: string, password: s
     if (!user.is_active) throw authError('USER_DEACTIVATED', 'Account is deactivated');
     if (await checkPassword(password, user.password_hash)) return user;
   }
-  limiter.hit(key);
+  await limiter.hit(key);
   throw authError('AUTHENTICATION_FAILED', 'Your username or password is incorrect');
 }
 

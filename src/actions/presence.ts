@@ -12,15 +12,16 @@
  * incremental) and is written through to the database; concurrent changes
  * are coalesced into one multi-row statement (see PresenceWriter).
  *
- * The sequence is process-local: it is recovered on start as the largest
- * stored last_update_id. A multi-process deployment needs a shared sequence
- * (and shared entries) before presence can be served from several processes.
+ * With one process the sequence is recovered on start as the largest stored
+ * last_update_id. With several (REDIS_URL), nothing is kept in memory:
+ * entries are read from the database and the sequence is a Redis counter
+ * (SharedPresence).
  */
 import type { Services } from '../services.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { activeUserIds, userByEmail, userById, usersByIds, type UserRow } from '../store/users.ts';
-import { presenceRowsOfRealm, upsertPresenceRows, type PresenceRow } from '../store/presence.ts';
+import { maxPresenceUpdateId, presenceRowOfUser, presenceRowsOfRealm, upsertPresenceRows, type PresenceRow } from '../store/presence.ts';
 
 /** Zulip's presence tuning (zproject/default_settings.py). */
 export const PRESENCE = {
@@ -87,7 +88,34 @@ class PresenceWriter {
   }
 }
 
-class RealmPresence {
+const entryOf = (r: PresenceRow): Entry => ({ userId: r.user_id, active: r.last_active_time, connected: r.last_connected_time, updateId: r.last_update_id });
+
+/**
+ * Where the organization's presence lives: in this process's memory
+ * (one process), or in the database with the sequence in Redis (several
+ * processes, see SharedPresence).
+ */
+interface PresenceState {
+  readonly writer: PresenceWriter;
+  get(userId: number): Promise<Entry | undefined>;
+  /** Keeps a new entry (before its first commit). */
+  add(e: Entry): void;
+  all(): Promise<Entry[]>;
+  /** Gives the entry the next sequence value and writes it. */
+  commit(svc: Services, e: Entry): Promise<void>;
+}
+
+function writeEntry(svc: Services, writer: PresenceWriter, e: Entry): Promise<void> {
+  return writer.write({
+    user_id: e.userId,
+    realm_id: svc.realmId,
+    last_active_time: e.active,
+    last_connected_time: e.connected,
+    last_update_id: e.updateId,
+  });
+}
+
+class RealmPresence implements PresenceState {
   readonly entries = new Map<number, Entry>();
   seq = 0;
   readonly writer: PresenceWriter;
@@ -95,30 +123,76 @@ class RealmPresence {
   constructor(svc: Services, rows: PresenceRow[]) {
     this.writer = new PresenceWriter(svc);
     for (const r of rows) {
-      this.entries.set(r.user_id, { userId: r.user_id, active: r.last_active_time, connected: r.last_connected_time, updateId: r.last_update_id });
+      this.entries.set(r.user_id, entryOf(r));
       if (r.last_update_id > this.seq) this.seq = r.last_update_id;
     }
   }
 
-  /** Gives the entry the next sequence value and writes it. */
+  async get(userId: number): Promise<Entry | undefined> {
+    return this.entries.get(userId);
+  }
+
+  add(e: Entry): void {
+    this.entries.set(e.userId, e);
+  }
+
+  async all(): Promise<Entry[]> {
+    return [...this.entries.values()];
+  }
+
   commit(svc: Services, e: Entry): Promise<void> {
     e.updateId = ++this.seq;
-    return this.writer.write({
-      user_id: e.userId,
-      realm_id: svc.realmId,
-      last_active_time: e.active,
-      last_connected_time: e.connected,
-      last_update_id: e.updateId,
-    });
+    return writeEntry(svc, this.writer, e);
   }
 }
 
-const states = new WeakMap<Services, Promise<RealmPresence>>();
+/**
+ * Presence shared by every process: entries are read from the database
+ * each time, and the realm's presence sequence is a Redis counter (seeded
+ * once from the largest stored last_update_id), so every node hands out
+ * increasing, unique update ids.
+ */
+class SharedPresence implements PresenceState {
+  readonly writer: PresenceWriter;
+  private readonly svc: Services;
+  private seeded: Promise<void> | null = null;
 
-function realmPresence(svc: Services): Promise<RealmPresence> {
+  constructor(svc: Services) {
+    this.svc = svc;
+    this.writer = new PresenceWriter(svc);
+  }
+
+  async get(userId: number): Promise<Entry | undefined> {
+    const row = await presenceRowOfUser(this.svc.store.db, userId);
+    return row && row.realm_id === this.svc.realmId ? entryOf(row) : undefined;
+  }
+
+  add(): void {}
+
+  async all(): Promise<Entry[]> {
+    return (await presenceRowsOfRealm(this.svc.store.db, this.svc.realmId)).map(entryOf);
+  }
+
+  async commit(svc: Services, e: Entry): Promise<void> {
+    const redis = svc.redis!;
+    const key = `${redis.prefix}presence-seq:${svc.realmId}`;
+    this.seeded ??= maxPresenceUpdateId(svc.store.db, svc.realmId).then(async (max) => {
+      await redis.cmd.set(key, String(max), 'NX');
+    });
+    await this.seeded;
+    e.updateId = await redis.cmd.incr(key);
+    return writeEntry(svc, this.writer, e);
+  }
+}
+
+const states = new WeakMap<Services, Promise<PresenceState>>();
+
+function realmPresence(svc: Services): Promise<PresenceState> {
   let p = states.get(svc);
   if (!p) {
-    p = presenceRowsOfRealm(svc.store.db, svc.realmId).then((rows) => new RealmPresence(svc, rows));
+    p = svc.redis
+      ? Promise.resolve(new SharedPresence(svc))
+      : presenceRowsOfRealm(svc.store.db, svc.realmId).then((rows) => new RealmPresence(svc, rows));
     p.catch(() => states.delete(svc));
     states.set(svc, p);
   }
@@ -211,13 +285,14 @@ function needsHiding(e: Entry, now: number): boolean {
  * becomes "connected a while ago, never active" (as Zulip does), and
  * everyone is told. Does nothing when the user is already hidden.
  */
-async function hide(svc: Services, st: RealmPresence, user: UserRow, now: number): Promise<void> {
-  const e = st.entries.get(user.id);
-  if (!e || !needsHiding(e, now)) return;
+async function hide(svc: Services, st: PresenceState, user: UserRow, now: number, e?: Entry): Promise<Entry | undefined> {
+  e ??= await st.get(user.id);
+  if (!e || !needsHiding(e, now)) return e;
   e.active = null;
   e.connected = hiddenTime(now);
   await st.commit(svc, e);
   await sendPresenceChanged(svc, user, e, true);
+  return e;
 }
 
 /**
@@ -229,10 +304,9 @@ export async function presenceEnabledChanged(svc: Services, user: UserRow, enabl
   const st = await realmPresence(svc);
   const now = nowSecs();
   if (enabled) {
-    const r = applyReport(svc, st, user.id, 'active', now);
+    const r = applyReport(svc, st, user.id, await st.get(user.id), 'active', now);
     await r.write;
-    const e = st.entries.get(user.id);
-    if (e) await sendPresenceChanged(svc, user, e, true);
+    await sendPresenceChanged(svc, user, r.entry, true);
   } else {
     await hide(svc, st, user, now);
   }
@@ -242,6 +316,7 @@ export async function presenceEnabledChanged(svc: Services, user: UserRow, enabl
 // Recording a report
 
 interface ReportResult {
+  entry: Entry;
   /** The user had no presence before, or came back online. */
   notify: boolean;
   write: Promise<void>;
@@ -252,13 +327,12 @@ interface ReportResult {
  * UPDATE_MIN_FREQ_SECONDS newer than what is stored; a user "came online"
  * (worth an immediate event) when active after missing a couple of pings.
  */
-function applyReport(svc: Services, st: RealmPresence, userId: number, status: PresenceStatus, now: number): ReportResult {
+function applyReport(svc: Services, st: PresenceState, userId: number, e: Entry | undefined, status: PresenceStatus, now: number): ReportResult {
   const isActive = status === 'active';
-  let e = st.entries.get(userId);
   if (!e) {
     e = { userId, active: isActive ? now : null, connected: now, updateId: 0 };
-    st.entries.set(userId, e);
-    return { notify: true, write: st.commit(svc, e) };
+    st.add(e);
+    return { entry: e, notify: true, write: st.commit(svc, e) };
   }
   const sinceActive = e.active !== null ? now - e.active : 86400;
   const sinceConnected = e.connected !== null ? now - e.connected : 86400;
@@ -273,7 +347,7 @@ function applyReport(svc: Services, st: RealmPresence, userId: number, status: P
     if (e.connected === null || now > e.connected) e.connected = now;
     changed = true;
   }
-  return { notify: cameOnline, write: changed ? st.commit(svc, e) : Promise.resolve() };
+  return { entry: e, notify: cameOnline, write: changed ? st.commit(svc, e) : Promise.resolve() };
 }
 
 /** Tells the organization about a user's presence (Zulip's send_presence_changed). */
@@ -310,10 +384,9 @@ export async function updatePresence(svc: Services, me: UserRow, input: UpdatePr
   const now = nowSecs();
   // The client name is not recorded: since FL 178 presence is per user, reported as "website".
   if (presenceEnabled(me)) {
-    const r = applyReport(svc, st, me.id, input.status, now);
+    const r = applyReport(svc, st, me.id, await st.get(me.id), input.status, now);
     await r.write;
-    const e = st.entries.get(me.id);
-    if (r.notify && e) await sendPresenceChanged(svc, me, e, false);
+    if (r.notify) await sendPresenceChanged(svc, me, r.entry, false);
   } else {
     await hide(svc, st, me, now);
   }
@@ -351,15 +424,15 @@ export async function presenceData(
   const incremental = q.lastUpdateId !== null && q.lastUpdateId > 0;
   const pick = (e: Entry): boolean =>
     (q.lastUpdateId === null || e.updateId > q.lastUpdateId) && (incremental || (e.connected !== null && e.connected >= since));
-  const candidateIds = q.historyLimitDays === 0 ? [] : [...st.entries.values()].filter(pick).map((e) => e.userId);
-  const users = await usersByIds(svc.store.db, svc.realmId, candidateIds);
+  const entries = new Map(q.historyLimitDays === 0 ? [] : (await st.all()).filter(pick).map((e) => [e.userId, e]));
+  const users = await usersByIds(svc.store.db, svc.realmId, [...entries.keys()]);
   // Users who turned presence off without a ping since are hidden now.
-  await Promise.all(users.filter((u) => !presenceEnabled(u)).map((u) => hide(svc, st, u, now)));
+  await Promise.all(users.filter((u) => !presenceEnabled(u)).map((u) => hide(svc, st, u, now, entries.get(u.id))));
   const presences: Record<string, unknown> = {};
   let maxId = -1;
   for (const u of users) {
     if (!u.is_active || u.is_bot || !presenceVisible(svc, viewer.id, u.id)) continue;
-    const e = st.entries.get(u.id);
+    const e = entries.get(u.id);
     if (!e || !pick(e)) continue;
     presences[q.slim ? String(u.id) : u.email] = q.slim ? modernPresence(e, u) : legacyPresence(e, u);
     if (e.updateId > maxId) maxId = e.updateId;
@@ -384,8 +457,7 @@ export async function userPresence(svc: Services, viewer: UserRow, userIdOrEmail
   if (!presenceVisible(svc, viewer.id, target.id)) throw badRequest('Insufficient permission');
   const st = await realmPresence(svc);
   const now = nowSecs();
-  if (!presenceEnabled(target)) await hide(svc, st, target, now);
-  const e = st.entries.get(target.id);
+  const e = presenceEnabled(target) ? await st.get(target.id) : await hide(svc, st, target, now);
   if (!e) throw badRequest(`No presence data for ${userIdOrEmail}`);
   const w = legacyClientPresence(e, target);
   const aggregatedStatus = now - w.timestamp > PRESENCE.OFFLINE_THRESHOLD_SECS ? 'offline' : w.status;

@@ -25,6 +25,7 @@ import {
   updateScheduledMessage,
   type ScheduledMessageRow,
 } from '../store/scheduled-messages.ts';
+import { withClusterLock } from '../store/locks.ts';
 import type { EventQueue } from '../events/queue.ts';
 import type { ZulipEvent } from '../events/types.ts';
 
@@ -279,17 +280,25 @@ async function notifyFailure(svc: Services, sender: UserRow, row: ScheduledMessa
   }
 }
 
+const DELIVERY_LOCK = 'scheduled-message-delivery';
+
 /**
  * Sends every scheduled message due at `now` (UNIX seconds; the current
  * time unless given). Returns how many were delivered and how many failed.
+ * One process at a time delivers (a cluster-wide lock; with `wait: false`
+ * a pass another process is running is skipped), so each message goes out
+ * once however many processes run.
  */
-export async function deliverDueScheduledMessages(svc: Services, now = Date.now() / 1000): Promise<{ delivered: number; failed: number }> {
+export async function deliverDueScheduledMessages(svc: Services, now = Date.now() / 1000, opts = { wait: true }): Promise<{ delivered: number; failed: number }> {
   const out = { delivered: 0, failed: 0 };
-  for (;;) {
-    const due = await dueScheduledMessages(svc.store.db, svc.realmId, now);
-    if (!due.length) return out;
-    for (const row of due) out[await deliverOne(svc, row, now)]++;
-  }
+  await withClusterLock(svc.store, DELIVERY_LOCK, opts, async () => {
+    for (;;) {
+      const due = await dueScheduledMessages(svc.store.db, svc.realmId, now);
+      if (!due.length) return;
+      for (const row of due) out[await deliverOne(svc, row, now)]++;
+    }
+  });
+  return out;
 }
 
 /** The delivery timer: checks every `intervalMs` for due messages; never keeps the process alive. */
@@ -298,7 +307,7 @@ export function startScheduledDelivery(svc: Services, intervalMs = 1000): { stop
   let stopped = false;
   const tick = (): void => {
     if (running || stopped) return;
-    running = deliverDueScheduledMessages(svc)
+    running = deliverDueScheduledMessages(svc, Date.now() / 1000, { wait: false })
       .catch((e: unknown) => svc.log.error({ err: e }, 'scheduled message delivery pass failed'))
       .finally(() => {
         running = null;

@@ -200,7 +200,7 @@ async function handle(
   } else if (def.auth !== 'none') {
     user = await authenticate(svc, limits, req, def.auth === 'user');
   }
-  if (user && !def.noRateLimit) limits.api.check(`user:${user.id}`);
+  if (user && !def.noRateLimit) await limits.api.check(`user:${user.id}`);
   const { values, unknown } = parseParams(def.params, fields, req.params as Record<string, string>, def.pathParams ?? {});
   const ctx: RequestContext = {
     svc,

@@ -7,51 +7,17 @@ import type { FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { authError, rateLimited, unauthorized } from '../lib/errors.ts';
 import { userByApiKeyWithRealm, type UserRow } from '../store/users.ts';
-
-/** Fixed-window counters keyed by a string. */
-export class RateLimiter {
-  private readonly hits = new Map<string, { start: number; count: number }>();
-  private readonly limit: number;
-  private readonly windowMs: number;
-  constructor(limit: number, windowSeconds: number) {
-    this.limit = limit;
-    this.windowMs = windowSeconds * 1000;
-  }
-  /** Seconds to wait if the key is over its limit, else 0. */
-  blockedFor(key: string, now = Date.now()): number {
-    if (this.limit <= 0) return 0;
-    const h = this.hits.get(key);
-    if (!h || now - h.start >= this.windowMs || h.count < this.limit) return 0;
-    return (h.start + this.windowMs - now) / 1000;
-  }
-  hit(key: string, now = Date.now()): void {
-    if (this.limit <= 0) return;
-    const h = this.hits.get(key);
-    if (!h || now - h.start >= this.windowMs) {
-      if (this.hits.size > 100_000) this.sweep(now);
-      this.hits.set(key, { start: now, count: 1 });
-    } else h.count++;
-  }
-  /** Counts a hit and throws RATE_LIMIT_HIT when over the limit. */
-  check(key: string): void {
-    const wait = this.blockedFor(key);
-    if (wait > 0) throw rateLimited(wait);
-    this.hit(key);
-  }
-  private sweep(now: number): void {
-    for (const [k, h] of this.hits) if (now - h.start >= this.windowMs) this.hits.delete(k);
-  }
-}
+import { RateLimit } from '../lib/rate-limit.ts';
 
 export interface AuthLimits {
-  failures: RateLimiter;
-  api: RateLimiter;
+  failures: RateLimit;
+  api: RateLimit;
 }
 
 export function makeAuthLimits(svc: Services): AuthLimits {
   return {
-    failures: new RateLimiter(svc.config.authFailureLimit, svc.config.authFailureWindowSeconds),
-    api: new RateLimiter(svc.config.apiRateLimitPerMinute, 60),
+    failures: new RateLimit(svc.redis, 'auth-failures', svc.config.authFailureLimit, svc.config.authFailureWindowSeconds),
+    api: new RateLimit(svc.redis, 'api', svc.config.apiRateLimitPerMinute, 60),
   };
 }
 
@@ -84,13 +50,13 @@ export async function authenticate(
     if (required) throw unauthorized('Missing authorization header for basic auth');
     return null;
   }
-  const wait = limits.failures.blockedFor(req.ip);
+  const wait = await limits.failures.blockedFor(req.ip);
   if (wait > 0) throw rateLimited(wait);
-  const fail = (msg: string): never => {
-    limits.failures.hit(req.ip);
+  const fail = async (msg: string): Promise<never> => {
+    await limits.failures.hit(req.ip);
     throw unauthorized(msg);
   };
-  if (!API_KEY_RE.test(creds.apiKey)) fail('Malformed API key');
+  if (!API_KEY_RE.test(creds.apiKey)) return fail('Malformed API key');
   const found = await userByApiKeyWithRealm(svc.store.db, creds.apiKey);
   if (!found || found.realm_id !== svc.realmId) return fail('Invalid API key');
   const { realm_deactivated: realmDeactivated, ...user } = found;

@@ -56,7 +56,7 @@ export function registerUploadServing(app: FastifyInstance, svc: Services, limit
     const params = req.params as Params;
     const pathId = `${params.realm_id_str}/${params['*']}`;
     const user = await caller(req, mode);
-    if (user) limits.api.check(`user:${user.id}`);
+    if (user) await limits.api.check(`user:${user.id}`);
     const v = await validateAttachmentRequest(svc, svc.store.db, user, pathId);
     if (!v) return notFound(reply);
     if (!v.authorized) {

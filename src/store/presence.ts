@@ -10,6 +10,16 @@ export async function presenceRowsOfRealm(db: Tx, realmId: number): Promise<Pres
   return db.selectFrom('user_presence').selectAll().where('realm_id', '=', realmId).execute();
 }
 
+export async function presenceRowOfUser(db: Tx, userId: number): Promise<PresenceRow | undefined> {
+  return db.selectFrom('user_presence').selectAll().where('user_id', '=', userId).executeTakeFirst();
+}
+
+/** The realm's presence sequence as stored (0 when no presence yet). */
+export async function maxPresenceUpdateId(db: Tx, realmId: number): Promise<number> {
+  const r = await db.selectFrom('user_presence').select((eb) => eb.fn.max('last_update_id').as('m')).where('realm_id', '=', realmId).executeTakeFirst();
+  return Number(r?.m ?? 0);
+}
+
 /**
  * Writes rows in one statement. A row only replaces a stored one with an
  * older last_update_id, so writes that land out of order never go back.

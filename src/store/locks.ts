@@ -1,0 +1,31 @@
+/**
+ * Cluster-wide mutual exclusion for work that must run once across all
+ * processes (timers such as scheduled-message delivery). On PostgreSQL a
+ * session advisory lock held on one connection for the duration (released
+ * by PostgreSQL if the process dies); SQLite serves one process only (the
+ * DATA_DIR lock), so the work just runs.
+ */
+import { sql } from 'kysely';
+import type { Store } from './db.ts';
+
+/**
+ * Runs `fn` holding the named lock. With `wait: false` it returns undefined
+ * at once when another process holds the lock; otherwise it waits its turn.
+ */
+export async function withClusterLock<T>(store: Store, name: string, opts: { wait: boolean }, fn: () => Promise<T>): Promise<T | undefined> {
+  if (store.dialect !== 'postgres') return fn();
+  const key = `${store.schema ?? 'public'}:${name}`;
+  return store.db.connection().execute(async (conn) => {
+    if (opts.wait) {
+      await sql`SELECT pg_advisory_lock(hashtext(${key}))`.execute(conn);
+    } else {
+      const r = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(hashtext(${key})) AS ok`.execute(conn);
+      if (!r.rows[0]?.ok) return undefined;
+    }
+    try {
+      return await fn();
+    } finally {
+      await sql`SELECT pg_advisory_unlock(hashtext(${key}))`.execute(conn);
+    }
+  });
+}

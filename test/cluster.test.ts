@@ -1,0 +1,111 @@
+/**
+ * Several Parley processes on one PostgreSQL database and one Redis, as
+ * separate child processes: a scheduled message goes out once with three
+ * live nodes; a queue outlives the node that registered it (kill -9).
+ * Needs TEST_DATABASE_URL and TEST_REDIS_URL (skipped otherwise).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Client, assertSuccess, dropRedisPrefix, sleep, spawnNode, stopNode, type NodeProcess } from './helpers.ts';
+
+const dbUrl = process.env.TEST_DATABASE_URL;
+const redisUrl = process.env.TEST_REDIS_URL;
+const skip = !dbUrl || !redisUrl ? 'needs TEST_DATABASE_URL and TEST_REDIS_URL' : false;
+
+const unique = `${process.pid}_${randomBytes(3).toString('hex')}`;
+const schema = `cluster_${unique}`;
+const prefix = `parley-test:cluster_${unique}:`;
+let dataDir: string;
+let nodes: NodeProcess[] = [];
+let account: { email: string; apiKey: string };
+
+const env = (): Record<string, string> => ({
+  DATA_DIR: dataDir,
+  DATABASE_URL: dbUrl!,
+  PARLEY_PG_SCHEMA: schema,
+  REDIS_URL: redisUrl!,
+  PARLEY_REDIS_PREFIX: prefix,
+  PARLEY_OWNER_EMAIL: 'owner@example.com',
+  PARLEY_OWNER_PASSWORD: 'owner-password-123',
+  PARLEY_API_RATE_LIMIT_PER_MINUTE: '0',
+});
+
+before(async () => {
+  if (skip) return;
+  dataDir = mkdtempSync(join(tmpdir(), 'parley-cluster-'));
+  const c = new pg.Client({ connectionString: dbUrl });
+  await c.connect();
+  await c.query(`CREATE SCHEMA ${schema}`);
+  await c.end();
+  // The first node creates the organization; the others find it.
+  nodes.push(await spawnNode(env()));
+  nodes.push(...(await Promise.all([spawnNode(env()), spawnNode(env())])));
+  const rc = readFileSync(join(dataDir, 'zuliprc'), 'utf8');
+  account = { email: /email=(.*)/.exec(rc)![1]!, apiKey: /key=(.*)/.exec(rc)![1]! };
+});
+
+after(async () => {
+  if (skip) return;
+  await Promise.all(nodes.map((n) => stopNode(n)));
+  const c = new pg.Client({ connectionString: dbUrl });
+  await c.connect();
+  await c.query(`DROP SCHEMA ${schema} CASCADE`);
+  await c.end();
+  await dropRedisPrefix(redisUrl!, prefix);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Polls a queue until `count` message events have arrived (or 60 polls). */
+async function collectMessages(c: Client, queueId: string, count: number): Promise<any[]> {
+  const got: any[] = [];
+  let last = -1;
+  for (let i = 0; i < 60 && got.filter((e) => e.type === 'message').length < count; i++) {
+    const r = assertSuccess(await c.get('/events', { queue_id: queueId, last_event_id: last, dont_block: i > 0 ? false : true }));
+    for (const e of r.events) got.push(e);
+    if (r.events.length) last = r.events[r.events.length - 1].id;
+  }
+  return got;
+}
+
+test('a scheduled message is delivered exactly once with three live nodes', { skip }, async () => {
+  const [a, b, c] = nodes.map((n) => new Client(n.url, account));
+  const q = assertSuccess(await c.post('/register', { event_types: ['message'] }));
+  const content = `scheduled once ${randomBytes(4).toString('hex')}`;
+  const when = Math.floor(Date.now() / 1000) + 2;
+  const general = assertSuccess(await a.get('/get_stream_id', { stream: 'general' })).stream_id;
+  assertSuccess(await a.post('/scheduled_messages', { type: 'stream', to: general, topic: 'cluster', content, scheduled_delivery_timestamp: when }));
+  const events = await collectMessages(b, q.queue_id, 1);
+  assert.deepEqual(events.filter((e) => e.type === 'message').map((e) => e.message.content), [content]);
+  // Every node's timer has had several chances to send it again by now.
+  await sleep(2500);
+  const narrow = JSON.stringify([{ operator: 'search', operand: content.split(' ').pop() }]);
+  const found = assertSuccess(await c.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow }));
+  assert.equal(found.messages.length, 1, 'one message in the channel');
+  const more = assertSuccess(await a.get('/events', { queue_id: q.queue_id, last_event_id: events[events.length - 1].id, dont_block: true }));
+  assert.deepEqual(more.events.filter((e: any) => e.type === 'message'), [], 'no second message event');
+});
+
+test('a queue outlives the node that registered it (kill -9): all events arrive in order, once', { skip }, async () => {
+  const [nodeA, nodeB, nodeC] = nodes;
+  const a = new Client(nodeA.url, account);
+  const q = assertSuccess(await a.post('/register', { event_types: ['message'] }));
+  nodeA.proc.kill('SIGKILL');
+  await nodeA.exited;
+  const b = new Client(nodeB.url, account);
+  const sent: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const r = assertSuccess(await b.post('/messages', { type: 'stream', to: 'general', topic: 'failover', content: `message ${i}` }));
+    sent.push(r.id);
+  }
+  const c = new Client(nodeC.url, account);
+  const events = (await collectMessages(c, q.queue_id, 20)).filter((e) => e.type === 'message');
+  assert.deepEqual(events.map((e) => e.message.id), sent);
+  const ids = events.map((e) => e.id);
+  assert.deepEqual(ids, [...ids].sort((x, y) => x - y), 'event ids increase');
+  assert.equal(new Set(ids).size, ids.length, 'no duplicate events');
+});
