@@ -4,9 +4,18 @@
  */
 import { loadConfig } from './config.ts';
 import { startServer } from './server.ts';
+import { NodeConflictError } from './store/nodes.ts';
+import { DataDirLockedError } from './lib/data-dir-lock.ts';
 
 const config = loadConfig();
-const server = await startServer(config);
+const server = await startServer(config).catch((e: unknown) => {
+  // Refusing to start (another process holds the data): say why and what to do, no stack trace.
+  if (e instanceof NodeConflictError || e instanceof DataDirLockedError) {
+    console.error(`Parley cannot start: ${e.message}`);
+    process.exit(1);
+  }
+  throw e;
+});
 const created = server.bootstrap.created;
 if (created) {
   console.log(`Created the organization and its owner: ${created.owner.delivery_email}`);

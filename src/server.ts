@@ -6,7 +6,11 @@
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
+import { randomUUID } from 'node:crypto';
 import { openStore } from './store/db.ts';
+import { withClusterLock } from './store/locks.ts';
+import { NodeConflictError, registerNode, type NodeRegistration } from './store/nodes.ts';
+import { lockDataDir } from './lib/data-dir-lock.ts';
 import { migrate } from './store/migrations.ts';
 import { ensureRealm, type Bootstrap } from './actions/realm.ts';
 import { openEventSystem } from './events/setup.ts';
@@ -29,8 +33,21 @@ export interface RunningServer {
 export async function startServer(config: Config, opts: { listen?: boolean } = {}): Promise<RunningServer> {
   const log = pino({ level: config.logLevel });
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.pgSchema });
-  await migrate(store);
-  const bootstrap = await ensureRealm(store, config);
+  // Never two processes on one SQLite DATA_DIR, nor on PostgreSQL without Redis.
+  let unlock: (() => Promise<void>) | null = null;
+  let node: NodeRegistration | null = null;
+  try {
+    if (store.dialect === 'sqlite') unlock = await lockDataDir(config.dataDir, (err) => log.error({ err }, 'DATA_DIR lock lost'));
+    if (store.dialect === 'sqlite' && config.redisUrl) throw new NodeConflictError('REDIS_URL needs PostgreSQL (DATABASE_URL): SQLite serves one process only.');
+    // Migrations and the first start's bootstrap run one process at a time.
+    await withClusterLock(store, 'bootstrap', { wait: true }, () => migrate(store));
+    if (store.dialect === 'postgres') node = await registerNode(store, randomUUID(), !!config.redisUrl);
+  } catch (e) {
+    await unlock?.().catch(() => {});
+    await store.close();
+    throw e;
+  }
+  const bootstrap = (await withClusterLock(store, 'bootstrap', { wait: true }, () => ensureRealm(store, config)))!;
   const events = await openEventSystem(config, log);
   const { queues, bus } = events;
   queues.startGc(config.queueGcSeconds);
@@ -65,7 +82,9 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
       await scheduledDelivery.stop();
       await app.close();
       await events.close();
+      await node?.stop().catch((err: unknown) => log.warn({ err }, 'node deregistration failed'));
       await store.close();
+      await unlock?.().catch(() => {});
     },
   };
 }

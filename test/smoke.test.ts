@@ -217,6 +217,26 @@ async function sigtermDuringPoll(keepAlive: boolean) {
   }
 }
 
+test('a second process on the same data refuses to start and says why', { timeout: 60_000 }, async () => {
+  assert.ok(rc, 'first start ran');
+  const r = await start();
+  try {
+    // SQLite: the same DATA_DIR; PostgreSQL: the same database without REDIS_URL.
+    const second = await start({ PORT: '0' }).then(
+      (n) => (n.proc.kill('SIGKILL'), null),
+      (e: Error) => e.message,
+    );
+    assert.ok(second, 'the second process did not start');
+    assert.match(second, /exited before listening \(code 1/);
+    assert.match(second, dbUrl ? /Parley cannot start: Another Parley process \(pid \d+ on .*\) is serving this PostgreSQL database\. Several processes need REDIS_URL/ : /Parley cannot start: Another Parley process is using DATA_DIR .*Stop it, or give this process its own DATA_DIR/);
+    const me = await fetch(`${rc.site}/api/v1/users/me`, { headers: { Authorization: basic(rc.email!, rc.key!) } });
+    assert.equal(me.status, 200, 'the first process still serves');
+  } finally {
+    const { code } = await stop(r);
+    assert.equal(code, 0, r.output());
+  }
+});
+
 test('SIGTERM answers a waiting long-poll and exits 0', { timeout: 60_000 }, async () => {
   assert.ok(rc, 'first start ran');
   const { answered, exit, output } = await sigtermDuringPoll(false);

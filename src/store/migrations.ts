@@ -543,3 +543,17 @@ migration('0700_linkifiers', async (db, c, d) => {
 migration('0710_realm_emoji_animated', async (db) => {
   await db.schema.alterTable('realm_emoji').addColumn('is_animated', 'integer', (col) => col.notNull().defaultTo(0)).execute();
 });
+
+// The processes serving this database, with heartbeats (PostgreSQL): a
+// second process without REDIS_URL refuses to start while another is alive.
+migration('0500_cluster_nodes', async (db, c) => {
+  await db.schema
+    .createTable('cluster_nodes')
+    .addColumn('id', 'text', (col) => col.primaryKey())
+    .addColumn('host', 'text', (col) => col.notNull())
+    .addColumn('pid', 'integer', (col) => col.notNull())
+    .addColumn('has_redis', 'integer', (col) => col.notNull())
+    .addColumn('started_at', c.big, (col) => col.notNull())
+    .addColumn('heartbeat_at', c.big, (col) => col.notNull())
+    .execute();
+});

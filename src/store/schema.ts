@@ -367,7 +367,19 @@ export interface RealmLinkifiersTable {
   order: Generated<number>;
 }
 
+/** A running server process (PostgreSQL deployments; see src/store/nodes.ts). */
+export interface ClusterNodesTable {
+  id: string;
+  host: string;
+  pid: number;
+  has_redis: number;
+  /** UNIX milliseconds. */
+  started_at: number;
+  heartbeat_at: number;
+}
+
 export interface Database {
+  cluster_nodes: ClusterNodesTable;
   sessions: SessionsTable;
   saved_snippets: SavedSnippetsTable;
   submessages: SubmessagesTable;
