@@ -51,7 +51,27 @@ export interface Config {
   sessionCookieAgeSeconds: number;
   /** The built web client (served at / and /static/). */
   webDistDir: string;
+  /** Worker threads rendering Markdown. */
+  markdownThreads: number;
+  /** Time budget of one message render (Zulip: 5 s); past it the message fails with "Unable to render message". */
+  markdownTimeoutMs: number;
+  /** Port of the Prometheus metrics listener (unset: no listener; 0: any free port). */
+  metricsPort?: number;
+  metricsHost: string;
+  /** Which proxies to believe for the client address (Fastify's trustProxy): true, a hop count, or addresses/CIDRs. */
+  trustProxy?: boolean | number | string;
+  /** Where access-log lines go: 'stdout' (the server log), 'off', or a file path. */
+  accessLog: string;
 }
+
+function trustProxy(v: string | undefined): boolean | number | string | undefined {
+  if (v === undefined || v === '' || /^(0|false|no|off)$/i.test(v)) return undefined;
+  if (/^(true|yes|on)$/i.test(v)) return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v;
+}
+
+import { defaultRenderThreads } from './markdown/pool.ts';
 
 function int(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
   const v = env[name];
@@ -103,5 +123,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailGatewayPattern: env.EMAIL_GATEWAY_PATTERN || '',
     sessionCookieAgeSeconds: int(env, 'SESSION_COOKIE_AGE', 14 * 24 * 3600),
     webDistDir: resolve(env.WEB_DIST_DIR || join(REPO_DIR, 'web', 'dist')),
+    markdownThreads: int(env, 'MARKDOWN_THREADS', defaultRenderThreads()),
+    markdownTimeoutMs: int(env, 'MARKDOWN_TIMEOUT_MS', 5000),
+    metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : int(env, 'METRICS_PORT', 0),
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    accessLog: env.ACCESS_LOG || 'stdout',
   };
 }

@@ -15,6 +15,10 @@ import { migrate } from './store/migrations.ts';
 import { ensureRealm, type Bootstrap } from './actions/realm.ts';
 import { openEventSystem } from './events/setup.ts';
 import { buildApp } from './http/app.ts';
+import { createMarkdownRenderer } from './markdown/pool.ts';
+import { securePrivateData, setPrivateUmask } from './lib/private-files.ts';
+import { createMetrics } from './lib/metrics.ts';
+import { startMetricsListener } from './http/ops.ts';
 import { allRoutes } from './http/routes/index.ts';
 import type { Services } from './services.ts';
 import { installEventFilters } from './events/filters.ts';
@@ -27,12 +31,25 @@ export interface RunningServer {
   svc: Services;
   bootstrap: Bootstrap;
   url: string;
+  /** The Prometheus listener's URL, when METRICS_PORT is set. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
 export async function startServer(config: Config, opts: { listen?: boolean } = {}): Promise<RunningServer> {
+  // Private data at rest: new files 0600, DATA_DIR 0700, older files fixed.
+  setPrivateUmask();
+  securePrivateData(config.dataDir);
   const log = pino({ level: config.logLevel });
-  const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.pgSchema });
+  // Metrics exist only when their listener is configured (no cost otherwise).
+  const sources = { queues: () => 0, waitingPolls: () => 0, renderQueue: () => 0 };
+  const metrics = config.metricsPort === undefined ? undefined : createMetrics(sources);
+  const store = openStore({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    pgSchema: config.pgSchema,
+    onQuery: metrics ? (ms) => metrics.dbDuration.observe(ms / 1000) : undefined,
+  });
   // Never two processes on one SQLite DATA_DIR, nor on PostgreSQL without Redis.
   let unlock: (() => Promise<void>) | null = null;
   let node: NodeRegistration | null = null;
@@ -51,7 +68,11 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   const events = await openEventSystem(config, log);
   const { queues, bus } = events;
   queues.startGc(config.queueGcSeconds);
-  const svc: Services = { config, store, queues, bus, redis: events.redis, log, realmId: bootstrap.realmId };
+  const markdown = createMarkdownRenderer({ threads: config.markdownThreads, timeoutMs: config.markdownTimeoutMs });
+  const svc: Services = { config, store, queues, bus, redis: events.redis, log, markdown, metrics, realmId: bootstrap.realmId };
+  sources.queues = () => queues.stats().queues;
+  sources.waitingPolls = () => queues.stats().waiting;
+  sources.renderQueue = () => markdown.queued;
   installEventFilters(svc);
   if (bootstrap.created) await createInitialChannels(svc, bootstrap.created.owner);
   svc.queues.setFilter('scheduled_messages', scheduledMessagesEventFilter);
@@ -64,9 +85,11 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
     bodyLimit: (config.maxFileUploadSizeMib + 1) * 1024 * 1024,
   });
   let url = config.externalUrl;
+  let metricsListener: Awaited<ReturnType<typeof startMetricsListener>> = null;
   if (opts.listen !== false) {
     const address = await app.listen({ host: config.host, port: config.port });
     url = address;
+    metricsListener = await startMetricsListener(svc);
   }
   let closed = false;
   return {
@@ -74,6 +97,7 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
     svc,
     bootstrap,
     url,
+    metricsUrl: metricsListener?.url,
     async close() {
       if (closed) return;
       closed = true;
@@ -81,8 +105,10 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
       await queues.close();
       await scheduledDelivery.stop();
       await app.close();
+      if (metricsListener) await new Promise((r) => metricsListener!.server.close(r));
       await events.close();
       await node?.stop().catch((err: unknown) => log.warn({ err }, 'node deregistration failed'));
+      await markdown.close();
       await store.close();
       await unlock?.().catch(() => {});
     },

@@ -5,6 +5,8 @@ import type { Store } from './store/db.ts';
 import type { EventBus } from './events/bus.ts';
 import type { EventQueues } from './events/queue.ts';
 import type { RedisLink } from './lib/redis.ts';
+import type { MarkdownRenderer } from './markdown/pool.ts';
+import type { Metrics } from './lib/metrics.ts';
 
 export interface Services {
   config: Config;
@@ -14,6 +16,10 @@ export interface Services {
   /** The shared Redis of a multi-process deployment (REDIS_URL); absent for one process. */
   redis?: RedisLink;
   log: FastifyBaseLogger;
+  /** Message rendering in worker threads, with its time budget. */
+  markdown: MarkdownRenderer;
+  /** Prometheus metrics, when METRICS_PORT is set. */
+  metrics?: Metrics;
   /** The organization this server hosts. */
   realmId: number;
 }

@@ -8,6 +8,7 @@
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
+import { LIMITS, checkIntRange } from '../lib/limits.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { truncateContent, truncateTopic } from '../lib/topic.ts';
 import { deleteAllDrafts, deleteDraft, draftOf, draftsOf, insertDraft, updateDraft, type DraftRow, type DraftValues } from '../store/drafts.ts';
@@ -68,8 +69,10 @@ export function checkDraftObject(x: unknown, name: string): DraftInput {
   if (!DRAFT_TYPES.includes(type as DraftInput['type'])) throw badRequest(`Invalid ${field('type')}`);
   const to = present('to');
   if (!Array.isArray(to)) throw badRequest(`${field('to')} is not a list`);
+  if (to.length > LIMITS.listMaxLength) throw badRequest(`${field('to')} is too long`);
   to.forEach((id, i) => {
     if (typeof id !== 'number' || !Number.isInteger(id)) throw badRequest(`${field('to')}[${i}] is not an integer`);
+    checkIntRange(id, `${field('to')}[${i}]`);
   });
   const topic = present('topic');
   if (typeof topic !== 'string') throw badRequest(`${field('topic')} is not a string`);

@@ -122,7 +122,13 @@ interface EditResult {
 }
 
 export async function updateMessage(svc: Services, user: UserRow, messageId: number, input: EditInput): Promise<void> {
-  const result = await transaction(svc.store, (tx) => editInTransaction(svc, tx, user, messageId, input));
+  // New content is rendered (in the worker pool) before the transaction, so no database connection waits on the renderer.
+  let prerendered: Prerendered | undefined;
+  if (input.content !== undefined) {
+    const content = normalizeContent(input.content.replace(/\s+$/u, '') === '' ? '(deleted)' : input.content, svc.config.maxMessageLength);
+    prerendered = { content, rendered: await render(svc, svc.store.db, content) };
+  }
+  const result = await transaction(svc.store, (tx) => editInTransaction(svc, tx, user, messageId, input, prerendered));
   if (result.deleteEvent && result.deleteEvent.userIds.length) svc.bus.send(result.deleteEvent.event, result.deleteEvent.userIds);
   svc.bus.send(result.event, result.recipients);
   for (const u of result.firstIdUpdates) {
@@ -140,7 +146,12 @@ export async function updateMessage(svc: Services, user: UserRow, messageId: num
   }
 }
 
-async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId: number, input: EditInput): Promise<EditResult> {
+interface Prerendered {
+  content: string;
+  rendered: Awaited<ReturnType<typeof render>>;
+}
+
+async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId: number, input: EditInput, prerendered?: Prerendered): Promise<EditResult> {
   const a = await accessMessageToModify(svc, tx, user, messageId);
   if (!a) throw invalidMessage();
   const m: MessageRow = a.row;
@@ -236,9 +247,9 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
   let content: string | undefined;
   let rendered: Awaited<ReturnType<typeof render>> | undefined;
   const dir = await loadDirectory(svc, tx);
-  if (input.content !== undefined) {
-    content = normalizeContent(input.content.replace(/\s+$/u, '') === '' ? '(deleted)' : input.content, svc.config.maxMessageLength);
-    rendered = await render(svc, tx, content, dir);
+  if (prerendered) {
+    content = prerendered.content;
+    rendered = prerendered.rendered;
   }
 
   // Which messages move (topic edits).

@@ -9,6 +9,7 @@ import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { escapeText } from '../markdown/tree.ts';
+import { truncateContent } from '../lib/topic.ts';
 import { streamById, subscription, type StreamRow } from '../store/streams.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { flagList, HISTORICAL_FLAGS, messageById, messagesByIds, RECIPIENT, userFlags, type MessageRow } from '../store/messages.ts';
@@ -204,6 +205,7 @@ export function highlightHtml(html: string, words: string[]): string {
 }
 
 export async function renderMessage(svc: Services, content: string): Promise<Record<string, unknown>> {
-  const r = await render(svc, svc.store.db, content);
+  // The same length limit as sending: longer content is truncated, as a sent message would be.
+  const r = await render(svc, svc.store.db, truncateContent(content, svc.config.maxMessageLength));
   return { rendered: r.html };
 }

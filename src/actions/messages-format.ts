@@ -10,8 +10,10 @@ import { allGroups } from '../store/groups.ts';
 import { allStreams } from '../store/streams.ts';
 import { realmById } from '../store/realm.ts';
 import { apiRecipientId, directGroupMembers, reactionsFor, RECIPIENT, type MessageRow } from '../store/messages.ts';
-import { renderMarkdown, topicLinks, type MarkdownContext, type RenderResult } from '../markdown/index.ts';
+import { MarkdownRenderingError, topicLinks, type RenderResult } from '../markdown/index.ts';
 import type { Linkifier } from '../markdown/linkifiers.ts';
+import type { RenderData } from '../markdown/pool.ts';
+import { badRequest } from '../lib/errors.ts';
 import { linkifiersForRendering } from './linkifiers.ts';
 import { activeEmojiForRendering } from './realm-emoji.ts';
 import { avatarUrl } from './users-format.ts';
@@ -50,34 +52,46 @@ export async function loadDirectory(svc: Services, db: Tx): Promise<Directory> {
   };
 }
 
-export async function markdownContext(svc: Services, db: Tx, dir?: Directory): Promise<MarkdownContext> {
+/**
+ * What the renderer may look up for `content`, as plain data for the worker
+ * threads: only the users, groups and channels whose names (or user IDs)
+ * occur in the text, so a render never ships the whole directory.
+ */
+export async function renderData(svc: Services, db: Tx, content: string, dir?: Directory): Promise<RenderData> {
+  const text = content.toLowerCase();
   const d = dir ?? (await loadDirectory(svc, db));
-  const groups = (await allGroups(db, svc.realmId)).filter((g) => !g.deactivated);
-  const active = [...d.users.values()].filter((u) => u.is_active);
-  const byName = new Map<string, UserRow | null>();
-  for (const u of active) {
-    const k = u.full_name.toLowerCase();
-    byName.set(k, byName.has(k) ? null : u);
+  const data: RenderData = { users: [], groups: [], streams: [], customEmoji: [], linkifiers: d.linkifiers, realmUrl: svc.config.externalUrl };
+  if (content.includes(':')) {
+    for (const [name, e] of d.customEmoji) if (content.includes(`:${name}:`)) data.customEmoji.push(e);
   }
-  const streamsByName = new Map([...d.streams.values()].map((s) => [s.name.toLowerCase(), s]));
-  const groupsByName = new Map(groups.map((g) => [g.name.toLowerCase(), { id: g.id, name: g.name }]));
-  const person = (u: UserRow | null | undefined) => (u ? { id: u.id, full_name: u.full_name, email: u.email } : undefined);
-  return {
-    userByFullName: (name) => person(byName.get(name.toLowerCase())),
-    userById: (id) => {
-      const u = d.users.get(id);
-      return u && u.is_active ? person(u) : undefined;
-    },
-    groupByName: (name) => groupsByName.get(name.toLowerCase()),
-    streamByName: (name) => streamsByName.get(name.toLowerCase()),
-    linkifiers: d.linkifiers,
-    customEmojiByName: (name) => d.customEmoji.get(name),
-    realmUrl: svc.config.externalUrl,
-  };
+  const mentions = text.includes('@');
+  if (mentions || text.includes('#')) {
+    if (mentions) {
+      const ids = new Set((text.match(/\d+/g) ?? []).map(Number));
+      for (const u of d.users.values()) {
+        if (u.is_active && (ids.has(u.id) || text.includes(u.full_name.toLowerCase()))) data.users.push([u.id, u.full_name, u.email]);
+      }
+      for (const g of await allGroups(db, svc.realmId)) {
+        if (!g.deactivated && text.includes(g.name.toLowerCase())) data.groups.push([g.id, g.name]);
+      }
+    }
+    for (const st of d.streams.values()) if (text.includes(st.name.toLowerCase())) data.streams.push([st.id, st.name]);
+  }
+  return data;
 }
 
+/** Renders a message's content in the worker pool; "Unable to render message" when it cannot be rendered, as Zulip says. */
 export async function render(svc: Services, db: Tx, content: string, dir?: Directory): Promise<RenderResult> {
-  return renderMarkdown(content, await markdownContext(svc, db, dir));
+  const data = await renderData(svc, db, content, dir);
+  try {
+    return await svc.markdown.render(content, data);
+  } catch (e) {
+    if (e instanceof MarkdownRenderingError) {
+      svc.log.warn({ err: e.message, length: content.length }, 'message rendering failed');
+      throw badRequest('Unable to render message');
+    }
+    throw e;
+  }
 }
 
 export interface FormatOptions {

@@ -8,6 +8,7 @@
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
+import { LIMITS, checkIntRange, nulError, rejectNulDeep } from '../lib/limits.ts';
 import { normalizeTopic, truncateContent, truncateTopic } from '../lib/topic.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
@@ -60,8 +61,11 @@ function parseStreamIndicator(to: string): string | number {
     if (data.length !== 1) throw badRequest('Expected exactly one channel');
     data = data[0];
   }
-  if (typeof data === 'string') return data;
-  if (typeof data === 'number' && Number.isInteger(data)) return data;
+  if (typeof data === 'string') {
+    if (data.includes('\0')) throw nulError('to');
+    return data;
+  }
+  if (typeof data === 'number' && Number.isInteger(data)) return checkIntRange(data, 'to');
   throw badRequest('Invalid data type for channel');
 }
 
@@ -75,6 +79,8 @@ export function parseDirectRecipients(to: string): string[] | number[] {
   }
   if (typeof data === 'string') data = data.split(',');
   if (!Array.isArray(data)) throw badRequest('Invalid data type for recipients');
+  if (data.length > LIMITS.listMaxLength) throw badRequest('to is too long');
+  rejectNulDeep(data, 'to');
   if (data.length === 0) return [];
   if (typeof data[0] === 'string') {
     if (!data.every((x) => typeof x === 'string')) throw badRequest('Recipient lists may contain emails or user IDs, but not both.');
@@ -82,6 +88,7 @@ export function parseDirectRecipients(to: string): string[] | number[] {
   }
   if (!Number.isInteger(data[0])) throw badRequest('Invalid data type for recipients');
   if (!data.every((x) => Number.isInteger(x))) throw badRequest('Recipient lists may contain emails or user IDs, but not both.');
+  for (const id of data as number[]) checkIntRange(id, 'to');
   return [...new Set(data as number[])];
 }
 
@@ -195,13 +202,15 @@ function groupMemberIds(groups: Groups, groupIds: Set<number>, users: UserRow[])
 
 export async function sendMessage(svc: Services, sender: UserRow, input: SendInput): Promise<Record<string, unknown>> {
   const isStream = input.type === 'stream' || input.type === 'channel';
+  const content = normalizeContent(input.content, svc.config.maxMessageLength);
+  // Rendered (in the worker pool) before the transaction, as Zulip does, so
+  // no database connection waits on the renderer.
+  const rendered = await render(svc, svc.store.db, content);
   const result = await transaction(svc.store, async (tx) => {
     const realm = await realmById(tx, svc.realmId);
     const settings = realmSettings(realm.settings_json);
-    const content = normalizeContent(input.content, svc.config.maxMessageLength);
     const addr = isStream ? await addressStream(svc, tx, sender, input.to, input.topic, settings) : await addressDirect(svc, tx, sender, input.to);
     const dir = await loadDirectory(svc, tx);
-    const rendered = await render(svc, tx, content, dir);
     const now = Date.now() / 1000;
     const id = await insertMessage(tx, {
       realm_id: svc.realmId,
@@ -253,6 +262,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     const [dict] = await formatMessages(svc, tx, [msgRow], dir, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
     return { id, rows, dict, notifyAttachments, raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
   });
+  svc.metrics?.messagesSent.inc();
 
   const event = {
     type: 'message',

@@ -2,7 +2,8 @@
  * First start: creates the organization and its owner on an empty database,
  * and writes the owner's zuliprc under DATA_DIR.
  */
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../lib/private-files.ts';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
@@ -50,7 +51,7 @@ export async function ensureRealm(store: Store, config: Config): Promise<Bootstr
     });
     return { realmId: realm.id, owner };
   });
-  mkdirSync(config.dataDir, { recursive: true });
-  writeFileSync(join(config.dataDir, 'zuliprc'), zuliprc(email, result.owner.api_key, config.externalUrl), { mode: 0o600 });
+  ensurePrivateDir(config.dataDir);
+  writeFileSync(join(config.dataDir, 'zuliprc'), zuliprc(email, result.owner.api_key, config.externalUrl), { mode: PRIVATE_FILE_MODE });
   return { realmId: result.realmId, created: { owner: result.owner, password, generatedPassword } };
 }

@@ -9,6 +9,7 @@
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
+import { LIMITS, checkIntRange } from '../lib/limits.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { userById, type UserRow } from '../store/users.ts';
@@ -40,7 +41,7 @@ const isChannelType = (t: ScheduledType): boolean => t === 'stream' || t === 'ch
 function parseChannelId(to: string): number {
   const s = to.trim();
   if (!/^[+-]?\d+$/.test(s)) throw badRequest('Invalid data type for channel ID');
-  return Number.parseInt(s, 10);
+  return checkIntRange(Number.parseInt(s, 10), 'to');
 }
 
 /** The user IDs of `to` for a direct message: a JSON list of integers. */
@@ -52,7 +53,9 @@ function parseUserIds(to: string): number[] {
     data = to;
   }
   if (!Array.isArray(data)) throw badRequest('Invalid data type for recipients');
+  if (data.length > LIMITS.listMaxLength) throw badRequest('to is too long');
   for (const x of data) if (typeof x !== 'number' || !Number.isInteger(x)) throw badRequest('Recipient list may only contain user IDs');
+  for (const x of data as number[]) checkIntRange(x, 'to');
   return [...new Set(data as number[])];
 }
 
@@ -114,11 +117,11 @@ export interface ScheduleInput {
 
 export async function createScheduledMessage(svc: Services, sender: UserRow, input: ScheduleInput): Promise<{ scheduled_message_id: number }> {
   if (input.scheduledDeliveryTimestamp <= Date.now() / 1000) throw futureRequired();
+  const content = normalizeContent(input.content, svc.config.maxMessageLength);
+  const rendered = await render(svc, svc.store.db, content); // before the transaction: no connection waits on the renderer
   const result = await transaction(svc.store, async (tx) => {
     const settings = await loadSettings(tx, svc);
-    const content = normalizeContent(input.content, svc.config.maxMessageLength);
     const addr = await checkAddress(svc, tx, sender, input.type, input.to, input.topic, settings);
-    const rendered = await render(svc, tx, content);
     const toSelfOnly = addr.recipientType === 'private' && addr.toIds.length === 1 && addr.toIds[0] === sender.id;
     const readBySender = input.readBySender ?? (defaultReadBySender(input.clientName) && !toSelfOnly);
     const id = await insertScheduledMessage(tx, {

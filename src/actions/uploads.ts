@@ -7,6 +7,7 @@
  */
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-files.ts';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
@@ -118,8 +119,8 @@ export async function uploadFile(svc: Services, user: UserRow, files: UploadedFi
   const pathId = [String(svc.realmId), randomInt(0, 256).toString(16), randomBytes(18).toString('base64url'), sanitizeName(fileName)].join('/');
   const diskPath = uploadFilePath(svc, pathId);
   if (!diskPath) throw badRequest('Invalid file name');
-  await mkdir(dirname(diskPath), { recursive: true });
-  await writeFile(diskPath, file.data);
+  await mkdir(dirname(diskPath), { recursive: true, mode: PRIVATE_DIR_MODE });
+  await writeFile(diskPath, file.data, { mode: PRIVATE_FILE_MODE });
   let row: AttachmentRow;
   try {
     row = await insertAttachment(svc.store.db, {

@@ -22,6 +22,8 @@ import { userByEmail, userById, ROLE, BOT_TYPE, type UserRow } from '../store/us
 import { createUser, validEmail } from '../actions/users.ts';
 import { changeRole, deactivateUser, isLastOwner, reactivateUser, regenerateApiKey, ROLES } from '../actions/users-admin.ts';
 import { createBotFor } from '../actions/bots.ts';
+import { createMarkdownRenderer } from '../markdown/pool.ts';
+import { setPrivateUmask } from '../lib/private-files.ts';
 
 const USAGE = `Usage: parley-admin <command> [options]
 
@@ -113,17 +115,20 @@ async function findUser(svc: Services, ref: string): Promise<UserRow> {
 /** The server's services without HTTP; with REDIS_URL, events reach the running servers' queues. */
 async function openServices(): Promise<{ svc: Services; close(): Promise<void> }> {
   const config = loadConfig(process.env);
+  setPrivateUmask();
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.pgSchema });
   await migrate(store);
   const bootstrap = await ensureRealm(store, config);
   const log = pino({ level: 'silent' });
   const events = await openEventSystem(config, log);
-  const svc: Services = { config, store, queues: events.queues, bus: events.bus, redis: events.redis, log, realmId: bootstrap.realmId };
+  const markdown = createMarkdownRenderer({ threads: 1, timeoutMs: config.markdownTimeoutMs });
+  const svc: Services = { config, store, queues: events.queues, bus: events.bus, redis: events.redis, log, markdown, realmId: bootstrap.realmId };
   installEventFilters(svc);
   return {
     svc,
     async close() {
       await events.close();
+      await markdown.close();
       await store.close();
     },
   };

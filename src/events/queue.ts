@@ -82,6 +82,8 @@ export interface EventQueues {
   startGc(intervalSeconds: number): void;
   /** Answers every waiting poll and stops collection (shutdown). */
   close(): Promise<void>;
+  /** For metrics: the queues this process knows and the polls waiting in it. */
+  stats(): { queues: number; waiting: number };
 }
 
 /** A new queue's ID: creation time and randomness, unguessable. */
@@ -272,6 +274,12 @@ export class LocalQueues implements EventQueues {
   deliverNow(env: Envelope): void {
     const pairs = expand(env, (u) => this.byUser.get(u) ?? [], () => this.queues.values());
     for (const [q, base] of pairs) for (const copy of copiesFor(this.filters, q, base)) (q as LocalQueue).push(copy);
+  }
+
+  stats(): { queues: number; waiting: number } {
+    let waiting = 0;
+    for (const q of this.queues.values()) if (q.isWaiting) waiting++;
+    return { queues: this.queues.size, waiting };
   }
 
   startGc(intervalSeconds: number): void {

@@ -186,6 +186,11 @@ export class RedisQueues implements EventQueues {
     return queues;
   }
 
+  /** Queues seen by this process and polls waiting in it (the cluster's totals are the sum over processes). */
+  stats(): { queues: number; waiting: number } {
+    return { queues: this.known.size, waiting: this.waiters.size };
+  }
+
   private key(name: string): string {
     return this.p + name;
   }

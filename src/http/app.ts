@@ -6,7 +6,8 @@
  * `code` and their HTTP status; unknown paths are JSON 404 and wrong methods
  * JSON 405.
  */
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
 import { parseParams } from './params.ts';
@@ -21,6 +22,7 @@ import { registerAvatarServing } from './avatars.ts';
 import { registerSignupRoutes } from './signup.ts';
 import { authenticateSession, registerWeb } from './web.ts';
 import { withDeliveries } from '../events/bus.ts';
+import { registerOps } from './ops.ts';
 
 export const API_PREFIX = '/api/v1';
 /** The web client's copy of every API route, authenticated by the session cookie. */
@@ -31,6 +33,31 @@ const DEFAULT_LOGO_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#3b6ea5"/>' +
   '<path d="M14 18h36a4 4 0 0 1 4 4v18a4 4 0 0 1-4 4H30l-10 8v-8h-6a4 4 0 0 1-4-4V22a4 4 0 0 1 4-4z" fill="#fff"/></svg>';
 const METHODS: Method[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
+/** Largest form-encoded (or otherwise non-multipart) body; multipart bodies are bounded by the upload size. */
+export const FORM_BODY_LIMIT = 5 * 1024 * 1024;
+
+/** Zulip's error envelope for errors that are not ApiErrors (the framework's own, and real 500s). */
+export function errorEnvelope(status: number, msg: string): Record<string, unknown> {
+  return status >= 500
+    ? { result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' }
+    : { result: 'error', msg, code: 'BAD_REQUEST' };
+}
+
+/** Messages for the framework's own client errors (never its internal wording). */
+function frameworkMessage(err: { code?: string; message: string }, status: number): string {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'Request body too large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'Unsupported request body';
+    case 'FST_ERR_BAD_URL':
+      return 'Malformed URL: invalid percent-encoding';
+    default:
+      return STATUS_CODES[status] ?? 'Bad request';
+  }
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,12 +83,37 @@ function toRouterPath(path: string, mode: Mode): string {
   return (mode === 'api' ? API_PREFIX : JSON_PREFIX) + path;
 }
 
+/** TRUST_PROXY as Fastify takes it: true, addresses/CIDRs (comma-separated), or a number of hops. */
+function trustProxyOption(v: boolean | number | string | undefined): boolean | string | ((addr: string, hop: number) => boolean) {
+  if (typeof v === 'number') return (_addr, hop) => hop < v;
+  return v ?? false;
+}
+
 export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: svc.log,
     bodyLimit: opts.bodyLimit,
+    // Behind a reverse proxy, the client address (rate limits, access log) comes from X-Forwarded-For.
+    trustProxy: trustProxyOption(svc.config.trustProxy),
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    // Errors the router raises before any route runs (malformed percent-encoding in the path).
+    frameworkErrors: (err: Error & { code?: string }, _req: FastifyRequest, reply: FastifyReply) => {
+      reply.code(400).send(errorEnvelope(400, frameworkMessage(err, 400)));
+    },
+    // Errors of the HTTP parser itself (headers or URL over Node's 16 KiB limit, garbage requests).
+    clientErrorHandler: (err: Error & { code?: string }, socket) => {
+      if (err.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+      const body = JSON.stringify(errorEnvelope(status, STATUS_CODES[status] ?? 'Bad Request'));
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+    },
     routerOptions: {
       ignoreTrailingSlash: true,
       maxParamLength: 500,
@@ -80,7 +132,7 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   }
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (req, body, done) => {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT }, (req, body, done) => {
     try {
       req.formFields = parseForm(decodeUtf8(body as Buffer));
       done(null, {});
@@ -99,7 +151,7 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
     );
   });
   // Other body types carry no parameters; they are read and ignored.
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, {}));
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT }, (_req, _body, done) => done(null, {}));
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     if (err instanceof ApiError) {
@@ -108,10 +160,15 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
     }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) req.log.error({ err }, 'unhandled error');
-    let msg = status === 500 ? 'Internal server error' : err.message;
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') msg = 'Request body too large';
-    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') msg = 'Unsupported request body';
-    reply.code(status).send({ result: 'error', msg, code: 'BAD_REQUEST' });
+    reply.code(status).send(errorEnvelope(status, frameworkMessage(err, status)));
+  });
+
+  // Whatever the framework answers on its own (e.g. 503 while closing) still
+  // gets Zulip's envelope: error bodies without `result` are rewritten.
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (reply.statusCode < 400 || typeof payload !== 'string' || payload.includes('"result"')) return done();
+    if (!String(reply.getHeader('content-type') ?? '').includes('json')) return done();
+    done(null, JSON.stringify(errorEnvelope(reply.statusCode, STATUS_CODES[reply.statusCode] ?? 'Error')));
   });
 
   app.setNotFoundHandler((_req, reply) => {
@@ -128,6 +185,9 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   app.get(LOGO_PATH, async (_req, reply) => {
     reply.header('Content-Type', 'image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(DEFAULT_LOGO_SVG);
   });
+
+  // GET /health, the access log and request metrics.
+  registerOps(app, svc);
 
   // The web client: its files, pages, login and logout (and cookie parsing).
   registerWeb(app, svc);
@@ -198,9 +258,11 @@ async function handle(
       sessionIdHash = session.idHash;
     }
   } else if (def.auth !== 'none') {
-    user = await authenticate(svc, limits, req, def.auth === 'user');
+    user = await authenticate(svc, limits, req, def.auth === 'user', { allowIncomingWebhooks: def.allowIncomingWebhooks });
   }
+  if (user) req.userId = user.id;
   if (user && !def.noRateLimit) await limits.api.check(`user:${user.id}`);
+  if (user?.is_bot && def.humanOnly) throw new ApiError('This endpoint does not accept bot requests.');
   const { values, unknown } = parseParams(def.params, fields, req.params as Record<string, string>, def.pathParams ?? {});
   const ctx: RequestContext = {
     svc,

@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { authError, rateLimited, unauthorized } from '../lib/errors.ts';
-import { userByApiKeyWithRealm, type UserRow } from '../store/users.ts';
+import { BOT_TYPE, userByApiKeyWithRealm, type UserRow } from '../store/users.ts';
 import { RateLimit } from '../lib/rate-limit.ts';
 
 export interface AuthLimits {
@@ -44,6 +44,7 @@ export async function authenticate(
   limits: AuthLimits,
   req: FastifyRequest,
   required: boolean,
+  opts: { allowIncomingWebhooks?: boolean } = {},
 ): Promise<UserRow | null> {
   const creds = basicCredentials(req);
   if (!creds) {
@@ -64,6 +65,10 @@ export async function authenticate(
   if (email !== user.delivery_email.toLowerCase() && email !== user.email.toLowerCase()) return fail('Invalid API key');
   if (realmDeactivated) throw authError('REALM_DEACTIVATED', 'This organization has been deactivated');
   if (!user.is_active) throw authError('USER_DEACTIVATED', 'Account is deactivated');
+  // Zulip's validate_api_key: an incoming-webhook bot's key works only where the endpoint allows it.
+  if (user.bot_type === BOT_TYPE.INCOMING_WEBHOOK && !opts.allowIncomingWebhooks) {
+    throw unauthorized('This API is not available to incoming webhook bots.');
+  }
   return user;
 }
 

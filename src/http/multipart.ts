@@ -49,7 +49,7 @@ export function parseMultipart(
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('limit', () => fail(new ApiError(`Uploaded file is larger than the allowed limit of ${Math.floor(maxFileBytes / 1024 / 1024)} MiB`)));
       stream.on('end', () => {
-        if (!stream.truncated) files.push({ field, filename: filename ?? '', mimetype: mimetype || 'application/octet-stream', data: Buffer.concat(chunks) });
+        if (!stream.truncated) files.push({ field, filename: (filename ?? '').replaceAll('\0', ''), mimetype: mimetype || 'application/octet-stream', data: Buffer.concat(chunks) });
       });
     });
     bb.on('partsLimit', () => fail(new ApiError('Too many parts in multipart body')));

@@ -11,6 +11,7 @@
  * booleans are JSON text too ("5", "true"); strings are taken as sent.
  */
 import { ApiError, missingArgument } from '../lib/errors.ts';
+import { LIMITS, checkIntRange, nulError, rejectNulDeep } from '../lib/limits.ts';
 
 // ---------------------------------------------------------------------------
 // Value validators (operate on decoded JSON values)
@@ -21,13 +22,16 @@ function invalid(msg: string): ApiError {
   return new ApiError(msg);
 }
 
+export { LIMITS };
+
 export const v = {
+  /** An integer in [min, max]; both default to the 32-bit column range (LIMITS). */
   int(opts: { min?: number; max?: number } = {}): Validator<number> {
+    const min = opts.min ?? LIMITS.intMin;
+    const max = opts.max ?? LIMITS.intMax;
     return (x, name) => {
       if (typeof x !== 'number' || !Number.isInteger(x)) throw invalid(`${name} is not an integer`);
-      if (opts.min !== undefined && x < opts.min) throw invalid(`${name} is too small`);
-      if (opts.max !== undefined && x > opts.max) throw invalid(`${name} is too large`);
-      return x;
+      return checkIntRange(x, name, min, max);
     };
   },
   number(): Validator<number> {
@@ -57,10 +61,12 @@ export const v = {
   nullable<T>(inner: Validator<T>): Validator<T | null> {
     return (x, name) => (x === null ? null : inner(x, name));
   },
+  /** A list; its length defaults to at most LIMITS.listMaxLength. */
   list<T>(item: Validator<T>, opts: { maxLength?: number } = {}): Validator<T[]> {
+    const maxLength = opts.maxLength ?? LIMITS.listMaxLength;
     return (x, name) => {
       if (!Array.isArray(x)) throw invalid(`${name} is not a list`);
-      if (opts.maxLength !== undefined && x.length > opts.maxLength) throw invalid(`${name} is too long`);
+      if (x.length > maxLength) throw invalid(`${name} is too long`);
       return x.map((el, i) => item(el, `${name}[${i}]`));
     };
   },
@@ -138,18 +144,28 @@ export interface Param<T> {
   readonly aliases: readonly string[];
   readonly doc: string;
   readonly decode: (raw: string, name: string) => T;
+  /** U+0000 is let through: the action checks it with its own Zulip message (message content, topics). */
+  allowNul(): Param<T>;
   optional(): Param<T | undefined>;
   default(value: T): Param<T>;
   alias(...names: string[]): Param<T>;
   describe(doc: string): Param<T>;
 }
 
+/**
+ * How raw text becomes a value. `checkNul` is true unless the declaration
+ * allows U+0000; JSON decoders then check the decoded strings, and raw text
+ * is checked before the decoder runs.
+ */
+type Decoder<T> = (raw: string, name: string, checkNul: boolean) => T;
+
 function makeParam<T>(
   encoding: 'json' | 'raw',
   type: string,
-  decode: (raw: string, name: string) => T,
-  opts: { required?: boolean; defaultValue?: T; aliases?: readonly string[]; doc?: string } = {},
+  decoder: Decoder<T>,
+  opts: { required?: boolean; defaultValue?: T; aliases?: readonly string[]; doc?: string; allowNul?: boolean } = {},
 ): Param<T> {
+  const checkNul = !opts.allowNul;
   const self: Param<T> = {
     encoding,
     type,
@@ -157,27 +173,34 @@ function makeParam<T>(
     defaultValue: opts.defaultValue,
     aliases: opts.aliases ?? [],
     doc: opts.doc ?? '',
-    decode,
-    optional: () => makeParam<T | undefined>(encoding, type, decode, { ...opts, required: false, defaultValue: undefined }),
-    default: (value: T) => makeParam<T>(encoding, type, decode, { ...opts, required: false, defaultValue: value }),
-    alias: (...names: string[]) => makeParam<T>(encoding, type, decode, { ...opts, aliases: [...(opts.aliases ?? []), ...names] }),
-    describe: (doc: string) => makeParam<T>(encoding, type, decode, { ...opts, doc }),
+    decode: (raw, name) => {
+      if (checkNul && encoding === 'raw' && raw.includes('\0')) throw nulError(name);
+      return decoder(raw, name, checkNul);
+    },
+    allowNul: () => makeParam<T>(encoding, type, decoder, { ...opts, allowNul: true }),
+    optional: () => makeParam<T | undefined>(encoding, type, decoder, { ...opts, required: false, defaultValue: undefined }),
+    default: (value: T) => makeParam<T>(encoding, type, decoder, { ...opts, required: false, defaultValue: value }),
+    alias: (...names: string[]) => makeParam<T>(encoding, type, decoder, { ...opts, aliases: [...(opts.aliases ?? []), ...names] }),
+    describe: (doc: string) => makeParam<T>(encoding, type, decoder, { ...opts, doc }),
   };
   return self;
 }
 
-function decodeJson(raw: string, name: string): unknown {
+function decodeJson(raw: string, name: string, checkNul: boolean): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(raw);
+    value = JSON.parse(raw);
   } catch {
     throw invalid(`${name} is not valid JSON`);
   }
+  if (checkNul) rejectNulDeep(value, name);
+  return value;
 }
 
 export const p = {
   /** A JSON-encoded value checked by a validator. */
   json<T>(validator: Validator<T>, type = 'json'): Param<T> {
-    return makeParam('json', type, (raw, name) => validator(decodeJson(raw, name), name));
+    return makeParam('json', type, (raw, name, checkNul) => validator(decodeJson(raw, name, checkNul), name));
   },
   int(opts: { min?: number; max?: number } = {}): Param<number> {
     return p.json(v.int(opts), 'integer');
@@ -199,11 +222,12 @@ export const p = {
       return raw as L;
     });
   },
-  /** A path segment that must be an integer. */
+  /** A path segment that must be an integer (an ID: the column range of LIMITS). */
   pathInt(): Param<number> {
+    const range = v.int();
     return makeParam('raw', 'integer', (raw, name) => {
       if (!/^-?\d+$/.test(raw)) throw invalid(`${name} is not an integer`);
-      return Number(raw);
+      return range(Number(raw), name);
     });
   },
   pathStr(): Param<string> {
@@ -211,7 +235,19 @@ export const p = {
   },
   /** Any custom decoding of the raw text. */
   custom<T>(type: string, decode: (raw: string, name: string) => T, encoding: 'json' | 'raw' = 'raw'): Param<T> {
-    return makeParam(encoding, type, decode);
+    return makeParam(encoding, type, (raw, name, checkNul) => {
+      // A custom JSON decoder parses the text itself: check it for U+0000 first.
+      if (checkNul && encoding === 'json' && raw.includes('\\u0000')) {
+        let value: unknown;
+        try {
+          value = JSON.parse(raw);
+        } catch {
+          value = undefined; // the decoder reports malformed JSON its own way
+        }
+        rejectNulDeep(value, name);
+      }
+      return decode(raw, name);
+    });
   },
 };
 

@@ -39,6 +39,10 @@ export interface RouteDef<S extends ParamSpec = ParamSpec, PS extends ParamSpec 
   noSessionMirror?: boolean;
   /** Skip the per-user API rate limit (long-polls). */
   noRateLimit?: boolean;
+  /** Incoming-webhook bots may call it (Zulip: only sending messages); others are refused. */
+  allowIncomingWebhooks?: boolean;
+  /** Bots are refused (Zulip's human_users_only). */
+  humanOnly?: boolean;
   handler: (
     ctx: RequestContext,
     args: ParsedParams<S> & ParsedParams<PS>,

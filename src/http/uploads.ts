@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
-import { unauthorized } from '../lib/errors.ts';
+import { ApiError, unauthorized } from '../lib/errors.ts';
 import { authenticate, type AuthLimits } from './auth.ts';
 import { authenticateSession, requestSession } from './web.ts';
 import type { UserRow } from '../store/users.ts';
@@ -56,11 +56,20 @@ export function registerUploadServing(app: FastifyInstance, svc: Services, limit
     const params = req.params as Params;
     const pathId = `${params.realm_id_str}/${params['*']}`;
     const user = await caller(req, mode);
+    // Under /api/v1 and /json the answers are Zulip's JSON envelope; the file URLs answer HTML as Zulip's do.
+    const api = mode === 'url' || mode === 'json';
+    if (pathId.includes('\0')) {
+      // No stored path holds U+0000 (and no database text can).
+      if (api) throw new ApiError('This file does not exist or has been deleted.', { status: 404 });
+      return notFound(reply);
+    }
     if (user) await limits.api.check(`user:${user.id}`);
     const v = await validateAttachmentRequest(svc, svc.store.db, user, pathId);
+    if (!v && api) throw new ApiError('This file does not exist or has been deleted.', { status: 404 });
     if (!v) return notFound(reply);
     if (!v.authorized) {
       if (!user) throw unauthorized();
+      if (api) throw new ApiError('You are not authorized to view this file.', { status: 403 });
       reply.code(403).header('Content-Type', 'text/html; charset=utf-8').header('Vary', 'Accept').send('<p>You are not authorized to view this file.</p>');
       return;
     }
@@ -73,6 +82,7 @@ export function registerUploadServing(app: FastifyInstance, svc: Services, limit
 
   app.get('/user_uploads/temporary/:token/:filename', async (req, reply) => {
     const { token, filename } = req.params as { token: string; filename: string };
+    if (filename.includes('\0')) return notFound(reply);
     const pathId = pathIdFromToken(token, filename);
     const v = await validateAttachmentRequest(svc, svc.store.db, null, pathId);
     if (!v) return notFound(reply);

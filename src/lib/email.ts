@@ -42,8 +42,8 @@ export function emailSettings(config: Config, env: NodeJS.ProcessEnv = process.e
 export async function sendEmail(settings: EmailSettings, email: Omit<Email, 'from'> & { from?: string }): Promise<void> {
   const msg: Email = { ...email, from: email.from ?? settings.from };
   if (!settings.smtpUrl) {
-    mkdirSync(settings.dataDir, { recursive: true });
-    appendFileSync(join(settings.dataDir, 'emails.log'), JSON.stringify({ ...msg, date: new Date().toISOString() }) + '\n');
+    mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
+    appendFileSync(join(settings.dataDir, 'emails.log'), JSON.stringify({ ...msg, date: new Date().toISOString() }) + '\n', { mode: 0o600 });
     return;
   }
   await smtpSend(settings.smtpUrl, msg);

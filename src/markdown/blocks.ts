@@ -3,6 +3,7 @@
 // space, CommonMark-ish blockquotes, tables, no setext headers, no
 // reference definitions, no raw HTML).
 import { El } from './tree.ts';
+import { MAX_NESTING_DEPTH, MarkdownRenderingError } from './errors.ts';
 
 type Processor = {
   test(parent: El, block: string): boolean;
@@ -70,13 +71,20 @@ export class BlockParser {
     this.parseBlocks(parent, text.split('\n\n'));
   }
 
+  private depth = 0;
+
   parseBlocks(parent: El, blocks: string[]): void {
-    while (blocks.length) {
-      for (const p of this.processors) {
-        if (p.test(parent, blocks[0]!)) {
-          if (p.run(parent, blocks) !== false) break;
+    if (++this.depth > MAX_NESTING_DEPTH) throw new MarkdownRenderingError('Markdown nesting too deep');
+    try {
+      while (blocks.length) {
+        for (const p of this.processors) {
+          if (p.test(parent, blocks[0]!)) {
+            if (p.run(parent, blocks) !== false) break;
+          }
         }
       }
+    } finally {
+      this.depth--;
     }
   }
 

@@ -3,6 +3,7 @@
 // fences become a header/content pair, `math` fences render display TeX,
 // everything else is a code block stored as raw HTML.
 import { escapeCode, pyHtmlEscape } from './tree.ts';
+import { MAX_NESTING_DEPTH, MarkdownRenderingError } from './errors.ts';
 import languages from './pygments-languages.json' with { type: 'json' };
 
 export const FENCE_RE =
@@ -96,6 +97,7 @@ export function processFences(lines: string[], host: FenceHost): string[] {
     if (m) {
       const lang = m.groups!['lang'] ? m.groups!['lang'].toLowerCase() : null;
       const header = m.groups!['header'] ?? null;
+      if (handlers.length > MAX_NESTING_DEPTH) throw new MarkdownRenderingError('Fenced blocks nested too deep');
       handlers.push(makeHandler(out, m.groups!['fence']!, lang, header));
     } else {
       out.push(line);
@@ -123,31 +125,36 @@ const LI_RE = /^[ ]*([*+-]|\d\.)[ ]+(.*)/;
 
 /** Insert a blank line between a paragraph line and a list that hangs off it. */
 export function hangingLists(lines: string[]): string[] {
-  const copy = lines.slice();
-  let inserts = 0;
+  // Built by appending (not splicing into a copy) and with a count of open
+  // code fences (not a scan of the stack per line): linear in the input.
+  const out: string[] = [];
   const open: Array<{ fence: string; isCode: boolean }> = [];
-  let inCode = false;
+  let openCode = 0;
   for (let i = 0; i < lines.length - 1; i++) {
+    out.push(lines[i]!);
     const m = FENCE_RE.exec(lines[i]!);
     if (m) {
       const fence = m.groups!['fence']!;
       const lang = m.groups!['lang'];
       const isCode = lang !== 'quote' && lang !== 'quoted';
       const matchesLast = open.length ? fence === open[open.length - 1]!.fence : false;
-      if (!lang && matchesLast) open.pop();
-      else open.push({ fence, isCode });
-      inCode = open.some((f) => f.isCode);
+      if (!lang && matchesLast) {
+        if (open.pop()!.isCode) openCode--;
+      } else {
+        open.push({ fence, isCode });
+        if (isCode) openCode++;
+      }
     }
     const li1 = LI_RE.exec(lines[i]!);
     const li2 = LI_RE.exec(lines[i + 1]!);
     if (
-      !inCode &&
+      openCode === 0 &&
       lines[i] &&
       ((li2 && !li1) || (li1 && li2 && (li1[1]!.length === 1) !== (li2[1]!.length === 1)))
     ) {
-      copy.splice(i + inserts + 1, 0, '');
-      inserts++;
+      out.push('');
     }
   }
-  return copy;
+  if (lines.length) out.push(lines[lines.length - 1]!);
+  return out;
 }

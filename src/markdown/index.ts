@@ -12,6 +12,8 @@ import { EMOTICON_CONVERSIONS, emojiByName, nameForUnicodeSequence, POSSIBLE_EMO
 import { AFTER_GROUP, compileLinkifier, OUTER_GROUP, type Linkifier } from './linkifiers.ts';
 
 export { canonicalLanguageName } from './fenced.ts';
+export { MarkdownRenderingError } from './errors.ts';
+import { MarkdownRenderingError } from './errors.ts';
 
 export interface MarkdownContext {
   // all lookups synchronous; the caller preloads data
@@ -225,6 +227,9 @@ class Renderer {
   private rawStash: string[] = [];
   private nodeStash: InlineNode[] = [];
   private patterns: Pattern[];
+  /** Patterns with a lookbehind at their start (see handleInline). */
+  private lookbehindPatterns: Set<Pattern>;
+  private del: Pattern = this.simpleTag(/(?<!~)(~~)([^~\n]+?)~~(?!~)/, 'del');
   readonly result: RenderResult;
   private ctx: MarkdownContext;
   private realmPrefix: string;
@@ -256,12 +261,16 @@ class Renderer {
       ...(ctx.linkifiers ?? []).map((l) => this.linkifier(l)),
       this.simpleTag(/(\*\*)([^\n]+?)\*\*/, 'strong'),
       this.simpleTag(/(\*)(?!\s+)([^*^\n]+)(?<!\s)\*/, 'em'),
-      this.simpleTag(/(?<!~)(~~)([^~\n]+?)~~(?!~)/, 'del'),
+      this.del,
       this.emoji,
       this.emoticon,
       this.newline,
       this.unicodeEmoji,
     ];
+    this.lookbehindPatterns = new Set([
+      this.backtick, this.userMention, this.tex, this.streamTopic, this.stream, this.groupMention,
+      this.link, this.autolink, this.del, this.emoticon,
+    ]);
   }
 
   stashRaw(html: string): string {
@@ -337,34 +346,52 @@ class Renderer {
     }
   }
 
+  /**
+   * Applies the inline patterns in order, as Python-Markdown does, in linear
+   * time. Python-Markdown replaces each match by a placeholder and searches
+   * the rebuilt text again from its start (O(n²) for n matches); here each
+   * pattern scans the text once, left to right, and the text is rebuilt once
+   * per pattern. The text before a match holds no match and is unchanged,
+   * and no pattern matches inside a placeholder, so the only difference
+   * would be a pattern whose one-character lookbehind looks at the
+   * placeholder's last character (ETX): for those, a search right after a
+   * match whose last character is not equivalent to ETX runs on ETX + rest.
+   */
   private handleInline(data: string, patternIndex: number): string {
-    let start = 0;
-    while (patternIndex < this.patterns.length) {
+    for (; patternIndex < this.patterns.length; patternIndex++) {
       const pattern = this.patterns[patternIndex]!;
-      const m = start < data.length || start === 0 ? pattern(data, start) : null;
-      if (m === null) {
-        patternIndex++;
-        start = 0;
-        continue;
-      }
-      if (m === 'skip') {
-        patternIndex++;
-        start = 0;
-        continue;
-      }
-      if (m.node === null) {
-        start = m.end;
-        continue;
-      }
-      const node = m.node;
-      if (node instanceof El && !node.atomic) {
-        for (const child of [node, ...node.children]) {
-          if (child.text) child.text = this.handleInline(child.text, patternIndex + 1);
-          if (child !== node && child.tail) child.tail = this.handleInline(child.tail, patternIndex);
+      const lookbehind = this.lookbehindPatterns.has(pattern);
+      let out = '';
+      let last = 0;
+      let from = 0;
+      let afterMatch = false;
+      while (from < data.length || from === 0) {
+        let m: Match | null | 'skip';
+        if (afterMatch && lookbehind && !etxLike(data.charCodeAt(from - 1))) {
+          const r = pattern(ETX + data.slice(from), 1);
+          m = r && r !== 'skip' ? { start: r.start + from - 1, end: r.end + from - 1, node: r.node } : r;
+        } else {
+          m = pattern(data, from);
         }
+        if (m === null || m === 'skip') break;
+        if (m.node === null) {
+          from = m.end;
+          afterMatch = false;
+          continue;
+        }
+        const node = m.node;
+        if (node instanceof El && !node.atomic) {
+          for (const child of [node, ...node.children]) {
+            if (child.text) child.text = this.handleInline(child.text, patternIndex + 1);
+            if (child !== node && child.tail) child.tail = this.handleInline(child.tail, patternIndex);
+          }
+        }
+        out += data.slice(last, m.start) + this.stashNode(node);
+        last = m.end;
+        from = Math.max(m.end, m.start + 1);
+        afterMatch = true;
       }
-      data = data.slice(0, m.start) + this.stashNode(node) + data.slice(m.end);
-      start = 0;
+      if (last > 0) data = out + data.slice(last);
     }
     return data;
   }
@@ -538,10 +565,14 @@ class Renderer {
     const re = /(?<!!)\[/g;
     re.lastIndex = from;
     let m: RegExpExecArray | null;
+    let brackets: Int32Array | undefined;
+    let parens: Int32Array | undefined;
     while ((m = re.exec(data))) {
-      const t = getLinkText(data, m.index + 1);
+      brackets ??= matchingCloses(data, from, '[', ']');
+      const t = getLinkText(data, m.index + 1, brackets);
       if (!t) continue;
-      const l = getLinkHref(data, t.index);
+      parens ??= matchingCloses(data, from, '(', ')');
+      const l = getLinkHref(data, t.index, parens);
       if (!l) continue;
       let href = sanitizeUrl(l.href.trim());
       if (href === undefined) continue;
@@ -714,6 +745,18 @@ const EMOTICON_RE = (() => {
 
 const GLOBAL_CLONES = new WeakMap<RegExp, RegExp>();
 
+/**
+ * Whether a character behaves like ETX (the end of a placeholder) for every
+ * start-of-match lookbehind of the inline patterns: not an ASCII word
+ * character (for \\B), not whitespace, and none of the characters those
+ * lookbehinds name.
+ */
+function etxLike(c: number): boolean {
+  if (c === 3) return true;
+  if (c < 128) return !/[\w\s'"({[/<\\!~$,.;?)\]:]/.test(String.fromCharCode(c));
+  return !/\s/.test(String.fromCharCode(c));
+}
+
 /** Search `data` for `re` starting at index `from` (compiled once per regex). */
 function execFrom(re: RegExp, data: string, from: number): RegExpExecArray | null {
   let g = GLOBAL_CLONES.get(re);
@@ -751,32 +794,42 @@ function makeImgEmoji(src: string, display: string): El {
   return img;
 }
 
-function getLinkText(data: string, index: number): { text: string; index: number } | null {
-  let depth = 1;
-  let text = '';
-  for (let pos = index; pos < data.length; pos++) {
-    const c = data[pos]!;
-    if (c === ']') depth--;
-    else if (c === '[') depth++;
-    if (depth === 0) return { text, index: pos + 1 };
-    text += c;
+/**
+ * For every `open` at or after `from`, the index of the `close` that brings
+ * the nesting depth counted from it back to zero (-1 if none): one pass
+ * with a stack, so a link search costs O(n) however many brackets it tries.
+ */
+function matchingCloses(data: string, from: number, open: string, close: string): Int32Array {
+  const out = new Int32Array(data.length).fill(-1);
+  const stack: number[] = [];
+  for (let pos = from; pos < data.length; pos++) {
+    const c = data[pos];
+    if (c === open) stack.push(pos);
+    else if (c === close && stack.length) out[stack.pop()!] = pos;
   }
-  return null;
+  return out;
 }
 
-function getLinkHref(data: string, index: number): { href: string; title: string | null; index: number } | null {
-  const m = /^\(\s*(?:(<[^<>]*>)\s*(?:('[^']*'|"[^"]*")\s*)?\))?/.exec(data.slice(index));
+/** The link text after the `[` before `index`; `brackets` from matchingCloses. */
+function getLinkText(data: string, index: number, brackets: Int32Array): { text: string; index: number } | null {
+  const end = brackets[index - 1]!;
+  if (end < 0) return null;
+  return { text: data.slice(index, end), index: end + 1 };
+}
+
+const LINK_HREF_START_RE = /\(\s*(?:(<[^<>]*>)\s*(?:('[^']*'|"[^"]*")\s*)?\))?/y;
+
+function getLinkHref(data: string, index: number, parens: Int32Array): { href: string; title: string | null; index: number } | null {
+  LINK_HREF_START_RE.lastIndex = index;
+  const m = LINK_HREF_START_RE.exec(data);
   if (!m) return null;
   if (m[1]) {
     return { href: m[1].slice(1, -1).trim(), title: m[2] ? m[2].slice(1, -1) : null, index: index + m[0].length };
   }
-  let depth = 1;
   const start = index + m[0].length;
-  for (let pos = start; pos < data.length; pos++) {
-    const c = data[pos];
-    if (c === '(') depth++;
-    else if (c === ')') depth--;
-    if (depth === 0) {
+  {
+    const pos = parens[index]!;
+    if (pos >= 0) {
       let href = data.slice(start, pos);
       let title: string | null = null;
       const tm = /^(.*?)\s+(["'])(.*)\2\s*$/s.exec(href);
@@ -864,5 +917,11 @@ export function topicLinks(topic: string, linkifiers: Linkifier[]): Array<{ url:
 
 /** Render Zulip-flavoured Markdown to HTML plus the facts the server needs. */
 export function renderMarkdown(content: string, ctx: MarkdownContext): RenderResult {
-  return new Renderer(ctx, content).render(content);
+  try {
+    return new Renderer(ctx, content).render(content);
+  } catch (e) {
+    // A stack overflow is Zulip's recursion-limit failure: the message cannot be rendered.
+    if (e instanceof RangeError && /call stack/i.test(e.message)) throw new MarkdownRenderingError('Markdown nesting too deep');
+    throw e;
+  }
 }

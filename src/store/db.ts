@@ -3,12 +3,12 @@
  * PostgreSQL when DATABASE_URL is a postgres:// URL. Every dialect difference
  * of the store lives here and in migrations.ts (`Dialect` helpers).
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { NodeSqliteDatabase } from './sqlite-driver.ts';
+import { chmodPrivate, ensurePrivateDir } from '../lib/private-files.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -25,20 +25,25 @@ export interface Store {
 // int8 (COUNT(*), bigint columns) as JavaScript numbers; our values fit.
 pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
 
-export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchema?: string }): Store {
+export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchema?: string; onQuery?: (durationMs: number) => void }): Store {
+  const onQuery = opts.onQuery;
+  const log = onQuery ? (event: LogEvent) => onQuery(event.queryDurationMillis) : undefined;
   if (opts.databaseUrl && /^postgres(ql)?:\/\//.test(opts.databaseUrl)) {
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: 10,
       ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
     return { db, dialect: 'postgres', schema: opts.pgSchema, close: () => db.destroy() };
   }
-  mkdirSync(opts.dataDir, { recursive: true });
+  ensurePrivateDir(opts.dataDir);
   const file = join(opts.dataDir, 'parley.sqlite3');
+  const sqlite = new NodeSqliteDatabase(file);
+  chmodPrivate(file); // it holds every API key
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: new NodeSqliteDatabase(file) }),
+    dialect: new SqliteDialect({ database: sqlite }),
+    log,
   });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }

@@ -11,8 +11,8 @@ export default [
     summary: 'Edit a message',
     pathParams: { message_id: p.pathInt() },
     params: {
-      content: p.str().optional(),
-      topic: p.str().alias('subject').optional(),
+      content: p.str().allowNul().optional(),
+      topic: p.str().alias('subject').allowNul().optional(),
       stream_id: p.int().optional(),
       propagate_mode: p.enumStr(['change_one', 'change_later', 'change_all'] as const).default('change_one'),
       send_notification_to_old_thread: p.bool().default(false),

@@ -1,6 +1,6 @@
 /** Scheduled messages: create, list, edit, delete. */
 import { route } from '../route.ts';
-import { p } from '../params.ts';
+import { LIMITS, p } from '../params.ts';
 import { createScheduledMessage, editScheduledMessage, listScheduledMessages, removeScheduledMessage } from '../../actions/scheduled-messages.ts';
 
 const TYPES = ['direct', 'channel', 'stream', 'private'] as const;
@@ -22,9 +22,9 @@ export default [
     params: {
       type: p.enumStr(TYPES),
       to: p.str(),
-      topic: p.str().alias('subject').optional(),
-      content: p.str(),
-      scheduled_delivery_timestamp: p.int(),
+      topic: p.str().alias('subject').allowNul().optional(),
+      content: p.str().allowNul(),
+      scheduled_delivery_timestamp: p.int({ max: LIMITS.timestampMax }),
       read_by_sender: p.bool().optional(),
     },
     handler: (ctx, a) =>
@@ -47,9 +47,9 @@ export default [
     params: {
       type: p.enumStr(TYPES).optional(),
       to: p.str().optional(),
-      topic: p.str().alias('subject').optional(),
-      content: p.str().optional(),
-      scheduled_delivery_timestamp: p.int().optional(),
+      topic: p.str().alias('subject').allowNul().optional(),
+      content: p.str().allowNul().optional(),
+      scheduled_delivery_timestamp: p.int({ max: LIMITS.timestampMax }).optional(),
     },
     handler: async (ctx, a) => {
       await editScheduledMessage(ctx.svc, ctx.user, a.scheduled_message_id, {

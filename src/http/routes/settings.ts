@@ -30,6 +30,7 @@ const settingsRoute = (path: string, summary: string): RouteDef =>
     method: 'PATCH',
     path,
     auth: 'user',
+    humanOnly: true,
     summary,
     params: {
       full_name: p.str().optional(),

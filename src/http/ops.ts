@@ -1,0 +1,92 @@
+/**
+ * Operations endpoints and per-request bookkeeping: GET /health (no
+ * authentication; checks the database, as Zulip's /health does), one
+ * structured access-log line per request, request metrics, and the
+ * separate Prometheus listener (METRICS_PORT).
+ */
+import { createServer, type Server } from 'node:http';
+import pino, { type Logger } from 'pino';
+import { sql } from 'kysely';
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../services.ts';
+import { chmodPrivate } from '../lib/private-files.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated caller's ID, for the access log. */
+    userId?: number;
+  }
+}
+
+const HEALTH_TIMEOUT_MS = 5000;
+
+/** The access log's destination: the server log, a file of JSON lines, or nothing. */
+export function accessLogger(svc: Services): Logger | null {
+  const where = svc.config.accessLog;
+  if (where === 'off') return null;
+  if (where === 'stdout') return svc.log as unknown as Logger;
+  const dest = pino.destination({ dest: where, append: true, mkdir: true, sync: true });
+  chmodPrivate(where);
+  return pino({ level: 'info', base: undefined }, dest);
+}
+
+export function registerOps(app: FastifyInstance, svc: Services): void {
+  app.get('/health', async (_req, reply) => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        sql`SELECT 1`.execute(svc.store.db),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('database check timed out')), HEALTH_TIMEOUT_MS))),
+      ]);
+    } catch (err) {
+      svc.log.error({ err }, 'health check: database unavailable');
+      return reply.code(500).header('Cache-Control', 'no-store').send({ result: 'error', msg: 'Database is not available', code: 'SERVER_NOT_READY' });
+    } finally {
+      clearTimeout(timer);
+    }
+    return reply.header('Cache-Control', 'no-store').send({ result: 'success', msg: '' });
+  });
+
+  const access = accessLogger(svc);
+  const metrics = svc.metrics;
+  if (!access && !metrics) return;
+  app.addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions.url ?? '(unmatched)';
+    const status = reply.statusCode;
+    const ms = reply.elapsedTime;
+    // The route template, never the URL (query strings may carry secrets), and no headers.
+    access?.info({ method: req.method, route, status, duration_ms: Math.round(ms * 10) / 10, user_id: req.userId ?? null, ip: req.ip }, 'request');
+    if (metrics) {
+      metrics.httpRequests.inc({ method: req.method, route, status: String(status) });
+      metrics.httpDuration.observe({ method: req.method, route }, ms / 1000);
+    }
+    done();
+  });
+}
+
+/** The Prometheus listener: GET /metrics on METRICS_HOST:METRICS_PORT. */
+export async function startMetricsListener(svc: Services): Promise<{ server: Server; url: string } | null> {
+  const metrics = svc.metrics;
+  if (!metrics || svc.config.metricsPort === undefined) return null;
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not Found\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(text),
+      (err: unknown) => {
+        svc.log.error({ err }, 'metrics collection failed');
+        res.writeHead(500, { 'Content-Type': 'text/plain' }).end('metrics collection failed\n');
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(svc.config.metricsPort, svc.config.metricsHost, () => resolve());
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : svc.config.metricsPort;
+  const host = svc.config.metricsHost.includes(':') ? `[${svc.config.metricsHost}]` : svc.config.metricsHost;
+  return { server, url: `http://${host}:${port}` };
+}

@@ -1,0 +1,52 @@
+/**
+ * The Markdown worker thread (run by the pool in pool.ts): renders one
+ * message from a plain-data context. The task's shared `started` cell
+ * tells the pool when rendering began, so its time budget counts rendering
+ * only, not time spent waiting in the queue.
+ */
+import { renderMarkdown, type MarkdownContext, type RenderResult } from './index.ts';
+import { MarkdownRenderingError } from './errors.ts';
+import type { RenderData } from './pool.ts';
+
+export interface RenderTask {
+  content: string;
+  data: RenderData;
+  /** Float64 cell: the worker writes Date.now() into it when it starts. */
+  started: SharedArrayBuffer;
+}
+
+export type RenderReply = { ok: true; result: RenderResult } | { ok: false; error: string };
+
+/** The rendering context the renderer expects, over the plain data sent with the task. */
+export function contextFromData(data: RenderData): MarkdownContext {
+  const byName = new Map<string, { id: number; full_name: string; email: string } | null>();
+  const byId = new Map<number, { id: number; full_name: string; email: string }>();
+  for (const [id, full_name, email] of data.users) {
+    const u = { id, full_name, email };
+    byId.set(id, u);
+    const k = full_name.toLowerCase();
+    byName.set(k, byName.has(k) ? null : u);
+  }
+  const groups = new Map(data.groups.map(([id, name]) => [name.toLowerCase(), { id, name }]));
+  const streams = new Map(data.streams.map(([id, name]) => [name.toLowerCase(), { id, name }]));
+  const emoji = new Map(data.customEmoji.map((e) => [e.name, e]));
+  return {
+    userByFullName: (name) => byName.get(name.toLowerCase()) ?? undefined,
+    userById: (id) => byId.get(id),
+    groupByName: (name) => groups.get(name.toLowerCase()),
+    streamByName: (name) => streams.get(name.toLowerCase()),
+    customEmojiByName: (name) => emoji.get(name),
+    linkifiers: data.linkifiers,
+    realmUrl: data.realmUrl,
+  };
+}
+
+export default function renderTask(task: RenderTask): RenderReply {
+  new Float64Array(task.started)[0] = Date.now();
+  try {
+    return { ok: true, result: renderMarkdown(task.content, contextFromData(task.data)) };
+  } catch (e) {
+    if (e instanceof MarkdownRenderingError) return { ok: false, error: e.message };
+    throw e;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Operations: GET /health, the Prometheus listener (METRICS_PORT), the
+ * access log (one JSON line per request, never credentials), TRUST_PROXY,
+ * and private data at rest (DATA_DIR 0700; database, uploads, zuliprc 0600).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { assertError, assertSuccess, startTestServer, sleep } from './helpers.ts';
+
+const mode = (p: string): number => statSync(p).mode & 0o777;
+
+test('GET /health: no authentication, checks the database', async () => {
+  const t = await startTestServer();
+  try {
+    const ok = await fetch(`${t.url}/health`);
+    assert.equal(ok.status, 200);
+    assert.deepEqual(await ok.json(), { result: 'success', msg: '' });
+    assert.equal(ok.headers.get('cache-control'), 'no-store');
+    // With the database gone, the health check says so (and nothing else breaks the process).
+    await t.server.svc.store.db.destroy();
+    const down = await fetch(`${t.url}/health`);
+    assert.equal(down.status, 500);
+    assert.deepEqual(await down.json(), { result: 'error', msg: 'Database is not available', code: 'SERVER_NOT_READY' });
+  } finally {
+    await t.close().catch(() => {});
+  }
+});
+
+test('metrics: off by default; on METRICS_PORT, Prometheus text with requests, queues, long-polls, messages, database time', async () => {
+  const plain = await startTestServer();
+  try {
+    assert.equal(plain.server.metricsUrl, undefined);
+    assert.equal(plain.server.svc.metrics, undefined);
+    assert.equal((await fetch(`${plain.url}/metrics`)).status, 404);
+  } finally {
+    await plain.close();
+  }
+
+  const t = await startTestServer({ METRICS_PORT: '0' });
+  try {
+    const url = t.server.metricsUrl!;
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.notEqual(new URL(url).port, new URL(t.url).port, 'a separate listener');
+    const owner = t.client(t.owner);
+    assertSuccess(await owner.get('/users/me'));
+    assertSuccess(await owner.post('/messages', { type: 'stream', to: 'general', topic: 'metrics', content: 'counted' }));
+    const q = assertSuccess(await owner.post('/register', { event_types: ['message'] }));
+    const poll = owner.get('/events', { queue_id: q.queue_id, last_event_id: q.last_event_id });
+    await sleep(100);
+    const res = await fetch(`${url}/metrics`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+    const text = await res.text();
+    assert.match(text, /parley_http_requests_total\{method="GET",route="\/api\/v1\/users\/me",status="200"\} 1/);
+    assert.match(text, /parley_http_request_duration_seconds_bucket\{le="[^"]+",method="POST",route="\/api\/v1\/messages"\} \d/);
+    assert.match(text, /parley_messages_sent_total \d+/);
+    assert.ok(Number(/parley_messages_sent_total (\d+)/.exec(text)![1]) >= 1);
+    assert.match(text, /parley_event_queues [1-9]/);
+    assert.match(text, /parley_event_longpolls_waiting 1/);
+    assert.match(text, /parley_db_query_duration_seconds_count [1-9]/);
+    assert.match(text, /parley_process_cpu_seconds_total/);
+    assert.match(text, /parley_nodejs_heap_size_used_bytes/);
+    assert.equal((await fetch(`${url}/other`)).status, 404);
+    assertSuccess(await owner.delete('/events', { queue_id: q.queue_id }));
+    await poll;
+  } finally {
+    await t.close();
+  }
+});
+
+test('access log: one JSON line per request with method, route, status, duration, user; never credentials', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-access-'));
+  const file = join(dir, 'access.log');
+  const t = await startTestServer({ ACCESS_LOG: file });
+  try {
+    const owner = t.client(t.owner);
+    assertSuccess(await owner.get('/users/me'));
+    assertError(await t.client({ email: t.owner.email, apiKey: 'x'.repeat(32) }).get('/users/me'), 401, 'UNAUTHORIZED');
+    await fetch(`${t.url}/api/v1/fetch_api_key`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'username=owner%40example.com&password=supersecretpw',
+    });
+    await fetch(`${t.url}/api/v1/no/such/thing?api_key=${t.owner.apiKey}`);
+    await sleep(50);
+    const text = readFileSync(file, 'utf8');
+    const lines = text.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.length, 4);
+    const [me, bad, login, missing] = lines;
+    assert.equal(me.method, 'GET');
+    assert.equal(me.route, '/api/v1/users/me');
+    assert.equal(me.status, 200);
+    assert.equal(me.user_id, t.owner.id);
+    assert.equal(typeof me.duration_ms, 'number');
+    assert.equal(me.ip, '127.0.0.1');
+    assert.equal(me.msg, 'request');
+    assert.equal(bad.status, 401);
+    assert.equal(bad.user_id, null);
+    assert.equal(login.route, '/api/v1/fetch_api_key');
+    assert.equal(missing.status, 404);
+    assert.equal(missing.route, '(unmatched)');
+    for (const secret of [t.owner.apiKey, 'supersecretpw', 'xxxxxxxx', 'Basic ', 'authorization']) assert.ok(!text.includes(secret), `access log leaks ${secret}`);
+    assert.equal(mode(file), 0o600);
+  } finally {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('TRUST_PROXY: the client address comes from X-Forwarded-For only when set (access log and rate limits)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-proxy-'));
+  const direct = await startTestServer({ ACCESS_LOG: join(dir, 'direct.log'), PARLEY_AUTH_FAILURE_LIMIT: '2' });
+  const proxied = await startTestServer({ ACCESS_LOG: join(dir, 'proxied.log'), TRUST_PROXY: '127.0.0.1', PARLEY_AUTH_FAILURE_LIMIT: '2' });
+  try {
+    for (const t of [direct, proxied]) {
+      const bad = t.client({ email: t.owner.email, apiKey: 'y'.repeat(32) });
+      const asClient = (ip: string) => bad.request('GET', '/users/me', {}, { headers: { 'X-Forwarded-For': ip } });
+      await asClient('203.0.113.7');
+      await asClient('203.0.113.7');
+      // A third failure from the same address is rate limited.
+      assertError(await asClient('203.0.113.7'), 429, 'RATE_LIMIT_HIT');
+      // Another client behind the proxy is only limited when the proxy is not trusted.
+      const other = await asClient('198.51.100.4');
+      if (t === proxied) assertError(other, 401, 'UNAUTHORIZED', 'Invalid API key');
+      else assertError(other, 429, 'RATE_LIMIT_HIT');
+    }
+    await sleep(50);
+    const ips = (name: string) => readFileSync(join(dir, name), 'utf8').trim().split('\n').map((l) => JSON.parse(l).ip);
+    assert.deepEqual(new Set(ips('direct.log')), new Set(['127.0.0.1']));
+    assert.deepEqual(new Set(ips('proxied.log')), new Set(['203.0.113.7', '198.51.100.4']));
+  } finally {
+    await direct.close();
+    await proxied.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('private data at rest: DATA_DIR 0700, database, uploads, zuliprc and email log 0600', async (t) => {
+  const t1 = await startTestServer();
+  try {
+    const dataDir = t1.server.svc.config.dataDir;
+    const owner = t1.client(t1.owner);
+    const form = new FormData();
+    form.append('file', new Blob(['secret bytes'], { type: 'text/plain' }), 'secret.txt');
+    const up = await fetch(`${t1.url}/api/v1/user_uploads`, { method: 'POST', headers: { Authorization: owner.auth! }, body: form });
+    assert.equal(up.status, 200);
+    assertSuccess(await owner.post('/invites', { invitee_emails: 'new@example.com', stream_ids: [] }));
+    assert.equal(mode(dataDir), 0o700);
+    assert.equal(mode(join(dataDir, 'zuliprc')), 0o600);
+    assert.equal(mode(join(dataDir, 'emails.log')), 0o600);
+    const walk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? [join(dir, e.name), ...walk(join(dir, e.name))] : [join(dir, e.name)]));
+    const uploads = walk(join(dataDir, 'uploads'));
+    assert.ok(uploads.some((p) => p.endsWith('secret.txt')));
+    for (const p of uploads) assert.equal(mode(p), statSync(p).isDirectory() ? 0o700 : 0o600, p);
+    if (t1.server.svc.store.dialect === 'sqlite') {
+      const dbFiles = readdirSync(dataDir).filter((n) => n.startsWith('parley.sqlite3'));
+      assert.ok(dbFiles.includes('parley.sqlite3'));
+      for (const n of dbFiles) assert.equal(mode(join(dataDir, n)), 0o600, n);
+    } else {
+      t.diagnostic('PostgreSQL: no database files in DATA_DIR');
+    }
+    assert.equal(process.umask() & 0o077, 0o077, 'umask set at start');
+  } finally {
+    await t1.close();
+  }
+});
