@@ -24,6 +24,7 @@ import { changeRole, deactivateUser, isLastOwner, reactivateUser, regenerateApiK
 import { createBotFor } from '../actions/bots.ts';
 import { createMarkdownRenderer } from '../markdown/pool.ts';
 import { setPrivateUmask } from '../lib/private-files.ts';
+import { backupSqlite } from '../store/backup.ts';
 
 const USAGE = `Usage: parley-admin <command> [options]
 
@@ -36,6 +37,10 @@ Commands:
   api-key USER
   regenerate-api-key USER
   zuliprc USER
+  backup FILE
+
+backup writes a consistent snapshot of the SQLite database to FILE (a new
+file, mode 0600) while the server runs; for PostgreSQL use pg_dump.
 
 USER is an email address or a numeric user ID.
 ROLE is owner, administrator, moderator, member or guest (or 100, 200, 300, 400, 600).
@@ -229,12 +234,35 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
+/** `backup FILE`: needs no services (and runs no migrations) — only a read of the database file. */
+function backup(args: string[]): number {
+  if (args.length !== 1 || args[0]!.startsWith('-')) {
+    process.stderr.write(`parley-admin: backup needs exactly one FILE\n\n${USAGE}\n`);
+    return 2;
+  }
+  const config = loadConfig(process.env);
+  setPrivateUmask();
+  if (config.databaseUrl) {
+    process.stderr.write('parley-admin: error: the database is PostgreSQL: back it up with pg_dump (see the README)\n');
+    return 1;
+  }
+  try {
+    const { bytes } = backupSqlite(config.dataDir, args[0]!);
+    process.stdout.write(`Backup written to ${args[0]} (${bytes} bytes, integrity check ok)\n`);
+    return 0;
+  } catch (e) {
+    process.stderr.write(`parley-admin: error: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
+    return 1;
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE + '\n');
     return 0;
   }
+  if (command === 'backup') return backup(args);
   try {
     if (!command || !(command in COMMANDS)) throw new UsageError(command ? `unknown command: ${command}` : 'missing command');
     CHECKS[command](args);
