@@ -18,6 +18,7 @@ import { buildApp } from './http/app.ts';
 import { createMarkdownRenderer } from './markdown/pool.ts';
 import { securePrivateData, setPrivateUmask } from './lib/private-files.ts';
 import { createMetrics } from './lib/metrics.ts';
+import { closeEmailTransports } from './lib/email.ts';
 import { startMetricsListener } from './http/ops.ts';
 import { allRoutes } from './http/routes/index.ts';
 import type { Services } from './services.ts';
@@ -109,6 +110,7 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
       await events.close();
       await node?.stop().catch((err: unknown) => log.warn({ err }, 'node deregistration failed'));
       await markdown.close();
+      closeEmailTransports();
       await store.close();
       await unlock?.().catch(() => {});
     },
