@@ -128,8 +128,9 @@ test('create-bot: owned by the given user, usable with the printed key', async (
   const host = new URL(t.server.svc.config.externalUrl).hostname;
   const m = new RegExp(`^Created bot clibot-bot@${host.replace(/\./g, '\\.')} \\(ID (\\d+), owner ${owner.email.replace(/\./g, '\\.')}\\)\\nAPI key: ([A-Za-z0-9]{32})\\n$`).exec(r.stdout);
   assert.ok(m, r.stdout);
-  const me = assertSuccess(await t.client({ email: `clibot-bot@${host}`, apiKey: m[2] }).get('/users/me'));
-  assert.equal(me.is_bot, true);
+  // An incoming-webhook bot's key may only send messages (Zulip's rule).
+  const sent = assertSuccess(await t.client({ email: `clibot-bot@${host}`, apiKey: m[2] }).post('/messages', { type: 'direct', to: [owner.id], content: 'hello' }));
+  assert.equal(assertSuccess(await t.client(owner).get(`/messages/${sent.id}`)).message.sender_id, Number(m[1]));
   const seen = assertSuccess(await t.client(owner).get(`/users/${m[1]}`)).user;
   assert.equal(seen.bot_type, 2);
   assert.equal(seen.bot_owner_id, owner.id);
