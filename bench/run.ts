@@ -16,6 +16,8 @@
  *   BENCH_CONNECTIONS   concurrent connections (default 10)
  *   BENCH_SCENARIOS     comma-separated scenario names to run (default: all)
  *   BENCH_DATABASE_URL  run Parley on this PostgreSQL database (own schema)
+ *   BENCH_REDIS_URL     with BENCH_DATABASE_URL: also compare one process with
+ *                       PARLEY_WORKERS=2 on PostgreSQL + Redis (bench/scaleout.ts)
  *
  * To add a scenario, append to SCENARIOS below. A scenario whose endpoint
  * answers 404 (not implemented yet) is skipped with a note.
@@ -27,6 +29,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { runScaleOut, type ScaleOutResult } from './scaleout.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -108,6 +111,7 @@ const settings = {
   connections: Math.round(num('BENCH_CONNECTIONS', 10)),
   scenarios: (process.env.BENCH_SCENARIOS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
   databaseUrl: process.env.BENCH_DATABASE_URL || undefined,
+  redisUrl: process.env.BENCH_REDIS_URL || undefined,
 };
 
 const STARTUP_TIMEOUT_MS = 60_000;
@@ -402,6 +406,40 @@ async function main(): Promise<number> {
       ]),
     );
 
+    // Scale-out: one process vs PARLEY_WORKERS=2, both on PostgreSQL + Redis.
+    let scaleOut: ScaleOutResult[] | string;
+    if (settings.databaseUrl && settings.redisUrl) {
+      console.log('\nScale-out (PostgreSQL + Redis): send throughput and fan-out latency, one process vs two workers ...');
+      scaleOut = await runScaleOut(
+        {
+          root,
+          startChild,
+          stopChild,
+          load: (body, base, auth, seconds) =>
+            load({ name: 'send', description: '', method: 'POST', path: '/api/v1/messages', auth: true, body }, base, auth, seconds),
+          settings,
+        },
+        settings.databaseUrl,
+        settings.redisUrl,
+      );
+      const [one, two] = scaleOut;
+      console.log(
+        table([
+          ['scale-out (PostgreSQL + Redis)', one!.config, two!.config],
+          ['send: messages/s', fmt(one!.send.messagesPerSecond), fmt(two!.send.messagesPerSecond)],
+          ['send: p50 ms', fmt(one!.send.p50Ms, 3), fmt(two!.send.p50Ms, 3)],
+          ['send: p99 ms', fmt(one!.send.p99Ms, 3), fmt(two!.send.p99Ms, 3)],
+          [`fan-out to ${one!.fanout.queues} queues: p50 ms (each queue)`, fmt(one!.fanout.p50Ms), fmt(two!.fanout.p50Ms)],
+          ['fan-out: p50 ms (last queue of a message)', fmt(one!.fanout.lastQueueP50Ms), fmt(two!.fanout.lastQueueP50Ms)],
+          ['fan-out: p99 ms (last queue of a message)', fmt(one!.fanout.lastQueueP99Ms), fmt(two!.fanout.lastQueueP99Ms)],
+        ]),
+      );
+      for (const r of scaleOut) if (r.send.errors || r.send.non2xx) failed = true;
+    } else {
+      scaleOut = 'skipped: set BENCH_DATABASE_URL and BENCH_REDIS_URL';
+      console.log(`\nScale-out comparison ${scaleOut}.`);
+    }
+
     const out = {
       date: new Date().toISOString(),
       node: process.versions.node,
@@ -412,6 +450,7 @@ async function main(): Promise<number> {
       settings: { durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections },
       scenarios: results,
       memoryMiB: { afterStart: memStart, afterLoad: memAfter, peak: memPeak },
+      scaleOut,
     };
     mkdirSync(join(root, '.bench'), { recursive: true });
     const outPath = join(root, '.bench', 'results.json');

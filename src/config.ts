@@ -19,6 +19,8 @@ export interface Config {
   redisUrl?: string;
   /** Prefix of every Redis key and channel (several deployments or tests can share one Redis). */
   redisPrefix: string;
+  /** PARLEY_WORKERS: worker processes to fork on one port (0: this process serves). */
+  workers: number;
   ownerEmail?: string;
   ownerPassword?: string;
   realmName: string;
@@ -99,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pgSchema: env.PARLEY_PG_SCHEMA || undefined,
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.PARLEY_REDIS_PREFIX || 'parley:',
+    workers: int(env, 'PARLEY_WORKERS', 0),
     ownerEmail: env.PARLEY_OWNER_EMAIL || undefined,
     ownerPassword: env.PARLEY_OWNER_PASSWORD || undefined,
     realmName: env.PARLEY_REALM_NAME || 'Parley',

@@ -109,3 +109,42 @@ test('a queue outlives the node that registered it (kill -9): all events arrive 
   assert.deepEqual(ids, [...ids].sort((x, y) => x - y), 'event ids increase');
   assert.equal(new Set(ids).size, ids.length, 'no duplicate events');
 });
+
+test('PARLEY_WORKERS=2: two worker processes on one port, registered as nodes, stopped by SIGTERM', { skip }, async () => {
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  const pids = async (): Promise<number[]> => (await db.query(`SELECT pid FROM ${schema}.cluster_nodes ORDER BY pid`)).rows.map((r) => Number(r.pid));
+  try {
+    const before = await pids();
+    let workers: number[] = [];
+    const primary = await spawnNode({ ...env(), PARLEY_WORKERS: '2' });
+    try {
+      assert.match(primary.output(), /Parley listening on http:\/\/127\.0\.0\.1:\d+ \(postgres, 2 workers\)/);
+      workers = (await pids()).filter((p) => !before.includes(p));
+      assert.equal(workers.length, 2, 'two worker nodes');
+      assert.ok(!workers.includes(primary.proc.pid!), 'the primary serves nothing itself');
+      // Both workers answer on the one port and share queues.
+      const c = new Client(primary.url, account);
+      const q = assertSuccess(await c.post('/register', { event_types: ['message'] }));
+      for (let i = 0; i < 6; i++) assertSuccess(await c.post('/messages', { type: 'stream', to: 'general', topic: 'workers', content: `w ${i}` }));
+      const events = (await collectMessages(c, q.queue_id, 6)).filter((e) => e.type === 'message');
+      assert.deepEqual(events.map((e) => e.message.content), [0, 1, 2, 3, 4, 5].map((i) => `w ${i}`));
+    } finally {
+      await stopNode(primary);
+    }
+    assert.equal((await primary.exited).code, 0, primary.output());
+    assert.deepEqual((await pids()).filter((p) => workers.includes(p)), [], 'the workers deregistered');
+  } finally {
+    await db.end();
+  }
+});
+
+test('PARLEY_WORKERS without REDIS_URL refuses to start and says why', { skip }, async () => {
+  const { REDIS_URL: _, ...noRedis } = env();
+  const message = await spawnNode({ ...noRedis, PARLEY_WORKERS: '2' }).then(
+    async (n) => (await stopNode(n), 'started'),
+    (e: Error) => e.message,
+  );
+  assert.match(message, /exited before listening \(code 1/);
+  assert.match(message, /Parley cannot start: PARLEY_WORKERS needs DATABASE_URL \(PostgreSQL\) and REDIS_URL/);
+});
