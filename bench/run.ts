@@ -273,6 +273,21 @@ async function probe(s: Scenario, base: string, authorization: string | undefine
 // ---------------------------------------------------------------------------
 // Main
 
+/** The environment of a Parley under test: loopback, any free port, no rate limit, a known owner. */
+function parleyEnv(dataDir: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    PARLEY_API_RATE_LIMIT_PER_MINUTE: '0',
+    PARLEY_OWNER_EMAIL: 'owner@parley.local',
+    PARLEY_OWNER_PASSWORD: 'bench-owner-password',
+    ...extra,
+  };
+}
+
 function readZuliprc(path: string): { email: string; key: string; site: string } {
   const out: Record<string, string> = {};
   for (const line of readFileSync(path, 'utf8').split('\n')) {
@@ -320,19 +335,7 @@ async function main(): Promise<number> {
   let parley: Child | undefined;
   let bare: Child | undefined;
   try {
-    const parleyEnv: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      PARLEY_API_RATE_LIMIT_PER_MINUTE: '0',
-      PARLEY_OWNER_EMAIL: 'owner@parley.local',
-      PARLEY_OWNER_PASSWORD: 'bench-owner-password',
-      DATABASE_URL: settings.databaseUrl ?? '',
-      PARLEY_PG_SCHEMA: pgSchema ?? '',
-    };
-    parley = await startChild('parley', join(root, 'src', 'main.ts'), parleyEnv, /listening on (http:\/\/\S+)/);
+    parley = await startChild('parley', join(root, 'src', 'main.ts'), parleyEnv(dataDir, { DATABASE_URL: settings.databaseUrl ?? '', PARLEY_PG_SCHEMA: pgSchema ?? '' }), /listening on (http:\/\/\S+)/);
     bare = await startChild('bare', join(here, 'bare-server.mjs'), { PATH: process.env.PATH, PORT: '0' }, /^listening (\d+)$/);
     bare.url = `http://127.0.0.1:${bare.url}`;
     for (const c of [parley, bare]) {
@@ -413,6 +416,8 @@ async function main(): Promise<number> {
       scaleOut = await runScaleOut(
         {
           root,
+          parleyEnv,
+          readZuliprc,
           startChild,
           stopChild,
           load: (body, base, auth, seconds) =>

@@ -12,14 +12,16 @@
  *   the last queue of a round has it.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { Redis } from 'ioredis';
+import { deleteKeysWithPrefix } from '../src/lib/redis.ts';
 
 export interface ScaleOutDeps {
   root: string;
+  parleyEnv(dataDir: string, extra: Record<string, string>): NodeJS.ProcessEnv;
+  readZuliprc(path: string): { email: string; key: string };
   startChild(name: string, script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ url: string; proc: import('node:child_process').ChildProcess }>;
   stopChild(child: { proc: import('node:child_process').ChildProcess }): Promise<void>;
   load(body: string, base: string, authorization: string, seconds: number): Promise<{ requestsPerSecond: number; p50Ms: number; p99Ms: number; errors: number; non2xx: number }>;
@@ -40,17 +42,6 @@ function quantile(values: number[], q: number): number {
   return Math.round(s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]! * 100) / 100;
 }
 
-async function dropPrefix(url: string, prefix: string): Promise<void> {
-  const r = new Redis(url);
-  let cursor = '0';
-  do {
-    const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await r.del(...keys);
-  } while (cursor !== '0');
-  r.disconnect();
-}
-
 async function runOne(deps: ScaleOutDeps, dbUrl: string, redisUrl: string, workers: number, queues: number, rounds: number): Promise<ScaleOutResult> {
   const tag = `${process.pid}_${randomBytes(3).toString('hex')}`;
   const schema = `bench_so_${tag}`;
@@ -64,31 +55,17 @@ async function runOne(deps: ScaleOutDeps, dbUrl: string, redisUrl: string, worke
     child = await deps.startChild(
       workers ? `parley (${workers} workers)` : 'parley (1 process)',
       join(deps.root, 'src', 'main.ts'),
-      {
-        ...process.env,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'warn',
-        PARLEY_API_RATE_LIMIT_PER_MINUTE: '0',
-        PARLEY_OWNER_EMAIL: 'owner@parley.local',
-        PARLEY_OWNER_PASSWORD: 'bench-owner-password',
+      deps.parleyEnv(dataDir, {
         DATABASE_URL: dbUrl,
         PARLEY_PG_SCHEMA: schema,
         REDIS_URL: redisUrl,
         PARLEY_REDIS_PREFIX: prefix,
         PARLEY_WORKERS: workers ? String(workers) : '',
-      },
+      }),
       /listening on (http:\/\/\S+)/,
     );
     const base = child.url;
-    const rc = Object.fromEntries(
-      readFileSync(join(dataDir, 'zuliprc'), 'utf8')
-        .split('\n')
-        .map((l) => /^(\w+)=(.*)$/.exec(l))
-        .filter((m): m is RegExpExecArray => !!m)
-        .map((m) => [m[1], m[2]]),
-    ) as Record<string, string>;
+    const rc = deps.readZuliprc(join(dataDir, 'zuliprc'));
     const authorization = 'Basic ' + Buffer.from(`${rc.email}:${rc.key}`).toString('base64');
     const api = async (method: string, path: string, params: Record<string, string> = {}): Promise<any> => {
       const body = new URLSearchParams(params).toString();
@@ -150,7 +127,7 @@ async function runOne(deps: ScaleOutDeps, dbUrl: string, redisUrl: string, worke
     if (child) await deps.stopChild(child);
     await c.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => {});
     await c.end();
-    await dropPrefix(redisUrl, prefix).catch(() => {});
+    await deleteKeysWithPrefix(redisUrl, prefix).catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { Client, assertSuccess, dropRedisPrefix, sleep, spawnNode, stopNode, type NodeProcess } from './helpers.ts';
+import { Client, assertSuccess, sleep, spawnNode, stopNode, type NodeProcess } from './helpers.ts';
+import { deleteKeysWithPrefix } from '../src/lib/redis.ts';
 
 const dbUrl = process.env.TEST_DATABASE_URL;
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -56,7 +57,7 @@ after(async () => {
   await c.connect();
   await c.query(`DROP SCHEMA ${schema} CASCADE`);
   await c.end();
-  await dropRedisPrefix(redisUrl!, prefix);
+  await deleteKeysWithPrefix(redisUrl!, prefix);
   rmSync(dataDir, { recursive: true, force: true });
 });
 

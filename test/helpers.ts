@@ -14,12 +14,12 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { Redis } from 'ioredis';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig } from '../src/config.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
+import { deleteKeysWithPrefix } from '../src/lib/redis.ts';
 import { createUser } from '../src/actions/users.ts';
 import { updateUser, type UserRow } from '../src/store/users.ts';
 
@@ -140,21 +140,6 @@ if (CLUSTER_SIZE > 1 && !(process.env.TEST_DATABASE_URL && redisUrl)) {
   throw new Error('TEST_CLUSTER needs TEST_DATABASE_URL (PostgreSQL) and TEST_REDIS_URL');
 }
 
-/** Deletes every Redis key under a prefix (a test server's). */
-export async function dropRedisPrefix(url: string, prefix: string): Promise<void> {
-  const r = new Redis(url);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await r.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    r.disconnect();
-  }
-}
-
 /** Starts a fresh server (or cluster, see CLUSTER_SIZE). Environment overrides apply to its configuration. */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-test-'));
@@ -221,7 +206,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
     async close() {
       for (const node of nodes) await node.close();
-      if (redisUrl) await dropRedisPrefix(redisUrl, redisPrefix);
+      if (redisUrl) await deleteKeysWithPrefix(redisUrl, redisPrefix);
       rmSync(dataDir, { recursive: true, force: true });
       if (dbUrl && schema) {
         const c = new pg.Client({ connectionString: dbUrl });

@@ -48,3 +48,19 @@ export async function openRedis(url: string, prefix: string): Promise<RedisLink>
     },
   };
 }
+
+/** Deletes every key under a prefix (tests and benchmarks clean up their own). */
+export async function deleteKeysWithPrefix(url: string, prefix: string): Promise<void> {
+  const r = new Redis(url, { lazyConnect: true });
+  await r.connect();
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await r.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    r.disconnect();
+  }
+}
