@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { haveOpenApi, OPENAPI_PATH, startTestServer, assertError, type TestServer } from './helpers.ts';
+import { WebClient } from './web-helpers.ts';
+import { haveOpenApi, OPENAPI_PATH, startTestServer, assertError, assertSuccess, type TestServer } from './helpers.ts';
 
 type Kind = 'int' | 'bool' | 'number' | 'array' | 'object' | 'string' | 'any';
 interface FuzzParam {
@@ -182,16 +183,20 @@ function requestsFor(op: Operation): Sent[] {
   return out;
 }
 
+/** How requests authenticate: HTTP Basic under /api/v1, or the web session (cookies and CSRF token) under /json. */
+type Auth = string | { cookie: string; csrf: string };
+
 /** Raw HTTP (fetch would refuse NUL in URLs and oversized headers). */
-function send(base: URL, auth: string, sent: Sent): Promise<{ status: number; text: string; type: string }> {
+function send(base: URL, auth: Auth, sent: Sent): Promise<{ status: number; text: string; type: string }> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = { Authorization: auth };
+    const headers: Record<string, string | number> = typeof auth === 'string' ? { Authorization: auth } : { Cookie: auth.cookie, 'X-CSRFToken': auth.csrf };
+    const path = typeof auth === 'string' ? sent.url : sent.url.replace(/^\/api\/v1\//, '/json/');
     if (sent.body !== undefined) {
       headers['Content-Type'] = sent.contentType!;
       headers['Content-Length'] = Buffer.byteLength(sent.body);
     }
     const req = httpRequest(
-      { host: base.hostname, port: base.port, method: sent.method, path: sent.url.replaceAll('\u0000', '%00'), headers, insecureHTTPParser: false },
+      { host: base.hostname, port: base.port, method: sent.method, path: path.replaceAll('\u0000', '%00'), headers, insecureHTTPParser: false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -223,29 +228,37 @@ function assertEnvelope(res: { status: number; text: string; type: string }, wha
   }
 }
 
-async function withServer(fn: (ts: TestServer, auth: string) => Promise<void>): Promise<void> {
+async function withServer(fn: (ts: TestServer, auth: string, session: Auth) => Promise<void>): Promise<void> {
   const ts = await startTestServer();
   try {
-    const admin = await ts.makeUser({ role: 200, name: 'Fuzzing Admin' });
+    const admin = await ts.makeUser({ role: 200, name: 'Fuzzing Admin', password: 'fuzzing-password-1' });
     const auth = 'Basic ' + Buffer.from(`${admin.email}:${admin.apiKey}`).toString('base64');
-    await fn(ts, auth);
+    // A second administrator logged in to the web client, for the /json mirror.
+    const webAdmin = await ts.makeUser({ role: 200, name: 'Fuzzing Web Admin', password: 'fuzzing-password-2' });
+    const web = new WebClient(ts.url);
+    assert.equal((await web.login(webAdmin.email, 'fuzzing-password-2')).status, 200);
+    await fn(ts, auth, { cookie: web.cookieHeader(), csrf: web.jar.get('csrftoken')! });
   } finally {
     await ts.close();
   }
 }
 
-test('every OpenAPI endpoint answers bad input with a Zulip error, never a 5xx', { skip: !haveOpenApi() && 'needs ../shared' }, async () => {
+test('every OpenAPI endpoint answers bad input with a Zulip error, never a 5xx (/api/v1 and /json)', { skip: !haveOpenApi() && 'needs ../shared' }, async () => {
   const ops = loadOperations();
   assert.ok(ops.length > 80, `only ${ops.length} operations in the OpenAPI`);
-  await withServer(async (ts, auth) => {
+  await withServer(async (ts, auth, session) => {
     const base = new URL(ts.url);
     let count = 0;
     let prev = '';
     const failures: string[] = [];
+    const successes = new Map<Auth, number>();
+    const denied = new Map<Auth, number>();
     for (const op of ops) {
-      for (const sent of requestsFor(op)) {
-        const what = `${sent.method} ${sent.url.slice(0, 160)}`;
-        const res = await send(base, auth, sent);
+      for (const [sent, via] of requestsFor(op).flatMap((r): Array<[Sent, Auth]> => [[r, auth], [r, session]])) {
+        const what = `${sent.method} ${typeof via === 'string' ? '' : '(session) '}${sent.url.slice(0, 160)}`;
+        const res = await send(base, via, sent);
+        if (res.status < 300) successes.set(via, (successes.get(via) ?? 0) + 1);
+        else if (res.status === 401 || res.status === 403) denied.set(via, (denied.get(via) ?? 0) + 1);
         if (process.env.FUZZ_DEBUG && res.text.includes('USER_DEACTIVATED')) throw new Error(`deactivated before ${what}; previous ${prev}`);
         prev = `${what} ${sent.body?.slice(0, 200)} -> ${res.status} ${res.text.slice(0, 100)}`;
         count++;
@@ -258,9 +271,13 @@ test('every OpenAPI endpoint answers bad input with a Zulip error, never a 5xx',
     }
     assert.deepEqual(failures, [], `${failures.length} of ${count} requests failed`);
     assert.ok(count > 500, `only ${count} requests`);
-    // The fuzzing account survived: the requests above were not all turned away as unauthenticated.
-    const me = await send(base, auth, { method: 'GET', url: '/api/v1/users/me' });
-    assert.equal(me.status, 200, me.text);
+    // Both ways in reached the endpoints (not only their authentication).
+    for (const via of [auth, session]) assert.ok((successes.get(via) ?? 0) > 20, `${successes.get(via)} successes, ${denied.get(via)} refusals`);
+    // The fuzzing accounts survived: the requests above were not all turned away as unauthenticated.
+    for (const via of [auth, session]) {
+      const me = await send(base, via, { method: 'GET', url: '/api/v1/users/me' });
+      assert.equal(me.status, 200, me.text);
+    }
   });
 });
 
@@ -321,5 +338,21 @@ test("the framework's own errors and real 500s use Zulip's envelope", async () =
     const broken = await client.get('/users/me');
     assert.equal(broken.status, 500);
     assert.deepEqual(broken.body, { result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
+  });
+});
+
+test('narrows: out-of-range IDs and more terms than any real narrow are 400s', async () => {
+  await withServer(async (ts) => {
+    const owner = ts.client(ts.owner);
+    const page = { anchor: 'newest', num_before: 5, num_after: 0 };
+    for (const narrow of [[{ operator: 'id', operand: 9223372036854775807 }], [{ operator: 'sender', operand: -9007199254740991 }], [{ operator: 'dm', operand: [1, 4294967296] }]]) {
+      const res = await owner.get('/messages', { ...page, narrow });
+      assert.equal(res.status, 400, res.text);
+      assert.match(res.body.msg, /^operand is too (large|small)$/);
+    }
+    const huge = Array.from({ length: 101 }, (_, i) => ['stream', `s${i}`]);
+    assertError(await owner.post('/register', { narrow: huge, event_types: ['message'] }), 400, 'BAD_REQUEST', 'narrow is too long');
+    assertError(await owner.get('/messages', { ...page, narrow: huge.slice(0, 101).map(([operator, operand]) => ({ operator, operand })) }), 400, 'BAD_REQUEST', 'narrow is too long');
+    assertSuccess(await owner.post('/register', { narrow: [['stream', 'general']], event_types: ['message'] }));
   });
 });

@@ -9,6 +9,7 @@
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError } from '../lib/errors.ts';
+import { LIMITS, checkIntRange } from '../lib/limits.ts';
 import { streamById, streamByName, type StreamRow } from '../store/streams.ts';
 import { userByEmail, userById, type UserRow } from '../store/users.ts';
 import { directGroupByKey, directGroupsContaining, memberKey } from '../store/messages.ts';
@@ -36,6 +37,7 @@ const IDS_OPERATORS = new Set(['dm', 'pm-with']);
  */
 export function parseNarrow(value: unknown, name = 'narrow'): NarrowTerm[] {
   if (!Array.isArray(value)) throw new ApiError(`${name} is not a list`);
+  if (value.length > LIMITS.narrowMaxTerms) throw new ApiError(`${name} is too long`);
   return value.map((elem, i): NarrowTerm => {
     const where = `${name}[${i}]`;
     if (Array.isArray(elem)) {
@@ -51,9 +53,14 @@ export function parseNarrow(value: unknown, name = 'narrow'): NarrowTerm[] {
     const operand = o.operand;
     if (ID_OPERATORS.has(op)) {
       if (typeof operand !== 'string' && !Number.isInteger(operand)) throw new ApiError('operand is not a string or an integer');
+      if (typeof operand === 'number') checkIntRange(operand, 'operand');
     } else if (IDS_OPERATORS.has(op)) {
       if (typeof operand !== 'string' && !(Array.isArray(operand) && operand.every((x) => Number.isInteger(x)))) {
         throw new ApiError('operand is not a string or integer list');
+      }
+      if (Array.isArray(operand)) {
+        if (operand.length > LIMITS.listMaxLength) throw new ApiError('operand is too long');
+        for (const id of operand as number[]) checkIntRange(id, 'operand');
       }
     } else if (op === 'search') {
       if (typeof operand !== 'string') throw new ApiError('operand is not a string');

@@ -14,6 +14,12 @@ export const LIMITS = {
   /** UNIX timestamps in seconds (64-bit columns): up to the end of year 9999, so dates stay valid. */
   timestampMax: 253_402_300_799,
   listMaxLength: 10_000,
+  /**
+   * Terms of a narrow. Every event is matched against each queue's narrow, so
+   * a queue registered with thousands of terms would slow every delivery;
+   * real narrows have a handful.
+   */
+  narrowMaxTerms: 100,
 } as const;
 
 /** Zulip's error for a string carrying U+0000. */
