@@ -227,8 +227,12 @@ class Renderer {
   private rawStash: string[] = [];
   private nodeStash: InlineNode[] = [];
   private patterns: Pattern[];
-  /** Patterns with a lookbehind at their start (see handleInline). */
-  private lookbehindPatterns: Set<Pattern>;
+  /**
+   * Patterns with a one-character lookbehind at their start, each with the
+   * characters for which that lookbehind answers differently than for ETX
+   * (see handleInline).
+   */
+  private lookbehindPatterns: Map<Pattern, (c: string) => boolean>;
   private del: Pattern = this.simpleTag(/(?<!~)(~~)([^~\n]+?)~~(?!~)/, 'del');
   readonly result: RenderResult;
   private ctx: MarkdownContext;
@@ -267,9 +271,18 @@ class Renderer {
       this.newline,
       this.unicodeEmoji,
     ];
-    this.lookbehindPatterns = new Set([
-      this.backtick, this.userMention, this.tex, this.streamTopic, this.stream, this.groupMention,
-      this.link, this.autolink, this.del, this.emoticon,
+    const mentionStart = (c: string) => /[\s'"({[/<]/.test(c); // (?<![^\s'"({\[/<])
+    this.lookbehindPatterns = new Map<Pattern, (c: string) => boolean>([
+      [this.backtick, (c) => c === '\\'], // (?<!\\)
+      [this.userMention, mentionStart],
+      [this.groupMention, mentionStart],
+      [this.stream, mentionStart],
+      [this.streamTopic, mentionStart],
+      [this.tex, (c) => c === '$' || /\w/.test(c)], // \B(?<!\$)
+      [this.link, (c) => c === '!'], // (?<!!)
+      [this.autolink, (c) => /[\s'"(,:<]/.test(c)], // (?<![^\s'"(,:<])
+      [this.del, (c) => c === '~'], // (?<!~)
+      [this.emoticon, (c) => /[,.;?!()[\] "'\n\t]/.test(c)], // (?<![^…term])
     ]);
   }
 
@@ -360,14 +373,14 @@ class Renderer {
   private handleInline(data: string, patternIndex: number): string {
     for (; patternIndex < this.patterns.length; patternIndex++) {
       const pattern = this.patterns[patternIndex]!;
-      const lookbehind = this.lookbehindPatterns.has(pattern);
+      const differsFromEtx = this.lookbehindPatterns.get(pattern);
       let out = '';
       let last = 0;
       let from = 0;
       let afterMatch = false;
       while (from < data.length || from === 0) {
         let m: Match | null | 'skip';
-        if (afterMatch && lookbehind && !etxLike(data.charCodeAt(from - 1))) {
+        if (afterMatch && differsFromEtx?.(data[from - 1]!)) {
           const r = pattern(ETX + data.slice(from), 1);
           m = r && r !== 'skip' ? { start: r.start + from - 1, end: r.end + from - 1, node: r.node } : r;
         } else {
@@ -565,13 +578,10 @@ class Renderer {
     const re = /(?<!!)\[/g;
     re.lastIndex = from;
     let m: RegExpExecArray | null;
-    let brackets: Int32Array | undefined;
-    let parens: Int32Array | undefined;
     while ((m = re.exec(data))) {
-      brackets ??= matchingCloses(data, from, '[', ']');
+      const { brackets, parens } = this.linkTables(data);
       const t = getLinkText(data, m.index + 1, brackets);
       if (!t) continue;
-      parens ??= matchingCloses(data, from, '(', ')');
       const l = getLinkHref(data, t.index, parens);
       if (!l) continue;
       let href = sanitizeUrl(l.href.trim());
@@ -587,6 +597,15 @@ class Renderer {
     }
     return null;
   };
+
+  /** Bracket and parenthesis matching for the text being searched, computed once per text (see matchingCloses). */
+  private linkTablesFor: { data: string; brackets: Int32Array; parens: Int32Array } | null = null;
+  private linkTables(data: string): { brackets: Int32Array; parens: Int32Array } {
+    if (this.linkTablesFor?.data !== data) {
+      this.linkTablesFor = { data, brackets: matchingCloses(data, 0, '[', ']'), parens: matchingCloses(data, 0, '(', ')') };
+    }
+    return this.linkTablesFor;
+  }
 
   private autolink: Pattern = (data, from) => {
     webLinkRegex ??= buildWebLinkRegex();
@@ -744,18 +763,6 @@ const EMOTICON_RE = (() => {
 })();
 
 const GLOBAL_CLONES = new WeakMap<RegExp, RegExp>();
-
-/**
- * Whether a character behaves like ETX (the end of a placeholder) for every
- * start-of-match lookbehind of the inline patterns: not an ASCII word
- * character (for \\B), not whitespace, and none of the characters those
- * lookbehinds name.
- */
-function etxLike(c: number): boolean {
-  if (c === 3) return true;
-  if (c < 128) return !/[\w\s'"({[/<\\!~$,.;?)\]:]/.test(String.fromCharCode(c));
-  return !/\s/.test(String.fromCharCode(c));
-}
 
 /** Search `data` for `re` starting at index `from` (compiled once per regex). */
 function execFrom(re: RegExp, data: string, from: number): RegExpExecArray | null {
