@@ -215,7 +215,12 @@ export function registerWeb(app: FastifyInstance, svc: Services): void {
     if (username === undefined) throw missingArgument('username');
     const password = fields.get('password');
     if (password === undefined) throw missingArgument('password');
-    const created = await loginWithPassword(svc, username, password, req.cookies[SESSION_COOKIE]);
+    const created = await loginWithPassword(svc, username, password, req.cookies[SESSION_COOKIE]).catch((err: unknown) => {
+      // A Basic challenge on this 401 would make the browser open its own
+      // password dialog over the login page (and stall the page's request).
+      if (err instanceof ApiError) delete err.headers['WWW-Authenticate'];
+      throw err;
+    });
     reply.setCookie(SESSION_COOKIE, created.sessionId, {
       path: '/',
       httpOnly: true,

@@ -1,0 +1,358 @@
+/**
+ * The browser client in real Chromium: login and logout, two people chatting
+ * live in two browser profiles, reconnecting after a server restart, uploads,
+ * search, and CSRF rejection of a forged cross-site request.
+ * Skipped (with one line saying why) where Chromium is not installed.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { browserSkipReason, eventually, launchChromium, loginPage, messageRow, startWebTestServer, type WebTestServer } from './web-browser.ts';
+
+const skip = await browserSkipReason();
+if (skip) console.log(`# ${skip}`);
+
+const PASSWORD = 'second-user-pw-1';
+
+test('the web client uses only the public API: nothing under web/ imports the server code', () => {
+  const webDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'web', 'src');
+  const files = readdirSync(webDir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.(ts|tsx)$/.test(f));
+  assert.ok(files.length > 5);
+  for (const f of files) {
+    const src = readFileSync(join(webDir, f), 'utf8');
+    for (const m of src.matchAll(/from\s+'([^']+)'/g)) assert.ok(!m[1]!.includes('/src/') && !m[1]!.startsWith('../../'), `${f} imports ${m[1]}`);
+  }
+});
+
+describe('web client in Chromium', { skip }, () => {
+  let browser: Browser;
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  async function channelLink(page: Page, name: string) {
+    return page.getByRole('navigation', { name: 'Channels' }).getByRole('link', { name: new RegExp(`^${name}\\b`) });
+  }
+
+  async function send(page: Page, topic: string | null, text: string): Promise<void> {
+    if (topic !== null) await page.getByLabel('Topic', { exact: true }).fill(topic);
+    const box = page.getByLabel('Message', { exact: true });
+    await box.fill(text);
+    await box.press('Enter');
+    await eventually(async () => (await box.inputValue()) === '', 'the compose box to clear after sending');
+  }
+
+  test('login page: bad credentials and deactivated users get clear messages; login, no secrets in storage, logout', async () => {
+    const t = await startWebTestServer();
+    try {
+      const gone = await t.makeUser({ password: PASSWORD, name: 'Gone User' });
+      await t.client(t.owner).request('DELETE', `/users/${gone.id}`);
+      const ctx = await browser.newContext();
+      const page = await ctx.newPage();
+      await page.goto(`${t.url}/`);
+      assert.equal(new URL(page.url()).pathname, '/login/');
+      await page.getByLabel('Email').fill(OWNER_EMAIL);
+      await page.getByLabel('Password').fill('wrong-password');
+      await page.getByRole('button', { name: 'Log in' }).click();
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      assert.equal((await alert.textContent())?.trim(), 'Your username or password is incorrect');
+
+      await page.getByLabel('Email').fill(gone.email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await eventually(async () => (await alert.textContent())?.trim() === 'Account is deactivated', 'the deactivated-account message');
+      assert.equal(new URL(page.url()).pathname, '/login/');
+
+      await page.getByLabel('Email').fill(OWNER_EMAIL);
+      await page.getByLabel('Password').fill(OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.waitForURL(`${t.url}/`);
+      await page.getByRole('log', { name: 'History' }).waitFor();
+      await page.getByRole('navigation', { name: 'Channels' }).getByRole('link', { name: /general/ }).waitFor();
+
+      // The session cookie is HttpOnly, and nothing secret is kept in storage.
+      const seen = await page.evaluate(() => {
+        const w = globalThis as any;
+        return { cookie: String(w.document.cookie), local: JSON.stringify({ ...w.localStorage }), session: JSON.stringify({ ...w.sessionStorage }) };
+      });
+      assert.doesNotMatch(seen.cookie, /sessionid/);
+      assert.ok(!seen.local.includes(t.owner.apiKey) && !seen.session.includes(t.owner.apiKey));
+      const cookies = await ctx.cookies();
+      assert.equal(cookies.find((c) => c.name === 'sessionid')?.httpOnly, true);
+
+      await page.getByRole('button', { name: 'Log out' }).click();
+      await page.waitForURL(`${t.url}/login/`);
+      await page.goto(`${t.url}/`);
+      assert.equal(new URL(page.url()).pathname, '/login/');
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('two people chat live: channel messages, topics, unread counts, reactions, edits, deletion, direct messages, typing, presence', async () => {
+    const t = await startWebTestServer();
+    try {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Browser' });
+      const ctxA = await browser.newContext();
+      const ctxB = await browser.newContext();
+      const a = await loginPage(ctxA, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const b = await loginPage(ctxB, t.url, bob.email, PASSWORD);
+
+      // Bob looks at Starred (empty), so what the owner sends stays unread for him.
+      await b.getByRole('link', { name: 'Starred' }).click();
+      await (await channelLink(a, 'general')).click();
+      await a.getByRole('heading', { name: '#general' }).waitFor();
+      await send(a, 'greetings', 'Hello from the owner');
+      await messageRow(a, 'Hello from the owner').waitFor();
+
+      const bobGeneral = await channelLink(b, 'general');
+      await bobGeneral.getByLabel('1 unread').waitFor();
+      await b.getByRole('link', { name: 'All messages' }).getByLabel('1 unread').waitFor();
+
+      // Opening the channel shows the message and its topic; seeing it marks it read.
+      await bobGeneral.click();
+      await messageRow(b, 'Hello from the owner').waitFor();
+      await b.getByRole('list', { name: 'In general' }).getByRole('link', { name: /greetings/ }).waitFor();
+      await eventually(async () => (await bobGeneral.getByLabel(/unread/).count()) === 0, "Bob's unread count to clear");
+      await eventually(async () => {
+        const r = await t.client(bob).request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0 });
+        return r.body.messages?.[0]?.flags?.includes('read');
+      }, 'the server to record the message as read');
+
+      // A new topic appears live in the other window's topic list.
+      await send(b, 'plans', 'Bob here, new topic');
+      await a.getByRole('list', { name: 'In general' }).getByRole('link', { name: /plans/ }).waitFor();
+      await messageRow(a, 'Bob here, new topic').waitFor();
+
+      // Reactions: Bob adds one, the owner sees it and adds his own.
+      const bobRow = messageRow(b, 'Hello from the owner');
+      await bobRow.hover();
+      await bobRow.getByRole('button', { name: 'Add reaction' }).click();
+      await b.getByRole('dialog', { name: 'Choose an emoji' }).getByRole('button', { name: 'tada' }).click();
+      const ownerRow = messageRow(a, 'Hello from the owner');
+      await ownerRow.getByRole('button', { name: 'tada reaction, 1' }).waitFor();
+      await ownerRow.getByRole('button', { name: 'tada reaction, 1' }).click();
+      await bobRow.getByRole('button', { name: 'tada reaction, 2' }).waitFor();
+      await bobRow.getByRole('button', { name: 'tada reaction, 2' }).click();
+      await ownerRow.getByRole('button', { name: 'tada reaction, 1' }).waitFor();
+
+      // The owner edits his message; Bob sees the new text.
+      await ownerRow.hover();
+      await ownerRow.getByRole('button', { name: 'Edit' }).click();
+      const editBox = a.getByLabel('Edit content');
+      await editBox.fill('Hello from the owner, edited');
+      await editBox.press('Enter');
+      await messageRow(b, 'Hello from the owner, edited').getByText('(edited)').waitFor();
+
+      // Bob deletes his own message; it disappears for the owner.
+      const bobOwn = messageRow(b, 'Bob here, new topic');
+      await bobOwn.hover();
+      await bobOwn.getByRole('button', { name: 'Delete' }).click();
+      await b.getByRole('alertdialog', { name: 'Delete message?' }).getByRole('button', { name: 'Delete' }).click();
+      await eventually(async () => (await a.locator('article.message-row', { hasText: 'Bob here, new topic' }).count()) === 0, 'the deleted message to disappear');
+
+      // Presence: each sees the other as active.
+      await a.getByRole('complementary', { name: 'People' }).getByRole('region', { name: 'Active' }).getByText('Bob Browser').waitFor();
+      await b.getByRole('complementary', { name: 'People' }).getByRole('region', { name: 'Active' }).getByText(t.owner.row.full_name).waitFor();
+
+      // Direct messages: Bob opens a conversation with the owner from the people list.
+      await a.getByRole('complementary', { name: 'People' }).getByRole('link', { name: /Bob Browser/ }).click();
+      await a.getByRole('heading', { name: 'Bob Browser' }).waitFor();
+      await b.getByRole('complementary', { name: 'People' }).getByRole('link', { name: new RegExp(t.owner.row.full_name) }).click();
+      const bobBox = b.getByLabel('Message', { exact: true });
+      await bobBox.fill('psst');
+      await a.getByText('Bob Browser is typing…').waitFor();
+      await bobBox.fill('A private word');
+      await bobBox.press('Enter');
+      await messageRow(a, 'A private word').waitFor();
+      await eventually(async () => (await a.getByText('Bob Browser is typing…').count()) === 0, 'the typing notice to end');
+      const dmList = a.getByRole('navigation', { name: 'Conversations' });
+      await dmList.getByRole('link', { name: /Bob Browser/ }).waitFor();
+
+      // A direct message to two people.
+      const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Third' });
+      await a.getByRole('link', { name: 'Direct messages' }).first().click();
+      await a.getByRole('button', { name: 'Direct message' }).click();
+      await a.getByLabel('Recipients').fill('Bob');
+      await a.getByRole('listbox', { name: 'People' }).getByRole('option', { name: /Bob Browser/ }).click();
+      await a.getByLabel('Recipients').fill('Carol');
+      await a.getByRole('listbox', { name: 'People' }).getByRole('option', { name: /Carol Third/ }).click();
+      await send(a, null, 'Group hello');
+      // Bob is still in his conversation with the owner: the group one shows up in his sidebar, unread.
+      const groupLink = b.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /Carol Third/ });
+      await groupLink.getByLabel('1 unread').waitFor();
+      await groupLink.click();
+      await messageRow(b, 'Group hello').waitFor();
+      const r = await t.client(carol).request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0 });
+      assert.equal(r.body.messages[0].content, '<p>Group hello</p>');
+      assert.deepEqual(r.body.messages[0].display_recipient.map((x: any) => x.id).sort(), [t.owner.id, bob.id, carol.id].sort());
+      await ctxA.close();
+      await ctxB.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('after a server restart the client registers again and shows what it missed, without reloading', async () => {
+    const t = await startWebTestServer();
+    try {
+      const ctx = await browser.newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await send(page, 'restarts', 'before the restart');
+      await messageRow(page, 'before the restart').waitFor();
+      await page.evaluate(() => ((globalThis as any).__sameDocument = true));
+
+      await t.stop();
+      await page.getByRole('status').getByText('Reconnecting…').waitFor();
+      await t.resume();
+      // Sent right after the restart, before the client has a queue again.
+      const res = await t.client(t.owner).request('POST', '/messages', { type: 'stream', to: 'general', topic: 'restarts', content: 'sent while you were away' });
+      assertSuccess(res);
+      await messageRow(page, 'sent while you were away').waitFor({ timeout: 20_000 });
+      await eventually(async () => (await page.getByText('Reconnecting…').count()) === 0, 'the reconnect notice to go');
+
+      // Live again: a new message arrives through the new queue.
+      assertSuccess(await t.client(t.owner).request('POST', '/messages', { type: 'stream', to: 'general', topic: 'restarts', content: 'live after reconnect' }));
+      await messageRow(page, 'live after reconnect').waitFor();
+      assert.equal(await page.evaluate(() => (globalThis as any).__sameDocument), true);
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('uploads by the file picker and by drag and drop insert Zulip-style links', async () => {
+    const t = await startWebTestServer();
+    try {
+      const ctx = await browser.newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('files');
+      await page.getByLabel('Attach files').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('meeting notes\n') });
+      const box = page.getByLabel('Message', { exact: true });
+      await eventually(async () => /^\[notes\.txt\]\(\/user_uploads\/[^)]+\/notes\.txt\)$/.test(await box.inputValue()), 'the upload link in the compose box');
+      const link = (await box.inputValue()).match(/\((\/user_uploads\/[^)]+)\)/)![1]!;
+      await box.press('Enter');
+      const row = messageRow(page, 'notes.txt');
+      await row.getByRole('link', { name: 'notes.txt' }).waitFor();
+      // The session can read the file it uploaded.
+      const body = await page.evaluate(async (href) => (await fetch(href)).text(), link);
+      assert.equal(body, 'meeting notes\n');
+
+      // Drag and drop a PNG onto the compose area.
+      const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+      await page.evaluate((b64) => {
+        const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+        // Browser globals (this callback runs in the page).
+        const w = globalThis as any;
+        const dt = new w.DataTransfer();
+        dt.items.add(new File([bytes], 'dot.png', { type: 'image/png' }));
+        const target = w.document.querySelector('section.compose');
+        target.dispatchEvent(new w.DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        target.dispatchEvent(new w.DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      }, png.toString('base64'));
+      await eventually(async () => /^\[dot\.png\]\(\/user_uploads\/[^)]+\/dot\.png\)$/.test(await box.inputValue()), 'the dropped file link');
+      await box.press('Enter');
+      const imgRow = messageRow(page, 'dot.png');
+      await imgRow.locator('.message_inline_image img').waitFor();
+      await eventually(() => imgRow.locator('.message_inline_image img').evaluate((img) => (img as any).naturalWidth === 1), 'the inline image to load');
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('search with narrow syntax, and results stay live', async () => {
+    const t = await startWebTestServer();
+    try {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Search' });
+      const owner = t.client(t.owner);
+      const sendApi = async (c: typeof owner, topic: string, content: string) => assertSuccess(await c.request('POST', '/messages', { type: 'stream', to: 'general', topic, content }));
+      await sendApi(owner, 'fruit', 'I like banana bread');
+      await sendApi(owner, 'fruit', 'apples are fine');
+      await sendApi(t.client(bob), 'veg', 'carrots and banana?');
+      const ctx = await browser.newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const search = page.getByRole('searchbox', { name: 'Search' });
+      const rows = page.locator('article.message-row');
+
+      await search.fill('channel:general topic:fruit');
+      await search.press('Enter');
+      await eventually(async () => (await rows.count()) === 2, 'two messages in topic fruit');
+      assert.equal(await rows.filter({ hasText: 'carrots' }).count(), 0);
+
+      await search.fill(`sender:${bob.email}`);
+      await search.press('Enter');
+      await eventually(async () => (await rows.count()) === 1, "Bob's one message");
+      await messageRow(page, 'carrots and banana?').waitFor();
+
+      await search.fill('banana');
+      await search.press('Enter');
+      await eventually(async () => (await rows.count()) === 2, 'two messages with banana');
+      // A new match from someone else appears in the results by itself; a non-match does not.
+      await sendApi(t.client(bob), 'veg', 'no fruit here');
+      await sendApi(t.client(bob), 'veg', 'banana split tonight');
+      await messageRow(page, 'banana split tonight').waitFor();
+      assert.equal(await rows.filter({ hasText: 'no fruit here' }).count(), 0);
+
+      await search.fill('is:starred');
+      await search.press('Enter');
+      await page.getByText('No messages here yet.').waitFor();
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a forged cross-site request is rejected (CSRF), and the logged-in page itself works', async () => {
+    const t = await startWebTestServer();
+    let evil: Server | undefined;
+    try {
+      const ctx = await browser.newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      // Another origin serves a page that auto-submits a form to the chat server.
+      evil = createServer((_req, res) => {
+        res.setHeader('Content-Type', 'text/html');
+        res.end(`<form id="f" method="POST" action="${t.url}/json/messages">
+          <input name="type" value="stream"><input name="to" value="general"><input name="topic" value="pwned"><input name="content" value="forged message">
+          </form><script>document.getElementById('f').submit()</script>`);
+      });
+      await new Promise<void>((r) => evil!.listen(0, '127.0.0.1', r));
+      const evilUrl = `http://127.0.0.1:${(evil.address() as AddressInfo).port}/`;
+      await page.goto(evilUrl);
+      await page.waitForURL(`${t.url}/json/messages`);
+      const forged = JSON.parse((await page.textContent('body')) ?? '{}');
+      assert.equal(forged.result, 'error');
+      assert.equal(forged.code, 'CSRF_FAILED');
+
+      // A script on the page without the token is refused too.
+      await page.goto(`${t.url}/`);
+      await page.getByRole('log', { name: 'History' }).waitFor();
+      const noToken = await page.evaluate(async () => {
+        const r = await fetch('/json/messages', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'type=stream&to=general&topic=x&content=no+token' });
+        return { status: r.status, body: (await r.json()) as Record<string, any> };
+      });
+      assert.equal(noToken.status, 403);
+      assert.equal(noToken.body.code, 'CSRF_FAILED');
+
+      const r = await t.client(t.owner).request('GET', '/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: [{ operator: 'channel', operand: 'general' }] });
+      assert.ok(!r.body.messages.some((m: any) => /forged message|no token/.test(m.content)));
+      await ctx.close();
+    } finally {
+      evil?.close();
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Builds the browser client (web/src → web/dist) with Vite when the bundle is
+ * missing or older than any source file under web/. Run by `npm ci` /
+ * `npm install` (the `prepare` script) and by `npm start`, so a user never
+ * needs a separate build command. `--force` rebuilds regardless.
+ *
+ * Output: web/dist/index.html and content-hashed files under web/dist/assets/,
+ * served by the server at /static/ (hence `base: '/static/'`).
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const webDir = dirname(fileURLToPath(import.meta.url));
+const distDir = join(webDir, 'dist');
+const stamp = join(distDir, 'index.html');
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (p === distDir || entry.name === 'node_modules') continue;
+      newest = Math.max(newest, newestSource(p));
+    } else {
+      newest = Math.max(newest, statSync(p).mtimeMs);
+    }
+  }
+  return newest;
+}
+
+export function isStale(): boolean {
+  if (!existsSync(stamp)) return true;
+  return newestSource(webDir) > statSync(stamp).mtimeMs;
+}
+
+/** Builds into outDir (web/dist by default; tests build into a temporary copy). */
+export async function buildWeb(outDir = distDir): Promise<void> {
+  const { build } = await import('vite');
+  await build({
+    configFile: false,
+    root: webDir,
+    base: '/static/',
+    logLevel: 'warn',
+    oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+    build: {
+      outDir,
+      emptyOutDir: true,
+      target: 'es2022',
+      assetsInlineLimit: 0,
+      chunkSizeWarningLimit: 400,
+    },
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const force = process.argv.includes('--force');
+  if (!force && !isStale()) process.exit(0);
+  let vite = true;
+  try {
+    await import('vite');
+  } catch {
+    vite = false;
+  }
+  if (!vite) {
+    // Installed without dev dependencies: keep whatever bundle there is.
+    console.warn(existsSync(stamp) ? 'web client: Vite not installed; serving the existing build in web/dist' : 'web client: Vite not installed (npm ci without dev dependencies?); the browser client is not built');
+    process.exit(0);
+  }
+  const t0 = Date.now();
+  console.log('Building the web client (web/dist)…');
+  await buildWeb();
+  console.log(`Web client built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}

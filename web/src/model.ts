@@ -1,0 +1,702 @@
+/**
+ * The client's state: what /json/register returned, kept current by the
+ * event queue, plus the message list of the narrow being viewed. Components
+ * read it directly and re-render when `changed()` fires.
+ */
+import { api, ApiError, NetworkError } from './api.ts';
+import { matches, type LocalMessage, type MatchContext, type Term } from './narrow.ts';
+
+export interface User {
+  user_id: number;
+  email: string;
+  full_name: string;
+  is_bot: boolean;
+  is_active: boolean;
+  role: number;
+  avatar_url?: string | null;
+}
+
+export interface Sub {
+  stream_id: number;
+  name: string;
+  color: string;
+  pin_to_top: boolean;
+  is_muted: boolean;
+  description: string;
+  invite_only: boolean;
+}
+
+export interface Reaction {
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+  user_id: number;
+}
+
+export interface Message extends LocalMessage {
+  sender_full_name: string;
+  display_recipient: string | { id: number; email: string; full_name: string }[];
+  content: string;
+  timestamp: number;
+  last_edit_timestamp?: number;
+  reactions: Reaction[];
+}
+
+interface UnreadInfo {
+  kind: 'stream' | 'dm';
+  streamId?: number;
+  topic?: string;
+  dmKey?: string;
+  mentioned: boolean;
+}
+
+export interface Presence {
+  active_timestamp?: number;
+  idle_timestamp?: number;
+}
+
+export interface Status {
+  status_text?: string;
+  emoji_name?: string;
+  emoji_code?: string;
+  away?: boolean;
+}
+
+export interface TopicInfo {
+  name: string;
+  max_id: number;
+}
+
+export type ConnState = 'connecting' | 'live' | 'reconnecting';
+
+const PAGE = 100;
+const OFFLINE_THRESHOLD_SECS = 140;
+
+type Listener = () => void;
+
+/** A narrow's loaded messages, in id order. */
+export class MessageList {
+  readonly terms: Term[];
+  messages: Message[] = [];
+  foundOldest = false;
+  foundNewest = false;
+  loadingOlder = false;
+  loading = true;
+  error: string | null = null;
+  /** Bumped whenever the list changes, so views can react. */
+  version = 0;
+  private model: Model;
+  private refreshQueued = false;
+
+  constructor(model: Model, terms: Term[]) {
+    this.model = model;
+    this.terms = terms;
+  }
+
+  private async fetch(anchor: string | number, before: number, after: number): Promise<{ messages: Message[]; found_oldest: boolean; found_newest: boolean }> {
+    const r = await api('GET', '/messages', {
+      anchor: String(anchor),
+      num_before: before,
+      num_after: after,
+      include_anchor: typeof anchor !== 'number',
+      narrow: this.terms,
+      apply_markdown: true,
+      client_gravatar: false,
+    });
+    return r as any;
+  }
+
+  async loadInitial(): Promise<void> {
+    this.loading = true;
+    this.error = null;
+    try {
+      const r = await this.fetch('newest', PAGE, 0);
+      this.merge(r.messages, true);
+      this.foundOldest = r.found_oldest;
+      this.foundNewest = true;
+    } catch (err) {
+      this.error = (err as Error).message;
+    } finally {
+      this.loading = false;
+      this.touch();
+    }
+  }
+
+  /**
+   * After a reconnect: fetch the newest page again and reconcile — messages
+   * that changed while away are updated, deleted ones dropped, new ones added.
+   */
+  async refresh(): Promise<void> {
+    const r = await this.fetch('newest', PAGE, 0);
+    const fresh = r.messages;
+    if (!fresh.length) {
+      this.messages = [];
+      this.foundOldest = true;
+    } else if (!this.messages.length || fresh[0]!.id > this.messages[this.messages.length - 1]!.id) {
+      // A gap we cannot see across: start over from the fresh page.
+      this.messages = fresh.map((m) => this.model.normalize(m));
+      this.foundOldest = r.found_oldest;
+    } else {
+      const lo = fresh[0]!.id;
+      const keep = this.messages.filter((m) => m.id < lo);
+      this.messages = [...keep, ...fresh.map((m) => this.model.normalize(m))];
+      if (r.found_oldest) this.foundOldest = true;
+    }
+    this.foundNewest = true;
+    this.loading = false;
+    this.touch();
+  }
+
+  async loadOlder(): Promise<number> {
+    if (this.loadingOlder || this.foundOldest || !this.messages.length) return 0;
+    this.loadingOlder = true;
+    this.touch();
+    try {
+      const r = await this.fetch(this.messages[0]!.id, PAGE, 0);
+      this.foundOldest = r.found_oldest;
+      return this.merge(r.messages, false);
+    } catch (err) {
+      if (!(err instanceof NetworkError)) this.error = (err as Error).message;
+      return 0;
+    } finally {
+      this.loadingOlder = false;
+      this.touch();
+    }
+  }
+
+  /** Adds messages (deduplicated); returns how many were new. */
+  merge(msgs: Message[], replace: boolean): number {
+    const byId = new Map(this.messages.map((m) => [m.id, m]));
+    let added = 0;
+    for (const raw of msgs) {
+      const m = this.model.normalize(raw);
+      if (!byId.has(m.id)) added++;
+      byId.set(m.id, m);
+    }
+    if (replace && !this.messages.length) added = msgs.length;
+    this.messages = [...byId.values()].sort((a, b) => a.id - b.id);
+    return added;
+  }
+
+  onNewMessage(m: Message): void {
+    if (!this.foundNewest) return;
+    const r = matches(this.terms, m, this.model.matchContext());
+    if (r === true) {
+      if (!this.messages.some((x) => x.id === m.id)) {
+        this.messages.push(m);
+        if (this.messages.length > 1 && this.messages[this.messages.length - 2]!.id > m.id) this.messages.sort((a, b) => a.id - b.id);
+        this.touch();
+      }
+    } else if (r === null) {
+      this.queueRefresh();
+    }
+  }
+
+  /** For narrows only the server can evaluate (free text, has:): ask again. */
+  queueRefresh(): void {
+    if (this.refreshQueued) return;
+    this.refreshQueued = true;
+    setTimeout(() => {
+      this.refreshQueued = false;
+      this.fetch('newest', 20, 0)
+        .then((r) => {
+          if (this.merge(r.messages, false)) this.touch();
+        })
+        .catch(() => {});
+    }, 150);
+  }
+
+  remove(ids: Set<number>): void {
+    const before = this.messages.length;
+    this.messages = this.messages.filter((m) => !ids.has(m.id));
+    if (this.messages.length !== before) this.touch();
+  }
+
+  touch(): void {
+    this.version++;
+    this.model.changed();
+  }
+}
+
+export class Model {
+  me!: User;
+  realm: Record<string, any> = {};
+  settings: Record<string, any> = {};
+  users = new Map<number, User>();
+  subs = new Map<number, Sub>();
+  streams = new Map<number, { stream_id: number; name: string }>();
+  unread = new Map<number, UnreadInfo>();
+  /** key "1,5,9" (sorted ids, without me unless a self-DM) → newest message id */
+  recentDms = new Map<string, number>();
+  presence = new Map<number, Presence>();
+  statuses = new Map<number, Status>();
+  realmEmoji = new Map<string, { name: string; source_url: string; deactivated: boolean }>();
+  mutedTopics = new Set<string>();
+  /** conversation key → user id → expiry (ms) */
+  typing = new Map<string, Map<number, number>>();
+  topics = new Map<number, TopicInfo[]>();
+  serverTimeOffset = 0;
+  conn: ConnState = 'connecting';
+  connError: string | null = null;
+  list: MessageList | null = null;
+  /** Cache of every message we hold, by id (for events that carry only ids). */
+  private listeners = new Set<Listener>();
+  private scheduled = false;
+  ready = false;
+
+  subscribe(fn: Listener): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  changed(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.scheduled = false;
+      for (const fn of this.listeners) fn();
+    });
+  }
+
+  matchContext(): MatchContext {
+    return {
+      myId: this.me.user_id,
+      streamIdByName: (name) => {
+        for (const s of this.streams.values()) if (s.name.toLowerCase() === name.toLowerCase()) return s.stream_id;
+        return undefined;
+      },
+      userIdByEmail: (email) => {
+        for (const u of this.users.values()) if (u.email.toLowerCase() === email.toLowerCase()) return u.user_id;
+        return undefined;
+      },
+    };
+  }
+
+  normalize(m: any): Message {
+    return {
+      ...m,
+      reactions: m.reactions ?? [],
+      flags: m.flags ?? [],
+      subject: m.subject ?? m.topic ?? '',
+    };
+  }
+
+  // ------------------------------------------------------------------ register
+
+  loadRegister(r: Record<string, any>): void {
+    this.realm = r;
+    this.settings = r.user_settings ?? {};
+    this.users.clear();
+    for (const u of r.realm_users ?? []) this.users.set(u.user_id, u);
+    for (const u of r.realm_non_active_users ?? []) this.users.set(u.user_id, u);
+    for (const u of r.cross_realm_bots ?? []) this.users.set(u.user_id, u);
+    const me = this.users.get(r.user_id);
+    this.me = me ?? { user_id: r.user_id, email: r.email, full_name: r.full_name, is_bot: false, is_active: true, role: r.role };
+    this.subs.clear();
+    for (const s of r.subscriptions ?? []) this.subs.set(s.stream_id, this.toSub(s));
+    this.streams.clear();
+    for (const s of r.streams ?? []) this.streams.set(s.stream_id, s);
+    for (const s of r.subscriptions ?? []) this.streams.set(s.stream_id, s);
+    this.loadUnread(r.unread_msgs ?? {});
+    this.recentDms.clear();
+    for (const c of r.recent_private_conversations ?? []) this.recentDms.set(this.dmKey(c.user_ids), c.max_message_id);
+    this.presence.clear();
+    this.loadPresences(r.presences ?? {});
+    if (typeof r.server_timestamp === 'number') this.serverTimeOffset = r.server_timestamp - Date.now() / 1000;
+    this.statuses.clear();
+    for (const [id, st] of Object.entries(r.user_status ?? {})) this.statuses.set(Number(id), st as Status);
+    this.realmEmoji.clear();
+    for (const [id, e] of Object.entries(r.realm_emoji ?? {})) this.realmEmoji.set(id, e as any);
+    this.mutedTopics.clear();
+    for (const t of r.user_topics ?? []) if (t.visibility_policy === 1) this.mutedTopics.add(`${t.stream_id}:${String(t.topic_name).toLowerCase()}`);
+    this.topics.clear();
+    this.ready = true;
+    this.changed();
+  }
+
+  private toSub(s: any): Sub {
+    return {
+      stream_id: s.stream_id,
+      name: s.name,
+      color: s.color ?? '#76ce90',
+      pin_to_top: !!s.pin_to_top,
+      is_muted: !!(s.is_muted ?? s.in_home_view === false),
+      description: s.description ?? '',
+      invite_only: !!s.invite_only,
+    };
+  }
+
+  private loadUnread(u: Record<string, any>): void {
+    this.unread.clear();
+    const mentions = new Set<number>(u.mentions ?? []);
+    for (const s of u.streams ?? []) {
+      for (const id of s.unread_message_ids) this.unread.set(id, { kind: 'stream', streamId: s.stream_id, topic: s.topic, mentioned: mentions.has(id) });
+    }
+    for (const p of u.pms ?? []) {
+      const other = p.other_user_id ?? p.sender_id;
+      for (const id of p.unread_message_ids) this.unread.set(id, { kind: 'dm', dmKey: this.dmKey([other]), mentioned: mentions.has(id) });
+    }
+    for (const h of u.huddles ?? []) {
+      const ids = String(h.user_ids_string)
+        .split(',')
+        .map(Number)
+        .filter((x) => x !== this.me?.user_id);
+      for (const id of h.unread_message_ids) this.unread.set(id, { kind: 'dm', dmKey: this.dmKey(ids), mentioned: mentions.has(id) });
+    }
+  }
+
+  loadPresences(p: Record<string, any>): void {
+    for (const [key, v] of Object.entries(p)) {
+      const id = /^\d+$/.test(key) ? Number(key) : this.matchContext().userIdByEmail(key);
+      if (id === undefined) continue;
+      if ('active_timestamp' in v || 'idle_timestamp' in v) {
+        this.presence.set(id, { active_timestamp: v.active_timestamp, idle_timestamp: v.idle_timestamp });
+      } else {
+        this.applyLegacyPresence(id, v);
+      }
+    }
+  }
+
+  private applyLegacyPresence(id: number, clients: Record<string, any>): void {
+    const cur = { ...(this.presence.get(id) ?? {}) };
+    for (const c of Object.values(clients)) {
+      if (!c || typeof c !== 'object' || typeof c.timestamp !== 'number') continue;
+      if (c.status === 'active') cur.active_timestamp = Math.max(cur.active_timestamp ?? 0, c.timestamp);
+      cur.idle_timestamp = Math.max(cur.idle_timestamp ?? 0, c.timestamp);
+    }
+    this.presence.set(id, cur);
+  }
+
+  presenceOf(id: number): 'active' | 'idle' | 'offline' {
+    const p = this.presence.get(id);
+    if (!p) return 'offline';
+    const now = Date.now() / 1000 + this.serverTimeOffset;
+    if (p.active_timestamp && now - p.active_timestamp < OFFLINE_THRESHOLD_SECS) return 'active';
+    if (p.idle_timestamp && now - p.idle_timestamp < OFFLINE_THRESHOLD_SECS) return 'idle';
+    return 'offline';
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  dmKey(userIds: number[]): string {
+    const others = userIds.filter((id) => id !== this.me?.user_id);
+    const ids = others.length ? others : [this.me?.user_id ?? 0];
+    return [...new Set(ids)].sort((a, b) => a - b).join(',');
+  }
+
+  dmKeyOf(m: Message): string {
+    return Array.isArray(m.display_recipient) ? this.dmKey(m.display_recipient.map((r) => r.id)) : '';
+  }
+
+  userName(id: number): string {
+    return this.users.get(id)?.full_name ?? `User ${id}`;
+  }
+
+  streamName(id: number | undefined): string {
+    if (id === undefined) return '';
+    return this.subs.get(id)?.name ?? this.streams.get(id)?.name ?? `channel ${id}`;
+  }
+
+  isTopicMuted(streamId: number, topic: string): boolean {
+    return this.mutedTopics.has(`${streamId}:${topic.toLowerCase()}`);
+  }
+
+  unreadCount(filter: (u: UnreadInfo) => boolean): number {
+    let n = 0;
+    for (const u of this.unread.values()) if (filter(u)) n++;
+    return n;
+  }
+
+  unreadByStream(): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const u of this.unread.values()) {
+      if (u.kind !== 'stream' || u.streamId === undefined) continue;
+      if (this.isTopicMuted(u.streamId, u.topic ?? '')) continue;
+      out.set(u.streamId, (out.get(u.streamId) ?? 0) + 1);
+    }
+    return out;
+  }
+
+  unreadByTopic(streamId: number): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const u of this.unread.values()) {
+      if (u.kind !== 'stream' || u.streamId !== streamId) continue;
+      const k = (u.topic ?? '').toLowerCase();
+      out.set(k, (out.get(k) ?? 0) + 1);
+    }
+    return out;
+  }
+
+  unreadByDm(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const u of this.unread.values()) if (u.kind === 'dm' && u.dmKey) out.set(u.dmKey, (out.get(u.dmKey) ?? 0) + 1);
+    return out;
+  }
+
+  typingIn(key: string): number[] {
+    const m = this.typing.get(key);
+    if (!m) return [];
+    const now = Date.now();
+    return [...m.entries()].filter(([, exp]) => exp > now).map(([id]) => id);
+  }
+
+  async loadTopics(streamId: number): Promise<void> {
+    try {
+      const r = await api('GET', `/users/me/${streamId}/topics`);
+      this.topics.set(streamId, r.topics as TopicInfo[]);
+      this.changed();
+    } catch {
+      // The sidebar simply shows no topics.
+    }
+  }
+
+  private noteTopic(streamId: number, topic: string, id: number): void {
+    const list = this.topics.get(streamId);
+    if (!list) return;
+    const i = list.findIndex((t) => t.name.toLowerCase() === topic.toLowerCase());
+    if (i >= 0) list.splice(i, 1);
+    list.unshift({ name: topic, max_id: id });
+  }
+
+  findMessage(id: number): Message | undefined {
+    return this.list?.messages.find((m) => m.id === id);
+  }
+
+  // ------------------------------------------------------------------ events
+
+  apply(ev: Record<string, any>): void {
+    switch (ev.type) {
+      case 'message':
+        this.onMessage(this.normalize({ ...ev.message, flags: ev.flags ?? [] }));
+        break;
+      case 'update_message':
+        this.onUpdateMessage(ev);
+        break;
+      case 'delete_message': {
+        const ids = new Set<number>(ev.message_ids ?? (ev.message_id ? [ev.message_id] : []));
+        for (const id of ids) this.unread.delete(id);
+        this.list?.remove(ids);
+        if (ev.message_type === 'stream' && ev.stream_id !== undefined) this.loadTopics(ev.stream_id);
+        break;
+      }
+      case 'reaction': {
+        const m = this.findMessage(ev.message_id);
+        if (m) {
+          if (ev.op === 'add') {
+            if (!m.reactions.some((r) => r.user_id === ev.user_id && r.emoji_code === ev.emoji_code && r.reaction_type === ev.reaction_type))
+              m.reactions = [...m.reactions, { emoji_name: ev.emoji_name, emoji_code: ev.emoji_code, reaction_type: ev.reaction_type, user_id: ev.user_id }];
+          } else {
+            m.reactions = m.reactions.filter((r) => !(r.user_id === ev.user_id && r.emoji_code === ev.emoji_code && r.reaction_type === ev.reaction_type));
+          }
+          this.list?.touch();
+        }
+        break;
+      }
+      case 'update_message_flags':
+        this.onFlags(ev);
+        break;
+      case 'subscription':
+        this.onSubscription(ev);
+        break;
+      case 'stream':
+        if (ev.op === 'create') for (const s of ev.streams) this.streams.set(s.stream_id, s);
+        else if (ev.op === 'delete') for (const s of ev.streams) {
+          this.streams.delete(s.stream_id);
+          this.subs.delete(s.stream_id);
+        }
+        else if (ev.op === 'update') {
+          const s = this.subs.get(ev.stream_id);
+          if (s && ev.property in s) (s as any)[ev.property] = ev.value;
+          const st = this.streams.get(ev.stream_id);
+          if (st && ev.property === 'name') st.name = ev.value;
+        }
+        break;
+      case 'presence':
+        if (ev.presences) this.loadPresences(ev.presences);
+        else if (ev.presence) this.applyLegacyPresence(ev.user_id, ev.presence);
+        break;
+      case 'typing':
+        this.onTyping(ev);
+        break;
+      case 'realm_user':
+        if (ev.op === 'add') this.users.set(ev.person.user_id, ev.person);
+        else if (ev.op === 'update') {
+          const u = this.users.get(ev.person.user_id);
+          if (u) Object.assign(u, ev.person);
+          if (u && u.user_id === this.me.user_id) Object.assign(this.me, ev.person);
+        } else if (ev.op === 'remove') {
+          const u = this.users.get(ev.person.user_id);
+          if (u) u.is_active = false;
+        }
+        break;
+      case 'user_status': {
+        const cur = { ...(this.statuses.get(ev.user_id) ?? {}) };
+        if ('status_text' in ev) cur.status_text = ev.status_text;
+        if ('emoji_name' in ev) cur.emoji_name = ev.emoji_name;
+        if ('emoji_code' in ev) cur.emoji_code = ev.emoji_code;
+        if ('away' in ev) cur.away = ev.away;
+        this.statuses.set(ev.user_id, cur);
+        break;
+      }
+      case 'user_settings':
+        if (ev.op === 'update') this.settings[ev.property] = ev.value;
+        break;
+      case 'update_display_settings':
+      case 'update_global_notifications':
+        if (ev.setting_name) this.settings[ev.setting_name] = ev.setting;
+        break;
+      case 'realm':
+        if (ev.op === 'update') this.realm[`realm_${ev.property}`] = ev.value;
+        else if (ev.op === 'update_dict' && ev.data) for (const [k, v] of Object.entries(ev.data)) this.realm[`realm_${k}`] = v;
+        break;
+      case 'realm_emoji':
+        if (ev.op === 'update') {
+          this.realmEmoji.clear();
+          for (const [id, e] of Object.entries(ev.realm_emoji ?? {})) this.realmEmoji.set(id, e as any);
+        }
+        break;
+      case 'user_topic':
+        if (ev.visibility_policy === 1) this.mutedTopics.add(`${ev.stream_id}:${String(ev.topic_name).toLowerCase()}`);
+        else this.mutedTopics.delete(`${ev.stream_id}:${String(ev.topic_name).toLowerCase()}`);
+        break;
+      default:
+        return;
+    }
+    this.changed();
+  }
+
+  private onMessage(m: Message): void {
+    const mentioned = m.flags.some((f) => /mentioned/.test(f));
+    if (!m.flags.includes('read')) {
+      if (m.type === 'stream') this.unread.set(m.id, { kind: 'stream', streamId: m.stream_id, topic: m.subject, mentioned });
+      else this.unread.set(m.id, { kind: 'dm', dmKey: this.dmKeyOf(m), mentioned });
+    }
+    if (m.type === 'private') this.recentDms.set(this.dmKeyOf(m), m.id);
+    else if (m.stream_id !== undefined) this.noteTopic(m.stream_id, m.subject, m.id);
+    // Someone who sends a message has stopped typing.
+    for (const t of this.typing.values()) t.delete(m.sender_id);
+    this.list?.onNewMessage(m);
+  }
+
+  private onUpdateMessage(ev: Record<string, any>): void {
+    const ids: number[] = ev.message_ids ?? [ev.message_id];
+    const newTopic: string | undefined = ev.subject ?? ev.topic;
+    const newStream: number | undefined = ev.new_stream_id;
+    for (const id of ids) {
+      const u = this.unread.get(id);
+      if (u && u.kind === 'stream') {
+        if (newTopic !== undefined) u.topic = newTopic;
+        if (newStream !== undefined) u.streamId = newStream;
+      }
+      const m = this.findMessage(id);
+      if (!m) continue;
+      if (id === ev.message_id && ev.rendered_content !== undefined) {
+        m.content = ev.rendered_content;
+        if (ev.edit_timestamp) m.last_edit_timestamp = ev.edit_timestamp;
+      }
+      if (newTopic !== undefined) m.subject = newTopic;
+      if (newStream !== undefined) {
+        m.stream_id = newStream;
+        m.display_recipient = this.streamName(newStream);
+      }
+      if (ev.flags && id === ev.message_id) m.flags = ev.flags;
+    }
+    if (ev.stream_id !== undefined && (newTopic !== undefined || newStream !== undefined)) {
+      this.loadTopics(ev.stream_id);
+      if (newStream !== undefined) this.loadTopics(newStream);
+    }
+    if (this.list) {
+      // A move can take messages out of (or into) the narrow being viewed.
+      if (newTopic !== undefined || newStream !== undefined) {
+        const ctx = this.matchContext();
+        const gone = new Set<number>();
+        for (const id of ids) {
+          const m = this.findMessage(id);
+          if (m && matches(this.list.terms, m, ctx) === false) gone.add(id);
+        }
+        if (gone.size) this.list.remove(gone);
+      }
+      this.list.touch();
+    }
+  }
+
+  private onFlags(ev: Record<string, any>): void {
+    const add = ev.op === 'add';
+    const ids: number[] = ev.messages ?? [];
+    if (ev.flag === 'read') {
+      if (add) {
+        if (ev.all) this.unread.clear();
+        for (const id of ids) this.unread.delete(id);
+      } else if (ev.message_details) {
+        for (const [id, d] of Object.entries(ev.message_details as Record<string, any>)) {
+          const mentioned = !!d.mentioned;
+          if (d.type === 'stream') this.unread.set(Number(id), { kind: 'stream', streamId: d.stream_id, topic: d.topic, mentioned });
+          else this.unread.set(Number(id), { kind: 'dm', dmKey: this.dmKey(d.user_ids ?? []), mentioned });
+        }
+      }
+    }
+    if (this.list) {
+      const set = new Set(ids);
+      for (const m of this.list.messages) {
+        if (!set.has(m.id) && !(ev.all && ev.flag === 'read')) continue;
+        if (add && !m.flags.includes(ev.flag)) m.flags = [...m.flags, ev.flag];
+        else if (!add) m.flags = m.flags.filter((f) => f !== ev.flag);
+      }
+      if (ev.flag === 'starred' && this.list.terms.some((t) => t.operator === 'is' && t.operand === 'starred')) {
+        if (add) this.list.queueRefresh();
+        else this.list.remove(set);
+      }
+      this.list.touch();
+    }
+  }
+
+  private onSubscription(ev: Record<string, any>): void {
+    if (ev.op === 'add') {
+      for (const s of ev.subscriptions) {
+        this.subs.set(s.stream_id, this.toSub(s));
+        this.streams.set(s.stream_id, s);
+      }
+    } else if (ev.op === 'remove') {
+      for (const s of ev.subscriptions) this.subs.delete(s.stream_id);
+    } else if (ev.op === 'update') {
+      const s = this.subs.get(ev.stream_id);
+      if (!s) return;
+      if (ev.property === 'in_home_view') s.is_muted = !ev.value;
+      else if (ev.property in s) (s as any)[ev.property] = ev.value;
+    }
+  }
+
+  private onTyping(ev: Record<string, any>): void {
+    let key: string;
+    if (ev.message_type === 'stream') key = `stream:${ev.stream_id}:${String(ev.topic).toLowerCase()}`;
+    else key = `dm:${this.dmKey([...(ev.recipients ?? []).map((r: any) => r.user_id)])}`;
+    const senderId = ev.sender?.user_id;
+    if (senderId === undefined || senderId === this.me.user_id) return;
+    let m = this.typing.get(key);
+    if (!m) this.typing.set(key, (m = new Map()));
+    if (ev.op === 'start') {
+      const expiry = this.realm.server_typing_started_expiry_period_milliseconds ?? 15000;
+      m.set(senderId, Date.now() + expiry);
+      setTimeout(() => this.changed(), expiry + 50);
+    } else {
+      m.delete(senderId);
+    }
+  }
+
+  // ------------------------------------------------------------------ actions
+
+  async markRead(ids: number[]): Promise<void> {
+    const fresh = ids.filter((id) => this.unread.has(id));
+    if (!fresh.length) return;
+    for (const id of fresh) this.unread.delete(id);
+    if (this.list) for (const m of this.list.messages) if (fresh.includes(m.id) && !m.flags.includes('read')) m.flags = [...m.flags, 'read'];
+    this.changed();
+    try {
+      await api('POST', '/messages/flags', { messages: fresh, op: 'add', flag: 'read' });
+    } catch (err) {
+      if (err instanceof ApiError) console.warn('mark read failed', err.message);
+    }
+  }
+}
+
+export const model = new Model();

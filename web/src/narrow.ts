@@ -1,0 +1,194 @@
+/**
+ * Zulip's narrow syntax: parsing the search box (`channel:general topic:"a b"
+ * -is:starred free text`), turning narrows into the operator list the API
+ * takes, and deciding locally whether a new message belongs to a narrow (when
+ * that cannot be known here — free text, has: — the list asks the server).
+ */
+
+export interface Term {
+  operator: string;
+  operand: string | number | number[];
+  negated?: boolean;
+}
+
+export function parseSearch(input: string): Term[] {
+  const terms: Term[] = [];
+  const words: string[] = [];
+  const re = /(-?)([a-z-]+):(?:"([^"]*)"|(\S+))|"([^"]*)"|(\S+)/gi;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(input))) {
+    if (m[2]) {
+      const operator = m[2].toLowerCase();
+      const operand = m[3] ?? m[4] ?? '';
+      terms.push({ operator: operator === 'stream' ? 'channel' : operator, operand, negated: m[1] === '-' });
+    } else {
+      words.push(m[5] ?? m[6] ?? '');
+    }
+  }
+  const text = words.filter(Boolean).join(' ');
+  if (text) terms.push({ operator: 'search', operand: text });
+  return terms;
+}
+
+export function quoteOperand(s: string): string {
+  return /\s/.test(s) ? `"${s}"` : s;
+}
+
+/** The search-box text for a narrow (channel ids shown as names). */
+export function describeTerms(terms: Term[], streamName: (id: number) => string | undefined, userEmail: (id: number) => string | undefined): string {
+  return terms
+    .map((t) => {
+      let operand: string;
+      if (t.operator === 'search') return String(t.operand);
+      if (t.operator === 'channel' && typeof t.operand === 'number') operand = streamName(t.operand) ?? String(t.operand);
+      else if (t.operator === 'dm' && Array.isArray(t.operand)) operand = t.operand.map((id) => userEmail(id) ?? id).join(',');
+      else if (t.operator === 'sender' && typeof t.operand === 'number') operand = userEmail(t.operand) ?? String(t.operand);
+      else operand = String(t.operand);
+      return `${t.negated ? '-' : ''}${t.operator}:${quoteOperand(operand)}`;
+    })
+    .join(' ');
+}
+
+export interface LocalMessage {
+  id: number;
+  type: 'stream' | 'private';
+  stream_id?: number;
+  subject: string;
+  sender_id: number;
+  sender_email: string;
+  display_recipient: string | { id: number; email: string }[];
+  flags: string[];
+}
+
+export interface MatchContext {
+  myId: number;
+  streamIdByName(name: string): number | undefined;
+  userIdByEmail(email: string): number | undefined;
+}
+
+/** true/false when it can be decided here; null when only the server knows. */
+export function matches(terms: Term[], msg: LocalMessage, ctx: MatchContext): boolean | null {
+  let unknown = false;
+  for (const t of terms) {
+    const r = matchTerm(t, msg, ctx);
+    if (r === null) {
+      unknown = true;
+      continue;
+    }
+    if (r === !!t.negated) return false;
+  }
+  return unknown ? null : true;
+}
+
+function dmParticipants(msg: LocalMessage): number[] {
+  return Array.isArray(msg.display_recipient) ? msg.display_recipient.map((r) => r.id) : [];
+}
+
+function idsOf(operand: Term['operand'], ctx: MatchContext): number[] | null {
+  if (Array.isArray(operand)) return operand;
+  if (typeof operand === 'number') return [operand];
+  const ids: number[] = [];
+  for (const part of operand.split(',')) {
+    const p = part.trim();
+    if (!p) continue;
+    const id = /^\d+$/.test(p) ? Number(p) : ctx.userIdByEmail(p);
+    if (id === undefined) return null;
+    ids.push(id);
+  }
+  return ids;
+}
+
+function matchTerm(t: Term, msg: LocalMessage, ctx: MatchContext): boolean | null {
+  const operand = t.operand;
+  switch (t.operator) {
+    case 'channel': {
+      const id = typeof operand === 'number' ? operand : /^\d+$/.test(String(operand)) ? Number(operand) : ctx.streamIdByName(String(operand));
+      if (id === undefined) return null;
+      return msg.type === 'stream' && msg.stream_id === id;
+    }
+    case 'topic':
+      return msg.type === 'stream' && msg.subject.toLowerCase() === String(operand).toLowerCase();
+    case 'sender': {
+      if (typeof operand === 'number') return msg.sender_id === operand;
+      const s = String(operand);
+      if (s === 'me') return msg.sender_id === ctx.myId;
+      return msg.sender_email.toLowerCase() === s.toLowerCase() || String(msg.sender_id) === s;
+    }
+    case 'dm':
+    case 'pm-with': {
+      if (msg.type !== 'private') return false;
+      const ids = idsOf(operand, ctx);
+      if (!ids) return null;
+      const want = new Set([...ids, ctx.myId]);
+      const have = new Set(dmParticipants(msg));
+      if (have.size === 0) have.add(ctx.myId);
+      if (want.size !== have.size) return false;
+      for (const id of want) if (!have.has(id)) return false;
+      return true;
+    }
+    case 'dm-including': {
+      if (msg.type !== 'private') return false;
+      const ids = idsOf(operand, ctx);
+      if (!ids) return null;
+      const have = new Set(dmParticipants(msg));
+      return ids.every((id) => have.has(id));
+    }
+    case 'is':
+      switch (String(operand)) {
+        case 'dm':
+        case 'private':
+          return msg.type === 'private';
+        case 'starred':
+          return msg.flags.includes('starred');
+        case 'mentioned':
+          return msg.flags.some((f) => f === 'mentioned' || f === 'stream_wildcard_mentioned' || f === 'topic_wildcard_mentioned' || f === 'wildcard_mentioned');
+        case 'unread':
+          return !msg.flags.includes('read');
+        case 'alerted':
+          return msg.flags.includes('has_alert_word');
+        case 'resolved':
+          return msg.type === 'stream' && msg.subject.startsWith('✔ ');
+        default:
+          return null;
+      }
+    case 'id':
+      return msg.id === Number(operand);
+    default:
+      return null;
+  }
+}
+
+/** Route hash for a narrow: #narrow/channel/12/topic/hello */
+export function narrowToHash(terms: Term[]): string {
+  if (!terms.length) return '#feed';
+  return (
+    '#narrow/' +
+    terms
+      .map((t) => {
+        const operand = Array.isArray(t.operand) ? t.operand.join(',') : String(t.operand);
+        return `${t.negated ? '-' : ''}${encodeURIComponent(t.operator)}/${encodeURIComponent(operand)}`;
+      })
+      .join('/')
+  );
+}
+
+export function hashToNarrow(hash: string): Term[] | null {
+  if (!hash.startsWith('#narrow/')) return null;
+  const parts = hash.slice('#narrow/'.length).split('/');
+  const terms: Term[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    let operator = decodeURIComponent(parts[i]!);
+    const negated = operator.startsWith('-');
+    if (negated) operator = operator.slice(1);
+    const raw = decodeURIComponent(parts[i + 1]!);
+    let operand: Term['operand'] = raw;
+    if ((operator === 'channel' || operator === 'sender' || operator === 'id') && /^\d+$/.test(raw)) operand = Number(raw);
+    else if (operator === 'dm' && /^\d+(,\d+)*$/.test(raw)) operand = raw.split(',').map(Number);
+    terms.push({ operator, operand, negated });
+  }
+  return terms;
+}
+
+export function sameNarrow(a: Term[], b: Term[]): boolean {
+  return narrowToHash(a) === narrowToHash(b);
+}

@@ -1,0 +1,201 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { logout } from '../api.ts';
+import { run, startPresence, stop } from '../events.ts';
+import { model, MessageList } from '../model.ts';
+import { describeTerms, hashToNarrow, narrowToHash, parseSearch, sameNarrow, type Term } from '../narrow.ts';
+import { applyTheme, useModel } from '../util.ts';
+import { Sidebar } from './Sidebar.tsx';
+import { MessageListView } from './MessageList.tsx';
+import { Compose, type ComposeHandle } from './Compose.tsx';
+import { People } from './People.tsx';
+import { Settings } from './Settings.tsx';
+
+export function go(terms: Term[]): void {
+  const hash = narrowToHash(terms);
+  if (location.hash !== hash) location.hash = hash;
+}
+
+function termsFromLocation(): Term[] {
+  return hashToNarrow(location.hash) ?? [];
+}
+
+function openNarrow(terms: Term[]): void {
+  if (model.list && sameNarrow(model.list.terms, terms)) return;
+  const list = new MessageList(model, terms);
+  model.list = list;
+  model.changed();
+  void list.loadInitial();
+  const ch = terms.find((t) => t.operator === 'channel' && !t.negated);
+  if (ch && typeof ch.operand === 'number') void model.loadTopics(ch.operand);
+}
+
+export function narrowTitle(terms: Term[]): string {
+  if (!terms.length) return 'All messages';
+  const ch = terms.find((t) => t.operator === 'channel');
+  const topic = terms.find((t) => t.operator === 'topic');
+  if (terms.length <= 2 && ch && typeof ch.operand === 'number' && (terms.length === 1 || topic)) return `#${model.streamName(ch.operand)}${topic ? ` › ${topic.operand}` : ''}`;
+  if (terms.length === 1) {
+    const t = terms[0]!;
+    if (t.operator === 'is' && t.operand === 'dm') return 'Direct messages';
+    if (t.operator === 'is' && t.operand === 'mentioned') return 'Mentions';
+    if (t.operator === 'is' && t.operand === 'starred') return 'Starred messages';
+    if (t.operator === 'dm' && Array.isArray(t.operand)) return t.operand.map((id) => model.userName(id)).join(', ');
+  }
+  return 'Search results';
+}
+
+export function searchText(terms: Term[]): string {
+  return describeTerms(
+    terms,
+    (id) => model.streamName(id),
+    (id) => model.users.get(id)?.email,
+  );
+}
+
+export function App() {
+  useModel();
+  const [started, setStarted] = useState(false);
+  const [terms, setTerms] = useState<Term[]>(termsFromLocation());
+  const [showSettings, setShowSettings] = useState(location.hash === '#settings');
+  const [search, setSearch] = useState('');
+  const composeRef = useRef<ComposeHandle>(null);
+  const searchRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    void run(() => {
+      setStarted(true);
+      openNarrow(termsFromLocation());
+      startPresence();
+    });
+    const onHash = () => {
+      if (location.hash === '#settings') {
+        setShowSettings(true);
+        return;
+      }
+      setShowSettings(false);
+      const t = termsFromLocation();
+      setTerms(t);
+      if (model.ready) openNarrow(t);
+    };
+    addEventListener('hashchange', onHash);
+    return () => {
+      removeEventListener('hashchange', onHash);
+    };
+  }, []);
+
+  const scheme = model.settings.color_scheme;
+  useEffect(() => applyTheme(scheme ?? 1), [scheme]);
+
+  useEffect(() => {
+    setSearch(terms.length && narrowTitle(terms) === 'Search results' ? searchText(terms) : '');
+    document.title = `${narrowTitle(terms)} - Parley`;
+  }, [terms, started]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const el = e.target as HTMLElement;
+      const typing = el.closest('input, textarea, select, [contenteditable]');
+      if (e.key === 'Escape') {
+        if (showSettings) {
+          history.back();
+          return;
+        }
+        if (typing) (el as HTMLElement).blur();
+        return;
+      }
+      if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === '/') {
+        e.preventDefault();
+        searchRef.current?.focus();
+      } else if (e.key === 'c') {
+        e.preventDefault();
+        composeRef.current?.focus('stream');
+      } else if (e.key === 'x') {
+        e.preventDefault();
+        composeRef.current?.focus('dm');
+      }
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [showSettings]);
+
+  async function doLogout() {
+    stop();
+    await logout();
+    location.assign('/login/');
+  }
+
+  function submitSearch(e: Event) {
+    e.preventDefault();
+    const t = parseSearch(search);
+    go(t);
+  }
+
+  if (!started) {
+    return (
+      <div class="loading-screen" role="status">
+        <span class="brand-mark big" aria-hidden="true" />
+        <p>{model.conn === 'reconnecting' ? 'Cannot reach the server — retrying…' : 'Loading…'}</p>
+      </div>
+    );
+  }
+
+  return (
+    <div class="app">
+      <header class="topbar">
+        <a class="brand" href="#feed" aria-label="Parley home">
+          <span class="brand-mark" aria-hidden="true" />
+          <span>{model.realm.realm_name || 'Parley'}</span>
+        </a>
+        <form class="search" role="search" onSubmit={submitSearch}>
+          <svg viewBox="0 0 20 20" aria-hidden="true" class="search-icon">
+            <circle cx="8.5" cy="8.5" r="5.5" fill="none" stroke="currentColor" stroke-width="2" />
+            <path d="M13 13l4 4" stroke="currentColor" stroke-width="2" stroke-linecap="round" />
+          </svg>
+          <input
+            ref={searchRef}
+            type="search"
+            aria-label="Search"
+            placeholder="Search — channel:  topic:  sender:  is:  has:  or words"
+            value={search}
+            onInput={(e) => setSearch(e.currentTarget.value)}
+          />
+        </form>
+        <div class="topbar-right">
+          {model.conn === 'reconnecting' && (
+            <span class="conn-badge" role="status">
+              Reconnecting…
+            </span>
+          )}
+          <button class="btn ghost" type="button" onClick={() => (location.hash = '#settings')} aria-label="Settings" title="Settings">
+            <svg viewBox="0 0 24 24" aria-hidden="true" width="18" height="18">
+              <path
+                fill="currentColor"
+                d="M12 15.5A3.5 3.5 0 1 1 12 8.5a3.5 3.5 0 0 1 0 7zm7.4-2.5a7.6 7.6 0 0 0 0-2l2.1-1.6-2-3.5-2.5 1a7.5 7.5 0 0 0-1.7-1L15 3.2h-4l-.4 2.7a7.5 7.5 0 0 0-1.7 1l-2.5-1-2 3.5L6.6 11a7.6 7.6 0 0 0 0 2l-2.1 1.6 2 3.5 2.5-1c.5.4 1.1.8 1.7 1l.4 2.7h4l.4-2.7c.6-.3 1.2-.6 1.7-1l2.5 1 2-3.5z"
+              />
+            </svg>
+          </button>
+          <span class="me-name">{model.me.full_name}</span>
+          <button class="btn" type="button" onClick={doLogout}>
+            Log out
+          </button>
+        </div>
+      </header>
+      <Sidebar terms={terms} />
+      <main class="center">
+        <div class="narrow-title">
+          <h1>{narrowTitle(terms)}</h1>
+          {model.list && model.list.terms.length > 0 && (
+            <a class="clear-narrow" href="#feed">
+              Show all messages
+            </a>
+          )}
+        </div>
+        {model.list && <MessageListView list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} />}
+        <Compose handle={composeRef} terms={terms} />
+      </main>
+      <People />
+      {showSettings && <Settings onClose={() => (location.hash = narrowToHash(terms))} />}
+    </div>
+  );
+}

@@ -1,0 +1,362 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Ref } from 'preact';
+import { api, ApiError, upload } from '../api.ts';
+import { model } from '../model.ts';
+import type { Term } from '../narrow.ts';
+import { cx, prepareHtml } from '../util.ts';
+import type { QuoteTarget } from './MessageList.tsx';
+
+export interface ComposeHandle {
+  focus(mode: 'stream' | 'dm'): void;
+  insertQuote(q: QuoteTarget): void;
+}
+
+type Mode = 'stream' | 'dm';
+
+function targetFromNarrow(terms: Term[]): { mode: Mode; streamId?: number; topic?: string; dm?: number[] } {
+  const ch = terms.find((t) => t.operator === 'channel' && !t.negated);
+  const topic = terms.find((t) => t.operator === 'topic' && !t.negated);
+  const dm = terms.find((t) => t.operator === 'dm' && !t.negated);
+  if (dm && Array.isArray(dm.operand)) return { mode: 'dm', dm: dm.operand.filter((id) => id !== model.me.user_id) };
+  if (ch && typeof ch.operand === 'number') return { mode: 'stream', streamId: ch.operand, topic: topic ? String(topic.operand) : undefined };
+  if (terms.length === 1 && terms[0]!.operator === 'is' && terms[0]!.operand === 'dm') return { mode: 'dm' };
+  return { mode: 'stream' };
+}
+
+export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: Term[] }) {
+  const initial = targetFromNarrow(terms);
+  const [mode, setMode] = useState<Mode>(initial.mode);
+  const [streamId, setStreamId] = useState<number | undefined>(initial.streamId);
+  const [topic, setTopic] = useState(initial.topic ?? '');
+  const [dmIds, setDmIds] = useState<number[]>(initial.dm ?? []);
+  const [dmQuery, setDmQuery] = useState('');
+  const [content, setContent] = useState('');
+  const [preview, setPreview] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  const [uploads, setUploads] = useState(0);
+  const [dragging, setDragging] = useState(false);
+  const textRef = useRef<HTMLTextAreaElement>(null);
+  const topicRef = useRef<HTMLInputElement>(null);
+  const dmRef = useRef<HTMLInputElement>(null);
+  const fileRef = useRef<HTMLInputElement>(null);
+  const typing = useRef<{ key: string; sentAt: number; stopTimer: number | null; params: Record<string, unknown> } | null>(null);
+
+  // Follow the narrow: viewing a topic or a conversation makes it the target.
+  const narrowKey = JSON.stringify(terms);
+  useEffect(() => {
+    const t = targetFromNarrow(terms);
+    if (t.mode === 'dm' && t.dm) {
+      setMode('dm');
+      setDmIds(t.dm);
+    } else {
+      setDmIds([]);
+      if (t.streamId !== undefined) {
+        setMode('stream');
+        setStreamId(t.streamId);
+        setTopic(t.topic ?? '');
+      } else if (t.mode === 'dm') setMode('dm');
+    }
+    setPreview(null);
+  }, [narrowKey]);
+
+  const subs = [...model.subs.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const effectiveStream = streamId !== undefined && model.subs.has(streamId) ? streamId : subs[0]?.stream_id;
+
+  if (handle && typeof handle === 'object') {
+    handle.current = {
+      focus(m) {
+        setMode(m);
+        setTimeout(() => (m === 'dm' && !dmIds.length ? dmRef.current : m === 'stream' && !topic ? topicRef.current : textRef.current)?.focus(), 0);
+      },
+      insertQuote({ text, message }) {
+        if (message.type === 'stream') {
+          setMode('stream');
+          setStreamId(message.stream_id);
+          setTopic(message.subject);
+        } else {
+          setMode('dm');
+          setDmIds(Array.isArray(message.display_recipient) ? message.display_recipient.map((r) => r.id).filter((id) => id !== model.me.user_id) : []);
+        }
+        setContent((c) => (c && !c.endsWith('\n') ? c + '\n' : c) + text);
+        setTimeout(() => {
+          const el = textRef.current;
+          if (el) {
+            el.focus();
+            el.selectionStart = el.selectionEnd = el.value.length;
+          }
+        }, 0);
+      },
+    };
+  }
+
+  // ---- typing notifications (Zulip's timing: start every wait period, stop after idle)
+  function typingParams(): Record<string, unknown> | null {
+    if (mode === 'stream') {
+      if (effectiveStream === undefined || !topic.trim()) return null;
+      return { type: 'stream', stream_id: effectiveStream, topic: topic.trim() };
+    }
+    if (!dmIds.length) return null;
+    return { type: 'direct', to: dmIds };
+  }
+
+  function stopTyping(): void {
+    const t = typing.current;
+    if (!t) return;
+    if (t.stopTimer !== null) clearTimeout(t.stopTimer);
+    typing.current = null;
+    void api('POST', '/typing', { ...t.params, op: 'stop' }).catch(() => {});
+  }
+
+  function noteTyping(): void {
+    const params = typingParams();
+    if (!params) return;
+    const key = JSON.stringify(params);
+    const waitStart = model.realm.server_typing_started_wait_period_milliseconds ?? 10000;
+    const waitStop = model.realm.server_typing_stopped_wait_period_milliseconds ?? 5000;
+    const now = Date.now();
+    if (typing.current && typing.current.key !== key) stopTyping();
+    if (!typing.current || now - typing.current.sentAt > waitStart) {
+      const prev = typing.current;
+      typing.current = { key, sentAt: now, stopTimer: prev?.stopTimer ?? null, params };
+      void api('POST', '/typing', { ...params, op: 'start' }).catch(() => {});
+    }
+    if (typing.current.stopTimer !== null) clearTimeout(typing.current.stopTimer);
+    typing.current.stopTimer = window.setTimeout(stopTyping, waitStop);
+  }
+
+  useEffect(() => () => stopTyping(), []);
+
+  // ---- sending
+  async function send(): Promise<void> {
+    if (sending || uploads) return;
+    const text = content.trim();
+    if (!text) {
+      setError('Write a message first.');
+      return;
+    }
+    let params: Record<string, unknown>;
+    if (mode === 'stream') {
+      if (effectiveStream === undefined) {
+        setError('Choose a channel.');
+        return;
+      }
+      params = { type: 'stream', to: effectiveStream, topic: topic.trim(), content };
+    } else {
+      if (!dmIds.length) {
+        setError('Choose at least one person to message.');
+        return;
+      }
+      params = { type: 'direct', to: dmIds, content };
+    }
+    setSending(true);
+    setError(null);
+    try {
+      await api('POST', '/messages', params);
+      stopTyping();
+      setContent('');
+      setPreview(null);
+      textRef.current?.focus();
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'Not sent: the server could not be reached. Your message is still here.');
+    } finally {
+      setSending(false);
+    }
+  }
+
+  async function togglePreview(): Promise<void> {
+    if (preview !== null) {
+      setPreview(null);
+      return;
+    }
+    try {
+      const r = await api('POST', '/messages/render', { content: content || ' ' });
+      setPreview(r.rendered as string);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'Preview failed.');
+    }
+  }
+
+  // ---- uploads, by picker or drop, inserted as Zulip does: [name](/user_uploads/…)
+  async function uploadFiles(files: FileList | File[]): Promise<void> {
+    for (const file of Array.from(files)) {
+      const placeholder = `[Uploading ${file.name}…]()`;
+      setContent((c) => (c && !/\s$/.test(c) ? c + ' ' : c) + placeholder);
+      setUploads((n) => n + 1);
+      try {
+        const r = await upload(file);
+        const url = (r.url ?? r.uri) as string;
+        const name = (r.filename as string | undefined) ?? file.name;
+        setContent((c) => c.replace(placeholder, `[${name}](${url})`));
+      } catch (err) {
+        setContent((c) => c.replace(placeholder, ''));
+        setError(err instanceof ApiError ? err.message : `Upload of ${file.name} failed.`);
+      } finally {
+        setUploads((n) => n - 1);
+      }
+    }
+  }
+
+  // ---- who is typing here
+  let typingKey = '';
+  if (mode === 'stream' && effectiveStream !== undefined && topic.trim()) typingKey = `stream:${effectiveStream}:${topic.trim().toLowerCase()}`;
+  else if (mode === 'dm' && dmIds.length) typingKey = `dm:${model.dmKey(dmIds)}`;
+  const typers = typingKey ? model.typingIn(typingKey) : [];
+
+  const people = [...model.users.values()].filter((u) => u.is_active && !dmIds.includes(u.user_id) && u.user_id !== model.me.user_id);
+  const q = dmQuery.trim().toLowerCase();
+  const suggestions = q ? people.filter((u) => u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q)).slice(0, 6) : [];
+
+  function addDm(id: number): void {
+    setDmIds((ids) => (ids.includes(id) ? ids : [...ids, id]));
+    setDmQuery('');
+    dmRef.current?.focus();
+  }
+
+  return (
+    <section
+      class={cx('compose', dragging && 'dragging')}
+      aria-label="Compose"
+      onDragOver={(e) => {
+        if (e.dataTransfer?.types.includes('Files')) {
+          e.preventDefault();
+          setDragging(true);
+        }
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(e) => {
+        setDragging(false);
+        if (e.dataTransfer?.files.length) {
+          e.preventDefault();
+          void uploadFiles(e.dataTransfer.files);
+        }
+      }}
+    >
+      <div class="typing-line" aria-live="polite">
+        {typers.length > 0 && `${typers.map((id) => model.userName(id)).join(', ')} ${typers.length > 1 ? 'are' : 'is'} typing…`}
+      </div>
+      <div class="compose-box">
+        <div class="compose-target">
+          <div class="mode-switch" role="group" aria-label="Send to">
+            <button type="button" class={cx('seg', mode === 'stream' && 'on')} aria-pressed={mode === 'stream'} onClick={() => setMode('stream')}>
+              Channel
+            </button>
+            <button type="button" class={cx('seg', mode === 'dm' && 'on')} aria-pressed={mode === 'dm'} onClick={() => setMode('dm')}>
+              Direct message
+            </button>
+          </div>
+          {mode === 'stream' ? (
+            <>
+              <select aria-label="Channel" value={effectiveStream ?? ''} onChange={(e) => setStreamId(Number(e.currentTarget.value))}>
+                {subs.map((s) => (
+                  <option key={s.stream_id} value={s.stream_id}>
+                    #{s.name}
+                  </option>
+                ))}
+              </select>
+              <span class="target-sep" aria-hidden="true">
+                ›
+              </span>
+              <input ref={topicRef} class="topic-input" type="text" aria-label="Topic" placeholder="Topic" value={topic} maxLength={model.realm.max_topic_length ?? 60} onInput={(e) => setTopic(e.currentTarget.value)} list="topic-suggestions" />
+              <datalist id="topic-suggestions">
+                {(effectiveStream !== undefined ? (model.topics.get(effectiveStream) ?? []) : []).slice(0, 20).map((t) => (
+                  <option key={t.name} value={t.name} />
+                ))}
+              </datalist>
+            </>
+          ) : (
+            <div class="dm-recipients">
+              {dmIds.map((id) => (
+                <span class="chip" key={id}>
+                  {model.userName(id)}
+                  <button type="button" aria-label={`Remove ${model.userName(id)}`} onClick={() => setDmIds(dmIds.filter((x) => x !== id))}>
+                    ×
+                  </button>
+                </span>
+              ))}
+              <div class="dm-input-wrap">
+                <input
+                  ref={dmRef}
+                  type="text"
+                  aria-label="Recipients"
+                  placeholder={dmIds.length ? 'Add another person' : 'Name or email'}
+                  value={dmQuery}
+                  onInput={(e) => setDmQuery(e.currentTarget.value)}
+                  onKeyDown={(e) => {
+                    if (e.key === 'Enter' && suggestions[0]) {
+                      e.preventDefault();
+                      addDm(suggestions[0].user_id);
+                    } else if (e.key === 'Backspace' && !dmQuery && dmIds.length) setDmIds(dmIds.slice(0, -1));
+                  }}
+                />
+                {suggestions.length > 0 && (
+                  <ul class="suggestions" role="listbox" aria-label="People">
+                    {suggestions.map((u, i) => (
+                      <li key={u.user_id} role="option" aria-selected={i === 0} onMouseDown={(e) => e.preventDefault()} onClick={() => addDm(u.user_id)}>
+                        {u.full_name} <span class="muted-text">{u.email}</span>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </div>
+            </div>
+          )}
+        </div>
+        {preview !== null ? (
+          <div class="preview message-content rendered" aria-label="Preview" dangerouslySetInnerHTML={{ __html: prepareHtml(preview) }} />
+        ) : (
+          <textarea
+            ref={textRef}
+            aria-label="Message"
+            placeholder={mode === 'stream' ? `Message #${model.streamName(effectiveStream)}${topic ? ` › ${topic}` : ''}` : 'Direct message'}
+            value={content}
+            rows={Math.min(10, Math.max(2, content.split('\n').length))}
+            onInput={(e) => {
+              setContent(e.currentTarget.value);
+              setError(null);
+              if (e.currentTarget.value) noteTyping();
+              else stopTyping();
+            }}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+                e.preventDefault();
+                void send();
+              }
+            }}
+            onPaste={(e) => {
+              const files = e.clipboardData?.files;
+              if (files && files.length) {
+                e.preventDefault();
+                void uploadFiles(files);
+              }
+            }}
+          />
+        )}
+        {error && (
+          <p class="form-error" role="alert">
+            {error}
+          </p>
+        )}
+        <div class="compose-actions">
+          <input ref={fileRef} type="file" multiple hidden aria-label="Attach files" onChange={(e) => {
+            const files = e.currentTarget.files;
+            if (files?.length) void uploadFiles(Array.from(files));
+            e.currentTarget.value = '';
+          }} />
+          <button type="button" class="icon-btn" aria-label="Upload files" title="Upload files (or drop them here)" onClick={() => fileRef.current?.click()}>
+            <svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true">
+              <path d="M13.5 6.5l-5.8 5.8a1.5 1.5 0 0 0 2.1 2.1l6-6a3 3 0 0 0-4.2-4.2l-6 6a4.5 4.5 0 0 0 6.4 6.4l5-5" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" />
+            </svg>
+          </button>
+          <button type="button" class={cx('btn ghost small', preview !== null && 'on')} aria-pressed={preview !== null} onClick={() => void togglePreview()}>
+            {preview !== null ? 'Edit' : 'Preview'}
+          </button>
+          <span class="hint">{uploads ? 'Uploading…' : 'Enter to send · Shift+Enter for a new line'}</span>
+          <button type="button" class="btn primary" onClick={() => void send()} disabled={sending || uploads > 0}>
+            Send
+          </button>
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,48 @@
+import { useState } from 'preact/hooks';
+import { login, ApiError } from '../api.ts';
+
+export function Login() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await login(email.trim(), password);
+      location.assign('/');
+    } catch (err) {
+      let msg = err instanceof ApiError ? err.message : 'Cannot reach the server. Check your connection and try again.';
+      if (err instanceof ApiError && err.code === 'RATE_LIMIT_HIT' && err.retryAfter) msg = `${msg} Try again in ${Math.ceil(err.retryAfter)} seconds.`;
+      setError(msg);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main class="login-page">
+      <form class="login-card" onSubmit={submit} aria-labelledby="login-title">
+        <div class="brand">
+          <span class="brand-mark" aria-hidden="true" />
+          <span>Parley</span>
+        </div>
+        <h1 id="login-title">Log in to your organization</h1>
+        <label for="login-email">Email</label>
+        <input id="login-email" name="username" type="email" autocomplete="username" required autofocus value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <label for="login-password">Password</label>
+        <input id="login-password" name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        {error && (
+          <p class="form-error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" class="btn primary wide" disabled={busy}>
+          {busy ? 'Logging in…' : 'Log in'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,530 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError } from '../api.ts';
+import { model, type Message, type MessageList } from '../model.ts';
+import { narrowToHash, type Term } from '../narrow.ts';
+import { LOCK } from './Sidebar.tsx';
+import { avatarColor, cx, emojiChar, formatDay, formatTime, fullTime, initials, POPULAR_EMOJI, prepareHtml } from '../util.ts';
+
+/** Most message rows in the page at once; the rest stay in memory or on the server. */
+const MAX_ROWS = 150;
+const STEP = 50;
+const EDGE_PX = 400;
+
+export interface QuoteTarget {
+  text: string;
+  message: Message;
+}
+
+interface Props {
+  list: MessageList;
+  onQuote(q: QuoteTarget): void;
+}
+
+function recipientKey(m: Message): string {
+  return m.type === 'stream' ? `s:${m.stream_id}:${m.subject.toLowerCase()}` : `d:${model.dmKeyOf(m)}`;
+}
+
+function conversationTerms(m: Message): Term[] {
+  if (m.type === 'stream') return [{ operator: 'channel', operand: m.stream_id! }, { operator: 'topic', operand: m.subject }];
+  const ids = Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).filter((id) => id !== model.me.user_id) : [];
+  return [{ operator: 'dm', operand: ids.length ? ids : [model.me.user_id] }];
+}
+
+function canEdit(m: Message): boolean {
+  if (m.sender_id !== model.me.user_id) return false;
+  if (model.realm.realm_allow_message_editing === false) return false;
+  const limit = model.realm.realm_message_content_edit_limit_seconds;
+  if (limit === null || limit === undefined || limit === 0) return true;
+  return Date.now() / 1000 + model.serverTimeOffset - m.timestamp < limit + 10;
+}
+
+function canDelete(m: Message): boolean {
+  if (model.me.role !== undefined && model.me.role <= 200) return true; // owners and administrators
+  if (m.sender_id !== model.me.user_id) return false;
+  const limit = model.realm.realm_message_content_delete_limit_seconds;
+  if (limit === null || limit === undefined) return true;
+  return Date.now() / 1000 + model.serverTimeOffset - m.timestamp < limit + 10;
+}
+
+export function MessageListView({ list, onQuote }: Props) {
+  const scroller = useRef<HTMLDivElement>(null);
+  // The window of rendered rows, by message id; endId null = follow the newest.
+  const [startId, setStartId] = useState<number>(0);
+  const [endId, setEndId] = useState<number | null>(null);
+  const anchor = useRef<{ id: number; top: number } | null>(null);
+  const atBottom = useRef(true);
+  const initialScrollDone = useRef(false);
+  const [editing, setEditing] = useState<{ id: number; text: string; error?: string; saving?: boolean } | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState<number | null>(null);
+  const [picker, setPicker] = useState<number | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+
+  const msgs = list.messages;
+  let s = msgs.findIndex((m) => m.id >= startId);
+  if (s < 0) s = msgs.length;
+  let e = msgs.length;
+  if (endId !== null) {
+    const i = msgs.findIndex((m) => m.id > endId);
+    e = i < 0 ? msgs.length : i;
+  }
+  if (endId === null && e - s > MAX_ROWS) s = e - MAX_ROWS;
+  const rows = msgs.slice(s, e);
+
+  function captureAnchor(): void {
+    const sc = scroller.current;
+    if (!sc) return;
+    const top = sc.getBoundingClientRect().top;
+    for (const el of sc.querySelectorAll<HTMLElement>('.message-row')) {
+      const r = el.getBoundingClientRect();
+      if (r.bottom > top) {
+        anchor.current = { id: Number(el.dataset.id), top: r.top - top };
+        return;
+      }
+    }
+  }
+
+  useLayoutEffect(() => {
+    const sc = scroller.current;
+    if (!sc) return;
+    if (!initialScrollDone.current && msgs.length) {
+      initialScrollDone.current = true;
+      sc.scrollTop = sc.scrollHeight;
+      atBottom.current = true;
+    } else if (anchor.current) {
+      const el = sc.querySelector<HTMLElement>(`.message-row[data-id="${anchor.current.id}"]`);
+      if (el) {
+        const now = el.getBoundingClientRect().top - sc.getBoundingClientRect().top;
+        sc.scrollTop += now - anchor.current.top;
+      }
+      anchor.current = null;
+    } else if (atBottom.current && endId === null) {
+      sc.scrollTop = sc.scrollHeight;
+    }
+    scheduleReadCheck();
+    // After a render, a short list may not fill the pane: fetch more.
+    if (sc.scrollHeight <= sc.clientHeight + 10 && !list.foundOldest && !list.loadingOlder && msgs.length) void extendUp();
+  });
+
+  async function extendUp(): Promise<void> {
+    if (s > 0) {
+      captureAnchor();
+      const ns = Math.max(0, s - STEP);
+      const ne = Math.min(e, ns + MAX_ROWS);
+      setStartId(msgs[ns]!.id);
+      setEndId(ne >= msgs.length ? null : msgs[ne - 1]!.id);
+      return;
+    }
+    if (list.foundOldest || list.loadingOlder) return;
+    const added = await list.loadOlder();
+    if (!added) return;
+    const cur = list.messages;
+    const idx = cur.findIndex((m) => m.id >= (rows[0]?.id ?? 0));
+    const ns = Math.max(0, idx - STEP);
+    captureAnchor();
+    setStartId(cur[ns]!.id);
+    const curEnd = endId === null ? cur.length : cur.findIndex((m) => m.id > endId);
+    const ne = Math.min(curEnd < 0 ? cur.length : curEnd, ns + MAX_ROWS);
+    setEndId(ne >= cur.length ? null : cur[ne - 1]!.id);
+  }
+
+  function extendDown(): void {
+    if (e >= msgs.length) return;
+    captureAnchor();
+    const ne = Math.min(msgs.length, e + STEP);
+    const ns = Math.max(s, ne - MAX_ROWS);
+    setStartId(msgs[ns]!.id);
+    setEndId(ne >= msgs.length ? null : msgs[ne - 1]!.id);
+  }
+
+  function onScroll(): void {
+    const sc = scroller.current!;
+    atBottom.current = sc.scrollHeight - sc.scrollTop - sc.clientHeight < 40;
+    if (sc.scrollTop < EDGE_PX) void extendUp();
+    else if (sc.scrollHeight - sc.scrollTop - sc.clientHeight < EDGE_PX) extendDown();
+    scheduleReadCheck();
+  }
+
+  // ---- marking messages read as they are seen
+  const readTimer = useRef<number | null>(null);
+  function scheduleReadCheck(): void {
+    if (readTimer.current !== null) return;
+    readTimer.current = window.setTimeout(() => {
+      readTimer.current = null;
+      const sc = scroller.current;
+      if (!sc || document.visibilityState !== 'visible') return;
+      const box = sc.getBoundingClientRect();
+      const seen: number[] = [];
+      for (const el of sc.querySelectorAll<HTMLElement>('.message-row.unread')) {
+        const r = el.getBoundingClientRect();
+        const visible = Math.min(r.bottom, box.bottom) - Math.max(r.top, box.top);
+        if (visible > Math.min(r.height, box.height) * 0.5) seen.push(Number(el.dataset.id));
+      }
+      if (seen.length) void model.markRead(seen);
+    }, 250);
+  }
+  useEffect(() => {
+    const f = () => scheduleReadCheck();
+    document.addEventListener('visibilitychange', f);
+    addEventListener('focus', f);
+    return () => {
+      document.removeEventListener('visibilitychange', f);
+      removeEventListener('focus', f);
+      if (readTimer.current !== null) clearTimeout(readTimer.current);
+    };
+  }, []);
+
+  // ---- actions
+  async function run(fn: () => Promise<unknown>): Promise<boolean> {
+    setActionError(null);
+    try {
+      await fn();
+      return true;
+    } catch (err) {
+      setActionError(err instanceof ApiError ? err.message : 'The server could not be reached.');
+      return false;
+    }
+  }
+
+  async function toggleReaction(m: Message, name: string, code: string, type: string): Promise<void> {
+    const mine = m.reactions.some((r) => r.user_id === model.me.user_id && r.emoji_code === code && r.reaction_type === type);
+    const params = { emoji_name: name, emoji_code: code, reaction_type: type };
+    await run(() => api(mine ? 'DELETE' : 'POST', `/messages/${m.id}/reactions`, params));
+  }
+
+  async function addReactionByName(m: Message, name: string): Promise<void> {
+    setPicker(null);
+    const known = POPULAR_EMOJI.find(([n]) => n === name);
+    if (known) return toggleReaction(m, known[0], known[1], 'unicode_emoji');
+    await run(() => api('POST', `/messages/${m.id}/reactions`, { emoji_name: name }));
+  }
+
+  async function rawContent(id: number): Promise<string> {
+    const r = await api('GET', `/messages/${id}`, { apply_markdown: false });
+    return r.raw_content ?? r.message?.content ?? '';
+  }
+
+  async function startEdit(m: Message): Promise<void> {
+    await run(async () => setEditing({ id: m.id, text: await rawContent(m.id) }));
+  }
+
+  async function saveEdit(): Promise<void> {
+    if (!editing) return;
+    setEditing({ ...editing, saving: true, error: undefined });
+    try {
+      await api('PATCH', `/messages/${editing.id}`, { content: editing.text });
+      setEditing(null);
+    } catch (err) {
+      setEditing({ ...editing, saving: false, error: err instanceof ApiError ? err.message : 'The server could not be reached.' });
+    }
+  }
+
+  async function quote(m: Message): Promise<void> {
+    await run(async () => {
+      const raw = await rawContent(m.id);
+      const link = `${location.origin}/#narrow/${m.type === 'stream' ? `channel/${m.stream_id}/topic/${encodeURIComponent(m.subject)}` : `dm/${encodeURIComponent(conversationTerms(m)[0]!.operand.toString())}`}/near/${m.id}`;
+      const fence = raw.includes('```') ? '````' : '```';
+      onQuote({ text: `@_**${m.sender_full_name}|${m.sender_id}** [said](${link}):\n${fence}quote\n${raw}\n${fence}\n`, message: m });
+    });
+  }
+
+  function onContentClick(ev: MouseEvent): void {
+    const t = ev.target as HTMLElement;
+    const header = t.closest('.spoiler-header');
+    if (header) {
+      header.parentElement?.classList.toggle('spoiler-open');
+      const content = header.parentElement?.querySelector('.spoiler-content');
+      content?.setAttribute('aria-hidden', header.parentElement?.classList.contains('spoiler-open') ? 'false' : 'true');
+      return;
+    }
+    const a = t.closest('a');
+    if (a && a.closest('.message-content')) {
+      const href = a.getAttribute('href') ?? '';
+      if (href.startsWith('#')) return;
+      ev.preventDefault();
+      window.open(a.href, '_blank', 'noopener,noreferrer');
+    }
+  }
+
+  const me = model.me.user_id;
+  const out: preact.JSX.Element[] = [];
+  let prevKey = '';
+  let prevDay = '';
+  let prev: Message | undefined;
+  if (s > 0 || !list.foundOldest) {
+    out.push(
+      <div class="list-edge" key="top">
+        {list.loadingOlder ? 'Loading older messages…' : s > 0 || !list.foundOldest ? '' : ''}
+      </div>,
+    );
+  } else if (rows.length) {
+    out.push(
+      <div class="list-edge start" key="top">
+        This is the beginning of the conversation.
+      </div>,
+    );
+  }
+  for (const m of rows) {
+    const key = recipientKey(m);
+    const day = formatDay(m.timestamp);
+    const newBar = key !== prevKey || day !== prevDay;
+    if (newBar) {
+      const sub = m.stream_id !== undefined ? model.subs.get(m.stream_id) : undefined;
+      const terms = conversationTerms(m);
+      out.push(
+        <div class={cx('recipient-bar', m.type === 'private' && 'dm')} key={`bar-${m.id}`} style={m.type === 'stream' ? { '--stream-color': sub?.color ?? '#999' } : undefined}>
+          {m.type === 'stream' ? (
+            <>
+              <a class="bar-channel" href={narrowToHash([terms[0]!])}>
+                {sub?.invite_only ? LOCK : '# '}
+                {model.streamName(m.stream_id)}
+              </a>
+              <span class="bar-sep" aria-hidden="true">
+                ›
+              </span>
+              <a class="bar-topic" href={narrowToHash(terms)}>
+                {m.subject || '(no topic)'}
+              </a>
+            </>
+          ) : (
+            <a class="bar-dm" href={narrowToHash(terms)}>
+              {(() => {
+                const ids = (terms[0]!.operand as number[]).filter((id) => id !== me);
+                return ids.length ? `You and ${ids.map((id) => model.userName(id)).join(', ')}` : 'You (notes to self)';
+              })()}
+            </a>
+          )}
+          <span class="bar-date">{day}</span>
+        </div>,
+      );
+    }
+    const continued = !newBar && prev && prev.sender_id === m.sender_id && m.timestamp - prev.timestamp < 600;
+    const unread = !m.flags.includes('read');
+    const starred = m.flags.includes('starred');
+    const mentioned = m.flags.some((f) => /mentioned/.test(f));
+    const groups = new Map<string, { name: string; code: string; type: string; users: number[] }>();
+    for (const r of m.reactions) {
+      const k = `${r.reaction_type}:${r.emoji_code}`;
+      const g = groups.get(k) ?? { name: r.emoji_name, code: r.emoji_code, type: r.reaction_type, users: [] };
+      g.users.push(r.user_id);
+      groups.set(k, g);
+    }
+    const isEditing = editing?.id === m.id;
+    out.push(
+      <article
+        key={m.id}
+        data-id={m.id}
+        class={cx('message-row', continued && 'continued', unread && 'unread', mentioned && 'mentioned', m.sender_id === me && 'own')}
+        aria-label={`${m.sender_full_name}, ${formatTime(m.timestamp)}`}
+      >
+        <div class="gutter">
+          {!continued ? (
+            <span class="avatar" style={{ background: avatarColor(m.sender_id) }} aria-hidden="true">
+              {initials(m.sender_full_name)}
+            </span>
+          ) : (
+            <time class="hover-time" dateTime={new Date(m.timestamp * 1000).toISOString()} title={fullTime(m.timestamp)}>
+              {formatTime(m.timestamp)}
+            </time>
+          )}
+        </div>
+        <div class="body">
+          {!continued && (
+            <div class="msg-head">
+              <span class="sender">{m.sender_full_name}</span>
+              <time dateTime={new Date(m.timestamp * 1000).toISOString()} title={fullTime(m.timestamp)}>
+                {formatTime(m.timestamp)}
+              </time>
+            </div>
+          )}
+          {isEditing ? (
+            <div class="edit-box">
+              <textarea
+                aria-label="Edit content"
+                value={editing.text}
+                ref={autoFocusOnce}
+                onInput={(ev) => setEditing({ ...editing, text: ev.currentTarget.value })}
+                onKeyDown={(ev) => {
+                  if (ev.key === 'Enter' && !ev.shiftKey) {
+                    ev.preventDefault();
+                    void saveEdit();
+                  } else if (ev.key === 'Escape') {
+                    ev.stopPropagation();
+                    setEditing(null);
+                  }
+                }}
+              />
+              {editing.error && (
+                <p class="form-error" role="alert">
+                  {editing.error}
+                </p>
+              )}
+              <div class="edit-actions">
+                <button class="btn primary small" type="button" onClick={() => void saveEdit()} disabled={editing.saving}>
+                  Save
+                </button>
+                <button class="btn small" type="button" onClick={() => setEditing(null)}>
+                  Cancel
+                </button>
+              </div>
+            </div>
+          ) : (
+            <div class="message-content rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.content) }} />
+          )}
+          {m.last_edit_timestamp && !isEditing && <span class="edited" title={`Edited ${fullTime(m.last_edit_timestamp)}`}>(edited)</span>}
+          {groups.size > 0 && (
+            <div class="reactions">
+              {[...groups.values()].map((g) => {
+                const mine = g.users.includes(me);
+                const who = g.users.map((id) => (id === me ? 'You' : model.userName(id))).join(', ');
+                return (
+                  <button
+                    type="button"
+                    key={`${g.type}:${g.code}`}
+                    class={cx('reaction', mine && 'mine')}
+                    aria-pressed={mine}
+                    aria-label={`${g.name} reaction, ${g.users.length}`}
+                    title={`${who} reacted with :${g.name}:`}
+                    onClick={() => void toggleReaction(m, g.name, g.code, g.type)}
+                  >
+                    <ReactionEmoji code={g.code} type={g.type} name={g.name} />
+                    <span class="reaction-count">{g.users.length}</span>
+                  </button>
+                );
+              })}
+            </div>
+          )}
+          {confirmDelete === m.id && (
+            <div class="confirm" role="alertdialog" aria-label="Delete message?">
+              <span>Delete this message for everyone?</span>
+              <button
+                class="btn danger small"
+                type="button"
+                onClick={async () => {
+                  setConfirmDelete(null);
+                  await run(() => api('DELETE', `/messages/${m.id}`));
+                }}
+              >
+                Delete
+              </button>
+              <button class="btn small" type="button" onClick={() => setConfirmDelete(null)}>
+                Cancel
+              </button>
+            </div>
+          )}
+        </div>
+        <div class={cx('msg-actions', picker === m.id && 'open')} role="toolbar" aria-label="Actions">
+          <button type="button" class="icon-btn" aria-label="Add reaction" title="Add reaction" aria-expanded={picker === m.id} onClick={() => setPicker(picker === m.id ? null : m.id)}>
+            ☺︎+
+          </button>
+          <button type="button" class="icon-btn" aria-label="Quote and reply" title="Quote and reply" onClick={() => void quote(m)}>
+            ❝
+          </button>
+          {canEdit(m) && (
+            <button type="button" class="icon-btn" aria-label="Edit" title="Edit" onClick={() => void startEdit(m)}>
+              ✎
+            </button>
+          )}
+          {canDelete(m) && (
+            <button type="button" class="icon-btn" aria-label="Delete" title="Delete" onClick={() => setConfirmDelete(m.id)}>
+              🗑︎
+            </button>
+          )}
+          <button
+            type="button"
+            class={cx('icon-btn', starred && 'starred')}
+            aria-label={starred ? 'Unstar' : 'Star'}
+            aria-pressed={starred}
+            title={starred ? 'Unstar' : 'Star'}
+            onClick={() => void run(() => api('POST', '/messages/flags', { messages: [m.id], op: starred ? 'remove' : 'add', flag: 'starred' }))}
+          >
+            {starred ? '★' : '☆'}
+          </button>
+          {picker === m.id && <EmojiPicker onPick={(name) => void addReactionByName(m, name)} onClose={() => setPicker(null)} />}
+        </div>
+      </article>,
+    );
+    prevKey = key;
+    prevDay = day;
+    prev = m;
+  }
+
+  const empty = !list.loading && !msgs.length;
+  return (
+    <div class="message-pane">
+      {actionError && (
+        <div class="toast" role="alert">
+          {actionError}
+          <button type="button" class="icon-btn" aria-label="Dismiss" onClick={() => setActionError(null)}>
+            ×
+          </button>
+        </div>
+      )}
+      <div class="message-scroller" ref={scroller} onScroll={onScroll} onLoadCapture={() => atBottom.current && endId === null && scroller.current && (scroller.current.scrollTop = scroller.current.scrollHeight)} role="log" aria-label="History" aria-busy={list.loading}>
+        {list.loading && !msgs.length && <div class="list-edge">Loading messages…</div>}
+        {list.error && (
+          <div class="form-error" role="alert">
+            {list.error}
+          </div>
+        )}
+        {empty && !list.error && <div class="empty-state">No messages here yet.</div>}
+        {out}
+      </div>
+    </div>
+  );
+}
+
+function autoFocusOnce(el: HTMLElement | null): void {
+  if (el && !el.dataset.focused) {
+    el.dataset.focused = '1';
+    el.focus();
+  }
+}
+
+function ReactionEmoji({ code, type, name }: { code: string; type: string; name: string }) {
+  if (type === 'realm_emoji') {
+    const e = model.realmEmoji.get(code);
+    if (e) return <img class="emoji-img" src={e.source_url} alt={`:${name}:`} />;
+  }
+  if (type === 'unicode_emoji') return <span class="emoji-char">{emojiChar(code)}</span>;
+  return <span class="emoji-char">:{name}:</span>;
+}
+
+function EmojiPicker({ onPick, onClose }: { onPick(name: string): void; onClose(): void }) {
+  const [filter, setFilter] = useState('');
+  const shown = POPULAR_EMOJI.filter(([n]) => n.includes(filter.toLowerCase().replace(/:/g, '')));
+  return (
+    <div
+      class="emoji-picker"
+      role="dialog"
+      aria-label="Choose an emoji"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          onClose();
+        }
+      }}
+    >
+      <input
+        type="text"
+        aria-label="Emoji name"
+        placeholder="Emoji name, e.g. octopus"
+        value={filter}
+        ref={autoFocusOnce}
+        onInput={(e) => setFilter(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && filter.trim()) {
+            e.preventDefault();
+            onPick(shown[0]?.[0] ?? filter.trim().replace(/:/g, ''));
+          }
+        }}
+      />
+      <div class="emoji-grid">
+        {shown.map(([name, code]) => (
+          <button type="button" key={name} class="emoji-choice" title={`:${name}:`} aria-label={name} onClick={() => onPick(name)}>
+            {emojiChar(code)}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,136 @@
+import { model } from '../model.ts';
+import { narrowToHash, sameNarrow, type Term } from '../narrow.ts';
+import { cx } from '../util.ts';
+
+function Count({ n, muted }: { n: number; muted?: boolean }) {
+  if (!n) return null;
+  return (
+    <span class={cx('count', muted && 'muted')} aria-label={`${n} unread`}>
+      {n}
+    </span>
+  );
+}
+
+function Item(props: { terms: Term[]; current: Term[]; label: string; icon?: preact.ComponentChildren; count?: number; muted?: boolean; cls?: string; color?: string; title?: string }) {
+  const active = sameNarrow(props.terms, props.current);
+  return (
+    <li>
+      <a
+        href={narrowToHash(props.terms)}
+        class={cx('side-item', active && 'active', props.muted && 'is-muted', props.cls)}
+        aria-current={active ? 'page' : undefined}
+        title={props.title}
+      >
+        {props.icon}
+        <span class="label">{props.label}</span>
+        <Count n={props.count ?? 0} muted={props.muted} />
+      </a>
+    </li>
+  );
+}
+
+export const LOCK = (
+  <svg viewBox="0 0 20 20" class="lock" aria-hidden="true">
+    <rect x="4.5" y="9" width="11" height="8" rx="1.5" fill="currentColor" />
+    <path d="M7 9V6.5a3 3 0 0 1 6 0V9" stroke="currentColor" stroke-width="1.8" fill="none" />
+  </svg>
+);
+
+const ICONS = {
+  all: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M3 5h14M3 10h14M3 15h9" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" fill="none" /></svg>,
+  dm: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M3 4h14v9H8l-4 3v-3H3z" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linejoin="round" /></svg>,
+  at: <svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="3" stroke="currentColor" stroke-width="1.6" fill="none" /><path d="M13 10v1.5a2 2 0 0 0 4 0V10a7 7 0 1 0-3 5.7" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linecap="round" /></svg>,
+  star: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 2.8l2.2 4.6 5 .7-3.6 3.5.9 5L10 14.2l-4.5 2.4.9-5L2.8 8.1l5-.7z" stroke="currentColor" stroke-width="1.5" fill="none" stroke-linejoin="round" /></svg>,
+};
+
+export function Sidebar({ terms }: { terms: Term[] }) {
+  const byStream = model.unreadByStream();
+  const dmUnread = model.unreadByDm();
+  const subs = [...model.subs.values()].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
+  const pinned = subs.filter((s) => s.pin_to_top);
+  const others = subs.filter((s) => !s.pin_to_top);
+  const chTerm = terms.find((t) => t.operator === 'channel' && !t.negated);
+  const selectedStream = chTerm && typeof chTerm.operand === 'number' ? chTerm.operand : undefined;
+  const mentions = model.unreadCount((u) => u.mentioned);
+  const dms = [...model.recentDms.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12);
+
+  const renderSub = (s: (typeof subs)[number]) => {
+    const chTerms: Term[] = [{ operator: 'channel', operand: s.stream_id }];
+    const open = selectedStream === s.stream_id;
+    const topics = open ? (model.topics.get(s.stream_id) ?? []) : [];
+    const topicUnread = open ? model.unreadByTopic(s.stream_id) : new Map<string, number>();
+    return (
+      <li key={s.stream_id} class={cx('channel', open && 'open')}>
+        <a
+          href={narrowToHash(chTerms)}
+          class={cx('side-item', sameNarrow(chTerms, terms) && 'active', s.is_muted && 'is-muted')}
+          aria-current={sameNarrow(chTerms, terms) ? 'page' : undefined}
+          title={s.description || s.name}
+        >
+          <span class="chan-icon" style={{ color: s.color }} aria-hidden="true">
+            {s.invite_only ? LOCK : '#'}
+          </span>
+          <span class="label">{s.name}</span>
+          {s.is_muted && <span class="visually-hidden">(muted)</span>}
+          <Count n={byStream.get(s.stream_id) ?? 0} muted={s.is_muted} />
+        </a>
+        {open && topics.length > 0 && (
+          <ul class="topics" aria-label={`In ${s.name}`}>
+            {topics.slice(0, 30).map((t) => {
+              const tt: Term[] = [...chTerms, { operator: 'topic', operand: t.name }];
+              const muted = model.isTopicMuted(s.stream_id, t.name);
+              return <Item key={t.name} terms={tt} current={terms} label={t.name || '(no topic)'} count={topicUnread.get(t.name.toLowerCase()) ?? 0} muted={muted} cls="topic" />;
+            })}
+          </ul>
+        )}
+      </li>
+    );
+  };
+
+  return (
+    <aside class="left-sidebar" aria-label="Views and channels">
+      <nav aria-label="Views">
+        <ul class="side-list">
+          <Item terms={[]} current={terms} label="All messages" icon={ICONS.all} count={model.unread.size} />
+          <Item terms={[{ operator: 'is', operand: 'dm' }]} current={terms} label="Direct messages" icon={ICONS.dm} count={model.unreadCount((u) => u.kind === 'dm')} />
+          <Item terms={[{ operator: 'is', operand: 'mentioned' }]} current={terms} label="Mentions" icon={ICONS.at} count={mentions} />
+          <Item terms={[{ operator: 'is', operand: 'starred' }]} current={terms} label="Starred" icon={ICONS.star} />
+        </ul>
+      </nav>
+      <nav aria-label="Channels" class="channels">
+        <h2 class="side-heading">Channels</h2>
+        {pinned.length > 0 && (
+          <ul class="side-list pinned" aria-label="Pinned channels">
+            {pinned.map(renderSub)}
+          </ul>
+        )}
+        {pinned.length > 0 && others.length > 0 && <hr class="side-sep" />}
+        <ul class="side-list">{others.map(renderSub)}</ul>
+        {subs.length === 0 && <p class="side-empty">You are not subscribed to any channel.</p>}
+      </nav>
+      <nav aria-label="Conversations" class="dms">
+        <h2 class="side-heading">Direct messages</h2>
+        <ul class="side-list">
+          {dms.map(([key]) => {
+            const ids = key.split(',').map(Number);
+            const others = ids.filter((id) => id !== model.me.user_id);
+            const label = others.length ? others.map((id) => model.userName(id)).join(', ') : `${model.me.full_name} (you)`;
+            const dmTerms: Term[] = [{ operator: 'dm', operand: others.length ? others : [model.me.user_id] }];
+            const status = others.length === 1 ? model.presenceOf(others[0]!) : null;
+            return (
+              <Item
+                key={key}
+                terms={dmTerms}
+                current={terms}
+                label={label}
+                count={dmUnread.get(key) ?? 0}
+                icon={status ? <span class={`presence-dot ${status}`} aria-label={status} /> : <span class="group-icon" aria-hidden="true">{others.length}</span>}
+              />
+            );
+          })}
+          {dms.length === 0 && <li class="side-empty">No conversations yet.</li>}
+        </ul>
+      </nav>
+    </aside>
+  );
+}

@@ -1,0 +1,89 @@
+import { useEffect, useState } from 'preact/hooks';
+import { model } from './model.ts';
+
+/** Re-render the calling component whenever the model changes. */
+export function useModel(): void {
+  const [, setTick] = useState(0);
+  useEffect(() => model.subscribe(() => setTick((x) => x + 1)), []);
+}
+
+/** Popular reactions offered by the picker: Zulip's names and code points. */
+export const POPULAR_EMOJI: [name: string, code: string][] = [
+  ['thumbs_up', '1f44d'], ['heart', '2764'], ['tada', '1f389'], ['joy', '1f602'],
+  ['smile', '1f642'], ['laughing', '1f606'], ['heart_eyes', '1f60d'], ['thinking', '1f914'],
+  ['eyes', '1f440'], ['check', '2705'], ['working_on_it', '1f6e0'], ['rocket', '1f680'],
+  ['fire', '1f525'], ['clap', '1f44f'], ['pray', '1f64f'], ['ok', '1f44c'],
+  ['100', '1f4af'], ['octopus', '1f419'], ['grinning', '1f600'], ['wink', '1f609'],
+  ['sunglasses', '1f60e'], ['upside_down', '1f643'], ['cry', '1f622'], ['sob', '1f62d'],
+  ['wave', '1f44b'], ['muscle', '1f4aa'], ['raised_hands', '1f64c'], ['handshake', '1f91d'],
+  ['star', '2b50'], ['sparkles', '2728'], ['bulb', '1f4a1'], ['question', '2753'],
+  ['exclamation', '2757'], ['warning', '26a0'], ['hourglass', '23f3'], ['coffee', '2615'],
+  ['pizza', '1f355'], ['beer', '1f37a'], ['thumbs_down', '1f44e'], ['zzz', '1f4a4'],
+];
+
+export function emojiChar(code: string): string {
+  try {
+    return code
+      .split('-')
+      .map((h) => String.fromCodePoint(parseInt(h, 16)))
+      .join('');
+  } catch {
+    return '';
+  }
+}
+
+const cache = new Map<string, string>();
+
+/**
+ * Zulip renders Unicode emoji as `<span class="emoji emoji-1f642">:smile:</span>`
+ * for its sprite sheets; here the text becomes the character itself.
+ */
+export function prepareHtml(html: string): string {
+  let out = cache.get(html);
+  if (out !== undefined) return out;
+  out = html.replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>)[^<]*(<\/span>)/g, (_m, open: string, code: string, close: string) => open + emojiChar(code) + close);
+  // Image links to uploads get an inline preview, as Zulip's thumbnails do.
+  out = out.replace(/<a href="(\/user_uploads\/[^"]+\.(?:png|jpe?g|gif|webp))"[^>]*>([^<]*)<\/a>/gi, (m, href: string) => `${m}<span class="message_inline_image"><a href="${href}" target="_blank" rel="noopener noreferrer"><img src="${href}" alt="" loading="lazy"></a></span>`);
+  if (cache.size > 5000) cache.clear();
+  cache.set(html, out);
+  return out;
+}
+
+export function formatTime(ts: number): string {
+  const d = new Date(ts * 1000);
+  const h24 = !!model.settings.twenty_four_hour_time;
+  return d.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit', hour12: !h24 });
+}
+
+export function formatDay(ts: number): string {
+  const d = new Date(ts * 1000);
+  const now = new Date();
+  const days = Math.round((new Date(now.toDateString()).getTime() - new Date(d.toDateString()).getTime()) / 86400000);
+  if (days === 0) return 'Today';
+  if (days === 1) return 'Yesterday';
+  return d.toLocaleDateString(undefined, { weekday: days < 7 ? 'short' : undefined, month: 'short', day: 'numeric', year: d.getFullYear() === now.getFullYear() ? undefined : 'numeric' });
+}
+
+export function fullTime(ts: number): string {
+  return new Date(ts * 1000).toLocaleString();
+}
+
+export function initials(name: string): string {
+  const parts = name.trim().split(/\s+/).filter(Boolean);
+  return ((parts[0]?.[0] ?? '?') + (parts.length > 1 ? parts[parts.length - 1]![0] : '')).toUpperCase();
+}
+
+export function avatarColor(id: number): string {
+  const hues = [210, 160, 280, 20, 340, 120, 45, 190, 250, 0];
+  return `hsl(${hues[id % hues.length]} 55% 48%)`;
+}
+
+export function cx(...names: (string | false | null | undefined)[]): string {
+  return names.filter(Boolean).join(' ');
+}
+
+/** Zulip's color_scheme: 1 = the system's, 2 = dark, 3 = light. */
+export function applyTheme(scheme: number = model.settings.color_scheme ?? 1): void {
+  const dark = scheme === 2 || (scheme !== 3 && matchMedia('(prefers-color-scheme: dark)').matches);
+  document.documentElement.dataset.theme = dark ? 'dark' : 'light';
+}
