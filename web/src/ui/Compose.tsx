@@ -111,6 +111,8 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   function noteTyping(): void {
     const params = typingParams();
     if (!params) return;
+    const setting = params.type === 'stream' ? 'send_stream_typing_notifications' : 'send_private_typing_notifications';
+    if (model.settings[setting] === false) return;
     const key = JSON.stringify(params);
     const waitStart = model.realm.server_typing_started_wait_period_milliseconds ?? 10000;
     const waitStop = model.realm.server_typing_stopped_wait_period_milliseconds ?? 5000;
