@@ -316,6 +316,106 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
+  test('older messages load on scrolling up, with a bounded number of rows in the page', async () => {
+    const t = await startWebTestServer();
+    try {
+      const owner = t.client(t.owner);
+      for (let i = 1; i <= 260; i++) assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'history', content: `history message ${i}` }));
+      const ctx = await browser.newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await messageRow(page, 'history message 260').waitFor();
+      const rows = page.locator('article.message-row');
+      let maxRows = 0;
+      await eventually(async () => {
+        await page.evaluate(() => {
+          const sc = (globalThis as any).document.querySelector('.message-scroller');
+          sc.scrollTop = 0;
+        });
+        maxRows = Math.max(maxRows, await rows.count());
+        return (await page.getByText('history message 1', { exact: true }).count()) === 1;
+      }, 'the first message after scrolling up', 30_000);
+      assert.ok(maxRows <= 150, `at most 150 rows in the page, saw ${maxRows}`);
+      assert.equal(await page.getByText('history message 260', { exact: true }).count(), 0, 'the newest rows left the page');
+      // And back down to the newest.
+      await eventually(async () => {
+        await page.evaluate(() => {
+          const sc = (globalThis as any).document.querySelector('.message-scroller');
+          sc.scrollTop = sc.scrollHeight;
+        });
+        return (await page.getByText('history message 260', { exact: true }).count()) === 1;
+      }, 'the newest message after scrolling down', 30_000);
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('keyboard, Markdown preview, star, quote and reply, and settings', async () => {
+    const t = await startWebTestServer();
+    try {
+      const ctx = await browser.newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByRole('heading', { name: '#general' }).waitFor();
+
+      // Keyboard: "/" goes to search, Escape leaves it, "c" to the compose box's topic.
+      await page.locator('body').press('/');
+      assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'Search');
+      await page.keyboard.press('Escape');
+      await page.locator('body').press('c');
+      assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'Topic');
+      await page.keyboard.type('kbd');
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'Message');
+      // Shift+Enter makes a new line; Enter sends.
+      await page.keyboard.type('**first line**');
+      await page.keyboard.press('Shift+Enter');
+      await page.keyboard.type('second line');
+      assert.equal(await page.getByLabel('Message', { exact: true }).inputValue(), '**first line**\nsecond line');
+
+      await page.getByRole('button', { name: 'Preview' }).click();
+      await page.getByLabel('Preview').locator('strong', { hasText: 'first line' }).waitFor();
+      await page.getByRole('button', { name: 'Edit' }).first().click();
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      const row = messageRow(page, 'second line');
+      await row.locator('strong', { hasText: 'first line' }).waitFor();
+
+      // Star it; it shows in Starred.
+      await row.hover();
+      await row.getByRole('button', { name: 'Star' }).click();
+      await row.getByRole('button', { name: 'Unstar' }).waitFor();
+      await page.getByRole('link', { name: 'Starred' }).click();
+      await messageRow(page, 'second line').waitFor();
+
+      // Quote and reply fills the compose box with Zulip's quote block.
+      const starred = messageRow(page, 'second line');
+      await starred.hover();
+      await starred.getByRole('button', { name: 'Quote and reply' }).click();
+      await eventually(async () => (await page.getByLabel('Message', { exact: true }).inputValue()).includes('```quote\n**first line**\nsecond line\n```'), 'the quote in the compose box');
+      assert.equal(await page.getByLabel('Topic', { exact: true }).inputValue(), 'kbd');
+
+      // Settings: a new name shows at once (through the event queue).
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByLabel('Full name').fill('Renamed Owner');
+      await dialog.getByRole('button', { name: 'Save name' }).click();
+      await dialog.getByText('Name saved.').waitFor();
+      await page.locator('.me-name', { hasText: 'Renamed Owner' }).waitFor();
+      await dialog.getByLabel('24-hour time').check();
+      await dialog.getByText('Saved.', { exact: true }).waitFor();
+      await page.keyboard.press('Escape');
+      await eventually(async () => (await page.getByRole('dialog', { name: 'Settings' }).count()) === 0, 'settings to close');
+      const me = await t.client(t.owner).request('GET', '/users/me');
+      assert.equal(me.body.full_name, 'Renamed Owner');
+      const settings = await t.client(t.owner).request('POST', '/register', { fetch_event_types: ['user_settings'] });
+      assert.equal(settings.body.user_settings.twenty_four_hour_time, true);
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
   test('a forged cross-site request is rejected (CSRF), and the logged-in page itself works', async () => {
     const t = await startWebTestServer();
     let evil: Server | undefined;

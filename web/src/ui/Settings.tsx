@@ -35,7 +35,21 @@ export function Settings({ onClose }: { onClose(): void }) {
   const st = useAction();
   const display = useAction();
 
-  const setSetting = (property: string, value: unknown) => display.run(() => api('PATCH', '/settings', { [property]: value }), 'Saved.');
+  const setSetting = (property: string, value: unknown) => {
+    // Shown at once; the user_settings event confirms it.
+    const before = model.settings[property];
+    model.settings[property] = value;
+    model.changed();
+    return display.run(
+      () =>
+        api('PATCH', '/settings', { [property]: value }).catch((err: unknown) => {
+          model.settings[property] = before;
+          model.changed();
+          throw err;
+        }),
+      'Saved.',
+    );
+  };
 
   return (
     <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="settings-title" onClick={(e) => e.target === e.currentTarget && onClose()}>
