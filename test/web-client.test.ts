@@ -351,6 +351,58 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
+  test('channels: pinned first, muted ones marked and left out of All messages, topics with unread counts', async () => {
+    const t = await startWebTestServer();
+    try {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Channels' });
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'quiet' }, { name: 'zeta' }], principals: [t.owner.id, bob.id] }));
+      const subs = (await owner.request('GET', '/users/me/subscriptions')).body.subscriptions as { name: string; stream_id: number }[];
+      const id = (name: string) => subs.find((x) => x.name === name)!.stream_id;
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: [{ stream_id: id('quiet'), property: 'is_muted', value: true }, { stream_id: id('zeta'), property: 'pin_to_top', value: true }] }));
+      const bobApi = t.client(bob);
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'quiet', topic: 'shh', content: 'in the muted channel' }));
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'zeta', topic: 'alpha', content: 'zeta one' }));
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'zeta', topic: 'beta', content: 'zeta two' }));
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'zeta', topic: 'beta', content: 'zeta three' }));
+
+      const ctx = await browser.newContext();
+      const page = await ctx.newPage();
+      await page.goto(`${t.url}/login/`);
+      await page.getByLabel('Email').fill(OWNER_EMAIL);
+      await page.getByLabel('Password').fill(OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      // Stay on Starred so nothing is marked read while we look at the counts.
+      await page.waitForURL(`${t.url}/`);
+      await page.getByRole('link', { name: 'Starred' }).click();
+      const nav = page.getByRole('navigation', { name: 'Channels' });
+      const names = await nav.locator('li.channel > a .label').allInnerTexts();
+      assert.equal(names[0], 'zeta', `pinned channel first: ${names.join(', ')}`);
+      await nav.getByRole('link', { name: /quiet.*\(muted\)/ }).waitFor();
+      await nav.getByRole('link', { name: /zeta/ }).getByLabel('3 unread').waitFor();
+      // The muted channel's unread message does not count in All messages.
+      await page.getByRole('link', { name: 'All messages' }).getByLabel('3 unread').waitFor();
+
+      await page.getByRole('link', { name: 'All messages' }).click();
+      await messageRow(page, 'zeta three').waitFor();
+      assert.equal(await page.locator('article.message-row', { hasText: 'in the muted channel' }).count(), 0);
+      // Live too: a new message in the muted channel stays out of the feed.
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'quiet', topic: 'shh', content: 'still muted' }));
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'zeta', topic: 'beta', content: 'zeta four' }));
+      await messageRow(page, 'zeta four').waitFor();
+      assert.equal(await page.locator('article.message-row', { hasText: 'still muted' }).count(), 0);
+
+      await nav.getByRole('link', { name: /zeta/ }).click();
+      const topics = page.getByRole('list', { name: 'In zeta' });
+      await topics.getByRole('link', { name: /beta/ }).waitFor();
+      const topicNames = await topics.locator('a .label').allInnerTexts();
+      assert.deepEqual(topicNames, ['beta', 'alpha']);
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
   test('keyboard, Markdown preview, star, quote and reply, and settings', async () => {
     const t = await startWebTestServer();
     try {

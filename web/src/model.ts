@@ -87,6 +87,8 @@ export class MessageList {
   version = 0;
   private model: Model;
   private refreshQueued = false;
+  /** Messages that arrived while the first page was being fetched. */
+  private pending: Message[] = [];
 
   constructor(model: Model, terms: Term[]) {
     this.model = model;
@@ -99,7 +101,8 @@ export class MessageList {
       num_before: before,
       num_after: after,
       include_anchor: typeof anchor !== 'number',
-      narrow: this.terms,
+      // "All messages" is Zulip's combined feed: muted channels and topics left out.
+      narrow: this.terms.length ? this.terms : [{ operator: 'in', operand: 'home' }],
       apply_markdown: true,
       client_gravatar: false,
     });
@@ -114,6 +117,9 @@ export class MessageList {
       this.merge(r.messages, true);
       this.foundOldest = r.found_oldest;
       this.foundNewest = true;
+      const pending = this.pending;
+      this.pending = [];
+      for (const m of pending) this.onNewMessage(m);
     } catch (err) {
       this.error = (err as Error).message;
     } finally {
@@ -179,8 +185,12 @@ export class MessageList {
   }
 
   onNewMessage(m: Message): void {
-    if (!this.foundNewest) return;
+    if (!this.foundNewest) {
+      if (this.loading) this.pending.push(m);
+      return;
+    }
     const r = matches(this.terms, m, this.model.matchContext());
+    if (!this.terms.length && this.model.isMuted(m)) return;
     if (r === true) {
       if (!this.messages.some((x) => x.id === m.id)) {
         this.messages.push(m);
@@ -395,6 +405,21 @@ export class Model {
   streamName(id: number | undefined): string {
     if (id === undefined) return '';
     return this.subs.get(id)?.name ?? this.streams.get(id)?.name ?? `channel ${id}`;
+  }
+
+  /** In a muted channel or topic (left out of the combined feed and its count). */
+  isMuted(m: { type: string; stream_id?: number; subject: string }): boolean {
+    if (m.type !== 'stream' || m.stream_id === undefined) return false;
+    return !!this.subs.get(m.stream_id)?.is_muted || this.isTopicMuted(m.stream_id, m.subject);
+  }
+
+  unreadInFeed(): number {
+    let n = 0;
+    for (const u of this.unread.values()) {
+      if (u.kind === 'stream' && u.streamId !== undefined && (this.subs.get(u.streamId)?.is_muted || this.isTopicMuted(u.streamId, u.topic ?? ''))) continue;
+      n++;
+    }
+    return n;
   }
 
   isTopicMuted(streamId: number, topic: string): boolean {

@@ -185,11 +185,6 @@ export function App() {
       <main class="center">
         <div class="narrow-title">
           <h1>{narrowTitle(terms)}</h1>
-          {model.list && model.list.terms.length > 0 && (
-            <a class="clear-narrow" href="#feed">
-              Show all messages
-            </a>
-          )}
         </div>
         {model.list && <MessageListView list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} />}
         <Compose handle={composeRef} terms={terms} />

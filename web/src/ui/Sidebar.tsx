@@ -91,7 +91,7 @@ export function Sidebar({ terms }: { terms: Term[] }) {
     <aside class="left-sidebar" aria-label="Views and channels">
       <nav aria-label="Views">
         <ul class="side-list">
-          <Item terms={[]} current={terms} label="All messages" icon={ICONS.all} count={model.unread.size} />
+          <Item terms={[]} current={terms} label="All messages" icon={ICONS.all} count={model.unreadInFeed()} />
           <Item terms={[{ operator: 'is', operand: 'dm' }]} current={terms} label="Direct messages" icon={ICONS.dm} count={model.unreadCount((u) => u.kind === 'dm')} />
           <Item terms={[{ operator: 'is', operand: 'mentioned' }]} current={terms} label="Mentions" icon={ICONS.at} count={mentions} />
           <Item terms={[{ operator: 'is', operand: 'starred' }]} current={terms} label="Starred" icon={ICONS.star} />
