@@ -75,8 +75,12 @@ const OFFLINE_THRESHOLD_SECS = 140;
 type Listener = () => void;
 
 /** A narrow's loaded messages, in id order. */
+let listCounter = 0;
+
 export class MessageList {
   readonly terms: Term[];
+  /** Distinguishes lists (the view starts afresh for each). */
+  readonly key = ++listCounter;
   messages: Message[] = [];
   foundOldest = false;
   foundNewest = false;

@@ -186,7 +186,7 @@ export function App() {
         <div class="narrow-title">
           <h1>{narrowTitle(terms)}</h1>
         </div>
-        {model.list && <MessageListView list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} />}
+        {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} />}
         <Compose handle={composeRef} terms={terms} />
       </main>
       <People />

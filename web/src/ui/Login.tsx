@@ -1,11 +1,22 @@
-import { useState } from 'preact/hooks';
-import { login, ApiError } from '../api.ts';
+import { useEffect, useState } from 'preact/hooks';
+import { api, login, ApiError } from '../api.ts';
 
 export function Login() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [realm, setRealm] = useState<{ name: string } | null>(null);
+
+  useEffect(() => {
+    // Anonymous: the organization's name for the heading.
+    api('GET', '/server_settings')
+      .then((r) => {
+        setRealm({ name: r.realm_name ?? '' });
+        if (r.realm_name) document.title = `Log in - ${r.realm_name}`;
+      })
+      .catch(() => {});
+  }, []);
 
   async function submit(e: Event) {
     e.preventDefault();
@@ -29,7 +40,7 @@ export function Login() {
           <span class="brand-mark" aria-hidden="true" />
           <span>Parley</span>
         </div>
-        <h1 id="login-title">Log in to your organization</h1>
+        <h1 id="login-title">{realm?.name ? `Log in to ${realm.name}` : 'Log in to your organization'}</h1>
         <label for="login-email">Email</label>
         <input id="login-email" name="username" type="email" autocomplete="username" required autofocus value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
         <label for="login-password">Password</label>
