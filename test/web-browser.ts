@@ -100,7 +100,7 @@ export function messageRow(page: Page, text: string) {
 }
 
 /** Polls `fn` until it returns true (browser state converges asynchronously). */
-export async function eventually(fn: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
+export async function eventually(fn: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     if (await fn()) return;
