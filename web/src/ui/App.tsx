@@ -97,7 +97,7 @@ export function App() {
       const typing = el.closest('input, textarea, select, [contenteditable]');
       if (e.key === 'Escape') {
         if (showSettings) {
-          history.back();
+          location.hash = narrowToHash(terms);
           return;
         }
         if (typing) (el as HTMLElement).blur();
@@ -117,7 +117,7 @@ export function App() {
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
-  }, [showSettings]);
+  }, [showSettings, terms]);
 
   async function doLogout() {
     stop();
