@@ -73,6 +73,18 @@ describe('web client in Chromium', { skip }, () => {
       await eventually(async () => (await alert.textContent())?.trim() === 'Account is deactivated', 'the deactivated-account message');
       assert.equal(new URL(page.url()).pathname, '/login/');
 
+      // Too many failures for one account: the rate limit, said plainly.
+      const target = await t.makeUser({ password: PASSWORD, name: 'Target User' });
+      for (let i = 0; i < 6; i++) {
+        await page.getByLabel('Email').fill(target.email);
+        await page.getByLabel('Password').fill(`wrong-${i}`);
+        const answered = page.waitForResponse((r) => r.url().endsWith('/accounts/login/'));
+        await page.getByRole('button', { name: 'Log in' }).click();
+        await answered;
+        await alert.waitFor();
+      }
+      assert.match((await alert.textContent()) ?? '', /^Too many login attempts\. Try again in \d+ minutes\.$/);
+
       await page.getByLabel('Email').fill(OWNER_EMAIL);
       await page.getByLabel('Password').fill(OWNER_PASSWORD);
       await page.getByRole('button', { name: 'Log in' }).click();

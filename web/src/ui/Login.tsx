@@ -27,7 +27,10 @@ export function Login() {
       location.assign('/');
     } catch (err) {
       let msg = err instanceof ApiError ? err.message : 'Cannot reach the server. Check your connection and try again.';
-      if (err instanceof ApiError && err.code === 'RATE_LIMIT_HIT' && err.retryAfter) msg = `${msg} Try again in ${Math.ceil(err.retryAfter)} seconds.`;
+      if (err instanceof ApiError && err.code === 'RATE_LIMIT_HIT') {
+        const secs = Math.ceil(err.retryAfter ?? 60);
+        msg = `Too many login attempts. Try again in ${secs > 90 ? `${Math.ceil(secs / 60)} minutes` : `${secs} seconds`}.`;
+      }
       setError(msg);
       setBusy(false);
     }
