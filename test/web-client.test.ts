@@ -404,6 +404,12 @@ describe('web client in Chromium', { skip }, () => {
       await messageRow(page, 'zeta four').waitFor();
       assert.equal(await page.locator('article.message-row', { hasText: 'still muted' }).count(), 0);
 
+      // Subscriptions follow the event queue: joining and leaving show at once.
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'fresh' }] }));
+      await nav.getByRole('link', { name: /fresh/ }).waitFor();
+      assertSuccess(await owner.request('DELETE', '/users/me/subscriptions', { subscriptions: ['quiet'] }));
+      await eventually(async () => (await nav.getByRole('link', { name: /quiet/ }).count()) === 0, 'the channel left to go');
+
       await nav.getByRole('link', { name: /zeta/ }).click();
       const topics = page.getByRole('list', { name: 'In zeta' });
       await topics.getByRole('link', { name: /beta/ }).waitFor();
