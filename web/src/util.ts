@@ -23,10 +23,10 @@ export const POPULAR_EMOJI: [name: string, code: string][] = [
 
 export function emojiChar(code: string): string {
   try {
-    return code
-      .split('-')
-      .map((h) => String.fromCodePoint(parseInt(h, 16)))
-      .join('');
+    const points = code.split('-').map((h) => parseInt(h, 16));
+    // Characters like ❤ (U+2764) need the emoji variation selector to be drawn in colour.
+    if (points.length === 1 && points[0]! < 0x1f000) points.push(0xfe0f);
+    return String.fromCodePoint(...points);
   } catch {
     return '';
   }
