@@ -140,3 +140,34 @@ test('create-bot: owned by the given user, usable with the printed key', async (
   const noOwner = await cli('create-bot', '--owner', 'nobody@example.com', '--name', 'X Bot', '--short-name', 'xb');
   assert.equal(noOwner.code, 1);
 });
+
+test('realm get / realm set: read and change organization settings', async () => {
+  const all = await cli('realm', 'get');
+  assert.equal(all.code, 0, all.stderr);
+  const settings = JSON.parse(all.stdout);
+  assert.equal(settings.enable_read_receipts, false);
+  assert.equal(typeof settings.can_invite_users_group, 'number');
+  const set = await cli('realm', 'set', 'enable_read_receipts', 'true');
+  assert.equal(set.code, 0, set.stderr);
+  assert.equal(set.stdout, 'Set enable_read_receipts to true\n');
+  const one = await cli('realm', 'get', 'enable_read_receipts');
+  assert.equal(one.stdout, 'true\n');
+  assert.equal(assertSuccess(await t.client(t.owner).post('/register', { fetch_event_types: ['realm'] })).realm_enable_read_receipts, true);
+  const text = await cli('realm', 'set', 'default_code_block_language', 'python');
+  assert.equal(text.code, 0, text.stderr);
+  assert.equal((await cli('realm', 'get', 'default_code_block_language')).stdout, '"python"\n');
+  const retention = await cli('realm', 'set', 'message_retention_days', '"unlimited"');
+  assert.equal(retention.code, 0, retention.stderr);
+  assert.equal((await cli('realm', 'get', 'message_retention_days')).stdout, '-1\n');
+  // Bad values get the API's error; unknown names are usage errors.
+  const bad = await cli('realm', 'set', 'default_language', 'xx');
+  assert.equal(bad.code, 1);
+  assert.equal(bad.stderr, "parley-admin: error: Invalid language 'xx'\n");
+  const badType = await cli('realm', 'set', 'waiting_period_threshold', 'soon');
+  assert.equal(badType.code, 1);
+  assert.equal(badType.stderr, 'parley-admin: error: waiting_period_threshold is not valid JSON\n');
+  const unknown = await cli('realm', 'set', 'frobnication', '1');
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown organization setting: frobnication/);
+  assert.equal((await cli('realm', 'get', 'frobnication')).code, 1);
+});

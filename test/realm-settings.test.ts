@@ -108,7 +108,11 @@ test('topics_policy: allowed values, event, and sending to the empty topic', asy
   assertSuccess(await c(admin).patch('/realm', { topics_policy: 'disable_empty_topic' }));
   assert.deepEqual(
     (await q.ofType('realm')).map(({ id: _id, ...e }) => e),
-    [{ type: 'realm', op: 'update', property: 'topics_policy', value: 'disable_empty_topic' }],
+    [
+      { type: 'realm', op: 'update', property: 'topics_policy', value: 'disable_empty_topic' },
+      // The legacy mandatory_topics follows it.
+      { type: 'realm', op: 'update', property: 'mandatory_topics', value: true },
+    ],
   );
   assertError(
     await c(member).post('/messages', { type: 'stream', to: 'general', topic: '', content: 'x' }),
@@ -208,11 +212,4 @@ test('owner-only settings: administrators get "Must be an organization owner"', 
   assertSuccess(await c(t.owner).patch('/realm', { can_invite_users_group: { new: admins } }));
   assert.deepEqual((await q.ofType('realm')).map((e) => e.data), [{ can_invite_users_group: admins }]);
   assert.equal(assertSuccess(await c(member).post('/register', { fetch_event_types: ['realm'] })).realm_can_invite_users_group, admins);
-});
-
-test('settings Parley does not implement are not accepted', async () => {
-  const res = assertSuccess(await c(admin).patch('/realm', { giphy_rating: 3, digest_emails_enabled: true }));
-  assert.deepEqual([...res.ignored_parameters_unsupported].sort(), ['digest_emails_enabled', 'giphy_rating']);
-  const reg = assertSuccess(await c(member).post('/register', { fetch_event_types: ['realm'] }));
-  assert.equal(reg.realm_giphy_rating, 2);
 });

@@ -20,6 +20,7 @@ import { streamById } from '../store/streams.ts';
 import { transaction } from '../store/db.ts';
 import { ApiError, badRequest, requireAdmin, requireOwner } from '../lib/errors.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
+import { LANGUAGE_CODES } from '../lib/user-settings.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { isAdminRole } from './users-format.ts';
 import { Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
@@ -30,24 +31,139 @@ export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
 /** The organization's topics_policy values (channels also have 'inherit' and 'empty_topic_only'). */
 export const REALM_TOPICS_POLICIES = ['allow_empty_topic', 'disable_empty_topic'] as const;
 
-/** Simple (non-group) settings Parley honors and lets administrators change. */
-export const EDITABLE_REALM_SETTINGS = [
-  'allow_message_editing',
-  'message_content_edit_limit_seconds',
-  'message_content_delete_limit_seconds',
-  'topics_policy',
-  'enable_spectator_access',
-  'name_changes_disabled',
-  'require_unique_names',
-  'new_stream_announcements_stream_id',
-  'signup_announcements_stream_id',
-] as const;
+/**
+ * Every simple (non-group) organization setting of Zulip's PATCH /realm, with
+ * who may change it and how it is announced. Types are checked by the route's
+ * parameter declarations; `check` adds Zulip's value checks and errors.
+ */
+export interface RealmSettingSpec {
+  /** Only organization owners may change it. */
+  owner?: boolean;
+  /** Announced as `update_dict` (property 'default') rather than `update`. */
+  dict?: boolean;
+  /** A channel ID, or any negative value for none (stored as -1). */
+  channel?: 'any' | 'private';
+  check?: (value: unknown) => unknown;
+}
 
-/** Settings whose event is `update_dict` (their history in Zulip). */
-const UPDATE_DICT_SETTINGS = new Set(['allow_message_editing', 'message_content_edit_limit_seconds']);
+/** Zulip's video call providers that need no server configuration. */
+export const VIDEO_CHAT_PROVIDERS = { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } } as const;
+/** Zulip's GIPHY ratings (the IDs clients send as giphy_rating). */
+export const GIPHY_RATING_OPTIONS = {
+  disabled: { name: 'GIPHY integration disabled', id: 0 },
+  y: { name: 'Allow GIFs rated Y (Very young audience)', id: 1 },
+  g: { name: 'Allow GIFs rated G (General audience)', id: 2 },
+  pg: { name: 'Allow GIFs rated PG (Parental guidance)', id: 3 },
+  pg13: { name: 'Allow GIFs rated PG-13 (Parental guidance - under 13)', id: 4 },
+  r: { name: 'Allow GIFs rated R (Restricted)', id: 5 },
+} as const;
+/** Zulip's organization types (org_type). */
+export const ORG_TYPE_IDS = [0, 10, 20, 30, 35, 40, 50, 60, 70, 80, 90, 100, 1000] as const;
+export const EDIT_HISTORY_POLICIES = ['all', 'moves', 'none'] as const;
+export const MAX_WELCOME_MESSAGE_CUSTOM_TEXT_LENGTH = 8000;
+export const JITSI_SERVER_URL_MAX_LENGTH = 200;
 
-/** Channel-valued settings: a channel ID, or -1 for none. */
-const CHANNEL_SETTINGS = new Set(['new_stream_announcements_stream_id', 'signup_announcements_stream_id']);
+const oneOf = (allowed: readonly unknown[], msg: (v: unknown) => string) => (value: unknown) => {
+  if (!allowed.includes(value)) throw badRequest(msg(value));
+  return value;
+};
+
+export const REALM_SETTING_SPECS: Record<string, RealmSettingSpec> = {
+  // Joining the organization (owners only, as in Zulip).
+  invite_required: { owner: true },
+  emails_restricted_to_domains: { owner: true },
+  disallow_disposable_email_addresses: { owner: true },
+  waiting_period_threshold: { owner: true },
+  // Message editing and history.
+  allow_message_editing: { dict: true },
+  message_content_edit_limit_seconds: { dict: true },
+  message_content_delete_limit_seconds: {},
+  move_messages_within_stream_limit_seconds: {},
+  move_messages_between_streams_limit_seconds: {},
+  message_edit_history_visibility_policy: {},
+  allow_edit_history: {},
+  topics_policy: { check: oneOf(REALM_TOPICS_POLICIES, () => 'Invalid topics_policy') },
+  mandatory_topics: {},
+  message_retention_days: { owner: true },
+  // Rendering.
+  inline_image_preview: {},
+  inline_url_embed_preview: {},
+  default_code_block_language: {},
+  // Notifications and email.
+  digest_emails_enabled: {},
+  digest_weekday: {},
+  send_welcome_emails: {},
+  message_content_allowed_in_email_notifications: {},
+  welcome_message_custom_text: {},
+  require_e2ee_push_notifications: {},
+  send_channel_events_messages: {},
+  // Users.
+  enable_read_receipts: {},
+  enable_guest_user_indicator: {},
+  enable_guest_user_dm_warning: {},
+  enable_spectator_access: {},
+  name_changes_disabled: {},
+  email_changes_disabled: {},
+  avatar_changes_disabled: {},
+  require_unique_names: {},
+  bot_creation_policy: {},
+  // Organization profile and integrations.
+  default_language: { check: oneOf(LANGUAGE_CODES, (v) => `Invalid language '${String(v)}'`) },
+  org_type: {},
+  want_advertise_in_communities_directory: {},
+  video_chat_provider: {
+    check: oneOf(
+      Object.values(VIDEO_CHAT_PROVIDERS).map((p) => p.id),
+      (v) => `Invalid video_chat_provider ${String(v)}`,
+    ),
+  },
+  jitsi_server_url: {},
+  giphy_rating: {
+    check: oneOf(
+      Object.values(GIPHY_RATING_OPTIONS).map((p) => p.id),
+      (v) => `Invalid giphy_rating ${String(v)}`,
+    ),
+  },
+  // Channels the server posts to.
+  new_stream_announcements_stream_id: { channel: 'any' },
+  signup_announcements_stream_id: { channel: 'any' },
+  zulip_update_announcements_stream_id: { channel: 'any' },
+  moderation_request_channel_id: { channel: 'private' },
+};
+
+/** Every simple setting the route accepts. */
+export const EDITABLE_REALM_SETTINGS = Object.keys(REALM_SETTING_SPECS);
+
+/**
+ * Settings that are two names for one stored value (Zulip's legacy names):
+ * setting either changes both, and both are announced.
+ */
+const LINKED: Record<string, { stored: string; toStored: (v: unknown) => unknown; legacy: string; toLegacy: (v: unknown) => unknown }> = {
+  allow_edit_history: {
+    stored: 'message_edit_history_visibility_policy',
+    toStored: (v) => (v ? 'all' : 'none'),
+    legacy: 'allow_edit_history',
+    toLegacy: (v) => v !== 'none',
+  },
+  message_edit_history_visibility_policy: {
+    stored: 'message_edit_history_visibility_policy',
+    toStored: (v) => v,
+    legacy: 'allow_edit_history',
+    toLegacy: (v) => v !== 'none',
+  },
+  mandatory_topics: {
+    stored: 'topics_policy',
+    toStored: (v) => (v ? 'disable_empty_topic' : 'allow_empty_topic'),
+    legacy: 'mandatory_topics',
+    toLegacy: (v) => v === 'disable_empty_topic',
+  },
+  topics_policy: {
+    stored: 'topics_policy',
+    toStored: (v) => v,
+    legacy: 'mandatory_topics',
+    toLegacy: (v) => v === 'disable_empty_topic',
+  },
+};
 
 /** Zulip's system-group restrictions for the organization group settings Parley honors. */
 interface GroupRule {
@@ -72,6 +188,21 @@ export const REALM_GROUP_SETTING_RULES: Record<string, GroupRule> = {
   can_delete_any_message_group: { allowNobody: true, allowEveryone: true },
   can_delete_own_message_group: { allowNobody: true, allowEveryone: true },
   can_invite_users_group: { allowNobody: true, allowEveryone: false, ownerOnly: true },
+  can_access_all_users_group: { allowNobody: false, allowEveryone: true, allowedSystemGroups: ['role:everyone', 'role:members'] },
+  can_add_custom_emoji_group: { allowNobody: true, allowEveryone: false },
+  can_create_bots_group: { allowNobody: true, allowEveryone: false },
+  can_create_write_only_bots_group: { allowNobody: true, allowEveryone: false },
+  can_manage_billing_group: { allowNobody: true, allowEveryone: false, ownerOnly: true },
+  can_mention_many_users_group: { allowNobody: true, allowEveryone: true },
+  can_move_messages_between_channels_group: { allowNobody: true, allowEveryone: false },
+  can_move_messages_between_topics_group: { allowNobody: true, allowEveryone: true },
+  can_resolve_topics_group: { allowNobody: true, allowEveryone: true },
+  can_set_delete_message_policy_group: { allowNobody: true, allowEveryone: false },
+  can_set_topics_policy_group: { allowNobody: true, allowEveryone: true },
+  can_summarize_topics_group: { allowNobody: true, allowEveryone: true },
+  create_multiuse_invite_group: { allowNobody: true, allowEveryone: false, ownerOnly: true },
+  direct_message_initiator_group: { allowNobody: true, allowEveryone: true },
+  direct_message_permission_group: { allowNobody: true, allowEveryone: true },
 };
 
 export interface RealmUpdateInput {
@@ -80,6 +211,8 @@ export interface RealmUpdateInput {
   /** Simple settings (already decoded: time limits are a number or null). */
   settings: Record<string, unknown>;
   groupSettings: Record<string, { new: GroupSettingValue; old?: GroupSettingValue }>;
+  authenticationMethods?: Record<string, unknown>;
+  stringId?: string;
 }
 
 /** A time limit: a positive number of seconds, or 'unlimited' (null). */
@@ -117,11 +250,24 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
   for (const name of Object.keys(input.groupSettings)) {
     if (REALM_GROUP_SETTING_RULES[name]?.ownerOnly && !isOwner) throw requireOwner();
   }
-  if (input.settings.topics_policy !== undefined && !(REALM_TOPICS_POLICIES as readonly unknown[]).includes(input.settings.topics_policy)) {
-    throw badRequest('Invalid topics_policy');
+  for (const name of Object.keys(input.settings)) {
+    if (REALM_SETTING_SPECS[name]?.owner && !isOwner) throw requireOwner();
+  }
+  if (input.authenticationMethods !== undefined) {
+    if (!isOwner) throw requireOwner();
+    checkAuthenticationMethods(input.authenticationMethods);
+  }
+  if (input.stringId !== undefined) {
+    if (!isOwner) throw requireOwner();
+    // Parley organizations are never demo organizations.
+    throw badRequest('Must be a demo organization.');
+  }
+  for (const [name, value] of Object.entries(input.settings)) {
+    const check = REALM_SETTING_SPECS[name]?.check;
+    if (check && value !== undefined) check(value);
   }
   const data: Record<string, unknown> = {};
-  const events: Array<Record<string, unknown>> = [];
+  const events: RealmEvent[] = [];
   await transaction(svc.store, async (tx) => {
     const realm = await realmById(tx, svc.realmId);
     const patch: Parameters<typeof updateRealm>[2] = {};
@@ -138,27 +284,50 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     const stored = parseJsonObject(realm.settings_json);
     const current = realmSettings(realm.settings_json);
     let changed = false;
+    const announce = (name: string, value: unknown) =>
+      events.push(
+        REALM_SETTING_SPECS[name]?.dict
+          ? { type: 'realm', op: 'update_dict', property: 'default', data: { [name]: value } }
+          : { type: 'realm', op: 'update', property: name, value },
+      );
     for (const name of EDITABLE_REALM_SETTINGS) {
-      if (!(name in input.settings)) continue;
-      const value = input.settings[name];
+      let value = input.settings[name];
       if (value === undefined) continue;
-      if (CHANNEL_SETTINGS.has(name)) {
+      const spec = REALM_SETTING_SPECS[name];
+      if (spec.channel) {
         const id = value as number;
         if (id >= 0) {
           const stream = await streamById(tx, svc.realmId, id);
           if (!stream) throw badRequest('Invalid channel ID');
+          if (spec.channel === 'private' && !stream.invite_only) throw badRequest('Moderation request channel must be private.');
         }
         // As Zulip: any negative value turns the setting off, and is reported as sent.
         if (Number(current[name]) === id || (id < 0 && Number(current[name]) < 0)) continue;
-      } else if (current[name] === value) continue;
+        value = id < 0 ? -1 : id;
+        stored[name] = value;
+        changed = true;
+        data[name] = id;
+        announce(name, value);
+        continue;
+      }
+      const link = LINKED[name];
+      if (link) {
+        const next = link.toStored(value);
+        if (current[link.stored] === next) continue;
+        stored[link.stored] = next;
+        delete stored[link.legacy];
+        current[link.stored] = next;
+        changed = true;
+        data[name] = typeof value === 'string' ? 'updated' : value;
+        announce(link.stored, next);
+        announce(link.legacy, link.toLegacy(next));
+        continue;
+      }
+      if (current[name] === value) continue;
       stored[name] = value;
       changed = true;
       data[name] = typeof value === 'string' ? 'updated' : value;
-      events.push(
-        UPDATE_DICT_SETTINGS.has(name)
-          ? { type: 'realm', op: 'update_dict', property: 'default', data: { [name]: value } }
-          : { type: 'realm', op: 'update', property: name, value },
-      );
+      announce(name, value);
     }
     const groupEntries = Object.entries(input.groupSettings);
     if (groupEntries.length) {
@@ -183,7 +352,42 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
   });
   if (events.length) {
     const recipients = await activeUserIds(svc.store.db, svc.realmId);
-    for (const ev of events) svc.bus.send(ev as { type: string }, recipients);
+    for (const ev of events) svc.bus.send(ev, recipients);
   }
   return data;
+}
+
+type RealmEvent = { type: 'realm' } & Record<string, unknown>;
+
+/** The authentication methods Parley offers (Zulip's names). */
+export const AUTHENTICATION_METHODS = ['Email'] as const;
+
+function checkAuthenticationMethods(methods: Record<string, unknown>): void {
+  for (const [name, enabled] of Object.entries(methods)) {
+    if (!(AUTHENTICATION_METHODS as readonly string[]).includes(name)) throw badRequest(`Invalid authentication method: ${name}`);
+    if (typeof enabled !== 'boolean') throw badRequest(`Invalid authentication method: ${name}`);
+  }
+  if (!Object.values(methods).includes(true)) throw badRequest('At least one authentication method must be enabled.');
+}
+
+/**
+ * Sets one organization setting outside a request (the admin CLI), with the
+ * same validation and events as PATCH /realm by an owner.
+ */
+export async function setRealmSettingAsOperator(svc: Services, owner: UserRow, name: string, value: unknown): Promise<Record<string, unknown>> {
+  if (name === 'name' || name === 'description') return updateRealmSettings(svc, owner, { [name]: value as string, settings: {}, groupSettings: {} });
+  if (name in REALM_GROUP_SETTING_RULES) {
+    return updateRealmSettings(svc, owner, { settings: {}, groupSettings: { [name]: { new: value as GroupSettingValue } } });
+  }
+  if (!(name in REALM_SETTING_SPECS)) throw badRequest(`Unknown organization setting: ${name}`);
+  return updateRealmSettings(svc, owner, { settings: { [name]: value }, groupSettings: {} });
+}
+
+/** The organization's settings by PATCH /realm name (group settings as group IDs or anonymous groups). */
+export async function currentRealmSettings(svc: Services): Promise<Record<string, unknown>> {
+  const realm = await realmById(svc.store.db, svc.realmId);
+  const groups = await Groups.load(svc.store.db, svc.realmId);
+  const out: Record<string, unknown> = { name: realm.name, description: realm.description, ...realmSettings(realm.settings_json) };
+  for (const name of Object.keys(REALM_GROUP_SETTING_RULES)) out[name] = realmGroupSetting(realm.settings_json, name, groups);
+  return out;
 }

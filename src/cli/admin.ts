@@ -25,6 +25,9 @@ import { createBotFor } from '../actions/bots.ts';
 import { createMarkdownRenderer } from '../markdown/pool.ts';
 import { setPrivateUmask } from '../lib/private-files.ts';
 import { backupSqlite } from '../store/backup.ts';
+import { currentRealmSettings as realmState, setRealmSettingAsOperator } from '../actions/realm-settings.ts';
+import { REALM_SETTING_PARAMS } from '../http/routes/realm.ts';
+import { allUsers } from '../store/users.ts';
 
 const USAGE = `Usage: parley-admin <command> [options]
 
@@ -38,6 +41,8 @@ Commands:
   regenerate-api-key USER
   zuliprc USER
   backup FILE
+  realm get [NAME]
+  realm set NAME VALUE
 
 backup writes a consistent snapshot of the SQLite database to FILE (a new
 file, mode 0600) while the server runs; for PostgreSQL use pg_dump.
@@ -45,6 +50,10 @@ file, mode 0600) while the server runs; for PostgreSQL use pg_dump.
 USER is an email address or a numeric user ID.
 ROLE is owner, administrator, moderator, member or guest (or 100, 200, 300, 400, 600).
 TYPE is generic, incoming-webhook or outgoing-webhook (or 1, 2, 3).
+NAME is an organization setting as PATCH /realm names it; VALUE is given as
+that endpoint takes it (JSON for numbers, booleans and group settings, e.g.
+true, 30, '"unlimited"', '{"new": 5}'; plain text for text settings).
+"realm set" changes the setting as an organization owner would.
 
 Uses the server's environment: DATA_DIR, DATABASE_URL, EXTERNAL_URL.`;
 
@@ -164,6 +173,15 @@ const CHECKS: Record<string, (args: string[]) => void> = {
   'api-key': (a) => void parse(a, [], 1),
   'regenerate-api-key': (a) => void parse(a, [], 1),
   zuliprc: (a) => void parse(a, [], 1),
+  realm: (a) => {
+    const [sub, ...rest] = a;
+    if (sub === 'get') {
+      if (rest.length > 1) throw new UsageError('expected at most 1 argument(s)');
+    } else if (sub === 'set') {
+      if (rest.length !== 2) throw new UsageError('expected 2 argument(s)');
+      if (!(rest[0] in REALM_SETTING_PARAMS)) throw new UsageError(`unknown organization setting: ${rest[0]}`);
+    } else throw new UsageError(sub ? `unknown realm command: ${sub}` : 'missing realm command (get or set)');
+  },
 };
 
 const COMMANDS: Record<string, Command> = {
@@ -227,6 +245,24 @@ const COMMANDS: Record<string, Command> = {
   async 'regenerate-api-key'(svc, args, out) {
     const user = await findUser(svc, parse(args, [], 1).positionals[0]);
     out(await regenerateApiKey(svc, user));
+  },
+  async realm(svc, args, out) {
+    const [sub, name, raw] = args;
+    if (sub === 'get') {
+      const state = await realmState(svc);
+      if (name === undefined) {
+        out(JSON.stringify(state, null, 2));
+        return;
+      }
+      if (!(name in state)) throw new CliError(`unknown organization setting: ${name}`);
+      out(JSON.stringify(state[name]));
+      return;
+    }
+    const value = REALM_SETTING_PARAMS[name].decode(raw, name);
+    const owner = (await allUsers(svc.store.db, svc.realmId)).find((u) => u.is_active && u.role === ROLE.OWNER && !u.is_bot);
+    if (!owner) throw new CliError('the organization has no active owner');
+    const changed = await setRealmSettingAsOperator(svc, owner, name, value);
+    out(Object.keys(changed).length ? `Set ${name} to ${JSON.stringify((await realmState(svc))[name])}` : `${name} is unchanged`);
   },
   async zuliprc(svc, args, out) {
     const user = await findUser(svc, parse(args, [], 1).positionals[0]);

@@ -13,6 +13,9 @@ export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
   message_content_edit_limit_seconds: 600,
   message_content_delete_limit_seconds: 600,
   allow_edit_history: true,
+  message_edit_history_visibility_policy: 'all',
+  move_messages_within_stream_limit_seconds: 604800,
+  move_messages_between_streams_limit_seconds: 604800,
   mandatory_topics: false,
   topics_policy: 'allow_empty_topic',
   message_retention_days: -1,
@@ -25,6 +28,10 @@ export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
   enable_spectator_access: false,
   enable_read_receipts: false,
   enable_guest_user_indicator: true,
+  enable_guest_user_dm_warning: true,
+  welcome_message_custom_text: '',
+  require_e2ee_push_notifications: false,
+  send_channel_events_messages: true,
   default_language: 'en',
   default_code_block_language: '',
   email_address_visibility: 1,
@@ -52,7 +59,18 @@ export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
 };
 
 export function realmSettings(storedJson: string): Record<string, unknown> {
-  return { ...REALM_SETTING_DEFAULTS, ...parseJsonObject(storedJson) };
+  const stored = parseJsonObject(storedJson);
+  const s = { ...REALM_SETTING_DEFAULTS, ...stored };
+  // Legacy names Zulip still reports, derived from the settings that replaced them.
+  if (stored.message_edit_history_visibility_policy === undefined && typeof stored.allow_edit_history === 'boolean') {
+    s.message_edit_history_visibility_policy = stored.allow_edit_history ? 'all' : 'none';
+  }
+  s.allow_edit_history = s.message_edit_history_visibility_policy !== 'none';
+  if (stored.topics_policy === undefined && typeof stored.mandatory_topics === 'boolean') {
+    s.topics_policy = stored.mandatory_topics ? 'disable_empty_topic' : 'allow_empty_topic';
+  }
+  s.mandatory_topics = s.topics_policy === 'disable_empty_topic';
+  return s;
 }
 
 /**
@@ -72,4 +90,21 @@ export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = {
   can_delete_own_message_group: 'role:everyone',
   // Sending email invitations (POST /invites), Zulip's default.
   can_invite_users_group: 'role:members',
+  can_access_all_users_group: 'role:everyone',
+  can_add_custom_emoji_group: 'role:members',
+  can_create_bots_group: 'role:members',
+  can_create_write_only_bots_group: 'role:members',
+  can_manage_billing_group: 'role:administrators',
+  // Parley does not restrict wildcard mentions by default (Zulip's new
+  // organizations start with administrators).
+  can_mention_many_users_group: 'role:everyone',
+  can_move_messages_between_channels_group: 'role:members',
+  can_move_messages_between_topics_group: 'role:everyone',
+  can_resolve_topics_group: 'role:everyone',
+  can_set_delete_message_policy_group: 'role:moderators',
+  can_set_topics_policy_group: 'role:moderators',
+  can_summarize_topics_group: 'role:everyone',
+  create_multiuse_invite_group: 'role:administrators',
+  direct_message_initiator_group: 'role:everyone',
+  direct_message_permission_group: 'role:everyone',
 };

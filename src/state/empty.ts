@@ -11,7 +11,6 @@ const EMPTY_SECTIONS: Record<string, () => Record<string, unknown>> = {
   // Code playgrounds: none can be configured.
   realm_playgrounds: () => ({ realm_playgrounds: [] }),
   // Allowed sign-up domains: none (realm_emails_restricted_to_domains is false).
-  realm_domains: () => ({ realm_domains: [] }),
   // Onboarding steps: Parley shows no onboarding hints, so none are pending.
   onboarding_steps: () => ({ onboarding_steps: [] }),
   // Channel folders (FL 389): channels carry folder_id null; no folders exist.

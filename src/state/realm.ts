@@ -12,6 +12,8 @@ import { isoFromSeconds } from '../lib/util.ts';
 import { PRESENCE } from '../actions/presence.ts';
 import { Groups, realmGroupSetting } from '../actions/group-settings.ts';
 import { DEFAULT_EXTERNAL_ACCOUNTS } from '../lib/profile-fields.ts';
+import { GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS } from '../actions/realm-settings.ts';
+import { realmDomains } from '../store/realm-domains.ts';
 
 /** When this process started (Zulip's server_generation, UNIX seconds). */
 const SERVER_GENERATION = Math.floor(Date.now() / 1000);
@@ -20,7 +22,6 @@ registerState({
   types: ['realm'],
   async fetch(svc) {
     const realm = await realmById(svc.store.db, svc.realmId);
-    const groups = await Groups.load(svc.store.db, svc.realmId);
     const s = realmSettings(realm.settings_json);
     const c = svc.config;
     const out: Record<string, unknown> = {};
@@ -36,7 +37,7 @@ registerState({
       realm_icon_url: realmIconUrl(realm),
       realm_logo_url: `${c.externalUrl}${LOGO_PATH}`,
       realm_night_logo_url: `${c.externalUrl}${LOGO_PATH}`,
-      realm_available_video_chat_providers: { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } },
+      realm_available_video_chat_providers: VIDEO_CHAT_PROVIDERS,
       realm_email_auth_enabled: true,
       realm_password_auth_enabled: true,
       realm_push_notifications_enabled_end_timestamp: null,
@@ -74,7 +75,7 @@ registerState({
       server_name_changes_disabled: false,
       server_emoji_data_url: `${c.externalUrl}${EMOJI_DATA_PATH}`,
       giphy_api_key: '',
-      giphy_rating_options: {},
+      giphy_rating_options: GIPHY_RATING_OPTIONS,
       development_environment: false,
       realm_bot_domain: new URL(c.externalUrl).hostname,
       realm_org_type: s.org_type,
@@ -85,12 +86,18 @@ registerState({
       // Parley does not restrict wildcard mentions: everyone may use them (1),
       // and the group setting that replaced this policy at FL 352 says the same.
       realm_wildcard_mention_policy: 1,
-      realm_can_mention_many_users_group: groups.systemGroupId('role:everyone'),
       // realm_can_delete_any_message_group / realm_can_delete_own_message_group
       // come with the other organization group settings (src/state/streams.ts).
     });
     // demo_organization_scheduled_deletion_date is present only for demo organizations (never here).
     return out;
+  },
+});
+
+registerState({
+  types: ['realm_domains'],
+  async fetch(svc) {
+    return { realm_domains: await realmDomains(svc.store.db, svc.realmId) };
   },
 });
 

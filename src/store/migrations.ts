@@ -557,3 +557,16 @@ migration('0500_cluster_nodes', async (db, c) => {
     .addColumn('heartbeat_at', c.big, (col) => col.notNull())
     .execute();
 });
+
+// The organization's allowed email domains (Zulip's RealmDomain), used when
+// emails_restricted_to_domains is on.
+migration('0900_realm_domains', async (db, c, d) => {
+  await db.schema
+    .createTable('realm_domains')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('domain', 'text', (col) => col.notNull())
+    .addColumn('allow_subdomains', 'integer', (col) => col.notNull().defaultTo(0))
+    .addUniqueConstraint('realm_domains_domain', ['realm_id', 'domain'])
+    .execute();
+});

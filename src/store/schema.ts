@@ -359,6 +359,13 @@ export interface SessionsTable {
   expires: number;
 }
 
+export interface RealmDomainsTable {
+  id: Generated<number>;
+  realm_id: number;
+  domain: string;
+  allow_subdomains: Generated<number>;
+}
+
 export interface RealmLinkifiersTable {
   id: Generated<number>;
   realm_id: number;
@@ -413,4 +420,5 @@ export interface Database {
   user_topics: UserTopicsTable;
   user_presence: UserPresenceTable;
   realm_linkifiers: RealmLinkifiersTable;
+  realm_domains: RealmDomainsTable;
 }

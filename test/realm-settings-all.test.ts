@@ -1,0 +1,260 @@
+/**
+ * PATCH /realm accepts every organization setting of Zulip's current
+ * documentation: each value is stored, announced to every user with its
+ * `realm` event, and returned by /register; none comes back in
+ * ignored_parameters_unsupported. Also the allowed email domains endpoints.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type Account, type TestServer } from './helpers.ts';
+import { ROLE } from '../src/store/users.ts';
+
+let t: TestServer;
+let admin: Account;
+let member: Account;
+let privateId: number;
+let publicId: number;
+
+before(async () => {
+  t = await startTestServer();
+  admin = await t.makeUser({ role: ROLE.ADMINISTRATOR });
+  member = await t.makeUser({ role: ROLE.MEMBER });
+  const streams = assertSuccess(await t.client(t.owner).get('/streams')).streams;
+  privateId = streams.find((s: any) => s.invite_only).stream_id;
+  publicId = streams.find((s: any) => !s.invite_only).stream_id;
+});
+after(() => t.close());
+
+const c = (a: Account) => t.client(a);
+
+interface Case {
+  /** The value sent (encoded as Zulip clients do). */
+  send: unknown;
+  /** What /register then reports as realm_<name> (default: the value sent). */
+  state?: unknown;
+  /** The events the change causes, as [property, value] (update) or ['default', {name: value}] (update_dict). */
+  events?: Array<[string, unknown]>;
+  dict?: boolean;
+}
+
+/** Every simple setting of Zulip's PATCH /realm, with a value that differs from the default. */
+const CASES: Record<string, () => Case> = {
+  name: () => ({ send: 'Renamed' }),
+  description: () => ({ send: 'About us', state: '<p>About us</p>', events: [['description', 'About us']] }),
+  invite_required: () => ({ send: false }),
+  emails_restricted_to_domains: () => ({ send: true }),
+  disallow_disposable_email_addresses: () => ({ send: false }),
+  waiting_period_threshold: () => ({ send: 3 }),
+  allow_message_editing: () => ({ send: false, dict: true }),
+  message_content_edit_limit_seconds: () => ({ send: 1200, dict: true }),
+  message_content_delete_limit_seconds: () => ({ send: 'unlimited', state: null }),
+  move_messages_within_stream_limit_seconds: () => ({ send: 1200 }),
+  move_messages_between_streams_limit_seconds: () => ({ send: 'unlimited', state: null }),
+  message_edit_history_visibility_policy: () => ({
+    send: 'moves',
+    events: [
+      ['message_edit_history_visibility_policy', 'moves'],
+      ['allow_edit_history', true],
+    ],
+  }),
+  allow_edit_history: () => ({
+    send: false,
+    events: [
+      ['message_edit_history_visibility_policy', 'none'],
+      ['allow_edit_history', false],
+    ],
+  }),
+  topics_policy: () => ({
+    send: 'disable_empty_topic',
+    events: [
+      ['topics_policy', 'disable_empty_topic'],
+      ['mandatory_topics', true],
+    ],
+  }),
+  mandatory_topics: () => ({
+    send: false,
+    events: [
+      ['topics_policy', 'allow_empty_topic'],
+      ['mandatory_topics', false],
+    ],
+  }),
+  message_retention_days: () => ({ send: 30 }),
+  inline_image_preview: () => ({ send: false }),
+  inline_url_embed_preview: () => ({ send: true }),
+  default_code_block_language: () => ({ send: 'python' }),
+  digest_emails_enabled: () => ({ send: true }),
+  digest_weekday: () => ({ send: 4 }),
+  send_welcome_emails: () => ({ send: false }),
+  message_content_allowed_in_email_notifications: () => ({ send: false }),
+  welcome_message_custom_text: () => ({ send: 'Welcome aboard' }),
+  require_e2ee_push_notifications: () => ({ send: true }),
+  send_channel_events_messages: () => ({ send: false }),
+  enable_read_receipts: () => ({ send: true }),
+  enable_guest_user_indicator: () => ({ send: false }),
+  enable_guest_user_dm_warning: () => ({ send: false }),
+  enable_spectator_access: () => ({ send: true }),
+  name_changes_disabled: () => ({ send: true }),
+  email_changes_disabled: () => ({ send: true }),
+  avatar_changes_disabled: () => ({ send: true }),
+  require_unique_names: () => ({ send: true }),
+  bot_creation_policy: () => ({ send: 2 }),
+  default_language: () => ({ send: 'de' }),
+  org_type: () => ({ send: 20 }),
+  want_advertise_in_communities_directory: () => ({ send: true }),
+  video_chat_provider: () => ({ send: 0 }),
+  jitsi_server_url: () => ({ send: JSON.stringify('https://jitsi.example.com'), state: 'https://jitsi.example.com', events: [['jitsi_server_url', 'https://jitsi.example.com']] }),
+  giphy_rating: () => ({ send: 4 }),
+  new_stream_announcements_stream_id: () => ({ send: privateId }),
+  signup_announcements_stream_id: () => ({ send: publicId }),
+  zulip_update_announcements_stream_id: () => ({ send: privateId }),
+  moderation_request_channel_id: () => ({ send: privateId }),
+};
+
+/** Every organization group setting of Zulip's PATCH /realm. */
+const GROUP_SETTINGS = [
+  'can_access_all_users_group',
+  'can_add_custom_emoji_group',
+  'can_add_subscribers_group',
+  'can_create_bots_group',
+  'can_create_groups',
+  'can_create_private_channel_group',
+  'can_create_public_channel_group',
+  'can_create_web_public_channel_group',
+  'can_create_write_only_bots_group',
+  'can_delete_any_message_group',
+  'can_delete_own_message_group',
+  'can_invite_users_group',
+  'can_manage_all_groups',
+  'can_manage_billing_group',
+  'can_mention_many_users_group',
+  'can_move_messages_between_channels_group',
+  'can_move_messages_between_topics_group',
+  'can_resolve_topics_group',
+  'can_set_delete_message_policy_group',
+  'can_set_topics_policy_group',
+  'can_summarize_topics_group',
+  'create_multiuse_invite_group',
+  'direct_message_initiator_group',
+  'direct_message_permission_group',
+];
+
+const register = async (a: Account) => assertSuccess(await c(a).post('/register', { fetch_event_types: ['realm'] }));
+
+test('every simple setting: stored, announced to every user, returned by /register, never ignored', async () => {
+  for (const [name, make] of Object.entries(CASES)) {
+    const k = make();
+    const before = await register(member);
+    const qMember = await openQueue(c(member), { event_types: ['realm'] });
+    const qAdmin = await openQueue(c(admin), { event_types: ['realm'] });
+    const res = assertSuccess(await c(t.owner).patch('/realm', { [name]: k.send }));
+    assert.equal(res.ignored_parameters_unsupported, undefined, `${name} was ignored`);
+    const expected = k.state === undefined ? k.send : k.state;
+    const reg = await register(member);
+    assert.notDeepEqual(before[`realm_${name}`], reg[`realm_${name}`], `${name} did not change`);
+    assert.deepEqual(reg[`realm_${name}`], expected, name);
+    const events = k.events ?? [[name, expected]];
+    for (const q of [qMember, qAdmin]) {
+      const got = (await q.ofType('realm')).map(({ id: _id, ...e }) => e);
+      assert.deepEqual(
+        got,
+        events.map(([property, value]) =>
+          k.dict ? { type: 'realm', op: 'update_dict', property: 'default', data: { [property]: value } } : { type: 'realm', op: 'update', property, value },
+        ),
+        name,
+      );
+    }
+    // The same value again changes nothing and sends nothing.
+    assertSuccess(await c(t.owner).patch('/realm', { [name]: k.send }));
+    assert.deepEqual(await qMember.ofType('realm'), [], `${name} sent an event for no change`);
+  }
+});
+
+test('every group setting: accepted, announced with update_dict, returned by /register', async () => {
+  const groups = assertSuccess(await c(t.owner).get('/user_groups')).user_groups;
+  const id = (n: string) => groups.find((g: any) => g.name === n).id;
+  for (const name of GROUP_SETTINGS) {
+    const current = (await register(member))[`realm_${name}`];
+    assert.notEqual(current, undefined, `${name} missing from /register`);
+    const next = name === 'can_access_all_users_group' ? id('role:members') : current === id('role:administrators') ? id('role:moderators') : id('role:administrators');
+    const q = await openQueue(c(member), { event_types: ['realm'] });
+    const res = assertSuccess(await c(t.owner).patch('/realm', { [name]: { new: next } }));
+    assert.equal(res.ignored_parameters_unsupported, undefined, `${name} was ignored`);
+    assert.deepEqual((await q.ofType('realm')).map(({ id: _id, ...e }) => e), [{ type: 'realm', op: 'update_dict', property: 'default', data: { [name]: next } }], name);
+    assert.equal((await register(member))[`realm_${name}`], next, name);
+  }
+});
+
+test('who may change what: owners only for joining, retention, full-member and group-management settings', async () => {
+  for (const [name, value] of [
+    ['invite_required', true],
+    ['emails_restricted_to_domains', false],
+    ['disallow_disposable_email_addresses', true],
+    ['waiting_period_threshold', 1],
+    ['message_retention_days', 5],
+  ] as const) {
+    assertError(await c(admin).patch('/realm', { [name]: value }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+  }
+  assertError(await c(admin).patch('/realm', { authentication_methods: { Email: true } }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+  assertError(await c(member).patch('/realm', { enable_read_receipts: true }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+  assertSuccess(await c(admin).patch('/realm', { inline_url_embed_preview: false }));
+});
+
+test("Zulip's errors for bad values", async () => {
+  const bad = (params: Record<string, unknown>, msg: string, code = 'BAD_REQUEST') => c(t.owner).patch('/realm', params).then((r) => assertError(r, 400, code, msg));
+  await bad({ default_language: 'xx' }, "Invalid language 'xx'");
+  await bad({ video_chat_provider: 17 }, 'Invalid video_chat_provider 17');
+  await bad({ giphy_rating: 9 }, 'Invalid giphy_rating 9');
+  await bad({ jitsi_server_url: JSON.stringify('not a url') }, 'jitsi_server_url is not an allowed_type');
+  await bad({ message_retention_days: 0 }, "Bad value for 'message_retention_days': 0");
+  await bad({ message_retention_days: 'forever' }, "Bad value for 'message_retention_days': forever");
+  await bad({ waiting_period_threshold: -1 }, 'waiting_period_threshold is too small');
+  await bad({ digest_weekday: 7 }, 'Invalid digest_weekday');
+  await bad({ org_type: 11 }, 'Invalid org_type');
+  await bad({ bot_creation_policy: 4 }, 'Invalid bot_creation_policy');
+  await bad({ message_edit_history_visibility_policy: 'some' }, 'Invalid message_edit_history_visibility_policy');
+  await bad({ moderation_request_channel_id: publicId }, 'Moderation request channel must be private.');
+  await bad({ zulip_update_announcements_stream_id: 99999 }, 'Invalid channel ID');
+  await bad({ string_id: 'newname' }, 'Must be a demo organization.');
+  await bad({ authentication_methods: { Email: false } }, 'At least one authentication method must be enabled.');
+  await bad({ authentication_methods: { GitHub: true } }, 'Invalid authentication method: GitHub');
+  await bad({ welcome_message_custom_text: 'x'.repeat(8001) }, 'welcome_message_custom_text is too long (limit: 8000 characters)');
+  // Turning a channel setting off: any negative value, stored as -1.
+  assertSuccess(await c(t.owner).patch('/realm', { moderation_request_channel_id: -5 }));
+  assert.equal((await register(member)).realm_moderation_request_channel_id, -1);
+  // "default" returns jitsi_server_url to the server's.
+  assertSuccess(await c(t.owner).patch('/realm', { jitsi_server_url: JSON.stringify('default') }));
+  assert.equal((await register(member)).realm_jitsi_server_url, null);
+});
+
+test('allowed email domains: add, change, remove, events and /register', async () => {
+  const ownerC = c(t.owner);
+  assertError(await c(admin).post('/realm/domains', { domain: 'example.org', allow_subdomains: false }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+  assertError(await ownerC.post('/realm/domains', { domain: 'nodot', allow_subdomains: false }), 400, 'BAD_REQUEST', 'Invalid domain: Domain must have at least one dot (.)');
+  assertError(await ownerC.post('/realm/domains', { domain: 'a..b', allow_subdomains: false }), 400, 'BAD_REQUEST', "Invalid domain: Consecutive '.' are not allowed.");
+  assertError(await ownerC.post('/realm/domains', { domain: 'bad_char.org', allow_subdomains: false }), 400, 'BAD_REQUEST', "Invalid domain: Domain can only have letters, numbers, '.' and '-'s.");
+  assertSuccess(await ownerC.patch('/realm', { emails_restricted_to_domains: false }));
+  const q = await openQueue(c(member), { event_types: ['realm_domains', 'realm'] });
+  const added = assertSuccess(await ownerC.post('/realm/domains', { domain: ' Example.ORG ', allow_subdomains: false }));
+  assert.equal(added.new_domain[1], 'example.org');
+  assert.equal(typeof added.new_domain[0], 'number');
+  assertError(await ownerC.post('/realm/domains', { domain: 'example.org', allow_subdomains: true }), 400, 'BAD_REQUEST', 'The domain example.org is already a part of your organization.');
+  assertSuccess(await ownerC.patch('/realm/domains/example.org', { allow_subdomains: true }));
+  assertError(await ownerC.patch('/realm/domains/missing.org', { allow_subdomains: true }), 400, 'BAD_REQUEST', 'No entry found for domain missing.org.');
+  const list = assertSuccess(await c(member).get('/realm/domains'));
+  assert.deepEqual(list.domains, [{ domain: 'example.org', allow_subdomains: true }]);
+  const regRes = await c(member).post('/register', { fetch_event_types: ['realm_domains'] });
+  assert.deepEqual(assertSuccess(regRes).realm_domains, [{ domain: 'example.org', allow_subdomains: true }]);
+  assertSchema(regRes, 'POST', '/register');
+  assertSuccess(await ownerC.patch('/realm', { emails_restricted_to_domains: true }));
+  assertSuccess(await ownerC.delete('/realm/domains/example.org'));
+  assertError(await ownerC.delete('/realm/domains/example.org'), 400, 'BAD_REQUEST', 'No entry found for domain example.org.');
+  const evs = (await q.drain()).map(({ id: _id, ...e }) => e);
+  assert.deepEqual(evs, [
+    { type: 'realm_domains', op: 'add', realm_domain: { domain: 'example.org', allow_subdomains: false } },
+    { type: 'realm_domains', op: 'change', realm_domain: { domain: 'example.org', allow_subdomains: true } },
+    { type: 'realm', op: 'update', property: 'emails_restricted_to_domains', value: true },
+    { type: 'realm_domains', op: 'remove', domain: 'example.org' },
+    // Without domains, the restriction cannot stand.
+    { type: 'realm', op: 'update', property: 'emails_restricted_to_domains', value: false },
+  ]);
+});
