@@ -12,7 +12,14 @@ import type { UserRow } from '../store/users.ts';
 import { badRequest } from '../lib/errors.ts';
 import { v, type Validator } from '../http/params.ts';
 import { parseJsonObject } from '../lib/util.ts';
-import { REALM_GROUP_SETTING_DEFAULTS } from '../lib/realm-settings.ts';
+import { REALM_GROUP_SETTING_DEFAULTS, realmSettings } from '../lib/realm-settings.ts';
+import { realmById } from '../store/realm.ts';
+import { ROLE } from '../store/users.ts';
+
+/** The join time at or before which members are full members, for a waiting period in days. */
+export function fullMemberCutoff(waitingPeriodDays: number, now = Date.now() / 1000): number {
+  return now - waitingPeriodDays * 86400;
+}
 
 export type AnonymousGroup = { direct_members: number[]; direct_subgroups: number[] };
 export type GroupSettingValue = number | AnonymousGroup;
@@ -39,7 +46,20 @@ export class Groups {
   private readonly members = new Map<number, Set<number>>();
   private readonly subgroups = new Map<number, number[]>();
 
-  private constructor(groups: GroupRow[], members: Array<{ group_id: number; user_id: number }>, subs: Array<{ group_id: number; subgroup_id: number }>) {
+  /**
+   * Members who joined at or before this time (UNIX seconds) are full members
+   * (role:fullmembers); newer ones are only in role:members. From the
+   * organization's waiting_period_threshold (days).
+   */
+  readonly fullMemberCutoff: number;
+
+  private constructor(
+    groups: GroupRow[],
+    members: Array<{ group_id: number; user_id: number }>,
+    subs: Array<{ group_id: number; subgroup_id: number }>,
+    waitingPeriodDays: number,
+  ) {
+    this.fullMemberCutoff = fullMemberCutoff(waitingPeriodDays);
     this.byId = new Map(groups.map((g) => [g.id, g]));
     this.byName = new Map(groups.map((g) => [g.name, g]));
     for (const m of members) {
@@ -55,8 +75,13 @@ export class Groups {
   }
 
   static async load(db: Tx, realmId: number): Promise<Groups> {
-    const [groups, members, subs] = await Promise.all([allGroups(db, realmId), allMemberEdges(db, realmId), allSubgroupEdges(db, realmId)]);
-    return new Groups(groups, members, subs);
+    const [groups, members, subs, realm] = await Promise.all([allGroups(db, realmId), allMemberEdges(db, realmId), allSubgroupEdges(db, realmId), realmById(db, realmId)]);
+    return new Groups(groups, members, subs, Number(realmSettings(realm.settings_json).waiting_period_threshold) || 0);
+  }
+
+  /** Whether a user counts as a full member (role:fullmembers): a moderator or above, or a member past the waiting period. */
+  isFullMember(user: UserRow): boolean {
+    return user.role <= ROLE.MODERATOR || (user.role === ROLE.MEMBER && user.date_joined <= this.fullMemberCutoff);
   }
 
   systemGroupId(name: SystemGroupName): number {
@@ -71,7 +96,11 @@ export class Groups {
     if (!g) return [];
     if (g.is_system_group) {
       const roles = systemGroupDirectRoles(g.name);
-      return users.filter((u) => u.is_active && roles.includes(u.role)).map((u) => u.id);
+      const active = users.filter((u) => u.is_active && roles.includes(u.role));
+      // Members are direct members of role:fullmembers after the waiting period, of role:members before it.
+      if (g.name === 'role:fullmembers') return active.filter((u) => u.date_joined <= this.fullMemberCutoff).map((u) => u.id);
+      if (g.name === 'role:members') return active.filter((u) => u.date_joined > this.fullMemberCutoff).map((u) => u.id);
+      return active.map((u) => u.id);
     }
     return [...(this.members.get(groupId) ?? [])].sort((a, b) => a - b);
   }
@@ -87,6 +116,7 @@ export class Groups {
     const g = this.byId.get(groupId);
     if (!g || g.deactivated) return false;
     if (g.is_system_group) {
+      if (g.name === 'role:fullmembers') return this.isFullMember(user);
       const max = SYSTEM_GROUP_MAX_ROLE[g.name as SystemGroupName];
       return max !== null && max !== undefined && user.role <= max;
     }

@@ -32,6 +32,8 @@ import { Groups, realmGroupSetting } from './group-settings.ts';
 import { groupSetting } from './user-groups.ts';
 import { canAddSubscribers, streamAccess } from './channel-access.ts';
 import { validEmail } from './users.ts';
+import { emailNotAllowedReason } from './realm-domains.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
 
 export const INVITE_AS_VALUES = [100, 200, 300, 400, 600] as const;
 export const MAX_WELCOME_MESSAGE_CUSTOM_TEXT_LENGTH = 8000;
@@ -132,6 +134,7 @@ export async function inviteUsers(svc: Services, user: UserRow, input: InviteInp
     }
     if (!input.inviteeEmails) throw badRequest('You must specify at least one email address.');
     const emails = parseInviteeEmails(input.inviteeEmails);
+    const settings = realmSettings(realm.settings_json);
 
     // Channels: visible to the caller; default channels, or ones they may add subscribers to.
     const realmCanAdd = realmGroupSetting(realm.settings_json, 'can_add_subscribers_group', groups);
@@ -172,6 +175,11 @@ export async function inviteUsers(svc: Services, user: UserRow, input: InviteInp
       if (email === '') continue;
       if (!validEmail(email)) {
         invalid.push([email, 'Invalid address.', false]);
+        continue;
+      }
+      const refused = await emailNotAllowedReason(tx, svc.realmId, settings, email);
+      if (refused) {
+        invalid.push([email, refused, false]);
         continue;
       }
       const existing = await userByDeliveryEmail(tx, svc.realmId, email);

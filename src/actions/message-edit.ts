@@ -31,7 +31,7 @@ import type { Services } from '../services.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
-import { realmSettings } from '../lib/realm-settings.ts';
+import { realmSettings, visibleEditHistory } from '../lib/realm-settings.ts';
 import { isResolvedTopic, normalizeTopic, RESOLVED_TOPIC_PREFIX, truncateTopic } from '../lib/topic.ts';
 import { realmById } from '../store/realm.ts';
 import { FLAG, flagList, RECIPIENT, topicSenderIds, type MessageRow } from '../store/messages.ts';
@@ -476,11 +476,13 @@ function stripResolved(topic: string): string {
 export async function messageHistory(svc: Services, user: UserRow, messageId: number): Promise<Array<Record<string, unknown>>> {
   const db = svc.store.db;
   const realm = await realmById(db, svc.realmId);
-  if (realmSettings(realm.settings_json).allow_edit_history === false) throw badRequest('Message edit history is disabled in this organization');
+  const policy = String(realmSettings(realm.settings_json).message_edit_history_visibility_policy);
+  if (policy === 'none') throw badRequest('Message edit history is disabled in this organization');
   const a = await accessMessage(svc, db, user, messageId);
   if (!a) throw invalidMessage();
   const m = a.row;
-  const raw = parseEditHistory(m.edit_history_json);
+  // With 'moves', content changes are hidden: every version shows the current content.
+  const raw = visibleEditHistory(policy, parseEditHistory(m.edit_history_json));
   let content = m.content;
   let renderedContent = m.rendered_content;
   let topic = m.topic;

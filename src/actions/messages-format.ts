@@ -17,7 +17,7 @@ import { badRequest } from '../lib/errors.ts';
 import { linkifiersForRendering } from './linkifiers.ts';
 import { activeEmojiForRendering } from './realm-emoji.ts';
 import { avatarUrl } from './users-format.ts';
-import { realmSettings } from '../lib/realm-settings.ts';
+import { realmSettings, visibleEditHistory } from '../lib/realm-settings.ts';
 
 /** Users and channels of the organization, loaded once per operation. */
 export interface Directory {
@@ -25,7 +25,9 @@ export interface Directory {
   streams: Map<number, { id: number; name: string }>;
   realmStr: string;
   emptyTopicDisplayName: string;
-  allowEditHistory: boolean;
+  /** The organization's message_edit_history_visibility_policy: 'all', 'moves' or 'none'. */
+  editHistoryPolicy: string;
+  defaultCodeBlockLanguage: string;
   /** The organization's linkifiers (message content and topic_links). */
   linkifiers: Linkifier[];
   /** Active custom emoji by name (for rendering). */
@@ -46,7 +48,8 @@ export async function loadDirectory(svc: Services, db: Tx): Promise<Directory> {
     streams: new Map(streams.map((st) => [st.id, { id: st.id, name: st.name }])),
     realmStr: realm.string_id,
     emptyTopicDisplayName: String(s.empty_topic_display_name),
-    allowEditHistory: s.allow_edit_history !== false,
+    editHistoryPolicy: String(s.message_edit_history_visibility_policy),
+    defaultCodeBlockLanguage: String(s.default_code_block_language ?? ''),
     linkifiers,
     customEmoji,
   };
@@ -60,7 +63,15 @@ export async function loadDirectory(svc: Services, db: Tx): Promise<Directory> {
 export async function renderData(svc: Services, db: Tx, content: string, dir?: Directory): Promise<RenderData> {
   const text = content.toLowerCase();
   const d = dir ?? (await loadDirectory(svc, db));
-  const data: RenderData = { users: [], groups: [], streams: [], customEmoji: [], linkifiers: d.linkifiers, realmUrl: svc.config.externalUrl };
+  const data: RenderData = {
+    users: [],
+    groups: [],
+    streams: [],
+    customEmoji: [],
+    linkifiers: d.linkifiers,
+    realmUrl: svc.config.externalUrl,
+    defaultCodeBlockLanguage: d.defaultCodeBlockLanguage,
+  };
   if (content.includes(':')) {
     for (const [name, e] of d.customEmoji) if (content.includes(`:${name}:`)) data.customEmoji.push(e);
   }
@@ -163,9 +174,12 @@ export async function formatMessages(svc: Services, db: Tx, rows: MessageRow[], 
     }
     if (m.last_edit_time !== null) {
       out.last_edit_timestamp = Math.floor(m.last_edit_time);
-      if (dir.allowEditHistory && m.edit_history_json) {
+      if (dir.editHistoryPolicy !== 'none' && m.edit_history_json) {
         const h = JSON.parse(m.edit_history_json) as unknown;
-        if (Array.isArray(h)) out.edit_history = h;
+        if (Array.isArray(h)) {
+          const visible = visibleEditHistory(dir.editHistoryPolicy, h as object[]);
+          if (visible.length) out.edit_history = visible;
+        }
       }
     }
     return out;

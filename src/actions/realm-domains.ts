@@ -16,6 +16,8 @@ import { badRequest, requireOwner } from '../lib/errors.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import type { ZulipEvent } from '../events/types.ts';
+import type { Tx } from '../store/db.ts';
+import { isDisposableDomain } from '../lib/disposable.ts';
 
 export async function listRealmDomains(svc: Services): Promise<RealmDomain[]> {
   return realmDomains(svc.store.db, svc.realmId);
@@ -92,4 +94,21 @@ export function emailDomainAllowed(email: string, domains: RealmDomain[]): boole
     if (domains.some((d) => d.allow_subdomains && d.domain === domain)) return true;
   }
   return false;
+}
+
+/**
+ * Zulip's email_allowed_for_realm: the reason the organization refuses this
+ * address (as Zulip's invitation errors say it), or null when allowed.
+ * Restricted to domains: the address's domain must be allowed and its local
+ * part may not contain '+'; otherwise disposable domains are refused when
+ * disallow_disposable_email_addresses is on.
+ */
+export async function emailNotAllowedReason(db: Tx, realmId: number, settings: Record<string, unknown>, email: string): Promise<string | null> {
+  const at = email.lastIndexOf('@');
+  const domain = email.slice(at + 1).toLowerCase();
+  if (!settings.emails_restricted_to_domains) {
+    return settings.disallow_disposable_email_addresses && isDisposableDomain(domain) ? 'Please use your real email address.' : null;
+  }
+  if (email.slice(0, at).includes('+')) return 'Email addresses containing + are not allowed.';
+  return emailDomainAllowed(email, await realmDomains(db, realmId)) ? null : 'Outside your domain.';
 }

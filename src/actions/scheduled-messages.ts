@@ -6,6 +6,7 @@
  * A failed delivery keeps the message with `failed: true` and Notification
  * Bot tells the sender why.
  */
+import { startPeriodicJob } from '../lib/periodic.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
@@ -306,27 +307,8 @@ export async function deliverDueScheduledMessages(svc: Services, now = Date.now(
 
 /** The delivery timer: checks every `intervalMs` for due messages; never keeps the process alive. */
 export function startScheduledDelivery(svc: Services, intervalMs = 1000): { stop(): Promise<void> } {
-  let running: Promise<unknown> | null = null;
-  let stopped = false;
-  const tick = (): void => {
-    if (running || stopped) return;
-    running = deliverDueScheduledMessages(svc, Date.now() / 1000, { wait: false })
-      .catch((e: unknown) => svc.log.error({ err: e }, 'scheduled message delivery pass failed'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-  // Messages that came due while the server was down go out at start.
-  tick();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      if (running) await running;
-    },
-  };
+  // The first pass, at start, sends messages that came due while the server was down.
+  return startPeriodicJob(svc.log, 'scheduled message delivery pass', intervalMs, () => deliverDueScheduledMessages(svc, Date.now() / 1000, { wait: false }));
 }
 
 /** scheduled_messages events: the empty topic is named for clients without the empty_topic_name capability. */

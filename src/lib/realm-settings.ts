@@ -108,3 +108,19 @@ export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = {
   direct_message_initiator_group: 'role:everyone',
   direct_message_permission_group: 'role:everyone',
 };
+
+/** The keys of an edit history entry that a 'moves' visibility policy shows (an allowlist, as Zulip's). */
+const MOVE_KEYS = ['timestamp', 'user_id', 'prev_topic', 'topic', 'prev_stream', 'stream'];
+
+/**
+ * The part of a message's edit history the organization's
+ * message_edit_history_visibility_policy shows: everything ('all'), only
+ * topic and channel moves without any content ('moves'), or nothing ('none').
+ */
+export function visibleEditHistory<E extends object>(policy: string, entries: E[]): E[] {
+  if (policy === 'all') return entries;
+  if (policy !== 'moves') return [];
+  return entries
+    .filter((e) => 'prev_topic' in e || 'prev_stream' in e)
+    .map((e) => Object.fromEntries(Object.entries(e).filter(([k]) => MOVE_KEYS.includes(k))) as E);
+}

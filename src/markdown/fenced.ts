@@ -19,6 +19,8 @@ export function canonicalLanguageName(lang: string): string {
 export interface FenceHost {
   stashRaw(html: string): string;
   renderTex(tex: string, display: boolean): string | null;
+  /** The language of fenced blocks that name none (the organization's default_code_block_language). */
+  defaultLanguage?: string | null;
 }
 
 /** Render a code block the way Zulip's codehilite wrapper lays it out (without token spans). */
@@ -95,7 +97,7 @@ export function processFences(lines: string[], host: FenceHost): string[] {
   const checkForNewFence = (out: string[], line: string): void => {
     const m = FENCE_RE.exec(line);
     if (m) {
-      const lang = m.groups!['lang'] ? m.groups!['lang'].toLowerCase() : null;
+      const lang = m.groups!['lang'] ? m.groups!['lang'].toLowerCase() : (host.defaultLanguage?.toLowerCase() ?? null);
       const header = m.groups!['header'] ?? null;
       if (handlers.length > MAX_NESTING_DEPTH) throw new MarkdownRenderingError('Fenced blocks nested too deep');
       handlers.push(makeHandler(out, m.groups!['fence']!, lang, header));

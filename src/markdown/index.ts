@@ -26,6 +26,8 @@ export interface MarkdownContext {
   /** The organization's linkifiers, in their order. */
   linkifiers?: Linkifier[];
   realmUrl: string; // e.g. "http://127.0.0.1:9991"
+  /** The organization's default_code_block_language: the language of fenced blocks that name none. */
+  defaultCodeBlockLanguage?: string;
 }
 
 export interface RenderResult {
@@ -308,7 +310,7 @@ class Renderer {
       .join('\n');
     source = source.replace(/(?<=\n) +\n/g, '\n');
     lines = source.split('\n');
-    lines = processFences(lines, { stashRaw: (h) => this.stashRaw(h), renderTex: renderKatex });
+    lines = processFences(lines, { stashRaw: (h) => this.stashRaw(h), renderTex: renderKatex, defaultLanguage: this.ctx.defaultCodeBlockLanguage || null });
     this.result.alertText = lines.join('\n');
     const root = new BlockParser().parseDocument(lines.join('\n'));
     this.hiliteIndentedCode(root);

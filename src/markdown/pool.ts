@@ -25,6 +25,8 @@ export interface RenderData {
   /** The organization's linkifiers, in their order. */
   linkifiers: Linkifier[];
   realmUrl: string;
+  /** The organization's default_code_block_language ('' for none). */
+  defaultCodeBlockLanguage?: string;
 }
 
 export interface MarkdownRenderer {

@@ -38,6 +38,7 @@ export function contextFromData(data: RenderData): MarkdownContext {
     customEmojiByName: (name) => emoji.get(name),
     linkifiers: data.linkifiers,
     realmUrl: data.realmUrl,
+    defaultCodeBlockLanguage: data.defaultCodeBlockLanguage,
   };
 }
 
