@@ -273,3 +273,12 @@ test('a client disconnecting mid-poll releases the wait and leaves the queue wor
   await causeEvent(t, u, 'back');
   assert.deepEqual(assertSuccess(await next).events.map((e: any) => e.status_text), ['back']);
 });
+
+test('watched events reach every process, whoever receives them (cache invalidation)', async () => {
+  const seen = t.nodes.map(() => [] as unknown[]);
+  t.nodes.forEach((node, i) => node.svc.bus.watch(['user_status'], (e) => seen[i]!.push(e.status_text)));
+  const loner = await t.makeUser();
+  await causeEvent(t, loner, 'invalidate caches');
+  await until(() => seen.every((s) => s.includes('invalidate caches')), 'every node saw the event');
+  assert.deepEqual(seen.map((s) => s.filter((x) => x === 'invalidate caches').length), t.nodes.map(() => 1), 'once per node');
+});

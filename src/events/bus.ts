@@ -13,19 +13,52 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { LocalQueues, EventQueues } from './queue.ts';
 import type { DeliveryOptions, Envelope, Recipient, ZulipEvent } from './types.ts';
 
+export type EventWatcher = (event: ZulipEvent) => void;
+
 export interface EventBus {
   send(event: ZulipEvent, recipients: Recipient[], options?: DeliveryOptions): void;
+  /**
+   * Calls `watcher` in every process with each event of these types sent by
+   * any process (whoever its recipients): how in-process caches learn that
+   * the change behind the event happened. The sending process calls it at
+   * once; the others when the event's batch is written (before the sending
+   * request is answered).
+   */
+  watch(types: string[], watcher: EventWatcher): void;
   /** Settles when every event sent so far has reached its queues. */
   flush(): Promise<void>;
   close(): Promise<void>;
 }
 
+/** The watchers of a process, by event type. */
+class Watchers {
+  private readonly byType = new Map<string, EventWatcher[]>();
+  add(types: string[], watcher: EventWatcher): void {
+    for (const t of types) {
+      let list = this.byType.get(t);
+      if (!list) this.byType.set(t, (list = []));
+      list.push(watcher);
+    }
+  }
+  has(type: string): boolean {
+    return this.byType.has(type);
+  }
+  notify(event: ZulipEvent): void {
+    for (const w of this.byType.get(event.type) ?? []) w(event);
+  }
+}
+
 export class LocalBus implements EventBus {
   private readonly queues: LocalQueues;
+  private readonly watchers = new Watchers();
   constructor(queues: LocalQueues) {
     this.queues = queues;
   }
+  watch(types: string[], watcher: EventWatcher): void {
+    this.watchers.add(types, watcher);
+  }
   send(event: ZulipEvent, recipients: Recipient[], options?: DeliveryOptions): void {
+    this.watchers.notify(event);
     if (recipients.length === 0 && !options?.allPublicStreamsQueues) return;
     this.queues.deliverNow({ event, recipients, options });
   }
@@ -46,6 +79,11 @@ export async function withDeliveries<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Carries watched events to the other processes (see EventBus.watch). */
+export interface Broadcast {
+  publish(events: ZulipEvent[]): Promise<unknown>;
+}
+
 /**
  * Delivers through an asynchronous queue store (Redis). Envelopes sent while
  * a batch is being written wait and go together in the next batch, so
@@ -54,29 +92,54 @@ export async function withDeliveries<T>(fn: () => Promise<T>): Promise<T> {
 export class BatchingBus implements EventBus {
   private readonly queues: EventQueues;
   private readonly log: FastifyBaseLogger;
+  private readonly broadcast: Broadcast | null;
+  private readonly watchers = new Watchers();
   private pending: Envelope[] = [];
+  private watched: ZulipEvent[] = [];
   /** The batch that has not started yet (new envelopes join it). */
   private next: Promise<void> | null = null;
   /** The last batch started; settles (never rejects) when written. */
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(queues: EventQueues, log: FastifyBaseLogger) {
+  constructor(queues: EventQueues, log: FastifyBaseLogger, broadcast: Broadcast | null = null) {
     this.queues = queues;
     this.log = log;
+    this.broadcast = broadcast;
+  }
+
+  watch(types: string[], watcher: EventWatcher): void {
+    this.watchers.add(types, watcher);
+  }
+
+  /** A watched event another process sent. */
+  received(event: ZulipEvent): void {
+    this.watchers.notify(event);
   }
 
   send(event: ZulipEvent, recipients: Recipient[], options?: DeliveryOptions): void {
-    if (recipients.length === 0 && !options?.allPublicStreamsQueues) return;
-    this.pending.push({ event, recipients, options });
+    const watched = this.watchers.has(event.type);
+    if (watched) {
+      this.watchers.notify(event);
+      if (this.broadcast) this.watched.push(event);
+    } else if (recipients.length === 0 && !options?.allPublicStreamsQueues) return;
+    if (recipients.length || options?.allPublicStreamsQueues) this.pending.push({ event, recipients, options });
     if (!this.next) {
       this.next = this.tail.then(() => {
         const batch = this.pending;
+        const watchedEvents = this.watched;
         this.pending = [];
+        this.watched = [];
         this.next = null;
-        return this.queues.deliver(batch).catch((err: unknown) => {
-          // The changes are committed; the events of this batch are lost. Say so loudly.
-          this.log.error({ err, events: batch.length }, 'event delivery failed');
-        });
+        return Promise.all([
+          batch.length ? this.queues.deliver(batch) : null,
+          watchedEvents.length ? this.broadcast?.publish(watchedEvents) : null,
+        ]).then(
+          () => {},
+          (err: unknown) => {
+            // The changes are committed; the events of this batch are lost. Say so loudly.
+            this.log.error({ err, events: batch.length, watched: watchedEvents.length }, 'event delivery failed');
+          },
+        );
       });
       this.tail = this.next;
     }

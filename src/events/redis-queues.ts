@@ -182,6 +182,10 @@ export class RedisQueues implements EventQueues {
     sub.on('message', (ch: string, message: string) => {
       if (ch === channel) queues.woken(message);
     });
+    // Wake-ups published while the subscription was down are lost: recheck every waiting poll.
+    sub.on('ready', () => {
+      for (const w of queues.waiters.values()) queues.recheck(w);
+    });
     await sub.subscribe(channel);
     return queues;
   }
@@ -282,7 +286,7 @@ export class RedisQueues implements EventQueues {
       return { kind: 'events', events };
     }
     if (this.waiters.get(id) !== w) return { kind: 'events', events: await done! };
-    w.heartbeat = setTimeout(() => void this.pushEvents(id, [{ type: 'heartbeat' }]), req.heartbeatSeconds * 1000);
+    w.heartbeat = setTimeout(() => void this.pushEvents(id, [{ type: 'heartbeat' }]).catch(() => this.release(w)), req.heartbeatSeconds * 1000);
     w.heartbeat.unref();
     req.signal?.addEventListener('abort', () => this.release(w), { once: true });
     w.busy = false;

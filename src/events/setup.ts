@@ -9,6 +9,7 @@ import { openRedis, type RedisLink } from '../lib/redis.ts';
 import { BatchingBus, LocalBus, type EventBus } from './bus.ts';
 import { LocalQueues, type EventQueues } from './queue.ts';
 import { RedisQueues } from './redis-queues.ts';
+import type { ZulipEvent } from './types.ts';
 
 export interface EventSystem {
   queues: EventQueues;
@@ -26,7 +27,25 @@ export async function openEventSystem(config: Config, log: FastifyBaseLogger): P
   }
   const redis = await openRedis(config.redisUrl, config.redisPrefix);
   const queues = await RedisQueues.open(redis);
-  const bus = new BatchingBus(queues, log);
+  // Watched events (cache invalidation) go to every process over one channel: "<node id>\n<JSON list>".
+  const channel = `${redis.prefix}watched`;
+  const bus = new BatchingBus(queues, log, {
+    publish: (events) => redis.cmd.publish(channel, `${redis.nodeId}\n${JSON.stringify(events)}`),
+  });
+  const sub = redis.subscriber();
+  sub.on('message', (ch: string, message: string) => {
+    if (ch !== channel) return;
+    const nl = message.indexOf('\n');
+    if (message.slice(0, nl) === redis.nodeId) return;
+    for (const event of JSON.parse(message.slice(nl + 1)) as ZulipEvent[]) {
+      try {
+        bus.received(event);
+      } catch (err) {
+        log.error({ err, type: event.type }, 'event watcher failed');
+      }
+    }
+  });
+  await sub.subscribe(channel);
   return {
     queues,
     bus,

@@ -1,6 +1,7 @@
 /**
  * Operations endpoints and per-request bookkeeping: GET /health (no
- * authentication; checks the database, as Zulip's /health does), one
+ * authentication; checks the database, as Zulip's /health does, and Redis
+ * when the deployment has one), one
  * structured access-log line per request, request metrics, and the
  * separate Prometheus listener (METRICS_PORT).
  */
@@ -31,18 +32,23 @@ export function accessLogger(svc: Services): Logger | null {
 }
 
 export function registerOps(app: FastifyInstance, svc: Services): void {
+  // The services a request needs: the database, and Redis when several processes share the work.
+  const checks: Array<[string, () => Promise<unknown>]> = [['Database', () => sql`SELECT 1`.execute(svc.store.db)]];
+  if (svc.redis) checks.push(['Redis', () => svc.redis!.cmd.ping()]);
   app.get('/health', async (_req, reply) => {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        sql`SELECT 1`.execute(svc.store.db),
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('database check timed out')), HEALTH_TIMEOUT_MS))),
-      ]);
-    } catch (err) {
-      svc.log.error({ err }, 'health check: database unavailable');
-      return reply.code(500).header('Cache-Control', 'no-store').send({ result: 'error', msg: 'Database is not available', code: 'SERVER_NOT_READY' });
-    } finally {
-      clearTimeout(timer);
+    for (const [name, run] of checks) {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          run(),
+          new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${name} check timed out`)), HEALTH_TIMEOUT_MS))),
+        ]);
+      } catch (err) {
+        svc.log.error({ err }, `health check: ${name} unavailable`);
+        return reply.code(500).header('Cache-Control', 'no-store').send({ result: 'error', msg: `${name} is not available`, code: 'SERVER_NOT_READY' });
+      } finally {
+        clearTimeout(timer);
+      }
     }
     return reply.header('Cache-Control', 'no-store').send({ result: 'success', msg: '' });
   });
