@@ -22,7 +22,7 @@ import { closeEmailTransports } from './lib/email.ts';
 import { startMetricsListener } from './http/ops.ts';
 import { allRoutes } from './http/routes/index.ts';
 import type { Services } from './services.ts';
-import { installEventFilters } from './events/filters.ts';
+import { installEventFilters } from './state/filters.ts';
 import { createInitialChannels } from './actions/onboarding.ts';
 import './state/index.ts';
 import { scheduledMessagesEventFilter, startScheduledDelivery } from './actions/scheduled-messages.ts';

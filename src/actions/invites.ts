@@ -30,7 +30,7 @@ import {
 } from '../store/invites.ts';
 import { Groups, realmGroupSetting } from './group-settings.ts';
 import { groupSetting } from './user-groups.ts';
-import { canAddSubscribers, streamAccess } from './channel-access.ts';
+import { canAddSubscribers, streamAccess } from './access.ts';
 import { validEmail } from './users.ts';
 
 export const INVITE_AS_VALUES = [100, 200, 300, 400, 600] as const;

@@ -2,7 +2,7 @@
  * Deleting messages: one transaction, then Zulip's `delete_message` events
  * (one per conversation, with `message_ids`; clients without the
  * bulk_message_deletion capability get one event per message, see
- * src/events/filters.ts) and a `stream` update when a channel's
+ * src/state/filters.ts) and a `stream` update when a channel's
  * first_message_id changes (spec §6.4).
  */
 import type { Services } from '../services.ts';

@@ -52,9 +52,11 @@ import {
   updateMessageContent,
   type EditHistoryEntry,
 } from '../store/message-edit.ts';
-import { accessMessageToModify } from './reactions.ts';
-import { accessMessage, invalidMessage } from './messages-fetch.ts';
-import { canAdministerChannel, canReadFullHistory, streamAccess, streamGroupSetting, type StreamAccess, type StreamGroupSetting } from './channel-access.ts';
+import {
+  accessMessage,
+  accessMessageToModify,
+  invalidMessage,
+  canAdministerChannel, canReadFullHistory, streamAccess, streamGroupSetting, type StreamAccess, type StreamGroupSetting } from './access.ts';
 import { Groups, parseStoredSetting } from './group-settings.ts';
 import { loadDirectory, render } from './messages-format.ts';
 import { topicLinks } from '../markdown/index.ts';

@@ -8,7 +8,7 @@ import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
 import type { UserRow } from '../store/users.ts';
-import { subscribedStreamIds } from '../store/streams.ts';
+import { mutedStreamIds, subscribedStreamIds } from '../store/streams.ts';
 import {
   allUnreadIds,
   API_FLAGS,
@@ -28,8 +28,8 @@ import {
   type FlagName,
 } from '../store/messages.ts';
 import { directGroupMembers } from '../store/messages.ts';
-import { accessStreamById } from './channel-access.ts';
-import { accessMessage, fetchWindow, parseAnchor } from './messages-fetch.ts';
+import { accessMessage, accessStreamById } from './access.ts';
+import { fetchWindow, parseAnchor } from './messages-fetch.ts';
 import { loadDirectory } from './messages-format.ts';
 import { cleanTopicOperand, type NarrowTerm } from './narrow.ts';
 
@@ -44,8 +44,7 @@ function checkFlag(flag: string, op: string): number {
 
 /** Whether the user has muted the channel or topic of an unread row (Zulip's is_row_muted). */
 async function mutedChecker(db: Tx, user: UserRow): Promise<(streamId: number, topic: string) => boolean> {
-  const subs = await db.selectFrom('subscriptions').select(['stream_id', 'is_muted']).where('user_id', '=', user.id).where('active', '=', 1).execute();
-  const mutedStreams = new Set(subs.filter((s) => s.is_muted).map((s) => s.stream_id));
+  const mutedStreams = await mutedStreamIds(db, user.id);
   const policies = await userTopicPolicies(db, user.id);
   return (streamId, topic) => {
     const p = policies.get(`${streamId}\n${topic.toLowerCase()}`) ?? 0;

@@ -12,7 +12,7 @@ import { realmById } from '../store/realm.ts';
 import { streamById } from '../store/streams.ts';
 import { RECIPIENT, type MessageRow } from '../store/messages.ts';
 import { usersByIds, type UserRow } from '../store/users.ts';
-import { accessMessage, invalidMessage } from './messages-fetch.ts';
+import { accessMessage, invalidMessage } from './access.ts';
 import { dmParticipants } from './messages-format.ts';
 import { effectiveTopicsPolicy, sendMessage } from './messages.ts';
 import { notificationBot } from './streams.ts';

@@ -38,7 +38,7 @@ import {
   streamGroupSetting,
   STREAM_GROUP_SETTINGS,
   type StreamGroupSetting,
-} from './channel-access.ts';
+} from './access.ts';
 import {
   formatStream,
   formatSubscription,

@@ -21,7 +21,7 @@ import {
   type SubscriptionPatch,
 } from '../store/streams.ts';
 import { Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
-import { accessStreamById, canAddSubscribers, canRemoveSubscribers, canSubscribeSelf, metadataViewers, streamAccess, type StreamGroupSetting } from './channel-access.ts';
+import { accessStreamById, canAddSubscribers, canRemoveSubscribers, canSubscribeSelf, metadataViewers, streamAccess, type StreamGroupSetting } from './access.ts';
 import { formatStream, formatSubscription, loadChannelContext, subscriptionPropertyValue, SUBSCRIPTION_PROPERTIES, type ChannelContext, type SubscriptionProperty } from './streams-format.ts';
 import {
   addSubscriptionsTx,

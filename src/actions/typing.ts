@@ -5,7 +5,7 @@
  *
  * Direct typing goes to the conversation's participants; channel typing to
  * the channel's subscribers (only clients that declared the
- * stream_typing_notifications capability get it, see src/events/filters.ts);
+ * stream_typing_notifications capability get it, see src/state/filters.ts);
  * typing while editing a message (POST /messages/{message_id}/typing, FL
  * 351) sends `typing_edit_message` to those who would see the edit.
  */
@@ -18,7 +18,7 @@ import { subscriberIds } from '../store/streams.ts';
 import { messageById, messageHolders, RECIPIENT } from '../store/messages.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { normalizeTopic } from '../lib/topic.ts';
-import { accessStreamById, canPost } from './channel-access.ts';
+import { accessStreamById, canPost } from './access.ts';
 import { Groups } from './group-settings.ts';
 
 export type TypingOp = 'start' | 'stop';

@@ -18,7 +18,7 @@ import { deleteUserTopic, insertUserTopic, updateUserTopic, userTopicOf } from '
 import type { UserRow } from '../store/users.ts';
 import type { EventQueue } from '../events/queue.ts';
 import type { ZulipEvent } from '../events/types.ts';
-import { streamAccess } from './channel-access.ts';
+import { streamAccess } from './access.ts';
 import { Groups } from './group-settings.ts';
 
 export const VISIBILITY_POLICY = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;

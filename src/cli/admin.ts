@@ -15,7 +15,7 @@ import { openStore } from '../store/db.ts';
 import { migrate } from '../store/migrations.ts';
 import { ensureRealm, zuliprc } from '../actions/realm.ts';
 import { openEventSystem } from '../events/setup.ts';
-import { installEventFilters } from '../events/filters.ts';
+import { installEventFilters } from '../state/filters.ts';
 import type { Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
 import { userByEmail, userById, ROLE, BOT_TYPE, type UserRow } from '../store/users.ts';

@@ -6,9 +6,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
-import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
+import { pingDatabase } from '../store/db.ts';
 import { chmodPrivate } from '../lib/private-files.ts';
 
 declare module 'fastify' {
@@ -35,7 +35,7 @@ export function registerOps(app: FastifyInstance, svc: Services): void {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        sql`SELECT 1`.execute(svc.store.db),
+        pingDatabase(svc.store.db),
         new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('database check timed out')), HEALTH_TIMEOUT_MS))),
       ]);
     } catch (err) {

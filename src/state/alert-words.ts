@@ -1,5 +1,5 @@
 /** `alert_words` in POST /register: the user's alert words. */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { alertWordsOf } from '../store/alert-words.ts';
 
 registerState({

@@ -1,5 +1,5 @@
 /** The `realm_bots` section of POST /register: every bot for administrators, one's own bots otherwise. */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { realmBots } from '../store/users.ts';
 import { servicesOfBots } from '../store/bots.ts';
 import { formatBotWith } from '../actions/bots-format.ts';

@@ -1,5 +1,5 @@
 /** /register sections: saved snippets, client devices, and the message report types. */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { listSavedSnippets } from '../actions/saved-snippets.ts';
 import { registerDevicesState } from '../actions/devices.ts';
 import { serverReportMessageTypes } from '../actions/message-report.ts';

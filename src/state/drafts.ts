@@ -1,5 +1,5 @@
 /** `drafts` in POST /register: the user's synchronized drafts (Zulip's shape, newest edit first). */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { registerDrafts } from '../actions/drafts.ts';
 
 registerState({

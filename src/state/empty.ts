@@ -4,7 +4,7 @@
  * a server without the feature the empty value is the truth: none exist.
  * Each section answers the fetch_event_types name Zulip uses for it.
  */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 
 /** fetch_event_types name → the state keys it adds, with their empty values (fresh per call). */
 const EMPTY_SECTIONS: Record<string, () => Record<string, unknown>> = {

@@ -3,7 +3,7 @@
  * processing order. `realm_filters` is its legacy form, which Zulip now
  * always sends empty (clients use realm_linkifiers).
  */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { realmLinkifiers } from '../actions/linkifiers.ts';
 
 registerState({

@@ -1,5 +1,5 @@
 /** The message sections of POST /register: max_message_id, unread_msgs, recent_private_conversations, starred_messages. */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { directGroupMembers, FLAG, maxMessageIdFor, RECIPIENT, recentDirectMessages, starredMessageIds, unreadRows } from '../store/messages.ts';
 import { unreadMessageDetails } from '../actions/message-flags.ts';
 

@@ -1,5 +1,5 @@
 /** `muted_users` in POST /register: the user's mutes as {id, timestamp}. */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { mutesOf } from '../store/muted-users.ts';
 
 registerState({

@@ -1,5 +1,5 @@
 /** The `presence` section of POST /register: presences, presence_last_update_id, server_timestamp. */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { presenceData } from '../actions/presence.ts';
 
 registerState({

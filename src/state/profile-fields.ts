@@ -1,5 +1,5 @@
 /** The custom_profile_fields section of POST /register. */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { listProfileFields } from '../actions/profile-fields.ts';
 import { customProfileFieldTypes } from '../lib/profile-fields.ts';
 

@@ -1,5 +1,5 @@
 /** The `realm_emoji` section of POST /register: the organization's custom emoji by ID (deactivated ones included, as Zulip). */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { realmEmojiState } from '../actions/realm-emoji.ts';
 
 registerState({

@@ -1,11 +1,11 @@
 /** The `realm` and `realm_user` sections of POST /register. */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { realmById } from '../store/realm.ts';
 import { allUsers } from '../store/users.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { renderDescription } from '../actions/streams-format.ts';
 import { formatUser, avatarUrl, isAdminRole, realmIconUrl } from '../actions/users-format.ts';
-import { EMOJI_DATA_PATH, LOGO_PATH } from '../http/app.ts';
+import { EMOJI_DATA_PATH, LOGO_PATH } from '../lib/static-paths.ts';
 import { profileDataByUser } from '../actions/profile-data.ts';
 import { ROLE } from '../store/users.ts';
 import { isoFromSeconds } from '../lib/util.ts';

@@ -3,7 +3,7 @@
  * messages (failed ones included), by delivery time. The empty topic is
  * named for clients without the empty_topic_name capability.
  */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { realmById } from '../store/realm.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { listScheduledMessages } from '../actions/scheduled-messages.ts';

@@ -3,7 +3,7 @@
  * /register, and the legacy top-level settings Zulip still sends to clients
  * without the `user_settings_object` capability.
  */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { realmById } from '../store/realm.ts';
 import { userById } from '../store/users.ts';
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTINGS, realmUserDefaults, userSettings } from '../lib/user-settings.ts';

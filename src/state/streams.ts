@@ -1,10 +1,10 @@
 /** Channel and subscription sections of POST /register (spec 2.3, 2.5). */
 import { ROLE } from '../store/users.ts';
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { subscriptionState } from '../actions/subscriptions.ts';
 import { defaultStreamIds } from '../actions/streams.ts';
 import { formatStream } from '../actions/streams-format.ts';
-import { streamAccess } from '../actions/channel-access.ts';
+import { streamAccess } from '../actions/access.ts';
 import { Groups, realmGroupSetting } from '../actions/group-settings.ts';
 import { REALM_GROUP_SETTING_DEFAULTS } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';

@@ -1,5 +1,5 @@
 /** realm_user_groups in POST /register. */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { listGroups } from '../actions/user-groups.ts';
 
 registerState({

@@ -1,5 +1,5 @@
 /** The `user_status` section of POST /register. */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { userStatusState } from '../actions/user-status.ts';
 
 registerState({

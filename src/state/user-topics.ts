@@ -4,7 +4,7 @@
  * date muted] for muted topics (fetch type muted_topics, still read by
  * zulip-terminal).
  */
-import { registerState } from '../events/state.ts';
+import { registerState } from './registry.ts';
 import { userTopicRows } from '../store/messages.ts';
 import { realmById } from '../store/realm.ts';
 import { realmSettings } from '../lib/realm-settings.ts';

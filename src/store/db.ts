@@ -4,7 +4,7 @@
  * of the store lives here and in migrations.ts (`Dialect` helpers).
  */
 import { join } from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
+import { Kysely, sql, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { NodeSqliteDatabase } from './sqlite-driver.ts';
@@ -51,4 +51,9 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchem
 /** Runs fn in one transaction. */
 export function transaction<T>(store: Store, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
   return store.db.transaction().execute(fn);
+}
+
+/** A trivial query: whether the database answers (health checks). */
+export async function pingDatabase(db: Db): Promise<void> {
+  await sql`SELECT 1`.execute(db);
 }

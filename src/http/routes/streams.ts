@@ -4,7 +4,7 @@ import { deleteTopic } from '../../actions/delete-topic.ts';
 import { p, v, type Param } from '../params.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { groupSettingUpdate, groupSettingValue, type GroupSettingValue } from '../../actions/group-settings.ts';
-import { STREAM_GROUP_SETTINGS, type StreamGroupSetting } from '../../actions/channel-access.ts';
+import { STREAM_GROUP_SETTINGS, type StreamGroupSetting } from '../../actions/access.ts';
 import { archiveChannel, createChannel, getStream, getStreamId, getStreams, setDefaultStream, TOPICS_POLICIES, updateChannel } from '../../actions/streams.ts';
 import {
   getSubscribers,

@@ -3,8 +3,8 @@
  * an event and the shape of their copy. Feature modules add theirs here.
  */
 import type { Services } from '../services.ts';
-import type { EventQueue } from './queue.ts';
-import type { ZulipEvent } from './types.ts';
+import type { EventQueue } from '../events/queue.ts';
+import type { ZulipEvent } from '../events/types.ts';
 import { messageEventForQueue } from '../actions/messages-events.ts';
 import { streamEventFilter } from '../actions/streams.ts';
 import { installUserTopicFilters } from '../actions/user-topics.ts';
