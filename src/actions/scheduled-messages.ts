@@ -15,7 +15,7 @@ import { realmById } from '../store/realm.ts';
 import { userById, type UserRow } from '../store/users.ts';
 import { addressDirect, addressStream, defaultReadBySender, normalizeContent, sendMessage } from './messages.ts';
 import { render } from './messages-format.ts';
-import { notificationBot } from './streams.ts';
+import { notificationBot } from './system-bots.ts';
 import {
   deleteScheduledMessage,
   dueScheduledMessages,

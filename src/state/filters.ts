@@ -6,7 +6,7 @@ import type { Services } from '../services.ts';
 import type { EventQueue } from '../events/queue.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { messageEventForQueue } from '../actions/messages-events.ts';
-import { streamEventFilter } from '../actions/streams.ts';
+import { streamEventFilter } from '../actions/streams-archive.ts';
 import { installUserTopicFilters } from '../actions/user-topics.ts';
 
 export function installEventFilters(svc: Services): void {

@@ -2,7 +2,7 @@
 import { ROLE } from '../store/users.ts';
 import { registerState } from './registry.ts';
 import { subscriptionState } from '../actions/subscriptions.ts';
-import { defaultStreamIds } from '../actions/streams.ts';
+import { defaultStreamIds } from '../actions/streams-default.ts';
 import { formatStream } from '../actions/streams-format.ts';
 import { streamAccess } from '../actions/access.ts';
 import { Groups, realmGroupSetting } from '../actions/group-settings.ts';
