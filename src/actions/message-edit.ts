@@ -28,7 +28,7 @@
  */
 import { alertedUserIds } from './alert-words.ts';
 import type { Services } from '../services.ts';
-import type { ZulipEvent } from '../events/types.ts';
+import type { EventMeta, ZulipEvent } from '../events/types.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
@@ -115,6 +115,7 @@ interface Notice {
 
 interface EditResult {
   event: ZulipEvent;
+  meta: EventMeta;
   recipients: Array<{ id: number; extra: { flags: string[] } }>;
   notices: Notice[];
   /** delete_message for users losing access to moved messages. */
@@ -132,7 +133,7 @@ export async function updateMessage(svc: Services, user: UserRow, messageId: num
   }
   const result = await transaction(svc.store, (tx) => editInTransaction(svc, tx, user, messageId, input, prerendered));
   if (result.deleteEvent && result.deleteEvent.userIds.length) svc.bus.send(result.deleteEvent.event, result.deleteEvent.userIds);
-  svc.bus.send(result.event, result.recipients);
+  svc.bus.send(result.event, result.recipients, { meta: result.meta });
   for (const u of result.firstIdUpdates) {
     svc.bus.send({ type: 'stream', op: 'update', property: 'first_message_id', value: u.value, stream_id: u.stream.id, name: u.stream.name }, u.userIds);
   }
@@ -477,7 +478,6 @@ async function notifyEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput
   if (newTopic !== undefined) {
     Object.assign(event, { propagate_mode: input.propagateMode, orig_subject: m.topic, subject: newTopic, topic_links: topicLinks(newTopic, dir.linkifiers) });
   }
-  event.__parley = { empty_topic_display_name: emptyName };
   const recipients = rows.map((r) => ({ id: r.user_id, extra: { flags: flagList(r.flags) } }));
   if (stream && target && (!stream.invite_only || stream.history_public_to_subscribers)) {
     // Subscribers of the channel the messages are now in and, after a
@@ -531,7 +531,7 @@ async function notifyEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput
       notices.push({ stream, topic: m.topic, content: text });
     }
   }
-  return { event, recipients, notices, deleteEvent, firstIdUpdates };
+  return { event, meta: { emptyTopicName: emptyName }, recipients, notices, deleteEvent, firstIdUpdates };
 }
 
 /** Zulip's move_messages_between_streams_limit_seconds (null: no limit). */

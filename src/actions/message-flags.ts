@@ -32,6 +32,7 @@ import { accessMessage, accessStreamById } from './access.ts';
 import { fetchWindow, parseAnchor } from './messages-fetch.ts';
 import { loadDirectory } from './messages-format.ts';
 import { cleanTopicOperand, type NarrowTerm } from './narrow.ts';
+import type { ZulipEvent } from '../events/types.ts';
 
 export const MAX_MESSAGES_PER_UPDATE = 5000;
 
@@ -109,9 +110,9 @@ export async function updateFlags(svc: Services, user: UserRow, op: string, flag
     const details = flag === 'read' && !adding ? await unreadMessageDetails(tx, user, await unreadRows(tx, user.id, 50000, changed)) : undefined;
     return { changed, ignored: [...ignored].sort((a, b) => a - b), details };
   });
-  const event: Record<string, unknown> = { type: 'update_message_flags', op, operation: op, flag, messages: res.changed, all: false };
+  const event: ZulipEvent = { type: 'update_message_flags', op, operation: op, flag, messages: res.changed, all: false };
   if (res.details) event.message_details = res.details;
-  svc.bus.send(event as { type: string }, [user.id]);
+  svc.bus.send(event, [user.id]);
   return { changed: res.changed, ignoredChannels: res.ignored };
 }
 

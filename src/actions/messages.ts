@@ -263,20 +263,13 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   });
   svc.metrics?.messagesSent.inc();
 
-  const event = {
-    type: 'message',
-    message: result.dict,
-    __parley: {
-      raw_content: result.raw,
-      sender_queue_id: input.queueId ?? null,
-      local_id: input.localId ?? null,
-      empty_topic_display_name: result.emptyName,
-    },
-  };
   svc.bus.send(
-    event,
+    { type: 'message', message: result.dict },
     result.rows.map((r) => ({ id: r.user_id, extra: { flags: flagList(r.flags) } })),
-    { allPublicStreamsQueues: result.publicChannel },
+    {
+      allPublicStreamsQueues: result.publicChannel,
+      meta: { rawContent: result.raw, senderQueueId: input.queueId ?? null, localId: input.localId ?? null, emptyTopicName: result.emptyName },
+    },
   );
   await result.notifyAttachments();
   return { id: result.id };

@@ -23,6 +23,7 @@ import { realmSettings } from '../lib/realm-settings.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { isAdminRole } from './users-format.ts';
 import { Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import type { ZulipEvent } from '../events/types.ts';
 
 export const MAX_REALM_NAME_LENGTH = 40;
 export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
@@ -121,7 +122,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     throw badRequest('Invalid topics_policy');
   }
   const data: Record<string, unknown> = {};
-  const events: Array<Record<string, unknown>> = [];
+  const events: ZulipEvent[] = [];
   await transaction(svc.store, async (tx) => {
     const realm = await realmById(tx, svc.realmId);
     const patch: Parameters<typeof updateRealm>[2] = {};
@@ -183,7 +184,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
   });
   if (events.length) {
     const recipients = await activeUserIds(svc.store.db, svc.realmId);
-    for (const ev of events) svc.bus.send(ev as { type: string }, recipients);
+    for (const ev of events) svc.bus.send(ev, recipients);
   }
   return data;
 }

@@ -11,20 +11,9 @@ import { canAdministerChannel, metadataViewers, streamAccess } from './access.ts
 import { formatStream, loadChannelContext } from './streams-format.ts';
 import { sendDefaultStreamsEvent } from './streams-default.ts';
 
-/** Key of an alternative event for clients without the archived_channels capability. */
-export const FALLBACK = '__fallback_without_archived_channels';
-
-/** Queue filter for stream events: archiving/unarchiving shapes by client capability. */
-export const streamEventFilter: QueueFilter = (q, event) => {
-  const fallback = event[FALLBACK] as ZulipEvent | undefined;
-  if (!fallback) return event;
-  if (q.opts.clientCapabilities.archived_channels) {
-    const { [FALLBACK]: _drop, ...rest } = event;
-    void _drop;
-    return rest as ZulipEvent;
-  }
-  return fallback;
-};
+/** Queue filter for stream events: archiving/unarchiving reaches clients without archived_channels as another event. */
+export const streamEventFilter: QueueFilter = (q, event, meta) =>
+  meta.withoutArchivedChannels && !q.opts.clientCapabilities.archived_channels ? meta.withoutArchivedChannels : event;
 
 /** DELETE /streams/{stream_id}: archives the channel (subscriptions are kept, as Zulip 10+). */
 export async function archiveChannel(svc: Services, user: UserRow, streamId: number): Promise<void> {
@@ -50,9 +39,9 @@ export async function archiveChannel(svc: Services, user: UserRow, streamId: num
       name: stream.name,
       property: 'is_archived',
       value: true,
-      [FALLBACK]: { type: 'stream', op: 'delete', streams: [formatStream(archived, before)], stream_ids: [stream.id] },
     },
     viewers,
+    { meta: { withoutArchivedChannels: { type: 'stream', op: 'delete', streams: [formatStream(archived, before)], stream_ids: [stream.id] } } },
   );
   if (stream.is_default) await sendDefaultStreamsEvent(svc);
 }

@@ -12,7 +12,6 @@ import { Groups, realmGroupSetting, type GroupSettingValue } from './group-setti
 import { canAdministerChannel, metadataViewers, streamAccess, streamGroupSetting, type StreamGroupSetting } from './access.ts';
 import { formatStream, loadChannelContext, renderDescription } from './streams-format.ts';
 import { type TopicsPolicy, checkDescription, checkStreamGroupSetting, checkStreamName, parseRetention, validUserIdSet } from './streams.ts';
-import { FALLBACK } from './streams-archive.ts';
 import { sendDefaultStreamsEvent } from './streams-default.ts';
 
 // ---------------------------------------------------------------------------
@@ -171,7 +170,7 @@ export async function updateChannel(svc: Services, user: UserRow, streamId: numb
   if (unarchived) {
     // Clients declaring archived_channels learn it by an update; others see the channel appear.
     const ev: ZulipEvent = { type: 'stream', op: 'update', stream_id: stream.id, name: fresh.name, property: 'is_archived', value: false };
-    svc.bus.send({ ...ev, [FALLBACK]: { type: 'stream', op: 'create', streams: [formatStream(fresh, after)] } }, viewersAfter);
+    svc.bus.send(ev, viewersAfter, { meta: { withoutArchivedChannels: { type: 'stream', op: 'create', streams: [formatStream(fresh, after)] } } });
   } else if (gained.length) {
     svc.bus.send({ type: 'stream', op: 'create', streams: [formatStream(fresh, after)] }, gained);
   }

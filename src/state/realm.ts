@@ -1,5 +1,5 @@
 /** The `realm` and `realm_user` sections of POST /register. */
-import { registerState } from './registry.ts';
+import { feature, type StateProvider } from './registry.ts';
 import { realmById } from '../store/realm.ts';
 import { allUsers } from '../store/users.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
@@ -16,7 +16,7 @@ import { DEFAULT_EXTERNAL_ACCOUNTS } from '../lib/profile-fields.ts';
 /** When this process started (Zulip's server_generation, UNIX seconds). */
 const SERVER_GENERATION = Math.floor(Date.now() / 1000);
 
-registerState({
+const provider1: StateProvider = {
   types: ['realm'],
   async fetch(svc) {
     const realm = await realmById(svc.store.db, svc.realmId);
@@ -92,9 +92,9 @@ registerState({
     // demo_organization_scheduled_deletion_date is present only for demo organizations (never here).
     return out;
   },
-});
+};
 
-registerState({
+const provider2: StateProvider = {
   types: ['realm_user'],
   async fetch(svc, opts) {
     const me = opts.user;
@@ -131,5 +131,19 @@ registerState({
       date_joined: isoFromSeconds(me.date_joined),
       role: me.role,
     };
+  },
+};
+
+export default feature({
+  state: [provider1, provider2],
+  filters: {
+    // New users' avatars follow each client's client_gravatar choice.
+    realm_user: (q, event) => {
+      const person = event.person as Record<string, unknown> | undefined;
+      if (event.op === 'add' && person && q.opts.clientGravatar && typeof person.avatar_url === 'string' && person.avatar_url.startsWith('https://secure.gravatar.com/')) {
+        return { ...event, person: { ...person, avatar_url: null } };
+      }
+      return event;
+    },
   },
 });

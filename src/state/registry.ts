@@ -1,11 +1,14 @@
 /**
- * Initial state for POST /register. Each feature registers a provider for the
- * state types it owns; register asks the providers whose types the client
- * wants. Every state a provider returns must match the events the same
- * feature sends, so client state stays in step.
+ * Features as the event system sees them. A feature (src/state/<name>.ts)
+ * declares, together, its `/register` state providers and the queue filters
+ * of the event types it sends; `src/state/index.ts` lists every feature and
+ * installs them explicitly at start. Every state a provider returns must
+ * match the events the same feature sends, so client state stays in step.
  */
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
+import type { EventQueue, QueueFilter } from '../events/queue.ts';
+import type { EventMeta, EventType } from '../events/types.ts';
 
 export interface RegisterOptions {
   user: UserRow;
@@ -25,10 +28,29 @@ export interface StateProvider {
   fetch(svc: Services, opts: RegisterOptions, wants: (type: string) => boolean): Promise<Record<string, unknown>>;
 }
 
-const providers: StateProvider[] = [];
+export interface Feature {
+  /** Its state providers for POST /register. */
+  state?: StateProvider[];
+  /** Per-queue shaping of the event types it sends (see QueueFilter). */
+  filters?: Partial<Record<EventType, QueueFilter>>;
+}
 
-export function registerState(provider: StateProvider): void {
-  providers.push(provider);
+/** Declares a feature (a typed identity, for the declaration's checking). */
+export const feature = (f: Feature): Feature => f;
+
+let providers: StateProvider[] = [];
+
+/** Installs the features: their state providers here, their filters on the server's queues. */
+export function installFeatures(svc: Services, features: Feature[]): void {
+  providers = features.flatMap((f) => f.state ?? []);
+  for (const f of features) {
+    for (const [type, filter] of Object.entries(f.filters ?? {})) svc.queues.setFilter(type, filter as QueueFilter);
+  }
+}
+
+/** The empty topic as named for a client without the empty_topic_name capability. */
+export function namedTopic(q: EventQueue, topic: unknown, meta: EventMeta): unknown {
+  return topic === '' && meta.emptyTopicName !== undefined && !q.opts.clientCapabilities.empty_topic_name ? meta.emptyTopicName : topic;
 }
 
 export function knownStateTypes(): Set<string> {
