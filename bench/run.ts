@@ -18,11 +18,17 @@
  *   BENCH_DATABASE_URL  run Parley on this PostgreSQL database (own schema)
  *   BENCH_REDIS_URL     with BENCH_DATABASE_URL: also compare one process with
  *                       PARLEY_WORKERS=2 on PostgreSQL + Redis (bench/scaleout.ts)
+ *   BENCH_PARLEY_NODE_ARGS  extra node flags for Parley, e.g. "--cpu-prof --cpu-prof-dir=.bench/prof"
+ *   BENCH_REQUESTS_ONLY=1   skip the fan-out, queue-memory and long-history figures
+ *   BENCH_FANOUT_USERS, BENCH_FANOUT_MESSAGES, BENCH_QUEUES, BENCH_SMALL_HISTORY,
+ *   BENCH_BIG_HISTORY  sizes of those figures (1000, 20, 10000, 10000, 1000000)
  *
  * To add a scenario, append to SCENARIOS below. A scenario whose endpoint
  * answers 404 (not implemented yet) is skipped with a note.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request as httpRequest } from 'node:http';
+import { DatabaseSync } from 'node:sqlite';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -83,6 +89,26 @@ export const SCENARIOS: Scenario[] = [
     body: new URLSearchParams({ type: 'channel', to: 'general', topic: 'bench', content: 'Hello **world**, see https://example.com :smile:' }).toString(),
   },
   {
+    // Send to a channel with 100 subscribers (seeded before the run): one
+    // message row, 100 user_messages rows, 100 events.
+    name: 'send-100',
+    description: 'POST /messages to a 100-subscriber channel',
+    method: 'POST',
+    path: '/api/v1/messages',
+    auth: true,
+    body: new URLSearchParams({ type: 'channel', to: 'hundred', topic: 'bench', content: 'Hello **world**, see https://example.com :smile:' }).toString(),
+  },
+  {
+    // Read the newest 100 messages of the 100-subscriber channel (filled by send-100).
+    name: 'get-messages-100',
+    description: 'GET /messages newest 100 in a channel narrow',
+    method: 'GET',
+    path:
+      '/api/v1/messages?' +
+      new URLSearchParams({ anchor: 'newest', num_before: '100', num_after: '0', narrow: JSON.stringify([{ operator: 'channel', operand: 'hundred' }]) }).toString(),
+    auth: true,
+  },
+  {
     // Read the newest 50 messages of a channel (runs after send-message has filled it).
     name: 'get-messages',
     description: 'GET /messages newest 50 in a channel narrow',
@@ -112,6 +138,18 @@ const settings = {
   scenarios: (process.env.BENCH_SCENARIOS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
   databaseUrl: process.env.BENCH_DATABASE_URL || undefined,
   redisUrl: process.env.BENCH_REDIS_URL || undefined,
+  /** Long-polling subscribers of the fan-out channel. */
+  fanoutUsers: Math.round(num('BENCH_FANOUT_USERS', 1000)),
+  /** Messages sent (one at a time) in the fan-out scenario. */
+  fanoutMessages: Math.round(num('BENCH_FANOUT_MESSAGES', 20)),
+  /** Event queues registered for the queue-memory figure. */
+  queues: Math.round(num('BENCH_QUEUES', 10_000)),
+  /** Messages in the channel of the large-history read. */
+  bigHistory: Math.round(num('BENCH_BIG_HISTORY', 1_000_000)),
+  /** Messages in the channel of the small-history read it is compared with. */
+  smallHistory: Math.round(num('BENCH_SMALL_HISTORY', 10_000)),
+  /** Only the request scenarios (no fan-out, queue memory or large-history figures). */
+  requestsOnly: process.env.BENCH_REQUESTS_ONLY === '1',
 };
 
 const STARTUP_TIMEOUT_MS = 60_000;
@@ -125,6 +163,8 @@ interface Child {
   proc: ChildProcess;
   url: string;
   output: string[];
+  /** Milliseconds from spawn to the ready line (cold start). */
+  startMs: number;
 }
 
 const children = new Set<ChildProcess>();
@@ -139,8 +179,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 /** Spawns `node <script>` and waits for a stdout line matching `ready` (group 1 = URL). */
-function startChild(name: string, script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<Child> {
-  const proc = spawn(process.execPath, [script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+function startChild(name: string, script: string, env: NodeJS.ProcessEnv, ready: RegExp, nodeArgs: string[] = []): Promise<Child> {
+  const spawnedAt = performance.now();
+  const proc = spawn(process.execPath, [...nodeArgs, script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(proc);
   proc.on('exit', () => children.delete(proc));
   const output: string[] = [];
@@ -167,7 +208,7 @@ function startChild(name: string, script: string, env: NodeJS.ProcessEnv, ready:
         if (m && !done) {
           done = true;
           clearTimeout(timer);
-          resolve({ name, proc, url: m[1]!, output });
+          resolve({ name, proc, url: m[1]!, output, startMs: Math.round(performance.now() - spawnedAt) });
         }
       }
     });
@@ -271,6 +312,209 @@ async function probe(s: Scenario, base: string, authorization: string | undefine
 }
 
 // ---------------------------------------------------------------------------
+// Seeding the database directly (fast; the same SQL on SQLite and PostgreSQL)
+
+interface SeedDb {
+  run(sql: string, params?: unknown[]): Promise<void>;
+  all<T>(sql: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+async function openSeedDb(dataDir: string, pgSchema: string | undefined): Promise<SeedDb> {
+  if (settings.databaseUrl) {
+    const c = new pg.Client({ connectionString: settings.databaseUrl });
+    await c.connect();
+    await c.query(`SET search_path TO ${pgSchema}`);
+    const numbered = (sql: string) => {
+      let i = 0;
+      return sql.replace(/\?/g, () => `$${++i}`);
+    };
+    return {
+      run: async (sql, params = []) => void (await c.query(numbered(sql), params)),
+      all: async <T>(sql: string, params: unknown[] = []) => (await c.query(numbered(sql), params)).rows as T[],
+      close: () => c.end(),
+    };
+  }
+  const db = new DatabaseSync(join(dataDir, 'parley.sqlite3'));
+  db.exec('PRAGMA busy_timeout = 10000');
+  return {
+    run: async (sql, params = []) => void db.prepare(sql).run(...(params as never[])),
+    all: async <T>(sql: string, params: unknown[] = []) => db.prepare(sql).all(...(params as never[])) as T[],
+    close: async () => db.close(),
+  };
+}
+
+interface Credentials {
+  email: string;
+  key: string;
+}
+
+const FAN_PREFIX = 'fan';
+const MEMBER_ROLE = 400;
+
+/**
+ * Adds `count` member accounts (fan1@bench.local …) with known API keys,
+ * copying the owner's settings, and subscribes them: the first
+ * `hundredSubscribers - 1` to "hundred", all to "fanout". The server must
+ * be stopped (it may keep users in memory).
+ */
+async function seedUsers(db: SeedDb, ownerEmail: string, count: number, hundredSubscribers: number): Promise<Credentials[]> {
+  const [owner] = await db.all<{ id: number; realm_id: number; settings_json: string }>('SELECT id, realm_id, settings_json FROM users WHERE delivery_email = ?', [ownerEmail]);
+  if (!owner) throw new Error('the owner account is missing');
+  const creds: Credentials[] = [];
+  const now = Math.floor(Date.now() / 1000);
+  for (let start = 1; start <= count; start += 200) {
+    const rows: string[] = [];
+    const params: unknown[] = [];
+    for (let i = start; i < Math.min(start + 200, count + 1); i++) {
+      const email = `${FAN_PREFIX}${i}@bench.local`;
+      const key = `benchkey${String(i).padStart(24, '0')}`;
+      creds.push({ email, key });
+      rows.push(`(${owner.realm_id}, ?, ?, ?, ?, ${MEMBER_ROLE}, ${now}, ?)`);
+      params.push(email, email, `Fan ${i}`, key, owner.settings_json);
+    }
+    await db.run(`INSERT INTO users (realm_id, email, delivery_email, full_name, api_key, role, date_joined, settings_json) VALUES ${rows.join(', ')}`, params);
+  }
+  const streams = await db.all<{ id: number; name: string }>("SELECT id, name FROM streams WHERE name IN ('hundred', 'fanout')");
+  const streamId = (name: string) => streams.find((x) => x.name === name)!.id;
+  const fans = await db.all<{ id: number }>(`SELECT id FROM users WHERE delivery_email LIKE '${FAN_PREFIX}%@bench.local' ORDER BY id`);
+  for (const [name, users] of [
+    ['hundred', fans.slice(0, hundredSubscribers - 1)],
+    ['fanout', fans],
+  ] as const) {
+    for (let i = 0; i < users.length; i += 500) {
+      const rows = users.slice(i, i + 500).map((u) => `(${u.id}, ${streamId(name)}, 1, '#76ce90')`);
+      await db.run(`INSERT INTO subscriptions (user_id, stream_id, active, color) VALUES ${rows.join(', ')}`);
+    }
+  }
+  return creds;
+}
+
+/** Fills a channel with messages from the owner (and their user_messages rows) up to `total`. */
+async function seedHistory(db: SeedDb, ownerEmail: string, channel: string, total: number): Promise<void> {
+  const [owner] = await db.all<{ id: number; realm_id: number }>('SELECT id, realm_id FROM users WHERE delivery_email = ?', [ownerEmail]);
+  const [stream] = await db.all<{ id: number }>('SELECT id FROM streams WHERE name = ?', [channel]);
+  const [{ n, top }] = await db.all<{ n: number; top: number | null }>(
+    `SELECT COUNT(*) AS n, MAX(id) AS top FROM messages WHERE recipient_type = 2 AND recipient_id = ${stream!.id}`,
+  );
+  const before = Number(top ?? 0);
+  const base = Math.floor(Date.now() / 1000) - total;
+  for (let have = Number(n); have < total; ) {
+    const batch = Math.min(100_000, total - have);
+    await db.run(
+      `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ${batch}) ` +
+        'INSERT INTO messages (realm_id, sender_id, recipient_type, recipient_id, topic, content, rendered_content, date_sent, sending_client) ' +
+        `SELECT ${owner!.realm_id}, ${owner!.id}, 2, ${stream!.id}, 'topic ' || (i % 50), 'message ' || i, '<p>message ' || i || '</p>', ${base + have} + i, 'bench' FROM seq`,
+    );
+    have += batch;
+  }
+  await db.run(
+    `INSERT INTO user_messages (user_id, message_id, flags) SELECT ${owner!.id}, id, 1 FROM messages WHERE recipient_type = 2 AND recipient_id = ${stream!.id} AND id > ${before}`,
+  );
+}
+
+// ---------------------------------------------------------------------------
+// Event queues: many long-polling clients
+
+const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+
+/** One HTTP request with Basic auth and a form body; resolves with the parsed JSON. */
+function call(base: string, c: Credentials, method: string, path: string, form?: Record<string, string>): Promise<Record<string, unknown>> {
+  const body = form ? new URLSearchParams(form).toString() : undefined;
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      base + path,
+      {
+        method,
+        agent,
+        headers: {
+          authorization: 'Basic ' + Buffer.from(`${c.email}:${c.key}`).toString('base64'),
+          ...(body ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => {
+          const json = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+          if (res.statusCode !== 200) reject(new Error(`${method} ${path}: ${res.statusCode} ${JSON.stringify(json)}`));
+          else resolve(json);
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Runs `fn` over `items`, `width` at a time. */
+async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  }));
+}
+
+const REGISTER_FORM = { event_types: '["message"]', fetch_event_types: '["message"]' };
+
+/**
+ * Every fan-out user registers a queue and long-polls it; the owner then
+ * sends messages to "fanout" one at a time. The latency of a delivery is
+ * from the start of the send request to the poll's answer at the client.
+ */
+async function fanout(base: string, owner: Credentials, users: Credentials[], messages: number) {
+  const received = new Map<string, number[]>(); // message content -> arrival times
+  let stop = false;
+  await pool(users, 20, async (u) => {
+    const q = await call(base, u, 'POST', '/api/v1/register', REGISTER_FORM);
+    let last = -1;
+    const poll = async (): Promise<void> => {
+      while (!stop) {
+        const r = await call(base, u, 'GET', `/api/v1/events?queue_id=${encodeURIComponent(String(q.queue_id))}&last_event_id=${last}`).catch(() => null);
+        if (!r) return;
+        const at = performance.now();
+        for (const e of r.events as Array<Record<string, unknown>>) {
+          last = Math.max(last, e.id as number);
+          if (e.type === 'message') {
+            const content = String((e.message as Record<string, unknown>).content);
+            const key = content.replace(/<[^>]*>/g, '');
+            (received.get(key) ?? received.set(key, []).get(key)!).push(at);
+          }
+        }
+      }
+    };
+    void poll();
+  });
+  await sleep(2000); // every poll is waiting
+  const latencies: number[] = [];
+  let missing = 0;
+  for (let k = 0; k < messages; k++) {
+    const content = `fanout ${k}`;
+    const t0 = performance.now();
+    await call(base, owner, 'POST', '/api/v1/messages', { type: 'channel', to: 'fanout', topic: 'fanout', content });
+    const deadline = performance.now() + 10_000;
+    while ((received.get(content)?.length ?? 0) < users.length && performance.now() < deadline) await sleep(5);
+    const times = received.get(content) ?? [];
+    missing += users.length - times.length;
+    for (const t of times) latencies.push(t - t0);
+    await sleep(200);
+  }
+  stop = true;
+  const sorted = Float64Array.from(latencies).sort();
+  return { users: users.length, messages, deliveries: latencies.length, missing, p50Ms: quantile(sorted, 0.5), p99Ms: quantile(sorted, 0.99), maxMs: quantile(sorted, 1) };
+}
+
+/** Resident memory added by registering `count` more event queues (owner's, message events). */
+async function queueMemory(base: string, owner: Credentials, pid: number, count: number) {
+  await sleep(1000);
+  const before = rssMiB(pid);
+  await pool(Array.from({ length: count }, (_, i) => i), 10, async () => void (await call(base, owner, 'POST', '/api/v1/register', REGISTER_FORM)));
+  await sleep(2000);
+  const after = rssMiB(pid);
+  return { queues: count, beforeMiB: before, afterMiB: after, addedMiB: before !== null && after !== null ? Math.round((after - before) * 10) / 10 : null };
+}
+
+// ---------------------------------------------------------------------------
 // Main
 
 /** The environment of a Parley under test: loopback, any free port, no rate limit, a known owner. */
@@ -298,8 +542,8 @@ function readZuliprc(path: string): { email: string; key: string; site: string }
   return { email: out.email, key: out.key, site: out.site ?? '' };
 }
 
-const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : null);
-const fmt = (v: number | null | undefined, digits = 2) => (v === null || v === undefined ? '-' : Number.isInteger(v) ? String(v) : v.toFixed(digits));
+const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 1000) / 1000 : null);
+const fmt = (v: number | null | undefined, digits = 3) => (v === null || v === undefined ? '-' : Number.isInteger(v) ? String(v) : v.toFixed(digits));
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
@@ -335,16 +579,31 @@ async function main(): Promise<number> {
   let parley: Child | undefined;
   let bare: Child | undefined;
   try {
-    parley = await startChild('parley', join(root, 'src', 'main.ts'), parleyEnv(dataDir, { DATABASE_URL: settings.databaseUrl ?? '', PARLEY_PG_SCHEMA: pgSchema ?? '' }), /listening on (http:\/\/\S+)/);
+    const nodeArgs = (process.env.BENCH_PARLEY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    const startParley = () => startChild('parley', join(root, 'src', 'main.ts'), parleyEnv(dataDir, { DATABASE_URL: settings.databaseUrl ?? '', PARLEY_PG_SCHEMA: pgSchema ?? '' }), /listening on (http:\/\/\S+)/, nodeArgs);
+    parley = await startParley();
+    const firstStartMs = parley.startMs;
+    const rc = readZuliprc(join(dataDir, 'zuliprc'));
+    const owner: Credentials = { email: rc.email, key: rc.key };
+    const authorization = 'Basic ' + Buffer.from(`${rc.email}:${rc.key}`).toString('base64');
+
+    // The channels of the larger scenarios, then their members, seeded
+    // directly while the server is stopped; the restart is the cold start.
+    await call(parley.url, owner, 'POST', '/api/v1/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'hundred' }, { name: 'fanout' }, { name: 'history' }]),
+    });
+    await stopChild(parley);
+    const seedDb = await openSeedDb(dataDir, pgSchema);
+    const fans = await seedUsers(seedDb, owner.email, Math.max(settings.fanoutUsers, 99), 100);
+    parley = await startParley();
+    const coldStartMs = parley.startMs;
+    console.log(`cold start: ${coldStartMs} ms (first start, creating the organization: ${firstStartMs} ms)`);
     bare = await startChild('bare', join(here, 'bare-server.mjs'), { PATH: process.env.PATH, PORT: '0' }, /^listening (\d+)$/);
     bare.url = `http://127.0.0.1:${bare.url}`;
     for (const c of [parley, bare]) {
       const host = new URL(c.url).hostname;
       if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]') throw new Error(`${c.name} is not on loopback: ${c.url}`);
     }
-
-    const rc = readZuliprc(join(dataDir, 'zuliprc'));
-    const authorization = 'Basic ' + Buffer.from(`${rc.email}:${rc.key}`).toString('base64');
 
     await sleep(1000);
     const memStart = { parley: rssMiB(parley.proc.pid), bare: rssMiB(bare.proc.pid) };
@@ -385,6 +644,41 @@ async function main(): Promise<number> {
     const memAfter = { parley: rssMiB(parley.proc.pid), bare: rssMiB(bare.proc.pid) };
     const memPeak = { parley: rssMiB(parley.proc.pid, 'VmHWM'), bare: rssMiB(bare.proc.pid, 'VmHWM') };
 
+    let fan: Awaited<ReturnType<typeof fanout>> | undefined;
+    let queueMem: Awaited<ReturnType<typeof queueMemory>> | undefined;
+    let history: { small: Measurement; big: Measurement; smallMessages: number; bigMessages: number; p50Ratio: number | null } | undefined;
+    if (!settings.requestsOnly) {
+      process.stdout.write(`- fanout: ${settings.fanoutUsers} long-polling subscribers, ${settings.fanoutMessages} messages ... `);
+      fan = await fanout(parley.url, owner, fans.slice(0, settings.fanoutUsers), settings.fanoutMessages);
+      console.log('done');
+      process.stdout.write(`- queues: memory of ${settings.queues} more event queues ... `);
+      queueMem = await queueMemory(parley.url, owner, parley.proc.pid!, settings.queues);
+      console.log('done');
+      const read: Scenario = {
+        name: 'get-history',
+        description: 'GET /messages newest 100 of a long channel',
+        method: 'GET',
+        path:
+          '/api/v1/messages?' +
+          new URLSearchParams({ anchor: 'newest', num_before: '100', num_after: '0', narrow: JSON.stringify([{ operator: 'channel', operand: 'history' }]) }).toString(),
+        auth: true,
+      };
+      const measureAt = async (messages: number): Promise<Measurement> => {
+        process.stdout.write(`- history: seeding ${messages} messages ... `);
+        const t0 = performance.now();
+        await seedHistory(seedDb, owner.email, 'history', messages);
+        process.stdout.write(`${((performance.now() - t0) / 1000).toFixed(1)} s; newest 100 ... `);
+        await load(read, parley!.url, authorization, settings.warmupSeconds);
+        const m = await load(read, parley!.url, authorization, settings.durationSeconds);
+        console.log('done');
+        return m;
+      };
+      const small = await measureAt(settings.smallHistory);
+      const big = await measureAt(settings.bigHistory);
+      history = { small, big, smallMessages: settings.smallHistory, bigMessages: settings.bigHistory, p50Ratio: ratio(big.p50Ms, small.p50Ms) };
+    }
+    await seedDb.close();
+
     // Report
     console.log('');
     const rows = [['scenario', 'Parley req/s', 'bare req/s', 'ratio', 'Parley p50 ms', 'bare p50 ms', 'ratio', 'Parley p99 ms', 'bare p99 ms', 'ratio']];
@@ -408,6 +702,21 @@ async function main(): Promise<number> {
         ['peak (VmHWM)', fmt(memPeak.parley, 1), fmt(memPeak.bare, 1), fmt(ratio(memPeak.parley ?? 0, memPeak.bare ?? 0))],
       ]),
     );
+    console.log('');
+    const figures = [['figure', 'value']];
+    figures.push(['cold start (restart with data), ms', fmt(coldStartMs)]);
+    figures.push(['first start (creates the organization), ms', fmt(firstStartMs)]);
+    if (fan) {
+      figures.push([`fan-out to ${fan.users} long-pollers: deliveries (missing)`, `${fan.deliveries} (${fan.missing})`]);
+      figures.push(['fan-out delivery p50 / p99 / max, ms', `${fmt(fan.p50Ms, 1)} / ${fmt(fan.p99Ms, 1)} / ${fmt(fan.maxMs, 1)}`]);
+    }
+    if (queueMem) figures.push([`${queueMem.queues} more event queues, MiB RSS added`, `${fmt(queueMem.addedMiB, 1)} (${fmt(queueMem.beforeMiB, 1)} -> ${fmt(queueMem.afterMiB, 1)})`]);
+    if (history) {
+      figures.push([`newest 100 of ${history.smallMessages} messages: req/s, p50 ms`, `${fmt(history.small.requestsPerSecond)}, ${fmt(history.small.p50Ms, 3)}`]);
+      figures.push([`newest 100 of ${history.bigMessages} messages: req/s, p50 ms`, `${fmt(history.big.requestsPerSecond)}, ${fmt(history.big.p50Ms, 3)}`]);
+      figures.push(['p50 ratio large / small history', fmt(history.p50Ratio)]);
+    }
+    console.log(table(figures));
 
     // Scale-out: one process vs PARLEY_WORKERS=2, both on PostgreSQL + Redis.
     let scaleOut: ScaleOutResult[] | string;
@@ -456,6 +765,11 @@ async function main(): Promise<number> {
       scenarios: results,
       memoryMiB: { afterStart: memStart, afterLoad: memAfter, peak: memPeak },
       scaleOut,
+      coldStartMs,
+      firstStartMs,
+      fanout: fan,
+      queueMemory: queueMem,
+      history,
     };
     mkdirSync(join(root, '.bench'), { recursive: true });
     const outPath = join(root, '.bench', 'results.json');

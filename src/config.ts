@@ -2,6 +2,7 @@
  * Server configuration, read once from the environment. Every setting has a
  * default that works on a fresh machine with no services running.
  */
+import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -73,7 +74,11 @@ function trustProxy(v: string | undefined): boolean | number | string | undefine
   return v;
 }
 
-import { defaultRenderThreads } from './markdown/pool.ts';
+/** Markdown render threads by default. */
+export function defaultRenderThreads(): number {
+  // One core is left to the request thread, so renders never starve it.
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
 
 function int(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
   const v = env[name];

@@ -22,10 +22,9 @@ import { closeEmailTransports } from './lib/email.ts';
 import { startMetricsListener } from './http/ops.ts';
 import { allRoutes } from './http/routes/index.ts';
 import type { Services } from './services.ts';
-import { installEventFilters } from './events/filters.ts';
 import { createInitialChannels } from './actions/onboarding.ts';
-import './state/index.ts';
-import { scheduledMessagesEventFilter, startScheduledDelivery } from './actions/scheduled-messages.ts';
+import { installAllFeatures } from './state/index.ts';
+import { startScheduledDelivery } from './actions/scheduled-messages.ts';
 import { startRetentionJob } from './actions/retention.ts';
 
 export interface RunningServer {
@@ -75,9 +74,8 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   sources.queues = () => queues.stats().queues;
   sources.waitingPolls = () => queues.stats().waiting;
   sources.renderQueue = () => markdown.queued;
-  installEventFilters(svc);
+  installAllFeatures(svc);
   if (bootstrap.created) await createInitialChannels(svc, bootstrap.created.owner);
-  svc.queues.setFilter('scheduled_messages', scheduledMessagesEventFilter);
   // Sends scheduled messages when due (and those that came due while stopped).
   const scheduledDelivery = startScheduledDelivery(svc);
   // Deletes messages past their retention period (message_retention_days).

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, sleep, type TestServer, type Account, type Client, type Res } from './helpers.ts';
 import { makeChannel, setRealmSetting } from './messages-fixtures.ts';
 import { deliverDueScheduledMessages, LATE_CUTOFF_SECONDS } from '../src/actions/scheduled-messages.ts';
-import { NOTIFICATION_BOT_EMAIL } from '../src/actions/streams.ts';
+import { NOTIFICATION_BOT_EMAIL } from '../src/actions/system-bots.ts';
 
 let t: TestServer;
 let alice: Account, bob: Account, carol: Account;

@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account } from './helpers.ts';
 import { ROLE } from '../src/store/users.ts';
-import { accessStreamById, canPost, canReadFullHistory } from '../src/actions/channel-access.ts';
+import { accessStreamById, canPost, canReadFullHistory } from '../src/actions/access.ts';
 import { Groups } from '../src/actions/group-settings.ts';
 
 let t: TestServer;

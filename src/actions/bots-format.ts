@@ -1,9 +1,13 @@
-/** The realm_bot object and who receives realm_bot events. */
+/** The realm_bot object, who receives realm_bot events, and the bot creation policy. */
 import type { Services } from '../services.ts';
 import { adminUserIds, type UserRow } from '../store/users.ts';
 import { servicesOfBots, type BotServiceRow } from '../store/bots.ts';
 import { BOT_TYPE } from '../store/users.ts';
-import { avatarUrl } from './users-format.ts';
+import { requireAdmin } from '../lib/errors.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
+import { realmById } from '../store/realm.ts';
+import { activeUserIds } from '../store/users.ts';
+import { avatarUrl, isAdminRole } from './users-format.ts';
 
 /** The `services` list of a bot: outgoing webhooks list their endpoints; embedded bots their name and config. */
 export function formatServices(bot: UserRow, services: BotServiceRow[]): Record<string, unknown>[] {
@@ -44,4 +48,43 @@ export async function botEventRecipients(svc: Services, bot: UserRow): Promise<n
   const ids = new Set(await adminUserIds(svc.store.db, svc.realmId));
   if (bot.bot_owner_id) ids.add(bot.bot_owner_id);
   return [...ids];
+}
+
+/** Bot creation policy values of the realm setting bot_creation_policy. */
+export const BOT_CREATION = { EVERYONE: 1, LIMIT_GENERIC: 2, ADMINS_ONLY: 3 } as const;
+
+export async function creationPolicy(svc: Services): Promise<number> {
+  const realm = await realmById(svc.store.db, svc.realmId);
+  return Number(realmSettings(realm.settings_json).bot_creation_policy ?? BOT_CREATION.EVERYONE);
+}
+
+/** Zulip's check_bot_creation_policy. */
+export async function checkBotCreationPolicy(svc: Services, me: UserRow, botType: number): Promise<void> {
+  if (isAdminRole(me.role)) return;
+  const policy = await creationPolicy(svc);
+  if (policy === BOT_CREATION.ADMINS_ONLY) throw requireAdmin();
+  if (policy === BOT_CREATION.LIMIT_GENERIC && botType === BOT_TYPE.GENERIC) throw requireAdmin();
+}
+
+/**
+ * Events for a bot's new owner (Zulip's send_bot_owner_update_events): a
+ * non-admin previous owner gets realm_bot delete, a non-admin new owner gets
+ * realm_bot add, the other administrators realm_bot update with owner_id,
+ * and everyone realm_user update with bot_owner_id.
+ */
+export async function sendBotOwnerEvents(svc: Services, bot: UserRow, newOwner: UserRow, previousOwner: UserRow | null): Promise<void> {
+  const updateUsers = new Set(await botEventRecipients(svc, bot));
+  if (previousOwner && !isAdminRole(previousOwner.role)) {
+    svc.bus.send({ type: 'realm_bot', op: 'delete', bot: { user_id: bot.id } }, [previousOwner.id]);
+    updateUsers.delete(previousOwner.id);
+  }
+  if (!isAdminRole(newOwner.role)) {
+    svc.bus.send({ type: 'realm_bot', op: 'add', bot: await formatBot(svc, bot) }, [newOwner.id]);
+    updateUsers.delete(newOwner.id);
+  }
+  svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: bot.id, owner_id: newOwner.id } }, [...updateUsers]);
+  svc.bus.send(
+    { type: 'realm_user', op: 'update', person: { user_id: bot.id, bot_owner_id: newOwner.id } },
+    await activeUserIds(svc.store.db, svc.realmId),
+  );
 }

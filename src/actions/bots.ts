@@ -5,7 +5,7 @@
  */
 import type { Services } from '../services.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
-import { nowSeconds, randomAlnum } from '../lib/util.ts';
+import { newApiKey, nowSeconds, randomAlnum } from '../lib/util.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { transaction } from '../store/db.ts';
@@ -23,8 +23,8 @@ import {
   type UserRow,
 } from '../store/users.ts';
 import { avatarUrl, isAdminRole } from './users-format.ts';
-import { botEventRecipients, formatBot } from './bots-format.ts';
-import { announceUser, checkFullName, newApiKey, validEmail } from './users.ts';
+import { BOT_CREATION, botEventRecipients, checkBotCreationPolicy, creationPolicy, formatBot, sendBotOwnerEvents } from './bots-format.ts';
+import { announceUser, checkFullName, validEmail } from './users.ts';
 import {
   canAdminUser,
   changeFullName,
@@ -38,26 +38,10 @@ import {
 /** Outgoing webhook interfaces: 1 generic (Zulip format), 2 Slack-compatible. */
 export const SERVICE_INTERFACES: readonly number[] = [1, 2];
 
-/** Bot creation policy values of the realm setting bot_creation_policy. */
-const BOT_CREATION = { EVERYONE: 1, LIMIT_GENERIC: 2, ADMINS_ONLY: 3 } as const;
-
 /** Zulip's require_member_or_admin: no guests, no bots. */
 export function requireMemberOrAdmin(me: UserRow): void {
   if (me.role === ROLE.GUEST) throw badRequest('Not allowed for guest users');
   if (me.is_bot) throw badRequest('This endpoint does not accept bot requests.');
-}
-
-async function creationPolicy(svc: Services): Promise<number> {
-  const realm = await realmById(svc.store.db, svc.realmId);
-  return Number(realmSettings(realm.settings_json).bot_creation_policy ?? BOT_CREATION.EVERYONE);
-}
-
-/** Zulip's check_bot_creation_policy. */
-export async function checkBotCreationPolicy(svc: Services, me: UserRow, botType: number): Promise<void> {
-  if (isAdminRole(me.role)) return;
-  const policy = await creationPolicy(svc);
-  if (policy === BOT_CREATION.ADMINS_ONLY) throw requireAdmin();
-  if (policy === BOT_CREATION.LIMIT_GENERIC && botType === BOT_TYPE.GENERIC) throw requireAdmin();
 }
 
 async function checkValidBotType(svc: Services, me: UserRow, botType: number): Promise<void> {
@@ -182,29 +166,6 @@ export async function accessBotById(svc: Services, me: UserRow, botId: number): 
   if (!bot || !bot.is_bot) throw badRequest('No such bot');
   if (!canAdminUser(me, bot)) throw insufficientPermission();
   return bot;
-}
-
-/**
- * Events for a bot's new owner (Zulip's send_bot_owner_update_events): a
- * non-admin previous owner gets realm_bot delete, a non-admin new owner gets
- * realm_bot add, the other administrators realm_bot update with owner_id,
- * and everyone realm_user update with bot_owner_id.
- */
-export async function sendBotOwnerEvents(svc: Services, bot: UserRow, newOwner: UserRow, previousOwner: UserRow | null): Promise<void> {
-  const updateUsers = new Set(await botEventRecipients(svc, bot));
-  if (previousOwner && !isAdminRole(previousOwner.role)) {
-    svc.bus.send({ type: 'realm_bot', op: 'delete', bot: { user_id: bot.id } }, [previousOwner.id]);
-    updateUsers.delete(previousOwner.id);
-  }
-  if (!isAdminRole(newOwner.role)) {
-    svc.bus.send({ type: 'realm_bot', op: 'add', bot: await formatBot(svc, bot) }, [newOwner.id]);
-    updateUsers.delete(newOwner.id);
-  }
-  svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: bot.id, owner_id: newOwner.id } }, [...updateUsers]);
-  svc.bus.send(
-    { type: 'realm_user', op: 'update', person: { user_id: bot.id, bot_owner_id: newOwner.id } },
-    await activeUserIds(svc.store.db, svc.realmId),
-  );
 }
 
 /** Changes a bot's owner (checks done by callers except the owner's validity). */

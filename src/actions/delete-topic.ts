@@ -13,7 +13,7 @@ import { NO_TOPIC } from '../lib/topic.ts';
 import { topicMessageIdsNewestFirst } from '../store/delete-topic.ts';
 import { realmById } from '../store/realm.ts';
 import { type UserRow } from '../store/users.ts';
-import { accessStreamById, canReadFullHistory } from './channel-access.ts';
+import { accessStreamById, canReadFullHistory } from './access.ts';
 import { isAdminRole } from './users-format.ts';
 import { deleteMessages } from './message-delete.ts';
 

@@ -13,7 +13,7 @@ import { userSettings } from '../lib/user-settings.ts';
 import { truncateContent, truncateTopic } from '../lib/topic.ts';
 import { deleteAllDrafts, deleteDraft, draftOf, draftsOf, insertDraft, updateDraft, type DraftRow, type DraftValues } from '../store/drafts.ts';
 import { usersByIds, type UserRow } from '../store/users.ts';
-import { accessStreamById } from './channel-access.ts';
+import { accessStreamById } from './access.ts';
 
 /** Zulip's MAX_DRAFTS_IN_REGISTER_RESPONSE. */
 export const MAX_DRAFTS_IN_REGISTER = 1000;

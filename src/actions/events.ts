@@ -2,7 +2,7 @@
 import type { Services } from '../services.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import type { EventQueue } from '../events/queue.ts';
-import { fetchInitialState, type RegisterOptions } from '../events/state.ts';
+import { fetchInitialState, type RegisterOptions } from '../state/registry.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.ts';

@@ -10,7 +10,7 @@ import type { Tx } from '../store/db.ts';
 import { allGroups, allMemberEdges, allSubgroupEdges, SYSTEM_GROUP_MAX_ROLE, type GroupRow, type SystemGroupName } from '../store/groups.ts';
 import type { UserRow } from '../store/users.ts';
 import { badRequest } from '../lib/errors.ts';
-import { v, type Validator } from '../http/params.ts';
+import { v, type Validator } from '../lib/validators.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { REALM_GROUP_SETTING_DEFAULTS, realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';

@@ -30,7 +30,7 @@ import {
 } from '../store/invites.ts';
 import { Groups, realmGroupSetting } from './group-settings.ts';
 import { groupSetting } from './user-groups.ts';
-import { canAddSubscribers, streamAccess } from './channel-access.ts';
+import { canAddSubscribers, streamAccess } from './access.ts';
 import { validEmail } from './users.ts';
 import { emailNotAllowedReason } from './realm-domains.ts';
 import { realmSettings } from '../lib/realm-settings.ts';

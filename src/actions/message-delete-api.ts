@@ -18,9 +18,7 @@ import { realmById } from '../store/realm.ts';
 import { RECIPIENT } from '../store/messages.ts';
 import { streamById } from '../store/streams.ts';
 import { userById, type UserRow } from '../store/users.ts';
-import { invalidMessage } from './messages-fetch.ts';
-import { accessMessageToModify } from './reactions.ts';
-import { streamGroupSetting } from './channel-access.ts';
+import { accessMessageToModify, invalidMessage, streamGroupSetting } from './access.ts';
 import { Groups, realmGroupSetting } from './group-settings.ts';
 import { deleteMessages } from './message-delete.ts';
 

@@ -2,7 +2,7 @@
  * Deleting messages: one transaction, then Zulip's `delete_message` events
  * (one per conversation, with `message_ids`; clients without the
  * bulk_message_deletion capability get one event per message, see
- * src/events/filters.ts) and a `stream` update when a channel's
+ * src/state/messages.ts) and a `stream` update when a channel's
  * first_message_id changes (spec §6.4).
  */
 import type { Services } from '../services.ts';
@@ -10,6 +10,7 @@ import { transaction } from '../store/db.ts';
 import { deleteMessageRows, firstMessageIds, messageHolders, messagesByIds, RECIPIENT, type MessageRow } from '../store/messages.ts';
 import { streamsByIds, subscriberIds } from '../store/streams.ts';
 import { activeUserIds } from '../store/users.ts';
+import type { ZulipEvent } from '../events/types.ts';
 
 export async function deleteMessages(svc: Services, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
@@ -39,14 +40,15 @@ export async function deleteMessages(svc: Services, ids: number[]): Promise<void
     const first = list[0];
     const users = new Set<number>();
     for (const m of list) for (const u of result.holders.get(m.id) ?? []) users.add(u);
-    const event: Record<string, unknown> = { type: 'delete_message', message_ids: list.map((m) => m.id) };
+    const ids = list.map((m) => m.id);
+    let event: ZulipEvent;
     if (first.recipient_type === RECIPIENT.STREAM) {
       for (const u of result.subscribers.get(first.recipient_id) ?? []) users.add(u);
-      Object.assign(event, { message_type: 'stream', stream_id: first.recipient_id, topic: first.topic });
+      event = { type: 'delete_message', message_ids: ids, message_type: 'stream', stream_id: first.recipient_id, topic: first.topic };
     } else {
-      event.message_type = 'private';
+      event = { type: 'delete_message', message_ids: ids, message_type: 'private' };
     }
-    svc.bus.send({ type: 'delete_message', ...event }, [...users]);
+    svc.bus.send(event, [...users]);
   }
 
   const everyone = result.streams.some((s) => !s.invite_only) ? await activeUserIds(svc.store.db, svc.realmId) : [];

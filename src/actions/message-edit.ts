@@ -28,7 +28,7 @@
  */
 import { alertedUserIds } from './alert-words.ts';
 import type { Services } from '../services.ts';
-import type { ZulipEvent } from '../events/types.ts';
+import type { EventMeta, ZulipEvent } from '../events/types.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { realmSettings, visibleEditHistory } from '../lib/realm-settings.ts';
@@ -52,14 +52,16 @@ import {
   updateMessageContent,
   type EditHistoryEntry,
 } from '../store/message-edit.ts';
-import { accessMessageToModify } from './reactions.ts';
-import { accessMessage, invalidMessage } from './messages-fetch.ts';
-import { canAdministerChannel, canReadFullHistory, streamAccess, streamGroupSetting, type StreamAccess, type StreamGroupSetting } from './channel-access.ts';
+import {
+  accessMessage,
+  accessMessageToModify,
+  invalidMessage,
+  canAdministerChannel, canReadFullHistory, streamAccess, streamGroupSetting, type StreamAccess, type StreamGroupSetting } from './access.ts';
 import { Groups, parseStoredSetting } from './group-settings.ts';
-import { loadDirectory, render } from './messages-format.ts';
+import { loadDirectory, render, type Directory } from './messages-format.ts';
 import { topicLinks } from '../markdown/index.ts';
 import { checkTopicsPolicy, normalizeContent, sendMessage } from './messages.ts';
-import { notificationBot } from './streams.ts';
+import { notificationBot } from './system-bots.ts';
 import { parseJsonObject } from '../lib/util.ts';
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
@@ -113,6 +115,7 @@ interface Notice {
 
 interface EditResult {
   event: ZulipEvent;
+  meta: EventMeta;
   recipients: Array<{ id: number; extra: { flags: string[] } }>;
   notices: Notice[];
   /** delete_message for users losing access to moved messages. */
@@ -130,7 +133,7 @@ export async function updateMessage(svc: Services, user: UserRow, messageId: num
   }
   const result = await transaction(svc.store, (tx) => editInTransaction(svc, tx, user, messageId, input, prerendered));
   if (result.deleteEvent && result.deleteEvent.userIds.length) svc.bus.send(result.deleteEvent.event, result.deleteEvent.userIds);
-  svc.bus.send(result.event, result.recipients);
+  svc.bus.send(result.event, result.recipients, { meta: result.meta });
   for (const u of result.firstIdUpdates) {
     svc.bus.send({ type: 'stream', op: 'update', property: 'first_message_id', value: u.value, stream_id: u.stream.id, name: u.stream.name }, u.userIds);
   }
@@ -151,7 +154,40 @@ interface Prerendered {
   rendered: Awaited<ReturnType<typeof render>>;
 }
 
+/**
+ * An edit in four steps, as Zulip's check_update_message and
+ * do_update_message: check (access, permissions, limits), plan (render the
+ * content, pick the messages that move), write (rows and flags), notify
+ * (the events and Notification Bot notices to send after the commit).
+ */
 async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId: number, input: EditInput, prerendered?: Prerendered): Promise<EditResult> {
+  const check = await checkEdit(svc, tx, user, messageId, input);
+  const plan = await planEdit(svc, tx, user, input, check, prerendered);
+  const written = await writeEdit(svc, tx, user, plan);
+  return notifyEdit(svc, tx, user, input, plan, written);
+}
+
+/** What a permitted edit changes (the result of checkEdit). */
+interface EditCheck {
+  m: MessageRow;
+  settings: Record<string, unknown>;
+  emptyName: string;
+  groups: Groups;
+  /** The message's channel (undefined for a direct message). */
+  stream: StreamRow | undefined;
+  newTopic: string | undefined;
+  newStream: StreamRow | undefined;
+  targetAccess: StreamAccess | undefined;
+  resolved: boolean;
+  unresolved: boolean;
+  /** The channel the message is in after the edit. */
+  target: StreamRow | undefined;
+  /** Whether the edit moves messages (topic or channel). */
+  moving: boolean;
+}
+
+/** Access, validation, permissions and time limits of an edit of one message. */
+async function checkEdit(svc: Services, tx: Tx, user: UserRow, messageId: number, input: EditInput): Promise<EditCheck> {
   const a = await accessMessageToModify(svc, tx, user, messageId);
   if (!a) throw invalidMessage();
   const m: MessageRow = a.row;
@@ -191,7 +227,6 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
 
   const groups = await Groups.load(tx, svc.realmId);
   const stream = isStream ? await streamById(tx, svc.realmId, m.recipient_id) : undefined;
-  const now = Math.floor(Date.now() / 1000);
 
   // Topic edit: target name, resolve state, channel topics policy, permission.
   let resolved = false;
@@ -242,7 +277,26 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
   }
   const target = newStream ?? stream;
   const moving = !!stream && (newTopic !== undefined || newStream !== undefined);
+  return { m, settings, emptyName, groups, stream, newTopic, newStream, targetAccess, resolved, unresolved, target, moving };
+}
 
+/** The planned edit (the result of planEdit). */
+interface EditPlan extends EditCheck {
+  now: number;
+  /** The new content, normalized, and its rendering (content edits). */
+  content: string | undefined;
+  rendered: Awaited<ReturnType<typeof render>> | undefined;
+  dir: Directory;
+  /** The editor's access to the message's channel. */
+  access: StreamAccess | undefined;
+  /** Every message the edit changes, ascending (more than one when a topic moves). */
+  movedIds: number[];
+}
+
+/** Takes the new content (rendered before the transaction) and picks the messages that move, with the time limit on moving a whole topic. */
+async function planEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput, check: EditCheck, prerendered?: Prerendered): Promise<EditPlan> {
+  const { m, settings, groups, stream, newTopic, newStream, resolved, unresolved, moving } = check;
+  const now = Math.floor(Date.now() / 1000);
   // Content: normalize and render.
   let content: string | undefined;
   let rendered: Awaited<ReturnType<typeof render>> | undefined;
@@ -285,6 +339,22 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
     }
   }
 
+  return { ...check, now, content, rendered, dir, access, movedIds };
+}
+
+/** What writeEdit changed that the events need. */
+interface EditWrite {
+  /** The user_messages rows of the edited message, with their new flags. */
+  rows: Array<{ user_id: number; flags: number }>;
+  /** Users who lose access to the moved messages (channel moves). */
+  losingAccess: Set<number>;
+  deleteEvent: EditResult['deleteEvent'];
+  firstIdUpdates: EditResult['firstIdUpdates'];
+}
+
+/** Writes the edit: the message and the other moved ones, user_messages rows of a channel move, mention and alert flags. */
+async function writeEdit(svc: Services, tx: Tx, user: UserRow, plan: EditPlan): Promise<EditWrite> {
+  const { m, groups, stream, newTopic, newStream, moving, now, content, rendered, dir, movedIds } = plan;
   // Write: the edited message, then the other moved messages.
   const entry: EditHistoryEntry = { user_id: user.id, timestamp: now };
   if (content !== undefined) {
@@ -378,6 +448,13 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
     }
   }
 
+  return { rows, losingAccess, deleteEvent, firstIdUpdates };
+}
+
+/** The update_message event with its recipients, the delete/first_message_id events of a move, and Notification Bot's notices. */
+async function notifyEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput, plan: EditPlan, written: EditWrite): Promise<EditResult> {
+  const { m, emptyName, stream, newTopic, newStream, targetAccess, resolved, unresolved, target, moving, now, content, rendered, dir, access, movedIds } = plan;
+  const { rows, losingAccess, deleteEvent, firstIdUpdates } = written;
   // The event.
   const event: ZulipEvent = {
     type: 'update_message',
@@ -401,7 +478,6 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
   if (newTopic !== undefined) {
     Object.assign(event, { propagate_mode: input.propagateMode, orig_subject: m.topic, subject: newTopic, topic_links: topicLinks(newTopic, dir.linkifiers) });
   }
-  event.__parley = { empty_topic_display_name: emptyName };
   const recipients = rows.map((r) => ({ id: r.user_id, extra: { flags: flagList(r.flags) } }));
   if (stream && target && (!stream.invite_only || stream.history_public_to_subscribers)) {
     // Subscribers of the channel the messages are now in and, after a
@@ -455,7 +531,7 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
       notices.push({ stream, topic: m.topic, content: text });
     }
   }
-  return { event, recipients, notices, deleteEvent, firstIdUpdates };
+  return { event, meta: { emptyTopicName: emptyName }, recipients, notices, deleteEvent, firstIdUpdates };
 }
 
 /** Zulip's move_messages_between_streams_limit_seconds (null: no limit). */

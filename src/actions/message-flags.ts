@@ -8,7 +8,7 @@ import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
 import type { UserRow } from '../store/users.ts';
-import { subscribedStreamIds } from '../store/streams.ts';
+import { mutedStreamIds, subscribedStreamIds } from '../store/streams.ts';
 import {
   allUnreadIds,
   API_FLAGS,
@@ -28,10 +28,11 @@ import {
   type FlagName,
 } from '../store/messages.ts';
 import { directGroupMembers } from '../store/messages.ts';
-import { accessStreamById } from './channel-access.ts';
-import { accessMessage, fetchWindow, parseAnchor } from './messages-fetch.ts';
+import { accessMessage, accessStreamById } from './access.ts';
+import { fetchWindow, parseAnchor } from './messages-fetch.ts';
 import { loadDirectory } from './messages-format.ts';
 import { cleanTopicOperand, type NarrowTerm } from './narrow.ts';
+import type { ZulipEvent } from '../events/types.ts';
 
 export const MAX_MESSAGES_PER_UPDATE = 5000;
 
@@ -44,8 +45,7 @@ function checkFlag(flag: string, op: string): number {
 
 /** Whether the user has muted the channel or topic of an unread row (Zulip's is_row_muted). */
 async function mutedChecker(db: Tx, user: UserRow): Promise<(streamId: number, topic: string) => boolean> {
-  const subs = await db.selectFrom('subscriptions').select(['stream_id', 'is_muted']).where('user_id', '=', user.id).where('active', '=', 1).execute();
-  const mutedStreams = new Set(subs.filter((s) => s.is_muted).map((s) => s.stream_id));
+  const mutedStreams = await mutedStreamIds(db, user.id);
   const policies = await userTopicPolicies(db, user.id);
   return (streamId, topic) => {
     const p = policies.get(`${streamId}\n${topic.toLowerCase()}`) ?? 0;
@@ -110,9 +110,9 @@ export async function updateFlags(svc: Services, user: UserRow, op: string, flag
     const details = flag === 'read' && !adding ? await unreadMessageDetails(tx, user, await unreadRows(tx, user.id, 50000, changed)) : undefined;
     return { changed, ignored: [...ignored].sort((a, b) => a - b), details };
   });
-  const event: Record<string, unknown> = { type: 'update_message_flags', op, operation: op, flag, messages: res.changed, all: false };
+  const event: ZulipEvent = { type: 'update_message_flags', op, operation: op, flag, messages: res.changed, all: false };
   if (res.details) event.message_details = res.details;
-  svc.bus.send(event as { type: string }, [user.id]);
+  svc.bus.send(event, [user.id]);
   return { changed: res.changed, ignoredChannels: res.ignored };
 }
 

@@ -12,10 +12,10 @@ import { realmById } from '../store/realm.ts';
 import { streamById } from '../store/streams.ts';
 import { RECIPIENT, type MessageRow } from '../store/messages.ts';
 import { usersByIds, type UserRow } from '../store/users.ts';
-import { accessMessage, invalidMessage } from './messages-fetch.ts';
+import { accessMessage, invalidMessage } from './access.ts';
 import { dmParticipants } from './messages-format.ts';
 import { effectiveTopicsPolicy, sendMessage } from './messages.ts';
-import { notificationBot } from './streams.ts';
+import { notificationBot } from './system-bots.ts';
 
 /** Zulip's Realm.REPORT_MESSAGE_REASONS, in order (server_report_message_types). */
 export const REPORT_MESSAGE_REASONS: ReadonlyArray<readonly [string, string]> = [

@@ -5,32 +5,25 @@
  * queue, and nothing at all for queues whose narrow the message misses.
  */
 import type { EventQueue } from '../events/queue.ts';
-import type { ZulipEvent } from '../events/types.ts';
+import type { EventMeta, ZulipEvent } from '../events/types.ts';
 import { messageMatchesTerms, type MessageForPredicate } from './narrow.ts';
 
-interface Internal {
-  raw_content: string;
-  sender_queue_id: string | null;
-  local_id: string | null;
-  empty_topic_display_name: string;
-}
-
-export function messageEventForQueue(q: EventQueue, event: ZulipEvent): ZulipEvent | null {
-  const { __parley, ...rest } = event as ZulipEvent & { __parley?: Internal };
-  if (!__parley) return event;
-  const msg = { ...(rest.message as Record<string, unknown>) };
+export function messageEventForQueue(q: EventQueue, event: ZulipEvent, meta: EventMeta): ZulipEvent | null {
+  if (event.type !== 'message' || meta.rawContent === undefined) return event;
+  const rest = event;
+  const msg = { ...rest.message };
   if (!q.opts.applyMarkdown) {
-    msg.content = __parley.raw_content;
+    msg.content = meta.rawContent;
     msg.content_type = 'text/x-markdown';
   }
   if (q.opts.clientGravatar && typeof msg.avatar_url === 'string' && msg.avatar_url.startsWith('https://secure.gravatar.com/')) msg.avatar_url = null;
-  if (msg.type === 'stream' && msg.subject === '' && !q.opts.clientCapabilities.empty_topic_name) msg.subject = __parley.empty_topic_display_name;
+  if (msg.type === 'stream' && msg.subject === '' && !q.opts.clientCapabilities.empty_topic_name) msg.subject = meta.emptyTopicName;
   const flags = (rest.flags as string[] | undefined) ?? [];
   if (q.opts.narrow.length) {
-    const forMatch = { ...msg, content: __parley.raw_content, subject: String((rest.message as Record<string, unknown>).subject) } as unknown as MessageForPredicate;
-    if (!messageMatchesTerms(q.opts.narrow, forMatch, flags, q.userId, __parley.empty_topic_display_name)) return null;
+    const forMatch = { ...msg, content: meta.rawContent, subject: String(rest.message.subject) } as unknown as MessageForPredicate;
+    if (!messageMatchesTerms(q.opts.narrow, forMatch, flags, q.userId, meta.emptyTopicName ?? '')) return null;
   }
   const out: ZulipEvent = { ...rest, message: msg, flags };
-  if (__parley.sender_queue_id !== null && __parley.sender_queue_id === q.id && __parley.local_id !== null) out.local_message_id = __parley.local_id;
+  if (meta.senderQueueId != null && meta.senderQueueId === q.id && meta.localId != null) out.local_message_id = meta.localId;
   return out;
 }

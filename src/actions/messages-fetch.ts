@@ -10,25 +10,16 @@ import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { escapeText } from '../markdown/tree.ts';
 import { truncateContent } from '../lib/topic.ts';
-import { streamById, subscription, type StreamRow } from '../store/streams.ts';
+import { subscription } from '../store/streams.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
-import { flagList, HISTORICAL_FLAGS, messageById, messagesByIds, RECIPIENT, userFlags, type MessageRow } from '../store/messages.ts';
-import { firstUnread, LARGER_THAN_MAX_MESSAGE_ID, narrowIds, narrowRange, type NarrowQuery } from '../store/narrow.ts';
+import { flagList, messagesByIds, RECIPIENT } from '../store/messages.ts';
+import { firstUnread, LARGER_THAN_MAX_MESSAGE_ID, narrowIdsAmong, narrowRange, type NarrowQuery } from '../store/narrow.ts';
 import { applyWithOperator, includesHistory, resolveNarrow, streamByOperand, type NarrowTerm } from './narrow.ts';
-import { streamAccess } from './channel-access.ts';
+import { accessMessage, canAccessHistory, invalidMessage } from './access.ts';
 import { Groups } from './group-settings.ts';
 import { dmParticipants, formatMessages, loadDirectory, render, type Directory } from './messages-format.ts';
-import { sql } from 'kysely';
 
 export const MAX_MESSAGES_PER_FETCH = 5000;
-
-/** Whether the user may read the channel's full history (Zulip's can_access_stream_history). */
-export function canAccessHistory(user: UserRow, stream: StreamRow, subscribed: boolean, groups: Groups): boolean {
-  if (stream.is_web_public) return true;
-  if (!stream.invite_only) return user.role !== ROLE.GUEST || subscribed;
-  if (!stream.history_public_to_subscribers) return false;
-  return streamAccess(user, stream, subscribed, groups).content;
-}
 
 /** Zulip's parse_anchor_value. */
 export function parseAnchor(anchor: string | undefined, useFirstUnread: boolean): number | null {
@@ -41,23 +32,6 @@ export function parseAnchor(anchor: string | undefined, useFirstUnread: boolean)
   const n = Number(anchor.trim());
   if (n < 0) return 0;
   return Math.min(n, LARGER_THAN_MAX_MESSAGE_ID);
-}
-
-/**
- * Whether the user may see the message; returns its conversation for the
- * `with` operator, and the flags the user has on it.
- */
-export async function accessMessage(svc: Services, db: Tx, user: UserRow, id: number): Promise<{ row: MessageRow; flags: number } | null> {
-  const row = await messageById(db, svc.realmId, id);
-  if (!row) return null;
-  const own = (await userFlags(db, user.id, [id])).get(id);
-  if (own !== undefined) return { row, flags: own };
-  if (row.recipient_type !== RECIPIENT.STREAM) return null;
-  const stream = await streamById(db, svc.realmId, row.recipient_id);
-  if (!stream) return null;
-  const groups = await Groups.load(db, svc.realmId);
-  const subscribed = !!(await subscription(db, user.id, stream.id));
-  return canAccessHistory(user, stream, subscribed, groups) ? { row, flags: HISTORICAL_FLAGS } : null;
 }
 
 export interface PreparedNarrow {
@@ -127,7 +101,7 @@ export async function fetchWindow(
 ): Promise<Window> {
   const prep = await prepareNarrow(svc, db, user, narrow, dir, { allowHistory: true });
   if (messageIds) {
-    const ids = messageIds.length ? await narrowIds(db, svc.store, prep.query, { extra: sql`m.id IN (${sql.join(messageIds)})`, order: 'asc' }) : [];
+    const ids = await narrowIdsAmong(db, svc.store, prep.query, messageIds);
     return { ids, anchor: null, foundAnchor: false, foundOldest: false, foundNewest: false, historyLimited: false };
   }
   const a = anchor ?? (await firstUnread(db, svc.store, prep.query, prep.streamId));
@@ -168,10 +142,6 @@ export async function getMessages(svc: Services, user: UserRow, input: GetMessag
   };
 }
 
-export function invalidMessage(): ApiError {
-  return badRequest('Invalid message(s)');
-}
-
 export async function getMessage(svc: Services, user: UserRow, id: number, opts: { applyMarkdown: boolean; allowEmptyTopicName: boolean }): Promise<Record<string, unknown>> {
   const db = svc.store.db;
   const a = await accessMessage(svc, db, user, id);
@@ -186,7 +156,7 @@ export async function matchesNarrow(svc: Services, user: UserRow, msgIds: number
   const db = svc.store.db;
   const dir = await loadDirectory(svc, db);
   const prep = await prepareNarrow(svc, db, user, narrow, dir, { allowHistory: false });
-  const hits = msgIds.length ? await narrowIds(db, svc.store, prep.query, { extra: sql`m.id IN (${sql.join(msgIds)})`, order: 'asc' }) : [];
+  const hits = await narrowIdsAmong(db, svc.store, prep.query, msgIds);
   const rows = await messagesByIds(db, svc.realmId, hits.map((h) => h.id));
   const search = prep.query.terms.find((t) => t.kind === 'search' && !t.negated);
   const words = search && search.kind === 'search' ? search.text.replace(/"/g, ' ').split(/\s+/).filter(Boolean) : [];

@@ -15,10 +15,9 @@ import { realmById } from '../store/realm.ts';
 import { subscriberIds, streamById, streamByName, subscription, type StreamRow } from '../store/streams.ts';
 import { userByEmail, userById, type UserRow } from '../store/users.ts';
 import { FLAG, flagList, getOrCreateDirectGroup, insertMessage, insertUserMessages, messageById, RECIPIENT, topicSenderIds } from '../store/messages.ts';
-import { canPost, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './channel-access.ts';
+import { canPost, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './access.ts';
 import { Groups } from './group-settings.ts';
 import { formatMessages, loadDirectory, render } from './messages-format.ts';
-import { sql } from 'kysely';
 import { claimMessageAttachments } from './uploads.ts';
 import { alertedUserIds } from './alert-words.ts';
 import { mutingUserIds } from '../store/muted-users.ts';
@@ -172,7 +171,7 @@ export async function addressDirect(svc: Services, tx: Tx, sender: UserRow, to: 
   const users: UserRow[] = [];
   for (const x of list) {
     if (typeof x === 'number') {
-      const u = await tx.selectFrom('users').selectAll().where('realm_id', '=', svc.realmId).where('id', '=', x).executeTakeFirst();
+      const u = await userById(tx, svc.realmId, x);
       if (!u) throw badRequest(`Invalid user ID ${x}`);
       users.push(u);
     } else {
@@ -264,20 +263,13 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   });
   svc.metrics?.messagesSent.inc();
 
-  const event = {
-    type: 'message',
-    message: result.dict,
-    __parley: {
-      raw_content: result.raw,
-      sender_queue_id: input.queueId ?? null,
-      local_id: input.localId ?? null,
-      empty_topic_display_name: result.emptyName,
-    },
-  };
   svc.bus.send(
-    event,
+    { type: 'message', message: result.dict },
     result.rows.map((r) => ({ id: r.user_id, extra: { flags: flagList(r.flags) } })),
-    { allPublicStreamsQueues: result.publicChannel },
+    {
+      allPublicStreamsQueues: result.publicChannel,
+      meta: { rawContent: result.raw, senderQueueId: input.queueId ?? null, localId: input.localId ?? null, emptyTopicName: result.emptyName },
+    },
   );
   await result.notifyAttachments();
   return { id: result.id };

@@ -12,7 +12,8 @@ import { streamsByIds } from '../store/streams.ts';
 import type { UserRow } from '../store/users.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { Groups } from './group-settings.ts';
-import { addSubscriptionsTx, defaultStreamIds, insertChannel, sendSubscriptionAddEvents } from './streams.ts';
+import { addSubscriptionsTx, insertChannel, sendSubscriptionAddEvents } from './streams-create.ts';
+import { defaultStreamIds } from './streams-default.ts';
 import { loadChannelContext } from './streams-format.ts';
 
 export async function createInitialChannels(svc: Services, owner: UserRow): Promise<void> {

@@ -15,43 +15,8 @@ import { realmEmojiById } from '../store/user-status.ts';
 import { deleteReaction, ensureUserMessage, existingReactionName, insertReaction, reactionName, type ReactionKey } from '../store/reactions.ts';
 import type { UserRow } from '../store/users.ts';
 import type { ZulipEvent } from '../events/types.ts';
-import { accessMessage, invalidMessage } from './messages-fetch.ts';
+import { accessMessageToModify, invalidMessage, messageEventRecipients } from './access.ts';
 import { checkEmoji, emojiData, EXTRA_EMOJI_TYPE, normalizeEmojiType, realmEmojiId } from './emoji.ts';
-import { streamAccess } from './channel-access.ts';
-import { Groups } from './group-settings.ts';
-
-
-/**
- * The message, when the user may act on it (react, delete): they can read
- * it, and for channel messages the channel is not archived and they have
- * content access to it now (Zulip's access_message with is_modifying_message).
- */
-export async function accessMessageToModify(svc: Services, db: Tx, user: UserRow, id: number): Promise<{ row: MessageRow; hasRow: boolean } | null> {
-  const a = await accessMessage(svc, db, user, id);
-  if (!a) return null;
-  const hasRow = (await userFlags(db, user.id, [id])).has(id);
-  if (a.row.recipient_type !== RECIPIENT.STREAM) return { row: a.row, hasRow };
-  const stream = await streamById(db, svc.realmId, a.row.recipient_id);
-  if (!stream || stream.is_archived) return null;
-  const groups = await Groups.load(db, svc.realmId);
-  if (!streamAccess(user, stream, !!(await subscription(db, user.id, stream.id)), groups).content) return null;
-  return { row: a.row, hasRow };
-}
-
-/**
- * Who hears about a change to a message: holders of its user_messages rows,
- * plus, for channels whose history subscribers can read, the subscribers.
- */
-export async function messageEventRecipients(svc: Services, db: Tx, row: MessageRow): Promise<number[]> {
-  const users = new Set((await messageHolders(db, [row.id])).get(row.id) ?? []);
-  if (row.recipient_type === RECIPIENT.STREAM) {
-    const stream = await streamById(db, svc.realmId, row.recipient_id);
-    if (stream && (!stream.invite_only || stream.history_public_to_subscribers)) {
-      for (const u of await subscriberIds(db, stream.id)) users.add(u);
-    }
-  }
-  return [...users];
-}
 
 
 /** Whether a code can name an emoji of the type at all (for removal; deactivated custom emoji still count). */

@@ -13,7 +13,7 @@ import type { UserRow } from '../store/users.ts';
 import { FLAG } from '../store/messages.ts';
 import { messageRecipientsWithUsers } from '../store/read-receipts.ts';
 import { mutedUserIds, mutingUserIds } from '../store/muted-users.ts';
-import { accessMessage } from './messages-fetch.ts';
+import { accessMessage } from './access.ts';
 
 export async function readReceipts(svc: Services, user: UserRow, messageId: number): Promise<number[]> {
   const db = svc.store.db;

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import type { UploadedFile } from '../http/multipart.ts';
+import type { UploadedFile } from '../lib/uploaded-file.ts';
 import { activeUserIds } from '../store/users.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { activeRealmEmojiByName, allRealmEmoji, type RealmEmojiRow } from '../store/user-status.ts';

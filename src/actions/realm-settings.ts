@@ -269,7 +269,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     if (check && value !== undefined) check(value);
   }
   const data: Record<string, unknown> = {};
-  const events: RealmEvent[] = [];
+  const events: ZulipEvent[] = [];
   const groupEvents: ZulipEvent[] = [];
   await transaction(svc.store, async (tx) => {
     const realm = await realmById(tx, svc.realmId);

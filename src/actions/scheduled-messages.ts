@@ -16,7 +16,7 @@ import { realmById } from '../store/realm.ts';
 import { userById, type UserRow } from '../store/users.ts';
 import { addressDirect, addressStream, defaultReadBySender, normalizeContent, sendMessage } from './messages.ts';
 import { render } from './messages-format.ts';
-import { notificationBot } from './streams.ts';
+import { notificationBot } from './system-bots.ts';
 import {
   deleteScheduledMessage,
   dueScheduledMessages,
@@ -29,7 +29,7 @@ import {
 } from '../store/scheduled-messages.ts';
 import { withClusterLock } from '../store/locks.ts';
 import type { EventQueue } from '../events/queue.ts';
-import type { ZulipEvent } from '../events/types.ts';
+import type { EventMeta, ZulipEvent } from '../events/types.ts';
 
 /** How late (seconds) a scheduled message may still be sent (Zulip: 10 minutes). */
 export const LATE_CUTOFF_SECONDS = 10 * 60;
@@ -103,7 +103,7 @@ function emptyName(settings: Record<string, unknown>): string {
 }
 
 function notify(svc: Services, userId: number, event: ZulipEvent, emptyTopicDisplayName: string): void {
-  svc.bus.send({ ...event, __parley: { empty_topic_display_name: emptyTopicDisplayName } }, [userId]);
+  svc.bus.send(event, [userId], { meta: { emptyTopicName: emptyTopicDisplayName } });
 }
 
 export interface ScheduleInput {
@@ -315,10 +315,10 @@ export function startScheduledDelivery(svc: Services, intervalMs = 1000): { stop
 }
 
 /** scheduled_messages events: the empty topic is named for clients without the empty_topic_name capability. */
-export function scheduledMessagesEventFilter(q: EventQueue, event: ZulipEvent): ZulipEvent | null {
-  const { __parley, ...rest } = event as ZulipEvent & { __parley?: { empty_topic_display_name?: string } };
-  const name = __parley?.empty_topic_display_name;
-  if (name === undefined || q.opts.clientCapabilities.empty_topic_name) return rest;
+export function scheduledMessagesEventFilter(q: EventQueue, event: ZulipEvent, meta: EventMeta): ZulipEvent | null {
+  const name = meta.emptyTopicName;
+  if (name === undefined || q.opts.clientCapabilities.empty_topic_name) return event;
+  const rest = { ...event };
   const fix = (m: Record<string, unknown>): Record<string, unknown> => (m.type === 'stream' && m.topic === '' ? { ...m, topic: name } : m);
   if (Array.isArray(rest.scheduled_messages)) rest.scheduled_messages = (rest.scheduled_messages as Record<string, unknown>[]).map(fix);
   if (rest.scheduled_message) rest.scheduled_message = fix(rest.scheduled_message as Record<string, unknown>);

@@ -17,6 +17,7 @@ import { parseJsonObject } from '../lib/util.ts';
 import { isAdminRole } from './users-format.ts';
 import { requireHuman } from './profile-fields.ts';
 import { dropDraftsOnSyncDisabled } from './drafts.ts';
+import type { ZulipEvent } from '../events/types.ts';
 
 const LANGUAGE_NAMES: Record<string, string> = {
   en: 'English', en_GB: 'British English', de: 'Deutsch', es: 'español', fr: 'français', it: 'italiano', ja: '日本語',
@@ -68,14 +69,14 @@ export interface SettingsInput {
   settings: Record<string, unknown>;
 }
 
-function legacyEvents(user: UserRow, name: string, value: unknown): Array<Record<string, unknown>> {
+function legacyEvents(user: UserRow, name: string, value: unknown): ZulipEvent[] {
   const def = USER_SETTINGS[name];
-  const out: Array<Record<string, unknown>> = [];
+  const out: ZulipEvent[] = [];
   if (def?.legacy === 'notification') {
     out.push({ type: 'update_global_notifications', user: user.email, notification_name: name, setting: value });
   }
   if (def?.legacy === 'display') {
-    const ev: Record<string, unknown> = { type: 'update_display_settings', user: user.email, setting_name: name, setting: value };
+    const ev: ZulipEvent = { type: 'update_display_settings', user: user.email, setting_name: name, setting: value };
     if (name === 'default_language') ev.language_name = languageName(value as string);
     out.push(ev);
   }
@@ -90,8 +91,8 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
     if (!passwordStrongEnough(input.newPassword)) throw badRequest('New password is too weak!');
   }
   const newHash = input.newPassword !== undefined ? await hashPassword(input.newPassword) : undefined;
-  const userEvents: Array<Record<string, unknown>> = [];
-  const everyoneEvents: Array<Record<string, unknown>> = [];
+  const userEvents: ZulipEvent[] = [];
+  const everyoneEvents: ZulipEvent[] = [];
   await transaction(svc.store, async (tx) => {
     const me = (await userById(tx, svc.realmId, actor.id))!;
     if (newHash) {
@@ -120,7 +121,7 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
       changed = true;
       // Turning draft synchronization off deletes the drafts stored on the server.
       if (name === 'enable_drafts_synchronization' && value === false) await dropDraftsOnSyncDisabled(tx, me.id);
-      const ev: Record<string, unknown> = { type: 'user_settings', op: 'update', property: name, value };
+      const ev: ZulipEvent = { type: 'user_settings', op: 'update', property: name, value };
       if (name === 'default_language') ev.language_name = languageName(value as string);
       userEvents.push(ev, ...legacyEvents(me, name, value));
     }
@@ -132,12 +133,12 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
       everyoneEvents.push({ type: 'realm_user', op: 'update', person: { email: me.email, user_id: me.id, timezone: tz } });
     }
   });
-  for (const ev of userEvents) svc.bus.send({ type: ev.type as string, ...ev }, [actor.id]);
+  for (const ev of userEvents) svc.bus.send(ev, [actor.id]);
   const presenceChange = userEvents.find((ev) => ev.type === 'user_settings' && ev.property === 'presence_enabled');
   if (presenceChange) await presenceEnabledChanged(svc, actor, presenceChange.value as boolean);
   if (everyoneEvents.length) {
     const recipients = await activeUserIds(svc.store.db, svc.realmId);
-    for (const ev of everyoneEvents) svc.bus.send({ type: ev.type as string, ...ev }, recipients);
+    for (const ev of everyoneEvents) svc.bus.send(ev, recipients);
   }
   return {};
 }

@@ -36,7 +36,9 @@ import {
 import { Groups } from './group-settings.ts';
 import { checkFullName, createUser } from './users.ts';
 import { passwordStrongEnough } from './users-admin.ts';
-import { addSubscriptionsTx, defaultStreamIds, notificationBot, sendSubscriptionAddEvents } from './streams.ts';
+import { addSubscriptionsTx, sendSubscriptionAddEvents } from './streams-create.ts';
+import { defaultStreamIds } from './streams-default.ts';
+import { notificationBot } from './system-bots.ts';
 import { loadChannelContext } from './streams-format.ts';
 import { sendMessage } from './messages.ts';
 

@@ -13,7 +13,7 @@ import { activeSubscriptionPairs, allStreams, channelMessageStats, type StreamRo
 import { allGroups } from '../store/groups.ts';
 import { allUsers, type UserRow } from '../store/users.ts';
 import { Groups, parseStoredSetting, type GroupSettingValue } from './group-settings.ts';
-import { STREAM_GROUP_SETTINGS } from './channel-access.ts';
+import { STREAM_GROUP_SETTINGS } from './access.ts';
 
 /** Zulip's palette for new subscriptions. */
 export const STREAM_ASSIGNMENT_COLORS = [

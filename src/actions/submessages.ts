@@ -12,8 +12,7 @@ import { badRequest } from '../lib/errors.ts';
 import type { UserRow } from '../store/users.ts';
 import { messageHolders } from '../store/messages.ts';
 import { firstWidgetContent, hasSubmessageFrom, insertSubmessage } from '../store/submessages.ts';
-import { invalidMessage } from './messages-fetch.ts';
-import { accessMessageToModify } from './reactions.ts';
+import { accessMessageToModify, invalidMessage } from './access.ts';
 
 const WIDGET_TYPES = ['poll', 'todo'];
 

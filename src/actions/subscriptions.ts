@@ -21,19 +21,11 @@ import {
   type SubscriptionPatch,
 } from '../store/streams.ts';
 import { Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
-import { accessStreamById, canAddSubscribers, canRemoveSubscribers, canSubscribeSelf, metadataViewers, streamAccess, type StreamGroupSetting } from './channel-access.ts';
+import { accessStreamById, canAddSubscribers, canRemoveSubscribers, canSubscribeSelf, metadataViewers, streamAccess, type StreamGroupSetting } from './access.ts';
 import { formatStream, formatSubscription, loadChannelContext, subscriptionPropertyValue, SUBSCRIPTION_PROPERTIES, type ChannelContext, type SubscriptionProperty } from './streams-format.ts';
-import {
-  addSubscriptionsTx,
-  announceNewChannels,
-  checkCanCreate,
-  checkStreamName,
-  insertChannel,
-  sendDefaultStreamsEvent,
-  sendSubscriptionAddEvents,
-  type NewChannelSpec,
-  type TopicsPolicy,
-} from './streams.ts';
+import { checkStreamName, type TopicsPolicy } from './streams.ts';
+import { addSubscriptionsTx, announceNewChannels, checkCanCreate, insertChannel, sendSubscriptionAddEvents, type NewChannelSpec } from './streams-create.ts';
+import { sendDefaultStreamsEvent } from './streams-default.ts';
 
 export type IncludeSubscribers = boolean | 'partial';
 

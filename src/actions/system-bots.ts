@@ -27,3 +27,4 @@ export async function systemBot(svc: Services, email: string, fullName: string):
 
 export const welcomeBot = (svc: Services): Promise<UserRow> => systemBot(svc, WELCOME_BOT_EMAIL, 'Welcome Bot');
 export const emailGatewayBot = (svc: Services): Promise<UserRow> => systemBot(svc, EMAIL_GATEWAY_BOT_EMAIL, 'Email Gateway');
+export const notificationBot = (svc: Services): Promise<UserRow> => systemBot(svc, NOTIFICATION_BOT_EMAIL, 'Notification Bot');

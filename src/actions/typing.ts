@@ -5,7 +5,7 @@
  *
  * Direct typing goes to the conversation's participants; channel typing to
  * the channel's subscribers (only clients that declared the
- * stream_typing_notifications capability get it, see src/events/filters.ts);
+ * stream_typing_notifications capability get it, see src/state/typing.ts);
  * typing while editing a message (POST /messages/{message_id}/typing, FL
  * 351) sends `typing_edit_message` to those who would see the edit.
  */
@@ -18,7 +18,7 @@ import { subscriberIds } from '../store/streams.ts';
 import { messageById, messageHolders, RECIPIENT } from '../store/messages.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { normalizeTopic } from '../lib/topic.ts';
-import { accessStreamById, canPost } from './channel-access.ts';
+import { accessStreamById, canPost } from './access.ts';
 import { Groups } from './group-settings.ts';
 
 export type TypingOp = 'start' | 'stop';
@@ -104,9 +104,9 @@ async function sendChannelTyping(svc: Services, sender: UserRow, op: TypingOp, s
       sender: person(sender),
       stream_id: streamId,
       topic,
-      __parley: { empty_topic_display_name: displayName },
     },
     await channelTypingRecipients(svc, streamId),
+    { meta: { emptyTopicName: displayName } },
   );
 }
 
@@ -114,14 +114,15 @@ async function sendChannelTyping(svc: Services, sender: UserRow, op: TypingOp, s
 export async function sendEditTyping(svc: Services, sender: UserRow, messageId: number, op: TypingOp): Promise<void> {
   const message = await messageById(svc.store.db, svc.realmId, messageId);
   if (!message || message.sender_id !== sender.id) throw badRequest('Invalid message(s)');
-  const base = { type: 'typing_edit_message', op, sender_id: sender.id, message_id: messageId };
+  const base = { type: 'typing_edit_message' as const, op, sender_id: sender.id, message_id: messageId };
   if (message.recipient_type === RECIPIENT.STREAM) {
     const settings = userSettings(sender.settings_json);
     if (settings.send_stream_typing_notifications === false) throw badRequest('User has disabled typing notifications for channel messages');
     const displayName = await emptyTopicDisplayName(svc);
     svc.bus.send(
-      { ...base, recipient: { type: 'channel', channel_id: message.recipient_id, topic: message.topic }, __parley: { empty_topic_display_name: displayName } },
+      { ...base, recipient: { type: 'channel', channel_id: message.recipient_id, topic: message.topic } },
       await channelTypingRecipients(svc, message.recipient_id),
+      { meta: { emptyTopicName: displayName } },
     );
     return;
   }

@@ -11,7 +11,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-files.ts';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
-import type { UploadedFile } from '../http/multipart.ts';
+import type { UploadedFile } from '../lib/uploaded-file.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';

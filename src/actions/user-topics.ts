@@ -16,9 +16,9 @@ import { streamById, streamByName, subscription, type StreamRow } from '../store
 import { userTopicRows } from '../store/messages.ts';
 import { deleteUserTopic, insertUserTopic, updateUserTopic, userTopicOf } from '../store/user-topics.ts';
 import type { UserRow } from '../store/users.ts';
-import type { EventQueue } from '../events/queue.ts';
+import type { EventQueue, QueueFilter } from '../events/queue.ts';
 import type { ZulipEvent } from '../events/types.ts';
-import { streamAccess } from './channel-access.ts';
+import { streamAccess } from './access.ts';
 import { Groups } from './group-settings.ts';
 
 export const VISIBILITY_POLICY = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;
@@ -83,12 +83,9 @@ export async function setTopicPolicy(
     return { streamId: stream.id, topic, now, muted, emptyName };
   });
   if (!result) return;
-  const internal = { __parley: { empty_topic_display_name: result.emptyName } };
-  svc.bus.send({ type: 'muted_topics', muted_topics: result.muted, ...internal }, [user.id]);
-  svc.bus.send(
-    { type: 'user_topic', stream_id: result.streamId, topic_name: result.topic, last_updated: result.now, visibility_policy: policy, ...internal },
-    [user.id],
-  );
+  const meta = { emptyTopicName: result.emptyName };
+  svc.bus.send({ type: 'muted_topics', muted_topics: result.muted }, [user.id], { meta });
+  svc.bus.send({ type: 'user_topic', stream_id: result.streamId, topic_name: result.topic, last_updated: result.now, visibility_policy: policy }, [user.id], { meta });
 }
 
 /** PATCH /users/me/subscriptions/muted_topics (deprecated): op add mutes, remove clears the policy. */
@@ -100,24 +97,15 @@ export async function updateMutedTopic(svc: Services, user: UserRow, input: { st
   else await setTopicPolicy(svc, user, ref, input.topic, VISIBILITY_POLICY.INHERIT, { clearError: 'Topic is not muted' });
 }
 
-type Internal = { __parley?: { empty_topic_display_name?: string } };
-
 const namedTopic = (q: EventQueue, topic: unknown, emptyName: string | undefined): unknown =>
   topic === '' && emptyName !== undefined && !q.opts.clientCapabilities.empty_topic_name ? emptyName : topic;
 
-/** Queue hooks for the two event types (installed with the other filters). */
-export function installUserTopicFilters(svc: Services): void {
-  // The empty topic is named for clients without the empty_topic_name capability.
-  svc.queues.setFilter('user_topic', (q, event) => {
-    const { __parley, ...rest } = event as ZulipEvent & Internal;
-    return { ...rest, topic_name: namedTopic(q, rest.topic_name, __parley?.empty_topic_display_name) };
-  });
-  // Clients that asked for user_topic events get no legacy muted_topics copies.
-  svc.queues.setFilter('muted_topics', (q, event) => {
-    if (q.opts.eventTypes?.has('user_topic')) return null;
-    const { __parley, ...rest } = event as ZulipEvent & Internal;
-    const name = __parley?.empty_topic_display_name;
-    const list = (rest.muted_topics as Array<[string, string, number]>).map(([s, t, d]) => [s, namedTopic(q, t, name), d]);
-    return { ...rest, muted_topics: list };
-  });
-}
+/** user_topic: the empty topic is named for clients without the empty_topic_name capability. */
+export const userTopicEventFilter: QueueFilter = (q, event, meta) => ({ ...event, topic_name: namedTopic(q, event.topic_name, meta.emptyTopicName) });
+
+/** muted_topics: clients that asked for user_topic events get no legacy copies; empty topic named as above. */
+export const mutedTopicsEventFilter: QueueFilter = (q, event, meta) => {
+  if (q.opts.eventTypes?.has('user_topic')) return null;
+  const list = (event.muted_topics as Array<[string, string, number]>).map(([s, t, d]) => [s, namedTopic(q, t, meta.emptyTopicName), d]);
+  return { ...event, muted_topics: list };
+};

@@ -8,6 +8,7 @@ import { deleteMessages } from './message-delete.ts';
 import { messageIdsBySenders } from '../store/messages.ts';
 import { updateProfileData, type ProfileDataItem } from './profile-fields.ts';
 import type { Services } from '../services.ts';
+import { newApiKey } from '../lib/util.ts';
 import { ApiError, badRequest, requireAdmin, requireOwner } from '../lib/errors.ts';
 import { sendEmail, emailSettings } from '../lib/email.ts';
 import { realmById } from '../store/realm.ts';
@@ -20,13 +21,13 @@ import {
   updateUser,
   userByDeliveryEmail,
   userById,
+  deactivateUserRow,
   ROLE,
   type UserRow,
 } from '../store/users.ts';
 import { avatarUrl, isAdminRole } from './users-format.ts';
-import { botEventRecipients } from './bots-format.ts';
-import { checkBotCreationPolicy, sendBotOwnerEvents } from './bots.ts';
-import { checkFullName, createUser, newApiKey, validEmail } from './users.ts';
+import { botEventRecipients, checkBotCreationPolicy, sendBotOwnerEvents } from './bots-format.ts';
+import { checkFullName, createUser, validEmail } from './users.ts';
 import { noSuchUser } from './users-read.ts';
 
 export const ROLES: readonly number[] = [ROLE.OWNER, ROLE.ADMINISTRATOR, ROLE.MODERATOR, ROLE.MEMBER, ROLE.GUEST];
@@ -190,9 +191,9 @@ export async function deactivateUser(svc: Services, target: UserRow, opts: { cas
     }
   }
   const changed = await transaction(svc.store, async (tx) => {
-    const res = await tx.updateTable('users').set({ is_active: 0 }).where('id', '=', target.id).where('is_active', '=', 1).executeTakeFirst();
+    const changed = await deactivateUserRow(tx, target.id);
     await endUserSessions(tx, target.id);
-    return Number(res.numUpdatedRows) > 0;
+    return changed;
   });
   if (!changed) return done;
   const recipients = await activeUserIds(svc.store.db, svc.realmId);

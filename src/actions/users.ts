@@ -2,7 +2,7 @@
 import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { hashPassword } from '../lib/passwords.ts';
-import { nowSeconds, randomAlnum } from '../lib/util.ts';
+import { newApiKey, nowSeconds } from '../lib/util.ts';
 import { realmUserDefaults } from '../lib/user-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { activeUserIds, emailTaken, insertUser, updateUser, ROLE, type UserRow } from '../store/users.ts';
@@ -26,8 +26,6 @@ export interface CreateUserInput {
   /** false: the caller subscribes the new user itself (e.g. from an invitation). */
   defaultChannels?: boolean;
 }
-
-export const newApiKey = (): string => randomAlnum(32);
 
 const EMAIL_RE = /^[^\s@<>(),;:"[\]\\]+@[^\s@<>(),;:"[\]\\]+\.[^\s@<>(),;:"[\]\\]+$/;
 

@@ -15,7 +15,7 @@ import { openStore } from '../store/db.ts';
 import { migrate } from '../store/migrations.ts';
 import { ensureRealm, zuliprc } from '../actions/realm.ts';
 import { openEventSystem } from '../events/setup.ts';
-import { installEventFilters } from '../events/filters.ts';
+import { installAllFeatures } from '../state/index.ts';
 import type { Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
 import { userByEmail, userById, ROLE, BOT_TYPE, type UserRow } from '../store/users.ts';
@@ -137,7 +137,7 @@ async function openServices(): Promise<{ svc: Services; close(): Promise<void> }
   const events = await openEventSystem(config, log);
   const markdown = createMarkdownRenderer({ threads: 1, timeoutMs: config.markdownTimeoutMs });
   const svc: Services = { config, store, queues: events.queues, bus: events.bus, redis: events.redis, log, markdown, realmId: bootstrap.realmId };
-  installEventFilters(svc);
+  installAllFeatures(svc);
   return {
     svc,
     async close() {

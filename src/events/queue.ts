@@ -10,7 +10,7 @@
  * (redis-queues.ts) keeps them in Redis so any process can serve any queue.
  */
 import { randomBytes } from 'node:crypto';
-import type { Envelope, ZulipEvent } from './types.ts';
+import type { Envelope, ZulipEvent, EventMeta } from './types.ts';
 
 export interface QueueOptions {
   userId: number;
@@ -39,7 +39,9 @@ export interface EventQueue {
  * Per-event-type hooks that decide whether a queue receives an event and
  * shape the copy it gets (e.g. rendered vs raw content, narrow filtering).
  */
-export type QueueFilter = (queue: EventQueue, event: ZulipEvent) => ZulipEvent | ZulipEvent[] | null;
+export type QueueFilter = (queue: EventQueue, event: ZulipEvent, meta: EventMeta) => ZulipEvent | ZulipEvent[] | null;
+
+const NO_META: EventMeta = {};
 
 /**
  * The outcome of GET /events on a queue: its events, or why the
@@ -95,10 +97,10 @@ export function newQueueId(): string {
  * The copies of `event` that one queue gets (none when it did not ask for
  * the type or its filter drops it).
  */
-export function copiesFor(filters: Map<string, QueueFilter>, q: EventQueue, event: ZulipEvent): ZulipEvent[] {
+export function copiesFor(filters: Map<string, QueueFilter>, q: EventQueue, event: ZulipEvent, meta: EventMeta = NO_META): ZulipEvent[] {
   if (q.opts.eventTypes !== null && !q.opts.eventTypes.has(event.type)) return [];
   const filter = filters.get(event.type);
-  const copy = filter ? filter(q, event) : event;
+  const copy = filter ? filter(q, event, meta) : event;
   if (Array.isArray(copy)) return copy;
   return copy ? [copy] : [];
 }
@@ -273,7 +275,7 @@ export class LocalQueues implements EventQueues {
   /** Delivers one envelope synchronously (the in-process bus). */
   deliverNow(env: Envelope): void {
     const pairs = expand(env, (u) => this.byUser.get(u) ?? [], () => this.queues.values());
-    for (const [q, base] of pairs) for (const copy of copiesFor(this.filters, q, base)) (q as LocalQueue).push(copy);
+    for (const [q, base] of pairs) for (const copy of copiesFor(this.filters, q, base, env.options?.meta)) (q as LocalQueue).push(copy);
   }
 
   stats(): { queues: number; waiting: number } {

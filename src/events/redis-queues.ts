@@ -394,7 +394,7 @@ export class RedisQueues implements EventQueues {
     const out = new Map<string, string[]>();
     for (const env of envelopes) {
       for (const [q, base] of expand(env, (u) => queuesOf.get(u) ?? [], () => publicQueues)) {
-        const copies = copiesFor(this.filters, q, base);
+        const copies = copiesFor(this.filters, q, base, env.options?.meta);
         if (!copies.length) continue;
         let list = out.get(q.id);
         if (!list) out.set(q.id, (list = []));

@@ -7,13 +7,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Busboy } from '@fastify/busboy';
 import { ApiError } from '../lib/errors.ts';
+import type { UploadedFile } from '../lib/uploaded-file.ts';
 
-export interface UploadedFile {
-  field: string;
-  filename: string;
-  mimetype: string;
-  data: Buffer;
-}
+export type { UploadedFile };
 
 const MAX_FIELD_BYTES = 1024 * 1024;
 

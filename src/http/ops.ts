@@ -7,9 +7,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
-import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
+import { pingDatabase } from '../store/db.ts';
 import { chmodPrivate } from '../lib/private-files.ts';
 
 declare module 'fastify' {
@@ -33,7 +33,7 @@ export function accessLogger(svc: Services): Logger | null {
 
 export function registerOps(app: FastifyInstance, svc: Services): void {
   // The services a request needs: the database, and Redis when several processes share the work.
-  const checks: Array<[string, () => Promise<unknown>]> = [['Database', () => sql`SELECT 1`.execute(svc.store.db)]];
+  const checks: Array<[string, () => Promise<unknown>]> = [['Database', () => pingDatabase(svc.store.db)]];
   if (svc.redis) checks.push(['Redis', () => svc.redis!.cmd.ping()]);
   app.get('/health', async (_req, reply) => {
     for (const [name, run] of checks) {

@@ -7,7 +7,10 @@
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import { lazyModule } from './lazy.ts';
+
+const nodemailer = lazyModule<typeof import('nodemailer')>('nodemailer');
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Config } from '../config.ts';
 
@@ -83,7 +86,7 @@ const transports = new Map<string, Transporter>();
 function transport(url: string): Transporter {
   let t = transports.get(url);
   if (!t) {
-    t = createTransport(transportOptions(url));
+    t = nodemailer().createTransport(transportOptions(url));
     transports.set(url, t);
   }
   return t;

@@ -5,7 +5,11 @@
  * their frames, padded to a square, plus a still PNG of the first frame),
  * avatars and icons cropped to a centred square, logos fitted inside 800×100.
  */
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import type sharpFunction from 'sharp';
+import type { Metadata, Sharp } from 'sharp';
+import { lazyModule } from './lazy.ts';
+
+const sharpModule = lazyModule<typeof sharpFunction>('sharp');
 import { badRequest } from './errors.ts';
 
 export const DEFAULT_EMOJI_SIZE = 64;
@@ -35,7 +39,7 @@ const FORMAT_OF_EXT: Record<string, Format> = { '.avif': 'avif', '.gif': 'gif', 
 async function inspect(data: Buffer): Promise<{ pages: number; width: number; height: number }> {
   let meta: Metadata;
   try {
-    meta = await sharp(data, { limitInputPixels: false }).metadata();
+    meta = await sharpModule()(data, { limitInputPixels: false }).metadata();
   } catch {
     throw badRequest('Could not decode image; did you upload an image file?');
   }
@@ -65,13 +69,13 @@ export async function resizeEmoji(data: Buffer, ext: string): Promise<{ image: B
   const size = DEFAULT_EMOJI_SIZE;
   const { pages } = await inspect(data);
   if (pages <= 1) {
-    return { image: await run(sharp(data).resize(size, size, { fit: 'cover', position: 'centre' }).toFormat(format)), still: null };
+    return { image: await run(sharpModule()(data).resize(size, size, { fit: 'cover', position: 'centre' }).toFormat(format)), still: null };
   }
-  const still = await run(sharp(data).resize(size, size, { fit: 'cover', position: 'centre' }).png());
+  const still = await run(sharpModule()(data).resize(size, size, { fit: 'cover', position: 'centre' }).png());
   // Every frame fitted inside the square and padded with transparency, so
   // cropping never cuts the animation.
   const image = await run(
-    sharp(data, { animated: true })
+    sharpModule()(data, { animated: true })
       .resize(size, size, { fit: 'contain', background: { r: 0, g: 0, b: 0, alpha: 0 } })
       .toFormat(format),
   );
@@ -81,11 +85,11 @@ export async function resizeEmoji(data: Buffer, ext: string): Promise<{ image: B
 /** A centred square thumbnail as PNG (avatars, the organization icon). */
 export async function squarePng(data: Buffer, size: number): Promise<Buffer> {
   await inspect(data);
-  return run(sharp(data).resize(size, size, { fit: 'cover', position: 'centre' }).png());
+  return run(sharpModule()(data).resize(size, size, { fit: 'cover', position: 'centre' }).png());
 }
 
 /** Zulip's resize_logo: fitted inside 8×100 by 100 without enlarging, as PNG. */
 export async function logoPng(data: Buffer): Promise<Buffer> {
   await inspect(data);
-  return run(sharp(data).resize(8 * DEFAULT_AVATAR_SIZE, DEFAULT_AVATAR_SIZE, { fit: 'inside', withoutEnlargement: true }).png());
+  return run(sharpModule()(data).resize(8 * DEFAULT_AVATAR_SIZE, DEFAULT_AVATAR_SIZE, { fit: 'inside', withoutEnlargement: true }).png());
 }

@@ -3,7 +3,6 @@
  * definitions (field_data) and to users' values, with Zulip's messages.
  */
 import { ApiError } from './errors.ts';
-import type { ProfileFieldRow } from '../store/profile-fields.ts';
 
 export const FIELD_TYPE = {
   SHORT_TEXT: 1,
@@ -141,7 +140,20 @@ export function validateFieldDefinition(name: string, hint: string, fieldType: n
   }
 }
 
-export function parseFieldData(row: ProfileFieldRow): FieldData {
+/** The columns of a custom profile field these helpers read (a stored row has them). */
+export interface ProfileFieldShape {
+  id: number;
+  name: string;
+  hint: string;
+  field_type: number;
+  field_data: string;
+  sort_order: number;
+  display_in_profile_summary: number;
+  required: number;
+  editable_by_user: number;
+}
+
+export function parseFieldData(row: ProfileFieldShape): FieldData {
   if (!row.field_data) return {};
   try {
     const v = JSON.parse(row.field_data) as unknown;
@@ -152,7 +164,7 @@ export function parseFieldData(row: ProfileFieldRow): FieldData {
 }
 
 /** The field object of the API (Zulip's CustomProfileField.as_dict). */
-export function formatField(row: ProfileFieldRow): Record<string, unknown> {
+export function formatField(row: ProfileFieldShape): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: row.id,
     name: row.name,
@@ -191,7 +203,7 @@ export interface UserLookup {
  * Validates a user's value for a field (Zulip's validate_user_custom_profile_field);
  * the variable name in messages is the field's label. Returns the text to store.
  */
-export function validateFieldValue(field: ProfileFieldRow, value: unknown, userById: UserLookup): string {
+export function validateFieldValue(field: ProfileFieldShape, value: unknown, userById: UserLookup): string {
   const name = field.name;
   switch (field.field_type) {
     case FIELD_TYPE.SHORT_TEXT:

@@ -5,7 +5,10 @@
  * process's node ID with a liveness key other nodes can check.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { lazyModule } from './lazy.ts';
+
+const ioredis = lazyModule<typeof import('ioredis')>('ioredis');
 
 export interface RedisLink {
   cmd: Redis;
@@ -22,7 +25,7 @@ const NODE_TTL_MS = 15_000;
 
 export async function openRedis(url: string, prefix: string): Promise<RedisLink> {
   const options = { maxRetriesPerRequest: 3, enableAutoPipelining: true, lazyConnect: true };
-  const cmd = new Redis(url, options);
+  const cmd = new (ioredis().Redis)(url, options);
   await cmd.connect();
   let sub: Redis | null = null;
   const nodeId = `${process.pid.toString(36)}-${randomBytes(6).toString('hex')}`;
@@ -34,7 +37,7 @@ export async function openRedis(url: string, prefix: string): Promise<RedisLink>
   return {
     cmd,
     subscriber() {
-      sub ??= new Redis(url, { ...options, lazyConnect: false, enableAutoPipelining: false });
+      sub ??= new (ioredis().Redis)(url, { ...options, lazyConnect: false, enableAutoPipelining: false });
       return sub;
     },
     prefix,
@@ -51,7 +54,7 @@ export async function openRedis(url: string, prefix: string): Promise<RedisLink>
 
 /** Deletes every key under a prefix (tests and benchmarks clean up their own). */
 export async function deleteKeysWithPrefix(url: string, prefix: string): Promise<void> {
-  const r = new Redis(url, { lazyConnect: true });
+  const r = new (ioredis().Redis)(url, { lazyConnect: true });
   await r.connect();
   try {
     let cursor = '0';

@@ -5,7 +5,7 @@
  * organization defaults at creation; later changes to the defaults never
  * touch existing users.
  */
-import { v, type Validator } from '../http/params.ts';
+import { v, type Validator } from './validators.ts';
 import { ApiError } from './errors.ts';
 
 export interface SettingDef {

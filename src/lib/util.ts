@@ -32,3 +32,6 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   const v = JSON.parse(text || '{}') as unknown;
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
+
+/** A new API key: 32 random letters and digits, as Zulip's generate_api_key. */
+export const newApiKey = (): string => randomAlnum(32);

@@ -3,7 +3,9 @@
 // output HTML matches Zulip's byte for byte for the common message forms:
 //   preprocess (hanging lists, whitespace, fenced blocks)
 //   -> block parse -> inline patterns -> prettify -> serialize -> raw HTML.
-import katex from 'katex';
+import { lazyModule } from '../lib/lazy.ts';
+
+const katex = lazyModule<typeof import('katex')>('katex');
 import tlds from 'tlds' with { type: 'json' };
 import { BlockParser, GROUP_MENTIONS_RE_SRC, MENTIONS_RE_SRC } from './blocks.ts';
 import { hangingLists, processFences, renderCodeBlock } from './fenced.ts';
@@ -90,6 +92,8 @@ function buildWebLinkRegex(): RegExp {
 }
 
 let webLinkRegex: RegExp | null = null;
+/** webLinkRegex anchored at the start (topic links), built once. */
+let anchoredWebLinkRegex: RegExp | null = null;
 
 /** Python's urllib.parse.quote(s, safe="") */
 function pyQuote(s: string): string {
@@ -145,7 +149,7 @@ export function sanitizeUrl(url: string): string | undefined {
 
 function renderKatex(tex: string, display: boolean): string | null {
   try {
-    return katex.renderToString(tex, { displayMode: display, throwOnError: true }).trim();
+    return katex().renderToString(tex, { displayMode: display, throwOnError: true }).trim();
   } catch {
     return null;
   }
@@ -904,7 +908,7 @@ export function topicLinks(topic: string, linkifiers: Linkifier[]): Array<{ url:
   });
   matches.sort((a, b) => a.precedence! - b.precedence! || a.index - b.index);
   webLinkRegex ??= buildWebLinkRegex();
-  const anchored = new RegExp('^(?:' + webLinkRegex.source + ')', 'u');
+  const anchored = (anchoredWebLinkRegex ??= new RegExp('^(?:' + webLinkRegex.source + ')', 'u'));
   let pos = 0;
   while (pos < topic.length) {
     const split = /[ !;),'"]/.exec(topic.slice(pos));

@@ -8,26 +8,12 @@
  * One pool serves every server in the process (the tests run many);
  * servers acquire it on start and release it on close.
  */
-import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { RenderResult } from './index.ts';
 import { MarkdownRenderingError } from './errors.ts';
-import type { RenderReply, RenderTask } from './worker.ts';
-import type { Linkifier } from './linkifiers.ts';
+import type { RenderData, RenderReply, RenderTask } from './worker.ts';
 
-/** What the renderer may look up, as plain data (users as [id, full_name, email]). */
-export interface RenderData {
-  users: Array<[number, string, string]>;
-  groups: Array<[number, string]>;
-  streams: Array<[number, string]>;
-  /** The organization's custom emoji used in the text. */
-  customEmoji: Array<{ id: string; name: string; source_url: string }>;
-  /** The organization's linkifiers, in their order. */
-  linkifiers: Linkifier[];
-  realmUrl: string;
-  /** The organization's default_code_block_language ('' for none). */
-  defaultCodeBlockLanguage?: string;
-}
+export type { RenderData };
 
 export interface MarkdownRenderer {
   render(content: string, data: RenderData): Promise<RenderResult>;
@@ -61,10 +47,6 @@ async function release(pool: Piscina<RenderTask, RenderReply>): Promise<void> {
   await pool.destroy();
 }
 
-export function defaultRenderThreads(): number {
-  // One core is left to the request thread, so renders never starve it.
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
-}
 
 export function createMarkdownRenderer(opts: { threads: number; timeoutMs: number }): MarkdownRenderer {
   const pool = acquire(opts.threads);

@@ -6,7 +6,21 @@
  */
 import { renderMarkdown, type MarkdownContext, type RenderResult } from './index.ts';
 import { MarkdownRenderingError } from './errors.ts';
-import type { RenderData } from './pool.ts';
+import type { Linkifier } from './linkifiers.ts';
+
+/** What the renderer may look up, as plain data (users as [id, full_name, email]). */
+export interface RenderData {
+  users: Array<[number, string, string]>;
+  groups: Array<[number, string]>;
+  streams: Array<[number, string]>;
+  /** The organization's custom emoji used in the text. */
+  customEmoji: Array<{ id: string; name: string; source_url: string }>;
+  /** The organization's linkifiers, in their order. */
+  linkifiers: Linkifier[];
+  realmUrl: string;
+  /** The organization's default_code_block_language ('' for none). */
+  defaultCodeBlockLanguage?: string;
+}
 
 export interface RenderTask {
   content: string;

@@ -1,10 +1,14 @@
 /** `alert_words` in POST /register: the user's alert words. */
-import { registerState } from '../events/state.ts';
+import { feature, type StateProvider } from './registry.ts';
 import { alertWordsOf } from '../store/alert-words.ts';
 
-registerState({
+const provider: StateProvider = {
   types: ['alert_words'],
   async fetch(svc, opts) {
     return { alert_words: await alertWordsOf(svc.store.db, opts.user.id) };
   },
+};
+
+export default feature({
+  state: [provider],
 });

@@ -1,11 +1,11 @@
 /** The `realm_bots` section of POST /register: every bot for administrators, one's own bots otherwise. */
-import { registerState } from '../events/state.ts';
+import { feature, type StateProvider } from './registry.ts';
 import { realmBots } from '../store/users.ts';
 import { servicesOfBots } from '../store/bots.ts';
 import { formatBotWith } from '../actions/bots-format.ts';
 import { isAdminRole } from '../actions/users-format.ts';
 
-registerState({
+const provider: StateProvider = {
   types: ['realm_bot'],
   async fetch(svc, opts) {
     const me = opts.user;
@@ -13,4 +13,8 @@ registerState({
     const services = await servicesOfBots(svc.store.db, bots.map((b) => b.id));
     return { realm_bots: bots.map((b) => formatBotWith(svc, b, services.filter((s) => s.user_id === b.id))) };
   },
+};
+
+export default feature({
+  state: [provider],
 });

@@ -1,10 +1,10 @@
 /** /register sections: saved snippets, client devices, and the message report types. */
-import { registerState } from '../events/state.ts';
+import { feature, type StateProvider } from './registry.ts';
 import { listSavedSnippets } from '../actions/saved-snippets.ts';
 import { registerDevicesState } from '../actions/devices.ts';
 import { serverReportMessageTypes } from '../actions/message-report.ts';
 
-registerState({
+const provider: StateProvider = {
   types: ['saved_snippets', 'device', 'realm'],
   async fetch(svc, opts, wants) {
     const out: Record<string, unknown> = {};
@@ -13,4 +13,8 @@ registerState({
     if (wants('realm')) out.server_report_message_types = serverReportMessageTypes();
     return out;
   },
+};
+
+export default feature({
+  state: [provider],
 });

@@ -4,7 +4,7 @@
  * a server without the feature the empty value is the truth: none exist.
  * Each section answers the fetch_event_types name Zulip uses for it.
  */
-import { registerState } from '../events/state.ts';
+import { feature, type StateProvider } from './registry.ts';
 
 /** fetch_event_types name → the state keys it adds, with their empty values (fresh per call). */
 const EMPTY_SECTIONS: Record<string, () => Record<string, unknown>> = {
@@ -19,11 +19,15 @@ const EMPTY_SECTIONS: Record<string, () => Record<string, unknown>> = {
   navigation_views: () => ({ navigation_views: [] }),
 };
 
-registerState({
+const provider: StateProvider = {
   types: Object.keys(EMPTY_SECTIONS),
   async fetch(_svc, _opts, wants) {
     const out: Record<string, unknown> = {};
     for (const [type, value] of Object.entries(EMPTY_SECTIONS)) if (wants(type)) Object.assign(out, value());
     return out;
   },
+};
+
+export default feature({
+  state: [provider],
 });

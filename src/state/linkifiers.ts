@@ -3,10 +3,10 @@
  * processing order. `realm_filters` is its legacy form, which Zulip now
  * always sends empty (clients use realm_linkifiers).
  */
-import { registerState } from '../events/state.ts';
+import { feature, type StateProvider } from './registry.ts';
 import { realmLinkifiers } from '../actions/linkifiers.ts';
 
-registerState({
+const provider: StateProvider = {
   types: ['realm_linkifiers', 'realm_filters'],
   async fetch(svc, _opts, wants) {
     const out: Record<string, unknown> = {};
@@ -14,4 +14,8 @@ registerState({
     if (wants('realm_filters')) out.realm_filters = [];
     return out;
   },
+};
+
+export default feature({
+  state: [provider],
 });

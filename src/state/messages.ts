@@ -1,11 +1,12 @@
 /** The message sections of POST /register: max_message_id, unread_msgs, recent_private_conversations, starred_messages. */
-import { registerState } from '../events/state.ts';
+import { feature, namedTopic, type StateProvider } from './registry.ts';
+import { messageEventForQueue } from '../actions/messages-events.ts';
 import { directGroupMembers, FLAG, maxMessageIdFor, RECIPIENT, recentDirectMessages, starredMessageIds, unreadRows } from '../store/messages.ts';
 import { unreadMessageDetails } from '../actions/message-flags.ts';
 
 const MAX_UNREAD_MESSAGES = 50000;
 
-registerState({
+const provider1: StateProvider = {
   types: ['message', 'update_message_flags', 'recent_private_conversations'],
   async fetch(svc, opts, wants) {
     const db = svc.store.db;
@@ -71,11 +72,32 @@ registerState({
     }
     return out;
   },
-});
+};
 
-registerState({
+const provider2: StateProvider = {
   types: ['starred_messages'],
   async fetch(svc, opts) {
     return { starred_messages: await starredMessageIds(svc.store.db, opts.user.id) };
+  },
+};
+
+export default feature({
+  state: [provider1, provider2],
+  filters: {
+    // Per-queue content (apply_markdown), avatars, empty topic, local_message_id, narrow.
+    message: messageEventForQueue,
+    // The empty topic is named for clients without the empty_topic_name capability.
+    update_message: (q, event, meta) => {
+      const rest = { ...event };
+      if ('orig_subject' in rest) rest.orig_subject = namedTopic(q, rest.orig_subject, meta);
+      if ('subject' in rest) rest.subject = namedTopic(q, rest.subject, meta);
+      return rest;
+    },
+    // Clients without bulk_message_deletion get one legacy event per message.
+    delete_message: (q, event) => {
+      if (q.opts.clientCapabilities.bulk_message_deletion || event.type !== 'delete_message') return event;
+      const { message_ids: ids, ...rest } = event;
+      return (ids ?? []).map((id) => ({ ...rest, message_id: id }));
+    },
   },
 });

@@ -1,10 +1,14 @@
 /** `muted_users` in POST /register: the user's mutes as {id, timestamp}. */
-import { registerState } from '../events/state.ts';
+import { feature, type StateProvider } from './registry.ts';
 import { mutesOf } from '../store/muted-users.ts';
 
-registerState({
+const provider: StateProvider = {
   types: ['muted_users'],
   async fetch(svc, opts) {
     return { muted_users: await mutesOf(svc.store.db, opts.user.id) };
   },
+};
+
+export default feature({
+  state: [provider],
 });

@@ -1,9 +1,9 @@
 /** The custom_profile_fields section of POST /register. */
-import { registerState } from '../events/state.ts';
+import { feature, type StateProvider } from './registry.ts';
 import { listProfileFields } from '../actions/profile-fields.ts';
 import { customProfileFieldTypes } from '../lib/profile-fields.ts';
 
-registerState({
+const provider: StateProvider = {
   types: ['custom_profile_fields'],
   async fetch(svc) {
     return {
@@ -11,4 +11,8 @@ registerState({
       custom_profile_field_types: customProfileFieldTypes(),
     };
   },
+};
+
+export default feature({
+  state: [provider],
 });

@@ -1,11 +1,11 @@
 /** The `realm` and `realm_user` sections of POST /register. */
-import { registerState } from '../events/state.ts';
+import { feature, type StateProvider } from './registry.ts';
 import { realmById } from '../store/realm.ts';
 import { allUsers } from '../store/users.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { renderDescription } from '../actions/streams-format.ts';
 import { formatUser, avatarUrl, isAdminRole, realmIconUrl } from '../actions/users-format.ts';
-import { EMOJI_DATA_PATH, LOGO_PATH } from '../http/app.ts';
+import { EMOJI_DATA_PATH, LOGO_PATH } from '../lib/static-paths.ts';
 import { profileDataByUser } from '../actions/profile-data.ts';
 import { ROLE } from '../store/users.ts';
 import { isoFromSeconds } from '../lib/util.ts';
@@ -18,7 +18,7 @@ import { realmDomains } from '../store/realm-domains.ts';
 /** When this process started (Zulip's server_generation, UNIX seconds). */
 const SERVER_GENERATION = Math.floor(Date.now() / 1000);
 
-registerState({
+const provider1: StateProvider = {
   types: ['realm'],
   async fetch(svc) {
     const realm = await realmById(svc.store.db, svc.realmId);
@@ -92,16 +92,16 @@ registerState({
     // demo_organization_scheduled_deletion_date is present only for demo organizations (never here).
     return out;
   },
-});
+};
 
-registerState({
+const domainsProvider: StateProvider = {
   types: ['realm_domains'],
   async fetch(svc) {
     return { realm_domains: await realmDomains(svc.store.db, svc.realmId) };
   },
-});
+};
 
-registerState({
+const provider2: StateProvider = {
   types: ['realm_user'],
   async fetch(svc, opts) {
     const me = opts.user;
@@ -138,5 +138,19 @@ registerState({
       date_joined: isoFromSeconds(me.date_joined),
       role: me.role,
     };
+  },
+};
+
+export default feature({
+  state: [provider1, domainsProvider, provider2],
+  filters: {
+    // New users' avatars follow each client's client_gravatar choice.
+    realm_user: (q, event) => {
+      const person = event.person as Record<string, unknown> | undefined;
+      if (event.op === 'add' && person && q.opts.clientGravatar && typeof person.avatar_url === 'string' && person.avatar_url.startsWith('https://secure.gravatar.com/')) {
+        return { ...event, person: { ...person, avatar_url: null } };
+      }
+      return event;
+    },
   },
 });

@@ -3,12 +3,13 @@
  * messages (failed ones included), by delivery time. The empty topic is
  * named for clients without the empty_topic_name capability.
  */
-import { registerState } from '../events/state.ts';
+import { feature, type StateProvider } from './registry.ts';
+import { scheduledMessagesEventFilter } from '../actions/scheduled-messages.ts';
 import { realmById } from '../store/realm.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { listScheduledMessages } from '../actions/scheduled-messages.ts';
 
-registerState({
+const provider: StateProvider = {
   types: ['scheduled_messages'],
   async fetch(svc, opts) {
     const list = await listScheduledMessages(svc, opts.user);
@@ -18,4 +19,9 @@ registerState({
     }
     return { scheduled_messages: list };
   },
+};
+
+export default feature({
+  state: [provider],
+  filters: { scheduled_messages: scheduledMessagesEventFilter },
 });

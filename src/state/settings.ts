@@ -3,14 +3,15 @@
  * /register, and the legacy top-level settings Zulip still sends to clients
  * without the `user_settings_object` capability.
  */
-import { registerState } from '../events/state.ts';
+import { feature, type StateProvider } from './registry.ts';
+import type { QueueFilter } from '../events/queue.ts';
 import { realmById } from '../store/realm.ts';
 import { userById } from '../store/users.ts';
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, USER_SETTINGS, realmUserDefaults, userSettings } from '../lib/user-settings.ts';
 
 const emojisetChoices = () => EMOJISET_CHOICES.map((e) => ({ key: e.key, text: e.text }));
 
-registerState({
+const provider1: StateProvider = {
   types: ['user_settings', 'update_display_settings', 'update_global_notifications'],
   async fetch(svc, opts, wants) {
     const me = (await userById(svc.store.db, svc.realmId, opts.user.id)) ?? opts.user;
@@ -35,9 +36,9 @@ registerState({
     }
     return out;
   },
-});
+};
 
-registerState({
+const provider2: StateProvider = {
   types: ['realm_user_settings_defaults'],
   async fetch(svc) {
     const realm = await realmById(svc.store.db, svc.realmId);
@@ -48,5 +49,16 @@ registerState({
         available_notification_sounds: [...AVAILABLE_NOTIFICATION_SOUNDS],
       },
     };
+  },
+};
+
+const legacySettingsEvent: QueueFilter = (q, event) => (q.opts.clientCapabilities.user_settings_object ? null : event);
+
+export default feature({
+  state: [provider1, provider2],
+  filters: {
+    // Legacy settings events go only to clients without the user_settings_object capability.
+    update_display_settings: legacySettingsEvent,
+    update_global_notifications: legacySettingsEvent,
   },
 });

@@ -1,15 +1,16 @@
 /** Channel and subscription sections of POST /register (spec 2.3, 2.5). */
 import { ROLE } from '../store/users.ts';
-import { registerState } from '../events/state.ts';
+import { feature, type StateProvider } from './registry.ts';
+import { streamEventFilter } from '../actions/streams-archive.ts';
 import { subscriptionState } from '../actions/subscriptions.ts';
-import { defaultStreamIds } from '../actions/streams.ts';
+import { defaultStreamIds } from '../actions/streams-default.ts';
 import { formatStream } from '../actions/streams-format.ts';
-import { streamAccess } from '../actions/channel-access.ts';
+import { streamAccess } from '../actions/access.ts';
 import { Groups, realmGroupSetting } from '../actions/group-settings.ts';
 import { REALM_GROUP_SETTING_DEFAULTS } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
 
-registerState({
+const provider: StateProvider = {
   types: ['subscription', 'stream', 'default_streams', 'default_stream_groups', 'realm'],
   async fetch(svc, opts, wants) {
     const out: Record<string, unknown> = {};
@@ -38,5 +39,13 @@ registerState({
       for (const name of Object.keys(REALM_GROUP_SETTING_DEFAULTS)) out[`realm_${name}`] = realmGroupSetting(realm.settings_json, name, groups);
     }
     return out;
+  },
+};
+
+export default feature({
+  state: [provider],
+  filters: {
+    // Archiving/unarchiving reaches clients without archived_channels as delete/create.
+    stream: streamEventFilter,
   },
 });

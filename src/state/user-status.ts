@@ -1,10 +1,14 @@
 /** The `user_status` section of POST /register. */
-import { registerState } from '../events/state.ts';
+import { feature, type StateProvider } from './registry.ts';
 import { userStatusState } from '../actions/user-status.ts';
 
-registerState({
+const provider: StateProvider = {
   types: ['user_status'],
   async fetch(svc) {
     return { user_status: await userStatusState(svc) };
   },
+};
+
+export default feature({
+  state: [provider],
 });

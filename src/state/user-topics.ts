@@ -4,14 +4,15 @@
  * date muted] for muted topics (fetch type muted_topics, still read by
  * zulip-terminal).
  */
-import { registerState } from '../events/state.ts';
+import { feature, type StateProvider } from './registry.ts';
+import { mutedTopicsEventFilter, userTopicEventFilter } from '../actions/user-topics.ts';
 import { userTopicRows } from '../store/messages.ts';
 import { realmById } from '../store/realm.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 
 const MUTED = 1;
 
-registerState({
+const provider: StateProvider = {
   types: ['user_topic', 'muted_topics'],
   async fetch(svc, opts, wants) {
     const rows = await userTopicRows(svc.store.db, opts.user.id);
@@ -32,4 +33,9 @@ registerState({
     }
     return out;
   },
+};
+
+export default feature({
+  state: [provider],
+  filters: { user_topic: userTopicEventFilter, muted_topics: mutedTopicsEventFilter },
 });

@@ -4,8 +4,11 @@
  * of the store lives here and in migrations.ts (`Dialect` helpers).
  */
 import { join } from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
-import pg from 'pg';
+import { Kysely, sql, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
+import type pgTypes from 'pg';
+import { lazyModule } from '../lib/lazy.ts';
+
+const pgModule = lazyModule<typeof pgTypes>('pg');
 import type { Database } from './schema.ts';
 import { NodeSqliteDatabase } from './sqlite-driver.ts';
 import { chmodPrivate, ensurePrivateDir } from '../lib/private-files.ts';
@@ -22,13 +25,14 @@ export interface Store {
   close(): Promise<void>;
 }
 
-// int8 (COUNT(*), bigint columns) as JavaScript numbers; our values fit.
-pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
 
 export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchema?: string; onQuery?: (durationMs: number) => void }): Store {
   const onQuery = opts.onQuery;
   const log = onQuery ? (event: LogEvent) => onQuery(event.queryDurationMillis) : undefined;
   if (opts.databaseUrl && /^postgres(ql)?:\/\//.test(opts.databaseUrl)) {
+    const pg = pgModule();
+    // int8 (COUNT(*), bigint columns) as JavaScript numbers; our values fit.
+    pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: 10,
@@ -51,4 +55,9 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchem
 /** Runs fn in one transaction. */
 export function transaction<T>(store: Store, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
   return store.db.transaction().execute(fn);
+}
+
+/** A trivial query: whether the database answers (health checks). */
+export async function pingDatabase(db: Db): Promise<void> {
+  await sql`SELECT 1`.execute(db);
 }

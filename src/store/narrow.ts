@@ -191,6 +191,12 @@ export async function narrowIds(db: Tx, store: Store, q: NarrowQuery, opts: { ex
   return r.rows.map((row) => ({ id: Number(row.id), flags: Number(row.flags) }));
 }
 
+/** Which of the given message IDs match the narrow (ascending, with the user's flags). */
+export async function narrowIdsAmong(db: Tx, store: Store, q: NarrowQuery, ids: number[]): Promise<IdFlags[]> {
+  if (ids.length === 0) return [];
+  return narrowIds(db, store, q, { extra: sql`m.id IN (${sql.join(ids)})`, order: 'asc' });
+}
+
 export const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
 
 export interface RangeResult {

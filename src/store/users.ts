@@ -95,6 +95,12 @@ export async function updateUser(db: Tx, id: number, patch: UserPatch): Promise<
   await db.updateTable('users').set(patch).where('id', '=', id).execute();
 }
 
+/** Deactivates an active user; false when the user was already inactive (a concurrent deactivation won). */
+export async function deactivateUserRow(db: Tx, id: number): Promise<boolean> {
+  const res = await db.updateTable('users').set({ is_active: 0 }).where('id', '=', id).where('is_active', '=', 1).executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
 export async function emailTaken(db: Tx, realmId: number, email: string): Promise<boolean> {
   return (await userByEmail(db, realmId, email)) !== undefined;
 }

@@ -4,8 +4,12 @@ import { deleteTopic } from '../../actions/delete-topic.ts';
 import { p, v, type Param } from '../params.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { groupSettingUpdate, groupSettingValue, type GroupSettingValue } from '../../actions/group-settings.ts';
-import { STREAM_GROUP_SETTINGS, type StreamGroupSetting } from '../../actions/channel-access.ts';
-import { archiveChannel, createChannel, getStream, getStreamId, getStreams, setDefaultStream, TOPICS_POLICIES, updateChannel } from '../../actions/streams.ts';
+import { STREAM_GROUP_SETTINGS, type StreamGroupSetting } from '../../actions/access.ts';
+import { getStream, getStreamId, getStreams, TOPICS_POLICIES } from '../../actions/streams.ts';
+import { createChannel } from '../../actions/streams-create.ts';
+import { updateChannel } from '../../actions/streams-update.ts';
+import { archiveChannel } from '../../actions/streams-archive.ts';
+import { setDefaultStream } from '../../actions/streams-default.ts';
 import {
   getSubscribers,
   getSubscriptionStatus,

@@ -1,13 +1,18 @@
 /**
- * Who may see and use a channel: metadata access, content (message) access,
- * and permission to post. One place for these rules, used by channel,
- * subscription, message, narrow and typing code.
+ * The access gate. Who may see and use a channel (metadata access, content
+ * access, permission to post), who may read or act on a message, and who
+ * hears about a change to one (Zulip's access_message and
+ * event_recipient_ids_for_action_on_messages). One place for these rules,
+ * used by channel, subscription, message, narrow, reaction and typing code.
+ * Functions that need the group graph take it as an argument when the
+ * caller already has it, so a request loads it once.
  */
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
-import { ApiError } from '../lib/errors.ts';
+import { ApiError, badRequest } from '../lib/errors.ts';
 import { parseJsonObject } from '../lib/util.ts';
-import { streamById, streamByName, subscription, type StreamRow } from '../store/streams.ts';
+import { streamById, streamByName, subscriberIds, subscription, type StreamRow } from '../store/streams.ts';
+import { HISTORICAL_FLAGS, messageById, messageHolders, RECIPIENT, userFlags, type MessageRow } from '../store/messages.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { Groups, parseStoredSetting, type GroupSettingValue } from './group-settings.ts';
 
@@ -154,4 +159,73 @@ export function canReadFullHistory(access: StreamAccess): boolean {
 /** IDs of the active users (among `users`) with metadata access, given the channel's subscriber set. */
 export function metadataViewers(stream: StreamRow, users: UserRow[], subscribers: Set<number>, groups: Groups): number[] {
   return users.filter((u) => u.is_active && streamAccess(u, stream, subscribers.has(u.id), groups).metadata).map((u) => u.id);
+}
+
+// ---------------------------------------------------------------------------
+// Messages
+
+/** Whether the user may read the channel's full history (Zulip's can_access_stream_history). */
+export function canAccessHistory(user: UserRow, stream: StreamRow, subscribed: boolean, groups: Groups): boolean {
+  if (stream.is_web_public) return true;
+  if (!stream.invite_only) return user.role !== ROLE.GUEST || subscribed;
+  if (!stream.history_public_to_subscribers) return false;
+  return streamAccess(user, stream, subscribed, groups).content;
+}
+
+/**
+ * Whether the user may see the message; returns its conversation for the
+ * `with` operator, and the flags the user has on it.
+ */
+export async function accessMessage(svc: Services, db: Tx, user: UserRow, id: number, groups?: Groups): Promise<{ row: MessageRow; flags: number } | null> {
+  const row = await messageById(db, svc.realmId, id);
+  if (!row) return null;
+  const own = (await userFlags(db, user.id, [id])).get(id);
+  if (own !== undefined) return { row, flags: own };
+  if (row.recipient_type !== RECIPIENT.STREAM) return null;
+  const stream = await streamById(db, svc.realmId, row.recipient_id);
+  if (!stream) return null;
+  const subscribed = !!(await subscription(db, user.id, stream.id));
+  return canAccessHistory(user, stream, subscribed, groups ?? (await Groups.load(db, svc.realmId))) ? { row, flags: HISTORICAL_FLAGS } : null;
+}
+
+/**
+ * The message, when the user may act on it (react, delete): they can read
+ * it, and for channel messages the channel is not archived and they have
+ * content access to it now (Zulip's access_message with is_modifying_message).
+ */
+export async function accessMessageToModify(
+  svc: Services,
+  db: Tx,
+  user: UserRow,
+  id: number,
+  groups?: Groups,
+): Promise<{ row: MessageRow; hasRow: boolean } | null> {
+  const a = await accessMessage(svc, db, user, id, groups);
+  if (!a) return null;
+  const hasRow = (await userFlags(db, user.id, [id])).has(id);
+  if (a.row.recipient_type !== RECIPIENT.STREAM) return { row: a.row, hasRow };
+  const stream = await streamById(db, svc.realmId, a.row.recipient_id);
+  if (!stream || stream.is_archived) return null;
+  const subscribed = !!(await subscription(db, user.id, stream.id));
+  if (!streamAccess(user, stream, subscribed, groups ?? (await Groups.load(db, svc.realmId))).content) return null;
+  return { row: a.row, hasRow };
+}
+
+/**
+ * Who hears about a change to a message: holders of its user_messages rows,
+ * plus, for channels whose history subscribers can read, the subscribers.
+ */
+export async function messageEventRecipients(svc: Services, db: Tx, row: MessageRow): Promise<number[]> {
+  const users = new Set((await messageHolders(db, [row.id])).get(row.id) ?? []);
+  if (row.recipient_type === RECIPIENT.STREAM) {
+    const stream = await streamById(db, svc.realmId, row.recipient_id);
+    if (stream && (!stream.invite_only || stream.history_public_to_subscribers)) {
+      for (const u of await subscriberIds(db, stream.id)) users.add(u);
+    }
+  }
+  return [...users];
+}
+
+export function invalidMessage(): ApiError {
+  return badRequest('Invalid message(s)');
 }

@@ -1,0 +1,3 @@
+/** URL paths of the static files the server itself serves (advertised in /register). */
+export const EMOJI_DATA_PATH = '/static/generated/emoji/emoji_api.json';
+export const LOGO_PATH = '/static/images/logo/parley-logo.svg';
