@@ -19,6 +19,7 @@ import {
   countActiveUsers,
   updateUser,
   userByDeliveryEmail,
+  userByEmail,
   userById,
   ROLE,
   type UserRow,
@@ -151,6 +152,18 @@ export async function updateUserByAdmin(
     const name = checkFullName(input.fullName);
     await changeFullName(svc, target, name);
   }
+}
+
+/** PATCH /users/{email}: the same update, the user named by their (API) email. */
+export async function updateUserByEmail(
+  svc: Services,
+  me: UserRow,
+  email: string,
+  input: { fullName?: string; role?: number; profileData?: ProfileDataItem[] },
+): Promise<void> {
+  const target = await userByEmail(svc.store.db, svc.realmId, email);
+  if (!target) throw noSuchUser();
+  await updateUserByAdmin(svc, me, target.id, input);
 }
 
 // ---------------------------------------------------------------------------

@@ -72,4 +72,6 @@ export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = {
   can_delete_own_message_group: 'role:everyone',
   // Sending email invitations (POST /invites), Zulip's default.
   can_invite_users_group: 'role:members',
+  // Creating reusable invitation links (POST /invites/multiuse), Zulip's default.
+  can_create_multiuse_invite_group: 'role:administrators',
 };

@@ -557,3 +557,25 @@ migration('0500_cluster_nodes', async (db, c) => {
     .addColumn('heartbeat_at', c.big, (col) => col.notNull())
     .execute();
 });
+
+// Reusable invitation links (Zulip's multiuse invites). A sign-up through one
+// becomes an `invitations` row pointing at it (multiuse_id), confirmed by email
+// through /accounts/do_confirm/ like an email invitation, but not listed as one.
+migration('0610_multiuse_invites', async (db, c, d) => {
+  await db.schema
+    .createTable('multiuse_invites')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('referred_by', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('invited_as', 'integer', (col) => col.notNull())
+    .addColumn('date_created', c.big, (col) => col.notNull())
+    .addColumn('expiry_date', c.big)
+    .addColumn('confirmation_key', 'text', (col) => col.notNull().unique())
+    .addColumn('stream_ids_json', 'text', (col) => col.notNull().defaultTo('[]'))
+    .addColumn('group_ids_json', 'text', (col) => col.notNull().defaultTo('[]'))
+    .addColumn('include_realm_default_subscriptions', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('welcome_message_custom_text', 'text')
+    .addColumn('status', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
+  await db.schema.alterTable('invitations').addColumn('multiuse_id', 'integer').execute();
+});
