@@ -60,6 +60,7 @@ import { loadDirectory, render } from './messages-format.ts';
 import { topicLinks } from '../markdown/index.ts';
 import { checkTopicsPolicy, normalizeContent, sendMessage } from './messages.ts';
 import { notificationBot } from './streams.ts';
+import { moveTopicPolicies } from './user-topics.ts';
 import { parseJsonObject } from '../lib/util.ts';
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
@@ -119,6 +120,8 @@ interface EditResult {
   deleteEvent?: { event: ZulipEvent; userIds: number[] };
   /** first_message_id changes: [stream, new value, recipients]. */
   firstIdUpdates: Array<{ stream: StreamRow; value: number | null; userIds: number[] }>;
+  /** Personal topic policies that moved with the topic, and the like. */
+  otherEvents: Array<[ZulipEvent, number[]]>;
 }
 
 export async function updateMessage(svc: Services, user: UserRow, messageId: number, input: EditInput): Promise<void> {
@@ -131,6 +134,7 @@ export async function updateMessage(svc: Services, user: UserRow, messageId: num
   const result = await transaction(svc.store, (tx) => editInTransaction(svc, tx, user, messageId, input, prerendered));
   if (result.deleteEvent && result.deleteEvent.userIds.length) svc.bus.send(result.deleteEvent.event, result.deleteEvent.userIds);
   svc.bus.send(result.event, result.recipients);
+  for (const [event, users] of result.otherEvents) svc.bus.send(event, users);
   for (const u of result.firstIdUpdates) {
     svc.bus.send({ type: 'stream', op: 'update', property: 'first_message_id', value: u.value, stream_id: u.stream.id, name: u.stream.name }, u.userIds);
   }
@@ -301,6 +305,8 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
   }
   const streamIdsTouched = newStream && stream ? [stream.id, newStream.id] : [];
   const firstBefore = await firstMessageIds(tx, streamIdsTouched);
+  // Whether the destination topic already has messages (before these arrive), for merging topic policies.
+  const targetHadMessages = moving && target ? (await topicMessageIds(tx, target.id, newTopic ?? m.topic)).length > 0 : false;
   const history = [entry, ...parseEditHistory(m.edit_history_json)];
   await updateMessageContent(tx, m.id, {
     content: content ?? m.content,
@@ -421,6 +427,33 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
     }
   }
 
+  // Whether the whole topic moved, as far as the acting user can see it.
+  const visible = async (acc: StreamAccess, ids: number[]): Promise<number[]> => {
+    if (canReadFullHistory(acc)) return ids;
+    const mine = await idsWithUserRows(tx, user.id, ids);
+    return ids.filter((id) => mine.has(id));
+  };
+  const movedSet = new Set(movedIds);
+  const movedAll =
+    moving && !!stream && !!access && (input.propagateMode === 'change_all' || (await visible(access, await topicMessageIds(tx, stream.id, m.topic))).filter((id) => !movedSet.has(id)).length === 0);
+
+  // Personal topic policies follow a whole topic to its new place.
+  const otherEvents: Array<[ZulipEvent, number[]]> = [];
+  if (movedAll && stream && target) {
+    otherEvents.push(
+      ...(await moveTopicPolicies(tx, {
+        origStreamId: stream.id,
+        origTopic: m.topic,
+        targetStreamId: target.id,
+        targetTopic: newTopic ?? m.topic,
+        targetHadMessages,
+        losingAccess,
+        now,
+        emptyName,
+      })),
+    );
+  }
+
   // Notification Bot notices for topic changes (not with a content edit, as Zulip).
   const notices: Notice[] = [];
   if (moving && stream && target && access && content === undefined) {
@@ -429,13 +462,6 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
     if ((resolved || unresolved) && !newStream) {
       notices.push({ stream, topic: targetTopic, content: `${mention} has marked this topic as ${resolved ? 'resolved' : 'unresolved'}.` });
     }
-    const visible = async (acc: StreamAccess, ids: number[]): Promise<number[]> => {
-      if (canReadFullHistory(acc)) return ids;
-      const mine = await idsWithUserRows(tx, user.id, ids);
-      return ids.filter((id) => mine.has(id));
-    };
-    const movedSet = new Set(movedIds);
-    const movedAll = input.propagateMode === 'change_all' || (await visible(access, await topicMessageIds(tx, stream.id, m.topic))).filter((id) => !movedSet.has(id)).length === 0;
     const n = movedIds.length;
     const newLocation = `#**${target.name}>${targetTopic}**`;
     const oldLocation = `#**${stream.name}>${m.topic}**`;
@@ -455,7 +481,7 @@ async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId
       notices.push({ stream, topic: m.topic, content: text });
     }
   }
-  return { event, recipients, notices, deleteEvent, firstIdUpdates };
+  return { event, recipients, notices, deleteEvent, firstIdUpdates, otherEvents };
 }
 
 /** Zulip's move_messages_between_streams_limit_seconds (null: no limit). */

@@ -14,7 +14,7 @@ import { transaction } from '../store/db.ts';
 import { realmById } from '../store/realm.ts';
 import { streamById, streamByName, subscription, type StreamRow } from '../store/streams.ts';
 import { userTopicRows } from '../store/messages.ts';
-import { deleteUserTopic, insertUserTopic, updateUserTopic, userTopicOf } from '../store/user-topics.ts';
+import { deleteUserTopic, insertUserTopic, topicPolicyRows, updateUserTopic, userTopicOf } from '../store/user-topics.ts';
 import type { UserRow } from '../store/users.ts';
 import type { EventQueue } from '../events/queue.ts';
 import type { ZulipEvent } from '../events/types.ts';
@@ -65,30 +65,51 @@ export async function setTopicPolicy(
       policy === VISIBILITY_POLICY.INHERIT
         ? await channelToClear(svc, tx, ref, opts.clearError ?? ('id' in ref ? 'Invalid channel ID' : `Invalid channel name '${ref.name}'`))
         : await channelToSet(svc, tx, user, ref);
-    const current = await userTopicOf(tx, user.id, stream.id, topic);
     const now = nowSeconds();
-    if (policy === VISIBILITY_POLICY.INHERIT) {
-      if (!current) return null;
-      await deleteUserTopic(tx, user.id, stream.id, topic);
-    } else if (!current) {
-      await insertUserTopic(tx, user.id, stream.id, topic, policy, now);
-    } else if (current.visibility_policy === policy) {
-      return null;
-    } else {
-      await updateUserTopic(tx, user.id, stream.id, topic, policy, now);
-    }
-    const muted = (await userTopicRows(tx, user.id))
-      .filter((r) => r.visibility_policy === VISIBILITY_POLICY.MUTED)
-      .map((r) => [r.stream_name, r.topic, Number(r.last_updated)]);
-    return { streamId: stream.id, topic, now, muted, emptyName };
+    if (!(await setTopicPolicyTx(tx, user.id, stream.id, topic, policy, now))) return null;
+    return { events: await topicPolicyEvents(tx, user.id, [{ streamId: stream.id, topic, policy }], now, emptyName) };
   });
   if (!result) return;
-  const internal = { __parley: { empty_topic_display_name: result.emptyName } };
-  svc.bus.send({ type: 'muted_topics', muted_topics: result.muted, ...internal }, [user.id]);
-  svc.bus.send(
-    { type: 'user_topic', stream_id: result.streamId, topic_name: result.topic, last_updated: result.now, visibility_policy: policy, ...internal },
-    [user.id],
-  );
+  for (const [event, users] of result.events) svc.bus.send(event, users);
+}
+
+/** Stores a user's policy for a topic (INHERIT deletes it); false when nothing changed. */
+export async function setTopicPolicyTx(tx: Tx, userId: number, streamId: number, topic: string, policy: number, now: number): Promise<boolean> {
+  const current = await userTopicOf(tx, userId, streamId, topic);
+  if (policy === VISIBILITY_POLICY.INHERIT) {
+    if (!current) return false;
+    await deleteUserTopic(tx, userId, streamId, topic);
+  } else if (!current) {
+    await insertUserTopic(tx, userId, streamId, topic, policy, now);
+  } else if (current.visibility_policy === policy) {
+    return false;
+  } else {
+    await updateUserTopic(tx, userId, streamId, topic, policy, now);
+  }
+  return true;
+}
+
+/**
+ * The events of a user's changed topic policies: the legacy `muted_topics`
+ * list (once, as it is after the changes) and a `user_topic` per change.
+ */
+export async function topicPolicyEvents(
+  tx: Tx,
+  userId: number,
+  changes: Array<{ streamId: number; topic: string; policy: number }>,
+  now: number,
+  emptyName: string,
+): Promise<Array<[ZulipEvent, number[]]>> {
+  if (!changes.length) return [];
+  const internal = { __parley: { empty_topic_display_name: emptyName } };
+  const muted = (await userTopicRows(tx, userId))
+    .filter((r) => r.visibility_policy === VISIBILITY_POLICY.MUTED)
+    .map((r) => [r.stream_name, r.topic, Number(r.last_updated)]);
+  const out: Array<[ZulipEvent, number[]]> = [[{ type: 'muted_topics', muted_topics: muted, ...internal }, [userId]]];
+  for (const c of changes) {
+    out.push([{ type: 'user_topic', stream_id: c.streamId, topic_name: c.topic, last_updated: now, visibility_policy: c.policy, ...internal }, [userId]]);
+  }
+  return out;
 }
 
 /** PATCH /users/me/subscriptions/muted_topics (deprecated): op add mutes, remove clears the policy. */
@@ -120,4 +141,55 @@ export function installUserTopicFilters(svc: Services): void {
     const list = (rest.muted_topics as Array<[string, string, number]>).map(([s, t, d]) => [s, namedTopic(q, t, name), d]);
     return { ...rest, muted_topics: list };
   });
+}
+
+/** Zulip's get_visibility_policy_after_merge: the more visible of two policies wins. */
+function policyAfterMerge(orig: number, target: number): number {
+  if (orig === target) return orig;
+  if (orig === VISIBILITY_POLICY.UNMUTED || target === VISIBILITY_POLICY.UNMUTED) return VISIBILITY_POLICY.UNMUTED;
+  return VISIBILITY_POLICY.INHERIT;
+}
+
+/**
+ * When a whole topic moves (Zulip's do_update_message with
+ * moved_all_visible_messages), users' policies go with it: removed for users
+ * who lose access to the messages, moved to the new topic for the others,
+ * merged with a policy they had there when the target topic already had
+ * messages. Called inside the move's transaction; returns the events.
+ */
+export async function moveTopicPolicies(
+  tx: Tx,
+  m: { origStreamId: number; origTopic: string; targetStreamId: number; targetTopic: string; targetHadMessages: boolean; losingAccess: Set<number>; now: number; emptyName: string },
+): Promise<Array<[ZulipEvent, number[]]>> {
+  const orig = new Map<number, number>();
+  const target = new Map<number, number>();
+  const changes = new Map<number, Array<{ streamId: number; topic: string; policy: number }>>();
+  const change = (userId: number, streamId: number, topic: string, policy: number) => {
+    const list = changes.get(userId) ?? [];
+    list.push({ streamId, topic, policy });
+    changes.set(userId, list);
+  };
+  for (const r of await topicPolicyRows(tx, m.origStreamId, m.origTopic)) {
+    if (m.origStreamId !== m.targetStreamId && m.losingAccess.has(r.user_id)) {
+      // The messages left for a channel the user cannot read: as if deleted for them.
+      if (await setTopicPolicyTx(tx, r.user_id, m.origStreamId, m.origTopic, VISIBILITY_POLICY.INHERIT, m.now)) change(r.user_id, m.origStreamId, m.origTopic, VISIBILITY_POLICY.INHERIT);
+    } else {
+      orig.set(r.user_id, r.visibility_policy);
+    }
+  }
+  for (const r of await topicPolicyRows(tx, m.targetStreamId, m.targetTopic)) target.set(r.user_id, r.visibility_policy);
+  for (const userId of new Set([...orig.keys(), ...target.keys()])) {
+    const o = orig.get(userId) ?? VISIBILITY_POLICY.INHERIT;
+    const t = target.get(userId) ?? VISIBILITY_POLICY.INHERIT;
+    if (o === t) continue;
+    if (o !== VISIBILITY_POLICY.INHERIT && (await setTopicPolicyTx(tx, userId, m.origStreamId, m.origTopic, VISIBILITY_POLICY.INHERIT, m.now))) {
+      change(userId, m.origStreamId, m.origTopic, VISIBILITY_POLICY.INHERIT);
+    }
+    const next = m.targetHadMessages ? policyAfterMerge(o, t) : o;
+    if (next === t) continue;
+    if (await setTopicPolicyTx(tx, userId, m.targetStreamId, m.targetTopic, next, m.now)) change(userId, m.targetStreamId, m.targetTopic, next);
+  }
+  const events: Array<[ZulipEvent, number[]]> = [];
+  for (const [userId, list] of changes) events.push(...(await topicPolicyEvents(tx, userId, list, m.now, m.emptyName)));
+  return events;
 }

@@ -29,6 +29,8 @@ import { botEventRecipients } from './bots-format.ts';
 import { checkBotCreationPolicy, sendBotOwnerEvents } from './bots.ts';
 import { checkFullName, createUser, newApiKey, validEmail } from './users.ts';
 import { noSuchUser } from './users-read.ts';
+import { sendActivationPeerEvents, sendRoleChangeStreamEvents } from './access-change-events.ts';
+import { loadChannelContext } from './streams-format.ts';
 
 export const ROLES: readonly number[] = [ROLE.OWNER, ROLE.ADMINISTRATOR, ROLE.MODERATOR, ROLE.MEMBER, ROLE.GUEST];
 
@@ -116,11 +118,14 @@ export async function changeFullName(svc: Services, target: UserRow, fullName: s
 /** Changes a role (no permission checks: callers do them) and announces it. */
 export async function changeRole(svc: Services, target: UserRow, role: number): Promise<void> {
   if (target.role === role) return;
+  const before = await loadChannelContext(svc, svc.store.db);
   await transaction(svc.store, (tx) => updateUser(tx, target.id, { role }));
   svc.bus.send(
     { type: 'realm_user', op: 'update', person: { user_id: target.id, role } },
     await activeUserIds(svc.store.db, svc.realmId),
   );
+  // Channels the new role can or can no longer see.
+  await sendRoleChangeStreamEvents(svc, before, target);
 }
 
 /** The role-change permission rules shared by PATCH /users/{id} and PATCH /bots/{id}. */
@@ -202,6 +207,7 @@ export async function deactivateUser(svc: Services, target: UserRow, opts: { cas
       done.push(...(await deactivateUser(svc, bot, { cascade: false })));
     }
   }
+  const before = await loadChannelContext(svc, svc.store.db);
   const changed = await transaction(svc.store, async (tx) => {
     const res = await tx.updateTable('users').set({ is_active: 0 }).where('id', '=', target.id).where('is_active', '=', 1).executeTakeFirst();
     await endUserSessions(tx, target.id);
@@ -210,6 +216,8 @@ export async function deactivateUser(svc: Services, target: UserRow, opts: { cas
   if (!changed) return done;
   const recipients = await activeUserIds(svc.store.db, svc.realmId);
   svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: false } }, recipients);
+  // The user leaves the subscriber lists of their channels.
+  await sendActivationPeerEvents(svc, target.id, 'peer_remove', before);
   if (target.is_bot) {
     svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: target.id, is_active: false } }, await botEventRecipients(svc, target));
   }
@@ -346,6 +354,8 @@ export async function reactivateUser(svc: Services, target: UserRow, acting: Use
   await transaction(svc.store, (tx) => updateUser(tx, target.id, { is_active: 1, ...(newOwner ? { bot_owner_id: newOwner.id } : {}) }));
   const u = await reload(svc, target.id);
   svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: u.id, is_active: true } }, await activeUserIds(svc.store.db, svc.realmId));
+  // Back in the subscriber lists of their channels.
+  await sendActivationPeerEvents(svc, u.id, 'peer_add', null);
   if (u.is_bot) {
     svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: u.id, is_active: true } }, await botEventRecipients(svc, u));
     if (newOwner) {
