@@ -98,6 +98,8 @@ test('deactivation and reactivation: peer_remove and peer_add to those who see t
 
 test('personal topic policies move with the whole topic, merging into an existing one', async () => {
   const sid = await makeChannel(t, { name: 'policies', subscribers: [alice.id, bob.id, carol.id] });
+  // Only the policies set here (starting a topic would follow it).
+  await t.setUserSetting(alice, 'automatically_follow_topics_policy', 4);
   const a = t.client(alice);
   const first = assertSuccess(await a.post('/messages', { type: 'stream', to: sid, topic: 'old', content: 'x' })).id;
   assertSuccess(await a.post('/messages', { type: 'stream', to: sid, topic: 'existing', content: 'y' }));
@@ -123,4 +125,95 @@ test('personal topic policies move with the whole topic, merging into an existin
   assert.deepEqual(await policies(bob), [['existing', 2]]);
   assert.deepEqual(await policies(carol), []);
   assert.deepEqual(await policies(alice), []);
+});
+
+test('automatic topic policies: starting a topic follows it (automatic_new_visibility_policy), mentions follow', async () => {
+  const sid = await makeChannel(t, { name: 'auto-follow', subscribers: [alice.id, bob.id, carol.id] });
+  await t.setUserSetting(alice, 'automatically_follow_topics_policy', 3); // Zulip's default: topics the user starts
+  const qAlice = await openQueue(t.client(alice), { event_types: ['message', 'user_topic'] });
+  const qCarol = await openQueue(t.client(carol), { event_types: ['message', 'user_topic'] });
+  const first = assertSuccess(await t.client(alice).post('/messages', { type: 'stream', to: sid, topic: 'new plans', content: 'hi @**Carol**' })).id;
+  const evs = await qAlice.drain();
+  const ut = evs.find((e) => e.type === 'user_topic');
+  assert.deepEqual({ ...ut, id: 0, last_updated: 0 }, { type: 'user_topic', id: 0, stream_id: sid, topic_name: 'new plans', last_updated: 0, visibility_policy: 3 });
+  const msg = evs.find((e) => e.type === 'message');
+  assert.equal(msg.message.id, first);
+  assert.equal(msg.automatic_new_visibility_policy, 3);
+  // Carol was mentioned: she follows the topic too; her message event has no automatic policy.
+  const cevs = await qCarol.drain();
+  assert.equal(cevs.find((e) => e.type === 'user_topic').visibility_policy, 3);
+  assert.equal(cevs.find((e) => e.type === 'message').automatic_new_visibility_policy, undefined);
+  // A second message in a followed topic changes nothing.
+  assertSuccess(await t.client(alice).post('/messages', { type: 'stream', to: sid, topic: 'new plans', content: 'again' }));
+  const again = await qAlice.drain();
+  assert.deepEqual(again.filter((e) => e.type === 'user_topic'), []);
+  assert.equal(again.find((e) => e.type === 'message').automatic_new_visibility_policy, undefined);
+  // Bob replying in a topic he did not start: nothing with the default (on initiation).
+  const qBob = await openQueue(t.client(bob), { event_types: ['user_topic'] });
+  assertSuccess(await t.client(bob).post('/messages', { type: 'stream', to: sid, topic: 'new plans', content: 'me too' }));
+  assert.deepEqual(await qBob.ofType('user_topic'), []);
+  // "Topics I send a message to" follows on any message; "never" does nothing.
+  await t.setUserSetting(bob, 'automatically_follow_topics_policy', 2);
+  assertSuccess(await t.client(bob).post('/messages', { type: 'stream', to: sid, topic: 'new plans', content: 'and again' }));
+  assert.equal((await qBob.ofType('user_topic'))[0].visibility_policy, 3);
+  await t.setUserSetting(bob, 'automatically_follow_topics_policy', 4);
+  assertSuccess(await t.client(bob).post('/messages', { type: 'stream', to: sid, topic: 'bob starts', content: 'x' }));
+  assert.deepEqual(await qBob.ofType('user_topic'), []);
+});
+
+test('automatic unmute in a muted channel', async () => {
+  const sid = await makeChannel(t, { name: 'auto-unmute', subscribers: [bob.id] });
+  assertSuccess(await t.client(bob).post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: sid, property: 'is_muted', value: true }] }));
+  await t.setUserSetting(bob, 'automatically_follow_topics_policy', 4);
+  const q = await openQueue(t.client(bob), { event_types: ['user_topic'] });
+  assertSuccess(await t.client(bob).post('/messages', { type: 'stream', to: sid, topic: 'muted chan', content: 'x' }));
+  assert.equal((await q.ofType('user_topic'))[0].visibility_policy, 2);
+});
+
+test('the Welcome Bot greets new users, then sends the custom welcome text', async () => {
+  const { setRealmSetting } = await import('./messages-fixtures.ts');
+  await setRealmSetting(t, 'welcome_message_custom_text', 'Read #**general** first!');
+  const created = assertSuccess(await t.client(t.owner).post('/users', { email: 'welcomed@example.org', password: 'a-long-enough-password-1', full_name: 'Welcomed' }));
+  const rows = await t.server.svc.store.db.selectFrom('users').selectAll().where('id', '=', created.user_id).executeTakeFirstOrThrow();
+  const newbie: Account = { id: rows.id, email: rows.delivery_email, apiKey: rows.api_key, row: rows };
+  const got = assertSuccess(await t.client(newbie).get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, apply_markdown: false }));
+  const fromBot = got.messages.filter((m: any) => m.sender_email === 'welcome-bot@zulip.com');
+  assert.equal(fromBot.length, 2);
+  assert.equal(
+    fromBot[0].content,
+    'Hello, and welcome to Zulip!👋 This is a direct message from me, Welcome Bot.\n\n' +
+      `If you are new to Zulip, check out our [Getting started guide](${t.url}/help/getting-started-with-zulip)!\n\n` +
+      'I can also help you get set up! Just click anywhere on this message or press `r` to reply.\n\n' +
+      'Here are a few messages I understand: `apps`, `profile`, `theme`, `channels`, `topics`, `message formatting`, `keyboard shortcuts`, `help`.',
+  );
+  assert.equal(fromBot[1].content, 'Read #**general** first!');
+  assert.equal(fromBot[0].type, 'private');
+  const reg = assertSuccess(await t.client(newbie).post('/register', { fetch_event_types: ['realm_user'] }));
+  assert.ok(reg.cross_realm_bots.some((b: any) => b.email === 'welcome-bot@zulip.com'));
+  await setRealmSetting(t, 'welcome_message_custom_text', '');
+});
+
+test('send_new_subscription_messages: Notification Bot tells users who subscribed them', async () => {
+  const one = await makeChannel(t, { name: 'subs-one', subscribers: [alice.id] });
+  await makeChannel(t, { name: 'subs-two', subscribers: [alice.id] });
+  void one;
+  const target = await t.makeUser({ name: 'Subscribed' });
+  const q = await openQueue(t.client(target), { event_types: ['message'] });
+  const res = assertSuccess(await t.client(alice).post('/users/me/subscriptions', { subscriptions: [{ name: 'subs-one' }], principals: [target.id] }));
+  assert.equal(res.new_subscription_messages_sent, true);
+  const [ev] = await q.ofType('message');
+  assert.equal(ev.message.sender_email, 'notification-bot@zulip.com');
+  const raw = assertSuccess(await t.client(target).get(`/messages/${ev.message.id}`, { apply_markdown: false })).message.content;
+  assert.equal(raw, `@**Alice|${alice.id}** subscribed you to the channel #**subs-one**.`);
+  assertSuccess(await t.client(alice).post('/users/me/subscriptions', { subscriptions: [{ name: 'subs-two' }, { name: 'subs-new' }], principals: [target.id] }));
+  const raw2 = assertSuccess(await t.client(target).get(`/messages/${(await q.ofType('message'))[0].message.id}`, { apply_markdown: false })).message.content;
+  // Newly created channels are not mentioned.
+  assert.equal(raw2, `@**Alice|${alice.id}** subscribed you to the channel #**subs-two**.`);
+  // Off: no message, and no new_subscription_messages_sent.
+  const off = assertSuccess(await t.client(alice).post('/users/me/subscriptions', { subscriptions: [{ name: 'subs-three' }, { name: 'subs-one' }], principals: [bob.id], send_new_subscription_messages: false }));
+  assert.equal(off.new_subscription_messages_sent, undefined);
+  // Subscribing yourself sends nothing.
+  const qAlice = await openQueue(t.client(alice), { event_types: ['message'] });
+  assertSuccess(await t.client(alice).post('/users/me/subscriptions', { subscriptions: [{ name: 'subs-four' }] }));
+  assert.deepEqual(await qAlice.ofType('message'), []);
 });

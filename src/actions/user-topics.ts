@@ -193,3 +193,73 @@ export async function moveTopicPolicies(
   for (const [userId, list] of changes) events.push(...(await topicPolicyEvents(tx, userId, list, m.now, m.emptyName)));
   return events;
 }
+
+/** Zulip's AUTOMATICALLY_CHANGE_VISIBILITY_POLICY_* setting values. */
+const AUTO = { ON_PARTICIPATION: 1, ON_SEND: 2, ON_INITIATION: 3, NEVER: 4 } as const;
+
+/**
+ * Zulip's visibility_policy_for_send_message: the policy a channel message
+ * gives its sender's topic under their automatically_follow_topics_policy and
+ * automatically_unmute_topics_in_muted_streams_policy settings (null: none
+ * that makes the topic more visible). `initiated`: no older message in the
+ * topic the sender can see.
+ */
+export function policyForSentMessage(settings: Record<string, unknown>, current: number, streamMuted: boolean, initiated: () => Promise<boolean>): Promise<number | null> | number | null {
+  if (current === VISIBILITY_POLICY.FOLLOWED) return null;
+  const follow = settings.automatically_follow_topics_policy;
+  const unmute = settings.automatically_unmute_topics_in_muted_streams_policy;
+  if (follow === AUTO.ON_PARTICIPATION || follow === AUTO.ON_SEND) return VISIBILITY_POLICY.FOLLOWED;
+  let policy: number | null = streamMuted && (unmute === AUTO.ON_PARTICIPATION || unmute === AUTO.ON_SEND) ? VISIBILITY_POLICY.UNMUTED : null;
+  // A topic with a policy of its own was not just started.
+  if (current !== VISIBILITY_POLICY.INHERIT) return policy !== null && policy === current ? null : policy;
+  if (follow !== AUTO.ON_INITIATION && !(streamMuted && unmute === AUTO.ON_INITIATION)) return policy;
+  return initiated().then((first) => {
+    if (first && follow === AUTO.ON_INITIATION) return VISIBILITY_POLICY.FOLLOWED;
+    if (first && streamMuted && unmute === AUTO.ON_INITIATION) policy = VISIBILITY_POLICY.UNMUTED;
+    return policy;
+  });
+}
+
+/**
+ * After a channel message is stored (inside the sending transaction): the
+ * sender's automatic follow/unmute of the topic, and "follow topics where
+ * mentioned" for the mentioned users. Returns the policy set for the sender
+ * (the message event's automatic_new_visibility_policy) and the events.
+ */
+export async function applyAutomaticTopicPolicies(
+  tx: Tx,
+  a: {
+    sender: UserRow;
+    senderSettings: Record<string, unknown>;
+    streamId: number;
+    topic: string;
+    streamMuted: boolean;
+    /** Whether the sender sees no earlier message in the topic. */
+    initiated: () => Promise<boolean>;
+    mentioned: Array<{ user: UserRow; settings: Record<string, unknown> }>;
+    now: number;
+    emptyName: string;
+  },
+): Promise<{ senderPolicy: number | null; events: Array<[ZulipEvent, number[]]> }> {
+  const events: Array<[ZulipEvent, number[]]> = [];
+  let senderPolicy: number | null = null;
+  const follow = a.senderSettings.automatically_follow_topics_policy;
+  const unmute = a.senderSettings.automatically_unmute_topics_in_muted_streams_policy;
+  if (!a.sender.is_bot && !(follow === AUTO.NEVER && unmute === AUTO.NEVER)) {
+    const current = (await userTopicOf(tx, a.sender.id, a.streamId, a.topic))?.visibility_policy ?? VISIBILITY_POLICY.INHERIT;
+    const next = await policyForSentMessage(a.senderSettings, current, a.streamMuted, a.initiated);
+    if (next !== null && (await setTopicPolicyTx(tx, a.sender.id, a.streamId, a.topic, next, a.now))) {
+      senderPolicy = next;
+      events.push(...(await topicPolicyEvents(tx, a.sender.id, [{ streamId: a.streamId, topic: a.topic, policy: next }], a.now, a.emptyName)));
+    }
+  }
+  for (const m of a.mentioned) {
+    if (m.user.id === a.sender.id || m.user.is_bot || !m.user.is_active || m.settings.automatically_follow_topics_where_mentioned === false) continue;
+    const current = (await userTopicOf(tx, m.user.id, a.streamId, a.topic))?.visibility_policy;
+    if (current === VISIBILITY_POLICY.MUTED || current === VISIBILITY_POLICY.FOLLOWED) continue;
+    if (await setTopicPolicyTx(tx, m.user.id, a.streamId, a.topic, VISIBILITY_POLICY.FOLLOWED, a.now)) {
+      events.push(...(await topicPolicyEvents(tx, m.user.id, [{ streamId: a.streamId, topic: a.topic, policy: VISIBILITY_POLICY.FOLLOWED }], a.now, a.emptyName)));
+    }
+  }
+  return { senderPolicy, events };
+}

@@ -31,6 +31,7 @@ import { checkFullName, createUser, newApiKey, validEmail } from './users.ts';
 import { noSuchUser } from './users-read.ts';
 import { sendActivationPeerEvents, sendRoleChangeStreamEvents } from './access-change-events.ts';
 import { loadChannelContext } from './streams-format.ts';
+import { sendWelcomeMessages } from './welcome-bot.ts';
 
 export const ROLES: readonly number[] = [ROLE.OWNER, ROLE.ADMINISTRATOR, ROLE.MODERATOR, ROLE.MEMBER, ROLE.GUEST];
 
@@ -99,6 +100,11 @@ export async function createUserByAdmin(
   if (await userByDeliveryEmail(svc.store.db, svc.realmId, email)) throw badRequest(`Email '${email}' already in use`);
   if (!passwordStrongEnough(input.password)) throw badRequest('The password is too weak.');
   const user = await createUser(svc, { email, fullName, password: input.password });
+  try {
+    await sendWelcomeMessages(svc, user);
+  } catch (err) {
+    svc.log.error({ err, userId: user.id }, 'Welcome Bot message failed');
+  }
   return { user_id: user.id };
 }
 
