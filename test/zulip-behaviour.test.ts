@@ -217,3 +217,40 @@ test('send_new_subscription_messages: Notification Bot tells users who subscribe
   assertSuccess(await t.client(alice).post('/users/me/subscriptions', { subscriptions: [{ name: 'subs-four' }] }));
   assert.deepEqual(await qAlice.ofType('message'), []);
 });
+
+test('email change through PATCH /settings: confirmation link to the new address, then the change and its events', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { assertError } = await import('./helpers.ts');
+  const { setRealmSetting } = await import('./messages-fixtures.ts');
+  const mover = await t.makeUser({ name: 'Mover', email: 'mover-old@example.org' });
+  const c = t.client(mover);
+  assertError(await c.patch('/settings', { email: 'not an address' }), 400, 'BAD_REQUEST', 'Invalid address.');
+  assertError(await c.patch('/settings', { email: alice.email }), 400, 'BAD_REQUEST', 'Already has an account.');
+  await setRealmSetting(t, 'email_changes_disabled', true);
+  assertError(await c.patch('/settings', { email: 'mover-new@example.org' }), 400, 'BAD_REQUEST', 'Email address changes are disabled in this organization.');
+  await setRealmSetting(t, 'email_changes_disabled', false);
+
+  const res = await c.patch('/settings', { email: 'mover-new@example.org' });
+  assertSuccess(res);
+  // Nothing changes before the link is opened.
+  assert.equal(assertSuccess(await c.get('/users/me')).email, 'mover-old@example.org');
+  const mails = readFileSync(join(t.server.svc.config.dataDir, 'emails.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const mail = mails.filter((m) => m.to.includes('mover-new@example.org')).pop();
+  const m = /\/accounts\/confirm_new_email\/([a-z0-9]+)\//.exec(mail.text);
+  assert.ok(m, mail.text);
+
+  const qBob = await openQueue(t.client(bob), { event_types: ['realm_user'] });
+  const page = await fetch(`${t.url}/accounts/confirm_new_email/${m[1]}/`);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /Email address changed/);
+  // API clients now authenticate with the new address.
+  assert.equal(assertSuccess(await t.client({ ...mover, email: 'mover-new@example.org' }).get('/users/me')).email, 'mover-new@example.org');
+  const evs = await qBob.ofType('realm_user');
+  assert.ok(evs.some((e) => e.person.user_id === mover.id && e.person.delivery_email === 'mover-new@example.org'));
+  assert.ok(evs.some((e) => e.person.user_id === mover.id && e.person.new_email === 'mover-new@example.org'));
+  // The old address is told; the link works once.
+  assert.ok(readFileSync(join(t.server.svc.config.dataDir, 'emails.log'), 'utf8').includes('notify_change_in_email'));
+  assert.equal((await fetch(`${t.url}/accounts/confirm_new_email/${m[1]}/`)).status, 410);
+  assert.equal((await fetch(`${t.url}/accounts/confirm_new_email/nosuchkey/`)).status, 404);
+});

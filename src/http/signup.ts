@@ -15,6 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { acceptInvitation, checkConfirmationKey, type SignupResult } from '../actions/signup.ts';
 import { checkMultiuseKey, startMultiuseSignup } from '../actions/invites.ts';
+import { confirmEmailChange } from '../actions/email-change.ts';
 
 export const SIGNUP_PATH_PREFIX = '/accounts/do_confirm/';
 
@@ -166,4 +167,20 @@ export function registerJoinRoutes(app: FastifyInstance, svc: Services): void {
       );
     });
   }
+}
+
+/** GET /accounts/confirm_new_email/<key>/: the link of an email change (PATCH /settings email). */
+export function registerEmailChangeRoutes(app: FastifyInstance, svc: Services): void {
+  app.get('/accounts/confirm_new_email/:key/', async (req: FastifyRequest, reply) => {
+    const { key } = req.params as { key: string };
+    const r = await confirmEmailChange(svc, key);
+    if (r.kind === 'invalid') return send(reply, 404, page('Invalid link', '<h1>This confirmation link is invalid</h1>'));
+    if (r.kind === 'expired') return send(reply, 410, page('Link expired', '<h1>This confirmation link has expired or was already used</h1>'));
+    if (r.kind === 'taken') return send(reply, 400, page('Address in use', `<h1>The address could not be changed</h1><p>${escapeHtml(r.error)}</p>`));
+    send(
+      reply,
+      200,
+      page('Email address changed', `<h1>Email address changed</h1><p>The email address for your account was changed from <strong>${escapeHtml(r.oldEmail)}</strong> to <strong>${escapeHtml(r.newEmail)}</strong>.</p>`),
+    );
+  });
 }

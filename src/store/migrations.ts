@@ -579,3 +579,19 @@ migration('0610_multiuse_invites', async (db, c, d) => {
     .execute();
   await db.schema.alterTable('invitations').addColumn('multiuse_id', 'integer').execute();
 });
+
+// Pending email address changes (PATCH /settings email): confirmed through
+// the link mailed to the new address; status 0 pending, 1 used.
+migration('0620_email_changes', async (db, c, d) => {
+  await db.schema
+    .createTable('email_changes')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('old_email', 'text', (col) => col.notNull())
+    .addColumn('new_email', 'text', (col) => col.notNull())
+    .addColumn('confirmation_key', 'text', (col) => col.notNull().unique())
+    .addColumn('created', c.big, (col) => col.notNull())
+    .addColumn('status', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
+});

@@ -396,7 +396,21 @@ export interface ClusterNodesTable {
   heartbeat_at: number;
 }
 
+/** A pending change of a user's email address (Zulip's EmailChangeStatus). */
+export interface EmailChangesTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  old_email: string;
+  new_email: string;
+  confirmation_key: string;
+  created: number;
+  /** 0 pending, 1 used. */
+  status: Generated<number>;
+}
+
 export interface Database {
+  email_changes: EmailChangesTable;
   cluster_nodes: ClusterNodesTable;
   multiuse_invites: MultiuseInvitesTable;
   sessions: SessionsTable;
