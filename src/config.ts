@@ -50,6 +50,8 @@ export interface Config {
   invitationLinkValidityMinutes: number;
   /** Zulip's EMAIL_GATEWAY_PATTERN (e.g. `%s@mail.example.com`); empty: no email gateway, channel addresses are "". */
   emailGatewayPattern: string;
+  /** Zulip's message_visibility_limit: only the newest N messages of the organization are shown (null: all). */
+  messageVisibilityLimit: number | null;
   /** Lifetime of a web login session (the `sessionid` cookie), in seconds. */
   sessionCookieAgeSeconds: number;
   /** The built web client (served at / and /static/). */
@@ -129,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     canAccessAllUsersGroupLimitsPresence: bool(env, 'CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE', false),
     invitationLinkValidityMinutes: int(env, 'INVITATION_LINK_VALIDITY_MINUTES', 14400),
     emailGatewayPattern: env.EMAIL_GATEWAY_PATTERN || '',
+    messageVisibilityLimit: env.PARLEY_MESSAGE_VISIBILITY_LIMIT ? int(env, 'PARLEY_MESSAGE_VISIBILITY_LIMIT', 0) || null : null,
     sessionCookieAgeSeconds: int(env, 'SESSION_COOKIE_AGE', 14 * 24 * 3600),
     webDistDir: resolve(env.WEB_DIST_DIR || join(REPO_DIR, 'web', 'dist')),
     markdownThreads: int(env, 'MARKDOWN_THREADS', defaultRenderThreads()),

@@ -297,6 +297,7 @@ export const POST_247_FIELDS = new Set<string>([
   'realm_can_mention_many_users_group', // FL 352
   'saved_snippets', // FL 297
   'devices', // FL 468 (POST /register)
+  'new_subscription_messages_sent', // FL 397 (POST /users/me/subscriptions)
   'server_report_message_types', // FL 435
   'channel_folders', // FL 389
   'navigation_views', // FL 390

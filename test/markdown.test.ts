@@ -44,13 +44,6 @@ function makeCtx(overrides: Partial<MarkdownContext> = {}): MarkdownContext {
 
 // Cases whose Zulip output Parley does not reproduce, with the reason.
 const KNOWN_DIFFERENCES: Record<string, string> = {
-  codeblock_hilite_python: 'Pygments token spans (Parley emits un-highlighted code)',
-  codeblock_canonicalize_lang_alias: 'Pygments token spans (Parley emits un-highlighted code)',
-  codeblock_hilite_shebang_feature_no_path_1: 'Pygments shebang language detection + token spans',
-  codeblock_hilite_shebang_feature_with_path: 'Pygments shebang language detection + token spans',
-  codeblock_hilite_startinline_php: 'Pygments token spans (Parley emits un-highlighted code)',
-  tex_fenced_tex: 'Pygments token spans for the TeX lexer',
-  tex_fenced_latex: 'Pygments token spans for the TeX lexer',
   inline_image: 'backend_only_rendering: inline image previews (thumbnailing) not implemented',
   deduplicate_inline_previews: 'backend_only_rendering: inline image previews not implemented',
   bulleted_list_inlining: 'backend_only_rendering: inline image previews not implemented',
@@ -212,4 +205,30 @@ test('emoji lookups', () => {
   assert.deepEqual(checkUnicodeEmoji('smile', '1f642'), { ok: true });
   assert.deepEqual(checkUnicodeEmoji('smile', '1f600'), { ok: false, error: 'Invalid emoji name.' });
   assert.deepEqual(checkUnicodeEmoji('skin-tone-2', '1f3fb'), { ok: false, error: 'Invalid emoji code.' });
+});
+
+test('code blocks carry Pygments token classes (Prism grammars mapped to Pygments names)', () => {
+  const py = renderMarkdown('```python\nname = f"hi {user}"\n@decorator\nclass Foo(Bar):\n    pass  # note\nfoo(0x1F, 2.5, None)\n```', makeCtx()).html;
+  assert.equal(
+    py,
+    '<div class="codehilite" data-code-language="Python"><pre><span></span><code>' +
+      '<span class="n">name</span> <span class="o">=</span> <span class="sa">f</span><span class="s2">&quot;hi </span><span class="p">{</span><span class="n">user</span><span class="p">}</span><span class="s2">&quot;</span>\n' +
+      '<span class="nd">@decorator</span>\n' +
+      '<span class="k">class</span> <span class="nc">Foo</span><span class="p">(</span><span class="n">Bar</span><span class="p">):</span>\n' +
+      '    <span class="k">pass</span>  <span class="c1"># note</span>\n' +
+      '<span class="n">foo</span><span class="p">(</span><span class="mh">0x1F</span><span class="p">,</span> <span class="mf">2.5</span><span class="p">,</span> <span class="kc">None</span><span class="p">)</span>\n' +
+      '</code></pre></div>',
+  );
+  // A multi-line token is closed and reopened at each line break, as Pygments does.
+  const doc = renderMarkdown('```py\n"""two\nlines"""\n```', makeCtx()).html;
+  assert.ok(doc.includes('<span class="s2">&quot;&quot;&quot;two</span>\n<span class="s2">lines&quot;&quot;&quot;</span>\n'), doc);
+  const json = renderMarkdown('```json\n{"a": [1, true, null]}\n```', makeCtx()).html;
+  assert.ok(json.includes('<span class="p">{</span><span class="nt">&quot;a&quot;</span><span class="o">:</span> <span class="p">[</span><span class="mi">1</span><span class="p">,</span> <span class="kc">true</span><span class="p">,</span> <span class="kc">null</span><span class="p">]}</span>'), json);
+  const diff = renderMarkdown('```diff\n- old\n+ new\n```', makeCtx()).html;
+  assert.ok(diff.includes('<span class="gd">- old</span>\n<span class="gi">+ new</span>'), diff);
+  // Languages without a grammar stay plain, HTML escaped.
+  assert.equal(
+    renderMarkdown('```inventedlanguage\n<b>x</b>\n```', makeCtx()).html,
+    '<div class="codehilite" data-code-language="inventedlanguage"><pre><span></span><code>&lt;b&gt;x&lt;/b&gt;\n</code></pre></div>',
+  );
 });

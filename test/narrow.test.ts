@@ -21,6 +21,11 @@ before(async () => {
   alice = await t.makeUser({ name: 'Alice' });
   bob = await t.makeUser({ name: 'Bob' });
   carol = await t.makeUser({ name: 'Carol' });
+  // Topic policies here are the ones the tests set (no automatic follows).
+  for (const u of [alice, bob, carol]) {
+    await t.setUserSetting(u, 'automatically_follow_topics_policy', 4);
+    await t.setUserSetting(u, 'automatically_follow_topics_where_mentioned', false);
+  }
   A = t.client(alice);
   B = t.client(bob);
   general = await makeChannel(t, { name: 'general', subscribers: [alice.id, bob.id, carol.id] });

@@ -175,7 +175,9 @@ test('validation errors use Zulip messages', async () => {
     c.post('/users/me/status', params).then((r) => assertError(r, 400, 'BAD_REQUEST', msg));
 
   await bad({}, 'Client did not pass any new values.');
-  await bad({ emoji_code: '1f697' }, 'Client did not pass any new values.');
+  // emoji_code without emoji_name gets the specific error, not "no new values".
+  await bad({ emoji_code: '1f697' }, 'Client must pass emoji_name if they pass either emoji_code or reaction_type.');
+  await bad({ reaction_type: 'unicode_emoji' }, 'Client must pass emoji_name if they pass either emoji_code or reaction_type.');
   await bad({ status_text: 'x'.repeat(61) }, 'status_text is too long (limit: 60 characters)');
   await bad({ status_text: 'x', emoji_code: '1f697' }, 'Client must pass emoji_name if they pass either emoji_code or reaction_type.');
   await bad({ away: false, reaction_type: 'unicode_emoji' }, 'Client must pass emoji_name if they pass either emoji_code or reaction_type.');

@@ -13,6 +13,8 @@ before(async () => {
   t = await startTestServer();
   alice = await t.makeUser({ name: 'Alice' });
   bob = await t.makeUser({ name: 'Bob' });
+  // The policies here are the ones the tests set (starting a topic would follow it).
+  for (const u of [alice, bob]) await t.setUserSetting(u, 'automatically_follow_topics_policy', 4);
   [A, B] = [alice, bob].map((u) => t.client(u));
   pub = await makeChannel(t, { name: 'pub', subscribers: [alice.id, bob.id] });
   priv = await makeChannel(t, { name: 'priv', inviteOnly: true, subscribers: [bob.id] });

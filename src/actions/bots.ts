@@ -250,6 +250,13 @@ async function reloadBot(svc: Services, id: number): Promise<UserRow> {
   return bot;
 }
 
+/** GET /bots/{bot_id}/api_key: the bot's current key, for its owner and administrators. */
+export async function getBotApiKey(svc: Services, me: UserRow, botId: number): Promise<{ api_key: string }> {
+  requireMemberOrAdmin(me);
+  const bot = await accessBotById(svc, me, botId);
+  return { api_key: bot.api_key };
+}
+
 /** POST /bots/{bot_id}/api_key/regenerate. */
 export async function regenerateBotApiKey(svc: Services, me: UserRow, botId: number): Promise<{ api_key: string }> {
   requireMemberOrAdmin(me);

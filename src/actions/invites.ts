@@ -10,6 +10,12 @@
  * the caller may add members to. Administrators manage every invitation,
  * others only their own. Each invitation gets an email with a registration
  * link `<EXTERNAL_URL>/accounts/do_confirm/<key>`.
+ *
+ * Reusable invitation links (POST /invites/multiuse, DELETE
+ * /invites/multiuse/{id}; listed by GET /invites with is_multiuse) lead to
+ * `<EXTERNAL_URL>/join/<key>/`, where a newcomer enters an address and gets
+ * a confirmation email with a do_confirm link; the organization's
+ * create_multiuse_invite_group may create them.
  */
 import type { Services } from '../services.ts';
 import { ApiError, badRequest, requireAdmin, requireOwner } from '../lib/errors.ts';
@@ -26,7 +32,14 @@ import {
   invitationById,
   updateInvitation,
   validInvitations,
+  insertMultiuseInvite,
+  multiuseInviteById,
+  multiuseInviteByKey,
+  revokeMultiuseInvite,
+  validMultiuseInvites,
+  INVITATION_STATUS,
   type InvitationRow,
+  type MultiuseInviteRow,
 } from '../store/invites.ts';
 import { Groups, realmGroupSetting } from './group-settings.ts';
 import { groupSetting } from './user-groups.ts';
@@ -71,6 +84,15 @@ function checkMemberOrAdmin(user: UserRow): void {
 function checkRoleBasedPermissions(invitedAs: number, user: UserRow, requireAdminRole: boolean): void {
   if (invitedAs === ROLE.OWNER && user.role !== ROLE.OWNER) throw requireOwner();
   if (requireAdminRole && user.role > ROLE.ADMINISTRATOR) throw requireAdmin();
+}
+
+/** Who may invite with which role: moderators need a moderator; administrators and owners an administrator (owners an owner). */
+function checkInviteAs(inviteAs: number, user: UserRow): void {
+  if (inviteAs === ROLE.MODERATOR) {
+    if (user.role > ROLE.MODERATOR) throw requireAdmin();
+  } else {
+    checkRoleBasedPermissions(inviteAs, user, inviteAs === ROLE.OWNER || inviteAs === ROLE.ADMINISTRATOR);
+  }
 }
 
 /** Splits on commas and newlines; `Name <address>` gives the address; duplicates once. */
@@ -120,6 +142,49 @@ async function sendInvitationEmail(svc: Services, inv: InvitationRow, referrer: 
   }
 }
 
+/**
+ * The channels and groups an invitation may name: channels visible to the
+ * caller (default channels, or ones they may add subscribers to) and groups
+ * they may add members to (as POST /user_groups/{id}/members). Duplicates once.
+ */
+async function checkInviteTargets(
+  svc: Services,
+  tx: Tx,
+  user: UserRow,
+  realmSettingsJson: string,
+  groups: Groups,
+  wantedStreams: number[],
+  wantedGroups: number[],
+  noSuchChannel: (id: number) => string,
+): Promise<{ streamIds: number[]; groupIds: number[] }> {
+  const realmCanAdd = realmGroupSetting(realmSettingsJson, 'can_add_subscribers_group', groups);
+  const streamIds: number[] = [];
+  for (const id of wantedStreams) {
+    const stream = await streamById(tx, svc.realmId, id);
+    const access = stream && streamAccess(user, stream, !!(await subscription(tx, user.id, stream.id)), groups);
+    if (!access || !access.metadata) throw badRequest(noSuchChannel(id));
+    if (!stream.is_default && !canAddSubscribers(user, access, groups, realmCanAdd)) {
+      throw badRequest('You do not have permission to subscribe other users to channels.');
+    }
+    if (!streamIds.includes(id)) streamIds.push(id);
+  }
+  const groupIds: number[] = [];
+  for (const id of wantedGroups) {
+    const g = groups.byId.get(id);
+    if (!g) throw badRequest('Invalid user group');
+    if (g.is_system_group) throw badRequest('Insufficient permission');
+    if (g.deactivated) throw badRequest('You can only change the settings of active user groups.');
+    const ok =
+      user.role <= ROLE.ADMINISTRATOR ||
+      groups.allows(user, realmGroupSetting(realmSettingsJson, 'can_manage_all_groups', groups)) ||
+      groups.allows(user, groupSetting(g, 'can_manage_group', groups)) ||
+      groups.allows(user, groupSetting(g, 'can_add_members_group', groups));
+    if (!ok) throw badRequest('Insufficient permission');
+    if (!groupIds.includes(id)) groupIds.push(id);
+  }
+  return { streamIds, groupIds };
+}
+
 /** POST /invites. */
 export async function inviteUsers(svc: Services, user: UserRow, input: InviteInput): Promise<void> {
   checkMemberOrAdmin(user);
@@ -127,43 +192,12 @@ export async function inviteUsers(svc: Services, user: UserRow, input: InviteInp
     const realm = await realmById(tx, svc.realmId);
     const groups = await Groups.load(tx, svc.realmId);
     if (!groups.allows(user, realmGroupSetting(realm.settings_json, 'can_invite_users_group', groups))) throw badRequest('Insufficient permission');
-    if (input.inviteAs === ROLE.MODERATOR) {
-      if (user.role > ROLE.MODERATOR) throw requireAdmin();
-    } else {
-      checkRoleBasedPermissions(input.inviteAs, user, input.inviteAs === ROLE.OWNER || input.inviteAs === ROLE.ADMINISTRATOR);
-    }
+    checkInviteAs(input.inviteAs, user);
     if (!input.inviteeEmails) throw badRequest('You must specify at least one email address.');
     const emails = parseInviteeEmails(input.inviteeEmails);
     const settings = realmSettings(realm.settings_json);
 
-    // Channels: visible to the caller; default channels, or ones they may add subscribers to.
-    const realmCanAdd = realmGroupSetting(realm.settings_json, 'can_add_subscribers_group', groups);
-    const streamIds: number[] = [];
-    for (const id of input.streamIds) {
-      const stream = await streamById(tx, svc.realmId, id);
-      const access = stream && streamAccess(user, stream, !!(await subscription(tx, user.id, stream.id)), groups);
-      if (!access || !access.metadata) throw badRequest(`Channel does not exist with id: ${id}. No invites were sent.`);
-      if (!stream.is_default && !canAddSubscribers(user, access, groups, realmCanAdd)) {
-        throw badRequest('You do not have permission to subscribe other users to channels.');
-      }
-      if (!streamIds.includes(id)) streamIds.push(id);
-    }
-
-    // Groups: ones the caller may add members to (as POST /user_groups/{id}/members).
-    const groupIds: number[] = [];
-    for (const id of input.groupIds) {
-      const g = groups.byId.get(id);
-      if (!g) throw badRequest('Invalid user group');
-      if (g.is_system_group) throw badRequest('Insufficient permission');
-      if (g.deactivated) throw badRequest('You can only change the settings of active user groups.');
-      const ok =
-        user.role <= ROLE.ADMINISTRATOR ||
-        groups.allows(user, realmGroupSetting(realm.settings_json, 'can_manage_all_groups', groups)) ||
-        groups.allows(user, groupSetting(g, 'can_manage_group', groups)) ||
-        groups.allows(user, groupSetting(g, 'can_add_members_group', groups));
-      if (!ok) throw badRequest('Insufficient permission');
-      if (!groupIds.includes(id)) groupIds.push(id);
-    }
+    const { streamIds, groupIds } = await checkInviteTargets(svc, tx, user, realm.settings_json, groups, input.streamIds, input.groupIds, (id) => `Channel does not exist with id: ${id}. No invites were sent.`);
 
     const welcomeText = user.role <= ROLE.ADMINISTRATOR ? (input.welcomeMessageCustomText ?? null) : null;
 
@@ -240,11 +274,144 @@ function formatInvite(inv: InvitationRow): Record<string, unknown> {
   };
 }
 
-/** GET /invites: unexpired invitations the caller controls (administrators: all). */
+/** GET /invites: unexpired invitations and reusable links the caller controls (administrators: all), oldest first. */
 export async function listInvites(svc: Services, user: UserRow): Promise<{ invites: Record<string, unknown>[] }> {
   checkMemberOrAdmin(user);
-  const rows = await validInvitations(svc.store.db, svc.realmId, nowSeconds(), user.role <= ROLE.ADMINISTRATOR ? undefined : user.id);
-  return { invites: rows.map(formatInvite) };
+  const now = nowSeconds();
+  const mine = user.role <= ROLE.ADMINISTRATOR ? undefined : user.id;
+  const [rows, links] = await Promise.all([validInvitations(svc.store.db, svc.realmId, now, mine), validMultiuseInvites(svc.store.db, svc.realmId, now, mine)]);
+  const all = [...rows.map((r) => ({ at: r.invited_at, dict: formatInvite(r) })), ...links.map((m) => ({ at: Number(m.date_created), dict: formatMultiuseInvite(svc, m) }))];
+  return { invites: all.sort((a, b) => a.at - b.at).map((x) => x.dict) };
+}
+
+function formatMultiuseInvite(svc: Services, m: MultiuseInviteRow): Record<string, unknown> {
+  return {
+    id: m.id,
+    invited_by_user_id: m.referred_by,
+    invited: Number(m.date_created),
+    expiry_date: m.expiry_date === null ? null : Number(m.expiry_date),
+    invited_as: m.invited_as,
+    link_url: multiuseLinkUrl(svc, m.confirmation_key),
+    is_multiuse: true,
+  };
+}
+
+/** Where a reusable invitation link leads: the sign-up page that asks for an email address. */
+export function multiuseLinkUrl(svc: Services, key: string): string {
+  return `${svc.config.externalUrl}/join/${key}/`;
+}
+
+export interface MultiuseInviteInput {
+  expiresInMinutes: number | null | undefined;
+  inviteAs: number;
+  streamIds: number[];
+  groupIds: number[];
+  includeRealmDefaultSubscriptions: boolean;
+  welcomeMessageCustomText: string | undefined;
+}
+
+/** POST /invites/multiuse: a reusable invitation link, for members of create_multiuse_invite_group. */
+export async function createMultiuseInvite(svc: Services, user: UserRow, input: MultiuseInviteInput): Promise<{ invite_link: string }> {
+  checkMemberOrAdmin(user);
+  const result = await transaction(svc.store, async (tx) => {
+    const realm = await realmById(tx, svc.realmId);
+    const groups = await Groups.load(tx, svc.realmId);
+    if (!groups.allows(user, realmGroupSetting(realm.settings_json, 'create_multiuse_invite_group', groups))) throw badRequest('Insufficient permission');
+    checkInviteAs(input.inviteAs, user);
+    const { streamIds, groupIds } = await checkInviteTargets(svc, tx, user, realm.settings_json, groups, input.streamIds, input.groupIds, (id) => `Invalid channel ID ${id}. No invites were sent.`);
+    const now = nowSeconds();
+    const minutes = input.expiresInMinutes === undefined ? svc.config.invitationLinkValidityMinutes : input.expiresInMinutes;
+    const row = await insertMultiuseInvite(tx, {
+      realm_id: svc.realmId,
+      referred_by: user.id,
+      invited_as: input.inviteAs,
+      date_created: now,
+      expiry_date: minutes === null ? null : now + Math.round(minutes * 60),
+      confirmation_key: confirmationKey(),
+      stream_ids_json: JSON.stringify(streamIds),
+      group_ids_json: JSON.stringify(groupIds),
+      include_realm_default_subscriptions: input.includeRealmDefaultSubscriptions ? 1 : 0,
+      welcome_message_custom_text: user.role <= ROLE.ADMINISTRATOR ? (input.welcomeMessageCustomText ?? null) : null,
+    });
+    return { row, recipients: await notifyInvitesChanged(svc, tx, user.id) };
+  });
+  svc.bus.send({ type: 'invites_changed' }, result.recipients);
+  return { invite_link: multiuseLinkUrl(svc, result.row.confirmation_key) };
+}
+
+/** DELETE /invites/multiuse/{invite_id}: the link stops working. */
+export async function revokeMultiuseInviteById(svc: Services, user: UserRow, id: number): Promise<void> {
+  checkMemberOrAdmin(user);
+  const recipients = await transaction(svc.store, async (tx) => {
+    const m = await multiuseInviteById(tx, svc.realmId, id);
+    if (!m) throw noSuchInvitation();
+    if (m.referred_by !== user.id) checkRoleBasedPermissions(m.invited_as, user, true);
+    if (m.status === INVITATION_STATUS.REVOKED) throw badRequest('Invitation has already been revoked');
+    await revokeMultiuseInvite(tx, m.id);
+    return notifyInvitesChanged(svc, tx, m.referred_by);
+  });
+  svc.bus.send({ type: 'invites_changed' }, recipients);
+}
+
+/** How long the email confirmation of a sign-up through a reusable link is valid (Zulip: 1 day). */
+const SIGNUP_CONFIRMATION_VALIDITY_SECONDS = 24 * 3600;
+
+export type MultiuseSignupState = { kind: 'invalid' } | { kind: 'expired' } | { kind: 'valid'; realmName: string };
+
+/** What a reusable link's key currently leads to. */
+export async function checkMultiuseKey(svc: Services, key: string): Promise<MultiuseSignupState> {
+  if (!/^[A-Za-z0-9]{1,100}$/.test(key)) return { kind: 'invalid' };
+  const m = await multiuseInviteByKey(svc.store.db, svc.realmId, key);
+  if (!m) return { kind: 'invalid' };
+  if (m.status !== INVITATION_STATUS.PENDING || (m.expiry_date !== null && Number(m.expiry_date) < nowSeconds())) return { kind: 'expired' };
+  return { kind: 'valid', realmName: (await realmById(svc.store.db, svc.realmId)).name };
+}
+
+/**
+ * A sign-up through a reusable link: the address gets a confirmation email
+ * whose /accounts/do_confirm/ link finishes the registration with the link's
+ * role, channels and groups (an `invitations` row tied to the link, not
+ * listed among the invitations). Returns a message for the form on errors.
+ */
+export async function startMultiuseSignup(svc: Services, key: string, emailIn: string): Promise<MultiuseSignupState | { kind: 'sent'; email: string } | { kind: 'form_error'; realmName: string; error: string }> {
+  const state = await checkMultiuseKey(svc, key);
+  if (state.kind !== 'valid') return state;
+  const email = emailIn.trim();
+  const formError = (error: string) => ({ kind: 'form_error' as const, realmName: state.realmName, error });
+  if (!validEmail(email)) return formError('Please enter a valid email address.');
+  const existing = await userByDeliveryEmail(svc.store.db, svc.realmId, email);
+  if (existing?.is_active) return formError('An account with this email address already exists. Log in instead.');
+  if (existing) return formError('The account for this email address has been deactivated.');
+  const inv = await transaction(svc.store, async (tx) => {
+    const m = (await multiuseInviteByKey(tx, svc.realmId, key))!;
+    const now = nowSeconds();
+    return insertInvitation(tx, {
+      realm_id: svc.realmId,
+      email,
+      referred_by: m.referred_by,
+      invited_as: m.invited_as,
+      invited_at: now,
+      expiry_date: now + SIGNUP_CONFIRMATION_VALIDITY_SECONDS,
+      confirmation_key: confirmationKey(),
+      stream_ids_json: m.stream_ids_json,
+      group_ids_json: m.group_ids_json,
+      include_realm_default_subscriptions: m.include_realm_default_subscriptions,
+      notify_referrer_on_join: 0,
+      welcome_message_custom_text: m.welcome_message_custom_text,
+      multiuse_id: m.id,
+    });
+  });
+  try {
+    await sendEmail(emailSettings(svc.config), {
+      to: [email],
+      subject: `Activate your ${state.realmName} account`,
+      text: ['Hi there,', '', `To finish creating your account in ${state.realmName} (${svc.config.externalUrl}), open this link:`, activationUrl(svc, inv.confirmation_key), '', 'This link expires in 1 day.'].join('\n') + '\n',
+      template: 'confirm_registration',
+    });
+  } catch (err) {
+    svc.log.error({ err, invitationId: inv.id }, 'sign-up confirmation email failed');
+  }
+  return { kind: 'sent', email };
 }
 
 async function accessInvitation(svc: Services, tx: Tx, user: UserRow, id: number): Promise<InvitationRow> {

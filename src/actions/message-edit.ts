@@ -62,6 +62,7 @@ import { loadDirectory, render, type Directory } from './messages-format.ts';
 import { topicLinks } from '../markdown/index.ts';
 import { checkTopicsPolicy, normalizeContent, sendMessage } from './messages.ts';
 import { notificationBot } from './system-bots.ts';
+import { moveTopicPolicies, type TopicPolicyEvent } from './user-topics.ts';
 import { parseJsonObject } from '../lib/util.ts';
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
@@ -122,6 +123,8 @@ interface EditResult {
   deleteEvent?: { event: ZulipEvent; userIds: number[] };
   /** first_message_id changes: [stream, new value, recipients]. */
   firstIdUpdates: Array<{ stream: StreamRow; value: number | null; userIds: number[] }>;
+  /** Personal topic policies that moved with the topic, and the like. */
+  otherEvents: TopicPolicyEvent[];
 }
 
 export async function updateMessage(svc: Services, user: UserRow, messageId: number, input: EditInput): Promise<void> {
@@ -134,6 +137,7 @@ export async function updateMessage(svc: Services, user: UserRow, messageId: num
   const result = await transaction(svc.store, (tx) => editInTransaction(svc, tx, user, messageId, input, prerendered));
   if (result.deleteEvent && result.deleteEvent.userIds.length) svc.bus.send(result.deleteEvent.event, result.deleteEvent.userIds);
   svc.bus.send(result.event, result.recipients, { meta: result.meta });
+  for (const [event, users, meta] of result.otherEvents) svc.bus.send(event, users, { meta });
   for (const u of result.firstIdUpdates) {
     svc.bus.send({ type: 'stream', op: 'update', property: 'first_message_id', value: u.value, stream_id: u.stream.id, name: u.stream.name }, u.userIds);
   }
@@ -350,11 +354,13 @@ interface EditWrite {
   losingAccess: Set<number>;
   deleteEvent: EditResult['deleteEvent'];
   firstIdUpdates: EditResult['firstIdUpdates'];
+  /** Whether the destination topic had messages before the move (for merging topic policies). */
+  targetHadMessages: boolean;
 }
 
 /** Writes the edit: the message and the other moved ones, user_messages rows of a channel move, mention and alert flags. */
 async function writeEdit(svc: Services, tx: Tx, user: UserRow, plan: EditPlan): Promise<EditWrite> {
-  const { m, groups, stream, newTopic, newStream, moving, now, content, rendered, dir, movedIds } = plan;
+  const { m, groups, stream, newTopic, newStream, moving, now, content, rendered, dir, movedIds, target } = plan;
   // Write: the edited message, then the other moved messages.
   const entry: EditHistoryEntry = { user_id: user.id, timestamp: now };
   if (content !== undefined) {
@@ -371,6 +377,8 @@ async function writeEdit(svc: Services, tx: Tx, user: UserRow, plan: EditPlan): 
   }
   const streamIdsTouched = newStream && stream ? [stream.id, newStream.id] : [];
   const firstBefore = await firstMessageIds(tx, streamIdsTouched);
+  // Whether the destination topic already has messages (before these arrive), for merging topic policies.
+  const targetHadMessages = moving && target ? (await topicMessageIds(tx, target.id, newTopic ?? m.topic)).length > 0 : false;
   const history = [entry, ...parseEditHistory(m.edit_history_json)];
   await updateMessageContent(tx, m.id, {
     content: content ?? m.content,
@@ -448,13 +456,13 @@ async function writeEdit(svc: Services, tx: Tx, user: UserRow, plan: EditPlan): 
     }
   }
 
-  return { rows, losingAccess, deleteEvent, firstIdUpdates };
+  return { rows, losingAccess, deleteEvent, firstIdUpdates, targetHadMessages };
 }
 
 /** The update_message event with its recipients, the delete/first_message_id events of a move, and Notification Bot's notices. */
 async function notifyEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput, plan: EditPlan, written: EditWrite): Promise<EditResult> {
   const { m, emptyName, stream, newTopic, newStream, targetAccess, resolved, unresolved, target, moving, now, content, rendered, dir, access, movedIds } = plan;
-  const { rows, losingAccess, deleteEvent, firstIdUpdates } = written;
+  const { rows, losingAccess, deleteEvent, firstIdUpdates, targetHadMessages } = written;
   // The event.
   const event: ZulipEvent = {
     type: 'update_message',
@@ -497,6 +505,33 @@ async function notifyEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput
     }
   }
 
+  // Whether the whole topic moved, as far as the acting user can see it.
+  const visible = async (acc: StreamAccess, ids: number[]): Promise<number[]> => {
+    if (canReadFullHistory(acc)) return ids;
+    const mine = await idsWithUserRows(tx, user.id, ids);
+    return ids.filter((id) => mine.has(id));
+  };
+  const movedSet = new Set(movedIds);
+  const movedAll =
+    moving && !!stream && !!access && (input.propagateMode === 'change_all' || (await visible(access, await topicMessageIds(tx, stream.id, m.topic))).filter((id) => !movedSet.has(id)).length === 0);
+
+  // Personal topic policies follow a whole topic to its new place.
+  const otherEvents: TopicPolicyEvent[] = [];
+  if (movedAll && stream && target) {
+    otherEvents.push(
+      ...(await moveTopicPolicies(tx, {
+        origStreamId: stream.id,
+        origTopic: m.topic,
+        targetStreamId: target.id,
+        targetTopic: newTopic ?? m.topic,
+        targetHadMessages,
+        losingAccess,
+        now,
+        emptyName,
+      })),
+    );
+  }
+
   // Notification Bot notices for topic changes (not with a content edit, as Zulip).
   const notices: Notice[] = [];
   if (moving && stream && target && access && content === undefined) {
@@ -505,13 +540,6 @@ async function notifyEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput
     if ((resolved || unresolved) && !newStream) {
       notices.push({ stream, topic: targetTopic, content: `${mention} has marked this topic as ${resolved ? 'resolved' : 'unresolved'}.` });
     }
-    const visible = async (acc: StreamAccess, ids: number[]): Promise<number[]> => {
-      if (canReadFullHistory(acc)) return ids;
-      const mine = await idsWithUserRows(tx, user.id, ids);
-      return ids.filter((id) => mine.has(id));
-    };
-    const movedSet = new Set(movedIds);
-    const movedAll = input.propagateMode === 'change_all' || (await visible(access, await topicMessageIds(tx, stream.id, m.topic))).filter((id) => !movedSet.has(id)).length === 0;
     const n = movedIds.length;
     const newLocation = `#**${target.name}>${targetTopic}**`;
     const oldLocation = `#**${stream.name}>${m.topic}**`;
@@ -531,7 +559,7 @@ async function notifyEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput
       notices.push({ stream, topic: m.topic, content: text });
     }
   }
-  return { event, meta: { emptyTopicName: emptyName }, recipients, notices, deleteEvent, firstIdUpdates };
+  return { event, meta: { emptyTopicName: emptyName }, recipients, notices, deleteEvent, firstIdUpdates, otherEvents };
 }
 
 /** Zulip's move_messages_between_streams_limit_seconds (null: no limit). */

@@ -12,8 +12,8 @@ import { escapeText } from '../markdown/tree.ts';
 import { truncateContent } from '../lib/topic.ts';
 import { subscription } from '../store/streams.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
-import { flagList, messagesByIds, RECIPIENT } from '../store/messages.ts';
-import { firstUnread, LARGER_THAN_MAX_MESSAGE_ID, narrowIdsAmong, narrowRange, type NarrowQuery } from '../store/narrow.ts';
+import { flagList, HISTORICAL_FLAGS, messageById, messagesByIds, RECIPIENT, userFlags, type MessageRow } from '../store/messages.ts';
+import { firstUnread, firstVisibleMessageId, LARGER_THAN_MAX_MESSAGE_ID, narrowIds, narrowIdsAmong, narrowRange, type NarrowQuery } from '../store/narrow.ts';
 import { applyWithOperator, includesHistory, resolveNarrow, streamByOperand, type NarrowTerm } from './narrow.ts';
 import { accessMessage, canAccessHistory, invalidMessage } from './access.ts';
 import { Groups } from './group-settings.ts';
@@ -105,7 +105,8 @@ export async function fetchWindow(
     return { ids, anchor: null, foundAnchor: false, foundOldest: false, foundNewest: false, historyLimited: false };
   }
   const a = anchor ?? (await firstUnread(db, svc.store, prep.query, prep.streamId));
-  const r = await narrowRange(db, svc.store, prep.query, a, numBefore, numAfter, includeAnchor);
+  const firstVisible = await firstVisibleMessageId(db, svc.realmId, svc.config.messageVisibilityLimit);
+  const r = await narrowRange(db, svc.store, prep.query, a, numBefore, numAfter, includeAnchor, firstVisible);
   return { ids: r.rows, anchor: a, foundAnchor: r.foundAnchor, foundOldest: r.foundOldest, foundNewest: r.foundNewest, historyLimited: r.historyLimited };
 }
 

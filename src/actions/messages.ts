@@ -22,6 +22,9 @@ import { claimMessageAttachments } from './uploads.ts';
 import { alertedUserIds } from './alert-words.ts';
 import { mutingUserIds } from '../store/muted-users.ts';
 import { attachWidget } from './submessages.ts';
+import { applyAutomaticTopicPolicies } from './user-topics.ts';
+import { topicHasOtherMessage } from '../store/channel-extras.ts';
+import { userSettings } from '../lib/user-settings.ts';
 
 export interface SendInput {
   type: 'stream' | 'channel' | 'private' | 'direct';
@@ -256,16 +259,41 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
       return { user_id: uid, message_id: id, flags: f };
     });
     await insertUserMessages(tx, rows);
+    // Automatic follow/unmute of the topic for its sender and for users it mentions.
+    let auto: Awaited<ReturnType<typeof applyAutomaticTopicPolicies>> = { senderPolicy: null, events: [] };
+    if (isStream && addr.stream) {
+      const stream = addr.stream;
+      const fullHistory = !stream.invite_only || !!stream.history_public_to_subscribers;
+      auto = await applyAutomaticTopicPolicies(tx, {
+        sender,
+        senderSettings: userSettings(sender.settings_json),
+        streamId: stream.id,
+        topic: addr.topic,
+        streamMuted: !!(await subscription(tx, sender.id, stream.id))?.is_muted,
+        initiated: async () => !(await topicHasOtherMessage(tx, svc.realmId, stream.id, addr.topic, id, fullHistory ? undefined : sender.id)),
+        mentioned: [...rendered.mentionedUserIds].flatMap((uid) => {
+          const u = dir.users.get(uid);
+          return u && addr.userIds.includes(uid) ? [{ user: u, settings: userSettings(u.settings_json) }] : [];
+        }),
+        now: Math.floor(now),
+        emptyName: String(settings.empty_topic_display_name),
+      });
+    }
     const notifyAttachments = await claimMessageAttachments(svc, tx, sender, id, rendered.html);
     const msgRow = (await messageById(tx, svc.realmId, id))!;
     const [dict] = await formatMessages(svc, tx, [msgRow], dir, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
-    return { id, rows, dict, notifyAttachments, raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
+    return { id, rows, dict, auto, notifyAttachments, raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
   });
   svc.metrics?.messagesSent.inc();
 
+  for (const [ev, users, meta] of result.auto.events) svc.bus.send(ev, users, meta ? { meta } : undefined);
+  const senderPolicy = result.auto.senderPolicy;
   svc.bus.send(
     { type: 'message', message: result.dict },
-    result.rows.map((r) => ({ id: r.user_id, extra: { flags: flagList(r.flags) } })),
+    result.rows.map((r) => ({
+      id: r.user_id,
+      extra: { flags: flagList(r.flags), ...(senderPolicy !== null && r.user_id === sender.id ? { automatic_new_visibility_policy: senderPolicy } : {}) },
+    })),
     {
       allPublicStreamsQueues: result.publicChannel,
       meta: { rawContent: result.raw, senderQueueId: input.queueId ?? null, localId: input.localId ?? null, emptyTopicName: result.emptyName },

@@ -2,6 +2,7 @@
  * Personal settings (PATCH /settings) and the organization's defaults for
  * new users (PATCH /realm/user_settings_defaults), with Zulip's events.
  */
+import { startEmailChange } from './email-change.ts';
 import { endUserSessions } from './sessions.ts';
 import { presenceEnabledChanged } from './presence.ts';
 import type { Services } from '../services.ts';
@@ -61,6 +62,8 @@ export function checkNewFullName(raw: string, opts: { others: string[]; requireU
 
 export interface SettingsInput {
   fullName?: string;
+  /** A new email address: mailed a confirmation link (the change happens when it is opened). */
+  email?: string;
   oldPassword?: string;
   newPassword?: string;
   /** The web session making the change: a password change ends every other session of the user. */
@@ -90,6 +93,7 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
     if (!(await checkPassword(input.oldPassword ?? '', actor.password_hash))) throw badRequest('Wrong password!');
     if (!passwordStrongEnough(input.newPassword)) throw badRequest('New password is too weak!');
   }
+  if (input.email !== undefined) await startEmailChange(svc, actor, input.email);
   const newHash = input.newPassword !== undefined ? await hashPassword(input.newPassword) : undefined;
   const userEvents: ZulipEvent[] = [];
   const everyoneEvents: ZulipEvent[] = [];

@@ -41,6 +41,7 @@ import { defaultStreamIds } from './streams-default.ts';
 import { notificationBot } from './system-bots.ts';
 import { loadChannelContext } from './streams-format.ts';
 import { sendMessage } from './messages.ts';
+import { sendWelcomeMessages } from './welcome-bot.ts';
 
 export type ConfirmationState =
   | { kind: 'invalid' }
@@ -113,6 +114,7 @@ export async function acceptInvitation(svc: Services, key: string, input: { full
     ['groups', () => addToInvitedGroups(svc, inv, user)],
     ['referrer notification', () => notifyReferrer(svc, inv, user, realmName)],
     ['signup announcement', () => announceSignup(svc, user)],
+    ['welcome bot', () => sendWelcomeMessages(svc, user, inv.welcome_message_custom_text)],
   ];
   for (const [name, step] of steps) {
     try {

@@ -111,7 +111,8 @@ export async function getStreams(svc: Services, user: UserRow, f: GetStreamsFlag
     if (f.include_subscribed && mine.has(s.id)) include = true;
     if (f.include_default && s.is_default) include = true;
     if (f.include_can_access_content && access.content) include = true;
-    if (ownerSubs.has(s.id) && access.metadata) include = true;
+    // A bot sees its owner's channels, private ones included (Zulip's include_owner_subscribed).
+    if (ownerSubs.has(s.id)) include = true;
     if (include) out.push(formatStream(s, ctx));
   }
   return out;

@@ -26,6 +26,8 @@ import { formatStream, formatSubscription, loadChannelContext, subscriptionPrope
 import { checkStreamName, type TopicsPolicy } from './streams.ts';
 import { addSubscriptionsTx, announceNewChannels, checkCanCreate, insertChannel, sendSubscriptionAddEvents, type NewChannelSpec } from './streams-create.ts';
 import { sendDefaultStreamsEvent } from './streams-default.ts';
+import { notificationBot } from './system-bots.ts';
+import { sendMessage } from './messages.ts';
 
 export type IncludeSubscribers = boolean | 'partial';
 
@@ -94,6 +96,8 @@ export interface SubscribeInput {
   principals: Array<string | number>;
   authorizationErrorsFatal: boolean;
   announce: boolean;
+  /** Notification Bot tells users someone else subscribed them (default true). */
+  sendNewSubscriptionMessages?: boolean;
   inviteOnly: boolean;
   isWebPublic: boolean;
   isDefault: boolean;
@@ -187,7 +191,46 @@ export async function subscribe(svc: Services, user: UserRow, input: SubscribeIn
   };
   const body: Record<string, unknown> = { subscribed: group(result.added), already_subscribed: group(result.already) };
   if (!input.authorizationErrorsFatal) body.unauthorized = result.unauthorized.map((s) => s.name);
+  if (input.sendNewSubscriptionMessages !== false) {
+    // Zulip's MAX_BULK_NEW_SUBSCRIPTION_MESSAGES: no messages when too many users were subscribed at once.
+    const subscribedUsers = new Set(result.added.map(([u]) => u.id));
+    body.new_subscription_messages_sent = subscribedUsers.size <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
+    if (body.new_subscription_messages_sent) await sendNewSubscriptionMessages(svc, user, result.added, result.created);
+  }
   return body;
+}
+
+export const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100;
+
+/**
+ * Zulip's send_messages_for_new_subscribers: Notification Bot tells each
+ * human user someone else subscribed which existing channels they were
+ * subscribed to (channels created by the request are not mentioned).
+ */
+async function sendNewSubscriptionMessages(svc: Services, actor: UserRow, added: Array<[UserRow, StreamRow]>, created: StreamRow[]): Promise<void> {
+  const createdIds = new Set(created.map((s) => s.id));
+  const perUser = new Map<number, { user: UserRow; names: string[] }>();
+  for (const [u, s] of added) {
+    if (u.id === actor.id || u.is_bot || createdIds.has(s.id)) continue;
+    const entry = perUser.get(u.id) ?? { user: u, names: [] };
+    entry.names.push(s.name);
+    perUser.set(u.id, entry);
+  }
+  if (!perUser.size) return;
+  const bot = await notificationBot(svc);
+  const actorMention = `@**${actor.full_name}|${actor.id}**`;
+  for (const { user, names } of perUser.values()) {
+    const sorted = [...names].sort();
+    const content =
+      sorted.length === 1
+        ? `${actorMention} subscribed you to the channel #**${sorted[0]}**.`
+        : `${actorMention} subscribed you to the following channels:\n\n${sorted.map((n) => `* #**${n}**\n`).join('')}`;
+    try {
+      await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([user.id]), topic: undefined, content, clientName: 'Internal', readBySender: true });
+    } catch (err) {
+      svc.log.warn({ err, userId: user.id }, 'new subscription message failed');
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------

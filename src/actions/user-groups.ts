@@ -8,6 +8,7 @@ import { allUsers, ROLE, type UserRow } from '../store/users.ts';
 import { addGroupMembers, addGroupSubgroups, groupByName, insertGroup, removeGroupMembers, removeGroupSubgroups, updateGroup, type GroupRow } from '../store/groups.ts';
 import { allStreams } from '../store/streams.ts';
 import { Groups, parseStoredSetting, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { accessUserById } from './users-admin.ts';
 
 export const GROUP_SETTINGS = [
   'can_add_members_group',
@@ -202,6 +203,33 @@ export async function getGroupMembers(svc: Services, groupId: number, directOnly
   if (!groups.byId.get(groupId)) throw badRequest('Invalid user group');
   if (directOnly) return groups.directMembers(groupId, users);
   return users.filter((u) => groups.isMember(u, groupId)).map((u) => u.id);
+}
+
+/** GET /user_groups/{id}/subgroups: direct subgroups, or all of them (recursively, the group itself excluded). */
+export async function getGroupSubgroups(svc: Services, groupId: number, directOnly: boolean): Promise<number[]> {
+  const groups = await Groups.load(svc.store.db, svc.realmId);
+  if (!groups.byId.get(groupId)) throw badRequest('Invalid user group');
+  if (directOnly) return [...groups.directSubgroups(groupId)].sort((a, b) => a - b);
+  const seen = new Set<number>();
+  const walk = (id: number): void => {
+    for (const sub of groups.directSubgroups(id)) {
+      if (seen.has(sub)) continue;
+      seen.add(sub);
+      walk(sub);
+    }
+  };
+  walk(groupId);
+  seen.delete(groupId);
+  return [...seen].sort((a, b) => a - b);
+}
+
+/** GET /user_groups/{id}/members/{user_id}: whether the user is a (direct) member. */
+export async function isGroupMember(svc: Services, me: UserRow, groupId: number, userId: number, directOnly: boolean): Promise<boolean> {
+  const groups = await Groups.load(svc.store.db, svc.realmId);
+  if (!groups.byId.get(groupId)) throw badRequest('Invalid user group');
+  const target = await accessUserById(svc, me, userId, { forAdmin: false });
+  if (directOnly) return groups.directMembers(groupId, [target]).includes(target.id);
+  return groups.isMember(target, groupId);
 }
 
 export interface UpdateGroupInput {

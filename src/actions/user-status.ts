@@ -5,7 +5,7 @@
  * setting (changing it changes the setting).
  */
 import type { Services } from '../services.ts';
-import { badRequest } from '../lib/errors.ts';
+import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { transaction } from '../store/db.ts';
@@ -20,6 +20,8 @@ import type { ZulipEvent } from '../events/types.ts';
 import { noSuchUser } from './users-read.ts';
 import { checkEmoji, emojiData } from './emoji.ts';
 import { presenceEnabledChanged } from './presence.ts';
+import { accessUserById } from './users-admin.ts';
+import { isAdminRole } from './users-format.ts';
 
 export const MAX_STATUS_TEXT_LENGTH = 60;
 
@@ -59,14 +61,30 @@ export function formatStatus(
 
 const presenceEnabled = (u: { settings_json: string }): boolean => userSettings(u.settings_json).presence_enabled !== false;
 
+/** POST /users/me/status: the caller's own status (human users only). */
 export async function updateUserStatus(svc: Services, user: UserRow, input: StatusUpdate): Promise<void> {
   if (user.is_bot) throw badRequest('This endpoint does not accept bot requests.');
+  await applyUserStatus(svc, user, input);
+}
+
+/** POST /users/{user_id}/status (FL 407): an administrator sets another user's (or bot's) status. */
+export async function updateUserStatusByAdmin(svc: Services, admin: UserRow, userId: number, input: Omit<StatusUpdate, 'away'>): Promise<void> {
+  if (!isAdminRole(admin.role)) throw requireAdmin();
+  const target = await accessUserById(svc, admin, userId, { allowBots: true, forAdmin: true });
+  await applyUserStatus(svc, target, input);
+}
+
+async function applyUserStatus(svc: Services, user: UserRow, input: StatusUpdate): Promise<void> {
   const statusText = input.statusText?.trim();
   if (statusText !== undefined && [...statusText].length > MAX_STATUS_TEXT_LENGTH) {
     throw badRequest(`status_text is too long (limit: ${MAX_STATUS_TEXT_LENGTH} characters)`);
   }
   const { away } = input;
   let { emojiName, emojiCode, reactionType } = input;
+  // An emoji code or type without its name is its own error, before "no new values".
+  if (emojiName === undefined && (reactionType || emojiCode)) {
+    throw badRequest('Client must pass emoji_name if they pass either emoji_code or reaction_type.');
+  }
   if (away === undefined && statusText === undefined && emojiName === undefined) {
     throw badRequest('Client did not pass any new values.');
   }
@@ -84,8 +102,6 @@ export async function updateUserStatus(svc: Services, user: UserRow, input: Stat
         reactionType ??= data.type;
       }
       await checkEmoji(tx, svc.realmId, emojiName, emojiCode, reactionType);
-    } else if (reactionType || emojiCode) {
-      throw badRequest('Client must pass emoji_name if they pass either emoji_code or reaction_type.');
     }
 
     if (away !== undefined) {

@@ -20,6 +20,7 @@ import {
   countActiveUsers,
   updateUser,
   userByDeliveryEmail,
+  userByEmail,
   userById,
   deactivateUserRow,
   ROLE,
@@ -29,6 +30,9 @@ import { avatarUrl, isAdminRole } from './users-format.ts';
 import { botEventRecipients, checkBotCreationPolicy, sendBotOwnerEvents } from './bots-format.ts';
 import { checkFullName, createUser, validEmail } from './users.ts';
 import { noSuchUser } from './users-read.ts';
+import { sendActivationPeerEvents, sendRoleChangeStreamEvents } from './access-change-events.ts';
+import { loadChannelContext } from './streams-format.ts';
+import { sendWelcomeMessages } from './welcome-bot.ts';
 
 export const ROLES: readonly number[] = [ROLE.OWNER, ROLE.ADMINISTRATOR, ROLE.MODERATOR, ROLE.MEMBER, ROLE.GUEST];
 
@@ -97,6 +101,11 @@ export async function createUserByAdmin(
   if (await userByDeliveryEmail(svc.store.db, svc.realmId, email)) throw badRequest(`Email '${email}' already in use`);
   if (!passwordStrongEnough(input.password)) throw badRequest('The password is too weak.');
   const user = await createUser(svc, { email, fullName, password: input.password });
+  try {
+    await sendWelcomeMessages(svc, user);
+  } catch (err) {
+    svc.log.error({ err, userId: user.id }, 'Welcome Bot message failed');
+  }
   return { user_id: user.id };
 }
 
@@ -116,11 +125,14 @@ export async function changeFullName(svc: Services, target: UserRow, fullName: s
 /** Changes a role (no permission checks: callers do them) and announces it. */
 export async function changeRole(svc: Services, target: UserRow, role: number): Promise<void> {
   if (target.role === role) return;
+  const before = await loadChannelContext(svc, svc.store.db);
   await transaction(svc.store, (tx) => updateUser(tx, target.id, { role }));
   svc.bus.send(
     { type: 'realm_user', op: 'update', person: { user_id: target.id, role } },
     await activeUserIds(svc.store.db, svc.realmId),
   );
+  // Channels the new role can or can no longer see.
+  await sendRoleChangeStreamEvents(svc, before, target);
 }
 
 /** The role-change permission rules shared by PATCH /users/{id} and PATCH /bots/{id}. */
@@ -152,6 +164,18 @@ export async function updateUserByAdmin(
     const name = checkFullName(input.fullName);
     await changeFullName(svc, target, name);
   }
+}
+
+/** PATCH /users/{email}: the same update, the user named by their (API) email. */
+export async function updateUserByEmail(
+  svc: Services,
+  me: UserRow,
+  email: string,
+  input: { fullName?: string; role?: number; profileData?: ProfileDataItem[] },
+): Promise<void> {
+  const target = await userByEmail(svc.store.db, svc.realmId, email);
+  if (!target) throw noSuchUser();
+  await updateUserByAdmin(svc, me, target.id, input);
 }
 
 // ---------------------------------------------------------------------------
@@ -190,6 +214,7 @@ export async function deactivateUser(svc: Services, target: UserRow, opts: { cas
       done.push(...(await deactivateUser(svc, bot, { cascade: false })));
     }
   }
+  const before = await loadChannelContext(svc, svc.store.db);
   const changed = await transaction(svc.store, async (tx) => {
     const changed = await deactivateUserRow(tx, target.id);
     await endUserSessions(tx, target.id);
@@ -198,6 +223,8 @@ export async function deactivateUser(svc: Services, target: UserRow, opts: { cas
   if (!changed) return done;
   const recipients = await activeUserIds(svc.store.db, svc.realmId);
   svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: false } }, recipients);
+  // The user leaves the subscriber lists of their channels.
+  await sendActivationPeerEvents(svc, target.id, 'peer_remove', before);
   if (target.is_bot) {
     svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: target.id, is_active: false } }, await botEventRecipients(svc, target));
   }
@@ -334,6 +361,8 @@ export async function reactivateUser(svc: Services, target: UserRow, acting: Use
   await transaction(svc.store, (tx) => updateUser(tx, target.id, { is_active: 1, ...(newOwner ? { bot_owner_id: newOwner.id } : {}) }));
   const u = await reload(svc, target.id);
   svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: u.id, is_active: true } }, await activeUserIds(svc.store.db, svc.realmId));
+  // Back in the subscriber lists of their channels.
+  await sendActivationPeerEvents(svc, u.id, 'peer_add', null);
   if (u.is_bot) {
     svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: u.id, is_active: true } }, await botEventRecipients(svc, u));
     if (newOwner) {

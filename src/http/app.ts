@@ -19,7 +19,7 @@ import type { UserRow } from '../store/users.ts';
 import { codeToNames } from '../emoji/index.ts';
 import { registerUploadServing } from './uploads.ts';
 import { registerAvatarServing } from './avatars.ts';
-import { registerSignupRoutes } from './signup.ts';
+import { registerEmailChangeRoutes, registerJoinRoutes, registerSignupRoutes } from './signup.ts';
 import { authenticateSession, registerWeb } from './web.ts';
 import { withDeliveries } from '../events/bus.ts';
 import { registerOps } from './ops.ts';
@@ -194,6 +194,8 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   registerUploadServing(app, svc, limits);
   registerAvatarServing(app, svc);
   registerSignupRoutes(app, svc);
+  registerJoinRoutes(app, svc);
+  registerEmailChangeRoutes(app, svc);
 
   // Every route twice from its one declaration: /api/v1 (HTTP Basic) and /json (session).
   for (const mode of ['api', 'json'] as const) {

@@ -4,10 +4,18 @@
  * - POST /accounts/do_confirm/<key>  form-encoded `full_name`, `password`: creates the account
  * Unknown keys are 404, expired or revoked ones 410, used ones say the account
  * exists; form errors re-show the form (400). Every interpolated value is escaped.
+ *
+ * Reusable invitation links lead to:
+ * - GET  /join/<key>/  a form asking for an email address
+ * - POST /join/<key>/  form-encoded `email`: sends a confirmation email whose
+ *   /accounts/do_confirm/ link is the registration page above
  */
+export const JOIN_PATH_PREFIX = '/join/';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { acceptInvitation, checkConfirmationKey, type SignupResult } from '../actions/signup.ts';
+import { checkMultiuseKey, startMultiuseSignup } from '../actions/invites.ts';
+import { confirmEmailChange } from '../actions/email-change.ts';
 
 export const SIGNUP_PATH_PREFIX = '/accounts/do_confirm/';
 
@@ -115,5 +123,64 @@ export function registerSignupRoutes(app: FastifyInstance, svc: Services): void 
         render(svc, reply, key, state ?? { kind: 'invalid' });
       }
     }
+  });
+}
+
+function joinForm(key: string, realmName: string, email: string, error: string | null): string {
+  return page(
+    `Join ${realmName}`,
+    `<h1>Join ${escapeHtml(realmName)}</h1>` +
+      (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '') +
+      `<form method="post" action="${escapeHtml(JOIN_PATH_PREFIX + encodeURIComponent(key))}/">` +
+      `<label for="email">Email</label><input id="email" name="email" type="email" required autocomplete="email" value="${escapeHtml(email)}">` +
+      '<button type="submit">Sign up</button></form>',
+  );
+}
+
+export function registerJoinRoutes(app: FastifyInstance, svc: Services): void {
+  const invalid = (reply: FastifyReply) =>
+    send(reply, 404, page('Invalid link', '<h1>This invitation link is invalid</h1><p>Check that you copied the whole link.</p>'));
+  const expired = (reply: FastifyReply) =>
+    send(reply, 410, page('Link expired', '<h1>This invitation link has expired</h1><p>The link has expired or been revoked. Ask for a new one.</p>'));
+  // With or without the trailing slash (the app ignores it).
+  {
+    const path = `${JOIN_PATH_PREFIX}:key/`;
+    app.get(path, async (req: FastifyRequest, reply) => {
+      const { key } = req.params as { key: string };
+      const state = await checkMultiuseKey(svc, key);
+      if (state.kind === 'invalid') return invalid(reply);
+      if (state.kind === 'expired') return expired(reply);
+      send(reply, 200, joinForm(key, state.realmName, '', null));
+    });
+    app.post(path, async (req: FastifyRequest, reply) => {
+      const { key } = req.params as { key: string };
+      const email = (req.formFields ?? new Map<string, string>()).get('email') ?? '';
+      const r = await startMultiuseSignup(svc, key, email);
+      if (r.kind === 'invalid') return invalid(reply);
+      if (r.kind === 'expired') return expired(reply);
+      if (r.kind === 'form_error') return send(reply, 400, joinForm(key, r.realmName, email, r.error));
+      if (r.kind === 'valid') return send(reply, 200, joinForm(key, r.realmName, email, null));
+      send(
+        reply,
+        200,
+        page('Check your email', `<h1>Check your email</h1><p>We sent a link to <strong>${escapeHtml(r.email)}</strong> to finish creating your account.</p>`),
+      );
+    });
+  }
+}
+
+/** GET /accounts/confirm_new_email/<key>/: the link of an email change (PATCH /settings email). */
+export function registerEmailChangeRoutes(app: FastifyInstance, svc: Services): void {
+  app.get('/accounts/confirm_new_email/:key/', async (req: FastifyRequest, reply) => {
+    const { key } = req.params as { key: string };
+    const r = await confirmEmailChange(svc, key);
+    if (r.kind === 'invalid') return send(reply, 404, page('Invalid link', '<h1>This confirmation link is invalid</h1>'));
+    if (r.kind === 'expired') return send(reply, 410, page('Link expired', '<h1>This confirmation link has expired or was already used</h1>'));
+    if (r.kind === 'taken') return send(reply, 400, page('Address in use', `<h1>The address could not be changed</h1><p>${escapeHtml(r.error)}</p>`));
+    send(
+      reply,
+      200,
+      page('Email address changed', `<h1>Email address changed</h1><p>The email address for your account was changed from <strong>${escapeHtml(r.oldEmail)}</strong> to <strong>${escapeHtml(r.newEmail)}</strong>.</p>`),
+    );
   });
 }

@@ -5,6 +5,7 @@
 import { escapeCode, pyHtmlEscape } from './tree.ts';
 import { MAX_NESTING_DEPTH, MarkdownRenderingError } from './errors.ts';
 import languages from './pygments-languages.json' with { type: 'json' };
+import { highlightCode } from './highlight.ts';
 
 export const FENCE_RE =
   /^(?<fence>~{3,}|`{3,})[ ]*(?:\{?\.?(?<lang>[a-zA-Z0-9_+,\-./#]+)[ ]*(?<header>[^ ~`][^~`]*)?\}?)?$/;
@@ -23,11 +24,25 @@ export interface FenceHost {
   defaultLanguage?: string | null;
 }
 
-/** Render a code block the way Zulip's codehilite wrapper lays it out (without token spans). */
+/** Python-Markdown's CodeHilite shebang line: `#!python`, `#!/usr/bin/python`. */
+const SHEBANG_RE = /^#!(?:(?:\/\w+)*[/ ])?([\w#.+-]*)/;
+
+/**
+ * Render a code block the way Zulip's codehilite wrapper lays it out, with
+ * Pygments' token spans when the language has a grammar (highlight.ts). A
+ * block without a language is highlighted by its shebang line, if any (the
+ * line stays, and no data-code-language is set, as in Zulip).
+ */
 export function renderCodeBlock(text: string, lang: string | null): string {
   const src = text.replace(/^\n+|\n+$/g, '');
   const langAttr = lang ? ` data-code-language="${escapeCode(canonicalLanguageName(lang))}"` : '';
-  return `<div class="codehilite"${langAttr}><pre><span></span><code>${escapeCode(src)}\n</code></pre></div>`;
+  let lexer = lang ? canonicalLanguageName(lang) : null;
+  if (!lang) {
+    const m = SHEBANG_RE.exec(src.split('\n', 1)[0]);
+    if (m?.[1]) lexer = LANGUAGE_NAMES[m[1].toLowerCase()] ?? null;
+  }
+  const body = (lexer && highlightCode(src, lexer)) ?? escapeCode(src);
+  return `<div class="codehilite"${langAttr}><pre><span></span><code>${body}\n</code></pre></div>`;
 }
 
 interface Handler {

@@ -37,3 +37,20 @@ export async function insertChannelEmailToken(db: Tx, v: { realmId: number; stre
     .onConflict((oc) => oc.columns(['stream_id', 'creator_id', 'sender_id']).doNothing())
     .execute();
 }
+
+/**
+ * Whether the topic has a message other than `exceptId` (compared
+ * case-insensitively); with `userId`, only among that user's messages.
+ */
+export async function topicHasOtherMessage(db: Tx, realmId: number, streamId: number, topic: string, exceptId: number, userId?: number): Promise<boolean> {
+  let q = db
+    .selectFrom('messages')
+    .select('messages.id')
+    .where('messages.realm_id', '=', realmId)
+    .where('messages.recipient_type', '=', RECIPIENT.STREAM)
+    .where('messages.recipient_id', '=', streamId)
+    .where(sql`lower(messages.topic)`, '=', topic.toLowerCase())
+    .where('messages.id', '!=', exceptId);
+  if (userId !== undefined) q = q.innerJoin('user_messages', 'user_messages.message_id', 'messages.id').where('user_messages.user_id', '=', userId);
+  return !!(await q.limit(1).executeTakeFirst());
+}

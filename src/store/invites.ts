@@ -1,9 +1,10 @@
 /** Email invitations (table `invitations`). Times are UNIX seconds. */
 import type { Insertable, Selectable } from 'kysely';
 import type { Tx } from './db.ts';
-import type { InvitationsTable } from './schema.ts';
+import type { InvitationsTable, MultiuseInvitesTable } from './schema.ts';
 
 export type InvitationRow = Selectable<InvitationsTable>;
+export type MultiuseInviteRow = Selectable<MultiuseInvitesTable>;
 export type NewInvitation = Insertable<InvitationsTable>;
 
 export const INVITATION_STATUS = { PENDING: 0, USED: 1, REVOKED: 2 } as const;
@@ -13,7 +14,14 @@ export async function insertInvitation(db: Tx, row: NewInvitation): Promise<Invi
 }
 
 export async function invitationById(db: Tx, realmId: number, id: number): Promise<InvitationRow | undefined> {
-  return db.selectFrom('invitations').selectAll().where('realm_id', '=', realmId).where('id', '=', id).where('status', '=', INVITATION_STATUS.PENDING).executeTakeFirst();
+  return db
+    .selectFrom('invitations')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .where('id', '=', id)
+    .where('status', '=', INVITATION_STATUS.PENDING)
+    .where('multiuse_id', 'is', null)
+    .executeTakeFirst();
 }
 
 /** Unexpired invitations of the organization, or only those sent by `referredBy`, oldest first. */
@@ -23,9 +31,39 @@ export async function validInvitations(db: Tx, realmId: number, now: number, ref
     .selectAll()
     .where('realm_id', '=', realmId)
     .where('status', '=', INVITATION_STATUS.PENDING)
+    .where('multiuse_id', 'is', null)
     .where((eb) => eb.or([eb('expiry_date', 'is', null), eb('expiry_date', '>=', now)]));
   if (referredBy !== undefined) q = q.where('referred_by', '=', referredBy);
   return q.orderBy('id').execute();
+}
+
+export async function insertMultiuseInvite(db: Tx, row: Insertable<MultiuseInvitesTable>): Promise<MultiuseInviteRow> {
+  return db.insertInto('multiuse_invites').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** A reusable invitation link by ID, whatever its status. */
+export async function multiuseInviteById(db: Tx, realmId: number, id: number): Promise<MultiuseInviteRow | undefined> {
+  return db.selectFrom('multiuse_invites').selectAll().where('realm_id', '=', realmId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function multiuseInviteByKey(db: Tx, realmId: number, key: string): Promise<MultiuseInviteRow | undefined> {
+  return db.selectFrom('multiuse_invites').selectAll().where('realm_id', '=', realmId).where('confirmation_key', '=', key).executeTakeFirst();
+}
+
+/** Active, unexpired reusable links of the organization, or only those created by `referredBy`, oldest first. */
+export async function validMultiuseInvites(db: Tx, realmId: number, now: number, referredBy?: number): Promise<MultiuseInviteRow[]> {
+  let q = db
+    .selectFrom('multiuse_invites')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .where('status', '=', INVITATION_STATUS.PENDING)
+    .where((eb) => eb.or([eb('expiry_date', 'is', null), eb('expiry_date', '>=', now)]));
+  if (referredBy !== undefined) q = q.where('referred_by', '=', referredBy);
+  return q.orderBy('id').execute();
+}
+
+export async function revokeMultiuseInvite(db: Tx, id: number): Promise<void> {
+  await db.updateTable('multiuse_invites').set({ status: INVITATION_STATUS.REVOKED }).where('id', '=', id).execute();
 }
 
 export async function deleteInvitation(db: Tx, id: number): Promise<void> {

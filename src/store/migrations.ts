@@ -570,3 +570,41 @@ migration('0900_realm_domains', async (db, c, d) => {
     .addUniqueConstraint('realm_domains_domain', ['realm_id', 'domain'])
     .execute();
 });
+
+// Reusable invitation links (Zulip's multiuse invites). A sign-up through one
+// becomes an `invitations` row pointing at it (multiuse_id), confirmed by email
+// through /accounts/do_confirm/ like an email invitation, but not listed as one.
+migration('0610_multiuse_invites', async (db, c, d) => {
+  await db.schema
+    .createTable('multiuse_invites')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('referred_by', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('invited_as', 'integer', (col) => col.notNull())
+    .addColumn('date_created', c.big, (col) => col.notNull())
+    .addColumn('expiry_date', c.big)
+    .addColumn('confirmation_key', 'text', (col) => col.notNull().unique())
+    .addColumn('stream_ids_json', 'text', (col) => col.notNull().defaultTo('[]'))
+    .addColumn('group_ids_json', 'text', (col) => col.notNull().defaultTo('[]'))
+    .addColumn('include_realm_default_subscriptions', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('welcome_message_custom_text', 'text')
+    .addColumn('status', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
+  await db.schema.alterTable('invitations').addColumn('multiuse_id', 'integer').execute();
+});
+
+// Pending email address changes (PATCH /settings email): confirmed through
+// the link mailed to the new address; status 0 pending, 1 used.
+migration('0620_email_changes', async (db, c, d) => {
+  await db.schema
+    .createTable('email_changes')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('old_email', 'text', (col) => col.notNull())
+    .addColumn('new_email', 'text', (col) => col.notNull())
+    .addColumn('confirmation_key', 'text', (col) => col.notNull().unique())
+    .addColumn('created', c.big, (col) => col.notNull())
+    .addColumn('status', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
+});

@@ -216,6 +216,7 @@ export async function narrowRange(
   numBefore: number,
   numAfter: number,
   includeAnchor: boolean,
+  firstVisibleMessageId = 0,
 ): Promise<RangeResult> {
   const left = anchor === 0;
   const right = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
@@ -238,6 +239,10 @@ export async function narrowRange(
     rows = await narrowIds(db, store, q, { extra: sql`m.id = ${anchor}`, order: 'asc' });
   }
   rows.sort((a, b) => a.id - b.id);
+  // Messages older than the organization's visibility limit are not shown (Zulip's first_visible_message_id).
+  const visible = firstVisibleMessageId > 0 ? rows.filter((r) => r.id >= firstVisibleMessageId) : rows;
+  const rowsLimited = visible.length !== rows.length;
+  rows = visible;
   let beforeRows: IdFlags[];
   let anchorRows: IdFlags[];
   let afterRows: IdFlags[];
@@ -252,13 +257,25 @@ export async function narrowRange(
   }
   if (numBefore) beforeRows = beforeRows.slice(-numBefore);
   if (numAfter) afterRows = afterRows.slice(0, numAfter);
+  const foundOldest = left || beforeRows.length < numBefore;
   return {
     rows: [...beforeRows, ...anchorRows, ...afterRows],
     foundAnchor: anchorRows.length === 1,
-    foundOldest: left || beforeRows.length < numBefore,
+    foundOldest,
     foundNewest: right || afterRows.length < numAfter,
-    historyLimited: false,
+    // The oldest visible message was reached and older ones were hidden by the limit.
+    historyLimited: rowsLimited && foundOldest,
   };
+}
+
+/**
+ * Zulip's first_visible_message_id: with a message visibility limit of N,
+ * the ID of the organization's N-th newest message (0: no limit, or fewer messages).
+ */
+export async function firstVisibleMessageId(db: Tx, realmId: number, limit: number | null): Promise<number> {
+  if (limit === null || !(limit > 0)) return 0;
+  const row = await db.selectFrom('messages').select('id').where('realm_id', '=', realmId).orderBy('id', 'desc').limit(1).offset(limit - 1).executeTakeFirst();
+  return row ? Number(row.id) : 0;
 }
 
 /** The first unread message matching the narrow (muted conversations excluded), or none. */

@@ -233,6 +233,24 @@ export interface InvitationsTable {
   /** 0 pending, 1 used (an account was created from it), 2 revoked (another invitation to the address was used). */
   status: Generated<number>;
   created_user_id: number | null;
+  /** The reusable invitation link a sign-up came through (then not an email invitation of its own). */
+  multiuse_id: Generated<number | null>;
+}
+
+/** A reusable invitation link (Zulip's MultiuseInvite); status 0 active, 2 revoked. */
+export interface MultiuseInvitesTable {
+  id: Generated<number>;
+  realm_id: number;
+  referred_by: number;
+  invited_as: number;
+  date_created: number;
+  expiry_date: number | null;
+  confirmation_key: string;
+  stream_ids_json: string;
+  group_ids_json: string;
+  include_realm_default_subscriptions: number;
+  welcome_message_custom_text: string | null;
+  status: Generated<number>;
 }
 
 /** A user's synchronized compose draft (spec 2.7); last_edit_time in UNIX seconds (fractional). */
@@ -385,8 +403,23 @@ export interface ClusterNodesTable {
   heartbeat_at: number;
 }
 
+/** A pending change of a user's email address (Zulip's EmailChangeStatus). */
+export interface EmailChangesTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  old_email: string;
+  new_email: string;
+  confirmation_key: string;
+  created: number;
+  /** 0 pending, 1 used. */
+  status: Generated<number>;
+}
+
 export interface Database {
+  email_changes: EmailChangesTable;
   cluster_nodes: ClusterNodesTable;
+  multiuse_invites: MultiuseInvitesTable;
   sessions: SessionsTable;
   saved_snippets: SavedSnippetsTable;
   submessages: SubmessagesTable;

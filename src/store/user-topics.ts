@@ -45,3 +45,14 @@ export async function deleteUserTopic(db: Tx, userId: number, streamId: number, 
     .where(sql`lower(topic)`, '=', topic.toLowerCase())
     .execute();
 }
+
+/** Every user's policy for a topic (compared case-insensitively). */
+export async function topicPolicyRows(db: Tx, streamId: number, topic: string): Promise<Array<{ user_id: number; visibility_policy: number }>> {
+  return db
+    .selectFrom('user_topics')
+    .select(['user_id', 'visibility_policy'])
+    .where('stream_id', '=', streamId)
+    .where(sql`lower(topic)`, '=', topic.toLowerCase())
+    .orderBy('user_id')
+    .execute();
+}

@@ -2,7 +2,7 @@
 import { route } from '../route.ts';
 import { p, v } from '../params.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { createBot, deactivateBot, listOwnBots, patchBot, regenerateBotApiKey } from '../../actions/bots.ts';
+import { createBot, deactivateBot, listOwnBots, patchBot, getBotApiKey, regenerateBotApiKey } from '../../actions/bots.ts';
 import { ROLES } from '../../actions/users-admin.ts';
 
 /** A JSON-encoded URL string (Zulip's check_url). */
@@ -100,6 +100,15 @@ export default [
     pathParams: { bot_id: p.pathInt() },
     params: {},
     handler: (ctx, a) => deactivateBot(ctx.svc, ctx.user, a.bot_id),
+  }),
+  route({
+    method: 'GET',
+    path: '/bots/:bot_id(^\\d+$)/api_key',
+    auth: 'user',
+    summary: "Get a bot's API key",
+    pathParams: { bot_id: p.pathInt() },
+    params: {},
+    handler: (ctx, a) => getBotApiKey(ctx.svc, ctx.user, a.bot_id),
   }),
   route({
     method: 'POST',

@@ -34,6 +34,7 @@ const settingsRoute = (path: string, summary: string): RouteDef =>
     summary,
     params: {
       full_name: p.str().optional(),
+      email: p.str().optional(),
       old_password: p.str().optional(),
       new_password: p.str().optional(),
       ...userSettingParams,
@@ -42,6 +43,7 @@ const settingsRoute = (path: string, summary: string): RouteDef =>
       const args = a as Record<string, unknown>;
       return updateOwnSettings(ctx.svc, ctx.user, {
         fullName: args.full_name as string | undefined,
+        email: args.email as string | undefined,
         oldPassword: args.old_password as string | undefined,
         newPassword: args.new_password as string | undefined,
         keepSession: ctx.sessionIdHash,

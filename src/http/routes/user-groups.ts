@@ -6,6 +6,8 @@ import {
   createGroup,
   deactivateGroup,
   getGroupMembers,
+  getGroupSubgroups,
+  isGroupMember,
   GROUP_SETTINGS,
   listGroups,
   updateGroupInfo,
@@ -96,5 +98,23 @@ export default [
     handler: async (ctx, a) => {
       await updateGroupSubgroups(ctx.svc, ctx.user, a.user_group_id, a.add, a.delete);
     },
+  }),
+  route({
+    method: 'GET',
+    path: '/user_groups/:user_group_id(^\\d+$)/subgroups',
+    auth: 'user',
+    summary: 'Get subgroups of a user group',
+    pathParams: { user_group_id: p.pathInt() },
+    params: { direct_subgroup_only: p.bool().default(false) },
+    handler: async (ctx, a) => ({ subgroups: await getGroupSubgroups(ctx.svc, a.user_group_id, a.direct_subgroup_only) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/user_groups/:user_group_id(^\\d+$)/members/:user_id(^\\d+$)',
+    auth: 'user',
+    summary: 'Get user group membership status',
+    pathParams: { user_group_id: p.pathInt(), user_id: p.pathInt() },
+    params: { direct_member_only: p.bool().default(false) },
+    handler: async (ctx, a) => ({ is_user_group_member: await isGroupMember(ctx.svc, ctx.user, a.user_group_id, a.user_id, a.direct_member_only) }),
   }),
 ];

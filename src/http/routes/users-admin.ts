@@ -1,7 +1,7 @@
 /** Administering users: create, update name/role, deactivate, reactivate, API key regeneration. */
 import { profileDataList } from './profile-fields.ts';
 import { route } from '../route.ts';
-import { p, v } from '../params.ts';
+import { p, v, type ParsedParams } from '../params.ts';
 import { ApiError } from '../../lib/errors.ts';
 import {
   createUserByAdmin,
@@ -9,7 +9,7 @@ import {
   deactivateUserByAdmin,
   reactivateUserByAdmin,
   regenerateOwnApiKey,
-  updateUserByAdmin,
+  updateUserByAdmin, updateUserByEmail,
   ROLES,
   NO_DEACTIVATION_ACTIONS,
 } from '../../actions/users-admin.ts';
@@ -23,6 +23,17 @@ const deactivationActions = v.object(
   { delete_profile: v.bool(), delete_public_channel_messages: v.bool(), delete_private_channel_messages: v.bool(), delete_direct_messages: v.bool() },
   { optional: ACTION_KEYS },
 );
+
+const updateUserParams = {
+  full_name: p.str().optional(),
+  role: p.json(v.int(), 'integer').optional(),
+  profile_data: profileDataList.optional(),
+};
+
+function updateUserInput(a: ParsedParams<typeof updateUserParams>) {
+  if (a.role !== undefined && !ROLES.includes(a.role)) throw new ApiError('Invalid role');
+  return { fullName: a.full_name, role: a.role, profileData: a.profile_data };
+}
 
 export default [
   route({
@@ -39,14 +50,20 @@ export default [
     auth: 'user',
     summary: 'Update a user',
     pathParams: { user_id: p.pathInt() },
-    params: {
-      full_name: p.str().optional(),
-      role: p.json(v.int(), 'integer').optional(),
-      profile_data: profileDataList.optional(),
-    },
+    params: updateUserParams,
     handler: async (ctx, a) => {
-      if (a.role !== undefined && !ROLES.includes(a.role)) throw new ApiError('Invalid role');
-      await updateUserByAdmin(ctx.svc, ctx.user, a.user_id, { fullName: a.full_name, role: a.role, profileData: a.profile_data });
+      await updateUserByAdmin(ctx.svc, ctx.user, a.user_id, updateUserInput(a));
+    },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/users/:email',
+    auth: 'user',
+    summary: 'Update a user by email',
+    pathParams: { email: p.pathStr() },
+    params: updateUserParams,
+    handler: async (ctx, a) => {
+      await updateUserByEmail(ctx.svc, ctx.user, a.email, updateUserInput(a));
     },
   }),
   route({

@@ -1,0 +1,108 @@
+/**
+ * Changing one's email address (PATCH /settings `email`), with Zulip's
+ * confirmation flow: the new address gets a link
+ * (/accounts/confirm_new_email/<key>/); opening it changes the address,
+ * tells the old address, and sends the realm_user events (delivery_email to
+ * those who may see it; new_email to everyone when the address is public;
+ * the avatar when it is a Gravatar, which follows the address).
+ */
+import type { Services } from '../services.ts';
+import { badRequest } from '../lib/errors.ts';
+import { emailSettings, sendEmail } from '../lib/email.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
+import { nowSeconds, randomAlnum } from '../lib/util.ts';
+import { transaction } from '../store/db.ts';
+import { claimEmailChange, emailChangeByKey, insertEmailChange } from '../store/email-changes.ts';
+import { realmById } from '../store/realm.ts';
+import { activeUserIds, allUsers, updateUser, userByDeliveryEmail, userById, type UserRow } from '../store/users.ts';
+import { avatarUrl, canSeeDeliveryEmail, emailVisibility, isAdminRole, publicEmail } from './users-format.ts';
+import { validEmail } from './users.ts';
+
+/** How long the confirmation link works (Zulip's default confirmation validity: 1 day). */
+const CONFIRMATION_VALIDITY_SECONDS = 24 * 3600;
+
+export const confirmEmailUrl = (svc: Services, key: string): string => `${svc.config.externalUrl}/accounts/confirm_new_email/${key}/`;
+
+/** Why an address cannot be taken, or null (Zulip's validate_email_not_already_in_realm). */
+async function addressTaken(svc: Services, email: string): Promise<string | null> {
+  const existing = await userByDeliveryEmail(svc.store.db, svc.realmId, email);
+  if (!existing) return null;
+  if (existing.is_system_bot) return 'Reserved for system bots.';
+  return existing.is_active ? 'Already has an account.' : 'Account has been deactivated.';
+}
+
+/** Starts the change: checks, then mails the confirmation link to the new address. */
+export async function startEmailChange(svc: Services, user: UserRow, requested: string): Promise<void> {
+  const email = requested.trim();
+  if (email.toLowerCase() === user.delivery_email.toLowerCase()) return;
+  const realm = await realmById(svc.store.db, svc.realmId);
+  const settings = realmSettings(realm.settings_json);
+  if (settings.email_changes_disabled && !isAdminRole(user.role)) throw badRequest('Email address changes are disabled in this organization.');
+  if (!validEmail(email)) throw badRequest('Invalid address.');
+  const taken = await addressTaken(svc, email);
+  if (taken) throw badRequest(taken);
+  const key = randomAlnum(24).toLowerCase();
+  await transaction(svc.store, (tx) => insertEmailChange(tx, { realmId: svc.realmId, userId: user.id, oldEmail: user.delivery_email, newEmail: email, key, now: nowSeconds() }));
+  try {
+    await sendEmail(emailSettings(svc.config), {
+      to: [email],
+      subject: 'Verify your new email address',
+      text:
+        [
+          'Hi,',
+          '',
+          `We received a request to change the email address for the ${realm.name} account (${svc.config.externalUrl}) from ${user.delivery_email} to ${email}.`,
+          '',
+          'To confirm this change, open this link:',
+          confirmEmailUrl(svc, key),
+          '',
+          'The link expires in 1 day.',
+        ].join('\n') + '\n',
+      template: 'confirm_new_email',
+    });
+  } catch (err) {
+    svc.log.error({ err, userId: user.id }, 'email change confirmation failed');
+  }
+}
+
+export type EmailChangeResult = { kind: 'invalid' } | { kind: 'expired' } | { kind: 'taken'; error: string } | { kind: 'changed'; oldEmail: string; newEmail: string };
+
+/** Opening the confirmation link: the address changes once, if still free. */
+export async function confirmEmailChange(svc: Services, key: string): Promise<EmailChangeResult> {
+  if (!/^[A-Za-z0-9]{1,100}$/.test(key)) return { kind: 'invalid' };
+  const change = await emailChangeByKey(svc.store.db, svc.realmId, key);
+  if (!change) return { kind: 'invalid' };
+  if (change.status !== 0 || Number(change.created) + CONFIRMATION_VALIDITY_SECONDS < nowSeconds()) return { kind: 'expired' };
+  const user = await userById(svc.store.db, svc.realmId, change.user_id);
+  if (!user || !user.is_active) return { kind: 'invalid' };
+  const taken = await addressTaken(svc, change.new_email);
+  if (taken) return { kind: 'taken', error: taken };
+  if (!(await claimEmailChange(svc.store.db, change.id))) return { kind: 'expired' };
+  const visibility = emailVisibility(user);
+  const apiEmail = publicEmail(svc.config, user.id, change.new_email, visibility);
+  await transaction(svc.store, (tx) => updateUser(tx, user.id, { delivery_email: change.new_email, email: apiEmail }));
+  const updated: UserRow = { ...user, delivery_email: change.new_email, email: apiEmail };
+  const everyone = await allUsers(svc.store.db, svc.realmId);
+  const mayKnow = everyone.filter((u) => u.is_active && canSeeDeliveryEmail(u, updated)).map((u) => u.id);
+  svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: user.id, delivery_email: change.new_email } }, mayKnow);
+  const recipients = await activeUserIds(svc.store.db, svc.realmId);
+  if (updated.avatar_source === 'G') {
+    const url = avatarUrl(svc.config, updated, false);
+    svc.bus.send(
+      { type: 'realm_user', op: 'update', person: { user_id: user.id, avatar_source: 'G', avatar_url: url, avatar_url_medium: url, avatar_version: updated.avatar_version } },
+      recipients,
+    );
+  }
+  if (apiEmail !== user.email) svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: user.id, new_email: apiEmail } }, recipients);
+  try {
+    await sendEmail(emailSettings(svc.config), {
+      to: [change.old_email],
+      subject: 'Email address changed',
+      text: `Hi,\n\nThe email address for your account (${svc.config.externalUrl}) was changed from ${change.old_email} to ${change.new_email}.\n`,
+      template: 'notify_change_in_email',
+    });
+  } catch (err) {
+    svc.log.error({ err, userId: user.id }, 'email change notice failed');
+  }
+  return { kind: 'changed', oldEmail: change.old_email, newEmail: change.new_email };
+}

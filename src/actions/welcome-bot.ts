@@ -1,0 +1,53 @@
+/**
+ * Welcome Bot (Zulip's send_initial_direct_message): a direct message to
+ * each new human user, and then the organization's (or the invitation's)
+ * welcome_message_custom_text as a second message when there is one.
+ */
+import type { Services } from '../services.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
+import { realmById } from '../store/realm.ts';
+import { ROLE, type UserRow } from '../store/users.ts';
+import { sendMessage } from './messages.ts';
+import { welcomeBot } from './system-bots.ts';
+
+const BOT_COMMANDS = ['apps', 'profile', 'theme', 'channels', 'topics', 'message formatting', 'keyboard shortcuts', 'help'];
+
+/** Zulip's organization types for education (education_nonprofit, education). */
+const EDUCATION_ORG_TYPES = new Set([35, 36]);
+
+/** The first Welcome Bot message, as Zulip words it. */
+export function welcomeMessageContent(realmUrl: string, user: UserRow, orgType: unknown): string {
+  const education = EDUCATION_ORG_TYPES.has(Number(orgType));
+  const gettingStarted = education
+    ? `If you are new to Zulip, check out our [Using Zulip for a class guide](${realmUrl}/help/using-zulip-for-a-class)!`
+    : `If you are new to Zulip, check out our [Getting started guide](${realmUrl}/help/getting-started-with-zulip)!`;
+  let setup = '';
+  if (user.role <= ROLE.ADMINISTRATOR) {
+    setup = education
+      ? ` We also have a guide for [Setting up Zulip for a class](${realmUrl}/help/setting-up-zulip-for-a-class).`
+      : ` We also have a guide for [Setting up your organization](${realmUrl}/help/getting-your-organization-started-with-zulip).`;
+  }
+  return (
+    'Hello, and welcome to Zulip!👋 This is a direct message from me, Welcome Bot.\n\n' +
+    `${gettingStarted}${setup}\n\n` +
+    'I can also help you get set up! Just click anywhere on this message or press `r` to reply.\n\n' +
+    `Here are a few messages I understand: ${BOT_COMMANDS.map((c) => `\`${c}\``).join(', ')}.`
+  );
+}
+
+/**
+ * Sends the Welcome Bot messages to a new human user. `customText`: the
+ * invitation's welcome_message_custom_text (null or undefined: the
+ * organization's; empty: none).
+ */
+export async function sendWelcomeMessages(svc: Services, user: UserRow, customText?: string | null): Promise<void> {
+  if (user.is_bot) return;
+  const realm = await realmById(svc.store.db, svc.realmId);
+  const settings = realmSettings(realm.settings_json);
+  const bot = await welcomeBot(svc);
+  const send = (content: string) =>
+    sendMessage(svc, bot, { type: 'private', to: JSON.stringify([user.id]), topic: undefined, content, clientName: 'Internal', readBySender: true });
+  await send(welcomeMessageContent(svc.config.externalUrl, user, settings.org_type));
+  const text = customText ?? (typeof settings.welcome_message_custom_text === 'string' ? settings.welcome_message_custom_text : '');
+  if (text.trim() !== '') await send(text);
+}
