@@ -3,6 +3,7 @@
  * reading (GET /streams…), updating (PATCH /streams/{id}), archiving, and
  * default channels; with the stream/subscription events they cause.
  */
+import { checkChannelFolderId } from './channel-folders.ts';
 import { NOTIFICATION_BOT_EMAIL, systemBot } from './system-bots.ts';
 import { sendMessage } from './messages.ts';
 import type { Services } from '../services.ts';
@@ -168,6 +169,7 @@ export async function insertChannel(svc: Services, tx: Tx, user: UserRow | null,
     const dflt = STREAM_GROUP_SETTING_DEFAULTS[key];
     settings[key] = dflt === 'creator' ? (user ? { direct_members: [user.id], direct_subgroups: [] } : groups.systemGroupId('role:nobody')) : groups.systemGroupId(dflt as never);
   }
+  if (spec.folderId !== undefined && spec.folderId !== null) await checkChannelFolderId(tx, svc.realmId, spec.folderId);
   if (spec.inviteOnly && !history && settings.can_create_topic_group !== groups.systemGroupId('role:everyone')) {
     throw badRequest("'can_create_topic_group' must be 'role:everyone' for private channels with protected history.");
   }
@@ -488,7 +490,7 @@ export async function updateChannel(svc: Services, user: UserRow, streamId: numb
       }
     }
     if (input.folder_id !== undefined && input.folder_id !== stream.folder_id) {
-      if (input.folder_id !== null) throw badRequest('Invalid channel folder ID');
+      if (input.folder_id !== null) await checkChannelFolderId(tx, svc.realmId, input.folder_id);
       patch.folder_id = input.folder_id;
       events.push({ property: 'folder_id', value: input.folder_id });
     }

@@ -14,8 +14,6 @@ const EMPTY_SECTIONS: Record<string, () => Record<string, unknown>> = {
   realm_domains: () => ({ realm_domains: [] }),
   // Onboarding steps: Parley shows no onboarding hints, so none are pending.
   onboarding_steps: () => ({ onboarding_steps: [] }),
-  // Channel folders (FL 389): channels carry folder_id null; no folders exist.
-  channel_folders: () => ({ channel_folders: [] }),
   // Saved navigation views (FL 390): not implemented.
   navigation_views: () => ({ navigation_views: [] }),
 };

@@ -17,3 +17,4 @@ import './alert-words.ts';
 import './client-features.ts';
 import './empty.ts';
 import './linkifiers.ts';
+import './channel-folders.ts';

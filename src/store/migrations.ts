@@ -557,3 +557,21 @@ migration('0500_cluster_nodes', async (db, c) => {
     .addColumn('heartbeat_at', c.big, (col) => col.notNull())
     .execute();
 });
+
+// Channel folders (Zulip's ChannelFolder): names unique per organization
+// (case-insensitively, checked by the action), shown in `order`.
+migration('0720_channel_folders', async (db, c, d) => {
+  await db.schema
+    .createTable('channel_folders')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('name', 'text', (col) => col.notNull())
+    .addColumn('description', 'text', (col) => col.notNull().defaultTo(''))
+    .addColumn('rendered_description', 'text', (col) => col.notNull().defaultTo(''))
+    .addColumn('order', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('date_created', c.big, (col) => col.notNull())
+    .addColumn('creator_id', 'integer', (col) => col.references('users.id'))
+    .addColumn('is_archived', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
+  await db.schema.createIndex('channel_folders_realm').on('channel_folders').column('realm_id').execute();
+});

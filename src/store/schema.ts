@@ -378,6 +378,19 @@ export interface ClusterNodesTable {
   heartbeat_at: number;
 }
 
+export interface ChannelFoldersTable {
+  id: Generated<number>;
+  realm_id: number;
+  name: string;
+  description: Generated<string>;
+  rendered_description: Generated<string>;
+  order: Generated<number>;
+  /** UNIX seconds. */
+  date_created: number;
+  creator_id: number | null;
+  is_archived: Generated<number>;
+}
+
 export interface Database {
   cluster_nodes: ClusterNodesTable;
   sessions: SessionsTable;
@@ -413,4 +426,5 @@ export interface Database {
   user_topics: UserTopicsTable;
   user_presence: UserPresenceTable;
   realm_linkifiers: RealmLinkifiersTable;
+  channel_folders: ChannelFoldersTable;
 }
