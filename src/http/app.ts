@@ -28,7 +28,8 @@ export const API_PREFIX = '/api/v1';
 /** The web client's copy of every API route, authenticated by the session cookie. */
 export const JSON_PREFIX = '/json';
 export const EMOJI_DATA_PATH = '/static/generated/emoji/emoji_api.json';
-export const LOGO_PATH = '/static/images/logo/parley-logo.svg';
+import { DEFAULT_LOGO_PATH as LOGO_PATH } from '../actions/realm-images.ts';
+export { LOGO_PATH };
 const DEFAULT_LOGO_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#3b6ea5"/>' +
   '<path d="M14 18h36a4 4 0 0 1 4 4v18a4 4 0 0 1-4 4H30l-10 8v-8h-6a4 4 0 0 1-4-4V22a4 4 0 0 1 4-4z" fill="#fff"/></svg>';

@@ -575,3 +575,11 @@ migration('0720_channel_folders', async (db, c, d) => {
     .execute();
   await db.schema.createIndex('channel_folders_realm').on('channel_folders').column('realm_id').execute();
 });
+
+// Uploaded organization icon and logos: their versions (for cache-busting
+// URLs); whether one is uploaded is the icon_source/logo_source setting.
+migration('0730_realm_image_versions', async (db) => {
+  for (const col of ['icon_version', 'logo_version', 'night_logo_version']) {
+    await db.schema.alterTable('realm').addColumn(col, 'integer', (c) => c.notNull().defaultTo(1)).execute();
+  }
+});

@@ -16,6 +16,9 @@ export interface RealmTable {
   settings_json: Generated<string>;
   /** JSON object: defaults of user settings for new users (RealmUserDefault). */
   user_defaults_json: Generated<string>;
+  icon_version: Generated<number>;
+  logo_version: Generated<number>;
+  night_logo_version: Generated<number>;
 }
 
 export interface UsersTable {

@@ -30,7 +30,8 @@ import clientFeatures from './client-features.ts';
 import linkifiers from './linkifiers.ts';
 import realmEmoji from './realm-emoji.ts';
 import channelFolders from './channel-folders.ts';
+import avatars from './avatars.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...uploads, ...drafts, ...push, ...invites, ...scheduledMessages, ...mutedUsers, ...alertWords, ...readReceipts, ...realm, ...channelTopics, ...clientFeatures, ...linkifiers, ...realmEmoji, ...channelFolders];
+  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...uploads, ...drafts, ...push, ...invites, ...scheduledMessages, ...mutedUsers, ...alertWords, ...readReceipts, ...realm, ...channelTopics, ...clientFeatures, ...linkifiers, ...realmEmoji, ...channelFolders, ...avatars];
 }
