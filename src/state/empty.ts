@@ -8,14 +8,10 @@ import { registerState } from '../events/state.ts';
 
 /** fetch_event_types name → the state keys it adds, with their empty values (fresh per call). */
 const EMPTY_SECTIONS: Record<string, () => Record<string, unknown>> = {
-  // Code playgrounds: none can be configured.
-  realm_playgrounds: () => ({ realm_playgrounds: [] }),
   // Allowed sign-up domains: none (realm_emails_restricted_to_domains is false).
   realm_domains: () => ({ realm_domains: [] }),
   // Onboarding steps: Parley shows no onboarding hints, so none are pending.
   onboarding_steps: () => ({ onboarding_steps: [] }),
-  // Saved navigation views (FL 390): not implemented.
-  navigation_views: () => ({ navigation_views: [] }),
 };
 
 registerState({

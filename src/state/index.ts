@@ -18,3 +18,6 @@ import './client-features.ts';
 import './empty.ts';
 import './linkifiers.ts';
 import './channel-folders.ts';
+import './playgrounds.ts';
+import './navigation-views.ts';
+import './reminders.ts';

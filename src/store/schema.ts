@@ -273,6 +273,9 @@ export interface ScheduledMessagesTable {
   failure_message: Generated<string | null>;
   delivered: Generated<number>;
   delivered_message_id: Generated<number | null>;
+  /** 1: send later; 2: reminder (Zulip's ScheduledMessage delivery types). */
+  delivery_type: Generated<number>;
+  reminder_target_message_id: Generated<number | null>;
 }
 
 /** An uploaded file (path_id: realm ID / random / sanitized name); create_time in ms. */
@@ -394,6 +397,29 @@ export interface ChannelFoldersTable {
   is_archived: Generated<number>;
 }
 
+export interface RealmPlaygroundsTable {
+  id: Generated<number>;
+  realm_id: number;
+  name: string;
+  pygments_language: string;
+  url_template: string;
+}
+
+export interface NavigationViewsTable {
+  id: Generated<number>;
+  user_id: number;
+  fragment: string;
+  is_pinned: Generated<number>;
+  name: string | null;
+}
+
+export interface BotStorageTable {
+  id: Generated<number>;
+  user_id: number;
+  key: string;
+  value: string;
+}
+
 export interface Database {
   cluster_nodes: ClusterNodesTable;
   sessions: SessionsTable;
@@ -430,4 +456,7 @@ export interface Database {
   user_presence: UserPresenceTable;
   realm_linkifiers: RealmLinkifiersTable;
   channel_folders: ChannelFoldersTable;
+  realm_playgrounds: RealmPlaygroundsTable;
+  navigation_views: NavigationViewsTable;
+  bot_storage: BotStorageTable;
 }
