@@ -1,0 +1,10 @@
+/** `navigation_views` in POST /register: the user's saved navigation views. */
+import { registerState } from '../events/state.ts';
+import { registerNavigationViews } from '../actions/navigation-views.ts';
+
+registerState({
+  types: ['navigation_views'],
+  async fetch(svc, opts) {
+    return { navigation_views: await registerNavigationViews(svc.store.db, opts.user.id) };
+  },
+});
