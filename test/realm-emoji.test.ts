@@ -95,9 +95,9 @@ test('upload errors: names, permissions, files, formats', async () => {
   assertError(await upload(M, 'twofiles', [...ok, ...ok]), 400, 'BAD_REQUEST', 'You must upload exactly one file.');
   assertError(await upload(M, 'nofile', []), 400, 'BAD_REQUEST', 'You must upload exactly one file.');
   assertError(await upload(M, 'smile', ok), 400, 'BAD_REQUEST', 'Only administrators can override default emoji.');
-  assertError(await upload(M, 'textfile', [{ data: Buffer.from('hello'), type: 'text/plain', filename: 'a.txt' }]), 400, 'BAD_REQUEST', 'Invalid image format');
-  assertError(await upload(M, 'notimage', [{ data: Buffer.from('hello'), type: 'image/png' }]), 400, 'BAD_REQUEST', 'Could not decode image; did you upload an image file?');
-  assertError(await upload(M, 'huge', [{ data: Buffer.alloc(200 * 1024, 1), type: 'image/png' }]), 400, 'BAD_REQUEST', 'Image size exceeds limit.');
+  assertError(await upload(M, 'textfile', [{ data: Buffer.from('hello'), type: 'text/plain', filename: 'a.txt' }]), 400, 'BAD_IMAGE', 'Invalid image format');
+  assertError(await upload(M, 'notimage', [{ data: Buffer.from('hello'), type: 'image/png' }]), 400, 'BAD_IMAGE', 'Could not decode image; did you upload an image file?');
+  assertError(await upload(M, 'huge', [{ data: Buffer.alloc(200 * 1024, 1), type: 'image/png' }]), 400, 'BAD_IMAGE', 'Image size exceeds limit.');
   assertSuccess(await upload(A, 'smile', ok));
 });
 

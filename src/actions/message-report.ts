@@ -33,7 +33,7 @@ export const MAX_REPORT_DESCRIPTION_LENGTH = 1000;
 /** The `server_report_message_types` list of /register. */
 export const serverReportMessageTypes = () => REPORT_MESSAGE_REASONS.map(([key, name]) => ({ key, name }));
 
-const silentMention = (u: Pick<UserRow, 'full_name' | 'id'>): string => `@_**${u.full_name}|${u.id}**`;
+export const silentMention = (u: Pick<UserRow, 'full_name' | 'id'>): string => `@_**${u.full_name}|${u.id}**`;
 
 /** Zulip's datetime_to_global_time: a <time:…> the renderer shows in the reader's zone. */
 function globalTime(seconds: number): string {

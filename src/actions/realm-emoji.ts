@@ -18,7 +18,7 @@ import { deactivateRealmEmoji, insertRealmEmoji, setRealmEmojiFile } from '../st
 import { realmById } from '../store/realm.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { parseJsonObject } from '../lib/util.ts';
-import { EMOJI_IMAGE_TYPES, resizeEmoji } from '../lib/images.ts';
+import { badImage, EMOJI_IMAGE_TYPES, MAX_EMOJI_IMAGE_BYTES, resizeEmoji } from '../lib/images.ts';
 import { emojiByName } from '../emoji/index.ts';
 import { AVATARS_URL_PREFIX, removeAvatarFiles, writeAvatarFile } from './avatar-files.ts';
 import { Groups, parseStoredSetting } from './group-settings.ts';
@@ -100,9 +100,9 @@ export async function uploadRealmEmoji(svc: Services, user: UserRow, rawName: st
   }
   const contentType = file.mimetype.split(';')[0]!.trim().toLowerCase();
   const ext = EMOJI_IMAGE_TYPES[contentType];
-  if (!ext) throw badRequest('Invalid image format');
+  if (!ext) throw badImage('Invalid image format');
   const { image, still } = await resizeEmoji(file.data, ext);
-  if ((still ?? image).length > 128 * 1024) throw badRequest('Image size exceeds limit');
+  if ((still ?? image).length > MAX_EMOJI_IMAGE_BYTES) throw badImage('Image size exceeds limit');
 
   // A salted name per upload: emoji files are public but not enumerable.
   const fileName = randomBytes(4).toString('hex') + ext;

@@ -19,6 +19,7 @@ import { render } from './messages-format.ts';
 import { notificationBot } from './system-bots.ts';
 import {
   deleteScheduledMessage,
+  DELIVERY_TYPE,
   dueScheduledMessages,
   insertScheduledMessage,
   scheduledMessageById,
@@ -240,6 +241,7 @@ async function deliverOne(svc: Services, row: ScheduledMessageRow, now: number):
   try {
     if (!sender || !sender.is_active) throw new DeliveryFailure('Account is deactivated.', false);
     if (now > Number(row.scheduled_timestamp) + LATE_CUTOFF_SECONDS) throw new DeliveryFailure('Message could not be sent at the scheduled time.', true);
+    if (row.delivery_type === DELIVERY_TYPE.REMIND) return await deliverReminder(svc, row, sender);
     const isStream = row.recipient_type === 'stream';
     const sent = await sendMessage(svc, sender, {
       type: isStream ? 'stream' : 'private',
@@ -256,6 +258,7 @@ async function deliverOne(svc: Services, row: ScheduledMessageRow, now: number):
     const message = e instanceof DeliveryFailure || e instanceof ApiError ? e.message : 'Internal server error';
     if (!(e instanceof DeliveryFailure) && !(e instanceof ApiError)) svc.log.error({ err: e, scheduledMessageId: row.id }, 'scheduled message delivery failed');
     await updateScheduledMessage(svc.store.db, row.id, { failed: 1, failure_message: message });
+    if (row.delivery_type === DELIVERY_TYPE.REMIND) return 'failed';
     if (sender && !(e instanceof DeliveryFailure && !e.notifySender)) {
       const updated = (await scheduledMessageById(svc.store.db, row.id))!;
       const settings = await loadSettings(svc.store.db, svc);
@@ -264,6 +267,15 @@ async function deliverOne(svc: Services, row: ScheduledMessageRow, now: number):
     }
     return 'failed';
   }
+}
+
+/** A reminder goes out as a direct message from Notification Bot to the user who asked for it. */
+async function deliverReminder(svc: Services, row: ScheduledMessageRow, user: UserRow): Promise<'delivered'> {
+  const bot = await notificationBot(svc);
+  const sent = await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([user.id]), topic: undefined, content: row.content, clientName: 'Internal' });
+  await updateScheduledMessage(svc.store.db, row.id, { delivered: 1, delivered_message_id: sent.id as number });
+  svc.bus.send({ type: 'reminders', op: 'remove', reminder_id: row.id }, [user.id]);
+  return 'delivered';
 }
 
 /** Notification Bot tells the sender that a scheduled message was not sent, and why. */

@@ -4,7 +4,7 @@ import { realmById } from '../store/realm.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.ts';
 import { renderDescription } from './streams-format.ts';
-import { realmIconUrl } from './users-format.ts';
+import { realmIconUrl } from './realm-images.ts';
 
 export async function serverSettings(svc: Services): Promise<Record<string, unknown>> {
   const realm = await realmById(svc.store.db, svc.realmId);
@@ -36,7 +36,7 @@ export async function serverSettings(svc: Services): Promise<Record<string, unkn
     realm_url: url,
     realm_uri: url,
     realm_name: realm.name,
-    realm_icon: realmIconUrl(realm),
+    realm_icon: realmIconUrl(svc.config, realm),
     realm_description: await renderDescription(svc, svc.store.db, realm.description),
     realm_web_public_access_enabled: !!settings.enable_spectator_access && svc.config.webPublicStreamsEnabled,
   };

@@ -3,6 +3,7 @@
  * adding subscriptions in a transaction, and the stream/subscription events
  * that follow, with Notification Bot's announcement.
  */
+import { checkChannelFolderId } from './channel-folders.ts';
 import { sendMessage } from './messages.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
@@ -75,6 +76,7 @@ export async function insertChannel(svc: Services, tx: Tx, user: UserRow | null,
     const dflt = STREAM_GROUP_SETTING_DEFAULTS[key];
     settings[key] = dflt === 'creator' ? (user ? { direct_members: [user.id], direct_subgroups: [] } : groups.systemGroupId('role:nobody')) : groups.systemGroupId(dflt as never);
   }
+  if (spec.folderId !== undefined && spec.folderId !== null) await checkChannelFolderId(tx, svc.realmId, spec.folderId);
   if (spec.inviteOnly && !history && settings.can_create_topic_group !== groups.systemGroupId('role:everyone')) {
     throw badRequest("'can_create_topic_group' must be 'role:everyone' for private channels with protected history.");
   }

@@ -1,4 +1,5 @@
 /** Updating a channel (PATCH /streams/{stream_id}) and the events it causes. */
+import { checkChannelFolderId } from './channel-folders.ts';
 import type { Services } from '../services.ts';
 import { transaction } from '../store/db.ts';
 import { badRequest, requireOwner } from '../lib/errors.ts';
@@ -126,7 +127,7 @@ export async function updateChannel(svc: Services, user: UserRow, streamId: numb
       }
     }
     if (input.folder_id !== undefined && input.folder_id !== stream.folder_id) {
-      if (input.folder_id !== null) throw badRequest('Invalid channel folder ID');
+      if (input.folder_id !== null) await checkChannelFolderId(tx, svc.realmId, input.folder_id);
       patch.folder_id = input.folder_id;
       events.push({ property: 'folder_id', value: input.folder_id });
     }

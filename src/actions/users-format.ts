@@ -41,14 +41,6 @@ export function avatarUrl(config: Config, u: UserRow, clientGravatar: boolean): 
   return `https://secure.gravatar.com/avatar/${md5Hex(u.delivery_email.toLowerCase())}?d=identicon&version=${u.avatar_version}`;
 }
 
-/**
- * The organization's icon: like Zulip without an uploaded icon, a Gravatar
- * identicon derived from the organization (its subdomain, or its name).
- */
-export function realmIconUrl(realm: { string_id: string; name: string }): string {
-  return `https://secure.gravatar.com/avatar/${md5Hex(realm.string_id || realm.name)}?d=identicon`;
-}
-
 export interface FormatOptions {
   viewer: UserRow | null;
   clientGravatar: boolean;

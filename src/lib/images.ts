@@ -8,9 +8,13 @@
 import type sharpFunction from 'sharp';
 import type { Metadata, Sharp } from 'sharp';
 import { lazyModule } from './lazy.ts';
+import { ApiError } from './errors.ts';
 
+/** sharp (libvips) is loaded on first use: most processes never process an image. */
 const sharpModule = lazyModule<typeof sharpFunction>('sharp');
-import { badRequest } from './errors.ts';
+
+/** Zulip's BadImageError. */
+export const badImage = (msg: string): ApiError => new ApiError(msg, { code: 'BAD_IMAGE' });
 
 export const DEFAULT_EMOJI_SIZE = 64;
 export const DEFAULT_AVATAR_SIZE = 100;
@@ -41,12 +45,12 @@ async function inspect(data: Buffer): Promise<{ pages: number; width: number; he
   try {
     meta = await sharpModule()(data, { limitInputPixels: false }).metadata();
   } catch {
-    throw badRequest('Could not decode image; did you upload an image file?');
+    throw badImage('Could not decode image; did you upload an image file?');
   }
   const width = meta.width ?? 0;
   const height = meta.pageHeight ?? meta.height ?? 0;
-  if (!width || !height) throw badRequest('Could not decode image; did you upload an image file?');
-  if (width * height > MAX_PIXELS) throw badRequest('Image size exceeds limit.');
+  if (!width || !height) throw badImage('Could not decode image; did you upload an image file?');
+  if (width * height > MAX_PIXELS) throw badImage('Image size exceeds limit.');
   return { pages: meta.pages ?? 1, width, height };
 }
 
@@ -55,7 +59,7 @@ async function run(p: Sharp): Promise<Buffer> {
   try {
     return await p.toBuffer();
   } catch {
-    throw badRequest('Could not decode image; did you upload an image file?');
+    throw badImage('Could not decode image; did you upload an image file?');
   }
 }
 
@@ -64,7 +68,7 @@ async function run(p: Sharp): Promise<Buffer> {
  * animated image a still PNG of its first frame.
  */
 export async function resizeEmoji(data: Buffer, ext: string): Promise<{ image: Buffer; still: Buffer | null }> {
-  if (data.length > MAX_EMOJI_IMAGE_BYTES) throw badRequest('Image size exceeds limit.');
+  if (data.length > MAX_EMOJI_IMAGE_BYTES) throw badImage('Image size exceeds limit.');
   const format = FORMAT_OF_EXT[ext] ?? 'png';
   const size = DEFAULT_EMOJI_SIZE;
   const { pages } = await inspect(data);

@@ -8,15 +8,9 @@ import { feature, type StateProvider } from './registry.ts';
 
 /** fetch_event_types name → the state keys it adds, with their empty values (fresh per call). */
 const EMPTY_SECTIONS: Record<string, () => Record<string, unknown>> = {
-  // Code playgrounds: none can be configured.
-  realm_playgrounds: () => ({ realm_playgrounds: [] }),
   // Allowed sign-up domains: none (realm_emails_restricted_to_domains is false).
   // Onboarding steps: Parley shows no onboarding hints, so none are pending.
   onboarding_steps: () => ({ onboarding_steps: [] }),
-  // Channel folders (FL 389): channels carry folder_id null; no folders exist.
-  channel_folders: () => ({ channel_folders: [] }),
-  // Saved navigation views (FL 390): not implemented.
-  navigation_views: () => ({ navigation_views: [] }),
 };
 
 const provider: StateProvider = {

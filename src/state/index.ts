@@ -24,6 +24,10 @@ import clientFeatures from './client-features.ts';
 import empty from './empty.ts';
 import linkifiers from './linkifiers.ts';
 import typing from './typing.ts';
+import channelFolders from './channel-folders.ts';
+import playgrounds from './playgrounds.ts';
+import navigationViews from './navigation-views.ts';
+import reminders from './reminders.ts';
 
 export const FEATURES: Feature[] = [
   realm,
@@ -45,6 +49,10 @@ export const FEATURES: Feature[] = [
   empty,
   linkifiers,
   typing,
+  channelFolders,
+  playgrounds,
+  navigationViews,
+  reminders,
 ];
 
 /** Installs every feature on a server's queues (state providers and filters). */

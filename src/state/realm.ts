@@ -4,8 +4,9 @@ import { realmById } from '../store/realm.ts';
 import { allUsers } from '../store/users.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { renderDescription } from '../actions/streams-format.ts';
-import { formatUser, avatarUrl, isAdminRole, realmIconUrl } from '../actions/users-format.ts';
-import { EMOJI_DATA_PATH, LOGO_PATH } from '../lib/static-paths.ts';
+import { formatUser, avatarUrl, isAdminRole } from '../actions/users-format.ts';
+import { realmIconUrl, realmLogoUrl } from '../actions/realm-images.ts';
+import { EMOJI_DATA_PATH } from '../lib/static-paths.ts';
 import { profileDataByUser } from '../actions/profile-data.ts';
 import { ROLE } from '../store/users.ts';
 import { isoFromSeconds } from '../lib/util.ts';
@@ -34,9 +35,9 @@ const provider1: StateProvider = {
       realm_date_created: realm.date_created,
       realm_url: c.externalUrl,
       realm_uri: c.externalUrl,
-      realm_icon_url: realmIconUrl(realm),
-      realm_logo_url: `${c.externalUrl}${LOGO_PATH}`,
-      realm_night_logo_url: `${c.externalUrl}${LOGO_PATH}`,
+      realm_icon_url: realmIconUrl(c, realm),
+      realm_logo_url: realmLogoUrl(c, realm, false),
+      realm_night_logo_url: realmLogoUrl(c, realm, true),
       realm_available_video_chat_providers: VIDEO_CHAT_PROVIDERS,
       realm_email_auth_enabled: true,
       realm_password_auth_enabled: true,

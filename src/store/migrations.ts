@@ -608,3 +608,66 @@ migration('0620_email_changes', async (db, c, d) => {
     .addColumn('status', 'integer', (col) => col.notNull().defaultTo(0))
     .execute();
 });
+// Channel folders (Zulip's ChannelFolder): names unique per organization
+// (case-insensitively, checked by the action), shown in `order`.
+migration('0720_channel_folders', async (db, c, d) => {
+  await db.schema
+    .createTable('channel_folders')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('name', 'text', (col) => col.notNull())
+    .addColumn('description', 'text', (col) => col.notNull().defaultTo(''))
+    .addColumn('rendered_description', 'text', (col) => col.notNull().defaultTo(''))
+    .addColumn('order', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('date_created', c.big, (col) => col.notNull())
+    .addColumn('creator_id', 'integer', (col) => col.references('users.id'))
+    .addColumn('is_archived', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
+  await db.schema.createIndex('channel_folders_realm').on('channel_folders').column('realm_id').execute();
+});
+
+// Uploaded organization icon and logos: their versions (for cache-busting
+// URLs); whether one is uploaded is the icon_source/logo_source setting.
+migration('0730_realm_image_versions', async (db) => {
+  for (const col of ['icon_version', 'logo_version', 'night_logo_version']) {
+    await db.schema.alterTable('realm').addColumn(col, 'integer', (c) => c.notNull().defaultTo(1)).execute();
+  }
+});
+
+// Code playgrounds (Zulip's RealmPlayground), saved navigation views (one
+// per user and fragment) and bot storage (string keys and values per bot).
+migration('0740_playgrounds_navigation_views_bot_storage', async (db, c, d) => {
+  await db.schema
+    .createTable('realm_playgrounds')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('name', 'text', (col) => col.notNull())
+    .addColumn('pygments_language', 'text', (col) => col.notNull())
+    .addColumn('url_template', 'text', (col) => col.notNull())
+    .addUniqueConstraint('realm_playgrounds_unique', ['realm_id', 'pygments_language', 'name'])
+    .execute();
+  await db.schema
+    .createTable('navigation_views')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('fragment', 'text', (col) => col.notNull())
+    .addColumn('is_pinned', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('name', 'text')
+    .addUniqueConstraint('navigation_views_fragment', ['user_id', 'fragment'])
+    .execute();
+  await db.schema
+    .createTable('bot_storage')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('key', 'text', (col) => col.notNull())
+    .addColumn('value', 'text', (col) => col.notNull())
+    .addUniqueConstraint('bot_storage_key', ['user_id', 'key'])
+    .execute();
+});
+
+// Message reminders are scheduled messages of delivery type 2 (Zulip's
+// ScheduledMessage.REMIND), pointing at the message they remind about.
+migration('0750_reminders', async (db) => {
+  await db.schema.alterTable('scheduled_messages').addColumn('delivery_type', 'integer', (col) => col.notNull().defaultTo(1)).execute();
+  await db.schema.alterTable('scheduled_messages').addColumn('reminder_target_message_id', 'integer').execute();
+});

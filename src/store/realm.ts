@@ -26,7 +26,7 @@ export async function insertRealm(db: Tx, realm: { string_id: string; name: stri
 export async function updateRealm(
   db: Tx,
   id: number,
-  patch: Partial<Pick<RealmRow, 'name' | 'description' | 'deactivated' | 'settings_json' | 'user_defaults_json'>>,
+  patch: Partial<Pick<RealmRow, 'name' | 'description' | 'deactivated' | 'settings_json' | 'user_defaults_json' | 'icon_version' | 'logo_version' | 'night_logo_version'>>,
 ): Promise<void> {
   await db.updateTable('realm').set(patch).where('id', '=', id).execute();
 }

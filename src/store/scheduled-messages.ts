@@ -5,31 +5,40 @@ import type { ScheduledMessagesTable } from './schema.ts';
 
 export type ScheduledMessageRow = Selectable<ScheduledMessagesTable>;
 
+/** Zulip's ScheduledMessage delivery types: a message sent later, or a reminder to its creator. */
+export const DELIVERY_TYPE = { SEND_LATER: 1, REMIND: 2 } as const;
+
 export async function insertScheduledMessage(db: Tx, row: Insertable<ScheduledMessagesTable>): Promise<number> {
   const r = await db.insertInto('scheduled_messages').values(row).returning('id').executeTakeFirstOrThrow();
   return r.id;
 }
 
-/** A sender's scheduled message (delivered or not), or undefined. */
+/** A sender's scheduled message (delivered or not; reminders excluded), or undefined. */
 export async function scheduledMessageOf(db: Tx, realmId: number, senderId: number, id: number): Promise<ScheduledMessageRow | undefined> {
-  return db.selectFrom('scheduled_messages').selectAll().where('realm_id', '=', realmId).where('sender_id', '=', senderId).where('id', '=', id).executeTakeFirst();
+  return ofSender(db, realmId, senderId, DELIVERY_TYPE.SEND_LATER).where('id', '=', id).executeTakeFirst();
+}
+
+/** A user's reminder (delivered or not), or undefined. */
+export async function reminderOf(db: Tx, realmId: number, senderId: number, id: number): Promise<ScheduledMessageRow | undefined> {
+  return ofSender(db, realmId, senderId, DELIVERY_TYPE.REMIND).where('id', '=', id).executeTakeFirst();
+}
+
+function ofSender(db: Tx, realmId: number, senderId: number, deliveryType: number) {
+  return db.selectFrom('scheduled_messages').selectAll().where('realm_id', '=', realmId).where('sender_id', '=', senderId).where('delivery_type', '=', deliveryType);
 }
 
 export async function scheduledMessageById(db: Tx, id: number): Promise<ScheduledMessageRow | undefined> {
   return db.selectFrom('scheduled_messages').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** A sender's undelivered scheduled messages (failed ones included), by delivery time. */
+/** A sender's undelivered scheduled messages (failed ones included; reminders excluded), by delivery time. */
 export async function undeliveredScheduledMessages(db: Tx, realmId: number, senderId: number): Promise<ScheduledMessageRow[]> {
-  return db
-    .selectFrom('scheduled_messages')
-    .selectAll()
-    .where('realm_id', '=', realmId)
-    .where('sender_id', '=', senderId)
-    .where('delivered', '=', 0)
-    .orderBy('scheduled_timestamp')
-    .orderBy('id')
-    .execute();
+  return ofSender(db, realmId, senderId, DELIVERY_TYPE.SEND_LATER).where('delivered', '=', 0).orderBy('scheduled_timestamp').orderBy('id').execute();
+}
+
+/** A user's undelivered reminders (failed ones included), by delivery time. */
+export async function undeliveredReminders(db: Tx, realmId: number, senderId: number): Promise<ScheduledMessageRow[]> {
+  return ofSender(db, realmId, senderId, DELIVERY_TYPE.REMIND).where('delivered', '=', 0).orderBy('scheduled_timestamp').orderBy('id').execute();
 }
 
 /** Undelivered, not failed messages due at `now` (UNIX seconds), oldest first. */

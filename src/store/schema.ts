@@ -16,6 +16,9 @@ export interface RealmTable {
   settings_json: Generated<string>;
   /** JSON object: defaults of user settings for new users (RealmUserDefault). */
   user_defaults_json: Generated<string>;
+  icon_version: Generated<number>;
+  logo_version: Generated<number>;
+  night_logo_version: Generated<number>;
 }
 
 export interface UsersTable {
@@ -288,6 +291,9 @@ export interface ScheduledMessagesTable {
   failure_message: Generated<string | null>;
   delivered: Generated<number>;
   delivered_message_id: Generated<number | null>;
+  /** 1: send later; 2: reminder (Zulip's ScheduledMessage delivery types). */
+  delivery_type: Generated<number>;
+  reminder_target_message_id: Generated<number | null>;
 }
 
 /** An uploaded file (path_id: realm ID / random / sanitized name); create_time in ms. */
@@ -416,6 +422,42 @@ export interface EmailChangesTable {
   status: Generated<number>;
 }
 
+export interface ChannelFoldersTable {
+  id: Generated<number>;
+  realm_id: number;
+  name: string;
+  description: Generated<string>;
+  rendered_description: Generated<string>;
+  order: Generated<number>;
+  /** UNIX seconds. */
+  date_created: number;
+  creator_id: number | null;
+  is_archived: Generated<number>;
+}
+
+export interface RealmPlaygroundsTable {
+  id: Generated<number>;
+  realm_id: number;
+  name: string;
+  pygments_language: string;
+  url_template: string;
+}
+
+export interface NavigationViewsTable {
+  id: Generated<number>;
+  user_id: number;
+  fragment: string;
+  is_pinned: Generated<number>;
+  name: string | null;
+}
+
+export interface BotStorageTable {
+  id: Generated<number>;
+  user_id: number;
+  key: string;
+  value: string;
+}
+
 export interface Database {
   email_changes: EmailChangesTable;
   cluster_nodes: ClusterNodesTable;
@@ -454,4 +496,8 @@ export interface Database {
   user_presence: UserPresenceTable;
   realm_linkifiers: RealmLinkifiersTable;
   realm_domains: RealmDomainsTable;
+  channel_folders: ChannelFoldersTable;
+  realm_playgrounds: RealmPlaygroundsTable;
+  navigation_views: NavigationViewsTable;
+  bot_storage: BotStorageTable;
 }

@@ -30,7 +30,13 @@ import clientFeatures from './client-features.ts';
 import linkifiers from './linkifiers.ts';
 import realmEmoji from './realm-emoji.ts';
 import realmDomains from './realm-domains.ts';
+import channelFolders from './channel-folders.ts';
+import avatars from './avatars.ts';
+import playgrounds from './playgrounds.ts';
+import navigationViews from './navigation-views.ts';
+import botStorage from './bot-storage.ts';
+import reminders from './reminders.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...uploads, ...drafts, ...push, ...invites, ...scheduledMessages, ...mutedUsers, ...alertWords, ...readReceipts, ...realm, ...channelTopics, ...clientFeatures, ...linkifiers, ...realmEmoji, ...realmDomains];
+  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...uploads, ...drafts, ...push, ...invites, ...scheduledMessages, ...mutedUsers, ...alertWords, ...readReceipts, ...realm, ...channelTopics, ...clientFeatures, ...linkifiers, ...realmEmoji, ...realmDomains, ...channelFolders, ...avatars, ...playgrounds, ...navigationViews, ...botStorage, ...reminders];
 }

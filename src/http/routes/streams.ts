@@ -78,7 +78,6 @@ export default [
       ...groupSettingParams(() => p.json(groupSettingValue, 'integer|object')),
     },
     handler: (ctx, a) => {
-      if (a.folder_id !== undefined && a.folder_id !== null) throw new ApiError('Invalid channel folder ID');
       return createChannel(ctx.svc, ctx.user, {
         name: a.name,
         description: a.description,

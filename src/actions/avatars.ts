@@ -1,0 +1,96 @@
+/**
+ * User avatars: POST/DELETE /users/me/avatar. An upload is cropped to a
+ * centred square (100×100, and 500×500 for avatar_url_medium) through
+ * sharp and stored with the original; deleting returns to Gravatar. The
+ * organization's avatar_changes_disabled applies to everyone but
+ * administrators. Changes send Zulip's realm_user update (avatar fields)
+ * to all active users, and realm_bot update to a bot's owners.
+ */
+import type { Services } from '../services.ts';
+import type { UserRow } from '../store/users.ts';
+import type { UploadedFile } from '../http/multipart.ts';
+import { activeUserIds, updateUser, userById } from '../store/users.ts';
+import { realmById } from '../store/realm.ts';
+import { transaction } from '../store/db.ts';
+import { badRequest } from '../lib/errors.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
+import { badImage, DEFAULT_AVATAR_SIZE, MEDIUM_AVATAR_SIZE, squarePng, THUMBNAIL_ACCEPT_IMAGE_TYPES } from '../lib/images.ts';
+import { removeAvatarFiles, writeAvatarFile } from './avatar-files.ts';
+import { botEventRecipients } from './bots-format.ts';
+import { avatarUrl, isAdminRole } from './users-format.ts';
+
+/** Zulip's MAX_AVATAR_FILE_SIZE_MIB. */
+export const MAX_AVATAR_FILE_SIZE_MIB = 5;
+
+/** The one uploaded image of a request, with Zulip's count, size and type checks. */
+export function checkImageUpload(files: UploadedFile[], countMsg: string, maxMib: number): UploadedFile {
+  const real = files.filter((f) => f.filename !== '');
+  if (real.length !== 1) throw badRequest(countMsg);
+  const file = real[0]!;
+  if (file.data.length > maxMib * 1024 * 1024) throw badRequest(`Uploaded file is larger than the allowed limit of ${maxMib} MiB`);
+  const type = file.mimetype.split(';')[0]!.trim().toLowerCase();
+  if (!THUMBNAIL_ACCEPT_IMAGE_TYPES.has(type)) throw badImage('Invalid image format');
+  return file;
+}
+
+const avatarPaths = (u: UserRow) => ({
+  small: `${u.realm_id}/${u.id}.png`,
+  medium: `${u.realm_id}/${u.id}-medium.png`,
+  original: `${u.realm_id}/${u.id}.original`,
+});
+
+/** avatar_url_medium: the 500px image, or the Gravatar at that size. */
+export function avatarUrlMedium(svc: Services, u: UserRow): string | null {
+  const url = avatarUrl(svc.config, u, false);
+  if (url === null) return null;
+  return u.avatar_source === 'U' ? url.replace(/\.png\?/, '-medium.png?') : `${url}&s=500`;
+}
+
+async function checkAllowed(svc: Services, user: UserRow): Promise<void> {
+  const realm = await realmById(svc.store.db, svc.realmId);
+  if (realmSettings(realm.settings_json).avatar_changes_disabled === true && !isAdminRole(user.role)) {
+    throw badRequest('Avatar changes are disabled in this organization.');
+  }
+}
+
+async function setAvatarSource(svc: Services, user: UserRow, source: 'U' | 'G'): Promise<UserRow> {
+  const updated = await transaction(svc.store, async (tx) => {
+    const cur = (await userById(tx, svc.realmId, user.id))!;
+    await updateUser(tx, user.id, { avatar_source: source, avatar_version: cur.avatar_version + 1 });
+    return (await userById(tx, svc.realmId, user.id))!;
+  });
+  const person = {
+    avatar_source: updated.avatar_source,
+    avatar_url: avatarUrl(svc.config, updated, false),
+    avatar_url_medium: avatarUrlMedium(svc, updated),
+    avatar_version: updated.avatar_version,
+    user_id: updated.id,
+  };
+  if (updated.is_bot) {
+    svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: updated.id, avatar_url: person.avatar_url } }, await botEventRecipients(svc, updated));
+  }
+  svc.bus.send({ type: 'realm_user', op: 'update', person }, await activeUserIds(svc.store.db, svc.realmId));
+  return updated;
+}
+
+export async function uploadAvatar(svc: Services, user: UserRow, files: UploadedFile[]): Promise<{ avatar_url: string | null }> {
+  const real = files.filter((f) => f.filename !== '');
+  if (real.length !== 1) throw badRequest('You must upload exactly one avatar.');
+  await checkAllowed(svc, user);
+  const file = checkImageUpload(real, 'You must upload exactly one avatar.', MAX_AVATAR_FILE_SIZE_MIB);
+  const [small, medium] = [await squarePng(file.data, DEFAULT_AVATAR_SIZE), await squarePng(file.data, MEDIUM_AVATAR_SIZE)];
+  const paths = avatarPaths(user);
+  await writeAvatarFile(svc, paths.original, file.data);
+  await writeAvatarFile(svc, paths.small, small);
+  await writeAvatarFile(svc, paths.medium, medium);
+  const updated = await setAvatarSource(svc, user, 'U');
+  return { avatar_url: avatarUrl(svc.config, updated, false) };
+}
+
+export async function deleteAvatar(svc: Services, user: UserRow): Promise<{ avatar_url: string | null }> {
+  await checkAllowed(svc, user);
+  const updated = await setAvatarSource(svc, user, 'G');
+  const p = avatarPaths(user);
+  await removeAvatarFiles(svc, [p.small, p.medium, p.original]);
+  return { avatar_url: avatarUrl(svc.config, updated, false) };
+}
