@@ -26,6 +26,7 @@ import { installEventFilters } from './events/filters.ts';
 import { createInitialChannels } from './actions/onboarding.ts';
 import './state/index.ts';
 import { scheduledMessagesEventFilter, startScheduledDelivery } from './actions/scheduled-messages.ts';
+import { startOutgoingWebhookDelivery } from './actions/outgoing-webhooks.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -79,6 +80,8 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   svc.queues.setFilter('scheduled_messages', scheduledMessagesEventFilter);
   // Sends scheduled messages when due (and those that came due while stopped).
   const scheduledDelivery = startScheduledDelivery(svc);
+  // Calls outgoing-webhook bots (and retries those pending from before a restart).
+  const outgoingWebhooks = startOutgoingWebhookDelivery(svc);
   const lifecycle = { closing: false };
   const app = buildApp(svc, {
     lifecycle,
@@ -105,6 +108,7 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
       lifecycle.closing = true;
       await queues.close();
       await scheduledDelivery.stop();
+      await outgoingWebhooks.stop();
       await app.close();
       if (metricsListener) await new Promise((r) => metricsListener!.server.close(r));
       await events.close();

@@ -23,6 +23,7 @@ import { claimMessageAttachments } from './uploads.ts';
 import { alertedUserIds } from './alert-words.ts';
 import { mutingUserIds } from '../store/muted-users.ts';
 import { attachWidget } from './submessages.ts';
+import { queueOutgoingWebhooks, wakeOutgoingWebhookDelivery } from './outgoing-webhooks.ts';
 
 export interface SendInput {
   type: 'stream' | 'channel' | 'private' | 'direct';
@@ -257,10 +258,12 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
       return { user_id: uid, message_id: id, flags: f };
     });
     await insertUserMessages(tx, rows);
+    // Mentioned or messaged outgoing-webhook bots: delivered after commit, off the request path.
+    const botJobs = await queueOutgoingWebhooks(svc, tx, { id, sender, isStream, mentioned, recipients: addr.userIds });
     const notifyAttachments = await claimMessageAttachments(svc, tx, sender, id, rendered.html);
     const msgRow = (await messageById(tx, svc.realmId, id))!;
     const [dict] = await formatMessages(svc, tx, [msgRow], dir, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
-    return { id, rows, dict, notifyAttachments, raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
+    return { id, rows, dict, notifyAttachments, botJobs, raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
   });
   svc.metrics?.messagesSent.inc();
 
@@ -280,5 +283,6 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     { allPublicStreamsQueues: result.publicChannel },
   );
   await result.notifyAttachments();
+  if (result.botJobs) wakeOutgoingWebhookDelivery(svc);
   return { id: result.id };
 }
