@@ -27,6 +27,8 @@ import { createInitialChannels } from './actions/onboarding.ts';
 import './state/index.ts';
 import { scheduledMessagesEventFilter, startScheduledDelivery } from './actions/scheduled-messages.ts';
 import { startOutgoingWebhookDelivery } from './actions/outgoing-webhooks.ts';
+import { startMissedMessageEmailDelivery } from './actions/missed-message-emails.ts';
+import { startDigestEmails } from './actions/digest-emails.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -82,6 +84,9 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   const scheduledDelivery = startScheduledDelivery(svc);
   // Calls outgoing-webhook bots (and retries those pending from before a restart).
   const outgoingWebhooks = startOutgoingWebhookDelivery(svc);
+  // Sends missed-message emails when their batch is due, and weekly digests.
+  const missedMessageEmails = startMissedMessageEmailDelivery(svc);
+  const digestEmails = startDigestEmails(svc);
   const lifecycle = { closing: false };
   const app = buildApp(svc, {
     lifecycle,
@@ -109,6 +114,8 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
       await queues.close();
       await scheduledDelivery.stop();
       await outgoingWebhooks.stop();
+      await missedMessageEmails.stop();
+      await digestEmails.stop();
       await app.close();
       if (metricsListener) await new Promise((r) => metricsListener!.server.close(r));
       await events.close();

@@ -24,6 +24,7 @@ import { authenticateSession, registerWeb } from './web.ts';
 import { withDeliveries } from '../events/bus.ts';
 import { registerOps } from './ops.ts';
 import { registerIncomingWebhooks, WEBHOOK_PATH_PREFIX } from './webhooks.ts';
+import { registerUnsubscribe } from './unsubscribe.ts';
 
 export const API_PREFIX = '/api/v1';
 /** The web client's copy of every API route, authenticated by the session cookie. */
@@ -206,6 +207,8 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   registerSignupRoutes(app, svc);
   // Incoming webhooks (/api/v1/external/<integration>).
   registerIncomingWebhooks(app, svc, limits);
+  // Email unsubscribe links (no login needed).
+  registerUnsubscribe(app, svc);
 
   // Every route twice from its one declaration: /api/v1 (HTTP Basic) and /json (session).
   for (const mode of ['api', 'json'] as const) {
