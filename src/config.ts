@@ -38,6 +38,8 @@ export interface Config {
   authFailureLimit: number;
   authFailureWindowSeconds: number;
   maxMessageLength: number;
+  /** Seconds an outgoing-webhook request may take (Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS). */
+  outgoingWebhookTimeoutSeconds: number;
   maxTopicLength: number;
   maxStreamNameLength: number;
   maxStreamDescriptionLength: number;
@@ -120,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailureLimit: int(env, 'PARLEY_AUTH_FAILURE_LIMIT', 10),
     authFailureWindowSeconds: int(env, 'PARLEY_AUTH_FAILURE_WINDOW_SECONDS', 60),
     maxMessageLength: 10000,
+    outgoingWebhookTimeoutSeconds: int(env, 'OUTGOING_WEBHOOK_TIMEOUT_SECONDS', 10),
     maxTopicLength: 60,
     maxStreamNameLength: 60,
     maxStreamDescriptionLength: 1024,

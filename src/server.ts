@@ -26,6 +26,9 @@ import { createInitialChannels } from './actions/onboarding.ts';
 import { installAllFeatures } from './state/index.ts';
 import { startScheduledDelivery } from './actions/scheduled-messages.ts';
 import { startRetentionJob } from './actions/retention.ts';
+import { startOutgoingWebhookDelivery } from './actions/outgoing-webhooks.ts';
+import { startMissedMessageEmailDelivery } from './actions/missed-message-emails.ts';
+import { startDigestEmails } from './actions/digest-emails.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -80,6 +83,11 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   const scheduledDelivery = startScheduledDelivery(svc);
   // Deletes messages past their retention period (message_retention_days).
   const retention = startRetentionJob(svc);
+  // Calls outgoing-webhook bots (and retries those pending from before a restart).
+  const outgoingWebhooks = startOutgoingWebhookDelivery(svc);
+  // Sends missed-message emails when their batch is due, and weekly digests.
+  const missedMessageEmails = startMissedMessageEmailDelivery(svc);
+  const digestEmails = startDigestEmails(svc);
   const lifecycle = { closing: false };
   const app = buildApp(svc, {
     lifecycle,
@@ -107,6 +115,9 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
       await queues.close();
       await scheduledDelivery.stop();
       await retention.stop();
+      await outgoingWebhooks.stop();
+      await missedMessageEmails.stop();
+      await digestEmails.stop();
       await app.close();
       if (metricsListener) await new Promise((r) => metricsListener!.server.close(r));
       await events.close();

@@ -26,6 +26,7 @@
  * - One `update_message` event to the holders of the edited message (with
  *   their flags) and, for channels with shared history, the subscribers.
  */
+import { channelMessageUrl } from '../lib/message-url.ts';
 import { alertedUserIds } from './alert-words.ts';
 import type { Services } from '../services.ts';
 import type { EventMeta, ZulipEvent } from '../events/types.ts';
@@ -96,17 +97,6 @@ function allowsInChannel(user: UserRow, stream: StreamRow, groups: Groups, name:
   return groups.allows(user, streamGroupSetting(stream, name));
 }
 
-/** Zulip's URL fragment encoding (hash_util_encode). */
-function hashEncode(s: string): string {
-  return encodeURIComponent(s)
-    .replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
-    .replace(/\./g, '%2E')
-    .replace(/%/g, '.');
-}
-
-function nearMessageUrl(base: string, stream: StreamRow, topic: string, messageId: number): string {
-  return `${base.replace(/\/$/, '')}/#narrow/channel/${stream.id}-${hashEncode(stream.name.replace(/ /g, '-'))}/topic/${hashEncode(topic)}/near/${messageId}`;
-}
 
 interface Notice {
   stream: StreamRow;
@@ -547,7 +537,7 @@ async function notifyEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput
       const preexisting = (await visible(targetAccess ?? access, await topicMessageIds(tx, target.id, targetTopic))).filter((id) => !movedSet.has(id));
       let text: string;
       if (preexisting.length === 0 && movedAll) text = `This topic was moved here from ${oldLocation} by ${mention}.`;
-      else if (n === 1) text = `[A message](${nearMessageUrl(svc.config.externalUrl, target, targetTopic, m.id)}) was moved here from ${oldLocation} by ${mention}.`;
+      else if (n === 1) text = `[A message](${channelMessageUrl(svc.config.externalUrl, target, targetTopic, m.id)}) was moved here from ${oldLocation} by ${mention}.`;
       else text = `${n} messages were moved here from ${oldLocation} by ${mention}.`;
       notices.push({ stream: target, topic: targetTopic, content: text });
     }

@@ -4,6 +4,7 @@
  * in Zulip's format: who reported whose message and when, the reason and
  * explanation in a quote block, and the reported message in a spoiler.
  */
+import { dmMessageUrl } from '../lib/message-url.ts';
 import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
@@ -55,11 +56,6 @@ export function unusedFence(content: string): string {
   return '`'.repeat(len);
 }
 
-/** Zulip's pm_message_url: the conversation's narrow, near the message. */
-function dmMessageUrl(svc: Services, userIds: number[], messageId: number): string {
-  const slug = `${[...userIds].sort((a, b) => a - b).join(',')}-${userIds.length >= 3 ? 'group' : 'dm'}`;
-  return `${svc.config.externalUrl}/#narrow/dm/${slug}/near/${messageId}`;
-}
 
 async function buildReport(svc: Services, reporter: UserRow, msg: MessageRow): Promise<{ header: string; link: string; reported: UserRow }> {
   const db = svc.store.db;
@@ -72,7 +68,7 @@ async function buildReport(svc: Services, reporter: UserRow, msg: MessageRow): P
     const stream = await streamById(db, svc.realmId, msg.recipient_id);
     return { header: `${base} at ${when}.`, link: `Original message at #**${stream?.name ?? ''}>${msg.topic}@${msg.id}**`, reported };
   }
-  const link = `[Original message](${dmMessageUrl(svc, participants, msg.id)})`;
+  const link = `[Original message](${dmMessageUrl(svc.config.externalUrl, participants, msg.id)})`;
   if (participants.length <= 2) {
     if (reported.id !== reporter.id) return { header: `${base} at ${when}.`, link, reported };
     const otherId = participants.find((id) => id !== reporter.id);

@@ -25,6 +25,8 @@ import { attachWidget } from './submessages.ts';
 import { applyAutomaticTopicPolicies } from './user-topics.ts';
 import { topicHasOtherMessage } from '../store/channel-extras.ts';
 import { userSettings } from '../lib/user-settings.ts';
+import { queueOutgoingWebhooks, wakeOutgoingWebhookDelivery } from './outgoing-webhooks.ts';
+import { planMissedMessageEmails, queueMissedMessageEmails } from './missed-message-emails.ts';
 
 export interface SendInput {
   type: 'stream' | 'channel' | 'private' | 'direct';
@@ -279,10 +281,14 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
         emptyName: String(settings.empty_topic_display_name),
       });
     }
+    // Mentioned or messaged outgoing-webhook bots: delivered after commit, off the request path.
+    const botJobs = await queueOutgoingWebhooks(svc, tx, { id, sender, isStream, mentioned, recipients: addr.userIds });
+    // Recipients who would be emailed about it if away (checked after commit).
+    const emailPlan = await planMissedMessageEmails(svc, tx, { id, sender, stream: addr.stream, topic: addr.topic, rows, users: dir.users });
     const notifyAttachments = await claimMessageAttachments(svc, tx, sender, id, rendered.html);
     const msgRow = (await messageById(tx, svc.realmId, id))!;
     const [dict] = await formatMessages(svc, tx, [msgRow], dir, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
-    return { id, rows, dict, auto, notifyAttachments, raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
+    return { id, rows, dict, auto, notifyAttachments, botJobs, emailPlan, raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
   });
   svc.metrics?.messagesSent.inc();
 
@@ -300,5 +306,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     },
   );
   await result.notifyAttachments();
+  if (result.botJobs) wakeOutgoingWebhookDelivery(svc);
+  await queueMissedMessageEmails(svc, result.emailPlan);
   return { id: result.id };
 }

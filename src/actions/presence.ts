@@ -468,3 +468,22 @@ export async function userPresence(svc: Services, viewer: UserRow, userIdOrEmail
     },
   };
 }
+
+/**
+ * When each user last had a client connected or active (UNIX seconds; null
+ * if never), whatever their presence_enabled setting: what notifications
+ * use to tell whether someone is away.
+ */
+export async function lastClientActivity(svc: Services, userIds: number[]): Promise<Map<number, number | null>> {
+  const st = await realmPresence(svc);
+  const entries = new Map<number, Entry | undefined>();
+  if (userIds.length > 20) for (const e of await st.all()) entries.set(e.userId, e);
+  else for (const id of userIds) entries.set(id, await st.get(id));
+  const out = new Map<number, number | null>();
+  for (const id of userIds) {
+    const e = entries.get(id);
+    const t = Math.max(e?.active ?? -1, e?.connected ?? -1);
+    out.set(id, t < 0 ? null : t);
+  }
+  return out;
+}

@@ -24,6 +24,8 @@ import { authenticateSession, registerWeb } from './web.ts';
 import { withDeliveries } from '../events/bus.ts';
 import { registerOps } from './ops.ts';
 import { EMOJI_DATA_PATH, LOGO_PATH } from '../lib/static-paths.ts';
+import { registerIncomingWebhooks, WEBHOOK_PATH_PREFIX } from './webhooks.ts';
+import { registerUnsubscribe } from './unsubscribe.ts';
 
 export const API_PREFIX = '/api/v1';
 /** The web client's copy of every API route, authenticated by the session cookie. */
@@ -64,6 +66,8 @@ declare module 'fastify' {
     formFields?: Map<string, string>;
     /** Files of a multipart body. */
     files?: UploadedFile[];
+    /** The body as received, for form-encoded and other non-multipart bodies (incoming webhooks read it). */
+    rawBody?: Buffer;
   }
 }
 
@@ -132,11 +136,14 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT }, (req, body, done) => {
+    req.rawBody = body as Buffer;
     try {
       req.formFields = parseForm(decodeUtf8(body as Buffer));
       done(null, {});
     } catch (e) {
-      done(e as Error, undefined);
+      // Third parties post JSON documents with this content type to incoming webhooks, which read the raw body.
+      if (req.url.startsWith(WEBHOOK_PATH_PREFIX)) done(null, {});
+      else done(e as Error, undefined);
     }
   });
   app.addContentTypeParser('multipart/form-data', (req, payload, done) => {
@@ -149,8 +156,11 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
       (e: Error) => done(e, undefined),
     );
   });
-  // Other body types carry no parameters; they are read and ignored.
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT }, (_req, _body, done) => done(null, {}));
+  // Other body types carry no parameters; they are kept only for incoming webhooks.
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT }, (req, body, done) => {
+    if (req.url.startsWith(WEBHOOK_PATH_PREFIX)) req.rawBody = body as Buffer;
+    done(null, {});
+  });
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     if (err instanceof ApiError) {
@@ -196,6 +206,10 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   registerSignupRoutes(app, svc);
   registerJoinRoutes(app, svc);
   registerEmailChangeRoutes(app, svc);
+  // Incoming webhooks (/api/v1/external/<integration>).
+  registerIncomingWebhooks(app, svc, limits);
+  // Email unsubscribe links (no login needed).
+  registerUnsubscribe(app, svc);
 
   // Every route twice from its one declaration: /api/v1 (HTTP Basic) and /json (session).
   for (const mode of ['api', 'json'] as const) {

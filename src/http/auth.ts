@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
-import { authError, rateLimited, unauthorized } from '../lib/errors.ts';
+import { ApiError, authError, rateLimited, unauthorized } from '../lib/errors.ts';
 import { BOT_TYPE, userByApiKeyWithRealm, type UserRow } from '../store/users.ts';
 import { RateLimit } from '../lib/rate-limit.ts';
 
@@ -80,4 +80,26 @@ export function clientName(req: FastifyRequest, fields: Map<string, string>): st
   if (!ua) return 'Unspecified';
   const m = /^([^/\s]+)/.exec(ua);
   return (m ? m[1] : 'Unspecified').slice(0, 30);
+}
+
+/**
+ * The caller of an incoming webhook, identified by its `api_key` parameter
+ * alone (Zulip's webhook authentication): 401 INVALID_API_KEY for a
+ * malformed or unknown key; deactivated accounts and organizations as for
+ * HTTP Basic. Every kind of account may call webhooks.
+ */
+export async function authenticateApiKey(svc: Services, limits: AuthLimits, req: FastifyRequest, apiKey: string): Promise<UserRow> {
+  const wait = await limits.failures.blockedFor(req.ip);
+  if (wait > 0) throw rateLimited(wait);
+  const fail = async (msg: string): Promise<never> => {
+    await limits.failures.hit(req.ip);
+    throw new ApiError(msg, { code: 'INVALID_API_KEY', status: 401 });
+  };
+  if (!API_KEY_RE.test(apiKey)) return fail('Malformed API key');
+  const found = await userByApiKeyWithRealm(svc.store.db, apiKey);
+  if (!found || found.realm_id !== svc.realmId) return fail('Invalid API key');
+  const { realm_deactivated: realmDeactivated, ...user } = found;
+  if (realmDeactivated) throw authError('REALM_DEACTIVATED', 'This organization has been deactivated');
+  if (!user.is_active) throw authError('USER_DEACTIVATED', 'Account is deactivated');
+  return user;
 }

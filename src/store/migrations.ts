@@ -671,3 +671,44 @@ migration('0750_reminders', async (db) => {
   await db.schema.alterTable('scheduled_messages').addColumn('delivery_type', 'integer', (col) => col.notNull().defaultTo(1)).execute();
   await db.schema.alterTable('scheduled_messages').addColumn('reminder_target_message_id', 'integer').execute();
 });
+// Notifications: outgoing-webhook deliveries, pending missed-message emails,
+// digest bookkeeping and email unsubscribe keys.
+migration('0800_notifications', async (db, c, d) => {
+  await db.schema
+    .createTable('outgoing_webhook_jobs')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('bot_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('message_id', 'integer', (col) => col.notNull().references('messages.id').onDelete('cascade'))
+    .addColumn('trigger', 'text', (col) => col.notNull())
+    .addColumn('failed_tries', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('run_at', c.big, (col) => col.notNull())
+    .addColumn('locked_until', c.big)
+    .addColumn('done_at', c.big)
+    .execute();
+  await db.schema.createIndex('outgoing_webhook_jobs_due').on('outgoing_webhook_jobs').columns(['done_at', 'run_at']).execute();
+  await db.schema
+    .createTable('missed_message_emails')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('message_id', 'integer', (col) => col.notNull().references('messages.id').onDelete('cascade'))
+    .addColumn('trigger', 'text', (col) => col.notNull())
+    .addColumn('mentioned_user_group_id', 'integer')
+    .addColumn('scheduled_at', c.big, (col) => col.notNull())
+    .addColumn('sent_at', c.big)
+    .execute();
+  await db.schema.createIndex('missed_message_emails_pending').on('missed_message_emails').columns(['sent_at', 'scheduled_at']).execute();
+  await db.schema.createIndex('missed_message_emails_user').on('missed_message_emails').columns(['user_id', 'sent_at']).execute();
+  await db.schema
+    .createTable('digest_emails')
+    .addColumn('user_id', 'integer', (col) => col.primaryKey().references('users.id').onDelete('cascade'))
+    .addColumn('last_sent_at', c.big, (col) => col.notNull())
+    .execute();
+  await db.schema
+    .createTable('email_unsubscribe_keys')
+    .addColumn('key', 'text', (col) => col.primaryKey())
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('email_type', 'text', (col) => col.notNull())
+    .addColumn('date_created', c.big, (col) => col.notNull())
+    .addUniqueConstraint('email_unsubscribe_keys_user_type', ['user_id', 'email_type'])
+    .execute();
+});

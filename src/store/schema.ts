@@ -458,10 +458,56 @@ export interface BotStorageTable {
   value: string;
 }
 
+/** A pending or finished delivery of one message to an outgoing-webhook bot's services. */
+export interface OutgoingWebhookJobsTable {
+  id: Generated<number>;
+  bot_id: number;
+  message_id: number;
+  /** "mention" or "direct_message". */
+  trigger: string;
+  failed_tries: Generated<number>;
+  /** When the next attempt is due (ms since the epoch). */
+  run_at: number;
+  /** A worker's claim on the job, until this time (ms). */
+  locked_until: number | null;
+  done_at: number | null;
+}
+
+/** A message a user may be emailed about if still unread when the batching period ends (Zulip's ScheduledMessageNotificationEmail). */
+export interface MissedMessageEmailsTable {
+  id: Generated<number>;
+  user_id: number;
+  message_id: number;
+  /** Why: direct_message, mentioned, stream_wildcard_mentioned, topic_wildcard_mentioned, followed_topic_email, alert word ("mentioned"). */
+  trigger: string;
+  mentioned_user_group_id: number | null;
+  /** When the batch containing it is due (ms since the epoch). */
+  scheduled_at: number;
+  /** When a worker claimed it for sending (ms); null while pending. */
+  sent_at: number | null;
+}
+
+export interface DigestEmailsTable {
+  user_id: number;
+  last_sent_at: number;
+}
+
+/** The key of a user's unsubscribe link for one kind of email (works without logging in). */
+export interface EmailUnsubscribeKeysTable {
+  key: string;
+  user_id: number;
+  email_type: string;
+  date_created: number;
+}
+
 export interface Database {
   email_changes: EmailChangesTable;
   cluster_nodes: ClusterNodesTable;
   multiuse_invites: MultiuseInvitesTable;
+  outgoing_webhook_jobs: OutgoingWebhookJobsTable;
+  missed_message_emails: MissedMessageEmailsTable;
+  digest_emails: DigestEmailsTable;
+  email_unsubscribe_keys: EmailUnsubscribeKeysTable;
   sessions: SessionsTable;
   saved_snippets: SavedSnippetsTable;
   submessages: SubmessagesTable;

@@ -1,0 +1,142 @@
+/**
+ * Incoming webhooks (/api/v1/external/<integration>): the integration turns
+ * the request into messages; each is filtered by only_events /
+ * exclude_events (shell-style patterns, as Zulip matches them) and sent as
+ * the calling bot to `stream` (name or ID) and the integration's topic (or
+ * the `topic` parameter), or, without `stream`, as a direct message to the
+ * bot's owner. A channel that does not exist is not an error for the caller:
+ * the bot's owner is told instead, as Zulip does.
+ */
+import type { Services } from '../services.ts';
+import { ApiError, badRequest } from '../lib/errors.ts';
+import type { UserRow } from '../store/users.ts';
+import { userById } from '../store/users.ts';
+import { sendMessage } from './messages.ts';
+import { notificationBot } from './system-bots.ts';
+import { MissingEventHeader, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
+import { github } from '../lib/integrations/github.ts';
+import { gitlab } from '../lib/integrations/gitlab.ts';
+import { alertmanager, grafana } from '../lib/integrations/alerts.ts';
+import { json, slackIncoming } from '../lib/integrations/generic.ts';
+
+/** The integrations served under /api/v1/external/<name>. */
+export const INTEGRATIONS: Record<string, Integration> = {
+  alertmanager,
+  github,
+  gitlab,
+  grafana,
+  json,
+  slack_incoming: slackIncoming,
+};
+
+/** Python's fnmatch (case-sensitive): *, ? and [...] classes. */
+export function fnmatch(name: string, pattern: string): boolean {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === '*') re += '.*';
+    else if (ch === '?') re += '.';
+    else if (ch === '[') {
+      const end = pattern.indexOf(']', i + 2);
+      if (end < 0) re += '\\[';
+      else {
+        let cls = pattern.slice(i + 1, end).replace(/\\/g, '\\\\');
+        if (cls.startsWith('!')) cls = '^' + cls.slice(1);
+        re += `[${cls}]`;
+        i = end;
+      }
+    } else re += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`, 's').test(name);
+}
+
+function patternList(req: WebhookRequest, name: string): string[] | null {
+  const raw = req.param(name);
+  if (raw === undefined) return null;
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    throw badRequest(`Argument "${name}" is not valid JSON.`);
+  }
+  if (!Array.isArray(v)) throw badRequest(`${name} is not a list`);
+  v.forEach((x, i) => {
+    if (typeof x !== 'string') throw badRequest(`${name}[${i}] is not a string`);
+  });
+  return v as string[];
+}
+
+/** Once a day per bot, as Zulip rate-limits its reminders to bot owners. */
+const lastReminder = new WeakMap<Services, Map<number, number>>();
+const REMINDER_INTERVAL_MS = 24 * 3600 * 1000;
+
+/** Notification Bot tells a bot's owner about a problem with the bot (at most once a day per bot). */
+async function remindBotOwner(svc: Services, bot: UserRow, content: string): Promise<void> {
+  if (!bot.is_bot || bot.bot_owner_id === null) return;
+  let seen = lastReminder.get(svc);
+  if (!seen) lastReminder.set(svc, (seen = new Map()));
+  const last = seen.get(bot.id);
+  if (last !== undefined && Date.now() - last <= REMINDER_INTERVAL_MS) return;
+  const owner = await userById(svc.store.db, svc.realmId, bot.bot_owner_id);
+  if (!owner || !owner.is_active) return;
+  seen.set(bot.id, Date.now());
+  await sendMessage(svc, await notificationBot(svc), { type: 'private', to: JSON.stringify([owner.id]), topic: undefined, content, clientName: 'Internal' });
+}
+
+/** Sends one webhook message as the bot (Zulip's check_send_webhook_message, after event filtering). */
+async function sendWebhookMessage(svc: Services, bot: UserRow, clientName: string, stream: string | undefined, topic: string, body: string): Promise<void> {
+  if (stream === undefined) {
+    const to = bot.bot_owner_id ?? bot.id;
+    await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([to]), topic: undefined, content: body, clientName });
+    return;
+  }
+  const byId = /^\d+$/.test(stream);
+  try {
+    await sendMessage(svc, bot, { type: 'stream', to: byId ? stream : JSON.stringify(stream), topic, content: body, clientName });
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.code !== 'STREAM_DOES_NOT_EXIST') throw e;
+    const who = `\`${bot.delivery_email}\``;
+    await remindBotOwner(
+      svc,
+      bot,
+      byId
+        ? `Your bot ${who} tried to send a message to channel ID ${stream}, but there is no channel with that ID.`
+        : `Your bot ${who} tried to send a message to channel #**${stream}**, but that channel does not exist. Click [here](#channels/new) to create it.`,
+    );
+  }
+}
+
+function missingHeaderNotice(svc: Services, bot: UserRow, path: string, header: string, integration: string): string {
+  const support = `support@${new URL(svc.config.externalUrl).hostname}`;
+  return (
+    `Hi there!  Your bot ${bot.full_name} just sent an HTTP request to ${path} that\n` +
+    `is missing the HTTP ${header} header.  Because this header is how\n` +
+    `${integration} indicates the event type, this usually indicates a configuration\n` +
+    `issue, where you either entered the URL for a different integration, or are running\n` +
+    `an older version of the third-party service that doesn't provide that header.\n` +
+    `Contact ${support} if you need help debugging!`
+  );
+}
+
+/** Handles one request to an integration as `bot` (any active user may call; bots are the usual callers). */
+export async function receiveWebhook(svc: Services, bot: UserRow, integrationName: string, req: WebhookRequest & { path: string }): Promise<void> {
+  const integration = INTEGRATIONS[integrationName];
+  let messages;
+  try {
+    messages = integration.handle(req);
+  } catch (e) {
+    if (e instanceof MissingEventHeader) await remindBotOwner(svc, bot, missingHeaderNotice(svc, bot, req.path, e.header, integration.name));
+    throw e;
+  }
+  const only = patternList(req, 'only_events');
+  const exclude = patternList(req, 'exclude_events');
+  const clientName = `Zulip${integration.name}Webhook`;
+  const userTopic = req.param('topic');
+  for (const m of messages) {
+    if (m.eventType !== undefined) {
+      if (only && only.every((pat) => !fnmatch(m.eventType!, pat))) continue;
+      if (exclude && exclude.some((pat) => fnmatch(m.eventType!, pat))) continue;
+    }
+    await sendWebhookMessage(svc, bot, clientName, req.param('stream'), userTopic ?? m.topic, m.body);
+  }
+}

@@ -1,0 +1,331 @@
+/**
+ * GitHub (/api/v1/external/github): the event is the X-GitHub-Event header,
+ * refined by the payload's action; topics and texts as Zulip writes them.
+ * Query parameters: branches (push filter), ignore_private_repositories, topic.
+ */
+import type { Wild } from './wild.ts';
+import {
+  TOPIC_WITH_BRANCH,
+  TOPIC_WITH_PR_OR_ISSUE_INFO,
+  branchNotifiable,
+  commitsCommentMessage,
+  issueMessage,
+  pullRequestMessage,
+  pushCommitsMessage,
+  pushTagMessage,
+  releaseMessage,
+  setupMessage,
+  shortSha,
+  type CommitData,
+} from './git.ts';
+import { boolParam, eventHeader, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+
+interface Helper {
+  payload: Wild;
+  includeTitle: boolean;
+}
+
+const sender = (p: Wild): string => p.at('sender').at('login').str();
+const senderUrl = (p: Wild): string => p.at('sender').at('html_url').str();
+const repoName = (p: Wild): string => p.at('repository').at('name').str();
+const repoFullName = (p: Wild): string => p.at('repository').at('full_name').str();
+const branchFromRef = (ref: string): string => ref.replace(/^refs\/heads\//, '');
+const tagFromRef = (ref: string): string => ref.replace(/^refs\/tags\//, '');
+
+function commentAction(p: Wild): string {
+  const action = p.at('action').str();
+  return `${action === 'created' ? '[commented]' : `${action} a [comment]`}(${p.at('comment').at('html_url').str()}) on`;
+}
+
+const isPrComment = (p: Wild): boolean => p.at('issue').has('pull_request');
+
+function openedOrUpdatedPr({ payload: p, includeTitle }: Helper): string {
+  const pr = p.at('pull_request');
+  let action = p.at('action').str();
+  if (action === 'synchronize') action = 'updated';
+  const assignee = pr.get('assignee').truthy ? pr.at('assignee').at('login').str() : null;
+  const changes = p.get('changes', {});
+  const description = changes.has('body') || action === 'opened' ? pr.at('body').strOrNull() : null;
+  const withBranches = action === 'opened' || action === 'merged';
+  return pullRequestMessage({
+    userName: sender(p),
+    action,
+    url: pr.at('html_url').str(),
+    targetBranch: withBranches ? pr.at('head').at('label').str() : null,
+    baseBranch: withBranches ? pr.at('base').at('label').str() : null,
+    message: description,
+    assignee,
+    number: pr.at('number').int(),
+    title: includeTitle ? pr.at('title').str() : null,
+  });
+}
+
+function assignedPr({ payload: p, includeTitle }: Helper): string {
+  const pr = p.at('pull_request');
+  return pullRequestMessage({
+    userName: sender(p),
+    action: p.at('action').str(),
+    url: pr.at('html_url').str(),
+    number: pr.at('number').int(),
+    title: includeTitle ? pr.at('title').str() : null,
+    assigneeUpdated: p.at('assignee').at('login').str(),
+  });
+}
+
+function closedPr({ payload: p, includeTitle }: Helper): string {
+  const pr = p.at('pull_request');
+  return pullRequestMessage({
+    userName: sender(p),
+    action: pr.at('merged').bool() ? 'merged' : 'closed without merge',
+    url: pr.at('html_url').str(),
+    number: pr.at('number').int(),
+    title: includeTitle ? pr.at('title').str() : null,
+  });
+}
+
+function reviewRequestedPr({ payload: p, includeTitle }: Helper): string {
+  const pr = p.at('pull_request');
+  let reviewers: string;
+  if (p.has('requested_reviewer')) {
+    const r = p.at('requested_reviewer');
+    reviewers = `[${r.at('login').str()}](${r.at('html_url').str()})`;
+  } else {
+    const team = p.at('requested_team');
+    reviewers = `[${team.at('name').str()}](${team.at('html_url').str()})`;
+  }
+  const title = includeTitle ? ` ${pr.at('title').str()}` : '';
+  return `**${sender(p)}** requested ${reviewers} for a review on [PR #${pr.at('number').int()}${title}](${pr.at('html_url').str()}).`;
+}
+
+function readyForReviewPr({ payload: p }: Helper): string {
+  const pr = p.at('pull_request');
+  return `**${sender(p)}** has marked [PR #${pr.at('number').int()}](${pr.at('html_url').str()}) as ready for review.`;
+}
+
+function lockedPr({ payload: p }: Helper): string {
+  const pr = p.at('pull_request');
+  const reason = pr.get('active_lock_reason').truthy ? pr.at('active_lock_reason').str() : 'None';
+  const link = `[PR #${pr.at('number').int()}](${pr.at('html_url').str()})`;
+  return p.at('action').str() === 'unlocked'
+    ? `${sender(p)} has unlocked ${link}.`
+    : `${sender(p)} has locked ${link} as ${reason} and limited conversation to collaborators.`;
+}
+
+function autoMergePr({ payload: p }: Helper): string {
+  const pr = p.at('pull_request');
+  const verb = p.at('action').str() === 'auto_merge_disabled' ? 'disabled' : 'enabled';
+  return `${sender(p)} has ${verb} auto merge for [PR #${pr.at('number').int()}](${pr.at('html_url').str()}).`;
+}
+
+function prReview({ payload: p, includeTitle }: Helper): string {
+  const pr = p.at('pull_request');
+  return pullRequestMessage({
+    userName: sender(p),
+    action: 'submitted',
+    url: p.at('review').at('html_url').str(),
+    type: 'PR review',
+    title: includeTitle ? `for #${pr.at('number').int()} ${pr.at('title').str()}` : null,
+    message: p.at('review').at('body').strOrNull(),
+  });
+}
+
+function prReviewComment({ payload: p, includeTitle }: Helper): string {
+  const pr = p.at('pull_request');
+  const action = p.at('action').str();
+  return pullRequestMessage({
+    userName: sender(p),
+    action,
+    url: p.at('comment').at('html_url').str(),
+    message: action === 'created' ? p.at('comment').at('body').str() : null,
+    type: 'PR review comment',
+    title: includeTitle ? `on #${pr.at('number').int()} ${pr.at('title').str()}` : null,
+  });
+}
+
+function issueBody({ payload: p, includeTitle }: Helper): string {
+  const action = p.at('action').str();
+  const issue = p.at('issue');
+  return issueMessage({
+    userName: sender(p),
+    action,
+    url: issue.at('html_url').str(),
+    number: issue.at('number').int(),
+    message: action === 'assigned' || action === 'unassigned' ? null : issue.at('body').strOrNull(),
+    title: includeTitle ? issue.at('title').str() : null,
+    assigneeUpdated: p.has('assignee') ? p.at('assignee').at('login').str() : null,
+  });
+}
+
+function issueLabeled({ payload: p, includeTitle }: Helper): string {
+  const issue = p.at('issue');
+  const added = p.at('action').str() === 'labeled';
+  const title = includeTitle ? ` ${issue.at('title').str()}` : '';
+  return `[${sender(p)}](${senderUrl(p)}) ${added ? 'added' : 'removed'} the ${p.at('label').at('name').str()} label ${added ? 'to' : 'from'} [Issue #${issue.at('number').int()}${title}](${issue.at('html_url').str()}).`;
+}
+
+function issueMilestoned({ payload: p, includeTitle }: Helper): string {
+  const issue = p.at('issue');
+  const added = p.at('action').str() === 'milestoned';
+  const title = includeTitle ? ` ${issue.at('title').str()}` : '';
+  const m = p.at('milestone');
+  return `[${sender(p)}](${senderUrl(p)}) ${added ? 'added' : 'removed'} milestone [${m.at('title').str()}](${m.at('html_url').str()}) ${added ? 'to' : 'from'} [issue #${issue.at('number').int()}${title}](${issue.at('html_url').str()}).`;
+}
+
+function issueComment({ payload: p, includeTitle }: Helper): string {
+  const issue = p.at('issue');
+  return pullRequestMessage({
+    userName: sender(p),
+    action: commentAction(p),
+    url: issue.at('html_url').str(),
+    number: issue.at('number').int(),
+    message: p.at('comment').at('body').str(),
+    title: includeTitle ? issue.at('title').str() : null,
+    type: isPrComment(p) ? 'PR' : 'issue',
+  });
+}
+
+function pushCommits({ payload: p }: Helper): string {
+  const commits: CommitData[] = p.at('commits').list().map((c) => ({
+    name: c.at('author').get('username').truthy ? c.at('author').at('username').str() : c.at('author').at('name').str(),
+    sha: c.at('id').str(),
+    url: c.at('url').str(),
+    message: c.at('message').str(),
+  }));
+  return pushCommitsMessage(sender(p), p.at('compare').str(), branchFromRef(p.at('ref').str()), commits, {
+    deleted: p.at('deleted').bool(),
+    forcePush: p.at('forced').bool(),
+  });
+}
+
+function pushTags({ payload: p }: Helper): string {
+  return pushTagMessage(sender(p), tagFromRef(p.at('ref').str()), p.at('created').bool() ? 'pushed' : 'removed');
+}
+
+function release({ payload: p }: Helper): string {
+  const r = p.at('release');
+  const name = r.at('name').truthy ? r.at('name').str() : r.at('tag_name').str();
+  return releaseMessage(sender(p), p.at('action').str(), r.at('tag_name').str(), name, r.at('html_url').str());
+}
+
+function createOrDelete(action: string) {
+  return ({ payload: p }: Helper): string => `${sender(p)} ${action} ${p.at('ref_type').str()} ${p.at('ref').str()}.`.trimEnd();
+}
+
+function commitComment({ payload: p }: Helper): string {
+  const comment = p.at('comment');
+  const url = comment.at('html_url').str();
+  return commitsCommentMessage(sender(p), `[commented](${url})`, url.split('#')[0], comment.at('commit_id').str(), comment.at('body').str());
+}
+
+const EVENTS: Record<string, (h: Helper) => string> = {
+  commit_comment: commitComment,
+  closed_pull_request: closedPr,
+  create: createOrDelete('created'),
+  delete: createOrDelete('deleted'),
+  fork: ({ payload: p }) => `${sender(p)} forked [${p.at('forkee').at('name').str()}](${p.at('forkee').at('html_url').str()}).`,
+  issue_comment: issueComment,
+  issue_labeled_or_unlabeled: issueLabeled,
+  issue_milestoned_or_demilestoned: issueMilestoned,
+  issues: issueBody,
+  member: ({ payload: p }) =>
+    `${sender(p)} ${p.at('action').str()} [${p.at('member').at('login').str()}](${p.at('member').at('html_url').str()}) to [${repoName(p)}](${p.at('repository').at('html_url').str()}).`,
+  opened_pull_request: openedOrUpdatedPr,
+  updated_pull_request: openedOrUpdatedPr,
+  assigned_or_unassigned_pull_request: assignedPr,
+  ping: ({ payload: p }) => setupMessage('GitHub', sender(p)),
+  public: ({ payload: p }) => `${sender(p)} made the repository [${repoFullName(p)}](${p.at('repository').at('html_url').str()}) public.`,
+  pull_request_ready_for_review: readyForReviewPr,
+  pull_request_review: prReview,
+  pull_request_review_comment: prReviewComment,
+  pull_request_review_requested: reviewRequestedPr,
+  pull_request_auto_merge: autoMergePr,
+  locked_or_unlocked_pull_request: lockedPr,
+  push_commits: pushCommits,
+  push_tags: pushTags,
+  release,
+  repository: ({ payload: p }) => `${sender(p)} ${p.at('action').str()} the repository [${repoFullName(p)}](${p.at('repository').at('html_url').str()}).`,
+  star: ({ payload: p }) =>
+    `[${sender(p)}](${senderUrl(p)}) ${p.at('action').str() === 'created' ? 'starred' : 'unstarred'} the repository [${repoFullName(p)}](${p.at('repository').at('html_url').str()}).`,
+  status: ({ payload: p }) => {
+    const state = p.at('state').str();
+    const status = p.at('target_url').truthy ? `[${state}](${p.at('target_url').str()})` : state;
+    return `[${shortSha(p.at('sha').str())}](${p.at('commit').at('html_url').str()}) changed its status to ${status}.`;
+  },
+  watch: ({ payload: p }) => `${sender(p)} starred the repository [${repoFullName(p)}](${p.at('repository').at('html_url').str()}).`,
+};
+
+const IGNORED_EVENTS = new Set(['check_suite', 'label', 'meta', 'milestone', 'organization', 'project_card', 'push__merge_queue', 'repository_vulnerability_alert']);
+const IGNORED_PULL_REQUEST_ACTIONS = new Set(['approved', 'converted_to_draft', 'labeled', 'review_request_removed', 'unlabeled']);
+
+function zulipEventName(header: string, p: Wild, branches: string | undefined): string | null {
+  if (header === 'pull_request') {
+    const action = p.at('action').str();
+    if (action === 'opened' || action === 'reopened') return 'opened_pull_request';
+    if (action === 'synchronize' || action === 'edited') return 'updated_pull_request';
+    if (action === 'assigned' || action === 'unassigned') return 'assigned_or_unassigned_pull_request';
+    if (action === 'closed') return 'closed_pull_request';
+    if (action === 'review_requested') return 'pull_request_review_requested';
+    if (action === 'ready_for_review') return 'pull_request_ready_for_review';
+    if (action === 'locked' || action === 'unlocked') return 'locked_or_unlocked_pull_request';
+    if (action === 'auto_merge_enabled' || action === 'auto_merge_disabled') return 'pull_request_auto_merge';
+    if (IGNORED_PULL_REQUEST_ACTIONS.has(action)) return null;
+  } else if (header === 'pull_request_review') {
+    if (p.at('action').str() === 'edited' && p.get('changes', {}).keys().length === 0) return null;
+    return 'pull_request_review';
+  } else if (header === 'push') {
+    const ref = p.at('ref').str();
+    if (ref.startsWith('refs/heads/gh-readonly-queue/')) return null;
+    if (ref.startsWith('refs/heads/')) {
+      if (!branchNotifiable(branchFromRef(ref), branches)) return null;
+      return 'push_commits';
+    }
+    return 'push_tags';
+  } else if (header === 'issues') {
+    const action = p.at('action').str();
+    if (action === 'labeled' || action === 'unlabeled') return 'issue_labeled_or_unlabeled';
+    if (action === 'milestoned' || action === 'demilestoned') return 'issue_milestoned_or_demilestoned';
+    return 'issues';
+  } else if (Object.prototype.hasOwnProperty.call(EVENTS, header)) {
+    return header;
+  } else if (IGNORED_EVENTS.has(header)) {
+    return null;
+  }
+  throw unsupportedEvent('GitHub', `${header}:${p.get('action', '???').str()}`);
+}
+
+function topicFor(p: Wild, event: string): string {
+  if (event.includes('pull_request')) {
+    const pr = p.at('pull_request');
+    return TOPIC_WITH_PR_OR_ISSUE_INFO(repoName(p), 'PR', pr.at('number').int(), pr.at('title').str());
+  }
+  if (event.startsWith('issue')) {
+    const issue = p.at('issue');
+    return TOPIC_WITH_PR_OR_ISSUE_INFO(repoName(p), isPrComment(p) ? 'PR' : 'issue', issue.at('number').int(), issue.at('title').str());
+  }
+  if (event === 'push_commits') return TOPIC_WITH_BRANCH(repoName(p), branchFromRef(p.at('ref').str()));
+  if (event === 'ping' && !p.get('repository').truthy) return p.at('organization').at('login').str();
+  return repoName(p);
+}
+
+export const github: Integration = {
+  name: 'GitHub',
+  handle(req): WebhookMessage[] {
+    const header = eventHeader(req, 'X-GitHub-Event');
+    const p = jsonPayload(req);
+    sender(p);
+    if (p.has('repository') && p.at('repository').at('private').bool() && boolParam(req, 'ignore_private_repositories', false)) return [];
+    // An edited comment whose text did not change is not news.
+    if (
+      header.includes('comment') &&
+      !header.includes('discussion') &&
+      p.get('action', '').str() === 'edited' &&
+      p.at('changes').at('body').at('from').str() === p.at('comment').at('body').str()
+    ) {
+      return [];
+    }
+    const event = zulipEventName(header, p, req.param('branches'));
+    if (event === null) return [];
+    const body = EVENTS[event]({ payload: p, includeTitle: req.param('topic') !== undefined });
+    return [{ topic: topicFor(p, event), body, eventType: event }];
+  },
+};

@@ -1,0 +1,67 @@
+/** The shape every incoming-webhook integration implements (pure functions: request in, messages out). */
+import { ApiError, badRequest } from '../errors.ts';
+import { parsePayload, type Wild } from './wild.ts';
+
+export interface WebhookRequest {
+  /** The raw request body (UTF-8). */
+  body: string;
+  /** The request's Content-Type without parameters, lower-case. */
+  contentType: string;
+  /** A request header (case-insensitive). */
+  header(name: string): string | undefined;
+  /** A query-string or form parameter. */
+  param(name: string): string | undefined;
+}
+
+export interface WebhookMessage {
+  topic: string;
+  body: string;
+  /** The complete event type, matched against only_events / exclude_events. */
+  eventType?: string;
+}
+
+export interface Integration {
+  /** Zulip's name of the webhook (used in its error messages, e.g. "GitHub"). */
+  name: string;
+  /** Turns one request into the messages to send (none for ignored events). */
+  handle(req: WebhookRequest): WebhookMessage[];
+}
+
+/** Zulip's UnsupportedWebhookEventTypeError: answered with HTTP 200 and result "error". */
+export function unsupportedEvent(webhookName: string, eventType: string): ApiError {
+  return new ApiError(`The '${eventType}' event isn't currently supported by the ${webhookName} webhook; ignoring`, {
+    code: 'UNSUPPORTED_WEBHOOK_EVENT_TYPE',
+    status: 200,
+    extra: { webhook_name: webhookName, event_type: eventType },
+  });
+}
+
+/** Zulip's MissingHTTPEventHeader (the bot's owner is told as well, see the action). */
+export class MissingEventHeader extends ApiError {
+  readonly header: string;
+  constructor(header: string) {
+    super(`Missing the HTTP event header '${header}'`, { code: 'MISSING_HTTP_EVENT_HEADER', extra: { header } });
+    this.header = header;
+  }
+}
+
+/** The event header of a request, or MissingEventHeader. */
+export function eventHeader(req: WebhookRequest, name: string): string {
+  const v = req.header(name);
+  if (v === undefined) throw new MissingEventHeader(name);
+  return v;
+}
+
+/** The JSON body as a payload. */
+export function jsonPayload(req: WebhookRequest): Wild {
+  return parsePayload(req.body);
+}
+
+/** A JSON-encoded boolean query parameter (Zulip's Json[bool]). */
+export function boolParam(req: WebhookRequest, name: string, fallback: boolean): boolean {
+  const v = req.param(name);
+  if (v === undefined) return fallback;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw badRequest(`${name} is not a boolean`);
+}

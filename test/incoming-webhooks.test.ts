@@ -1,0 +1,420 @@
+/**
+ * Incoming webhooks (/api/v1/external/<integration>): each integration posts
+ * Zulip's topic and text; api_key / stream / topic / only_events /
+ * exclude_events parameters; unknown events, missing headers and malformed
+ * payloads get Zulip's errors (never a 500).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, assertError, assertSuccess, type TestServer } from './helpers.ts';
+
+let t: TestServer;
+let bot: { id: number; apiKey: string; email: string };
+const CHANNEL = 'integrations';
+
+before(async () => {
+  t = await startTestServer();
+  const owner = t.client(t.owner);
+  assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: [{ name: CHANNEL }] }));
+  const b = assertSuccess(await owner.post('/bots', { full_name: 'Hook Bot', short_name: 'hook', bot_type: 2 }));
+  const me = assertSuccess(await t.client(t.owner).get(`/users/${b.user_id}`));
+  bot = { id: b.user_id, apiKey: b.api_key, email: me.user.email };
+});
+after(() => t.close());
+
+interface HookOpts {
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  contentType?: string;
+  stream?: string | null;
+  apiKey?: string | null;
+}
+
+async function hook(name: string, body: unknown, opts: HookOpts = {}) {
+  const q = new URLSearchParams();
+  if (opts.apiKey !== null) q.set('api_key', opts.apiKey ?? bot.apiKey);
+  if (opts.stream !== null) q.set('stream', opts.stream ?? CHANNEL);
+  for (const [k, v] of Object.entries(opts.query ?? {})) q.set(k, v);
+  const res = await fetch(`${t.url}/api/v1/external/${name}?${q}`, {
+    method: 'POST',
+    headers: { 'Content-Type': opts.contentType ?? 'application/json', ...(opts.headers ?? {}) },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: JSON.parse(text) as Record<string, any>, headers: res.headers, text };
+}
+
+/** The newest message in the channel (raw Markdown). */
+async function last(narrow: unknown[] = [{ operator: 'channel', operand: CHANNEL }]) {
+  const res = assertSuccess(await t.client(t.owner).get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow, apply_markdown: false }));
+  return res.messages[res.messages.length - 1] as Record<string, any>;
+}
+
+async function expectPosted(res: Awaited<ReturnType<typeof hook>>, topic: string, content: string) {
+  assertSuccess(res);
+  const m = await last();
+  assert.equal(m.sender_id, bot.id);
+  assert.equal(m.subject, topic);
+  assert.equal(m.content, content);
+  return m;
+}
+
+// ---------------------------------------------------------------------------
+// GitHub
+
+const REPO = { name: 'public-repo', full_name: 'baxterthehacker/public-repo', html_url: 'https://github.com/baxterthehacker/public-repo', private: false };
+const SENDER = { login: 'baxterthehacker', html_url: 'https://github.com/baxterthehacker' };
+const gh = (event: string) => ({ headers: { 'X-GitHub-Event': event } });
+
+test('github push: one commit, topic "<repo> / <branch>", sent with the webhook client name', async () => {
+  const payload = {
+    ref: 'refs/heads/changes',
+    compare: 'https://github.com/baxterthehacker/public-repo/compare/9049f1265b7d...0d1a26e67d8f',
+    deleted: false,
+    forced: false,
+    commits: [
+      {
+        id: '0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c',
+        message: 'Update README.md\n\nMore detail.',
+        url: 'https://github.com/baxterthehacker/public-repo/commit/0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c',
+        author: { name: 'baxterthehacker', username: 'baxterthehacker' },
+      },
+    ],
+    repository: REPO,
+    sender: SENDER,
+  };
+  const m = await expectPosted(
+    await hook('github', payload, gh('push')),
+    'public-repo / changes',
+    'baxterthehacker [pushed](https://github.com/baxterthehacker/public-repo/compare/9049f1265b7d...0d1a26e67d8f) 1 commit to branch changes.\n\n' +
+      '* Update README.md ([0d1a26e67d8](https://github.com/baxterthehacker/public-repo/commit/0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c))',
+  );
+  assert.equal(m.client, 'ZulipGitHubWebhook');
+
+  // Several committers are named, most commits first.
+  const commits = ['Tomasz', 'Ben', 'Tomasz', 'baxterthehacker'].map((name) => ({ ...payload.commits[0], author: { name } }));
+  const res = await hook('github', { ...payload, commits }, gh('push'));
+  const row = '* Update README.md ([0d1a26e67d8](https://github.com/baxterthehacker/public-repo/commit/0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c))';
+  await expectPosted(
+    res,
+    'public-repo / changes',
+    'baxterthehacker [pushed](https://github.com/baxterthehacker/public-repo/compare/9049f1265b7d...0d1a26e67d8f) 4 commits to branch changes. Commits by Tomasz (2), Ben (1) and baxterthehacker (1).\n\n' +
+      [row, row, row, row].join('\n'),
+  );
+
+  // The branches filter drops other branches; tags are their own message.
+  const before = (await last()).id;
+  assertSuccess(await hook('github', payload, { ...gh('push'), query: { branches: 'master,dev' } }));
+  assert.equal((await last()).id, before);
+  await expectPosted(await hook('github', { ref: 'refs/tags/v1.0', created: true, repository: REPO, sender: SENDER }, gh('push')), 'public-repo', 'baxterthehacker pushed tag v1.0.');
+});
+
+const PR = {
+  number: 1,
+  title: 'Update the README with new information',
+  html_url: 'https://github.com/baxterthehacker/public-repo/pull/1',
+  body: 'This is a pretty simple change that we need to pull into master.',
+  assignee: null,
+  merged: false,
+  head: { label: 'changes' },
+  base: { label: 'master' },
+};
+
+test('github pull_request: opened, closed, merged, custom topic adds the title', async () => {
+  const opened = { action: 'opened', number: 1, pull_request: PR, repository: REPO, sender: SENDER };
+  await expectPosted(
+    await hook('github', opened, gh('pull_request')),
+    'public-repo / PR #1 Update the README with new information',
+    'baxterthehacker opened [PR #1](https://github.com/baxterthehacker/public-repo/pull/1) from `changes` to `master`:\n\n~~~ quote\nThis is a pretty simple change that we need to pull into master.\n~~~',
+  );
+  await expectPosted(
+    await hook('github', { ...opened, action: 'closed' }, gh('pull_request')),
+    'public-repo / PR #1 Update the README with new information',
+    'baxterthehacker closed without merge [PR #1](https://github.com/baxterthehacker/public-repo/pull/1).',
+  );
+  await expectPosted(
+    await hook('github', { ...opened, action: 'closed', pull_request: { ...PR, merged: true } }, { ...gh('pull_request'), query: { topic: 'notifications' } }),
+    'notifications',
+    'baxterthehacker merged [PR #1 Update the README with new information](https://github.com/baxterthehacker/public-repo/pull/1).',
+  );
+  // Ignored actions post nothing and succeed.
+  const before = (await last()).id;
+  assertSuccess(await hook('github', { ...opened, action: 'labeled' }, gh('pull_request')));
+  assert.equal((await last()).id, before);
+});
+
+const ISSUE = {
+  number: 2,
+  title: 'Spelling error in the README file',
+  html_url: 'https://github.com/baxterthehacker/public-repo/issues/2',
+  body: "It looks like you accidentally spelled 'commit' with two 't's.",
+};
+
+test('github issues and issue_comment', async () => {
+  await expectPosted(
+    await hook('github', { action: 'opened', issue: ISSUE, repository: REPO, sender: SENDER }, gh('issues')),
+    'public-repo / issue #2 Spelling error in the README file',
+    "baxterthehacker opened [issue #2](https://github.com/baxterthehacker/public-repo/issues/2):\n\n~~~ quote\nIt looks like you accidentally spelled 'commit' with two 't's.\n~~~",
+  );
+  const comment = { html_url: 'https://github.com/baxterthehacker/public-repo/issues/2#issuecomment-99262140', body: "You are totally right! I'll get this fixed right away." };
+  await expectPosted(
+    await hook('github', { action: 'created', issue: ISSUE, comment, repository: REPO, sender: SENDER }, gh('issue_comment')),
+    'public-repo / issue #2 Spelling error in the README file',
+    "baxterthehacker [commented](https://github.com/baxterthehacker/public-repo/issues/2#issuecomment-99262140) on [issue #2](https://github.com/baxterthehacker/public-repo/issues/2):\n\n~~~ quote\nYou are totally right! I'll get this fixed right away.\n~~~",
+  );
+  // An edit that leaves the text unchanged is not posted.
+  const before = (await last()).id;
+  assertSuccess(await hook('github', { action: 'edited', changes: { body: { from: comment.body } }, issue: ISSUE, comment, repository: REPO, sender: SENDER }, gh('issue_comment')));
+  assert.equal((await last()).id, before);
+});
+
+test('github release and ping', async () => {
+  const release = { tag_name: '0.0.1', name: null, html_url: 'https://github.com/baxterthehacker/public-repo/releases/tag/0.0.1' };
+  await expectPosted(
+    await hook('github', { action: 'published', release, repository: REPO, sender: SENDER }, gh('release')),
+    'public-repo',
+    'baxterthehacker published release [0.0.1](https://github.com/baxterthehacker/public-repo/releases/tag/0.0.1) for tag 0.0.1.',
+  );
+  await expectPosted(await hook('github', { zen: 'Keep it simple.', repository: REPO, sender: SENDER }, gh('ping')), 'public-repo', 'GitHub webhook has been successfully configured by baxterthehacker.');
+});
+
+test('github: unsupported event is Zulip\'s 200 error; missing header is 400 and the owner is told', async () => {
+  const res = await hook('github', { action: 'frobbed', repository: REPO, sender: SENDER }, gh('frobnicate'));
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body, {
+    result: 'error',
+    msg: "The 'frobnicate:frobbed' event isn't currently supported by the GitHub webhook; ignoring",
+    code: 'UNSUPPORTED_WEBHOOK_EVENT_TYPE',
+    webhook_name: 'GitHub',
+    event_type: 'frobnicate:frobbed',
+  });
+
+  const missing = await hook('github', { repository: REPO, sender: SENDER });
+  assertError(missing, 400, 'MISSING_HTTP_EVENT_HEADER', "Missing the HTTP event header 'X-GitHub-Event'");
+  assert.equal(missing.body.header, 'X-GitHub-Event');
+  const dm = await last([{ operator: 'is', operand: 'dm' }]);
+  assert.match(dm.content, /^Hi there! {2}Your bot Hook Bot just sent an HTTP request to \/api\/v1\/external\/github that\nis missing the HTTP X-GitHub-Event header\./);
+});
+
+// ---------------------------------------------------------------------------
+// GitLab
+
+const PROJECT = { name: 'my-awesome-project', web_url: 'https://gitlab.com/tomaszkolek0/my-awesome-project' };
+const GL_USER = { name: 'Tomasz Kolek', username: 'tomaszkolek0' };
+const gl = (event: string) => ({ headers: { 'X-GitLab-Event': event } });
+
+test('gitlab push, merge request and issue', async () => {
+  await expectPosted(
+    await hook(
+      'gitlab',
+      {
+        object_kind: 'push',
+        before: '5fcdd5551fc3085df79bece2c32b1400802ac407',
+        after: 'eb6ae1e591e0819dc5bf187c6bfe18ec065a80e9',
+        ref: 'refs/heads/tomek',
+        user_name: 'Tomasz Kolek',
+        project: PROJECT,
+        commits: [
+          {
+            id: '66abd2da28809ffa128ed0447965cf11d7f863a7',
+            message: 'b\n',
+            url: 'https://gitlab.com/tomaszkolek0/my-awesome-project/commit/66abd2da28809ffa128ed0447965cf11d7f863a7',
+            author: { name: 'Tomasz Kolek' },
+          },
+        ],
+      },
+      gl('Push Hook'),
+    ),
+    'my-awesome-project / tomek',
+    'Tomasz Kolek [pushed](https://gitlab.com/tomaszkolek0/my-awesome-project/-/compare/5fcdd5551fc3085df79bece2c32b1400802ac407...eb6ae1e591e0819dc5bf187c6bfe18ec065a80e9) 1 commit to branch tomek.\n\n' +
+      '* b ([66abd2da288](https://gitlab.com/tomaszkolek0/my-awesome-project/commit/66abd2da28809ffa128ed0447965cf11d7f863a7))',
+  );
+
+  const mr = {
+    object_kind: 'merge_request',
+    user: GL_USER,
+    project: PROJECT,
+    object_attributes: {
+      iid: 1,
+      title: 'Merge Request title',
+      url: 'https://gitlab.com/tomaszkolek0/my-awesome-project/-/merge_requests/1',
+      source_branch: 'tomek',
+      target_branch: 'master',
+      description: 'fixes #1',
+      action: 'open',
+    },
+    assignees: [{ name: 'Tomasz Kolek', username: 'tomaszkolek0' }],
+  };
+  await expectPosted(
+    await hook('gitlab', mr, gl('Merge Request Hook')),
+    'my-awesome-project / MR #1 Merge Request title',
+    'Tomasz Kolek created [MR #1](https://gitlab.com/tomaszkolek0/my-awesome-project/-/merge_requests/1) from `tomek` to `master` (assigned to Tomasz Kolek):\n\n~~~ quote\nfixes #1\n~~~',
+  );
+  await expectPosted(
+    await hook('gitlab', { ...mr, object_attributes: { ...mr.object_attributes, action: 'merge' } }, gl('Merge Request Hook')),
+    'my-awesome-project / MR #1 Merge Request title',
+    'Tomasz Kolek merged [MR #1](https://gitlab.com/tomaszkolek0/my-awesome-project/-/merge_requests/1) from `tomek` to `master`.',
+  );
+
+  const issue = {
+    object_kind: 'issue',
+    user: GL_USER,
+    project: PROJECT,
+    object_attributes: { iid: 1, title: 'Issue title', url: 'https://gitlab.com/tomaszkolek0/my-awesome-project/-/issues/1', description: 'Issue description<!-- hidden -->', action: 'open' },
+  };
+  await expectPosted(
+    await hook('gitlab', issue, gl('Issue Hook')),
+    'my-awesome-project / issue #1 Issue title',
+    'Tomasz Kolek created [issue #1](https://gitlab.com/tomaszkolek0/my-awesome-project/-/issues/1):\n\n~~~ quote\nIssue description\n~~~',
+  );
+  // With a custom topic the project is linked and the title shown.
+  await expectPosted(
+    await hook('gitlab', { ...issue, object_attributes: { ...issue.object_attributes, action: 'close' } }, { ...gl('Issue Hook'), query: { topic: 'gitlab' } }),
+    'gitlab',
+    '[[my-awesome-project](https://gitlab.com/tomaszkolek0/my-awesome-project)] Tomasz Kolek closed [issue #1 Issue title](https://gitlab.com/tomaszkolek0/my-awesome-project/-/issues/1).',
+  );
+
+  const res = await hook('gitlab', { object_kind: 'x' }, gl('Frobnicate Hook'));
+  assert.equal(res.status, 200);
+  assert.equal(res.body.code, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE');
+  assert.equal(res.body.msg, "The 'Frobnicate Hook' event isn't currently supported by the GitLab webhook; ignoring");
+});
+
+// ---------------------------------------------------------------------------
+// Alertmanager, Grafana, JSON, Slack
+
+test('alertmanager: alerts grouped by instance, firing and resolved', async () => {
+  const alert = (instance: string, alertname: string, status: string) => ({
+    status,
+    labels: { instance, alertname },
+    annotations: {},
+    generatorURL: `http://prometheus.example.com/graph?g0.expr=up&g0.tab=1#${alertname}`,
+  });
+  const res = await hook('alertmanager', { alerts: [alert('node1', 'DiskFull', 'firing'), alert('node1', 'HighLoad', 'firing'), alert('node2', 'DiskFull', 'resolved')] });
+  assertSuccess(res);
+  const msgs = assertSuccess(
+    await t.client(t.owner).get('/messages', { anchor: 'newest', num_before: 2, num_after: 0, narrow: [{ operator: 'channel', operand: CHANNEL }], apply_markdown: false }),
+  ).messages;
+  assert.deepEqual(
+    msgs.map((m: any) => [m.subject, m.content]),
+    [
+      [
+        'node1',
+        ':alert: **FIRING**\n* DiskFull ([graph](http://prometheus.example.com/graph?g0.expr=up&g0.tab=0#DiskFull))\n* HighLoad ([graph](http://prometheus.example.com/graph?g0.expr=up&g0.tab=0#HighLoad))',
+      ],
+      ['node2', ':squared_ok: **Resolved** DiskFull ([graph](http://prometheus.example.com/graph?g0.expr=up&g0.tab=0#DiskFull))'],
+    ],
+  );
+});
+
+test('grafana: unified alerting (8+) and legacy (7) payloads', async () => {
+  await expectPosted(
+    await hook('grafana', {
+      alerts: [
+        {
+          status: 'resolved',
+          labels: { alertname: 'TestAlert', instance: 'Grafana' },
+          annotations: { summary: 'Notification test' },
+          startsAt: '2022-08-31T05:54:04.52289368Z',
+          endsAt: '2022-08-31T10:30:00.52288431Z',
+          generatorURL: '',
+          fingerprint: 'c6eadffa33fcdf37',
+          silenceURL: 'https://zuliptestingwh2.grafana.net/alerting/silence/new?alertmanager=grafana&matcher=alertname%3DTestAlert&matcher=instance%3DGrafana',
+          valueString: "[ metric='foo' labels={instance=bar} value=10 ]",
+        },
+      ],
+    }, { contentType: 'application/x-www-form-urlencoded' }),
+    '[TestAlert]',
+    ':checkbox: **RESOLVED**\n\n**TestAlert**\n\nThis alert was fired at <time:2022-08-31T05:54:04.52289368Z>.\n\nThis alert was resolved at <time:2022-08-31T10:30:00.52288431Z>.\n\n' +
+      "Labels:\n- alertname: TestAlert\n- instance: Grafana\n\nValues:\n[ metric='foo' labels={instance=bar} value=10 ]\n\nAnnotations:\n- summary: Notification test\n\n" +
+      '[Silence](https://zuliptestingwh2.grafana.net/alerting/silence/new?alertmanager=grafana&matcher=alertname%3DTestAlert&matcher=instance%3DGrafana)',
+  );
+  await expectPosted(
+    await hook('grafana', {
+      title: '[Alerting] Test notification',
+      ruleName: 'Test rule',
+      ruleUrl: 'http://localhost:3000/',
+      state: 'alerting',
+      message: 'Someone is testing the alert notification within grafana.',
+      evalMatches: [{ metric: 'High value', value: 100 }, { metric: 'Higher Value', value: 200 }],
+      imageUrl: 'https://grafana.com/assets/img/blog/mixed_styles.png',
+    }),
+    '[Alerting] Test notification',
+    ':alert: **ALERTING**\n\n[Test rule](http://localhost:3000/)\n\nSomeone is testing the alert notification within grafana.\n\n**High value:** 100\n**Higher Value:** 200\n\n[Click to view visualization](https://grafana.com/assets/img/blog/mixed_styles.png)',
+  );
+  assertError(await hook('grafana', { title: 'x', ruleName: 'r', ruleUrl: 'u', state: 'exploded' }), 400, 'BAD_REQUEST', "Invalid payload['state']");
+});
+
+test('json: the document as an indented code block in topic "JSON"', async () => {
+  await expectPosted(
+    await hook('json', { hello: 'wörld', list: [1, true, null], nested: { empty: {} } }),
+    'JSON',
+    '```json\n{\n  "hello": "w\\u00f6rld",\n  "list": [\n    1,\n    true,\n    null\n  ],\n  "nested": {\n    "empty": {}\n  }\n}\n```',
+  );
+});
+
+test('slack_incoming: JSON and form-encoded payload, Slack markup translated', async () => {
+  await expectPosted(
+    await hook('slack_incoming', { text: 'Hello, *world* and _you_! See <https://example.com|the site>.', channel: '#general' }),
+    'general',
+    'Hello, **world** and *you*! See [the site](https://example.com).',
+  );
+  const form = new URLSearchParams({ payload: JSON.stringify({ text: 'from a form', icon_emoji: ':wave:' }) }).toString();
+  await expectPosted(await hook('slack_incoming', form, { contentType: 'application/x-www-form-urlencoded', query: { topic: 'slack' } }), 'slack', ':wave: from a form');
+  await expectPosted(
+    await hook('slack_incoming', { blocks: [{ type: 'header', text: { type: 'plain_text', text: 'Title' } }, { type: 'divider' }, { type: 'section', text: { type: 'mrkdwn', text: 'Body' } }] }),
+    // "(no topic)" is the empty topic (general chat), as in Zulip.
+    'general chat',
+    '## Title\n\n----\n\nBody',
+  );
+  assertError(await hook('slack_incoming', '', { contentType: 'application/x-www-form-urlencoded' }), 400, 'REQUEST_VARIABLE_MISSING', "Missing 'payload' argument");
+});
+
+// ---------------------------------------------------------------------------
+// Addressing, filters, authentication, malformed payloads
+
+test('without stream the bot owner gets a direct message; an unknown channel tells the owner instead of failing', async () => {
+  assertSuccess(await hook('json', { a: 1 }, { stream: null }));
+  const dm = await last([{ operator: 'is', operand: 'dm' }]);
+  assert.equal(dm.sender_id, bot.id);
+  assert.equal(dm.content, '```json\n{\n  "a": 1\n}\n```');
+
+  // (A second bot: reminders to an owner are sent at most once a day per bot, and the first bot had one.)
+  const b2 = assertSuccess(await t.client(t.owner).post('/bots', { full_name: 'Hook Two', short_name: 'hook2', bot_type: 2 }));
+  const b2email = assertSuccess(await t.client(t.owner).get(`/users/${b2.user_id}`)).user.email;
+  assertSuccess(await hook('json', { a: 1 }, { stream: 'no such channel', apiKey: b2.api_key }));
+  const notice = await last([{ operator: 'is', operand: 'dm' }]);
+  assert.equal(notice.sender_email, 'notification-bot@zulip.com');
+  assert.equal(notice.content, `Your bot \`${b2email}\` tried to send a message to channel #**no such channel**, but that channel does not exist. Click [here](#channels/new) to create it.`);
+});
+
+test('stream by ID; topic parameter; only_events and exclude_events', async () => {
+  const sub = assertSuccess(await t.client(t.owner).get('/get_stream_id', { stream: CHANNEL }));
+  await expectPosted(await hook('json', { b: 2 }, { stream: String(sub.stream_id), query: { topic: 'custom' } }), 'custom', '```json\n{\n  "b": 2\n}\n```');
+  const before = (await last()).id;
+  const base = { zen: 'z', repository: REPO, sender: SENDER };
+  assertSuccess(await hook('github', base, { ...gh('ping'), query: { only_events: JSON.stringify(['push*']) } }));
+  assertSuccess(await hook('github', base, { ...gh('ping'), query: { exclude_events: JSON.stringify(['p?ng']) } }));
+  assert.equal((await last()).id, before);
+  await expectPosted(await hook('github', base, { ...gh('ping'), query: { only_events: JSON.stringify(['pi*']) } }), 'public-repo', 'GitHub webhook has been successfully configured by baxterthehacker.');
+});
+
+test('authentication: api_key required, malformed and unknown keys are 401', async () => {
+  assertError(await hook('json', { a: 1 }, { apiKey: null }), 400, 'REQUEST_VARIABLE_MISSING', "Missing 'api_key' argument");
+  assertError(await hook('json', { a: 1 }, { apiKey: 'short' }), 401, 'INVALID_API_KEY', 'Malformed API key');
+  assertError(await hook('json', { a: 1 }, { apiKey: 'a'.repeat(32) }), 401, 'INVALID_API_KEY', 'Invalid API key');
+  const res = await fetch(`${t.url}/api/v1/external/nonexistent?api_key=${bot.apiKey}`, { method: 'POST' });
+  assert.equal(res.status, 404);
+});
+
+test('malformed payloads are 400 with Zulip\'s messages, never 500', async () => {
+  assertError(await hook('json', '{not json'), 400, 'BAD_REQUEST', 'Malformed JSON');
+  assertError(await hook('grafana', ''), 400, 'BAD_REQUEST', 'Malformed JSON');
+  assertError(await hook('alertmanager', { nope: [] }), 400, 'BAD_REQUEST', "payload['alerts'] is missing");
+  assertError(await hook('alertmanager', { alerts: 'x' }), 400, 'BAD_REQUEST', "payload['alerts'] is not a list");
+  assertError(await hook('alertmanager', { alerts: [{ status: 'firing', generatorURL: 5 }] }), 400, 'BAD_REQUEST', "payload['alerts'][0]['generatorURL'] is not a string");
+  assertError(await hook('github', [1, 2], gh('push')), 400, 'BAD_REQUEST', 'payload is not a dict');
+  assertError(await hook('github', { ref: 'refs/heads/x', sender: SENDER, repository: REPO }, gh('push')), 400, 'BAD_REQUEST', "payload['commits'] is missing");
+  assertError(await hook('gitlab', { object_attributes: { action: 'open' } }, gl('Issue Hook')), 400, 'BAD_REQUEST', "payload['user'] is missing");
+  assertError(await hook('json', '[1]'), 400, 'BAD_REQUEST', 'payload is not a dict');
+});
