@@ -118,3 +118,16 @@ test('heavy renders do not delay a concurrent cheap request by more than 100 ms'
   const delay = median(during) - median(baseline);
   assert.ok(delay < 100, `delay ${delay.toFixed(1)} ms: without renders ${baseline.map((l) => l.toFixed(1)).join(', ')} ms; during ${during.map((l) => l.toFixed(1)).join(', ')} ms`);
 });
+
+test('descriptions that cannot be rendered are shown as text, never an error for everyone who reads them', async () => {
+  const deep = '> '.repeat(400) + 'x';
+  assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'deep quotes', description: deep }] }));
+  const streams = assertSuccess(await owner.get('/streams')).streams as Array<Record<string, unknown>>;
+  const s = streams.find((x) => x.name === 'deep quotes')!;
+  assert.equal(s.description, deep);
+  assert.equal(s.rendered_description, `<p>${'&gt; '.repeat(400)}x</p>`);
+  assertSuccess(await owner.patch('/realm', { description: deep.slice(0, 1000) }));
+  const reg = assertSuccess(await owner.post('/register', { fetch_event_types: ['realm'] }));
+  assert.equal(reg.realm_description, `<p>${'&gt; '.repeat(400)}x</p>`);
+  assertSuccess(await t.client(null).get('/server_settings'));
+});

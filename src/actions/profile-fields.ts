@@ -33,7 +33,7 @@ import {
   validateFieldValue,
   type FieldData,
 } from '../lib/profile-fields.ts';
-import { renderMarkdown, type MarkdownContext } from '../markdown/index.ts';
+import { renderMarkdownOrText, type MarkdownContext } from '../markdown/index.ts';
 import { isAdminRole } from './users-format.ts';
 
 export const notFound = (id: number): ApiError => badRequest(`Field id ${id} not found.`);
@@ -230,7 +230,7 @@ export async function updateProfileData(svc: Services, actor: UserRow, targetUse
       let rendered: string | null = null;
       if (isRenderable(field.field_type)) {
         ctx ??= await markdownContext(svc, tx);
-        rendered = renderMarkdown(text, ctx).html;
+        rendered = renderMarkdownOrText(text, ctx);
       }
       await upsertProfileValue(tx, { user_id: target.id, field_id: field.id, value: text, rendered_value: rendered });
       events.push(rendered ? { id: field.id, value: text, rendered_value: rendered } : { id: field.id, value: text });

@@ -6,7 +6,7 @@
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { parseJsonObject } from '../lib/util.ts';
-import { renderMarkdown } from '../markdown/index.ts';
+import { renderMarkdownOrText } from '../markdown/index.ts';
 import { linkifiersForRendering } from './linkifiers.ts';
 import { activeEmojiForRendering } from './realm-emoji.ts';
 import { activeSubscriptionPairs, allStreams, channelMessageStats, type StreamRow, type SubscriptionRow } from '../store/streams.ts';
@@ -201,7 +201,7 @@ export async function renderDescription(svc: Services, db: Tx, text: string): Pr
     byName.set(k, [...(byName.get(k) ?? []), u]);
   }
   const pub = (u: UserRow) => ({ id: u.id, full_name: u.full_name, email: u.email });
-  return renderMarkdown(text, {
+  return renderMarkdownOrText(text, {
     userByFullName: (n) => {
       const list = byName.get(n.toLowerCase());
       return list && list.length === 1 ? pub(list[0]) : undefined;
@@ -221,5 +221,5 @@ export async function renderDescription(svc: Services, db: Tx, text: string): Pr
     linkifiers,
     customEmojiByName: (name) => customEmoji.get(name),
     realmUrl: svc.config.externalUrl,
-  }).html;
+  });
 }

@@ -922,6 +922,21 @@ export function topicLinks(topic: string, linkifiers: Linkifier[]): Array<{ url:
   return applied.map((m) => ({ url: m.url, text: m.text }));
 }
 
+/**
+ * For the short texts rendered in the request thread (channel and
+ * organization descriptions, profile fields): what cannot be rendered
+ * (nesting too deep) is shown as escaped text instead of failing every
+ * request that shows it.
+ */
+export function renderMarkdownOrText(content: string, ctx: MarkdownContext): string {
+  try {
+    return renderMarkdown(content, ctx).html;
+  } catch (e) {
+    if (e instanceof MarkdownRenderingError) return `<p>${escapeText(content)}</p>`;
+    throw e;
+  }
+}
+
 /** Render Zulip-flavoured Markdown to HTML plus the facts the server needs. */
 export function renderMarkdown(content: string, ctx: MarkdownContext): RenderResult {
   try {
