@@ -163,6 +163,9 @@ export async function editScheduledMessage(svc: Services, sender: UserRow, id: n
   if (input.type !== undefined && input.to === undefined) throw badRequest('Recipient required when updating type of scheduled message.');
   if (input.type !== undefined && isChannelType(input.type) && input.topic === undefined) throw badRequest('Topic required when updating scheduled message type to channel.');
   if (input.scheduledDeliveryTimestamp !== undefined && input.scheduledDeliveryTimestamp <= Date.now() / 1000) throw futureRequired();
+  // New content is rendered before the transaction: no connection waits on the renderer.
+  const newContent = input.content === undefined ? undefined : normalizeContent(input.content, svc.config.maxMessageLength);
+  const rendered = newContent === undefined ? undefined : await render(svc, svc.store.db, newContent);
 
   const result = await transaction(svc.store, async (tx) => {
     const row = await scheduledMessageOf(tx, svc.realmId, sender.id, id);
@@ -179,7 +182,7 @@ export async function editScheduledMessage(svc: Services, sender: UserRow, id: n
       const type = input.type ?? existingType;
       const to = input.to ?? (existingType === 'stream' ? String(row.stream_id) : row.to_json);
       const topic = input.topic ?? row.topic;
-      const content = normalizeContent(input.content ?? row.content, svc.config.maxMessageLength);
+      const content = newContent ?? normalizeContent(row.content, svc.config.maxMessageLength);
       const addr = await checkAddress(svc, tx, sender, type, to, topic, settings);
       if (recipientChanged) {
         set.recipient_type = addr.recipientType;
@@ -189,9 +192,9 @@ export async function editScheduledMessage(svc: Services, sender: UserRow, id: n
       } else if (input.topic !== undefined && existingType === 'stream') {
         set.topic = addr.topic;
       }
-      if (input.content !== undefined) {
+      if (rendered) {
         set.content = content;
-        set.rendered_content = (await render(svc, tx, content)).html;
+        set.rendered_content = rendered.html;
       }
     } else if (input.topic !== undefined && existingType === 'stream') {
       // A new topic only (ignored for direct messages): the channel's topic rules apply.
