@@ -61,7 +61,16 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   }, [narrowKey]);
 
   const subs = [...model.subs.values()].sort((a, b) => a.name.localeCompare(b.name));
-  const effectiveStream = streamId !== undefined && model.subs.has(streamId) ? streamId : subs[0]?.stream_id;
+  // Without a chosen channel: the one of the newest channel message in view, else a public one.
+  const fallbackStream = (() => {
+    const msgs = model.list?.messages ?? [];
+    for (let i = msgs.length - 1; i >= 0; i--) {
+      const id = msgs[i]!.stream_id;
+      if (msgs[i]!.type === 'stream' && id !== undefined && model.subs.has(id)) return id;
+    }
+    return (subs.find((x) => !x.invite_only) ?? subs[0])?.stream_id;
+  })();
+  const effectiveStream = streamId !== undefined && model.subs.has(streamId) ? streamId : fallbackStream;
 
   if (handle && typeof handle === 'object') {
     handle.current = {
