@@ -247,6 +247,28 @@ export function assertSuccess(res: Res): Record<string, any> {
  * they are removed from a copy of the response before validating it.
  */
 export const POST_247_FIELDS = new Set<string>([
+  // Organization settings newer than feature level 247 (Zulip's current API).
+  'realm_can_add_custom_emoji_group',
+  'realm_can_create_bots_group',
+  'realm_can_create_write_only_bots_group',
+  'realm_enable_guest_user_dm_warning',
+  'realm_message_edit_history_visibility_policy',
+  'realm_require_e2ee_push_notifications',
+  'realm_send_channel_events_messages',
+  'realm_welcome_message_custom_text',
+  'max_channel_folder_description_length',
+  'max_channel_folder_name_length',
+  'max_reminder_note_length',
+  'realm_direct_message_permission_group',
+  'reminders',
+  'realm_can_manage_billing_group',
+  'realm_can_move_messages_between_channels_group',
+  'realm_can_move_messages_between_topics_group',
+  'realm_can_resolve_topics_group',
+  'realm_can_set_delete_message_policy_group',
+  'realm_can_set_topics_policy_group',
+  'realm_can_summarize_topics_group',
+  'realm_direct_message_initiator_group',
   'is_imported_stub', // FL 433
   'realm_url', // FL 257 (realm_uri before)
   'ignored_because_not_subscribed_channels', // POST /messages/flags(/narrow), Zulip 10 (exact FL unverified)

@@ -44,6 +44,8 @@ before(async () => {
   t = await startTestServer();
   alice = await t.makeUser({ name: 'Alice Sender' });
   bob = await t.makeUser({ name: 'Bob Away' });
+  // These tests are about mentions and direct messages: a mention must not make Bob follow the topic.
+  await t.setUserSetting(bob, 'automatically_follow_topics_where_mentioned', false);
   carol = await t.makeUser({ name: 'Carol Online' });
   for (const u of [bob, carol]) await t.setUserSetting(u, 'email_notifications_batching_period_seconds', 1);
   assertSuccess(await t.client(t.owner).post('/users/me/subscriptions', { subscriptions: [{ name: CHANNEL }], principals: [alice.id, bob.id, carol.id] }));

@@ -8,7 +8,7 @@
  */
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import type { UploadedFile } from '../http/multipart.ts';
+import type { UploadedFile } from '../lib/uploaded-file.ts';
 import { activeUserIds, updateUser, userById } from '../store/users.ts';
 import { realmById } from '../store/realm.ts';
 import { transaction } from '../store/db.ts';

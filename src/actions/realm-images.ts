@@ -10,7 +10,7 @@ import { LOGO_PATH } from '../lib/static-paths.ts';
 import type { Config } from '../config.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import type { UploadedFile } from '../http/multipart.ts';
+import type { UploadedFile } from '../lib/uploaded-file.ts';
 import type { RealmRow } from '../store/realm.ts';
 import { activeUserIds } from '../store/users.ts';
 import { realmById, updateRealm } from '../store/realm.ts';
