@@ -315,6 +315,55 @@ export async function getSubscriptionStatus(svc: Services, user: UserRow, userId
   return (ctx.subscribers.get(streamId) ?? []).includes(userId) || !!(await subscriptionRow(svc.store.db, userId, streamId))?.active;
 }
 
+/**
+ * GET /users/{user_id}/channels: the channels the user is subscribed to,
+ * limited to those whose metadata the caller may see (all of them for
+ * administrators), as Zulip's subscribed_channel_ids.
+ */
+export async function getUserChannels(svc: Services, user: UserRow, userId: number): Promise<number[]> {
+  const ctx = await loadChannelContext(svc, svc.store.db);
+  if (!ctx.users.some((u) => u.id === userId && !u.is_system_bot)) throw badRequest('No such user');
+  const out: number[] = [];
+  for (const s of ctx.streams) {
+    const subs = ctx.subscribers.get(s.id) ?? [];
+    if (subs.includes(userId) && streamAccess(user, s, subs.includes(user.id), ctx.groups).metadata) out.push(s.id);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/**
+ * PATCH /users/me/subscriptions: subscribe to `add` and unsubscribe from
+ * `delete` in one request (Zulip's update_subscriptions_backend, which runs
+ * the two with their defaults and merges the answers).
+ */
+export async function updateSubscriptions(
+  svc: Services,
+  user: UserRow,
+  add: Array<{ name: string; description?: string; color?: string }>,
+  remove: string[],
+): Promise<Record<string, unknown>> {
+  if (add.length === 0 && remove.length === 0) throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
+  const out: Record<string, unknown> = {};
+  if (add.length) {
+    Object.assign(
+      out,
+      await subscribe(svc, user, {
+        subscriptions: add,
+        principals: [],
+        authorizationErrorsFatal: true,
+        announce: false,
+        inviteOnly: false,
+        isWebPublic: false,
+        isDefault: false,
+        historyPublicToSubscribers: null,
+        groupSettings: {},
+      }),
+    );
+  }
+  if (remove.length) Object.assign(out, await unsubscribe(svc, user, remove, []));
+  return out;
+}
+
 // ---------------------------------------------------------------------------
 // Personal settings
 

@@ -14,6 +14,7 @@ import type { Tx } from '../store/db.ts';
 import { fileTooLargeMessage, type UploadedFile } from '../lib/uploaded-file.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
+import { THUMBNAIL_ACCEPT_IMAGE_TYPES } from '../lib/images.ts';
 import { realmById } from '../store/realm.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import {
@@ -256,6 +257,19 @@ export async function claimMessageAttachments(svc: Services, tx: Tx, sender: Use
     const messages = await attachmentMessages(svc.store.db, claimed.map((a) => a.id));
     for (const a of claimed) await notifyAttachment(svc, a.owner_id, 'update', attachmentDict(a, messages.get(a.id) ?? []));
   };
+}
+
+/**
+ * GET /thumbnail/status/{realm_id_str}/{filename}: whether the uploader's
+ * image has all its thumbnails. Zulip answers for images it thumbnails
+ * (ImageAttachment rows), "Invalid attachment" otherwise. Parley renders
+ * uploaded images as links to the file itself and makes no thumbnails
+ * that a message waits for, so an image never lacks one.
+ */
+export async function thumbnailStatus(svc: Services, user: UserRow, pathId: string): Promise<{ has_thumbnail: boolean }> {
+  const a = await attachmentByPathId(svc.store.db, svc.realmId, pathId);
+  if (!a || a.owner_id !== user.id || !THUMBNAIL_ACCEPT_IMAGE_TYPES.has(a.content_type)) throw badRequest('Invalid attachment');
+  return { has_thumbnail: true };
 }
 
 /** GET /attachments. */
