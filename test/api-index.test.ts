@@ -93,6 +93,7 @@ test('GET /thumbnail/status/{realm_id_str}/{filename}: the uploader\'s images on
   assertError(await t.client(bob).get(`/thumbnail/status/${image}`), 400, 'BAD_REQUEST', 'Invalid attachment');
   assertError(await t.client(alice).get(`/thumbnail/status/${text}`), 400, 'BAD_REQUEST', 'Invalid attachment');
   assertError(await t.client(alice).get(`/thumbnail/status/${t.server.svc.realmId}/00/nothing/here.png`), 400, 'BAD_REQUEST', 'Invalid attachment');
+  assertError(await t.client(alice).get('/thumbnail/status/unk/00/nothing/here.png'), 400, 'BAD_REQUEST', 'Invalid attachment');
 });
 
 test('POST /realm/test_welcome_bot_custom_message: administrators receive the Welcome Bot\'s messages', async () => {

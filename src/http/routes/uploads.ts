@@ -37,7 +37,7 @@ export default [
   }),
   route({
     method: 'GET',
-    path: '/thumbnail/status/:realm_id_str(^\\d+$)/*',
+    path: '/thumbnail/status/:realm_id_str/*',
     auth: 'user',
     summary: 'Check thumbnail status of your uploaded image',
     pathParams: { realm_id_str: p.pathStr(), '*': p.pathStr() },
