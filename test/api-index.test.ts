@@ -71,8 +71,14 @@ test('PATCH /users/me/subscriptions: add and delete in one request, with their e
   assert.equal(again.removed, undefined);
   assert.deepEqual(assertSuccess(await b.patch('/users/me/subscriptions', { delete: ['elsewhere'] })), { result: 'success', msg: '', removed: ['elsewhere'], not_removed: [] });
   assert.deepEqual(assertSuccess(await b.patch('/users/me/subscriptions', { delete: ['elsewhere'] })), { result: 'success', msg: '', removed: [], not_removed: ['elsewhere'] });
-  // A private channel Bob cannot see does not exist for him, as with DELETE.
-  assertError(await b.patch('/users/me/subscriptions', { delete: ['hidden'] }), 400, 'BAD_REQUEST', 'Channel(s) (hidden) do not exist');
+  // A private channel Bob cannot see does not exist for him, as with DELETE;
+  // and then nothing is added either (Zulip runs both halves in one transaction).
+  assertError(await b.patch('/users/me/subscriptions', { add: [{ name: 'elsewhere' }], delete: ['hidden'] }), 400, 'BAD_REQUEST', 'Channel(s) (hidden) do not exist');
+  assert.equal(assertSuccess(await t.client(bob).get(`/users/${bob.id}/subscriptions/${other}`)).is_subscribed, false);
+  // A channel the request creates can be named in both halves.
+  const both = assertSuccess(await b.patch('/users/me/subscriptions', { add: [{ name: 'brand new' }], delete: ['brand new'] }));
+  assert.deepEqual(both.subscribed, { [String(bob.id)]: ['brand new'] });
+  assert.deepEqual(both.removed, ['brand new']);
 
   assertError(await b.patch('/users/me/subscriptions', {}), 400, 'BAD_REQUEST', 'Nothing to do. Specify at least one of "add" or "delete".');
   assertError(await b.patch('/users/me/subscriptions', { add: [], delete: [] }), 400, 'BAD_REQUEST', 'Nothing to do. Specify at least one of "add" or "delete".');
