@@ -28,15 +28,16 @@ after(() => t.close());
 const basic = (acc: Account) => 'Basic ' + Buffer.from(`${acc.email}:${acc.apiKey}`).toString('base64');
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 
-async function raw(method: string, path: string, headers: Record<string, string> = {}, body?: Buffer | string) {
-  const res = await fetch(`${t.url}${path}`, { method, headers, body });
+/** A request to the last node (the only one unless TEST_CLUSTER is set): uploads resume on any node. */
+async function raw(method: string, path: string, headers: Record<string, string> = {}, body?: Buffer | string, base = t.nodes[t.nodes.length - 1].url) {
+  const res = await fetch(`${base}${path}`, { method, headers, body });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text };
 }
 
 /** Creates an upload by hand and returns its path. */
 async function create(acc: Account, length: number, metadata = `filename ${b64('notes.txt')}`): Promise<string> {
-  const res = await raw('POST', '/api/v1/tus', { Authorization: basic(acc), 'Tus-Resumable': '1.0.0', 'Upload-Length': String(length), 'Upload-Metadata': metadata });
+  const res = await raw('POST', '/api/v1/tus', { Authorization: basic(acc), 'Tus-Resumable': '1.0.0', 'Upload-Length': String(length), 'Upload-Metadata': metadata }, undefined, t.url);
   assert.equal(res.status, 201, res.text);
   const location = res.headers.get('location')!;
   assert.match(location, /^\/api\/v1\/tus\/\d+-[0-9a-f]{32}$/);
