@@ -14,6 +14,7 @@ export interface NotProvided {
 }
 
 const DEV_ONLY = 'Zulip serves it on development servers only (logins without a password); a production server never does.';
+const CALLS = ' Without it the provider is not offered: `video_chat_provider` accepts only none and Jitsi Meet, so clients never call this.';
 const PUSH = 'Needs a mobile push notification service (Zulip\'s push bouncer or APNs/FCM credentials); Parley has none, so it reports push notifications as disabled.';
 
 export const NOT_PROVIDED: NotProvided[] = [
@@ -33,10 +34,10 @@ export const NOT_PROVIDED: NotProvided[] = [
     operation: 'register-remote-push-device',
     reason: 'An endpoint of the push notification bouncer itself, called by other servers; Parley is not a bouncer.',
   },
-  { method: 'GET', path: '/calls/bigbluebutton/create', operation: 'create-big-blue-button-video-call', reason: 'Needs a BigBlueButton server and its shared secret.' },
-  { method: 'POST', path: '/calls/constructorgroups/create', operation: 'create-constructor-groups-video-call', reason: 'Needs a Constructor Groups account and its API key.' },
-  { method: 'POST', path: '/calls/nextcloud_talk/create', operation: 'create-nextcloud-talk-video-call', reason: 'Needs a Nextcloud server and its credentials.' },
-  { method: 'POST', path: '/calls/webex/create', operation: 'create-webex-video-call', reason: 'Needs a Webex integration (OAuth client) configured on the server.' },
+  { method: 'GET', path: '/calls/bigbluebutton/create', operation: 'create-big-blue-button-video-call', reason: 'Needs a BigBlueButton server and its shared secret.' + CALLS },
+  { method: 'POST', path: '/calls/constructorgroups/create', operation: 'create-constructor-groups-video-call', reason: 'Needs a Constructor Groups account and its API key.' + CALLS },
+  { method: 'POST', path: '/calls/nextcloud_talk/create', operation: 'create-nextcloud-talk-video-call', reason: 'Needs a Nextcloud server and its credentials.' + CALLS },
+  { method: 'POST', path: '/calls/webex/create', operation: 'create-webex-video-call', reason: 'Needs a Webex integration (OAuth client) configured on the server.' + CALLS },
 ];
 
 /** Endpoints served outside the route declarations (own handlers in src/http). */
