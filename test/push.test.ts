@@ -50,6 +50,21 @@ test('parameter errors come first, in Zulip\'s order and wording', async () => {
   assertError(await c.post('/mobile_push/register', { ...full, push_key_id: 4294967295 }), 400, 'PUSH_SERVICE_NOT_CONFIGURED', NOT_CONFIGURED);
 });
 
+test('Zulip\'s order: parameter types, then the push service, then the device (registered, another user\'s or unknown)', async () => {
+  const c = t.client(alice);
+  const bob = await t.makeUser({ name: 'Bob' });
+  const mine = assertSuccess(await c.post('/register_client_device', {})).device_id as number;
+  const theirs = assertSuccess(await t.client(bob).post('/register_client_device', {})).device_id as number;
+  // Zulip's register_push_device: typed parameters first, then PushServiceNotConfiguredError,
+  // and only then check_device_id ("Invalid `device_id`") and the field groups.
+  for (const device_id of [mine, theirs, 999999]) {
+    assertError(await c.post('/mobile_push/register', { ...full, device_id }), 400, 'PUSH_SERVICE_NOT_CONFIGURED', NOT_CONFIGURED);
+    assertError(await c.post('/mobile_push/register', { device_id }), 400, 'PUSH_SERVICE_NOT_CONFIGURED', NOT_CONFIGURED);
+  }
+  assertError(await c.post('/mobile_push/register', { token_kind: 'fcm' }), 400, 'REQUEST_VARIABLE_MISSING', "Missing 'device_id' argument");
+  assertError(await c.post('/mobile_push/register', { device_id: mine, token_kind: 'gcm' }), 400, 'BAD_REQUEST', 'Invalid token_kind');
+});
+
 test('bots are refused before anything else', async () => {
   const bot = await t.makeUser({ name: 'Pushbot', isBot: true, botOwnerId: alice.id, botType: 1 });
   assertError(await t.client(bot).post('/mobile_push/register', {}), 400, 'BAD_REQUEST', 'This endpoint does not accept bot requests.');

@@ -149,7 +149,7 @@ test('too large: JSON 400 with the configured limit, consistent with max_file_up
     assert.equal(reg.max_file_upload_size_mib, 1);
     for (const size of [1024 * 1024 + 1, 3 * 1024 * 1024]) {
       const res = await upload(owner, [{ name: 'big.bin', data: Buffer.alloc(size, 7) }], {}, small.url);
-      assertError(res, 400, 'BAD_REQUEST', 'Uploaded file is larger than the allowed limit of 1 MiB');
+      assertError(res, 400, 'BAD_REQUEST', "File is larger than this server's configured maximum upload size (1 MiB).");
     }
     const ok = await upload(owner, [{ name: 'fits.bin', data: Buffer.alloc(1024 * 1024, 7) }], {}, small.url);
     assertSuccess(ok);

@@ -114,7 +114,7 @@ export async function acceptInvitation(svc: Services, key: string, input: { full
     ['groups', () => addToInvitedGroups(svc, inv, user)],
     ['referrer notification', () => notifyReferrer(svc, inv, user, realmName)],
     ['signup announcement', () => announceSignup(svc, user)],
-    ['welcome bot', () => sendWelcomeMessages(svc, user, inv.welcome_message_custom_text)],
+    ['welcome bot', async () => void (await sendWelcomeMessages(svc, user, inv.welcome_message_custom_text))],
   ];
   for (const [name, step] of steps) {
     try {

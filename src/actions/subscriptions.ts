@@ -4,7 +4,7 @@
  * personal subscription settings; with their events.
  */
 import type { Services } from '../services.ts';
-import { transaction } from '../store/db.ts';
+import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
 import { realmById } from '../store/realm.ts';
@@ -236,6 +236,20 @@ async function sendNewSubscriptionMessages(svc: Services, actor: UserRow, added:
 // ---------------------------------------------------------------------------
 // Unsubscribing
 
+/** The channels named, each one the user can see; else Zulip's "Channel(s) (…) do not exist". */
+async function visibleStreamsByName(svc: Services, db: Tx, user: UserRow, names: string[], before: ChannelContext, groups: Groups): Promise<StreamRow[]> {
+  const streams: StreamRow[] = [];
+  const missing: string[] = [];
+  for (const raw of names) {
+    const s = await streamByName(db, svc.realmId, raw.trim());
+    const visible = s && streamAccess(user, s, (before.subscribers.get(s.id) ?? []).includes(user.id), groups).metadata;
+    if (!s || !visible) missing.push(raw.trim());
+    else if (!streams.some((x) => x.id === s.id)) streams.push(s);
+  }
+  if (missing.length) throw badRequest(`Channel(s) (${missing.join(', ')}) do not exist`);
+  return streams;
+}
+
 /** DELETE /users/me/subscriptions. */
 export async function unsubscribe(svc: Services, user: UserRow, names: string[], principals: Array<string | number>): Promise<{ removed: string[]; not_removed: string[] }> {
   const before = await loadChannelContext(svc, svc.store.db);
@@ -243,15 +257,7 @@ export async function unsubscribe(svc: Services, user: UserRow, names: string[],
   const removingOthers = targets.some((t) => t.id !== user.id && !(t.is_bot && t.bot_owner_id === user.id));
   const result = await transaction(svc.store, async (tx) => {
     const groups = await Groups.load(tx, svc.realmId);
-    const streams: StreamRow[] = [];
-    const missing: string[] = [];
-    for (const raw of names) {
-      const s = await streamByName(tx, svc.realmId, raw.trim());
-      const visible = s && streamAccess(user, s, (before.subscribers.get(s.id) ?? []).includes(user.id), groups).metadata;
-      if (!s || !visible) missing.push(raw.trim());
-      else if (!streams.some((x) => x.id === s.id)) streams.push(s);
-    }
-    if (missing.length) throw badRequest(`Channel(s) (${missing.join(', ')}) do not exist`);
+    const streams = await visibleStreamsByName(svc, tx, user, names, before, groups);
     if (removingOthers) {
       for (const s of streams) {
         const access = streamAccess(user, s, (before.subscribers.get(s.id) ?? []).includes(user.id), groups);
@@ -313,6 +319,61 @@ export async function getSubscriptionStatus(svc: Services, user: UserRow, userId
   if (!target) throw badRequest('No such user');
   await accessStreamById(svc, svc.store.db, user, streamId, ctx.groups);
   return (ctx.subscribers.get(streamId) ?? []).includes(userId) || !!(await subscriptionRow(svc.store.db, userId, streamId))?.active;
+}
+
+/**
+ * GET /users/{user_id}/channels: the channels the user is subscribed to,
+ * limited to those whose metadata the caller may see (all of them for
+ * administrators), as Zulip's subscribed_channel_ids.
+ */
+export async function getUserChannels(svc: Services, user: UserRow, userId: number): Promise<number[]> {
+  const ctx = await loadChannelContext(svc, svc.store.db);
+  if (!ctx.users.some((u) => u.id === userId && !u.is_system_bot)) throw badRequest('No such user');
+  const out: number[] = [];
+  for (const s of ctx.streams) {
+    const subs = ctx.subscribers.get(s.id) ?? [];
+    if (subs.includes(userId) && streamAccess(user, s, subs.includes(user.id), ctx.groups).metadata) out.push(s.id);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/**
+ * PATCH /users/me/subscriptions: subscribe to `add` and unsubscribe from
+ * `delete` in one request (Zulip's update_subscriptions_backend, which runs
+ * the two with their defaults and merges the answers).
+ */
+export async function updateSubscriptions(
+  svc: Services,
+  user: UserRow,
+  add: Array<{ name: string; description?: string; color?: string }>,
+  remove: string[],
+): Promise<Record<string, unknown>> {
+  if (add.length === 0 && remove.length === 0) throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
+  // Zulip runs both halves in one transaction: a `delete` naming a channel the
+  // user cannot see fails the whole request, so it is checked before anything
+  // is added (channels the request itself creates are left to the second half).
+  const adding = new Set(add.map((x) => x.name.trim()));
+  const before = await loadChannelContext(svc, svc.store.db);
+  await visibleStreamsByName(svc, svc.store.db, user, remove.filter((n) => !adding.has(n.trim())), before, before.groups);
+  const out: Record<string, unknown> = {};
+  if (add.length) {
+    Object.assign(
+      out,
+      await subscribe(svc, user, {
+        subscriptions: add,
+        principals: [],
+        authorizationErrorsFatal: true,
+        announce: false,
+        inviteOnly: false,
+        isWebPublic: false,
+        isDefault: false,
+        historyPublicToSubscribers: null,
+        groupSettings: {},
+      }),
+    );
+  }
+  if (remove.length) Object.assign(out, await unsubscribe(svc, user, remove, []));
+  return out;
 }
 
 // ---------------------------------------------------------------------------

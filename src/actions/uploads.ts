@@ -6,14 +6,15 @@
  * and the `attachment` events to the owner.
  */
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-files.ts';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
-import type { UploadedFile } from '../lib/uploaded-file.ts';
+import { fileTooLargeMessage, type UploadedFile } from '../lib/uploaded-file.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
+import { THUMBNAIL_ACCEPT_IMAGE_TYPES } from '../lib/images.ts';
 import { realmById } from '../store/realm.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import {
@@ -105,31 +106,34 @@ async function notifyAttachment(svc: Services, ownerId: number, op: 'add' | 'upd
   svc.bus.send({ type: 'attachment', op, attachment, upload_space_used: used }, [ownerId]);
 }
 
-/** POST /user_uploads. */
-export async function uploadFile(svc: Services, user: UserRow, files: UploadedFile[]): Promise<{ uri: string; url: string; filename: string }> {
-  // As with Django's parser, a file part without a file name is no file.
-  const real = files.filter((f) => f.filename !== '');
-  if (real.length === 0) throw badRequest('You must specify a file to upload');
-  if (real.length !== 1) throw badRequest('You may only upload one file at a time');
-  const file = real[0];
-  const maxMib = svc.config.maxFileUploadSizeMib;
-  if (file.data.length > maxMib * 1024 * 1024) throw badRequest(`Uploaded file is larger than the allowed limit of ${maxMib} MiB`);
-
-  const fileName = decodeName(file.filename);
+/**
+ * Stores a new upload as an attachment of `user`: a fresh path_id
+ * (realm ID / random / sanitized name, as Zulip), `place` puts the bytes at
+ * its location on disk, then the attachment row and the `attachment` add
+ * event. Returns Zulip's upload answer.
+ */
+async function storeUpload(
+  svc: Services,
+  user: UserRow,
+  fileName: string,
+  contentType: string,
+  size: number,
+  place: (diskPath: string) => Promise<void>,
+): Promise<{ uri: string; url: string; filename: string }> {
   const pathId = [String(svc.realmId), randomInt(0, 256).toString(16), randomBytes(18).toString('base64url'), sanitizeName(fileName)].join('/');
   const diskPath = uploadFilePath(svc, pathId);
   if (!diskPath) throw badRequest('Invalid file name');
   await mkdir(dirname(diskPath), { recursive: true, mode: PRIVATE_DIR_MODE });
-  await writeFile(diskPath, file.data, { mode: PRIVATE_FILE_MODE });
+  await place(diskPath);
   let row: AttachmentRow;
   try {
     row = await insertAttachment(svc.store.db, {
       realm_id: svc.realmId,
       path_id: pathId,
       file_name: fileName,
-      content_type: contentTypeFor(file.mimetype, fileName),
+      content_type: contentType,
       owner_id: user.id,
-      size: file.data.length,
+      size,
       create_time: Date.now(),
     });
   } catch (e) {
@@ -139,6 +143,44 @@ export async function uploadFile(svc: Services, user: UserRow, files: UploadedFi
   await notifyAttachment(svc, user.id, 'add', attachmentDict(row, []));
   const url = `/user_uploads/${pathId}`;
   return { uri: url, url, filename: fileName };
+}
+
+/** POST /user_uploads. */
+export async function uploadFile(svc: Services, user: UserRow, files: UploadedFile[]): Promise<{ uri: string; url: string; filename: string }> {
+  // As with Django's parser, a file part without a file name is no file.
+  const real = files.filter((f) => f.filename !== '');
+  if (real.length === 0) throw badRequest('You must specify a file to upload');
+  if (real.length !== 1) throw badRequest('You may only upload one file at a time');
+  const file = real[0];
+  const maxMib = svc.config.maxFileUploadSizeMib;
+  if (file.data.length > maxMib * 1024 * 1024) throw badRequest(fileTooLargeMessage(maxMib));
+  const fileName = decodeName(file.filename);
+  return storeUpload(svc, user, fileName, contentTypeFor(file.mimetype, fileName), file.data.length, (diskPath) =>
+    writeFile(diskPath, file.data, { mode: PRIVATE_FILE_MODE }),
+  );
+}
+
+/**
+ * A finished resumable (tus) upload becomes an attachment, as Zulip's
+ * pre-finish hook makes it: the name from the `filename` metadata
+ * ("uploaded-file" when empty, "." or ".."), the type from `filetype` or
+ * else guessed from the name. The received file at `receivedPath` is moved
+ * into place. Returns `{url, filename}`, the body of the final response.
+ */
+export async function finishResumableUpload(
+  svc: Services,
+  user: UserRow,
+  receivedPath: string,
+  size: number,
+  metadata: Record<string, string | null | undefined>,
+): Promise<{ url: string; filename: string }> {
+  let fileName = metadata.filename ?? '';
+  if (fileName === '' || fileName === '.' || fileName === '..') fileName = 'uploaded-file';
+  const { url, filename } = await storeUpload(svc, user, fileName, contentTypeFor(metadata.filetype ?? '', fileName), size, async (diskPath) => {
+    await rename(receivedPath, diskPath);
+    await chmod(diskPath, PRIVATE_FILE_MODE);
+  });
+  return { url, filename };
 }
 
 /**
@@ -215,6 +257,19 @@ export async function claimMessageAttachments(svc: Services, tx: Tx, sender: Use
     const messages = await attachmentMessages(svc.store.db, claimed.map((a) => a.id));
     for (const a of claimed) await notifyAttachment(svc, a.owner_id, 'update', attachmentDict(a, messages.get(a.id) ?? []));
   };
+}
+
+/**
+ * GET /thumbnail/status/{realm_id_str}/{filename}: whether the uploader's
+ * image has all its thumbnails. Zulip answers for images it thumbnails
+ * (ImageAttachment rows), "Invalid attachment" otherwise. Parley renders
+ * uploaded images as links to the file itself and makes no thumbnails
+ * that a message waits for, so an image never lacks one.
+ */
+export async function thumbnailStatus(svc: Services, user: UserRow, pathId: string): Promise<{ has_thumbnail: boolean }> {
+  const a = await attachmentByPathId(svc.store.db, svc.realmId, pathId);
+  if (!a || a.owner_id !== user.id || !THUMBNAIL_ACCEPT_IMAGE_TYPES.has(a.content_type)) throw badRequest('Invalid attachment');
+  return { has_thumbnail: true };
 }
 
 /** GET /attachments. */

@@ -5,6 +5,7 @@
  */
 import type { Services } from '../services.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
+import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { realmById } from '../store/realm.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { sendMessage } from './messages.ts';
@@ -40,14 +41,26 @@ export function welcomeMessageContent(realmUrl: string, user: UserRow, orgType: 
  * invitation's welcome_message_custom_text (null or undefined: the
  * organization's; empty: none).
  */
-export async function sendWelcomeMessages(svc: Services, user: UserRow, customText?: string | null): Promise<void> {
-  if (user.is_bot) return;
+export async function sendWelcomeMessages(svc: Services, user: UserRow, customText?: string | null): Promise<{ customMessageId: number | null }> {
+  if (user.is_bot) return { customMessageId: null };
   const realm = await realmById(svc.store.db, svc.realmId);
   const settings = realmSettings(realm.settings_json);
   const bot = await welcomeBot(svc);
-  const send = (content: string) =>
-    sendMessage(svc, bot, { type: 'private', to: JSON.stringify([user.id]), topic: undefined, content, clientName: 'Internal', readBySender: true });
+  const send = async (content: string) =>
+    (await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([user.id]), topic: undefined, content, clientName: 'Internal', readBySender: true })).id as number;
   await send(welcomeMessageContent(svc.config.externalUrl, user, settings.org_type));
   const text = customText ?? (typeof settings.welcome_message_custom_text === 'string' ? settings.welcome_message_custom_text : '');
-  if (text.trim() !== '') await send(text);
+  return { customMessageId: text.trim() !== '' ? await send(text) : null };
+}
+
+/**
+ * POST /realm/test_welcome_bot_custom_message: an administrator receives the
+ * Welcome Bot's messages with this custom text, as a new user would; returns
+ * the custom message's ID.
+ */
+export async function sendTestWelcomeMessage(svc: Services, admin: UserRow, text: string): Promise<number> {
+  if (admin.role > ROLE.ADMINISTRATOR) throw requireAdmin();
+  if (text.trim() === '') throw badRequest('Message must not be empty');
+  const { customMessageId } = await sendWelcomeMessages(svc, admin, text);
+  return customMessageId!;
 }

@@ -1,7 +1,9 @@
 /**
  * `npm run routes`: lists every API endpoint from the route declarations
  * (method, path, authentication, summary and each parameter's type,
- * whether it is required, its default and its description).
+ * whether it is required, its default and its description), the endpoints
+ * with handlers of their own, and the operations of Zulip's API that are not
+ * provided, with the reason (src/http/routes/not-provided.ts).
  *
  *   npm run routes                 plain text
  *   npm run -s routes -- --markdown > docs/API.md
@@ -9,6 +11,7 @@
 import { allRoutes } from '../http/routes/index.ts';
 import type { RouteDef } from '../http/route.ts';
 import type { Param } from '../http/params.ts';
+import { NOT_PROVIDED, OTHER_ENDPOINTS } from '../http/routes/not-provided.ts';
 
 /** `/users/:user_id(^\d+$)` -> `/users/{user_id}`, as Zulip's documentation writes paths. */
 export function displayPath(path: string): string {
@@ -39,6 +42,10 @@ export function routesText(routes: RouteDef[]): string {
     out.push(`${r.method.padEnd(6)} ${displayPath(r.path)}  — ${r.summary} [${AUTH[r.auth]}]`);
     for (const prm of paramsOf(r)) out.push(`         ${prm.name}: ${prm.type}, ${prm.req}${prm.doc ? ` — ${prm.doc}` : ''}`);
   }
+  out.push('', 'Other endpoints:');
+  for (const e of OTHER_ENDPOINTS) out.push(`${e.methods}  ${e.path}  — ${e.summary}`);
+  out.push('', 'Not provided:');
+  for (const n of NOT_PROVIDED) out.push(`${n.method.padEnd(6)} /api/v1${n.path}  — ${n.reason}`);
   return out.join('\n') + '\n';
 }
 
@@ -64,7 +71,14 @@ export function routesMarkdown(routes: RouteDef[]): string {
     '| --- | --- | --- | --- |',
   ];
   for (const r of routes) out.push(`| ${r.method} | \`${displayPath(r.path)}\` | ${AUTH[r.auth]} | ${cell(r.summary)} |`);
-  out.push('');
+  out.push('', '## Other endpoints', '', 'Served by handlers of their own rather than route declarations:', '');
+  out.push('| Method | Path | Summary |', '| --- | --- | --- |');
+  for (const e of OTHER_ENDPOINTS) out.push(`| ${e.methods} | \`${e.path}\` | ${cell(e.summary)} |`);
+  out.push('', '## Not provided', '');
+  out.push("Operations of Zulip's API that Parley does not serve, because each needs a service Parley does not have (they answer 404):", '');
+  out.push('| Method | Path | Zulip operation | Reason |', '| --- | --- | --- | --- |');
+  for (const n of NOT_PROVIDED) out.push(`| ${n.method} | \`/api/v1${n.path}\` | \`${n.operation}\` | ${cell(n.reason)} |`);
+  out.push('', '## Endpoints in detail', '');
   for (const r of routes) {
     out.push(`### ${r.method} \`${displayPath(r.path)}\``, '', `${r.summary} (${AUTH[r.auth]}).`, '');
     const params = paramsOf(r);

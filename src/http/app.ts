@@ -18,6 +18,7 @@ import type { Method, RequestContext, RouteDef } from './route.ts';
 import type { UserRow } from '../store/users.ts';
 import { codeToNames } from '../emoji/index.ts';
 import { registerUploadServing } from './uploads.ts';
+import { registerTus } from './tus.ts';
 import { registerAvatarServing } from './avatars.ts';
 import { registerEmailChangeRoutes, registerJoinRoutes, registerSignupRoutes } from './signup.ts';
 import { authenticateSession, registerWeb } from './web.ts';
@@ -202,6 +203,8 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   registerWeb(app, svc);
   // Uploaded files (/user_uploads/..., and the API's temporary-URL variant).
   registerUploadServing(app, svc, limits);
+  // Resumable uploads (tus) at /api/v1/tus.
+  registerTus(app, svc, limits);
   registerAvatarServing(app, svc);
   registerSignupRoutes(app, svc);
   registerJoinRoutes(app, svc);

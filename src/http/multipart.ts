@@ -7,7 +7,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Busboy } from '@fastify/busboy';
 import { ApiError } from '../lib/errors.ts';
-import type { UploadedFile } from '../lib/uploaded-file.ts';
+import { fileTooLargeMessage, type UploadedFile } from '../lib/uploaded-file.ts';
 
 export type { UploadedFile };
 
@@ -43,7 +43,7 @@ export function parseMultipart(
     bb.on('file', (field: string, stream: NodeJS.ReadableStream & { truncated?: boolean }, filename: string, _enc: string, mimetype: string) => {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('limit', () => fail(new ApiError(`Uploaded file is larger than the allowed limit of ${Math.floor(maxFileBytes / 1024 / 1024)} MiB`)));
+      stream.on('limit', () => fail(new ApiError(fileTooLargeMessage(Math.floor(maxFileBytes / 1024 / 1024)))));
       stream.on('end', () => {
         if (!stream.truncated) files.push({ field, filename: (filename ?? '').replaceAll('\0', ''), mimetype: mimetype || 'application/octet-stream', data: Buffer.concat(chunks) });
       });

@@ -96,16 +96,21 @@ function trustedOrigin(svc: Services, req: FastifyRequest, origin: string): bool
   return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
 }
 
+/** A browser's Origin header, when sent, must be this server (Django's first CSRF check). */
+export function checkOrigin(svc: Services, req: FastifyRequest): void {
+  const origin = req.headers.origin;
+  if (typeof origin === 'string' && !trustedOrigin(svc, req, origin)) {
+    throw csrfFailed(`Origin checking failed - ${origin} does not match any trusted origins.`);
+  }
+}
+
 /**
  * CSRF check for a state-changing request (Django's order): a browser's
  * Origin header, when sent, must be this server; the X-CSRFToken header must
  * equal the csrftoken cookie, and, with a session, the session's token.
  */
 export function checkCsrf(svc: Services, req: FastifyRequest, session: ActiveSession | null): void {
-  const origin = req.headers.origin;
-  if (typeof origin === 'string' && !trustedOrigin(svc, req, origin)) {
-    throw csrfFailed(`Origin checking failed - ${origin} does not match any trusted origins.`);
-  }
+  checkOrigin(svc, req);
   const cookie = req.cookies?.[CSRF_COOKIE];
   if (!cookie) throw csrfFailed('CSRF cookie not set.');
   const header = req.headers[CSRF_HEADER];

@@ -5,3 +5,8 @@ export interface UploadedFile {
   mimetype: string;
   data: Buffer;
 }
+
+/** Zulip's message for a file over the server's upload limit (MAX_FILE_UPLOAD_SIZE_MIB; self-hosted wording). */
+export function fileTooLargeMessage(maxMib: number): string {
+  return `File is larger than this server's configured maximum upload size (${maxMib} MiB).`;
+}

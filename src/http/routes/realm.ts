@@ -1,4 +1,4 @@
-/** Organization settings: PATCH /realm. */
+/** Organization settings: PATCH /realm, and trying the Welcome Bot's custom message. */
 import { route } from '../route.ts';
 import { p, v, type Param } from '../params.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -15,6 +15,7 @@ import {
   ORG_TYPE_IDS,
   updateRealmSettings,
 } from '../../actions/realm-settings.ts';
+import { sendTestWelcomeMessage } from '../../actions/welcome-bot.ts';
 
 type GroupUpdate = { new: GroupSettingValue; old?: GroupSettingValue };
 
@@ -147,5 +148,13 @@ export default [
         stringId: args.string_id as string | undefined,
       });
     },
+  }),
+  route({
+    method: 'POST',
+    path: '/realm/test_welcome_bot_custom_message',
+    auth: 'user',
+    summary: 'Test welcome bot custom message (administrators receive it themselves)',
+    params: { welcome_message_custom_text: p.str({ maxLength: MAX_WELCOME_MESSAGE_CUSTOM_TEXT_LENGTH }) },
+    handler: async (ctx, a) => ({ message_id: await sendTestWelcomeMessage(ctx.svc, ctx.user, a.welcome_message_custom_text) }),
   }),
 ];

@@ -13,11 +13,16 @@ import { setDefaultStream } from '../../actions/streams-default.ts';
 import {
   getSubscribers,
   getSubscriptionStatus,
+  getUserChannels,
   listSubscriptions,
   subscribe,
   unsubscribe,
   updateSubscriptionProperties,
+  updateSubscriptions,
 } from '../../actions/subscriptions.ts';
+
+/** Channels to subscribe to, by name (with a description and color for new or own ones). */
+const channelSpecs = v.list(v.object({ name: v.str(), description: v.str(), color: v.str() }, { optional: ['description', 'color'] }));
 
 /** message_retention_days: JSON (a number or a string) or the raw special words. */
 const retentionParam = (): Param<string | number | undefined> =>
@@ -195,6 +200,26 @@ export default [
   }),
   route({
     method: 'GET',
+    path: '/users/:user_id(^\\d+$)/channels',
+    auth: 'user',
+    summary: "Get a user's subscribed channels (those whose metadata you may see)",
+    pathParams: { user_id: p.pathInt() },
+    params: {},
+    handler: async (ctx, a) => ({ subscribed_channel_ids: await getUserChannels(ctx.svc, ctx.user, a.user_id) }),
+  }),
+  route({
+    method: 'PATCH',
+    path: '/users/me/subscriptions',
+    auth: 'user',
+    summary: 'Update subscriptions: subscribe to `add` and unsubscribe from `delete`',
+    params: {
+      add: p.json(channelSpecs, 'object[]').default([]),
+      delete: p.json(v.list(v.str()), 'string[]').default([]),
+    },
+    handler: (ctx, a) => updateSubscriptions(ctx.svc, ctx.user, a.add, a.delete),
+  }),
+  route({
+    method: 'GET',
     path: '/users/me/subscriptions',
     auth: 'user',
     summary: 'Get subscribed channels',
@@ -207,10 +232,7 @@ export default [
     auth: 'user',
     summary: 'Subscribe to channels (creating missing ones)',
     params: {
-      subscriptions: p.json(
-        v.list(v.object({ name: v.str(), description: v.str(), color: v.str() }, { optional: ['description', 'color'] })),
-        'object[]',
-      ),
+      subscriptions: p.json(channelSpecs, 'object[]'),
       principals: principalsParam,
       authorization_errors_fatal: p.bool().default(true),
       announce: p.bool().default(false),

@@ -1,7 +1,11 @@
-/** File uploads: POST /user_uploads, GET /attachments, DELETE /attachments/{id}. Serving files: src/http/uploads.ts. */
+/**
+ * File uploads: POST /user_uploads, GET /attachments, DELETE /attachments/{id},
+ * the thumbnail status of an upload. Serving files: src/http/uploads.ts;
+ * resumable uploads (/api/v1/tus): src/http/tus.ts.
+ */
 import { route } from '../route.ts';
 import { p } from '../params.ts';
-import { listAttachments, removeAttachment, uploadFile } from '../../actions/uploads.ts';
+import { listAttachments, removeAttachment, thumbnailStatus, uploadFile } from '../../actions/uploads.ts';
 
 export default [
   route({
@@ -30,5 +34,14 @@ export default [
     handler: async (ctx, a) => {
       await removeAttachment(ctx.svc, ctx.user, a.attachment_id);
     },
+  }),
+  route({
+    method: 'GET',
+    path: '/thumbnail/status/:realm_id_str/*',
+    auth: 'user',
+    summary: 'Check thumbnail status of your uploaded image',
+    pathParams: { realm_id_str: p.pathStr(), '*': p.pathStr() },
+    params: {},
+    handler: async (ctx, a) => thumbnailStatus(ctx.svc, ctx.user, `${a.realm_id_str}/${a['*']}`),
   }),
 ];
