@@ -72,7 +72,7 @@ export interface SentMessageInfo {
   /** Every recipient's user_messages row. */
   rows: Array<{ user_id: number; flags: number }>;
   /** Users by ID (the sending transaction's directory). */
-  users: Map<number, UserRow>;
+  users: ReadonlyMap<number, UserRow>;
 }
 
 /** Whether a user counts as offline now (no client activity within the offline threshold). */

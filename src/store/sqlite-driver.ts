@@ -38,6 +38,7 @@ class Statement implements SqliteStatement {
 export class NodeSqliteDatabase implements SqliteDatabase {
   readonly #db: DatabaseSync;
   readonly #cache = new Map<string, Statement>();
+  #dataVersion: StatementSync | undefined;
 
   constructor(path: string) {
     this.#db = new DatabaseSync(path);
@@ -55,6 +56,12 @@ export class NodeSqliteDatabase implements SqliteDatabase {
       this.#cache.set(sql, stmt);
     }
     return stmt;
+  }
+
+  /** SQLite's data_version: changes when another connection (process) commits to the file. */
+  dataVersion(): number {
+    this.#dataVersion ??= this.#db.prepare('PRAGMA data_version');
+    return Number((this.#dataVersion.get() as { data_version: number }).data_version);
   }
 
   close(): void {
