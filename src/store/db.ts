@@ -67,14 +67,27 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchem
     log,
   });
   // Another process (the admin CLI) committing to the file: everything may have changed.
+  // Checked at most every 2 ms: a request asks many times, another process's commit is rare.
   let dataVersion = sqlite.dataVersion();
+  let checkedAt = performance.now();
   changes.external = () => {
+    const t = performance.now();
+    if (t - checkedAt < 2) return false;
+    checkedAt = t;
     const now = sqlite.dataVersion();
     if (now === dataVersion) return false;
     dataVersion = now;
     return true;
   };
-  return { db, dialect: 'sqlite', changes, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    changes,
+    close: async () => {
+      await sqlite.stopBackground();
+      await db.destroy();
+    },
+  };
 }
 
 /**
