@@ -102,6 +102,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     if (!worker) return;
     this.#closed = true;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.ref(); // keeps this process alive until the worker has gone
     worker.postMessage('stop');
     await exited;
   }
