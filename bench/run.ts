@@ -230,6 +230,25 @@ async function stopChild(child: Child): Promise<void> {
   clearTimeout(timer);
 }
 
+/** CPU time (user + system, all threads) a process has used, in ms (Linux /proc), or null elsewhere. */
+function cpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU microseconds per request of a measured run. */
+function cpuPerRequest(before: number | null, after: number | null, requests: number): number | null {
+  if (before === null || after === null || requests === 0) return null;
+  return Math.round(((after - before) * 1000) / requests);
+}
+
 /** Resident memory of a process in MiB (Linux /proc), or null elsewhere. */
 function rssMiB(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number | null {
   if (pid === undefined) return null;
@@ -625,9 +644,13 @@ async function main(): Promise<number> {
       }
       process.stdout.write(`- ${s.name}: ${s.description} ... `);
       await load(s, parley.url, authorization, settings.warmupSeconds);
+      const pCpu0 = cpuMs(parley.proc.pid);
       const p = await load(s, parley.url, authorization, settings.durationSeconds);
+      const pCpu = cpuPerRequest(pCpu0, cpuMs(parley.proc.pid), p.requests);
       await load(s, bare.url, authorization, settings.warmupSeconds);
+      const bCpu0 = cpuMs(bare.proc.pid);
       const b = await load(s, bare.url, authorization, settings.durationSeconds);
+      const bCpu = cpuPerRequest(bCpu0, cpuMs(bare.proc.pid), b.requests);
       const problems = p.errors + p.non2xx + b.errors + b.non2xx;
       console.log(problems ? `done, with ${p.errors} errors and ${p.non2xx} non-2xx from Parley` : 'done');
       if (p.non2xx || p.errors) failed = true;
@@ -636,7 +659,13 @@ async function main(): Promise<number> {
         status: 'ok',
         parley: p,
         bare: b,
-        ratio: { requestsPerSecond: ratio(p.requestsPerSecond, b.requestsPerSecond), p50: ratio(p.p50Ms, b.p50Ms), p99: ratio(p.p99Ms, b.p99Ms) },
+        cpuMicrosPerRequest: { parley: pCpu, bare: bCpu },
+        ratio: {
+          requestsPerSecond: ratio(p.requestsPerSecond, b.requestsPerSecond),
+          p50: ratio(p.p50Ms, b.p50Ms),
+          p99: ratio(p.p99Ms, b.p99Ms),
+          cpu: pCpu && bCpu ? ratio(bCpu, pCpu) : null,
+        },
       });
     }
 
@@ -681,16 +710,31 @@ async function main(): Promise<number> {
 
     // Report
     console.log('');
-    const rows = [['scenario', 'Parley req/s', 'bare req/s', 'ratio', 'Parley p50 ms', 'bare p50 ms', 'ratio', 'Parley p99 ms', 'bare p99 ms', 'ratio']];
+    const rows = [['scenario', 'Parley req/s', 'bare req/s', 'ratio', 'Parley p50 ms', 'bare p50 ms', 'ratio', 'Parley p99 ms', 'bare p99 ms', 'ratio', 'CPU µs/req P', 'bare', 'CPU ratio']];
     for (const r of results) {
       if (r.status !== 'ok') {
-        rows.push([String(r.name), String(r.status), '', '', '', '', '', '', '', '']);
+        rows.push([String(r.name), String(r.status), '', '', '', '', '', '', '', '', '', '', '']);
         continue;
       }
       const p = r.parley as Measurement;
       const b = r.bare as Measurement;
-      const q = r.ratio as { requestsPerSecond: number | null; p50: number | null; p99: number | null };
-      rows.push([String(r.name), fmt(p.requestsPerSecond), fmt(b.requestsPerSecond), fmt(q.requestsPerSecond), fmt(p.p50Ms, 3), fmt(b.p50Ms, 3), fmt(q.p50), fmt(p.p99Ms, 3), fmt(b.p99Ms, 3), fmt(q.p99)]);
+      const q = r.ratio as { requestsPerSecond: number | null; p50: number | null; p99: number | null; cpu: number | null };
+      const c = r.cpuMicrosPerRequest as { parley: number | null; bare: number | null };
+      rows.push([
+        String(r.name),
+        fmt(p.requestsPerSecond),
+        fmt(b.requestsPerSecond),
+        fmt(q.requestsPerSecond),
+        fmt(p.p50Ms, 3),
+        fmt(b.p50Ms, 3),
+        fmt(q.p50),
+        fmt(p.p99Ms, 3),
+        fmt(b.p99Ms, 3),
+        fmt(q.p99),
+        fmt(c.parley),
+        fmt(c.bare),
+        fmt(q.cpu),
+      ]);
     }
     console.log(table(rows));
     console.log('');

@@ -40,11 +40,31 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+type LogDestination = ReturnType<typeof pino.destination>;
+
+/** Log destinations of running servers, flushed when the process exits. */
+const liveLogs = new Set<LogDestination>();
+process.on('exit', () => {
+  for (const d of liveLogs) flushLog(d);
+});
+
+function flushLog(d: LogDestination): void {
+  try {
+    d.flushSync();
+  } catch {
+    // Nothing written yet, or stdout already closed.
+  }
+}
+
 export async function startServer(config: Config, opts: { listen?: boolean } = {}): Promise<RunningServer> {
   // Private data at rest: new files 0600, DATA_DIR 0700, older files fixed.
   setPrivateUmask();
   securePrivateData(config.dataDir);
-  const log = pino({ level: config.logLevel });
+  // The server log (and the access log in it) is written asynchronously:
+  // lines written while a write is under way go out together in the next.
+  const logDest = pino.destination({ dest: 1, sync: false });
+  liveLogs.add(logDest);
+  const log = pino({ level: config.logLevel }, logDest);
   // Metrics exist only when their listener is configured (no cost otherwise).
   const sources = { queues: () => 0, waitingPolls: () => 0, renderQueue: () => 0 };
   const metrics = config.metricsPort === undefined ? undefined : createMetrics(sources);
@@ -126,6 +146,8 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
       closeEmailTransports();
       await store.close();
       await unlock?.().catch(() => {});
+      liveLogs.delete(logDest);
+      flushLog(logDest);
     },
   };
 }

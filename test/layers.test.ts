@@ -26,7 +26,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   state: ['actions', 'services', 'store', 'events', 'markdown', 'emoji', 'lib', 'config'],
   http: ['actions', 'state', 'services', 'store', 'events', 'markdown', 'emoji', 'lib', 'config'],
   server: ['http', 'actions', 'state', 'services', 'store', 'events', 'markdown', 'emoji', 'lib', 'config'],
-  main: ['server', 'http', 'actions', 'state', 'services', 'store', 'events', 'markdown', 'emoji', 'lib', 'config'],
+  main: ['cli', 'server', 'http', 'actions', 'state', 'services', 'store', 'events', 'markdown', 'emoji', 'lib', 'config'],
   cli: ['server', 'http', 'actions', 'state', 'services', 'store', 'events', 'markdown', 'emoji', 'lib', 'config'],
 };
 

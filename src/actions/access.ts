@@ -7,6 +7,7 @@
  * Functions that need the group graph take it as an argument when the
  * caller already has it, so a request loads it once.
  */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
@@ -80,7 +81,7 @@ export function streamAccess(user: UserRow, stream: StreamRow, subscribed: boole
 export async function accessStreamById(svc: Services, db: Tx, user: UserRow, streamId: number, groups?: Groups): Promise<StreamAccess> {
   const stream = await streamById(db, svc.realmId, streamId);
   if (!stream) throw new ApiError('Invalid channel ID', { code: 'BAD_REQUEST' });
-  const g = groups ?? (await Groups.load(db, svc.realmId));
+  const g = groups ?? (await cachedGroups(svc, db));
   const access = streamAccess(user, stream, !!(await subscription(db, user.id, stream.id)), g);
   if (!access.metadata) throw new ApiError('Invalid channel ID', { code: 'BAD_REQUEST' });
   return access;
@@ -89,7 +90,7 @@ export async function accessStreamById(svc: Services, db: Tx, user: UserRow, str
 export async function accessStreamByName(svc: Services, db: Tx, user: UserRow, name: string, groups?: Groups): Promise<StreamAccess> {
   const stream = await streamByName(db, svc.realmId, name);
   if (!stream) throw new ApiError(`Invalid channel name '${name}'`, { code: 'BAD_REQUEST' });
-  const g = groups ?? (await Groups.load(db, svc.realmId));
+  const g = groups ?? (await cachedGroups(svc, db));
   const access = streamAccess(user, stream, !!(await subscription(db, user.id, stream.id)), g);
   if (!access.metadata) throw new ApiError(`Invalid channel name '${name}'`, { code: 'BAD_REQUEST' });
   return access;
@@ -185,7 +186,7 @@ export async function accessMessage(svc: Services, db: Tx, user: UserRow, id: nu
   const stream = await streamById(db, svc.realmId, row.recipient_id);
   if (!stream) return null;
   const subscribed = !!(await subscription(db, user.id, stream.id));
-  return canAccessHistory(user, stream, subscribed, groups ?? (await Groups.load(db, svc.realmId))) ? { row, flags: HISTORICAL_FLAGS } : null;
+  return canAccessHistory(user, stream, subscribed, groups ?? (await cachedGroups(svc, db))) ? { row, flags: HISTORICAL_FLAGS } : null;
 }
 
 /**
@@ -207,7 +208,7 @@ export async function accessMessageToModify(
   const stream = await streamById(db, svc.realmId, a.row.recipient_id);
   if (!stream || stream.is_archived) return null;
   const subscribed = !!(await subscription(db, user.id, stream.id));
-  if (!streamAccess(user, stream, subscribed, groups ?? (await Groups.load(db, svc.realmId))).content) return null;
+  if (!streamAccess(user, stream, subscribed, groups ?? (await cachedGroups(svc, db))).content) return null;
   return { row: a.row, hasRow };
 }
 

@@ -2,6 +2,7 @@
  * GET /users/me/{stream_id}/topics (Zulip's get_topic_history_for_stream)
  * and GET /streams/{stream_id}/email_address.
  */
+import { cachedGroups } from './cache.ts';
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../services.ts';
 import { transaction } from '../store/db.ts';
@@ -55,7 +56,7 @@ export function encodeChannelEmail(pattern: string, name: string, token: string)
  */
 export async function getChannelEmailAddress(svc: Services, user: UserRow, streamId: number, senderId: number | undefined): Promise<{ email: string }> {
   const db = svc.store.db;
-  const groups = await Groups.load(db, svc.realmId);
+  const groups = await cachedGroups(svc, db);
   const access = await accessStreamById(svc, db, user, streamId, groups);
   if (!access.content || !canPost(user, access, groups)) throw badRequest('You do not have permission to post in this channel.');
   const gateway = await emailGatewayBot(svc);

@@ -51,7 +51,11 @@ export class Groups {
    * (role:fullmembers); newer ones are only in role:members. From the
    * organization's waiting_period_threshold (days).
    */
-  readonly fullMemberCutoff: number;
+  get fullMemberCutoff(): number {
+    return fullMemberCutoff(this.waitingPeriodDays);
+  }
+
+  private readonly waitingPeriodDays: number;
 
   private constructor(
     groups: GroupRow[],
@@ -59,7 +63,7 @@ export class Groups {
     subs: Array<{ group_id: number; subgroup_id: number }>,
     waitingPeriodDays: number,
   ) {
-    this.fullMemberCutoff = fullMemberCutoff(waitingPeriodDays);
+    this.waitingPeriodDays = waitingPeriodDays;
     this.byId = new Map(groups.map((g) => [g.id, g]));
     this.byName = new Map(groups.map((g) => [g.name, g]));
     for (const m of members) {

@@ -17,6 +17,7 @@
  * a confirmation email with a do_confirm link; the organization's
  * create_multiuse_invite_group may create them.
  */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { ApiError, badRequest, requireAdmin, requireOwner } from '../lib/errors.ts';
 import { nowSeconds, randomAlnum } from '../lib/util.ts';
@@ -190,7 +191,7 @@ export async function inviteUsers(svc: Services, user: UserRow, input: InviteInp
   checkMemberOrAdmin(user);
   const result = await transaction(svc.store, async (tx) => {
     const realm = await realmById(tx, svc.realmId);
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     if (!groups.allows(user, realmGroupSetting(realm.settings_json, 'can_invite_users_group', groups))) throw badRequest('Insufficient permission');
     checkInviteAs(input.inviteAs, user);
     if (!input.inviteeEmails) throw badRequest('You must specify at least one email address.');
@@ -315,7 +316,7 @@ export async function createMultiuseInvite(svc: Services, user: UserRow, input: 
   checkMemberOrAdmin(user);
   const result = await transaction(svc.store, async (tx) => {
     const realm = await realmById(tx, svc.realmId);
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     if (!groups.allows(user, realmGroupSetting(realm.settings_json, 'create_multiuse_invite_group', groups))) throw badRequest('Insufficient permission');
     checkInviteAs(input.inviteAs, user);
     const { streamIds, groupIds } = await checkInviteTargets(svc, tx, user, realm.settings_json, groups, input.streamIds, input.groupIds, (id) => `Invalid channel ID ${id}. No invites were sent.`);

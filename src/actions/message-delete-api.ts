@@ -11,6 +11,7 @@
  *
  * The deletion itself and its events are deleteMessages'.
  */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
@@ -30,7 +31,7 @@ export async function deleteMessageByUser(svc: Services, user: UserRow, messageI
   if (!a) throw invalidMessage();
   const m = a.row;
   const realm = await realmById(db, svc.realmId);
-  const groups = await Groups.load(db, svc.realmId);
+  const groups = await cachedGroups(svc, db);
   const stream = m.recipient_type === RECIPIENT.STREAM ? await streamById(db, svc.realmId, m.recipient_id) : undefined;
 
   const anyAllowed =

@@ -26,6 +26,7 @@
  * - One `update_message` event to the holders of the edited message (with
  *   their flags) and, for channels with shared history, the subscribers.
  */
+import { cachedGroups } from './cache.ts';
 import { channelMessageUrl } from '../lib/message-url.ts';
 import { alertedUserIds } from './alert-words.ts';
 import type { Services } from '../services.ts';
@@ -219,7 +220,7 @@ async function checkEdit(svc: Services, tx: Tx, user: UserRow, messageId: number
   }
   if (streamId !== undefined && input.content !== undefined) throw badRequest('Cannot change message content while changing channel');
 
-  const groups = await Groups.load(tx, svc.realmId);
+  const groups = await cachedGroups(svc, tx);
   const stream = isStream ? await streamById(tx, svc.realmId, m.recipient_id) : undefined;
 
   // Topic edit: target name, resolve state, channel topics policy, permission.

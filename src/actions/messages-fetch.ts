@@ -5,6 +5,7 @@
  * history of channels whose history they may access (Zulip's
  * include_history), which comes flagged read + historical.
  */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
@@ -49,7 +50,7 @@ export async function prepareNarrow(svc: Services, db: Tx, user: UserRow, terms:
     const parts = (await dmParticipants(db, [a.row])).get(a.row.id) ?? [];
     return { type: 'dm', userIds: parts };
   });
-  const groups = await Groups.load(db, svc.realmId);
+  const groups = await cachedGroups(svc, db);
   const historyByOperand = new Map<unknown, boolean>();
   let streamId: number | null = null;
   for (const t of expanded) {

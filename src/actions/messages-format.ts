@@ -5,24 +5,20 @@
 import { submessagesFor, type SubmessageRow } from '../store/submessages.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
-import { allUsers, type UserRow } from '../store/users.ts';
-import { allGroups } from '../store/groups.ts';
-import { allStreams } from '../store/streams.ts';
-import { realmById } from '../store/realm.ts';
+import type { UserRow } from '../store/users.ts';
+import { cachedCustomEmoji, cachedGroups, cachedLinkifiers, cachedRealm, cachedStreams, cachedUsers, type CustomEmoji } from './cache.ts';
 import { apiRecipientId, directGroupMembers, reactionsFor, RECIPIENT, type MessageRow } from '../store/messages.ts';
 import { MarkdownRenderingError, topicLinks, type RenderResult } from '../markdown/index.ts';
 import type { Linkifier } from '../markdown/linkifiers.ts';
 import type { RenderData } from '../markdown/pool.ts';
 import { badRequest } from '../lib/errors.ts';
-import { linkifiersForRendering } from './linkifiers.ts';
-import { activeEmojiForRendering } from './realm-emoji.ts';
 import { avatarUrl } from './users-format.ts';
 import { realmSettings, visibleEditHistory } from '../lib/realm-settings.ts';
 
 /** Users and channels of the organization, loaded once per operation. */
 export interface Directory {
-  users: Map<number, UserRow>;
-  streams: Map<number, { id: number; name: string }>;
+  users: ReadonlyMap<number, UserRow>;
+  streams: ReadonlyMap<number, { id: number; name: string }>;
   realmStr: string;
   emptyTopicDisplayName: string;
   /** The organization's message_edit_history_visibility_policy: 'all', 'moves' or 'none'. */
@@ -31,22 +27,22 @@ export interface Directory {
   /** The organization's linkifiers (message content and topic_links). */
   linkifiers: Linkifier[];
   /** Active custom emoji by name (for rendering). */
-  customEmoji: Map<string, { id: string; name: string; source_url: string }>;
+  customEmoji: CustomEmoji;
 }
 
 export async function loadDirectory(svc: Services, db: Tx): Promise<Directory> {
   const [users, streams, realm, linkifiers, customEmoji] = await Promise.all([
-    allUsers(db, svc.realmId),
-    allStreams(db, svc.realmId),
-    realmById(db, svc.realmId),
-    linkifiersForRendering(db, svc.realmId),
-    activeEmojiForRendering(db, svc.realmId),
+    cachedUsers(svc, db),
+    cachedStreams(svc, db),
+    cachedRealm(svc, db),
+    cachedLinkifiers(svc, db),
+    cachedCustomEmoji(svc, db),
   ]);
-  const s = realmSettings(realm.settings_json);
+  const s = realm.settings;
   return {
-    users: new Map(users.map((u) => [u.id, u])),
-    streams: new Map(streams.map((st) => [st.id, { id: st.id, name: st.name }])),
-    realmStr: realm.string_id,
+    users: users.byId,
+    streams: streams.byId,
+    realmStr: realm.row.string_id,
     emptyTopicDisplayName: String(s.empty_topic_display_name),
     editHistoryPolicy: String(s.message_edit_history_visibility_policy),
     defaultCodeBlockLanguage: String(s.default_code_block_language ?? ''),
@@ -82,7 +78,7 @@ export async function renderData(svc: Services, db: Tx, content: string, dir?: D
       for (const u of d.users.values()) {
         if (u.is_active && (ids.has(u.id) || text.includes(u.full_name.toLowerCase()))) data.users.push([u.id, u.full_name, u.email]);
       }
-      for (const g of await allGroups(db, svc.realmId)) {
+      for (const g of (await cachedGroups(svc, db)).byId.values()) {
         if (!g.deactivated && text.includes(g.name.toLowerCase())) data.groups.push([g.id, g.name]);
       }
     }

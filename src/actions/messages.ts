@@ -5,6 +5,7 @@
  * per-recipient flags (mentions, wildcard mentions, read by sender), the
  * user_messages rows and the `message` event.
  */
+import { cachedGroups, cachedRealm, cachedStreams, cachedUsers } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
@@ -130,11 +131,11 @@ export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: 
   const ind = parseStreamIndicator(to);
   let stream: StreamRow | undefined;
   if (typeof ind === 'number') {
-    stream = await streamById(tx, svc.realmId, ind);
+    stream = (await cachedStreams(svc, tx)).byId.get(ind);
     if (!stream) throw streamDoesNotExistById(ind);
   } else {
     const name = ind.trim();
-    stream = await streamByName(tx, svc.realmId, name);
+    stream = (await cachedStreams(svc, tx)).byName.get(name.toLowerCase());
     if (!stream) throw streamDoesNotExistByName(name);
   }
   if (topicIn === undefined) throw badRequest('Missing topic');
@@ -144,14 +145,14 @@ export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: 
     throw badRequest(`Invalid character in topic, at position ${at + 1}!`);
   }
 
-  const groups = await Groups.load(tx, svc.realmId);
+  const groups = await cachedGroups(svc, tx);
   const subscribed = !!(await subscription(tx, sender.id, stream.id));
   const access = streamAccess(sender, stream, subscribed, groups);
   if (!canPost(sender, access, groups)) {
     let allowed = false;
     // Bots may post where their owner may (Zulip: owner's post permission, owner's subscription).
     if (sender.is_bot && sender.bot_owner_id !== null) {
-      const owner = await userById(tx, svc.realmId, sender.bot_owner_id);
+      const owner = (await cachedUsers(svc, tx)).byId.get(sender.bot_owner_id);
       if (owner) {
         const ownerSub = !!(await subscription(tx, owner.id, stream.id));
         allowed = groups.allows(owner, streamGroupSetting(stream, 'can_send_message_group')) && (!stream.invite_only || ownerSub || subscribed) && !stream.is_archived;
@@ -176,7 +177,7 @@ export async function addressDirect(svc: Services, tx: Tx, sender: UserRow, to: 
   const users: UserRow[] = [];
   for (const x of list) {
     if (typeof x === 'number') {
-      const u = await userById(tx, svc.realmId, x);
+      const u = (await cachedUsers(svc, tx)).byId.get(x);
       if (!u) throw badRequest(`Invalid user ID ${x}`);
       users.push(u);
     } else {
@@ -211,8 +212,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   // no database connection waits on the renderer.
   const rendered = await render(svc, svc.store.db, content);
   const result = await transaction(svc.store, async (tx) => {
-    const realm = await realmById(tx, svc.realmId);
-    const settings = realmSettings(realm.settings_json);
+    const settings = (await cachedRealm(svc, tx)).settings;
     const addr = isStream ? await addressStream(svc, tx, sender, input.to, input.topic, settings) : await addressDirect(svc, tx, sender, input.to);
     const dir = await loadDirectory(svc, tx);
     const now = Date.now() / 1000;
@@ -238,7 +238,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     // Flags per recipient.
     const mentioned = new Set(rendered.mentionedUserIds);
     if (rendered.mentionedGroupIds.size) {
-      const groups = await Groups.load(tx, svc.realmId);
+      const groups = await cachedGroups(svc, tx);
       for (const uid of groupMemberIds(groups, rendered.mentionedGroupIds, [...dir.users.values()].filter((u) => u.is_active))) mentioned.add(uid);
     }
     let topicParticipants = new Set<number>();

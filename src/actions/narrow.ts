@@ -6,6 +6,7 @@
  * src/store/narrow.ts. Used by message fetch, flags-for-narrow,
  * matches_narrow and event filtering.
  */
+import { cachedStreams } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError } from '../lib/errors.ts';
@@ -81,11 +82,12 @@ async function userByOperand(svc: Services, db: Tx, operand: unknown): Promise<U
 }
 
 export async function streamByOperand(svc: Services, db: Tx, operand: unknown): Promise<StreamRow | undefined> {
-  if (typeof operand === 'number') return streamById(db, svc.realmId, operand);
+  const streams = await cachedStreams(svc, db);
+  if (typeof operand === 'number') return streams.byId.get(operand);
   if (typeof operand === 'string') {
-    const byName = await streamByName(db, svc.realmId, operand);
+    const byName = streams.byName.get(operand.toLowerCase());
     if (byName) return byName;
-    if (/^\d+$/.test(operand)) return streamById(db, svc.realmId, Number(operand));
+    if (/^\d+$/.test(operand)) return streams.byId.get(Number(operand));
   }
   return undefined;
 }

@@ -5,6 +5,7 @@
  * and update announcements go) and "core team" (private, where sign-up
  * announcements go); every new user is subscribed to the default channels.
  */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction } from '../store/db.ts';
 import { realmById, updateRealm } from '../store/realm.ts';
@@ -18,7 +19,7 @@ import { loadChannelContext } from './streams-format.ts';
 
 export async function createInitialChannels(svc: Services, owner: UserRow): Promise<void> {
   await transaction(svc.store, async (tx) => {
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     const valid = new Set([owner.id]);
     const general = await insertChannel(
       svc,

@@ -12,6 +12,7 @@
  * Settings Parley does not implement are not accepted (the route does not
  * declare them, so they come back in ignored_parameters_unsupported).
  */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import { activeUserIds, allUsers, ROLE } from '../store/users.ts';
@@ -334,7 +335,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     }
     const groupEntries = Object.entries(input.groupSettings);
     if (groupEntries.length) {
-      const groups = await Groups.load(tx, svc.realmId);
+      const groups = await cachedGroups(svc, tx);
       const valid = new Set((await allUsers(tx, svc.realmId)).filter((u) => u.is_active).map((u) => u.id));
       for (const [name, upd] of groupEntries) {
         const now = realmGroupSetting(realm.settings_json, name, groups);
@@ -419,7 +420,7 @@ export async function setRealmSettingAsOperator(svc: Services, owner: UserRow, n
 /** The organization's settings by PATCH /realm name (group settings as group IDs or anonymous groups). */
 export async function currentRealmSettings(svc: Services): Promise<Record<string, unknown>> {
   const realm = await realmById(svc.store.db, svc.realmId);
-  const groups = await Groups.load(svc.store.db, svc.realmId);
+  const groups = await cachedGroups(svc, svc.store.db);
   const out: Record<string, unknown> = { name: realm.name, description: realm.description, ...realmSettings(realm.settings_json) };
   for (const name of Object.keys(REALM_GROUP_SETTING_RULES)) out[name] = realmGroupSetting(realm.settings_json, name, groups);
   return out;

@@ -15,6 +15,7 @@
  * claimed with a check-and-set update before the account is created, and
  * released again if creation fails.
  */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
@@ -162,7 +163,7 @@ async function addToInvitedGroups(svc: Services, inv: InvitationRow, user: UserR
   const wanted = idList(inv.group_ids_json);
   if (wanted.length === 0) return;
   const added = await transaction(svc.store, async (tx) => {
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     const out: number[] = [];
     for (const id of wanted) {
       const g = groups.byId.get(id);

@@ -1,4 +1,5 @@
 /** Archiving a channel (DELETE /streams/{stream_id}) and the queue filter for archived-channel events. */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
@@ -19,7 +20,7 @@ export const streamEventFilter: QueueFilter = (q, event, meta) =>
 export async function archiveChannel(svc: Services, user: UserRow, streamId: number): Promise<void> {
   const before = await loadChannelContext(svc, svc.store.db);
   const stream = await transaction(svc.store, async (tx) => {
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     const stream = await streamById(tx, svc.realmId, streamId);
     if (!stream) throw badRequest('Invalid channel ID');
     const access = streamAccess(user, stream, (before.subscribers.get(stream.id) ?? []).includes(user.id), groups);

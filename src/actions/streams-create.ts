@@ -3,6 +3,7 @@
  * adding subscriptions in a transaction, and the stream/subscription events
  * that follow, with Notification Bot's announcement.
  */
+import { cachedGroups } from './cache.ts';
 import { checkChannelFolderId } from './channel-folders.ts';
 import { sendMessage } from './messages.ts';
 import type { Services } from '../services.ts';
@@ -207,7 +208,7 @@ export interface CreateChannelInput extends NewChannelSpec {
 export async function createChannel(svc: Services, user: UserRow, input: CreateChannelInput): Promise<{ id: number }> {
   const before = await loadChannelContext(svc, svc.store.db);
   const result = await transaction(svc.store, async (tx) => {
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     await checkCanCreate(svc, tx, user, [input], groups);
     const validUsers = await validUserIdSet(tx, svc);
     const users: UserRow[] = [];

@@ -3,6 +3,7 @@
  * and the per-request context they are built from (groups, message
  * statistics, subscriber lists), loaded once per request.
  */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { parseJsonObject } from '../lib/util.ts';
@@ -73,7 +74,7 @@ export interface ChannelContext {
 export async function loadChannelContext(svc: Services, db: Tx): Promise<ChannelContext> {
   const now = Math.floor(Date.now() / 1000);
   const [groups, users, streams, stats, pairs] = await Promise.all([
-    Groups.load(db, svc.realmId),
+    cachedGroups(svc, db),
     allUsers(db, svc.realmId),
     allStreams(db, svc.realmId),
     channelMessageStats(db, svc.realmId, now - 28 * DAY),

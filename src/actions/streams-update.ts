@@ -1,4 +1,5 @@
 /** Updating a channel (PATCH /streams/{stream_id}) and the events it causes. */
+import { cachedGroups } from './cache.ts';
 import { checkChannelFolderId } from './channel-folders.ts';
 import type { Services } from '../services.ts';
 import { transaction } from '../store/db.ts';
@@ -42,7 +43,7 @@ export async function updateChannel(svc: Services, user: UserRow, streamId: numb
   let defaultChanged = false;
   let unarchived = false;
   const stream = await transaction(svc.store, async (tx) => {
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     const stream = await streamById(tx, svc.realmId, streamId);
     if (!stream) throw badRequest('Invalid channel ID');
     const subscribed = (before.subscribers.get(stream.id) ?? []).includes(user.id);

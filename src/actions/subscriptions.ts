@@ -3,6 +3,7 @@
  * creates missing channels), unsubscribing, listing, subscriber lists, and
  * personal subscription settings; with their events.
  */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
@@ -129,7 +130,7 @@ export async function subscribe(svc: Services, user: UserRow, input: SubscribeIn
   const targets = input.principals.length ? resolvePrincipals(before.users, input.principals) : [user];
   if (others && user.role === ROLE.GUEST) throw badRequest('Insufficient permission');
   const result = await transaction(svc.store, async (tx) => {
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     const realm = await realmById(tx, svc.realmId);
     const realmCanAdd = realmGroupSetting(realm.settings_json, 'can_add_subscribers_group', groups);
     const existing: StreamRow[] = [];
@@ -256,7 +257,7 @@ export async function unsubscribe(svc: Services, user: UserRow, names: string[],
   const targets = principals.length ? resolvePrincipals(before.users, principals) : [user];
   const removingOthers = targets.some((t) => t.id !== user.id && !(t.is_bot && t.bot_owner_id === user.id));
   const result = await transaction(svc.store, async (tx) => {
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     const streams = await visibleStreamsByName(svc, tx, user, names, before, groups);
     if (removingOthers) {
       for (const s of streams) {
@@ -411,7 +412,7 @@ function checkProperty(change: PropertyChange): { property: SubscriptionProperty
 export async function updateSubscriptionProperties(svc: Services, user: UserRow, changes: PropertyChange[]): Promise<void> {
   const events: Array<Record<string, unknown>> = [];
   await transaction(svc.store, async (tx) => {
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     for (const change of changes) {
       const stream = await streamById(tx, svc.realmId, change.stream_id);
       if (!stream) throw badRequest('Invalid channel ID');

@@ -9,6 +9,7 @@
  * typing while editing a message (POST /messages/{message_id}/typing, FL
  * 351) sends `typing_edit_message` to those who would see the edit.
  */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { userSettings } from '../lib/user-settings.ts';
@@ -91,7 +92,7 @@ async function channelTypingRecipients(svc: Services, streamId: number): Promise
 
 async function sendChannelTyping(svc: Services, sender: UserRow, op: TypingOp, streamId: number, rawTopic: string): Promise<void> {
   const db = svc.store.db;
-  const groups = await Groups.load(db, svc.realmId);
+  const groups = await cachedGroups(svc, db);
   const access = await accessStreamById(svc, db, sender, streamId, groups);
   if (!canPost(sender, access, groups)) throw badRequest('You do not have permission to post in this channel.');
   const displayName = await emptyTopicDisplayName(svc);

@@ -1,4 +1,5 @@
 /** User groups: listing, creating, members and subgroups; user_group events. */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
@@ -63,7 +64,7 @@ export function formatGroup(g: GroupRow, groups: Groups, users: UserRow[]): Reco
 }
 
 export async function listGroups(svc: Services, includeDeactivated: boolean): Promise<Record<string, unknown>[]> {
-  const [groups, users] = await Promise.all([Groups.load(svc.store.db, svc.realmId), allUsers(svc.store.db, svc.realmId)]);
+  const [groups, users] = await Promise.all([cachedGroups(svc, svc.store.db), allUsers(svc.store.db, svc.realmId)]);
   return [...groups.byId.values()]
     .filter((g) => includeDeactivated || !g.deactivated)
     .sort((a, b) => a.id - b.id)
@@ -85,7 +86,7 @@ export interface CreateGroupInput {
 /** POST /user_groups/create. */
 export async function createGroup(svc: Services, user: UserRow, input: CreateGroupInput): Promise<{ group_id: number }> {
   const { group, groups, users } = await transaction(svc.store, async (tx) => {
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     const realm = await realmById(tx, svc.realmId);
     if (!groups.allows(user, realmGroupSetting(realm.settings_json, 'can_create_groups', groups))) throw badRequest('Insufficient permission');
     const name = input.name.trim();
@@ -113,7 +114,7 @@ export async function createGroup(svc: Services, user: UserRow, input: CreateGro
     });
     await addGroupMembers(tx, group.id, [...new Set(input.members)]);
     await addGroupSubgroups(tx, group.id, [...new Set(input.subgroups)]);
-    return { group, groups: await Groups.load(tx, svc.realmId), users };
+    return { group, groups: await cachedGroups(svc, tx), users };
   });
   svc.bus.send({ type: 'user_group', op: 'add', group: formatGroup(group, groups, users) }, await everyone(svc));
   return { group_id: group.id };
@@ -137,7 +138,7 @@ async function accessGroupForUpdate(svc: Services, tx: Tx, user: UserRow, groups
 /** POST /user_groups/{id}/members. */
 export async function updateGroupMembers(svc: Services, user: UserRow, groupId: number, add: number[], remove: number[]): Promise<void> {
   const result = await transaction(svc.store, async (tx) => {
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     const users = await allUsers(tx, svc.realmId);
     const isSelfOnly = (ids: number[]) => ids.length > 0 && ids.every((id) => id === user.id);
     const g = groups.byId.get(groupId);
@@ -169,7 +170,7 @@ export async function updateGroupMembers(svc: Services, user: UserRow, groupId: 
 /** POST /user_groups/{id}/subgroups. */
 export async function updateGroupSubgroups(svc: Services, user: UserRow, groupId: number, add: number[], remove: number[]): Promise<void> {
   const result = await transaction(svc.store, async (tx) => {
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group');
     const current = new Set(groups.directSubgroups(groupId));
     for (const id of add) {
@@ -199,7 +200,7 @@ function reaches(groups: Groups, from: number, target: number, seen = new Set<nu
 
 /** GET /user_groups/{id}/members. */
 export async function getGroupMembers(svc: Services, groupId: number, directOnly: boolean): Promise<number[]> {
-  const [groups, users] = await Promise.all([Groups.load(svc.store.db, svc.realmId), allUsers(svc.store.db, svc.realmId)]);
+  const [groups, users] = await Promise.all([cachedGroups(svc, svc.store.db), allUsers(svc.store.db, svc.realmId)]);
   if (!groups.byId.get(groupId)) throw badRequest('Invalid user group');
   if (directOnly) return groups.directMembers(groupId, users);
   return users.filter((u) => groups.isMember(u, groupId)).map((u) => u.id);
@@ -207,7 +208,7 @@ export async function getGroupMembers(svc: Services, groupId: number, directOnly
 
 /** GET /user_groups/{id}/subgroups: direct subgroups, or all of them (recursively, the group itself excluded). */
 export async function getGroupSubgroups(svc: Services, groupId: number, directOnly: boolean): Promise<number[]> {
-  const groups = await Groups.load(svc.store.db, svc.realmId);
+  const groups = await cachedGroups(svc, svc.store.db);
   if (!groups.byId.get(groupId)) throw badRequest('Invalid user group');
   if (directOnly) return [...groups.directSubgroups(groupId)].sort((a, b) => a - b);
   const seen = new Set<number>();
@@ -225,7 +226,7 @@ export async function getGroupSubgroups(svc: Services, groupId: number, directOn
 
 /** GET /user_groups/{id}/members/{user_id}: whether the user is a (direct) member. */
 export async function isGroupMember(svc: Services, me: UserRow, groupId: number, userId: number, directOnly: boolean): Promise<boolean> {
-  const groups = await Groups.load(svc.store.db, svc.realmId);
+  const groups = await cachedGroups(svc, svc.store.db);
   if (!groups.byId.get(groupId)) throw badRequest('Invalid user group');
   const target = await accessUserById(svc, me, userId, { forAdmin: false });
   if (directOnly) return groups.directMembers(groupId, [target]).includes(target.id);
@@ -241,7 +242,7 @@ export interface UpdateGroupInput {
 /** PATCH /user_groups/{id}: name, description and group settings ({new, old}); user_group update event. */
 export async function updateGroupInfo(svc: Services, user: UserRow, groupId: number, input: UpdateGroupInput): Promise<void> {
   const data = await transaction(svc.store, async (tx) => {
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     const g = await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group');
     const data: Record<string, unknown> = {};
     const patch: { name?: string; description?: string; settings_json?: string } = {};
@@ -276,7 +277,7 @@ export async function updateGroupInfo(svc: Services, user: UserRow, groupId: num
 /** POST /user_groups/{id}/deactivate: refused while a channel, organization or group setting uses the group. */
 export async function deactivateGroup(svc: Services, user: UserRow, groupId: number): Promise<void> {
   await transaction(svc.store, async (tx) => {
-    const groups = await Groups.load(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
     await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group');
     const uses = (value: unknown): boolean =>
       value === groupId || (!!value && typeof value === 'object' && ((value as { direct_subgroups?: number[] }).direct_subgroups ?? []).includes(groupId));

@@ -4,6 +4,7 @@
  * to the user, plus the legacy `muted_topics` list, which queues that asked
  * for user_topic events do not get (as in Zulip's event queue).
  */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
@@ -34,7 +35,7 @@ async function channelToSet(svc: Services, tx: Tx, user: UserRow, ref: ChannelRe
   const stream = 'id' in ref ? await streamById(tx, svc.realmId, ref.id) : await streamByName(tx, svc.realmId, ref.name);
   const error = 'id' in ref ? 'Invalid channel ID' : `Invalid channel name '${ref.name}'`;
   if (!stream) throw badRequest(error);
-  const groups = await Groups.load(tx, svc.realmId);
+  const groups = await cachedGroups(svc, tx);
   if (!streamAccess(user, stream, !!(await subscription(tx, user.id, stream.id)), groups).content) throw badRequest(error);
   return stream;
 }

@@ -38,7 +38,19 @@ export function publicEmail(config: Config, userId: number, deliveryEmail: strin
 export function avatarUrl(config: Config, u: UserRow, clientGravatar: boolean): string | null {
   if (u.avatar_source === 'U') return `${config.externalUrl}/user_avatars/${u.realm_id}/${u.id}.png?version=${u.avatar_version}`;
   if (clientGravatar) return null;
-  return `https://secure.gravatar.com/avatar/${md5Hex(u.delivery_email.toLowerCase())}?d=identicon&version=${u.avatar_version}`;
+  return `https://secure.gravatar.com/avatar/${gravatarHash(u.delivery_email)}?d=identicon&version=${u.avatar_version}`;
+}
+
+/** Gravatar's hash of an email address, remembered (a message list names the same senders again and again). */
+const gravatarHashes = new Map<string, string>();
+function gravatarHash(email: string): string {
+  let h = gravatarHashes.get(email);
+  if (h === undefined) {
+    h = md5Hex(email.toLowerCase());
+    if (gravatarHashes.size >= 10_000) gravatarHashes.clear();
+    gravatarHashes.set(email, h);
+  }
+  return h;
 }
 
 export interface FormatOptions {

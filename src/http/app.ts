@@ -6,7 +6,7 @@
  * `code` and their HTTP status; unknown paths are JSON 404 and wrong methods
  * JSON 405.
  */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from '../lib/node-http.ts';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';

@@ -6,7 +6,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { ApiError, authError, rateLimited, unauthorized } from '../lib/errors.ts';
-import { BOT_TYPE, userByApiKeyWithRealm, type UserRow } from '../store/users.ts';
+import { BOT_TYPE, type UserRow } from '../store/users.ts';
+import { accountByApiKey } from '../actions/cache.ts';
 import { RateLimit } from '../lib/rate-limit.ts';
 
 export interface AuthLimits {
@@ -58,9 +59,9 @@ export async function authenticate(
     throw unauthorized(msg);
   };
   if (!API_KEY_RE.test(creds.apiKey)) return fail('Malformed API key');
-  const found = await userByApiKeyWithRealm(svc.store.db, creds.apiKey);
-  if (!found || found.realm_id !== svc.realmId) return fail('Invalid API key');
-  const { realm_deactivated: realmDeactivated, ...user } = found;
+  const found = await accountByApiKey(svc, creds.apiKey);
+  if (!found) return fail('Invalid API key');
+  const { user, realmDeactivated } = found;
   const email = creds.email.toLowerCase();
   if (email !== user.delivery_email.toLowerCase() && email !== user.email.toLowerCase()) return fail('Invalid API key');
   if (realmDeactivated) throw authError('REALM_DEACTIVATED', 'This organization has been deactivated');
@@ -96,9 +97,9 @@ export async function authenticateApiKey(svc: Services, limits: AuthLimits, req:
     throw new ApiError(msg, { code: 'INVALID_API_KEY', status: 401 });
   };
   if (!API_KEY_RE.test(apiKey)) return fail('Malformed API key');
-  const found = await userByApiKeyWithRealm(svc.store.db, apiKey);
-  if (!found || found.realm_id !== svc.realmId) return fail('Invalid API key');
-  const { realm_deactivated: realmDeactivated, ...user } = found;
+  const found = await accountByApiKey(svc, apiKey);
+  if (!found) return fail('Invalid API key');
+  const { user, realmDeactivated } = found;
   if (realmDeactivated) throw authError('REALM_DEACTIVATED', 'This organization has been deactivated');
   if (!user.is_active) throw authError('USER_DEACTIVATED', 'Account is deactivated');
   return user;

@@ -5,7 +5,8 @@
  * structured access-log line per request, request metrics, and the
  * separate Prometheus listener (METRICS_PORT).
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { createServer } from '../lib/node-http.ts';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';

@@ -175,7 +175,23 @@ export function realmUserDefaults(storedJson: string): UserSettings {
   return out;
 }
 
-/** A user's settings: built-ins overlaid with the user's stored values. */
+/** Merged settings by stored JSON text: many users share a text, and a text is parsed once. */
+const merged = new Map<string, Readonly<UserSettings>>();
+let builtins: Readonly<UserSettings> | undefined;
+
+/** A user's settings, shared and frozen (for reading only): built-ins overlaid with the stored values. */
+export function userSettingsView(storedJson: string): Readonly<UserSettings> {
+  let out = merged.get(storedJson);
+  if (!out) {
+    builtins ??= Object.freeze(builtinUserSettings());
+    out = Object.freeze({ ...builtins, ...(JSON.parse(storedJson || '{}') as UserSettings) });
+    if (merged.size >= 10_000) merged.clear();
+    merged.set(storedJson, out);
+  }
+  return out;
+}
+
+/** A user's settings: built-ins overlaid with the user's stored values (a copy the caller may change). */
 export function userSettings(storedJson: string): UserSettings {
-  return { ...builtinUserSettings(), ...(JSON.parse(storedJson || '{}') as UserSettings) };
+  return { ...userSettingsView(storedJson) };
 }

@@ -1,4 +1,5 @@
 /** The `realm` and `realm_user` sections of POST /register. */
+import { cachedGroups } from '../actions/cache.ts';
 import { feature, type StateProvider } from './registry.ts';
 import { realmById } from '../store/realm.ts';
 import { allUsers } from '../store/users.ts';
@@ -109,7 +110,7 @@ const provider2: StateProvider = {
     const rows = await allUsers(svc.store.db, svc.realmId);
     // The legacy can_* booleans follow the organization's permission group settings.
     const realmRow = await realmById(svc.store.db, svc.realmId);
-    const groups = await Groups.load(svc.store.db, svc.realmId);
+    const groups = await cachedGroups(svc, svc.store.db);
     const allowed = (name: string): boolean => groups.allows(me, realmGroupSetting(realmRow.settings_json, name, groups));
     const profile = await profileDataByUser(svc, rows.filter((r) => !r.is_bot).map((r) => r.id));
     const fmt = (u: (typeof rows)[number]) =>

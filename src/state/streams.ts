@@ -1,4 +1,5 @@
 /** Channel and subscription sections of POST /register (spec 2.3, 2.5). */
+import { cachedGroups } from '../actions/cache.ts';
 import { ROLE } from '../store/users.ts';
 import { feature, type StateProvider } from './registry.ts';
 import { streamEventFilter } from '../actions/streams-archive.ts';
@@ -34,7 +35,7 @@ const provider: StateProvider = {
     if (wants('default_stream_groups')) out.realm_default_stream_groups = [];
     if (wants('realm')) {
       // Organization-level channel/group permission settings (group-setting values).
-      const groups = await Groups.load(svc.store.db, svc.realmId);
+      const groups = await cachedGroups(svc, svc.store.db);
       const realm = await realmById(svc.store.db, svc.realmId);
       for (const name of Object.keys(REALM_GROUP_SETTING_DEFAULTS)) out[`realm_${name}`] = realmGroupSetting(realm.settings_json, name, groups);
     }

@@ -11,6 +11,7 @@ import { lazyModule } from '../lib/lazy.ts';
 const pgModule = lazyModule<typeof pgTypes>('pg');
 import type { Database } from './schema.ts';
 import { NodeSqliteDatabase } from './sqlite-driver.ts';
+import { TableChanges } from './changes.ts';
 import { chmodPrivate, ensurePrivateDir } from '../lib/private-files.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -22,13 +23,19 @@ export interface Store {
   dialect: DialectName;
   /** PostgreSQL schema in use, when not the default. */
   schema?: string;
+  /** Which tables changed, for data kept in memory (see changes.ts). */
+  changes: TableChanges;
   close(): Promise<void>;
 }
 
 
 export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchema?: string; onQuery?: (durationMs: number) => void }): Store {
   const onQuery = opts.onQuery;
-  const log = onQuery ? (event: LogEvent) => onQuery(event.queryDurationMillis) : undefined;
+  const changes = new TableChanges();
+  const log = (event: LogEvent) => {
+    changes.executed(event.query.sql);
+    onQuery?.(event.queryDurationMillis);
+  };
   if (opts.databaseUrl && /^postgres(ql)?:\/\//.test(opts.databaseUrl)) {
     const pg = pgModule();
     // int8 (COUNT(*), bigint columns) as JavaScript numbers; our values fit.
@@ -39,7 +46,17 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchem
       ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
-    return { db, dialect: 'postgres', schema: opts.pgSchema, close: () => db.destroy() };
+    const listener = listenForChanges(pg, opts.databaseUrl, opts.pgSchema, changes);
+    return {
+      db,
+      dialect: 'postgres',
+      schema: opts.pgSchema,
+      changes,
+      close: async () => {
+        await listener.close();
+        await db.destroy();
+      },
+    };
   }
   ensurePrivateDir(opts.dataDir);
   const file = join(opts.dataDir, 'parley.sqlite3');
@@ -49,12 +66,82 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchem
     dialect: new SqliteDialect({ database: sqlite }),
     log,
   });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  // Another process (the admin CLI) committing to the file: everything may have changed.
+  // Checked at most every 2 ms: a request asks many times, another process's commit is rare.
+  let dataVersion = sqlite.dataVersion();
+  let checkedAt = performance.now();
+  changes.external = () => {
+    const t = performance.now();
+    if (t - checkedAt < 2) return false;
+    checkedAt = t;
+    const now = sqlite.dataVersion();
+    if (now === dataVersion) return false;
+    dataVersion = now;
+    return true;
+  };
+  return {
+    db,
+    dialect: 'sqlite',
+    changes,
+    close: async () => {
+      await sqlite.stopBackground();
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * PostgreSQL: every process announces the tables its committed writes
+ * touched with NOTIFY and listens for the others' (one connection each), so
+ * data kept in memory never outlives a change made elsewhere (another server
+ * process, the admin CLI). Until the listening connection is up, and after
+ * it drops, everything counts as changed.
+ */
+function listenForChanges(pg: typeof pgTypes, url: string, schema: string | undefined, changes: TableChanges): { close(): Promise<void> } {
+  const channel = `parley_changes_${(schema ?? 'public').replace(/[^a-z0-9_]/gi, '_')}`.slice(0, 63);
+  const origin = `${process.pid}-${Math.random().toString(36).slice(2)}`;
+  let client: pgTypes.Client | null = null;
+  let closed = false;
+  let connected = false;
+  changes.external = () => !connected;
+  const connect = () => {
+    if (closed) return;
+    const c = new pg.Client({ connectionString: url });
+    client = c;
+    c.on('notification', (n) => {
+      const [from, tables] = (n.payload ?? '').split(' ');
+      if (from !== origin) changes.bump((tables ?? '').split(','));
+    });
+    c.on('error', () => {
+      connected = false;
+      void c.end().catch(() => {});
+      if (!closed) setTimeout(connect, 500).unref();
+    });
+    c.connect()
+      .then(() => c.query(`LISTEN ${channel}`))
+      .then(() => {
+        connected = true;
+        changes.bumpAll();
+      })
+      .catch(() => c.emit('error', new Error('listen failed')));
+  };
+  connect();
+  changes.onCommitted((tables) => {
+    if (closed) return;
+    void client?.query('SELECT pg_notify($1, $2)', [channel, `${origin} ${tables.join(',')}`]).catch(() => {});
+  });
+  return {
+    async close() {
+      closed = true;
+      connected = false;
+      await client?.end().catch(() => {});
+    },
+  };
 }
 
 /** Runs fn in one transaction. */
 export function transaction<T>(store: Store, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
-  return store.db.transaction().execute(fn);
+  return store.changes.inTransaction(() => store.db.transaction().execute(fn));
 }
 
 /** A trivial query: whether the database answers (health checks). */

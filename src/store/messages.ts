@@ -6,8 +6,9 @@
  * Zulip's recipients are their own table; we encode them as
  * 3 × id + (type − 1), which is stable and unique across the three kinds.
  */
-import { sql, type Selectable } from 'kysely';
+import { sql, type CompiledQuery, type Selectable } from 'kysely';
 import type { Tx } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { MessagesTable } from './schema.ts';
 
 export type MessageRow = Selectable<MessagesTable>;
@@ -70,14 +71,37 @@ export async function insertMessage(db: Tx, row: Omit<MessageRow, 'id'>): Promis
   return r.id;
 }
 
+/** The multi-row INSERT of user_messages, compiled once per SQL dialect and row count. */
+const userMessagesInserts = new WeakMap<object, Map<number, CompiledQuery>>();
+
+function userMessagesInsert(db: Tx, n: number): CompiledQuery {
+  // The dialect's adapter (one per dialect class) is the same for a database and its transactions.
+  const key = db.getExecutor().adapter.constructor;
+  let byCount = userMessagesInserts.get(key);
+  if (!byCount) userMessagesInserts.set(key, (byCount = new Map()));
+  let q = byCount.get(n);
+  if (!q) {
+    q = db.insertInto('user_messages').values(Array.from({ length: n }, () => ({ user_id: 0, message_id: 0, flags: 0 }))).compile();
+    if (byCount.size >= 200) byCount.clear();
+    byCount.set(n, q);
+  }
+  return q;
+}
+
+/** One row per recipient, in multi-row inserts of up to 500 rows. */
 export async function insertUserMessages(db: Tx, rows: Array<{ user_id: number; message_id: number; flags: number }>): Promise<void> {
   for (let i = 0; i < rows.length; i += 500) {
-    await db.insertInto('user_messages').values(rows.slice(i, i + 500)).execute();
+    const chunk = rows.slice(i, i + 500);
+    const parameters: number[] = [];
+    for (const r of chunk) parameters.push(r.user_id, r.message_id, r.flags);
+    await db.executeQuery({ ...userMessagesInsert(db, chunk.length), parameters });
   }
 }
 
+const messageByIdQuery = prepared((db) => db.selectFrom('messages').selectAll().where('realm_id', '=', 0).where('id', '=', 0));
+
 export async function messageById(db: Tx, realmId: number, id: number): Promise<MessageRow | undefined> {
-  return db.selectFrom('messages').selectAll().where('realm_id', '=', realmId).where('id', '=', id).executeTakeFirst();
+  return (await messageByIdQuery(db, realmId, id))[0];
 }
 
 export async function messagesByIds(db: Tx, realmId: number, ids: number[]): Promise<MessageRow[]> {

@@ -2,8 +2,19 @@
  * Adapts Node's built-in SQLite (`node:sqlite`) to the interface Kysely's
  * SqliteDialect expects, so the embedded backend needs no native addon.
  * Prepared statements are cached by SQL text.
+ *
+ * The write-ahead log is checkpointed by a worker thread with its own
+ * connection (checkpoint-worker.ts), started at the first write, instead of
+ * by whichever commit crosses SQLite's threshold: a checkpoint writes pages
+ * and waits for fsync, which would otherwise stall every request queued
+ * behind that commit. Should the worker stop, SQLite's own automatic
+ * checkpoints take over again.
  */
+
+const CHECKPOINT_INTERVAL_MS = 250;
+const WRITE_RE = /^\s*(insert|update|delete|replace)\b/i;
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 type Bindable = null | number | bigint | string | Uint8Array;
@@ -37,19 +48,27 @@ class Statement implements SqliteStatement {
 
 export class NodeSqliteDatabase implements SqliteDatabase {
   readonly #db: DatabaseSync;
+  readonly #path: string;
   readonly #cache = new Map<string, Statement>();
+  #dataVersion: StatementSync | undefined;
+  #checkpointer: Worker | null = null;
+  #closed = false;
 
   constructor(path: string) {
+    this.#path = path;
     this.#db = new DatabaseSync(path);
     this.#db.exec('PRAGMA journal_mode = WAL');
     this.#db.exec('PRAGMA synchronous = NORMAL');
     this.#db.exec('PRAGMA foreign_keys = ON');
     this.#db.exec('PRAGMA busy_timeout = 5000');
+    // The log is reused from its start after each complete checkpoint; this caps what it keeps on disk.
+    this.#db.exec('PRAGMA journal_size_limit = 67108864');
   }
 
   prepare(sql: string): SqliteStatement {
     let stmt = this.#cache.get(sql);
     if (!stmt) {
+      if (!this.#checkpointer && WRITE_RE.test(sql)) this.#startCheckpointer();
       stmt = new Statement(this.#db.prepare(sql));
       if (this.#cache.size >= 1000) this.#cache.delete(this.#cache.keys().next().value as string);
       this.#cache.set(sql, stmt);
@@ -57,7 +76,40 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     return stmt;
   }
 
+  /** SQLite's data_version: changes when another connection (process) commits to the file. */
+  dataVersion(): number {
+    this.#dataVersion ??= this.#db.prepare('PRAGMA data_version');
+    return Number((this.#dataVersion.get() as { data_version: number }).data_version);
+  }
+
+  #startCheckpointer(): void {
+    const worker = new Worker(new URL('./checkpoint-worker.ts', import.meta.url), {
+      workerData: { path: this.#path, intervalMs: CHECKPOINT_INTERVAL_MS },
+    });
+    worker.unref();
+    this.#checkpointer = worker;
+    this.#db.exec('PRAGMA wal_autocheckpoint = 0');
+    worker.on('error', () => {});
+    worker.on('exit', () => {
+      this.#checkpointer = null;
+      if (!this.#closed) this.#db.exec('PRAGMA wal_autocheckpoint = 1000');
+    });
+  }
+
+  /** Stops the checkpointer (before close): the last checkpoint is the closing connection's. */
+  async stopBackground(): Promise<void> {
+    const worker = this.#checkpointer;
+    if (!worker) return;
+    this.#closed = true;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.ref(); // keeps this process alive until the worker has gone
+    worker.postMessage('stop');
+    await exited;
+  }
+
   close(): void {
+    this.#closed = true;
+    void this.#checkpointer?.terminate();
     this.#cache.clear();
     this.#db.close();
   }

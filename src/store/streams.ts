@@ -1,6 +1,7 @@
 /** Channels (streams) and subscriptions: the SQL. */
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Tx } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { StreamsTable, SubscriptionsTable } from './schema.ts';
 
 export type StreamRow = Selectable<StreamsTable>;
@@ -24,27 +25,26 @@ export async function allStreams(db: Tx, realmId: number): Promise<StreamRow[]> 
 }
 
 /** Active subscription of one user to one channel. */
+const subscriptionQuery = prepared((db) => db.selectFrom('subscriptions').selectAll().where('user_id', '=', 0).where('stream_id', '=', 0).where('active', '=', 1));
+
 export async function subscription(db: Tx, userId: number, streamId: number): Promise<SubscriptionRow | undefined> {
-  return db
-    .selectFrom('subscriptions')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('stream_id', '=', streamId)
-    .where('active', '=', 1)
-    .executeTakeFirst();
+  return (await subscriptionQuery(db, userId, streamId, 1))[0];
 }
 
 /** User IDs of the active subscribers of a channel (active users only). */
-export async function subscriberIds(db: Tx, streamId: number): Promise<number[]> {
-  const rows = await db
+const subscriberIdsQuery = prepared((db) =>
+  db
     .selectFrom('subscriptions')
     .innerJoin('users', 'users.id', 'subscriptions.user_id')
     .select('subscriptions.user_id')
-    .where('subscriptions.stream_id', '=', streamId)
+    .where('subscriptions.stream_id', '=', 0)
     .where('subscriptions.active', '=', 1)
     .where('users.is_active', '=', 1)
-    .orderBy('subscriptions.user_id')
-    .execute();
+    .orderBy('subscriptions.user_id'),
+);
+
+export async function subscriberIds(db: Tx, streamId: number): Promise<number[]> {
+  const rows = await subscriberIdsQuery(db, streamId, 1, 1);
   return rows.map((r) => r.user_id);
 }
 

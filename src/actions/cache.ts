@@ -1,0 +1,156 @@
+/**
+ * The organization kept in memory: its row and settings, its users, channels
+ * and group graph, linkifiers and custom emoji. Nearly every request needs
+ * some of these, and they change rarely.
+ *
+ * Each part is reloaded when one of the tables it comes from has changed
+ * (`store.changes`: every write is seen there, whoever made it, including
+ * other processes on the same database). A part read inside a transaction
+ * that has written its tables is read from that transaction and not kept.
+ *
+ * With several processes sharing the work (REDIS_URL), nothing is kept
+ * between requests: another process's change must be visible to the very
+ * next request, whichever process serves it.
+ *
+ * Values handed out are shared and frozen: never modify them.
+ */
+import type { Services } from '../services.ts';
+import type { Store, Tx } from '../store/db.ts';
+import type { TableChanges } from '../store/changes.ts';
+import { allUsers, userByApiKeyWithRealm, type UserRow } from '../store/users.ts';
+import { realmById, type RealmRow } from '../store/realm.ts';
+import { allStreams, type StreamRow } from '../store/streams.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
+import type { Linkifier } from '../markdown/linkifiers.ts';
+import { Groups } from './group-settings.ts';
+import { linkifiersForRendering } from './linkifiers.ts';
+import { activeEmojiForRendering } from './realm-emoji.ts';
+
+class Part<T> {
+  private value: T | undefined;
+  private stamp = -1;
+  readonly tables: readonly string[];
+  private readonly load: (db: Tx) => Promise<T>;
+
+  constructor(changes: TableChanges, tables: readonly string[], load: (db: Tx) => Promise<T>) {
+    this.tables = tables;
+    this.load = load;
+    changes.watch(tables);
+  }
+
+  async get(changes: TableChanges, enabled: boolean, db: Tx): Promise<T> {
+    if (!enabled) return this.load(db);
+    const stamp = changes.stamp(this.tables);
+    if (this.value !== undefined && stamp === this.stamp) return this.value;
+    const value = await this.load(db);
+    if (changes.stamp(this.tables) === stamp && changes.settled(this.tables)) {
+      this.value = value;
+      this.stamp = stamp;
+    }
+    return value;
+  }
+}
+
+export interface UsersSnapshot {
+  /** Every account of the organization (active or not, bots included), by ID order. */
+  list: readonly UserRow[];
+  byId: ReadonlyMap<number, UserRow>;
+  byApiKey: ReadonlyMap<string, UserRow>;
+}
+
+export interface RealmSnapshot {
+  row: RealmRow;
+  settings: Readonly<Record<string, unknown>>;
+}
+
+export interface StreamsSnapshot {
+  list: readonly StreamRow[];
+  byId: ReadonlyMap<number, StreamRow>;
+  /** By lower-cased name. */
+  byName: ReadonlyMap<string, StreamRow>;
+}
+
+export type CustomEmoji = ReadonlyMap<string, { id: string; name: string; source_url: string }>;
+
+class RealmCache {
+  readonly users: Part<UsersSnapshot>;
+  readonly realm: Part<RealmSnapshot>;
+  readonly streams: Part<StreamsSnapshot>;
+  readonly groups: Part<Groups>;
+  readonly linkifiers: Part<Linkifier[]>;
+  readonly emoji: Part<CustomEmoji>;
+
+  constructor(changes: TableChanges, realmId: number) {
+    this.users = new Part(changes, ['users'], async (db) => {
+      const list = (await allUsers(db, realmId)).map((u) => Object.freeze(u));
+      return {
+        list: Object.freeze(list),
+        byId: new Map(list.map((u) => [u.id, u])),
+        byApiKey: new Map(list.map((u) => [u.api_key, u])),
+      };
+    });
+    this.realm = new Part(changes, ['realm'], async (db) => {
+      const row = Object.freeze(await realmById(db, realmId));
+      return { row, settings: Object.freeze(realmSettings(row.settings_json)) };
+    });
+    this.streams = new Part(changes, ['streams'], async (db) => {
+      const list = (await allStreams(db, realmId)).map((s) => Object.freeze(s));
+      return {
+        list: Object.freeze(list),
+        byId: new Map(list.map((s) => [s.id, s])),
+        byName: new Map(list.map((s) => [s.name.toLowerCase(), s])),
+      };
+    });
+    this.groups = new Part(changes, ['user_groups', 'user_group_members', 'user_group_subgroups', 'realm'], (db) => Groups.load(db, realmId));
+    this.linkifiers = new Part(changes, ['realm_linkifiers'], async (db) => Object.freeze(await linkifiersForRendering(db, realmId)) as Linkifier[]);
+    this.emoji = new Part(changes, ['realm_emoji'], (db) => activeEmojiForRendering(db, realmId));
+  }
+}
+
+const caches = new WeakMap<Store, Map<number, RealmCache>>();
+
+function cacheOf(svc: Services): RealmCache {
+  let byRealm = caches.get(svc.store);
+  if (!byRealm) caches.set(svc.store, (byRealm = new Map()));
+  let c = byRealm.get(svc.realmId);
+  if (!c) byRealm.set(svc.realmId, (c = new RealmCache(svc.store.changes, svc.realmId)));
+  return c;
+}
+
+function get<T>(svc: Services, db: Tx, pick: (c: RealmCache) => Part<T>): Promise<T> {
+  return pick(cacheOf(svc)).get(svc.store.changes, !svc.redis, db);
+}
+
+/** The organization's row and parsed settings. */
+export const cachedRealm = (svc: Services, db: Tx = svc.store.db): Promise<RealmSnapshot> => get(svc, db, (c) => c.realm);
+/** Every account of the organization. */
+export const cachedUsers = (svc: Services, db: Tx = svc.store.db): Promise<UsersSnapshot> => get(svc, db, (c) => c.users);
+/** Every channel of the organization (archived ones included). */
+export const cachedStreams = (svc: Services, db: Tx = svc.store.db): Promise<StreamsSnapshot> => get(svc, db, (c) => c.streams);
+/** The organization's group graph. */
+export const cachedGroups = (svc: Services, db: Tx = svc.store.db): Promise<Groups> => get(svc, db, (c) => c.groups);
+/** The organization's linkifiers, for rendering. */
+export const cachedLinkifiers = (svc: Services, db: Tx = svc.store.db): Promise<Linkifier[]> => get(svc, db, (c) => c.linkifiers);
+/** Active custom emoji by name, for rendering. */
+export const cachedCustomEmoji = (svc: Services, db: Tx = svc.store.db): Promise<CustomEmoji> => get(svc, db, (c) => c.emoji);
+
+/** One user of the organization, or undefined. */
+export async function cachedUser(svc: Services, db: Tx, id: number): Promise<UserRow | undefined> {
+  return (await cachedUsers(svc, db)).byId.get(id);
+}
+
+/**
+ * The account of this organization with this API key, and whether the
+ * organization is deactivated (authentication on every request).
+ */
+export async function accountByApiKey(svc: Services, apiKey: string): Promise<{ user: UserRow; realmDeactivated: boolean } | undefined> {
+  if (svc.redis) {
+    const found = await userByApiKeyWithRealm(svc.store.db, apiKey);
+    if (!found || found.realm_id !== svc.realmId) return undefined;
+    const { realm_deactivated: realmDeactivated, ...user } = found;
+    return { user, realmDeactivated: !!realmDeactivated };
+  }
+  const user = (await cachedUsers(svc)).byApiKey.get(apiKey);
+  if (!user) return undefined;
+  return { user, realmDeactivated: !!(await cachedRealm(svc)).row.deactivated };
+}

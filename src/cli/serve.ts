@@ -1,0 +1,116 @@
+/**
+ * The server process (`npm start` loads it through src/main.ts): runs it until SIGTERM or SIGINT, then shuts down
+ * cleanly (in-flight requests finish; waiting long-polls are answered).
+ *
+ * With PARLEY_WORKERS=N (PostgreSQL and Redis only) this process becomes
+ * the primary of a node:cluster: it prepares the database (migrations, the
+ * first start's organization), then forks N workers that share the port;
+ * a worker that dies is replaced; SIGTERM stops them all.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { loadConfig, type Config } from '../config.ts';
+import { startServer, type RunningServer } from '../server.ts';
+import { NodeConflictError } from '../store/nodes.ts';
+import { DataDirLockedError } from '../lib/data-dir-lock.ts';
+import type { Bootstrap } from '../actions/realm.ts';
+
+/** Starts the server, or explains (no stack trace) why another process makes that wrong. */
+async function start(config: Config, opts: { listen?: boolean } = {}): Promise<RunningServer> {
+  return startServer(config, opts).catch((e: unknown) => {
+    if (e instanceof NodeConflictError || e instanceof DataDirLockedError) {
+      console.error(`Parley cannot start: ${e.message}`);
+      process.exit(1);
+    }
+    throw e;
+  });
+}
+
+function announceCreated(config: Config, created: Bootstrap['created']): void {
+  if (!created) return;
+  console.log(`Created the organization and its owner: ${created.owner.delivery_email}`);
+  if (created.generatedPassword) console.log(`Owner password (shown once): ${created.password}`);
+  console.log(`Owner API key written to ${config.dataDir}/zuliprc`);
+}
+
+function onStopSignal(stop: (signal: string) => Promise<void>): void {
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      stop(signal).then(
+        () => process.exit(0),
+        (err: unknown) => {
+          console.error(err);
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+async function runSingle(config: Config): Promise<void> {
+  const server = await start(config);
+  if (cluster.isPrimary) {
+    announceCreated(config, server.bootstrap.created);
+    console.log(`Parley listening on ${server.url} (${server.svc.store.dialect})`);
+  }
+  onStopSignal(async (signal) => {
+    server.svc.log.info(`${signal}: shutting down`);
+    await server.close();
+  });
+}
+
+async function runPrimary(config: Config, workers: number): Promise<void> {
+  if (!config.databaseUrl || !/^postgres(ql)?:\/\//.test(config.databaseUrl) || !config.redisUrl) {
+    console.error('Parley cannot start: PARLEY_WORKERS needs DATABASE_URL (PostgreSQL) and REDIS_URL, through which the workers share their state.');
+    process.exit(1);
+  }
+  // Migrations and the first start's organization, once, before any worker.
+  const prepared = await start(config, { listen: false });
+  announceCreated(config, prepared.bootstrap.created);
+  await prepared.close();
+
+  let stopping = false;
+  const everListened = new WeakSet<Worker>();
+  let listening = 0;
+  cluster.on('listening', (worker, address) => {
+    everListened.add(worker);
+    if (++listening === workers) {
+      const host = address.address?.includes(':') ? `[${address.address}]` : (address.address ?? config.host);
+      console.log(`Parley listening on http://${host}:${address.port} (postgres, ${workers} workers)`);
+    }
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    if (!everListened.has(worker)) {
+      // A worker that cannot start would fail again: stop rather than loop.
+      console.error(`Parley cannot start: a worker exited during startup (code ${code}, signal ${signal}).`);
+      stopping = true;
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+      process.exitCode = 1;
+      return;
+    }
+    console.error(`Parley worker ${worker.process.pid} died (code ${code}, signal ${signal}); starting another.`);
+    cluster.fork();
+  });
+  for (let i = 0; i < workers; i++) cluster.fork();
+  onStopSignal(async () => {
+    stopping = true;
+    const all = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
+    await Promise.all(
+      all.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            if (w.isDead()) return resolve();
+            w.once('exit', () => resolve());
+            w.process.kill('SIGTERM');
+          }),
+      ),
+    );
+  });
+}
+
+const config = loadConfig();
+if (config.workers > 0 && cluster.isPrimary) await runPrimary(config, config.workers);
+else await runSingle(config);
