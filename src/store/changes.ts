@@ -14,6 +14,22 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 const WRITE_RE = /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|update(?:\s+or\s+\w+)?|delete\s+from|replace\s+into)\s+(?:"[^"]+"\.)?"?([A-Za-z_][A-Za-z0-9_]*)"?/i;
 
+/**
+ * The tables that processes kept data of in memory (src/actions/cache.ts):
+ * every process, the admin CLI included, announces its writes to these, so
+ * the list lives here rather than with the caches.
+ */
+export const ANNOUNCED_TABLES: ReadonlySet<string> = new Set([
+  'realm',
+  'users',
+  'streams',
+  'user_groups',
+  'user_group_members',
+  'user_group_subgroups',
+  'realm_linkifiers',
+  'realm_emoji',
+]);
+
 export class TableChanges {
   /** Bumped when every table must be treated as changed (another process wrote). */
   private epoch = 0;
@@ -46,7 +62,7 @@ export class TableChanges {
     this.bump([table]);
     const tx = this.scope.getStore();
     // Outside a transaction (or after it ended, from work it started): committed already.
-    if (!tx?.open) return this.notifyCommitted([table]);
+    if (!tx?.open) return this.notifyAutocommitted([table]);
     if (!tx.tables.has(table)) {
       tx.tables.add(table);
       this.pending.set(table, (this.pending.get(table) ?? 0) + 1);
@@ -67,9 +83,7 @@ export class TableChanges {
           if (n === 0) this.pending.delete(t);
           else this.pending.set(t, n);
         }
-        const tables = [...written];
-        this.bump(tables);
-        this.notifyCommitted(tables);
+        this.bump(written);
       }
     }
   }
@@ -103,19 +117,31 @@ export class TableChanges {
     return true;
   }
 
-  /** Calls `fn` with the tables of each committed write (for telling other processes). */
-  onCommitted(fn: (tables: string[]) => void): void {
+  /**
+   * Calls `fn` with the watched tables of each write made outside a
+   * transaction (committed at once), for telling other processes. A
+   * transaction tells them itself before it commits (`writtenInTransaction`).
+   */
+  onAutocommitted(fn: (tables: string[]) => void): void {
     this.committedListeners.push(fn);
   }
 
-  /** Tables whose changes matter to someone (only these are announced to other processes). */
-  private readonly watched = new Set<string>();
-
-  watch(tables: readonly string[]): void {
-    for (const t of tables) this.watched.add(t);
+  /** The watched tables the transaction of the current async context has written so far. */
+  writtenInTransaction(): string[] {
+    const tx = this.scope.getStore();
+    if (!tx?.open) return [];
+    return [...tx.tables].filter((t) => this.watched.has(t));
   }
 
-  private notifyCommitted(tables: string[]): void {
+  /** Tables whose changes are announced to other processes (see ANNOUNCED_TABLES). */
+  private readonly watched: ReadonlySet<string> = ANNOUNCED_TABLES;
+
+  /** Checks that data kept in memory depends only on announced tables. */
+  watch(tables: readonly string[]): void {
+    for (const t of tables) if (!this.watched.has(t)) throw new Error(`table ${t} is not in ANNOUNCED_TABLES`);
+  }
+
+  private notifyAutocommitted(tables: string[]): void {
     const relevant = tables.filter((t) => this.watched.has(t));
     if (relevant.length === 0) return;
     for (const fn of this.committedListeners) fn(relevant);

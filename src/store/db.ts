@@ -25,6 +25,8 @@ export interface Store {
   schema?: string;
   /** Which tables changed, for data kept in memory (see changes.ts). */
   changes: TableChanges;
+  /** Runs inside every transaction of `transaction()` just before it commits. */
+  beforeCommit?: (tx: Transaction<Database>) => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchem
       dialect: 'postgres',
       schema: opts.pgSchema,
       changes,
+      beforeCommit: listener.beforeCommit,
       close: async () => {
         await listener.close();
         await db.destroy();
@@ -97,7 +100,12 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchem
  * process, the admin CLI). Until the listening connection is up, and after
  * it drops, everything counts as changed.
  */
-function listenForChanges(pg: typeof pgTypes, url: string, schema: string | undefined, changes: TableChanges): { close(): Promise<void> } {
+function listenForChanges(
+  pg: typeof pgTypes,
+  url: string,
+  schema: string | undefined,
+  changes: TableChanges,
+): { beforeCommit(tx: Transaction<Database>): Promise<void>; close(): Promise<void> } {
   const channel = `parley_changes_${(schema ?? 'public').replace(/[^a-z0-9_]/gi, '_')}`.slice(0, 63);
   const origin = `${process.pid}-${Math.random().toString(36).slice(2)}`;
   let client: pgTypes.Client | null = null;
@@ -126,13 +134,24 @@ function listenForChanges(pg: typeof pgTypes, url: string, schema: string | unde
       .catch(() => c.emit('error', new Error('listen failed')));
   };
   connect();
-  changes.onCommitted((tables) => {
-    if (closed) return;
-    void client?.query('SELECT pg_notify($1, $2)', [channel, `${origin} ${tables.join(',')}`]).catch(() => {});
+  const payload = (tables: string[]) => `${origin} ${tables.join(',')}`;
+  // A write outside a transaction has committed: announce it at once (close() waits for these).
+  const sending = new Set<Promise<unknown>>();
+  changes.onAutocommitted((tables) => {
+    if (closed || !client) return;
+    const p: Promise<unknown> = client.query('SELECT pg_notify($1, $2)', [channel, payload(tables)]).catch(() => {});
+    sending.add(p);
+    void p.finally(() => sending.delete(p));
   });
   return {
+    // A transaction announces its writes itself, so that the notice is delivered with its commit.
+    async beforeCommit(tx: Transaction<Database>) {
+      const tables = changes.writtenInTransaction();
+      if (tables.length) await sql`SELECT pg_notify(${channel}, ${payload(tables)})`.execute(tx);
+    },
     async close() {
       closed = true;
+      await Promise.all(sending);
       connected = false;
       await client?.end().catch(() => {});
     },
@@ -141,7 +160,15 @@ function listenForChanges(pg: typeof pgTypes, url: string, schema: string | unde
 
 /** Runs fn in one transaction. */
 export function transaction<T>(store: Store, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
-  return store.changes.inTransaction(() => store.db.transaction().execute(fn));
+  const before = store.beforeCommit;
+  const run = before
+    ? async (tx: Transaction<Database>) => {
+        const result = await fn(tx);
+        await before(tx);
+        return result;
+      }
+    : fn;
+  return store.changes.inTransaction(() => store.db.transaction().execute(run));
 }
 
 /** A trivial query: whether the database answers (health checks). */
