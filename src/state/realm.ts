@@ -77,6 +77,9 @@ const provider1: StateProvider = {
       server_emoji_data_url: `${c.externalUrl}${EMOJI_DATA_PATH}`,
       giphy_api_key: '',
       giphy_rating_options: GIPHY_RATING_OPTIONS,
+      // The names since feature level 453 (realm_gif_rating_policy comes with the settings).
+      gif_rating_policy_options: GIPHY_RATING_OPTIONS,
+      tenor_api_key: '',
       development_environment: false,
       realm_bot_domain: new URL(c.externalUrl).hostname,
       realm_org_type: s.org_type,
