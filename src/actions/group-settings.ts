@@ -48,7 +48,7 @@ export class Groups {
 
   /**
    * Members who joined at or before this time (UNIX seconds) are full members
-   * (role:fullmembers); newer ones are only in role:members. From the
+   * (role:fullmembers as well as role:members); newer ones are only in role:members. From the
    * organization's waiting_period_threshold (days).
    */
   readonly fullMemberCutoff: number;
@@ -97,9 +97,8 @@ export class Groups {
     if (g.is_system_group) {
       const roles = systemGroupDirectRoles(g.name);
       const active = users.filter((u) => u.is_active && roles.includes(u.role));
-      // Members are direct members of role:fullmembers after the waiting period, of role:members before it.
+      // As Zulip: every member is a direct member of role:members; those past the waiting period of role:fullmembers too.
       if (g.name === 'role:fullmembers') return active.filter((u) => u.date_joined <= this.fullMemberCutoff).map((u) => u.id);
-      if (g.name === 'role:members') return active.filter((u) => u.date_joined > this.fullMemberCutoff).map((u) => u.id);
       return active.map((u) => u.id);
     }
     return [...(this.members.get(groupId) ?? [])].sort((a, b) => a - b);

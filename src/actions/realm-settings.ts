@@ -24,9 +24,9 @@ import { LANGUAGE_CODES } from '../lib/user-settings.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { isAdminRole } from './users-format.ts';
 import { renderDescription } from './streams-format.ts';
-import { fullMemberCutoff, Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { waitingPeriodChanges } from './full-members.ts';
 import type { ZulipEvent } from '../events/types.ts';
-import type { Tx } from '../store/db.ts';
 
 export const MAX_REALM_NAME_LENGTH = 40;
 export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
@@ -386,7 +386,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     if (changed) patch.settings_json = JSON.stringify(stored);
     if (Object.keys(patch).length) await updateRealm(tx, svc.realmId, patch);
     if ('waiting_period_threshold' in data) {
-      groupEvents.push(...(await fullMemberChanges(tx, svc.realmId, Number(current.waiting_period_threshold), Number(data.waiting_period_threshold))));
+      groupEvents.push(...(await waitingPeriodChanges(tx, svc.realmId, Number(current.waiting_period_threshold), Number(data.waiting_period_threshold))));
     }
   });
   if (events.length || groupEvents.length) {
@@ -394,35 +394,6 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     for (const ev of [...events, ...groupEvents]) svc.bus.send(ev, recipients);
   }
   return data;
-}
-
-type RealmEvent = { type: 'realm' } & Record<string, unknown>;
-
-/**
- * A new waiting period moves members between role:members and
- * role:fullmembers (whose direct members are the members past it): Zulip's
- * user_group add_members / remove_members events for both.
- */
-async function fullMemberChanges(tx: Tx, realmId: number, oldDays: number, newDays: number): Promise<ZulipEvent[]> {
-  const now = Date.now() / 1000;
-  const oldCut = fullMemberCutoff(oldDays, now);
-  const newCut = fullMemberCutoff(newDays, now);
-  const members = (await allUsers(tx, realmId)).filter((u) => u.is_active && u.role === ROLE.MEMBER);
-  const promoted = members.filter((u) => u.date_joined > oldCut && u.date_joined <= newCut).map((u) => u.id);
-  const demoted = members.filter((u) => u.date_joined <= oldCut && u.date_joined > newCut).map((u) => u.id);
-  const groups = await Groups.load(tx, realmId);
-  const full = groups.systemGroupId('role:fullmembers');
-  const plain = groups.systemGroupId('role:members');
-  const out: ZulipEvent[] = [];
-  if (promoted.length) {
-    out.push({ type: 'user_group', op: 'remove_members', group_id: plain, user_ids: promoted });
-    out.push({ type: 'user_group', op: 'add_members', group_id: full, user_ids: promoted });
-  }
-  if (demoted.length) {
-    out.push({ type: 'user_group', op: 'remove_members', group_id: full, user_ids: demoted });
-    out.push({ type: 'user_group', op: 'add_members', group_id: plain, user_ids: demoted });
-  }
-  return out;
 }
 
 /** The authentication methods Parley offers (Zulip's names). */
