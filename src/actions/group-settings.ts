@@ -191,6 +191,18 @@ function systemGroupDirectRoles(name: string): number[] {
 }
 
 /** An organization-level group setting's value (stored value, or Zulip's default system group). */
+/**
+ * Zulip's checks on per-channel policies: changing a channel's topics_policy
+ * needs the organization's can_set_topics_policy_group, its message deletion
+ * settings (can_delete_any_message_group, can_delete_own_message_group)
+ * can_set_delete_message_policy_group; administrators always may.
+ */
+export function checkChannelPolicyPermission(user: UserRow, settingsJson: string, groups: Groups, change: { topicsPolicy: boolean; deletePolicy: boolean }): void {
+  if (user.role <= ROLE.ADMINISTRATOR) return;
+  if (change.topicsPolicy && !groups.allows(user, realmGroupSetting(settingsJson, 'can_set_topics_policy_group', groups))) throw badRequest('Insufficient permission');
+  if (change.deletePolicy && !groups.allows(user, realmGroupSetting(settingsJson, 'can_set_delete_message_policy_group', groups))) throw badRequest('Insufficient permission');
+}
+
 export function realmGroupSetting(settingsJson: string, name: string, groups: Groups): GroupSettingValue {
   const stored = parseStoredSetting(parseJsonObject(settingsJson)[name]);
   if (stored !== undefined) return stored;
