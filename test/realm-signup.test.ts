@@ -132,8 +132,21 @@ test('email_changes_disabled: members may not change their address, administrato
   assertSuccess(await c(admin).patch('/settings', { email: 'admin-moved@example.org' }));
   assert.equal(emailsTo('admin-moved@example.org').length, 1);
   await setting({ email_changes_disabled: false });
-  assertSuccess(await c(member).patch('/settings', { email: 'moved@example.org' }));
-  assert.equal(emailsTo('moved@example.org').length, 1);
+  const mover = await t.makeUser({ role: ROLE.MEMBER });
+  assertSuccess(await c(mover).patch('/settings', { email: 'moved@example.org' }));
+  const [mail] = emailsTo('moved@example.org');
+  const link = /\/accounts\/confirm_new_email\/[A-Za-z0-9]+\//.exec(mail.text)?.[0];
+  assert.ok(link, mail.text);
+  const address = async () => assertSuccess(await c(admin).get(`/users/${mover.id}`)).user.delivery_email;
+  // Disabled again before the link is opened: the change is refused then too.
+  await setting({ email_changes_disabled: true });
+  const refused = await fetch(`${t.url}${link}`);
+  assert.equal(refused.status, 400);
+  assert.match(await refused.text(), /Email address changes are disabled in this organization\./);
+  assert.equal(await address(), mover.email);
+  await setting({ email_changes_disabled: false });
+  assert.equal((await fetch(`${t.url}${link}`)).status, 200);
+  assert.equal(await address(), 'moved@example.org');
 });
 
 test('avatar_changes_disabled: members may not change their avatar, administrators may', async () => {

@@ -201,7 +201,7 @@ export function registerEmailChangeRoutes(app: FastifyInstance, svc: Services): 
     const r = await confirmEmailChange(svc, key);
     if (r.kind === 'invalid') return send(reply, 404, page('Invalid link', '<h1>This confirmation link is invalid</h1>'));
     if (r.kind === 'expired') return send(reply, 410, page('Link expired', '<h1>This confirmation link has expired or was already used</h1>'));
-    if (r.kind === 'taken') return send(reply, 400, page('Address in use', `<h1>The address could not be changed</h1><p>${escapeHtml(r.error)}</p>`));
+    if (r.kind === 'taken' || r.kind === 'refused') return send(reply, 400, page('Address in use', `<h1>The address could not be changed</h1><p>${escapeHtml(r.error)}</p>`));
     send(
       reply,
       200,
