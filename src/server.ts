@@ -26,6 +26,7 @@ import { createInitialChannels } from './actions/onboarding.ts';
 import { installAllFeatures } from './state/index.ts';
 import { startScheduledDelivery } from './actions/scheduled-messages.ts';
 import { startRetentionJob } from './actions/retention.ts';
+import { startFullMemberJob } from './actions/full-members.ts';
 import { startOutgoingWebhookDelivery } from './actions/outgoing-webhooks.ts';
 import { startMissedMessageEmailDelivery } from './actions/missed-message-emails.ts';
 import { startDigestEmails } from './actions/digest-emails.ts';
@@ -103,6 +104,8 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   const scheduledDelivery = startScheduledDelivery(svc);
   // Deletes messages past their retention period (message_retention_days).
   const retention = startRetentionJob(svc);
+  // Announces members who passed the waiting period (waiting_period_threshold).
+  const fullMembers = startFullMemberJob(svc);
   // Calls outgoing-webhook bots (and retries those pending from before a restart).
   const outgoingWebhooks = startOutgoingWebhookDelivery(svc);
   // Sends missed-message emails when their batch is due, and weekly digests.
@@ -135,6 +138,7 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
       await queues.close();
       await scheduledDelivery.stop();
       await retention.stop();
+      await fullMembers.stop();
       await outgoingWebhooks.stop();
       await missedMessageEmails.stop();
       await digestEmails.stop();

@@ -256,6 +256,12 @@ export const POST_247_FIELDS = new Set<string>([
   'realm_require_e2ee_push_notifications',
   'realm_send_channel_events_messages',
   'realm_welcome_message_custom_text',
+  'realm_gif_rating_policy', // FL 453 (realm_giphy_rating before)
+  'gif_rating_policy_options', // FL 453
+  'tenor_api_key', // FL 442
+  'realm_default_avatar_source', // FL 456
+  'realm_media_preview_size', // FL 469
+  'realm_workplace_users_group', // FL 477
   'max_channel_folder_description_length',
   'max_channel_folder_name_length',
   'max_reminder_note_length',

@@ -39,6 +39,17 @@ test('adversarial input renders: brackets, emoji, colons, links, fences', () => 
   assert.equal(lines.html.match(/<br>/g)?.length, 4999);
 });
 
+test('inline previews on adversarial input: each URL once, none beyond 24 distinct URLs', () => {
+  const previews = { ...ctx, inlineImagePreview: true };
+  const same = renderMarkdown('https://i.example/a.png\n\n'.repeat(5000), previews);
+  assert.equal(same.html.match(/message_inline_image/g)?.length, 1);
+  const distinct = (n: number) => Array.from({ length: n }, (_, i) => `https://i.example/${i}.png`).join('\n\n');
+  assert.equal(renderMarkdown(distinct(24), previews).html.match(/message_inline_image/g)?.length, 24);
+  assert.equal(renderMarkdown(distinct(5000), previews).html.match(/message_inline_image/g), null);
+  const oneParagraph = renderMarkdown(Array.from({ length: 24 }, (_, i) => `https://i.example/${i}.png`).join(' ').repeat(1), previews);
+  assert.equal(oneParagraph.html.match(/message_inline_image/g)?.length, 24);
+});
+
 test('nesting deeper than the renderer goes is a MarkdownRenderingError, not a stack overflow', () => {
   for (const content of ['> '.repeat(3000) + 'x', '- '.repeat(3000) + 'x', '```spoiler\n'.repeat(1000)]) {
     assert.throws(() => renderMarkdown(content, ctx), MarkdownRenderingError);

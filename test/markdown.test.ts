@@ -38,20 +38,15 @@ function makeCtx(overrides: Partial<MarkdownContext> = {}): MarkdownContext {
       name === 'green_tick' ? { id: '1', name: 'green_tick', source_url: '/user_avatars/2/emoji/images/1.png' } : undefined,
     translateEmoticons: false,
     realmUrl: 'http://zulip.testserver',
+    // Zulip's test server: previews on, videos through its camo test key.
+    inlineImagePreview: true,
+    camo: { uri: 'https://external-content.zulipcdn.net/external_content/', key: 'dummy' },
     ...overrides,
   };
 }
 
 // Cases whose Zulip output Parley does not reproduce, with the reason.
-const KNOWN_DIFFERENCES: Record<string, string> = {
-  inline_image: 'backend_only_rendering: inline image previews (thumbnailing) not implemented',
-  deduplicate_inline_previews: 'backend_only_rendering: inline image previews not implemented',
-  bulleted_list_inlining: 'backend_only_rendering: inline image previews not implemented',
-  only_inline_image: 'backend_only_rendering: inline image previews not implemented',
-  only_named_inline_image: 'backend_only_rendering: inline image previews not implemented',
-  only_inline_video: 'backend_only_rendering: inline video previews via camo not implemented',
-  only_named_inline_video: 'backend_only_rendering: inline video previews via camo not implemented',
-};
+const KNOWN_DIFFERENCES: Record<string, string> = {};
 
 interface RegularCase {
   name: string;

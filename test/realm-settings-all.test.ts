@@ -35,12 +35,14 @@ interface Case {
   /** The events the change causes, as [property, value] (update) or ['default', {name: value}] (update_dict). */
   events?: Array<[string, unknown]>;
   dict?: boolean;
+  /** The whole data of a single update_dict event, when it is not {name: value}. */
+  data?: Record<string, unknown>;
 }
 
 /** Every simple setting of Zulip's PATCH /realm, with a value that differs from the default. */
 const CASES: Record<string, () => Case> = {
   name: () => ({ send: 'Renamed' }),
-  description: () => ({ send: 'About us', state: '<p>About us</p>', events: [['description', 'About us']] }),
+  description: () => ({ send: 'About us', state: '<p>About us</p>', dict: true, events: [['description', 'About us']], data: { description: 'About us', rendered_description: '<p>About us</p>' } }),
   invite_required: () => ({ send: false }),
   emails_restricted_to_domains: () => ({ send: true }),
   disallow_disposable_email_addresses: () => ({ send: false }),
@@ -103,7 +105,11 @@ const CASES: Record<string, () => Case> = {
   want_advertise_in_communities_directory: () => ({ send: true }),
   video_chat_provider: () => ({ send: 0 }),
   jitsi_server_url: () => ({ send: JSON.stringify('https://jitsi.example.com'), state: 'https://jitsi.example.com', events: [['jitsi_server_url', 'https://jitsi.example.com']] }),
-  giphy_rating: () => ({ send: 4 }),
+  gif_rating_policy: () => ({ send: 4 }),
+  // The name before feature level 453 sets gif_rating_policy.
+  giphy_rating: () => ({ send: 3, events: [['gif_rating_policy', 3]] }),
+  media_preview_size: () => ({ send: 150 }),
+  default_avatar_source: () => ({ send: 'J' }),
   new_stream_announcements_stream_id: () => ({ send: privateId }),
   signup_announcements_stream_id: () => ({ send: publicId }),
   zulip_update_announcements_stream_id: () => ({ send: privateId }),
@@ -136,7 +142,73 @@ const GROUP_SETTINGS = [
   'create_multiuse_invite_group',
   'direct_message_initiator_group',
   'direct_message_permission_group',
+  'workplace_users_group',
 ];
+
+/**
+ * Zulip's writable organization settings at feature level 483: the
+ * parameters of its update_realm view, the properties of the `realm`
+ * update_dict event's data and the `realm_*` fields of POST /register that
+ * PATCH /realm changes, with the API changelog's additions up to FL 483
+ * (gif_rating_policy FL 453, default_avatar_source FL 456,
+ * media_preview_size FL 469, workplace_users_group FL 477).
+ * authentication_methods and string_id are checked separately.
+ */
+const ZULIP_WRITABLE = [
+  'allow_edit_history', 'allow_message_editing', 'avatar_changes_disabled', 'bot_creation_policy',
+  'can_access_all_users_group', 'can_add_custom_emoji_group', 'can_add_subscribers_group', 'can_create_bots_group',
+  'can_create_groups', 'can_create_private_channel_group', 'can_create_public_channel_group',
+  'can_create_web_public_channel_group', 'can_create_write_only_bots_group', 'can_delete_any_message_group',
+  'can_delete_own_message_group', 'can_invite_users_group', 'can_manage_all_groups', 'can_manage_billing_group',
+  'can_mention_many_users_group', 'can_move_messages_between_channels_group', 'can_move_messages_between_topics_group',
+  'can_resolve_topics_group', 'can_set_delete_message_policy_group', 'can_set_topics_policy_group',
+  'can_summarize_topics_group', 'create_multiuse_invite_group', 'default_avatar_source', 'default_code_block_language',
+  'default_language', 'description', 'digest_emails_enabled', 'digest_weekday', 'direct_message_initiator_group',
+  'direct_message_permission_group', 'disallow_disposable_email_addresses', 'email_changes_disabled',
+  'emails_restricted_to_domains', 'enable_guest_user_dm_warning', 'enable_guest_user_indicator', 'enable_read_receipts',
+  'enable_spectator_access', 'gif_rating_policy', 'giphy_rating', 'inline_image_preview', 'inline_url_embed_preview',
+  'invite_required', 'jitsi_server_url', 'mandatory_topics', 'media_preview_size',
+  'message_content_allowed_in_email_notifications', 'message_content_delete_limit_seconds',
+  'message_content_edit_limit_seconds', 'message_edit_history_visibility_policy', 'message_retention_days',
+  'moderation_request_channel_id', 'move_messages_between_streams_limit_seconds',
+  'move_messages_within_stream_limit_seconds', 'name', 'name_changes_disabled', 'new_stream_announcements_stream_id',
+  'org_type', 'require_e2ee_push_notifications', 'require_unique_names', 'send_channel_events_messages',
+  'send_welcome_emails', 'signup_announcements_stream_id', 'topics_policy', 'video_chat_provider',
+  'waiting_period_threshold', 'want_advertise_in_communities_directory', 'welcome_message_custom_text',
+  'workplace_users_group', 'zulip_update_announcements_stream_id',
+];
+
+/** Organization fields Zulip reports but never takes through PATCH /realm (the server or uploads maintain them). */
+const ZULIP_READ_ONLY = [
+  'icon_source', 'icon_url', 'logo_source', 'logo_url', 'night_logo_source', 'night_logo_url', 'plan_type',
+  'max_file_upload_size_mib', 'upload_quota_mib', 'push_notifications_enabled', 'push_notifications_enabled_end_timestamp',
+  'presence_disabled', 'date_created', 'empty_topic_display_name',
+];
+
+test("Zulip's whole list: every writable setting is walked below and accepted; read-only fields are ignored", async () => {
+  const walked = new Set([...Object.keys(CASES), ...GROUP_SETTINGS]);
+  assert.deepEqual(ZULIP_WRITABLE.filter((n) => !walked.has(n)), [], 'settings the walk does not cover');
+  assert.deepEqual([...walked].filter((n) => !ZULIP_WRITABLE.includes(n)), [], 'settings walked that Zulip does not have');
+  const reg = await register(member);
+  for (const name of ZULIP_WRITABLE) assert.notEqual(reg[`realm_${name}`], undefined, `realm_${name} missing from /register`);
+  // The current values sent back all at once: nothing ignored, nothing changes.
+  const q = await openQueue(c(member), { event_types: ['realm'] });
+  const params: Record<string, unknown> = {};
+  for (const name of ZULIP_WRITABLE) {
+    if (name === 'description') continue; // /register reports it rendered
+    let value = reg[`realm_${name}`];
+    if (GROUP_SETTINGS.includes(name)) value = { new: value };
+    else if (name.endsWith('_limit_seconds') && value === null) value = 'unlimited';
+    else if (name === 'message_retention_days' && value === -1) value = 'unlimited';
+    else if (name === 'jitsi_server_url') value = JSON.stringify(value ?? 'default');
+    params[name] = value;
+  }
+  const res = assertSuccess(await c(t.owner).patch('/realm', params));
+  assert.equal(res.ignored_parameters_unsupported, undefined);
+  assert.deepEqual(await q.ofType('realm'), []);
+  const ro = assertSuccess(await c(t.owner).patch('/realm', Object.fromEntries(ZULIP_READ_ONLY.map((n) => [n, reg[`realm_${n}`] ?? 1]))));
+  assert.deepEqual([...ro.ignored_parameters_unsupported].sort(), [...ZULIP_READ_ONLY].sort());
+});
 
 const register = async (a: Account) => assertSuccess(await c(a).post('/register', { fetch_event_types: ['realm'] }));
 
@@ -158,7 +230,9 @@ test('every simple setting: stored, announced to every user, returned by /regist
       assert.deepEqual(
         got,
         events.map(([property, value]) =>
-          k.dict ? { type: 'realm', op: 'update_dict', property: 'default', data: { [property]: value } } : { type: 'realm', op: 'update', property, value },
+          k.dict
+            ? { type: 'realm', op: 'update_dict', property: 'default', data: k.data ?? { [property]: value } }
+            : { type: 'realm', op: 'update', property, value },
         ),
         name,
       );
@@ -204,6 +278,9 @@ test("Zulip's errors for bad values", async () => {
   await bad({ default_language: 'xx' }, "Invalid language 'xx'");
   await bad({ video_chat_provider: 17 }, 'Invalid video_chat_provider 17');
   await bad({ giphy_rating: 9 }, 'Invalid giphy_rating 9');
+  await bad({ gif_rating_policy: 9 }, 'Invalid gif_rating_policy 9');
+  await bad({ media_preview_size: 120 }, 'Invalid media_preview_size');
+  await bad({ default_avatar_source: 'U' }, 'Invalid default_avatar_source');
   await bad({ jitsi_server_url: JSON.stringify('not a url') }, 'jitsi_server_url is not an allowed_type');
   await bad({ message_retention_days: 0 }, "Bad value for 'message_retention_days': 0");
   await bad({ message_retention_days: 'forever' }, "Bad value for 'message_retention_days': forever");

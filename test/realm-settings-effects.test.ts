@@ -126,10 +126,8 @@ test('waiting_period_threshold decides who is a full member (role:fullmembers), 
   const evs = (await q.ofType('user_group')).map(({ id: _id, ...e }) => e);
   assert.deepEqual(
     evs.map((e) => [e.op, e.group_id]),
-    [
-      ['remove_members', full],
-      ['add_members', plain],
-    ],
+    // As Zulip: members stay direct members of role:members; only role:fullmembers changes.
+    [['remove_members', full]],
   );
   assert.ok((evs[0].user_ids as number[]).includes(member.id));
   assert.equal(await canCreate(member), false);
@@ -149,10 +147,7 @@ test('waiting_period_threshold decides who is a full member (role:fullmembers), 
   await setting({ waiting_period_threshold: 0 });
   assert.deepEqual(
     (await q.ofType('user_group')).map((e) => [e.op, e.group_id]),
-    [
-      ['remove_members', plain],
-      ['add_members', full],
-    ],
+    [['add_members', full]],
   );
   assert.equal(await canCreate(member), true);
   await setting({ can_create_public_channel_group: { new: id('role:members') } });
@@ -193,4 +188,33 @@ test('message_retention_days: expired messages are deleted with delete_message a
   assert.equal(await deleteExpiredMessages(t.server.svc), 0);
   assertSuccess(await c(member).get(`/messages/${kept}`));
   await setting({ message_retention_days: 'unlimited' });
+});
+
+test('inline_image_preview: linked images and videos get previews while on; /thumbnail leads to the image', async () => {
+  const img = 'https://images.example.com/cat.png';
+  const id = await send(member, 'previews', `look ${img}\nand https://videos.example.com/clip.mp4`);
+  const html = assertSuccess(await c(other).get(`/messages/${id}`)).message.content;
+  const q = encodeURIComponent(img);
+  assert.equal(
+    html,
+    `<p>look <a href="${img}">${img}</a><br>\nand <a href="https://videos.example.com/clip.mp4">https://videos.example.com/clip.mp4</a></p>\n` +
+      `<div class="message_inline_image"><a href="${img}"><img data-src-fullsize="/thumbnail?url=${q}&amp;size=full" src="/thumbnail?url=${q}&amp;size=thumbnail"></a></div>` +
+      '<div class="message_inline_image message_inline_video"><a href="https://videos.example.com/clip.mp4"><video data-video-original-url="https://videos.example.com/clip.mp4" preload="metadata" src="https://videos.example.com/clip.mp4"></video></a></div>',
+  );
+  // has:image follows the preview.
+  const narrow = [{ operator: 'has', operand: 'image' }, { operator: 'topic', operand: 'previews' }];
+  assert.deepEqual(assertSuccess(await c(other).get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow })).messages.map((m: any) => m.id), [id]);
+
+  const thumb = await fetch(`${t.url}/thumbnail?url=${q}&size=thumbnail`, {
+    redirect: 'manual',
+    headers: { Authorization: `Basic ${Buffer.from(`${other.email}:${other.apiKey}`).toString('base64')}` },
+  });
+  assert.equal(thumb.status, 302);
+  assert.equal(thumb.headers.get('location'), img);
+  assert.equal((await fetch(`${t.url}/thumbnail?url=${q}&size=thumbnail`, { redirect: 'manual' })).status, 401);
+
+  await setting({ inline_image_preview: false });
+  const plain = await send(member, 'previews', img);
+  assert.equal(assertSuccess(await c(other).get(`/messages/${plain}`)).message.content, `<p><a href="${img}">${img}</a></p>`);
+  await setting({ inline_image_preview: true });
 });

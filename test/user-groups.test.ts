@@ -33,9 +33,10 @@ test('GET /user_groups: system groups in Zulip order with role members and subgr
   assert.deepEqual(byName('role:administrators').members, [admin.id]);
   assert.deepEqual(byName('role:administrators').direct_subgroup_ids, [byName('role:owners').id]);
   assert.deepEqual(byName('role:everyone').members, [guest.id]);
-  // With no waiting period (the default), every member is a full member: a direct member of role:fullmembers.
+  // With no waiting period (the default), every member is a full member: as in Zulip, a direct member of
+  // role:fullmembers as well as of role:members.
   assert.ok(byName('role:fullmembers').members.includes(member.id));
-  assert.ok(!byName('role:members').members.includes(member.id));
+  assert.ok(byName('role:members').members.includes(member.id));
   assert.equal(byName('role:members').is_system_group, true);
   assert.equal(byName('role:members').can_mention_group, byName('role:everyone').id);
   assert.equal(byName('role:members').can_manage_group, byName('role:nobody').id);

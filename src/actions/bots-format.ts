@@ -3,7 +3,8 @@ import type { Services } from '../services.ts';
 import { adminUserIds, type UserRow } from '../store/users.ts';
 import { servicesOfBots, type BotServiceRow } from '../store/bots.ts';
 import { BOT_TYPE } from '../store/users.ts';
-import { requireAdmin } from '../lib/errors.ts';
+import { badRequest, requireAdmin } from '../lib/errors.ts';
+import { Groups, realmGroupSetting } from './group-settings.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { activeUserIds } from '../store/users.ts';
@@ -58,8 +59,20 @@ export async function creationPolicy(svc: Services): Promise<number> {
   return Number(realmSettings(realm.settings_json).bot_creation_policy ?? BOT_CREATION.EVERYONE);
 }
 
-/** Zulip's check_bot_creation_policy. */
+/**
+ * Zulip's check_bot_creation_policy: the organization's can_create_bots_group
+ * may create any bot, can_create_write_only_bots_group incoming-webhook bots
+ * too ("Insufficient permission" otherwise). The legacy bot_creation_policy,
+ * which those groups replaced at feature level 344, still restricts
+ * non-administrators when set.
+ */
 export async function checkBotCreationPolicy(svc: Services, me: UserRow, botType: number): Promise<void> {
+  const realm = await realmById(svc.store.db, svc.realmId);
+  const groups = await Groups.load(svc.store.db, svc.realmId);
+  const allowed =
+    groups.allows(me, realmGroupSetting(realm.settings_json, 'can_create_bots_group', groups)) ||
+    (botType === BOT_TYPE.INCOMING_WEBHOOK && groups.allows(me, realmGroupSetting(realm.settings_json, 'can_create_write_only_bots_group', groups)));
+  if (!allowed) throw badRequest('Insufficient permission');
   if (isAdminRole(me.role)) return;
   const policy = await creationPolicy(svc);
   if (policy === BOT_CREATION.ADMINS_ONLY) throw requireAdmin();

@@ -31,13 +31,19 @@ async function addressTaken(svc: Services, email: string): Promise<string | null
   return existing.is_active ? 'Already has an account.' : 'Account has been deactivated.';
 }
 
+/** The organization's email_changes_disabled (administrators exempt), as Zulip says it. */
+async function emailChangeRefusal(svc: Services, user: UserRow): Promise<string | null> {
+  const settings = realmSettings((await realmById(svc.store.db, svc.realmId)).settings_json);
+  return settings.email_changes_disabled && !isAdminRole(user.role) ? 'Email address changes are disabled in this organization.' : null;
+}
+
 /** Starts the change: checks, then mails the confirmation link to the new address. */
 export async function startEmailChange(svc: Services, user: UserRow, requested: string): Promise<void> {
   const email = requested.trim();
   if (email.toLowerCase() === user.delivery_email.toLowerCase()) return;
   const realm = await realmById(svc.store.db, svc.realmId);
-  const settings = realmSettings(realm.settings_json);
-  if (settings.email_changes_disabled && !isAdminRole(user.role)) throw badRequest('Email address changes are disabled in this organization.');
+  const refused = await emailChangeRefusal(svc, user);
+  if (refused) throw badRequest(refused);
   if (!validEmail(email)) throw badRequest('Invalid address.');
   const taken = await addressTaken(svc, email);
   if (taken) throw badRequest(taken);
@@ -65,7 +71,12 @@ export async function startEmailChange(svc: Services, user: UserRow, requested: 
   }
 }
 
-export type EmailChangeResult = { kind: 'invalid' } | { kind: 'expired' } | { kind: 'taken'; error: string } | { kind: 'changed'; oldEmail: string; newEmail: string };
+export type EmailChangeResult =
+  | { kind: 'invalid' }
+  | { kind: 'expired' }
+  | { kind: 'taken'; error: string }
+  | { kind: 'refused'; error: string }
+  | { kind: 'changed'; oldEmail: string; newEmail: string };
 
 /** Opening the confirmation link: the address changes once, if still free. */
 export async function confirmEmailChange(svc: Services, key: string): Promise<EmailChangeResult> {
@@ -75,6 +86,9 @@ export async function confirmEmailChange(svc: Services, key: string): Promise<Em
   if (change.status !== 0 || Number(change.created) + CONFIRMATION_VALIDITY_SECONDS < nowSeconds()) return { kind: 'expired' };
   const user = await userById(svc.store.db, svc.realmId, change.user_id);
   if (!user || !user.is_active) return { kind: 'invalid' };
+  // As Zulip: the organization's email_changes_disabled is checked again when the link is opened.
+  const refused = await emailChangeRefusal(svc, user);
+  if (refused) return { kind: 'refused', error: refused };
   const taken = await addressTaken(svc, change.new_email);
   if (taken) return { kind: 'taken', error: taken };
   if (!(await claimEmailChange(svc.store.db, change.id))) return { kind: 'expired' };

@@ -48,7 +48,7 @@ export class Groups {
 
   /**
    * Members who joined at or before this time (UNIX seconds) are full members
-   * (role:fullmembers); newer ones are only in role:members. From the
+   * (role:fullmembers as well as role:members); newer ones are only in role:members. From the
    * organization's waiting_period_threshold (days).
    */
   get fullMemberCutoff(): number {
@@ -101,9 +101,8 @@ export class Groups {
     if (g.is_system_group) {
       const roles = systemGroupDirectRoles(g.name);
       const active = users.filter((u) => u.is_active && roles.includes(u.role));
-      // Members are direct members of role:fullmembers after the waiting period, of role:members before it.
+      // As Zulip: every member is a direct member of role:members; those past the waiting period of role:fullmembers too.
       if (g.name === 'role:fullmembers') return active.filter((u) => u.date_joined <= this.fullMemberCutoff).map((u) => u.id);
-      if (g.name === 'role:members') return active.filter((u) => u.date_joined > this.fullMemberCutoff).map((u) => u.id);
       return active.map((u) => u.id);
     }
     return [...(this.members.get(groupId) ?? [])].sort((a, b) => a - b);
@@ -196,6 +195,18 @@ function systemGroupDirectRoles(name: string): number[] {
 }
 
 /** An organization-level group setting's value (stored value, or Zulip's default system group). */
+/**
+ * Zulip's checks on per-channel policies: changing a channel's topics_policy
+ * needs the organization's can_set_topics_policy_group, its message deletion
+ * settings (can_delete_any_message_group, can_delete_own_message_group)
+ * can_set_delete_message_policy_group; administrators always may.
+ */
+export function checkChannelPolicyPermission(user: UserRow, settingsJson: string, groups: Groups, change: { topicsPolicy: boolean; deletePolicy: boolean }): void {
+  if (user.role <= ROLE.ADMINISTRATOR) return;
+  if (change.topicsPolicy && !groups.allows(user, realmGroupSetting(settingsJson, 'can_set_topics_policy_group', groups))) throw badRequest('Insufficient permission');
+  if (change.deletePolicy && !groups.allows(user, realmGroupSetting(settingsJson, 'can_set_delete_message_policy_group', groups))) throw badRequest('Insufficient permission');
+}
+
 export function realmGroupSetting(settingsJson: string, name: string, groups: Groups): GroupSettingValue {
   const stored = parseStoredSetting(parseJsonObject(settingsJson)[name]);
   if (stored !== undefined) return stored;

@@ -39,14 +39,17 @@ import {
   revokeMultiuseInvite,
   validMultiuseInvites,
   INVITATION_STATUS,
+  OPEN_SIGNUP,
   type InvitationRow,
   type MultiuseInviteRow,
+  type NewInvitation,
 } from '../store/invites.ts';
+import { notificationBot } from './system-bots.ts';
 import { Groups, realmGroupSetting } from './group-settings.ts';
 import { groupSetting } from './user-groups.ts';
 import { canAddSubscribers, streamAccess } from './access.ts';
 import { validEmail } from './users.ts';
-import { emailNotAllowedReason } from './realm-domains.ts';
+import { emailRefusal, INVITATION_REFUSALS, SIGNUP_REFUSALS } from './realm-domains.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 
 export const INVITE_AS_VALUES = [100, 200, 300, 400, 600] as const;
@@ -212,9 +215,9 @@ export async function inviteUsers(svc: Services, user: UserRow, input: InviteInp
         invalid.push([email, 'Invalid address.', false]);
         continue;
       }
-      const refused = await emailNotAllowedReason(tx, svc.realmId, settings, email);
+      const refused = await emailRefusal(tx, svc.realmId, settings, email);
       if (refused) {
-        invalid.push([email, refused, false]);
+        invalid.push([email, INVITATION_REFUSALS[refused](email), false]);
         continue;
       }
       const existing = await userByDeliveryEmail(tx, svc.realmId, email);
@@ -368,45 +371,92 @@ export async function checkMultiuseKey(svc: Services, key: string): Promise<Mult
   return { kind: 'valid', realmName: (await realmById(svc.store.db, svc.realmId)).name };
 }
 
+type SignupStart = { kind: 'sent'; email: string } | { kind: 'form_error'; realmName: string; error: string };
+
 /**
  * A sign-up through a reusable link: the address gets a confirmation email
  * whose /accounts/do_confirm/ link finishes the registration with the link's
  * role, channels and groups (an `invitations` row tied to the link, not
  * listed among the invitations). Returns a message for the form on errors.
  */
-export async function startMultiuseSignup(svc: Services, key: string, emailIn: string): Promise<MultiuseSignupState | { kind: 'sent'; email: string } | { kind: 'form_error'; realmName: string; error: string }> {
+export async function startMultiuseSignup(svc: Services, key: string, emailIn: string): Promise<MultiuseSignupState | SignupStart> {
   const state = await checkMultiuseKey(svc, key);
   if (state.kind !== 'valid') return state;
+  const m = (await multiuseInviteByKey(svc.store.db, svc.realmId, key))!;
+  return startSignup(svc, state.realmName, emailIn, { viaLink: true }, () => ({
+    referred_by: m.referred_by,
+    invited_as: m.invited_as,
+    stream_ids_json: m.stream_ids_json,
+    group_ids_json: m.group_ids_json,
+    include_realm_default_subscriptions: m.include_realm_default_subscriptions,
+    welcome_message_custom_text: m.welcome_message_custom_text,
+    multiuse_id: m.id,
+  }));
+}
+
+/**
+ * A sign-up without an invitation (Zulip's /accounts/home/ and /register/):
+ * refused while the organization's invite_required is on; otherwise the
+ * address gets a confirmation email whose /accounts/do_confirm/ link creates
+ * a member subscribed to the default channels. The pending row is an
+ * `invitations` row referred by Notification Bot and marked OPEN_SIGNUP, so
+ * it is never listed among the invitations.
+ */
+export async function startOpenSignup(svc: Services, emailIn: string): Promise<SignupStart> {
+  const realmName = (await realmById(svc.store.db, svc.realmId)).name;
+  const bot = await notificationBot(svc);
+  return startSignup(svc, realmName, emailIn, { viaLink: false }, () => ({
+    referred_by: bot.id,
+    invited_as: ROLE.MEMBER,
+    stream_ids_json: '[]',
+    group_ids_json: '[]',
+    include_realm_default_subscriptions: 1,
+    welcome_message_custom_text: null,
+    multiuse_id: OPEN_SIGNUP,
+  }));
+}
+
+/** The organization's name and whether it refuses sign-ups without an invitation. */
+export async function openSignupState(svc: Services): Promise<{ realmName: string; inviteRequired: boolean }> {
+  const realm = await realmById(svc.store.db, svc.realmId);
+  return { realmName: realm.name, inviteRequired: realmSettings(realm.settings_json).invite_required === true };
+}
+
+/** Zulip's HomepageForm checks on the address, then the pending row and its confirmation email. */
+async function startSignup(
+  svc: Services,
+  realmName: string,
+  emailIn: string,
+  how: { viaLink: boolean },
+  terms: () => Omit<NewInvitation, 'realm_id' | 'email' | 'invited_at' | 'expiry_date' | 'confirmation_key' | 'notify_referrer_on_join'>,
+): Promise<SignupStart> {
   const email = emailIn.trim();
-  const formError = (error: string) => ({ kind: 'form_error' as const, realmName: state.realmName, error });
+  const formError = (error: string) => ({ kind: 'form_error' as const, realmName, error });
   if (!validEmail(email)) return formError('Please enter a valid email address.');
+  const settings = realmSettings((await realmById(svc.store.db, svc.realmId)).settings_json);
+  if (!how.viaLink && settings.invite_required) return formError(`Please request an invite for ${email} from the organization administrator.`);
+  const refused = await emailRefusal(svc.store.db, svc.realmId, settings, email);
+  if (refused) return formError(SIGNUP_REFUSALS[refused](email));
   const existing = await userByDeliveryEmail(svc.store.db, svc.realmId, email);
   if (existing?.is_active) return formError('An account with this email address already exists. Log in instead.');
   if (existing) return formError('The account for this email address has been deactivated.');
   const inv = await transaction(svc.store, async (tx) => {
-    const m = (await multiuseInviteByKey(tx, svc.realmId, key))!;
     const now = nowSeconds();
     return insertInvitation(tx, {
+      ...terms(),
       realm_id: svc.realmId,
       email,
-      referred_by: m.referred_by,
-      invited_as: m.invited_as,
       invited_at: now,
       expiry_date: now + SIGNUP_CONFIRMATION_VALIDITY_SECONDS,
       confirmation_key: confirmationKey(),
-      stream_ids_json: m.stream_ids_json,
-      group_ids_json: m.group_ids_json,
-      include_realm_default_subscriptions: m.include_realm_default_subscriptions,
       notify_referrer_on_join: 0,
-      welcome_message_custom_text: m.welcome_message_custom_text,
-      multiuse_id: m.id,
     });
   });
   try {
     await sendEmail(emailSettings(svc.config), {
       to: [email],
-      subject: `Activate your ${state.realmName} account`,
-      text: ['Hi there,', '', `To finish creating your account in ${state.realmName} (${svc.config.externalUrl}), open this link:`, activationUrl(svc, inv.confirmation_key), '', 'This link expires in 1 day.'].join('\n') + '\n',
+      subject: `Activate your ${realmName} account`,
+      text: ['Hi there,', '', `To finish creating your account in ${realmName} (${svc.config.externalUrl}), open this link:`, activationUrl(svc, inv.confirmation_key), '', 'This link expires in 1 day.'].join('\n') + '\n',
       template: 'confirm_registration',
     });
   } catch (err) {

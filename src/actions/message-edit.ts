@@ -39,6 +39,7 @@ import { realmById } from '../store/realm.ts';
 import { FLAG, flagList, RECIPIENT, topicSenderIds, type MessageRow } from '../store/messages.ts';
 import { firstMessageIds } from '../store/messages.ts';
 import { streamById, subscriberIds, subscription, type StreamRow } from '../store/streams.ts';
+import { checkWildcardMention } from './message-policies.ts';
 import { activeUserIds, ROLE, usersByIds, type UserRow } from '../store/users.ts';
 import {
   addMissingUserMessageRows,
@@ -299,6 +300,13 @@ async function planEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput, 
   if (prerendered) {
     content = prerendered.content;
     rendered = prerendered.rendered;
+  }
+  // New content with a wildcard mention needs the organization's permission, as when sending.
+  if (rendered?.wildcardMention && stream) {
+    const target = newStream ?? stream;
+    const settingsJson = (await realmById(tx, svc.realmId)).settings_json;
+    const subscriberCount = (await subscriberIds(tx, target.id)).length;
+    await checkWildcardMention(svc, tx, user, settingsJson, { streamId: target.id, topic: newTopic ?? m.topic, subscriberCount }, rendered.wildcardMention, groups);
   }
 
   // Which messages move (topic edits).

@@ -24,6 +24,8 @@ export interface Directory {
   /** The organization's message_edit_history_visibility_policy: 'all', 'moves' or 'none'. */
   editHistoryPolicy: string;
   defaultCodeBlockLanguage: string;
+  /** The organization's inline_image_preview: image and video previews in messages. */
+  inlineImagePreview: boolean;
   /** The organization's linkifiers (message content and topic_links). */
   linkifiers: Linkifier[];
   /** Active custom emoji by name (for rendering). */
@@ -46,6 +48,7 @@ export async function loadDirectory(svc: Services, db: Tx): Promise<Directory> {
     emptyTopicDisplayName: String(s.empty_topic_display_name),
     editHistoryPolicy: String(s.message_edit_history_visibility_policy),
     defaultCodeBlockLanguage: String(s.default_code_block_language ?? ''),
+    inlineImagePreview: s.inline_image_preview !== false,
     linkifiers,
     customEmoji,
   };
@@ -67,6 +70,7 @@ export async function renderData(svc: Services, db: Tx, content: string, dir?: D
     linkifiers: d.linkifiers,
     realmUrl: svc.config.externalUrl,
     defaultCodeBlockLanguage: d.defaultCodeBlockLanguage,
+    inlineImagePreview: d.inlineImagePreview,
   };
   if (content.includes(':')) {
     for (const [name, e] of d.customEmoji) if (content.includes(`:${name}:`)) data.customEmoji.push(e);

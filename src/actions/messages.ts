@@ -17,6 +17,7 @@ import { subscriberIds, streamById, streamByName, subscription, type StreamRow }
 import { userByEmail, userById, type UserRow } from '../store/users.ts';
 import { FLAG, flagList, getOrCreateDirectGroup, insertMessage, insertUserMessages, messageById, RECIPIENT, topicSenderIds } from '../store/messages.ts';
 import { canPost, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './access.ts';
+import { checkDirectMessagePermission, checkWildcardMention } from './message-policies.ts';
 import { Groups } from './group-settings.ts';
 import { formatMessages, loadDirectory, render } from './messages-format.ts';
 import { claimMessageAttachments } from './uploads.ts';
@@ -215,6 +216,9 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     const settings = (await cachedRealm(svc, tx)).settings;
     const addr = isStream ? await addressStream(svc, tx, sender, input.to, input.topic, settings) : await addressDirect(svc, tx, sender, input.to);
     const dir = await loadDirectory(svc, tx);
+    // Organization permissions: wildcard mentions in large audiences, direct messages.
+    if (addr.stream) await checkWildcardMention(svc, tx, sender, realm.settings_json, { streamId: addr.stream.id, topic: addr.topic, subscriberCount: addr.userIds.length }, rendered.wildcardMention);
+    else await checkDirectMessagePermission(svc, tx, sender, realm.settings_json, { ...addr, users: addr.userIds.flatMap((u) => dir.users.get(u) ?? []) });
     const now = Date.now() / 1000;
     const id = await insertMessage(tx, {
       realm_id: svc.realmId,

@@ -96,19 +96,36 @@ export function emailDomainAllowed(email: string, domains: RealmDomain[]): boole
   return false;
 }
 
+/** Why Zulip's email_allowed_for_realm refuses an address. */
+export type EmailRefusal = 'disposable' | 'plus' | 'domain';
+
 /**
- * Zulip's email_allowed_for_realm: the reason the organization refuses this
- * address (as Zulip's invitation errors say it), or null when allowed.
- * Restricted to domains: the address's domain must be allowed and its local
- * part may not contain '+'; otherwise disposable domains are refused when
- * disallow_disposable_email_addresses is on.
+ * Zulip's email_allowed_for_realm: why the organization refuses this
+ * address, or null when allowed. Restricted to domains: the address's
+ * domain must be allowed and its local part may not contain '+'; otherwise
+ * disposable domains are refused when disallow_disposable_email_addresses
+ * is on.
  */
-export async function emailNotAllowedReason(db: Tx, realmId: number, settings: Record<string, unknown>, email: string): Promise<string | null> {
+export async function emailRefusal(db: Tx, realmId: number, settings: Record<string, unknown>, email: string): Promise<EmailRefusal | null> {
   const at = email.lastIndexOf('@');
   const domain = email.slice(at + 1).toLowerCase();
   if (!settings.emails_restricted_to_domains) {
-    return settings.disallow_disposable_email_addresses && isDisposableDomain(domain) ? 'Please use your real email address.' : null;
+    return settings.disallow_disposable_email_addresses && isDisposableDomain(domain) ? 'disposable' : null;
   }
-  if (email.slice(0, at).includes('+')) return 'Email addresses containing + are not allowed.';
-  return emailDomainAllowed(email, await realmDomains(db, realmId)) ? null : 'Outside your domain.';
+  if (email.slice(0, at).includes('+')) return 'plus';
+  return emailDomainAllowed(email, await realmDomains(db, realmId)) ? null : 'domain';
 }
+
+/** The refusal as Zulip's invitation errors say it. */
+export const INVITATION_REFUSALS: Record<EmailRefusal, (email: string) => string> = {
+  disposable: () => 'Please use your real email address.',
+  plus: () => 'Email addresses containing + are not allowed.',
+  domain: () => 'Outside your domain.',
+};
+
+/** The refusal as Zulip's sign-up form says it. */
+export const SIGNUP_REFUSALS: Record<EmailRefusal, (email: string) => string> = {
+  disposable: () => 'Please use your real email address.',
+  plus: () => 'Email addresses containing + are not allowed in this organization.',
+  domain: (email) => `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`,
+};

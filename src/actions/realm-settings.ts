@@ -24,9 +24,10 @@ import { realmSettings } from '../lib/realm-settings.ts';
 import { LANGUAGE_CODES } from '../lib/user-settings.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { isAdminRole } from './users-format.ts';
-import { fullMemberCutoff, Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { renderDescription } from './streams-format.ts';
+import { Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { waitingPeriodChanges } from './full-members.ts';
 import type { ZulipEvent } from '../events/types.ts';
-import type { Tx } from '../store/db.ts';
 
 export const MAX_REALM_NAME_LENGTH = 40;
 export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
@@ -46,12 +47,14 @@ export interface RealmSettingSpec {
   dict?: boolean;
   /** A channel ID, or any negative value for none (stored as -1). */
   channel?: 'any' | 'private';
+  /** A legacy name of another setting: a value sent under it sets that one. */
+  aliasOf?: string;
   check?: (value: unknown) => unknown;
 }
 
 /** Zulip's video call providers that need no server configuration. */
 export const VIDEO_CHAT_PROVIDERS = { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } } as const;
-/** Zulip's GIPHY ratings (the IDs clients send as giphy_rating). */
+/** Zulip's GIF ratings (the IDs clients send as gif_rating_policy, formerly giphy_rating). */
 export const GIPHY_RATING_OPTIONS = {
   disabled: { name: 'GIPHY integration disabled', id: 0 },
   y: { name: 'Allow GIFs rated Y (Very young audience)', id: 1 },
@@ -63,6 +66,10 @@ export const GIPHY_RATING_OPTIONS = {
 /** Zulip's organization types (org_type). */
 export const ORG_TYPE_IDS = [0, 10, 20, 30, 35, 40, 50, 60, 70, 80, 90, 100, 1000] as const;
 export const EDIT_HISTORY_POLICIES = ['all', 'moves', 'none'] as const;
+/** Zulip's media_preview_size values: thumbnail height in percent of the default. */
+export const MEDIA_PREVIEW_SIZES = [100, 150, 200] as const;
+/** Zulip's default_avatar_source values: Gravatar, or Jdenticon. */
+export const DEFAULT_AVATAR_SOURCES = ['G', 'J'] as const;
 export const MAX_WELCOME_MESSAGE_CUSTOM_TEXT_LENGTH = 8000;
 export const JITSI_SERVER_URL_MAX_LENGTH = 200;
 
@@ -92,6 +99,7 @@ export const REALM_SETTING_SPECS: Record<string, RealmSettingSpec> = {
   inline_image_preview: {},
   inline_url_embed_preview: {},
   default_code_block_language: {},
+  media_preview_size: {},
   // Notifications and email.
   digest_emails_enabled: {},
   digest_weekday: {},
@@ -110,6 +118,7 @@ export const REALM_SETTING_SPECS: Record<string, RealmSettingSpec> = {
   avatar_changes_disabled: {},
   require_unique_names: {},
   bot_creation_policy: {},
+  default_avatar_source: {},
   // Organization profile and integrations.
   default_language: { check: oneOf(LANGUAGE_CODES, (v) => `Invalid language '${String(v)}'`) },
   org_type: {},
@@ -121,7 +130,15 @@ export const REALM_SETTING_SPECS: Record<string, RealmSettingSpec> = {
     ),
   },
   jitsi_server_url: {},
+  gif_rating_policy: {
+    check: oneOf(
+      Object.values(GIPHY_RATING_OPTIONS).map((p) => p.id),
+      (v) => `Invalid gif_rating_policy ${String(v)}`,
+    ),
+  },
+  // The name before feature level 453.
   giphy_rating: {
+    aliasOf: 'gif_rating_policy',
     check: oneOf(
       Object.values(GIPHY_RATING_OPTIONS).map((p) => p.id),
       (v) => `Invalid giphy_rating ${String(v)}`,
@@ -188,14 +205,14 @@ export const REALM_GROUP_SETTING_RULES: Record<string, GroupRule> = {
   can_add_subscribers_group: { allowNobody: true, allowEveryone: false },
   can_create_groups: { allowNobody: true, allowEveryone: false, ownerOnly: true },
   can_manage_all_groups: { allowNobody: false, allowEveryone: false, ownerOnly: true },
-  can_delete_any_message_group: { allowNobody: true, allowEveryone: true },
+  can_delete_any_message_group: { allowNobody: true, allowEveryone: false },
   can_delete_own_message_group: { allowNobody: true, allowEveryone: true },
   can_invite_users_group: { allowNobody: true, allowEveryone: false, ownerOnly: true },
   can_access_all_users_group: { allowNobody: false, allowEveryone: true, allowedSystemGroups: ['role:everyone', 'role:members'] },
   can_add_custom_emoji_group: { allowNobody: true, allowEveryone: false },
   can_create_bots_group: { allowNobody: true, allowEveryone: false },
   can_create_write_only_bots_group: { allowNobody: true, allowEveryone: false },
-  can_manage_billing_group: { allowNobody: true, allowEveryone: false, ownerOnly: true },
+  can_manage_billing_group: { allowNobody: false, allowEveryone: false, ownerOnly: true },
   can_mention_many_users_group: { allowNobody: true, allowEveryone: true },
   can_move_messages_between_channels_group: { allowNobody: true, allowEveryone: false },
   can_move_messages_between_topics_group: { allowNobody: true, allowEveryone: true },
@@ -206,6 +223,7 @@ export const REALM_GROUP_SETTING_RULES: Record<string, GroupRule> = {
   create_multiuse_invite_group: { allowNobody: true, allowEveryone: false, ownerOnly: true },
   direct_message_initiator_group: { allowNobody: true, allowEveryone: true },
   direct_message_permission_group: { allowNobody: true, allowEveryone: true },
+  workplace_users_group: { allowNobody: true, allowEveryone: false, ownerOnly: true },
 };
 
 export interface RealmUpdateInput {
@@ -269,6 +287,15 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     const check = REALM_SETTING_SPECS[name]?.check;
     if (check && value !== undefined) check(value);
   }
+  // A legacy name sets the current one (unless both were sent).
+  const settings = { ...input.settings };
+  for (const [name, spec] of Object.entries(REALM_SETTING_SPECS)) {
+    if (!spec.aliasOf || settings[name] === undefined) continue;
+    if (settings[spec.aliasOf] === undefined) settings[spec.aliasOf] = settings[name];
+    delete settings[name];
+  }
+  // Rendered before the transaction, so no connection waits on the renderer.
+  const renderedDescription = input.description === undefined ? '' : await renderDescription(svc, svc.store.db, input.description);
   const data: Record<string, unknown> = {};
   const events: ZulipEvent[] = [];
   const groupEvents: ZulipEvent[] = [];
@@ -283,7 +310,13 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     if (input.description !== undefined && input.description !== realm.description) {
       patch.description = input.description;
       data.description = 'updated';
-      events.push({ type: 'realm', op: 'update', property: 'description', value: input.description });
+      // Since feature level 464 an update_dict with the rendered HTML too.
+      events.push({
+        type: 'realm',
+        op: 'update_dict',
+        property: 'default',
+        data: { description: input.description, rendered_description: renderedDescription },
+      });
     }
     const stored = parseJsonObject(realm.settings_json);
     const current = realmSettings(realm.settings_json);
@@ -295,7 +328,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
           : { type: 'realm', op: 'update', property: name, value },
       );
     for (const name of EDITABLE_REALM_SETTINGS) {
-      let value = input.settings[name];
+      let value = settings[name];
       if (value === undefined) continue;
       const spec = REALM_SETTING_SPECS[name];
       if (spec.channel) {
@@ -354,7 +387,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     if (changed) patch.settings_json = JSON.stringify(stored);
     if (Object.keys(patch).length) await updateRealm(tx, svc.realmId, patch);
     if ('waiting_period_threshold' in data) {
-      groupEvents.push(...(await fullMemberChanges(tx, svc.realmId, Number(current.waiting_period_threshold), Number(data.waiting_period_threshold))));
+      groupEvents.push(...(await waitingPeriodChanges(tx, svc.realmId, Number(current.waiting_period_threshold), Number(data.waiting_period_threshold))));
     }
   });
   if (events.length || groupEvents.length) {
@@ -362,35 +395,6 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     for (const ev of [...events, ...groupEvents]) svc.bus.send(ev, recipients);
   }
   return data;
-}
-
-type RealmEvent = { type: 'realm' } & Record<string, unknown>;
-
-/**
- * A new waiting period moves members between role:members and
- * role:fullmembers (whose direct members are the members past it): Zulip's
- * user_group add_members / remove_members events for both.
- */
-async function fullMemberChanges(tx: Tx, realmId: number, oldDays: number, newDays: number): Promise<ZulipEvent[]> {
-  const now = Date.now() / 1000;
-  const oldCut = fullMemberCutoff(oldDays, now);
-  const newCut = fullMemberCutoff(newDays, now);
-  const members = (await allUsers(tx, realmId)).filter((u) => u.is_active && u.role === ROLE.MEMBER);
-  const promoted = members.filter((u) => u.date_joined > oldCut && u.date_joined <= newCut).map((u) => u.id);
-  const demoted = members.filter((u) => u.date_joined <= oldCut && u.date_joined > newCut).map((u) => u.id);
-  const groups = await Groups.load(tx, realmId);
-  const full = groups.systemGroupId('role:fullmembers');
-  const plain = groups.systemGroupId('role:members');
-  const out: ZulipEvent[] = [];
-  if (promoted.length) {
-    out.push({ type: 'user_group', op: 'remove_members', group_id: plain, user_ids: promoted });
-    out.push({ type: 'user_group', op: 'add_members', group_id: full, user_ids: promoted });
-  }
-  if (demoted.length) {
-    out.push({ type: 'user_group', op: 'remove_members', group_id: full, user_ids: demoted });
-    out.push({ type: 'user_group', op: 'add_members', group_id: plain, user_ids: demoted });
-  }
-  return out;
 }
 
 /** The authentication methods Parley offers (Zulip's names). */

@@ -15,7 +15,7 @@ import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { activateSubscription, insertStream, streamByName, subscriptionRowsOfUser, usedColors, type StreamRow } from '../store/streams.ts';
-import { Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { checkChannelPolicyPermission, Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
 import { metadataViewers, STREAM_GROUP_SETTINGS, type StreamGroupSetting } from './access.ts';
 import { formatStream, formatSubscription, loadChannelContext, pickColor, renderDescription, STREAM_GROUP_SETTING_DEFAULTS, type ChannelContext } from './streams-format.ts';
 import { notificationBot } from './system-bots.ts';
@@ -47,6 +47,10 @@ export async function checkCanCreate(svc: Services, db: Tx, user: UserRow, specs
     if (!groups.allows(user, realmGroupSetting(realm.settings_json, setting, groups))) throw badRequest('Insufficient permission');
     if (s.isDefault && user.role > ROLE.ADMINISTRATOR) throw badRequest('Insufficient permission');
     if (s.inviteOnly && s.isDefault) throw badRequest('A default channel cannot be private.');
+    checkChannelPolicyPermission(user, realm.settings_json, groups, {
+      topicsPolicy: s.topicsPolicy !== undefined,
+      deletePolicy: s.groupSettings.can_delete_any_message_group !== undefined || s.groupSettings.can_delete_own_message_group !== undefined,
+    });
   }
   if (specs.some((s) => s.isWebPublic)) {
     if (!svc.config.webPublicStreamsEnabled || !settings.enable_spectator_access) throw badRequest('Web-public channels are not enabled.');

@@ -10,7 +10,7 @@ import { realmById } from '../store/realm.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { channelHasNamedTopics, streamById, streamByName, updateStream, type StreamPatch } from '../store/streams.ts';
 import type { ZulipEvent } from '../events/types.ts';
-import { Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { checkChannelPolicyPermission, Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
 import { canAdministerChannel, metadataViewers, streamAccess, streamGroupSetting, type StreamGroupSetting } from './access.ts';
 import { formatStream, loadChannelContext, renderDescription } from './streams-format.ts';
 import { type TopicsPolicy, checkDescription, checkStreamGroupSetting, checkStreamName, parseRetention, validUserIdSet } from './streams.ts';
@@ -52,6 +52,11 @@ export async function updateChannel(svc: Services, user: UserRow, streamId: numb
     if (!access.metadata && !(stream.is_archived && user.role <= ROLE.ADMINISTRATOR)) throw badRequest('Invalid channel ID');
     if (!canAdministerChannel(user, stream, groups)) throw badRequest('You do not have permission to administer this channel.');
     if (stream.is_archived && input.is_archived !== false) throw badRequest('Channel is archived.');
+    const changesTopicsPolicy = input.topics_policy !== undefined && input.topics_policy !== stream.topics_policy;
+    const changesDeletePolicy = 'can_delete_any_message_group' in input.groupSettings || 'can_delete_own_message_group' in input.groupSettings;
+    if (changesTopicsPolicy || changesDeletePolicy) {
+      checkChannelPolicyPermission(user, (await realmById(tx, svc.realmId)).settings_json, groups, { topicsPolicy: changesTopicsPolicy, deletePolicy: changesDeletePolicy });
+    }
     const patch: StreamPatch = {};
     if (input.is_archived === true && !stream.is_archived) throw badRequest('Use DELETE /streams/{stream_id} to archive a channel.');
     if (input.is_archived === false && stream.is_archived) {

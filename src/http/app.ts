@@ -20,7 +20,7 @@ import { codeToNames } from '../emoji/index.ts';
 import { registerUploadServing } from './uploads.ts';
 import { registerTus } from './tus.ts';
 import { registerAvatarServing } from './avatars.ts';
-import { registerEmailChangeRoutes, registerJoinRoutes, registerSignupRoutes } from './signup.ts';
+import { registerEmailChangeRoutes, registerJoinRoutes, registerOpenSignupRoutes, registerSignupRoutes } from './signup.ts';
 import { authenticateSession, registerWeb } from './web.ts';
 import { withDeliveries } from '../events/bus.ts';
 import { registerOps } from './ops.ts';
@@ -208,6 +208,7 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   registerAvatarServing(app, svc);
   registerSignupRoutes(app, svc);
   registerJoinRoutes(app, svc);
+  registerOpenSignupRoutes(app, svc);
   registerEmailChangeRoutes(app, svc);
   // Incoming webhooks (/api/v1/external/<integration>).
   registerIncomingWebhooks(app, svc, limits);

@@ -9,12 +9,17 @@
  * - GET  /join/<key>/  a form asking for an email address
  * - POST /join/<key>/  form-encoded `email`: sends a confirmation email whose
  *   /accounts/do_confirm/ link is the registration page above
+ *
+ * Sign-up without an invitation (while the organization's invite_required is
+ * off), at Zulip's addresses:
+ * - GET  /accounts/home/ and /register/  a form asking for an email address
+ * - POST the same, form-encoded `email`: as POST /join/<key>/
  */
 export const JOIN_PATH_PREFIX = '/join/';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { acceptInvitation, checkConfirmationKey, type SignupResult } from '../actions/signup.ts';
-import { checkMultiuseKey, startMultiuseSignup } from '../actions/invites.ts';
+import { checkMultiuseKey, openSignupState, startMultiuseSignup, startOpenSignup } from '../actions/invites.ts';
 import { confirmEmailChange } from '../actions/email-change.ts';
 
 export const SIGNUP_PATH_PREFIX = '/accounts/do_confirm/';
@@ -127,11 +132,16 @@ export function registerSignupRoutes(app: FastifyInstance, svc: Services): void 
 }
 
 function joinForm(key: string, realmName: string, email: string, error: string | null): string {
+  return emailForm(`${JOIN_PATH_PREFIX}${encodeURIComponent(key)}/`, realmName, email, error);
+}
+
+function emailForm(action: string, realmName: string, email: string, error: string | null, note = ''): string {
   return page(
     `Join ${realmName}`,
     `<h1>Join ${escapeHtml(realmName)}</h1>` +
       (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '') +
-      `<form method="post" action="${escapeHtml(JOIN_PATH_PREFIX + encodeURIComponent(key))}/">` +
+      (note ? `<p>${escapeHtml(note)}</p>` : '') +
+      `<form method="post" action="${escapeHtml(action)}">` +
       `<label for="email">Email</label><input id="email" name="email" type="email" required autocomplete="email" value="${escapeHtml(email)}">` +
       '<button type="submit">Sign up</button></form>',
   );
@@ -160,11 +170,26 @@ export function registerJoinRoutes(app: FastifyInstance, svc: Services): void {
       if (r.kind === 'expired') return expired(reply);
       if (r.kind === 'form_error') return send(reply, 400, joinForm(key, r.realmName, email, r.error));
       if (r.kind === 'valid') return send(reply, 200, joinForm(key, r.realmName, email, null));
-      send(
-        reply,
-        200,
-        page('Check your email', `<h1>Check your email</h1><p>We sent a link to <strong>${escapeHtml(r.email)}</strong> to finish creating your account.</p>`),
-      );
+      checkYourEmail(reply, r.email);
+    });
+  }
+}
+
+function checkYourEmail(reply: FastifyReply, email: string): void {
+  send(reply, 200, page('Check your email', `<h1>Check your email</h1><p>We sent a link to <strong>${escapeHtml(email)}</strong> to finish creating your account.</p>`));
+}
+
+export function registerOpenSignupRoutes(app: FastifyInstance, svc: Services): void {
+  for (const path of ['/accounts/home/', '/register/']) {
+    app.get(path, async (_req: FastifyRequest, reply) => {
+      const { realmName, inviteRequired } = await openSignupState(svc);
+      send(reply, 200, emailForm(path, realmName, '', null, inviteRequired ? 'Joining this organization requires an invitation.' : ''));
+    });
+    app.post(path, async (req: FastifyRequest, reply) => {
+      const email = (req.formFields ?? new Map<string, string>()).get('email') ?? '';
+      const r = await startOpenSignup(svc, email);
+      if (r.kind === 'form_error') return send(reply, 400, emailForm(path, r.realmName, email, r.error));
+      checkYourEmail(reply, r.email);
     });
   }
 }
@@ -176,7 +201,7 @@ export function registerEmailChangeRoutes(app: FastifyInstance, svc: Services): 
     const r = await confirmEmailChange(svc, key);
     if (r.kind === 'invalid') return send(reply, 404, page('Invalid link', '<h1>This confirmation link is invalid</h1>'));
     if (r.kind === 'expired') return send(reply, 410, page('Link expired', '<h1>This confirmation link has expired or was already used</h1>'));
-    if (r.kind === 'taken') return send(reply, 400, page('Address in use', `<h1>The address could not be changed</h1><p>${escapeHtml(r.error)}</p>`));
+    if (r.kind === 'taken' || r.kind === 'refused') return send(reply, 400, page('Address in use', `<h1>The address could not be changed</h1><p>${escapeHtml(r.error)}</p>`));
     send(
       reply,
       200,

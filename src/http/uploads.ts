@@ -5,6 +5,7 @@
  * - GET /user_uploads/download/<realm_id>/<path>  the same, always as a download
  * - GET /user_uploads/temporary/<token>/<name>    no auth: a short-lived URL from the API variant
  * - GET /api/v1/user_uploads/<realm_id>/<path>    JSON {url}: that temporary URL
+ * - GET /thumbnail?url=<image URL>&size=<size>     the image of an inline preview: a redirect to it
  * - GET /json/user_uploads/<realm_id>/<path>      the same with the web session
  * Unknown files are 404 and files the caller may not read 403, both with
  * Zulip's small HTML bodies.
@@ -13,6 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { ApiError, unauthorized } from '../lib/errors.ts';
 import { authenticate, type AuthLimits } from './auth.ts';
+import { parseForm } from './form.ts';
 import { authenticateSession, requestSession } from './web.ts';
 import type { UserRow } from '../store/users.ts';
 import { INLINE_MIME_TYPES, pathIdFromToken, readUpload, temporaryUrl, validateAttachmentRequest } from '../actions/uploads.ts';
@@ -92,4 +94,18 @@ export function registerUploadServing(app: FastifyInstance, svc: Services, limit
   app.get('/user_uploads/:realm_id_str/*', serve('file'));
   app.get('/api/v1/user_uploads/:realm_id_str/*', serve('url'));
   app.get('/json/user_uploads/:realm_id_str/*', serve('json'));
+
+  // The image of an inline preview (/thumbnail?url=<image URL>&size=thumbnail|full, as
+  // the renderer writes it): for a logged-in caller, a redirect to the image.
+  app.get('/thumbnail', async (req, reply) => {
+    const user = await caller(req, 'file');
+    if (!user) throw unauthorized();
+    await limits.api.check(`user:${user.id}`);
+    const query = parseForm((req.query as { __raw?: string }).__raw ?? '');
+    const url = query.get('url');
+    const size = query.get('size') ?? undefined;
+    if (typeof url !== 'string' || !/^https?:\/\//i.test(url) || url.includes('\0')) throw new ApiError('Invalid URL', { status: 400 });
+    if (size !== undefined && size !== 'thumbnail' && size !== 'full') throw new ApiError('Invalid size.', { status: 400 });
+    reply.code(302).header('Location', url).header('Cache-Control', 'private, max-age=3600').send();
+  });
 }

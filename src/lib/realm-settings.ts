@@ -41,7 +41,9 @@ export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
   require_unique_names: false,
   jitsi_server_url: null,
   video_chat_provider: 1,
-  giphy_rating: 2,
+  gif_rating_policy: 2,
+  media_preview_size: 100,
+  default_avatar_source: 'G',
   want_advertise_in_communities_directory: false,
   org_type: 0,
   plan_type: 1,
@@ -70,6 +72,9 @@ export function realmSettings(storedJson: string): Record<string, unknown> {
     s.topics_policy = stored.mandatory_topics ? 'disable_empty_topic' : 'allow_empty_topic';
   }
   s.mandatory_topics = s.topics_policy === 'disable_empty_topic';
+  // Zulip renamed giphy_rating to gif_rating_policy (feature level 453); both names are reported.
+  if (stored.gif_rating_policy === undefined && typeof stored.giphy_rating === 'number') s.gif_rating_policy = stored.giphy_rating;
+  s.giphy_rating = s.gif_rating_policy;
   return s;
 }
 
@@ -95,18 +100,19 @@ export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = {
   can_create_bots_group: 'role:members',
   can_create_write_only_bots_group: 'role:members',
   can_manage_billing_group: 'role:administrators',
-  // Parley does not restrict wildcard mentions by default (Zulip's new
-  // organizations start with administrators).
-  can_mention_many_users_group: 'role:everyone',
+  // Wildcard mentions in large channels (@all, @everyone, @channel, @topic).
+  can_mention_many_users_group: 'role:administrators',
   can_move_messages_between_channels_group: 'role:members',
   can_move_messages_between_topics_group: 'role:everyone',
   can_resolve_topics_group: 'role:everyone',
   can_set_delete_message_policy_group: 'role:moderators',
-  can_set_topics_policy_group: 'role:moderators',
+  can_set_topics_policy_group: 'role:members',
   can_summarize_topics_group: 'role:everyone',
   create_multiuse_invite_group: 'role:administrators',
   direct_message_initiator_group: 'role:everyone',
   direct_message_permission_group: 'role:everyone',
+  // Who counts as a workplace user for billing (Parley has no billing).
+  workplace_users_group: 'role:members',
 };
 
 /** The keys of an edit history entry that a 'moves' visibility policy shows (an allowlist, as Zulip's). */

@@ -10,6 +10,7 @@ import tlds from 'tlds' with { type: 'json' };
 import { BlockParser, GROUP_MENTIONS_RE_SRC, MENTIONS_RE_SRC } from './blocks.ts';
 import { hangingLists, processFences, renderCodeBlock } from './fenced.ts';
 import { BLOCK_LEVEL, El, escapeAttr, escapeText, isVoid } from './tree.ts';
+import { InlinePreviews } from './previews.ts';
 import { EMOTICON_CONVERSIONS, emojiByName, nameForUnicodeSequence, POSSIBLE_EMOJI_RE } from '../emoji/index.ts';
 import { AFTER_GROUP, compileLinkifier, OUTER_GROUP, type Linkifier } from './linkifiers.ts';
 
@@ -30,6 +31,10 @@ export interface MarkdownContext {
   realmUrl: string; // e.g. "http://127.0.0.1:9991"
   /** The organization's default_code_block_language: the language of fenced blocks that name none. */
   defaultCodeBlockLanguage?: string;
+  /** The organization's inline_image_preview: previews of linked images and videos (never in descriptions). */
+  inlineImagePreview?: boolean;
+  /** The camo image proxy videos are served through (Zulip's CAMO_URI and key). */
+  camo?: { uri: string; key: string };
 }
 
 export interface RenderResult {
@@ -320,6 +325,11 @@ class Renderer {
     this.hiliteIndentedCode(root);
     this.inlineTree(root);
     prettify(root);
+    if (this.ctx.inlineImagePreview) {
+      const previews = new InlinePreviews(this.nodeStash, { camo: this.ctx.camo });
+      previews.run(root);
+      if (previews.addedImage) this.result.hasImage = true;
+    }
     let html = '';
     for (const child of root.children) html += this.serialize(child);
     html = html.trim();

@@ -20,6 +20,8 @@ export interface RenderData {
   realmUrl: string;
   /** The organization's default_code_block_language ('' for none). */
   defaultCodeBlockLanguage?: string;
+  /** The organization's inline_image_preview. */
+  inlineImagePreview?: boolean;
 }
 
 export interface RenderTask {
@@ -53,6 +55,7 @@ export function contextFromData(data: RenderData): MarkdownContext {
     linkifiers: data.linkifiers,
     realmUrl: data.realmUrl,
     defaultCodeBlockLanguage: data.defaultCodeBlockLanguage,
+    inlineImagePreview: data.inlineImagePreview,
   };
 }
 

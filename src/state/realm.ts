@@ -78,6 +78,9 @@ const provider1: StateProvider = {
       server_emoji_data_url: `${c.externalUrl}${EMOJI_DATA_PATH}`,
       giphy_api_key: '',
       giphy_rating_options: GIPHY_RATING_OPTIONS,
+      // The names since feature level 453 (realm_gif_rating_policy comes with the settings).
+      gif_rating_policy_options: GIPHY_RATING_OPTIONS,
+      tenor_api_key: '',
       development_environment: false,
       realm_bot_domain: new URL(c.externalUrl).hostname,
       realm_org_type: s.org_type,
@@ -85,9 +88,7 @@ const provider1: StateProvider = {
       zulip_plan_is_not_limited: true,
       // The built-in external account providers for custom profile fields (zulip-flutter requires the map).
       realm_default_external_accounts: Object.fromEntries(Object.entries(DEFAULT_EXTERNAL_ACCOUNTS).map(([k, a]) => [k, { ...a }])),
-      // Parley does not restrict wildcard mentions: everyone may use them (1),
-      // and the group setting that replaced this policy at FL 352 says the same.
-      realm_wildcard_mention_policy: 1,
+      // realm_wildcard_mention_policy follows can_mention_many_users_group (src/state/streams.ts).
       // realm_can_delete_any_message_group / realm_can_delete_own_message_group
       // come with the other organization group settings (src/state/streams.ts).
     });

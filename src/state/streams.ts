@@ -38,9 +38,23 @@ const provider: StateProvider = {
       const groups = await cachedGroups(svc, svc.store.db);
       const realm = await realmById(svc.store.db, svc.realmId);
       for (const name of Object.keys(REALM_GROUP_SETTING_DEFAULTS)) out[`realm_${name}`] = realmGroupSetting(realm.settings_json, name, groups);
+      // The enum it replaced (FL 352), for older clients: Zulip's values for the system groups.
+      const mention = out.realm_can_mention_many_users_group;
+      const byName = typeof mention === 'number' ? groups.byId.get(mention)?.name : undefined;
+      out.realm_wildcard_mention_policy = LEGACY_WILDCARD_MENTION_POLICY[byName ?? ''] ?? 1;
     }
     return out;
   },
+};
+
+/** wildcard_mention_policy values by the system group that replaced them (everyone, members, full members, administrators, nobody, moderators). */
+const LEGACY_WILDCARD_MENTION_POLICY: Record<string, number> = {
+  'role:everyone': 1,
+  'role:members': 2,
+  'role:fullmembers': 3,
+  'role:administrators': 5,
+  'role:nobody': 6,
+  'role:moderators': 7,
 };
 
 export default feature({

@@ -9,6 +9,9 @@ export type NewInvitation = Insertable<InvitationsTable>;
 
 export const INVITATION_STATUS = { PENDING: 0, USED: 1, REVOKED: 2 } as const;
 
+/** multiuse_id of a sign-up without an invitation (no link; never listed among the invitations). */
+export const OPEN_SIGNUP = -1;
+
 export async function insertInvitation(db: Tx, row: NewInvitation): Promise<InvitationRow> {
   return db.insertInto('invitations').values(row).returningAll().executeTakeFirstOrThrow();
 }

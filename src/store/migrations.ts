@@ -712,3 +712,13 @@ migration('0800_notifications', async (db, c, d) => {
     .addUniqueConstraint('email_unsubscribe_keys_user_type', ['user_id', 'email_type'])
     .execute();
 });
+
+// Full-member promotion: up to when (UNIX seconds) members who passed the
+// organization's waiting period have been announced (user_group events).
+migration('0910_full_member_promotions', async (db, c) => {
+  await db.schema
+    .createTable('full_member_promotions')
+    .addColumn('realm_id', 'integer', (col) => col.primaryKey().references('realm.id'))
+    .addColumn('checked_until', c.big, (col) => col.notNull())
+    .execute();
+});

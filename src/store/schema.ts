@@ -383,6 +383,12 @@ export interface SessionsTable {
   expires: number;
 }
 
+/** Up to when members who passed the waiting period have been announced as full members. */
+export interface FullMemberPromotionsTable {
+  realm_id: number;
+  checked_until: number;
+}
+
 export interface RealmDomainsTable {
   id: Generated<number>;
   realm_id: number;
@@ -542,6 +548,7 @@ export interface Database {
   user_presence: UserPresenceTable;
   realm_linkifiers: RealmLinkifiersTable;
   realm_domains: RealmDomainsTable;
+  full_member_promotions: FullMemberPromotionsTable;
   channel_folders: ChannelFoldersTable;
   realm_playgrounds: RealmPlaygroundsTable;
   navigation_views: NavigationViewsTable;

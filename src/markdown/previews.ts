@@ -1,0 +1,236 @@
+// Inline image and video previews (Zulip's InlineInterestingLinkProcessor,
+// image and video parts), run on the tree after inline processing and
+// prettifying, when the organization's inline_image_preview is on.
+//
+// Every link is found with its parent and grandparent (inline nodes live in
+// the stash and are referenced by placeholders in text and tails). Links in
+// quotes are not previewed; each URL is previewed once; with more than
+// INLINE_PREVIEW_LIMIT_PER_MESSAGE distinct previewable URLs nothing is.
+// A preview goes after the paragraph holding the link (after earlier
+// previews of that paragraph), into the list item holding it, or else at
+// the end of the message. A paragraph (or list item text) that is only the
+// bare URL is replaced by its preview.
+//
+// One pass over the tree: linear in the size of the message.
+import { createHmac } from 'node:crypto';
+import { El } from './tree.ts';
+
+/** Zulip's INLINE_PREVIEW_LIMIT_PER_MESSAGE. */
+export const INLINE_PREVIEW_LIMIT_PER_MESSAGE = 24;
+
+const IMAGE_EXTENSIONS = ['.bmp', '.gif', '.jpe', '.jpeg', '.jpg', '.png', '.webp'];
+/** Container formats browsers play everywhere (Zulip: video/mp4 and video/webm by file extension). */
+const VIDEO_EXTENSIONS = ['.mp4', '.webm'];
+
+const INLINE_PH_RE = /\u0002klzzwxh:(\d+)\u0003/g;
+
+export interface PreviewOptions {
+  /** The camo image proxy (Zulip's CAMO_URI and key) videos are served through; without it, the URL itself. */
+  camo?: { uri: string; key: string };
+}
+
+type InlineNode = El | { str: string };
+
+/** Where a link's placeholder is: in `site.text` (site is the parent) or in `site.tail` (site is a child of the parent). */
+interface Found {
+  a: El;
+  url: string;
+  /** The tree element (block) whose content holds the link, however deeply. */
+  block: El;
+  parent: El;
+  grandparent: El | null;
+  inBlockquote: boolean;
+  site: El;
+  field: 'text' | 'tail';
+  placeholder: string;
+}
+
+/** Python's urllib.parse.quote(s, safe=''). */
+function pyQuote(s: string): string {
+  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+function pathOf(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.pathname.toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}
+
+function camoUrl(url: string, camo: PreviewOptions['camo']): string {
+  if (!camo) return url;
+  const digest = createHmac('sha1', camo.key).update(url).digest('hex');
+  return `${camo.uri}${digest}/${Buffer.from(url, 'utf8').toString('hex')}`;
+}
+
+/** Whether an element is a preview Zulip places after a paragraph. */
+function isPreviewDiv(el: El): boolean {
+  if (el.tag !== 'div') return false;
+  const cls = (el.get('class') ?? '').split(/\s+/);
+  return cls.includes('message_inline_image') || cls.includes('message_inline_ref') || cls.includes('inline-preview-twitter');
+}
+
+export class InlinePreviews {
+  private readonly stash: InlineNode[];
+  private readonly opts: PreviewOptions;
+  private found: Found[] = [];
+  /** Whether an image preview was added (Zulip's has_image). */
+  addedImage = false;
+
+  constructor(stash: InlineNode[], opts: PreviewOptions) {
+    this.stash = stash;
+    this.opts = opts;
+  }
+
+  run(root: El): void {
+    this.walk(root, null, false);
+    const previewable = new Set(this.found.filter((f) => !f.inBlockquote).map((f) => f.url));
+    if (previewable.size === 0 || previewable.size > INLINE_PREVIEW_LIMIT_PER_MESSAGE) return;
+    const processed = new Set<string>();
+    for (const f of this.found) {
+      if (!previewable.has(f.url) || processed.has(f.url)) continue;
+      processed.add(f.url);
+      const path = pathOf(f.url);
+      if (path === null) continue;
+      if (IMAGE_EXTENSIONS.some((e) => path.endsWith(e))) this.inline(root, f, 'image');
+      else if (VIDEO_EXTENSIONS.some((e) => path.endsWith(e))) this.inline(root, f, 'video');
+    }
+  }
+
+  // ---- finding links ----
+
+  private walk(el: El, parent: El | null, inBlockquote: boolean, block: El = el): void {
+    const quoted = inBlockquote || el.tag === 'blockquote';
+    this.scan(el.text, el, parent, quoted, el, 'text', block);
+    for (const child of el.children) {
+      this.walk(child, el, quoted);
+      this.scan(child.tail, el, parent, quoted, child, 'tail', block);
+    }
+  }
+
+  /** Finds links in a string of `owner`'s content (text, or a child's tail). */
+  private scan(s: string, owner: El, ownerParent: El | null, inBlockquote: boolean, site: El, field: 'text' | 'tail', block: El): void {
+    if (!s.includes('\u0002')) return;
+    for (const m of s.matchAll(INLINE_PH_RE)) {
+      const node = this.stash[+m[1]!];
+      if (node === undefined) continue;
+      if (!(node instanceof El)) {
+        this.scan(node.str, owner, ownerParent, inBlockquote, site, field, block);
+        continue;
+      }
+      if (node.tag === 'a') {
+        const url = node.get('href');
+        if (url !== undefined) this.found.push({ a: node, url, block, parent: owner, grandparent: ownerParent, inBlockquote, site, field, placeholder: m[0] });
+      }
+      // Inline elements (emphasis, the link itself) hold further content.
+      this.walk(node, owner, inBlockquote, block);
+    }
+  }
+
+  // ---- placing previews ----
+
+  /** Zulip's get_inlining_information, then add_a / add_video, then the removal. */
+  private inline(root: El, f: Found, kind: 'image' | 'video'): void {
+    const text = this.leadingText(f.a.text);
+    const urlEqText = text === '' || text === f.url;
+    const title = urlEqText ? null : text;
+    let target = root;
+    let index: number | null = null;
+    let remove: (() => void) | null = null;
+    const holder = f.field === 'text' ? f.site.text : f.site.tail;
+    const at = holder.indexOf(f.placeholder);
+    const before = holder.slice(0, at);
+    const after = holder.slice(at + f.placeholder.length);
+    const tail = after.split('\u0002')[0]!;
+    if (f.parent.tag === 'li') {
+      target = f.parent;
+      const parentText = this.leadingText(f.parent.text);
+      if (!parentText && f.field === 'text' && !before.includes('\u0002') && !tail && urlEqText) {
+        remove = () => {
+          const s = f.site.text;
+          const i = s.indexOf(f.placeholder);
+          f.site.text = s.slice(0, i) + s.slice(i + f.placeholder.length);
+        };
+      }
+    } else if (f.parent.tag === 'p' && f.grandparent) {
+      const grandparent = f.grandparent;
+      target = grandparent;
+      const p = f.parent;
+      const onlyChild = f.field === 'text' && p.children.length === 0 && this.elementCount(p.text) === 1;
+      if (onlyChild && (before === '' || before === '\n') && !tail && urlEqText) {
+        remove = () => {
+          const i = grandparent.children.indexOf(p);
+          if (i >= 0) grandparent.children.splice(i, 1);
+        };
+      }
+      const parentIndex = grandparent.children.indexOf(p);
+      if (parentIndex >= 0) index = this.insertionIndex(grandparent, p, parentIndex);
+    }
+    const div = new El('div');
+    div.set('class', kind === 'image' ? 'message_inline_image' : 'message_inline_image message_inline_video');
+    const a = div.append('a');
+    a.set('href', f.url);
+    if (title !== null) a.set('title', title);
+    if (kind === 'image') {
+      const img = a.append('img');
+      const quoted = pyQuote(f.url);
+      img.set('src', `/thumbnail?url=${quoted}&size=thumbnail`);
+      img.set('data-src-fullsize', `/thumbnail?url=${quoted}&size=full`);
+      this.addedImage = true;
+    } else {
+      const video = a.append('video');
+      video.set('src', camoUrl(f.url, this.opts.camo));
+      video.set('preload', 'metadata');
+      video.set('data-video-original-url', f.url);
+    }
+    if (index === null) target.children.push(div);
+    else target.children.splice(index, 0, div);
+    remove?.();
+  }
+
+  /** Zulip's find_proper_insertion_index: after the paragraph and the previews of its own links that follow it. */
+  private insertionIndex(grandparent: El, parent: El, parentIndex: number): number {
+    const links = new Set<string>();
+    this.collectHrefs(parent, links);
+    let i = parentIndex;
+    for (;;) {
+      i++;
+      if (i >= grandparent.children.length) return i;
+      const uncle = grandparent.children[i]!;
+      if (!isPreviewDiv(uncle)) return i;
+      const href = uncle.children.find((c) => c.tag === 'a')?.get('href');
+      if (href === undefined || !links.has(href)) return i;
+    }
+  }
+
+  private collectHrefs(el: El, out: Set<string>): void {
+    for (const f of this.found) if (f.block === el) out.add(f.url);
+  }
+
+  /** ElementTree's `text` of an element: the text before its first child element. */
+  private leadingText(s: string): string {
+    let out = '';
+    let last = 0;
+    for (const m of s.matchAll(INLINE_PH_RE)) {
+      out += s.slice(last, m.index);
+      const node = this.stash[+m[1]!];
+      if (node instanceof El) return out;
+      if (node) out += this.leadingText(node.str);
+      last = m.index + m[0].length;
+    }
+    return out + s.slice(last);
+  }
+
+  /** How many elements a string of content holds. */
+  private elementCount(s: string): number {
+    let n = 0;
+    for (const m of s.matchAll(INLINE_PH_RE)) {
+      const node = this.stash[+m[1]!];
+      if (node instanceof El) n++;
+      else if (node) n += this.elementCount(node.str);
+    }
+    return n;
+  }
+}
