@@ -1,4 +1,5 @@
 /** The realm_bot object, who receives realm_bot events, and the bot creation policy. */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { adminUserIds, type UserRow } from '../store/users.ts';
 import { servicesOfBots, type BotServiceRow } from '../store/bots.ts';
@@ -68,7 +69,7 @@ export async function creationPolicy(svc: Services): Promise<number> {
  */
 export async function checkBotCreationPolicy(svc: Services, me: UserRow, botType: number): Promise<void> {
   const realm = await realmById(svc.store.db, svc.realmId);
-  const groups = await Groups.load(svc.store.db, svc.realmId);
+  const groups = await cachedGroups(svc, svc.store.db);
   const allowed =
     groups.allows(me, realmGroupSetting(realm.settings_json, 'can_create_bots_group', groups)) ||
     (botType === BOT_TYPE.INCOMING_WEBHOOK && groups.allows(me, realmGroupSetting(realm.settings_json, 'can_create_write_only_bots_group', groups)));

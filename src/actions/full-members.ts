@@ -15,6 +15,7 @@
  * each promotion once even after a restart; one process at a time runs it (a
  * cluster-wide lock; a pass another process is running is skipped).
  */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { transaction } from '../store/db.ts';
@@ -67,7 +68,7 @@ export async function promoteNewFullMembers(svc: Services, now = Date.now() / 10
       if (last === null || days === 0) return null;
       promoted = await membersJoinedBetween(tx, svc.realmId, fullMemberCutoff(days, last), fullMemberCutoff(days, until));
       if (!promoted.length) return null;
-      const full = (await Groups.load(tx, svc.realmId)).systemGroupId('role:fullmembers');
+      const full = (await cachedGroups(svc, tx)).systemGroupId('role:fullmembers');
       return { type: 'user_group', op: 'add_members', group_id: full, user_ids: promoted } satisfies ZulipEvent;
     });
     if (event) svc.bus.send(event, await activeUserIds(svc.store.db, svc.realmId));

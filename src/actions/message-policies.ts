@@ -14,6 +14,7 @@
  *
  * Bots sending direct messages are not restricted, as in Zulip.
  */
+import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import type { UserRow } from '../store/users.ts';
@@ -44,7 +45,7 @@ export async function checkWildcardMention(
     audience = participants.size;
   }
   if (audience <= WILDCARD_MENTION_THRESHOLD) return;
-  const g = groups ?? (await Groups.load(tx, svc.realmId));
+  const g = groups ?? (await cachedGroups(svc, tx));
   if (g.allows(sender, realmGroupSetting(settingsJson, 'can_mention_many_users_group', g))) return;
   if (wildcard === 'all') {
     throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', { code: 'STREAM_WILDCARD_MENTION_NOT_ALLOWED' });
@@ -67,7 +68,7 @@ export async function checkDirectMessagePermission(
   const permissionUnset = unsetSetting(settingsJson, 'direct_message_permission_group');
   const initiatorUnset = unsetSetting(settingsJson, 'direct_message_initiator_group');
   if (permissionUnset && initiatorUnset) return;
-  const groups = await Groups.load(tx, svc.realmId);
+  const groups = await cachedGroups(svc, tx);
   const everyone = groups.systemGroupId('role:everyone');
   const permission = realmGroupSetting(settingsJson, 'direct_message_permission_group', groups);
   if (permission !== everyone) {

@@ -213,12 +213,13 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   // no database connection waits on the renderer.
   const rendered = await render(svc, svc.store.db, content);
   const result = await transaction(svc.store, async (tx) => {
-    const settings = (await cachedRealm(svc, tx)).settings;
+    const realm = await cachedRealm(svc, tx);
+    const settings = realm.settings;
     const addr = isStream ? await addressStream(svc, tx, sender, input.to, input.topic, settings) : await addressDirect(svc, tx, sender, input.to);
     const dir = await loadDirectory(svc, tx);
     // Organization permissions: wildcard mentions in large audiences, direct messages.
-    if (addr.stream) await checkWildcardMention(svc, tx, sender, realm.settings_json, { streamId: addr.stream.id, topic: addr.topic, subscriberCount: addr.userIds.length }, rendered.wildcardMention);
-    else await checkDirectMessagePermission(svc, tx, sender, realm.settings_json, { ...addr, users: addr.userIds.flatMap((u) => dir.users.get(u) ?? []) });
+    if (addr.stream) await checkWildcardMention(svc, tx, sender, realm.row.settings_json, { streamId: addr.stream.id, topic: addr.topic, subscriberCount: addr.userIds.length }, rendered.wildcardMention);
+    else await checkDirectMessagePermission(svc, tx, sender, realm.row.settings_json, { ...addr, users: addr.userIds.flatMap((u) => dir.users.get(u) ?? []) });
     const now = Date.now() / 1000;
     const id = await insertMessage(tx, {
       realm_id: svc.realmId,
