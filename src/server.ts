@@ -27,7 +27,7 @@ import { installAllFeatures } from './state/index.ts';
 import { startScheduledDelivery } from './actions/scheduled-messages.ts';
 import { startRetentionJob } from './actions/retention.ts';
 import { startFullMemberJob } from './actions/full-members.ts';
-import { startOutgoingWebhookDelivery } from './actions/outgoing-webhooks.ts';
+import { startOutgoingWebhookDelivery } from './actions/outgoing-webhook-delivery.ts';
 import { startMissedMessageEmailDelivery } from './actions/missed-message-emails.ts';
 import { startDigestEmails } from './actions/digest-emails.ts';
 

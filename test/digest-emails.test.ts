@@ -81,3 +81,35 @@ test('inactive users get a digest of hot conversations on the digest weekday; on
   const state = assertSuccess(await t.client(dave).post('/register', { fetch_event_types: ['user_settings'] }));
   assert.equal(state.user_settings.enable_digest_emails, false);
 });
+
+test("a digest leaves out muted channels and bots' messages, and lists the new public channels that are not archived", async () => {
+  const now = Date.now() + 13 * 3600 * 1000;
+  const gina = await t.makeUser({ name: 'Gina Quiet' });
+  const bot = await t.makeUser({ name: 'Build Bot', isBot: true, botOwnerId: t.owner.id });
+  const owner = t.client(t.owner);
+  for (const name of ['ops', 'old plans']) {
+    assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [t.owner.id, gina.id, bot.id] }));
+  }
+  assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: [{ name: CHANNEL }], principals: [gina.id] }));
+  const ids = assertSuccess(await t.client(gina).get('/users/me/subscriptions')).subscriptions as Array<{ name: string; stream_id: number }>;
+  const idOf = (name: string) => ids.find((s) => s.name === name)!.stream_id;
+  assertSuccess(await t.client(gina).post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: idOf(CHANNEL), property: 'is_muted', value: true }] }));
+  assertSuccess(await owner.post('/messages', { type: 'stream', to: 'ops', topic: 'deploy', content: 'Deploying at noon.' }));
+  assertSuccess(await t.client(bot).post('/messages', { type: 'stream', to: 'ops', topic: 'builds', content: 'Build 42 passed.' }));
+  assertSuccess(await owner.delete(`/streams/${idOf('old plans')}`));
+
+  await setRealm({ digest_emails_enabled: true, digest_weekday: weekday(now) });
+  const before = emails().length;
+  await deliverDigestEmails(t.server.svc, now);
+  const toGina = emails()
+    .slice(before)
+    .filter((e) => e.to[0] === gina.email);
+  assert.equal(toGina.length, 1);
+  const text: string = toGina[0].text;
+  assert.match(text, /#ops > deploy\n\S+\n.*: Deploying at noon\./);
+  assert.doesNotMatch(text, /builds|Build 42/);
+  assert.doesNotMatch(text, /rocket|Countdown/);
+  // Every public channel of this young organization is new, except the archived one.
+  const listed = [...text.matchAll(/^#([^:\n]+): http/gm)].map((m) => m[1]);
+  assert.deepEqual(listed, ['general', CHANNEL, 'ops']);
+});

@@ -3,9 +3,9 @@ import type { Services } from '../services.ts';
 import { ApiError, authError, rateLimited } from '../lib/errors.ts';
 import { checkPassword } from '../lib/passwords.ts';
 import { RateLimit } from '../lib/rate-limit.ts';
+import { validEmail } from '../lib/email-address.ts';
 import { realmById } from '../store/realm.ts';
 import { userByEmail, type UserRow } from '../store/users.ts';
-import { validEmail } from './users.ts';
 
 // Zulip allows 5 failed password attempts per username per 30 minutes.
 const attempts = new WeakMap<Services, RateLimit>();

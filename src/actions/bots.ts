@@ -7,6 +7,7 @@ import type { Services } from '../services.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { newApiKey, nowSeconds, randomAlnum } from '../lib/util.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
+import { validEmail } from '../lib/email-address.ts';
 import { realmById } from '../store/realm.ts';
 import { transaction } from '../store/db.ts';
 import { insertBotService, updateBotService } from '../store/bots.ts';
@@ -24,7 +25,7 @@ import {
 } from '../store/users.ts';
 import { avatarUrl, isAdminRole } from './users-format.ts';
 import { BOT_CREATION, botEventRecipients, checkBotCreationPolicy, creationPolicy, formatBot, sendBotOwnerEvents } from './bots-format.ts';
-import { announceUser, checkFullName, validEmail } from './users.ts';
+import { announceUser, checkFullName } from './users.ts';
 import {
   canAdminUser,
   changeFullName,

@@ -17,8 +17,8 @@ import { startPeriodic, type Periodic } from '../lib/periodic.ts';
 import { topicNarrowUrl } from '../lib/message-url.ts';
 import { realmById } from '../store/realm.ts';
 import { activeUserIds, usersByIds, type UserRow } from '../store/users.ts';
-import { RECIPIENT } from '../store/messages.ts';
-import { claimDigest, lastDigestTimes } from '../store/missed-message-emails.ts';
+import { allStreams } from '../store/streams.ts';
+import { channelMessagesSince, claimDigest, lastDigestTimes, unmutedSubscriptions } from '../store/digest-emails.ts';
 import { lastClientActivity } from './presence.ts';
 import { unsubscribeUrl } from './missed-message-emails.ts';
 
@@ -64,19 +64,10 @@ export async function deliverDigestEmails(svc: Services, now = Date.now()): Prom
   if (targets.length === 0) return 0;
 
   // Traffic since the cutoff, by channel and topic (shared by every user's digest).
-  const streams = await db.selectFrom('streams').select(['id', 'name', 'invite_only', 'date_created']).where('realm_id', '=', svc.realmId).where('is_archived', '=', 0).execute();
+  const streams = (await allStreams(db, svc.realmId)).filter((s) => !s.is_archived);
   const streamName = new Map(streams.map((s) => [s.id, s.name]));
   const newChannels = streams.filter((s) => !s.invite_only && Number(s.date_created) > cutoff);
-  const messages = await db
-    .selectFrom('messages')
-    .innerJoin('users', 'users.id', 'messages.sender_id')
-    .select(['messages.recipient_id', 'messages.topic', 'messages.sender_id', 'messages.content'])
-    .where('messages.realm_id', '=', svc.realmId)
-    .where('messages.recipient_type', '=', RECIPIENT.STREAM)
-    .where('messages.date_sent', '>', cutoff)
-    .where('users.is_bot', '=', 0)
-    .orderBy('messages.id')
-    .execute();
+  const messages = await channelMessagesSince(db, svc.realmId, cutoff);
   const topics = new Map<string, Topic>();
   for (const m of messages) {
     const key = `${m.recipient_id}:${m.topic.toLowerCase()}`;
@@ -86,13 +77,7 @@ export async function deliverDigestEmails(svc: Services, now = Date.now()): Prom
     t.senders.add(m.sender_id);
   }
   const senderNames = new Map((await usersByIds(db, svc.realmId, [...new Set(messages.map((m) => m.sender_id))])).map((u) => [u.id, u.full_name]));
-  const subs = await db
-    .selectFrom('subscriptions')
-    .select(['user_id', 'stream_id'])
-    .where('user_id', 'in', targets.map((u) => u.id))
-    .where('active', '=', 1)
-    .where('is_muted', '=', 0)
-    .execute();
+  const subs = await unmutedSubscriptions(db, targets.map((u) => u.id));
   const settings = emailSettings(svc.config);
   const base = svc.config.externalUrl;
   let sent = 0;

@@ -9,6 +9,7 @@
 import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { emailSettings, sendEmail } from '../lib/email.ts';
+import { validEmail } from '../lib/email-address.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { nowSeconds, randomAlnum } from '../lib/util.ts';
 import { transaction } from '../store/db.ts';
@@ -16,7 +17,6 @@ import { claimEmailChange, emailChangeByKey, insertEmailChange } from '../store/
 import { realmById } from '../store/realm.ts';
 import { activeUserIds, allUsers, updateUser, userByDeliveryEmail, userById, type UserRow } from '../store/users.ts';
 import { avatarUrl, canSeeDeliveryEmail, emailVisibility, isAdminRole, publicEmail } from './users-format.ts';
-import { validEmail } from './users.ts';
 
 /** How long the confirmation link works (Zulip's default confirmation validity: 1 day). */
 const CONFIRMATION_VALIDITY_SECONDS = 24 * 3600;

@@ -22,6 +22,7 @@ import type { Services } from '../services.ts';
 import { ApiError, badRequest, requireAdmin, requireOwner } from '../lib/errors.ts';
 import { nowSeconds, randomAlnum } from '../lib/util.ts';
 import { sendEmail, emailSettings } from '../lib/email.ts';
+import { validEmail } from '../lib/email-address.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { realmById } from '../store/realm.ts';
 import { streamById, subscription } from '../store/streams.ts';
@@ -48,7 +49,6 @@ import { notificationBot } from './system-bots.ts';
 import { Groups, realmGroupSetting } from './group-settings.ts';
 import { groupSetting } from './user-groups.ts';
 import { canAddSubscribers, streamAccess } from './access.ts';
-import { validEmail } from './users.ts';
 import { emailRefusal, INVITATION_REFUSALS, SIGNUP_REFUSALS } from './realm-domains.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 

@@ -26,8 +26,8 @@ import { startPeriodic, type Periodic } from '../lib/periodic.ts';
 import { channelMessageUrl, dmMessageUrl, topicNarrowUrl, dmNarrowUrl } from '../lib/message-url.ts';
 import { realmById } from '../store/realm.ts';
 import { userById, usersByIds, type UserRow } from '../store/users.ts';
-import { FLAG, RECIPIENT, type MessageRow } from '../store/messages.ts';
-import type { StreamRow } from '../store/streams.ts';
+import { FLAG, messagesByIds, RECIPIENT, type MessageRow } from '../store/messages.ts';
+import { streamsByIds, type StreamRow } from '../store/streams.ts';
 import {
   claimUserBatch,
   deleteSentBefore,
@@ -199,7 +199,7 @@ async function sendBatch(svc: Services, userId: number, batch: MissedMessageEmai
   // Messages read (or deleted) since are not news any more.
   const unread = ids.filter((id) => flags.has(id) && (flags.get(id)! & FLAG.read) === 0);
   if (unread.length === 0) return;
-  const rows = await db.selectFrom('messages').selectAll().where('id', 'in', unread).orderBy('id').execute();
+  const rows = await messagesByIds(db, svc.realmId, unread);
   const realm = await realmById(db, svc.realmId);
   const rs = realmSettings(realm.settings_json);
   const us = userSettings(user.settings_json);
@@ -219,7 +219,8 @@ async function sendBatch(svc: Services, userId: number, batch: MissedMessageEmai
   for (const list of participants.values()) for (const id of list) neededUsers.add(id);
   const people = new Map((await usersByIds(db, svc.realmId, [...neededUsers])).map((u) => [u.id, u]));
   const nameOf = (id: number): string => people.get(id)?.full_name ?? 'Unknown user';
-  const streams = new Map((await db.selectFrom('streams').select(['id', 'name']).where('id', 'in', [...new Set(rows.filter((m) => m.recipient_type === RECIPIENT.STREAM).map((m) => m.recipient_id)), -1]).execute()).map((s) => [s.id, s]));
+  const streamIds = [...new Set(rows.filter((m) => m.recipient_type === RECIPIENT.STREAM).map((m) => m.recipient_id))];
+  const streams = new Map((await streamsByIds(db, svc.realmId, streamIds)).map((s) => [s.id, s]));
   const base = svc.config.externalUrl;
   const unsubscribeLink = await unsubscribeUrl(svc, user, 'missed_messages');
   const settings = emailSettings(svc.config);

@@ -15,7 +15,7 @@ import { nowSeconds } from '../lib/util.ts';
 import { realmUserDefaults } from '../lib/user-settings.ts';
 import { insertUser, ROLE, type UserRow } from '../store/users.ts';
 import { createSystemGroups } from '../store/groups.ts';
-import { validEmail } from './users.ts';
+import { validEmail } from '../lib/email-address.ts';
 import { newApiKey } from '../lib/util.ts';
 
 export interface Bootstrap {

@@ -11,6 +11,7 @@ import type { Services } from '../services.ts';
 import { newApiKey } from '../lib/util.ts';
 import { ApiError, badRequest, requireAdmin, requireOwner } from '../lib/errors.ts';
 import { sendEmail, emailSettings } from '../lib/email.ts';
+import { validEmail } from '../lib/email-address.ts';
 import { realmById } from '../store/realm.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import {
@@ -28,7 +29,7 @@ import {
 } from '../store/users.ts';
 import { avatarUrl, isAdminRole } from './users-format.ts';
 import { botEventRecipients, checkBotCreationPolicy, sendBotOwnerEvents } from './bots-format.ts';
-import { checkFullName, createUser, validEmail } from './users.ts';
+import { checkFullName, createUser } from './users.ts';
 import { noSuchUser } from './users-read.ts';
 import { sendActivationPeerEvents, sendRoleChangeStreamEvents } from './access-change-events.ts';
 import { loadChannelContext } from './streams-format.ts';

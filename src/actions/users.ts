@@ -3,6 +3,7 @@ import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { hashPassword } from '../lib/passwords.ts';
 import { newApiKey, nowSeconds } from '../lib/util.ts';
+import { validEmail } from '../lib/email-address.ts';
 import { realmUserDefaults } from '../lib/user-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { activeUserIds, emailTaken, insertUser, updateUser, ROLE, type UserRow } from '../store/users.ts';
@@ -25,12 +26,6 @@ export interface CreateUserInput {
   defaultAllPublicStreams?: boolean;
   /** false: the caller subscribes the new user itself (e.g. from an invitation). */
   defaultChannels?: boolean;
-}
-
-const EMAIL_RE = /^[^\s@<>(),;:"[\]\\]+@[^\s@<>(),;:"[\]\\]+\.[^\s@<>(),;:"[\]\\]+$/;
-
-export function validEmail(email: string): boolean {
-  return email.length <= 254 && EMAIL_RE.test(email);
 }
 
 /** Full names: 1..100 characters, no control characters (Zulip's check_full_name). */

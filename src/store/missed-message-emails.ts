@@ -1,6 +1,7 @@
 /**
  * Pending missed-message emails and email bookkeeping: all SQL about
- * missed_message_emails, digest_emails and email_unsubscribe_keys. A user's
+ * missed_message_emails and email_unsubscribe_keys (digests:
+ * digest-emails.ts). A user's
  * pending rows are claimed all at once with one conditional
  * UPDATE ... RETURNING, so each batch is sent by exactly one worker.
  */
@@ -95,29 +96,6 @@ export async function insertUnsubscribeKey(db: Tx, key: string, userId: number, 
 
 export async function unsubscribeKey(db: Tx, key: string): Promise<{ user_id: number; email_type: string } | undefined> {
   return db.selectFrom('email_unsubscribe_keys').select(['user_id', 'email_type']).where('key', '=', key).executeTakeFirst();
-}
-
-// ---------------------------------------------------------------------------
-// Digests
-
-export async function lastDigestTimes(db: Tx, userIds: number[]): Promise<Map<number, number>> {
-  if (userIds.length === 0) return new Map();
-  const rows = await db.selectFrom('digest_emails').selectAll().where('user_id', 'in', userIds).execute();
-  return new Map(rows.map((r) => [r.user_id, Number(r.last_sent_at)]));
-}
-
-/**
- * Records a digest for the user unless one was recorded since `since`;
- * true when this caller won (and so sends it).
- */
-export async function claimDigest(db: Db, userId: number, now: number, since: number): Promise<boolean> {
-  const inserted = await db
-    .insertInto('digest_emails')
-    .values({ user_id: userId, last_sent_at: now })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ last_sent_at: now }).where('digest_emails.last_sent_at', '<', since))
-    .returning('user_id')
-    .execute();
-  return inserted.length > 0;
 }
 
 // ---------------------------------------------------------------------------
