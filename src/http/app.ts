@@ -19,6 +19,7 @@ import type { UserRow } from '../store/users.ts';
 import { codeToNames } from '../emoji/index.ts';
 import { registerUploadServing } from './uploads.ts';
 import { registerAvatarServing } from './avatars.ts';
+import { registerExportServing } from './exports.ts';
 import { registerEmailChangeRoutes, registerJoinRoutes, registerSignupRoutes } from './signup.ts';
 import { authenticateSession, registerWeb } from './web.ts';
 import { withDeliveries } from '../events/bus.ts';
@@ -203,6 +204,7 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   // Uploaded files (/user_uploads/..., and the API's temporary-URL variant).
   registerUploadServing(app, svc, limits);
   registerAvatarServing(app, svc);
+  registerExportServing(app, svc, limits);
   registerSignupRoutes(app, svc);
   registerJoinRoutes(app, svc);
   registerEmailChangeRoutes(app, svc);
