@@ -199,8 +199,18 @@ test('full export with consent: private data of consenting users; five exports a
   const done = await untilSettled(qa, []);
   const exp = done.exports.find((e: any) => e.id === res.id);
   assert.equal(exp.export_type, 'full_with_consent');
-  const entries = await readArchive((await download(exp.export_url, admin)).data);
+  const archive = (await download(exp.export_url, admin)).data;
+  const entries = await readArchive(archive);
   assert.equal(JSON.parse(entries.get('manifest.json')!.toString('utf8')).scope, 'consent');
+  // It imports like any other archive; the API keys in it were replaced, the passwords work.
+  await withImported(archive, async (url) => {
+    const login = assertSuccess(await new Client(url, null).post('/fetch_api_key', { username: alice.email, password: 'alice-password-123' }));
+    assert.notEqual(login.api_key, alice.apiKey);
+    const A2 = new Client(url, { email: alice.email, apiKey: login.api_key }, { n: 0 });
+    const dms = assertSuccess(await A2.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'is', operand: 'dm' }]) })).messages;
+    assert.ok(dms.some((m: any) => m.id === dm));
+    assertError(await new Client(url, alice).get('/users/me'), 401, 'UNAUTHORIZED');
+  });
   assert.ok(tableRows(entries, 'messages').some((m) => m.id === dm), "a consenting user's direct messages are in it");
   assert.ok(tableRows(entries, 'streams').some((s) => s.id === privId), "the consenting owner's private channel is in it");
 
@@ -246,6 +256,28 @@ async function freshTarget(): Promise<{ env: Record<string, string | undefined>;
       await c2.end();
     },
   };
+}
+
+/** Imports an archive into a fresh Parley with the command line and runs `fn` against a server started on it. */
+async function withImported(archive: Buffer, fn: (url: string) => Promise<void>): Promise<void> {
+  const workDir = mkdtempSync(join(tmpdir(), 'parley-archive-'));
+  const file = join(workDir, 'api.tar.gz');
+  writeFileSync(file, archive);
+  const target = await freshTarget();
+  try {
+    const imported = await runAdmin(target.env, ['import', file]);
+    assert.equal(imported.code, 0, imported.stderr);
+    const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', PARLEY_API_RATE_LIMIT_PER_MINUTE: '0', ...target.env } as NodeJS.ProcessEnv);
+    const server = await startServer(config);
+    try {
+      await fn(server.url);
+    } finally {
+      await server.close();
+    }
+  } finally {
+    await target.cleanup();
+    rmSync(workDir, { recursive: true, force: true });
+  }
 }
 
 test('round trip: export on the command line, import into a fresh Parley, same IDs, messages, flags, groups, uploads and credentials', async () => {

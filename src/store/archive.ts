@@ -39,6 +39,7 @@ import {
 } from './archive-tables.ts';
 import { chmodPrivate, PRIVATE_DIR_MODE } from '../lib/private-files.ts';
 import { PARLEY_VERSION } from '../lib/version.ts';
+import { newApiKey } from '../lib/util.ts';
 
 export const ARCHIVE_FORMAT = 'parley-organization-archive';
 export const ARCHIVE_VERSION = 1;
@@ -118,10 +119,6 @@ async function addFile(pack: tar.Pack, name: string, path: string): Promise<bool
   return true;
 }
 
-function randomApiKey(): string {
-  return randomBytes(24).toString('base64url').slice(0, 32);
-}
-
 /** Writes the archive of the database and files; returns its size and contents. */
 export async function writeArchive(opts: WriteOptions): Promise<{ bytes: number; rows: number; files: number }> {
   const partial = `${opts.file}.partial`;
@@ -164,7 +161,7 @@ export async function writeArchive(opts: WriteOptions): Promise<{ bytes: number;
       for (const { table, cond } of plan) {
         let seq = 0;
         for await (const page of readRows(tx, table, cond, BATCH)) {
-          const lines = page.map((r) => JSON.stringify(opts.replaceApiKeys && table.name === 'users' ? { ...r, api_key: randomApiKey() } : r));
+          const lines = page.map((r) => JSON.stringify(opts.replaceApiKeys && table.name === 'users' ? { ...r, api_key: newApiKey() } : r));
           await addEntry(pack, `tables/${table.name}/${String(++seq).padStart(6, '0')}.jsonl`, Buffer.from(lines.join('\n') + '\n'));
           rowsDone += page.length;
           opts.onProgress?.(rowsDone + filesDone, total);
