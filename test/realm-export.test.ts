@@ -22,6 +22,7 @@ import {
   assertError,
   assertSuccess,
   assertComponent,
+  assertSchema,
   openQueue,
   sleep,
   Client,
@@ -31,7 +32,12 @@ import {
 } from './helpers.ts';
 import { makeChannel } from './messages-fixtures.ts';
 import { ROLE } from '../src/store/users.ts';
-import { waitForExports } from '../src/actions/realm-export.ts';
+import { failInterruptedExports, waitForExports } from '../src/actions/realm-export.ts';
+import { insertRealmExport } from '../src/store/realm-exports.ts';
+import { importArchive, writeArchive } from '../src/store/archive.ts';
+import { archivedTables, readRows } from '../src/store/archive-tables.ts';
+import { openStore } from '../src/store/db.ts';
+import { migrate } from '../src/store/migrations.ts';
 import { loadConfig } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
 
@@ -146,6 +152,7 @@ test('public export: request, realm_export events, list, download for administra
   assert.equal(first.export_url, null);
   const exp = done.exports.find((e: any) => e.id === res.id);
   for (const e of done.exports) assertComponent(e, 'RealmExport');
+  for (const ev of seen) assertSchema({ status: 200, body: { result: 'success', msg: '', queue_id: 'q', events: [ev] }, headers: new Headers(), text: '' }, 'GET', '/events');
   assert.equal(exp.acting_user_id, admin.id);
   assert.equal(exp.export_type, 'public');
   assert.equal(exp.pending, false);
@@ -155,6 +162,11 @@ test('public export: request, realm_export events, list, download for administra
   assert.match(exp.export_url, /^http:\/\/127\.0\.0\.1:\d+\/exports\/\d+\/[0-9a-f]{32}\/parley-export-.*\.tar\.gz$/);
   assert.ok((await qo.ofType('realm_export')).length >= 2, 'the owner hears about it too');
   assert.deepEqual(await qm.ofType('realm_export'), [], 'members never get export events');
+  // Notification Bot tells the administrator who asked.
+  const notice = assertSuccess(await AD.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: false })).messages[0];
+  assert.equal(notice.sender_email, 'notification-bot@zulip.com');
+  assert.equal(notice.type, 'private');
+  assert.equal(notice.content, 'Your data export is complete. [View and download exports](#organization/data-exports-admin).');
 
   const list = assertSuccess(await O.get('/export/realm'));
   assert.deepEqual(list.exports.find((e: any) => e.id === res.id), exp);
@@ -191,6 +203,34 @@ test('public export: request, realm_export events, list, download for administra
   assertError(await AD.delete(`/export/realm/${res.id}`), 400, 'BAD_REQUEST', 'Export already deleted');
 });
 
+test('a failed export is reported with failed_timestamp, and one a stopped server left unfinished too', async () => {
+  const exportsDir = join(t.server.svc.config.dataDir, 'exports');
+  rmSync(exportsDir, { recursive: true, force: true });
+  writeFileSync(exportsDir, 'in the way'); // the archive cannot be written
+  const qa = await openQueue(AD, { event_types: ['realm_export'] });
+  try {
+    const res = assertSuccess(await O.post('/export/realm'));
+    const done = await untilSettled(qa, []);
+    const exp = done.exports.find((e: any) => e.id === res.id);
+    assertComponent(exp, 'RealmExport');
+    assert.equal(exp.pending, false);
+    assert.equal(typeof exp.failed_timestamp, 'number');
+    assert.equal(exp.export_url, null);
+    assert.equal(exp.deleted_timestamp, null);
+    assertError(await O.delete(`/export/realm/${res.id}`), 400, 'BAD_REQUEST', 'Export failed, nothing to delete');
+  } finally {
+    rmSync(exportsDir, { force: true });
+  }
+  // An export recorded as started by a process that stopped (a week ago, so the weekly limit does not count it).
+  const svc = t.server.svc;
+  const row = await insertRealmExport(svc.store.db, { realm_id: svc.realmId, acting_user_id: t.owner.id, export_type: 'public', status: 1, date_requested: Date.now() / 1000 - 8 * 86400 });
+  await failInterruptedExports(svc);
+  const [ev] = (await qa.ofType('realm_export')).slice(-1);
+  const interrupted = ev.exports.find((e: any) => e.id === row.id);
+  assert.equal(interrupted.pending, false);
+  assert.equal(typeof interrupted.failed_timestamp, 'number');
+});
+
 test('full export with consent: private data of consenting users; five exports a week', async () => {
   assertSuccess(await O.patch('/settings', { allow_private_data_export: true }));
   const dm = assertSuccess(await M.post('/messages', { type: 'direct', to: JSON.stringify([alice.id]), content: 'consented dm' })).id;
@@ -217,7 +257,6 @@ test('full export with consent: private data of consenting users; five exports a
   // Deleting an unfinished export is refused; the weekly limit counts every request (5).
   const pending = assertSuccess(await O.post('/export/realm'));
   assertError(await O.delete(`/export/realm/${pending.id}`), 400, 'BAD_REQUEST', 'Export still in progress');
-  assertSuccess(await O.post('/export/realm'));
   assertSuccess(await O.post('/export/realm'));
   assertError(await O.post('/export/realm'), 400, 'BAD_REQUEST', 'Exceeded rate limit.');
   await untilSettled(qa, []);
@@ -371,6 +410,39 @@ test('import: a file that is no archive is refused and leaves the target empty',
     assert.equal((await runAdmin(target.env, ['import', join(workDir, 'missing.tar.gz')])).stderr, `parley-admin: error: no such file: ${join(workDir, 'missing.tar.gz')}\n`);
     assert.equal((await runAdmin(target.env, ['import'])).code, 2);
   } finally {
+    await target.cleanup();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+});
+
+test('every table survives an export and import row for row, read in batches of 3 (both backends)', async () => {
+  const source = t.server.svc;
+  const workDir = mkdtempSync(join(tmpdir(), 'parley-archive-'));
+  const file = join(workDir, 'small-batches.tar.gz');
+  const progress: Array<[number, number]> = [];
+  const res = await writeArchive({ store: source.store, dataDir: source.config.dataDir, file, scope: { kind: 'full' }, batch: 3, onProgress: (d, n) => progress.push([d, n]) });
+  assert.ok(res.rows > 50, `${res.rows} rows`);
+  assert.deepEqual(progress[progress.length - 1], [res.rows + res.files, res.rows + res.files]);
+  const target = await freshTarget();
+  const store = openStore({ dataDir: target.dataDir, databaseUrl: target.env.DATABASE_URL || undefined, pgSchema: target.env.PARLEY_PG_SCHEMA || undefined });
+  try {
+    await migrate(store);
+    const imported = await importArchive({ store, dataDir: target.dataDir, file });
+    assert.equal(imported.rows, res.rows);
+    assert.equal(imported.files, res.files);
+    const tables = await archivedTables(source.store.db, source.store.dialect);
+    const targetTables = new Map((await archivedTables(store.db, store.dialect)).map((tb) => [tb.name, tb]));
+    for (const table of tables) {
+      const a: unknown[] = [];
+      const b: unknown[] = [];
+      for await (const page of readRows(source.store.db, table, null, 500)) a.push(...page);
+      for await (const page of readRows(store.db, targetTables.get(table.name)!, null, 500)) b.push(...page);
+      assert.deepEqual(b, a, `table ${table.name}`);
+    }
+    assert.ok(tables.some((tb) => tb.name === 'user_messages'));
+    assert.ok(tables.some((tb) => tb.name === 'user_group_members'));
+  } finally {
+    await store.close();
     await target.cleanup();
     rmSync(workDir, { recursive: true, force: true });
   }

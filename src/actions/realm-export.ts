@@ -6,14 +6,16 @@
  * request) to DATA_DIR/exports/<realm_id>/<random>/<name>.tar.gz, served to
  * administrators at the export's URL. Every change of an export's state
  * sends `realm_export` (the organization's whole list) to the human
- * administrators; a change of a user's consent sends `realm_export_consent`.
+ * administrators (a change of a user's consent: export-consent.ts).
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import { adminUserIds, allUsers, ROLE } from '../store/users.ts';
+import { adminUserIds, allUsers, ROLE, userById } from '../store/users.ts';
+import { sendMessage } from './messages.ts';
+import { notificationBot } from './system-bots.ts';
 import { openStore, transaction } from '../store/db.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { userSettings } from '../lib/user-settings.ts';
@@ -164,6 +166,7 @@ async function runExport(svc: Services, row: RealmExportRow): Promise<void> {
       await store.close();
     }
     await updateRealmExport(svc.store.db, row.id, { status: EXPORT_STATUS.SUCCEEDED, date_succeeded: nowSeconds(), export_path: exportPath, tarball_size_bytes: bytes });
+    await tellRequester(svc, row);
   } catch (err) {
     svc.log.error({ err, exportId: row.id }, 'data export failed');
     try {
@@ -177,6 +180,19 @@ async function runExport(svc: Services, row: RealmExportRow): Promise<void> {
     await notifyExports(svc);
   } catch (err) {
     svc.log.error({ err }, 'could not announce the data export');
+  }
+}
+
+/** Zulip's notice to the administrator who asked: a direct message from Notification Bot pointing at the exports panel. */
+async function tellRequester(svc: Services, row: RealmExportRow): Promise<void> {
+  if (row.acting_user_id === null) return;
+  try {
+    const user = await userById(svc.store.db, svc.realmId, row.acting_user_id);
+    if (!user?.is_active) return;
+    const content = 'Your data export is complete. [View and download exports](#organization/data-exports-admin).';
+    await sendMessage(svc, await notificationBot(svc), { type: 'private', to: JSON.stringify([user.id]), topic: undefined, content, clientName: 'Internal' });
+  } catch (err) {
+    svc.log.error({ err, exportId: row.id }, 'could not tell the requester about the data export');
   }
 }
 
@@ -231,9 +247,4 @@ export async function exportConsents(
       return { user_id: u.id, consented: s.allow_private_data_export === true, email_address_visibility: Number(s.email_address_visibility) };
     }),
   };
-}
-
-/** After a user changed allow_private_data_export: Zulip's realm_export_consent event to the administrators. */
-export async function notifyExportConsent(svc: Services, userId: number, consented: boolean): Promise<void> {
-  svc.bus.send({ type: 'realm_export_consent', user_id: userId, consented }, await adminUserIds(svc.store.db, svc.realmId));
 }

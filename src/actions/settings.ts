@@ -11,7 +11,7 @@ import { activeUserIds, allUsers, updateUser, userById } from '../store/users.ts
 import { realmById, updateRealm } from '../store/realm.ts';
 import { transaction } from '../store/db.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
-import { notifyExportConsent } from './realm-export.ts';
+import { notifyExportConsent } from './export-consent.ts';
 import { checkPassword, hashPassword } from '../lib/passwords.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { checkSettingValues, realmUserDefaults, USER_SETTINGS, userSettings } from '../lib/user-settings.ts';

@@ -74,6 +74,8 @@ export interface WriteOptions {
   /** Where to write; a `.partial` file beside it until complete. */
   file: string;
   scope: ArchiveScope;
+  /** Rows per table entry (default BATCH). */
+  batch?: number;
   /** Replaces every API key by a fresh random one (archives that administrators download carry no usable credentials). */
   replaceApiKeys?: boolean;
   onProgress?: ProgressFn;
@@ -160,7 +162,7 @@ export async function writeArchive(opts: WriteOptions): Promise<{ bytes: number;
       opts.onProgress?.(0, total);
       for (const { table, cond } of plan) {
         let seq = 0;
-        for await (const page of readRows(tx, table, cond, BATCH)) {
+        for await (const page of readRows(tx, table, cond, opts.batch ?? BATCH)) {
           const lines = page.map((r) => JSON.stringify(opts.replaceApiKeys && table.name === 'users' ? { ...r, api_key: newApiKey() } : r));
           await addEntry(pack, `tables/${table.name}/${String(++seq).padStart(6, '0')}.jsonl`, Buffer.from(lines.join('\n') + '\n'));
           rowsDone += page.length;
@@ -179,7 +181,7 @@ export async function writeArchive(opts: WriteOptions): Promise<{ bytes: number;
       };
       await addDir('avatars', avatarFiles);
       if (uploadFiles) await addDir('uploads', uploadFiles);
-      else if (attachments && uploadsCond !== false) await addDir('uploads', readColumn(tx, attachments, 'path_id', uploadsCond, BATCH));
+      else if (attachments && uploadsCond !== false) await addDir('uploads', readColumn(tx, attachments, 'path_id', uploadsCond, opts.batch ?? BATCH));
     });
     pack.finalize();
   };
