@@ -188,6 +188,10 @@ test('public export: request, realm_export events, list, download for administra
   assert.ok(!tableRows(entries, 'streams').some((s) => s.id === privId), 'private channels are not');
   assert.deepEqual(tableRows(entries, 'sessions'), []);
   assert.deepEqual(tableRows(entries, 'drafts'), []);
+  for (const name of ['sessions', 'drafts', 'channel_email_addresses', 'bot_services', 'invitations', 'direct_groups', 'user_topics']) {
+    assert.ok(!manifest.tables.some((tb: any) => tb.name === name), `${name} is not in a public export`);
+  }
+  assert.ok(manifest.tables.some((tb: any) => tb.name === 'user_groups'));
   const users = tableRows(entries, 'users');
   assert.ok(users.some((u) => u.id === alice.id));
   assert.ok(!users.some((u) => u.api_key === alice.apiKey || u.api_key === t.owner.apiKey), 'no usable API key leaves the server');

@@ -154,16 +154,29 @@ const PRIVATE_BY_USER: Record<string, string> = {
   client_devices: 'user_id',
 };
 
-/** Never in a scoped export: credentials, pending confirmations and work queues. */
-const NEVER_SCOPED = new Set([
-  'sessions',
-  'email_changes',
-  'email_unsubscribe_keys',
-  'invitations',
-  'multiuse_invites',
-  'missed_message_emails',
-  'digest_emails',
-  'outgoing_webhook_jobs',
+/**
+ * Carried whole by a scoped export: the organization, its users (their API
+ * keys are replaced by the writer), groups, profile fields, custom emoji
+ * and settings. A table in none of these lists is left out of scoped
+ * exports (credentials such as sessions, channel email tokens and bot
+ * service tokens; invitations; work queues), so a new table holding private
+ * data cannot leak into them by default.
+ */
+const WHOLE = new Set([
+  'realm',
+  'users',
+  'custom_profile_fields',
+  'custom_profile_field_values',
+  'user_status',
+  'user_presence',
+  'realm_emoji',
+  'user_groups',
+  'user_group_members',
+  'user_group_subgroups',
+  'realm_linkifiers',
+  'realm_domains',
+  'realm_playgrounds',
+  'channel_folders',
 ]);
 
 function idList(ids: number[]): RawBuilder<unknown> {
@@ -176,8 +189,7 @@ function idList(ids: number[]): RawBuilder<unknown> {
  * null for every row, false to leave the table out.
  */
 export function scopeCondition(scope: ArchiveScope, table: string): RawBuilder<unknown> | null | false {
-  if (scope.kind === 'full') return null;
-  if (NEVER_SCOPED.has(table)) return false;
+  if (scope.kind === 'full' || WHOLE.has(table)) return null;
   const consent = scope.kind === 'consent' ? idList(scope.userIds) : null;
   const publicStreams = sql`SELECT id FROM streams WHERE invite_only = 0`;
   const streams = consent
@@ -193,7 +205,6 @@ export function scopeCondition(scope: ArchiveScope, table: string): RawBuilder<u
     case 'streams':
       return sql`id IN (${streams})`;
     case 'subscriptions':
-    case 'channel_email_addresses':
       return sql`stream_id IN (${streams})`;
     case 'user_topics':
       return consent ? sql`user_id IN (${consent}) AND stream_id IN (${streams})` : false;
@@ -211,7 +222,7 @@ export function scopeCondition(scope: ArchiveScope, table: string): RawBuilder<u
     case 'direct_group_members':
       return directGroups ? sql`group_id IN (${directGroups})` : false;
     default:
-      return null;
+      return false;
   }
 }
 
