@@ -25,6 +25,7 @@ import type { Services } from './services.ts';
 import { createInitialChannels } from './actions/onboarding.ts';
 import { installAllFeatures } from './state/index.ts';
 import { startScheduledDelivery } from './actions/scheduled-messages.ts';
+import { failInterruptedExports } from './actions/realm-export.ts';
 import { startRetentionJob } from './actions/retention.ts';
 import { startFullMemberJob } from './actions/full-members.ts';
 import { startOutgoingWebhookDelivery } from './actions/outgoing-webhook-delivery.ts';
@@ -100,6 +101,8 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   sources.renderQueue = () => markdown.queued;
   installAllFeatures(svc);
   if (bootstrap.created) await createInitialChannels(svc, bootstrap.created.owner);
+  // A data export a stopped process was writing can no longer finish (with several processes, another may be writing it).
+  if (!events.redis) await failInterruptedExports(svc);
   // Sends scheduled messages when due (and those that came due while stopped).
   const scheduledDelivery = startScheduledDelivery(svc);
   // Deletes messages past their retention period (message_retention_days).

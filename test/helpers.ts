@@ -247,6 +247,8 @@ export function assertSuccess(res: Res): Record<string, any> {
  * they are removed from a copy of the response before validating it.
  */
 export const POST_247_FIELDS = new Set<string>([
+  // Data exports: their kind (FL 304).
+  'export_type',
   // Organization settings newer than feature level 247 (Zulip's current API).
   'realm_can_add_custom_emoji_group',
   'realm_can_create_bots_group',

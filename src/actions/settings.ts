@@ -11,6 +11,7 @@ import { activeUserIds, allUsers, updateUser, userById } from '../store/users.ts
 import { realmById, updateRealm } from '../store/realm.ts';
 import { transaction } from '../store/db.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
+import { notifyExportConsent } from './export-consent.ts';
 import { checkPassword, hashPassword } from '../lib/passwords.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { checkSettingValues, realmUserDefaults, USER_SETTINGS, userSettings } from '../lib/user-settings.ts';
@@ -140,6 +141,8 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
   for (const ev of userEvents) svc.bus.send(ev, [actor.id]);
   const presenceChange = userEvents.find((ev) => ev.type === 'user_settings' && ev.property === 'presence_enabled');
   if (presenceChange) await presenceEnabledChanged(svc, actor, presenceChange.value as boolean);
+  const consentChange = userEvents.find((ev) => ev.type === 'user_settings' && ev.property === 'allow_private_data_export');
+  if (consentChange) await notifyExportConsent(svc, actor.id, consentChange.value as boolean);
   if (everyoneEvents.length) {
     const recipients = await activeUserIds(svc.store.db, svc.realmId);
     for (const ev of everyoneEvents) svc.bus.send(ev, recipients);

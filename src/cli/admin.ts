@@ -29,6 +29,10 @@ import { backupSqlite } from '../store/backup.ts';
 import { currentRealmSettings as realmState, setRealmSettingAsOperator } from '../actions/realm-settings.ts';
 import { REALM_SETTING_PARAMS } from '../http/routes/realm.ts';
 import { allUsers } from '../store/users.ts';
+import { ArchiveError, importArchive, writeArchive } from '../store/archive.ts';
+import { lockDataDir } from '../lib/data-dir-lock.ts';
+import { existsSync } from 'node:fs';
+import { progressBar } from './progress.ts';
 
 const USAGE = `Usage: parley-admin <command> [options]
 
@@ -42,11 +46,20 @@ Commands:
   regenerate-api-key USER
   zuliprc USER
   backup FILE
+  export FILE
+  import FILE
   realm get [NAME]
   realm set NAME VALUE
 
 backup writes a consistent snapshot of the SQLite database to FILE (a new
 file, mode 0600) while the server runs; for PostgreSQL use pg_dump.
+
+export writes the organization to FILE (a new .tar.gz archive: every table
+and the files under DATA_DIR), from one consistent snapshot, also while the
+server runs. import restores such an archive into an empty Parley (a fresh
+DATA_DIR, or an empty PostgreSQL database or schema, the server stopped),
+keeping every ID, password and API key; the archive must come from the same
+version of Parley. Both show a progress bar on a terminal.
 
 USER is an email address or a numeric user ID.
 ROLE is owner, administrator, moderator, member or guest (or 100, 200, 300, 400, 600).
@@ -293,6 +306,49 @@ function backup(args: string[]): number {
   }
 }
 
+/** `export FILE` / `import FILE`: the store alone (no organization is created on an empty database). */
+async function archiveCommand(command: 'export' | 'import', args: string[]): Promise<number> {
+  if (args.length !== 1 || args[0]!.startsWith('-')) {
+    process.stderr.write(`parley-admin: ${command} needs exactly one FILE\n\n${USAGE}\n`);
+    return 2;
+  }
+  const file = args[0]!;
+  const config = loadConfig(process.env);
+  setPrivateUmask();
+  const fail = (msg: string) => {
+    process.stderr.write(`parley-admin: error: ${msg}\n`);
+    return 1;
+  };
+  if (command === 'export' && existsSync(file)) return fail(`${file} already exists`);
+  if (command === 'import' && !existsSync(file)) return fail(`no such file: ${file}`);
+  let unlock: (() => Promise<void>) | undefined;
+  let store: ReturnType<typeof openStore> | undefined;
+  const bar = progressBar(command === 'export' ? 'Exporting' : 'Importing', command === 'export' ? 'rows and files' : 'MiB', { bytes: command === 'import' });
+  try {
+    // An import writes DATA_DIR and the database: no server may run on them meanwhile.
+    if (command === 'import' && !config.databaseUrl) unlock = await lockDataDir(config.dataDir, () => {});
+    store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.pgSchema });
+    await migrate(store);
+    if (command === 'export') {
+      const res = await writeArchive({ store, dataDir: config.dataDir, file, scope: { kind: 'full' }, onProgress: bar.update });
+      bar.stop();
+      process.stdout.write(`Exported ${res.rows} rows and ${res.files} files to ${file} (${res.bytes} bytes)\n`);
+    } else {
+      const res = await importArchive({ store, dataDir: config.dataDir, file, onProgress: bar.update });
+      bar.stop();
+      process.stdout.write(`Imported ${res.rows} rows of ${res.tables} tables and ${res.files} files from ${file}\n`);
+    }
+    return 0;
+  } catch (e) {
+    bar.stop();
+    const msg = e instanceof ArchiveError || e instanceof Error ? e.message : String(e);
+    return fail(msg.split('\n')[0]!);
+  } finally {
+    await store?.close();
+    await unlock?.();
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
@@ -300,6 +356,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'backup') return backup(args);
+  if (command === 'export' || command === 'import') return archiveCommand(command, args);
   try {
     if (!command || !(command in COMMANDS)) throw new UsageError(command ? `unknown command: ${command}` : 'missing command');
     CHECKS[command](args);

@@ -103,6 +103,8 @@ export type OtherEventType =
   | 'realm'
   | 'realm_domains'
   | 'realm_emoji'
+  | 'realm_export'
+  | 'realm_export_consent'
   | 'realm_linkifiers'
   | 'realm_playgrounds'
   | 'realm_user_settings_defaults'

@@ -20,6 +20,7 @@ import { codeToNames } from '../emoji/index.ts';
 import { registerUploadServing } from './uploads.ts';
 import { registerTus } from './tus.ts';
 import { registerAvatarServing } from './avatars.ts';
+import { registerExportServing } from './exports.ts';
 import { registerEmailChangeRoutes, registerJoinRoutes, registerOpenSignupRoutes, registerSignupRoutes } from './signup.ts';
 import { authenticateSession, registerWeb } from './web.ts';
 import { withDeliveries } from '../events/bus.ts';
@@ -206,6 +207,7 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   // Resumable uploads (tus) at /api/v1/tus.
   registerTus(app, svc, limits);
   registerAvatarServing(app, svc);
+  registerExportServing(app, svc, limits);
   registerSignupRoutes(app, svc);
   registerJoinRoutes(app, svc);
   registerOpenSignupRoutes(app, svc);

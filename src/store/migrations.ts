@@ -722,3 +722,25 @@ migration('0910_full_member_promotions', async (db, c) => {
     .addColumn('checked_until', c.big, (col) => col.notNull())
     .execute();
 });
+
+// Organization data exports (Zulip's RealmExport): who asked, which kind,
+// and the status with its times (UNIX seconds); export_path is the archive
+// under DATA_DIR/exports once it succeeded.
+migration('0930_realm_exports', async (db, c, d) => {
+  await db.schema
+    .createTable('realm_exports')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('acting_user_id', 'integer', (col) => col.references('users.id'))
+    .addColumn('export_type', 'text', (col) => col.notNull())
+    .addColumn('status', 'integer', (col) => col.notNull().defaultTo(0))
+    .addColumn('date_requested', c.real, (col) => col.notNull())
+    .addColumn('date_started', c.real)
+    .addColumn('date_succeeded', c.real)
+    .addColumn('date_failed', c.real)
+    .addColumn('date_deleted', c.real)
+    .addColumn('export_path', 'text')
+    .addColumn('tarball_size_bytes', c.big)
+    .execute();
+  await db.schema.createIndex('realm_exports_realm').on('realm_exports').columns(['realm_id', 'date_requested']).execute();
+});

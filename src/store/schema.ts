@@ -457,6 +457,26 @@ export interface NavigationViewsTable {
   name: string | null;
 }
 
+/** An organization data export (Zulip's RealmExport). */
+export interface RealmExportsTable {
+  id: Generated<number>;
+  realm_id: number;
+  acting_user_id: number | null;
+  /** 'public' or 'full_with_consent'. */
+  export_type: string;
+  /** 0 requested, 1 started, 2 succeeded, 3 failed, 4 deleted. */
+  status: Generated<number>;
+  /** UNIX seconds (fractional). */
+  date_requested: number;
+  date_started: number | null;
+  date_succeeded: number | null;
+  date_failed: number | null;
+  date_deleted: number | null;
+  /** The archive's path under DATA_DIR/exports. */
+  export_path: string | null;
+  tarball_size_bytes: number | null;
+}
+
 export interface BotStorageTable {
   id: Generated<number>;
   user_id: number;
@@ -553,4 +573,5 @@ export interface Database {
   realm_playgrounds: RealmPlaygroundsTable;
   navigation_views: NavigationViewsTable;
   bot_storage: BotStorageTable;
+  realm_exports: RealmExportsTable;
 }

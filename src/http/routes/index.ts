@@ -36,7 +36,8 @@ import playgrounds from './playgrounds.ts';
 import navigationViews from './navigation-views.ts';
 import botStorage from './bot-storage.ts';
 import reminders from './reminders.ts';
+import realmExport from './realm-export.ts';
 
 export function allRoutes(): RouteDef[] {
-  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...uploads, ...drafts, ...push, ...invites, ...scheduledMessages, ...mutedUsers, ...alertWords, ...readReceipts, ...realm, ...channelTopics, ...clientFeatures, ...linkifiers, ...realmEmoji, ...realmDomains, ...channelFolders, ...avatars, ...playgrounds, ...navigationViews, ...botStorage, ...reminders];
+  return [...server, ...events, ...users, ...presence, ...typing, ...userStatus, ...usersAdmin, ...bots, ...profileFields, ...settings, ...streams, ...userGroups, ...messages, ...reactions, ...userTopics, ...messageEdit, ...uploads, ...drafts, ...push, ...invites, ...scheduledMessages, ...mutedUsers, ...alertWords, ...readReceipts, ...realm, ...channelTopics, ...clientFeatures, ...linkifiers, ...realmEmoji, ...realmDomains, ...channelFolders, ...avatars, ...playgrounds, ...navigationViews, ...botStorage, ...reminders, ...realmExport];
 }
