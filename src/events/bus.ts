@@ -1,7 +1,7 @@
 /**
  * The event fan-out. Actions call `bus.send(event, recipients)` after their
  * transaction commits. `LocalBus` hands events straight to this process's
- * queues; `RedisBus` batches them into pipelined writes to the queues in
+ * queues; `BatchingBus` batches them into pipelined writes to the queues in
  * Redis, where every process's long-polls see them.
  *
  * A request's events reach their queues before its response is sent:

@@ -48,13 +48,13 @@ export async function subscriberIds(db: Tx, streamId: number): Promise<number[]>
   return rows.map((r) => r.user_id);
 }
 
-/** Channel IDs the user is actively subscribed to. */
 /** The channels the user is subscribed to and has muted. */
 export async function mutedStreamIds(db: Tx, userId: number): Promise<Set<number>> {
   const rows = await db.selectFrom('subscriptions').select('stream_id').where('user_id', '=', userId).where('active', '=', 1).where('is_muted', '=', 1).execute();
   return new Set(rows.map((r) => r.stream_id));
 }
 
+/** Channel IDs the user is actively subscribed to. */
 export async function subscribedStreamIds(db: Tx, userId: number): Promise<number[]> {
   const rows = await db.selectFrom('subscriptions').select('stream_id').where('user_id', '=', userId).where('active', '=', 1).execute();
   return rows.map((r) => r.stream_id);
