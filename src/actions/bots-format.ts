@@ -5,7 +5,7 @@ import { adminUserIds, type UserRow } from '../store/users.ts';
 import { servicesOfBots, type BotServiceRow } from '../store/bots.ts';
 import { BOT_TYPE } from '../store/users.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
-import { Groups, realmGroupSetting } from './group-settings.ts';
+import { realmGroupSetting } from './group-settings.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { activeUserIds } from '../store/users.ts';

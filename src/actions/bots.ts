@@ -4,16 +4,13 @@
  * realm_bot / realm_user events.
  */
 import type { Services } from '../services.ts';
-import { badRequest, requireAdmin } from '../lib/errors.ts';
+import { badRequest } from '../lib/errors.ts';
 import { newApiKey, nowSeconds, randomAlnum } from '../lib/util.ts';
-import { realmSettings } from '../lib/realm-settings.ts';
 import { validEmail } from '../lib/email-address.ts';
-import { realmById } from '../store/realm.ts';
 import { transaction } from '../store/db.ts';
 import { insertBotService, updateBotService } from '../store/bots.ts';
 import {
   activeNameTaken,
-  activeUserIds,
   insertUser,
   realmBots,
   updateUser,

@@ -14,7 +14,6 @@ import { realmById } from '../store/realm.ts';
 import type { UserRow } from '../store/users.ts';
 import { channelEmailToken, insertChannelEmailToken, topicHistoryRows } from '../store/channel-extras.ts';
 import { accessStreamById, canPost, canReadFullHistory } from './access.ts';
-import { Groups } from './group-settings.ts';
 import { accessBotById } from './bots.ts';
 import { emailGatewayBot } from './system-bots.ts';
 

@@ -20,7 +20,7 @@ import { RECIPIENT } from '../store/messages.ts';
 import { streamById } from '../store/streams.ts';
 import { userById, type UserRow } from '../store/users.ts';
 import { accessMessageToModify, invalidMessage, streamGroupSetting } from './access.ts';
-import { Groups, realmGroupSetting } from './group-settings.ts';
+import { realmGroupSetting } from './group-settings.ts';
 import { deleteMessages } from './message-delete.ts';
 
 const noPermission = () => badRequest("You don't have permission to delete this message");

@@ -13,11 +13,10 @@ import { escapeText } from '../markdown/tree.ts';
 import { truncateContent } from '../lib/topic.ts';
 import { subscription } from '../store/streams.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
-import { flagList, HISTORICAL_FLAGS, messageById, messagesByIds, RECIPIENT, userFlags, type MessageRow } from '../store/messages.ts';
-import { firstUnread, firstVisibleMessageId, LARGER_THAN_MAX_MESSAGE_ID, narrowIds, narrowIdsAmong, narrowRange, type NarrowQuery } from '../store/narrow.ts';
+import { flagList, messagesByIds, RECIPIENT } from '../store/messages.ts';
+import { firstUnread, firstVisibleMessageId, LARGER_THAN_MAX_MESSAGE_ID, narrowIdsAmong, narrowRange, type NarrowQuery } from '../store/narrow.ts';
 import { applyWithOperator, includesHistory, resolveNarrow, streamByOperand, type NarrowTerm } from './narrow.ts';
 import { accessMessage, canAccessHistory, invalidMessage } from './access.ts';
-import { Groups } from './group-settings.ts';
 import { dmParticipants, formatMessages, loadDirectory, render, type Directory } from './messages-format.ts';
 
 export const MAX_MESSAGES_PER_FETCH = 5000;

@@ -13,7 +13,7 @@ import type { Linkifier } from '../markdown/linkifiers.ts';
 import type { RenderData } from '../markdown/pool.ts';
 import { badRequest } from '../lib/errors.ts';
 import { avatarUrl } from './users-format.ts';
-import { realmSettings, visibleEditHistory } from '../lib/realm-settings.ts';
+import { visibleEditHistory } from '../lib/realm-settings.ts';
 
 /** Users and channels of the organization, loaded once per operation. */
 export interface Directory {

@@ -11,7 +11,7 @@ import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError } from '../lib/errors.ts';
 import { LIMITS, checkIntRange } from '../lib/limits.ts';
-import { streamById, streamByName, type StreamRow } from '../store/streams.ts';
+import type { StreamRow } from '../store/streams.ts';
 import { userByEmail, userById, type UserRow } from '../store/users.ts';
 import { directGroupByKey, directGroupsContaining, memberKey } from '../store/messages.ts';
 import { NO_TOPIC } from '../lib/topic.ts';

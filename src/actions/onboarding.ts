@@ -12,7 +12,6 @@ import { realmById, updateRealm } from '../store/realm.ts';
 import { streamsByIds } from '../store/streams.ts';
 import type { UserRow } from '../store/users.ts';
 import { parseJsonObject } from '../lib/util.ts';
-import { Groups } from './group-settings.ts';
 import { addSubscriptionsTx, insertChannel, sendSubscriptionAddEvents } from './streams-create.ts';
 import { defaultStreamIds } from './streams-default.ts';
 import { loadChannelContext } from './streams-format.ts';

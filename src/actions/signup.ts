@@ -34,7 +34,6 @@ import {
   releaseInvitation,
   type InvitationRow,
 } from '../store/invites.ts';
-import { Groups } from './group-settings.ts';
 import { checkFullName, createUser } from './users.ts';
 import { passwordStrongEnough } from './users-admin.ts';
 import { addSubscriptionsTx, sendSubscriptionAddEvents } from './streams-create.ts';

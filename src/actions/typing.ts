@@ -20,7 +20,6 @@ import { messageById, messageHolders, RECIPIENT } from '../store/messages.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { normalizeTopic } from '../lib/topic.ts';
 import { accessStreamById, canPost } from './access.ts';
-import { Groups } from './group-settings.ts';
 
 export type TypingOp = 'start' | 'stop';
 

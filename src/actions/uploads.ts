@@ -8,7 +8,7 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-files.ts';
-import { dirname, join, resolve, sep } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { fileTooLargeMessage, type UploadedFile } from '../lib/uploaded-file.ts';

@@ -20,7 +20,6 @@ import type { UserRow } from '../store/users.ts';
 import type { EventQueue, QueueFilter } from '../events/queue.ts';
 import type { EventMeta, ZulipEvent } from '../events/types.ts';
 import { streamAccess } from './access.ts';
-import { Groups } from './group-settings.ts';
 
 /** An event of a changed topic policy, its recipients and its routing data. */
 export type TopicPolicyEvent = [ZulipEvent, number[], EventMeta];

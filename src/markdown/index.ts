@@ -52,7 +52,6 @@ export interface RenderResult {
 
 const STX = '\u0002';
 const ETX = '\u0003';
-const RAW_PH_RE = /\u0002wzxhzdk:(\d+)\u0003/g;
 const INLINE_PH_RE = /\u0002klzzwxh:(\d+)\u0003/g;
 
 type InlineNode = El | { str: string };

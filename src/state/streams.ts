@@ -7,7 +7,7 @@ import { subscriptionState } from '../actions/subscriptions.ts';
 import { defaultStreamIds } from '../actions/streams-default.ts';
 import { formatStream } from '../actions/streams-format.ts';
 import { streamAccess } from '../actions/access.ts';
-import { Groups, realmGroupSetting } from '../actions/group-settings.ts';
+import { realmGroupSetting } from '../actions/group-settings.ts';
 import { REALM_GROUP_SETTING_DEFAULTS } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
 
