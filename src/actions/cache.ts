@@ -29,17 +29,20 @@ import { activeEmojiForRendering } from './realm-emoji.ts';
 class Part<T> {
   private value: T | undefined;
   private stamp = -1;
-  readonly tables: readonly string[];
+  private readonly changes: TableChanges;
+  private readonly tables: readonly string[];
   private readonly load: (db: Tx) => Promise<T>;
 
   constructor(changes: TableChanges, tables: readonly string[], load: (db: Tx) => Promise<T>) {
+    this.changes = changes;
     this.tables = tables;
     this.load = load;
     changes.watch(tables);
   }
 
-  async get(changes: TableChanges, enabled: boolean, db: Tx): Promise<T> {
+  async get(enabled: boolean, db: Tx): Promise<T> {
     if (!enabled) return this.load(db);
+    const changes = this.changes;
     const stamp = changes.stamp(this.tables);
     if (this.value !== undefined && stamp === this.stamp) return this.value;
     const value = await this.load(db);
@@ -118,7 +121,7 @@ function cacheOf(svc: Services): RealmCache {
 }
 
 function get<T>(svc: Services, db: Tx, pick: (c: RealmCache) => Part<T>): Promise<T> {
-  return pick(cacheOf(svc)).get(svc.store.changes, !svc.redis, db);
+  return pick(cacheOf(svc)).get(!svc.redis, db);
 }
 
 /** The organization's row and parsed settings. */
@@ -133,11 +136,6 @@ export const cachedGroups = (svc: Services, db: Tx = svc.store.db): Promise<Grou
 export const cachedLinkifiers = (svc: Services, db: Tx = svc.store.db): Promise<Linkifier[]> => get(svc, db, (c) => c.linkifiers);
 /** Active custom emoji by name, for rendering. */
 export const cachedCustomEmoji = (svc: Services, db: Tx = svc.store.db): Promise<CustomEmoji> => get(svc, db, (c) => c.emoji);
-
-/** One user of the organization, or undefined. */
-export async function cachedUser(svc: Services, db: Tx, id: number): Promise<UserRow | undefined> {
-  return (await cachedUsers(svc, db)).byId.get(id);
-}
 
 /**
  * The account of this organization with this API key, and whether the

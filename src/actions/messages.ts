@@ -123,6 +123,8 @@ interface Addressed {
   stream?: StreamRow;
   /** Who gets a user_messages row. */
   userIds: number[];
+  /** A channel message: whether the sender has muted the channel. */
+  senderMutedStream?: boolean;
 }
 
 export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: string | undefined, topicIn: string | undefined, settings: Record<string, unknown>): Promise<Addressed> {
@@ -145,7 +147,8 @@ export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: 
   }
 
   const groups = await cachedGroups(svc, tx);
-  const subscribed = !!(await subscription(tx, sender.id, stream.id));
+  const senderSub = await subscription(tx, sender.id, stream.id);
+  const subscribed = !!senderSub;
   const access = streamAccess(sender, stream, subscribed, groups);
   if (!canPost(sender, access, groups)) {
     let allowed = false;
@@ -167,7 +170,14 @@ export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: 
 
   checkTopicsPolicy(stream, topic, settings);
 
-  return { recipientType: RECIPIENT.STREAM, recipientId: stream.id, topic, stream, userIds: await subscriberIds(tx, stream.id) };
+  return {
+    recipientType: RECIPIENT.STREAM,
+    recipientId: stream.id,
+    topic,
+    stream,
+    userIds: await subscriberIds(tx, stream.id),
+    senderMutedStream: !!senderSub?.is_muted,
+  };
 }
 
 export async function addressDirect(svc: Services, tx: Tx, sender: UserRow, to: string | undefined): Promise<Addressed> {
@@ -274,7 +284,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
         senderSettings: userSettings(sender.settings_json),
         streamId: stream.id,
         topic: addr.topic,
-        streamMuted: !!(await subscription(tx, sender.id, stream.id))?.is_muted,
+        streamMuted: !!addr.senderMutedStream,
         initiated: async () => !(await topicHasOtherMessage(tx, svc.realmId, stream.id, addr.topic, id, fullHistory ? undefined : sender.id)),
         mentioned: [...rendered.mentionedUserIds].flatMap((uid) => {
           const u = dir.users.get(uid);

@@ -30,6 +30,12 @@ export const ANNOUNCED_TABLES: ReadonlySet<string> = new Set([
   'realm_emoji',
 ]);
 
+/** The table a statement writes (INSERT, UPDATE, DELETE or REPLACE), or null for anything else. */
+export function writtenTableOf(sqlText: string): string | null {
+  const m = WRITE_RE.exec(sqlText);
+  return m ? m[1]!.toLowerCase() : null;
+}
+
 export class TableChanges {
   /** Bumped when every table must be treated as changed (another process wrote). */
   private epoch = 0;
@@ -39,7 +45,7 @@ export class TableChanges {
   /** The tables written so far by the transaction of the current async context. */
   private readonly scope = new AsyncLocalStorage<{ tables: Set<string>; open: boolean }>();
   private readonly tableOf = new Map<string, string | null>();
-  private readonly committedListeners: Array<(tables: string[]) => void> = [];
+  private readonly autocommitListeners: Array<(tables: string[]) => void> = [];
   /** Checks for other processes' writes; returns true when there were some. */
   external: () => boolean = () => false;
 
@@ -47,8 +53,7 @@ export class TableChanges {
   writtenTable(sqlText: string): string | null {
     let t = this.tableOf.get(sqlText);
     if (t === undefined) {
-      const m = WRITE_RE.exec(sqlText);
-      t = m ? m[1]!.toLowerCase() : null;
+      t = writtenTableOf(sqlText);
       if (this.tableOf.size > 5000) this.tableOf.clear();
       this.tableOf.set(sqlText, t);
     }
@@ -118,32 +123,29 @@ export class TableChanges {
   }
 
   /**
-   * Calls `fn` with the watched tables of each write made outside a
+   * Calls `fn` with the announced tables of each write made outside a
    * transaction (committed at once), for telling other processes. A
    * transaction tells them itself before it commits (`writtenInTransaction`).
    */
   onAutocommitted(fn: (tables: string[]) => void): void {
-    this.committedListeners.push(fn);
+    this.autocommitListeners.push(fn);
   }
 
-  /** The watched tables the transaction of the current async context has written so far. */
+  /** The announced tables the transaction of the current async context has written so far. */
   writtenInTransaction(): string[] {
     const tx = this.scope.getStore();
     if (!tx?.open) return [];
-    return [...tx.tables].filter((t) => this.watched.has(t));
+    return [...tx.tables].filter((t) => ANNOUNCED_TABLES.has(t));
   }
-
-  /** Tables whose changes are announced to other processes (see ANNOUNCED_TABLES). */
-  private readonly watched: ReadonlySet<string> = ANNOUNCED_TABLES;
 
   /** Checks that data kept in memory depends only on announced tables. */
   watch(tables: readonly string[]): void {
-    for (const t of tables) if (!this.watched.has(t)) throw new Error(`table ${t} is not in ANNOUNCED_TABLES`);
+    for (const t of tables) if (!ANNOUNCED_TABLES.has(t)) throw new Error(`table ${t} is not in ANNOUNCED_TABLES`);
   }
 
   private notifyAutocommitted(tables: string[]): void {
-    const relevant = tables.filter((t) => this.watched.has(t));
+    const relevant = tables.filter((t) => ANNOUNCED_TABLES.has(t));
     if (relevant.length === 0) return;
-    for (const fn of this.committedListeners) fn(relevant);
+    for (const fn of this.autocommitListeners) fn(relevant);
   }
 }

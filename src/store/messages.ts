@@ -8,7 +8,7 @@
  */
 import { sql, type CompiledQuery, type Selectable } from 'kysely';
 import type { Tx } from './db.ts';
-import { prepared } from './prepared.ts';
+import { dialectKey, prepared } from './prepared.ts';
 import type { MessagesTable } from './schema.ts';
 
 export type MessageRow = Selectable<MessagesTable>;
@@ -75,8 +75,7 @@ export async function insertMessage(db: Tx, row: Omit<MessageRow, 'id'>): Promis
 const userMessagesInserts = new WeakMap<object, Map<number, CompiledQuery>>();
 
 function userMessagesInsert(db: Tx, n: number): CompiledQuery {
-  // The dialect's adapter (one per dialect class) is the same for a database and its transactions.
-  const key = db.getExecutor().adapter.constructor;
+  const key = dialectKey(db);
   let byCount = userMessagesInserts.get(key);
   if (!byCount) userMessagesInserts.set(key, (byCount = new Map()));
   let q = byCount.get(n);

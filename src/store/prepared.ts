@@ -7,12 +7,18 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db, Tx } from './db.ts';
 
+/**
+ * What compiled SQL depends on: the dialect, as its adapter class. The same
+ * for a database and all of its transactions, so one compilation serves them.
+ */
+export function dialectKey(db: Db | Tx): object {
+  return db.getExecutor().adapter.constructor;
+}
+
 export function prepared<R>(build: (db: Db) => Compilable<R>): (db: Db | Tx, ...params: unknown[]) => Promise<R[]> {
-  // The SQL depends only on the dialect: keyed by its adapter class, one
-  // compilation serves a database and all of its transactions.
   const cache = new WeakMap<object, CompiledQuery<R>>();
   return async (db, ...params) => {
-    const key = db.getExecutor().adapter.constructor;
+    const key = dialectKey(db);
     let compiled = cache.get(key);
     if (!compiled) {
       compiled = build(db as Db).compile();

@@ -12,9 +12,9 @@
  */
 
 const CHECKPOINT_INTERVAL_MS = 250;
-const WRITE_RE = /^\s*(insert|update|delete|replace)\b/i;
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
+import { writtenTableOf } from './changes.ts';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 type Bindable = null | number | bigint | string | Uint8Array;
@@ -68,7 +68,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   prepare(sql: string): SqliteStatement {
     let stmt = this.#cache.get(sql);
     if (!stmt) {
-      if (!this.#checkpointer && WRITE_RE.test(sql)) this.#startCheckpointer();
+      if (!this.#checkpointer && writtenTableOf(sql) !== null) this.#startCheckpointer();
       stmt = new Statement(this.#db.prepare(sql));
       if (this.#cache.size >= 1000) this.#cache.delete(this.#cache.keys().next().value as string);
       this.#cache.set(sql, stmt);
