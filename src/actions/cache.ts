@@ -1,6 +1,6 @@
 /**
  * The organization kept in memory: its row and settings, its users, channels
- * and group graph, linkifiers and custom emoji. Nearly every request needs
+ * and group graph, linkifiers, custom emoji and custom profile field values. Nearly every request needs
  * some of these, and they change rarely.
  *
  * Each part is reloaded when one of the tables it comes from has changed
@@ -25,6 +25,7 @@ import type { Linkifier } from '../markdown/linkifiers.ts';
 import { Groups } from './group-settings.ts';
 import { linkifiersForRendering } from './linkifiers.ts';
 import { activeEmojiForRendering } from './realm-emoji.ts';
+import { loadProfileData, type ProfileData } from './profile-data.ts';
 
 class Part<T> {
   private value: T | undefined;
@@ -82,6 +83,7 @@ class RealmCache {
   readonly groups: Part<Groups>;
   readonly linkifiers: Part<Linkifier[]>;
   readonly emoji: Part<CustomEmoji>;
+  readonly profileData: Part<ReadonlyMap<number, ProfileData>>;
 
   constructor(changes: TableChanges, realmId: number) {
     this.users = new Part(changes, ['users'], async (db) => {
@@ -107,6 +109,7 @@ class RealmCache {
     this.groups = new Part(changes, ['user_groups', 'user_group_members', 'user_group_subgroups', 'realm'], (db) => Groups.load(db, realmId));
     this.linkifiers = new Part(changes, ['realm_linkifiers'], async (db) => Object.freeze(await linkifiersForRendering(db, realmId)) as Linkifier[]);
     this.emoji = new Part(changes, ['realm_emoji'], (db) => activeEmojiForRendering(db, realmId));
+    this.profileData = new Part(changes, ['custom_profile_field_values', 'custom_profile_fields'], (db) => loadProfileData(db, realmId));
   }
 }
 
@@ -136,6 +139,9 @@ export const cachedGroups = (svc: Services, db: Tx = svc.store.db): Promise<Grou
 export const cachedLinkifiers = (svc: Services, db: Tx = svc.store.db): Promise<Linkifier[]> => get(svc, db, (c) => c.linkifiers);
 /** Active custom emoji by name, for rendering. */
 export const cachedCustomEmoji = (svc: Services, db: Tx = svc.store.db): Promise<CustomEmoji> => get(svc, db, (c) => c.emoji);
+
+/** Every user's custom profile field values (`profile_data`), by user ID; users without any are absent. */
+export const cachedProfileData = (svc: Services, db: Tx = svc.store.db): Promise<ReadonlyMap<number, ProfileData>> => get(svc, db, (c) => c.profileData);
 
 /**
  * The account of this organization with this API key, and whether the

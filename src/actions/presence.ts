@@ -20,7 +20,8 @@
 import type { Services } from '../services.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { userSettings } from '../lib/user-settings.ts';
-import { activeUserIds, userByEmail, userById, usersByIds, type UserRow } from '../store/users.ts';
+import { activeUserIds, userByEmail, userById, type UserRow } from '../store/users.ts';
+import { cachedUsers } from './cache.ts';
 import { maxPresenceUpdateId, presenceRowOfUser, presenceRowsOfRealm, upsertPresenceRows, type PresenceRow } from '../store/presence.ts';
 
 /** Zulip's presence tuning (zproject/default_settings.py). */
@@ -425,7 +426,12 @@ export async function presenceData(
   const pick = (e: Entry): boolean =>
     (q.lastUpdateId === null || e.updateId > q.lastUpdateId) && (incremental || (e.connected !== null && e.connected >= since));
   const entries = new Map(q.historyLimitDays === 0 ? [] : (await st.all()).filter(pick).map((e) => [e.userId, e]));
-  const users = await usersByIds(svc.store.db, svc.realmId, [...entries.keys()]);
+  const byId = (await cachedUsers(svc)).byId;
+  const users: UserRow[] = [];
+  for (const id of [...entries.keys()].sort((a, b) => a - b)) {
+    const u = byId.get(id);
+    if (u) users.push(u);
+  }
   // Users who turned presence off without a ping since are hidden now.
   await Promise.all(users.filter((u) => !presenceEnabled(u)).map((u) => hide(svc, st, u, now, entries.get(u.id))));
   const presences: Record<string, unknown> = {};

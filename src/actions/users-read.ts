@@ -5,7 +5,7 @@ import { realmById } from '../store/realm.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { allUsers, userByEmail, userById, usersByIds, type UserRow } from '../store/users.ts';
 import { formatUser } from './users-format.ts';
-import { profileDataByUser } from './profile-data.ts';
+import { cachedProfileData } from './cache.ts';
 
 export function noSuchUser(): ApiError {
   return new ApiError('No such user');
@@ -24,7 +24,7 @@ export async function listUsers(
     const missing = opts.userIds.find((id) => !found.has(id));
     if (missing !== undefined) throw new ApiError('Invalid user ID: ' + missing);
   }
-  const profile = opts.includeCustomProfileFields ? await profileDataByUser(svc, rows.map((r) => r.id)) : undefined;
+  const profile = opts.includeCustomProfileFields ? await cachedProfileData(svc) : undefined;
   return rows.map((u) =>
     formatUser(svc.config, u, { viewer, clientGravatar: opts.clientGravatar, profileData: profile ? (profile.get(u.id) ?? {}) : undefined }),
   );
@@ -41,7 +41,7 @@ export async function getUser(
       ? await userById(svc.store.db, svc.realmId, target.id)
       : await userByEmail(svc.store.db, svc.realmId, target.email ?? '');
   if (!u) throw noSuchUser();
-  const profile = opts.includeCustomProfileFields ? await profileDataByUser(svc, [u.id]) : undefined;
+  const profile = opts.includeCustomProfileFields ? await cachedProfileData(svc) : undefined;
   return formatUser(svc.config, u, {
     viewer,
     clientGravatar: opts.clientGravatar,
@@ -50,7 +50,7 @@ export async function getUser(
 }
 
 export async function getOwnUser(svc: Services, me: UserRow): Promise<Record<string, unknown>> {
-  const profile = await profileDataByUser(svc, [me.id]);
+  const profile = await cachedProfileData(svc);
   const out = formatUser(svc.config, me, { viewer: me, clientGravatar: false, profileData: profile.get(me.id) ?? {} });
   delete out.is_imported_stub;
   return out;

@@ -128,13 +128,6 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   });
   const limits = makeAuthLimits(svc);
   const lifecycle = opts.lifecycle;
-  if (lifecycle) {
-    // While shutting down, answered requests (e.g. long-polls released by the
-    // queue manager) close their keep-alive connection so the process can exit.
-    app.addHook('onSend', async (_req, reply) => {
-      if (lifecycle.closing) reply.header('Connection', 'close');
-    });
-  }
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT }, (req, body, done) => {
@@ -174,9 +167,13 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
     reply.code(status).send(errorEnvelope(status, frameworkMessage(err, status)));
   });
 
-  // Whatever the framework answers on its own (e.g. 503 while closing) still
-  // gets Zulip's envelope: error bodies without `result` are rewritten.
+  // One synchronous hook for every response (each hook costs every request something):
+  // - while shutting down, answered requests (e.g. long-polls released by the queue
+  //   manager) close their keep-alive connection so the process can exit;
+  // - whatever the framework answers on its own (e.g. 503 while closing) still
+  //   gets Zulip's envelope: error bodies without `result` are rewritten.
   app.addHook('onSend', (_req, reply, payload, done) => {
+    if (lifecycle?.closing) reply.header('Connection', 'close');
     if (reply.statusCode < 400 || typeof payload !== 'string' || payload.includes('"result"')) return done();
     if (!String(reply.getHeader('content-type') ?? '').includes('json')) return done();
     done(null, JSON.stringify(errorEnvelope(reply.statusCode, STATUS_CODES[reply.statusCode] ?? 'Error')));

@@ -1,5 +1,5 @@
 /** The `realm` and `realm_user` sections of POST /register. */
-import { cachedGroups } from '../actions/cache.ts';
+import { cachedGroups, cachedProfileData } from '../actions/cache.ts';
 import { feature, type StateProvider } from './registry.ts';
 import { realmById } from '../store/realm.ts';
 import { allUsers } from '../store/users.ts';
@@ -8,7 +8,6 @@ import { renderDescription } from '../actions/streams-format.ts';
 import { formatUser, avatarUrl, isAdminRole } from '../actions/users-format.ts';
 import { realmIconUrl, realmLogoUrl } from '../actions/realm-images.ts';
 import { EMOJI_DATA_PATH } from '../lib/static-paths.ts';
-import { profileDataByUser } from '../actions/profile-data.ts';
 import { ROLE } from '../store/users.ts';
 import { isoFromSeconds } from '../lib/util.ts';
 import { PRESENCE } from '../actions/presence.ts';
@@ -113,7 +112,7 @@ const provider2: StateProvider = {
     const realmRow = await realmById(svc.store.db, svc.realmId);
     const groups = await cachedGroups(svc, svc.store.db);
     const allowed = (name: string): boolean => groups.allows(me, realmGroupSetting(realmRow.settings_json, name, groups));
-    const profile = await profileDataByUser(svc, rows.filter((r) => !r.is_bot).map((r) => r.id));
+    const profile = await cachedProfileData(svc);
     const fmt = (u: (typeof rows)[number]) =>
       formatUser(svc.config, u, { viewer: me, clientGravatar: opts.clientGravatar, profileData: u.is_bot ? undefined : (profile.get(u.id) ?? {}) });
     return {

@@ -28,6 +28,8 @@ export const ANNOUNCED_TABLES: ReadonlySet<string> = new Set([
   'user_group_subgroups',
   'realm_linkifiers',
   'realm_emoji',
+  'custom_profile_fields',
+  'custom_profile_field_values',
 ]);
 
 /** The table a statement writes (INSERT, UPDATE, DELETE or REPLACE), or null for anything else. */

@@ -22,6 +22,18 @@ export async function profileValuesForUsers(db: Tx, userIds: number[]): Promise<
     .execute();
 }
 
+/** Every custom profile field value of the organization's users. */
+export async function profileValuesForRealm(db: Tx, realmId: number): Promise<ProfileValueRow[]> {
+  return db
+    .selectFrom('custom_profile_field_values as v')
+    .innerJoin('custom_profile_fields as f', 'f.id', 'v.field_id')
+    .select(['v.user_id', 'v.field_id', 'v.value', 'v.rendered_value'])
+    .where('f.realm_id', '=', realmId)
+    .orderBy('v.user_id')
+    .orderBy('v.field_id')
+    .execute();
+}
+
 const valuesForOneUser = prepared((db) =>
   db
     .selectFrom('custom_profile_field_values')
