@@ -3,6 +3,7 @@
  * PostgreSQL when DATABASE_URL is a postgres:// URL. Every dialect difference
  * of the store lives here and in migrations.ts (`Dialect` helpers).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { join } from 'node:path';
 import { Kysely, sql, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
 import type pgTypes from 'pg';
@@ -27,6 +28,8 @@ export interface Store {
   changes: TableChanges;
   /** Runs inside every transaction of `transaction()` just before it commits. */
   beforeCommit?: (tx: Transaction<Database>) => Promise<void>;
+  /** SQLite: the group commit that `transaction()` goes through. */
+  group?: GroupCommit;
   close(): Promise<void>;
 }
 
@@ -86,6 +89,7 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchem
     db,
     dialect: 'sqlite',
     changes,
+    group: new GroupCommit(db),
     close: async () => {
       await sqlite.stopBackground();
       await db.destroy();
@@ -158,7 +162,11 @@ function listenForChanges(
   };
 }
 
-/** Runs fn in one transaction. */
+/**
+ * Runs fn in one transaction: all of its writes commit, or none do. On
+ * SQLite, transactions that arrive while one runs share its commit (see
+ * GroupCommit); the promise settles only after the commit.
+ */
 export function transaction<T>(store: Store, fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
   const before = store.beforeCommit;
   const run = before
@@ -168,7 +176,86 @@ export function transaction<T>(store: Store, fn: (tx: Transaction<Database>) => 
         return result;
       }
     : fn;
+  const group = store.group;
+  if (group) return store.changes.inTransaction(() => group.run(run));
   return store.changes.inTransaction(() => store.db.transaction().execute(run));
+}
+
+interface GroupJob {
+  fn: (tx: Transaction<Database>) => Promise<unknown>;
+  /** Runs a function in the async context of whoever asked for the transaction. */
+  inCallerContext: <R>(fn: () => R) => R;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+}
+
+/**
+ * Group commit for SQLite. Its one connection runs one transaction at a
+ * time, and most of a small write transaction's cost is the commit: every
+ * page it touched is written to the log (a message to a 100-member channel
+ * touches a page of the per-user index for each member). So each transaction
+ * runs inside a SAVEPOINT of a shared outer transaction; those that arrive
+ * while it runs, or before the event loop's next turn, join it, and one
+ * COMMIT ends the group. A transaction that fails is rolled back to its
+ * savepoint alone. No caller hears of success before the commit; if the
+ * commit fails, every transaction of the group fails with it.
+ */
+class GroupCommit {
+  static readonly MAX_JOBS = 64;
+  readonly #db: Db;
+  #queue: GroupJob[] = [];
+  #running = false;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  run<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ fn, inCallerContext: AsyncLocalStorage.snapshot(), resolve: resolve as (v: unknown) => void, reject });
+      if (!this.#running) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#running = true;
+    try {
+      while (this.#queue.length) {
+        const done: Array<{ job: GroupJob; value: unknown }> = [];
+        try {
+          await this.#db.transaction().execute(async (tx) => {
+            for (;;) {
+              let job = this.#queue.shift();
+              if (!job && done.length < GroupCommit.MAX_JOBS) {
+                // Let requests that are ready this turn of the event loop join the group.
+                await new Promise((r) => setImmediate(r));
+                job = this.#queue.shift();
+              }
+              if (!job) return;
+              await sql`SAVEPOINT parley_group`.execute(tx);
+              try {
+                const value = await job.inCallerContext(() => job.fn(tx));
+                await sql`RELEASE parley_group`.execute(tx);
+                done.push({ job, value });
+              } catch (e) {
+                job.reject(e);
+                // Should this fail too, the whole group fails below (its work is gone).
+                await sql`ROLLBACK TO parley_group`.execute(tx);
+                await sql`RELEASE parley_group`.execute(tx);
+              }
+              if (done.length >= GroupCommit.MAX_JOBS) return;
+            }
+          });
+        } catch (e) {
+          for (const d of done) d.job.reject(e);
+          continue;
+        }
+        for (const d of done) d.job.resolve(d.value);
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
 }
 
 /** A trivial query: whether the database answers (health checks). */
