@@ -11,7 +11,7 @@ import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
 import { LIMITS, checkIntRange, nulError, rejectNulDeep } from '../lib/limits.ts';
 import { normalizeTopic, truncateContent, truncateTopic } from '../lib/topic.ts';
-import { subscriberIds, subscription, type StreamRow } from '../store/streams.ts';
+import { subscribersWithNotificationSettings, subscription, type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
 import { userByEmail, type UserRow } from '../store/users.ts';
 import { FLAG, flagList, getOrCreateDirectGroup, insertMessage, insertUserMessages, messageById, RECIPIENT, topicSenderIds } from '../store/messages.ts';
 import { canPost, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './access.ts';
@@ -125,6 +125,8 @@ interface Addressed {
   userIds: number[];
   /** A channel message: whether the sender has muted the channel. */
   senderMutedStream?: boolean;
+  /** A channel message: its subscribers' notification settings, by user ID. */
+  subscriptions?: ReadonlyMap<number, SubscriberNotificationRow>;
 }
 
 export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: string | undefined, topicIn: string | undefined, settings: Record<string, unknown>): Promise<Addressed> {
@@ -170,13 +172,15 @@ export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: 
 
   checkTopicsPolicy(stream, topic, settings);
 
+  const subscribers = await subscribersWithNotificationSettings(tx, stream.id);
   return {
     recipientType: RECIPIENT.STREAM,
     recipientId: stream.id,
     topic,
     stream,
-    userIds: await subscriberIds(tx, stream.id),
+    userIds: subscribers.map((s) => s.user_id),
     senderMutedStream: !!senderSub?.is_muted,
+    subscriptions: new Map(subscribers.map((s) => [s.user_id, s])),
   };
 }
 
@@ -297,7 +301,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     // Mentioned or messaged outgoing-webhook bots: delivered after commit, off the request path.
     const botJobs = await queueOutgoingWebhooks(svc, tx, { id, sender, isStream, mentioned, recipients: addr.userIds });
     // Recipients who would be emailed about it if away (checked after commit).
-    const emailPlan = await planMissedMessageEmails(svc, tx, { id, sender, stream: addr.stream, topic: addr.topic, rows, users: dir.users });
+    const emailPlan = await planMissedMessageEmails(svc, tx, { id, sender, stream: addr.stream, topic: addr.topic, rows, users: dir.users, subscriptions: addr.subscriptions });
     const notifyAttachments = await claimMessageAttachments(svc, tx, sender, id, rendered.html);
     const msgRow = (await messageById(tx, svc.realmId, id))!;
     const [dict] = await formatMessages(svc, tx, [msgRow], dir, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });

@@ -42,6 +42,7 @@ import {
   userMessageFlags,
   usersWithDueBatches,
   type MissedMessageEmailRow,
+  type SubscriptionNotificationRow,
 } from '../store/missed-message-emails.ts';
 import { VISIBILITY_POLICY } from './user-topics.ts';
 import { dmParticipants } from './messages-format.ts';
@@ -73,6 +74,8 @@ export interface SentMessageInfo {
   rows: Array<{ user_id: number; flags: number }>;
   /** Users by ID (the sending transaction's directory). */
   users: ReadonlyMap<number, UserRow>;
+  /** A channel message: its subscribers' notification settings, when already read. */
+  subscriptions?: ReadonlyMap<number, SubscriptionNotificationRow>;
 }
 
 /** Whether a user counts as offline now (no client activity within the offline threshold). */
@@ -92,7 +95,7 @@ export async function planMissedMessageEmails(svc: Services, tx: Tx, m: SentMess
   const candidates = m.rows.filter((r) => r.user_id !== m.sender.id && (r.flags & FLAG.read) === 0 && m.users.get(r.user_id)?.is_bot === 0);
   if (candidates.length === 0) return none;
   const ids = candidates.map((r) => r.user_id);
-  const subs = m.stream ? await subscriptionNotificationSettings(tx, m.stream.id, ids) : new Map();
+  const subs: ReadonlyMap<number, SubscriptionNotificationRow> = !m.stream ? new Map() : (m.subscriptions ?? (await subscriptionNotificationSettings(tx, m.stream.id, ids)));
   const policies = m.stream ? await topicVisibilityPolicies(tx, m.stream.id, m.topic, ids) : new Map<number, number>();
   const wanted: PlannedEmails['wanted'] = [];
   for (const r of candidates) {

@@ -1,5 +1,6 @@
 /** Personal alert words (alert_words): the SQL. Words compare case-insensitively. */
 import type { Tx } from './db.ts';
+import { prepared } from './prepared.ts';
 
 /** The user's alert words, in the order added. */
 export async function alertWordsOf(db: Tx, userId: number): Promise<string[]> {
@@ -21,15 +22,18 @@ export async function deleteAlertWords(db: Tx, userId: number, words: string[]):
 }
 
 /** Alert words of the organization's active users, by user ID. */
-export async function realmAlertWords(db: Tx, realmId: number): Promise<Map<number, string[]>> {
-  const rows = await db
+const realmAlertWordsQuery = prepared((db) =>
+  db
     .selectFrom('alert_words as a')
     .innerJoin('users as u', 'u.id', 'a.user_id')
     .select(['a.user_id', 'a.word'])
-    .where('a.realm_id', '=', realmId)
+    .where('a.realm_id', '=', 0)
     .where('u.is_active', '=', 1)
-    .orderBy('a.id')
-    .execute();
+    .orderBy('a.id'),
+);
+
+export async function realmAlertWords(db: Tx, realmId: number): Promise<Map<number, string[]>> {
+  const rows = await realmAlertWordsQuery(db, realmId, 1);
   const out = new Map<number, string[]>();
   for (const r of rows) {
     const list = out.get(r.user_id) ?? [];

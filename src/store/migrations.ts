@@ -744,3 +744,9 @@ migration('0930_realm_exports', async (db, c, d) => {
     .execute();
   await db.schema.createIndex('realm_exports_realm').on('realm_exports').columns(['realm_id', 'date_requested']).execute();
 });
+
+// Every user's policy for one topic of a channel is read on each message sent
+// to it (who is emailed): by channel, not by user.
+migration('0940_user_topics_stream', async (db) => {
+  await db.schema.createIndex('user_topics_stream').on('user_topics').column('stream_id').execute();
+});

@@ -7,7 +7,9 @@
  */
 import type { Selectable } from 'kysely';
 import type { Db, Tx } from './db.ts';
+import { prepared } from './prepared.ts';
 import type { MissedMessageEmailsTable } from './schema.ts';
+import type { SubscriberNotificationRow } from './streams.ts';
 
 export type MissedMessageEmailRow = Selectable<MissedMessageEmailsTable>;
 
@@ -101,12 +103,7 @@ export async function unsubscribeKey(db: Tx, key: string): Promise<{ user_id: nu
 // ---------------------------------------------------------------------------
 // What decides who is notified about a channel message
 
-export interface SubscriptionNotificationRow {
-  user_id: number;
-  is_muted: number;
-  email_notifications: number | null;
-  wildcard_mentions_notify: number | null;
-}
+export type SubscriptionNotificationRow = SubscriberNotificationRow;
 
 export async function subscriptionNotificationSettings(db: Tx, streamId: number, userIds: number[]): Promise<Map<number, SubscriptionNotificationRow>> {
   if (userIds.length === 0) return new Map();
@@ -121,14 +118,12 @@ export async function subscriptionNotificationSettings(db: Tx, streamId: number,
 }
 
 /** Each user's visibility policy for a topic (matched case-insensitively, as Zulip does). */
+const channelTopicPoliciesQuery = prepared((db) => db.selectFrom('user_topics').select(['user_id', 'visibility_policy', 'topic']).where('stream_id', '=', 0));
+
 export async function topicVisibilityPolicies(db: Tx, streamId: number, topic: string, userIds: number[]): Promise<Map<number, number>> {
   if (userIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('user_topics')
-    .select(['user_id', 'visibility_policy', 'topic'])
-    .where('stream_id', '=', streamId)
-    .where('user_id', 'in', userIds)
-    .execute();
+  const rows = await channelTopicPoliciesQuery(db, streamId);
   const lower = topic.toLowerCase();
-  return new Map(rows.filter((r) => r.topic.toLowerCase() === lower).map((r) => [r.user_id, r.visibility_policy]));
+  const wanted = new Set(userIds);
+  return new Map(rows.filter((r) => wanted.has(r.user_id) && r.topic.toLowerCase() === lower).map((r) => [r.user_id, r.visibility_policy]));
 }

@@ -1,6 +1,7 @@
 /** Muted users (muted_users): the SQL. */
 import { sql } from 'kysely';
 import type { Tx } from './db.ts';
+import { prepared } from './prepared.ts';
 import { FLAG } from './messages.ts';
 
 export interface MuteEntry {
@@ -28,8 +29,10 @@ export async function deleteMute(db: Tx, userId: number, mutedUserId: number): P
 }
 
 /** Users who have muted `userId` (Zulip's get_muting_users). */
+const mutingUserIdsQuery = prepared((db) => db.selectFrom('muted_users').select('user_id').where('muted_user_id', '=', 0));
+
 export async function mutingUserIds(db: Tx, userId: number): Promise<number[]> {
-  const rows = await db.selectFrom('muted_users').select('user_id').where('muted_user_id', '=', userId).execute();
+  const rows = await mutingUserIdsQuery(db, userId);
   return rows.map((r) => r.user_id);
 }
 

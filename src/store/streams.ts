@@ -48,6 +48,30 @@ export async function subscriberIds(db: Tx, streamId: number): Promise<number[]>
   return rows.map((r) => r.user_id);
 }
 
+/** A subscriber's settings that decide how they are notified of a channel message. */
+export interface SubscriberNotificationRow {
+  user_id: number;
+  is_muted: number;
+  email_notifications: number | null;
+  wildcard_mentions_notify: number | null;
+}
+
+const subscriberNotificationQuery = prepared((db) =>
+  db
+    .selectFrom('subscriptions')
+    .innerJoin('users', 'users.id', 'subscriptions.user_id')
+    .select(['subscriptions.user_id', 'subscriptions.is_muted', 'subscriptions.email_notifications', 'subscriptions.wildcard_mentions_notify'])
+    .where('subscriptions.stream_id', '=', 0)
+    .where('subscriptions.active', '=', 1)
+    .where('users.is_active', '=', 1)
+    .orderBy('subscriptions.user_id'),
+);
+
+/** The active subscribers of a channel (active users only, by ID) with their notification settings. */
+export async function subscribersWithNotificationSettings(db: Tx, streamId: number): Promise<SubscriberNotificationRow[]> {
+  return subscriberNotificationQuery(db, streamId, 1, 1);
+}
+
 /** The channels the user is subscribed to and has muted. */
 export async function mutedStreamIds(db: Tx, userId: number): Promise<Set<number>> {
   const rows = await db.selectFrom('subscriptions').select('stream_id').where('user_id', '=', userId).where('active', '=', 1).where('is_muted', '=', 1).execute();
