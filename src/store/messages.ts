@@ -8,7 +8,7 @@
  */
 import { sql, type CompiledQuery, type Selectable } from 'kysely';
 import type { Tx } from './db.ts';
-import { dialectKey, prepared } from './prepared.ts';
+import { dialectKey, prepared, preparedIn } from './prepared.ts';
 import type { MessagesTable } from './schema.ts';
 
 export type MessageRow = Selectable<MessagesTable>;
@@ -103,12 +103,11 @@ export async function messageById(db: Tx, realmId: number, id: number): Promise<
   return (await messageByIdQuery(db, realmId, id))[0];
 }
 
+const messagesByIdsQuery = preparedIn((db, ids) => db.selectFrom('messages').selectAll().where('realm_id', '=', 0).where('id', 'in', ids));
+
 export async function messagesByIds(db: Tx, realmId: number, ids: number[]): Promise<MessageRow[]> {
   if (ids.length === 0) return [];
-  const out: MessageRow[] = [];
-  for (let i = 0; i < ids.length; i += 1000) {
-    out.push(...(await db.selectFrom('messages').selectAll().where('realm_id', '=', realmId).where('id', 'in', ids.slice(i, i + 1000)).execute()));
-  }
+  const out = await messagesByIdsQuery(db, [realmId], ids);
   return out.sort((a, b) => a.id - b.id);
 }
 
@@ -144,14 +143,16 @@ export interface ReactionRow {
   reaction_type: string;
 }
 
+const reactionsForQuery = preparedIn(
+  (db, ids) => db.selectFrom('reactions').select(['id', 'message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type']).where('message_id', 'in', ids),
+  10000,
+);
+
 export async function reactionsFor(db: Tx, ids: number[]): Promise<ReactionRow[]> {
   if (ids.length === 0) return [];
-  return db
-    .selectFrom('reactions')
-    .select(['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'])
-    .where('message_id', 'in', ids)
-    .orderBy('id')
-    .execute();
+  const rows = await reactionsForQuery(db, [], ids);
+  // In the order they were added.
+  return rows.sort((a, b) => a.id - b.id).map(({ id: _id, ...r }) => r);
 }
 
 // ---------------------------------------------------------------------------

@@ -29,3 +29,40 @@ export function prepared<R>(build: (db: Db) => Compilable<R>): (db: Db | Tx, ...
     return result.rows;
   };
 }
+
+/**
+ * A query whose last placeholders are one `IN (...)` list: compiled once per
+ * dialect and list length (lists of up to `maxLength`, in chunks of that
+ * size). `build` gets a list of zeros of the right length; `fixed` values
+ * fill the placeholders before the list, in order.
+ */
+export function preparedIn<R>(
+  build: (db: Db, list: number[]) => Compilable<R>,
+  maxLength = 1000,
+): (db: Db | Tx, fixed: unknown[], list: readonly number[]) => Promise<R[]> {
+  const cache = new WeakMap<object, Map<number, CompiledQuery<R>>>();
+  const compiledFor = (db: Db | Tx, n: number, fixedCount: number): CompiledQuery<R> => {
+    const key = dialectKey(db);
+    let byLength = cache.get(key);
+    if (!byLength) cache.set(key, (byLength = new Map()));
+    let compiled = byLength.get(n);
+    if (!compiled) {
+      compiled = build(db as Db, new Array<number>(n).fill(0)).compile();
+      if (compiled.parameters.length !== fixedCount + n) throw new Error('prepared query: parameter count mismatch');
+      // Lengths seen are kept; a bound on them bounds this cache.
+      if (byLength.size >= 300) byLength.clear();
+      byLength.set(n, compiled);
+    }
+    return compiled;
+  };
+  return async (db, fixed, list) => {
+    const out: R[] = [];
+    for (let i = 0; i < list.length; i += maxLength) {
+      const chunk = list.slice(i, i + maxLength);
+      const compiled = compiledFor(db, chunk.length, fixed.length);
+      const result = await db.executeQuery<R>({ ...compiled, parameters: [...fixed, ...chunk] });
+      for (const r of result.rows) out.push(r);
+    }
+    return out;
+  };
+}

@@ -1,6 +1,7 @@
 /** Submessages (widget data attached to messages): the SQL. */
 import type { Selectable } from 'kysely';
 import type { Tx } from './db.ts';
+import { preparedIn } from './prepared.ts';
 import type { SubmessagesTable } from './schema.ts';
 
 export type SubmessageRow = Selectable<SubmessagesTable>;
@@ -15,10 +16,12 @@ export async function insertSubmessage(db: Tx, v: { messageId: number; senderId:
 }
 
 /** Submessages of the messages, by message, oldest first. */
+const submessagesForQuery = preparedIn((db, ids) => db.selectFrom('submessages').selectAll().where('message_id', 'in', ids), 10000);
+
 export async function submessagesFor(db: Tx, messageIds: number[]): Promise<Map<number, SubmessageRow[]>> {
   const out = new Map<number, SubmessageRow[]>();
   if (!messageIds.length) return out;
-  const rows = await db.selectFrom('submessages').selectAll().where('message_id', 'in', messageIds).orderBy('message_id').orderBy('id').execute();
+  const rows = (await submessagesForQuery(db, [], messageIds)).sort((a, b) => a.message_id - b.message_id || a.id - b.id);
   for (const r of rows) {
     const list = out.get(r.message_id);
     if (list) list.push(r);
