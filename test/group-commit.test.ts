@@ -1,0 +1,111 @@
+/**
+ * SQLite's group commit (src/store/db.ts): transactions that arrive together
+ * share one COMMIT, yet each one still commits or rolls back on its own, runs
+ * in its caller's async context, and settles only once its writes are
+ * durable. PostgreSQL runs each transaction on its own connection, so these
+ * tests are SQLite's alone.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { sql } from 'kysely';
+import { openStore, transaction, type Store } from '../src/store/db.ts';
+
+const skip = process.env.TEST_DATABASE_URL ? 'group commit is SQLite only' : false;
+
+async function withStore(fn: (store: Store, file: string) => Promise<void>): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-group-'));
+  const store = openStore({ dataDir });
+  try {
+    await sql`CREATE TABLE probe (id INTEGER PRIMARY KEY, v TEXT NOT NULL)`.execute(store.db);
+    await fn(store, join(dataDir, 'parley.sqlite3'));
+  } finally {
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+test('concurrent transactions: a failing one is rolled back alone, the others commit', { skip }, async () => {
+  await withStore(async (store) => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        transaction(store, async (tx) => {
+          await sql`INSERT INTO probe (v) VALUES (${`row ${i}`})`.execute(tx);
+          // Give others the chance to queue behind this one.
+          await new Promise((r) => setImmediate(r));
+          if (i === 7) throw new Error('seven fails');
+          return i;
+        }),
+      ),
+    );
+    for (const [i, r] of results.entries()) {
+      if (i === 7) {
+        assert.equal(r.status, 'rejected');
+        assert.equal((r as PromiseRejectedResult).reason.message, 'seven fails');
+      } else {
+        assert.deepEqual(r, { status: 'fulfilled', value: i });
+      }
+    }
+    const rows = await sql<{ v: string }>`SELECT v FROM probe ORDER BY id`.execute(store.db);
+    assert.deepEqual(
+      rows.rows.map((r) => r.v),
+      Array.from({ length: 20 }, (_, i) => `row ${i}`).filter((v) => v !== 'row 7'),
+    );
+  });
+});
+
+test('a transaction settles only after its commit: another connection already sees its rows', { skip }, async () => {
+  await withStore(async (store, file) => {
+    const other = new DatabaseSync(file);
+    try {
+      const seen = await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          transaction(store, async (tx) => {
+            await sql`INSERT INTO probe (v) VALUES (${`x${i}`})`.execute(tx);
+          }).then(() => (other.prepare('SELECT v FROM probe WHERE v = ?').get(`x${i}`) as { v: string } | undefined)?.v),
+        ),
+      );
+      assert.deepEqual(seen, ['x0', 'x1', 'x2', 'x3', 'x4']);
+    } finally {
+      other.close();
+    }
+  });
+});
+
+test('each transaction runs in the async context of its caller', { skip }, async () => {
+  await withStore(async (store) => {
+    const als = new AsyncLocalStorage<string>();
+    const seen = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((name) =>
+        als.run(name, () =>
+          transaction(store, async (tx) => {
+            await sql`INSERT INTO probe (v) VALUES (${name})`.execute(tx);
+            return als.getStore();
+          }),
+        ),
+      ),
+    );
+    assert.deepEqual(seen, ['a', 'b', 'c', 'd']);
+  });
+});
+
+test('a transaction after a failed one starts clean', { skip }, async () => {
+  await withStore(async (store) => {
+    await assert.rejects(
+      transaction(store, async (tx) => {
+        await sql`INSERT INTO probe (v) VALUES ('gone')`.execute(tx);
+        await sql`INSERT INTO probe (id, v) VALUES (NULL, NULL)`.execute(tx); // NOT NULL violation
+      }),
+      /NOT NULL/,
+    );
+    await transaction(store, async (tx) => {
+      await sql`INSERT INTO probe (v) VALUES ('kept')`.execute(tx);
+    });
+    const rows = await sql<{ v: string }>`SELECT v FROM probe ORDER BY id`.execute(store.db);
+    assert.deepEqual(rows.rows.map((r) => r.v), ['kept']);
+  });
+});
