@@ -29,6 +29,7 @@ import { addSubscriptionsTx, announceNewChannels, checkCanCreate, insertChannel,
 import { sendDefaultStreamsEvent } from './streams-default.ts';
 import { notificationBot } from './system-bots.ts';
 import { sendMessage } from './messages.ts';
+import { trackAccessChanges } from './user-access.ts';
 
 export type IncludeSubscribers = boolean | 'partial';
 
@@ -129,6 +130,10 @@ export async function subscribe(svc: Services, user: UserRow, input: SubscribeIn
   const others = input.principals.length > 0 && !input.principals.every((p) => p === user.id || (typeof p === 'string' && p.toLowerCase() === user.delivery_email.toLowerCase()));
   const targets = input.principals.length ? resolvePrincipals(before.users, input.principals) : [user];
   if (others && user.role === ROLE.GUEST) throw badRequest('Insufficient permission');
+  // Restricted guests among the new subscribers and the channels' subscribers may come to access new users.
+  const names = new Set(input.subscriptions.map((i) => i.name.trim().toLowerCase()));
+  const peers = new Set(before.streams.filter((s) => names.has(s.name.toLowerCase())).flatMap((s) => before.subscribers.get(s.id) ?? []));
+  const announceAccess = await trackAccessChanges(svc, [...targets, ...before.users.filter((u) => peers.has(u.id))]);
   const result = await transaction(svc.store, async (tx) => {
     const groups = await cachedGroups(svc, tx);
     const realm = await realmById(tx, svc.realmId);
@@ -183,6 +188,7 @@ export async function subscribe(svc: Services, user: UserRow, input: SubscribeIn
     return { added, already, created, unauthorized };
   });
   await sendSubscriptionAddEvents(svc, before, result.added, result.created);
+  await announceAccess();
   if (input.isDefault && result.created.length) await sendDefaultStreamsEvent(svc);
   if (input.announce && result.created.length) await announceNewChannels(svc, user, result.created);
   const group = (pairs: Array<[UserRow, StreamRow]>) => {

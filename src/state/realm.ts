@@ -16,6 +16,7 @@ import { realmGroupSetting } from '../actions/group-settings.ts';
 import { DEFAULT_EXTERNAL_ACCOUNTS } from '../lib/profile-fields.ts';
 import { GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS } from '../actions/realm-settings.ts';
 import { realmDomains } from '../store/realm-domains.ts';
+import { inaccessibleUser, userAccess } from '../actions/user-access.ts';
 
 /** When this process started (Zulip's server_generation, UNIX seconds). */
 const SERVER_GENERATION = Math.floor(Date.now() / 1000);
@@ -116,9 +117,15 @@ const provider2: StateProvider = {
     const profile = await profileDataByUser(svc, rows.filter((r) => !r.is_bot).map((r) => r.id));
     const fmt = (u: (typeof rows)[number]) =>
       formatUser(svc.config, u, { viewer: me, clientGravatar: opts.clientGravatar, profileData: u.is_bot ? undefined : (profile.get(u.id) ?? {}) });
+    // Users a restricted guest may not access: left out for clients declaring
+    // user_list_incomplete, otherwise "Unknown user" placeholders (always active).
+    const access = await userAccess(svc, me);
+    const people = rows.filter((u) => !u.is_system_bot);
+    const accessible = access.all ? people : people.filter((u) => access.can(u));
+    const placeholders = access.all || opts.clientCapabilities.user_list_incomplete ? [] : people.filter((u) => !access.can(u)).map((u) => inaccessibleUser(svc.config, u.id));
     return {
-      realm_users: rows.filter((u) => u.is_active && !u.is_system_bot).map(fmt),
-      realm_non_active_users: rows.filter((u) => !u.is_active && !u.is_system_bot).map(fmt),
+      realm_users: [...accessible.filter((u) => u.is_active).map(fmt), ...placeholders].sort((a, b) => Number(a.user_id) - Number(b.user_id)),
+      realm_non_active_users: accessible.filter((u) => !u.is_active).map(fmt),
       cross_realm_bots: rows.filter((u) => u.is_system_bot).map((u) => ({ ...fmt(u), is_system_bot: true })),
       avatar_source: me.avatar_source,
       avatar_url_medium: avatarUrl(svc.config, me, false),
@@ -148,7 +155,9 @@ export default feature({
   state: [provider1, domainsProvider, provider2],
   filters: {
     // New users' avatars follow each client's client_gravatar choice.
-    realm_user: (q, event) => {
+    realm_user: (q, event, meta) => {
+      // Clients that accept an incomplete user list are not told of users they may not access.
+      if (meta.inaccessibleUser && q.opts.clientCapabilities.user_list_incomplete) return null;
       const person = event.person as Record<string, unknown> | undefined;
       if (event.op === 'add' && person && q.opts.clientGravatar && typeof person.avatar_url === 'string' && person.avatar_url.startsWith('https://secure.gravatar.com/')) {
         return { ...event, person: { ...person, avatar_url: null } };
