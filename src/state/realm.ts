@@ -16,6 +16,7 @@ import { realmGroupSetting } from '../actions/group-settings.ts';
 import { DEFAULT_EXTERNAL_ACCOUNTS } from '../lib/profile-fields.ts';
 import { GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS } from '../actions/realm-settings.ts';
 import { realmDomains } from '../store/realm-domains.ts';
+import { serverSupportedPermissionSettings } from '../lib/permission-settings.ts';
 import { inaccessibleUser, userAccess } from '../actions/user-access.ts';
 
 /** When this process started (Zulip's server_generation, UNIX seconds). */
@@ -78,8 +79,7 @@ const provider1: StateProvider = {
       server_name_changes_disabled: false,
       server_emoji_data_url: `${c.externalUrl}${EMOJI_DATA_PATH}`,
       giphy_api_key: '',
-      giphy_rating_options: GIPHY_RATING_OPTIONS,
-      // The names since feature level 453 (realm_gif_rating_policy comes with the settings).
+      // Named giphy_rating_options before feature level 453 (realm_gif_rating_policy comes with the settings).
       gif_rating_policy_options: GIPHY_RATING_OPTIONS,
       tenor_api_key: '',
       development_environment: false,
@@ -87,6 +87,8 @@ const provider1: StateProvider = {
       realm_org_type: s.org_type,
       realm_plan_type: s.plan_type,
       zulip_plan_is_not_limited: true,
+      // What each group-based permission setting accepts: the tables Parley validates with.
+      server_supported_permission_settings: serverSupportedPermissionSettings(),
       // The built-in external account providers for custom profile fields (zulip-flutter requires the map).
       realm_default_external_accounts: Object.fromEntries(Object.entries(DEFAULT_EXTERNAL_ACCOUNTS).map(([k, a]) => [k, { ...a }])),
       // realm_wildcard_mention_policy follows can_mention_many_users_group (src/state/streams.ts).
