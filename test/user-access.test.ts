@@ -78,6 +78,11 @@ test('/register: placeholders without user_list_incomplete, nothing with it', as
   assert.equal(placeholder.is_active, true);
   assert.equal(placeholder.role, ROLE.MEMBER);
   assert.equal(old.realm_users.find((u: any) => u.user_id === friend.id).full_name, 'Friend');
+  // The placeholder's picture is served.
+  const picture = await fetch(new URL(placeholder.avatar_url, t.url));
+  assert.equal(picture.status, 200);
+  assert.equal(picture.headers.get('content-type'), 'image/png');
+  await picture.arrayBuffer();
 
   const modern = assertSuccess(
     await c(guest).post('/register', { fetch_event_types: ['realm_user'], client_capabilities: { user_list_incomplete: true } }),
@@ -120,6 +125,13 @@ test('events: new users and changes to users the guest may not access', async ()
   assert.equal(adds[0].person.user_id, stranger.id);
   assert.equal(adds[0].person.full_name, 'Stranger Renamed');
   assert.equal(assertSuccess(await c(guest).get(`/users/${stranger.id}`)).user.full_name, 'Stranger Renamed');
+
+  // Leaving it again makes the stranger an "Unknown user" for the guest: realm_user remove.
+  assertSuccess(await c(stranger).delete('/users/me/subscriptions', { subscriptions: ['guests welcome'] }));
+  const removes = (await modernQ.ofType('realm_user')).filter((e) => e.op === 'remove');
+  assert.deepEqual(removes.map(({ id: _id, ...e }) => e), [{ type: 'realm_user', op: 'remove', person: { user_id: stranger.id, full_name: 'Unknown user' } }]);
+  assertError(await c(guest).get(`/users/${stranger.id}`), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assert.deepEqual((await memberQ.ofType('realm_user')).filter((e) => e.op === 'remove'), []);
 });
 
 test('a direct-message group makes its members accessible', async () => {

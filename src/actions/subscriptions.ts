@@ -130,10 +130,7 @@ export async function subscribe(svc: Services, user: UserRow, input: SubscribeIn
   const others = input.principals.length > 0 && !input.principals.every((p) => p === user.id || (typeof p === 'string' && p.toLowerCase() === user.delivery_email.toLowerCase()));
   const targets = input.principals.length ? resolvePrincipals(before.users, input.principals) : [user];
   if (others && user.role === ROLE.GUEST) throw badRequest('Insufficient permission');
-  // Restricted guests among the new subscribers and the channels' subscribers may come to access new users.
-  const names = new Set(input.subscriptions.map((i) => i.name.trim().toLowerCase()));
-  const peers = new Set(before.streams.filter((s) => names.has(s.name.toLowerCase())).flatMap((s) => before.subscribers.get(s.id) ?? []));
-  const announceAccess = await trackAccessChanges(svc, [...targets, ...before.users.filter((u) => peers.has(u.id))]);
+  const announceAccess = await trackChannelsAccess(svc, before, targets, input.subscriptions.map((i) => i.name));
   const result = await transaction(svc.store, async (tx) => {
     const groups = await cachedGroups(svc, tx);
     const realm = await realmById(tx, svc.realmId);
@@ -207,6 +204,17 @@ export async function subscribe(svc: Services, user: UserRow, input: SubscribeIn
   return body;
 }
 
+/**
+ * Restricted guests among the users joining or leaving these channels and
+ * among their subscribers may gain or lose access to users (see
+ * trackAccessChanges); the returned function tells them after the change.
+ */
+function trackChannelsAccess(svc: Services, before: ChannelContext, targets: UserRow[], names: string[]): Promise<() => Promise<void>> {
+  const named = new Set(names.map((n) => n.trim().toLowerCase()));
+  const peers = new Set(before.streams.filter((s) => named.has(s.name.toLowerCase())).flatMap((s) => before.subscribers.get(s.id) ?? []));
+  return trackAccessChanges(svc, [...targets, ...before.users.filter((u) => peers.has(u.id))]);
+}
+
 export const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100;
 
 /**
@@ -261,6 +269,7 @@ async function visibleStreamsByName(svc: Services, db: Tx, user: UserRow, names:
 export async function unsubscribe(svc: Services, user: UserRow, names: string[], principals: Array<string | number>): Promise<{ removed: string[]; not_removed: string[] }> {
   const before = await loadChannelContext(svc, svc.store.db);
   const targets = principals.length ? resolvePrincipals(before.users, principals) : [user];
+  const announceAccess = await trackChannelsAccess(svc, before, targets, names);
   const removingOthers = targets.some((t) => t.id !== user.id && !(t.is_bot && t.bot_owner_id === user.id));
   const result = await transaction(svc.store, async (tx) => {
     const groups = await cachedGroups(svc, tx);
@@ -284,6 +293,7 @@ export async function unsubscribe(svc: Services, user: UserRow, names: string[],
     return { removed, notRemoved };
   });
   await sendSubscriptionRemoveEvents(svc, before, result.removed);
+  await announceAccess();
   return { removed: result.removed.map(([, s]) => s.name), not_removed: result.notRemoved.map(([, s]) => s.name) };
 }
 

@@ -14,6 +14,7 @@ import type { Config } from '../config.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ROLE, userIdsSharingConversations, type UserRow } from '../store/users.ts';
+import { UNKNOWN_USER_AVATAR_PATH } from '../lib/static-paths.ts';
 import { cachedGroups, cachedRealm, cachedUsers } from './cache.ts';
 import { realmGroupSetting } from './group-settings.ts';
 import { profileDataByUser } from './profile-data.ts';
@@ -21,7 +22,6 @@ import { formatUser } from './users-format.ts';
 
 /** Zulip's name for a user the viewer may not access. */
 export const INACCESSIBLE_USER_NAME = 'Unknown user';
-export const INACCESSIBLE_USER_AVATAR_PATH = '/static/images/unknown-user-avatar.png';
 
 /** Whether the organization limits what some users (guests) may access. */
 export async function userAccessRestricted(svc: Services, db: Tx = svc.store.db): Promise<boolean> {
@@ -89,7 +89,7 @@ export function inaccessibleUser(config: Config, userId: number): Record<string,
     is_active: true,
     date_joined: '1970-01-01T00:00:00+00:00',
     delivery_email: null,
-    avatar_url: INACCESSIBLE_USER_AVATAR_PATH,
+    avatar_url: UNKNOWN_USER_AVATAR_PATH,
     profile_data: {},
     is_imported_stub: false,
   };
@@ -97,9 +97,10 @@ export function inaccessibleUser(config: Config, userId: number): Record<string,
 
 /**
  * Follows the access of restricted guests across a change of subscriptions:
- * returns a function to call after the change, which sends each guest a
- * realm_user add event for every user it has newly come to access (as Zulip
- * does when a subscription makes a user accessible).
+ * returns a function to call after the change, which tells each guest of
+ * the users it has newly come to access (realm_user add with the user's data)
+ * and of those it no longer may (realm_user remove, as "Unknown user"), as
+ * Zulip does when subscriptions are added or removed.
  */
 export async function trackAccessChanges(svc: Services, candidates: UserRow[]): Promise<() => Promise<void>> {
   const guests = [...new Map(candidates.filter((u) => u.role === ROLE.GUEST && u.is_active).map((u) => [u.id, u])).values()];
@@ -111,14 +112,19 @@ export async function trackAccessChanges(svc: Services, candidates: UserRow[]): 
   }
   return async () => {
     const users = await cachedUsers(svc);
+    const human = (id: number, guest: UserRow): UserRow | undefined => {
+      const u = users.byId.get(id);
+      return u && !u.is_bot && u.id !== guest.id ? u : undefined;
+    };
     for (const { guest, before } of tracked) {
       const after = await userIdsSharingConversations(svc.store.db, guest.id, { deactivatedGroupMembers: true });
-      const gained = [...after].map((id) => users.byId.get(id)).filter((u): u is UserRow => !!u && !u.is_bot && u.id !== guest.id && !before.has(u.id));
-      if (!gained.length) continue;
-      const profile = await profileDataByUser(svc, gained.map((u) => u.id));
+      const gained = [...after].filter((id) => !before.has(id)).flatMap((id) => human(id, guest) ?? []);
+      const lost = [...before].filter((id) => !after.has(id)).flatMap((id) => human(id, guest) ?? []);
+      const profile = gained.length ? await profileDataByUser(svc, gained.map((u) => u.id)) : new Map();
       for (const u of gained) {
         svc.bus.send({ type: 'realm_user', op: 'add', person: formatUser(svc.config, u, { viewer: guest, clientGravatar: false, profileData: profile.get(u.id) ?? {} }) }, [guest.id]);
       }
+      for (const u of lost) svc.bus.send({ type: 'realm_user', op: 'remove', person: { user_id: u.id, full_name: INACCESSIBLE_USER_NAME } }, [guest.id]);
     }
   };
 }
