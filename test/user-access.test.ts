@@ -134,6 +134,13 @@ test('events: new users and changes to users the guest may not access', async ()
   assert.deepEqual((await memberQ.ofType('realm_user')).filter((e) => e.op === 'remove'), []);
 });
 
+test('user_status events reach only those who may access the user', async () => {
+  const q = await openQueue(c(guest), { event_types: ['user_status'] });
+  assertSuccess(await c(stranger).post('/users/me/status', { status_text: 'away from desk' }));
+  assertSuccess(await c(friend).post('/users/me/status', { status_text: 'lunch' }));
+  assert.deepEqual((await q.ofType('user_status')).map((e) => e.user_id), [friend.id]);
+});
+
 test('a direct-message group makes its members accessible', async () => {
   assertError(await c(guest).get(`/users/${member.id}`), 400, 'BAD_REQUEST', 'Insufficient permission');
   // The member starts a group conversation with the guest and the friend.
