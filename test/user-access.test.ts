@@ -141,11 +141,24 @@ test('user_status events reach only those who may access the user', async () => 
   assert.deepEqual((await q.ofType('user_status')).map((e) => e.user_id), [friend.id]);
 });
 
-test('a direct-message group makes its members accessible', async () => {
+test('direct messages: only to accessible users; a new group conversation makes its members accessible', async () => {
+  const dm = (from: Account, to: Account[], content: string) => c(from).post('/messages', { type: 'direct', to: JSON.stringify(to.map((u) => u.id)), content });
+  const denied = 'You do not have permission to access some of the recipients.';
+  assertError(await dm(guest, [stranger], 'hello?'), 400, 'BAD_REQUEST', denied);
+  assertError(await dm(guest, [friend, stranger], 'hello?'), 400, 'BAD_REQUEST', denied);
+  assertSuccess(await dm(guest, [friend], 'hello friend'));
+  assertSuccess(await dm(guest, [bot], 'hello bot'));
+
   assertError(await c(guest).get(`/users/${member.id}`), 400, 'BAD_REQUEST', 'Insufficient permission');
+  const q = await openQueue(c(guest), { event_types: ['realm_user', 'message'], client_capabilities: { user_list_incomplete: true } });
   // The member starts a group conversation with the guest and the friend.
-  assertSuccess(await c(member).post('/messages', { type: 'direct', to: JSON.stringify([guest.id, friend.id]), content: 'hello both' }));
+  assertSuccess(await dm(member, [guest, friend], 'hello both'));
+  const events = await q.drain();
+  assert.deepEqual(events.map((e) => e.type), ['realm_user', 'message']);
+  assert.equal(events[0].op, 'add');
+  assert.equal(events[0].person.user_id, member.id);
   assertSuccess(await c(guest).get(`/users/${member.id}`));
+  assertSuccess(await dm(guest, [member], 'hello member'));
 });
 
 test('role:everyone lifts the restriction', async () => {

@@ -120,11 +120,33 @@ export async function trackAccessChanges(svc: Services, candidates: UserRow[]): 
       const after = await userIdsSharingConversations(svc.store.db, guest.id, { deactivatedGroupMembers: true });
       const gained = [...after].filter((id) => !before.has(id)).flatMap((id) => human(id, guest) ?? []);
       const lost = [...before].filter((id) => !after.has(id)).flatMap((id) => human(id, guest) ?? []);
-      const profile = gained.length ? await profileDataByUser(svc, gained.map((u) => u.id)) : new Map();
-      for (const u of gained) {
-        svc.bus.send({ type: 'realm_user', op: 'add', person: formatUser(svc.config, u, { viewer: guest, clientGravatar: false, profileData: profile.get(u.id) ?? {} }) }, [guest.id]);
-      }
+      await announceAccessGained(svc, [{ guest, users: gained }]);
       for (const u of lost) svc.bus.send({ type: 'realm_user', op: 'remove', person: { user_id: u.id, full_name: INACCESSIBLE_USER_NAME } }, [guest.id]);
     }
   };
+}
+
+/** Tells each guest, with realm_user add events, about the users it has come to access. */
+export async function announceAccessGained(svc: Services, gains: Array<{ guest: UserRow; users: UserRow[] }>): Promise<void> {
+  for (const { guest, users } of gains) {
+    if (!users.length) continue;
+    const profile = await profileDataByUser(svc, users.map((u) => u.id));
+    for (const u of users) {
+      svc.bus.send({ type: 'realm_user', op: 'add', person: formatUser(svc.config, u, { viewer: guest, clientGravatar: false, profileData: profile.get(u.id) ?? {} }) }, [guest.id]);
+    }
+  }
+}
+
+/**
+ * For a direct-message group about to be created: the members each
+ * restricted guest among them does not access yet (and will, through it).
+ */
+export async function accessGainedByNewGroup(svc: Services, members: UserRow[], db: Tx): Promise<Array<{ guest: UserRow; users: UserRow[] }>> {
+  const gains: Array<{ guest: UserRow; users: UserRow[] }> = [];
+  for (const guest of members) {
+    if (guest.role !== ROLE.GUEST) continue;
+    const access = await userAccess(svc, guest, db);
+    if (!access.all) gains.push({ guest, users: members.filter((u) => !access.can(u)) });
+  }
+  return gains;
 }
