@@ -67,6 +67,11 @@ test('GET /users and GET /users/{id}: a restricted guest sees who shares a chann
   assert.equal(assertSuccess(await c(guest).get(`/users/${friend.id}`)).user.full_name, 'Friend');
   assert.equal(assertSuccess(await c(guest).get(`/users/${bot.id}`)).user.full_name, 'Helper bot');
   assert.equal(assertSuccess(await c(member).get(`/users/${stranger.id}`)).user.full_name, 'Stranger');
+  // Nor what channels an inaccessible user is in.
+  const channelId = assertSuccess(await c(guest).get('/get_stream_id', { stream: 'guests welcome' })).stream_id;
+  assertError(await c(guest).get(`/users/${stranger.id}/subscriptions/${channelId}`), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assertError(await c(guest).get(`/users/${stranger.id}/channels`), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assert.equal(assertSuccess(await c(guest).get(`/users/${friend.id}/subscriptions/${channelId}`)).is_subscribed, true);
 });
 
 test('/register: placeholders without user_list_incomplete, nothing with it', async () => {

@@ -29,7 +29,7 @@ import { addSubscriptionsTx, announceNewChannels, checkCanCreate, insertChannel,
 import { sendDefaultStreamsEvent } from './streams-default.ts';
 import { notificationBot } from './system-bots.ts';
 import { sendMessage } from './messages.ts';
-import { trackAccessChanges } from './user-access.ts';
+import { canAccessUser, trackAccessChanges } from './user-access.ts';
 
 export type IncludeSubscribers = boolean | 'partial';
 
@@ -334,6 +334,7 @@ export async function getSubscriptionStatus(svc: Services, user: UserRow, userId
   const ctx = await loadChannelContext(svc, svc.store.db);
   const target = ctx.users.find((u) => u.id === userId);
   if (!target) throw badRequest('No such user');
+  if (!(await canAccessUser(svc, user, target))) throw badRequest('Insufficient permission');
   await accessStreamById(svc, svc.store.db, user, streamId, ctx.groups);
   return (ctx.subscribers.get(streamId) ?? []).includes(userId) || !!(await subscriptionRow(svc.store.db, userId, streamId))?.active;
 }
@@ -345,7 +346,9 @@ export async function getSubscriptionStatus(svc: Services, user: UserRow, userId
  */
 export async function getUserChannels(svc: Services, user: UserRow, userId: number): Promise<number[]> {
   const ctx = await loadChannelContext(svc, svc.store.db);
-  if (!ctx.users.some((u) => u.id === userId && !u.is_system_bot)) throw badRequest('No such user');
+  const target = ctx.users.find((u) => u.id === userId && !u.is_system_bot);
+  if (!target) throw badRequest('No such user');
+  if (!(await canAccessUser(svc, user, target))) throw badRequest('Insufficient permission');
   const out: number[] = [];
   for (const s of ctx.streams) {
     const subs = ctx.subscribers.get(s.id) ?? [];
