@@ -72,6 +72,9 @@ test('GET /users and GET /users/{id}: a restricted guest sees who shares a chann
   assertError(await c(guest).get(`/users/${stranger.id}/subscriptions/${channelId}`), 400, 'BAD_REQUEST', 'Insufficient permission');
   assertError(await c(guest).get(`/users/${stranger.id}/channels`), 400, 'BAD_REQUEST', 'Insufficient permission');
   assert.equal(assertSuccess(await c(guest).get(`/users/${friend.id}/subscriptions/${channelId}`)).is_subscribed, true);
+  assertError(await c(guest).post(`/users/me/muted_users/${stranger.id}`), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assertSuccess(await c(guest).post(`/users/me/muted_users/${friend.id}`));
+  assertSuccess(await c(guest).delete(`/users/me/muted_users/${friend.id}`));
 });
 
 test('/register: placeholders without user_list_incomplete, nothing with it', async () => {
