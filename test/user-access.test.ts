@@ -142,6 +142,25 @@ test('events: new users and changes to users the guest may not access', async ()
   assert.deepEqual((await memberQ.ofType('realm_user')).filter((e) => e.op === 'remove'), []);
 });
 
+test("messages from a sender the guest may not access show an \"Unknown user\" as sender", async () => {
+  const guestQ = await openQueue(c(guest), { event_types: ['message'] });
+  const friendQ = await openQueue(c(friend), { event_types: ['message'] });
+  // The stranger is not subscribed, but may post to the public channel.
+  const id = assertSuccess(await c(stranger).post('/messages', { type: 'stream', to: 'guests welcome', topic: 'drive-by', content: 'hello from outside' })).id;
+  const hidden = { sender_full_name: 'Unknown user', sender_email: `user${stranger.id}@${new URL(t.url).hostname}`, avatar_url: '/static/images/unknown-user-avatar.png' };
+  const [ev] = await guestQ.ofType('message');
+  assert.deepEqual({ sender_full_name: ev.message.sender_full_name, sender_email: ev.message.sender_email, avatar_url: ev.message.avatar_url }, hidden);
+  assert.equal(ev.message.sender_id, stranger.id);
+  const [seen] = await friendQ.ofType('message');
+  assert.equal(seen.message.sender_full_name, 'Stranger Renamed');
+  const fetched = assertSuccess(await c(guest).get(`/messages/${id}`)).message;
+  assert.equal(fetched.sender_full_name, 'Unknown user');
+  assert.equal(fetched.sender_email, hidden.sender_email);
+  const listed = assertSuccess(await c(guest).get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: 'guests welcome' }]) })).messages;
+  assert.equal(listed.find((m: any) => m.id === id).sender_full_name, 'Unknown user');
+  assert.equal(assertSuccess(await c(friend).get(`/messages/${id}`)).message.sender_full_name, 'Stranger Renamed');
+});
+
 test('user_status events reach only those who may access the user', async () => {
   const q = await openQueue(c(guest), { event_types: ['user_status'] });
   assertSuccess(await c(stranger).post('/users/me/status', { status_text: 'away from desk' }));

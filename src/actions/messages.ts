@@ -27,7 +27,7 @@ import { topicHasOtherMessage } from '../store/channel-extras.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { queueOutgoingWebhooks, wakeOutgoingWebhookDelivery } from './outgoing-webhooks.ts';
 import { planMissedMessageEmails, queueMissedMessageEmails } from './missed-message-emails.ts';
-import { accessGainedByNewGroup, announceAccessGained, userAccess } from './user-access.ts';
+import { accessGainedByNewGroup, announceAccessGained, hiddenSenderFields, recipientsNotAccessing, userAccess } from './user-access.ts';
 
 export interface SendInput {
   type: 'stream' | 'channel' | 'private' | 'direct';
@@ -318,6 +318,8 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   await announceAccessGained(svc, result.accessGained);
   for (const [ev, users, meta] of result.auto.events) svc.bus.send(ev, users, meta ? { meta } : undefined);
   const senderPolicy = result.auto.senderPolicy;
+  // Restricted guests in a channel the sender is not in see an "Unknown user" as its sender.
+  const hiddenFor = isStream ? await recipientsNotAccessing(svc, sender, result.rows.map((r) => r.user_id)) : [];
   svc.bus.send(
     { type: 'message', message: result.dict },
     result.rows.map((r) => ({
@@ -326,7 +328,13 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     })),
     {
       allPublicStreamsQueues: result.publicChannel,
-      meta: { rawContent: result.raw, senderQueueId: input.queueId ?? null, localId: input.localId ?? null, emptyTopicName: result.emptyName },
+      meta: {
+        rawContent: result.raw,
+        senderQueueId: input.queueId ?? null,
+        localId: input.localId ?? null,
+        emptyTopicName: result.emptyName,
+        ...(hiddenFor.length ? { hiddenSender: { userIds: hiddenFor, fields: hiddenSenderFields(svc.config, sender.id) } } : {}),
+      },
     },
   );
   await result.notifyAttachments();

@@ -72,10 +72,13 @@ export async function userIdsWhoCanAccess(svc: Services, target: UserRow, db: Tx
   return users.filter((u) => u.id === target.id || u.role !== ROLE.GUEST || groups.allows(u, setting) || sharing.has(u.id)).map((u) => u.id);
 }
 
+/** The dummy address an inaccessible user is known by. */
+const placeholderEmail = (config: Config, userId: number): string => `user${userId}@${new URL(config.externalUrl).hostname}`;
+
 /** Zulip's placeholder user object for a user the viewer may not access. */
 export function inaccessibleUser(config: Config, userId: number): Record<string, unknown> {
   return {
-    email: `user${userId}@${new URL(config.externalUrl).hostname}`,
+    email: placeholderEmail(config, userId),
     user_id: userId,
     avatar_version: 1,
     is_admin: false,
@@ -149,4 +152,33 @@ export async function accessGainedByNewGroup(svc: Services, members: UserRow[], 
     if (!access.all) gains.push({ guest, users: members.filter((u) => !access.can(u)) });
   }
   return gains;
+}
+
+/** A message's sender fields as Zulip shows them when the viewer may not access the sender. */
+export function hiddenSenderFields(config: Config, senderId: number): Record<string, unknown> {
+  return { sender_full_name: INACCESSIBLE_USER_NAME, sender_email: placeholderEmail(config, senderId), avatar_url: UNKNOWN_USER_AVATAR_PATH };
+}
+
+/**
+ * Messages as `viewer` may see them: the sender of a message it may read but
+ * whose sender it may not access (someone who left the channel since) is an
+ * "Unknown user", as Zulip's can_access_sender.
+ */
+export async function hideInaccessibleSenders(svc: Services, viewer: UserRow, messages: Array<Record<string, unknown>>, db: Tx = svc.store.db): Promise<Array<Record<string, unknown>>> {
+  const access = await userAccess(svc, viewer, db);
+  if (access.all) return messages;
+  const users = await cachedUsers(svc, db);
+  return messages.map((m) => {
+    const sender = users.byId.get(Number(m.sender_id));
+    return sender && !access.can(sender) ? { ...m, ...hiddenSenderFields(svc.config, sender.id) } : m;
+  });
+}
+
+/** Among a message's recipients, those who may not access its sender (a channel message from a non-subscriber). */
+export async function recipientsNotAccessing(svc: Services, sender: UserRow, recipientIds: number[], db: Tx = svc.store.db): Promise<number[]> {
+  if (sender.is_bot || !(await userAccessRestricted(svc, db))) return [];
+  const users = await cachedUsers(svc, db);
+  if (!recipientIds.some((id) => users.byId.get(id)?.role === ROLE.GUEST)) return [];
+  const accessing = new Set(await userIdsWhoCanAccess(svc, sender, db));
+  return recipientIds.filter((id) => !accessing.has(id));
 }
