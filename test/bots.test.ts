@@ -281,19 +281,20 @@ test('DELETE /bots/{id}: owner or admin deactivates; events; key stops working',
   assertSuccess(await c(member).post(`/users/${b.user_id}/reactivate`));
 });
 
-test('bot creation policy: admins only / limit generic bots', async () => {
-  const { member, admin } = await roles();
+test('bot_creation_policy is gone (Zulip, feature level 344): can_create_bots_group and can_create_write_only_bots_group decide', async () => {
+  const { member } = await roles();
   const { updateRealm, realmById } = await import('../src/store/realm.ts');
   const svc = t.server.svc;
   const realm = await realmById(svc.store.db, svc.realmId);
-  const set = (policy: number) => updateRealm(svc.store.db, svc.realmId, { settings_json: JSON.stringify({ ...JSON.parse(realm.settings_json || '{}'), bot_creation_policy: policy }) });
+  const groups = assertSuccess(await c(t.owner).get('/user_groups')).user_groups;
+  const id = (n: string) => groups.find((g: any) => g.name === n).id;
   try {
-    await set(3);
+    // A value stored before the change restricts nothing any more.
+    await updateRealm(svc.store.db, svc.realmId, { settings_json: JSON.stringify({ ...JSON.parse(realm.settings_json || '{}'), bot_creation_policy: 3 }) });
     const s = short();
-    assertError(await c(member).post('/bots', { full_name: `P ${s}`, short_name: s }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
-    assertSuccess(await c(admin).post('/bots', { full_name: `P ${s}`, short_name: s }));
-    await set(2);
-    assertError(await c(member).post('/bots', { full_name: `Q ${s}`, short_name: `${s}q` }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+    assertSuccess(await c(member).post('/bots', { full_name: `P ${s}`, short_name: s }));
+    assertSuccess(await c(t.owner).patch('/realm', { can_create_bots_group: { new: id('role:administrators') } }));
+    assertError(await c(member).post('/bots', { full_name: `Q ${s}`, short_name: `${s}q` }), 400, 'BAD_REQUEST', 'Insufficient permission');
     assertSuccess(await c(member).post('/bots', { full_name: `Q ${s}`, short_name: `${s}q`, bot_type: 2 }));
   } finally {
     await updateRealm(svc.store.db, svc.realmId, { settings_json: realm.settings_json });

@@ -67,6 +67,8 @@ test('message reports go to the moderation request channel in Zulip\'s format', 
   assertError(await a.post(`/messages/${msgId}/report`, { report_type: 'spam' }), 400, 'BAD_REQUEST', 'Message reporting is not enabled in this organization.');
   const modId = await makeChannel(t, { name: 'moderation', inviteOnly: true, subscribers: [t.owner.id] });
   await setRealmSetting(t, 'moderation_request_channel_id', modId);
+  // The channel receiving reports stays private, as in Zulip.
+  assertError(await t.client(t.owner).patch(`/streams/${modId}`, { is_private: false }), 400, 'BAD_REQUEST', 'Moderation request channel must be private.');
 
   assertError(await a.post(`/messages/${msgId}/report`, { report_type: 'bogus' }), 400, 'BAD_REQUEST', 'Invalid report_type');
   assertError(await a.post(`/messages/${msgId}/report`, { report_type: 'other' }), 400, 'BAD_REQUEST', 'An explanation is required.');

@@ -99,15 +99,12 @@ const CASES: Record<string, () => Case> = {
   email_changes_disabled: () => ({ send: true }),
   avatar_changes_disabled: () => ({ send: true }),
   require_unique_names: () => ({ send: true }),
-  bot_creation_policy: () => ({ send: 2 }),
   default_language: () => ({ send: 'de' }),
   org_type: () => ({ send: 20 }),
   want_advertise_in_communities_directory: () => ({ send: true }),
   video_chat_provider: () => ({ send: 0 }),
   jitsi_server_url: () => ({ send: JSON.stringify('https://jitsi.example.com'), state: 'https://jitsi.example.com', events: [['jitsi_server_url', 'https://jitsi.example.com']] }),
   gif_rating_policy: () => ({ send: 4 }),
-  // The name before feature level 453 sets gif_rating_policy.
-  giphy_rating: () => ({ send: 3, events: [['gif_rating_policy', 3]] }),
   media_preview_size: () => ({ send: 150 }),
   default_avatar_source: () => ({ send: 'J' }),
   new_stream_announcements_stream_id: () => ({ send: privateId }),
@@ -146,16 +143,19 @@ const GROUP_SETTINGS = [
 ];
 
 /**
- * Zulip's writable organization settings at feature level 483: the
- * parameters of its update_realm view, the properties of the `realm`
- * update_dict event's data and the `realm_*` fields of POST /register that
- * PATCH /realm changes, with the API changelog's additions up to FL 483
- * (gif_rating_policy FL 453, default_avatar_source FL 456,
- * media_preview_size FL 469, workplace_users_group FL 477).
- * authentication_methods and string_id are checked separately.
+ * Every parameter of Zulip's current PATCH /realm (its update_realm view;
+ * the endpoint has no page of its own in zulip.yaml, so the list is the
+ * properties of the `realm` update_dict event's data in the current
+ * zulip.yaml, plus the settings sent as `realm` update events, with the API
+ * changelog's additions up to feature level 483: gif_rating_policy FL 453,
+ * default_avatar_source FL 456, media_preview_size FL 469,
+ * workplace_users_group FL 477). bot_creation_policy (removed at FL 344) and
+ * giphy_rating (renamed at FL 453) are no longer parameters: they come back
+ * in ignored_parameters_unsupported, as from Zulip. authentication_methods
+ * and string_id are checked separately.
  */
 const ZULIP_WRITABLE = [
-  'allow_edit_history', 'allow_message_editing', 'avatar_changes_disabled', 'bot_creation_policy',
+  'allow_edit_history', 'allow_message_editing', 'avatar_changes_disabled',
   'can_access_all_users_group', 'can_add_custom_emoji_group', 'can_add_subscribers_group', 'can_create_bots_group',
   'can_create_groups', 'can_create_private_channel_group', 'can_create_public_channel_group',
   'can_create_web_public_channel_group', 'can_create_write_only_bots_group', 'can_delete_any_message_group',
@@ -166,7 +166,7 @@ const ZULIP_WRITABLE = [
   'default_language', 'description', 'digest_emails_enabled', 'digest_weekday', 'direct_message_initiator_group',
   'direct_message_permission_group', 'disallow_disposable_email_addresses', 'email_changes_disabled',
   'emails_restricted_to_domains', 'enable_guest_user_dm_warning', 'enable_guest_user_indicator', 'enable_read_receipts',
-  'enable_spectator_access', 'gif_rating_policy', 'giphy_rating', 'inline_image_preview', 'inline_url_embed_preview',
+  'enable_spectator_access', 'gif_rating_policy', 'inline_image_preview', 'inline_url_embed_preview',
   'invite_required', 'jitsi_server_url', 'mandatory_topics', 'media_preview_size',
   'message_content_allowed_in_email_notifications', 'message_content_delete_limit_seconds',
   'message_content_edit_limit_seconds', 'message_edit_history_visibility_policy', 'message_retention_days',
@@ -277,7 +277,6 @@ test("Zulip's errors for bad values", async () => {
   const bad = (params: Record<string, unknown>, msg: string, code = 'BAD_REQUEST') => c(t.owner).patch('/realm', params).then((r) => assertError(r, 400, code, msg));
   await bad({ default_language: 'xx' }, "Invalid language 'xx'");
   await bad({ video_chat_provider: 17 }, 'Invalid video_chat_provider 17');
-  await bad({ giphy_rating: 9 }, 'Invalid giphy_rating 9');
   await bad({ gif_rating_policy: 9 }, 'Invalid gif_rating_policy 9');
   await bad({ media_preview_size: 120 }, 'Invalid media_preview_size');
   await bad({ default_avatar_source: 'U' }, 'Invalid default_avatar_source');
@@ -287,7 +286,6 @@ test("Zulip's errors for bad values", async () => {
   await bad({ waiting_period_threshold: -1 }, 'waiting_period_threshold is too small');
   await bad({ digest_weekday: 7 }, 'Invalid digest_weekday');
   await bad({ org_type: 11 }, 'Invalid org_type');
-  await bad({ bot_creation_policy: 4 }, 'Invalid bot_creation_policy');
   await bad({ message_edit_history_visibility_policy: 'some' }, 'Invalid message_edit_history_visibility_policy');
   await bad({ moderation_request_channel_id: publicId }, 'Moderation request channel must be private.');
   await bad({ zulip_update_announcements_stream_id: 99999 }, 'Invalid channel ID');
@@ -334,4 +332,112 @@ test('allowed email domains: add, change, remove, events and /register', async (
     // Without domains, the restriction cannot stand.
     { type: 'realm', op: 'update', property: 'emails_restricted_to_domains', value: false },
   ]);
+});
+
+test('parameters current Zulip no longer has: bot_creation_policy (FL 344) and giphy_rating (FL 453) are ignored', async () => {
+  const before = await register(member);
+  const q = await openQueue(c(member), { event_types: ['realm'] });
+  const res = assertSuccess(await c(t.owner).patch('/realm', { bot_creation_policy: 3, giphy_rating: 0 }));
+  assert.deepEqual([...res.ignored_parameters_unsupported].sort(), ['bot_creation_policy', 'giphy_rating']);
+  assert.deepEqual(await q.ofType('realm'), []);
+  const reg = await register(member);
+  assert.equal(reg.realm_gif_rating_policy, before.realm_gif_rating_policy);
+  for (const gone of ['realm_bot_creation_policy', 'realm_giphy_rating', 'giphy_rating_options']) assert.equal(reg[gone], undefined, gone);
+  assert.deepEqual(Object.keys(reg.gif_rating_policy_options), ['disabled', 'y', 'g', 'pg', 'pg13', 'r']);
+});
+
+test('workplace_users_group: role:everyone by default; a group whose membership only administrators manage', async () => {
+  const groups = assertSuccess(await c(t.owner).get('/user_groups')).user_groups;
+  const id = (n: string) => groups.find((g: any) => g.name === n).id;
+  const reg = await register(member);
+  assert.equal(reg.server_supported_permission_settings.realm.workplace_users_group.default_group_name, 'role:everyone');
+  const current = reg.realm_workplace_users_group;
+  assertError(await c(admin).patch('/realm', { workplace_users_group: { new: id('role:members') } }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
+  // A group its creator manages is refused; one only administrators can change is accepted.
+  const open = assertSuccess(await c(admin).post('/user_groups/create', { name: 'staff open', description: '', members: [member.id] })).group_id;
+  const msg = "'workplace_users_group' must be a group whose membership can only be managed by organization administrators.";
+  assertError(await c(t.owner).patch('/realm', { workplace_users_group: { new: open } }), 400, 'BAD_REQUEST', msg);
+  assertError(await c(t.owner).patch('/realm', { workplace_users_group: { new: { direct_members: [admin.id], direct_subgroups: [open] } } }), 400, 'BAD_REQUEST', msg);
+  const closed = assertSuccess(
+    await c(t.owner).post('/user_groups/create', {
+      name: 'staff closed',
+      description: '',
+      members: [member.id],
+      can_add_members_group: id('role:administrators'),
+      can_manage_group: id('role:administrators'),
+      can_remove_members_group: id('role:nobody'),
+      can_join_group: id('role:nobody'),
+    }),
+  ).group_id;
+  assertSuccess(await c(t.owner).patch('/realm', { workplace_users_group: { new: closed } }));
+  assert.equal((await register(member)).realm_workplace_users_group, closed);
+  assertSuccess(await c(t.owner).patch('/realm', { workplace_users_group: { new: current } }));
+});
+
+/** The system groups' names, to try every one against every setting. */
+const SYSTEM_GROUP_NAMES = ['role:internet', 'role:everyone', 'role:members', 'role:fullmembers', 'role:moderators', 'role:administrators', 'role:owners', 'role:nobody'];
+
+/** Whether a setting's configuration in server_supported_permission_settings accepts a system group alone. */
+function configAllows(config: any, name: string): boolean {
+  if (name === 'role:internet' && !config.allow_internet_group) return false;
+  if (name === 'role:nobody' && !config.allow_nobody_group) return false;
+  if (name === 'role:everyone' && !config.allow_everyone_group) return false;
+  return config.allowed_system_groups.length === 0 || config.allowed_system_groups.includes(name);
+}
+
+test('server_supported_permission_settings: the shape of Zulip, and exactly what the server accepts', async () => {
+  const regRes = await c(member).post('/register', { fetch_event_types: ['realm'] });
+  assertSchema(regRes, 'POST', '/register');
+  const supported = assertSuccess(regRes).server_supported_permission_settings;
+  assert.deepEqual(Object.keys(supported).sort(), ['group', 'realm', 'stream']);
+  const keys = ['allow_everyone_group', 'allow_internet_group', 'allow_nobody_group', 'allowed_system_groups', 'default_for_system_groups', 'default_group_name', 'require_system_group'];
+  for (const kind of ['realm', 'stream', 'group']) for (const config of Object.values<any>(supported[kind])) assert.deepEqual(Object.keys(config).sort(), keys);
+  assert.deepEqual(Object.keys(supported.realm).sort(), [...GROUP_SETTINGS].sort());
+  assert.deepEqual(supported.realm.can_access_all_users_group, {
+    require_system_group: true,
+    allow_internet_group: false,
+    allow_nobody_group: false,
+    allow_everyone_group: true,
+    default_group_name: 'role:everyone',
+    default_for_system_groups: null,
+    allowed_system_groups: ['role:everyone', 'role:members'],
+  });
+  assert.equal(supported.stream.can_administer_channel_group.default_group_name, 'channel_creator');
+  assert.equal(supported.group.can_manage_group.default_group_name, 'group_creator');
+  assert.equal(supported.group.can_mention_group.default_for_system_groups, 'role:nobody');
+
+  const groups = assertSuccess(await c(t.owner).get('/user_groups')).user_groups;
+  const id = (n: string) => groups.find((g: any) => g.name === n).id;
+  const reg = await register(member);
+  // Organization settings: every system group alone, accepted exactly when the configuration says so.
+  for (const [setting, config] of Object.entries<any>(supported.realm)) {
+    for (const name of SYSTEM_GROUP_NAMES) {
+      const res = await c(t.owner).patch('/realm', { [setting]: { new: id(name) } });
+      if (configAllows(config, name)) assertSuccess(res);
+      else assertError(res, 400, 'BAD_REQUEST', `'${setting}' setting cannot be set to '${name}' group.`);
+    }
+    const anonymous = await c(t.owner).patch('/realm', { [setting]: { new: { direct_members: [member.id], direct_subgroups: [id('role:moderators')] } } });
+    if (config.require_system_group) assertError(anonymous, 400, 'BAD_REQUEST', `'${setting}' must be a system user group.`);
+    else assertSuccess(anonymous);
+    assertSuccess(await c(t.owner).patch('/realm', { [setting]: { new: reg[`realm_${setting}`] } }));
+  }
+  // Channel settings.
+  assertSuccess(await c(t.owner).post('/users/me/subscriptions', { subscriptions: [{ name: 'permission table' }] }));
+  const streamId = assertSuccess(await c(t.owner).get('/get_stream_id', { stream: 'permission table' })).stream_id;
+  for (const [setting, config] of Object.entries<any>(supported.stream)) {
+    for (const name of SYSTEM_GROUP_NAMES) {
+      const res = await c(t.owner).patch(`/streams/${streamId}`, { [setting]: { new: id(name) } });
+      if (configAllows(config, name)) assertSuccess(res);
+      else assertError(res, 400, 'BAD_REQUEST', `'${setting}' setting cannot be set to '${name}' group.`);
+    }
+  }
+  // User group settings.
+  const groupId = assertSuccess(await c(t.owner).post('/user_groups/create', { name: 'permission table', description: '', members: [member.id] })).group_id;
+  for (const [setting, config] of Object.entries<any>(supported.group)) {
+    for (const name of SYSTEM_GROUP_NAMES) {
+      const res = await c(t.owner).patch(`/user_groups/${groupId}`, { [setting]: { new: id(name) } });
+      if (configAllows(config, name)) assertSuccess(res);
+      else assertError(res, 400, 'BAD_REQUEST', `'${setting}' setting cannot be set to '${name}' group.`);
+    }
+  }
 });

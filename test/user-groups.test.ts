@@ -38,7 +38,8 @@ test('GET /user_groups: system groups in Zulip order with role members and subgr
   assert.ok(byName('role:fullmembers').members.includes(member.id));
   assert.ok(byName('role:members').members.includes(member.id));
   assert.equal(byName('role:members').is_system_group, true);
-  assert.equal(byName('role:members').can_mention_group, byName('role:everyone').id);
+  // As Zulip (default_for_system_groups): nobody may mention a system group.
+  assert.equal(byName('role:members').can_mention_group, byName('role:nobody').id);
   assert.equal(byName('role:members').can_manage_group, byName('role:nobody').id);
   const reg = await openQueue(c(member), { fetch_event_types: ['user_group'] });
   assert.deepEqual(reg.state.realm_user_groups.map((g: any) => g.id), groups.map((g: any) => g.id));
@@ -92,15 +93,20 @@ test('PATCH /user_groups/{id} and deactivation: update events, permissions, in-u
   assertSuccess(res);
   assert.deepEqual((await q.ofType('user_group')).map((e) => [e.op, e.group_id, e.data]), [['update', id, { name: 'web', description: 'Web team' }]]);
   assertError(await c(other).patch(`/user_groups/${id}`, { description: 'nope' }), 400, 'BAD_REQUEST', 'Insufficient permission');
-  const everyone = assertSuccess(await c(member).get('/user_groups')).user_groups.find((g: any) => g.name === 'role:everyone').id;
-  assertSuccess(await c(member).patch(`/user_groups/${id}`, { can_join_group: { new: everyone } }));
-  assert.deepEqual((await q.ofType('user_group'))[0].data, { can_join_group: everyone });
+  const systemGroups = assertSuccess(await c(member).get('/user_groups')).user_groups;
+  const everyone = systemGroups.find((g: any) => g.name === 'role:everyone').id;
+  const members = systemGroups.find((g: any) => g.name === 'role:members').id;
+  // As Zulip's server_supported_permission_settings: guests can never join by themselves.
+  assertError(await c(member).patch(`/user_groups/${id}`, { can_join_group: { new: everyone } }), 400, 'BAD_REQUEST', "'can_join_group' setting cannot be set to 'role:everyone' group.");
+  assertSuccess(await c(member).patch(`/user_groups/${id}`, { can_join_group: { new: members } }));
+  assert.deepEqual((await q.ofType('user_group'))[0].data, { can_join_group: members });
   // Now anyone may join by themselves.
   assertSuccess(await c(other).post(`/user_groups/${id}/members`, { add: [other.id] }));
   // A group used by a channel setting cannot be deactivated.
   const ch = assertSuccess(await c(member).post('/channels/create', { name: 'web chan', subscribers: [member.id], can_subscribe_group: id })).id;
   assertError(await c(member).post(`/user_groups/${id}/deactivate`), 400, 'BAD_REQUEST', 'Cannot deactivate user group in use.');
-  assertSuccess(await c(member).patch(`/streams/${ch}`, { can_subscribe_group: { new: everyone } }));
+  assertError(await c(member).patch(`/streams/${ch}`, { can_subscribe_group: { new: everyone } }), 400, 'BAD_REQUEST', "'can_subscribe_group' setting cannot be set to 'role:everyone' group.");
+  assertSuccess(await c(member).patch(`/streams/${ch}`, { can_subscribe_group: { new: members } }));
   await q.drain();
   assertSuccess(await c(member).post(`/user_groups/${id}/deactivate`));
   assert.deepEqual((await q.ofType('user_group')).map((e) => [e.op, e.data]), [['update', { deactivated: true }]]);

@@ -9,7 +9,7 @@
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import type { UploadedFile } from '../lib/uploaded-file.ts';
-import { activeUserIds, updateUser, userById } from '../store/users.ts';
+import { updateUser, userById } from '../store/users.ts';
 import { realmById } from '../store/realm.ts';
 import { transaction } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
@@ -18,6 +18,7 @@ import { badImage, DEFAULT_AVATAR_SIZE, MEDIUM_AVATAR_SIZE, squarePng, THUMBNAIL
 import { removeAvatarFiles, writeAvatarFile } from './avatar-files.ts';
 import { botEventRecipients } from './bots-format.ts';
 import { avatarUrl, isAdminRole } from './users-format.ts';
+import { userIdsWhoCanAccess } from './user-access.ts';
 
 /** Zulip's MAX_AVATAR_FILE_SIZE_MIB. */
 export const MAX_AVATAR_FILE_SIZE_MIB = 5;
@@ -69,7 +70,7 @@ async function setAvatarSource(svc: Services, user: UserRow, source: 'U' | 'G'):
   if (updated.is_bot) {
     svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: updated.id, avatar_url: person.avatar_url } }, await botEventRecipients(svc, updated));
   }
-  svc.bus.send({ type: 'realm_user', op: 'update', person }, await activeUserIds(svc.store.db, svc.realmId));
+  svc.bus.send({ type: 'realm_user', op: 'update', person }, await userIdsWhoCanAccess(svc, updated));
   return updated;
 }
 

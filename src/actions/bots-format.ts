@@ -4,9 +4,8 @@ import type { Services } from '../services.ts';
 import { adminUserIds, type UserRow } from '../store/users.ts';
 import { servicesOfBots, type BotServiceRow } from '../store/bots.ts';
 import { BOT_TYPE } from '../store/users.ts';
-import { badRequest, requireAdmin } from '../lib/errors.ts';
+import { badRequest } from '../lib/errors.ts';
 import { realmGroupSetting } from './group-settings.ts';
-import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { activeUserIds } from '../store/users.ts';
 import { avatarUrl, isAdminRole } from './users-format.ts';
@@ -52,32 +51,25 @@ export async function botEventRecipients(svc: Services, bot: UserRow): Promise<n
   return [...ids];
 }
 
-/** Bot creation policy values of the realm setting bot_creation_policy. */
-export const BOT_CREATION = { EVERYONE: 1, LIMIT_GENERIC: 2, ADMINS_ONLY: 3 } as const;
-
-export async function creationPolicy(svc: Services): Promise<number> {
-  const realm = await realmById(svc.store.db, svc.realmId);
-  return Number(realmSettings(realm.settings_json).bot_creation_policy ?? BOT_CREATION.EVERYONE);
-}
-
 /**
- * Zulip's check_bot_creation_policy: the organization's can_create_bots_group
- * may create any bot, can_create_write_only_bots_group incoming-webhook bots
- * too ("Insufficient permission" otherwise). The legacy bot_creation_policy,
- * which those groups replaced at feature level 344, still restricts
- * non-administrators when set.
+ * Zulip's check_can_create_bot: the organization's can_create_bots_group may
+ * create any bot, can_create_write_only_bots_group incoming-webhook bots too
+ * ("Insufficient permission" otherwise). These groups replaced the
+ * bot_creation_policy setting at feature level 344.
  */
 export async function checkBotCreationPolicy(svc: Services, me: UserRow, botType: number): Promise<void> {
+  if (await mayCreateAnyBot(svc, me)) return;
   const realm = await realmById(svc.store.db, svc.realmId);
   const groups = await cachedGroups(svc, svc.store.db);
-  const allowed =
-    groups.allows(me, realmGroupSetting(realm.settings_json, 'can_create_bots_group', groups)) ||
-    (botType === BOT_TYPE.INCOMING_WEBHOOK && groups.allows(me, realmGroupSetting(realm.settings_json, 'can_create_write_only_bots_group', groups)));
-  if (!allowed) throw badRequest('Insufficient permission');
-  if (isAdminRole(me.role)) return;
-  const policy = await creationPolicy(svc);
-  if (policy === BOT_CREATION.ADMINS_ONLY) throw requireAdmin();
-  if (policy === BOT_CREATION.LIMIT_GENERIC && botType === BOT_TYPE.GENERIC) throw requireAdmin();
+  if (botType === BOT_TYPE.INCOMING_WEBHOOK && groups.allows(me, realmGroupSetting(realm.settings_json, 'can_create_write_only_bots_group', groups))) return;
+  throw badRequest('Insufficient permission');
+}
+
+/** Whether the user is in can_create_bots_group (may create generic bots as well as the others). */
+export async function mayCreateAnyBot(svc: Services, me: UserRow): Promise<boolean> {
+  const realm = await realmById(svc.store.db, svc.realmId);
+  const groups = await cachedGroups(svc, svc.store.db);
+  return groups.allows(me, realmGroupSetting(realm.settings_json, 'can_create_bots_group', groups));
 }
 
 /**

@@ -21,7 +21,7 @@ import {
   type UserRow,
 } from '../store/users.ts';
 import { avatarUrl, isAdminRole } from './users-format.ts';
-import { BOT_CREATION, botEventRecipients, checkBotCreationPolicy, creationPolicy, formatBot, sendBotOwnerEvents } from './bots-format.ts';
+import { botEventRecipients, checkBotCreationPolicy, formatBot, mayCreateAnyBot, sendBotOwnerEvents } from './bots-format.ts';
 import { announceUser, checkFullName } from './users.ts';
 import {
   canAdminUser,
@@ -44,7 +44,8 @@ export function requireMemberOrAdmin(me: UserRow): void {
 
 async function checkValidBotType(svc: Services, me: UserRow, botType: number): Promise<void> {
   const allowed: number[] = [];
-  if (isAdminRole(me.role) || (await creationPolicy(svc)) !== BOT_CREATION.LIMIT_GENERIC) allowed.push(BOT_TYPE.GENERIC);
+  // Zulip's allowed_bot_types: generic bots for administrators and can_create_bots_group.
+  if (isAdminRole(me.role) || (await mayCreateAnyBot(svc, me))) allowed.push(BOT_TYPE.GENERIC);
   allowed.push(BOT_TYPE.INCOMING_WEBHOOK, BOT_TYPE.OUTGOING_WEBHOOK);
   if (!allowed.includes(botType)) throw badRequest('Invalid bot type');
 }

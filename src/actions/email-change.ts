@@ -15,8 +15,9 @@ import { nowSeconds, randomAlnum } from '../lib/util.ts';
 import { transaction } from '../store/db.ts';
 import { claimEmailChange, emailChangeByKey, insertEmailChange } from '../store/email-changes.ts';
 import { realmById } from '../store/realm.ts';
-import { activeUserIds, allUsers, updateUser, userByDeliveryEmail, userById, type UserRow } from '../store/users.ts';
+import { allUsers, updateUser, userByDeliveryEmail, userById, type UserRow } from '../store/users.ts';
 import { avatarUrl, canSeeDeliveryEmail, emailVisibility, isAdminRole, publicEmail } from './users-format.ts';
+import { userIdsWhoCanAccess } from './user-access.ts';
 
 /** How long the confirmation link works (Zulip's default confirmation validity: 1 day). */
 const CONFIRMATION_VALIDITY_SECONDS = 24 * 3600;
@@ -97,9 +98,10 @@ export async function confirmEmailChange(svc: Services, key: string): Promise<Em
   await transaction(svc.store, (tx) => updateUser(tx, user.id, { delivery_email: change.new_email, email: apiEmail }));
   const updated: UserRow = { ...user, delivery_email: change.new_email, email: apiEmail };
   const everyone = await allUsers(svc.store.db, svc.realmId);
-  const mayKnow = everyone.filter((u) => u.is_active && canSeeDeliveryEmail(u, updated)).map((u) => u.id);
+  const recipients = await userIdsWhoCanAccess(svc, updated);
+  const accessing = new Set(recipients);
+  const mayKnow = everyone.filter((u) => accessing.has(u.id) && canSeeDeliveryEmail(u, updated)).map((u) => u.id);
   svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: user.id, delivery_email: change.new_email } }, mayKnow);
-  const recipients = await activeUserIds(svc.store.db, svc.realmId);
   if (updated.avatar_source === 'G') {
     const url = avatarUrl(svc.config, updated, false);
     svc.bus.send(

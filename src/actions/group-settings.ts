@@ -13,6 +13,7 @@ import { badRequest } from '../lib/errors.ts';
 import { v, type Validator } from '../lib/validators.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { REALM_GROUP_SETTING_DEFAULTS, realmSettings } from '../lib/realm-settings.ts';
+import type { PermissionSettingConfig } from '../lib/permission-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { ROLE } from '../store/users.ts';
 
@@ -213,4 +214,70 @@ export function realmGroupSetting(settingsJson: string, name: string, groups: Gr
   const dflt = REALM_GROUP_SETTING_DEFAULTS[name];
   if (!dflt) throw new Error(`unknown realm group setting ${name}`);
   return groups.systemGroupId(dflt as SystemGroupName);
+}
+
+/**
+ * Checks a (normalized) value against its setting's configuration
+ * (src/lib/permission-settings.ts), with Zulip's errors: a setting that
+ * requires a system group takes a single one, among its allowed groups;
+ * role:internet is never allowed, and role:nobody or role:everyone alone only
+ * where the setting allows them.
+ */
+export function checkPermissionValue(groups: Groups, config: PermissionSettingConfig, name: string, value: GroupSettingValue): void {
+  const systemOnly = `'${name}' must be a system user group.`;
+  const refuse = (group: string) => badRequest(`'${name}' setting cannot be set to '${group}' group.`);
+  if (typeof value !== 'number') {
+    if (config.require_system_group) throw badRequest(systemOnly);
+    for (const id of value.direct_subgroups) if (groups.byId.get(id)?.name === 'role:internet' && !config.allow_internet_group) throw refuse('role:internet');
+    return;
+  }
+  const g = groups.byId.get(value);
+  if (!g?.is_system_group) {
+    if (config.require_system_group) throw badRequest(systemOnly);
+    return;
+  }
+  if (g.name === 'role:internet' && !config.allow_internet_group) throw refuse(g.name);
+  if (g.name === 'role:nobody' && !config.allow_nobody_group) throw refuse(g.name);
+  if (g.name === 'role:everyone' && !config.allow_everyone_group) throw refuse(g.name);
+  if (config.allowed_system_groups.length && !config.allowed_system_groups.includes(g.name)) throw refuse(g.name);
+}
+
+/** A client-sent value for a permission setting, validated and checked; returns the stored form. */
+export function checkedPermissionValue(groups: Groups, validUserIds: Set<number>, config: PermissionSettingConfig, name: string, value: GroupSettingValue): GroupSettingValue {
+  const out = groups.validate(value, validUserIds, name);
+  checkPermissionValue(groups, config, name, out);
+  return out;
+}
+
+/** Settings of a user group that let someone change its membership. */
+const MEMBERSHIP_SETTINGS = ['can_add_members_group', 'can_join_group', 'can_manage_group', 'can_remove_members_group'];
+const ADMIN_GROUPS = new Set(['role:nobody', 'role:owners', 'role:administrators']);
+
+/**
+ * Whether only administrators can change who is in these groups and their
+ * subgroups: every membership setting of every user-defined group among them
+ * is a value covering administrators at most, and so is the organization's
+ * can_manage_all_groups. System groups change only with roles, which only
+ * administrators change.
+ */
+export function membershipManagedByAdminsOnly(groups: Groups, groupIds: number[], realmSettingsJson: string): boolean {
+  const adminsOnly = (value: GroupSettingValue | undefined): boolean => {
+    if (value === undefined) return false;
+    if (typeof value === 'number') return ADMIN_GROUPS.has(groups.byId.get(value)?.name ?? '') && !!groups.byId.get(value)?.is_system_group;
+    return value.direct_members.length === 0 && value.direct_subgroups.every((id) => adminsOnly(id));
+  };
+  const seen = new Set<number>();
+  const pending = [...groupIds];
+  while (pending.length) {
+    const id = pending.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const g = groups.byId.get(id);
+    if (!g || g.is_system_group) continue;
+    const settings = parseJsonObject(g.settings_json);
+    if (!MEMBERSHIP_SETTINGS.every((name) => adminsOnly(parseStoredSetting(settings[name])))) return false;
+    pending.push(...groups.directSubgroups(id));
+  }
+  const userDefined = [...seen].some((id) => groups.byId.get(id) && !groups.byId.get(id)!.is_system_group);
+  return !userDefined || adminsOnly(realmGroupSetting(realmSettingsJson, 'can_manage_all_groups', groups));
 }

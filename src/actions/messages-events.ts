@@ -18,6 +18,7 @@ export function messageEventForQueue(q: EventQueue, event: ZulipEvent, meta: Eve
   }
   if (q.opts.clientGravatar && typeof msg.avatar_url === 'string' && msg.avatar_url.startsWith('https://secure.gravatar.com/')) msg.avatar_url = null;
   if (msg.type === 'stream' && msg.subject === '' && !q.opts.clientCapabilities.empty_topic_name) msg.subject = meta.emptyTopicName;
+  if (meta.hiddenSender?.userIds.includes(q.userId)) Object.assign(msg, meta.hiddenSender.fields);
   const flags = (rest.flags as string[] | undefined) ?? [];
   if (q.opts.narrow.length) {
     const forMatch = { ...msg, content: meta.rawContent, subject: String(rest.message.subject) } as unknown as MessageForPredicate;

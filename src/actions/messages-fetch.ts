@@ -18,6 +18,7 @@ import { firstUnread, firstVisibleMessageId, LARGER_THAN_MAX_MESSAGE_ID, narrowI
 import { applyWithOperator, includesHistory, resolveNarrow, streamByOperand, type NarrowTerm } from './narrow.ts';
 import { accessMessage, canAccessHistory, invalidMessage } from './access.ts';
 import { dmParticipants, formatMessages, loadDirectory, render, type Directory } from './messages-format.ts';
+import { hideInaccessibleSenders } from './user-access.ts';
 
 export const MAX_MESSAGES_PER_FETCH = 5000;
 
@@ -128,7 +129,7 @@ export async function getMessages(svc: Services, user: UserRow, input: GetMessag
   const w = await fetchWindow(svc, db, user, dir, input.narrow ?? [], anchor, input.numBefore, input.numAfter, includeAnchor, input.messageIds);
   const rows = await messagesByIds(db, svc.realmId, w.ids.map((r) => r.id));
   const flags = new Map(w.ids.map((r) => [r.id, r.flags]));
-  const dicts = await formatMessages(svc, db, rows, dir, input);
+  const dicts = await hideInaccessibleSenders(svc, user, await formatMessages(svc, db, rows, dir, input), db);
   const messages = dicts.map((d) => ({ ...d, flags: flagList(flags.get(d.id as number) ?? 0) }));
   if (input.messageIds !== undefined) {
     return { messages, history_limited: w.historyLimited, found_anchor: false, found_oldest: false, found_newest: false };
@@ -148,7 +149,7 @@ export async function getMessage(svc: Services, user: UserRow, id: number, opts:
   const a = await accessMessage(svc, db, user, id);
   if (!a) throw invalidMessage();
   const dir = await loadDirectory(svc, db);
-  const [dict] = await formatMessages(svc, db, [a.row], dir, { applyMarkdown: opts.applyMarkdown, clientGravatar: false, allowEmptyTopicName: opts.allowEmptyTopicName });
+  const [dict] = await hideInaccessibleSenders(svc, user, await formatMessages(svc, db, [a.row], dir, { applyMarkdown: opts.applyMarkdown, clientGravatar: false, allowEmptyTopicName: opts.allowEmptyTopicName }), db);
   return { raw_content: a.row.content, message: { ...dict, flags: flagList(a.flags) } };
 }
 

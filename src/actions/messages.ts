@@ -13,7 +13,7 @@ import { LIMITS, checkIntRange, nulError, rejectNulDeep } from '../lib/limits.ts
 import { normalizeTopic, truncateContent, truncateTopic } from '../lib/topic.ts';
 import { subscribersWithNotificationSettings, subscription, type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
 import { userByEmail, type UserRow } from '../store/users.ts';
-import { FLAG, flagList, getOrCreateDirectGroup, insertMessage, insertUserMessages, messageById, RECIPIENT, topicSenderIds } from '../store/messages.ts';
+import { directGroupByKey, FLAG, flagList, getOrCreateDirectGroup, insertMessage, memberKey, insertUserMessages, messageById, RECIPIENT, topicSenderIds } from '../store/messages.ts';
 import { canPost, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './access.ts';
 import { checkDirectMessagePermission, checkWildcardMention } from './message-policies.ts';
 import { Groups } from './group-settings.ts';
@@ -27,6 +27,7 @@ import { topicHasOtherMessage } from '../store/channel-extras.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { queueOutgoingWebhooks, wakeOutgoingWebhookDelivery } from './outgoing-webhooks.ts';
 import { planMissedMessageEmails, queueMissedMessageEmails } from './missed-message-emails.ts';
+import { accessGainedByNewGroup, announceAccessGained, hiddenSenderFields, recipientsNotAccessing, userAccess } from './user-access.ts';
 
 export interface SendInput {
   type: 'stream' | 'channel' | 'private' | 'direct';
@@ -127,6 +128,8 @@ interface Addressed {
   senderMutedStream?: boolean;
   /** A channel message: its subscribers' notification settings, by user ID. */
   subscriptions?: ReadonlyMap<number, SubscriberNotificationRow>;
+  /** A new direct-message group: the members restricted guests in it come to access. */
+  accessGained?: Array<{ guest: UserRow; users: UserRow[] }>;
 }
 
 export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: string | undefined, topicIn: string | undefined, settings: Record<string, unknown>): Promise<Addressed> {
@@ -202,13 +205,19 @@ export async function addressDirect(svc: Services, tx: Tx, sender: UserRow, to: 
   for (const u of users) {
     if (!u.is_active && u.id !== sender.id) throw badRequest(`'${u.email}' is no longer using Zulip.`);
   }
+  // A guest restricted by can_access_all_users_group writes only to users it may access.
+  const access = await userAccess(svc, sender, tx);
+  if (!access.all && users.some((u) => !access.can(u))) throw badRequest('You do not have permission to access some of the recipients.');
   const ids = [...new Set([...users.map((u) => u.id), sender.id])].sort((a, b) => a - b);
   if (ids.length <= 2) {
     const other = ids.find((i) => i !== sender.id) ?? sender.id;
     return { recipientType: RECIPIENT.PERSONAL, recipientId: other, topic: '', userIds: ids };
   }
+  const members = [...new Map([...users, sender].map((u) => [u.id, u])).values()];
+  const existing = await directGroupByKey(tx, memberKey(ids));
+  const accessGained = existing === undefined ? await accessGainedByNewGroup(svc, members, tx) : [];
   const groupId = await getOrCreateDirectGroup(tx, ids);
-  return { recipientType: RECIPIENT.GROUP, recipientId: groupId, topic: '', userIds: ids };
+  return { recipientType: RECIPIENT.GROUP, recipientId: groupId, topic: '', userIds: ids, accessGained };
 }
 
 /** Members (recursively) of user groups, among active users. */
@@ -305,12 +314,16 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     const notifyAttachments = await claimMessageAttachments(svc, tx, sender, id, rendered.html);
     const msgRow = (await messageById(tx, svc.realmId, id))!;
     const [dict] = await formatMessages(svc, tx, [msgRow], dir, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
-    return { id, rows, dict, auto, notifyAttachments, botJobs, emailPlan, raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
+    return { id, rows, dict, auto, notifyAttachments, botJobs, emailPlan, accessGained: addr.accessGained ?? [], raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
   });
   svc.metrics?.messagesSent.inc();
 
+  // Guests who came to access users through a new direct-message group hear of them before the message.
+  await announceAccessGained(svc, result.accessGained);
   for (const [ev, users, meta] of result.auto.events) svc.bus.send(ev, users, meta ? { meta } : undefined);
   const senderPolicy = result.auto.senderPolicy;
+  // Restricted guests in a channel the sender is not in see an "Unknown user" as its sender.
+  const hiddenFor = isStream ? await recipientsNotAccessing(svc, sender, result.rows.map((r) => r.user_id)) : [];
   svc.bus.send(
     { type: 'message', message: result.dict },
     result.rows.map((r) => ({
@@ -319,7 +332,13 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     })),
     {
       allPublicStreamsQueues: result.publicChannel,
-      meta: { rawContent: result.raw, senderQueueId: input.queueId ?? null, localId: input.localId ?? null, emptyTopicName: result.emptyName },
+      meta: {
+        rawContent: result.raw,
+        senderQueueId: input.queueId ?? null,
+        localId: input.localId ?? null,
+        emptyTopicName: result.emptyName,
+        ...(hiddenFor.length ? { hiddenSender: { userIds: hiddenFor, fields: hiddenSenderFields(svc.config, sender.id) } } : {}),
+      },
     },
   );
   await result.notifyAttachments();

@@ -11,18 +11,20 @@ import { badRequest } from '../lib/errors.ts';
 import { userById, type UserRow } from '../store/users.ts';
 import { deleteMute, insertMute, isMuted, markSenderMessagesRead, mutesOf } from '../store/muted-users.ts';
 import { noSuchUser } from './users-read.ts';
+import { canAccessUser } from './user-access.ts';
 
-/** Zulip's access_user_by_id_including_cross_realm with bots and deactivated users allowed. */
-async function targetUser(svc: Services, tx: Tx, id: number): Promise<UserRow> {
+/** Zulip's access_user_by_id_including_cross_realm with bots and deactivated users allowed (not for_admin). */
+async function targetUser(svc: Services, tx: Tx, viewer: UserRow, id: number): Promise<UserRow> {
   const u = await userById(tx, svc.realmId, id);
   if (!u) throw noSuchUser();
+  if (!(await canAccessUser(svc, viewer, u, tx))) throw badRequest('Insufficient permission');
   return u;
 }
 
 export async function muteUser(svc: Services, user: UserRow, mutedUserId: number): Promise<void> {
   if (mutedUserId === user.id) throw badRequest('Cannot mute self');
   const res = await transaction(svc.store, async (tx) => {
-    const target = await targetUser(svc, tx, mutedUserId);
+    const target = await targetUser(svc, tx, user, mutedUserId);
     if (await isMuted(tx, user.id, target.id)) throw badRequest('User already muted');
     await insertMute(tx, user.id, target.id, Math.floor(Date.now() / 1000));
     const read = await markSenderMessagesRead(tx, user.id, target.id);
@@ -36,7 +38,7 @@ export async function muteUser(svc: Services, user: UserRow, mutedUserId: number
 
 export async function unmuteUser(svc: Services, user: UserRow, mutedUserId: number): Promise<void> {
   const mutes = await transaction(svc.store, async (tx) => {
-    const target = await targetUser(svc, tx, mutedUserId);
+    const target = await targetUser(svc, tx, user, mutedUserId);
     if (!(await isMuted(tx, user.id, target.id))) throw badRequest('User is not muted');
     await deleteMute(tx, user.id, target.id);
     return mutesOf(tx, user.id);

@@ -15,6 +15,7 @@ import { parseJsonObject } from '../lib/util.ts';
 import { addSubscriptionsTx, insertChannel, sendSubscriptionAddEvents } from './streams-create.ts';
 import { defaultStreamIds } from './streams-default.ts';
 import { loadChannelContext } from './streams-format.ts';
+import { trackAccessChanges } from './user-access.ts';
 
 export async function createInitialChannels(svc: Services, owner: UserRow): Promise<void> {
   await transaction(svc.store, async (tx) => {
@@ -61,6 +62,9 @@ export async function subscribeToDefaultChannels(svc: Services, user: UserRow): 
   if (ids.length === 0) return;
   const before = await loadChannelContext(svc, svc.store.db);
   const streams = await streamsByIds(svc.store.db, svc.realmId, ids);
+  const peers = new Set(streams.flatMap((s) => before.subscribers.get(s.id) ?? []));
+  const announceAccess = await trackAccessChanges(svc, [user, ...before.users.filter((u) => peers.has(u.id))]);
   const { added } = await transaction(svc.store, (tx) => addSubscriptionsTx(tx, streams, [user]));
   await sendSubscriptionAddEvents(svc, before, added, []);
+  await announceAccess();
 }

@@ -23,6 +23,7 @@ import { userSettings } from '../lib/user-settings.ts';
 import { activeUserIds, userByEmail, userById, type UserRow } from '../store/users.ts';
 import { cachedUsers } from './cache.ts';
 import { maxPresenceUpdateId, presenceRowOfUser, presenceRowsOfRealm, upsertPresenceRows, type PresenceRow } from '../store/presence.ts';
+import { canAccessUser, userAccess, userIdsWhoCanAccess } from './user-access.ts';
 
 /** Zulip's presence tuning (zproject/default_settings.py). */
 export const PRESENCE = {
@@ -217,18 +218,12 @@ export async function reloadPresence(svc: Services): Promise<void> {
 // Who may see whose presence
 
 /**
- * The user-access rule for presence: whether `viewerId` may see `targetId`.
- * Applies only when CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE is set. Every
- * user can access every other until user-access restrictions (guests limited
- * by can_access_all_users_group) exist; they plug in here.
+ * With CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE, presence follows user
+ * access (src/actions/user-access.ts): a restricted guest sees only the
+ * presence of users it may access, and only those who may access a user hear
+ * of its presence. Otherwise everyone sees everyone's presence, as in Zulip.
  */
-export function canAccessUserForPresence(_svc: Services, _viewerId: number, _targetId: number): boolean {
-  return true;
-}
-
-function presenceVisible(svc: Services, viewerId: number, targetId: number): boolean {
-  return !svc.config.canAccessAllUsersGroupLimitsPresence || canAccessUserForPresence(svc, viewerId, targetId);
-}
+const presenceLimited = (svc: Services): boolean => svc.config.canAccessAllUsersGroupLimitsPresence;
 
 // ---------------------------------------------------------------------------
 // Formats
@@ -353,7 +348,7 @@ function applyReport(svc: Services, st: PresenceState, userId: number, e: Entry 
 
 /** Tells the organization about a user's presence (Zulip's send_presence_changed). */
 async function sendPresenceChanged(svc: Services, user: UserRow, e: Entry, force: boolean): Promise<void> {
-  const recipients = (await activeUserIds(svc.store.db, svc.realmId)).filter((id) => presenceVisible(svc, id, user.id));
+  const recipients = presenceLimited(svc) ? await userIdsWhoCanAccess(svc, user) : await activeUserIds(svc.store.db, svc.realmId);
   if (recipients.length > PRESENCE.USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS && !force) return;
   // Every format is carried; the queue filter keeps the one each client asked for.
   svc.bus.send(
@@ -434,10 +429,11 @@ export async function presenceData(
   }
   // Users who turned presence off without a ping since are hidden now.
   await Promise.all(users.filter((u) => !presenceEnabled(u)).map((u) => hide(svc, st, u, now, entries.get(u.id))));
+  const access = presenceLimited(svc) ? await userAccess(svc, viewer) : null;
   const presences: Record<string, unknown> = {};
   let maxId = -1;
   for (const u of users) {
-    if (!u.is_active || u.is_bot || !presenceVisible(svc, viewer.id, u.id)) continue;
+    if (!u.is_active || u.is_bot || (access && !access.can(u))) continue;
     const e = entries.get(u.id);
     if (!e || !pick(e)) continue;
     presences[q.slim ? String(u.id) : u.email] = q.slim ? modernPresence(e, u) : legacyPresence(e, u);
@@ -460,7 +456,7 @@ export async function userPresence(svc: Services, viewer: UserRow, userIdOrEmail
     : await userByEmail(svc.store.db, svc.realmId, userIdOrEmail);
   if (!target || !target.is_active) throw new ApiError('No such user');
   if (target.is_bot) throw badRequest('Presence is not supported for bot users.');
-  if (!presenceVisible(svc, viewer.id, target.id)) throw badRequest('Insufficient permission');
+  if (presenceLimited(svc) && !(await canAccessUser(svc, viewer, target))) throw badRequest('Insufficient permission');
   const st = await realmPresence(svc);
   const now = nowSecs();
   const e = presenceEnabled(target) ? await st.get(target.id) : await hide(svc, st, target, now);

@@ -35,6 +35,7 @@ import {
 } from '../lib/profile-fields.ts';
 import { renderMarkdownOrText, type MarkdownContext } from '../markdown/index.ts';
 import { isAdminRole } from './users-format.ts';
+import { userIdsWhoCanAccess } from './user-access.ts';
 
 export const notFound = (id: number): ApiError => badRequest(`Field id ${id} not found.`);
 const summaryLimit = (): ApiError => badRequest(`Only ${MAX_SUMMARY_FIELDS} custom profile fields can be displayed in the profile summary.`);
@@ -237,7 +238,8 @@ export async function updateProfileData(svc: Services, actor: UserRow, targetUse
     }
   });
   if (!events.length) return;
-  const recipients = await activeUserIds(svc.store.db, svc.realmId);
+  const target = await userById(svc.store.db, svc.realmId, targetUserId);
+  const recipients = target ? await userIdsWhoCanAccess(svc, target) : [];
   for (const cpf of events) {
     svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: targetUserId, custom_profile_field: cpf } }, recipients);
   }

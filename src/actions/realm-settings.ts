@@ -25,7 +25,8 @@ import { LANGUAGE_CODES } from '../lib/user-settings.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { isAdminRole } from './users-format.ts';
 import { renderDescription } from './streams-format.ts';
-import { Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { checkPermissionValue, Groups, membershipManagedByAdminsOnly, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { REALM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
 import { waitingPeriodChanges } from './full-members.ts';
 import type { ZulipEvent } from '../events/types.ts';
 
@@ -47,14 +48,12 @@ export interface RealmSettingSpec {
   dict?: boolean;
   /** A channel ID, or any negative value for none (stored as -1). */
   channel?: 'any' | 'private';
-  /** A legacy name of another setting: a value sent under it sets that one. */
-  aliasOf?: string;
   check?: (value: unknown) => unknown;
 }
 
 /** Zulip's video call providers that need no server configuration. */
 export const VIDEO_CHAT_PROVIDERS = { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } } as const;
-/** Zulip's GIF ratings (the IDs clients send as gif_rating_policy, formerly giphy_rating). */
+/** Zulip's GIF ratings (the IDs of gif_rating_policy, called giphy_rating before feature level 453). */
 export const GIPHY_RATING_OPTIONS = {
   disabled: { name: 'GIPHY integration disabled', id: 0 },
   y: { name: 'Allow GIFs rated Y (Very young audience)', id: 1 },
@@ -117,7 +116,6 @@ export const REALM_SETTING_SPECS: Record<string, RealmSettingSpec> = {
   email_changes_disabled: {},
   avatar_changes_disabled: {},
   require_unique_names: {},
-  bot_creation_policy: {},
   default_avatar_source: {},
   // Organization profile and integrations.
   default_language: { check: oneOf(LANGUAGE_CODES, (v) => `Invalid language '${String(v)}'`) },
@@ -134,14 +132,6 @@ export const REALM_SETTING_SPECS: Record<string, RealmSettingSpec> = {
     check: oneOf(
       Object.values(GIPHY_RATING_OPTIONS).map((p) => p.id),
       (v) => `Invalid gif_rating_policy ${String(v)}`,
-    ),
-  },
-  // The name before feature level 453.
-  giphy_rating: {
-    aliasOf: 'gif_rating_policy',
-    check: oneOf(
-      Object.values(GIPHY_RATING_OPTIONS).map((p) => p.id),
-      (v) => `Invalid giphy_rating ${String(v)}`,
     ),
   },
   // Channels the server posts to.
@@ -185,46 +175,20 @@ const LINKED: Record<string, { stored: string; toStored: (v: unknown) => unknown
   },
 };
 
-/** Zulip's system-group restrictions for the organization group settings Parley honors. */
-interface GroupRule {
-  allowNobody: boolean;
-  allowEveryone: boolean;
-  /** When set, the value must be one of these system groups. */
-  allowedSystemGroups?: string[];
-  ownerOnly?: boolean;
-}
-
-export const REALM_GROUP_SETTING_RULES: Record<string, GroupRule> = {
-  can_create_public_channel_group: { allowNobody: true, allowEveryone: false },
-  can_create_private_channel_group: { allowNobody: true, allowEveryone: false },
-  can_create_web_public_channel_group: {
-    allowNobody: true,
-    allowEveryone: false,
-    allowedSystemGroups: ['role:moderators', 'role:administrators', 'role:owners', 'role:nobody'],
-  },
-  can_add_subscribers_group: { allowNobody: true, allowEveryone: false },
-  can_create_groups: { allowNobody: true, allowEveryone: false, ownerOnly: true },
-  can_manage_all_groups: { allowNobody: false, allowEveryone: false, ownerOnly: true },
-  can_delete_any_message_group: { allowNobody: true, allowEveryone: false },
-  can_delete_own_message_group: { allowNobody: true, allowEveryone: true },
-  can_invite_users_group: { allowNobody: true, allowEveryone: false, ownerOnly: true },
-  can_access_all_users_group: { allowNobody: false, allowEveryone: true, allowedSystemGroups: ['role:everyone', 'role:members'] },
-  can_add_custom_emoji_group: { allowNobody: true, allowEveryone: false },
-  can_create_bots_group: { allowNobody: true, allowEveryone: false },
-  can_create_write_only_bots_group: { allowNobody: true, allowEveryone: false },
-  can_manage_billing_group: { allowNobody: false, allowEveryone: false, ownerOnly: true },
-  can_mention_many_users_group: { allowNobody: true, allowEveryone: true },
-  can_move_messages_between_channels_group: { allowNobody: true, allowEveryone: false },
-  can_move_messages_between_topics_group: { allowNobody: true, allowEveryone: true },
-  can_resolve_topics_group: { allowNobody: true, allowEveryone: true },
-  can_set_delete_message_policy_group: { allowNobody: true, allowEveryone: false },
-  can_set_topics_policy_group: { allowNobody: true, allowEveryone: true },
-  can_summarize_topics_group: { allowNobody: true, allowEveryone: true },
-  create_multiuse_invite_group: { allowNobody: true, allowEveryone: false, ownerOnly: true },
-  direct_message_initiator_group: { allowNobody: true, allowEveryone: true },
-  direct_message_permission_group: { allowNobody: true, allowEveryone: true },
-  workplace_users_group: { allowNobody: true, allowEveryone: false, ownerOnly: true },
-};
+/**
+ * The organization group settings, with who may change them: owners only for
+ * these (as Zulip's update_realm), administrators for the rest. What values
+ * each accepts is in src/lib/permission-settings.ts.
+ */
+const OWNER_ONLY_GROUP_SETTINGS = new Set([
+  'can_create_groups',
+  'can_invite_users_group',
+  'can_manage_all_groups',
+  'can_manage_billing_group',
+  'create_multiuse_invite_group',
+  'workplace_users_group',
+]);
+export const REALM_GROUP_SETTINGS = Object.keys(REALM_PERMISSION_SETTINGS);
 
 export interface RealmUpdateInput {
   name?: string;
@@ -246,30 +210,11 @@ export function parseTimeLimit(value: unknown, name: string): number | null {
   });
 }
 
-function checkGroupValue(groups: Groups, name: string, value: GroupSettingValue): void {
-  const rule = REALM_GROUP_SETTING_RULES[name];
-  const check = (id: number, alone: boolean) => {
-    const g = groups.byId.get(id);
-    if (!g?.is_system_group) {
-      if (alone && rule.allowedSystemGroups) throw badRequest(`'${name}' must be a system user group.`);
-      return;
-    }
-    if (g.name === 'role:internet') throw badRequest(`'${name}' setting cannot be set to 'role:internet' group.`);
-    if (!alone) return;
-    if (g.name === 'role:nobody' && !rule.allowNobody) throw badRequest(`'${name}' setting cannot be set to 'role:nobody' group.`);
-    if (g.name === 'role:everyone' && !rule.allowEveryone) throw badRequest(`'${name}' setting cannot be set to 'role:everyone' group.`);
-    if (rule.allowedSystemGroups && !rule.allowedSystemGroups.includes(g.name)) throw badRequest(`'${name}' setting cannot be set to '${g.name}' group.`);
-  };
-  if (typeof value === 'number') return check(value, true);
-  if (rule.allowedSystemGroups) throw badRequest(`'${name}' must be a system user group.`);
-  for (const id of value.direct_subgroups) check(id, false);
-}
-
 export async function updateRealmSettings(svc: Services, actor: UserRow, input: RealmUpdateInput): Promise<Record<string, unknown>> {
   if (!isAdminRole(actor.role)) throw requireAdmin();
   const isOwner = actor.role === ROLE.OWNER;
   for (const name of Object.keys(input.groupSettings)) {
-    if (REALM_GROUP_SETTING_RULES[name]?.ownerOnly && !isOwner) throw requireOwner();
+    if (OWNER_ONLY_GROUP_SETTINGS.has(name) && !isOwner) throw requireOwner();
   }
   for (const name of Object.keys(input.settings)) {
     if (REALM_SETTING_SPECS[name]?.owner && !isOwner) throw requireOwner();
@@ -287,13 +232,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     const check = REALM_SETTING_SPECS[name]?.check;
     if (check && value !== undefined) check(value);
   }
-  // A legacy name sets the current one (unless both were sent).
-  const settings = { ...input.settings };
-  for (const [name, spec] of Object.entries(REALM_SETTING_SPECS)) {
-    if (!spec.aliasOf || settings[name] === undefined) continue;
-    if (settings[spec.aliasOf] === undefined) settings[spec.aliasOf] = settings[name];
-    delete settings[name];
-  }
+  const settings = input.settings;
   // Rendered before the transaction, so no connection waits on the renderer.
   const renderedDescription = input.description === undefined ? '' : await renderDescription(svc, svc.store.db, input.description);
   const data: Record<string, unknown> = {};
@@ -377,7 +316,13 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
         }
         const next = groups.validate(upd.new, valid, name);
         if (Groups.same(next, now)) continue;
-        checkGroupValue(groups, name, next);
+        checkPermissionValue(groups, REALM_PERMISSION_SETTINGS[name], name, next);
+        if (name === 'workplace_users_group') {
+          const named = typeof next === 'number' ? [next] : next.direct_subgroups;
+          if (!membershipManagedByAdminsOnly(groups, named, realm.settings_json)) {
+            throw badRequest("'workplace_users_group' must be a group whose membership can only be managed by organization administrators.");
+          }
+        }
         stored[name] = next;
         changed = true;
         data[name] = next;
@@ -414,7 +359,7 @@ function checkAuthenticationMethods(methods: Record<string, unknown>): void {
  */
 export async function setRealmSettingAsOperator(svc: Services, owner: UserRow, name: string, value: unknown): Promise<Record<string, unknown>> {
   if (name === 'name' || name === 'description') return updateRealmSettings(svc, owner, { [name]: value as string, settings: {}, groupSettings: {} });
-  if (name in REALM_GROUP_SETTING_RULES) {
+  if (name in REALM_PERMISSION_SETTINGS) {
     return updateRealmSettings(svc, owner, { settings: {}, groupSettings: { [name]: { new: value as GroupSettingValue } } });
   }
   if (!(name in REALM_SETTING_SPECS)) throw badRequest(`Unknown organization setting: ${name}`);
@@ -426,6 +371,6 @@ export async function currentRealmSettings(svc: Services): Promise<Record<string
   const realm = await realmById(svc.store.db, svc.realmId);
   const groups = await cachedGroups(svc, svc.store.db);
   const out: Record<string, unknown> = { name: realm.name, description: realm.description, ...realmSettings(realm.settings_json) };
-  for (const name of Object.keys(REALM_GROUP_SETTING_RULES)) out[name] = realmGroupSetting(realm.settings_json, name, groups);
+  for (const name of REALM_GROUP_SETTINGS) out[name] = realmGroupSetting(realm.settings_json, name, groups);
   return out;
 }

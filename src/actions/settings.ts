@@ -20,6 +20,7 @@ import { isAdminRole } from './users-format.ts';
 import { requireHuman } from './profile-fields.ts';
 import { dropDraftsOnSyncDisabled } from './drafts.ts';
 import type { ZulipEvent } from '../events/types.ts';
+import { userIdsWhoCanAccess } from './user-access.ts';
 
 const LANGUAGE_NAMES: Record<string, string> = {
   en: 'English', en_GB: 'British English', de: 'Deutsch', es: 'español', fr: 'français', it: 'italiano', ja: '日本語',
@@ -144,7 +145,7 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
   const consentChange = userEvents.find((ev) => ev.type === 'user_settings' && ev.property === 'allow_private_data_export');
   if (consentChange) await notifyExportConsent(svc, actor.id, consentChange.value as boolean);
   if (everyoneEvents.length) {
-    const recipients = await activeUserIds(svc.store.db, svc.realmId);
+    const recipients = await userIdsWhoCanAccess(svc, actor);
     for (const ev of everyoneEvents) svc.bus.send(ev, recipients);
   }
   return {};

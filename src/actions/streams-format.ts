@@ -15,6 +15,7 @@ import { allGroups } from '../store/groups.ts';
 import { allUsers, type UserRow } from '../store/users.ts';
 import { Groups, parseStoredSetting, type GroupSettingValue } from './group-settings.ts';
 import { STREAM_GROUP_SETTINGS } from './access.ts';
+import { STREAM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
 
 /** Zulip's palette for new subscriptions. */
 export const STREAM_ASSIGNMENT_COLORS = [
@@ -30,19 +31,9 @@ export function pickColor(used: Iterable<string>, streamId: number): string {
 }
 
 /** Zulip's defaults for a new channel's group settings (system group names; 'creator': the creator alone). */
-export const STREAM_GROUP_SETTING_DEFAULTS: Record<(typeof STREAM_GROUP_SETTINGS)[number], string> = {
-  can_add_subscribers_group: 'role:nobody',
-  can_administer_channel_group: 'creator',
-  can_create_topic_group: 'role:everyone',
-  can_delete_any_message_group: 'role:nobody',
-  can_delete_own_message_group: 'role:nobody',
-  can_move_messages_out_of_channel_group: 'role:nobody',
-  can_move_messages_within_channel_group: 'role:nobody',
-  can_remove_subscribers_group: 'role:administrators',
-  can_resolve_topics_group: 'role:nobody',
-  can_send_message_group: 'role:everyone',
-  can_subscribe_group: 'role:nobody',
-};
+export const STREAM_GROUP_SETTING_DEFAULTS = Object.fromEntries(
+  STREAM_GROUP_SETTINGS.map((name) => [name, STREAM_PERMISSION_SETTINGS[name].default_group_name === 'channel_creator' ? 'creator' : STREAM_PERMISSION_SETTINGS[name].default_group_name]),
+) as Record<(typeof STREAM_GROUP_SETTINGS)[number], string>;
 
 export const SUBSCRIPTION_PROPERTIES = [
   'color',

@@ -88,6 +88,11 @@ export async function updateChannel(svc: Services, user: UserRow, streamId: numb
       if (isWebPublic && isPrivate) throw badRequest('Invalid parameters');
       if (!isPrivate && !history) throw badRequest('Invalid parameters');
       if (isPrivate && (input.is_default_stream ?? !!stream.is_default)) throw badRequest('A default channel cannot be private.');
+      // The channel receiving message reports stays private (Zulip's check in update_stream_backend).
+      if (!isPrivate) {
+        const realm = await realmById(tx, svc.realmId);
+        if (Number(realmSettings(realm.settings_json).moderation_request_channel_id) === stream.id) throw badRequest('Moderation request channel must be private.');
+      }
       if (input.is_web_public) {
         const realm = await realmById(tx, svc.realmId);
         if (!svc.config.webPublicStreamsEnabled || !realmSettings(realm.settings_json).enable_spectator_access) throw badRequest('Web-public channels are not enabled.');

@@ -10,7 +10,8 @@ import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { codePointLength } from '../lib/util.ts';
 import { allUsers, ROLE, type UserRow } from '../store/users.ts';
-import { Groups, type GroupSettingValue } from './group-settings.ts';
+import { checkedPermissionValue, Groups, type GroupSettingValue } from './group-settings.ts';
+import { STREAM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
 import { accessStreamById, accessStreamByName, streamAccess } from './access.ts';
 import { formatStream, loadChannelContext } from './streams-format.ts';
 
@@ -68,14 +69,7 @@ export async function validUserIdSet(db: Tx, svc: Services): Promise<Set<number>
 
 /** Checks a group-setting value sent for a channel setting and returns the stored form. */
 export function checkStreamGroupSetting(groups: Groups, validUsers: Set<number>, name: string, value: GroupSettingValue): GroupSettingValue {
-  const out = groups.validate(value, validUsers, name);
-  const check = (id: number) => {
-    const g = groups.byId.get(id);
-    if (g?.is_system_group && g.name === 'role:internet') throw badRequest(`'${name}' setting cannot be set to 'role:internet' group.`);
-  };
-  if (typeof out === 'number') check(out);
-  else out.direct_subgroups.forEach(check);
-  return out;
+  return checkedPermissionValue(groups, validUsers, STREAM_PERMISSION_SETTINGS[name], name, value);
 }
 
 // ---------------------------------------------------------------------------

@@ -29,6 +29,7 @@ import { addSubscriptionsTx, announceNewChannels, checkCanCreate, insertChannel,
 import { sendDefaultStreamsEvent } from './streams-default.ts';
 import { notificationBot } from './system-bots.ts';
 import { sendMessage } from './messages.ts';
+import { canAccessUser, trackAccessChanges } from './user-access.ts';
 
 export type IncludeSubscribers = boolean | 'partial';
 
@@ -129,6 +130,7 @@ export async function subscribe(svc: Services, user: UserRow, input: SubscribeIn
   const others = input.principals.length > 0 && !input.principals.every((p) => p === user.id || (typeof p === 'string' && p.toLowerCase() === user.delivery_email.toLowerCase()));
   const targets = input.principals.length ? resolvePrincipals(before.users, input.principals) : [user];
   if (others && user.role === ROLE.GUEST) throw badRequest('Insufficient permission');
+  const announceAccess = await trackChannelsAccess(svc, before, targets, input.subscriptions.map((i) => i.name));
   const result = await transaction(svc.store, async (tx) => {
     const groups = await cachedGroups(svc, tx);
     const realm = await realmById(tx, svc.realmId);
@@ -183,6 +185,7 @@ export async function subscribe(svc: Services, user: UserRow, input: SubscribeIn
     return { added, already, created, unauthorized };
   });
   await sendSubscriptionAddEvents(svc, before, result.added, result.created);
+  await announceAccess();
   if (input.isDefault && result.created.length) await sendDefaultStreamsEvent(svc);
   if (input.announce && result.created.length) await announceNewChannels(svc, user, result.created);
   const group = (pairs: Array<[UserRow, StreamRow]>) => {
@@ -199,6 +202,17 @@ export async function subscribe(svc: Services, user: UserRow, input: SubscribeIn
     if (body.new_subscription_messages_sent) await sendNewSubscriptionMessages(svc, user, result.added, result.created);
   }
   return body;
+}
+
+/**
+ * Restricted guests among the users joining or leaving these channels and
+ * among their subscribers may gain or lose access to users (see
+ * trackAccessChanges); the returned function tells them after the change.
+ */
+function trackChannelsAccess(svc: Services, before: ChannelContext, targets: UserRow[], names: string[]): Promise<() => Promise<void>> {
+  const named = new Set(names.map((n) => n.trim().toLowerCase()));
+  const peers = new Set(before.streams.filter((s) => named.has(s.name.toLowerCase())).flatMap((s) => before.subscribers.get(s.id) ?? []));
+  return trackAccessChanges(svc, [...targets, ...before.users.filter((u) => peers.has(u.id))]);
 }
 
 export const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100;
@@ -255,6 +269,7 @@ async function visibleStreamsByName(svc: Services, db: Tx, user: UserRow, names:
 export async function unsubscribe(svc: Services, user: UserRow, names: string[], principals: Array<string | number>): Promise<{ removed: string[]; not_removed: string[] }> {
   const before = await loadChannelContext(svc, svc.store.db);
   const targets = principals.length ? resolvePrincipals(before.users, principals) : [user];
+  const announceAccess = await trackChannelsAccess(svc, before, targets, names);
   const removingOthers = targets.some((t) => t.id !== user.id && !(t.is_bot && t.bot_owner_id === user.id));
   const result = await transaction(svc.store, async (tx) => {
     const groups = await cachedGroups(svc, tx);
@@ -278,6 +293,7 @@ export async function unsubscribe(svc: Services, user: UserRow, names: string[],
     return { removed, notRemoved };
   });
   await sendSubscriptionRemoveEvents(svc, before, result.removed);
+  await announceAccess();
   return { removed: result.removed.map(([, s]) => s.name), not_removed: result.notRemoved.map(([, s]) => s.name) };
 }
 
@@ -318,6 +334,7 @@ export async function getSubscriptionStatus(svc: Services, user: UserRow, userId
   const ctx = await loadChannelContext(svc, svc.store.db);
   const target = ctx.users.find((u) => u.id === userId);
   if (!target) throw badRequest('No such user');
+  if (!(await canAccessUser(svc, user, target))) throw badRequest('Insufficient permission');
   await accessStreamById(svc, svc.store.db, user, streamId, ctx.groups);
   return (ctx.subscribers.get(streamId) ?? []).includes(userId) || !!(await subscriptionRow(svc.store.db, userId, streamId))?.active;
 }
@@ -329,7 +346,9 @@ export async function getSubscriptionStatus(svc: Services, user: UserRow, userId
  */
 export async function getUserChannels(svc: Services, user: UserRow, userId: number): Promise<number[]> {
   const ctx = await loadChannelContext(svc, svc.store.db);
-  if (!ctx.users.some((u) => u.id === userId && !u.is_system_bot)) throw badRequest('No such user');
+  const target = ctx.users.find((u) => u.id === userId && !u.is_system_bot);
+  if (!target) throw badRequest('No such user');
+  if (!(await canAccessUser(svc, user, target))) throw badRequest('Insufficient permission');
   const out: number[] = [];
   for (const s of ctx.streams) {
     const subs = ctx.subscribers.get(s.id) ?? [];

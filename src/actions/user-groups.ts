@@ -8,7 +8,8 @@ import { realmById } from '../store/realm.ts';
 import { allUsers, ROLE, type UserRow } from '../store/users.ts';
 import { addGroupMembers, addGroupSubgroups, groupByName, insertGroup, removeGroupMembers, removeGroupSubgroups, updateGroup, type GroupRow } from '../store/groups.ts';
 import { allStreams } from '../store/streams.ts';
-import { Groups, parseStoredSetting, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { checkedPermissionValue, Groups, parseStoredSetting, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { GROUP_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
 import { accessUserById } from './users-admin.ts';
 
 export const GROUP_SETTINGS = [
@@ -22,24 +23,15 @@ export const GROUP_SETTINGS = [
 export type GroupSettingName = (typeof GROUP_SETTINGS)[number];
 
 /** Zulip's defaults for user-defined groups ('creator': the creator alone). */
-const USER_GROUP_DEFAULTS: Record<GroupSettingName, string> = {
-  can_add_members_group: 'creator',
-  can_join_group: 'role:nobody',
-  can_leave_group: 'role:everyone',
-  can_manage_group: 'creator',
-  can_mention_group: 'role:everyone',
-  can_remove_members_group: 'role:nobody',
-};
+const USER_GROUP_DEFAULTS = Object.fromEntries(
+  GROUP_SETTINGS.map((name) => [name, GROUP_PERMISSION_SETTINGS[name].default_group_name === 'group_creator' ? 'creator' : GROUP_PERMISSION_SETTINGS[name].default_group_name]),
+) as Record<GroupSettingName, string>;
 
 /** Zulip's values for system groups. */
-const SYSTEM_GROUP_SETTINGS: Record<GroupSettingName, string> = {
-  can_add_members_group: 'role:nobody',
-  can_join_group: 'role:nobody',
-  can_leave_group: 'role:nobody',
-  can_manage_group: 'role:nobody',
-  can_mention_group: 'role:everyone',
-  can_remove_members_group: 'role:nobody',
-};
+const SYSTEM_GROUP_SETTINGS = Object.fromEntries(GROUP_SETTINGS.map((name) => [name, GROUP_PERMISSION_SETTINGS[name].default_for_system_groups ?? 'role:nobody'])) as Record<
+  GroupSettingName,
+  string
+>;
 
 export function groupSetting(g: GroupRow, name: GroupSettingName, groups: Groups): GroupSettingValue {
   if (g.is_system_group) return groups.systemGroupId(SYSTEM_GROUP_SETTINGS[name] as never);
@@ -101,7 +93,7 @@ export async function createGroup(svc: Services, user: UserRow, input: CreateGro
     const settings: Record<string, GroupSettingValue> = {};
     for (const key of GROUP_SETTINGS) {
       const given = input.settings[key];
-      if (given !== undefined) settings[key] = groups.validate(given, valid, key);
+      if (given !== undefined) settings[key] = checkedPermissionValue(groups, valid, GROUP_PERMISSION_SETTINGS[key], key, given);
       else settings[key] = USER_GROUP_DEFAULTS[key] === 'creator' ? { direct_members: [user.id], direct_subgroups: [] } : groups.systemGroupId(USER_GROUP_DEFAULTS[key] as never);
     }
     const group = await insertGroup(tx, {
@@ -262,7 +254,7 @@ export async function updateGroupInfo(svc: Services, user: UserRow, groupId: num
       for (const [name, upd] of entries) {
         const current = groupSetting(g, name, groups);
         if (upd.old !== undefined && !Groups.same(groups.validate(upd.old, valid, name), current)) throw badRequest("'old' value does not match the expected value.");
-        const next = groups.validate(upd.new, valid, name);
+        const next = checkedPermissionValue(groups, valid, GROUP_PERMISSION_SETTINGS[name], name, upd.new);
         if (Groups.same(next, current)) continue;
         settings[name] = data[name] = next;
       }

@@ -9,7 +9,7 @@ import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { transaction } from '../store/db.ts';
-import { activeUserIds, updateUser, userById, type UserRow } from '../store/users.ts';
+import { updateUser, userById, type UserRow } from '../store/users.ts';
 import {
   activeUserStatuses,
   upsertUserStatus,
@@ -22,6 +22,7 @@ import { checkEmoji, emojiData } from './emoji.ts';
 import { presenceEnabledChanged } from './presence.ts';
 import { accessUserById } from './users-admin.ts';
 import { isAdminRole } from './users-format.ts';
+import { userIdsWhoCanAccess } from './user-access.ts';
 
 export const MAX_STATUS_TEXT_LENGTH = 60;
 
@@ -130,7 +131,8 @@ async function applyUserStatus(svc: Services, user: UserRow, input: StatusUpdate
       event.emoji_code = emojiCode;
       event.reaction_type = reactionType;
     }
-    events.push([event, await activeUserIds(tx, svc.realmId)]);
+    // As Zulip: to the users who may access this one.
+    events.push([event, await userIdsWhoCanAccess(svc, user, tx)]);
   });
   for (const [event, recipients] of events) svc.bus.send(event, recipients);
   // As for any presence_enabled change, everyone sees the user's presence follow at once.

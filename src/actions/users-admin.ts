@@ -16,7 +16,6 @@ import { realmById } from '../store/realm.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import {
   activeBotsOwnedBy,
-  activeUserIds,
   countActiveOwners,
   countActiveUsers,
   updateUser,
@@ -34,6 +33,7 @@ import { noSuchUser } from './users-read.ts';
 import { sendActivationPeerEvents, sendRoleChangeStreamEvents } from './access-change-events.ts';
 import { loadChannelContext } from './streams-format.ts';
 import { sendWelcomeMessages } from './welcome-bot.ts';
+import { userIdsWhoCanAccess } from './user-access.ts';
 
 export const ROLES: readonly number[] = [ROLE.OWNER, ROLE.ADMINISTRATOR, ROLE.MODERATOR, ROLE.MEMBER, ROLE.GUEST];
 
@@ -117,7 +117,7 @@ export async function createUserByAdmin(
 export async function changeFullName(svc: Services, target: UserRow, fullName: string): Promise<void> {
   await transaction(svc.store, (tx) => updateUser(tx, target.id, { full_name: fullName }));
   const person = { user_id: target.id, full_name: fullName };
-  svc.bus.send({ type: 'realm_user', op: 'update', person }, await activeUserIds(svc.store.db, svc.realmId));
+  svc.bus.send({ type: 'realm_user', op: 'update', person }, await userIdsWhoCanAccess(svc, target));
   if (target.is_bot) {
     svc.bus.send({ type: 'realm_bot', op: 'update', bot: person }, await botEventRecipients(svc, { ...target, full_name: fullName }));
   }
@@ -130,7 +130,7 @@ export async function changeRole(svc: Services, target: UserRow, role: number): 
   await transaction(svc.store, (tx) => updateUser(tx, target.id, { role }));
   svc.bus.send(
     { type: 'realm_user', op: 'update', person: { user_id: target.id, role } },
-    await activeUserIds(svc.store.db, svc.realmId),
+    await userIdsWhoCanAccess(svc, target),
   );
   // Channels the new role can or can no longer see.
   await sendRoleChangeStreamEvents(svc, before, target);
@@ -222,7 +222,7 @@ export async function deactivateUser(svc: Services, target: UserRow, opts: { cas
     return changed;
   });
   if (!changed) return done;
-  const recipients = await activeUserIds(svc.store.db, svc.realmId);
+  const recipients = await userIdsWhoCanAccess(svc, target);
   svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: false } }, recipients);
   // The user leaves the subscriber lists of their channels.
   await sendActivationPeerEvents(svc, target.id, 'peer_remove', before);
@@ -242,7 +242,7 @@ export async function deleteProfile(svc: Services, target: UserRow): Promise<voi
     await transaction(svc.store, (tx) => updateUser(tx, target.id, { avatar_source: 'G', avatar_version: version }));
     const u = await reload(svc, target.id);
     const url = avatarUrl(svc.config, u, false);
-    const recipients = await activeUserIds(svc.store.db, svc.realmId);
+    const recipients = await userIdsWhoCanAccess(svc, u);
     svc.bus.send(
       {
         type: 'realm_user',
@@ -361,7 +361,7 @@ export async function reactivateUser(svc: Services, target: UserRow, acting: Use
   const newOwner = previousOwner && !previousOwner.is_active && acting ? acting : undefined;
   await transaction(svc.store, (tx) => updateUser(tx, target.id, { is_active: 1, ...(newOwner ? { bot_owner_id: newOwner.id } : {}) }));
   const u = await reload(svc, target.id);
-  svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: u.id, is_active: true } }, await activeUserIds(svc.store.db, svc.realmId));
+  svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: u.id, is_active: true } }, await userIdsWhoCanAccess(svc, u));
   // Back in the subscriber lists of their channels.
   await sendActivationPeerEvents(svc, u.id, 'peer_add', null);
   if (u.is_bot) {

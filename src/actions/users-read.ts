@@ -1,11 +1,12 @@
 /** Reading users: GET /users, /users/me, /users/{id}, /users/{email} and realm_user state. */
 import type { Services } from '../services.ts';
-import { ApiError, unauthorized } from '../lib/errors.ts';
+import { ApiError, badRequest, unauthorized } from '../lib/errors.ts';
 import { realmById } from '../store/realm.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { allUsers, userByEmail, userById, usersByIds, type UserRow } from '../store/users.ts';
 import { formatUser } from './users-format.ts';
 import { cachedProfileData } from './cache.ts';
+import { canAccessUser, userAccess } from './user-access.ts';
 
 export function noSuchUser(): ApiError {
   return new ApiError('No such user');
@@ -16,7 +17,7 @@ export async function listUsers(
   viewer: UserRow | null,
   opts: { clientGravatar: boolean; includeCustomProfileFields: boolean; userIds?: number[] },
 ): Promise<Record<string, unknown>[]> {
-  const rows = opts.userIds
+  let rows = opts.userIds
     ? await usersByIds(svc.store.db, svc.realmId, opts.userIds)
     : (await allUsers(svc.store.db, svc.realmId)).filter((u) => !u.is_system_bot);
   if (opts.userIds) {
@@ -24,6 +25,9 @@ export async function listUsers(
     const missing = opts.userIds.find((id) => !found.has(id));
     if (missing !== undefined) throw new ApiError('Invalid user ID: ' + missing);
   }
+  // Users the viewer may not access are left out (Zulip, since feature level 437).
+  const access = await userAccess(svc, viewer);
+  if (!access.all) rows = rows.filter((u) => access.can(u));
   const profile = opts.includeCustomProfileFields ? await cachedProfileData(svc) : undefined;
   return rows.map((u) =>
     formatUser(svc.config, u, { viewer, clientGravatar: opts.clientGravatar, profileData: profile ? (profile.get(u.id) ?? {}) : undefined }),
@@ -41,6 +45,7 @@ export async function getUser(
       ? await userById(svc.store.db, svc.realmId, target.id)
       : await userByEmail(svc.store.db, svc.realmId, target.email ?? '');
   if (!u) throw noSuchUser();
+  if (!(await canAccessUser(svc, viewer, u))) throw badRequest('Insufficient permission');
   const profile = opts.includeCustomProfileFields ? await cachedProfileData(svc) : undefined;
   return formatUser(svc.config, u, {
     viewer,

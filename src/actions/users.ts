@@ -7,6 +7,7 @@ import { validEmail } from '../lib/email-address.ts';
 import { realmUserDefaults } from '../lib/user-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { activeUserIds, emailTaken, insertUser, updateUser, ROLE, type UserRow } from '../store/users.ts';
+import { inaccessibleUser, userIdsWhoCanAccess } from './user-access.ts';
 import { formatUser, isAdminRole, publicEmail } from './users-format.ts';
 import { transaction } from '../store/db.ts';
 import { botEventRecipients, formatBot } from './bots-format.ts';
@@ -81,13 +82,16 @@ export async function createUser(svc: Services, input: CreateUserInput): Promise
   return user;
 }
 
-/** realm_user add to everyone; realm_bot add to administrators and the bot's owner. */
+/**
+ * realm_user add to everyone (an "Unknown user" placeholder to those who may
+ * not access the new user); realm_bot add to administrators and the bot's owner.
+ */
 export async function announceUser(svc: Services, user: UserRow): Promise<void> {
-  const recipients = await activeUserIds(svc.store.db, svc.realmId);
-  svc.bus.send(
-    { type: 'realm_user', op: 'add', person: formatUser(svc.config, user, { viewer: null, clientGravatar: false }) },
-    recipients,
-  );
+  const recipients = await userIdsWhoCanAccess(svc, user);
+  svc.bus.send({ type: 'realm_user', op: 'add', person: formatUser(svc.config, user, { viewer: null, clientGravatar: false }) }, recipients);
+  const knowing = new Set(recipients);
+  const others = (await activeUserIds(svc.store.db, svc.realmId)).filter((id) => !knowing.has(id));
+  if (others.length) svc.bus.send({ type: 'realm_user', op: 'add', person: inaccessibleUser(svc.config, user.id) }, others, { meta: { inaccessibleUser: true } });
   if (user.is_bot) {
     svc.bus.send({ type: 'realm_bot', op: 'add', bot: await formatBot(svc, user) }, await botEventRecipients(svc, user));
   }

@@ -155,6 +155,10 @@ export interface EventMeta {
   localId?: string | null;
   /** stream: what clients without the archived_channels capability get instead. */
   withoutArchivedChannels?: ZulipEvent;
+  /** realm_user add: the person is an "Unknown user" placeholder, not sent to user_list_incomplete clients. */
+  inaccessibleUser?: boolean;
+  /** message: the recipients who may not access the sender, and the sender fields they get instead. */
+  hiddenSender?: { userIds: number[]; fields: Record<string, unknown> };
 }
 
 /**

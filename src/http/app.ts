@@ -25,13 +25,16 @@ import { registerEmailChangeRoutes, registerJoinRoutes, registerOpenSignupRoutes
 import { authenticateSession, registerWeb } from './web.ts';
 import { withDeliveries } from '../events/bus.ts';
 import { registerOps } from './ops.ts';
-import { EMOJI_DATA_PATH, LOGO_PATH } from '../lib/static-paths.ts';
+import { EMOJI_DATA_PATH, LOGO_PATH, UNKNOWN_USER_AVATAR_PATH } from '../lib/static-paths.ts';
 import { registerIncomingWebhooks, WEBHOOK_PATH_PREFIX } from './webhooks.ts';
 import { registerUnsubscribe } from './unsubscribe.ts';
 
 export const API_PREFIX = '/api/v1';
 /** The web client's copy of every API route, authenticated by the session cookie. */
 export const JSON_PREFIX = '/json';
+/** A plain grey 64x64 PNG. */
+const UNKNOWN_USER_AVATAR_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAEAAAABACAIAAAAlC+aJAAAATElEQVR42u3PMQ0AAAwDoPpXVlmVsHsJOCB9LgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIClwE1q4IsRYcZLAAAAABJRU5ErkJggg==';
 const DEFAULT_LOGO_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#3b6ea5"/>' +
   '<path d="M14 18h36a4 4 0 0 1 4 4v18a4 4 0 0 1-4 4H30l-10 8v-8h-6a4 4 0 0 1-4-4V22a4 4 0 0 1 4-4z" fill="#fff"/></svg>';
@@ -192,6 +195,12 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   // The default organization logo (realm_logo_url when none is uploaded).
   app.get(LOGO_PATH, async (_req, reply) => {
     reply.header('Content-Type', 'image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(DEFAULT_LOGO_SVG);
+  });
+
+  // The picture of users a restricted guest may not access (avatar_url of "Unknown user").
+  const unknownUserAvatar = Buffer.from(UNKNOWN_USER_AVATAR_PNG, 'base64');
+  app.get(UNKNOWN_USER_AVATAR_PATH, async (_req, reply) => {
+    reply.header('Content-Type', 'image/png').header('Cache-Control', 'public, max-age=86400').send(unknownUserAvatar);
   });
 
   // GET /health, the access log and request metrics.

@@ -3,6 +3,7 @@
  * properties that Parley implements). Stored values overlay these defaults.
  */
 import { parseJsonObject } from './util.ts';
+import { REALM_PERMISSION_SETTINGS } from './permission-settings.ts';
 
 export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
   invite_required: true,
@@ -50,7 +51,6 @@ export const REALM_SETTING_DEFAULTS: Record<string, unknown> = {
   upload_quota_mib: null,
   max_file_upload_size_mib: 25,
   empty_topic_display_name: 'general chat',
-  bot_creation_policy: 1,
   moderation_request_channel_id: -1,
   new_stream_announcements_stream_id: -1,
   signup_announcements_stream_id: -1,
@@ -72,48 +72,22 @@ export function realmSettings(storedJson: string): Record<string, unknown> {
     s.topics_policy = stored.mandatory_topics ? 'disable_empty_topic' : 'allow_empty_topic';
   }
   s.mandatory_topics = s.topics_policy === 'disable_empty_topic';
-  // Zulip renamed giphy_rating to gif_rating_policy (feature level 453); both names are reported.
+  // Zulip renamed giphy_rating to gif_rating_policy (feature level 453): a value stored under the old name still counts.
   if (stored.gif_rating_policy === undefined && typeof stored.giphy_rating === 'number') s.gif_rating_policy = stored.giphy_rating;
-  s.giphy_rating = s.gif_rating_policy;
+  delete s.giphy_rating;
+  // Replaced by can_create_bots_group and can_create_write_only_bots_group (feature level 344).
+  delete s.bot_creation_policy;
   return s;
 }
 
 /**
- * Organization-level group settings Parley implements, with Zulip's defaults
- * as system group names (resolved to the organization's group IDs when used;
- * a stored value in settings_json, a group ID or anonymous group, wins).
+ * Organization-level group settings with Zulip's defaults as system group
+ * names (resolved to the organization's group IDs when used; a stored value
+ * in settings_json, a group ID or anonymous group, wins).
  */
-export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = {
-  can_create_public_channel_group: 'role:members',
-  can_create_private_channel_group: 'role:members',
-  can_create_web_public_channel_group: 'role:owners',
-  can_add_subscribers_group: 'role:members',
-  can_create_groups: 'role:members',
-  can_manage_all_groups: 'role:owners',
-  // Message deletion (DELETE /messages/{message_id}), with Zulip's defaults.
-  can_delete_any_message_group: 'role:administrators',
-  can_delete_own_message_group: 'role:everyone',
-  // Sending email invitations (POST /invites), Zulip's default.
-  can_invite_users_group: 'role:members',
-  can_access_all_users_group: 'role:everyone',
-  can_add_custom_emoji_group: 'role:members',
-  can_create_bots_group: 'role:members',
-  can_create_write_only_bots_group: 'role:members',
-  can_manage_billing_group: 'role:administrators',
-  // Wildcard mentions in large channels (@all, @everyone, @channel, @topic).
-  can_mention_many_users_group: 'role:administrators',
-  can_move_messages_between_channels_group: 'role:members',
-  can_move_messages_between_topics_group: 'role:everyone',
-  can_resolve_topics_group: 'role:everyone',
-  can_set_delete_message_policy_group: 'role:moderators',
-  can_set_topics_policy_group: 'role:members',
-  can_summarize_topics_group: 'role:everyone',
-  create_multiuse_invite_group: 'role:administrators',
-  direct_message_initiator_group: 'role:everyone',
-  direct_message_permission_group: 'role:everyone',
-  // Who counts as a workplace user for billing (Parley has no billing).
-  workplace_users_group: 'role:members',
-};
+export const REALM_GROUP_SETTING_DEFAULTS: Record<string, string> = Object.fromEntries(
+  Object.entries(REALM_PERMISSION_SETTINGS).map(([name, c]) => [name, c.default_group_name]),
+);
 
 /** The keys of an edit history entry that a 'moves' visibility policy shows (an allowlist, as Zulip's). */
 const MOVE_KEYS = ['timestamp', 'user_id', 'prev_topic', 'topic', 'prev_stream', 'stream'];

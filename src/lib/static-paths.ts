@@ -1,3 +1,5 @@
 /** URL paths of the static files the server itself serves (advertised in /register). */
 export const EMOJI_DATA_PATH = '/static/generated/emoji/emoji_api.json';
 export const LOGO_PATH = '/static/images/logo/parley-logo.svg';
+/** The picture of a user the viewer may not access (Zulip's unknown-user avatar). */
+export const UNKNOWN_USER_AVATAR_PATH = '/static/images/unknown-user-avatar.png';

@@ -15,6 +15,8 @@ import { realmGroupSetting } from '../actions/group-settings.ts';
 import { DEFAULT_EXTERNAL_ACCOUNTS } from '../lib/profile-fields.ts';
 import { GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS } from '../actions/realm-settings.ts';
 import { realmDomains } from '../store/realm-domains.ts';
+import { serverSupportedPermissionSettings } from '../lib/permission-settings.ts';
+import { inaccessibleUser, userAccess } from '../actions/user-access.ts';
 
 /** When this process started (Zulip's server_generation, UNIX seconds). */
 const SERVER_GENERATION = Math.floor(Date.now() / 1000);
@@ -76,8 +78,7 @@ const provider1: StateProvider = {
       server_name_changes_disabled: false,
       server_emoji_data_url: `${c.externalUrl}${EMOJI_DATA_PATH}`,
       giphy_api_key: '',
-      giphy_rating_options: GIPHY_RATING_OPTIONS,
-      // The names since feature level 453 (realm_gif_rating_policy comes with the settings).
+      // Named giphy_rating_options before feature level 453 (realm_gif_rating_policy comes with the settings).
       gif_rating_policy_options: GIPHY_RATING_OPTIONS,
       tenor_api_key: '',
       development_environment: false,
@@ -85,6 +86,8 @@ const provider1: StateProvider = {
       realm_org_type: s.org_type,
       realm_plan_type: s.plan_type,
       zulip_plan_is_not_limited: true,
+      // What each group-based permission setting accepts: the tables Parley validates with.
+      server_supported_permission_settings: serverSupportedPermissionSettings(),
       // The built-in external account providers for custom profile fields (zulip-flutter requires the map).
       realm_default_external_accounts: Object.fromEntries(Object.entries(DEFAULT_EXTERNAL_ACCOUNTS).map(([k, a]) => [k, { ...a }])),
       // realm_wildcard_mention_policy follows can_mention_many_users_group (src/state/streams.ts).
@@ -115,9 +118,15 @@ const provider2: StateProvider = {
     const profile = await cachedProfileData(svc);
     const fmt = (u: (typeof rows)[number]) =>
       formatUser(svc.config, u, { viewer: me, clientGravatar: opts.clientGravatar, profileData: u.is_bot ? undefined : (profile.get(u.id) ?? {}) });
+    // Users a restricted guest may not access: left out for clients declaring
+    // user_list_incomplete, otherwise "Unknown user" placeholders (always active).
+    const access = await userAccess(svc, me);
+    const people = rows.filter((u) => !u.is_system_bot);
+    const accessible = access.all ? people : people.filter((u) => access.can(u));
+    const placeholders = access.all || opts.clientCapabilities.user_list_incomplete ? [] : people.filter((u) => !access.can(u)).map((u) => inaccessibleUser(svc.config, u.id));
     return {
-      realm_users: rows.filter((u) => u.is_active && !u.is_system_bot).map(fmt),
-      realm_non_active_users: rows.filter((u) => !u.is_active && !u.is_system_bot).map(fmt),
+      realm_users: [...accessible.filter((u) => u.is_active).map(fmt), ...placeholders].sort((a, b) => Number(a.user_id) - Number(b.user_id)),
+      realm_non_active_users: accessible.filter((u) => !u.is_active).map(fmt),
       cross_realm_bots: rows.filter((u) => u.is_system_bot).map((u) => ({ ...fmt(u), is_system_bot: true })),
       avatar_source: me.avatar_source,
       avatar_url_medium: avatarUrl(svc.config, me, false),
@@ -147,7 +156,9 @@ export default feature({
   state: [provider1, domainsProvider, provider2],
   filters: {
     // New users' avatars follow each client's client_gravatar choice.
-    realm_user: (q, event) => {
+    realm_user: (q, event, meta) => {
+      // Clients that accept an incomplete user list are not told of users they may not access.
+      if (meta.inaccessibleUser && q.opts.clientCapabilities.user_list_incomplete) return null;
       const person = event.person as Record<string, unknown> | undefined;
       if (event.op === 'add' && person && q.opts.clientGravatar && typeof person.avatar_url === 'string' && person.avatar_url.startsWith('https://secure.gravatar.com/')) {
         return { ...event, person: { ...person, avatar_url: null } };

@@ -177,3 +177,34 @@ export async function insertSystemBot(db: Tx, realmId: number, email: string, fu
     is_system_bot: 1,
   });
 }
+
+/**
+ * Users who share a conversation with `userId`: an active subscription to a
+ * channel it is subscribed to (active accounts only) or membership of one of
+ * its direct-message groups (deactivated members too when asked). Zulip's
+ * basis for which users a guest restricted by can_access_all_users_group may
+ * see; one-to-one direct messages do not count, as in Zulip.
+ */
+export async function userIdsSharingConversations(db: Tx, userId: number, opts: { deactivatedGroupMembers: boolean }): Promise<Set<number>> {
+  const viaChannels = await db
+    .selectFrom('subscriptions as mine')
+    .innerJoin('subscriptions as theirs', 'theirs.stream_id', 'mine.stream_id')
+    .innerJoin('users', 'users.id', 'theirs.user_id')
+    .select('theirs.user_id')
+    .distinct()
+    .where('mine.user_id', '=', userId)
+    .where('mine.active', '=', 1)
+    .where('theirs.active', '=', 1)
+    .where('users.is_active', '=', 1)
+    .execute();
+  let groups = db
+    .selectFrom('direct_group_members as mine')
+    .innerJoin('direct_group_members as theirs', 'theirs.group_id', 'mine.group_id')
+    .innerJoin('users', 'users.id', 'theirs.user_id')
+    .select('theirs.user_id')
+    .distinct()
+    .where('mine.user_id', '=', userId);
+  if (!opts.deactivatedGroupMembers) groups = groups.where('users.is_active', '=', 1);
+  const viaGroups = await groups.execute();
+  return new Set([...viaChannels, ...viaGroups].map((r) => r.user_id));
+}

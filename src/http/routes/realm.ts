@@ -7,7 +7,7 @@ import {
   MAX_REALM_DESCRIPTION_LENGTH,
   MAX_REALM_NAME_LENGTH,
   parseTimeLimit,
-  REALM_GROUP_SETTING_RULES,
+  REALM_GROUP_SETTINGS,
   REALM_TOPICS_POLICIES,
   EDIT_HISTORY_POLICIES,
   JITSI_SERVER_URL_MAX_LENGTH,
@@ -36,7 +36,7 @@ const timeLimit = (): Param<number | null> =>
     return parseTimeLimit(jsonOrRaw(raw), name);
   });
 
-const groupParams = Object.fromEntries(Object.keys(REALM_GROUP_SETTING_RULES).map((n) => [n, p.json(groupSettingUpdate, 'object').optional()])) as Record<
+const groupParams = Object.fromEntries(REALM_GROUP_SETTINGS.map((n) => [n, p.json(groupSettingUpdate, 'object').optional()])) as Record<
   string,
   Param<GroupUpdate | undefined>
 >;
@@ -103,7 +103,6 @@ const settingParams = {
   email_changes_disabled: p.bool().optional(),
   avatar_changes_disabled: p.bool().optional(),
   require_unique_names: p.bool().optional(),
-  bot_creation_policy: p.json(v.literal([1, 2, 3]), 'integer').optional(),
   default_avatar_source: p.enumStr(DEFAULT_AVATAR_SOURCES).optional(),
   default_language: p.str().optional(),
   org_type: p.json(v.literal(ORG_TYPE_IDS), 'integer').optional(),
@@ -111,7 +110,6 @@ const settingParams = {
   video_chat_provider: p.int().optional(),
   jitsi_server_url: jitsiUrl().optional(),
   gif_rating_policy: p.int().optional(),
-  giphy_rating: p.int().optional(),
   new_stream_announcements_stream_id: p.int().optional(),
   signup_announcements_stream_id: p.int().optional(),
   zulip_update_announcements_stream_id: p.int().optional(),
