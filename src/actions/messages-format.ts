@@ -111,6 +111,26 @@ export interface FormatOptions {
   allowEmptyTopicName: boolean;
 }
 
+/**
+ * topic_links of a topic under a set of linkifiers, remembered: a page of
+ * messages mostly repeats a few topics, and the web-link pattern is large.
+ * Kept per linkifier list (a new list when linkifiers change), up to 2,000
+ * topics. The lists are shared: never modify them.
+ */
+const topicLinksMemo = new WeakMap<Linkifier[], Map<string, ReadonlyArray<{ url: string; text: string }>>>();
+
+function cachedTopicLinks(topic: string, linkifiers: Linkifier[]): ReadonlyArray<{ url: string; text: string }> {
+  let memo = topicLinksMemo.get(linkifiers);
+  if (!memo) topicLinksMemo.set(linkifiers, (memo = new Map()));
+  let links = memo.get(topic);
+  if (!links) {
+    links = Object.freeze(topicLinks(topic, linkifiers).map((l) => Object.freeze(l)));
+    if (memo.size >= 2000) memo.clear();
+    memo.set(topic, links);
+  }
+  return links;
+}
+
 /** A submessage as message objects and `submessage` events carry it. */
 export const formatSubmessage = (s: SubmessageRow) => ({ id: s.id, message_id: s.message_id, sender_id: s.sender_id, msg_type: s.msg_type, content: s.content });
 
@@ -151,7 +171,7 @@ export async function formatMessages(svc: Services, db: Tx, rows: MessageRow[], 
       timestamp: Math.floor(m.date_sent),
       client: m.sending_client,
       subject: m.recipient_type === RECIPIENT.STREAM ? (m.topic === '' && !opts.allowEmptyTopicName ? dir.emptyTopicDisplayName : m.topic) : '',
-      topic_links: m.recipient_type === RECIPIENT.STREAM ? topicLinks(m.topic, dir.linkifiers) : [],
+      topic_links: m.recipient_type === RECIPIENT.STREAM ? cachedTopicLinks(m.topic, dir.linkifiers) : [],
       is_me_message: !!m.is_me_message,
       reactions: byMsg.get(m.id) ?? [],
       submessages: (submessages.get(m.id) ?? []).map(formatSubmessage),
