@@ -139,6 +139,7 @@ const DEFAULT_CLASSES: Record<string, string> = {
 let loaded = false;
 function ensureLoaded(): void {
   if (loaded) return;
+  prismModule(); // first: the grammars' loader extends the Prism it defines
   loadLanguagesModule()([...new Set(Object.values(LEXERS).map((l) => l.prism))]);
   loaded = true;
 }
