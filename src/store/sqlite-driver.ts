@@ -4,7 +4,7 @@
  * Prepared statements are cached by SQL text.
  *
  * The write-ahead log is checkpointed by a worker thread with its own
- * connection (checkpoint-worker.ts) instead of by whichever commit crosses
+ * connection (checkpoint-worker.js) instead of by whichever commit crosses
  * SQLite's threshold: a checkpoint writes pages and waits for fsync, which
  * would otherwise stall every request queued behind that commit. Should the
  * worker stop, SQLite's own automatic checkpoints take over again.
@@ -94,7 +94,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   }
 
   #startCheckpointer(): void {
-    const worker = new Worker(new URL('./checkpoint-worker.ts', import.meta.url), {
+    const worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
       workerData: { path: this.#path, intervalMs: CHECKPOINT_INTERVAL_MS },
     });
     worker.unref();
