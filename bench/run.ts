@@ -20,6 +20,7 @@
  *                       PARLEY_WORKERS=2 on PostgreSQL + Redis (bench/scaleout.ts)
  *   BENCH_PARLEY_NODE_ARGS  extra node flags for Parley, e.g. "--cpu-prof --cpu-prof-dir=.bench/prof"
  *   BENCH_REQUESTS_ONLY=1   skip the fan-out, queue-memory and long-history figures
+ *   BENCH_STARTUP_ONLY=1    only the cold start and the idle memory (no load): a quick check of both
  *   BENCH_FANOUT_USERS, BENCH_FANOUT_MESSAGES, BENCH_QUEUES, BENCH_SMALL_HISTORY,
  *   BENCH_BIG_HISTORY  sizes of those figures (1000, 20, 10000, 10000, 1000000)
  *
@@ -150,6 +151,8 @@ const settings = {
   smallHistory: Math.round(num('BENCH_SMALL_HISTORY', 10_000)),
   /** Only the request scenarios (no fan-out, queue memory or large-history figures). */
   requestsOnly: process.env.BENCH_REQUESTS_ONLY === '1',
+  /** Only the start-up figures: cold start and idle memory. */
+  startupOnly: process.env.BENCH_STARTUP_ONLY === '1',
 };
 
 const STARTUP_TIMEOUT_MS = 60_000;
@@ -599,7 +602,7 @@ async function main(): Promise<number> {
   let bare: Child | undefined;
   try {
     const nodeArgs = (process.env.BENCH_PARLEY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-    const startParley = () => startChild('parley', join(root, 'src', 'main.ts'), parleyEnv(dataDir, { DATABASE_URL: settings.databaseUrl ?? '', PARLEY_PG_SCHEMA: pgSchema ?? '' }), /listening on (http:\/\/\S+)/, nodeArgs);
+    const startParley = () => startChild('parley', join(root, 'src', 'main.js'), parleyEnv(dataDir, { DATABASE_URL: settings.databaseUrl ?? '', PARLEY_PG_SCHEMA: pgSchema ?? '' }), /listening on (http:\/\/\S+)/, nodeArgs);
     parley = await startParley();
     const firstStartMs = parley.startMs;
     const rc = readZuliprc(join(dataDir, 'zuliprc'));
@@ -626,6 +629,11 @@ async function main(): Promise<number> {
 
     await sleep(1000);
     const memStart = { parley: rssMiB(parley.proc.pid), bare: rssMiB(bare.proc.pid) };
+    if (settings.startupOnly) {
+      console.log(`idle memory (VmRSS): Parley ${fmt(memStart.parley, 1)} MiB, bare ${fmt(memStart.bare, 1)} MiB`);
+      await seedDb.close();
+      return 0;
+    }
 
     const results: Array<Record<string, unknown>> = [];
     let failed = false;

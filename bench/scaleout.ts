@@ -54,7 +54,7 @@ async function runOne(deps: ScaleOutDeps, dbUrl: string, redisUrl: string, worke
   try {
     child = await deps.startChild(
       workers ? `parley (${workers} workers)` : 'parley (1 process)',
-      join(deps.root, 'src', 'main.ts'),
+      join(deps.root, 'src', 'main.js'),
       deps.parleyEnv(dataDir, {
         DATABASE_URL: dbUrl,
         PARLEY_PG_SCHEMA: schema,

@@ -1,7 +1,7 @@
 /**
  * Assembles a running server from configuration: storage, migrations, the
  * organization, event queues and fan-out, and the HTTP app with every route.
- * Used by main.ts and by the tests (which run it in-process on a free port).
+ * Used by main.js and by the tests (which run it in-process on a free port).
  */
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';

@@ -481,7 +481,7 @@ export async function openQueue(client: Client, params: Params = {}) {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------------------
-// Servers as child processes (`node src/main.ts`), for tests that need real processes
+// Servers as child processes (`node src/main.js`), for tests that need real processes
 
 export interface NodeProcess {
   proc: import('node:child_process').ChildProcess;
@@ -491,12 +491,12 @@ export interface NodeProcess {
 }
 
 /**
- * Starts `node src/main.ts` with `env` (on top of PATH and HOME) and waits
+ * Starts `node src/main.js` with `env` (on top of PATH and HOME) and waits
  * for its "listening" line. Rejects with the output if it exits first.
  */
 export function spawnNode(env: Record<string, string>): Promise<NodeProcess> {
   const root = join(here, '..');
-  const proc = spawn(process.execPath, [join(root, 'src', 'main.ts')], {
+  const proc = spawn(process.execPath, [join(root, 'src', 'main.js')], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 /**
- * Smoke test of `npm start` as a new user runs it: `node src/main.ts` as a
+ * Smoke test of `npm start` as a new user runs it: `node src/main.js` as a
  * child process on a free port with an empty DATA_DIR (SQLite, or PostgreSQL
  * in a fresh schema when TEST_DATABASE_URL is set).
  *
@@ -38,7 +38,7 @@ function freePort(): Promise<number> {
 
 type Running = NodeProcess;
 
-/** Starts `node src/main.ts` and waits for its "listening" line. */
+/** Starts `node src/main.js` and waits for its "listening" line. */
 function start(extraEnv: Record<string, string> = {}): Promise<Running> {
   return spawnNode({
     PORT: String(port),

@@ -1,5 +1,5 @@
 /**
- * The server process (`npm start` loads it through src/main.ts): runs it until SIGTERM or SIGINT, then shuts down
+ * The server process (`npm start` loads it through src/main.js): runs it until SIGTERM or SIGINT, then shuts down
  * cleanly (in-flight requests finish; waiting long-polls are answered).
  *
  * With PARLEY_WORKERS=N (PostgreSQL and Redis only) this process becomes

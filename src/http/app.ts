@@ -28,6 +28,7 @@ import { registerOps } from './ops.ts';
 import { EMOJI_DATA_PATH, LOGO_PATH, UNKNOWN_USER_AVATAR_PATH } from '../lib/static-paths.ts';
 import { registerIncomingWebhooks, WEBHOOK_PATH_PREFIX } from './webhooks.ts';
 import { registerUnsubscribe } from './unsubscribe.ts';
+import { deferredSchemaCompilers } from './schema-compilers.ts';
 
 export const API_PREFIX = '/api/v1';
 /** The web client's copy of every API route, authenticated by the session cookie. */
@@ -105,6 +106,8 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
     trustProxy: trustProxyOption(svc.config.trustProxy),
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    // Ajv and fast-json-stringify are loaded only if a route ever has a schema (none has).
+    schemaController: { compilersFactory: deferredSchemaCompilers },
     // Errors the router raises before any route runs (malformed percent-encoding in the path).
     frameworkErrors: (err: Error & { code?: string }, _req: FastifyRequest, reply: FastifyReply) => {
       reply.code(400).send(errorEnvelope(400, frameworkMessage(err, 400)));

@@ -25,8 +25,8 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Server as TusServer, ERRORS, type Upload } from '@tus/server';
-import { FileStore } from '@tus/file-store';
+import type { Server as TusServer, Upload } from '@tus/server';
+import type { FileStore } from '@tus/file-store';
 import type { Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
 import { PRIVATE_DIR_MODE } from '../lib/private-files.ts';
@@ -35,6 +35,11 @@ import { finishResumableUpload } from '../actions/uploads.ts';
 import { fileTooLargeMessage } from '../lib/uploaded-file.ts';
 import { authenticate, type AuthLimits } from './auth.ts';
 import { checkOrigin, requestSession } from './web.ts';
+import { lazyModule } from '../lib/lazy.ts';
+
+// Loaded with the first resumable upload (or the first sweep): most processes never see one.
+const tusServerModule = lazyModule<typeof import('@tus/server')>('@tus/server');
+const tusFileStoreModule = lazyModule<typeof import('@tus/file-store')>('@tus/file-store');
 
 export const TUS_PATH = '/api/v1/tus';
 /** Unfinished uploads are removed this long after their creation. */
@@ -65,39 +70,46 @@ export function registerTus(app: FastifyInstance, svc: Services, limits: AuthLim
     return user;
   };
   const maxBytes = svc.config.maxFileUploadSizeMib * 1024 * 1024;
-  // No expiration in the store itself: it would look the upload up again after
-  // the finished file has moved to the uploads; stale partial uploads are swept below.
-  const store = new FileStore({ directory });
-  store.extensions = store.extensions.filter((e) => e !== 'expiration');
-
-  const tus = new TusServer({
-    path: TUS_PATH,
-    datastore: store,
-    relativeLocation: true,
-    maxSize: maxBytes,
-    // Browsers may only call it from this server's own pages (no cross-origin use).
-    allowedOrigins: () => false,
-    namingFunction: (req) => `${callerOf(req).id}-${randomBytes(16).toString('hex')}`,
-    onIncomingRequest: async (req, uploadId) => {
-      if (ownerOf(uploadId) !== callerOf(req).id) throw ERRORS.FILE_NOT_FOUND;
-    },
-    onUploadCreate: async (_req, upload) => {
-      if (upload.sizeIsDeferred || upload.size === undefined) throw reject(411, 'SizeIsDeferred is not supported');
-      return {};
-    },
-    onUploadFinish: async (req, upload: Upload) => {
-      const user = callerOf(req);
-      const body = await finishResumableUpload(svc, user, upload.storage?.path ?? resolve(directory, upload.id), upload.size ?? 0, upload.metadata ?? {});
-      await store.configstore.delete(upload.id);
-      // A creation request that carried the whole file keeps its 201 and Location.
-      if (req.method === 'POST') return { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } };
-      return { status_code: 200, body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } };
-    },
-    onResponseError: (_req, err) => {
-      if (err === ERRORS.ERR_MAX_SIZE_EXCEEDED) return reject(413, fileTooLargeMessage(svc.config.maxFileUploadSizeMib));
-      return undefined;
-    },
-  });
+  let made: { store: FileStore; tus: TusServer } | undefined;
+  /** The store and the tus server, made on first use. */
+  const tusParts = (): { store: FileStore; tus: TusServer } => {
+    if (made) return made;
+    const { Server, ERRORS } = tusServerModule();
+    // No expiration in the store itself: it would look the upload up again after
+    // the finished file has moved to the uploads; stale partial uploads are swept below.
+    const store = new (tusFileStoreModule().FileStore)({ directory });
+    store.extensions = store.extensions.filter((e) => e !== 'expiration');
+    const tus = new Server({
+      path: TUS_PATH,
+      datastore: store,
+      relativeLocation: true,
+      maxSize: maxBytes,
+      // Browsers may only call it from this server's own pages (no cross-origin use).
+      allowedOrigins: () => false,
+      namingFunction: (req) => `${callerOf(req).id}-${randomBytes(16).toString('hex')}`,
+      onIncomingRequest: async (req, uploadId) => {
+        if (ownerOf(uploadId) !== callerOf(req).id) throw ERRORS.FILE_NOT_FOUND;
+      },
+      onUploadCreate: async (_req, upload) => {
+        if (upload.sizeIsDeferred || upload.size === undefined) throw reject(411, 'SizeIsDeferred is not supported');
+        return {};
+      },
+      onUploadFinish: async (req, upload: Upload) => {
+        const user = callerOf(req);
+        const body = await finishResumableUpload(svc, user, upload.storage?.path ?? resolve(directory, upload.id), upload.size ?? 0, upload.metadata ?? {});
+        await store.configstore.delete(upload.id);
+        // A creation request that carried the whole file keeps its 201 and Location.
+        if (req.method === 'POST') return { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } };
+        return { status_code: 200, body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } };
+      },
+      onResponseError: (_req, err) => {
+        if (err === ERRORS.ERR_MAX_SIZE_EXCEEDED) return reject(413, fileTooLargeMessage(svc.config.maxFileUploadSizeMib));
+        return undefined;
+      },
+    });
+    made = { store, tus };
+    return made;
+  };
 
   /** The caller, as for /user_uploads: HTTP Basic, else the web session; null when neither. */
   const caller = async (req: FastifyRequest): Promise<UserRow | null> => {
@@ -132,7 +144,7 @@ export function registerTus(app: FastifyInstance, svc: Services, limits: AuthLim
       callers.set(req.raw, user);
     }
     reply.hijack();
-    await tus.handle(req.raw, reply.raw);
+    await tusParts().tus.handle(req.raw, reply.raw);
   };
 
   app.register(async (scope) => {
@@ -145,7 +157,7 @@ export function registerTus(app: FastifyInstance, svc: Services, limits: AuthLim
   });
 
   const sweep = setInterval(() => {
-    removeStale(store, Date.now() - EXPIRY_MS).catch((err: unknown) => svc.log.warn({ err }, 'removing stale partial uploads failed'));
+    removeStale(tusParts().store, Date.now() - EXPIRY_MS).catch((err: unknown) => svc.log.warn({ err }, 'removing stale partial uploads failed'));
   }, SWEEP_MS);
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));

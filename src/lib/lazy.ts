@@ -1,7 +1,9 @@
 /**
- * Large modules that most processes never use (image resizing, SMTP, Redis,
- * the PostgreSQL driver, TeX, password hashing) are loaded on first use, so
- * they cost neither start time nor memory until then.
+ * Large modules that most processes never use, or not at start (image
+ * resizing, SMTP, Redis, the PostgreSQL driver, TeX, password hashing, code
+ * highlighting, the render thread pool, resumable uploads, metrics, archives)
+ * are loaded on first use, so they cost neither start time nor memory until
+ * then.
  */
 import { createRequire } from 'node:module';
 

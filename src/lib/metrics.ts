@@ -4,7 +4,11 @@
  * messages sent, database query time, and the process's own metrics. They
  * are served on a separate listener (METRICS_PORT), never on the API port.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
+import { lazyModule } from './lazy.ts';
+
+// Loaded only by a server with METRICS_PORT (createMetrics is called only then).
+const promClient = lazyModule<typeof import('prom-client')>('prom-client');
 
 export interface Metrics {
   registry: Registry;
@@ -15,6 +19,7 @@ export interface Metrics {
 }
 
 export function createMetrics(sources: { queues: () => number; waitingPolls: () => number; renderQueue: () => number }): Metrics {
+  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = promClient();
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'parley_' });
   const metrics: Metrics = {

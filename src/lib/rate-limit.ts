@@ -3,19 +3,29 @@
  * counters in this process's memory (one process), or in Redis when the
  * deployment has one, so every process counts against the same limit.
  */
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { createRequire } from 'node:module';
+import type * as Flexible from 'rate-limiter-flexible';
 import type { RedisLink } from './redis.ts';
 import { rateLimited } from './errors.ts';
+import { lazyModule } from './lazy.ts';
+
+// The package's index loads every store it supports (36 modules); only these
+// classes are used, each the export of its own file. RateLimiterRes is the
+// class the limiters throw (the same file, so instanceof holds).
+const require = createRequire(import.meta.url);
+const RateLimiterMemory = require('rate-limiter-flexible/lib/RateLimiterMemory.js') as typeof Flexible.RateLimiterMemory;
+const RateLimiterRes = require('rate-limiter-flexible/lib/RateLimiterRes.js') as typeof Flexible.RateLimiterRes;
+const rateLimiterRedis = lazyModule<typeof Flexible.RateLimiterRedis>('rate-limiter-flexible/lib/RateLimiterRedis.js');
 
 export class RateLimit {
-  private readonly limiter: RateLimiterAbstract | null;
+  private readonly limiter: Flexible.RateLimiterAbstract | null;
   private readonly limit: number;
 
   /** `name` keeps the counters of different limits apart; a limit of 0 disables. */
   constructor(redis: RedisLink | undefined, name: string, limit: number, windowSeconds: number) {
     this.limit = limit;
     const opts = { points: limit, duration: windowSeconds, keyPrefix: `${redis?.prefix ?? ''}rl:${name}` };
-    this.limiter = limit <= 0 ? null : redis ? new RateLimiterRedis({ ...opts, storeClient: redis.cmd }) : new RateLimiterMemory(opts);
+    this.limiter = limit <= 0 ? null : redis ? new (rateLimiterRedis())({ ...opts, storeClient: redis.cmd }) : new RateLimiterMemory(opts);
   }
 
   /** Seconds to wait if the key is over its limit, else 0 (counts nothing). */

@@ -9,8 +9,13 @@
  * `print` is a builtin, TeX's braces are Name.Builtin, PHP's bare words are
  * Name.Other, identifiers Prism leaves untyped are Pygments Names).
  */
-import Prism from 'prismjs';
-import loadLanguages from 'prismjs/components/index.js';
+import type Prism from 'prismjs';
+import { lazyModule } from '../lib/lazy.ts';
+
+// Prism and its grammars are loaded by the first code block to highlight:
+// most messages have none, and a process that renders nothing never needs them.
+const prismModule = lazyModule<typeof Prism>('prismjs');
+const loadLanguagesModule = lazyModule<typeof import('prismjs/components/index.js')>('prismjs/components/index.js');
 
 /** How one Pygments lexer is highlighted with a Prism grammar. */
 interface LexerSpec {
@@ -134,7 +139,8 @@ const DEFAULT_CLASSES: Record<string, string> = {
 let loaded = false;
 function ensureLoaded(): void {
   if (loaded) return;
-  loadLanguages([...new Set(Object.values(LEXERS).map((l) => l.prism))]);
+  prismModule(); // first: the grammars' loader extends the Prism it defines
+  loadLanguagesModule()([...new Set(Object.values(LEXERS).map((l) => l.prism))]);
   loaded = true;
 }
 
@@ -241,6 +247,7 @@ export function highlightCode(code: string, lexerName: string): string | null {
   const spec = LEXERS[lexerName];
   if (!spec) return null;
   ensureLoaded();
+  const Prism = prismModule();
   const grammar = Prism.languages[spec.prism];
   if (!grammar) return null;
   const pieces: Piece[] = [];

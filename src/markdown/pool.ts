@@ -8,10 +8,11 @@
  * One pool serves every server in the process (the tests run many);
  * servers acquire it on start and release it on close.
  */
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { RenderResult } from './index.ts';
 import { MarkdownRenderingError } from './errors.ts';
 import type { RenderData, RenderReply, RenderTask } from './worker.ts';
+import { lazyModule } from '../lib/lazy.ts';
 
 export type { RenderData };
 
@@ -22,29 +23,39 @@ export interface MarkdownRenderer {
   close(): Promise<void>;
 }
 
-let shared: { pool: Piscina<RenderTask, RenderReply>; users: number } | null = null;
+// Piscina and its pool are made by the first render, not at start.
+const piscinaModule = lazyModule<typeof import('piscina')>('piscina');
 
-function acquire(threads: number): Piscina<RenderTask, RenderReply> {
-  if (!shared) {
-    shared = {
-      pool: new Piscina<RenderTask, RenderReply>({
-        filename: new URL('./worker.ts', import.meta.url).href,
-        minThreads: 0,
-        maxThreads: threads,
-        idleTimeout: 60_000,
-      }),
-      users: 0,
-    };
-  }
-  shared.users++;
-  return shared.pool;
+interface Shared {
+  threads: number;
+  pool: Piscina<RenderTask, RenderReply> | null;
+  users: number;
 }
 
-async function release(pool: Piscina<RenderTask, RenderReply>): Promise<void> {
-  if (!shared || shared.pool !== pool) return;
-  if (--shared.users > 0) return;
+let shared: Shared | null = null;
+
+function acquire(threads: number): Shared {
+  shared ??= { threads, pool: null, users: 0 };
+  shared.users++;
+  return shared;
+}
+
+function poolOf(s: Shared): Piscina<RenderTask, RenderReply> {
+  if (!s.pool && shared !== s) throw new Error('the Markdown renderer is closed');
+  s.pool ??= new (piscinaModule().Piscina)<RenderTask, RenderReply>({
+    filename: new URL('./worker.ts', import.meta.url).href,
+    minThreads: 0,
+    maxThreads: s.threads,
+    idleTimeout: 60_000,
+  });
+  return s.pool;
+}
+
+async function release(s: Shared): Promise<void> {
+  if (shared !== s) return;
+  if (--s.users > 0) return;
   shared = null;
-  await pool.destroy();
+  await s.pool?.destroy();
 }
 
 
@@ -53,7 +64,7 @@ export function createMarkdownRenderer(opts: { threads: number; timeoutMs: numbe
   let closed = false;
   return {
     get queued() {
-      return pool.queueSize;
+      return pool.pool?.queueSize ?? 0;
     },
     async render(content, data) {
       const started = new SharedArrayBuffer(8);
@@ -74,7 +85,7 @@ export function createMarkdownRenderer(opts: { threads: number; timeoutMs: numbe
       };
       timer = setTimeout(check, opts.timeoutMs);
       try {
-        const reply = await pool.run({ content, data, started }, { signal: abort.signal });
+        const reply = await poolOf(pool).run({ content, data, started }, { signal: abort.signal });
         if (!reply.ok) throw new MarkdownRenderingError(reply.error);
         return reply.result;
       } catch (e) {

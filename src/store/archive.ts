@@ -19,7 +19,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import tar from 'tar-stream';
+import type tar from 'tar-stream';
 import type { RawBuilder } from 'kysely';
 import type { Store } from './db.ts';
 import {
@@ -40,6 +40,10 @@ import {
 import { chmodPrivate, PRIVATE_DIR_MODE } from '../lib/private-files.ts';
 import { PARLEY_VERSION } from '../lib/version.ts';
 import { newApiKey } from '../lib/util.ts';
+import { lazyModule } from '../lib/lazy.ts';
+
+// Loaded by the first export or import, not by every server start.
+const tarStream = lazyModule<typeof import('tar-stream')>('tar-stream');
 
 export const ARCHIVE_FORMAT = 'parley-organization-archive';
 export const ARCHIVE_VERSION = 1;
@@ -126,7 +130,7 @@ async function addFile(pack: tar.Pack, name: string, path: string): Promise<bool
 export async function writeArchive(opts: WriteOptions): Promise<{ bytes: number; rows: number; files: number }> {
   const partial = `${opts.file}.partial`;
   rmSync(partial, { force: true });
-  const pack = tar.pack();
+  const pack = tarStream().pack();
   const written = pipeline(pack, createGzip(), createWriteStream(partial, { mode: 0o600 }));
   let rowsDone = 0;
   let filesDone = 0;
@@ -237,7 +241,7 @@ export async function importArchive(opts: ReadOptions): Promise<{ tables: number
   const size = statSync(opts.file).size;
   const staging = join(opts.dataDir, `.import-${randomBytes(6).toString('hex')}`);
   mkdirSync(staging, { recursive: true, mode: PRIVATE_DIR_MODE });
-  const extract = tar.extract();
+  const extract = tarStream().extract();
   let unpacked: Promise<void> = Promise.resolve();
   /** Starts reading the file; called right before the entries are consumed (nothing may flow past them). */
   const startReading = () => {

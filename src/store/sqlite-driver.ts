@@ -4,14 +4,20 @@
  * Prepared statements are cached by SQL text.
  *
  * The write-ahead log is checkpointed by a worker thread with its own
- * connection (checkpoint-worker.ts), started at the first write, instead of
- * by whichever commit crosses SQLite's threshold: a checkpoint writes pages
- * and waits for fsync, which would otherwise stall every request queued
- * behind that commit. Should the worker stop, SQLite's own automatic
- * checkpoints take over again.
+ * connection (checkpoint-worker.js) instead of by whichever commit crosses
+ * SQLite's threshold: a checkpoint writes pages and waits for fsync, which
+ * would otherwise stall every request queued behind that commit. Should the
+ * worker stop, SQLite's own automatic checkpoints take over again.
+ *
+ * A worker thread is a whole JavaScript engine (about 15 MiB), so it starts
+ * only once the server has run CHECKPOINTER_AFTER_WRITES write statements:
+ * the few writes of a start or of a quiet server never fill SQLite's
+ * threshold (1000 pages), and as soon as writes are steady the worker takes
+ * over well before it.
  */
 
 const CHECKPOINT_INTERVAL_MS = 250;
+const CHECKPOINTER_AFTER_WRITES = 100;
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { writtenTableOf } from './changes.ts';
@@ -30,10 +36,13 @@ function bindable(v: unknown): Bindable {
 
 class Statement implements SqliteStatement {
   readonly reader: boolean;
+  /** INSERT, UPDATE, DELETE or REPLACE. */
+  readonly writes: boolean;
   readonly #stmt: StatementSync;
-  constructor(stmt: StatementSync) {
+  constructor(stmt: StatementSync, writes: boolean) {
     this.#stmt = stmt;
     this.reader = stmt.columns().length > 0;
+    this.writes = writes;
   }
   all(parameters: ReadonlyArray<unknown>): unknown[] {
     return this.#stmt.all(...parameters.map(bindable));
@@ -52,6 +61,8 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   readonly #cache = new Map<string, Statement>();
   #dataVersion: StatementSync | undefined;
   #checkpointer: Worker | null = null;
+  /** Write statements run before the checkpointer started (Kysely prepares every query it runs). */
+  #writes = 0;
   #closed = false;
 
   constructor(path: string) {
@@ -68,11 +79,11 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   prepare(sql: string): SqliteStatement {
     let stmt = this.#cache.get(sql);
     if (!stmt) {
-      if (!this.#checkpointer && writtenTableOf(sql) !== null) this.#startCheckpointer();
-      stmt = new Statement(this.#db.prepare(sql));
+      stmt = new Statement(this.#db.prepare(sql), writtenTableOf(sql) !== null);
       if (this.#cache.size >= 1000) this.#cache.delete(this.#cache.keys().next().value as string);
       this.#cache.set(sql, stmt);
     }
+    if (stmt.writes && !this.#checkpointer && ++this.#writes >= CHECKPOINTER_AFTER_WRITES) this.#startCheckpointer();
     return stmt;
   }
 
@@ -83,7 +94,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   }
 
   #startCheckpointer(): void {
-    const worker = new Worker(new URL('./checkpoint-worker.ts', import.meta.url), {
+    const worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
       workerData: { path: this.#path, intervalMs: CHECKPOINT_INTERVAL_MS },
     });
     worker.unref();
