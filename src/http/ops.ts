@@ -54,7 +54,9 @@ export function registerOps(app: FastifyInstance, svc: Services): void {
     return reply.header('Cache-Control', 'no-store').send({ result: 'success', msg: '' });
   });
 
-  const access = accessLogger(svc);
+  let access = accessLogger(svc);
+  // The server log at a level above info (LOG_LEVEL=warn) would drop every line: no hook then.
+  if (access && !access.isLevelEnabled('info')) access = null;
   const metrics = svc.metrics;
   if (!access && !metrics) return;
   app.addHook('onResponse', (req, reply, done) => {
