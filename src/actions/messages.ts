@@ -310,7 +310,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     // Mentioned or messaged outgoing-webhook bots: delivered after commit, off the request path.
     const botJobs = await queueOutgoingWebhooks(svc, tx, { id, sender, isStream, mentioned, recipients: addr.userIds });
     // Recipients who would be emailed about it if away (checked after commit).
-    const emailPlan = await planMissedMessageEmails(svc, tx, { id, sender, stream: addr.stream, topic: addr.topic, rows, users: dir.users, subscriptions: addr.subscriptions });
+    const emailPlan = await planMissedMessageEmails(svc, tx, { id, sender, stream: addr.stream, topic: addr.topic, rows, users: dir.users, subscriptions: addr.subscriptions ?? new Map() });
     const notifyAttachments = await claimMessageAttachments(svc, tx, sender, id, rendered.html);
     const msgRow = (await messageById(tx, svc.realmId, id))!;
     const [dict] = await formatMessages(svc, tx, [msgRow], dir, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });

@@ -27,7 +27,7 @@ import { channelMessageUrl, dmMessageUrl, topicNarrowUrl, dmNarrowUrl } from '..
 import { realmById } from '../store/realm.ts';
 import { userById, usersByIds, type UserRow } from '../store/users.ts';
 import { FLAG, messagesByIds, RECIPIENT, type MessageRow } from '../store/messages.ts';
-import { streamsByIds, type StreamRow } from '../store/streams.ts';
+import { streamsByIds, type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
 import {
   claimUserBatch,
   deleteSentBefore,
@@ -35,14 +35,12 @@ import {
   insertUnsubscribeKey,
   pendingBatchTimes,
   releaseRows,
-  subscriptionNotificationSettings,
   topicVisibilityPolicies,
   unsubscribeKey,
   unsubscribeKeyOf,
   userMessageFlags,
   usersWithDueBatches,
   type MissedMessageEmailRow,
-  type SubscriptionNotificationRow,
 } from '../store/missed-message-emails.ts';
 import { VISIBILITY_POLICY } from './user-topics.ts';
 import { dmParticipants } from './messages-format.ts';
@@ -74,8 +72,8 @@ export interface SentMessageInfo {
   rows: Array<{ user_id: number; flags: number }>;
   /** Users by ID (the sending transaction's directory). */
   users: ReadonlyMap<number, UserRow>;
-  /** A channel message: its subscribers' notification settings, when already read. */
-  subscriptions?: ReadonlyMap<number, SubscriptionNotificationRow>;
+  /** A channel message: its subscribers' notification settings, by user ID (empty for a direct message). */
+  subscriptions: ReadonlyMap<number, SubscriberNotificationRow>;
 }
 
 /** Whether a user counts as offline now (no client activity within the offline threshold). */
@@ -95,7 +93,7 @@ export async function planMissedMessageEmails(svc: Services, tx: Tx, m: SentMess
   const candidates = m.rows.filter((r) => r.user_id !== m.sender.id && (r.flags & FLAG.read) === 0 && m.users.get(r.user_id)?.is_bot === 0);
   if (candidates.length === 0) return none;
   const ids = candidates.map((r) => r.user_id);
-  const subs: ReadonlyMap<number, SubscriptionNotificationRow> = !m.stream ? new Map() : (m.subscriptions ?? (await subscriptionNotificationSettings(tx, m.stream.id, ids)));
+  const subs = m.subscriptions;
   const policies = m.stream ? await topicVisibilityPolicies(tx, m.stream.id, m.topic, ids) : new Map<number, number>();
   const wanted: PlannedEmails['wanted'] = [];
   for (const r of candidates) {

@@ -9,7 +9,6 @@ import type { Selectable } from 'kysely';
 import type { Db, Tx } from './db.ts';
 import { prepared } from './prepared.ts';
 import type { MissedMessageEmailsTable } from './schema.ts';
-import type { SubscriberNotificationRow } from './streams.ts';
 
 export type MissedMessageEmailRow = Selectable<MissedMessageEmailsTable>;
 
@@ -103,23 +102,9 @@ export async function unsubscribeKey(db: Tx, key: string): Promise<{ user_id: nu
 // ---------------------------------------------------------------------------
 // What decides who is notified about a channel message
 
-export type SubscriptionNotificationRow = SubscriberNotificationRow;
-
-export async function subscriptionNotificationSettings(db: Tx, streamId: number, userIds: number[]): Promise<Map<number, SubscriptionNotificationRow>> {
-  if (userIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('subscriptions')
-    .select(['user_id', 'is_muted', 'email_notifications', 'wildcard_mentions_notify'])
-    .where('stream_id', '=', streamId)
-    .where('active', '=', 1)
-    .where('user_id', 'in', userIds)
-    .execute();
-  return new Map(rows.map((r) => [r.user_id, r]));
-}
-
-/** Each user's visibility policy for a topic (matched case-insensitively, as Zulip does). */
 const channelTopicPoliciesQuery = prepared((db) => db.selectFrom('user_topics').select(['user_id', 'visibility_policy', 'topic']).where('stream_id', '=', 0));
 
+/** Each user's visibility policy for a topic (matched case-insensitively, as Zulip does). */
 export async function topicVisibilityPolicies(db: Tx, streamId: number, topic: string, userIds: number[]): Promise<Map<number, number>> {
   if (userIds.length === 0) return new Map();
   const rows = await channelTopicPoliciesQuery(db, streamId);
