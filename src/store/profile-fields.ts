@@ -1,7 +1,6 @@
 /** Custom profile fields and users' values for them. */
 import type { Selectable } from 'kysely';
-import type { Db, Tx } from './db.ts';
-import { prepared } from './prepared.ts';
+import type { Tx } from './db.ts';
 import type { CustomProfileFieldsTable } from './schema.ts';
 
 export type ProfileFieldRow = Selectable<CustomProfileFieldsTable>;
@@ -11,15 +10,6 @@ export interface ProfileValueRow {
   field_id: number;
   value: string;
   rendered_value: string | null;
-}
-
-export async function profileValuesForUsers(db: Tx, userIds: number[]): Promise<ProfileValueRow[]> {
-  return db
-    .selectFrom('custom_profile_field_values')
-    .select(['user_id', 'field_id', 'value', 'rendered_value'])
-    .where('user_id', 'in', userIds)
-    .orderBy('field_id')
-    .execute();
 }
 
 /** Every custom profile field value of the organization's users. */
@@ -32,19 +22,6 @@ export async function profileValuesForRealm(db: Tx, realmId: number): Promise<Pr
     .orderBy('v.user_id')
     .orderBy('v.field_id')
     .execute();
-}
-
-const valuesForOneUser = prepared((db) =>
-  db
-    .selectFrom('custom_profile_field_values')
-    .select(['user_id', 'field_id', 'value', 'rendered_value'])
-    .where('user_id', '=', 0)
-    .orderBy('field_id'),
-);
-
-/** One user's values (a hot path: GET /users/me). */
-export async function profileValuesForUser(db: Db, userId: number): Promise<ProfileValueRow[]> {
-  return valuesForOneUser(db, userId);
 }
 
 /** The organization's fields in display order. */
