@@ -36,6 +36,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { LongPoller } from './long-poller.ts';
 import { runScaleOut, type ScaleOutResult } from './scaleout.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -480,22 +481,27 @@ async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>
 const REGISTER_FORM = { event_types: '["message"]', fetch_event_types: '["message"]' };
 
 /**
- * Every fan-out user registers a queue and long-polls it; the owner then
- * sends messages to "fanout" one at a time. The latency of a delivery is
- * from the start of the send request to the poll's answer at the client.
+ * Every fan-out user registers a queue and long-polls it (on its own
+ * connection, with the lean client of long-poller.ts); the owner then sends
+ * messages to "fanout" one at a time. The latency of a delivery is from the
+ * start of the send request to the poll's answer at the client.
  */
 async function fanout(base: string, owner: Credentials, users: Credentials[], messages: number) {
   const received = new Map<string, number[]>(); // message content -> arrival times
   let stop = false;
+  const pollers: LongPoller[] = [];
   await pool(users, 20, async (u) => {
     const q = await call(base, u, 'POST', '/api/v1/register', REGISTER_FORM);
+    const poller = new LongPoller(base, 'Basic ' + Buffer.from(`${u.email}:${u.key}`).toString('base64'));
+    pollers.push(poller);
+    const queue = encodeURIComponent(String(q.queue_id));
     let last = -1;
     const poll = async (): Promise<void> => {
       while (!stop) {
-        const r = await call(base, u, 'GET', `/api/v1/events?queue_id=${encodeURIComponent(String(q.queue_id))}&last_event_id=${last}`).catch(() => null);
+        const r = await poller.poll(`/api/v1/events?queue_id=${queue}&last_event_id=${last}`).catch(() => null);
         if (!r) return;
         const at = performance.now();
-        for (const e of r.events as Array<Record<string, unknown>>) {
+        for (const e of r.events) {
           last = Math.max(last, e.id as number);
           if (e.type === 'message') {
             const content = String((e.message as Record<string, unknown>).content);
@@ -522,6 +528,7 @@ async function fanout(base: string, owner: Credentials, users: Credentials[], me
     await sleep(200);
   }
   stop = true;
+  for (const p of pollers) p.close();
   const sorted = Float64Array.from(latencies).sort();
   return { users: users.length, messages, deliveries: latencies.length, missing, p50Ms: quantile(sorted, 0.5), p99Ms: quantile(sorted, 0.99), maxMs: quantile(sorted, 1) };
 }

@@ -82,7 +82,7 @@ test('inactive users get a digest of hot conversations on the digest weekday; on
   assert.equal(state.user_settings.enable_digest_emails, false);
 });
 
-test("a digest leaves out muted channels and bots' messages, and lists the new public channels that are not archived", async () => {
+test("a digest leaves out muted and archived channels and bots' messages, and lists the new public channels that are not archived", async () => {
   const now = Date.now() + 13 * 3600 * 1000;
   const gina = await t.makeUser({ name: 'Gina Quiet' });
   const bot = await t.makeUser({ name: 'Build Bot', isBot: true, botOwnerId: t.owner.id });
@@ -96,6 +96,7 @@ test("a digest leaves out muted channels and bots' messages, and lists the new p
   assertSuccess(await t.client(gina).post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: idOf(CHANNEL), property: 'is_muted', value: true }] }));
   assertSuccess(await owner.post('/messages', { type: 'stream', to: 'ops', topic: 'deploy', content: 'Deploying at noon.' }));
   assertSuccess(await t.client(bot).post('/messages', { type: 'stream', to: 'ops', topic: 'builds', content: 'Build 42 passed.' }));
+  assertSuccess(await owner.post('/messages', { type: 'stream', to: 'old plans', topic: 'retired', content: 'Shelved for good.' }));
   assertSuccess(await owner.delete(`/streams/${idOf('old plans')}`));
 
   await setRealm({ digest_emails_enabled: true, digest_weekday: weekday(now) });
@@ -109,6 +110,8 @@ test("a digest leaves out muted channels and bots' messages, and lists the new p
   assert.match(text, /#ops > deploy\n\S+\n.*: Deploying at noon\./);
   assert.doesNotMatch(text, /builds|Build 42/);
   assert.doesNotMatch(text, /rocket|Countdown/);
+  // Nor the conversations of archived channels.
+  assert.doesNotMatch(text, /retired|Shelved/);
   // Every public channel of this young organization is new, except the archived one.
   const listed = [...text.matchAll(/^#([^:\n]+): http/gm)].map((m) => m[1]);
   assert.deepEqual(listed, ['general', CHANNEL, 'ops']);

@@ -86,9 +86,14 @@ test('a render over the time budget fails as in Zulip, and the server carries on
   } finally {
     await strict.close();
   }
-  // The worker that was stopped was replaced: renders go on.
-  const r = assertSuccess(await owner.post('/messages/render', { content: '**still** here' }));
-  assert.equal(r.rendered, '<p><strong>still</strong> here</p>');
+  // The worker that was stopped was replaced: renders go on, on the worker
+  // threads (content over 500 characters) and on the request thread.
+  const long = '**still** here '.repeat(40).trim();
+  assert.ok(long.length > 500);
+  const r = assertSuccess(await owner.post('/messages/render', { content: long }));
+  assert.equal(r.rendered, `<p>${'<strong>still</strong> here '.repeat(40).trim()}</p>`);
+  const short = assertSuccess(await owner.post('/messages/render', { content: '**still** here' }));
+  assert.equal(short.rendered, '<p><strong>still</strong> here</p>');
 });
 
 // The one latency assertion issue 7 asks for: heavy renders run in worker

@@ -70,6 +70,7 @@ export async function deliverDigestEmails(svc: Services, now = Date.now()): Prom
   const messages = await channelMessagesSince(db, svc.realmId, cutoff);
   const topics = new Map<string, Topic>();
   for (const m of messages) {
+    if (!streamName.has(m.recipient_id)) continue; // an archived channel's conversations are over
     const key = `${m.recipient_id}:${m.topic.toLowerCase()}`;
     let t = topics.get(key);
     if (!t) topics.set(key, (t = { streamId: m.recipient_id, topic: m.topic, messages: [], senders: new Set() }));

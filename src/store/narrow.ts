@@ -162,7 +162,11 @@ function flagsExpr(q: NarrowQuery): Cond {
 export async function narrowWhere(store: Store, q: NarrowQuery): Promise<Cond> {
   const fts = await hasFts(store);
   const flags = flagsExpr(q);
-  const conds: Cond[] = [sql`m.realm_id = ${q.realmId}`];
+  // A channel term already confines the narrow to one of the organization's
+  // channels; the realm condition would then only make the database read every
+  // message row, where the channel's index alone answers (IDs in order).
+  const inChannel = q.terms.some((t) => t.kind === 'channel' && !t.negated);
+  const conds: Cond[] = inChannel ? [] : [sql`m.realm_id = ${q.realmId}`];
   for (const t of q.terms) {
     const c = termCond(t, q, flags, store.dialect, fts);
     conds.push(t.negated ? sql`NOT (${c})` : c);

@@ -34,24 +34,44 @@ function bindable(v: unknown): Bindable {
   return JSON.stringify(v);
 }
 
+/**
+ * A prepared statement. Rows come from node:sqlite as arrays and become
+ * objects here: node:sqlite builds each row object property by property
+ * through V8's API, which made `SELECT *` of 100 messages take about 200 µs
+ * against about 130 µs for arrays turned into objects by the loop below
+ * (measured on the benchmark machine). As with node:sqlite's own objects, a
+ * name that occurs twice among the columns keeps its last value.
+ */
 class Statement implements SqliteStatement {
   readonly reader: boolean;
   /** INSERT, UPDATE, DELETE or REPLACE. */
   readonly writes: boolean;
   readonly #stmt: StatementSync;
+  readonly #columns: string[];
   constructor(stmt: StatementSync, writes: boolean) {
     this.#stmt = stmt;
-    this.reader = stmt.columns().length > 0;
+    this.#columns = stmt.columns().map((c) => c.name);
+    this.reader = this.#columns.length > 0;
     this.writes = writes;
+    if (this.reader) stmt.setReturnArrays(true);
   }
   all(parameters: ReadonlyArray<unknown>): unknown[] {
-    return this.#stmt.all(...parameters.map(bindable));
+    const rows = this.#stmt.all(...parameters.map(bindable)) as unknown as unknown[][];
+    const out = new Array<Record<string, unknown>>(rows.length);
+    for (let i = 0; i < rows.length; i++) out[i] = this.#object(rows[i]!);
+    return out;
   }
   run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint } {
     return this.#stmt.run(...parameters.map(bindable));
   }
-  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
-    return this.#stmt.iterate(...parameters.map(bindable)) as IterableIterator<unknown>;
+  *iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
+    for (const row of this.#stmt.iterate(...parameters.map(bindable))) yield this.#object(row as unknown as unknown[]);
+  }
+  #object(row: unknown[]): Record<string, unknown> {
+    const names = this.#columns;
+    const o: Record<string, unknown> = {};
+    for (let j = 0; j < names.length; j++) o[names[j]!] = row[j];
+    return o;
   }
 }
 
