@@ -515,6 +515,8 @@ async function fanout(base: string, owner: Credentials, users: Credentials[], me
   });
   await sleep(2000); // every poll is waiting
   const latencies: number[] = [];
+  /** Per message: when its last poller had it (ms after the send started). */
+  const lastDelivery: number[] = [];
   let missing = 0;
   for (let k = 0; k < messages; k++) {
     const content = `fanout ${k}`;
@@ -525,12 +527,25 @@ async function fanout(base: string, owner: Credentials, users: Credentials[], me
     const times = received.get(content) ?? [];
     missing += users.length - times.length;
     for (const t of times) latencies.push(t - t0);
+    lastDelivery.push(times.length ? Math.max(...times) - t0 : NaN);
     await sleep(200);
   }
   stop = true;
   for (const p of pollers) p.close();
   const sorted = Float64Array.from(latencies).sort();
-  return { users: users.length, messages, deliveries: latencies.length, missing, p50Ms: quantile(sorted, 0.5), p99Ms: quantile(sorted, 0.99), maxMs: quantile(sorted, 1) };
+  const later = Float64Array.from(lastDelivery.slice(1)).sort();
+  return {
+    users: users.length,
+    messages,
+    deliveries: latencies.length,
+    missing,
+    p50Ms: quantile(sorted, 0.5),
+    p99Ms: quantile(sorted, 0.99),
+    maxMs: quantile(sorted, 1),
+    lastDeliveryMs: lastDelivery.map((x) => Math.round(x * 10) / 10),
+    firstMessageLastMs: lastDelivery[0] ?? null,
+    laterMessagesLastMaxMs: later.length ? quantile(later, 1) : null,
+  };
 }
 
 /** Resident memory added by registering `count` more event queues (owner's, message events). */
@@ -768,6 +783,7 @@ async function main(): Promise<number> {
     if (fan) {
       figures.push([`fan-out to ${fan.users} long-pollers: deliveries (missing)`, `${fan.deliveries} (${fan.missing})`]);
       figures.push(['fan-out delivery p50 / p99 / max, ms', `${fmt(fan.p50Ms, 1)} / ${fmt(fan.p99Ms, 1)} / ${fmt(fan.maxMs, 1)}`]);
+      figures.push(['fan-out: last delivery of the first message / slowest of the others, ms', `${fmt(fan.firstMessageLastMs, 1)} / ${fmt(fan.laterMessagesLastMaxMs, 1)}`]);
     }
     if (queueMem) figures.push([`${queueMem.queues} more event queues, MiB RSS added`, `${fmt(queueMem.addedMiB, 1)} (${fmt(queueMem.beforeMiB, 1)} -> ${fmt(queueMem.afterMiB, 1)})`]);
     if (history) {
