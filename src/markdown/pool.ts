@@ -78,7 +78,7 @@ async function release(s: Shared): Promise<void> {
  * large modules that only the workers load.
  */
 const INLINE_MAX_LENGTH = 500;
-export function rendersInline(content: string): boolean {
+function rendersInline(content: string): boolean {
   return content.length <= INLINE_MAX_LENGTH && !content.includes('```') && !content.includes('~~~') && !content.includes('$$');
 }
 
