@@ -533,7 +533,8 @@ async function fanout(base: string, owner: Credentials, users: Credentials[], me
   stop = true;
   for (const p of pollers) p.close();
   const sorted = Float64Array.from(latencies).sort();
-  const later = Float64Array.from(lastDelivery.slice(1)).sort();
+  // A message no poller had (counted in `missing`) has no last delivery.
+  const later = Float64Array.from(lastDelivery.slice(1).filter(Number.isFinite)).sort();
   return {
     users: users.length,
     messages,
@@ -543,7 +544,7 @@ async function fanout(base: string, owner: Credentials, users: Credentials[], me
     p99Ms: quantile(sorted, 0.99),
     maxMs: quantile(sorted, 1),
     lastDeliveryMs: lastDelivery.map((x) => Math.round(x * 10) / 10),
-    firstMessageLastMs: lastDelivery[0] ?? null,
+    firstMessageLastMs: Number.isFinite(lastDelivery[0]) ? lastDelivery[0]! : null,
     laterMessagesLastMaxMs: later.length ? quantile(later, 1) : null,
   };
 }
