@@ -276,3 +276,19 @@ test('register all_public_streams: public channel messages reach the queue witho
   const g = await t.makeUser({ name: 'Guest2', role: ROLE.GUEST });
   assertError(await t.client(g).post('/register', { all_public_streams: true }), 400, 'BAD_REQUEST', 'User not authorized for this query');
 });
+
+test('the forms of `to`: JSON after whitespace, plain text, and what is neither a name nor an ID', async () => {
+  assertSuccess(await send(A, { type: 'channel', to: ` \n[${general}]`, topic: 'to forms', content: 'spaced list' }));
+  assertSuccess(await send(A, { type: 'channel', to: ` "general"`, topic: 'to forms', content: 'spaced string' }));
+  assertError(await send(A, { type: 'channel', to: JSON.stringify(['general', 'secret']), topic: 'to forms', content: 'x' }), 400, 'BAD_REQUEST', 'Expected exactly one channel');
+  assertError(await send(A, { type: 'channel', to: 'true', topic: 'to forms', content: 'x' }), 400, 'BAD_REQUEST', 'Invalid data type for channel');
+  // Not JSON (a no-break space is not JSON whitespace): the text is the channel's name.
+  const nbsp = await send(A, { type: 'channel', to: '\u00a0[1]', topic: 'to forms', content: 'x' });
+  assert.equal(nbsp.status, 400);
+  assert.equal(nbsp.body.code, 'STREAM_DOES_NOT_EXIST');
+  const dm = assertSuccess(await send(A, { type: 'direct', to: `${bob.email}, ${alice.email}`, content: 'by emails' })).id;
+  const got = (await B.get(`/messages/${dm}`)).body.message;
+  assert.deepEqual(got.display_recipient.map((u: { id: number }) => u.id).sort((x: number, y: number) => x - y), [alice.id, bob.id].sort((x, y) => x - y));
+  assertSuccess(await send(A, { type: 'direct', to: `\t[${bob.id}]`, content: 'spaced ids' }));
+  assertError(await send(A, { type: 'direct', to: 'null', content: 'x' }), 400, 'BAD_REQUEST', 'Invalid data type for recipients');
+});

@@ -28,6 +28,7 @@ import { userSettings } from '../lib/user-settings.ts';
 import { queueOutgoingWebhooks, wakeOutgoingWebhookDelivery } from './outgoing-webhooks.ts';
 import { planMissedMessageEmails, queueMissedMessageEmails } from './missed-message-emails.ts';
 import { accessGainedByNewGroup, announceAccessGained, hiddenSenderFields, recipientsNotAccessing, userAccess } from './user-access.ts';
+import { jsonOrUndefined } from '../lib/util.ts';
 
 export interface SendInput {
   type: 'stream' | 'channel' | 'private' | 'direct';
@@ -56,12 +57,8 @@ export function normalizeContent(content: string, max: number): string {
 }
 
 function parseStreamIndicator(to: string): string | number {
-  let data: unknown;
-  try {
-    data = JSON.parse(to);
-  } catch {
-    return to;
-  }
+  let data = jsonOrUndefined(to);
+  if (data === undefined) return to;
   if (Array.isArray(data)) {
     if (data.length !== 1) throw badRequest('Expected exactly one channel');
     data = data[0];
@@ -76,12 +73,8 @@ function parseStreamIndicator(to: string): string | number {
 
 /** Zulip's extract_private_recipients: JSON list of IDs or emails, or comma-separated emails. */
 export function parseDirectRecipients(to: string): string[] | number[] {
-  let data: unknown;
-  try {
-    data = JSON.parse(to);
-  } catch {
-    data = to;
-  }
+  let data = jsonOrUndefined(to);
+  if (data === undefined) data = to;
   if (typeof data === 'string') data = data.split(',');
   if (!Array.isArray(data)) throw badRequest('Invalid data type for recipients');
   if (data.length > LIMITS.listMaxLength) throw badRequest('to is too long');
