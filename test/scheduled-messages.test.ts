@@ -121,6 +121,8 @@ test('create errors: codes and messages, the same permission checks as sending n
   assertError(await schedule(A, { type: 'stream', to: 'pub', topic: 'x', content: 'x' }), 400, 'BAD_REQUEST', 'Invalid data type for channel ID');
   assertError(await schedule(A, { type: 'direct', to: JSON.stringify([bob.email]), content: 'x' }), 400, 'BAD_REQUEST', 'Recipient list may only contain user IDs');
   assertError(await schedule(A, { type: 'direct', to: '7', content: 'x' }), 400, 'BAD_REQUEST', 'Invalid data type for recipients');
+  assertError(await schedule(A, { type: 'direct', to: bob.email, content: 'x' }), 400, 'BAD_REQUEST', 'Invalid data type for recipients');
+  assertError(await schedule(A, { type: 'direct', to: 'null', content: 'x' }), 400, 'BAD_REQUEST', 'Invalid data type for recipients');
   assertError(await schedule(A, { type: 'direct', to: '[]', content: 'x' }), 400, 'BAD_REQUEST', 'Message must have recipients');
   assertError(await schedule(A, { type: 'stream', to: pub, content: 'x' }), 400, 'BAD_REQUEST', 'Missing topic');
   assertError(await schedule(A, { type: 'stream', to: pub, topic: 'x', content: '  ' }), 400, 'BAD_REQUEST', 'Message must not be empty');

@@ -31,6 +31,7 @@ import {
 import { withClusterLock } from '../store/locks.ts';
 import type { EventQueue } from '../events/queue.ts';
 import type { EventMeta, ZulipEvent } from '../events/types.ts';
+import { jsonOrUndefined } from '../lib/util.ts';
 
 /** How late (seconds) a scheduled message may still be sent (Zulip: 10 minutes). */
 export const LATE_CUTOFF_SECONDS = 10 * 60;
@@ -48,12 +49,7 @@ function parseChannelId(to: string): number {
 
 /** The user IDs of `to` for a direct message: a JSON list of integers. */
 function parseUserIds(to: string): number[] {
-  let data: unknown;
-  try {
-    data = JSON.parse(to);
-  } catch {
-    data = to;
-  }
+  const data = jsonOrUndefined(to);
   if (!Array.isArray(data)) throw badRequest('Invalid data type for recipients');
   if (data.length > LIMITS.listMaxLength) throw badRequest('to is too long');
   for (const x of data) if (typeof x !== 'number' || !Number.isInteger(x)) throw badRequest('Recipient list may only contain user IDs');
