@@ -292,3 +292,36 @@ test('the forms of `to`: JSON after whitespace, plain text, and what is neither 
   assertSuccess(await send(A, { type: 'direct', to: `\t[${bob.id}]`, content: 'spaced ids' }));
   assertError(await send(A, { type: 'direct', to: 'null', content: 'x' }), 400, 'BAD_REQUEST', 'Invalid data type for recipients');
 });
+
+test('GET /messages after an edit, a move and a deletion shows each change (message rows kept in memory are dropped)', async () => {
+  const read = async (topic = 'kept rows') => {
+    const n = JSON.stringify([{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: topic }]);
+    const all = assertSuccess(await B.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: n })).messages as Array<Record<string, any>>;
+    // Leaves out the notices of moves.
+    return all.filter((m) => m.sender_id === alice.id);
+  };
+  const first = assertSuccess(await send(A, { type: 'stream', to: 'general', topic: 'kept rows', content: 'first **version**' })).id as number;
+  const second = assertSuccess(await send(A, { type: 'stream', to: 'general', topic: 'kept rows', content: 'second' })).id as number;
+  // Read twice: the second read is served from the rows kept by the first.
+  for (let i = 0; i < 2; i++) assert.deepEqual((await read()).map((m) => [m.id, m.content]), [[first, '<p>first <strong>version</strong></p>'], [second, '<p>second</p>']]);
+
+  assertSuccess(await A.patch(`/messages/${first}`, { content: 'edited *now*' }));
+  let msgs = await read();
+  assert.deepEqual(msgs.map((m) => [m.id, m.content]), [[first, '<p>edited <em>now</em></p>'], [second, '<p>second</p>']]);
+  assert.equal(typeof msgs[0]!.last_edit_timestamp, 'number');
+  assert.equal(msgs[1]!.last_edit_timestamp, undefined);
+
+  // A new message leaves the kept rows as they are, and is read with them.
+  const third = assertSuccess(await send(A, { type: 'stream', to: 'general', topic: 'kept rows', content: 'third' })).id as number;
+  assert.deepEqual((await read()).map((m) => m.id), [first, second, third]);
+
+  assertSuccess(await A.patch(`/messages/${second}`, { topic: 'moved rows', propagate_mode: 'change_one' }));
+  assert.deepEqual((await read()).map((m) => m.id), [first, third]);
+  msgs = await read('moved rows');
+  assert.deepEqual(msgs.map((m) => [m.id, m.subject]), [[second, 'moved rows']]);
+  const byId = assertSuccess(await B.get('/messages', { message_ids: JSON.stringify([first, second, third]) })).messages as Array<Record<string, any>>;
+  assert.deepEqual(byId.map((m) => [m.id, m.subject]), [[first, 'kept rows'], [second, 'moved rows'], [third, 'kept rows']]);
+
+  assertSuccess(await owner.delete(`/messages/${third}`));
+  assert.deepEqual((await read()).map((m) => m.id), [first]);
+});

@@ -8,6 +8,11 @@
  * other processes on the same database). A part read inside a transaction
  * that has written its tables is read from that transaction and not kept.
  *
+ * Message rows are kept too, by ID, for reading messages (GET /messages
+ * asks for the same recent messages again and again). They are dropped all
+ * together when any existing message changes (an edit, a move, a deletion:
+ * MESSAGE_REWRITES); new messages leave them current.
+ *
  * With several processes sharing the work (REDIS_URL), nothing is kept
  * between requests: another process's change must be visible to the very
  * next request, whichever process serves it.
@@ -16,7 +21,8 @@
  */
 import type { Services } from '../services.ts';
 import type { Store, Tx } from '../store/db.ts';
-import type { TableChanges } from '../store/changes.ts';
+import { MESSAGE_REWRITES, type TableChanges } from '../store/changes.ts';
+import { messagesByIds, type MessageRow } from '../store/messages.ts';
 import { allUsers, userByApiKeyWithRealm, type UserRow } from '../store/users.ts';
 import { realmById, type RealmRow } from '../store/realm.ts';
 import { allStreams, type StreamRow } from '../store/streams.ts';
@@ -55,6 +61,54 @@ class Part<T> {
   }
 }
 
+/** The most message rows kept; past it, the oldest kept are dropped first. */
+const MESSAGE_ROWS_KEPT = 2000;
+const MESSAGE_ROW_TABLES = [MESSAGE_REWRITES];
+
+class MessageRows {
+  private readonly rows = new Map<number, MessageRow>();
+  private stamp = -1;
+  private readonly changes: TableChanges;
+  private readonly realmId: number;
+
+  constructor(changes: TableChanges, realmId: number) {
+    this.changes = changes;
+    this.realmId = realmId;
+    changes.watch(MESSAGE_ROW_TABLES);
+  }
+
+  /** The rows of these messages that exist, by ID order (as messagesByIds). */
+  async get(enabled: boolean, db: Tx, ids: readonly number[]): Promise<MessageRow[]> {
+    if (!enabled) return messagesByIds(db, this.realmId, [...ids]);
+    const changes = this.changes;
+    const stamp = changes.stamp(MESSAGE_ROW_TABLES);
+    if (stamp !== this.stamp) {
+      this.rows.clear();
+      this.stamp = stamp;
+    }
+    const out: MessageRow[] = [];
+    const missing: number[] = [];
+    for (const id of ids) {
+      const row = this.rows.get(id);
+      if (row) out.push(row);
+      else missing.push(id);
+    }
+    if (missing.length === 0) return out.sort((a, b) => a.id - b.id);
+    const loaded = await messagesByIds(db, this.realmId, missing);
+    const keep = changes.stamp(MESSAGE_ROW_TABLES) === stamp && changes.settled(MESSAGE_ROW_TABLES);
+    for (const row of loaded) {
+      Object.freeze(row);
+      out.push(row);
+      if (keep) this.rows.set(row.id, row);
+    }
+    for (const id of this.rows.keys()) {
+      if (this.rows.size <= MESSAGE_ROWS_KEPT) break;
+      this.rows.delete(id);
+    }
+    return out.sort((a, b) => a.id - b.id);
+  }
+}
+
 export interface UsersSnapshot {
   /** Every account of the organization (active or not, bots included), by ID order. */
   list: readonly UserRow[];
@@ -84,8 +138,10 @@ class RealmCache {
   readonly linkifiers: Part<Linkifier[]>;
   readonly emoji: Part<CustomEmoji>;
   readonly profileData: Part<ReadonlyMap<number, ProfileData>>;
+  readonly messageRows: MessageRows;
 
   constructor(changes: TableChanges, realmId: number) {
+    this.messageRows = new MessageRows(changes, realmId);
     this.users = new Part(changes, ['users'], async (db) => {
       const list = (await allUsers(db, realmId)).map((u) => Object.freeze(u));
       return {
@@ -142,6 +198,14 @@ export const cachedCustomEmoji = (svc: Services, db: Tx = svc.store.db): Promise
 
 /** Every user's custom profile field values (`profile_data`), by user ID; users without any are absent. */
 export const cachedProfileData = (svc: Services, db: Tx = svc.store.db): Promise<ReadonlyMap<number, ProfileData>> => get(svc, db, (c) => c.profileData);
+
+/**
+ * The rows of these messages (those that exist), by ID order. Frozen and
+ * shared: never modify them. Read from `db` itself when it is a transaction
+ * that has changed messages.
+ */
+export const cachedMessageRows = (svc: Services, ids: readonly number[], db: Tx = svc.store.db): Promise<MessageRow[]> =>
+  cacheOf(svc).messageRows.get(!svc.redis, db, ids);
 
 /**
  * The account of this organization with this API key, and whether the

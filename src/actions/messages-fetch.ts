@@ -5,7 +5,7 @@
  * history of channels whose history they may access (Zulip's
  * include_history), which comes flagged read + historical.
  */
-import { cachedGroups } from './cache.ts';
+import { cachedGroups, cachedMessageRows } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
@@ -127,7 +127,7 @@ export async function getMessages(svc: Services, user: UserRow, input: GetMessag
   const db = svc.store.db;
   const dir = await loadDirectory(svc, db);
   const w = await fetchWindow(svc, db, user, dir, input.narrow ?? [], anchor, input.numBefore, input.numAfter, includeAnchor, input.messageIds);
-  const rows = await messagesByIds(db, svc.realmId, w.ids.map((r) => r.id));
+  const rows = await cachedMessageRows(svc, w.ids.map((r) => r.id), db);
   const flags = new Map(w.ids.map((r) => [r.id, r.flags]));
   const dicts = await hideInaccessibleSenders(svc, user, await formatMessages(svc, db, rows, dir, input), db);
   const messages = dicts.map((d) => ({ ...d, flags: flagList(flags.get(d.id as number) ?? 0) }));

@@ -21,6 +21,7 @@ const WRITE_RE = /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|update(?:\s+or\s+\w+)?|de
  */
 export const ANNOUNCED_TABLES: ReadonlySet<string> = new Set([
   'realm',
+  'messages:rewritten',
   'users',
   'streams',
   'user_groups',
@@ -31,6 +32,13 @@ export const ANNOUNCED_TABLES: ReadonlySet<string> = new Set([
   'custom_profile_fields',
   'custom_profile_field_values',
 ]);
+
+/**
+ * What UPDATE and DELETE statements on `messages` count as: they change or
+ * remove rows that may be kept in memory, while a new message (INSERT)
+ * leaves every existing row as it was, so a send moves only `messages`.
+ */
+export const MESSAGE_REWRITES = 'messages:rewritten';
 
 /** The table a statement writes (INSERT, UPDATE, DELETE or REPLACE), or null for anything else. */
 export function writtenTableOf(sqlText: string): string | null {
@@ -51,11 +59,12 @@ export class TableChanges {
   /** Checks for other processes' writes; returns true when there were some. */
   external: () => boolean = () => false;
 
-  /** The written table of a statement, or null for a read. */
+  /** The written table of a statement (MESSAGE_REWRITES for a change to existing messages), or null for a read. */
   writtenTable(sqlText: string): string | null {
     let t = this.tableOf.get(sqlText);
     if (t === undefined) {
       t = writtenTableOf(sqlText);
+      if (t === 'messages' && !/^\s*insert\b/i.test(sqlText)) t = MESSAGE_REWRITES;
       if (this.tableOf.size > 5000) this.tableOf.clear();
       this.tableOf.set(sqlText, t);
     }
