@@ -293,7 +293,7 @@ test('the forms of `to`: JSON after whitespace, plain text, and what is neither 
   assertError(await send(A, { type: 'direct', to: 'null', content: 'x' }), 400, 'BAD_REQUEST', 'Invalid data type for recipients');
 });
 
-test('GET /messages after an edit, a move and a deletion shows each change (message rows kept in memory are dropped)', async () => {
+test('GET /messages after an edit, a move, reactions, submessages and a deletion shows each change (what is kept in memory is dropped)', async () => {
   const read = async (topic = 'kept rows') => {
     const n = JSON.stringify([{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: topic }]);
     const all = assertSuccess(await B.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: n })).messages as Array<Record<string, any>>;
@@ -321,6 +321,17 @@ test('GET /messages after an edit, a move and a deletion shows each change (mess
   assert.deepEqual(msgs.map((m) => [m.id, m.subject]), [[second, 'moved rows']]);
   const byId = assertSuccess(await B.get('/messages', { message_ids: JSON.stringify([first, second, third]) })).messages as Array<Record<string, any>>;
   assert.deepEqual(byId.map((m) => [m.id, m.subject]), [[first, 'kept rows'], [second, 'moved rows'], [third, 'kept rows']]);
+
+  // Reactions and submessages added and removed after a read.
+  assert.deepEqual((await read()).map((m) => [m.reactions, m.submessages]), [[[], []], [[], []]]);
+  assertSuccess(await B.post(`/messages/${first}/reactions`, { emoji_name: 'smile' }));
+  assertSuccess(await A.post('/submessage', { message_id: third, msg_type: 'widget', content: JSON.stringify({ type: 'vote', key: 'x' }) }));
+  msgs = await read();
+  assert.deepEqual(msgs[0]!.reactions, [{ emoji_name: 'smile', emoji_code: '1f642', reaction_type: 'unicode_emoji', user_id: bob.id }]);
+  assert.deepEqual(msgs[1]!.reactions, []);
+  assert.deepEqual(msgs[1]!.submessages.map((x: any) => [x.message_id, x.sender_id, x.msg_type]), [[third, alice.id, 'widget']]);
+  assertSuccess(await B.delete(`/messages/${first}/reactions`, { emoji_name: 'smile' }));
+  assert.deepEqual((await read()).map((m) => m.reactions), [[], []]);
 
   assertSuccess(await owner.delete(`/messages/${third}`));
   assert.deepEqual((await read()).map((m) => m.id), [first]);

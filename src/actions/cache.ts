@@ -8,10 +8,11 @@
  * other processes on the same database). A part read inside a transaction
  * that has written its tables is read from that transaction and not kept.
  *
- * Message rows are kept too, by ID, for reading messages (GET /messages
- * asks for the same recent messages again and again). They are dropped all
- * together when any existing message changes (an edit, a move, a deletion:
- * MESSAGE_REWRITES); new messages leave them current.
+ * Message rows, reactions and submessages are kept too, by message ID, for
+ * reading messages (GET /messages asks for the same recent messages again
+ * and again). Rows are dropped all together when any existing message
+ * changes (an edit, a move, a deletion: MESSAGE_REWRITES), as reactions and
+ * submessages are when any is added or removed; new messages leave them.
  *
  * With several processes sharing the work (REDIS_URL), nothing is kept
  * between requests: another process's change must be visible to the very
@@ -22,7 +23,8 @@
 import type { Services } from '../services.ts';
 import type { Store, Tx } from '../store/db.ts';
 import { MESSAGE_REWRITES, type TableChanges } from '../store/changes.ts';
-import { messagesByIds, type MessageRow } from '../store/messages.ts';
+import { messagesByIds, reactionsFor, type MessageRow, type ReactionRow } from '../store/messages.ts';
+import { submessagesFor, type SubmessageRow } from '../store/submessages.ts';
 import { allUsers, userByApiKeyWithRealm, type UserRow } from '../store/users.ts';
 import { realmById, type RealmRow } from '../store/realm.ts';
 import { allStreams, type StreamRow } from '../store/streams.ts';
@@ -61,53 +63,85 @@ class Part<T> {
   }
 }
 
-/** The most message rows kept; past it, the oldest kept are dropped first. */
-const MESSAGE_ROWS_KEPT = 2000;
-const MESSAGE_ROW_TABLES = [MESSAGE_REWRITES];
+/** The most messages whose rows (or reactions, or submessages) are kept; past it, the oldest kept are dropped first. */
+const MESSAGES_KEPT = 2000;
 
-class MessageRows {
-  private readonly rows = new Map<number, MessageRow>();
+/**
+ * Something of each message (its row, its reactions), kept by message ID
+ * while `tables` are unchanged. `absent` is what a message without any
+ * has (kept as well), or undefined when such a message is not kept (a
+ * message that does not exist).
+ */
+class ByMessage<T> {
+  private readonly kept = new Map<number, T>();
   private stamp = -1;
   private readonly changes: TableChanges;
-  private readonly realmId: number;
+  private readonly tables: readonly string[];
+  private readonly load: (db: Tx, ids: number[]) => Promise<Map<number, T>>;
+  private readonly absent: T | undefined;
 
-  constructor(changes: TableChanges, realmId: number) {
+  constructor(changes: TableChanges, tables: readonly string[], load: (db: Tx, ids: number[]) => Promise<Map<number, T>>, absent: T | undefined) {
     this.changes = changes;
-    this.realmId = realmId;
-    changes.watch(MESSAGE_ROW_TABLES);
+    this.tables = tables;
+    this.load = load;
+    this.absent = absent;
+    changes.watch(tables);
   }
 
-  /** The rows of these messages that exist, by ID order (as messagesByIds). */
-  async get(enabled: boolean, db: Tx, ids: readonly number[]): Promise<MessageRow[]> {
-    if (!enabled) return messagesByIds(db, this.realmId, [...ids]);
+  async get(enabled: boolean, db: Tx, ids: readonly number[]): Promise<Map<number, T>> {
+    if (!enabled) return this.load(db, [...ids]);
     const changes = this.changes;
-    const stamp = changes.stamp(MESSAGE_ROW_TABLES);
+    const stamp = changes.stamp(this.tables);
     if (stamp !== this.stamp) {
-      this.rows.clear();
+      this.kept.clear();
       this.stamp = stamp;
     }
-    const out: MessageRow[] = [];
+    const out = new Map<number, T>();
     const missing: number[] = [];
     for (const id of ids) {
-      const row = this.rows.get(id);
-      if (row) out.push(row);
+      const v = this.kept.get(id);
+      if (v !== undefined) out.set(id, v);
       else missing.push(id);
     }
-    if (missing.length === 0) return out.sort((a, b) => a.id - b.id);
-    const loaded = await messagesByIds(db, this.realmId, missing);
-    const keep = changes.stamp(MESSAGE_ROW_TABLES) === stamp && changes.settled(MESSAGE_ROW_TABLES);
-    for (const row of loaded) {
-      Object.freeze(row);
-      out.push(row);
-      if (keep) this.rows.set(row.id, row);
+    if (missing.length === 0) return out;
+    const loaded = await this.load(db, missing);
+    const keep = changes.stamp(this.tables) === stamp && changes.settled(this.tables);
+    for (const id of missing) {
+      const v = loaded.get(id) ?? this.absent;
+      if (v === undefined) continue;
+      out.set(id, v);
+      if (keep) this.kept.set(id, v);
     }
-    for (const id of this.rows.keys()) {
-      if (this.rows.size <= MESSAGE_ROWS_KEPT) break;
-      this.rows.delete(id);
+    for (const id of this.kept.keys()) {
+      if (this.kept.size <= MESSAGES_KEPT) break;
+      this.kept.delete(id);
     }
-    return out.sort((a, b) => a.id - b.id);
+    return out;
   }
 }
+
+async function messageRowsById(db: Tx, realmId: number, ids: number[]): Promise<Map<number, MessageRow>> {
+  return new Map((await messagesByIds(db, realmId, ids)).map((r) => [r.id, Object.freeze(r)]));
+}
+
+async function reactionsById(db: Tx, ids: number[]): Promise<Map<number, readonly ReactionRow[]>> {
+  const out = new Map<number, ReactionRow[]>();
+  for (const r of await reactionsFor(db, ids)) {
+    const list = out.get(r.message_id);
+    if (list) list.push(Object.freeze(r));
+    else out.set(r.message_id, [Object.freeze(r)]);
+  }
+  for (const list of out.values()) Object.freeze(list);
+  return out;
+}
+
+async function submessagesById(db: Tx, ids: number[]): Promise<Map<number, readonly SubmessageRow[]>> {
+  const out = await submessagesFor(db, ids);
+  for (const list of out.values()) Object.freeze(list.map((r) => Object.freeze(r)));
+  return out;
+}
+
+const NONE: readonly never[] = Object.freeze([]);
 
 export interface UsersSnapshot {
   /** Every account of the organization (active or not, bots included), by ID order. */
@@ -138,10 +172,14 @@ class RealmCache {
   readonly linkifiers: Part<Linkifier[]>;
   readonly emoji: Part<CustomEmoji>;
   readonly profileData: Part<ReadonlyMap<number, ProfileData>>;
-  readonly messageRows: MessageRows;
+  readonly messageRows: ByMessage<MessageRow>;
+  readonly reactions: ByMessage<readonly ReactionRow[]>;
+  readonly submessages: ByMessage<readonly SubmessageRow[]>;
 
   constructor(changes: TableChanges, realmId: number) {
-    this.messageRows = new MessageRows(changes, realmId);
+    this.messageRows = new ByMessage(changes, [MESSAGE_REWRITES], (db, ids) => messageRowsById(db, realmId, ids), undefined);
+    this.reactions = new ByMessage(changes, ['reactions'], reactionsById, NONE);
+    this.submessages = new ByMessage(changes, ['submessages'], submessagesById, NONE);
     this.users = new Part(changes, ['users'], async (db) => {
       const list = (await allUsers(db, realmId)).map((u) => Object.freeze(u));
       return {
@@ -204,8 +242,18 @@ export const cachedProfileData = (svc: Services, db: Tx = svc.store.db): Promise
  * shared: never modify them. Read from `db` itself when it is a transaction
  * that has changed messages.
  */
-export const cachedMessageRows = (svc: Services, ids: readonly number[], db: Tx = svc.store.db): Promise<MessageRow[]> =>
-  cacheOf(svc).messageRows.get(!svc.redis, db, ids);
+export async function cachedMessageRows(svc: Services, ids: readonly number[], db: Tx = svc.store.db): Promise<MessageRow[]> {
+  const rows = await cacheOf(svc).messageRows.get(!svc.redis, db, ids);
+  return [...rows.values()].sort((a, b) => a.id - b.id);
+}
+
+/** The reactions of each of these messages, in the order they were added (every ID has a list). Frozen and shared. */
+export const cachedReactions = (svc: Services, ids: readonly number[], db: Tx = svc.store.db): Promise<Map<number, readonly ReactionRow[]>> =>
+  cacheOf(svc).reactions.get(!svc.redis, db, ids);
+
+/** The submessages of each of these messages, by ID order (every ID has a list). Frozen and shared. */
+export const cachedSubmessages = (svc: Services, ids: readonly number[], db: Tx = svc.store.db): Promise<Map<number, readonly SubmessageRow[]>> =>
+  cacheOf(svc).submessages.get(!svc.redis, db, ids);
 
 /**
  * The account of this organization with this API key, and whether the

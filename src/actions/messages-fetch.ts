@@ -130,7 +130,9 @@ export async function getMessages(svc: Services, user: UserRow, input: GetMessag
   const rows = await cachedMessageRows(svc, w.ids.map((r) => r.id), db);
   const flags = new Map(w.ids.map((r) => [r.id, r.flags]));
   const dicts = await hideInaccessibleSenders(svc, user, await formatMessages(svc, db, rows, dir, input), db);
-  const messages = dicts.map((d) => ({ ...d, flags: flagList(flags.get(d.id as number) ?? 0) }));
+  // The dicts are this request's own (formatMessages makes new ones): flags go on in place.
+  const messages = dicts;
+  for (const d of messages) d.flags = flagList(flags.get(d.id as number) ?? 0);
   if (input.messageIds !== undefined) {
     return { messages, history_limited: w.historyLimited, found_anchor: false, found_oldest: false, found_newest: false };
   }

@@ -2,12 +2,12 @@
  * The Zulip message object (GET /messages, message events) and the
  * Markdown rendering context (users, groups, channels preloaded).
  */
-import { submessagesFor, type SubmessageRow } from '../store/submessages.ts';
+import type { SubmessageRow } from '../store/submessages.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import type { UserRow } from '../store/users.ts';
-import { cachedCustomEmoji, cachedGroups, cachedLinkifiers, cachedRealm, cachedStreams, cachedUsers, type CustomEmoji } from './cache.ts';
-import { apiRecipientId, directGroupMembers, reactionsFor, RECIPIENT, type MessageRow } from '../store/messages.ts';
+import { cachedCustomEmoji, cachedGroups, cachedLinkifiers, cachedReactions, cachedRealm, cachedStreams, cachedSubmessages, cachedUsers, type CustomEmoji } from './cache.ts';
+import { apiRecipientId, directGroupMembers, RECIPIENT, type MessageRow } from '../store/messages.ts';
 import { MarkdownRenderingError, topicLinks, type RenderResult } from '../markdown/index.ts';
 import type { Linkifier } from '../markdown/linkifiers.ts';
 import type { RenderData } from '../markdown/pool.ts';
@@ -154,13 +154,7 @@ export async function dmParticipants(db: Tx, rows: MessageRow[]): Promise<Map<nu
  */
 export async function formatMessages(svc: Services, db: Tx, rows: MessageRow[], dir: Directory, opts: FormatOptions): Promise<Array<Record<string, unknown>>> {
   const ids = rows.map((r) => r.id);
-  const [reactions, participants, submessages] = await Promise.all([reactionsFor(db, ids), dmParticipants(db, rows), submessagesFor(db, ids)]);
-  const byMsg = new Map<number, Array<Record<string, unknown>>>();
-  for (const r of reactions) {
-    let l = byMsg.get(r.message_id);
-    if (!l) byMsg.set(r.message_id, (l = []));
-    l.push({ emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type, user_id: r.user_id });
-  }
+  const [reactions, participants, submessages] = await Promise.all([cachedReactions(svc, ids, db), dmParticipants(db, rows), cachedSubmessages(svc, ids, db)]);
   return rows.map((m) => {
     const sender = dir.users.get(m.sender_id);
     const out: Record<string, unknown> = {
@@ -173,7 +167,7 @@ export async function formatMessages(svc: Services, db: Tx, rows: MessageRow[], 
       subject: m.recipient_type === RECIPIENT.STREAM ? (m.topic === '' && !opts.allowEmptyTopicName ? dir.emptyTopicDisplayName : m.topic) : '',
       topic_links: m.recipient_type === RECIPIENT.STREAM ? cachedTopicLinks(m.topic, dir.linkifiers) : [],
       is_me_message: !!m.is_me_message,
-      reactions: byMsg.get(m.id) ?? [],
+      reactions: (reactions.get(m.id) ?? []).map((r) => ({ emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type, user_id: r.user_id })),
       submessages: (submessages.get(m.id) ?? []).map(formatSubmessage),
       sender_full_name: sender?.full_name ?? '',
       sender_email: sender?.email ?? '',

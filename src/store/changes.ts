@@ -22,6 +22,8 @@ const WRITE_RE = /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|update(?:\s+or\s+\w+)?|de
 export const ANNOUNCED_TABLES: ReadonlySet<string> = new Set([
   'realm',
   'messages:rewritten',
+  'reactions',
+  'submessages',
   'users',
   'streams',
   'user_groups',
