@@ -124,21 +124,13 @@ async function messageRowsById(db: Tx, realmId: number, ids: number[]): Promise<
   return new Map((await messagesByIds(db, realmId, ids)).map((r) => [r.id, Object.freeze(r)]));
 }
 
-async function reactionsById(db: Tx, ids: number[]): Promise<Map<number, readonly ReactionRow[]>> {
-  const out = new Map<number, ReactionRow[]>();
-  for (const r of await reactionsFor(db, ids)) {
-    const list = out.get(r.message_id);
-    if (list) list.push(Object.freeze(r));
-    else out.set(r.message_id, [Object.freeze(r)]);
+/** Freezes each list and its rows (values kept by ByMessage are shared). */
+function frozenLists<R extends object>(lists: Map<number, R[]>): Map<number, readonly R[]> {
+  for (const list of lists.values()) {
+    for (const r of list) Object.freeze(r);
+    Object.freeze(list);
   }
-  for (const list of out.values()) Object.freeze(list);
-  return out;
-}
-
-async function submessagesById(db: Tx, ids: number[]): Promise<Map<number, readonly SubmessageRow[]>> {
-  const out = await submessagesFor(db, ids);
-  for (const list of out.values()) Object.freeze(list.map((r) => Object.freeze(r)));
-  return out;
+  return lists;
 }
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -178,8 +170,8 @@ class RealmCache {
 
   constructor(changes: TableChanges, realmId: number) {
     this.messageRows = new ByMessage(changes, [MESSAGE_REWRITES], (db, ids) => messageRowsById(db, realmId, ids), undefined);
-    this.reactions = new ByMessage(changes, ['reactions'], reactionsById, NONE);
-    this.submessages = new ByMessage(changes, ['submessages'], submessagesById, NONE);
+    this.reactions = new ByMessage(changes, ['reactions'], async (db, ids) => frozenLists(await reactionsFor(db, ids)), NONE);
+    this.submessages = new ByMessage(changes, ['submessages'], async (db, ids) => frozenLists(await submessagesFor(db, ids)), NONE);
     this.users = new Part(changes, ['users'], async (db) => {
       const list = (await allUsers(db, realmId)).map((u) => Object.freeze(u));
       return {

@@ -148,11 +148,17 @@ const reactionsForQuery = preparedIn(
   10000,
 );
 
-export async function reactionsFor(db: Tx, ids: number[]): Promise<ReactionRow[]> {
-  if (ids.length === 0) return [];
-  const rows = await reactionsForQuery(db, [], ids);
-  // In the order they were added.
-  return rows.sort((a, b) => a.id - b.id).map(({ id: _id, ...r }) => r);
+/** The reactions of each of these messages that has any, in the order they were added. */
+export async function reactionsFor(db: Tx, ids: number[]): Promise<Map<number, ReactionRow[]>> {
+  const out = new Map<number, ReactionRow[]>();
+  if (ids.length === 0) return out;
+  const rows = (await reactionsForQuery(db, [], ids)).sort((a, b) => a.id - b.id);
+  for (const { id: _id, ...r } of rows) {
+    const list = out.get(r.message_id);
+    if (list) list.push(r);
+    else out.set(r.message_id, [r]);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------
