@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { join } from 'node:path';
-import { Kysely, sql, PostgresDialect, SqliteDialect, type LogEvent, type Transaction } from 'kysely';
+import { Kysely, sql, PostgresDialect, SqliteDialect, SqliteQueryCompiler, ValueNode, type LimitNode, type LogEvent, type OffsetNode, type QueryCompiler, type Transaction } from 'kysely';
 import type pgTypes from 'pg';
 import { lazyModule } from '../lib/lazy.ts';
 
@@ -69,7 +69,7 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchem
   const sqlite = new NodeSqliteDatabase(file);
   chmodPrivate(file); // it holds every API key
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: sqlite }),
+    dialect: new LiteralLimitSqliteDialect({ database: sqlite }),
     log,
   });
   // Another process (the admin CLI) committing to the file: everything may have changed.
@@ -96,6 +96,33 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchem
     },
   };
 }
+
+/**
+ * SQLite with LIMIT and OFFSET written into the SQL as numbers. SQLite's
+ * planner reads a bound LIMIT's value, so it prepares such a statement anew
+ * each time the parameter is bound: about 40% of the cost of the 100-message
+ * narrow query (measured on the benchmark machine). Only safe integers are
+ * written out; anything else stays a parameter.
+ */
+class LiteralLimitSqliteDialect extends SqliteDialect {
+  override createQueryCompiler(): QueryCompiler {
+    return new LiteralLimitSqliteCompiler();
+  }
+}
+
+class LiteralLimitSqliteCompiler extends SqliteQueryCompiler {
+  protected override visitLimit(node: LimitNode): void {
+    this.append('limit ');
+    this.visitNode(literalInteger(node.limit));
+  }
+  protected override visitOffset(node: OffsetNode): void {
+    this.append('offset ');
+    this.visitNode(literalInteger(node.offset));
+  }
+}
+
+const literalInteger = (node: LimitNode['limit']) =>
+  ValueNode.is(node) && !node.immediate && Number.isSafeInteger(node.value) ? ValueNode.createImmediate(node.value) : node;
 
 /**
  * PostgreSQL: every process announces the tables its committed writes

@@ -190,7 +190,9 @@ export async function narrowIds(db: Tx, store: Store, q: NarrowQuery, opts: { ex
     : sql`JOIN user_messages um ON um.message_id = m.id AND um.user_id = ${q.userId}`;
   const extra = opts.extra ? sql` AND ${opts.extra}` : sql``;
   const order = opts.order === 'asc' ? sql`ASC` : sql`DESC`;
-  const limit = opts.limit !== undefined ? sql` LIMIT ${opts.limit}` : sql``;
+  // A number in the SQL, not a parameter: SQLite prepares a statement with a bound LIMIT anew at each run (see db.ts).
+  if (opts.limit !== undefined && !Number.isSafeInteger(opts.limit)) throw new Error(`narrowIds: bad limit ${opts.limit}`);
+  const limit = opts.limit !== undefined ? sql` LIMIT ${sql.lit(opts.limit)}` : sql``;
   const r = await sql<{ id: number; flags: number }>`SELECT m.id AS id, ${flagsExpr(q)} AS flags FROM messages m ${join} WHERE ${where}${extra} ORDER BY m.id ${order}${limit}`.execute(db);
   return r.rows.map((row) => ({ id: Number(row.id), flags: Number(row.flags) }));
 }
