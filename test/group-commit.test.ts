@@ -8,7 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -17,9 +18,9 @@ import { openStore, transaction, type Store } from '../src/store/db.ts';
 
 const skip = process.env.TEST_DATABASE_URL ? 'group commit is SQLite only' : false;
 
-async function withStore(fn: (store: Store, file: string) => Promise<void>): Promise<void> {
+async function withStore(fn: (store: Store, file: string) => Promise<void>, opts: { walRestartBytes?: number } = {}): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-group-'));
-  const store = openStore({ dataDir });
+  const store = openStore({ dataDir, ...opts });
   try {
     await sql`CREATE TABLE probe (id INTEGER PRIMARY KEY, v TEXT NOT NULL)`.execute(store.db);
     await fn(store, join(dataDir, 'parley.sqlite3'));
@@ -108,4 +109,48 @@ test('a transaction after a failed one starts clean', { skip }, async () => {
     const rows = await sql<{ v: string }>`SELECT v FROM probe ORDER BY id`.execute(store.db);
     assert.deepEqual(rows.rows.map((r) => r.v), ['kept']);
   });
+});
+
+/** The write-ahead log header's checkpoint sequence number: SQLite adds one each time it starts the log over. */
+function logRestarts(file: string): number {
+  const header = Buffer.alloc(32);
+  const fd = openSync(`${file}-wal`, 'r');
+  try {
+    if (readSync(fd, header, 0, 32, 0) < 32) return 0;
+  } finally {
+    closeSync(fd);
+  }
+  return header.readUInt32BE(12);
+}
+
+test('under writes that never pause, the log is still started over once it is long, and no write is lost', { skip }, async () => {
+  await withStore(
+    async (store, file) => {
+      let committed = 0;
+      let stop = false;
+      const writer = async () => {
+        while (!stop) {
+          await transaction(store, async (tx) => {
+            for (let i = 0; i < 10; i++) await sql`INSERT INTO probe (v) VALUES (${randomBytes(400).toString('hex')})`.execute(tx);
+          });
+          committed += 10;
+        }
+      };
+      // Eight writers keep the group commit busy: each transaction begins as the last one ends.
+      const writers = Array.from({ length: 8 }, writer);
+      const first = logRestarts(file);
+      const deadline = Date.now() + 20_000;
+      let restarts = 0;
+      while (restarts < 3 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        restarts = logRestarts(file) - first;
+      }
+      stop = true;
+      await Promise.all(writers);
+      assert.ok(restarts >= 3, `the log was started over ${restarts} times in 20 s of writes`);
+      const count = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM probe`.execute(store.db);
+      assert.equal(Number(count.rows[0]!.n), committed);
+    },
+    { walRestartBytes: 256 * 1024 },
+  );
 });

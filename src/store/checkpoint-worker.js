@@ -4,6 +4,15 @@
  * its own connection, so that copying and the fsyncs it needs never block
  * the request thread. PASSIVE checkpoints never wait for readers or writers.
  *
+ * A checkpoint copies the log but does not shorten it: SQLite starts the log
+ * over only when a write transaction begins while every frame is already
+ * copied. Under steady writes that never happens (the group commit begins
+ * each transaction as soon as the last one ends, and the checkpoint is always
+ * a little behind), so once the log holds `restartBytes` this thread posts
+ * 'full'. The request thread then waits before its next transaction and asks
+ * for a 'checkpoint'; this thread copies what is left and answers
+ * 'checkpointed', and the transaction that follows starts the log over.
+ *
  * Plain JavaScript on purpose (like src/main.js): a worker thread whose
  * script is TypeScript loads Node's type stripper (a WebAssembly module of
  * about 17 MiB) whenever the compile cache has no entry for it, for the
@@ -12,19 +21,45 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { DatabaseSync } from 'node:sqlite';
 
-const { path, intervalMs } = workerData;
+const { path, intervalMs, restartBytes } = workerData;
 const db = new DatabaseSync(path);
 db.exec('PRAGMA busy_timeout = 1000');
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+const frameBytes = Number(db.prepare('PRAGMA page_size').get().page_size) + 24;
+/** 'full' was posted and no 'checkpoint' has come since. */
+let asked = false;
+
+/** Frames in the log and how many of them are copied; null when the checkpoint could not run. */
+function passive() {
+  try {
+    const r = checkpoint.get();
+    return { log: Number(r.log), copied: Number(r.checkpointed) };
+  } catch {
+    return null; // busy or locked: the next tick tries again
+  }
+}
 
 const timer = setInterval(() => {
-  try {
-    db.exec('PRAGMA wal_checkpoint(PASSIVE)');
-  } catch {
-    // Busy or locked: the next tick tries again.
+  let r = passive();
+  if (!asked && r && r.log * frameBytes >= restartBytes) {
+    // Copy what was written meanwhile, so that little is left for the checkpoint the request thread waits for.
+    // (A checkpoint reports the log as it was when it began.)
+    for (let i = 0, prev = -1; i < 4 && r && r.log !== prev; i++) {
+      prev = r.log;
+      r = passive();
+    }
+    asked = true;
+    parentPort.postMessage('full');
   }
 }, intervalMs);
 
 parentPort.on('message', (msg) => {
+  if (msg === 'checkpoint') {
+    passive();
+    asked = false;
+    parentPort.postMessage('checkpointed');
+    return;
+  }
   if (msg !== 'stop') return;
   clearInterval(timer);
   db.close();

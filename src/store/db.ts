@@ -34,7 +34,14 @@ export interface Store {
 }
 
 
-export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchema?: string; onQuery?: (durationMs: number) => void }): Store {
+export function openStore(opts: {
+  dataDir: string;
+  databaseUrl?: string;
+  pgSchema?: string;
+  onQuery?: (durationMs: number) => void;
+  /** SQLite: the log's size at which it is started over (see sqlite-driver.ts); tests set it low. */
+  walRestartBytes?: number;
+}): Store {
   const onQuery = opts.onQuery;
   const changes = new TableChanges();
   const log = (event: LogEvent) => {
@@ -66,7 +73,7 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchem
   }
   ensurePrivateDir(opts.dataDir);
   const file = join(opts.dataDir, 'parley.sqlite3');
-  const sqlite = new NodeSqliteDatabase(file);
+  const sqlite = new NodeSqliteDatabase(file, { walRestartBytes: opts.walRestartBytes });
   chmodPrivate(file); // it holds every API key
   const db = new Kysely<Database>({
     dialect: new LiteralLimitSqliteDialect({ database: sqlite }),
@@ -89,7 +96,7 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string; pgSchem
     db,
     dialect: 'sqlite',
     changes,
-    group: new GroupCommit(db),
+    group: new GroupCommit(db, () => sqlite.beforeTransaction()),
     close: async () => {
       await sqlite.stopBackground();
       await db.destroy();
@@ -230,11 +237,14 @@ interface GroupJob {
 class GroupCommit {
   static readonly MAX_JOBS = 64;
   readonly #db: Db;
+  /** Run before each outer transaction begins; a promise it returns is waited for (the log's restart). */
+  readonly #beforeBegin: () => Promise<void> | undefined;
   #queue: GroupJob[] = [];
   #running = false;
 
-  constructor(db: Db) {
+  constructor(db: Db, beforeBegin: () => Promise<void> | undefined) {
     this.#db = db;
+    this.#beforeBegin = beforeBegin;
   }
 
   run<T>(fn: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
@@ -249,6 +259,8 @@ class GroupCommit {
     try {
       while (this.#queue.length) {
         const done: Array<{ job: GroupJob; value: unknown }> = [];
+        const wait = this.#beforeBegin();
+        if (wait) await wait;
         try {
           await this.#db.transaction().execute(async (tx) => {
             for (;;) {

@@ -9,6 +9,9 @@
  * would otherwise stall every request queued behind that commit. Should the
  * worker stop, SQLite's own automatic checkpoints take over again.
  *
+ * The checkpointer also keeps the log from growing without end under steady
+ * writes: see checkpoint-worker.js and `beforeTransaction`.
+ *
  * A worker thread is a whole JavaScript engine (about 15 MiB), so it starts
  * only once the server has run CHECKPOINTER_AFTER_WRITES write statements:
  * the few writes of a start or of a quiet server never fill SQLite's
@@ -18,6 +21,10 @@
 
 const CHECKPOINT_INTERVAL_MS = 250;
 const CHECKPOINTER_AFTER_WRITES = 100;
+/** The log's size at which the next transaction waits for a checkpoint that lets it start the log over. */
+const WAL_RESTART_BYTES = 32 * 1024 * 1024;
+/** The longest that transaction waits for it. */
+const WAL_RESTART_WAIT_MS = 500;
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { writtenTableOf } from './changes.ts';
@@ -84,9 +91,15 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   /** Write statements run before the checkpointer started (Kysely prepares every query it runs). */
   #writes = 0;
   #closed = false;
+  readonly #walRestartBytes: number;
+  /** The checkpointer said the log is long: the next transaction waits for a checkpoint. */
+  #logFull = false;
+  /** Settles the wait for the checkpoint asked for. */
+  #checkpointed: (() => void) | null = null;
 
-  constructor(path: string) {
+  constructor(path: string, opts: { walRestartBytes?: number } = {}) {
     this.#path = path;
+    this.#walRestartBytes = opts.walRestartBytes ?? WAL_RESTART_BYTES;
     this.#db = new DatabaseSync(path);
     this.#db.exec('PRAGMA journal_mode = WAL');
     this.#db.exec('PRAGMA synchronous = NORMAL');
@@ -124,16 +137,47 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     return Number((this.#dataVersion.get() as { data_version: number }).data_version);
   }
 
+  /**
+   * To be called with no transaction open, before beginning one. Usually
+   * returns nothing. Once the checkpointer has said that the log is long,
+   * returns a promise that settles when it has copied the rest of the log (or
+   * after WAL_RESTART_WAIT_MS): the transaction begun then finds every frame
+   * copied, and SQLite writes it at the start of the log again.
+   */
+  beforeTransaction(): Promise<void> | undefined {
+    const worker = this.#checkpointer;
+    if (!this.#logFull || !worker) return undefined;
+    this.#logFull = false;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, WAL_RESTART_WAIT_MS);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#checkpointed = () => {
+        this.#checkpointed = null;
+        done();
+      };
+      worker.postMessage('checkpoint');
+    });
+  }
+
   #startCheckpointer(): void {
     const worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
-      workerData: { path: this.#path, intervalMs: CHECKPOINT_INTERVAL_MS },
+      workerData: { path: this.#path, intervalMs: CHECKPOINT_INTERVAL_MS, restartBytes: this.#walRestartBytes },
     });
     worker.unref();
     this.#checkpointer = worker;
     this.#db.exec('PRAGMA wal_autocheckpoint = 0');
+    worker.on('message', (msg) => {
+      if (msg === 'full') this.#logFull = true;
+      else if (msg === 'checkpointed') this.#checkpointed?.();
+    });
     worker.on('error', () => {});
     worker.on('exit', () => {
       this.#checkpointer = null;
+      this.#logFull = false;
+      this.#checkpointed?.();
       if (!this.#closed) this.#db.exec('PRAGMA wal_autocheckpoint = 1000');
     });
   }
