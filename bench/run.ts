@@ -56,7 +56,16 @@ export interface Scenario {
   auth: boolean;
   /** Form-encoded request body (sent as application/x-www-form-urlencoded). */
   body?: string;
+  /**
+   * A read that needs messages to read: before its warm-up, the owner sends
+   * this many to the channel (as send-message and send-100 do) if it has
+   * fewer, so the read measures the same page whichever scenarios ran first.
+   */
+  fill?: { channel: string; messages: number };
 }
+
+/** The message the send scenarios post (and `fill` sends). */
+const BENCH_MESSAGE = 'Hello **world**, see https://example.com :smile:';
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -89,7 +98,7 @@ export const SCENARIOS: Scenario[] = [
     method: 'POST',
     path: '/api/v1/messages',
     auth: true,
-    body: new URLSearchParams({ type: 'channel', to: 'general', topic: 'bench', content: 'Hello **world**, see https://example.com :smile:' }).toString(),
+    body: new URLSearchParams({ type: 'channel', to: 'general', topic: 'bench', content: BENCH_MESSAGE }).toString(),
   },
   {
     // Send to a channel with 100 subscribers (seeded before the run): one
@@ -99,10 +108,10 @@ export const SCENARIOS: Scenario[] = [
     method: 'POST',
     path: '/api/v1/messages',
     auth: true,
-    body: new URLSearchParams({ type: 'channel', to: 'hundred', topic: 'bench', content: 'Hello **world**, see https://example.com :smile:' }).toString(),
+    body: new URLSearchParams({ type: 'channel', to: 'hundred', topic: 'bench', content: BENCH_MESSAGE }).toString(),
   },
   {
-    // Read the newest 100 messages of the 100-subscriber channel (filled by send-100).
+    // Read the newest 100 messages of the 100-subscriber channel (filled by send-100, or by `fill`).
     name: 'get-messages-100',
     description: 'GET /messages newest 100 in a channel narrow',
     method: 'GET',
@@ -110,9 +119,10 @@ export const SCENARIOS: Scenario[] = [
       '/api/v1/messages?' +
       new URLSearchParams({ anchor: 'newest', num_before: '100', num_after: '0', narrow: JSON.stringify([{ operator: 'channel', operand: 'hundred' }]) }).toString(),
     auth: true,
+    fill: { channel: 'hundred', messages: 100 },
   },
   {
-    // Read the newest 50 messages of a channel (runs after send-message has filled it).
+    // Read the newest 50 messages of a channel (filled by send-message, or by `fill`).
     name: 'get-messages',
     description: 'GET /messages newest 50 in a channel narrow',
     method: 'GET',
@@ -120,6 +130,7 @@ export const SCENARIOS: Scenario[] = [
       '/api/v1/messages?' +
       new URLSearchParams({ anchor: 'newest', num_before: '50', num_after: '0', narrow: JSON.stringify([{ operator: 'channel', operand: 'general' }]) }).toString(),
     auth: true,
+    fill: { channel: 'general', messages: 50 },
   },
 ];
 
@@ -440,6 +451,16 @@ async function seedHistory(db: SeedDb, ownerEmail: string, channel: string, tota
   );
 }
 
+/** Sends the benchmark message to `channel` until it holds at least `messages`. */
+async function fillChannel(base: string, owner: Credentials, channel: string, messages: number): Promise<void> {
+  const narrow = JSON.stringify([{ operator: 'channel', operand: channel }]);
+  const page = await call(base, owner, 'GET', '/api/v1/messages?' + new URLSearchParams({ anchor: 'newest', num_before: String(messages), num_after: '0', narrow }).toString());
+  const have = (page.messages as unknown[]).length;
+  for (let i = have; i < messages; i++) {
+    await call(base, owner, 'POST', '/api/v1/messages', { type: 'channel', to: channel, topic: 'bench', content: BENCH_MESSAGE });
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Event queues: many long-polling clients
 
@@ -696,6 +717,7 @@ async function main(): Promise<number> {
         continue;
       }
       process.stdout.write(`- ${s.name}: ${s.description} ... `);
+      if (s.fill) await fillChannel(parley.url, owner, s.fill.channel, s.fill.messages);
       await load(s, parley.url, authorization, settings.warmupSeconds);
       const pCpu0 = cpuMs(parley.proc.pid);
       const p = await load(s, parley.url, authorization, settings.durationSeconds);
