@@ -336,3 +336,53 @@ test('GET /messages after an edit, a move, reactions, submessages and a deletion
   assertSuccess(await owner.delete(`/messages/${third}`));
   assert.deepEqual((await read()).map((m) => m.id), [first]);
 });
+
+test('GET /messages after a read shows what changed around its messages: sender, channel, linkifiers, settings, flags, options', async () => {
+  const channel = await makeChannel(t, { name: 'kept json', subscribers: [t.owner.id, alice.id, bob.id] });
+  const id = assertSuccess(await send(A, { type: 'stream', to: 'kept json', topic: 'PARL-7 notes', content: 'a **bold** start' })).id as number;
+  const read = async (params: Record<string, unknown> = {}) => {
+    const r = await B.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: channel }]), ...params });
+    assertSchema(r, 'GET', '/messages');
+    const [m] = assertSuccess(r).messages as Array<Record<string, any>>;
+    assert.equal(m!.id, id);
+    return m!;
+  };
+  const firstRead = await read();
+  assert.deepEqual(await read(), firstRead);
+  const withUnknown = assertSuccess(await B.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: channel }]), bogus: 1 }));
+  assert.deepEqual(withUnknown.ignored_parameters_unsupported, ['bogus']);
+  assert.deepEqual(withUnknown.messages, [firstRead]);
+  assert.equal(firstRead.sender_full_name, 'Alice');
+  assert.equal(firstRead.display_recipient, 'kept json');
+  assert.deepEqual(firstRead.topic_links, []);
+  assert.deepEqual(firstRead.flags, []);
+  assert.equal(firstRead.content, '<p>a <strong>bold</strong> start</p>');
+
+  // The other options of the same request, then the first ones again.
+  const raw = await read({ apply_markdown: false, client_gravatar: false });
+  assert.equal(raw.content, 'a **bold** start');
+  assert.equal(raw.content_type, 'text/x-markdown');
+  assert.equal(typeof raw.avatar_url, 'string');
+  assert.deepEqual(await read(), firstRead);
+
+  assertSuccess(await A.patch('/settings', { full_name: 'Alice Renamed' }));
+  assert.equal((await read()).sender_full_name, 'Alice Renamed');
+
+  assertSuccess(await owner.patch(`/streams/${channel}`, { new_name: 'kept json renamed' }));
+  assert.equal((await read()).display_recipient, 'kept json renamed');
+
+  assertSuccess(await owner.post('/realm/filters', { pattern: 'PARL-(?P<id>[0-9]+)', url_template: 'https://tracker.example/{id}' }));
+  assert.deepEqual((await read()).topic_links, [{ text: 'PARL-7', url: 'https://tracker.example/7' }]);
+
+  assertSuccess(await B.post('/messages/flags', { messages: JSON.stringify([id]), op: 'add', flag: 'starred' }));
+  assert.deepEqual((await read()).flags, ['starred']);
+
+  assertSuccess(await A.patch(`/messages/${id}`, { content: 'a **bold** edit' }));
+  const edited = await read();
+  assert.equal(edited.content, '<p>a <strong>bold</strong> edit</p>');
+  assert.equal(edited.edit_history.length, 1);
+  assertSuccess(await owner.patch('/realm', { message_edit_history_visibility_policy: 'none' }));
+  assert.equal((await read()).edit_history, undefined);
+  assertSuccess(await owner.patch('/realm', { message_edit_history_visibility_policy: 'all' }));
+  assert.equal((await read()).edit_history.length, 1);
+});

@@ -17,8 +17,9 @@ import { flagList, messagesByIds, RECIPIENT } from '../store/messages.ts';
 import { firstUnread, firstVisibleMessageId, LARGER_THAN_MAX_MESSAGE_ID, narrowIdsAmong, narrowRange, type NarrowQuery } from '../store/narrow.ts';
 import { applyWithOperator, includesHistory, resolveNarrow, streamByOperand, type NarrowTerm } from './narrow.ts';
 import { accessMessage, canAccessHistory, invalidMessage } from './access.ts';
-import { dmParticipants, formatMessages, loadDirectory, render, type Directory } from './messages-format.ts';
-import { hideInaccessibleSenders } from './user-access.ts';
+import { dmParticipants, formatMessages, formatMessagesJson, loadDirectory, render, type Directory } from './messages-format.ts';
+import { hideInaccessibleSenders, userAccess } from './user-access.ts';
+import { HAS_JSON_TEXT, JsonList } from '../lib/json-text.ts';
 
 export const MAX_MESSAGES_PER_FETCH = 5000;
 
@@ -111,6 +112,18 @@ export async function fetchWindow(
   return { ids: r.rows, anchor: a, foundAnchor: r.foundAnchor, foundOldest: r.foundOldest, foundNewest: r.foundNewest, historyLimited: r.historyLimited };
 }
 
+/** The JSON of each flag bitmask's API list (a few dozen distinct ones occur). */
+const flagsJsonByBits = new Map<number, string>();
+
+function flagsJson(bits: number): string {
+  let text = flagsJsonByBits.get(bits);
+  if (text === undefined) {
+    text = JSON.stringify(flagList(bits));
+    if (flagsJsonByBits.size < 1024) flagsJsonByBits.set(bits, text);
+  }
+  return text;
+}
+
 export async function getMessages(svc: Services, user: UserRow, input: GetMessagesInput): Promise<Record<string, unknown>> {
   let includeAnchor = input.includeAnchor;
   if (input.messageIds !== undefined && (input.numBefore || input.numAfter || input.anchor !== undefined || input.useFirstUnreadAnchor)) {
@@ -129,14 +142,21 @@ export async function getMessages(svc: Services, user: UserRow, input: GetMessag
   const w = await fetchWindow(svc, db, user, dir, input.narrow ?? [], anchor, input.numBefore, input.numAfter, includeAnchor, input.messageIds);
   const rows = await cachedMessageRows(svc, w.ids.map((r) => r.id), db);
   const flags = new Map(w.ids.map((r) => [r.id, r.flags]));
-  const dicts = await hideInaccessibleSenders(svc, user, await formatMessages(svc, db, rows, dir, input), db);
-  // The dicts are this request's own (formatMessages makes new ones): flags go on in place.
-  const messages = dicts;
-  for (const d of messages) d.flags = flagList(flags.get(d.id as number) ?? 0);
+  let messages: JsonList | Array<Record<string, unknown>>;
+  if ((await userAccess(svc, user, db)).all) {
+    // Each message's JSON is kept (formatMessagesJson); only its flags are added here.
+    const texts = await formatMessagesJson(svc, db, rows, dir, input);
+    messages = new JsonList(texts.map((t, i) => `${t},"flags":${flagsJson(flags.get(rows[i]!.id) ?? 0)}}`));
+  } else {
+    // The dicts are this request's own (formatMessages makes new ones): flags go on in place.
+    messages = await hideInaccessibleSenders(svc, user, await formatMessages(svc, db, rows, dir, input), db);
+    for (const d of messages) d.flags = flagList(flags.get(d.id as number) ?? 0);
+  }
   if (input.messageIds !== undefined) {
-    return { messages, history_limited: w.historyLimited, found_anchor: false, found_oldest: false, found_newest: false };
+    return { messages, history_limited: w.historyLimited, found_anchor: false, found_oldest: false, found_newest: false, [HAS_JSON_TEXT]: true };
   }
   return {
+    [HAS_JSON_TEXT]: true,
     messages,
     found_anchor: w.foundAnchor,
     found_oldest: w.foundOldest,

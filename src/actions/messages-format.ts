@@ -131,6 +131,88 @@ function cachedTopicLinks(topic: string, linkifiers: Linkifier[]): ReadonlyArray
   return links;
 }
 
+/**
+ * What a channel message's JSON depends on besides its row (messages whose
+ * row, reactions or submessages change get new, frozen objects from the
+ * caches in cache.ts; so do users, channels and linkifiers).
+ */
+interface KeptJson {
+  users: Directory['users'];
+  streams: Directory['streams'];
+  linkifiers: Linkifier[];
+  realmStr: string;
+  emptyTopicDisplayName: string;
+  editHistoryPolicy: string;
+  reactions: unknown;
+  submessages: unknown;
+  options: number;
+  /** The message object's JSON without its closing brace. */
+  text: string;
+}
+
+/** The JSON of kept message rows, by row object: a row edited, moved or deleted is a new object. */
+const keptJson = new WeakMap<MessageRow, KeptJson>();
+
+const optionBits = (o: FormatOptions) => (o.applyMarkdown ? 1 : 0) | (o.clientGravatar ? 2 : 0) | (o.allowEmptyTopicName ? 4 : 0);
+
+/**
+ * The JSON text of each message object of `formatMessages`, without its
+ * closing brace (the caller adds `flags` and closes it). A channel message's
+ * text is kept with its row object while nothing it shows has changed, so
+ * reading the same messages again serializes nothing.
+ */
+export async function formatMessagesJson(svc: Services, db: Tx, rows: MessageRow[], dir: Directory, opts: FormatOptions): Promise<string[]> {
+  const ids = rows.map((r) => r.id);
+  const [reactions, submessages] = await Promise.all([cachedReactions(svc, ids, db), cachedSubmessages(svc, ids, db)]);
+  const options = optionBits(opts);
+  const out = new Array<string>(rows.length);
+  const missing: number[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const m = rows[i]!;
+    const k = keptJson.get(m);
+    if (
+      k &&
+      k.options === options &&
+      k.reactions === reactions.get(m.id) &&
+      k.submessages === submessages.get(m.id) &&
+      k.users === dir.users &&
+      k.streams === dir.streams &&
+      k.linkifiers === dir.linkifiers &&
+      k.realmStr === dir.realmStr &&
+      k.emptyTopicDisplayName === dir.emptyTopicDisplayName &&
+      k.editHistoryPolicy === dir.editHistoryPolicy
+    ) {
+      out[i] = k.text;
+    } else {
+      missing.push(i);
+    }
+  }
+  if (missing.length === 0) return out;
+  const dicts = await formatMessages(svc, db, missing.map((i) => rows[i]!), dir, opts);
+  for (let j = 0; j < missing.length; j++) {
+    const i = missing[j]!;
+    const m = rows[i]!;
+    const text = JSON.stringify(dicts[j]).slice(0, -1);
+    out[i] = text;
+    // A direct message shows its participants, read anew each time: not kept. Nor is
+    // anything when the rows are not kept either (several processes: see cache.ts).
+    if (m.recipient_type !== RECIPIENT.STREAM || svc.redis) continue;
+    keptJson.set(m, {
+      users: dir.users,
+      streams: dir.streams,
+      linkifiers: dir.linkifiers,
+      realmStr: dir.realmStr,
+      emptyTopicDisplayName: dir.emptyTopicDisplayName,
+      editHistoryPolicy: dir.editHistoryPolicy,
+      reactions: reactions.get(m.id),
+      submessages: submessages.get(m.id),
+      options,
+      text,
+    });
+  }
+  return out;
+}
+
 /** A submessage as message objects and `submessage` events carry it. */
 export const formatSubmessage = (s: SubmessageRow) => ({ id: s.id, message_id: s.message_id, sender_id: s.sender_id, msg_type: s.msg_type, content: s.content });
 
