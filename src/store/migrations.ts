@@ -308,7 +308,8 @@ migration('0100_invitations', async (db, c, d) => {
   await db.schema.createIndex('invitations_realm').on('invitations').columns(['realm_id', 'referred_by']).execute();
 });
 
-export async function migrate(store: Store): Promise<void> {
+/** Applies every migration not yet applied, or (tests of a migration) those up to and including `until`. */
+export async function migrate(store: Store, opts: { until?: string } = {}): Promise<void> {
   const c = cols(store.dialect);
   const provider: MigrationProvider = {
     async getMigrations() {
@@ -319,7 +320,7 @@ export async function migrate(store: Store): Promise<void> {
   };
   const migrator = new Migrator({ db: store.db, provider, allowUnorderedMigrations: true, ...(store.schema ? { migrationTableSchema: store.schema } : {}) });
   for (let attempt = 1; ; attempt++) {
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } = opts.until ? await migrator.migrateTo(opts.until) : await migrator.migrateToLatest();
     const failed = results?.find((r) => r.status === 'Error');
     if (!error && !failed) return;
     if (attempt < 3 && !failed && otherSchemaVanished(error, store.schema)) continue;
@@ -763,4 +764,25 @@ migration('0930_realm_exports', async (db, c, d) => {
 // to it (who is emailed): by channel, not by user.
 migration('0940_user_topics_stream', async (db) => {
   await db.schema.createIndex('user_topics_stream').on('user_topics').column('stream_id').execute();
+});
+
+// SQLite: user_messages as a WITHOUT ROWID table, its rows stored in the
+// (user_id, message_id) key itself. Before, the key was an index beside the
+// table, so reading a user's flags for a message took two B-tree searches
+// and a send inserted into both. Measured on a copy of the benchmark's
+// shape (100 recipients per message): the newest-100 narrow query went from
+// about 61 to 41 µs, a 100-recipient send from about 710-780 to 645 µs.
+// PostgreSQL keeps its table as it is.
+migration('0950_user_messages_without_rowid', async (db, _c, d) => {
+  if (d === 'postgres') return;
+  await sql`CREATE TABLE user_messages_new (
+    user_id integer NOT NULL REFERENCES users (id),
+    message_id integer NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+    flags integer NOT NULL DEFAULT 0,
+    CONSTRAINT user_messages_pk PRIMARY KEY (user_id, message_id)
+  ) WITHOUT ROWID`.execute(db);
+  await sql`INSERT INTO user_messages_new (user_id, message_id, flags) SELECT user_id, message_id, flags FROM user_messages ORDER BY user_id, message_id`.execute(db);
+  await sql`DROP TABLE user_messages`.execute(db);
+  await sql`ALTER TABLE user_messages_new RENAME TO user_messages`.execute(db);
+  await db.schema.createIndex('user_messages_message').on('user_messages').column('message_id').execute();
 });
