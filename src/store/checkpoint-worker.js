@@ -10,8 +10,9 @@
  * each transaction as soon as the last one ends, and the checkpoint is always
  * a little behind), so once the log holds `restartBytes` this thread posts
  * 'full'. The request thread then waits before its next transaction and asks
- * for a 'checkpoint'; this thread copies what is left and answers
- * 'checkpointed', and the transaction that follows starts the log over.
+ * for a checkpoint ({ checkpoint: n }); this thread copies what is left and
+ * answers { checkpointed: n }, and the transaction that follows starts the
+ * log over.
  *
  * Plain JavaScript on purpose (like src/main.js): a worker thread whose
  * script is TypeScript loads Node's type stripper (a WebAssembly module of
@@ -54,10 +55,10 @@ const timer = setInterval(() => {
 }, intervalMs);
 
 parentPort.on('message', (msg) => {
-  if (msg === 'checkpoint') {
+  if (typeof msg === 'object' && msg.checkpoint !== undefined) {
     passive();
     asked = false;
-    parentPort.postMessage('checkpointed');
+    parentPort.postMessage({ checkpointed: msg.checkpoint });
     return;
   }
   if (msg !== 'stop') return;

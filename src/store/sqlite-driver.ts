@@ -94,8 +94,10 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   readonly #walRestartBytes: number;
   /** The checkpointer said the log is long: the next transaction waits for a checkpoint. */
   #logFull = false;
-  /** Settles the wait for the checkpoint asked for. */
-  #checkpointed: (() => void) | null = null;
+  /** Settles the wait for the checkpoint asked for, given the number of the checkpoint done. */
+  #checkpointed: ((n: number) => void) | null = null;
+  /** Numbers the checkpoints asked for (an answer after its wait timed out settles nothing). */
+  #checkpointsAsked = 0;
 
   constructor(path: string, opts: { walRestartBytes?: number } = {}) {
     this.#path = path;
@@ -148,17 +150,19 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     const worker = this.#checkpointer;
     if (!this.#logFull || !worker) return undefined;
     this.#logFull = false;
+    const asked = ++this.#checkpointsAsked;
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, WAL_RESTART_WAIT_MS);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        if (this.#checkpointed === settle) this.#checkpointed = null;
         resolve();
-      }
-      this.#checkpointed = () => {
-        this.#checkpointed = null;
-        done();
       };
-      worker.postMessage('checkpoint');
+      const settle = (n: number) => {
+        if (n === asked) done();
+      };
+      const timer = setTimeout(done, WAL_RESTART_WAIT_MS);
+      this.#checkpointed = settle;
+      worker.postMessage({ checkpoint: asked });
     });
   }
 
@@ -169,15 +173,15 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     worker.unref();
     this.#checkpointer = worker;
     this.#db.exec('PRAGMA wal_autocheckpoint = 0');
-    worker.on('message', (msg) => {
+    worker.on('message', (msg: unknown) => {
       if (msg === 'full') this.#logFull = true;
-      else if (msg === 'checkpointed') this.#checkpointed?.();
+      else if (typeof msg === 'object' && msg !== null && 'checkpointed' in msg) this.#checkpointed?.(Number(msg.checkpointed));
     });
     worker.on('error', () => {});
     worker.on('exit', () => {
       this.#checkpointer = null;
       this.#logFull = false;
-      this.#checkpointed?.();
+      this.#checkpointed?.(this.#checkpointsAsked);
       if (!this.#closed) this.#db.exec('PRAGMA wal_autocheckpoint = 1000');
     });
   }
