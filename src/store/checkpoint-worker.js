@@ -30,24 +30,22 @@ const frameBytes = Number(db.prepare('PRAGMA page_size').get().page_size) + 24;
 /** 'full' was posted and no 'checkpoint' has come since. */
 let asked = false;
 
-/** Frames in the log and how many of them are copied; null when the checkpoint could not run. */
+/** Frames in the log as the checkpoint began; null when it could not run. */
 function passive() {
   try {
-    const r = checkpoint.get();
-    return { log: Number(r.log), copied: Number(r.checkpointed) };
+    return Number(checkpoint.get().log);
   } catch {
     return null; // busy or locked: the next tick tries again
   }
 }
 
 const timer = setInterval(() => {
-  let r = passive();
-  if (!asked && r && r.log * frameBytes >= restartBytes) {
+  let frames = passive();
+  if (!asked && frames !== null && frames * frameBytes >= restartBytes) {
     // Copy what was written meanwhile, so that little is left for the checkpoint the request thread waits for.
-    // (A checkpoint reports the log as it was when it began.)
-    for (let i = 0, prev = -1; i < 4 && r && r.log !== prev; i++) {
-      prev = r.log;
-      r = passive();
+    for (let i = 0, prev = -1; i < 4 && frames !== null && frames !== prev; i++) {
+      prev = frames;
+      frames = passive();
     }
     asked = true;
     parentPort.postMessage('full');
