@@ -143,13 +143,14 @@ export async function getMessages(svc: Services, user: UserRow, input: GetMessag
   const rows = await cachedMessageRows(svc, w.ids.map((r) => r.id), db);
   const flags = new Map(w.ids.map((r) => [r.id, r.flags]));
   let messages: JsonList | Array<Record<string, unknown>>;
-  if ((await userAccess(svc, user, db)).all) {
+  const access = await userAccess(svc, user, db);
+  if (access.all) {
     // Each message's JSON is kept (formatMessagesJson); only its flags are added here.
     const texts = await formatMessagesJson(svc, db, rows, dir, input);
     messages = new JsonList(texts.map((t, i) => `${t},"flags":${flagsJson(flags.get(rows[i]!.id) ?? 0)}}`));
   } else {
     // The dicts are this request's own (formatMessages makes new ones): flags go on in place.
-    messages = await hideInaccessibleSenders(svc, user, await formatMessages(svc, db, rows, dir, input), db);
+    messages = await hideInaccessibleSenders(svc, user, await formatMessages(svc, db, rows, dir, input), db, access);
     for (const d of messages) d.flags = flagList(flags.get(d.id as number) ?? 0);
   }
   if (input.messageIds !== undefined) {

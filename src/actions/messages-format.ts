@@ -162,6 +162,9 @@ const optionBits = (o: FormatOptions) => (o.applyMarkdown ? 1 : 0) | (o.clientGr
  * reading the same messages again serializes nothing.
  */
 export async function formatMessagesJson(svc: Services, db: Tx, rows: MessageRow[], dir: Directory, opts: FormatOptions): Promise<string[]> {
+  const withoutBrace = (d: Record<string, unknown>) => JSON.stringify(d).slice(0, -1);
+  // With several processes nothing is kept (see cache.ts): no texts to check, nor to keep.
+  if (svc.redis) return (await formatMessages(svc, db, rows, dir, opts)).map(withoutBrace);
   const ids = rows.map((r) => r.id);
   const [reactions, submessages] = await Promise.all([cachedReactions(svc, ids, db), cachedSubmessages(svc, ids, db)]);
   const options = optionBits(opts);
@@ -192,11 +195,10 @@ export async function formatMessagesJson(svc: Services, db: Tx, rows: MessageRow
   for (let j = 0; j < missing.length; j++) {
     const i = missing[j]!;
     const m = rows[i]!;
-    const text = JSON.stringify(dicts[j]).slice(0, -1);
+    const text = withoutBrace(dicts[j]!);
     out[i] = text;
-    // A direct message shows its participants, read anew each time: not kept. Nor is
-    // anything when the rows are not kept either (several processes: see cache.ts).
-    if (m.recipient_type !== RECIPIENT.STREAM || svc.redis) continue;
+    // A direct message shows its participants, read anew each time: not kept.
+    if (m.recipient_type !== RECIPIENT.STREAM) continue;
     keptJson.set(m, {
       users: dir.users,
       streams: dir.streams,

@@ -163,8 +163,15 @@ export function hiddenSenderFields(config: Config, senderId: number): Record<str
  * whose sender it may not access (someone who left the channel since) is an
  * "Unknown user", as Zulip's can_access_sender.
  */
-export async function hideInaccessibleSenders(svc: Services, viewer: UserRow, messages: Array<Record<string, unknown>>, db: Tx = svc.store.db): Promise<Array<Record<string, unknown>>> {
-  const access = await userAccess(svc, viewer, db);
+export async function hideInaccessibleSenders(
+  svc: Services,
+  viewer: UserRow,
+  messages: Array<Record<string, unknown>>,
+  db: Tx = svc.store.db,
+  /** The viewer's access, when the caller has it already. */
+  known?: UserAccess,
+): Promise<Array<Record<string, unknown>>> {
+  const access = known ?? (await userAccess(svc, viewer, db));
   if (access.all) return messages;
   const users = await cachedUsers(svc, db);
   return messages.map((m) => {
