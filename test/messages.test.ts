@@ -386,3 +386,53 @@ test('GET /messages after a read shows what changed around its messages: sender,
   assertSuccess(await owner.patch('/realm', { message_edit_history_visibility_policy: 'all' }));
   assert.equal((await read()).edit_history.length, 1);
 });
+
+test('a send follows changes to its channel subscribers, alert words, muted users and deactivated accounts made since the last send', async () => {
+  const ch = await makeChannel(t, { name: 'follows-changes', subscribers: [alice.id, bob.id] });
+  const sendFromBob = async (content: string) => assertSuccess(await send(B, { type: 'stream', to: String(ch), topic: 'changes', content })).id as number;
+  // Each user's own row of a message: absent (null) when the user was not a recipient.
+  const flagsOf = async (c: Client, id: number): Promise<string[] | null> => {
+    const r = assertSuccess(await c.get('/messages', { anchor: id, num_before: 0, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: ch }]) }));
+    if (r.messages.length === 0) return null;
+    assert.equal(r.messages[0].id, id);
+    return r.messages[0].flags;
+  };
+  const first = await sendFromBob('the first');
+  assert.deepEqual(await flagsOf(A, first), []);
+  assert.deepEqual(await flagsOf(C, first), ['read', 'historical']);
+
+  // A new subscriber receives the next message; one who left does not.
+  assertSuccess(await C.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'follows-changes' }]) }));
+  const second = await sendFromBob('the second');
+  assert.deepEqual(await flagsOf(C, second), []);
+  assertSuccess(await C.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['follows-changes']) }));
+  const third = await sendFromBob('the third');
+  assert.deepEqual(await flagsOf(C, third), ['read', 'historical']);
+
+  // An alert word added since the last send.
+  assertSuccess(await A.post('/users/me/alert_words', { alert_words: JSON.stringify(['pineapple']) }));
+  const fourth = await sendFromBob('a pineapple');
+  assert.deepEqual(await flagsOf(A, fourth), ['has_alert_word']);
+  assertSuccess(await A.delete('/users/me/alert_words', { alert_words: JSON.stringify(['pineapple']) }));
+  const fifth = await sendFromBob('a pineapple again');
+  assert.deepEqual(await flagsOf(A, fifth), []);
+
+  // A sender muted since the last send: the message arrives read.
+  assertSuccess(await A.post(`/users/me/muted_users/${bob.id}`));
+  const sixth = await sendFromBob('muted now');
+  assert.deepEqual(await flagsOf(A, sixth), ['read']);
+  assertSuccess(await A.delete(`/users/me/muted_users/${bob.id}`));
+  const seventh = await sendFromBob('unmuted');
+  assert.deepEqual(await flagsOf(A, seventh), []);
+
+  // A subscriber deactivated since the last send is no longer a recipient.
+  const dave = await t.makeUser({ name: 'Dave' });
+  await subscribe(t, ch, [dave.id]);
+  const eighth = await sendFromBob('to dave too');
+  const users = await t.server.svc.store.db.selectFrom('user_messages').select('user_id').where('message_id', '=', eighth).execute();
+  assert.ok(users.some((u) => u.user_id === dave.id));
+  assertSuccess(await owner.delete(`/users/${dave.id}`));
+  const ninth = await sendFromBob('dave is gone');
+  const after = await t.server.svc.store.db.selectFrom('user_messages').select('user_id').where('message_id', '=', ninth).execute();
+  assert.deepEqual(after.map((u) => u.user_id).sort((a, b) => a - b), [alice.id, bob.id].sort((a, b) => a - b));
+});

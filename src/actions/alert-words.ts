@@ -5,7 +5,8 @@
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import type { UserRow } from '../store/users.ts';
-import { alertWordsOf, deleteAlertWords, insertAlertWords, realmAlertWords } from '../store/alert-words.ts';
+import { alertWordsOf, deleteAlertWords, insertAlertWords } from '../store/alert-words.ts';
+import { cachedAlertWords } from './cache.ts';
 
 export async function listAlertWords(svc: Services, user: UserRow): Promise<string[]> {
   return alertWordsOf(svc.store.db, user.id);
@@ -48,7 +49,7 @@ const AFTER = new Set([' ', '\n', ')', '?', ':', '.', ',', "'", ';', ']', '!', '
  * fenced-block preprocessor, so fenced code is excluded), matched
  * case-insensitively as whole words.
  */
-export function matchAlertWords(text: string, wordsByUser: Map<number, string[]>): Set<number> {
+export function matchAlertWords(text: string, wordsByUser: ReadonlyMap<number, readonly string[]>): Set<number> {
   const out = new Set<number>();
   if (!wordsByUser.size) return out;
   const content = text.toLowerCase();
@@ -78,5 +79,5 @@ export function matchAlertWords(text: string, wordsByUser: Map<number, string[]>
 /** Users of the organization whose alert words occur in a message's alert text. */
 export async function alertedUserIds(svc: Services, tx: Tx, alertText: string | undefined): Promise<Set<number>> {
   if (!alertText) return new Set();
-  return matchAlertWords(alertText, await realmAlertWords(tx, svc.realmId));
+  return matchAlertWords(alertText, await cachedAlertWords(svc, tx));
 }

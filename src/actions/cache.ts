@@ -27,7 +27,9 @@ import { messagesByIds, reactionsFor, type MessageRow, type ReactionRow } from '
 import { submessagesFor, type SubmessageRow } from '../store/submessages.ts';
 import { allUsers, userByApiKeyWithRealm, type UserRow } from '../store/users.ts';
 import { realmById, type RealmRow } from '../store/realm.ts';
-import { allStreams, type StreamRow } from '../store/streams.ts';
+import { allStreams, subscribersWithNotificationSettings, type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
+import { mutingUserIds } from '../store/muted-users.ts';
+import { realmAlertWords } from '../store/alert-words.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import type { Linkifier } from '../markdown/linkifiers.ts';
 import { Groups } from './group-settings.ts';
@@ -58,6 +60,48 @@ class Part<T> {
     if (changes.stamp(this.tables) === stamp && changes.settled(this.tables)) {
       this.value = value;
       this.stamp = stamp;
+    }
+    return value;
+  }
+}
+
+/** The most keys a ByKey keeps; past it, the oldest kept is dropped first. */
+const KEYS_KEPT = 1000;
+
+/**
+ * A value per key (a channel's subscribers, a user's muters), loaded on
+ * first use and kept while `tables` are unchanged: any change to them drops
+ * every key's value.
+ */
+class ByKey<K, T> {
+  private readonly kept = new Map<K, T>();
+  private stamp = -1;
+  private readonly changes: TableChanges;
+  private readonly tables: readonly string[];
+  private readonly load: (db: Tx, key: K) => Promise<T>;
+
+  constructor(changes: TableChanges, tables: readonly string[], load: (db: Tx, key: K) => Promise<T>) {
+    this.changes = changes;
+    this.tables = tables;
+    this.load = load;
+    changes.watch(tables);
+  }
+
+  async get(enabled: boolean, db: Tx, key: K): Promise<T> {
+    if (!enabled) return this.load(db, key);
+    const changes = this.changes;
+    const stamp = changes.stamp(this.tables);
+    if (stamp !== this.stamp) {
+      this.kept.clear();
+      this.stamp = stamp;
+    }
+    const kept = this.kept.get(key);
+    if (kept !== undefined) return kept;
+    const value = await this.load(db, key);
+    // Kept only if nothing changed during the load (this.stamp too: another load may have cleared the map since).
+    if (changes.stamp(this.tables) === stamp && this.stamp === stamp && changes.settled(this.tables)) {
+      if (this.kept.size >= KEYS_KEPT) this.kept.delete(this.kept.keys().next().value as K);
+      this.kept.set(key, value);
     }
     return value;
   }
@@ -154,6 +198,12 @@ export interface StreamsSnapshot {
   byName: ReadonlyMap<string, StreamRow>;
 }
 
+/** A channel's active subscribers (active users only, by user ID order) with their notification settings. */
+export interface ChannelSubscribers {
+  list: readonly SubscriberNotificationRow[];
+  byUserId: ReadonlyMap<number, SubscriberNotificationRow>;
+}
+
 export type CustomEmoji = ReadonlyMap<string, { id: string; name: string; source_url: string }>;
 
 class RealmCache {
@@ -164,6 +214,9 @@ class RealmCache {
   readonly linkifiers: Part<Linkifier[]>;
   readonly emoji: Part<CustomEmoji>;
   readonly profileData: Part<ReadonlyMap<number, ProfileData>>;
+  readonly subscribers: ByKey<number, ChannelSubscribers>;
+  readonly muters: ByKey<number, ReadonlySet<number>>;
+  readonly alertWords: Part<ReadonlyMap<number, readonly string[]>>;
   readonly messageRows: ByMessage<MessageRow>;
   readonly reactions: ByMessage<readonly ReactionRow[]>;
   readonly submessages: ByMessage<readonly SubmessageRow[]>;
@@ -196,6 +249,16 @@ class RealmCache {
     this.linkifiers = new Part(changes, ['realm_linkifiers'], async (db) => Object.freeze(await linkifiersForRendering(db, realmId)) as Linkifier[]);
     this.emoji = new Part(changes, ['realm_emoji'], (db) => activeEmojiForRendering(db, realmId));
     this.profileData = new Part(changes, ['custom_profile_field_values', 'custom_profile_fields'], (db) => loadProfileData(db, realmId));
+    this.subscribers = new ByKey(changes, ['subscriptions', 'users'], async (db, streamId) => {
+      const list = (await subscribersWithNotificationSettings(db, streamId)).map((s) => Object.freeze(s));
+      return { list: Object.freeze(list), byUserId: new Map(list.map((s) => [s.user_id, s])) };
+    });
+    this.muters = new ByKey(changes, ['muted_users'], async (db, userId) => new Set(await mutingUserIds(db, userId)));
+    this.alertWords = new Part(changes, ['alert_words', 'users'], async (db) => {
+      const byUser = await realmAlertWords(db, realmId);
+      for (const words of byUser.values()) Object.freeze(words);
+      return byUser;
+    });
   }
 }
 
@@ -228,6 +291,16 @@ export const cachedCustomEmoji = (svc: Services, db: Tx = svc.store.db): Promise
 
 /** Every user's custom profile field values (`profile_data`), by user ID; users without any are absent. */
 export const cachedProfileData = (svc: Services, db: Tx = svc.store.db): Promise<ReadonlyMap<number, ProfileData>> => get(svc, db, (c) => c.profileData);
+
+/** A channel's active subscribers with their notification settings. Frozen and shared. */
+export const cachedSubscribers = (svc: Services, streamId: number, db: Tx = svc.store.db): Promise<ChannelSubscribers> =>
+  cacheOf(svc).subscribers.get(!svc.redis, db, streamId);
+
+/** The users who have muted this user. Shared: never modify it. */
+export const cachedMuters = (svc: Services, userId: number, db: Tx = svc.store.db): Promise<ReadonlySet<number>> => cacheOf(svc).muters.get(!svc.redis, db, userId);
+
+/** The alert words of the organization's active users, by user ID. Frozen and shared. */
+export const cachedAlertWords = (svc: Services, db: Tx = svc.store.db): Promise<ReadonlyMap<number, readonly string[]>> => get(svc, db, (c) => c.alertWords);
 
 /**
  * The rows of these messages (those that exist), by ID order. Frozen and

@@ -5,13 +5,13 @@
  * per-recipient flags (mentions, wildcard mentions, read by sender), the
  * user_messages rows and the `message` event.
  */
-import { cachedGroups, cachedRealm, cachedStreams, cachedUsers } from './cache.ts';
+import { cachedGroups, cachedMuters, cachedRealm, cachedStreams, cachedSubscribers, cachedUsers } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
 import { LIMITS, checkIntRange, nulError, rejectNulDeep } from '../lib/limits.ts';
 import { normalizeTopic, truncateContent, truncateTopic } from '../lib/topic.ts';
-import { subscribersWithNotificationSettings, subscription, type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
+import { subscription, type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
 import { userByEmail, type UserRow } from '../store/users.ts';
 import { directGroupByKey, FLAG, flagList, getOrCreateDirectGroup, insertMessage, memberKey, insertUserMessages, messageById, RECIPIENT, topicSenderIds } from '../store/messages.ts';
 import { canPost, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './access.ts';
@@ -20,7 +20,6 @@ import { Groups } from './group-settings.ts';
 import { formatMessages, loadDirectory, render } from './messages-format.ts';
 import { claimMessageAttachments } from './uploads.ts';
 import { alertedUserIds } from './alert-words.ts';
-import { mutingUserIds } from '../store/muted-users.ts';
 import { attachWidget } from './submessages.ts';
 import { applyAutomaticTopicPolicies } from './user-topics.ts';
 import { topicHasOtherMessage } from '../store/channel-extras.ts';
@@ -168,15 +167,15 @@ export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: 
 
   checkTopicsPolicy(stream, topic, settings);
 
-  const subscribers = await subscribersWithNotificationSettings(tx, stream.id);
+  const subscribers = await cachedSubscribers(svc, stream.id, tx);
   return {
     recipientType: RECIPIENT.STREAM,
     recipientId: stream.id,
     topic,
     stream,
-    userIds: subscribers.map((s) => s.user_id),
+    userIds: subscribers.list.map((s) => s.user_id),
     senderMutedStream: !!senderSub?.is_muted,
-    subscriptions: new Map(subscribers.map((s) => [s.user_id, s])),
+    subscriptions: subscribers.byUserId,
   };
 }
 
@@ -269,7 +268,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     const base = (isStream ? 0 : FLAG.is_private) | (rendered.wildcardMention === 'all' ? FLAG.stream_wildcard_mentioned : 0);
     // Alert words (Zulip's rule, in the source with fenced code set aside); users who muted the sender get it read.
     const alerted = await alertedUserIds(svc, tx, rendered.alertText);
-    const muters = new Set(await mutingUserIds(tx, sender.id));
+    const muters = await cachedMuters(svc, sender.id, tx);
     const rows = addr.userIds.map((uid) => {
       let f = base;
       if (uid === sender.id && readBySender) f |= FLAG.read;

@@ -33,6 +33,9 @@ export const ANNOUNCED_TABLES: ReadonlySet<string> = new Set([
   'realm_emoji',
   'custom_profile_fields',
   'custom_profile_field_values',
+  'subscriptions',
+  'muted_users',
+  'alert_words',
 ]);
 
 /**
