@@ -1,7 +1,8 @@
 /**
  * can_access_all_users_group: a guest outside it (the setting at
  * role:members) accesses only itself, bots and the users who share a channel
- * or a direct-message group with it. Others are left out of user lists (or
+ * or a direct-message group with it, or has exchanged a one-to-one direct
+ * message with it. Others are left out of user lists (or
  * are "Unknown user" placeholders for clients without the
  * user_list_incomplete capability), refused by GET /users/{id}, and the guest
  * is not told about them, until a subscription makes them accessible.
@@ -186,6 +187,42 @@ test('direct messages: only to accessible users; a new group conversation makes 
   assert.equal(events[0].person.user_id, member.id);
   assertSuccess(await c(guest).get(`/users/${member.id}`));
   assertSuccess(await dm(guest, [member], 'hello member'));
+});
+
+test('one-to-one direct messages: a member who writes to the guest becomes accessible to it, and stays so without a shared channel', async () => {
+  const dm = (from: Account, to: Account, content: string) => c(from).post('/messages', { type: 'direct', to: JSON.stringify([to.id]), content });
+  const writer = await t.makeUser({ role: ROLE.MEMBER, name: 'Writer' });
+  assertError(await c(guest).get(`/users/${writer.id}`), 400, 'BAD_REQUEST', 'Insufficient permission');
+  const q = await openQueue(c(guest), { event_types: ['realm_user', 'message', 'user_status'], client_capabilities: { user_list_incomplete: true } });
+
+  // The first message: the guest hears of the writer (realm_user add, with the real name) before the message.
+  assertSuccess(await dm(writer, guest, 'hello guest'));
+  const first = await q.drain();
+  assert.deepEqual(first.map((e) => [e.type, e.op]), [['realm_user', 'add'], ['message', undefined]]);
+  assert.equal(first[0].person.user_id, writer.id);
+  assert.equal(first[0].person.full_name, 'Writer');
+  assert.equal(first[1].message.sender_full_name, 'Writer');
+  assert.equal(assertSuccess(await c(guest).get(`/users/${writer.id}`)).user.full_name, 'Writer');
+  assert.ok(ids(assertSuccess(await c(guest).get('/users')).members).includes(writer.id));
+  // Later messages announce nothing more; the guest may answer; events about the writer reach the guest.
+  assertSuccess(await dm(writer, guest, 'again'));
+  assertSuccess(await dm(guest, writer, 'hello writer'));
+  assertSuccess(await c(writer).post('/users/me/status', { status_text: 'writing' }));
+  const later = await q.drain();
+  assert.deepEqual(later.map((e) => e.type), ['message', 'message', 'user_status']);
+  assert.equal(later[2].user_id, writer.id);
+
+  // A member the guest wrote to while they shared a channel stays accessible after the guest leaves it; one it only shared the channel with does not.
+  const pal = await t.makeUser({ role: ROLE.MEMBER, name: 'Pal' });
+  const passerby = await t.makeUser({ role: ROLE.MEMBER, name: 'Passerby' });
+  assertSuccess(await c(t.owner).post('/users/me/subscriptions', { subscriptions: [{ name: 'short stay' }], principals: [guest.id, pal.id, passerby.id] }));
+  assertSuccess(await dm(guest, pal, 'hello pal'));
+  await q.drain();
+  assertSuccess(await c(guest).delete('/users/me/subscriptions', { subscriptions: ['short stay'] }));
+  const removed = (await q.ofType('realm_user')).filter((e) => e.op === 'remove').map((e) => e.person.user_id);
+  assert.deepEqual(removed, [passerby.id]);
+  assertSuccess(await c(guest).get(`/users/${pal.id}`));
+  assertError(await c(guest).get(`/users/${passerby.id}`), 400, 'BAD_REQUEST', 'Insufficient permission');
 });
 
 test('role:everyone lifts the restriction', async () => {

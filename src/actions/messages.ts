@@ -26,7 +26,7 @@ import { topicHasOtherMessage } from '../store/channel-extras.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { queueOutgoingWebhooks, wakeOutgoingWebhookDelivery } from './outgoing-webhooks.ts';
 import { planMissedMessageEmails, queueMissedMessageEmails } from './missed-message-emails.ts';
-import { accessGainedByNewGroup, announceAccessGained, hiddenSenderFields, recipientsNotAccessing, userAccess } from './user-access.ts';
+import { accessGainedByConversation, announceAccessGained, hiddenSenderFields, recipientsNotAccessing, userAccess } from './user-access.ts';
 import { jsonOrUndefined } from '../lib/util.ts';
 
 export interface SendInput {
@@ -120,7 +120,7 @@ interface Addressed {
   senderMutedStream?: boolean;
   /** A channel message: its subscribers' notification settings, by user ID. */
   subscriptions?: ReadonlyMap<number, SubscriberNotificationRow>;
-  /** A new direct-message group: the members restricted guests in it come to access. */
+  /** A direct message: the members restricted guests in it come to access (through a new group, or a first one-to-one message). */
   accessGained?: Array<{ guest: UserRow; users: UserRow[] }>;
 }
 
@@ -201,13 +201,15 @@ export async function addressDirect(svc: Services, tx: Tx, sender: UserRow, to: 
   const access = await userAccess(svc, sender, tx);
   if (!access.all && users.some((u) => !access.can(u))) throw badRequest('You do not have permission to access some of the recipients.');
   const ids = [...new Set([...users.map((u) => u.id), sender.id])].sort((a, b) => a - b);
+  const members = [...new Map([...users, sender].map((u) => [u.id, u])).values()];
   if (ids.length <= 2) {
     const other = ids.find((i) => i !== sender.id) ?? sender.id;
-    return { recipientType: RECIPIENT.PERSONAL, recipientId: other, topic: '', userIds: ids };
+    // A restricted guest who may not access the sender does from this message on (one-to-one history counts).
+    const accessGained = other === sender.id ? [] : await accessGainedByConversation(svc, members, tx);
+    return { recipientType: RECIPIENT.PERSONAL, recipientId: other, topic: '', userIds: ids, accessGained };
   }
-  const members = [...new Map([...users, sender].map((u) => [u.id, u])).values()];
   const existing = await directGroupByKey(tx, memberKey(ids));
-  const accessGained = existing === undefined ? await accessGainedByNewGroup(svc, members, tx) : [];
+  const accessGained = existing === undefined ? await accessGainedByConversation(svc, members, tx) : [];
   const groupId = await getOrCreateDirectGroup(tx, ids);
   return { recipientType: RECIPIENT.GROUP, recipientId: groupId, topic: '', userIds: ids, accessGained };
 }

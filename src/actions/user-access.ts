@@ -48,7 +48,7 @@ export interface UserAccess {
  */
 export async function userAccess(svc: Services, viewer: UserRow | null, db: Tx = svc.store.db): Promise<UserAccess> {
   if (!viewer || (await canAccessAllUsers(svc, viewer, db))) return { all: true, can: () => true };
-  const sharing = await userIdsSharingConversations(db, viewer.id, { deactivatedGroupMembers: true });
+  const sharing = await userIdsSharingConversations(db, viewer.id, { deactivatedDirectPartners: true });
   return { all: false, can: (t) => !!t.is_bot || t.id === viewer.id || sharing.has(t.id) };
 }
 
@@ -67,7 +67,7 @@ export async function userIdsWhoCanAccess(svc: Services, target: UserRow, db: Tx
   if (target.is_bot || !(await userAccessRestricted(svc, db))) return users.map((u) => u.id);
   const [realm, groups] = await Promise.all([cachedRealm(svc, db), cachedGroups(svc, db)]);
   const setting = realmGroupSetting(realm.row.settings_json, 'can_access_all_users_group', groups);
-  const sharing = await userIdsSharingConversations(db, target.id, { deactivatedGroupMembers: false });
+  const sharing = await userIdsSharingConversations(db, target.id, { deactivatedDirectPartners: false });
   return users.filter((u) => u.id === target.id || u.role !== ROLE.GUEST || groups.allows(u, setting) || sharing.has(u.id)).map((u) => u.id);
 }
 
@@ -110,7 +110,7 @@ export async function trackAccessChanges(svc: Services, candidates: UserRow[]): 
   const tracked: Array<{ guest: UserRow; before: Set<number> }> = [];
   for (const guest of guests) {
     if (await canAccessAllUsers(svc, guest)) continue;
-    tracked.push({ guest, before: await userIdsSharingConversations(svc.store.db, guest.id, { deactivatedGroupMembers: true }) });
+    tracked.push({ guest, before: await userIdsSharingConversations(svc.store.db, guest.id, { deactivatedDirectPartners: true }) });
   }
   return async () => {
     const users = await cachedUsers(svc);
@@ -119,7 +119,7 @@ export async function trackAccessChanges(svc: Services, candidates: UserRow[]): 
       return u && !u.is_bot && u.id !== guest.id ? u : undefined;
     };
     for (const { guest, before } of tracked) {
-      const after = await userIdsSharingConversations(svc.store.db, guest.id, { deactivatedGroupMembers: true });
+      const after = await userIdsSharingConversations(svc.store.db, guest.id, { deactivatedDirectPartners: true });
       const gained = [...after].filter((id) => !before.has(id)).flatMap((id) => human(id, guest) ?? []);
       const lost = [...before].filter((id) => !after.has(id)).flatMap((id) => human(id, guest) ?? []);
       await announceAccessGained(svc, [{ guest, users: gained }]);
@@ -140,10 +140,11 @@ export async function announceAccessGained(svc: Services, gains: Array<{ guest: 
 }
 
 /**
- * For a direct-message group about to be created: the members each
- * restricted guest among them does not access yet (and will, through it).
+ * For a direct-message conversation about to get its first message (a new
+ * group, or one-to-one): the members each restricted guest among them does
+ * not access yet (and will, through it).
  */
-export async function accessGainedByNewGroup(svc: Services, members: UserRow[], db: Tx): Promise<Array<{ guest: UserRow; users: UserRow[] }>> {
+export async function accessGainedByConversation(svc: Services, members: UserRow[], db: Tx): Promise<Array<{ guest: UserRow; users: UserRow[] }>> {
   const gains: Array<{ guest: UserRow; users: UserRow[] }> = [];
   for (const guest of members) {
     if (guest.role !== ROLE.GUEST) continue;

@@ -2,6 +2,7 @@
 import { sql, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { Db, Tx } from './db.ts';
 import { prepared } from './prepared.ts';
+import { RECIPIENT } from './messages.ts';
 import type { UsersTable } from './schema.ts';
 
 export type UserRow = Selectable<UsersTable>;
@@ -180,12 +181,14 @@ export async function insertSystemBot(db: Tx, realmId: number, email: string, fu
 
 /**
  * Users who share a conversation with `userId`: an active subscription to a
- * channel it is subscribed to (active accounts only) or membership of one of
- * its direct-message groups (deactivated members too when asked). Zulip's
- * basis for which users a guest restricted by can_access_all_users_group may
- * see; one-to-one direct messages do not count, as in Zulip.
+ * channel it is subscribed to (active accounts only), membership of one of
+ * its direct-message groups, or a one-to-one direct message either way
+ * (deactivated accounts too for these two when asked). Zulip's basis for
+ * which users a guest restricted by can_access_all_users_group may see
+ * (get_accessible_user_ids: subscribers of its channels and groups, and the
+ * users involved in its one-to-one direct messages).
  */
-export async function userIdsSharingConversations(db: Tx, userId: number, opts: { deactivatedGroupMembers: boolean }): Promise<Set<number>> {
+export async function userIdsSharingConversations(db: Tx, userId: number, opts: { deactivatedDirectPartners: boolean }): Promise<Set<number>> {
   const viaChannels = await db
     .selectFrom('subscriptions as mine')
     .innerJoin('subscriptions as theirs', 'theirs.stream_id', 'mine.stream_id')
@@ -204,7 +207,27 @@ export async function userIdsSharingConversations(db: Tx, userId: number, opts: 
     .select('theirs.user_id')
     .distinct()
     .where('mine.user_id', '=', userId);
-  if (!opts.deactivatedGroupMembers) groups = groups.where('users.is_active', '=', 1);
+  // One-to-one direct messages: a message's recipient_id is the other user's ID.
+  let sentTo = db
+    .selectFrom('messages')
+    .innerJoin('users', 'users.id', 'messages.recipient_id')
+    .select('messages.recipient_id as user_id')
+    .distinct()
+    .where('messages.sender_id', '=', userId)
+    .where('messages.recipient_type', '=', RECIPIENT.PERSONAL);
+  let receivedFrom = db
+    .selectFrom('messages')
+    .innerJoin('users', 'users.id', 'messages.sender_id')
+    .select('messages.sender_id as user_id')
+    .distinct()
+    .where('messages.recipient_type', '=', RECIPIENT.PERSONAL)
+    .where('messages.recipient_id', '=', userId);
+  if (!opts.deactivatedDirectPartners) {
+    groups = groups.where('users.is_active', '=', 1);
+    sentTo = sentTo.where('users.is_active', '=', 1);
+    receivedFrom = receivedFrom.where('users.is_active', '=', 1);
+  }
   const viaGroups = await groups.execute();
-  return new Set([...viaChannels, ...viaGroups].map((r) => r.user_id));
+  const viaDirect = [...(await sentTo.execute()), ...(await receivedFrom.execute())];
+  return new Set([...viaChannels, ...viaGroups, ...viaDirect].map((r) => r.user_id));
 }
