@@ -436,3 +436,19 @@ test('a send follows changes to its channel subscribers, alert words, muted user
   const after = await t.server.svc.store.db.selectFrom('user_messages').select('user_id').where('message_id', '=', ninth).execute();
   assert.deepEqual(after.map((u) => u.user_id).sort((a, b) => a - b), [alice.id, bob.id].sort((a, b) => a - b));
 });
+
+test('reading and sending in a private channel follow subscribing and unsubscribing made since the last request', async () => {
+  const ch = await makeChannel(t, { name: 'cache-secret', inviteOnly: true, historyPublic: true, subscribers: [alice.id] });
+  const id = assertSuccess(await send(A, { type: 'stream', to: String(ch), topic: 'private', content: 'for subscribers' })).id as number;
+  const post = () => send(C, { type: 'stream', to: String(ch), topic: 'private', content: 'from carol' });
+  assertError(await C.get(`/messages/${id}`), 400, 'BAD_REQUEST', 'Invalid message(s)');
+  assertError(await post(), 400, 'BAD_REQUEST', "Not authorized to send to channel 'cache-secret'");
+
+  await subscribe(t, ch, [carol.id]);
+  assert.deepEqual(assertSuccess(await C.get(`/messages/${id}`)).message.flags, ['read', 'historical']);
+  assertSuccess(await post());
+
+  assertSuccess(await C.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['cache-secret']) }));
+  assertError(await C.get(`/messages/${id}`), 400, 'BAD_REQUEST', 'Invalid message(s)');
+  assertError(await post(), 400, 'BAD_REQUEST', "Not authorized to send to channel 'cache-secret'");
+});

@@ -7,12 +7,12 @@
  * Functions that need the group graph take it as an argument when the
  * caller already has it, so a request loads it once.
  */
-import { cachedGroups } from './cache.ts';
+import { cachedGroups, cachedStreams, cachedSubscribedChannels } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { parseJsonObject } from '../lib/util.ts';
-import { streamById, streamByName, subscriberIds, subscription, type StreamRow } from '../store/streams.ts';
+import { subscriberIds, type StreamRow } from '../store/streams.ts';
 import { HISTORICAL_FLAGS, messageById, messageHolders, RECIPIENT, userFlags, type MessageRow } from '../store/messages.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { Groups, parseStoredSetting, type GroupSettingValue } from './group-settings.ts';
@@ -77,21 +77,26 @@ export function streamAccess(user: UserRow, stream: StreamRow, subscribed: boole
   return { stream, subscribed, metadata, content };
 }
 
+/** Whether the user has an active subscription to the channel. */
+export async function isSubscribed(svc: Services, db: Tx, userId: number, streamId: number): Promise<boolean> {
+  return (await cachedSubscribedChannels(svc, userId, db)).has(streamId);
+}
+
 /** Loads a channel by ID the user may see; unknown or invisible channels are "does not exist". */
 export async function accessStreamById(svc: Services, db: Tx, user: UserRow, streamId: number, groups?: Groups): Promise<StreamAccess> {
-  const stream = await streamById(db, svc.realmId, streamId);
+  const stream = (await cachedStreams(svc, db)).byId.get(streamId);
   if (!stream) throw new ApiError('Invalid channel ID', { code: 'BAD_REQUEST' });
   const g = groups ?? (await cachedGroups(svc, db));
-  const access = streamAccess(user, stream, !!(await subscription(db, user.id, stream.id)), g);
+  const access = streamAccess(user, stream, await isSubscribed(svc, db, user.id, stream.id), g);
   if (!access.metadata) throw new ApiError('Invalid channel ID', { code: 'BAD_REQUEST' });
   return access;
 }
 
 export async function accessStreamByName(svc: Services, db: Tx, user: UserRow, name: string, groups?: Groups): Promise<StreamAccess> {
-  const stream = await streamByName(db, svc.realmId, name);
+  const stream = (await cachedStreams(svc, db)).byName.get(name.toLowerCase());
   if (!stream) throw new ApiError(`Invalid channel name '${name}'`, { code: 'BAD_REQUEST' });
   const g = groups ?? (await cachedGroups(svc, db));
-  const access = streamAccess(user, stream, !!(await subscription(db, user.id, stream.id)), g);
+  const access = streamAccess(user, stream, await isSubscribed(svc, db, user.id, stream.id), g);
   if (!access.metadata) throw new ApiError(`Invalid channel name '${name}'`, { code: 'BAD_REQUEST' });
   return access;
 }
@@ -183,9 +188,9 @@ export async function accessMessage(svc: Services, db: Tx, user: UserRow, id: nu
   const own = (await userFlags(db, user.id, [id])).get(id);
   if (own !== undefined) return { row, flags: own };
   if (row.recipient_type !== RECIPIENT.STREAM) return null;
-  const stream = await streamById(db, svc.realmId, row.recipient_id);
+  const stream = (await cachedStreams(svc, db)).byId.get(row.recipient_id);
   if (!stream) return null;
-  const subscribed = !!(await subscription(db, user.id, stream.id));
+  const subscribed = await isSubscribed(svc, db, user.id, stream.id);
   return canAccessHistory(user, stream, subscribed, groups ?? (await cachedGroups(svc, db))) ? { row, flags: HISTORICAL_FLAGS } : null;
 }
 
@@ -205,9 +210,9 @@ export async function accessMessageToModify(
   if (!a) return null;
   const hasRow = (await userFlags(db, user.id, [id])).has(id);
   if (a.row.recipient_type !== RECIPIENT.STREAM) return { row: a.row, hasRow };
-  const stream = await streamById(db, svc.realmId, a.row.recipient_id);
+  const stream = (await cachedStreams(svc, db)).byId.get(a.row.recipient_id);
   if (!stream || stream.is_archived) return null;
-  const subscribed = !!(await subscription(db, user.id, stream.id));
+  const subscribed = await isSubscribed(svc, db, user.id, stream.id);
   if (!streamAccess(user, stream, subscribed, groups ?? (await cachedGroups(svc, db))).content) return null;
   return { row: a.row, hasRow };
 }
@@ -219,7 +224,7 @@ export async function accessMessageToModify(
 export async function messageEventRecipients(svc: Services, db: Tx, row: MessageRow): Promise<number[]> {
   const users = new Set((await messageHolders(db, [row.id])).get(row.id) ?? []);
   if (row.recipient_type === RECIPIENT.STREAM) {
-    const stream = await streamById(db, svc.realmId, row.recipient_id);
+    const stream = (await cachedStreams(svc, db)).byId.get(row.recipient_id);
     if (stream && (!stream.invite_only || stream.history_public_to_subscribers)) {
       for (const u of await subscriberIds(db, stream.id)) users.add(u);
     }

@@ -27,7 +27,7 @@ import { messagesByIds, reactionsFor, type MessageRow, type ReactionRow } from '
 import { submessagesFor, type SubmessageRow } from '../store/submessages.ts';
 import { allUsers, userByApiKeyWithRealm, type UserRow } from '../store/users.ts';
 import { realmById, type RealmRow } from '../store/realm.ts';
-import { allStreams, subscribersWithNotificationSettings, type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
+import { allStreams, subscribedStreamIds, subscribersWithNotificationSettings, type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
 import { mutingUserIds } from '../store/muted-users.ts';
 import { realmAlertWords } from '../store/alert-words.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
@@ -216,6 +216,7 @@ class RealmCache {
   readonly profileData: Part<ReadonlyMap<number, ProfileData>>;
   readonly subscribers: ByKey<number, ChannelSubscribers>;
   readonly muters: ByKey<number, ReadonlySet<number>>;
+  readonly subscribedChannels: ByKey<number, ReadonlySet<number>>;
   readonly alertWords: Part<ReadonlyMap<number, readonly string[]>>;
   readonly messageRows: ByMessage<MessageRow>;
   readonly reactions: ByMessage<readonly ReactionRow[]>;
@@ -253,6 +254,7 @@ class RealmCache {
       const list = (await subscribersWithNotificationSettings(db, streamId)).map((s) => Object.freeze(s));
       return { list: Object.freeze(list), byUserId: new Map(list.map((s) => [s.user_id, s])) };
     });
+    this.subscribedChannels = new ByKey(changes, ['subscriptions'], async (db, userId) => new Set(await subscribedStreamIds(db, userId)));
     this.muters = new ByKey(changes, ['muted_users'], async (db, userId) => new Set(await mutingUserIds(db, userId)));
     this.alertWords = new Part(changes, ['alert_words', 'users'], async (db) => {
       const byUser = await realmAlertWords(db, realmId);
@@ -295,6 +297,10 @@ export const cachedProfileData = (svc: Services, db: Tx = svc.store.db): Promise
 /** A channel's active subscribers with their notification settings. Frozen and shared. */
 export const cachedSubscribers = (svc: Services, streamId: number, db: Tx = svc.store.db): Promise<ChannelSubscribers> =>
   cacheOf(svc).subscribers.get(!svc.redis, db, streamId);
+
+/** The IDs of the channels a user is subscribed to (active subscriptions). Shared: never modify it. */
+export const cachedSubscribedChannels = (svc: Services, userId: number, db: Tx = svc.store.db): Promise<ReadonlySet<number>> =>
+  cacheOf(svc).subscribedChannels.get(!svc.redis, db, userId);
 
 /** The users who have muted this user. Shared: never modify it. */
 export const cachedMuters = (svc: Services, userId: number, db: Tx = svc.store.db): Promise<ReadonlySet<number>> => cacheOf(svc).muters.get(!svc.redis, db, userId);

@@ -11,12 +11,11 @@ import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { escapeText } from '../markdown/tree.ts';
 import { truncateContent } from '../lib/topic.ts';
-import { subscription } from '../store/streams.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { flagList, messagesByIds, RECIPIENT } from '../store/messages.ts';
 import { firstUnread, firstVisibleMessageId, LARGER_THAN_MAX_MESSAGE_ID, narrowIdsAmong, narrowRange, type NarrowQuery } from '../store/narrow.ts';
 import { applyWithOperator, includesHistory, resolveNarrow, streamByOperand, type NarrowTerm } from './narrow.ts';
-import { accessMessage, canAccessHistory, invalidMessage } from './access.ts';
+import { accessMessage, canAccessHistory, invalidMessage, isSubscribed } from './access.ts';
 import { dmParticipants, formatMessages, formatMessagesJson, loadDirectory, render, type Directory } from './messages-format.ts';
 import { hideInaccessibleSenders, userAccess } from './user-access.ts';
 import { HAS_JSON_TEXT, JsonList } from '../lib/json-text.ts';
@@ -59,7 +58,7 @@ export async function prepareNarrow(svc: Services, db: Tx, user: UserRow, terms:
     const s = await streamByOperand(svc, db, t.operand);
     if (!s) continue;
     if (!t.negated) streamId = s.id;
-    historyByOperand.set(t.operand, canAccessHistory(user, s, !!(await subscription(db, user.id, s.id)), groups));
+    historyByOperand.set(t.operand, canAccessHistory(user, s, await isSubscribed(svc, db, user.id, s.id), groups));
   }
   const includeHistory = opts.allowHistory && includesHistory(expanded, (op) => historyByOperand.get(op) === true, user.role !== ROLE.GUEST);
   const resolved = await resolveNarrow(svc, db, expanded, { me: user, emptyTopicDisplayName: dir.emptyTopicDisplayName });

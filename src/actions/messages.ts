@@ -11,10 +11,10 @@ import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
 import { LIMITS, checkIntRange, nulError, rejectNulDeep } from '../lib/limits.ts';
 import { normalizeTopic, truncateContent, truncateTopic } from '../lib/topic.ts';
-import { subscription, type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
+import { type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
 import { userByEmail, type UserRow } from '../store/users.ts';
 import { directGroupByKey, FLAG, flagList, getOrCreateDirectGroup, insertMessage, memberKey, insertUserMessages, messageById, RECIPIENT, topicSenderIds } from '../store/messages.ts';
-import { canPost, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './access.ts';
+import { canPost, isSubscribed, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './access.ts';
 import { checkDirectMessagePermission, checkWildcardMention } from './message-policies.ts';
 import { Groups } from './group-settings.ts';
 import { formatMessages, loadDirectory, render } from './messages-format.ts';
@@ -144,8 +144,7 @@ export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: 
   }
 
   const groups = await cachedGroups(svc, tx);
-  const senderSub = await subscription(tx, sender.id, stream.id);
-  const subscribed = !!senderSub;
+  const subscribed = await isSubscribed(svc, tx, sender.id, stream.id);
   const access = streamAccess(sender, stream, subscribed, groups);
   if (!canPost(sender, access, groups)) {
     let allowed = false;
@@ -153,7 +152,7 @@ export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: 
     if (sender.is_bot && sender.bot_owner_id !== null) {
       const owner = (await cachedUsers(svc, tx)).byId.get(sender.bot_owner_id);
       if (owner) {
-        const ownerSub = !!(await subscription(tx, owner.id, stream.id));
+        const ownerSub = await isSubscribed(svc, tx, owner.id, stream.id);
         allowed = groups.allows(owner, streamGroupSetting(stream, 'can_send_message_group')) && (!stream.invite_only || ownerSub || subscribed) && !stream.is_archived;
       }
     }
@@ -174,7 +173,7 @@ export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: 
     topic,
     stream,
     userIds: subscribers.list.map((s) => s.user_id),
-    senderMutedStream: !!senderSub?.is_muted,
+    senderMutedStream: !!subscribers.byUserId.get(sender.id)?.is_muted,
     subscriptions: subscribers.byUserId,
   };
 }
