@@ -452,3 +452,26 @@ test('reading and sending in a private channel follow subscribing and unsubscrib
   assertError(await C.get(`/messages/${id}`), 400, 'BAD_REQUEST', 'Invalid message(s)');
   assertError(await post(), 400, 'BAD_REQUEST', "Not authorized to send to channel 'cache-secret'");
 });
+
+test('GET /messages answers characters outside ASCII intact, from the first read and from kept JSON, with a matching Content-Length', async () => {
+  const ch = await makeChannel(t, { name: 'unicode-réunion', subscribers: [alice.id, bob.id] });
+  const content = 'Grüße — “quoted” 😀 日本語 \u2028 line separator';
+  const id = assertSuccess(await send(A, { type: 'stream', to: String(ch), topic: 'café ☕', content })).id as number;
+  assertSuccess(await B.post(`/messages/${id}/reactions`, { emoji_name: 'smile' }));
+  const narrow = JSON.stringify([{ operator: 'channel', operand: ch }]);
+  for (let i = 0; i < 2; i++) {
+    const r = await B.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow, apply_markdown: 'false' });
+    assertSchema(r, 'GET', '/messages');
+    const body = assertSuccess(r);
+    assert.equal(r.headers.get('content-length'), String(Buffer.byteLength(r.text)));
+    assert.equal(r.headers.get('content-type'), 'application/json; charset=utf-8');
+    const m = body.messages.find((x: any) => x.id === id);
+    assert.equal(m.content, content);
+    assert.equal(m.subject, 'café ☕');
+    assert.equal(m.display_recipient, 'unicode-réunion');
+    assert.deepEqual(m.reactions.map((x: any) => x.emoji_name), ['smile']);
+    assert.deepEqual(m.flags, []);
+    assert.equal(body.found_newest, true);
+    assert.deepEqual(Object.keys(body), ['result', 'msg', 'messages', 'found_anchor', 'found_oldest', 'found_newest', 'history_limited', 'anchor']);
+  }
+});

@@ -111,16 +111,16 @@ export async function fetchWindow(
   return { ids: r.rows, anchor: a, foundAnchor: r.foundAnchor, foundOldest: r.foundOldest, foundNewest: r.foundNewest, historyLimited: r.historyLimited };
 }
 
-/** The JSON of each flag bitmask's API list (a few dozen distinct ones occur). */
-const flagsJsonByBits = new Map<number, string>();
+/** `,"flags":[…]}` in UTF-8 for each flag bitmask, which ends a kept message object (a few dozen distinct ones occur). */
+const flagsEndByBits = new Map<number, Buffer>();
 
-function flagsJson(bits: number): string {
-  let text = flagsJsonByBits.get(bits);
-  if (text === undefined) {
-    text = JSON.stringify(flagList(bits));
-    if (flagsJsonByBits.size < 1024) flagsJsonByBits.set(bits, text);
+function flagsEnd(bits: number): Buffer {
+  let end = flagsEndByBits.get(bits);
+  if (end === undefined) {
+    end = Buffer.from(`,"flags":${JSON.stringify(flagList(bits))}}`);
+    if (flagsEndByBits.size < 1024) flagsEndByBits.set(bits, end);
   }
-  return text;
+  return end;
 }
 
 export async function getMessages(svc: Services, user: UserRow, input: GetMessagesInput): Promise<Record<string, unknown>> {
@@ -145,8 +145,8 @@ export async function getMessages(svc: Services, user: UserRow, input: GetMessag
   const access = await userAccess(svc, user, db);
   if (access.all) {
     // Each message's JSON is kept (formatMessagesJson); only its flags are added here.
-    const texts = await formatMessagesJson(svc, db, rows, dir, input);
-    messages = new JsonList(texts.map((t, i) => `${t},"flags":${flagsJson(flags.get(rows[i]!.id) ?? 0)}}`));
+    const kept = await formatMessagesJson(svc, db, rows, dir, input);
+    messages = new JsonList(kept.map((json, i) => [json, flagsEnd(flags.get(rows[i]!.id) ?? 0)]));
   } else {
     // The dicts are this request's own (formatMessages makes new ones): flags go on in place.
     messages = await hideInaccessibleSenders(svc, user, await formatMessages(svc, db, rows, dir, input), db, access);

@@ -146,8 +146,8 @@ interface KeptJson {
   reactions: unknown;
   submessages: unknown;
   options: number;
-  /** The message object's JSON without its closing brace. */
-  text: string;
+  /** The message object's JSON without its closing brace, in UTF-8. */
+  json: Buffer;
 }
 
 /** The JSON of kept message rows, by row object: a row edited, moved or deleted is a new object. */
@@ -156,19 +156,19 @@ const keptJson = new WeakMap<MessageRow, KeptJson>();
 const optionBits = (o: FormatOptions) => (o.applyMarkdown ? 1 : 0) | (o.clientGravatar ? 2 : 0) | (o.allowEmptyTopicName ? 4 : 0);
 
 /**
- * The JSON text of each message object of `formatMessages`, without its
+ * The JSON of each message object of `formatMessages` in UTF-8, without its
  * closing brace (the caller adds `flags` and closes it). A channel message's
- * text is kept with its row object while nothing it shows has changed, so
+ * JSON is kept with its row object while nothing it shows has changed, so
  * reading the same messages again serializes nothing.
  */
-export async function formatMessagesJson(svc: Services, db: Tx, rows: MessageRow[], dir: Directory, opts: FormatOptions): Promise<string[]> {
-  const withoutBrace = (d: Record<string, unknown>) => JSON.stringify(d).slice(0, -1);
+export async function formatMessagesJson(svc: Services, db: Tx, rows: MessageRow[], dir: Directory, opts: FormatOptions): Promise<Buffer[]> {
+  const withoutBrace = (d: Record<string, unknown>) => Buffer.from(JSON.stringify(d).slice(0, -1));
   // With several processes nothing is kept (see cache.ts): no texts to check, nor to keep.
   if (svc.redis) return (await formatMessages(svc, db, rows, dir, opts)).map(withoutBrace);
   const ids = rows.map((r) => r.id);
   const [reactions, submessages] = await Promise.all([cachedReactions(svc, ids, db), cachedSubmessages(svc, ids, db)]);
   const options = optionBits(opts);
-  const out = new Array<string>(rows.length);
+  const out = new Array<Buffer>(rows.length);
   const missing: number[] = [];
   for (let i = 0; i < rows.length; i++) {
     const m = rows[i]!;
@@ -185,7 +185,7 @@ export async function formatMessagesJson(svc: Services, db: Tx, rows: MessageRow
       k.emptyTopicDisplayName === dir.emptyTopicDisplayName &&
       k.editHistoryPolicy === dir.editHistoryPolicy
     ) {
-      out[i] = k.text;
+      out[i] = k.json;
     } else {
       missing.push(i);
     }
@@ -195,8 +195,8 @@ export async function formatMessagesJson(svc: Services, db: Tx, rows: MessageRow
   for (let j = 0; j < missing.length; j++) {
     const i = missing[j]!;
     const m = rows[i]!;
-    const text = withoutBrace(dicts[j]!);
-    out[i] = text;
+    const json = withoutBrace(dicts[j]!);
+    out[i] = json;
     // A direct message shows its participants, read anew each time: not kept.
     if (m.recipient_type !== RECIPIENT.STREAM) continue;
     keptJson.set(m, {
@@ -209,7 +209,7 @@ export async function formatMessagesJson(svc: Services, db: Tx, rows: MessageRow
       reactions: reactions.get(m.id),
       submessages: submessages.get(m.id),
       options,
-      text,
+      json,
     });
   }
   return out;

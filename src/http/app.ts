@@ -10,7 +10,7 @@ import { STATUS_CODES } from '../lib/node-http.ts';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
-import { HAS_JSON_TEXT, stringifyAnswer } from '../lib/json-text.ts';
+import { HAS_JSON_TEXT, serializeAnswer } from '../lib/json-text.ts';
 import { parseParams } from './params.ts';
 import { authenticate, clientName, makeAuthLimits } from './auth.ts';
 import { decodeUtf8, parseForm } from './form.ts';
@@ -243,7 +243,7 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
           // The request's events are in their queues before it is answered.
           const result = await withDeliveries(() => handle(svc, limits, def, req, mode));
           // Answers with pieces serialized beforehand (see lib/json-text.ts) are written out here.
-          if ((result as { [HAS_JSON_TEXT]?: boolean })[HAS_JSON_TEXT]) reply.type('application/json; charset=utf-8').send(stringifyAnswer(result));
+          if ((result as { [HAS_JSON_TEXT]?: boolean })[HAS_JSON_TEXT]) reply.type('application/json; charset=utf-8').send(serializeAnswer(result));
           else reply.send(result);
         },
       });
