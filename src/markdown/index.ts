@@ -233,6 +233,17 @@ function isoZ(d: Date): string {
   return d.toISOString().replace(/\.000Z$/, 'Z').replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
+// The inline patterns' regular expressions, made once: global ones are
+// searched from a position by setting lastIndex right before each exec (the
+// renderer is synchronous, so no search is interleaved with another).
+const DEL_RE = /(?<!~)(~~)([^~\n]+?)~~(?!~)/;
+const STRONG_RE = /(\*\*)([^\n]+?)\*\*/;
+const EM_RE = /(\*)(?!\s+)([^*^\n]+)(?<!\s)\*/;
+const BACKTICK_RE = /(?<!\\)((?:\\{2})+)(?=`+)|(?<!\\)(`+)(.+?)(?<!`)\2(?!`)/gs;
+const MENTIONS_RE = new RegExp(MENTIONS_RE_SRC, 'g');
+const GROUP_MENTIONS_RE = new RegExp(GROUP_MENTIONS_RE_SRC, 'g');
+const POSSIBLE_EMOJI_GLOBAL_RE = new RegExp(POSSIBLE_EMOJI_RE.source, 'gu');
+
 class Renderer {
   private rawStash: string[] = [];
   private nodeStash: InlineNode[] = [];
@@ -243,7 +254,7 @@ class Renderer {
    * (see handleInline).
    */
   private lookbehindPatterns: Map<Pattern, (c: string) => boolean>;
-  private del: Pattern = this.simpleTag(/(?<!~)(~~)([^~\n]+?)~~(?!~)/, 'del');
+  private del: Pattern = this.simpleTag(DEL_RE, 'del');
   readonly result: RenderResult;
   private ctx: MarkdownContext;
   private realmPrefix: string;
@@ -273,8 +284,8 @@ class Renderer {
       this.link,
       this.autolink,
       ...(ctx.linkifiers ?? []).map((l) => this.linkifier(l)),
-      this.simpleTag(/(\*\*)([^\n]+?)\*\*/, 'strong'),
-      this.simpleTag(/(\*)(?!\s+)([^*^\n]+)(?<!\s)\*/, 'em'),
+      this.simpleTag(STRONG_RE, 'strong'),
+      this.simpleTag(EM_RE, 'em'),
       this.del,
       this.emoji,
       this.emoticon,
@@ -426,7 +437,7 @@ class Renderer {
 
   // Patterns. Each searches `data` from `from` and returns the first hit.
   private backtick: Pattern = (data, from) => {
-    const re = /(?<!\\)((?:\\{2})+)(?=`+)|(?<!\\)(`+)(.+?)(?<!`)\2(?!`)/gs;
+    const re = BACKTICK_RE;
     re.lastIndex = from;
     const m = re.exec(data);
     if (!m) return null;
@@ -449,7 +460,7 @@ class Renderer {
   };
 
   private userMention: Pattern = (data, from) => {
-    const re = new RegExp(MENTIONS_RE_SRC, 'g');
+    const re = MENTIONS_RE;
     re.lastIndex = from;
     let m: RegExpExecArray | null;
     while ((m = re.exec(data))) {
@@ -496,7 +507,7 @@ class Renderer {
   };
 
   private groupMention: Pattern = (data, from) => {
-    const re = new RegExp(GROUP_MENTIONS_RE_SRC, 'g');
+    const re = GROUP_MENTIONS_RE;
     re.lastIndex = from;
     let m: RegExpExecArray | null;
     while ((m = re.exec(data))) {
@@ -721,7 +732,7 @@ class Renderer {
   };
 
   private unicodeEmoji: Pattern = (data, from) => {
-    const re = new RegExp(POSSIBLE_EMOJI_RE.source, 'gu');
+    const re = POSSIBLE_EMOJI_GLOBAL_RE;
     re.lastIndex = from;
     let m: RegExpExecArray | null;
     while ((m = re.exec(data))) {
