@@ -126,3 +126,21 @@ test('narrows is:followed and is:muted follow the policies', async () => {
   // Bob set nothing.
   assert.deepEqual(assertSuccess(await B.get('/messages', { anchor: 'newest', num_before: 100, narrow: [{ operator: 'is', operand: 'followed' }] })).messages, []);
 });
+
+test('a mention follows the topic for the mentioned user unless they muted it, by the policy set just before the message', async () => {
+  const send = async (content: string) => assertSuccess(await A.post('/messages', { type: 'stream', to: String(pub), topic: 'mention policy', content }));
+  const policyOf = async () =>
+    (assertSuccess(await B.post('/register', { fetch_event_types: ['user_topic'] })).user_topics as any[]).find((u) => u.stream_id === pub && u.topic_name.toLowerCase() === 'mention policy')?.visibility_policy;
+  await send('no mention yet');
+  assertSuccess(await setPolicy(B, pub, 'Mention Policy', 1)); // muted (the topic in another case)
+  const q = await openQueue(B, { event_types: ['user_topic'] });
+  await send('@**Bob** while muted');
+  assert.deepEqual(await q.drain(), []);
+  assert.equal(await policyOf(), 1);
+  assertSuccess(await setPolicy(B, pub, 'mention policy', 0)); // back to inherit
+  await q.drain();
+  await send('@**Bob** now');
+  const events = await q.drain();
+  assert.deepEqual(events.map((e) => [e.type, e.visibility_policy]), [['user_topic', 3]]);
+  assert.equal(await policyOf(), 3);
+});

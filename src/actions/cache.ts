@@ -29,6 +29,7 @@ import { allUsers, userByApiKeyWithRealm, type UserRow } from '../store/users.ts
 import { realmById, type RealmRow } from '../store/realm.ts';
 import { allStreams, subscribedStreamIds, subscribersWithNotificationSettings, type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
 import { mutingUserIds } from '../store/muted-users.ts';
+import { channelTopicPolicyRows } from '../store/user-topics.ts';
 import { realmAlertWords } from '../store/alert-words.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import type { Linkifier } from '../markdown/linkifiers.ts';
@@ -217,6 +218,7 @@ class RealmCache {
   readonly subscribers: ByKey<number, ChannelSubscribers>;
   readonly muters: ByKey<number, ReadonlySet<number>>;
   readonly subscribedChannels: ByKey<number, ReadonlySet<number>>;
+  readonly topicPolicies: ByKey<number, ReadonlyMap<string, ReadonlyMap<number, number>>>;
   readonly alertWords: Part<ReadonlyMap<number, readonly string[]>>;
   readonly messageRows: ByMessage<MessageRow>;
   readonly reactions: ByMessage<readonly ReactionRow[]>;
@@ -255,6 +257,16 @@ class RealmCache {
       return { list: Object.freeze(list), byUserId: new Map(list.map((s) => [s.user_id, s])) };
     });
     this.subscribedChannels = new ByKey(changes, ['subscriptions'], async (db, userId) => new Set(await subscribedStreamIds(db, userId)));
+    this.topicPolicies = new ByKey(changes, ['user_topics'], async (db, streamId) => {
+      const byTopic = new Map<string, Map<number, number>>();
+      for (const r of await channelTopicPolicyRows(db, streamId)) {
+        const key = r.topic.toLowerCase();
+        let users = byTopic.get(key);
+        if (!users) byTopic.set(key, (users = new Map()));
+        users.set(r.user_id, r.visibility_policy);
+      }
+      return byTopic;
+    });
     this.muters = new ByKey(changes, ['muted_users'], async (db, userId) => new Set(await mutingUserIds(db, userId)));
     this.alertWords = new Part(changes, ['alert_words', 'users'], async (db) => {
       const byUser = await realmAlertWords(db, realmId);
@@ -301,6 +313,17 @@ export const cachedSubscribers = (svc: Services, streamId: number, db: Tx = svc.
 /** The IDs of the channels a user is subscribed to (active subscriptions). Shared: never modify it. */
 export const cachedSubscribedChannels = (svc: Services, userId: number, db: Tx = svc.store.db): Promise<ReadonlySet<number>> =>
   cacheOf(svc).subscribedChannels.get(!svc.redis, db, userId);
+
+const NO_POLICIES: ReadonlyMap<number, number> = new Map();
+
+/**
+ * Each user's visibility policy for a topic of a channel (topics compared
+ * case-insensitively, as Zulip does), by user ID; users without one are
+ * absent. Shared: never modify it.
+ */
+export async function cachedTopicPolicies(svc: Services, streamId: number, topic: string, db: Tx = svc.store.db): Promise<ReadonlyMap<number, number>> {
+  return (await cacheOf(svc).topicPolicies.get(!svc.redis, db, streamId)).get(topic.toLowerCase()) ?? NO_POLICIES;
+}
 
 /** The users who have muted this user. Shared: never modify it. */
 export const cachedMuters = (svc: Services, userId: number, db: Tx = svc.store.db): Promise<ReadonlySet<number>> => cacheOf(svc).muters.get(!svc.redis, db, userId);

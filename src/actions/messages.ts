@@ -5,7 +5,7 @@
  * per-recipient flags (mentions, wildcard mentions, read by sender), the
  * user_messages rows and the `message` event.
  */
-import { cachedGroups, cachedMuters, cachedRealm, cachedStreams, cachedSubscribers, cachedUsers } from './cache.ts';
+import { cachedGroups, cachedMuters, cachedRealm, cachedStreams, cachedSubscribers, cachedTopicPolicies, cachedUsers } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
@@ -292,6 +292,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
         topic: addr.topic,
         streamMuted: !!addr.senderMutedStream,
         initiated: async () => !(await topicHasOtherMessage(tx, svc.realmId, stream.id, addr.topic, id, fullHistory ? undefined : sender.id)),
+        policies: await cachedTopicPolicies(svc, stream.id, addr.topic, tx),
         mentioned: [...rendered.mentionedUserIds].flatMap((uid) => {
           const u = dir.users.get(uid);
           return u && addr.userIds.includes(uid) ? [{ user: u, settings: userSettings(u.settings_json) }] : [];

@@ -35,13 +35,13 @@ import {
   insertUnsubscribeKey,
   pendingBatchTimes,
   releaseRows,
-  topicVisibilityPolicies,
   unsubscribeKey,
   unsubscribeKeyOf,
   userMessageFlags,
   usersWithDueBatches,
   type MissedMessageEmailRow,
 } from '../store/missed-message-emails.ts';
+import { cachedTopicPolicies } from './cache.ts';
 import { VISIBILITY_POLICY } from './user-topics.ts';
 import { dmParticipants } from './messages-format.ts';
 import { lastClientActivity, PRESENCE } from './presence.ts';
@@ -94,7 +94,7 @@ export async function planMissedMessageEmails(svc: Services, tx: Tx, m: SentMess
   if (candidates.length === 0) return none;
   const ids = candidates.map((r) => r.user_id);
   const subs = m.subscriptions;
-  const policies = m.stream ? await topicVisibilityPolicies(tx, m.stream.id, m.topic, ids) : new Map<number, number>();
+  const policies = m.stream ? await cachedTopicPolicies(svc, m.stream.id, m.topic, tx) : new Map<number, number>();
   const wanted: PlannedEmails['wanted'] = [];
   for (const r of candidates) {
     const user = m.users.get(r.user_id);

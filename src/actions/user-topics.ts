@@ -230,6 +230,8 @@ export async function applyAutomaticTopicPolicies(
     streamMuted: boolean;
     /** Whether the sender sees no earlier message in the topic. */
     initiated: () => Promise<boolean>;
+    /** Each user's visibility policy for the topic before this message (cachedTopicPolicies). */
+    policies: ReadonlyMap<number, number>;
     mentioned: Array<{ user: UserRow; settings: Record<string, unknown> }>;
     now: number;
     emptyName: string;
@@ -240,7 +242,7 @@ export async function applyAutomaticTopicPolicies(
   const follow = a.senderSettings.automatically_follow_topics_policy;
   const unmute = a.senderSettings.automatically_unmute_topics_in_muted_streams_policy;
   if (!a.sender.is_bot && !(follow === AUTO.NEVER && unmute === AUTO.NEVER)) {
-    const current = (await userTopicOf(tx, a.sender.id, a.streamId, a.topic))?.visibility_policy ?? VISIBILITY_POLICY.INHERIT;
+    const current = a.policies.get(a.sender.id) ?? VISIBILITY_POLICY.INHERIT;
     const next = await policyForSentMessage(a.senderSettings, current, a.streamMuted, a.initiated);
     if (next !== null && (await setTopicPolicyTx(tx, a.sender.id, a.streamId, a.topic, next, a.now))) {
       senderPolicy = next;
@@ -249,7 +251,8 @@ export async function applyAutomaticTopicPolicies(
   }
   for (const m of a.mentioned) {
     if (m.user.id === a.sender.id || m.user.is_bot || !m.user.is_active || m.settings.automatically_follow_topics_where_mentioned === false) continue;
-    const current = (await userTopicOf(tx, m.user.id, a.streamId, a.topic))?.visibility_policy;
+    // Each user is mentioned once, and only their own policy is written: `policies` is still theirs.
+    const current = a.policies.get(m.user.id);
     if (current === VISIBILITY_POLICY.MUTED || current === VISIBILITY_POLICY.FOLLOWED) continue;
     if (await setTopicPolicyTx(tx, m.user.id, a.streamId, a.topic, VISIBILITY_POLICY.FOLLOWED, a.now)) {
       events.push(...(await topicPolicyEvents(tx, m.user.id, [{ streamId: a.streamId, topic: a.topic, policy: VISIBILITY_POLICY.FOLLOWED }], a.now, a.emptyName)));

@@ -36,6 +36,7 @@ export const ANNOUNCED_TABLES: ReadonlySet<string> = new Set([
   'subscriptions',
   'muted_users',
   'alert_words',
+  'user_topics',
 ]);
 
 /**

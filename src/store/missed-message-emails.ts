@@ -98,17 +98,3 @@ export async function insertUnsubscribeKey(db: Tx, key: string, userId: number, 
 export async function unsubscribeKey(db: Tx, key: string): Promise<{ user_id: number; email_type: string } | undefined> {
   return db.selectFrom('email_unsubscribe_keys').select(['user_id', 'email_type']).where('key', '=', key).executeTakeFirst();
 }
-
-// ---------------------------------------------------------------------------
-// What decides who is notified about a channel message
-
-const channelTopicPoliciesQuery = prepared((db) => db.selectFrom('user_topics').select(['user_id', 'visibility_policy', 'topic']).where('stream_id', '=', 0));
-
-/** Each user's visibility policy for a topic (matched case-insensitively, as Zulip does). */
-export async function topicVisibilityPolicies(db: Tx, streamId: number, topic: string, userIds: number[]): Promise<Map<number, number>> {
-  if (userIds.length === 0) return new Map();
-  const rows = await channelTopicPoliciesQuery(db, streamId);
-  const lower = topic.toLowerCase();
-  const wanted = new Set(userIds);
-  return new Map(rows.filter((r) => wanted.has(r.user_id) && r.topic.toLowerCase() === lower).map((r) => [r.user_id, r.visibility_policy]));
-}

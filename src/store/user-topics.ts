@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Tx } from './db.ts';
+import { prepared } from './prepared.ts';
 
 export interface UserTopicRow {
   stream_id: number;
@@ -55,4 +56,11 @@ export async function topicPolicyRows(db: Tx, streamId: number, topic: string): 
     .where(sql`lower(topic)`, '=', topic.toLowerCase())
     .orderBy('user_id')
     .execute();
+}
+
+const channelTopicPolicyRowsQuery = prepared((db) => db.selectFrom('user_topics').select(['user_id', 'visibility_policy', 'topic']).where('stream_id', '=', 0));
+
+/** Every user's policy for every topic of a channel (one query, by the user_topics_stream index). */
+export async function channelTopicPolicyRows(db: Tx, streamId: number): Promise<Array<{ user_id: number; visibility_policy: number; topic: string }>> {
+  return channelTopicPolicyRowsQuery(db, streamId);
 }
