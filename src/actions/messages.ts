@@ -235,7 +235,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     if (addr.stream) await checkWildcardMention(svc, tx, sender, realm.row.settings_json, { streamId: addr.stream.id, topic: addr.topic, subscriberCount: addr.userIds.length }, rendered.wildcardMention);
     else await checkDirectMessagePermission(svc, tx, sender, realm.row.settings_json, { ...addr, users: addr.userIds.flatMap((u) => dir.users.get(u) ?? []) });
     const now = Date.now() / 1000;
-    const id = await insertMessage(tx, {
+    const msgRow = await insertMessage(tx, {
       realm_id: svc.realmId,
       sender_id: sender.id,
       recipient_type: addr.recipientType,
@@ -252,6 +252,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
       has_attachment: rendered.hasAttachment ? 1 : 0,
       is_me_message: rendered.isMeMessage ? 1 : 0,
     });
+    const id = msgRow.id;
     await attachWidget(tx, id, sender.id, content);
 
     // Flags per recipient.
@@ -306,7 +307,6 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     // Recipients who would be emailed about it if away (checked after commit).
     const emailPlan = await planMissedMessageEmails(svc, tx, { id, sender, stream: addr.stream, topic: addr.topic, rows, users: dir.users, subscriptions: addr.subscriptions ?? new Map() });
     const notifyAttachments = await claimMessageAttachments(svc, tx, sender, id, rendered.html);
-    const msgRow = (await messageById(tx, svc.realmId, id))!;
     const [dict] = await formatMessages(svc, tx, [msgRow], dir, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
     return { id, rows, dict, auto, notifyAttachments, botJobs, emailPlan, accessGained: addr.accessGained ?? [], raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
   });

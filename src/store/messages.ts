@@ -66,9 +66,9 @@ export function apiRecipientId(type: number, id: number): number {
   return 3 * id + (type - 1);
 }
 
-export async function insertMessage(db: Tx, row: Omit<MessageRow, 'id'>): Promise<number> {
-  const r = await db.insertInto('messages').values(row).returning('id').executeTakeFirstOrThrow();
-  return r.id;
+/** Stores a message; returns its row as stored (with its ID). */
+export async function insertMessage(db: Tx, row: Omit<MessageRow, 'id'>): Promise<MessageRow> {
+  return db.insertInto('messages').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 /** The multi-row INSERT of user_messages, compiled once per SQL dialect and row count. */
