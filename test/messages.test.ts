@@ -475,3 +475,23 @@ test('GET /messages answers characters outside ASCII intact, from the first read
     assert.deepEqual(Object.keys(body), ['result', 'msg', 'messages', 'found_anchor', 'found_oldest', 'found_newest', 'history_limited', 'anchor']);
   }
 });
+
+test('a new message shows its widget, and reactions added later, right after reads have warmed the kept data', async () => {
+  const ch = await makeChannel(t, { name: 'warm-widgets', subscribers: [alice.id, bob.id] });
+  const narrow = JSON.stringify([{ operator: 'channel', operand: ch }]);
+  const read = async () => assertSuccess(await B.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow })).messages as any[];
+  assertSuccess(await send(A, { type: 'stream', to: String(ch), topic: 'w', content: 'plain first' }));
+  await read();
+  await read();
+  const q = await openQueue(B, { event_types: ['message'] });
+  const poll = assertSuccess(await send(A, { type: 'stream', to: String(ch), topic: 'w', content: '/poll Lunch?\n- Pizza' })).id as number;
+  const plain = assertSuccess(await send(A, { type: 'stream', to: String(ch), topic: 'w', content: 'plain second' })).id as number;
+  const events = await q.ofType('message');
+  assert.deepEqual(events.map((e) => [e.message.id, e.message.submessages.length, e.message.reactions.length]), [[poll, 1, 0], [plain, 0, 0]]);
+  let msgs = await read();
+  assert.equal(msgs.find((m) => m.id === poll).submessages[0].msg_type, 'widget');
+  assert.deepEqual(msgs.find((m) => m.id === plain).submessages, []);
+  assertSuccess(await B.post(`/messages/${plain}/reactions`, { emoji_name: 'tada' }));
+  msgs = await read();
+  assert.deepEqual(msgs.find((m) => m.id === plain).reactions.map((r: any) => r.emoji_name), ['tada']);
+});

@@ -163,6 +163,11 @@ class ByMessage<T> {
     }
     return out;
   }
+
+  /** Keeps a value known without a query (a new message's), unless `tables` changed since the last read or have a write pending. */
+  prime(id: number, value: T): void {
+    if (this.changes.stamp(this.tables) === this.stamp && this.changes.settled(this.tables)) this.kept.set(id, value);
+  }
 }
 
 async function messageRowsById(db: Tx, realmId: number, ids: number[]): Promise<Map<number, MessageRow>> {
@@ -348,6 +353,18 @@ export const cachedReactions = (svc: Services, ids: readonly number[], db: Tx = 
 /** The submessages of each of these messages, by ID order (every ID has a list). Frozen and shared. */
 export const cachedSubmessages = (svc: Services, ids: readonly number[], db: Tx = svc.store.db): Promise<Map<number, readonly SubmessageRow[]>> =>
   cacheOf(svc).submessages.get(!svc.redis, db, ids);
+
+/**
+ * A message just stored has no reactions nor submessages yet (a widget's
+ * first submessage is a write to `submessages`, which this then leaves
+ * alone): formatting it needs no query for them.
+ */
+export function primeNewMessage(svc: Services, id: number): void {
+  if (svc.redis) return;
+  const c = cacheOf(svc);
+  c.reactions.prime(id, NONE);
+  c.submessages.prime(id, NONE);
+}
 
 /**
  * The account of this organization with this API key, and whether the

@@ -5,7 +5,7 @@
  * per-recipient flags (mentions, wildcard mentions, read by sender), the
  * user_messages rows and the `message` event.
  */
-import { cachedGroups, cachedMuters, cachedRealm, cachedStreams, cachedSubscribers, cachedTopicPolicies, cachedUsers } from './cache.ts';
+import { cachedGroups, cachedMuters, cachedRealm, cachedStreams, cachedSubscribers, cachedTopicPolicies, cachedUsers, primeNewMessage } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
@@ -254,6 +254,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     });
     const id = msgRow.id;
     await attachWidget(tx, id, sender.id, content);
+    primeNewMessage(svc, id);
 
     // Flags per recipient.
     const mentioned = new Set(rendered.mentionedUserIds);
