@@ -106,6 +106,10 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
     // Behind a reverse proxy, the client address (rate limits, access log) comes from X-Forwarded-For.
     trustProxy: trustProxyOption(svc.config.trustProxy),
     logController: new LogController({ disableRequestLogging: true }),
+    // A request's logger is the server's: with request logging off, a per-request
+    // child (Fastify's default, bound to a request ID no other line carries) was
+    // built for every request only for the rare error line.
+    childLoggerFactory: (logger) => logger,
     return503OnClosing: true,
     // Ajv and fast-json-stringify are loaded only if a route ever has a schema (none has).
     schemaController: { compilersFactory: deferredSchemaCompilers },
