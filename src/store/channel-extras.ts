@@ -49,7 +49,7 @@ export async function topicHasOtherMessage(db: Tx, realmId: number, streamId: nu
     .where('messages.realm_id', '=', realmId)
     .where('messages.recipient_type', '=', RECIPIENT.STREAM)
     .where('messages.recipient_id', '=', streamId)
-    .where(sql`lower(messages.topic)`, '=', topic.toLowerCase())
+    .where(sql`lower(messages.topic)`, '=', sql`lower(${topic})`)
     .where('messages.id', '!=', exceptId);
   if (userId !== undefined) q = q.innerJoin('user_messages', 'user_messages.message_id', 'messages.id').where('user_messages.user_id', '=', userId);
   return !!(await q.limit(1).executeTakeFirst());

@@ -22,7 +22,7 @@ export async function channelFolderNameTaken(db: Tx, realmId: number, name: stri
     .selectFrom('channel_folders')
     .select('id')
     .where('realm_id', '=', realmId)
-    .where(sql<string>`lower(name)`, '=', name.toLowerCase())
+    .where(sql<string>`lower(name)`, '=', sql<string>`lower(${name})`)
     .executeTakeFirst();
   return r !== undefined;
 }

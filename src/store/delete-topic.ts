@@ -15,7 +15,7 @@ export async function topicMessageIdsNewestFirst(db: Tx, realmId: number, stream
     .where('messages.realm_id', '=', realmId)
     .where('messages.recipient_type', '=', RECIPIENT.STREAM)
     .where('messages.recipient_id', '=', streamId)
-    .where(sql`lower(messages.topic)`, '=', topic.toLowerCase());
+    .where(sql`lower(messages.topic)`, '=', sql`lower(${topic})`);
   if (onlyHeldBy !== undefined) {
     q = q.innerJoin('user_messages', 'user_messages.message_id', 'messages.id').where('user_messages.user_id', '=', onlyHeldBy);
   }

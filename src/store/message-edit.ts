@@ -67,7 +67,7 @@ export async function topicMessageIds(db: Tx, streamId: number, topic: string, f
     .select('id')
     .where('recipient_type', '=', RECIPIENT.STREAM)
     .where('recipient_id', '=', streamId)
-    .where(sql`lower(topic)`, '=', topic.toLowerCase());
+    .where(sql`lower(topic)`, '=', sql`lower(${topic})`);
   if (fromId !== undefined) q = q.where('id', '>=', fromId);
   return (await q.orderBy('id').execute()).map((r) => r.id);
 }

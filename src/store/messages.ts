@@ -258,7 +258,7 @@ export async function unreadInStream(db: Tx, userId: number, streamId: number, t
     .where('m.recipient_type', '=', RECIPIENT.STREAM)
     .where('m.recipient_id', '=', streamId)
     .where(sql<boolean>`(um.flags & ${FLAG.read}) = 0`);
-  if (topic !== undefined) q = q.where(sql`lower(m.topic)`, '=', topic.toLowerCase());
+  if (topic !== undefined) q = q.where(sql`lower(m.topic)`, '=', sql`lower(${topic})`);
   const rows = await q.orderBy('um.message_id').execute();
   return rows.map((r) => r.message_id);
 }
@@ -271,7 +271,7 @@ export async function userHasTopic(db: Tx, userId: number, streamId: number, top
     .where('um.user_id', '=', userId)
     .where('m.recipient_type', '=', RECIPIENT.STREAM)
     .where('m.recipient_id', '=', streamId)
-    .where(sql`lower(m.topic)`, '=', topic.toLowerCase())
+    .where(sql`lower(m.topic)`, '=', sql`lower(${topic})`)
     .limit(1)
     .executeTakeFirst();
   return r !== undefined;
@@ -394,7 +394,7 @@ export async function topicSenderIds(db: Tx, streamId: number, topic: string): P
     .distinct()
     .where('recipient_type', '=', RECIPIENT.STREAM)
     .where('recipient_id', '=', streamId)
-    .where(sql`lower(topic)`, '=', topic.toLowerCase())
+    .where(sql`lower(topic)`, '=', sql`lower(${topic})`)
     .execute();
   return rows.map((r) => r.sender_id);
 }

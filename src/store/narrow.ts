@@ -79,7 +79,7 @@ function searchCond(dialect: 'sqlite' | 'postgres', fts: boolean, text: string):
   const likes = (words: string[]) =>
     words.map((w) => {
       const pat = `%${likeEscape(w)}%`;
-      return sql`(lower(m.content) LIKE ${pat} ESCAPE '\\' OR lower(m.topic) LIKE ${pat} ESCAPE '\\')`;
+      return sql`(lower(m.content) LIKE lower(${pat}) ESCAPE '\\' OR lower(m.topic) LIKE lower(${pat}) ESCAPE '\\')`;
     });
   if (dialect === 'postgres') {
     const conds: Cond[] = [sql`to_tsvector('english'::regconfig, m.topic || ' ' || m.content) @@ plainto_tsquery('english'::regconfig, ${text.replace(/"/g, ' ')})`];
@@ -103,7 +103,7 @@ function termCond(t: ResolvedTerm, q: NarrowQuery, flags: Cond, dialect: 'sqlite
         ? sql`(m.recipient_type = ${RECIPIENT.STREAM} AND m.recipient_id IN (SELECT st.id FROM streams st WHERE st.realm_id = ${q.realmId} AND st.invite_only = 0))`
         : sql`(m.recipient_type = ${RECIPIENT.STREAM} AND m.recipient_id IN (SELECT st.id FROM streams st WHERE st.realm_id = ${q.realmId} AND st.is_web_public = 1))`;
     case 'topic':
-      return sql`(m.recipient_type = ${RECIPIENT.STREAM} AND lower(m.topic) = ${t.topic.toLowerCase()})`;
+      return sql`(m.recipient_type = ${RECIPIENT.STREAM} AND lower(m.topic) = lower(${t.topic}))`;
     case 'sender':
       return sql`m.sender_id = ${t.userId}`;
     case 'id':

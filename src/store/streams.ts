@@ -16,7 +16,7 @@ export async function streamByName(db: Tx, realmId: number, name: string): Promi
     .selectFrom('streams')
     .selectAll()
     .where('realm_id', '=', realmId)
-    .where(sql`lower(name)`, '=', name.toLowerCase())
+    .where(sql`lower(name)`, '=', sql`lower(${name})`)
     .executeTakeFirst();
 }
 

@@ -19,7 +19,7 @@ export async function userTopicOf(db: Tx, userId: number, streamId: number, topi
     .select(['stream_id', 'topic', 'visibility_policy', 'last_updated'])
     .where('user_id', '=', userId)
     .where('stream_id', '=', streamId)
-    .where(sql`lower(topic)`, '=', topic.toLowerCase())
+    .where(sql`lower(topic)`, '=', sql`lower(${topic})`)
     .executeTakeFirst();
   return r ? { ...r, last_updated: Number(r.last_updated) } : undefined;
 }
@@ -34,7 +34,7 @@ export async function updateUserTopic(db: Tx, userId: number, streamId: number, 
     .set({ visibility_policy: policy, last_updated: lastUpdated })
     .where('user_id', '=', userId)
     .where('stream_id', '=', streamId)
-    .where(sql`lower(topic)`, '=', topic.toLowerCase())
+    .where(sql`lower(topic)`, '=', sql`lower(${topic})`)
     .execute();
 }
 
@@ -43,7 +43,7 @@ export async function deleteUserTopic(db: Tx, userId: number, streamId: number, 
     .deleteFrom('user_topics')
     .where('user_id', '=', userId)
     .where('stream_id', '=', streamId)
-    .where(sql`lower(topic)`, '=', topic.toLowerCase())
+    .where(sql`lower(topic)`, '=', sql`lower(${topic})`)
     .execute();
 }
 
@@ -53,7 +53,7 @@ export async function topicPolicyRows(db: Tx, streamId: number, topic: string): 
     .selectFrom('user_topics')
     .select(['user_id', 'visibility_policy'])
     .where('stream_id', '=', streamId)
-    .where(sql`lower(topic)`, '=', topic.toLowerCase())
+    .where(sql`lower(topic)`, '=', sql`lower(${topic})`)
     .orderBy('user_id')
     .execute();
 }

@@ -48,12 +48,11 @@ export async function userById(db: Tx, realmId: number, id: number): Promise<Use
 
 /** Finds a user by delivery email or public email, case-insensitively. */
 export async function userByEmail(db: Tx, realmId: number, email: string): Promise<UserRow | undefined> {
-  const lower = email.toLowerCase();
   return db
     .selectFrom('users')
     .selectAll()
     .where('realm_id', '=', realmId)
-    .where((eb) => eb.or([eb(sql`lower(delivery_email)`, '=', lower), eb(sql`lower(email)`, '=', lower)]))
+    .where((eb) => eb.or([eb(sql`lower(delivery_email)`, '=', sql`lower(${email})`), eb(sql`lower(email)`, '=', sql`lower(${email})`)]))
     .orderBy('id')
     .executeTakeFirst();
 }
@@ -159,7 +158,7 @@ export async function userByDeliveryEmail(db: Tx, realmId: number, email: string
     .selectFrom('users')
     .selectAll()
     .where('realm_id', '=', realmId)
-    .where(sql`lower(delivery_email)`, '=', email.toLowerCase())
+    .where(sql`lower(delivery_email)`, '=', sql`lower(${email})`)
     .executeTakeFirst();
 }
 
