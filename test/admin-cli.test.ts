@@ -30,7 +30,8 @@ function cli(...args: string[]): Promise<Run> {
     ...(cfg.pgSchema ? { PARLEY_PG_SCHEMA: cfg.pgSchema } : {}),
   };
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(root, 'src/cli/admin.ts'), ...args], { env, cwd: root }, (err, stdout, stderr) => {
+    // A command that hangs fails here within a minute instead of holding up the whole run.
+    execFile(process.execPath, [join(root, 'src/cli/admin.ts'), ...args], { env, cwd: root, timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

@@ -381,4 +381,6 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// The command is done (and its output written: stdout and stderr are synchronous for files and pipes):
+// exit even if a connection or timer would keep the process alive.
+process.exit(await main(process.argv.slice(2)));

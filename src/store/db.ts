@@ -131,6 +131,9 @@ class LiteralLimitSqliteCompiler extends SqliteQueryCompiler {
 const literalInteger = (node: LimitNode['limit']) =>
   ValueNode.is(node) && !node.immediate && Number.isSafeInteger(node.value) ? ValueNode.createImmediate(node.value) : node;
 
+/** The longest a store's close waits for its change listener's last notices and goodbye. */
+const LISTENER_CLOSE_MS = 3000;
+
 /**
  * PostgreSQL: every process announces the tables its committed writes
  * touched with NOTIFY and listens for the others' (one connection each), so
@@ -189,9 +192,19 @@ function listenForChanges(
     },
     async close() {
       closed = true;
-      await Promise.all(sending);
       connected = false;
-      await client?.end().catch(() => {});
+      const c = client;
+      // Neither the notices still being sent nor the goodbye may hold up a shutdown for long:
+      // past LISTENER_CLOSE_MS the connection is dropped.
+      let timer: NodeJS.Timeout | undefined;
+      const ended = (async () => {
+        await Promise.all(sending);
+        await c?.end().catch(() => {});
+        return true;
+      })();
+      const inTime = await Promise.race([ended, new Promise<boolean>((r) => (timer = setTimeout(() => r(false), LISTENER_CLOSE_MS)))]);
+      clearTimeout(timer);
+      if (!inTime) (c as unknown as { connection?: { stream?: { destroy(): void } } } | null)?.connection?.stream?.destroy();
     },
   };
 }
