@@ -13,7 +13,7 @@ import { LIMITS, checkIntRange, nulError, rejectNulDeep } from '../lib/limits.ts
 import { normalizeTopic, truncateContent, truncateTopic } from '../lib/topic.ts';
 import { type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
 import { userByEmail, type UserRow } from '../store/users.ts';
-import { directGroupByKey, FLAG, flagList, getOrCreateDirectGroup, insertMessage, memberKey, insertUserMessages, messageById, RECIPIENT, topicSenderIds } from '../store/messages.ts';
+import { directGroupByKey, FLAG, flagList, getOrCreateDirectGroup, insertMessage, memberKey, insertUserMessages, RECIPIENT, topicSenderIds } from '../store/messages.ts';
 import { canPost, isSubscribed, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './access.ts';
 import { checkDirectMessagePermission, checkWildcardMention } from './message-policies.ts';
 import { Groups } from './group-settings.ts';

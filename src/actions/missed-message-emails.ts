@@ -92,7 +92,6 @@ export async function planMissedMessageEmails(svc: Services, tx: Tx, m: SentMess
   const none = { messageId: m.id, wanted: [] };
   const candidates = m.rows.filter((r) => r.user_id !== m.sender.id && (r.flags & FLAG.read) === 0 && m.users.get(r.user_id)?.is_bot === 0);
   if (candidates.length === 0) return none;
-  const ids = candidates.map((r) => r.user_id);
   const subs = m.subscriptions;
   const policies = m.stream ? await cachedTopicPolicies(svc, m.stream.id, m.topic, tx) : new Map<number, number>();
   const wanted: PlannedEmails['wanted'] = [];
