@@ -7,12 +7,12 @@
  * Functions that need the group graph take it as an argument when the
  * caller already has it, so a request loads it once.
  */
-import { cachedGroups, cachedStreams, cachedSubscribedChannels } from './cache.ts';
+import { cachedGroups, cachedStreams, cachedSubscribedChannels, cachedSubscribers } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { parseJsonObject } from '../lib/util.ts';
-import { subscriberIds, type StreamRow } from '../store/streams.ts';
+import type { StreamRow } from '../store/streams.ts';
 import { HISTORICAL_FLAGS, messageById, messageHolders, RECIPIENT, userFlags, type MessageRow } from '../store/messages.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { Groups, parseStoredSetting, type GroupSettingValue } from './group-settings.ts';
@@ -226,7 +226,7 @@ export async function messageEventRecipients(svc: Services, db: Tx, row: Message
   if (row.recipient_type === RECIPIENT.STREAM) {
     const stream = (await cachedStreams(svc, db)).byId.get(row.recipient_id);
     if (stream && (!stream.invite_only || stream.history_public_to_subscribers)) {
-      for (const u of await subscriberIds(db, stream.id)) users.add(u);
+      for (const s of (await cachedSubscribers(svc, stream.id, db)).list) users.add(s.user_id);
     }
   }
   return [...users];

@@ -9,13 +9,12 @@
  * typing while editing a message (POST /messages/{message_id}/typing, FL
  * 351) sends `typing_edit_message` to those who would see the edit.
  */
-import { cachedGroups } from './cache.ts';
+import { cachedGroups, cachedSubscribers } from './cache.ts';
 import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { usersByIds, type UserRow } from '../store/users.ts';
 import { realmById } from '../store/realm.ts';
-import { subscriberIds } from '../store/streams.ts';
 import { messageById, messageHolders, RECIPIENT } from '../store/messages.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { normalizeTopic } from '../lib/topic.ts';
@@ -84,7 +83,7 @@ async function emptyTopicDisplayName(svc: Services): Promise<string> {
 
 /** Subscribers of a channel who receive typing events (none for very large channels). */
 async function channelTypingRecipients(svc: Services, streamId: number): Promise<number[]> {
-  const ids = await subscriberIds(svc.store.db, streamId);
+  const ids = (await cachedSubscribers(svc, streamId)).list.map((s) => s.user_id);
   if (ids.length > MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS) return [];
   return (await usersByIds(svc.store.db, svc.realmId, ids)).filter(receivesTyping).map((u) => u.id);
 }
