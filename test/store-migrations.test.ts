@@ -1,6 +1,7 @@
 /**
- * Migrations that rebuild a table keep its rows. SQLite only: PostgreSQL's
- * tables are not rebuilt.
+ * Migrations that rebuild a table keep its rows (SQLite only: PostgreSQL's
+ * tables are not rebuilt), and PostgreSQL migrations of one schema do not
+ * trip over another schema's changes.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,4 +39,55 @@ test('0950: user_messages becomes a WITHOUT ROWID table with the same rows, key 
     await store.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test('PostgreSQL: migrations on a fresh schema succeed while another schema\'s tables change', { skip: process.env.TEST_DATABASE_URL ? false : 'PostgreSQL only' }, async () => {
+  const url = process.env.TEST_DATABASE_URL!;
+  const { default: pg } = await import('pg');
+  const suffix = `${process.pid}_${Date.now().toString(36)}`;
+  const ours = `mig_${suffix}`;
+  const other = `churn_${suffix}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${ours}`);
+  await admin.query(`CREATE SCHEMA ${other}`);
+  // Another deployment migrating at the same time: its tables appear, grow columns and go.
+  const churner = new pg.Client({ connectionString: url });
+  await churner.connect();
+  let churning = true;
+  let churns = 0;
+  const churn = (async () => {
+    for (let i = 0; churning; i++) {
+      await churner.query(`CREATE TABLE ${other}.t${i} (id serial PRIMARY KEY)`);
+      await churner.query(`ALTER TABLE ${other}.t${i} ADD COLUMN c integer`);
+      await churner.query(`DROP TABLE ${other}.t${i}`);
+      churns++;
+    }
+  })();
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-migrate-'));
+  const store = openStore({ dataDir, databaseUrl: url, pgSchema: ours });
+  try {
+    // Each run asks whether the migrator's tables exist; the first also creates everything.
+    for (let i = 0; i < 40; i++) await migrate(store);
+    const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(store.db);
+    // The same migrations as a fresh SQLite store records.
+    const lite = openStore({ dataDir });
+    await migrate(lite);
+    const expected = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(lite.db);
+    await lite.close();
+    assert.ok(expected.rows.length > 20);
+    assert.deepEqual(applied.rows, expected.rows);
+    const { rows } = await admin.query(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'bot_services' AND column_name = 'base_url'`, [ours]);
+    assert.equal(rows[0].n, 1);
+  } finally {
+    churning = false;
+    await churn;
+    await churner.end();
+    await store.close();
+    await admin.query(`DROP SCHEMA ${ours} CASCADE`);
+    await admin.query(`DROP SCHEMA ${other} CASCADE`);
+    await admin.end();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  assert.ok(churns > 0);
 });

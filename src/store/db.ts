@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { join } from 'node:path';
-import { Kysely, sql, PostgresDialect, SqliteDialect, SqliteQueryCompiler, ValueNode, type LimitNode, type LogEvent, type OffsetNode, type QueryCompiler, type Transaction } from 'kysely';
+import { Kysely, sql, PostgresDialect, SqliteDialect, SqliteQueryCompiler, ValueNode, type DatabaseIntrospector, type LimitNode, type LogEvent, type OffsetNode, type QueryCompiler, type SchemaMetadata, type TableMetadata, type Transaction } from 'kysely';
 import type pgTypes from 'pg';
 import { lazyModule } from '../lib/lazy.ts';
 
@@ -57,7 +57,7 @@ export function openStore(opts: {
       max: 10,
       ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+    const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }), log });
     const listener = listenForChanges(pg, opts.databaseUrl, opts.pgSchema, changes);
     return {
       db,
@@ -111,6 +111,39 @@ export function openStore(opts: {
  * narrow query (measured on the benchmark machine). Only safe integers are
  * written out; anything else stays a parameter.
  */
+/**
+ * Kysely's PostgreSQL introspector (which its migrator asks whether its own
+ * tables exist) reads every column of every schema of the database, calling
+ * functions that fail when another schema's tables change meanwhile: another
+ * deployment's or test process's DDL then failed this one's migrations
+ * ("relation … does not exist", "column … of relation … does not exist").
+ * It also matched the migrator's tables in any schema when none was named.
+ * This one lists only the tables of the schema in use, by name.
+ */
+class OwnSchemaPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new OwnSchemaIntrospector(db);
+  }
+}
+
+class OwnSchemaIntrospector implements DatabaseIntrospector {
+  private readonly db: Kysely<any>;
+  constructor(db: Kysely<any>) {
+    this.db = db;
+  }
+  async getSchemas(): Promise<SchemaMetadata[]> {
+    const r = await sql<{ name: string }>`SELECT nspname AS name FROM pg_catalog.pg_namespace`.execute(this.db);
+    return r.rows;
+  }
+  async getTables(): Promise<TableMetadata[]> {
+    const r = await sql<{ name: string; schema: string; kind: string }>`
+      SELECT c.relname AS name, ns.nspname AS schema, c.relkind AS kind
+      FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace ns ON ns.oid = c.relnamespace
+      WHERE ns.nspname = current_schema() AND c.relkind IN ('r', 'v', 'p', 'f')`.execute(this.db);
+    return r.rows.map((t) => ({ name: t.name, schema: t.schema, isView: t.kind === 'v', isForeign: t.kind === 'f', columns: [] }));
+  }
+}
+
 class LiteralLimitSqliteDialect extends SqliteDialect {
   override createQueryCompiler(): QueryCompiler {
     return new LiteralLimitSqliteCompiler();

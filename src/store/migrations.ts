@@ -319,25 +319,9 @@ export async function migrate(store: Store, opts: { until?: string } = {}): Prom
     },
   };
   const migrator = new Migrator({ db: store.db, provider, allowUnorderedMigrations: true, ...(store.schema ? { migrationTableSchema: store.schema } : {}) });
-  for (let attempt = 1; ; attempt++) {
-    const { error, results } = opts.until ? await migrator.migrateTo(opts.until) : await migrator.migrateToLatest();
-    const failed = results?.find((r) => r.status === 'Error');
-    if (!error && !failed) return;
-    if (attempt < 3 && !failed && otherSchemaVanished(error, store.schema)) continue;
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
-  }
-}
-
-/**
- * Before migrating, Kysely's migrator looks for its tables by listing the
- * tables of every schema of the PostgreSQL database, with functions that fail
- * with invalid_schema_name (3F000) when another schema is dropped meanwhile:
- * another deployment's, or another test process's. Nothing has been migrated
- * then, so the migration is tried again.
- */
-function otherSchemaVanished(error: unknown, schema: string | undefined): boolean {
-  const e = error as { code?: unknown; message?: unknown } | undefined;
-  return e?.code === '3F000' && !(schema && String(e.message).includes(`"${schema}"`));
+  const { error, results } = opts.until ? await migrator.migrateTo(opts.until) : await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
 }
 
 // Presence: one row per user (last connected/active times, UNIX seconds) with
