@@ -225,10 +225,10 @@ test('PATCH /streams/{id}: name and description, with update events to viewers o
   assert.equal(descEv.value, 'New *desc*');
   assert.equal(descEv.rendered_description, '<p>New <em>desc</em></p>');
   assert.equal((await qGuest.drain()).length, 0);
-  assertError(await c(member).patch(`/streams/${pub}`, { new_name: newName }), 400, 'BAD_REQUEST', 'Channel already has that name!');
+  assertError(await c(member).patch(`/streams/${pub}`, { new_name: newName }), 400, 'BAD_REQUEST', 'Channel already has that name.');
   const taken = uniq('taken');
   await create(member, { name: taken });
-  assertError(await c(member).patch(`/streams/${pub}`, { new_name: taken }), 400, 'BAD_REQUEST', `Channel name '${taken}' is already taken.`);
+  assertError(await c(member).patch(`/streams/${pub}`, { new_name: taken }), 400, 'CHANNEL_ALREADY_EXISTS', `Channel '${taken}' already exists`);
   assertError(await c(other).patch(`/streams/${pub}`, { description: 'x' }), 400, 'BAD_REQUEST', 'You do not have permission to administer this channel.');
   assertSuccess(await c(admin).patch(`/streams/${pub}`, { description: 'by admin' }));
 });

@@ -13,7 +13,7 @@ import type { ZulipEvent } from '../events/types.ts';
 import { checkChannelPolicyPermission, Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
 import { canAdministerChannel, metadataViewers, streamAccess, streamGroupSetting, type StreamGroupSetting } from './access.ts';
 import { formatStream, loadChannelContext, renderDescription } from './streams-format.ts';
-import { type TopicsPolicy, checkDescription, checkStreamGroupSetting, checkStreamName, parseRetention, validUserIdSet } from './streams.ts';
+import { type TopicsPolicy, channelAlreadyExists, checkDescription, checkStreamGroupSetting, checkStreamName, parseRetention, validUserIdSet } from './streams.ts';
 import { sendDefaultStreamsEvent } from './streams-default.ts';
 
 // ---------------------------------------------------------------------------
@@ -65,9 +65,9 @@ export async function updateChannel(svc: Services, user: UserRow, streamId: numb
     }
     if (input.new_name !== undefined) {
       const name = checkStreamName(svc, input.new_name);
-      if (name === stream.name) throw badRequest('Channel already has that name!');
+      if (name === stream.name) throw badRequest('Channel already has that name.');
       const other = await streamByName(tx, svc.realmId, name);
-      if (other && other.id !== stream.id) throw badRequest(`Channel name '${name}' is already taken.`);
+      if (other && other.id !== stream.id) throw channelAlreadyExists(name);
       patch.name = name;
       events.push({ property: 'name', value: name });
     }
