@@ -39,6 +39,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { LongPoller } from './long-poller.ts';
 import { runScaleOut, type ScaleOutResult } from './scaleout.ts';
+import { useUnicodeLower } from '../src/store/sqlite-driver.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -374,6 +375,7 @@ async function openSeedDb(dataDir: string, pgSchema: string | undefined): Promis
     };
   }
   const db = new DatabaseSync(join(dataDir, 'parley.sqlite3'));
+  useUnicodeLower(db); // as the server's connection: its indexes on lower() depend on it
   db.exec('PRAGMA busy_timeout = 10000');
   return {
     run: async (sql, params = []) => void db.prepare(sql).run(...(params as never[])),

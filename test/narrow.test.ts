@@ -154,3 +154,39 @@ test('topics with capital letters outside ASCII: a topic narrow finds them, and 
     await server.close();
   }
 });
+
+test('case variants outside ASCII are one topic and one channel name, as in Zulip', async () => {
+  const server = await startTestServer();
+  try {
+    const u = await server.makeUser({ name: 'Variant writer' });
+    const c = server.client(u);
+    const channelId = assertSuccess(await c.post('/channels/create', { name: 'Überall', subscribers: JSON.stringify([u.id]) })).id as number;
+    // The same channel, named in other cases.
+    assert.equal(assertSuccess(await c.get('/get_stream_id', { stream: 'ÜBERALL' })).stream_id, channelId);
+    assertError(await c.post('/channels/create', { name: 'überall', subscribers: JSON.stringify([u.id]) }), 400, 'CHANNEL_ALREADY_EXISTS', "Channel 'überall' already exists");
+    const otherId = assertSuccess(await c.post('/channels/create', { name: 'Anderswo', subscribers: JSON.stringify([u.id]) })).id as number;
+    assertError(await c.patch(`/streams/${otherId}`, { new_name: 'üBERALL' }), 400, 'CHANNEL_ALREADY_EXISTS', "Channel 'üBERALL' already exists");
+    assertSuccess(await c.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'überall' }]) }));
+    const named = (assertSuccess(await c.get('/users/me/subscriptions')).subscriptions as any[]).filter((s) => s.name.toLowerCase() === 'überall');
+    assert.deepEqual(named.map((s) => [s.stream_id, s.name]), [[channelId, 'Überall']]);
+
+    // Messages to "État", "état" and "ÉTAT" are one topic.
+    const ids: number[] = [];
+    for (const topic of ['État', 'état', 'ÉTAT']) ids.push(assertSuccess(await c.post('/messages', { type: 'stream', to: String(channelId), topic, content: topic })).id);
+    const narrow = JSON.stringify([{ operator: 'channel', operand: channelId }, { operator: 'topic', operand: 'éTaT' }]);
+    assert.deepEqual((assertSuccess(await c.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow })).messages as any[]).map((m) => m.id), ids);
+    // One policy for the topic, whichever case sets it (the row keeps the name it was made with:
+    // starting the topic as "État" followed it).
+    const policies = async () =>
+      (assertSuccess(await c.post('/register', { fetch_event_types: ['user_topic'] })).user_topics as any[]).filter((x) => x.stream_id === channelId).map((x) => [x.topic_name, x.visibility_policy]);
+    assertSuccess(await c.post('/user_topics', { stream_id: channelId, topic: 'ÉTAT', visibility_policy: 1 }));
+    assertSuccess(await c.post('/user_topics', { stream_id: channelId, topic: 'état', visibility_policy: 3 }));
+    assert.deepEqual(await policies(), [['État', 3]]);
+    // Moving the topic moves all three messages.
+    assertSuccess(await c.patch(`/messages/${ids[0]}`, { topic: 'Россия', propagate_mode: 'change_all', send_notification_to_old_thread: false, send_notification_to_new_thread: false }));
+    const moved = JSON.stringify([{ operator: 'channel', operand: channelId }, { operator: 'topic', operand: 'РОССИЯ' }]);
+    assert.deepEqual((assertSuccess(await c.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: moved })).messages as any[]).map((m) => m.id), ids);
+  } finally {
+    await server.close();
+  }
+});

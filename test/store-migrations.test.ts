@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
 import { openStore } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrations.ts';
@@ -37,6 +38,86 @@ test('0950: user_messages becomes a WITHOUT ROWID table with the same rows, key 
     await assert.rejects(store.db.insertInto('user_messages').values({ user_id: 1, message_id: 1, flags: 0 }).execute(), /UNIQUE constraint failed/);
   } finally {
     await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * A database migrated up to 0950, opened as before 0960: with SQLite's own
+ * lower(), which leaves letters outside ASCII as they are, and without
+ * foreign keys (the rows stand alone).
+ */
+async function before0960(dataDir: string) {
+  const store = openStore({ dataDir });
+  await migrate(store, { until: '0950_user_messages_without_rowid' });
+  await store.close();
+  const old = new DatabaseSync(join(dataDir, 'parley.sqlite3'));
+  old.exec('PRAGMA foreign_keys = OFF');
+  const addUser = old.prepare(`INSERT INTO users (id, realm_id, email, delivery_email, full_name, api_key, role, date_joined) VALUES (?, 1, ?, ?, 'U', ?, 400, 1700000000)`);
+  return { old, addUser };
+}
+
+test('0960: the indexes on lower() are rebuilt for Unicode case; names that now collide are settled', { skip }, async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-migrate-'));
+  try {
+    const { old, addUser } = await before0960(dataDir);
+    const now = 1_700_000_000;
+    addUser.run(1, 'user1@x.test', 'Ümit@x.test', 'k1');
+    addUser.run(2, 'user2@x.test', 'other@x.test', 'k2');
+    const addChannel = old.prepare(`INSERT INTO streams (id, realm_id, name, date_created) VALUES (?, 1, ?, ${now})`);
+    addChannel.run(10, 'Россия');
+    addChannel.run(11, 'россия');
+    addChannel.run(12, 'РОССИЯ');
+    old.prepare(`INSERT INTO messages (id, realm_id, sender_id, recipient_type, recipient_id, topic, content, rendered_content, date_sent) VALUES (100, 1, 1, 2, 10, 'РОССИЯ', 'x', '<p>x</p>', ${now})`).run();
+    const addPolicy = old.prepare('INSERT INTO user_topics (user_id, stream_id, topic, visibility_policy, last_updated) VALUES (1, 10, ?, ?, ?)');
+    addPolicy.run('Россия', 1, now);
+    addPolicy.run('россия', 3, now + 5);
+    addPolicy.run('РОССИЯ', 2, now + 2);
+    old.close();
+
+    const store = openStore({ dataDir });
+    try {
+      await migrate(store);
+      const db = store.db;
+      const channels = await db.selectFrom('streams').select(['id', 'name']).orderBy('id').execute();
+      assert.deepEqual(channels, [{ id: 10, name: 'Россия' }, { id: 11, name: 'россия (11)' }, { id: 12, name: 'РОССИЯ (12)' }]);
+      // The latest of the three policies is kept.
+      assert.deepEqual(await db.selectFrom('user_topics').select(['topic', 'visibility_policy']).execute(), [{ topic: 'россия', visibility_policy: 3 }]);
+      // Lookups in any case go through the rebuilt indexes.
+      const plan = await sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT id FROM messages WHERE recipient_id = 10 AND lower(topic) = lower(${'Россия'})`.execute(db);
+      assert.match(plan.rows.map((r) => r.detail).join('\n'), /messages_topic/);
+      assert.deepEqual((await sql<{ id: number }>`SELECT id FROM messages WHERE recipient_id = 10 AND lower(topic) = lower(${'россия'})`.execute(db)).rows, [{ id: 100 }]);
+      assert.deepEqual((await sql<{ id: number }>`SELECT id FROM users WHERE realm_id = 1 AND lower(delivery_email) = lower(${'ümit@X.TEST'})`.execute(db)).rows, [{ id: 1 }]);
+      assert.deepEqual((await sql<{ id: number }>`SELECT id FROM streams WHERE realm_id = 1 AND lower(name) = lower(${'роССИЯ'})`.execute(db)).rows, [{ id: 10 }]);
+      await assert.rejects(db.insertInto('streams').values({ realm_id: 1, name: 'РОССИя', date_created: now } as never).execute(), /UNIQUE constraint failed/);
+      assert.deepEqual((await sql<{ integrity_check: string }>`PRAGMA integrity_check`.execute(db)).rows, [{ integrity_check: 'ok' }]);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('0960: two accounts whose addresses differ only in case stop the upgrade, changing nothing', { skip }, async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-migrate-'));
+  try {
+    const { old, addUser } = await before0960(dataDir);
+    addUser.run(1, 'user1@x.test', 'Ümit@x.test', 'k1');
+    addUser.run(2, 'user2@x.test', 'ümit@x.test', 'k2');
+    old.close();
+    const store = openStore({ dataDir });
+    try {
+      await assert.rejects(migrate(store), /users 1 and 2 have e-mail addresses that differ only in case/);
+      // The migration's transaction was rolled back: its indexes are still there, and it can be run again.
+      const indexes = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('users_delivery_email_lower', 'messages_topic')`.execute(store.db);
+      assert.equal(indexes.rows.length, 2);
+      const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration WHERE name LIKE '0960%'`.execute(store.db);
+      assert.deepEqual(applied.rows, []);
+    } finally {
+      await store.close();
+    }
+  } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

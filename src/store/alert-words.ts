@@ -13,7 +13,7 @@ export async function insertAlertWords(db: Tx, realmId: number, userId: number, 
   await db.insertInto('alert_words').values(words.map((word) => ({ realm_id: realmId, user_id: userId, word }))).execute();
 }
 
-/** Removes the user's words equal to any of `words` ignoring case (compared here: SQLite's lower() is ASCII-only). */
+/** Removes the user's words equal to any of `words` ignoring case. */
 export async function deleteAlertWords(db: Tx, userId: number, words: string[]): Promise<void> {
   const drop = new Set(words.map((w) => w.toLowerCase()));
   const rows = await db.selectFrom('alert_words').select(['id', 'word']).where('user_id', '=', userId).execute();

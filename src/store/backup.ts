@@ -10,6 +10,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { chmodPrivate } from '../lib/private-files.ts';
+import { useUnicodeLower } from './sqlite-driver.ts';
 
 export class BackupError extends Error {}
 
@@ -21,6 +22,7 @@ export function backupSqlite(dataDir: string, file: string): { bytes: number } {
   const partial = `${file}.partial`;
   rmSync(partial, { force: true });
   const db = new DatabaseSync(source, { readOnly: true });
+  useUnicodeLower(db);
   try {
     db.exec('PRAGMA busy_timeout = 10000');
     db.prepare('VACUUM INTO ?').run(partial);
@@ -30,6 +32,7 @@ export function backupSqlite(dataDir: string, file: string): { bytes: number } {
   chmodPrivate(partial);
   renameSync(partial, file);
   const check = new DatabaseSync(file, { readOnly: true });
+  useUnicodeLower(check);
   try {
     const row = check.prepare('PRAGMA integrity_check').get() as { integrity_check: string };
     if (row.integrity_check !== 'ok') throw new BackupError(`the backup failed its integrity check: ${row.integrity_check}`);

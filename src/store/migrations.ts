@@ -770,3 +770,53 @@ migration('0950_user_messages_without_rowid', async (db, _c, d) => {
   await sql`ALTER TABLE user_messages_new RENAME TO user_messages`.execute(db);
   await db.schema.createIndex('user_messages_message').on('user_messages').column('message_id').execute();
 });
+
+// SQLite: lower() now folds every script (useUnicodeLower in sqlite-driver.ts),
+// so the indexes on lower() are built again. Rows that only now compare equal
+// would break the unique ones: of a user's policies for one topic the latest
+// is kept; a channel whose name equals an older one's gets its ID appended.
+// Two accounts whose addresses differ only in case stop the upgrade, to be
+// settled by hand. PostgreSQL's lower() already folded every script.
+migration('0960_unicode_lower_indexes', async (migrating, _c, d) => {
+  if (d === 'postgres') return;
+  // Kysely runs SQLite's migrations outside a transaction; this one needs its own, all or nothing.
+  await migrating.transaction().execute(async (db) => {
+    for (const index of ['users_delivery_email_lower', 'streams_name_lower', 'messages_topic', 'user_topics_unique']) await sql`DROP INDEX ${sql.id(index)}`.execute(db);
+
+    const users = await sql<{ id: number; realm_id: number; delivery_email: string }>`SELECT id, realm_id, delivery_email FROM users ORDER BY id`.execute(db);
+    const emails = new Map<string, number>();
+    for (const u of users.rows) {
+      const key = `${u.realm_id}\n${u.delivery_email.toLowerCase()}`;
+      const other = emails.get(key);
+      if (other !== undefined) throw new Error(`users ${other} and ${u.id} have e-mail addresses that differ only in case (${u.delivery_email}); change one of them with an older version before upgrading`);
+      emails.set(key, u.id);
+    }
+
+    const streams = await sql<{ id: number; realm_id: number; name: string }>`SELECT id, realm_id, name FROM streams ORDER BY id`.execute(db);
+    const names = new Set(streams.rows.map((s) => `${s.realm_id}\n${s.name.toLowerCase()}`));
+    const seen = new Set<string>();
+    for (const s of streams.rows) {
+      const key = `${s.realm_id}\n${s.name.toLowerCase()}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        continue;
+      }
+      const suffix = ` (${s.id})`;
+      const name = `${s.name.slice(0, 60 - suffix.length)}${suffix}`;
+      const renamed = `${s.realm_id}\n${name.toLowerCase()}`;
+      if (names.has(renamed)) throw new Error(`channels named like "${s.name}" could not be told apart; rename channel ${s.id} with an older version before upgrading`);
+      names.add(renamed);
+      seen.add(renamed);
+      await sql`UPDATE streams SET name = ${name} WHERE id = ${s.id}`.execute(db);
+    }
+
+    await sql`DELETE FROM user_topics WHERE rowid IN (
+      SELECT rowid FROM (SELECT rowid, row_number() OVER (PARTITION BY user_id, stream_id, lower(topic) ORDER BY last_updated DESC, rowid DESC) AS n FROM user_topics)
+      WHERE n > 1)`.execute(db);
+
+    await sql`CREATE UNIQUE INDEX users_delivery_email_lower ON users (realm_id, lower(delivery_email))`.execute(db);
+    await sql`CREATE UNIQUE INDEX streams_name_lower ON streams (realm_id, lower(name))`.execute(db);
+    await sql`CREATE INDEX messages_topic ON messages (recipient_id, lower(topic), id)`.execute(db);
+    await sql`CREATE UNIQUE INDEX user_topics_unique ON user_topics (user_id, stream_id, lower(topic))`.execute(db);
+  });
+});

@@ -30,6 +30,22 @@ import { Worker } from 'node:worker_threads';
 import { writtenTableOf } from './changes.ts';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
+/**
+ * Replaces SQLite's lower(), which folds ASCII letters only, with Unicode
+ * lower-casing (JavaScript's toLowerCase, as PostgreSQL's lower() folds
+ * under a UTF-8 locale): channel names, topics and e-mail addresses compare
+ * without regard to case in every script, as in Zulip ("État" is "état",
+ * "Россия" is "россия"). The expression indexes on lower() (migration 0960
+ * rebuilt them) depend on it, so every connection that writes to those
+ * tables or checks their indexes must call this first.
+ */
+export function useUnicodeLower(db: DatabaseSync): void {
+  db.function('lower', { deterministic: true }, (value) => {
+    if (typeof value === 'string') return value.toLowerCase();
+    return typeof value === 'number' || typeof value === 'bigint' ? String(value) : value;
+  });
+}
+
 type Bindable = null | number | bigint | string | Uint8Array;
 
 function bindable(v: unknown): Bindable {
@@ -103,6 +119,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     this.#path = path;
     this.#walRestartBytes = opts.walRestartBytes ?? WAL_RESTART_BYTES;
     this.#db = new DatabaseSync(path);
+    useUnicodeLower(this.#db);
     this.#db.exec('PRAGMA journal_mode = WAL');
     this.#db.exec('PRAGMA synchronous = NORMAL');
     this.#db.exec('PRAGMA foreign_keys = ON');
