@@ -110,6 +110,26 @@ test('access log: one JSON line per request with method, route, status, duration
   }
 });
 
+test('access log file: every line of a burst is in the file once the server has closed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-access-'));
+  const file = join(dir, 'logs', 'access.log');
+  const t = await startTestServer({ ACCESS_LOG: file });
+  let closed = false;
+  try {
+    const owner = t.client(t.owner);
+    const answers = await Promise.all(Array.from({ length: 40 }, () => owner.get('/users/me')));
+    for (const a of answers) assertSuccess(a);
+    await t.close();
+    closed = true;
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.filter((l) => l.route === '/api/v1/users/me' && l.status === 200).length, 40);
+    assert.equal(mode(file), 0o600);
+  } finally {
+    if (!closed) await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('TRUST_PROXY: the client address comes from X-Forwarded-For only when set (access log and rate limits)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-proxy-'));
   const direct = await startTestServer({ ACCESS_LOG: join(dir, 'direct.log'), PARLEY_AUTH_FAILURE_LIMIT: '2' });

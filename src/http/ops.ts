@@ -5,7 +5,9 @@
  * structured access-log line per request, request metrics, and the
  * separate Prometheus listener (METRICS_PORT).
  */
+import { mkdirSync, openSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { dirname } from 'node:path';
 import { createServer } from '../lib/node-http.ts';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
@@ -22,13 +24,26 @@ declare module 'fastify' {
 
 const HEALTH_TIMEOUT_MS = 5000;
 
-/** The access log's destination: the server log, a file of JSON lines, or nothing. */
-export function accessLogger(svc: Services): Logger | null {
+/**
+ * The access log's destination: the server log, a file of JSON lines, or
+ * nothing. A file is written asynchronously (the lines of a busy moment go
+ * out in one write, and no request waits for the disk), and what is still
+ * buffered is written out when the server closes.
+ */
+function accessLogger(app: FastifyInstance, svc: Services): Logger | null {
   const where = svc.config.accessLog;
   if (where === 'off') return null;
   if (where === 'stdout') return svc.log as unknown as Logger;
-  const dest = pino.destination({ dest: where, append: true, mkdir: true, sync: true });
+  mkdirSync(dirname(where), { recursive: true });
+  const fd = openSync(where, 'a', 0o600);
   chmodPrivate(where);
+  const dest = pino.destination({ dest: fd, sync: false });
+  // A write that fails (a full disk) loses its lines, never a request.
+  dest.on('error', (err: Error) => svc.log.error({ err }, 'access log write failed'));
+  app.addHook('onClose', (_app, done) => {
+    dest.once('close', () => done());
+    dest.end();
+  });
   return pino({ level: 'info', base: undefined }, dest);
 }
 
@@ -54,7 +69,7 @@ export function registerOps(app: FastifyInstance, svc: Services): void {
     return reply.header('Cache-Control', 'no-store').send({ result: 'success', msg: '' });
   });
 
-  let access = accessLogger(svc);
+  let access = accessLogger(app, svc);
   // The server log at a level above info (LOG_LEVEL=warn) would drop every line: no hook then.
   if (access && !access.isLevelEnabled('info')) access = null;
   const metrics = svc.metrics;
