@@ -38,30 +38,65 @@ import { linkifiersForRendering } from './linkifiers.ts';
 import { activeEmojiForRendering } from './realm-emoji.ts';
 import { loadProfileData, type ProfileData } from './profile-data.ts';
 
-class Part<T> {
-  private value: T | undefined;
+/**
+ * Values kept while the tables they come from are unchanged: what Part,
+ * ByKey and ByMessage share. Any change to `tables` drops every kept value;
+ * a value loaded while they changed, or while a write to them is pending,
+ * is handed out but not kept. Past `limit` values, the oldest kept goes first.
+ */
+class Kept<K, V> {
+  protected readonly kept = new Map<K, V>();
   private stamp = -1;
   private readonly changes: TableChanges;
   private readonly tables: readonly string[];
+  private readonly limit: number;
+
+  constructor(changes: TableChanges, tables: readonly string[], limit: number) {
+    this.changes = changes;
+    this.tables = tables;
+    this.limit = limit;
+    changes.watch(tables);
+  }
+
+  /** The tables' stamp now, dropping what was kept under an older one. */
+  protected begin(): number {
+    const stamp = this.changes.stamp(this.tables);
+    if (stamp !== this.stamp) {
+      this.kept.clear();
+      this.stamp = stamp;
+    }
+    return stamp;
+  }
+
+  /** Keeps a value loaded since `begin()` returned `stamp`, unless the tables changed meanwhile or have a write pending. */
+  protected keep(stamp: number, key: K, value: V): void {
+    if (this.stamp !== stamp || this.changes.stamp(this.tables) !== stamp || !this.changes.settled(this.tables)) return;
+    this.kept.set(key, value);
+    if (this.kept.size > this.limit) this.kept.delete(this.kept.keys().next().value as K);
+  }
+
+  /** The stamp the kept values were loaded under. */
+  protected get keptStamp(): number {
+    return this.stamp;
+  }
+}
+
+/** One value (a snapshot of a whole table or a few). */
+class Part<T> extends Kept<0, T> {
   private readonly load: (db: Tx) => Promise<T>;
 
   constructor(changes: TableChanges, tables: readonly string[], load: (db: Tx) => Promise<T>) {
-    this.changes = changes;
-    this.tables = tables;
+    super(changes, tables, 1);
     this.load = load;
-    changes.watch(tables);
   }
 
   async get(enabled: boolean, db: Tx): Promise<T> {
     if (!enabled) return this.load(db);
-    const changes = this.changes;
-    const stamp = changes.stamp(this.tables);
-    if (this.value !== undefined && stamp === this.stamp) return this.value;
+    const stamp = this.begin();
+    const kept = this.kept.get(0);
+    if (kept !== undefined) return kept;
     const value = await this.load(db);
-    if (changes.stamp(this.tables) === stamp && changes.settled(this.tables)) {
-      this.value = value;
-      this.stamp = stamp;
-    }
+    this.keep(stamp, 0, value);
     return value;
   }
 }
@@ -69,41 +104,22 @@ class Part<T> {
 /** The most keys a ByKey keeps; past it, the oldest kept is dropped first. */
 const KEYS_KEPT = 1000;
 
-/**
- * A value per key (a channel's subscribers, a user's muters), loaded on
- * first use and kept while `tables` are unchanged: any change to them drops
- * every key's value.
- */
-class ByKey<K, T> {
-  private readonly kept = new Map<K, T>();
-  private stamp = -1;
-  private readonly changes: TableChanges;
-  private readonly tables: readonly string[];
+/** A value per key (a channel's subscribers, a user's muters), loaded on first use. */
+class ByKey<K, T> extends Kept<K, T> {
   private readonly load: (db: Tx, key: K) => Promise<T>;
 
   constructor(changes: TableChanges, tables: readonly string[], load: (db: Tx, key: K) => Promise<T>) {
-    this.changes = changes;
-    this.tables = tables;
+    super(changes, tables, KEYS_KEPT);
     this.load = load;
-    changes.watch(tables);
   }
 
   async get(enabled: boolean, db: Tx, key: K): Promise<T> {
     if (!enabled) return this.load(db, key);
-    const changes = this.changes;
-    const stamp = changes.stamp(this.tables);
-    if (stamp !== this.stamp) {
-      this.kept.clear();
-      this.stamp = stamp;
-    }
+    const stamp = this.begin();
     const kept = this.kept.get(key);
     if (kept !== undefined) return kept;
     const value = await this.load(db, key);
-    // Kept only if nothing changed during the load (this.stamp too: another load may have cleared the map since).
-    if (changes.stamp(this.tables) === stamp && this.stamp === stamp && changes.settled(this.tables)) {
-      if (this.kept.size >= KEYS_KEPT) this.kept.delete(this.kept.keys().next().value as K);
-      this.kept.set(key, value);
-    }
+    this.keep(stamp, key, value);
     return value;
   }
 }
@@ -112,35 +128,23 @@ class ByKey<K, T> {
 const MESSAGES_KEPT = 2000;
 
 /**
- * Something of each message (its row, its reactions), kept by message ID
- * while `tables` are unchanged. `absent` is what a message without any
- * has (kept as well), or undefined when such a message is not kept (a
- * message that does not exist).
+ * Something of each message (its row, its reactions), by message ID.
+ * `absent` is what a message without any has (kept as well), or undefined
+ * when such a message is not kept (a message that does not exist).
  */
-class ByMessage<T> {
-  private readonly kept = new Map<number, T>();
-  private stamp = -1;
-  private readonly changes: TableChanges;
-  private readonly tables: readonly string[];
+class ByMessage<T> extends Kept<number, T> {
   private readonly load: (db: Tx, ids: number[]) => Promise<Map<number, T>>;
   private readonly absent: T | undefined;
 
   constructor(changes: TableChanges, tables: readonly string[], load: (db: Tx, ids: number[]) => Promise<Map<number, T>>, absent: T | undefined) {
-    this.changes = changes;
-    this.tables = tables;
+    super(changes, tables, MESSAGES_KEPT);
     this.load = load;
     this.absent = absent;
-    changes.watch(tables);
   }
 
   async get(enabled: boolean, db: Tx, ids: readonly number[]): Promise<Map<number, T>> {
     if (!enabled) return this.load(db, [...ids]);
-    const changes = this.changes;
-    const stamp = changes.stamp(this.tables);
-    if (stamp !== this.stamp) {
-      this.kept.clear();
-      this.stamp = stamp;
-    }
+    const stamp = this.begin();
     const out = new Map<number, T>();
     const missing: number[] = [];
     for (const id of ids) {
@@ -150,23 +154,18 @@ class ByMessage<T> {
     }
     if (missing.length === 0) return out;
     const loaded = await this.load(db, missing);
-    const keep = changes.stamp(this.tables) === stamp && changes.settled(this.tables);
     for (const id of missing) {
       const v = loaded.get(id) ?? this.absent;
       if (v === undefined) continue;
       out.set(id, v);
-      if (keep) this.kept.set(id, v);
-    }
-    for (const id of this.kept.keys()) {
-      if (this.kept.size <= MESSAGES_KEPT) break;
-      this.kept.delete(id);
+      this.keep(stamp, id, v);
     }
     return out;
   }
 
   /** Keeps a value known without a query (a new message's), unless `tables` changed since the last read or have a write pending. */
   prime(id: number, value: T): void {
-    if (this.changes.stamp(this.tables) === this.stamp && this.changes.settled(this.tables)) this.kept.set(id, value);
+    this.keep(this.keptStamp, id, value);
   }
 }
 
