@@ -41,6 +41,27 @@ test('unknown path is a JSON 404; wrong method a JSON 405', async () => {
   const res = await c.put('/server_settings');
   assert.equal(res.status, 405);
   assert.deepEqual(res.body, { result: 'error', msg: 'Method Not Allowed', allowed_methods: ['GET'] });
+  assert.equal(res.headers.get('allow'), 'GET');
+  // A path's own methods, whichever other paths a URL could also match: a fixed segment before
+  // a numeric ID, before any parameter, before the rest of the URL (a trailing slash ignored).
+  const allowed = async (method: string, path: string) => {
+    const r = await c.request(method, path);
+    assert.equal(r.status, 405, `${method} ${path}: ${r.status} ${JSON.stringify(r.body)}`);
+    assert.equal(r.body.msg, 'Method Not Allowed');
+    return r.body.allowed_methods;
+  };
+  assert.deepEqual(await allowed('PATCH', '/users/me'), ['GET', 'DELETE']);
+  assert.deepEqual(await allowed('POST', '/users/me/'), ['GET', 'DELETE']);
+  assert.deepEqual(await allowed('GET', '/users/me/presence'), ['POST']);
+  assert.deepEqual(await allowed('PUT', '/messages/12'), ['GET', 'DELETE', 'PATCH']);
+  assert.deepEqual(await allowed('PUT', '/navigation_views'), ['GET', 'POST']);
+  assert.deepEqual(await allowed('POST', '/navigation_views/a/b'), ['PATCH', 'DELETE']);
+  // Not a path at all: a numeric ID that is not numeric, an extra segment.
+  for (const path of ['/messages/abc', '/messages/12/zzz', '/users/me/presence/x']) {
+    const r = await c.request('PUT', path);
+    assert.equal(r.status, 404, path);
+    assert.deepEqual(r.body, { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
+  }
 });
 
 test('unknown parameters are listed in ignored_parameters_unsupported', async () => {

@@ -85,11 +85,12 @@ test('access log: one JSON line per request with method, route, status, duration
       body: 'username=owner%40example.com&password=supersecretpw',
     });
     await fetch(`${t.url}/api/v1/no/such/thing?api_key=${t.owner.apiKey}`);
+    await fetch(`${t.url}/api/v1/messages/12?api_key=${t.owner.apiKey}`, { method: 'PUT' });
     await sleep(50);
     const text = readFileSync(file, 'utf8');
     const lines = text.trim().split('\n').map((l) => JSON.parse(l));
-    assert.equal(lines.length, 4);
-    const [me, bad, login, missing] = lines;
+    assert.equal(lines.length, 5);
+    const [me, bad, login, missing, wrongMethod] = lines;
     assert.equal(me.method, 'GET');
     assert.equal(me.route, '/api/v1/users/me');
     assert.equal(me.status, 200);
@@ -102,6 +103,9 @@ test('access log: one JSON line per request with method, route, status, duration
     assert.equal(login.route, '/api/v1/fetch_api_key');
     assert.equal(missing.status, 404);
     assert.equal(missing.route, '(unmatched)');
+    // A wrong method is logged with the path's route, never the URL.
+    assert.equal(wrongMethod.status, 405);
+    assert.equal(wrongMethod.route, '/api/v1/messages/:message_id(^\\d+$)');
     for (const secret of [t.owner.apiKey, 'supersecretpw', 'xxxxxxxx', 'Basic ', 'authorization']) assert.ok(!text.includes(secret), `access log leaks ${secret}`);
     assert.equal(mode(file), 0o600);
   } finally {

@@ -19,8 +19,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated caller's ID, for the access log. */
     userId?: number;
+    /** The route the access log and metrics name, when it is not the matched route's URL (a catch-all's answer). */
+    routeLabel?: string;
   }
 }
+
+/** The access log's and metrics' route for a request that no route or declared path matched. */
+export const UNMATCHED_ROUTE = '(unmatched)';
 
 const HEALTH_TIMEOUT_MS = 5000;
 
@@ -75,7 +80,7 @@ export function registerOps(app: FastifyInstance, svc: Services): void {
   const metrics = svc.metrics;
   if (!access && !metrics) return;
   app.addHook('onResponse', (req, reply, done) => {
-    const route = req.routeOptions.url ?? '(unmatched)';
+    const route = req.routeLabel ?? req.routeOptions.url ?? UNMATCHED_ROUTE;
     const status = reply.statusCode;
     const ms = reply.elapsedTime;
     // The route template, never the URL (query strings may carry secrets), and no headers.
