@@ -342,9 +342,9 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
     // has. A route for each path and missing method (some 700) took the router
     // about 80 ms of every start, so one catch-all route per prefix decides
     // from the declared paths. A missing method keeps a route of its own only
-    // where another path's route with that method could match the same URL
-    // (GET /users/{email} under /users/me, which has no PATCH): the router
-    // would pick that route over the catch-all.
+    // where another path's route with that method could match the same URL:
+    // /users/me has no PATCH, but PATCH /users/{email} would match
+    // /users/me, and the router would pick it over the catch-all.
     const known = knownPaths(methodsByPath, mode);
     for (const { template, methods, shadowed } of known.entries) {
       if (shadowed.length) app.route({ method: shadowed, url: template, handler: async (_req, reply) => methodNotAllowed(reply, methods) });
