@@ -144,9 +144,9 @@ function knownPaths(methodsByPath: Map<string, Set<Method>>, mode: Mode) {
     return { template, methods: [...methods], segments: routeSegments(template), shadowed: [] as Method[] };
   });
   for (const e of entries) {
-    for (const m of METHODS) {
-      if (!e.methods.includes(m) && entries.some((o) => o !== e && o.methods.includes(m) && overlap(e.segments, o.segments))) e.shadowed.push(m);
-    }
+    const others = new Set<Method>();
+    for (const o of entries) if (o !== e && overlap(e.segments, o.segments)) for (const m of o.methods) others.add(m);
+    e.shadowed = METHODS.filter((m) => others.has(m) && !e.methods.includes(m));
   }
   const matches = (segments: Segment[], parts: string[]): boolean => {
     for (let i = 0; i < segments.length; i++) {
