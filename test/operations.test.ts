@@ -5,12 +5,22 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { assertError, assertSuccess, startTestServer, sleep } from './helpers.ts';
 
 const mode = (p: string): number => statSync(p).mode & 0o777;
+
+/**
+ * The text of an access log file once it holds `count` lines: each line is
+ * written after its response has gone out, and asynchronously (waits at most 2 s).
+ */
+async function accessLogText(file: string, count: number): Promise<string> {
+  const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0);
+  for (let waited = 0; lines() < count && waited < 2000; waited += 10) await sleep(10);
+  return readFileSync(file, 'utf8');
+}
 
 test('GET /health: no authentication, checks the database', async () => {
   const t = await startTestServer();
@@ -86,8 +96,7 @@ test('access log: one JSON line per request with method, route, status, duration
     });
     await fetch(`${t.url}/api/v1/no/such/thing?api_key=${t.owner.apiKey}`);
     await fetch(`${t.url}/api/v1/messages/12?api_key=${t.owner.apiKey}`, { method: 'PUT' });
-    await sleep(50);
-    const text = readFileSync(file, 'utf8');
+    const text = await accessLogText(file, 5);
     const lines = text.trim().split('\n').map((l) => JSON.parse(l));
     assert.equal(lines.length, 5);
     const [me, bad, login, missing, wrongMethod] = lines;
@@ -151,10 +160,9 @@ test('TRUST_PROXY: the client address comes from X-Forwarded-For only when set (
       if (t === proxied) assertError(other, 401, 'UNAUTHORIZED', 'Invalid API key');
       else assertError(other, 429, 'RATE_LIMIT_HIT');
     }
-    await sleep(50);
-    const ips = (name: string) => readFileSync(join(dir, name), 'utf8').trim().split('\n').map((l) => JSON.parse(l).ip);
-    assert.deepEqual(new Set(ips('direct.log')), new Set(['127.0.0.1']));
-    assert.deepEqual(new Set(ips('proxied.log')), new Set(['203.0.113.7', '198.51.100.4']));
+    const ips = async (name: string) => (await accessLogText(join(dir, name), 4)).trim().split('\n').map((l) => JSON.parse(l).ip);
+    assert.deepEqual(new Set(await ips('direct.log')), new Set(['127.0.0.1']));
+    assert.deepEqual(new Set(await ips('proxied.log')), new Set(['203.0.113.7', '198.51.100.4']));
   } finally {
     await direct.close();
     await proxied.close();
