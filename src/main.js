@@ -18,6 +18,7 @@ import { enableCompileCache } from 'node:module';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { useVendorBundle } from '../vendor/load.js';
 
 // V8's young generation (two semi-spaces) starts at 1 MiB per semi-space and
 // doubles whenever many young objects survive a collection, up to a maximum
@@ -52,6 +53,8 @@ const OLD_GROWTH_PERCENT = 50;
 const dir = process.env.NODE_COMPILE_CACHE || join(process.env.DATA_DIR || './data', '.cache', 'node-compile');
 process.env.NODE_COMPILE_CACHE = dir;
 enableCompileCache(dir);
+// Kysely from its bundle (vendor/build.ts) when one matches the installed version.
+useVendorBundle();
 await import('./cli/serve.ts');
 setFlagsFromString(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
 capYoungGeneration();

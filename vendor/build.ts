@@ -1,0 +1,76 @@
+/**
+ * Bundles Kysely into a few files (vendor/dist), which src/main.js loads in
+ * place of the package's own 257 modules: Node's ES module loader spends
+ * about 0.8 ms on each module it resolves, links and evaluates, so a start
+ * with the bundle is about 200 ms shorter (see the README's benchmark
+ * section). Only Kysely is bundled: it is plain ES modules without side
+ * effects, the largest part of what a start loads, and bundling changes
+ * nothing of how it runs.
+ *
+ * Run by `npm ci` / `npm install` (the `prepare` script) and by `npm start`;
+ * it rebuilds only when the bundle is missing or was made from another
+ * version of Kysely (`--force` rebuilds regardless). Without the bundler
+ * (an install without devDependencies) it does nothing, and the server
+ * loads Kysely from node_modules as usual.
+ *
+ * vendor/dist/manifest.json names the package version the bundle was made
+ * from and the file of each module specifier; src/main.js uses the bundle
+ * only while that version is the installed one (vendor/load.js).
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { findPackageJSON } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const vendorDir = dirname(fileURLToPath(import.meta.url));
+const root = dirname(vendorDir);
+
+/** The bundled package, and the specifiers src/ imports from it (each an entry of the bundle). */
+export const PACKAGE = 'kysely';
+export const ENTRIES: Record<string, string> = { kysely: 'kysely.js', 'kysely/migration': 'kysely-migration.js' };
+
+export interface Manifest {
+  package: string;
+  version: string;
+  /** Module specifier → file in the manifest's folder. */
+  modules: Record<string, string>;
+}
+
+export function installedVersion(): string {
+  const path = findPackageJSON(PACKAGE, join(root, 'package.json'));
+  if (!path) throw new Error(`${PACKAGE} is not installed`);
+  return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
+}
+
+export function isStale(outDir = join(vendorDir, 'dist')): boolean {
+  try {
+    const m = JSON.parse(readFileSync(join(outDir, 'manifest.json'), 'utf8')) as Manifest;
+    return m.version !== installedVersion() || Object.values(m.modules).some((f) => !existsSync(join(outDir, f)));
+  } catch {
+    return true;
+  }
+}
+
+/** Builds the bundle into outDir (vendor/dist by default; tests build into a temporary folder). */
+export async function buildVendor(outDir = join(vendorDir, 'dist')): Promise<Manifest> {
+  const { rolldown } = await import('rolldown');
+  rmSync(outDir, { recursive: true, force: true });
+  const input = Object.fromEntries(Object.entries(ENTRIES).map(([spec, file]) => [file.replace(/\.js$/, ''), spec]));
+  const bundle = await rolldown({ input, cwd: root, platform: 'node', logLevel: 'warn' });
+  await bundle.write({ dir: outDir, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' });
+  await bundle.close();
+  const manifest: Manifest = { package: PACKAGE, version: installedVersion(), modules: ENTRIES };
+  writeFileSync(join(outDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  return manifest;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (!process.argv.includes('--force') && !isStale()) process.exit(0);
+  try {
+    await import('rolldown');
+  } catch {
+    console.log('vendor/build.ts: the bundler (a devDependency) is not installed; the server will load Kysely from node_modules');
+    process.exit(0);
+  }
+  await buildVendor();
+}
