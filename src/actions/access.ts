@@ -33,7 +33,30 @@ export const STREAM_GROUP_SETTINGS = [
 export type StreamGroupSetting = (typeof STREAM_GROUP_SETTINGS)[number];
 
 export function streamGroupSetting(stream: StreamRow, name: StreamGroupSetting): GroupSettingValue | undefined {
-  return parseStoredSetting(parseJsonObject(stream.group_settings_json)[name]);
+  return parseStoredSetting(groupSettingsOf(stream)[name]);
+}
+
+/**
+ * A channel's stored group settings, parsed once per row object (every
+ * send checks can_send_message_group) and checked against the row's
+ * current text. Shared, so frozen all the way down.
+ */
+const parsedGroupSettings = new WeakMap<StreamRow, { json: string; settings: Readonly<Record<string, unknown>> }>();
+
+function groupSettingsOf(stream: StreamRow): Readonly<Record<string, unknown>> {
+  const kept = parsedGroupSettings.get(stream);
+  if (kept !== undefined && kept.json === stream.group_settings_json) return kept.settings;
+  const settings = deepFreeze(parseJsonObject(stream.group_settings_json));
+  parsedGroupSettings.set(stream, { json: stream.group_settings_json, settings });
+  return settings;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 export function streamDoesNotExistById(id: number): ApiError {

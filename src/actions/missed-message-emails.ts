@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { emailSettings, sendEmail } from '../lib/email.ts';
-import { userSettings, userSettingsView } from '../lib/user-settings.ts';
+import { userSettings, userSettingsOf } from '../lib/user-settings.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { startPeriodic, type Periodic } from '../lib/periodic.ts';
 import { channelMessageUrl, dmMessageUrl, topicNarrowUrl, dmNarrowUrl } from '../lib/message-url.ts';
@@ -98,7 +98,7 @@ export async function planMissedMessageEmails(svc: Services, tx: Tx, m: SentMess
   for (const r of candidates) {
     const user = m.users.get(r.user_id);
     if (!user || !user.is_active) continue;
-    const s = userSettingsView(user.settings_json);
+    const s = userSettingsOf(user);
     const offlineEmails = s.enable_offline_email_notifications === true;
     let trigger: string | null = null;
     if (!m.stream) {
