@@ -115,8 +115,12 @@ export function* expand(env: Envelope, queuesOf: (userId: number) => Iterable<Ev
   for (const r of env.recipients) {
     const userId = typeof r === 'number' ? r : r.id;
     reached.add(userId);
-    const base = typeof r === 'number' ? env.event : { ...env.event, ...r.extra };
-    for (const q of queuesOf(userId)) yield [q, base];
+    // The user's copy is made only if the user has a queue (most recipients of a large channel have none).
+    let base: ZulipEvent | undefined;
+    for (const q of queuesOf(userId)) {
+      base ??= typeof r === 'number' ? env.event : { ...env.event, ...r.extra };
+      yield [q, base];
+    }
   }
   if (env.options?.allPublicStreamsQueues) {
     for (const q of publicQueues()) {
