@@ -1,7 +1,7 @@
 /** Registering event queues and polling them (POST /register, GET/DELETE /events). */
 import type { Services } from '../services.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
-import type { EventQueue } from '../events/queue.ts';
+import type { EventQueue, PollCancel } from '../events/queue.ts';
 import { fetchInitialState, type RegisterOptions } from '../state/registry.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
@@ -71,7 +71,7 @@ export async function getEvents(
   queueId: string,
   lastEventId: number | undefined,
   dontBlock: boolean,
-  signal?: AbortSignal,
+  signal?: PollCancel,
 ): Promise<ZulipEvent[]> {
   if (lastEventId === undefined) throw badRequest("Missing 'last_event_id' argument");
   await accessQueue(svc, user, queueId);

@@ -288,7 +288,7 @@ export class RedisQueues implements EventQueues {
     if (this.waiters.get(id) !== w) return { kind: 'events', events: await done! };
     w.heartbeat = setTimeout(() => void this.pushEvents(id, [{ type: 'heartbeat' }]).catch(() => this.release(w)), req.heartbeatSeconds * 1000);
     w.heartbeat.unref();
-    req.signal?.addEventListener('abort', () => this.release(w), { once: true });
+    req.signal?.onAbort(() => this.release(w));
     w.busy = false;
     if (w.dirty) this.recheck(w);
     return { kind: 'events', events: await done! };

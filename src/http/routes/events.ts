@@ -3,6 +3,7 @@ import { route } from '../route.ts';
 import { p, v } from '../params.ts';
 import { deleteQueue, getEvents, registerQueue } from '../../actions/events.ts';
 import { parseNarrow } from '../../actions/narrow.ts';
+import { PollCancel } from '../../events/queue.ts';
 
 export default [
   route({
@@ -54,14 +55,12 @@ export default [
     },
     handler: async (ctx, a) => {
       // A client that disconnects mid-poll releases its wait (the request's 'close' comes first).
-      const gone = new AbortController();
+      const gone = new PollCancel();
       const raw = ctx.req.raw;
       const onClose = (): void => gone.abort();
       if (raw.destroyed) gone.abort();
       else raw.once('close', onClose);
-      const events = await getEvents(ctx.svc, ctx.user, a.queue_id, a.last_event_id, a.dont_block, gone.signal).finally(() =>
-        raw.off('close', onClose),
-      );
+      const events = await getEvents(ctx.svc, ctx.user, a.queue_id, a.last_event_id, a.dont_block, gone).finally(() => raw.off('close', onClose));
       return { events, queue_id: a.queue_id };
     },
   }),
