@@ -6,7 +6,8 @@
  *
  * A request's events reach their queues before its response is sent:
  * routes run inside `withDeliveries`, which waits for the deliveries that
- * `send` started in the request (a no-op for the synchronous local bus).
+ * `send` started in the request. With the synchronous local bus
+ * (`deliversAtOnce`) there is nothing to wait for, and routes run without it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyBaseLogger } from 'fastify';
@@ -16,6 +17,8 @@ import type { DeliveryOptions, Envelope, Recipient, ZulipEvent } from './types.t
 export type EventWatcher = (event: ZulipEvent) => void;
 
 export interface EventBus {
+  /** Whether `send` has delivered its event when it returns (then requests need no `withDeliveries`). */
+  readonly deliversAtOnce: boolean;
   send(event: ZulipEvent, recipients: Recipient[], options?: DeliveryOptions): void;
   /**
    * Calls `watcher` in every process with each event of these types sent by
@@ -49,6 +52,7 @@ class Watchers {
 }
 
 export class LocalBus implements EventBus {
+  readonly deliversAtOnce = true;
   private readonly queues: LocalQueues;
   private readonly watchers = new Watchers();
   constructor(queues: LocalQueues) {
@@ -90,6 +94,7 @@ export interface Broadcast {
  * batches are written one after another and events keep their order.
  */
 export class BatchingBus implements EventBus {
+  readonly deliversAtOnce = false;
   private readonly queues: EventQueues;
   private readonly log: FastifyBaseLogger;
   private readonly broadcast: Broadcast | null;

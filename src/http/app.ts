@@ -330,8 +330,8 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
         method: def.method,
         url: toRouterPath(def.path, mode),
         handler: async (req, reply) => {
-          // The request's events are in their queues before it is answered.
-          const result = await withDeliveries(() => handle(svc, limits, def, req, mode));
+          // The request's events are in their queues before it is answered (at once with the local bus).
+          const result = svc.bus.deliversAtOnce ? await handle(svc, limits, def, req, mode) : await withDeliveries(() => handle(svc, limits, def, req, mode));
           // Answers with pieces serialized beforehand (see lib/json-text.ts) are written out here.
           if ((result as { [HAS_JSON_TEXT]?: boolean })[HAS_JSON_TEXT]) reply.type('application/json; charset=utf-8').send(serializeAnswer(result));
           else reply.send(result);
