@@ -239,6 +239,8 @@ class LocalQueue implements EventQueue {
   }
 }
 
+const eventsResult = (events: ZulipEvent[]): PollResult => ({ kind: 'events', events });
+
 /** The queues of one process, in memory (the default, single-process deployment). */
 export class LocalQueues implements EventQueues {
   private readonly queues = new Map<string, LocalQueue>();
@@ -263,13 +265,14 @@ export class LocalQueues implements EventQueues {
     return this.queues.get(id);
   }
 
-  async poll(id: string, req: PollRequest): Promise<PollResult> {
+  // Not an async function: a waiting poll keeps no suspended frame here.
+  poll(id: string, req: PollRequest): Promise<PollResult> {
     const q = this.queues.get(id);
-    if (!q) return { kind: 'missing' };
-    if (q.newestPrunedId !== null && req.lastEventId < q.newestPrunedId) return { kind: 'pruned' };
+    if (!q) return Promise.resolve({ kind: 'missing' });
+    if (q.newestPrunedId !== null && req.lastEventId < q.newestPrunedId) return Promise.resolve({ kind: 'pruned' });
     q.prune(req.lastEventId);
-    if (q.newestPrunedId !== null && req.lastEventId !== q.newestPrunedId) return { kind: 'not_in_queue' };
-    return { kind: 'events', events: await q.poll(req.lastEventId, req.dontBlock, req.heartbeatSeconds, req.signal) };
+    if (q.newestPrunedId !== null && req.lastEventId !== q.newestPrunedId) return Promise.resolve({ kind: 'not_in_queue' });
+    return q.poll(req.lastEventId, req.dontBlock, req.heartbeatSeconds, req.signal).then(eventsResult);
   }
 
   async isWaiting(id: string): Promise<boolean> {

@@ -54,13 +54,13 @@ export default [
       dont_block: p.bool().default(false),
     },
     handler: async (ctx, a) => {
-      // A client that disconnects mid-poll releases its wait (the request's 'close' comes first).
+      // A client that disconnects mid-poll releases its wait. The request's
+      // 'close' also comes after an answered poll; the queue then ignores it.
       const gone = new PollCancel();
       const raw = ctx.req.raw;
-      const onClose = (): void => gone.abort();
       if (raw.destroyed) gone.abort();
-      else raw.once('close', onClose);
-      const events = await getEvents(ctx.svc, ctx.user, a.queue_id, a.last_event_id, a.dont_block, gone).finally(() => raw.off('close', onClose));
+      else raw.once('close', () => gone.abort());
+      const events = await getEvents(ctx.svc, ctx.user, a.queue_id, a.last_event_id, a.dont_block, gone);
       return { events, queue_id: a.queue_id };
     },
   }),
