@@ -59,7 +59,7 @@ export default [
       const gone = new PollCancel();
       const raw = ctx.req.raw;
       if (raw.destroyed) gone.abort();
-      else raw.once('close', () => gone.abort());
+      else raw.on('close', () => gone.abort());
       const events = await getEvents(ctx.svc, ctx.user, a.queue_id, a.last_event_id, a.dont_block, gone);
       return { events, queue_id: a.queue_id };
     },
