@@ -75,5 +75,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log('vendor/build.ts: the bundler (a devDependency) is not installed; the server will load Kysely from node_modules');
     process.exit(0);
   }
-  await buildVendor();
+  try {
+    await buildVendor();
+  } catch (err) {
+    // Never a failed install for it: without the bundle the server loads Kysely from node_modules.
+    rmSync(join(vendorDir, 'dist'), { recursive: true, force: true });
+    console.warn(`vendor/build.ts: the Kysely bundle could not be built (${(err as Error).message}); the server will load Kysely from node_modules`);
+  }
 }
