@@ -11,7 +11,7 @@ import { cachedGroups, cachedStreams, cachedSubscribedChannels, cachedSubscriber
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
-import { parseJsonObject } from '../lib/util.ts';
+import { memoByRow, parseJsonObject } from '../lib/util.ts';
 import type { StreamRow } from '../store/streams.ts';
 import { HISTORICAL_FLAGS, messageById, messageHolders, RECIPIENT, userFlags, type MessageRow } from '../store/messages.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
@@ -38,18 +38,9 @@ export function streamGroupSetting(stream: StreamRow, name: StreamGroupSetting):
 
 /**
  * A channel's stored group settings, parsed once per row object (every
- * send checks can_send_message_group) and checked against the row's
- * current text. Shared, so frozen all the way down.
+ * send checks can_send_message_group). Shared, so frozen all the way down.
  */
-const parsedGroupSettings = new WeakMap<StreamRow, { json: string; settings: Readonly<Record<string, unknown>> }>();
-
-function groupSettingsOf(stream: StreamRow): Readonly<Record<string, unknown>> {
-  const kept = parsedGroupSettings.get(stream);
-  if (kept !== undefined && kept.json === stream.group_settings_json) return kept.settings;
-  const settings = deepFreeze(parseJsonObject(stream.group_settings_json));
-  parsedGroupSettings.set(stream, { json: stream.group_settings_json, settings });
-  return settings;
-}
+const groupSettingsOf = memoByRow((stream: StreamRow) => stream.group_settings_json, (json) => deepFreeze(parseJsonObject(json)));
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

@@ -7,6 +7,7 @@
  */
 import { v, type Validator } from './validators.ts';
 import { ApiError } from './errors.ts';
+import { memoByRow } from './util.ts';
 
 export interface SettingDef {
   default: unknown;
@@ -196,18 +197,8 @@ export function userSettingsView(storedJson: string): Readonly<UserSettings> {
  * channel's members looks up no settings text. Those texts run to about
  * 2 KB, and looking one up in the map above took about 0.2 µs even for
  * the string already there (20 µs for a 100-member channel, measured).
- * Checked against the row's current text, so a row changed in place is
- * read anew.
  */
-const byRow = new WeakMap<object, { json: string; view: Readonly<UserSettings> }>();
-
-export function userSettingsOf(row: { readonly settings_json: string }): Readonly<UserSettings> {
-  const kept = byRow.get(row);
-  if (kept !== undefined && kept.json === row.settings_json) return kept.view;
-  const view = userSettingsView(row.settings_json);
-  byRow.set(row, { json: row.settings_json, view });
-  return view;
-}
+export const userSettingsOf: (row: { readonly settings_json: string }) => Readonly<UserSettings> = memoByRow((row) => row.settings_json, userSettingsView);
 
 /** A user's settings: built-ins overlaid with the user's stored values (a copy the caller may change). */
 export function userSettings(storedJson: string): UserSettings {

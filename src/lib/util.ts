@@ -28,6 +28,25 @@ export const md5Hex = (s: string): string => createHash('md5').update(s).digest(
 /** Length in Unicode code points (Zulip's limits count these). */
 export const codePointLength = (s: string): number => [...s].length;
 
+/**
+ * What `make` derives from one text field of a row, kept with the row
+ * object (a WeakMap) and made anew when the row's text is not the one it
+ * was made from (a row changed in place). For per-row values read on hot
+ * paths, e.g. once per recipient of a send, where the rows themselves are
+ * kept (src/actions/cache.ts).
+ */
+export function memoByRow<R extends object, T>(text: (row: R) => string, make: (text: string) => T): (row: R) => T {
+  const kept = new WeakMap<R, { text: string; value: T }>();
+  return (row) => {
+    const t = text(row);
+    const k = kept.get(row);
+    if (k !== undefined && k.text === t) return k.value;
+    const value = make(t);
+    kept.set(row, { text: t, value });
+    return value;
+  };
+}
+
 export function parseJsonObject(text: string): Record<string, unknown> {
   const v = JSON.parse(text || '{}') as unknown;
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
