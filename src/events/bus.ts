@@ -5,9 +5,9 @@
  * Redis, where every process's long-polls see them.
  *
  * A request's events reach their queues before its response is sent:
- * routes run inside `withDeliveries`, which waits for the deliveries that
- * `send` started in the request. With the synchronous local bus
- * (`deliversAtOnce`) there is nothing to wait for, and routes run without it.
+ * routes run inside `bus.duringRequest`. The synchronous local bus has
+ * nothing to wait for; the batching bus waits for the deliveries that `send`
+ * started in the request (`withDeliveries`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyBaseLogger } from 'fastify';
@@ -17,8 +17,12 @@ import type { DeliveryOptions, Envelope, Recipient, ZulipEvent } from './types.t
 export type EventWatcher = (event: ZulipEvent) => void;
 
 export interface EventBus {
-  /** Whether `send` has delivered its event when it returns (then requests need no `withDeliveries`). */
-  readonly deliversAtOnce: boolean;
+  /**
+   * Runs a request's work (`fn`) and settles once the events it sent have
+   * reached their queues, so that a request's events are queued before its
+   * response is sent.
+   */
+  duringRequest<T>(fn: () => Promise<T>): Promise<T>;
   send(event: ZulipEvent, recipients: Recipient[], options?: DeliveryOptions): void;
   /**
    * Calls `watcher` in every process with each event of these types sent by
@@ -52,7 +56,6 @@ class Watchers {
 }
 
 export class LocalBus implements EventBus {
-  readonly deliversAtOnce = true;
   private readonly queues: LocalQueues;
   private readonly watchers = new Watchers();
   constructor(queues: LocalQueues) {
@@ -60,6 +63,10 @@ export class LocalBus implements EventBus {
   }
   watch(types: string[], watcher: EventWatcher): void {
     this.watchers.add(types, watcher);
+  }
+  /** `send` delivers before it returns: nothing to wait for, and no scope to open. */
+  duringRequest<T>(fn: () => Promise<T>): Promise<T> {
+    return fn();
   }
   send(event: ZulipEvent, recipients: Recipient[], options?: DeliveryOptions): void {
     this.watchers.notify(event);
@@ -73,8 +80,8 @@ export class LocalBus implements EventBus {
 /** The deliveries started in the current request (see withDeliveries). */
 const scope = new AsyncLocalStorage<{ last: Promise<void> | null }>();
 
-/** Runs `fn`, then waits until the events it sent have been delivered. */
-export async function withDeliveries<T>(fn: () => Promise<T>): Promise<T> {
+/** Runs `fn`, then waits until the events it sent have been delivered (BatchingBus). */
+async function withDeliveries<T>(fn: () => Promise<T>): Promise<T> {
   const s = { last: null as Promise<void> | null };
   try {
     return await scope.run(s, fn);
@@ -94,7 +101,6 @@ export interface Broadcast {
  * batches are written one after another and events keep their order.
  */
 export class BatchingBus implements EventBus {
-  readonly deliversAtOnce = false;
   private readonly queues: EventQueues;
   private readonly log: FastifyBaseLogger;
   private readonly broadcast: Broadcast | null;
@@ -114,6 +120,10 @@ export class BatchingBus implements EventBus {
 
   watch(types: string[], watcher: EventWatcher): void {
     this.watchers.add(types, watcher);
+  }
+
+  duringRequest<T>(fn: () => Promise<T>): Promise<T> {
+    return withDeliveries(fn);
   }
 
   /** A watched event another process sent. */

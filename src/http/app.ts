@@ -24,7 +24,6 @@ import { registerAvatarServing } from './avatars.ts';
 import { registerExportServing } from './exports.ts';
 import { registerEmailChangeRoutes, registerJoinRoutes, registerOpenSignupRoutes, registerSignupRoutes } from './signup.ts';
 import { authenticateSession, registerWeb } from './web.ts';
-import { withDeliveries } from '../events/bus.ts';
 import { registerOps, UNMATCHED_ROUTE } from './ops.ts';
 import { EMOJI_DATA_PATH, LOGO_PATH, UNKNOWN_USER_AVATAR_PATH } from '../lib/static-paths.ts';
 import { registerIncomingWebhooks, WEBHOOK_PATH_PREFIX } from './webhooks.ts';
@@ -330,8 +329,8 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
         method: def.method,
         url: toRouterPath(def.path, mode),
         handler: async (req, reply) => {
-          // The request's events are in their queues before it is answered (at once with the local bus).
-          const result = svc.bus.deliversAtOnce ? await handle(svc, limits, def, req, mode) : await withDeliveries(() => handle(svc, limits, def, req, mode));
+          // The request's events are in their queues before it is answered.
+          const result = await svc.bus.duringRequest(() => handle(svc, limits, def, req, mode));
           // Answers with pieces serialized beforehand (see lib/json-text.ts) are written out here.
           if ((result as { [HAS_JSON_TEXT]?: boolean })[HAS_JSON_TEXT]) reply.type('application/json; charset=utf-8').send(serializeAnswer(result));
           else reply.send(result);
