@@ -12,17 +12,29 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { findPackageJSON, registerHooks } from 'node:module';
 
-/** @returns {boolean} whether the bundle is in use */
-export function useVendorBundle(dir = new URL('./dist/', import.meta.url)) {
-  let manifest;
+export const DIST = new URL('./dist/', import.meta.url);
+
+/**
+ * The bundle's manifest when the bundle in `dir` is complete and was made
+ * from the installed version of its package; null otherwise. (vendor/build.ts
+ * rebuilds exactly when this is null.)
+ */
+export function usableManifest(dir = DIST) {
   try {
-    manifest = JSON.parse(readFileSync(new URL('manifest.json', dir), 'utf8'));
+    const manifest = JSON.parse(readFileSync(new URL('manifest.json', dir), 'utf8'));
     const pkg = findPackageJSON(manifest.package, import.meta.url);
-    if (!pkg || JSON.parse(readFileSync(pkg, 'utf8')).version !== manifest.version) return false;
-    if (!Object.values(manifest.modules).every((file) => existsSync(new URL(file, dir)))) return false;
+    if (!pkg || JSON.parse(readFileSync(pkg, 'utf8')).version !== manifest.version) return null;
+    if (!Object.values(manifest.modules).every((file) => existsSync(new URL(file, dir)))) return null;
+    return manifest;
   } catch {
-    return false;
+    return null;
   }
+}
+
+/** @returns {boolean} whether the bundle is in use */
+export function useVendorBundle(dir = DIST) {
+  const manifest = usableManifest(dir);
+  if (!manifest) return false;
   const urls = new Map(Object.entries(manifest.modules).map(([spec, file]) => [spec, new URL(file, dir).href]));
   const subpath = `${manifest.package}/`;
   registerHooks({
