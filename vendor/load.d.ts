@@ -2,6 +2,8 @@
 export interface Manifest {
   package: string;
   version: string;
+  /** How it was made (BUILD in vendor/build.ts); absent in bundles made before that number. */
+  build?: number;
   /** Module specifier → file in the manifest's folder. */
   modules: Record<string, string>;
 }
