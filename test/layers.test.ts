@@ -110,3 +110,19 @@ test('the checker sees a reverse import', () => {
   const graph = importGraph();
   assert.ok((graph.get('actions/messages.ts') ?? []).some((t) => t.startsWith('store/')), 'actions/messages.ts imports the store');
 });
+
+test('source files keep to Latin-1', () => {
+  // V8 keeps every loaded module's source text in the heap for the life of
+  // the process, at two bytes a character when any one character lies
+  // outside Latin-1. Write such characters in strings as \u escapes.
+  const wide: string[] = [];
+  const sources = (readdirSync(SRC, { recursive: true }) as string[]).filter((f) => /\.(ts|js)$/.test(f)).map((f) => join(SRC, f));
+  assert.ok(sources.some((f) => f.endsWith('main.js')));
+  for (const file of sources) {
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines.forEach((line, i) => {
+      if (/[^\x00-\xff]/.test(line)) wide.push(`src/${relative(SRC, file)}:${i + 1}`);
+    });
+  }
+  assert.deepEqual(wide, [], 'characters outside Latin-1');
+});

@@ -37,7 +37,7 @@ export async function removeAlertWords(svc: Services, user: UserRow, words: stri
 }
 
 // Zulip's AlertWordNotificationProcessor: the character before a match must
-// be one of these (or the match starts the text, or its second character —
+// be one of these (or the match starts the text, or its second character --
 // Zulip tests the index before the match with `<= 0`), and the character after
 // one of these (or the match ends the text). Zulip's after-set also lists the
 // two-character string '",', which can never equal one character.

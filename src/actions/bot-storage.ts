@@ -1,5 +1,5 @@
 /**
- * Bot storage: GET/PUT/DELETE /bot_storage — string key/value pairs kept
+ * Bot storage: GET/PUT/DELETE /bot_storage -- string key/value pairs kept
  * for the calling bot (Zulip's BotStorageData), with Zulip's total size
  * limit and "Key does not exist." errors. No events, as in Zulip.
  */

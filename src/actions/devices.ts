@@ -41,7 +41,7 @@ export async function ownsClientDevice(svc: Services, user: UserRow, deviceId: n
   return !!(await clientDeviceOf(svc.store.db, user.id, deviceId));
 }
 
-/** The `devices` /register section: device ID → its push registration state. */
+/** The `devices` /register section: device ID -> its push registration state. */
 export async function registerDevicesState(svc: Services, user: UserRow): Promise<Record<string, ReturnType<typeof emptyDevice>>> {
   const out: Record<string, ReturnType<typeof emptyDevice>> = {};
   for (const d of await clientDevicesOf(svc.store.db, user.id)) out[String(d.id)] = emptyDevice();

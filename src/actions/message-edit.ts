@@ -7,7 +7,7 @@
  *   no limit). Re-rendered; mention flags of the message's holders follow
  *   the new content; an edit history entry keeps the previous content.
  * - Topic (channel messages; propagate_mode change_one / change_later /
- *   change_all): resolving or unresolving ("✔ " prefix) needs the
+ *   change_all): resolving or unresolving (the RESOLVED_TOPIC_PREFIX) needs the
  *   organization's or the channel's can_resolve_topics_group; other topic
  *   changes the organization's can_move_messages_between_topics_group or
  *   the channel's can_move_messages_within_channel_group, within
@@ -568,7 +568,7 @@ function betweenLimit(settings: Record<string, unknown>): unknown {
 
 function stripResolved(topic: string): string {
   let t = topic;
-  while (t.startsWith('✔') || t.startsWith(' ')) t = t.slice(1);
+  while (t.startsWith(RESOLVED_TOPIC_PREFIX[0]!) || t.startsWith(' ')) t = t.slice(1);
   return t;
 }
 

@@ -36,7 +36,7 @@ export const serverReportMessageTypes = () => REPORT_MESSAGE_REASONS.map(([key, 
 
 export const silentMention = (u: Pick<UserRow, 'full_name' | 'id'>): string => `@_**${u.full_name}|${u.id}**`;
 
-/** Zulip's datetime_to_global_time: a <time:…> the renderer shows in the reader's zone. */
+/** Zulip's datetime_to_global_time: a <time:...> the renderer shows in the reader's zone. */
 function globalTime(seconds: number): string {
   return `<time:${new Date(Math.floor(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00')}>`;
 }

@@ -111,7 +111,7 @@ export async function fetchWindow(
   return { ids: r.rows, anchor: a, foundAnchor: r.foundAnchor, foundOldest: r.foundOldest, foundNewest: r.foundNewest, historyLimited: r.historyLimited };
 }
 
-/** `,"flags":[…]}` in UTF-8 for each flag bitmask, which ends a kept message object (a few dozen distinct ones occur). */
+/** `,"flags":[...]}` in UTF-8 for each flag bitmask, which ends a kept message object (a few dozen distinct ones occur). */
 const flagsEndByBits = new Map<number, Buffer>();
 
 function flagsEnd(bits: number): Buffer {

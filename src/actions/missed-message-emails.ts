@@ -1,11 +1,11 @@
 /**
  * Missed-message emails, as Zulip sends them:
  * - when a message is sent, each recipient who is offline (no client
- *   activity within presence's offline threshold) and would be notified —
+ *   activity within presence's offline threshold) and would be notified --
  *   direct messages; personal, group and wildcard mentions and alert words
  *   (following the user's and the channel's settings, not in muted channels
  *   or topics for wildcards); followed topics; channels with email
- *   notifications — gets a pending row in the sending transaction
+ *   notifications -- gets a pending row in the sending transaction
  *   (missed_message_emails), so nothing is lost on a restart;
  * - rows join the user's pending batch, due
  *   email_notifications_batching_period_seconds after its first message;

@@ -14,7 +14,7 @@ import { LIMITS, checkIntRange } from '../lib/limits.ts';
 import type { StreamRow } from '../store/streams.ts';
 import { userByEmail, userById, type UserRow } from '../store/users.ts';
 import { directGroupByKey, directGroupsContaining, memberKey } from '../store/messages.ts';
-import { NO_TOPIC } from '../lib/topic.ts';
+import { NO_TOPIC, RESOLVED_TOPIC_PREFIX } from '../lib/topic.ts';
 import type { ResolvedTerm } from '../store/narrow.ts';
 
 export interface NarrowTerm {
@@ -315,7 +315,7 @@ export function messageMatchesTerms(
         else if (operand === 'mentioned') ok = flags.some((f) => f.endsWith('mentioned'));
         else if (operand === 'alerted') ok = flags.includes('has_alert_word');
         else if (operand === 'unread') ok = !flags.includes('read');
-        else if (operand === 'resolved') ok = msg.type === 'stream' && msg.subject.startsWith('✔ ');
+        else if (operand === 'resolved') ok = msg.type === 'stream' && msg.subject.startsWith(RESOLVED_TOPIC_PREFIX);
         break;
       case 'search':
         ok = msg.content.toLowerCase().includes(String(operand).toLowerCase()) || msg.subject.toLowerCase().includes(String(operand).toLowerCase());

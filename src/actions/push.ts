@@ -1,7 +1,7 @@
 /**
  * POST /mobile_push/register (spec §4.12, Zulip FL 468): E2EE push device
- * registration. Parley has no push notification service configured, so —
- * after Zulip's parameter checks, which come first — every request gets
+ * registration. Parley has no push notification service configured, so --
+ * after Zulip's parameter checks, which come first -- every request gets
  * PUSH_SERVICE_NOT_CONFIGURED, as Zulip answers on such a server. Zulip's
  * order is: bots refused, parameter types, the push service, then the
  * device (check_device_id) and the field groups; so an unknown or foreign

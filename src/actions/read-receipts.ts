@@ -1,6 +1,6 @@
 /**
  * GET /messages/{message_id}/read_receipts: who has read a message, by
- * Zulip's rules — the organization must enable read receipts; only active
+ * Zulip's rules -- the organization must enable read receipts; only active
  * users with send_read_receipts on; never the sender; neither users who muted
  * the requester nor users the requester muted.
  */

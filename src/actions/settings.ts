@@ -23,9 +23,9 @@ import type { ZulipEvent } from '../events/types.ts';
 import { userIdsWhoCanAccess } from './user-access.ts';
 
 const LANGUAGE_NAMES: Record<string, string> = {
-  en: 'English', en_GB: 'British English', de: 'Deutsch', es: 'español', fr: 'français', it: 'italiano', ja: '日本語',
-  ko: '한국어', nl: 'Nederlands', pl: 'polski', pt: 'português', pt_BR: 'Português Brasileiro', ru: 'Русский',
-  'zh-hans': '简体中文', 'zh-hant': '繁體中文',
+  en: 'English', en_GB: 'British English', de: 'Deutsch', es: 'español', fr: 'français', it: 'italiano', ja: '\u65e5\u672c\u8a9e',
+  ko: '\ud55c\uad6d\uc5b4', nl: 'Nederlands', pl: 'polski', pt: 'português', pt_BR: 'Português Brasileiro', ru: '\u0420\u0443\u0441\u0441\u043a\u0438\u0439',
+  'zh-hans': '\u7b80\u4f53\u4e2d\u6587', 'zh-hant': '\u7e41\u9ad4\u4e2d\u6587',
 };
 export const languageName = (code: string): string => LANGUAGE_NAMES[code] ?? code;
 

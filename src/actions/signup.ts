@@ -8,7 +8,7 @@
  * groups; the invitation is marked used and other pending invitations to the
  * same address revoked (invites_changed to administrators and the
  * referrers); the referrer gets a Notification Bot direct message when
- * notify_referrer_on_join; Notification Bot posts "… joined this
+ * notify_referrer_on_join; Notification Bot posts "... joined this
  * organization." to signup_announcements_stream_id when one is set.
  *
  * Two submissions of one key create at most one account: the invitation is

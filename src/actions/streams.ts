@@ -1,6 +1,6 @@
 /**
  * Channels: the checks shared by creating and updating them (names,
- * descriptions, retention, group settings) and reading them (GET /streams…).
+ * descriptions, retention, group settings) and reading them (GET /streams...).
  * Creating, updating, archiving and default channels each have their own
  * module: streams-create.ts, streams-update.ts, streams-archive.ts,
  * streams-default.ts.

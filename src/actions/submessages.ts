@@ -1,6 +1,6 @@
 /**
  * Submessages (POST /submessage): the data behind message widgets (polls,
- * to-do lists). Sending "/poll …" or "/todo …" attaches the widget's first
+ * to-do lists). Sending "/poll ..." or "/todo ..." attaches the widget's first
  * submessage (Zulip's do_widget_post_save_actions); later votes, options and
  * tasks are submessages from any reader, checked as Zulip checks poll and
  * to-do data, and each one is a `submessage` event to the message's holders.

@@ -251,7 +251,7 @@ async function sendNewSubscriptionMessages(svc: Services, actor: UserRow, added:
 // ---------------------------------------------------------------------------
 // Unsubscribing
 
-/** The channels named, each one the user can see; else Zulip's "Channel(s) (…) do not exist". */
+/** The channels named, each one the user can see; else Zulip's "Channel(s) (...) do not exist". */
 async function visibleStreamsByName(svc: Services, db: Tx, user: UserRow, names: string[], before: ChannelContext, groups: Groups): Promise<StreamRow[]> {
   const streams: StreamRow[] = [];
   const missing: string[] = [];

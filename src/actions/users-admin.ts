@@ -1,6 +1,6 @@
 /**
  * Administering accounts: creating users, changing names and roles,
- * deactivating and reactivating, and API key regeneration — with Zulip's
+ * deactivating and reactivating, and API key regeneration -- with Zulip's
  * permission rules, messages and events.
  */
 import { endUserSessions } from './sessions.ts';

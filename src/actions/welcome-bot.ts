@@ -29,7 +29,7 @@ export function welcomeMessageContent(realmUrl: string, user: UserRow, orgType: 
       : ` We also have a guide for [Setting up your organization](${realmUrl}/help/getting-your-organization-started-with-zulip).`;
   }
   return (
-    'Hello, and welcome to Zulip!👋 This is a direct message from me, Welcome Bot.\n\n' +
+    'Hello, and welcome to Zulip!\u{1f44b} This is a direct message from me, Welcome Bot.\n\n' +
     `${gettingStarted}${setup}\n\n` +
     'I can also help you get set up! Just click anywhere on this message or press `r` to reply.\n\n' +
     `Here are a few messages I understand: ${BOT_COMMANDS.map((c) => `\`${c}\``).join(', ')}.`

@@ -284,7 +284,7 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
-/** `backup FILE`: needs no services (and runs no migrations) — only a read of the database file. */
+/** `backup FILE`: needs no services (and runs no migrations) -- only a read of the database file. */
 function backup(args: string[]): number {
   if (args.length !== 1 || args[0]!.startsWith('-')) {
     process.stderr.write(`parley-admin: backup needs exactly one FILE\n\n${USAGE}\n`);

@@ -39,13 +39,13 @@ function paramsOf(r: RouteDef) {
 export function routesText(routes: RouteDef[]): string {
   const out: string[] = [];
   for (const r of routes) {
-    out.push(`${r.method.padEnd(6)} ${displayPath(r.path)}  — ${r.summary} [${AUTH[r.auth]}]`);
-    for (const prm of paramsOf(r)) out.push(`         ${prm.name}: ${prm.type}, ${prm.req}${prm.doc ? ` — ${prm.doc}` : ''}`);
+    out.push(`${r.method.padEnd(6)} ${displayPath(r.path)}  \u2014 ${r.summary} [${AUTH[r.auth]}]`);
+    for (const prm of paramsOf(r)) out.push(`         ${prm.name}: ${prm.type}, ${prm.req}${prm.doc ? ` \u2014 ${prm.doc}` : ''}`);
   }
   out.push('', 'Other endpoints:');
-  for (const e of OTHER_ENDPOINTS) out.push(`${e.methods}  ${e.path}  — ${e.summary}`);
+  for (const e of OTHER_ENDPOINTS) out.push(`${e.methods}  ${e.path}  \u2014 ${e.summary}`);
   out.push('', 'Not provided:');
-  for (const n of NOT_PROVIDED) out.push(`${n.method.padEnd(6)} /api/v1${n.path}  — ${n.reason}`);
+  for (const n of NOT_PROVIDED) out.push(`${n.method.padEnd(6)} /api/v1${n.path}  \u2014 ${n.reason}`);
   return out.join('\n') + '\n';
 }
 

@@ -29,7 +29,7 @@ export function codeToNames(): Readonly<Record<string, string[]>> {
   return namesByCode as Record<string, string[]>;
 }
 
-/** Emoticon → emoji name conversions (used when translate_emoticons is on). */
+/** Emoticon -> emoji name conversions (used when translate_emoticons is on). */
 export const EMOTICON_CONVERSIONS: Readonly<Record<string, string>> = {
   ':)': 'smile',
   '(:': 'smile',

@@ -1,7 +1,7 @@
 /**
  * Outgoing email. With SMTP configured (SMTP_URL, e.g.
- * smtp://user:pass@mail.example.com:587, smtp://…?starttls=required or
- * smtps://…:465) messages are sent over SMTP through nodemailer, on pooled
+ * smtp://user:pass@mail.example.com:587, smtp://...?starttls=required or
+ * smtps://...:465) messages are sent over SMTP through nodemailer, on pooled
  * connections. Otherwise each message is appended as one JSON line to
  * DATA_DIR/emails.log, which development setups and the tests read.
  */
@@ -56,8 +56,8 @@ export async function sendEmail(settings: EmailSettings, email: Omit<Email, 'fro
 
 /**
  * Transport options from SMTP_URL: smtp://user:pass@host:587 (STARTTLS when
- * the server offers it), smtp://…?starttls=required (refuses to send
- * without STARTTLS), smtps://…:465 (TLS from the start).
+ * the server offers it), smtp://...?starttls=required (refuses to send
+ * without STARTTLS), smtps://...:465 (TLS from the start).
  */
 export function transportOptions(url: string): SMTPPool.Options {
   const u = new URL(url);

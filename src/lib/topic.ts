@@ -4,7 +4,7 @@
  */
 
 /** Prefix Zulip puts in front of resolved topics. */
-export const RESOLVED_TOPIC_PREFIX = '✔ ';
+export const RESOLVED_TOPIC_PREFIX = '\u2714 ';
 
 /** Legacy name clients send for "no topic". */
 export const NO_TOPIC = '(no topic)';

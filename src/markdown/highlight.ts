@@ -37,7 +37,7 @@ const PYTHON = { prism: 'python', names: 'n', words: PYTHON_PSEUDO, definers: ['
 const PHP: LexerSpec = { prism: 'php', names: 'nx', classes: { 'class-name:type-declaration': 'nx', 'function': 'nx', 'constant': 'kc' } };
 const JS: LexerSpec = { prism: 'javascript', names: 'nx', classes: { 'function': 'nx', 'class-name': 'nc' } };
 
-/** Pygments lexer name (Zulip's data-code-language) → how to highlight it. */
+/** Pygments lexer name (Zulip's data-code-language) -> how to highlight it. */
 const LEXERS: Record<string, LexerSpec> = {
   Python: { ...PYTHON, builtinKeywords: ['print', 'exec'] },
   'Python 2.x': PYTHON,

@@ -303,7 +303,7 @@ class Renderer {
       [this.link, (c) => c === '!'], // (?<!!)
       [this.autolink, (c) => /[\s'"(,:<]/.test(c)], // (?<![^\s'"(,:<])
       [this.del, (c) => c === '~'], // (?<!~)
-      [this.emoticon, (c) => /[,.;?!()[\] "'\n\t]/.test(c)], // (?<![^…term])
+      [this.emoticon, (c) => /[,.;?!()[\] "'\n\t]/.test(c)], // (?<![^...term])
     ]);
   }
 

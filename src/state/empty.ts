@@ -6,7 +6,7 @@
  */
 import { feature, type StateProvider } from './registry.ts';
 
-/** fetch_event_types name → the state keys it adds, with their empty values (fresh per call). */
+/** fetch_event_types name -> the state keys it adds, with their empty values (fresh per call). */
 const EMPTY_SECTIONS: Record<string, () => Record<string, unknown>> = {
   // Allowed sign-up domains: none (realm_emails_restricted_to_domains is false).
   // Onboarding steps: Parley shows no onboarding hints, so none are pending.

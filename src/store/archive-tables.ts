@@ -133,10 +133,10 @@ export async function databaseIsEmpty(db: Tx): Promise<boolean> {
 
 /**
  * What an export holds. `full`: everything (the command line's export).
- * `public`: Zulip's public export — public channels and their messages,
+ * `public`: Zulip's public export -- public channels and their messages,
  * the organization's users, groups and settings, no direct messages, no
  * private channels and nobody's private data (drafts, alert words, muted
- * users, sessions, devices, …). `consent`: the public part plus the private
+ * users, sessions, devices, ...). `consent`: the public part plus the private
  * data of the users who allow it (their direct messages and private
  * channels included).
  */

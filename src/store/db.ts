@@ -109,7 +109,7 @@ export function openStore(opts: {
  * tables exist) reads every column of every schema of the database, calling
  * functions that fail when another schema's tables change meanwhile: another
  * deployment's or test process's DDL then failed this one's migrations
- * ("relation … does not exist", "column … of relation … does not exist").
+ * ("relation ... does not exist", "column ... of relation ... does not exist").
  * It also matched the migrator's tables in any schema when none was named.
  * This one lists only the tables of the schema in use, by name.
  */

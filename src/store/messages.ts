@@ -4,7 +4,7 @@
  * user_messages.flags is Zulip's UserMessage bitfield, bit for bit (FLAG).
  * The API's `recipient_id` is derived from (recipient_type, recipient_id):
  * Zulip's recipients are their own table; we encode them as
- * 3 × id + (type − 1), which is stable and unique across the three kinds.
+ * 3 × id + (type - 1), which is stable and unique across the three kinds.
  */
 import { sql, type CompiledQuery, type Selectable } from 'kysely';
 import type { Tx } from './db.ts';

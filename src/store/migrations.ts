@@ -128,7 +128,7 @@ migration('0010_channels_messages', async (db, c, d) => {
   const id = idColumn(d);
   // User groups. System groups (role:*) get their members from users' roles;
   // other groups have direct members and subgroups. Group-setting values are
-  // stored as JSON text: a group ID, or {"direct_members":[…],"direct_subgroups":[…]}.
+  // stored as JSON text: a group ID, or {"direct_members":[...],"direct_subgroups":[...]}.
   await db.schema
     .createTable('user_groups')
     .addColumn('id', c.id, id)

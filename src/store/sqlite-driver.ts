@@ -35,7 +35,7 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
  * lower-casing (JavaScript's toLowerCase, as PostgreSQL's lower() folds
  * under a UTF-8 locale): channel names, topics and e-mail addresses compare
  * without regard to case in every script, as in Zulip ("État" is "état",
- * "Россия" is "россия"). The expression indexes on lower() (migration 0960
+ * and so are Cyrillic or Greek capitals and their small letters). The expression indexes on lower() (migration 0960
  * rebuilt them) depend on it, so every connection that writes to those
  * tables or checks their indexes must call this first.
  */

@@ -19,7 +19,7 @@ export default [
     auth: 'user',
     summary: 'Send invitations',
     params: {
-      // Optional here so that a missing value gets Zulip's "You must specify…" message.
+      // Optional here so that a missing value gets Zulip's "You must specify..." message.
       invitee_emails: p.str().optional(),
       invite_expires_in_minutes: p.json(v.nullable(v.int()), 'integer|null').optional(),
       invite_as: p.json(v.literal(INVITE_AS_VALUES), 'integer').default(400),
