@@ -110,6 +110,20 @@ test('BAD_NARROW and invalid narrow errors', async () => {
   assertError(await A.get('/messages', { anchor: 'newest', num_before: 1, narrow: '{"a":1}' }), 400, 'BAD_REQUEST');
 });
 
+test('search follows edits of content and topic, and deletions', async () => {
+  const id1 = await send(A, { type: 'stream', to: 'other', topic: 'fruit', content: 'mangosteen season' });
+  const id2 = await send(A, { type: 'stream', to: 'other', topic: 'fruit', content: 'mangosteen again' });
+  const search = (word: string) => ids_(A, [n('channel', 'other'), n('search', word)]);
+  assert.deepEqual(await search('mangosteen'), [id1, id2]);
+  assertSuccess(await A.patch(`/messages/${id1}`, { content: 'rambutan season' }));
+  assertSuccess(await A.patch(`/messages/${id2}`, { topic: 'durian talk', propagate_mode: 'change_one', send_notification_to_new_thread: false }));
+  assertSuccess(await A.delete(`/messages/${id2}`));
+  assert.deepEqual(await search('mangosteen'), []);
+  assert.deepEqual(await search('rambutan'), [id1]);
+  assert.deepEqual(await search('season'), [id1]);
+  assert.deepEqual(await search('durian'), []);
+});
+
 test('GET /messages/matches_narrow', async () => {
   const r = await A.get('/messages/matches_narrow', { msg_ids: JSON.stringify([ids.g1, ids.o1, ids.dm]), narrow: JSON.stringify([n('search', 'pizza')]) });
   assertSuccess(r);

@@ -122,6 +122,46 @@ test('0960: two accounts whose addresses differ only in case stop the upgrade, c
   }
 });
 
+test('0970: the search index keeps no copy of the messages and finds what it found before; later inserts, edits and deletes reach it', { skip }, async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-migrate-'));
+  const store = openStore({ dataDir });
+  try {
+    await migrate(store, { until: '0960_unicode_lower_indexes' });
+    await sql`PRAGMA foreign_keys = OFF`.execute(store.db);
+    const add = (id: number, topic: string, content: string) =>
+      sql`INSERT INTO messages (id, realm_id, sender_id, recipient_type, recipient_id, topic, content, rendered_content, date_sent) VALUES (${id}, 1, 1, 2, 10, ${topic}, ${content}, '', 1700000000)`.execute(store.db);
+    await add(1, 'lunch', 'pizza is running late');
+    await add(2, 'plans', 'sushi tomorrow');
+    await add(3, 'lunch', 'pizza again');
+    const found = async (q: string) => (await sql<{ rowid: number }>`SELECT rowid FROM messages_fts WHERE messages_fts MATCH ${q} ORDER BY rowid`.execute(store.db)).rows.map((r) => r.rowid);
+    const shadowTables = async () => (await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE name LIKE 'messages_fts%' AND type = 'table' ORDER BY name`.execute(store.db)).rows.map((r) => r.name);
+    assert.ok((await shadowTables()).includes('messages_fts_content'), 'before: a copy of the text');
+    assert.deepEqual(await found('"pizza"'), [1, 3]);
+
+    await migrate(store);
+    assert.ok(!(await shadowTables()).includes('messages_fts_content'), 'after: no copy');
+    assert.deepEqual(await found('"pizza"'), [1, 3]);
+    assert.deepEqual(await found('"run"'), [1], 'stemmed as before');
+    assert.deepEqual(await found('"lunch"'), [1, 3], 'topics too');
+    assert.deepEqual(await found('"pizza is"'), [1], 'phrases');
+
+    await add(4, 'dinner', 'pizza tonight');
+    await sql`UPDATE messages SET content = 'pasta instead' WHERE id = 3`.execute(store.db);
+    await sql`UPDATE messages SET topic = 'brunch' WHERE id = 1`.execute(store.db);
+    await sql`DELETE FROM messages WHERE id = 2`.execute(store.db);
+    assert.deepEqual(await found('"pizza"'), [1, 4]);
+    assert.deepEqual(await found('"pasta"'), [3]);
+    assert.deepEqual(await found('"lunch"'), [3]);
+    assert.deepEqual(await found('"brunch"'), [1]);
+    assert.deepEqual(await found('"sushi"'), []);
+    const check = await sql<{ integrity_check: string }>`PRAGMA integrity_check`.execute(store.db);
+    assert.deepEqual(check.rows, [{ integrity_check: 'ok' }]);
+  } finally {
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 test('PostgreSQL: migrations on a fresh schema succeed while another schema\'s tables change', { skip: process.env.TEST_DATABASE_URL ? false : 'PostgreSQL only' }, async () => {
   const url = process.env.TEST_DATABASE_URL!;
   const { default: pg } = await import('pg');
