@@ -1,8 +1,10 @@
 /**
- * `npm start`'s entry point. Turns on Node's compile cache first, so the
- * server's TypeScript is stripped and compiled once and reused by every
- * later start (and by its worker threads and cluster workers), then loads
- * the server (src/cli/serve.ts).
+ * `npm start`'s entry point. As `npm start`, builds the browser client first
+ * when its bundle is missing or older than its sources (web/stale.js; the
+ * build itself runs in a process of its own, web/build.ts). Then turns on
+ * Node's compile cache, so the server's TypeScript is stripped and compiled
+ * once and reused by every later start (and by its worker threads and
+ * cluster workers), and loads the server (src/cli/serve.ts).
  *
  * This one file is plain JavaScript on purpose: Node strips the types of a
  * .ts file with a WebAssembly compiler that it loads on first use, which
@@ -14,11 +16,15 @@
  * DATA_DIR/.cache/node-compile; Node keeps it consistent with the sources
  * and the Node version, and deleting it is always safe.
  */
+import { execFileSync } from 'node:child_process';
+import cluster from 'node:cluster';
 import { enableCompileCache } from 'node:module';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { useVendorBundle } from '../vendor/load.js';
+import { isStale as webClientIsStale } from '../web/stale.js';
 
 // V8's young generation (two semi-spaces) starts at 1 MiB per semi-space and
 // doubles whenever many young objects survive a collection, up to a maximum
@@ -49,6 +55,16 @@ setFlagsFromString('--semi-space-growth-factor=1');
 // young generation). With both caps the benchmark's after-load memory went
 // from 298-321 MiB to 224-234 (same runs as above).
 const OLD_GROWTH_PERCENT = 50;
+
+// As `npm start` only (other ways of starting, such as the tests' servers,
+// build nothing), and in a cluster (PARLEY_WORKERS) only in the primary.
+if (process.env.npm_lifecycle_event === 'start' && cluster.isPrimary && webClientIsStale()) {
+  try {
+    execFileSync(process.execPath, [fileURLToPath(new URL('../web/build.ts', import.meta.url))], { stdio: 'inherit' });
+  } catch (err) {
+    process.exit(typeof err?.status === 'number' ? err.status : 1);
+  }
+}
 
 const dir = process.env.NODE_COMPILE_CACHE || join(process.env.DATA_DIR || './data', '.cache', 'node-compile');
 process.env.NODE_COMPILE_CACHE = dir;

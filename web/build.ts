@@ -1,38 +1,23 @@
 /**
  * Builds the browser client (web/src → web/dist) with Vite when the bundle is
- * missing or older than any source file under web/. Run by `npm ci` /
- * `npm install` (the `prepare` script) and by `npm start`, so a user never
- * needs a separate build command. `--force` rebuilds regardless.
+ * missing or older than any source file under web/ (web/stale.js). Run by
+ * `npm ci` / `npm install` (the `prepare` script), and by src/main.js
+ * (`npm start`) when that check finds the bundle out of date, so a user
+ * never needs a separate build command. `--force` rebuilds regardless.
  *
  * Output: web/dist/index.html and content-hashed files under web/dist/assets/,
  * served by the server at /static/ (hence `base: '/static/'`).
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isStale } from './stale.js';
+
+export { isStale };
 
 const webDir = dirname(fileURLToPath(import.meta.url));
 const distDir = join(webDir, 'dist');
 const stamp = join(distDir, 'index.html');
-
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (p === distDir || entry.name === 'node_modules') continue;
-      newest = Math.max(newest, newestSource(p));
-    } else {
-      newest = Math.max(newest, statSync(p).mtimeMs);
-    }
-  }
-  return newest;
-}
-
-export function isStale(): boolean {
-  if (!existsSync(stamp)) return true;
-  return newestSource(webDir) > statSync(stamp).mtimeMs;
-}
 
 /** Builds into outDir (web/dist by default; tests build into a temporary copy). */
 export async function buildWeb(outDir = distDir): Promise<void> {
