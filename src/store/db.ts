@@ -4,6 +4,7 @@
  * of the store lives here and in migrations.ts (`Dialect` helpers).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { Kysely, sql, PostgresDialect, SqliteDialect, SqliteQueryCompiler, ValueNode, type DatabaseIntrospector, type LimitNode, type LogEvent, type OffsetNode, type QueryCompiler, type SchemaMetadata, type TableMetadata, type Transaction } from 'kysely';
 import type pgTypes from 'pg';
@@ -183,12 +184,14 @@ function listenForChanges(
   const channel = `parley_changes_${(schema ?? 'public').replace(/[^a-z0-9_]/gi, '_')}`.slice(0, 63);
   const origin = `${process.pid}-${Math.random().toString(36).slice(2)}`;
   let client: pgTypes.Client | null = null;
+  /** The client's socket (given to it, so that close() can drop it). */
+  let socket: Socket | null = null;
   let closed = false;
   let connected = false;
   changes.external = () => !connected;
   const connect = () => {
     if (closed) return;
-    const c = new pg.Client({ connectionString: url });
+    const c = new pg.Client({ connectionString: url, stream: () => (socket = new Socket()) });
     client = c;
     c.on('notification', (n) => {
       const [from, tables] = (n.payload ?? '').split(' ');
@@ -237,7 +240,7 @@ function listenForChanges(
       })();
       const inTime = await Promise.race([ended, new Promise<boolean>((r) => (timer = setTimeout(() => r(false), LISTENER_CLOSE_MS)))]);
       clearTimeout(timer);
-      if (!inTime) (c as unknown as { connection?: { stream?: { destroy(): void } } } | null)?.connection?.stream?.destroy();
+      if (!inTime) socket?.destroy();
     },
   };
 }
