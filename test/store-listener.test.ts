@@ -6,9 +6,43 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { openStore } from '../src/store/db.ts';
 
 const url = process.env.TEST_DATABASE_URL;
+
+// First in this file: Node prints a warning once per process.
+test('writes that commit close together announce themselves one query at a time (pg warns of overlapping queries, which pg 9 refuses)', { skip: url ? false : 'PostgreSQL only', timeout: 30_000 }, async () => {
+  const { default: pg } = await import('pg');
+  const schema = `lst_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  // A table whose writes are announced (ANNOUNCED_TABLES in changes.ts); only the name matters here.
+  await admin.query(`CREATE TABLE ${schema}.alert_words (id integer)`);
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.message);
+  process.on('warning', onWarning);
+  const store = openStore({ dataDir: '', databaseUrl: url!, pgSchema: schema });
+  // Another process listening on the same channel sees every notice.
+  const other = openStore({ dataDir: '', databaseUrl: url!, pgSchema: schema });
+  try {
+    const t0 = Date.now();
+    while ((store.changes.external() || other.changes.external()) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
+    const before = other.changes.stamp(['alert_words']);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => sql`INSERT INTO alert_words VALUES (${i})`.execute(store.db)));
+    for (let i = 0; i < 100 && other.changes.stamp(['alert_words']) === before; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(other.changes.stamp(['alert_words']) > before, 'the other store heard of the writes');
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(warnings.filter((m) => /client\.query/.test(m)), []);
+  } finally {
+    process.off('warning', onWarning);
+    await store.close();
+    await other.close();
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  }
+});
 
 test('closing the store drops a listening connection that no longer answers, after about 3 s', { skip: url ? false : 'PostgreSQL only', timeout: 30_000 }, async () => {
   const target = new URL(url!);

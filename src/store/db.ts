@@ -188,11 +188,24 @@ function listenForChanges(
   let socket: Socket | null = null;
   let closed = false;
   let connected = false;
+  /**
+   * The listening connection's queries run one after another: pg queues a
+   * query sent while another runs, but warns that pg 9 will refuse it (the
+   * notices of writes that commit close together would overlap).
+   */
+  let tail: Promise<unknown> = Promise.resolve();
+  const query = (c: pgTypes.Client, text: string, values?: unknown[]): Promise<unknown> => {
+    const p = tail.then(() => c.query(text, values));
+    tail = p.catch(() => {});
+    return p;
+  };
   changes.external = () => !connected;
   const connect = () => {
     if (closed) return;
     const c = new pg.Client({ connectionString: url, stream: () => (socket = new Socket()) });
     client = c;
+    // A new connection's queries do not wait for those left on the old one.
+    tail = c.connect();
     c.on('notification', (n) => {
       const [from, tables] = (n.payload ?? '').split(' ');
       if (from !== origin) changes.bump((tables ?? '').split(','));
@@ -202,8 +215,7 @@ function listenForChanges(
       void c.end().catch(() => {});
       if (!closed) setTimeout(connect, 500).unref();
     });
-    c.connect()
-      .then(() => c.query(`LISTEN ${channel}`))
+    query(c, `LISTEN ${channel}`)
       .then(() => {
         connected = true;
         changes.bumpAll();
@@ -216,7 +228,7 @@ function listenForChanges(
   const sending = new Set<Promise<unknown>>();
   changes.onAutocommitted((tables) => {
     if (closed || !client) return;
-    const p: Promise<unknown> = client.query('SELECT pg_notify($1, $2)', [channel, payload(tables)]).catch(() => {});
+    const p: Promise<unknown> = query(client, 'SELECT pg_notify($1, $2)', [channel, payload(tables)]).catch(() => {});
     sending.add(p);
     void p.finally(() => sending.delete(p));
   });
