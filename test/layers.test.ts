@@ -33,9 +33,10 @@ const MAY_IMPORT: Record<string, string[]> = {
 /** Routes and the store never meet: SQL stays below the actions. */
 const FORBIDDEN_FILES: Array<[RegExp, RegExp]> = [[/^http\/routes\//, /^store\/(?!.*types)/]];
 
-function files(dir: string): string[] {
+/** The files under dir whose names match (the TypeScript modules by default). */
+function files(dir: string, name: RegExp = /\.ts$/): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+    e.isDirectory() ? files(join(dir, e.name), name) : name.test(e.name) ? [join(dir, e.name)] : [],
   );
 }
 
@@ -116,7 +117,7 @@ test('source files keep to Latin-1', () => {
   // the process, at two bytes a character when any one character lies
   // outside Latin-1. Write such characters in strings as \u escapes.
   const wide: string[] = [];
-  const sources = (readdirSync(SRC, { recursive: true }) as string[]).filter((f) => /\.(ts|js)$/.test(f)).map((f) => join(SRC, f));
+  const sources = files(SRC, /\.(ts|js)$/);
   assert.ok(sources.some((f) => f.endsWith('main.js')));
   for (const file of sources) {
     const lines = readFileSync(file, 'utf8').split('\n');

@@ -11,6 +11,14 @@ import { openStore } from '../src/store/db.ts';
 
 const url = process.env.TEST_DATABASE_URL;
 
+type Store = ReturnType<typeof openStore>;
+
+/** Waits (up to 10 s) until each store's listener is up: changes made elsewhere are then no longer assumed. */
+async function listening(...stores: Store[]): Promise<void> {
+  const t0 = Date.now();
+  while (stores.some((s) => s.changes.external()) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
+}
+
 // First in this file: Node prints a warning once per process.
 test('writes that commit close together announce themselves one query at a time (pg warns of overlapping queries, which pg 9 refuses)', { skip: url ? false : 'PostgreSQL only', timeout: 30_000 }, async () => {
   const { default: pg } = await import('pg');
@@ -27,8 +35,7 @@ test('writes that commit close together announce themselves one query at a time 
   // Another process listening on the same channel sees every notice.
   const other = openStore({ dataDir: '', databaseUrl: url!, pgSchema: schema });
   try {
-    const t0 = Date.now();
-    while ((store.changes.external() || other.changes.external()) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
+    await listening(store, other);
     const before = other.changes.stamp(['alert_words']);
     await Promise.all(Array.from({ length: 20 }, (_, i) => sql`INSERT INTO alert_words VALUES (${i})`.execute(store.db)));
     for (let i = 0; i < 100 && other.changes.stamp(['alert_words']) === before; i++) await new Promise((r) => setTimeout(r, 20));
@@ -64,9 +71,7 @@ test('closing the store drops a listening connection that no longer answers, aft
 
   const store = openStore({ dataDir: '', databaseUrl: via.toString() });
   try {
-    // The listener is up once changes made elsewhere are no longer assumed.
-    const t0 = Date.now();
-    while (store.changes.external() && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
+    await listening(store);
     assert.equal(store.changes.external(), false, 'the listener connected');
     assert.equal(links.length, 1, 'only the listener has connected (the pool connects on its first query)');
 
