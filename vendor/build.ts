@@ -3,16 +3,17 @@
  * place of the package's own 257 modules: Node's ES module loader spends
  * close to a millisecond on each module it resolves, links and evaluates,
  * and a start with the bundle measured 100-150 ms shorter (see the README's
- * benchmark section). Only Kysely is bundled: it is plain ES modules without side
- * effects, the largest part of what a start loads, and bundling changes
- * nothing of how it runs.
+ * benchmark section). Only Kysely is bundled: it is plain ES modules
+ * without side effects, the largest part of what a start loads, and
+ * bundling changes nothing of how it runs.
  *
  * Run by `npm ci` / `npm install` (the `prepare` script), which are also
  * what installs another version of Kysely; it rebuilds only when the bundle
  * is missing, was made from another version or was made in an older way
- * (BUILD; `--force` rebuilds regardless). `npm start` does not run it: a check in a process of its
- * own would cost a start more (about 130 ms) than the bundle saves, and
- * src/main.js ignores a bundle that does not match the installed version.
+ * (BUILD; `--force` rebuilds regardless). `npm start` does not run it: a
+ * check in a process of its own would cost a start more (about 130 ms)
+ * than the bundle saves, and src/main.js ignores a bundle that does not
+ * match the installed version.
  * Without the bundler (an install without devDependencies) it does
  * nothing, and the server loads Kysely from node_modules as usual.
  *

@@ -17,7 +17,7 @@ export const DIST = new URL('./dist/', import.meta.url);
 /**
  * The bundle's manifest when the bundle in `dir` is complete and was made
  * from the installed version of its package; null otherwise. (vendor/build.ts
- * rebuilds exactly when this is null.)
+ * rebuilds when this is null, and when the manifest's `build` is older.)
  */
 export function usableManifest(dir = DIST) {
   try {

@@ -9,14 +9,13 @@
  * served by the server at /static/ (hence `base: '/static/'`).
  */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isStale } from './stale.js';
+import { isStale, WEB_DIR } from './stale.js';
 
 export { isStale };
 
-const webDir = dirname(fileURLToPath(import.meta.url));
-const distDir = join(webDir, 'dist');
+const distDir = join(WEB_DIR, 'dist');
 const stamp = join(distDir, 'index.html');
 
 /** Builds into outDir (web/dist by default; tests build into a temporary copy). */
@@ -24,7 +23,7 @@ export async function buildWeb(outDir = distDir): Promise<void> {
   const { build } = await import('vite');
   await build({
     configFile: false,
-    root: webDir,
+    root: WEB_DIR,
     base: '/static/',
     logLevel: 'warn',
     oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
