@@ -6,6 +6,7 @@
 import { Kysely, sql } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import type { DialectName, Store } from './db.ts';
+import { ftsTableExists } from './narrow.ts';
 
 export interface Cols {
   /** Auto-increment integer primary key. */
@@ -833,8 +834,7 @@ migration('0960_unicode_lower_indexes', async (migrating, _c, d) => {
 // first start: about 6 s a million messages of that size.
 migration('0970_contentless_search_index', async (migrating, _c, d) => {
   if (d === 'postgres') return;
-  const fts = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE name = 'messages_fts'`.execute(migrating);
-  if (Number(fts.rows[0]?.n ?? 0) === 0) return; // no FTS5 here (0050): search uses LIKE
+  if (!(await ftsTableExists(migrating))) return; // no FTS5 here (0050): search uses LIKE
   // Kysely runs SQLite's migrations outside a transaction; this one needs its own, all or nothing.
   await migrating.transaction().execute(async (db) => {
     for (const trigger of ['messages_fts_ai', 'messages_fts_ad', 'messages_fts_au']) await sql`DROP TRIGGER ${sql.id(trigger)}`.execute(db);

@@ -5,7 +5,7 @@
  * SQLite FTS5 (table messages_fts) or PostgreSQL to_tsvector, falling back
  * to a tokenized LIKE when FTS5 is missing.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Store, Tx } from './db.ts';
 import { FLAG, HISTORICAL_FLAGS, MENTION_MASK, RECIPIENT } from './messages.ts';
 import { RESOLVED_TOPIC_PREFIX } from '../lib/topic.ts';
@@ -38,12 +38,17 @@ export interface NarrowQuery {
 const ftsCache = new WeakMap<object, boolean>();
 
 /** Whether the SQLite FTS5 table exists (created by migration when FTS5 is compiled in). */
+export async function ftsTableExists(db: Kysely<any>): Promise<boolean> {
+  const r = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE name = 'messages_fts'`.execute(db);
+  return Number(r.rows[0]?.n ?? 0) > 0;
+}
+
+/** The same for a store, asked once per database (search is always there on PostgreSQL). */
 export async function hasFts(store: Store): Promise<boolean> {
   if (store.dialect === 'postgres') return true;
   const cached = ftsCache.get(store.db);
   if (cached !== undefined) return cached;
-  const r = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE name = 'messages_fts'`.execute(store.db);
-  const ok = Number(r.rows[0]?.n ?? 0) > 0;
+  const ok = await ftsTableExists(store.db);
   ftsCache.set(store.db, ok);
   return ok;
 }
