@@ -71,6 +71,25 @@ test('unknown parameters are listed in ignored_parameters_unsupported', async ()
   assertSchema(res, 'GET', '/users');
 });
 
+test('a parameter sent under two of its names is refused; one alias alone is no unknown parameter', async () => {
+  const c = t.client(t.owner);
+  const newest = async () => {
+    const r = await c.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 });
+    return assertSuccess(r).messages.at(-1)?.id as number | undefined;
+  };
+  const before = await newest();
+  const both = await c.post('/messages', { type: 'channel', to: 'general', topic: 'one', subject: 'two', content: 'x' });
+  assertError(both, 400, 'REQUEST_CONFUSING_VAR', "Can't decide between 'topic' and 'subject' arguments");
+  assert.equal(both.body.var_name1, 'topic');
+  assert.equal(both.body.var_name2, 'subject');
+  assert.equal(await newest(), before, 'nothing was sent');
+
+  const alias = await c.post('/messages', { type: 'channel', to: 'general', subject: 'by alias', content: 'x', zzz: '1' });
+  assert.deepEqual(assertSuccess(alias).ignored_parameters_unsupported, ['zzz']);
+  const sent = await c.get(`/messages/${alias.body.id}`);
+  assert.equal(assertSuccess(sent).message.subject, 'by alias');
+});
+
 test('parameter type errors use Zulip wording', async () => {
   const c = t.client(t.owner);
   assertError(await c.get('/users', { client_gravatar: 'yes' }), 400, 'BAD_REQUEST', 'client_gravatar is not valid JSON');

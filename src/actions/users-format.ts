@@ -58,6 +58,8 @@ export interface FormatOptions {
   clientGravatar: boolean;
   /** Custom profile field values keyed by field ID, for non-bots when requested. */
   profileData?: Record<string, { value: string; rendered_value?: string }>;
+  /** Leave out is_imported_stub (GET /users/me has no such field). */
+  withoutImportedStub?: boolean;
 }
 
 export function formatUser(config: Config, u: UserRow, opts: FormatOptions): Record<string, unknown> {
@@ -77,8 +79,8 @@ export function formatUser(config: Config, u: UserRow, opts: FormatOptions): Rec
     date_joined: isoFromSeconds(u.date_joined),
     delivery_email: canSeeDeliveryEmail(opts.viewer, u) ? u.delivery_email : null,
     avatar_url: avatarUrl(config, u, opts.clientGravatar),
-    is_imported_stub: !!u.is_imported_stub,
   };
+  if (!opts.withoutImportedStub) out.is_imported_stub = !!u.is_imported_stub;
   if (u.is_bot) {
     out.bot_type = u.bot_type;
     out.bot_owner_id = u.bot_owner_id;

@@ -56,10 +56,9 @@ export async function getUser(
 
 export async function getOwnUser(svc: Services, me: UserRow): Promise<Record<string, unknown>> {
   const profile = await cachedProfileData(svc);
-  // Without is_imported_stub (not part of this answer). Left out by copying, not by `delete`, which would
-  // turn the object into a slow dictionary that the answer's envelope then copies key by key.
-  const { is_imported_stub: _stub, ...out } = formatUser(svc.config, me, { viewer: me, clientGravatar: false, profileData: profile.get(me.id) ?? {} });
-  return out;
+  // Without is_imported_stub, not part of this answer: never added (a `delete` would turn the object
+  // into a slow dictionary that the answer's envelope then copies key by key).
+  return formatUser(svc.config, me, { viewer: me, clientGravatar: false, profileData: profile.get(me.id) ?? {}, withoutImportedStub: true });
 }
 
 /**

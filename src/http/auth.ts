@@ -25,6 +25,22 @@ export function makeAuthLimits(svc: Services): AuthLimits {
 export function basicCredentials(req: FastifyRequest): { email: string; apiKey: string } | null {
   const header = req.headers.authorization;
   if (header === undefined) return null;
+  let creds = credentialsByHeader.get(header);
+  if (creds === undefined) {
+    creds = decodeBasic(header);
+    if (credentialsByHeader.size >= 1000) credentialsByHeader.clear();
+    credentialsByHeader.set(header, creds);
+  }
+  return creds;
+}
+
+/**
+ * Headers already decoded: a client sends the same one with every request.
+ * Decoding is all that is kept; the key is still looked up each time.
+ */
+const credentialsByHeader = new Map<string, { email: string; apiKey: string }>();
+
+function decodeBasic(header: string): { email: string; apiKey: string } {
   const parts = header.trim().split(/\s+/);
   if (parts.length !== 2) throw unauthorized('Invalid authorization header for basic auth');
   if (parts[0].toLowerCase() !== 'basic') throw unauthorized('This endpoint requires HTTP basic authentication.');

@@ -23,10 +23,16 @@ export function parseForm(text: string, into = new Map<string, string>()): Map<s
     const rawKey = eq < 0 ? part : part.slice(0, eq);
     const rawVal = eq < 0 ? '' : part.slice(eq + 1);
     try {
-      into.set(decodeURIComponent(rawKey.replace(/\+/g, ' ')), decodeURIComponent(rawVal.replace(/\+/g, ' ')));
+      into.set(decodeField(rawKey), decodeField(rawVal));
     } catch {
       throw new ApiError('Malformed request: invalid percent-encoding or UTF-8 in parameters');
     }
   }
   return into;
+}
+
+/** One key or value: `+` is a space, then percent-escapes (most fields have neither). */
+function decodeField(raw: string): string {
+  if (!raw.includes('%')) return raw.includes('+') ? raw.replace(/\+/g, ' ') : raw;
+  return decodeURIComponent(raw.replace(/\+/g, ' '));
 }

@@ -10,7 +10,7 @@
  * Zulip's rules: list and object parameters are JSON text; integers and
  * booleans are JSON text too ("5", "true"); strings are taken as sent.
  */
-import { missingArgument } from '../lib/errors.ts';
+import { confusingArguments, missingArgument } from '../lib/errors.ts';
 import { LIMITS, nulError, rejectNulDeep } from '../lib/limits.ts';
 
 import { checkLength, invalid, v, type Validator } from '../lib/validators.ts';
@@ -150,30 +150,51 @@ export function parseParams<S extends ParamSpec>(
   pathSpec: ParamSpec = {},
 ): { values: ParsedParams<S>; unknown: string[] } {
   const values: Record<string, unknown> = {};
-  const used = new Set<string>();
-  for (const [name, param] of Object.entries(pathSpec)) {
-    values[name] = param.decode(pathValues[name] ?? '', name);
-  }
-  for (const [name, param] of Object.entries(spec)) {
+  for (const { name, param } of declared(pathSpec)) values[name] = param.decode(pathValues[name] ?? '', name);
+  const used: string[] = [];
+  for (const { name, param, names } of declared(spec)) {
     let key: string | undefined;
-    for (const candidate of [name, ...param.aliases]) {
-      if (source.has(candidate)) {
-        key = candidate;
-        break;
-      }
+    for (const candidate of names) {
+      if (!source.has(candidate)) continue;
+      // A parameter sent under two of its names (topic and subject): Zulip refuses to pick one.
+      if (key !== undefined) throw confusingArguments(key, candidate);
+      key = candidate;
     }
     if (key === undefined) {
       if (param.required) throw missingArgument(name);
       values[name] = param.defaultValue;
       continue;
     }
-    used.add(key);
+    used.push(key);
     values[name] = param.decode(source.get(key) as string, key);
   }
+  // Every field was read by a parameter (the usual case; no two parameters share a name): none unknown.
+  if (used.length === source.size) return { values: values as ParsedParams<S>, unknown: [] };
   const unknown: string[] = [];
   for (const key of source.keys()) {
-    if (!used.has(key) && !(key in spec)) unknown.push(key);
+    if (!used.includes(key) && !(key in spec)) unknown.push(key);
   }
   unknown.sort();
   return { values: values as ParsedParams<S>, unknown };
+}
+
+interface Declared {
+  name: string;
+  param: Param<unknown>;
+  /** The name and then its aliases, in the order they are looked for. */
+  names: readonly string[];
+}
+
+/** Each declaration's parameters as a list, made once (every request walks it). */
+const declaredLists = new WeakMap<ParamSpec, Declared[]>();
+
+function declared(spec: ParamSpec): Declared[] {
+  let list = declaredLists.get(spec);
+  if (!list) {
+    list = Object.entries(spec).map(([name, param]) => ({ name, param, names: [name, ...param.aliases] }));
+    const all = list.flatMap((d) => d.names);
+    if (new Set(all).size !== all.length) throw new Error(`parameter declared twice among ${all.join(', ')}`);
+    declaredLists.set(spec, list);
+  }
+  return list;
 }

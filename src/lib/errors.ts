@@ -40,6 +40,14 @@ export function missingArgument(name: string): ApiError {
   });
 }
 
+/** A parameter sent under two of its names (Zulip's RequestConfusingParamsError). */
+export function confusingArguments(name1: string, name2: string): ApiError {
+  return new ApiError(`Can't decide between '${name1}' and '${name2}' arguments`, {
+    code: 'REQUEST_CONFUSING_VAR',
+    extra: { var_name1: name1, var_name2: name2 },
+  });
+}
+
 export function unauthorized(msg = 'Not logged in: API authentication or user session required'): ApiError {
   return new ApiError(msg, {
     code: 'UNAUTHORIZED',

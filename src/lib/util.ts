@@ -5,9 +5,21 @@ export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 /** ISO 8601 with microseconds and +00:00, as Python's isoformat() prints it. */
 export function isoFromSeconds(seconds: number): string {
-  const d = new Date(seconds * 1000).toISOString(); // 2024-01-02T03:04:05.678Z
-  return `${d.slice(0, 19)}.${d.slice(20, 23)}000+00:00`;
+  let iso = isoBySeconds.get(seconds);
+  if (iso === undefined) {
+    const d = new Date(seconds * 1000).toISOString(); // 2024-01-02T03:04:05.678Z
+    iso = `${d.slice(0, 19)}.${d.slice(20, 23)}000+00:00`;
+    if (isoBySeconds.size >= 10_000) isoBySeconds.clear();
+    isoBySeconds.set(seconds, iso);
+  }
+  return iso;
 }
+
+/**
+ * Formatted times already asked for: mostly the same few recur (each user's
+ * date_joined, on every GET /users/me and in every user list).
+ */
+const isoBySeconds = new Map<number, string>();
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
