@@ -395,7 +395,7 @@ async function handle(
   if (user) req.userId = user.id;
   if (user && !def.noRateLimit) await limits.api.check(`user:${user.id}`);
   if (user?.is_bot && def.humanOnly) throw new ApiError('This endpoint does not accept bot requests.');
-  const { values, unknown } = parseParams(def.params, fields, req.params as Record<string, string>, def.pathParams ?? {});
+  const { values, unknown } = parseParams(def.params, fields, req.params as Record<string, string>, def.pathParams);
   const ctx: RequestContext = {
     svc,
     user: user as UserRow,

@@ -147,10 +147,10 @@ export function parseParams<S extends ParamSpec>(
   spec: S,
   source: Map<string, string>,
   pathValues: Record<string, string> = {},
-  pathSpec: ParamSpec = {},
+  pathSpec?: ParamSpec,
 ): { values: ParsedParams<S>; unknown: string[] } {
   const values: Record<string, unknown> = {};
-  for (const { name, param } of declared(pathSpec)) values[name] = param.decode(pathValues[name] ?? '', name);
+  if (pathSpec) for (const { name, param } of declared(pathSpec)) values[name] = param.decode(pathValues[name] ?? '', name);
   const used: string[] = [];
   for (const { name, param, names } of declared(spec)) {
     let key: string | undefined;
