@@ -14,16 +14,19 @@
  *
  * The cache lives in NODE_COMPILE_CACHE when set, else in
  * DATA_DIR/.cache/node-compile; Node keeps it consistent with the sources
- * and the Node version, and deleting it is always safe.
+ * and the Node version, and deleting it is always safe. After the sources
+ * change, a child process fills it before the server loads (see
+ * src/lib/compile-cache.js).
  */
 import { execFileSync } from 'node:child_process';
 import cluster from 'node:cluster';
-import { enableCompileCache } from 'node:module';
+import { constants, enableCompileCache, flushCompileCache, getCompileCacheDir } from 'node:module';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { useVendorBundle } from '../vendor/load.js';
+import { warmCompileCache } from './lib/compile-cache.js';
 import { isStale as webClientIsStale } from '../web/stale.js';
 
 // V8's young generation (two semi-spaces) starts at 1 MiB per semi-space and
@@ -43,7 +46,6 @@ import { isStale as webClientIsStale } from '../web/stale.js';
 // move beyond its run-to-run noise (±15%). The flag is process-wide, so
 // worker threads follow the same rule (within their resource limits).
 const YOUNG_SEMI_SPACE_MIB = 8;
-setFlagsFromString('--semi-space-growth-factor=1');
 
 // The old generation: after each full collection V8 lets it grow to up to
 // four times what survived (its factor when the heap limit, which V8 sets
@@ -56,9 +58,12 @@ setFlagsFromString('--semi-space-growth-factor=1');
 // from 298-321 MiB to 224-234 (same runs as above).
 const OLD_GROWTH_PERCENT = 50;
 
+/** This process only fills the compile cache (src/lib/compile-cache.js). */
+const compileOnly = process.env.PARLEY_COMPILE_ONLY === '1';
+
 // As `npm start` only (other ways of starting, such as the tests' servers,
 // build nothing), and in a cluster (PARLEY_WORKERS) only in the primary.
-if (process.env.npm_lifecycle_event === 'start' && cluster.isPrimary && webClientIsStale()) {
+if (!compileOnly && process.env.npm_lifecycle_event === 'start' && cluster.isPrimary && webClientIsStale()) {
   try {
     execFileSync(process.execPath, [fileURLToPath(new URL('../web/build.ts', import.meta.url))], { stdio: 'inherit' });
   } catch (err) {
@@ -68,10 +73,24 @@ if (process.env.npm_lifecycle_event === 'start' && cluster.isPrimary && webClien
 
 const dir = process.env.NODE_COMPILE_CACHE || join(process.env.DATA_DIR || './data', '.cache', 'node-compile');
 process.env.NODE_COMPILE_CACHE = dir;
-enableCompileCache(dir);
+const cache = enableCompileCache(dir);
+// Only now: the cache's directory is named after the V8 flags in force when it
+// is enabled, and processes started with NODE_COMPILE_CACHE set (the cache's
+// filling child, cluster workers) enable it before any of this file runs.
+setFlagsFromString('--semi-space-growth-factor=1');
 // Kysely from its bundle (vendor/build.ts) when one matches the installed version.
 useVendorBundle();
-await import('./cli/serve.ts');
+if (compileOnly) {
+  await import('./cli/serve.ts');
+  flushCompileCache();
+  process.exit(0);
+}
+const cacheDir = getCompileCacheDir();
+if (cluster.isPrimary && cacheDir && cache.status !== constants.compileCacheStatus.FAILED) {
+  warmCompileCache(cacheDir, fileURLToPath(import.meta.url));
+}
+const { serve } = await import('./cli/serve.ts');
+await serve();
 setFlagsFromString(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
 capYoungGeneration();
 

@@ -111,6 +111,9 @@ async function runPrimary(config: Config, workers: number): Promise<void> {
   });
 }
 
-const config = loadConfig();
-if (config.workers > 0 && cluster.isPrimary) await runPrimary(config, config.workers);
-else await runSingle(config);
+/** Runs the server as configured (called by src/main.js, which may also load this module only to compile it). */
+export async function serve(): Promise<void> {
+  const config = loadConfig();
+  if (config.workers > 0 && cluster.isPrimary) await runPrimary(config, config.workers);
+  else await runSingle(config);
+}

@@ -1,0 +1,60 @@
+/**
+ * src/lib/compile-cache.js: after the sources change, a child process fills
+ * Node's compile cache before the server loads its modules, so the server
+ * never loads Node's TypeScript stripper (which stays resident for the life
+ * of the process once loaded).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnNode, stopNode } from './helpers.ts';
+import { STAMP_FILE, sourcesFingerprint } from '../src/lib/compile-cache.js';
+
+const STRIPPER = 'NativeModule internal/deps/amaro/dist/index';
+const preload = join(import.meta.dirname, 'fixtures', 'module-list.mjs');
+
+test('a start with a cold compile cache fills it in a child first; the server itself never loads the type stripper', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-compile-cache-'));
+  const lists = join(dataDir, 'module-lists');
+  const cacheBase = join(dataDir, 'cache');
+  const env = { DATA_DIR: join(dataDir, 'data'), NODE_COMPILE_CACHE: cacheBase, NODE_OPTIONS: `--import=${preload}`, MODULE_LISTS_DIR: lists };
+  mkdirSync(lists);
+  /** Starts and stops a server; returns its pid and the module lists of the processes it ran. */
+  const run = async (): Promise<{ server: number; lists: Map<string, string> }> => {
+    for (const f of readdirSync(lists)) rmSync(join(lists, f));
+    const n = await spawnNode(env);
+    const pid = n.proc.pid!;
+    await stopNode(n);
+    return { server: pid, lists: new Map(readdirSync(lists).map((f) => [f, readFileSync(join(lists, f), 'utf8')])) };
+  };
+  const stampPath = () => {
+    const [versioned] = readdirSync(cacheBase);
+    return join(cacheBase, versioned!, STAMP_FILE);
+  };
+  try {
+    // Cold: the filling child needs the stripper; the server does not.
+    const cold = await run();
+    assert.equal(cold.lists.size, 2, 'the server and one filling child');
+    const child = [...cold.lists.keys()].find((p) => p !== String(cold.server))!;
+    assert.ok(cold.lists.get(child)!.includes(STRIPPER), 'the child compiled the TypeScript');
+    assert.ok(cold.lists.get(String(cold.server))!.includes('NativeModule http'), 'the list is the server\'s');
+    assert.ok(!cold.lists.get(String(cold.server))!.includes(STRIPPER), 'the server loaded every module from the cache');
+    assert.equal(readFileSync(stampPath(), 'utf8'), sourcesFingerprint());
+
+    // Warm: no child.
+    const warm = await run();
+    assert.deepEqual([...warm.lists.keys()], [String(warm.server)]);
+    assert.ok(!warm.lists.get(String(warm.server))!.includes(STRIPPER));
+
+    // A stamp that does not match the sources: filled again.
+    writeFileSync(stampPath(), 'other sources');
+    const again = await run();
+    assert.equal(again.lists.size, 2);
+    assert.ok(!again.lists.get(String(again.server))!.includes(STRIPPER));
+    assert.equal(readFileSync(stampPath(), 'utf8'), sourcesFingerprint());
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
