@@ -58,3 +58,22 @@ test('a start with a cold compile cache fills it in a child first; the server it
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('a filling child that fails is reported, and the server starts all the same', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-compile-cache-'));
+  const cacheBase = join(dataDir, 'cache');
+  try {
+    const n = await spawnNode({ DATA_DIR: join(dataDir, 'data'), NODE_COMPILE_CACHE: cacheBase, NODE_OPTIONS: `--import=${preload}`, FAIL_COMPILE_ONLY: '1' });
+    try {
+      const res = await fetch(`${n.url}/api/v1/server_settings`);
+      assert.equal(res.status, 200);
+      assert.match(n.output(), /Parley: filling the compile cache failed \(Command failed: .*\); starting without it/);
+    } finally {
+      await stopNode(n);
+    }
+    const [versioned] = readdirSync(cacheBase);
+    assert.ok(!readdirSync(join(cacheBase, versioned!)).includes(STAMP_FILE), 'no stamp: the next start tries again');
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -24,6 +24,9 @@ import { fileURLToPath } from 'node:url';
 
 export const SRC_DIR = fileURLToPath(new URL('..', import.meta.url));
 
+/** A child that takes longer is stopped (it normally takes one to two seconds). */
+const CHILD_TIMEOUT_MS = 120_000;
+
 /** The stamp's file name in the versioned cache directory (module.getCompileCacheDir()). */
 export const STAMP_FILE = 'parley-sources';
 
@@ -48,8 +51,9 @@ export function sourcesFingerprint(dir = SRC_DIR) {
 /**
  * Runs `entry` (src/main.js) in a child with PARLEY_COMPILE_ONLY=1 and the
  * same Node flags when the stamp in `cacheDir` does not match the sources,
- * then records the stamp. A failed child is reported and otherwise ignored:
- * the server compiles what it needs itself, as before.
+ * then records the stamp. A failed child (or one stopped after
+ * CHILD_TIMEOUT_MS) is reported and otherwise ignored: the server compiles
+ * what it needs itself, as before.
  */
 export function warmCompileCache(cacheDir, entry) {
   const stampPath = join(cacheDir, STAMP_FILE);
@@ -62,7 +66,11 @@ export function warmCompileCache(cacheDir, entry) {
   }
   if (stamp === fingerprint) return;
   try {
-    execFileSync(process.execPath, [...process.execArgv, entry], { env: { ...process.env, PARLEY_COMPILE_ONLY: '1' }, stdio: 'inherit' });
+    execFileSync(process.execPath, [...process.execArgv, entry], {
+      env: { ...process.env, PARLEY_COMPILE_ONLY: '1' },
+      stdio: 'inherit',
+      timeout: CHILD_TIMEOUT_MS,
+    });
     writeFileSync(stampPath, fingerprint);
   } catch (err) {
     console.error(`Parley: filling the compile cache failed (${err?.message ?? err}); starting without it`);
