@@ -20,7 +20,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import cluster from 'node:cluster';
-import { constants, enableCompileCache, flushCompileCache, getCompileCacheDir } from 'node:module';
+import { enableCompileCache, flushCompileCache, getCompileCacheDir } from 'node:module';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -73,7 +73,7 @@ if (!compileOnly && process.env.npm_lifecycle_event === 'start' && cluster.isPri
 
 const dir = process.env.NODE_COMPILE_CACHE || join(process.env.DATA_DIR || './data', '.cache', 'node-compile');
 process.env.NODE_COMPILE_CACHE = dir;
-const cache = enableCompileCache(dir);
+enableCompileCache(dir);
 // Only now: the cache's directory is named after the V8 flags in force when it
 // is enabled, and processes started with NODE_COMPILE_CACHE set (the cache's
 // filling child, cluster workers) enable it before any of this file runs.
@@ -85,10 +85,9 @@ if (compileOnly) {
   flushCompileCache();
   process.exit(0);
 }
+// (No directory when the cache could not be enabled, or NODE_DISABLE_COMPILE_CACHE is set.)
 const cacheDir = getCompileCacheDir();
-if (cluster.isPrimary && cacheDir && cache.status !== constants.compileCacheStatus.FAILED) {
-  warmCompileCache(cacheDir, fileURLToPath(import.meta.url));
-}
+if (cluster.isPrimary && cacheDir) warmCompileCache(cacheDir, fileURLToPath(import.meta.url));
 const { serve } = await import('./cli/serve.ts');
 await serve();
 setFlagsFromString(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
