@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnNode, stopNode } from './helpers.ts';
-import { STAMP_FILE, sourcesFingerprint } from '../src/lib/compile-cache.js';
+import { childNodeArgs, STAMP_FILE, sourcesFingerprint } from '../src/lib/compile-cache.js';
 
 const STRIPPER = 'NativeModule internal/deps/amaro/dist/index';
 const preload = join(import.meta.dirname, 'fixtures', 'module-list.mjs');
@@ -76,4 +76,13 @@ test('a filling child that fails is reported, and the server starts all the same
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test("the filling child gets the parent's Node options but not its inspector or profiler ones", () => {
+  assert.deepEqual(childNodeArgs(['--max-old-space-size=512', '--inspect=9230', '--cpu-prof', '--cpu-prof-dir', '/tmp/p', '--heap-prof-name=h', '--inspect-brk', '--enable-source-maps']), [
+    '--max-old-space-size=512',
+    '--enable-source-maps',
+  ]);
+  assert.deepEqual(childNodeArgs(['--inspect-port', '9231', '--conditions=x', '--debug-port=9232']), ['--conditions=x']);
+  assert.deepEqual(childNodeArgs([]), []);
 });

@@ -30,6 +30,27 @@ const CHILD_TIMEOUT_MS = 120_000;
 /** The stamp's file name in the versioned cache directory (module.getCompileCacheDir()). */
 export const STAMP_FILE = 'parley-sources';
 
+/**
+ * Node's own diagnostic options, which the filling child must not repeat: a
+ * second inspector would find the parent's port taken, and a second profile
+ * would be written for a process nobody asked about. (They are Node's, not
+ * V8's, so leaving them out does not change the compile cache's directory.)
+ */
+const DIAGNOSTIC_OPTION = /^--(inspect|inspect-brk|inspect-wait|inspect-port|debug-port|cpu-prof|heap-prof)(-dir|-name|-interval)?(=|$)/;
+/** The ones of them that take their value as the next argument when written without "=". */
+const TAKES_VALUE = /^--(inspect-port|debug-port|(cpu|heap)-prof-(dir|name|interval))$/;
+
+/** The parent's Node options for the filling child: all but the diagnostic ones. */
+export function childNodeArgs(execArgv = process.execArgv) {
+  const out = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i];
+    if (!DIAGNOSTIC_OPTION.test(arg)) out.push(arg);
+    else if (TAKES_VALUE.test(arg)) i++;
+  }
+  return out;
+}
+
 /** "<newest mtime> <count>" of the .ts files under dir. */
 export function sourcesFingerprint(dir = SRC_DIR) {
   let newest = 0;
@@ -50,8 +71,8 @@ export function sourcesFingerprint(dir = SRC_DIR) {
 
 /**
  * Runs `entry` (src/main.js) in a child with PARLEY_COMPILE_ONLY=1 and the
- * same Node flags when the stamp in `cacheDir` does not match the sources,
- * then records the stamp. A failed child (or one stopped after
+ * same Node flags (but the diagnostic ones, childNodeArgs) when the stamp in
+ * `cacheDir` does not match the sources, then records the stamp. A failed child (or one stopped after
  * CHILD_TIMEOUT_MS) is reported and otherwise ignored: the server compiles
  * what it needs itself, as before.
  */
@@ -66,7 +87,7 @@ export function warmCompileCache(cacheDir, entry) {
   }
   if (stamp === fingerprint) return;
   try {
-    execFileSync(process.execPath, [...process.execArgv, entry], {
+    execFileSync(process.execPath, [...childNodeArgs(), entry], {
       env: { ...process.env, PARLEY_COMPILE_ONLY: '1' },
       stdio: 'inherit',
       timeout: CHILD_TIMEOUT_MS,
