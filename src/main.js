@@ -78,6 +78,19 @@ enableCompileCache(dir);
 // is enabled, and processes started with NODE_COMPILE_CACHE set (the cache's
 // filling child, cluster workers) enable it before any of this file runs.
 setFlagsFromString('--semi-space-growth-factor=1');
+// No Maglev, V8's middle optimizing tier (hot functions go from the baseline
+// tier to TurboFan). Maglev compiles on V8's background threads, and the
+// memory of those compilations stays in those threads' malloc arenas: 24-33
+// MiB of arenas after the benchmark's load, against 10-13 without Maglev. In
+// six alternating runs each (npm run bench's request scenarios, 2-core
+// development machine): 93-97 MiB idle against 100-103, and 146-156 MiB
+// after the load against 166-186. CPU per request moved both ways within the
+// noise for users/me, presence and reads; a message to a 100-member channel
+// took 21% more at the median (5-60% in the six pairs). Set in every process
+// before the server's modules load, after the compile cache is enabled: V8
+// checks each cached compilation against the flags in force, so every
+// process must load with the same ones (see above for the directory).
+setFlagsFromString('--no-maglev');
 // Kysely from its bundle (vendor/build.ts) when one matches the installed version.
 useVendorBundle();
 if (compileOnly) {

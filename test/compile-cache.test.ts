@@ -19,16 +19,22 @@ test('a start with a cold compile cache fills it in a child first; the server it
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-compile-cache-'));
   const lists = join(dataDir, 'module-lists');
   const cacheBase = join(dataDir, 'cache');
-  const env = { DATA_DIR: join(dataDir, 'data'), NODE_COMPILE_CACHE: cacheBase, NODE_OPTIONS: `--import=${preload}`, MODULE_LISTS_DIR: lists };
+  // NODE_DEBUG_NATIVE=COMPILE_CACHE: Node reports, for each module, whether V8 accepted its cached compilation.
+  const env = { DATA_DIR: join(dataDir, 'data'), NODE_COMPILE_CACHE: cacheBase, NODE_OPTIONS: `--import=${preload}`, MODULE_LISTS_DIR: lists, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' };
   mkdirSync(lists);
-  /** Starts and stops a server; returns its pid and the module lists of the processes it ran. */
-  const run = async (): Promise<{ server: number; lists: Map<string, string> }> => {
+  /** Starts and stops a server; returns its pid, its output and the module lists of the processes it ran. */
+  const run = async (): Promise<{ server: number; output: string; lists: Map<string, string> }> => {
     for (const f of readdirSync(lists)) rmSync(join(lists, f));
     const n = await spawnNode(env);
     const pid = n.proc.pid!;
     await stopNode(n);
-    return { server: pid, lists: new Map(readdirSync(lists).map((f) => [f, readFileSync(join(lists, f), 'utf8')])) };
+    return { server: pid, output: n.output(), lists: new Map(readdirSync(lists).map((f) => [f, readFileSync(join(lists, f), 'utf8')])) };
   };
+  /** How many cached compilations V8 accepted and rejected. */
+  const verdicts = (output: string) => ({
+    accepted: output.match(/V8 code cache for .* was accepted/g)?.length ?? 0,
+    rejected: output.match(/V8 code cache for .* was rejected/g)?.length ?? 0,
+  });
   const stampPath = () => {
     const [versioned] = readdirSync(cacheBase);
     return join(cacheBase, versioned!, STAMP_FILE);
@@ -42,11 +48,16 @@ test('a start with a cold compile cache fills it in a child first; the server it
     assert.ok(cold.lists.get(String(cold.server))!.includes('NativeModule http'), 'the list is the server\'s');
     assert.ok(!cold.lists.get(String(cold.server))!.includes(STRIPPER), 'the server loaded every module from the cache');
     assert.equal(readFileSync(stampPath(), 'utf8'), sourcesFingerprint());
+    // The child loaded with the server's V8 flags (src/main.js sets them in both): V8 used every compilation it cached.
+    const first = verdicts(cold.output);
+    assert.ok(first.accepted > 100, `the server used the child's compilations (${first.accepted})`);
+    assert.equal(first.rejected, 0);
 
     // Warm: no child.
     const warm = await run();
     assert.deepEqual([...warm.lists.keys()], [String(warm.server)]);
     assert.ok(!warm.lists.get(String(warm.server))!.includes(STRIPPER));
+    assert.equal(verdicts(warm.output).rejected, 0);
 
     // A stamp that does not match the sources: filled again.
     writeFileSync(stampPath(), 'other sources');
