@@ -72,9 +72,9 @@ export function sourcesFingerprint(dir = SRC_DIR) {
 /**
  * Runs `entry` (src/main.js) in a child with PARLEY_COMPILE_ONLY=1 and the
  * same Node flags (but the diagnostic ones, childNodeArgs) when the stamp in
- * `cacheDir` does not match the sources, then records the stamp. A failed child (or one stopped after
- * CHILD_TIMEOUT_MS) is reported and otherwise ignored: the server compiles
- * what it needs itself, as before.
+ * `cacheDir` does not match the sources, then records the stamp. A failed
+ * child (or one stopped after CHILD_TIMEOUT_MS) is reported and otherwise
+ * ignored: the server compiles what it needs itself, as before.
  */
 export function warmCompileCache(cacheDir, entry) {
   const stampPath = join(cacheDir, STAMP_FILE);
