@@ -103,6 +103,15 @@ const cacheDir = getCompileCacheDir();
 if (cluster.isPrimary && cacheDir) warmCompileCache(cacheDir, fileURLToPath(import.meta.url));
 const { serve } = await import('./cli/serve.ts');
 await serve();
+// Node keeps every compile cache entry it read (about 5 MiB of malloc heap
+// for this server's modules, by heaptrack) until the cache is flushed, which
+// otherwise happens only at exit. Flushing writes what is new (normally
+// nothing at this point) and drops them; a module loaded later reads its own
+// entry again. In three alternating pairs of benchmark runs (request
+// scenarios, 2-core development machine) the memory after the load was
+// 147-148 MiB with this flush against 153-161 without, and CPU per request
+// did not move beyond the noise: the freed heap is reused instead of grown.
+flushCompileCache();
 setFlagsFromString(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
 capYoungGeneration();
 

@@ -23,11 +23,15 @@ test('a start with a cold compile cache fills it in a child first; the server it
   const env = { DATA_DIR: join(dataDir, 'data'), NODE_COMPILE_CACHE: cacheBase, NODE_OPTIONS: `--import=${preload}`, MODULE_LISTS_DIR: lists, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' };
   mkdirSync(lists);
   /** Starts and stops a server; returns its pid, its output and the module lists of the processes it ran. */
-  const run = async (): Promise<{ server: number; output: string; lists: Map<string, string> }> => {
+  const run = async (whileRunning?: (output: () => string) => Promise<void>): Promise<{ server: number; output: string; lists: Map<string, string> }> => {
     for (const f of readdirSync(lists)) rmSync(join(lists, f));
     const n = await spawnNode(env);
     const pid = n.proc.pid!;
-    await stopNode(n);
+    try {
+      await whileRunning?.(n.output);
+    } finally {
+      await stopNode(n);
+    }
     return { server: pid, output: n.output(), lists: new Map(readdirSync(lists).map((f) => [f, readFileSync(join(lists, f), 'utf8')])) };
   };
   /** How many cached compilations V8 accepted and rejected. */
@@ -53,8 +57,18 @@ test('a start with a cold compile cache fills it in a child first; the server it
     assert.ok(first.accepted > 100, `the server used the child's compilations (${first.accepted})`);
     assert.equal(first.rejected, 0);
 
-    // Warm: no child.
-    const warm = await run();
+    // Warm: no child. Once serving, the server drops the entries it read
+    // (flushCompileCache in src/main.js), not only at exit.
+    const FLUSHED = '[compile cache] Clear deserialized cache.';
+    let flushedWhileServing = false;
+    const warm = await run(async (output) => {
+      const listening = output().indexOf('Parley listening on');
+      for (let i = 0; i < 100 && !flushedWhileServing; i++) {
+        flushedWhileServing = output().indexOf(FLUSHED, listening) >= 0;
+        if (!flushedWhileServing) await new Promise((r) => setTimeout(r, 50));
+      }
+    });
+    assert.ok(flushedWhileServing, 'the server flushed its compile cache once serving');
     assert.deepEqual([...warm.lists.keys()], [String(warm.server)]);
     assert.ok(!warm.lists.get(String(warm.server))!.includes(STRIPPER));
     assert.equal(verdicts(warm.output).rejected, 0);
