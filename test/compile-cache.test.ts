@@ -6,11 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnNode, stopNode } from './helpers.ts';
-import { childNodeArgs, STAMP_FILE, sourcesFingerprint } from '../src/lib/compile-cache.js';
+import { childNodeArgs, childNodeOptions, STAMP_FILE, sourcesFingerprint } from '../src/lib/compile-cache.js';
 
 const STRIPPER = 'NativeModule internal/deps/amaro/dist/index';
 const preload = join(import.meta.dirname, 'fixtures', 'module-list.mjs');
@@ -110,4 +110,31 @@ test("the filling child gets the parent's Node options but not its inspector or 
   ]);
   assert.deepEqual(childNodeArgs(['--inspect-port', '9231', '--conditions=x', '--debug-port=9232']), ['--conditions=x']);
   assert.deepEqual(childNodeArgs([]), []);
+});
+
+test('NODE_OPTIONS for the filling child: read as Node reads it, without the inspector or profiler options', () => {
+  assert.equal(childNodeOptions(undefined), undefined);
+  assert.equal(childNodeOptions(''), '');
+  assert.equal(childNodeOptions('--import=x  --cpu-prof --cpu-prof-dir /tmp/p --max-old-space-size=512 --inspect'), '--import=x --max-old-space-size=512');
+  // Quotes group; inside them a backslash takes the next character as it is.
+  assert.equal(childNodeOptions('"--require=/a b/c.js" --inspect-port "9230" --title="x \\"y\\""'), '"--require=/a b/c.js" "--title=x \\"y\\""');
+  assert.equal(childNodeOptions('--heap-prof --enable-source-maps'), '--enable-source-maps');
+});
+
+test('the stamp follows the .ts and .js files (src/main.js sets the V8 flags), not other files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-fingerprint-'));
+  try {
+    mkdirSync(join(dir, 'lib'));
+    for (const f of ['a.ts', 'main.js', 'lib/b.ts', 'notes.md']) writeFileSync(join(dir, f), '');
+    const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+    for (const f of ['a.ts', 'main.js', 'lib/b.ts', 'notes.md']) utimesSync(join(dir, f), t(0), t(0));
+    const before = sourcesFingerprint(dir);
+    assert.equal(before, `${t(0).getTime()} 3`);
+    utimesSync(join(dir, 'notes.md'), t(5), t(5));
+    assert.equal(sourcesFingerprint(dir), before);
+    utimesSync(join(dir, 'main.js'), t(9), t(9));
+    assert.equal(sourcesFingerprint(dir), `${t(9).getTime()} 3`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -11,7 +11,9 @@
  * then loads every module from the cache and never loads the stripper.
  *
  * Whether the sources changed is told by a stamp in the cache directory:
- * the newest modification time and the number of the .ts files under src/.
+ * the newest modification time and the number of the .ts and .js files
+ * under src/ (the .js ones include src/main.js, whose V8 flags every cached
+ * compilation must have been made under).
  * A wrong answer costs only memory or one needless child, never
  * correctness: Node checks each entry against its source before using it.
  *
@@ -51,7 +53,38 @@ export function childNodeArgs(execArgv = process.execArgv) {
   return out;
 }
 
-/** "<newest mtime> <count>" of the .ts files under dir. */
+/**
+ * Node's NODE_OPTIONS for the filling child: the parent's, but the
+ * diagnostic ones (as childNodeArgs). Read as Node reads it: options are
+ * separated by spaces, double quotes group, and inside quotes a backslash
+ * takes the next character as it is. Returns undefined for undefined.
+ */
+export function childNodeOptions(nodeOptions = process.env.NODE_OPTIONS) {
+  if (nodeOptions === undefined) return undefined;
+  const args = [];
+  let current = null;
+  let quoted = false;
+  for (let i = 0; i < nodeOptions.length; i++) {
+    let c = nodeOptions[i];
+    if (c === '\\' && quoted && i + 1 < nodeOptions.length) c = nodeOptions[++i];
+    else if (c === ' ' && !quoted) {
+      if (current !== null) args.push(current);
+      current = null;
+      continue;
+    } else if (c === '"') {
+      quoted = !quoted;
+      current ??= '';
+      continue;
+    }
+    current = (current ?? '') + c;
+  }
+  if (current !== null) args.push(current);
+  return childNodeArgs(args)
+    .map((a) => (a === '' || /[ "\\]/.test(a) ? `"${a.replace(/["\\]/g, '\\$&')}"` : a))
+    .join(' ');
+}
+
+/** "<newest mtime> <count>" of the .ts and .js files under dir. */
 export function sourcesFingerprint(dir = SRC_DIR) {
   let newest = 0;
   let count = 0;
@@ -59,7 +92,7 @@ export function sourcesFingerprint(dir = SRC_DIR) {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
       const p = join(d, entry.name);
       if (entry.isDirectory()) walk(p);
-      else if (entry.name.endsWith('.ts')) {
+      else if (entry.name.endsWith('.ts') || entry.name.endsWith('.js')) {
         newest = Math.max(newest, statSync(p).mtimeMs);
         count++;
       }
@@ -71,7 +104,8 @@ export function sourcesFingerprint(dir = SRC_DIR) {
 
 /**
  * Runs `entry` (src/main.js) in a child with PARLEY_COMPILE_ONLY=1 and the
- * same Node flags (but the diagnostic ones, childNodeArgs) when the stamp in
+ * same Node flags and NODE_OPTIONS (but the diagnostic ones, childNodeArgs
+ * and childNodeOptions) when the stamp in
  * `cacheDir` does not match the sources, then records the stamp. A failed
  * child (or one stopped after CHILD_TIMEOUT_MS) is reported and otherwise
  * ignored: the server compiles what it needs itself, as before.
@@ -88,7 +122,7 @@ export function warmCompileCache(cacheDir, entry) {
   if (stamp === fingerprint) return;
   try {
     execFileSync(process.execPath, [...childNodeArgs(), entry], {
-      env: { ...process.env, PARLEY_COMPILE_ONLY: '1' },
+      env: { ...process.env, NODE_OPTIONS: childNodeOptions(), PARLEY_COMPILE_ONLY: '1' },
       stdio: 'inherit',
       timeout: CHILD_TIMEOUT_MS,
     });
