@@ -96,6 +96,24 @@ useVendorBundle();
 if (compileOnly) {
   await import('./cli/serve.ts');
   flushCompileCache();
+  // The Markdown render threads: a worker thread enables the compile cache
+  // from NODE_COMPILE_CACHE as it starts, in a directory named after the V8
+  // flags then off their defaults. In the server those are the ones above,
+  // the old generation's growth once serving, and the young generation's
+  // growth factor either at its default or 1 (capYoungGeneration), so one
+  // render thread is run under each, and each writes its entries as it ends.
+  // Without this, the first render thread after a change to the sources
+  // found none of its entries and loaded the TypeScript stripper.
+  try {
+    setFlagsFromString(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
+    const { warmRenderThread } = await import('./markdown/pool.ts');
+    for (const factor of [2, 1]) {
+      setFlagsFromString(`--semi-space-growth-factor=${factor}`);
+      await warmRenderThread();
+    }
+  } catch (err) {
+    console.error(`Parley: filling the render thread's compile cache failed (${err?.message ?? err})`);
+  }
   process.exit(0);
 }
 // (No directory when the cache could not be enabled, or NODE_DISABLE_COMPILE_CACHE is set.)

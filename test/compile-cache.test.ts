@@ -15,7 +15,7 @@ import { childNodeArgs, childNodeOptions, STAMP_FILE, sourcesFingerprint } from 
 const STRIPPER = 'NativeModule internal/deps/amaro/dist/index';
 const preload = join(import.meta.dirname, 'fixtures', 'module-list.mjs');
 
-test('a start with a cold compile cache fills it in a child first; the server itself never loads the type stripper', async () => {
+test('a start with a cold compile cache fills it in a child first; neither the server nor its render thread loads the type stripper', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-compile-cache-'));
   const lists = join(dataDir, 'module-lists');
   const cacheBase = join(dataDir, 'cache');
@@ -23,12 +23,12 @@ test('a start with a cold compile cache fills it in a child first; the server it
   const env = { DATA_DIR: join(dataDir, 'data'), NODE_COMPILE_CACHE: cacheBase, NODE_OPTIONS: `--import=${preload}`, MODULE_LISTS_DIR: lists, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' };
   mkdirSync(lists);
   /** Starts and stops a server; returns its pid, its output and the module lists of the processes it ran. */
-  const run = async (whileRunning?: (output: () => string) => Promise<void>): Promise<{ server: number; output: string; lists: Map<string, string> }> => {
+  const run = async (whileRunning?: (output: () => string, url: string) => Promise<void>): Promise<{ server: number; output: string; lists: Map<string, string> }> => {
     for (const f of readdirSync(lists)) rmSync(join(lists, f));
     const n = await spawnNode(env);
     const pid = n.proc.pid!;
     try {
-      await whileRunning?.(n.output);
+      await whileRunning?.(n.output, n.url);
     } finally {
       await stopNode(n);
     }
@@ -44,8 +44,20 @@ test('a start with a cold compile cache fills it in a child first; the server it
     return join(cacheBase, versioned!, STAMP_FILE);
   };
   try {
-    // Cold: the filling child needs the stripper; the server does not.
-    const cold = await run();
+    // Cold: the filling child needs the stripper; the server does not. Nor
+    // does its render thread, which reads its own directory (see src/main.js).
+    let renderThreadReads = '';
+    const cold = await run(async (output, url) => {
+      const rc = Object.fromEntries([...readFileSync(join(env.DATA_DIR, 'zuliprc'), 'utf8').matchAll(/^(\w+)=(.*)$/gm)].map((m) => [m[1], m[2]]));
+      const before = output().length;
+      const res = await fetch(`${url}/api/v1/messages`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${rc.email}:${rc.key}`).toString('base64')}` },
+        body: new URLSearchParams({ type: 'stream', to: 'general', topic: 't', content: '```js\nlet x = 1;\n```' }),
+      });
+      assert.equal(res.status, 200, await res.text());
+      renderThreadReads = output().slice(before);
+    });
     assert.equal(cold.lists.size, 2, 'the server and one filling child');
     const child = [...cold.lists.keys()].find((p) => p !== String(cold.server))!;
     assert.ok(cold.lists.get(child)!.includes(STRIPPER), 'the child compiled the TypeScript');
@@ -56,15 +68,24 @@ test('a start with a cold compile cache fills it in a child first; the server it
     const first = verdicts(cold.output);
     assert.ok(first.accepted > 100, `the server used the child's compilations (${first.accepted})`);
     assert.equal(first.rejected, 0);
+    const threadDir = /resolved path \S+ \+ (\S+) ->/.exec(renderThreadReads)?.[1];
+    assert.ok(threadDir, 'a render thread started');
+    const strippedReads = [...renderThreadReads.matchAll(/reading cache from (\S+) for StrippedTypeScript \S+\.\.\.(.*)$/gm)];
+    assert.ok(strippedReads.length > 10, `the render thread read its modules from the cache (${strippedReads.length})`);
+    for (const [, file, result] of strippedReads) {
+      assert.ok(file!.includes(threadDir), file);
+      assert.doesNotMatch(result!, /no such file/, file);
+    }
 
     // Warm: no child. Once serving, the server drops the entries it read
-    // (flushCompileCache in src/main.js), not only at exit.
+    // (flushCompileCache in src/main.js), not only at exit. (Node writes
+    // this on stderr, and the server's log on stdout: their order in the
+    // output is not theirs in time.)
     const FLUSHED = '[compile cache] Clear deserialized cache.';
     let flushedWhileServing = false;
     const warm = await run(async (output) => {
-      const listening = output().indexOf('Parley listening on');
       for (let i = 0; i < 100 && !flushedWhileServing; i++) {
-        flushedWhileServing = output().indexOf(FLUSHED, listening) >= 0;
+        flushedWhileServing = output().includes(FLUSHED);
         if (!flushedWhileServing) await new Promise((r) => setTimeout(r, 50));
       }
     });

@@ -126,3 +126,25 @@ export function createMarkdownRenderer(opts: { threads: number; timeoutMs: numbe
     },
   };
 }
+
+/**
+ * Starts a render thread, has it render a message with a code block and
+ * math (so it loads the highlighter and KaTeX too), and ends it: the
+ * compile cache's filling child runs this (src/main.js), so that the
+ * server's render threads find their modules compiled.
+ */
+export async function warmRenderThread(): Promise<void> {
+  const renderer = createMarkdownRenderer({ threads: 1, timeoutMs: 60_000 });
+  try {
+    await renderer.render('```python\nprint(1)\n```\n$$x^2$$ **a** [b](https://example.com)', {
+      users: [],
+      groups: [],
+      streams: [],
+      customEmoji: [],
+      linkifiers: [],
+      realmUrl: 'http://localhost',
+    });
+  } finally {
+    await renderer.close();
+  }
+}
