@@ -6,12 +6,12 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { Client, assertSuccess, sleep, spawnNode, stopNode, type NodeProcess } from './helpers.ts';
+import { Client, assertSuccess, sleep, spawnNode, stopNode, zuliprcAccount, type NodeProcess } from './helpers.ts';
 import { deleteKeysWithPrefix } from '../src/lib/redis.ts';
 
 const dbUrl = process.env.TEST_DATABASE_URL;
@@ -46,8 +46,7 @@ before(async () => {
   // The first node creates the organization; the others find it.
   nodes.push(await spawnNode(env()));
   nodes.push(...(await Promise.all([spawnNode(env()), spawnNode(env())])));
-  const rc = readFileSync(join(dataDir, 'zuliprc'), 'utf8');
-  account = { email: /email=(.*)/.exec(rc)![1]!, apiKey: /key=(.*)/.exec(rc)![1]! };
+  account = zuliprcAccount(dataDir);
 });
 
 after(async () => {

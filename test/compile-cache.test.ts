@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnNode, stopNode } from './helpers.ts';
+import { Client, assertSuccess, spawnNode, stopNode, zuliprcAccount } from './helpers.ts';
 import { childNodeArgs, childNodeOptions, STAMP_FILE, sourcesFingerprint } from '../src/lib/compile-cache.js';
 
 const STRIPPER = 'NativeModule internal/deps/amaro/dist/index';
@@ -61,18 +61,12 @@ test('a start with a cold compile cache fills it in a child first; neither the s
 
     // Warm: no child. Once serving, the server drops the entries it read
     // (flushCompileCache in src/main.js), not only at exit: the preload
-    // counts the calls.
-    // Its render thread (started by a message with a code block) needs the
-    // stripper no more: the child filled the thread's own directory too (see
-    // src/main.js).
+    // counts the calls. Its render thread (started by a message with a code
+    // block) needs the stripper no more: the child filled the thread's own
+    // directory too (see src/main.js).
     const warm = await run(async (_output, url) => {
-      const rc = Object.fromEntries([...readFileSync(join(env.DATA_DIR, 'zuliprc'), 'utf8').matchAll(/^(\w+)=(.*)$/gm)].map((m) => [m[1], m[2]]));
-      const res = await fetch(`${url}/api/v1/messages`, {
-        method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${rc.email}:${rc.key}`).toString('base64')}` },
-        body: new URLSearchParams({ type: 'stream', to: 'general', topic: 't', content: '```js\nlet x = 1;\n```' }),
-      });
-      assert.equal(res.status, 200, await res.text());
+      const owner = new Client(url, zuliprcAccount(env.DATA_DIR));
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'general', topic: 't', content: '```js\nlet x = 1;\n```' }));
     });
     assert.equal(warm.lists.get(String(warm.server))!.split('\n').filter((l) => l === 'flushCompileCache()').length, 1, 'the server flushed its compile cache');
     // Each thread reports the directory it enables, the request thread first.

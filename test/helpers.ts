@@ -494,6 +494,12 @@ export interface NodeProcess {
  * Starts `node src/main.js` with `env` (on top of PATH and HOME) and waits
  * for its "listening" line. Rejects with the output if it exits first.
  */
+/** The owner account a server's first start wrote to DATA_DIR/zuliprc. */
+export function zuliprcAccount(dataDir: string): { email: string; apiKey: string } {
+  const rc = readFileSync(join(dataDir, 'zuliprc'), 'utf8');
+  return { email: /email=(.*)/.exec(rc)![1]!, apiKey: /key=(.*)/.exec(rc)![1]! };
+}
+
 export function spawnNode(env: Record<string, string>): Promise<NodeProcess> {
   const root = join(here, '..');
   const proc = spawn(process.execPath, [join(root, 'src', 'main.js')], {
