@@ -518,16 +518,23 @@ const REGISTER_FORM = { event_types: '["message"]', fetch_event_types: '["messag
  * their warm-up seconds: they are the first runs of the delivery path with
  * 1,000 waiting polls, on the server and in this client.
  *
- * A poller stamps its answer's arrival at once and sends its next poll on
- * the following turn of the event loop (setImmediate), so that the answers
- * that arrived together are all stamped before this one-threaded client
- * spends time writing 1,000 new requests: a late stamp would be the load
- * generator's time, not the server's. The server loses nothing meanwhile:
- * events keep in the queue until the next poll.
+ * A poller stamps its answer's arrival at once. After an answer with a
+ * message it sends its next poll only once every poller has that message
+ * (or the wait for it has ended), so that this one-threaded client spends
+ * no time writing 1,000 new requests while answers are still arriving: a
+ * late stamp would be the load generator's time, not the server's. The
+ * server writes a message's answers in one run of its event loop and reads
+ * no new poll before that run ends, so the polls' timing does not change
+ * its work; and it loses nothing meanwhile, as events keep in the queue
+ * until the next poll. The benchmark waits 200 ms after each message, in
+ * which the new polls arrive.
  */
 async function fanout(base: string, owner: Credentials, users: Credentials[], messages: number, warmup: number) {
   const received = new Map<string, number[]>(); // message content -> arrival times
   let stop = false;
+  // Closed from a message's send until every poller has it; open otherwise.
+  let gate: Promise<void> = Promise.resolve();
+  let openGate = (): void => {};
   const pollers: LongPoller[] = [];
   await pool(users, 20, async (u) => {
     const q = await call(base, u, 'POST', '/api/v1/register', REGISTER_FORM);
@@ -540,15 +547,18 @@ async function fanout(base: string, owner: Credentials, users: Credentials[], me
         const r = await poller.poll(`/api/v1/events?queue_id=${queue}&last_event_id=${last}`).catch(() => null);
         if (!r) return;
         const at = performance.now();
+        let message = false;
         for (const e of r.events) {
           last = Math.max(last, e.id as number);
           if (e.type === 'message') {
+            message = true;
             const content = String((e.message as Record<string, unknown>).content);
             const key = content.replace(/<[^>]*>/g, '');
             (received.get(key) ?? received.set(key, []).get(key)!).push(at);
           }
         }
-        await new Promise((resolve) => setImmediate(resolve));
+        if (message) await gate;
+        else await new Promise((resolve) => setImmediate(resolve));
       }
     };
     void poll();
@@ -560,10 +570,12 @@ async function fanout(base: string, owner: Credentials, users: Credentials[], me
   let missing = 0;
   for (let k = 0; k < warmup + messages; k++) {
     const content = `fanout ${k}`;
+    gate = new Promise((resolve) => (openGate = resolve));
     const t0 = performance.now();
     await call(base, owner, 'POST', '/api/v1/messages', { type: 'channel', to: 'fanout', topic: 'fanout', content });
     const deadline = performance.now() + 10_000;
     while ((received.get(content)?.length ?? 0) < users.length && performance.now() < deadline) await sleep(5);
+    openGate();
     const times = received.get(content) ?? [];
     // A message no poller had has no last delivery (a measured one is also counted in `missing`).
     lastDelivery.push(times.length ? Math.max(...times) - t0 : NaN);
@@ -574,6 +586,7 @@ async function fanout(base: string, owner: Credentials, users: Credentials[], me
     await sleep(200);
   }
   stop = true;
+  openGate();
   for (const p of pollers) p.close();
   const sorted = Float64Array.from(latencies).sort();
   const measuredLast = Float64Array.from(lastDelivery.slice(warmup).filter(Number.isFinite)).sort();
