@@ -22,6 +22,8 @@
  *   BENCH_REQUESTS_ONLY=1   skip the fan-out, queue-memory and long-history figures
  *   BENCH_CHILD_LOG=PATH    append each server's output lines to PATH.parley and PATH.bare
  *   BENCH_STARTUP_ONLY=1    only the cold start and the idle memory (no load): a quick check of both
+ *   BENCH_SETTLE_SECONDS    seconds after which the memory is read again, idle after start and after
+ *                           the load (default 15; 0 skips these readings)
  *   BENCH_FANOUT_USERS, BENCH_FANOUT_MESSAGES, BENCH_FANOUT_WARMUP, BENCH_QUEUES, BENCH_SMALL_HISTORY,
  *   BENCH_BIG_HISTORY  sizes of those figures (1000, 20, 1, 10000, 10000, 1000000)
  *
@@ -169,6 +171,12 @@ const settings = {
   requestsOnly: process.env.BENCH_REQUESTS_ONLY === '1',
   /** Only the start-up figures: cold start and idle memory. */
   startupOnly: process.env.BENCH_STARTUP_ONLY === '1',
+  /**
+   * Seconds after which the idle memory and the memory after the load are
+   * read a second time (0: not read): the server gives memory back a while
+   * after it goes quiet (src/main.js, IDLE_CHECK_MS).
+   */
+  settleSeconds: process.env.BENCH_SETTLE_SECONDS === '0' ? 0 : num('BENCH_SETTLE_SECONDS', 15),
 };
 
 const STARTUP_TIMEOUT_MS = 60_000;
@@ -270,6 +278,13 @@ function cpuPerRequest(before: number | null, after: number | null, requests: nu
 }
 
 /** Resident memory of a process in MiB (Linux /proc), or null elsewhere. */
+/** Both servers' resident memory once `settleSeconds` more have passed with no load (null when 0). */
+async function settledMemory(parley: Child, bare: Child): Promise<{ parley: number | null; bare: number | null } | null> {
+  if (!settings.settleSeconds) return null;
+  await sleep(settings.settleSeconds * 1000);
+  return { parley: rssMiB(parley.proc.pid), bare: rssMiB(bare.proc.pid) };
+}
+
 function rssMiB(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number | null {
   if (pid === undefined) return null;
   try {
@@ -710,8 +725,10 @@ async function main(): Promise<number> {
 
     await sleep(1000);
     const memStart = { parley: rssMiB(parley.proc.pid), bare: rssMiB(bare.proc.pid) };
+    const memStartSettled = await settledMemory(parley, bare);
     if (settings.startupOnly) {
       console.log(`idle memory (VmRSS): Parley ${fmt(memStart.parley, 1)} MiB, bare ${fmt(memStart.bare, 1)} MiB`);
+      if (memStartSettled) console.log(`idle memory ${settings.settleSeconds} s later: Parley ${fmt(memStartSettled.parley, 1)} MiB, bare ${fmt(memStartSettled.bare, 1)} MiB`);
       await seedDb.close();
       return 0;
     }
@@ -762,6 +779,7 @@ async function main(): Promise<number> {
     await sleep(1000);
     const memAfter = { parley: rssMiB(parley.proc.pid), bare: rssMiB(bare.proc.pid) };
     const memPeak = { parley: rssMiB(parley.proc.pid, 'VmHWM'), bare: rssMiB(bare.proc.pid, 'VmHWM') };
+    const memAfterSettled = await settledMemory(parley, bare);
 
     let fan: Awaited<ReturnType<typeof fanout>> | undefined;
     let queueMem: Awaited<ReturnType<typeof queueMemory>> | undefined;
@@ -832,7 +850,9 @@ async function main(): Promise<number> {
       table([
         ['memory (VmRSS, MiB)', 'Parley', 'bare', 'ratio'],
         ['after start (idle)', fmt(memStart.parley, 1), fmt(memStart.bare, 1), fmt(ratio(memStart.parley ?? 0, memStart.bare ?? 0))],
+        ...(memStartSettled ? [[`idle, ${settings.settleSeconds} s later`, fmt(memStartSettled.parley, 1), fmt(memStartSettled.bare, 1), fmt(ratio(memStartSettled.parley ?? 0, memStartSettled.bare ?? 0))]] : []),
         ['after load', fmt(memAfter.parley, 1), fmt(memAfter.bare, 1), fmt(ratio(memAfter.parley ?? 0, memAfter.bare ?? 0))],
+        ...(memAfterSettled ? [[`after load, ${settings.settleSeconds} s later`, fmt(memAfterSettled.parley, 1), fmt(memAfterSettled.bare, 1), fmt(ratio(memAfterSettled.parley ?? 0, memAfterSettled.bare ?? 0))]] : []),
         ['peak (VmHWM)', fmt(memPeak.parley, 1), fmt(memPeak.bare, 1), fmt(ratio(memPeak.parley ?? 0, memPeak.bare ?? 0))],
       ]),
     );
@@ -899,7 +919,7 @@ async function main(): Promise<number> {
       database,
       settings: { durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections },
       scenarios: results,
-      memoryMiB: { afterStart: memStart, afterLoad: memAfter, peak: memPeak },
+      memoryMiB: { afterStart: memStart, afterStartSettled: memStartSettled, afterLoad: memAfter, afterLoadSettled: memAfterSettled, peak: memPeak },
       scaleOut,
       coldStartMs,
       firstStartMs,
