@@ -173,10 +173,13 @@ function wakeMemoryReducerWhenQuiet() {
   let gc;
   try {
     gc = runInNewContext('gc');
+  } catch {
+    // (A V8 that does not give it this way: the server runs without this.)
   } finally {
     // Back to the flags the compile cache's entries were made under (see above).
     setFlagsFromString('--no-expose-gc');
   }
+  if (typeof gc !== 'function') return;
   const { NODE_PERFORMANCE_GC_MINOR: MINOR, NODE_PERFORMANCE_GC_FLAGS_FORCED: FORCED } = perfConstants;
   let lately = 0; // collections in the current interval
   let sinceAsked = 0; // collections since the last one this asked for
