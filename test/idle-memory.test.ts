@@ -30,7 +30,6 @@ test('a server that goes quiet after work asks for one young-generation collecti
     let loadStart = 0;
     let loadEnd = 0;
     try {
-      await sleep(QUIET_MS);
       // Anonymous (no per-user rate limit), and enough for the young generation to fill several times.
       const client = new Client(n.url, null);
       loadStart = Date.now();
