@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
 import { openStore, transaction, type Store } from '../src/store/db.ts';
+import { NodeSqliteDatabase } from '../src/store/sqlite-driver.ts';
 
 const skip = process.env.TEST_DATABASE_URL ? 'group commit is SQLite only' : false;
 
@@ -153,4 +154,31 @@ test('under writes that never pause, the log is still started over once it is lo
     },
     { walRestartBytes: 256 * 1024 },
   );
+});
+
+test('the checkpoint thread ends once it has had nothing to copy, and starts again after as many writes as the first time', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-checkpointer-'));
+  const db = new NodeSqliteDatabase(join(dir, 'parley.sqlite3'), { checkpointerIdleMs: 300 });
+  const write = (n: number) => {
+    for (let i = 0; i < n; i++) db.prepare('INSERT INTO probe (v) VALUES (?)').run([randomBytes(200).toString('hex')]);
+  };
+  try {
+    db.prepare('CREATE TABLE probe (id INTEGER PRIMARY KEY, v TEXT NOT NULL)').run([]);
+    write(99);
+    assert.equal(db.checkpointerRunning, false, 'not before 100 writes');
+    write(1);
+    assert.equal(db.checkpointerRunning, true);
+    const deadline = Date.now() + 10_000;
+    while (db.checkpointerRunning && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(db.checkpointerRunning, false, 'it ended after a quiet spell');
+    write(99);
+    assert.equal(db.checkpointerRunning, false, 'not again before 100 more writes');
+    write(1);
+    assert.equal(db.checkpointerRunning, true, 'again after 100 more');
+    assert.deepEqual(db.prepare('SELECT COUNT(*) AS n FROM probe').all([]), [{ n: 200 }]);
+  } finally {
+    await db.stopBackground();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

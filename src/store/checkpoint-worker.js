@@ -14,6 +14,10 @@
  * answers { checkpointed: n }, and the transaction that follows starts the
  * log over.
  *
+ * Once it has had nothing to copy for `idleMs` (no frame written to the log
+ * since its last checkpoint, and every frame copied), it ends: the request
+ * thread starts it again after more writes (sqlite-driver.ts).
+ *
  * Plain JavaScript on purpose (like src/main.js): a worker thread whose
  * script is TypeScript loads Node's type stripper (a WebAssembly module of
  * about 17 MiB) whenever the compile cache has no entry for it, for the
@@ -22,24 +26,39 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { DatabaseSync } from 'node:sqlite';
 
-const { path, intervalMs, restartBytes } = workerData;
+const { path, intervalMs, restartBytes, idleMs } = workerData;
 const db = new DatabaseSync(path);
 db.exec('PRAGMA busy_timeout = 1000');
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 const frameBytes = Number(db.prepare('PRAGMA page_size').get().page_size) + 24;
 /** 'full' was posted and no 'checkpoint' has come since. */
 let asked = false;
+/** The log's frames and the copied ones at the last checkpoint, and since when they have not changed. */
+let last = '';
+let quietSince = Date.now();
 
 /** Frames in the log as the checkpoint began; null when it could not run. */
 function passive() {
   try {
-    return Number(checkpoint.get().log);
+    const r = checkpoint.get();
+    const now = `${r.log}/${r.checkpointed}`;
+    if (now !== last || Number(r.checkpointed) !== Number(r.log)) quietSince = Date.now();
+    last = now;
+    return Number(r.log);
   } catch {
+    quietSince = Date.now();
     return null; // busy or locked: the next tick tries again
   }
 }
 
+function stop() {
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+}
+
 const timer = setInterval(() => {
+  if (!asked && Date.now() - quietSince >= idleMs) return stop();
   let frames = passive();
   if (!asked && frames !== null && frames * frameBytes >= restartBytes) {
     // Copy what was written meanwhile, so that little is left for the checkpoint the request thread waits for.
@@ -59,8 +78,5 @@ parentPort.on('message', (msg) => {
     parentPort.postMessage({ checkpointed: msg.checkpoint });
     return;
   }
-  if (msg !== 'stop') return;
-  clearInterval(timer);
-  db.close();
-  parentPort.close();
+  if (msg === 'stop') stop();
 });
