@@ -278,13 +278,6 @@ function cpuPerRequest(before: number | null, after: number | null, requests: nu
 }
 
 /** Resident memory of a process in MiB (Linux /proc), or null elsewhere. */
-/** Both servers' resident memory once `settleSeconds` more have passed with no load (null when 0). */
-async function settledMemory(parley: Child, bare: Child): Promise<{ parley: number | null; bare: number | null } | null> {
-  if (!settings.settleSeconds) return null;
-  await sleep(settings.settleSeconds * 1000);
-  return { parley: rssMiB(parley.proc.pid), bare: rssMiB(bare.proc.pid) };
-}
-
 function rssMiB(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number | null {
   if (pid === undefined) return null;
   try {
@@ -294,6 +287,18 @@ function rssMiB(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): nu
   } catch {
     return null;
   }
+}
+
+/** A row of the memory table: both servers' figures and their ratio. */
+function memoryRow(label: string, m: { parley: number | null; bare: number | null }): string[] {
+  return [label, fmt(m.parley, 1), fmt(m.bare, 1), fmt(ratio(m.parley ?? 0, m.bare ?? 0))];
+}
+
+/** Both servers' resident memory once `settleSeconds` more have passed with no load (null when 0). */
+async function settledMemory(parley: Child, bare: Child): Promise<{ parley: number | null; bare: number | null } | null> {
+  if (!settings.settleSeconds) return null;
+  await sleep(settings.settleSeconds * 1000);
+  return { parley: rssMiB(parley.proc.pid), bare: rssMiB(bare.proc.pid) };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -849,11 +854,11 @@ async function main(): Promise<number> {
     console.log(
       table([
         ['memory (VmRSS, MiB)', 'Parley', 'bare', 'ratio'],
-        ['after start (idle)', fmt(memStart.parley, 1), fmt(memStart.bare, 1), fmt(ratio(memStart.parley ?? 0, memStart.bare ?? 0))],
-        ...(memStartSettled ? [[`idle, ${settings.settleSeconds} s later`, fmt(memStartSettled.parley, 1), fmt(memStartSettled.bare, 1), fmt(ratio(memStartSettled.parley ?? 0, memStartSettled.bare ?? 0))]] : []),
-        ['after load', fmt(memAfter.parley, 1), fmt(memAfter.bare, 1), fmt(ratio(memAfter.parley ?? 0, memAfter.bare ?? 0))],
-        ...(memAfterSettled ? [[`after load, ${settings.settleSeconds} s later`, fmt(memAfterSettled.parley, 1), fmt(memAfterSettled.bare, 1), fmt(ratio(memAfterSettled.parley ?? 0, memAfterSettled.bare ?? 0))]] : []),
-        ['peak (VmHWM)', fmt(memPeak.parley, 1), fmt(memPeak.bare, 1), fmt(ratio(memPeak.parley ?? 0, memPeak.bare ?? 0))],
+        memoryRow('after start (idle)', memStart),
+        ...(memStartSettled ? [memoryRow(`idle, ${settings.settleSeconds} s later`, memStartSettled)] : []),
+        memoryRow('after load', memAfter),
+        ...(memAfterSettled ? [memoryRow(`after load, ${settings.settleSeconds} s later`, memAfterSettled)] : []),
+        memoryRow('peak (VmHWM)', memPeak),
       ]),
     );
     console.log('');

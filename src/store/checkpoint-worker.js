@@ -33,18 +33,18 @@ const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 const frameBytes = Number(db.prepare('PRAGMA page_size').get().page_size) + 24;
 /** 'full' was posted and no 'checkpoint' has come since. */
 let asked = false;
-/** The log's frames and the copied ones at the last checkpoint, and since when they have not changed. */
-let last = '';
+/** The log's frames at the last checkpoint, and since when it has not grown with every frame copied. */
+let lastLog = -1;
 let quietSince = Date.now();
 
 /** Frames in the log as the checkpoint began; null when it could not run. */
 function passive() {
   try {
     const r = checkpoint.get();
-    const now = `${r.log}/${r.checkpointed}`;
-    if (now !== last || Number(r.checkpointed) !== Number(r.log)) quietSince = Date.now();
-    last = now;
-    return Number(r.log);
+    const log = Number(r.log);
+    if (log !== lastLog || Number(r.checkpointed) !== log) quietSince = Date.now();
+    lastLog = log;
+    return log;
   } catch {
     quietSince = Date.now();
     return null; // busy or locked: the next tick tries again
