@@ -15,6 +15,18 @@ import type { Browser, Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
 import { browserSkipReason, eventually, launchChromium, loginPage, messageRow, startWebTestServer, type WebTestServer } from './web-browser.ts';
 
+/**
+ * The aria-label of the focused element, once it is `label` or after 5 s: the
+ * client moves the focus after its next render (a keyboard shortcut opens the
+ * compose box first), so a read right after the key press can come too early.
+ */
+async function focusedLabel(page: Page, label: string): Promise<string | null> {
+  await page
+    .waitForFunction((l) => (globalThis as any).document.activeElement?.getAttribute('aria-label') === l, label, { timeout: 5000 })
+    .catch(() => {});
+  return page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label') ?? null);
+}
+
 const skip = await browserSkipReason();
 if (skip) console.log(`# ${skip}`);
 
@@ -434,13 +446,13 @@ describe('web client in Chromium', { skip }, () => {
 
       // Keyboard: "/" goes to search, Escape leaves it, "c" to the compose box's topic.
       await page.locator('body').press('/');
-      assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'Search');
+      assert.equal(await focusedLabel(page, 'Search'), 'Search');
       await page.keyboard.press('Escape');
       await page.locator('body').press('c');
-      assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'Topic');
+      assert.equal(await focusedLabel(page, 'Topic'), 'Topic');
       await page.keyboard.type('kbd');
       await page.keyboard.press('Tab');
-      assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'Message');
+      assert.equal(await focusedLabel(page, 'Message'), 'Message');
       // Shift+Enter makes a new line; Enter sends.
       await page.keyboard.type('**first line**');
       await page.keyboard.press('Shift+Enter');
