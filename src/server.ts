@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { randomUUID } from 'node:crypto';
 import { openStore } from './store/db.ts';
+import { ChangeFeed } from './store/change-feed.ts';
 import { withClusterLock } from './store/locks.ts';
 import { NodeConflictError, registerNode, type NodeRegistration } from './store/nodes.ts';
 import { lockDataDir } from './lib/data-dir-lock.ts';
@@ -93,6 +94,8 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   const bootstrap = (await withClusterLock(store, 'bootstrap', { wait: true }, () => ensureRealm(store, config)))!;
   const events = await openEventSystem(config, log);
   const { queues, bus } = events;
+  // Several processes: each announces its changes to the others, which keep the organization in memory too.
+  if (events.redis) store.changes.useFeed(new ChangeFeed(store.changes, events.redis));
   queues.startGc(config.queueGcSeconds);
   const markdown = createMarkdownRenderer({ threads: config.markdownThreads, timeoutMs: config.markdownTimeoutMs });
   const svc: Services = { config, store, queues, bus, redis: events.redis, log, markdown, metrics, realmId: bootstrap.realmId };

@@ -189,6 +189,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       const settings = JSON.parse(row.settings_json || '{}') as Record<string, unknown>;
       settings[name] = value;
       await updateUser(db, account.id, { settings_json: JSON.stringify(settings) });
+      // The other nodes hear of it before the test's next request (a write outside a transaction is announced after it).
+      await server.svc.store.changes.announced();
     },
     async makeUser(opts = {}) {
       n++;

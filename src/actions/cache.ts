@@ -14,9 +14,11 @@
  * changes (an edit, a move, a deletion: MESSAGE_REWRITES), as reactions and
  * submessages are when any is added or removed; new messages leave them.
  *
- * With several processes sharing the work (REDIS_URL), nothing is kept
- * between requests: another process's change must be visible to the very
- * next request, whichever process serves it.
+ * With several processes sharing the work (REDIS_URL), each request first
+ * reads what the other processes have changed (`store.changes.refresh()`,
+ * see store/change-feed.ts), so another process's change is seen by the
+ * very next request, whichever process serves it. Background jobs do the
+ * same at the start of each pass (`refreshKept`).
  *
  * Values handed out are shared and frozen: never modify them.
  */
@@ -25,7 +27,7 @@ import type { Store, Tx } from '../store/db.ts';
 import { MESSAGE_REWRITES, type TableChanges } from '../store/changes.ts';
 import { messagesByIds, reactionsFor, type MessageRow, type ReactionRow } from '../store/messages.ts';
 import { submessagesFor, type SubmessageRow } from '../store/submessages.ts';
-import { allUsers, userByApiKeyWithRealm, type UserRow } from '../store/users.ts';
+import { allUsers, type UserRow } from '../store/users.ts';
 import { realmById, type RealmRow } from '../store/realm.ts';
 import { allStreams, subscribedStreamIds, subscribersWithNotificationSettings, type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
 import { mutingUserIds } from '../store/muted-users.ts';
@@ -90,8 +92,7 @@ class Part<T> extends Kept<0, T> {
     this.load = load;
   }
 
-  async get(enabled: boolean, db: Tx): Promise<T> {
-    if (!enabled) return this.load(db);
+  async get(db: Tx): Promise<T> {
     const stamp = this.begin();
     const kept = this.kept.get(0);
     if (kept !== undefined) return kept;
@@ -113,8 +114,7 @@ class ByKey<K, T> extends Kept<K, T> {
     this.load = load;
   }
 
-  async get(enabled: boolean, db: Tx, key: K): Promise<T> {
-    if (!enabled) return this.load(db, key);
+  async get(db: Tx, key: K): Promise<T> {
     const stamp = this.begin();
     const kept = this.kept.get(key);
     if (kept !== undefined) return kept;
@@ -142,8 +142,7 @@ class ByMessage<T> extends Kept<number, T> {
     this.absent = absent;
   }
 
-  async get(enabled: boolean, db: Tx, ids: readonly number[]): Promise<Map<number, T>> {
-    if (!enabled) return this.load(db, [...ids]);
+  async get(db: Tx, ids: readonly number[]): Promise<Map<number, T>> {
     const stamp = this.begin();
     const out = new Map<number, T>();
     const missing: number[] = [];
@@ -291,7 +290,7 @@ function cacheOf(svc: Services): RealmCache {
 }
 
 function get<T>(svc: Services, db: Tx, pick: (c: RealmCache) => Part<T>): Promise<T> {
-  return pick(cacheOf(svc)).get(!svc.redis, db);
+  return pick(cacheOf(svc)).get(db);
 }
 
 /** The organization's row and parsed settings. */
@@ -312,11 +311,11 @@ export const cachedProfileData = (svc: Services, db: Tx = svc.store.db): Promise
 
 /** A channel's active subscribers with their notification settings. Frozen and shared. */
 export const cachedSubscribers = (svc: Services, streamId: number, db: Tx = svc.store.db): Promise<ChannelSubscribers> =>
-  cacheOf(svc).subscribers.get(!svc.redis, db, streamId);
+  cacheOf(svc).subscribers.get(db, streamId);
 
 /** The IDs of the channels a user is subscribed to (active subscriptions). Shared: never modify it. */
 export const cachedSubscribedChannels = (svc: Services, userId: number, db: Tx = svc.store.db): Promise<ReadonlySet<number>> =>
-  cacheOf(svc).subscribedChannels.get(!svc.redis, db, userId);
+  cacheOf(svc).subscribedChannels.get(db, userId);
 
 const NO_POLICIES: ReadonlyMap<number, number> = new Map();
 
@@ -326,11 +325,11 @@ const NO_POLICIES: ReadonlyMap<number, number> = new Map();
  * absent. Shared: never modify it.
  */
 export async function cachedTopicPolicies(svc: Services, streamId: number, topic: string, db: Tx = svc.store.db): Promise<ReadonlyMap<number, number>> {
-  return (await cacheOf(svc).topicPolicies.get(!svc.redis, db, streamId)).get(topic.toLowerCase()) ?? NO_POLICIES;
+  return (await cacheOf(svc).topicPolicies.get(db, streamId)).get(topic.toLowerCase()) ?? NO_POLICIES;
 }
 
 /** The users who have muted this user. Shared: never modify it. */
-export const cachedMuters = (svc: Services, userId: number, db: Tx = svc.store.db): Promise<ReadonlySet<number>> => cacheOf(svc).muters.get(!svc.redis, db, userId);
+export const cachedMuters = (svc: Services, userId: number, db: Tx = svc.store.db): Promise<ReadonlySet<number>> => cacheOf(svc).muters.get(db, userId);
 
 /** The alert words of the organization's active users, by user ID. Frozen and shared. */
 export const cachedAlertWords = (svc: Services, db: Tx = svc.store.db): Promise<ReadonlyMap<number, readonly string[]>> => get(svc, db, (c) => c.alertWords);
@@ -341,17 +340,17 @@ export const cachedAlertWords = (svc: Services, db: Tx = svc.store.db): Promise<
  * that has changed messages.
  */
 export async function cachedMessageRows(svc: Services, ids: readonly number[], db: Tx = svc.store.db): Promise<MessageRow[]> {
-  const rows = await cacheOf(svc).messageRows.get(!svc.redis, db, ids);
+  const rows = await cacheOf(svc).messageRows.get(db, ids);
   return [...rows.values()].sort((a, b) => a.id - b.id);
 }
 
 /** The reactions of each of these messages, in the order they were added (every ID has a list). Frozen and shared. */
 export const cachedReactions = (svc: Services, ids: readonly number[], db: Tx = svc.store.db): Promise<Map<number, readonly ReactionRow[]>> =>
-  cacheOf(svc).reactions.get(!svc.redis, db, ids);
+  cacheOf(svc).reactions.get(db, ids);
 
 /** The submessages of each of these messages, by ID order (every ID has a list). Frozen and shared. */
 export const cachedSubmessages = (svc: Services, ids: readonly number[], db: Tx = svc.store.db): Promise<Map<number, readonly SubmessageRow[]>> =>
-  cacheOf(svc).submessages.get(!svc.redis, db, ids);
+  cacheOf(svc).submessages.get(db, ids);
 
 /**
  * A message just stored has no reactions nor submessages yet (a widget's
@@ -359,7 +358,6 @@ export const cachedSubmessages = (svc: Services, ids: readonly number[], db: Tx 
  * alone): formatting it needs no query for them.
  */
 export function primeNewMessage(svc: Services, id: number): void {
-  if (svc.redis) return;
   const c = cacheOf(svc);
   c.reactions.prime(id, NONE);
   c.submessages.prime(id, NONE);
@@ -370,13 +368,22 @@ export function primeNewMessage(svc: Services, id: number): void {
  * organization is deactivated (authentication on every request).
  */
 export async function accountByApiKey(svc: Services, apiKey: string): Promise<{ user: UserRow; realmDeactivated: boolean } | undefined> {
-  if (svc.redis) {
-    const found = await userByApiKeyWithRealm(svc.store.db, apiKey);
-    if (!found || found.realm_id !== svc.realmId) return undefined;
-    const { realm_deactivated: realmDeactivated, ...user } = found;
-    return { user, realmDeactivated: !!realmDeactivated };
-  }
   const user = (await cachedUsers(svc)).byApiKey.get(apiKey);
   if (!user) return undefined;
   return { user, realmDeactivated: !!(await cachedRealm(svc)).row.deactivated };
+}
+
+/**
+ * Takes in the changes other processes have made (several processes share
+ * the work): for work that runs outside requests, at the start of each pass.
+ * Requests do it before anything else (http/app.ts). Does nothing for one
+ * process.
+ */
+export function refreshKept(svc: Services): Promise<void> {
+  return svc.store.changes.refresh();
+}
+
+/** Settles once this process's writes so far are announced to the other processes (an answer waits for its own). */
+export function changesAnnounced(svc: Services): Promise<void> {
+  return svc.store.changes.announced();
 }

@@ -163,8 +163,6 @@ const optionBits = (o: FormatOptions) => (o.applyMarkdown ? 1 : 0) | (o.clientGr
  */
 export async function formatMessagesJson(svc: Services, db: Tx, rows: MessageRow[], dir: Directory, opts: FormatOptions): Promise<Buffer[]> {
   const withoutBrace = (d: Record<string, unknown>) => Buffer.from(JSON.stringify(d).slice(0, -1));
-  // With several processes nothing is kept (see cache.ts): no texts to check, nor to keep.
-  if (svc.redis) return (await formatMessages(svc, db, rows, dir, opts)).map(withoutBrace);
   const ids = rows.map((r) => r.id);
   const [reactions, submessages] = await Promise.all([cachedReactions(svc, ids, db), cachedSubmessages(svc, ids, db)]);
   const options = optionBits(opts);

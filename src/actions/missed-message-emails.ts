@@ -41,7 +41,7 @@ import {
   usersWithDueBatches,
   type MissedMessageEmailRow,
 } from '../store/missed-message-emails.ts';
-import { cachedTopicPolicies } from './cache.ts';
+import { refreshKept, cachedTopicPolicies } from './cache.ts';
 import { VISIBILITY_POLICY } from './user-topics.ts';
 import { dmParticipants } from './messages-format.ts';
 import { lastClientActivity, PRESENCE } from './presence.ts';
@@ -305,5 +305,8 @@ export async function deliverMissedMessageEmails(svc: Services): Promise<void> {
 }
 
 export function startMissedMessageEmailDelivery(svc: Services, intervalMs = 1000): Periodic {
-  return startPeriodic(svc.log, 'missed-message email', () => deliverMissedMessageEmails(svc), intervalMs);
+  return startPeriodic(svc.log, 'missed-message email', async () => {
+    await refreshKept(svc);
+    return deliverMissedMessageEmails(svc);
+  }, intervalMs);
 }

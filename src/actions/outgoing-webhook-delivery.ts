@@ -10,6 +10,7 @@
  *   "Failure! Bot is unavailable" and its owner is told why; other status codes
  *   and bad responses fail at once, with the same notices.
  */
+import { refreshKept } from './cache.ts';
 import type { Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
 import { startPeriodic } from '../lib/periodic.ts';
@@ -242,6 +243,7 @@ export function startOutgoingWebhookDelivery(svc: Services, intervalMs = 1000): 
     svc.log,
     'outgoing webhook delivery',
     async () => {
+      await refreshKept(svc);
       const jobs = await claimDueOutgoingWebhookJobs(svc.store.db, Date.now(), leaseMs, 50);
       for (const job of jobs) {
         const p: Promise<void> = runJob(svc, job, abort.signal)

@@ -29,6 +29,7 @@ import { EMOJI_DATA_PATH, LOGO_PATH, UNKNOWN_USER_AVATAR_PATH } from '../lib/sta
 import { registerIncomingWebhooks, WEBHOOK_PATH_PREFIX } from './webhooks.ts';
 import { registerUnsubscribe } from './unsubscribe.ts';
 import { deferredSchemaCompilers } from './schema-compilers.ts';
+import { changesAnnounced, refreshKept } from '../actions/cache.ts';
 
 export const API_PREFIX = '/api/v1';
 /** The web client's copy of every API route, authenticated by the session cookie. */
@@ -275,6 +276,14 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
     done(null, JSON.stringify(errorEnvelope(reply.statusCode, STATUS_CODES[reply.statusCode] ?? 'Error')));
   });
 
+  // Several processes (REDIS_URL): a request first takes in what the others
+  // have changed, so that what is kept in memory is current (actions/cache.ts).
+  if (svc.redis) {
+    app.addHook('onRequest', (_req, _reply, done) => {
+      refreshKept(svc).then(() => done(), done);
+    });
+  }
+
   app.setNotFoundHandler((_req, reply) => {
     reply.code(404).send(NOT_FOUND);
   });
@@ -331,6 +340,9 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
         handler: async (req, reply) => {
           // The request's events are in their queues before it is answered.
           const result = await svc.bus.duringRequest(() => handle(svc, limits, def, req, mode));
+          // Several processes: the answer goes out once its writes are announced to the others
+          // (a transaction's are already; a single statement's is announced after it).
+          if (svc.redis) await changesAnnounced(svc);
           // Answers with pieces serialized beforehand (see lib/json-text.ts) are written out here.
           if ((result as { [HAS_JSON_TEXT]?: boolean })[HAS_JSON_TEXT]) reply.type('application/json; charset=utf-8').send(serializeAnswer(result));
           else reply.send(result);

@@ -7,7 +7,9 @@
  * inside a transaction also marks the table "pending" until the transaction
  * ends, and moves the version again then: nothing read while a write is
  * uncommitted may be kept. Writes by other processes arrive through
- * `external` (SQLite's data_version, PostgreSQL's NOTIFY; see db.ts).
+ * `external` (SQLite's data_version, PostgreSQL's NOTIFY; see db.ts) and,
+ * with several processes, through a shared feed (`useFeed`,
+ * change-feed.ts) that each request reads first.
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -64,6 +66,10 @@ export class TableChanges {
   private readonly autocommitListeners: Array<(tables: string[]) => void> = [];
   /** Checks for other processes' writes; returns true when there were some. */
   external: () => boolean = () => false;
+  /** The feed shared with the other processes of a deployment (REDIS_URL), if any. */
+  private feed: ChangeFeedLink | null = null;
+  /** Announcements to the feed not yet acknowledged. */
+  private readonly announcing = new Set<Promise<void>>();
 
   /** The written table of a statement (MESSAGE_REWRITES for a change to existing messages), or null for a read. */
   writtenTable(sqlText: string): string | null {
@@ -95,8 +101,11 @@ export class TableChanges {
   async inTransaction<T>(run: () => Promise<T>): Promise<T> {
     const tx = { tables: new Set<string>(), open: true };
     const written = tx.tables;
+    let committed = false;
     try {
-      return await this.scope.run(tx, run);
+      const result = await this.scope.run(tx, run);
+      committed = true;
+      return result;
     } finally {
       tx.open = false;
       if (written.size) {
@@ -106,6 +115,9 @@ export class TableChanges {
           else this.pending.set(t, n);
         }
         this.bump(written);
+        // Committed: the other processes hear of it before the caller goes on
+        // (to answer, or to send the events that make clients read it again).
+        if (committed && this.feed) await this.announce([...written]);
       }
     }
   }
@@ -160,9 +172,54 @@ export class TableChanges {
     for (const t of tables) if (!ANNOUNCED_TABLES.has(t)) throw new Error(`table ${t} is not in ANNOUNCED_TABLES`);
   }
 
+  /**
+   * Shares changes with the other processes of a deployment: this process's
+   * committed writes to announced tables are announced to `feed`, and
+   * `refresh()` reads theirs.
+   */
+  useFeed(feed: ChangeFeedLink): void {
+    this.feed = feed;
+  }
+
+  /**
+   * Takes in the changes other processes have announced to the feed (none
+   * without one). A request calls this before it reads anything kept in
+   * memory: whatever another process has answered for, or sent events
+   * about, is then seen.
+   */
+  refresh(): Promise<void> {
+    return this.feed ? this.feed.refresh() : Promise.resolve();
+  }
+
+  /** Settles once every announcement to the feed begun so far is done (an answer waits for its writes' own). */
+  async announced(): Promise<void> {
+    if (this.announcing.size) await Promise.all([...this.announcing]);
+  }
+
+  private announce(tables: string[]): Promise<void> {
+    const feed = this.feed;
+    const relevant = tables.filter((t) => ANNOUNCED_TABLES.has(t));
+    if (!feed || relevant.length === 0) return Promise.resolve();
+    // A failed announcement must not fail a write that has committed; the
+    // database's own notice (NOTIFY) still reaches the other processes.
+    const p = feed.announce(relevant).catch(() => {});
+    this.announcing.add(p);
+    void p.finally(() => this.announcing.delete(p));
+    return p;
+  }
+
   private notifyAutocommitted(tables: string[]): void {
     const relevant = tables.filter((t) => ANNOUNCED_TABLES.has(t));
     if (relevant.length === 0) return;
     for (const fn of this.autocommitListeners) fn(relevant);
+    void this.announce(relevant);
   }
+}
+
+/** What TableChanges needs of a feed shared by several processes (change-feed.ts). */
+export interface ChangeFeedLink {
+  /** Tells the other processes that these tables changed (after the commit). */
+  announce(tables: string[]): Promise<void>;
+  /** Takes in what the other processes have announced since the last call. */
+  refresh(): Promise<void>;
 }

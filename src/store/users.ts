@@ -1,7 +1,6 @@
 /** User accounts and bots: all SQL about the users table. */
 import { sql, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { Db, Tx } from './db.ts';
-import { prepared } from './prepared.ts';
 import { RECIPIENT } from './messages.ts';
 import type { UsersTable } from './schema.ts';
 
@@ -26,20 +25,6 @@ export const BOT_TYPE = {
 
 export async function userByApiKey(db: Tx, apiKey: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('api_key', '=', apiKey).executeTakeFirst();
-}
-
-/** The user with this API key, with whether their organization is deactivated (one query). */
-const byApiKeyWithRealm = prepared((db) =>
-  db
-    .selectFrom('users')
-    .innerJoin('realm', 'realm.id', 'users.realm_id')
-    .selectAll('users')
-    .select('realm.deactivated as realm_deactivated')
-    .where('users.api_key', '=', ''),
-);
-
-export async function userByApiKeyWithRealm(db: Db, apiKey: string): Promise<(UserRow & { realm_deactivated: number }) | undefined> {
-  return (await byApiKeyWithRealm(db, apiKey))[0];
 }
 
 export async function userById(db: Tx, realmId: number, id: number): Promise<UserRow | undefined> {
