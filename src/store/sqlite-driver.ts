@@ -13,7 +13,9 @@
  * writes: see checkpoint-worker.js and `beforeTransaction`.
  *
  * A worker thread is a whole JavaScript engine (about 15 MiB), so it starts
- * only once the server has run CHECKPOINTER_AFTER_WRITES write statements:
+ * only once the server has run CHECKPOINTER_AFTER_WRITES write statements
+ * that changed rows (the background jobs' statements that find nothing to
+ * change, one a second, once started it again and again in a quiet server):
  * the few writes of a start or of a quiet server never fill SQLite's
  * threshold (1000 pages), and as soon as writes are steady the worker takes
  * over well before it. For the same reason it ends once it has had nothing
@@ -75,21 +77,28 @@ class Statement implements SqliteStatement {
   readonly writes: boolean;
   readonly #stmt: StatementSync;
   readonly #columns: string[];
-  constructor(stmt: StatementSync, writes: boolean) {
+  /** Called after a write that changed rows. */
+  readonly #changed: () => void;
+  constructor(stmt: StatementSync, writes: boolean, changed: () => void) {
     this.#stmt = stmt;
     this.#columns = stmt.columns().map((c) => c.name);
     this.reader = this.#columns.length > 0;
     this.writes = writes;
+    this.#changed = changed;
     if (this.reader) stmt.setReturnArrays(true);
   }
   all(parameters: ReadonlyArray<unknown>): unknown[] {
     const rows = this.#stmt.all(...parameters.map(bindable)) as unknown as unknown[][];
+    // A write that returns rows (RETURNING) returns those it changed.
+    if (this.writes && rows.length > 0) this.#changed();
     const out = new Array<Record<string, unknown>>(rows.length);
     for (let i = 0; i < rows.length; i++) out[i] = this.#object(rows[i]!);
     return out;
   }
   run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint } {
-    return this.#stmt.run(...parameters.map(bindable));
+    const result = this.#stmt.run(...parameters.map(bindable));
+    if (this.writes && Number(result.changes) > 0) this.#changed();
+    return result;
   }
   *iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
     for (const row of this.#stmt.iterate(...parameters.map(bindable))) yield this.#object(row as unknown as unknown[]);
@@ -108,7 +117,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   readonly #cache = new Map<string, Statement>();
   #dataVersion: StatementSync | undefined;
   #checkpointer: Worker | null = null;
-  /** Write statements run before the checkpointer started (Kysely prepares every query it runs). */
+  /** Write statements that changed rows since the checkpointer last stopped (or since the start). */
   #writes = 0;
   #closed = false;
   readonly #walRestartBytes: number;
@@ -148,13 +157,17 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   prepare(sql: string): SqliteStatement {
     let stmt = this.#cache.get(sql);
     if (!stmt) {
-      stmt = new Statement(this.#db.prepare(sql), writtenTableOf(sql) !== null);
+      stmt = new Statement(this.#db.prepare(sql), writtenTableOf(sql) !== null, this.#wrote);
       if (this.#cache.size >= 1000) this.#cache.delete(this.#cache.keys().next().value as string);
       this.#cache.set(sql, stmt);
     }
-    if (stmt.writes && !this.#checkpointer && ++this.#writes >= CHECKPOINTER_AFTER_WRITES) this.#startCheckpointer();
     return stmt;
   }
+
+  /** A write statement changed rows: the checkpointer starts at the CHECKPOINTER_AFTER_WRITES-th. */
+  readonly #wrote = (): void => {
+    if (!this.#checkpointer && ++this.#writes >= CHECKPOINTER_AFTER_WRITES) this.#startCheckpointer();
+  };
 
   /** SQLite's data_version: changes when another connection (process) commits to the file. */
   dataVersion(): number {
