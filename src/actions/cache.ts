@@ -18,7 +18,7 @@
  * reads what the other processes have changed (`store.changes.refresh()`,
  * see store/change-feed.ts), so another process's change is seen by the
  * very next request, whichever process serves it. Background jobs do the
- * same at the start of each pass (`refreshKept`).
+ * same at the start of each pass (`refreshingFirst`).
  *
  * Values handed out are shared and frozen: never modify them.
  */
@@ -381,6 +381,14 @@ export async function accountByApiKey(svc: Services, apiKey: string): Promise<{ 
  */
 export function refreshKept(svc: Services): Promise<void> {
   return svc.store.changes.refresh();
+}
+
+/** A background job's pass that first takes in the other processes' changes (`refreshKept`). */
+export function refreshingFirst(svc: Services, pass: () => Promise<unknown>): () => Promise<unknown> {
+  return async () => {
+    await refreshKept(svc);
+    return pass();
+  };
 }
 
 /** Settles once this process's writes so far are announced to the other processes (an answer waits for its own). */

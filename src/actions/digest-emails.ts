@@ -9,7 +9,7 @@
  * digest is claimed atomically (digest_emails), so it is sent once even with
  * several servers.
  */
-import { refreshKept } from './cache.ts';
+import { refreshingFirst } from './cache.ts';
 import type { Services } from '../services.ts';
 import { emailSettings, sendEmail } from '../lib/email.ts';
 import { userSettings } from '../lib/user-settings.ts';
@@ -140,8 +140,5 @@ function digestText(
 
 /** Checks hourly whether digests are due (weekday, inactivity and the 12-hour guard decide who gets one). */
 export function startDigestEmails(svc: Services, intervalMs = 3600 * 1000): Periodic {
-  return startPeriodic(svc.log, 'digest email', async () => {
-    await refreshKept(svc);
-    return deliverDigestEmails(svc);
-  }, intervalMs);
+  return startPeriodic(svc.log, 'digest email', refreshingFirst(svc, () => deliverDigestEmails(svc)), intervalMs);
 }

@@ -15,7 +15,7 @@
  * each promotion once even after a restart; one process at a time runs it (a
  * cluster-wide lock; a pass another process is running is skipped).
  */
-import { refreshKept, cachedGroups } from './cache.ts';
+import { refreshingFirst, cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { transaction } from '../store/db.ts';
@@ -78,8 +78,5 @@ export async function promoteNewFullMembers(svc: Services, now = Date.now() / 10
 
 /** The promotion timer: a pass every `intervalMs` (hourly by default) and one at start; never keeps the process alive. */
 export function startFullMemberJob(svc: Services, intervalMs = 3600_000): { stop(): Promise<void> } {
-  return startPeriodicJob(svc.log, 'full member promotion pass', intervalMs, async () => {
-    await refreshKept(svc);
-    return promoteNewFullMembers(svc, Date.now() / 1000, { wait: false });
-  });
+  return startPeriodicJob(svc.log, 'full member promotion pass', intervalMs, refreshingFirst(svc, () => promoteNewFullMembers(svc, Date.now() / 1000, { wait: false })));
 }

@@ -41,7 +41,7 @@ import {
   usersWithDueBatches,
   type MissedMessageEmailRow,
 } from '../store/missed-message-emails.ts';
-import { refreshKept, cachedTopicPolicies } from './cache.ts';
+import { refreshingFirst, cachedTopicPolicies } from './cache.ts';
 import { VISIBILITY_POLICY } from './user-topics.ts';
 import { dmParticipants } from './messages-format.ts';
 import { lastClientActivity, PRESENCE } from './presence.ts';
@@ -305,8 +305,5 @@ export async function deliverMissedMessageEmails(svc: Services): Promise<void> {
 }
 
 export function startMissedMessageEmailDelivery(svc: Services, intervalMs = 1000): Periodic {
-  return startPeriodic(svc.log, 'missed-message email', async () => {
-    await refreshKept(svc);
-    return deliverMissedMessageEmails(svc);
-  }, intervalMs);
+  return startPeriodic(svc.log, 'missed-message email', refreshingFirst(svc, () => deliverMissedMessageEmails(svc)), intervalMs);
 }

@@ -10,7 +10,7 @@
  *   "Failure! Bot is unavailable" and its owner is told why; other status codes
  *   and bad responses fail at once, with the same notices.
  */
-import { refreshKept } from './cache.ts';
+import { refreshingFirst } from './cache.ts';
 import type { Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
 import { startPeriodic } from '../lib/periodic.ts';
@@ -242,8 +242,7 @@ export function startOutgoingWebhookDelivery(svc: Services, intervalMs = 1000): 
   const periodic = startPeriodic(
     svc.log,
     'outgoing webhook delivery',
-    async () => {
-      await refreshKept(svc);
+    refreshingFirst(svc, async () => {
       const jobs = await claimDueOutgoingWebhookJobs(svc.store.db, Date.now(), leaseMs, 50);
       for (const job of jobs) {
         const p: Promise<void> = runJob(svc, job, abort.signal)
@@ -255,7 +254,7 @@ export function startOutgoingWebhookDelivery(svc: Services, intervalMs = 1000): 
           .finally(() => inflight.delete(p));
         inflight.add(p);
       }
-    },
+    }),
     intervalMs,
   );
   setOutgoingWebhookDelivery(svc, periodic);

@@ -11,7 +11,7 @@
  * calls it on a timer. One process at a time runs a pass (a cluster-wide
  * lock; a pass another process is running is skipped).
  */
-import { refreshKept } from './cache.ts';
+import { refreshingFirst } from './cache.ts';
 import type { Services } from '../services.ts';
 import { realmById } from '../store/realm.ts';
 import { allStreams } from '../store/streams.ts';
@@ -57,8 +57,5 @@ export async function deleteExpiredMessages(svc: Services, now = Date.now() / 10
 
 /** The retention timer: a pass every `intervalMs` (hourly by default) and one at start; never keeps the process alive. */
 export function startRetentionJob(svc: Services, intervalMs = 3600_000): { stop(): Promise<void> } {
-  return startPeriodicJob(svc.log, 'message retention pass', intervalMs, async () => {
-    await refreshKept(svc);
-    return deleteExpiredMessages(svc, Date.now() / 1000, { wait: false });
-  });
+  return startPeriodicJob(svc.log, 'message retention pass', intervalMs, refreshingFirst(svc, () => deleteExpiredMessages(svc, Date.now() / 1000, { wait: false })));
 }

@@ -6,7 +6,7 @@
  * A failed delivery keeps the message with `failed: true` and Notification
  * Bot tells the sender why.
  */
-import { refreshKept } from './cache.ts';
+import { refreshingFirst } from './cache.ts';
 import { startPeriodicJob } from '../lib/periodic.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
@@ -320,10 +320,7 @@ export async function deliverDueScheduledMessages(svc: Services, now = Date.now(
 /** The delivery timer: checks every `intervalMs` for due messages; never keeps the process alive. */
 export function startScheduledDelivery(svc: Services, intervalMs = 1000): { stop(): Promise<void> } {
   // The first pass, at start, sends messages that came due while the server was down.
-  return startPeriodicJob(svc.log, 'scheduled message delivery pass', intervalMs, async () => {
-    await refreshKept(svc);
-    return deliverDueScheduledMessages(svc, Date.now() / 1000, { wait: false });
-  });
+  return startPeriodicJob(svc.log, 'scheduled message delivery pass', intervalMs, refreshingFirst(svc, () => deliverDueScheduledMessages(svc, Date.now() / 1000, { wait: false })));
 }
 
 /** scheduled_messages events: the empty topic is named for clients without the empty_topic_name capability. */
