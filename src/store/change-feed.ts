@@ -59,15 +59,12 @@ export class ChangeFeed implements ChangeFeedLink {
       this.#changes.bumpAll();
       return;
     }
-    if (now[EPOCH] === undefined || now[EPOCH] !== this.#seen.get(EPOCH)) {
-      if (now[EPOCH] === undefined) {
-        await this.#redis.cmd.hsetnx(this.#key, EPOCH, randomBytes(8).toString('hex')).catch(() => {});
-        // Read again on the next refresh: this one keeps nothing it cannot check.
-        this.#seen.clear();
-      } else {
-        this.#seen.clear();
-        for (const [field, value] of Object.entries(now)) this.#seen.set(field, value);
-      }
+    const epoch = now[EPOCH];
+    if (epoch === undefined || epoch !== this.#seen.get(EPOCH)) {
+      this.#seen.clear();
+      // No epoch yet: one is set, and the next refresh reads the feed afresh.
+      if (epoch === undefined) await this.#redis.cmd.hsetnx(this.#key, EPOCH, randomBytes(8).toString('hex')).catch(() => {});
+      else for (const [field, value] of Object.entries(now)) this.#seen.set(field, value);
       this.#changes.bumpAll();
       return;
     }
