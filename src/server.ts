@@ -95,7 +95,11 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   const events = await openEventSystem(config, log);
   const { queues, bus } = events;
   // Several processes: each announces its changes to the others, which keep the organization in memory too.
-  if (events.redis) store.changes.useFeed(new ChangeFeed(store.changes, events.redis));
+  // Their events go out only once the changes they follow are announced.
+  if (events.redis) {
+    store.changes.useFeed(new ChangeFeed(store.changes, events.redis));
+    events.deliverAfter?.(() => store.changes.announced());
+  }
   queues.startGc(config.queueGcSeconds);
   const markdown = createMarkdownRenderer({ threads: config.markdownThreads, timeoutMs: config.markdownTimeoutMs });
   const svc: Services = { config, store, queues, bus, redis: events.redis, log, markdown, metrics, realmId: bootstrap.realmId };

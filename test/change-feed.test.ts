@@ -2,7 +2,8 @@
  * The feed through which the processes of a deployment tell each other which
  * tables they changed (src/store/change-feed.ts), on a real Redis: two
  * TableChanges stand for two processes. Needs TEST_REDIS_URL (skipped
- * otherwise).
+ * otherwise), but for the last test, which checks with a stand-in feed that
+ * events wait for the announcements of the changes they follow.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,10 @@ import { randomBytes } from 'node:crypto';
 import { TableChanges } from '../src/store/changes.ts';
 import { ChangeFeed } from '../src/store/change-feed.ts';
 import { deleteKeysWithPrefix, openRedis, type RedisLink } from '../src/lib/redis.ts';
+import { BatchingBus } from '../src/events/bus.ts';
+import type { EventQueues } from '../src/events/queue.ts';
+import type { Envelope, ZulipEvent } from '../src/events/types.ts';
+import type { FastifyBaseLogger } from 'fastify';
 
 const redisUrl = process.env.TEST_REDIS_URL;
 const skip = redisUrl ? false : 'needs TEST_REDIS_URL';
@@ -113,4 +118,42 @@ test('a Redis that lost the feed: every process drops everything, even when a co
   const settled = b.stamp(['subscriptions']);
   await b.refresh();
   assert.equal(b.stamp(['subscriptions']), settled, 'nothing new: nothing dropped');
+});
+
+test('events wait for the announcement of a write made outside a transaction (no Redis needed)', async () => {
+  // A feed whose announcements finish only when the test says so.
+  let finish!: () => void;
+  const announcements: string[][] = [];
+  const changes = new TableChanges();
+  changes.useFeed({
+    announce(tables) {
+      announcements.push(tables);
+      return new Promise<void>((resolve) => (finish = resolve));
+    },
+    refresh: () => Promise.resolve(),
+  });
+  const delivered: string[] = [];
+  const queues = {
+    deliver: async (envelopes: Envelope[]) => {
+      for (const e of envelopes) delivered.push(e.event.type as string);
+    },
+  } as unknown as EventQueues;
+  const log = { error: () => {} } as unknown as FastifyBaseLogger;
+  const bus = new BatchingBus(queues, log);
+  bus.deliverAfter(() => changes.announced());
+
+  // A single statement (autocommitted), then its event, as an action does.
+  changes.executed('UPDATE "user_topics" SET "visibility_policy" = $1');
+  bus.send({ type: 'user_topic', id: 0 } as unknown as ZulipEvent, [1]);
+  assert.deepEqual(announcements, [['user_topics']]);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(delivered, [], 'not delivered while the announcement is under way');
+  finish();
+  await bus.flush();
+  assert.deepEqual(delivered, ['user_topic']);
+
+  // Nothing being announced: delivered without waiting.
+  bus.send({ type: 'presence', id: 1 } as unknown as ZulipEvent, [1]);
+  await bus.flush();
+  assert.deepEqual(delivered, ['user_topic', 'presence']);
 });

@@ -111,6 +111,8 @@ export class BatchingBus implements EventBus {
   private next: Promise<void> | null = null;
   /** The last batch started; settles (never rejects) when written. */
   private tail: Promise<void> = Promise.resolve();
+  /** What a batch waits for before it is written (see deliverAfter). */
+  private gate: (() => Promise<void>) | null = null;
 
   constructor(queues: EventQueues, log: FastifyBaseLogger, broadcast: Broadcast | null = null) {
     this.queues = queues;
@@ -120,6 +122,17 @@ export class BatchingBus implements EventBus {
 
   watch(types: string[], watcher: EventWatcher): void {
     this.watchers.add(types, watcher);
+  }
+
+  /**
+   * Makes every batch wait for `gate` before it is written. The server passes
+   * the wait for this process's announcements of its committed changes to the
+   * other processes: a client that reads again on an event then finds the
+   * change on whichever process it asks, also after a write made outside a
+   * transaction, whose announcement is not awaited by the write itself.
+   */
+  deliverAfter(gate: () => Promise<void>): void {
+    this.gate = gate;
   }
 
   duringRequest<T>(fn: () => Promise<T>): Promise<T> {
@@ -139,7 +152,7 @@ export class BatchingBus implements EventBus {
     } else if (recipients.length === 0 && !options?.allPublicStreamsQueues) return;
     if (recipients.length || options?.allPublicStreamsQueues) this.pending.push({ event, recipients, options });
     if (!this.next) {
-      this.next = this.tail.then(() => {
+      this.next = this.tail.then(this.gate).catch(() => {}).then(() => {
         const batch = this.pending;
         const watchedEvents = this.watched;
         this.pending = [];

@@ -15,6 +15,8 @@ export interface EventSystem {
   queues: EventQueues;
   bus: EventBus;
   redis?: RedisLink;
+  /** With several processes: makes event delivery wait for `gate` first (BatchingBus.deliverAfter). */
+  deliverAfter?(gate: () => Promise<void>): void;
   /** Stops the queues (answering waiting polls), delivers what is pending, closes connections. */
   close(): Promise<void>;
 }
@@ -50,6 +52,7 @@ export async function openEventSystem(config: Config, log: FastifyBaseLogger): P
     queues,
     bus,
     redis,
+    deliverAfter: (gate) => bus.deliverAfter(gate),
     async close() {
       await queues.close();
       await bus.close();
