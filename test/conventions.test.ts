@@ -149,6 +149,8 @@ test('failed API authentication is rate limited per client address', async () =>
     const limited = await bad.get('/users/me');
     assertError(limited, 429, 'RATE_LIMIT_HIT', 'API usage exceeded rate limit');
     assert.ok(Number(limited.body['retry-after']) > 0);
+    // The address is blocked, whatever it sends now: a valid key too.
+    assertError(await t2.client(t2.owner).get('/users/me'), 429, 'RATE_LIMIT_HIT', 'API usage exceeded rate limit');
   } finally {
     await t2.close();
   }

@@ -20,10 +20,13 @@ const rateLimiterRedis = lazyModule<typeof Flexible.RateLimiterRedis>('rate-limi
 export class RateLimit {
   private readonly limiter: Flexible.RateLimiterAbstract | null;
   private readonly limit: number;
+  /** The Redis connection the counters are in, if any (see blockedFor). */
+  private readonly redis: RedisLink | null;
 
   /** `name` keeps the counters of different limits apart; a limit of 0 disables. */
   constructor(redis: RedisLink | undefined, name: string, limit: number, windowSeconds: number) {
     this.limit = limit;
+    this.redis = redis ?? null;
     const opts = { points: limit, duration: windowSeconds, keyPrefix: `${redis?.prefix ?? ''}rl:${name}` };
     this.limiter = limit <= 0 ? null : redis ? new (rateLimiterRedis())({ ...opts, storeClient: redis.cmd }) : new RateLimiterMemory(opts);
   }
@@ -31,6 +34,18 @@ export class RateLimit {
   /** Seconds to wait if the key is over its limit, else 0 (counts nothing). */
   async blockedFor(key: string): Promise<number> {
     if (!this.limiter) return 0;
+    if (this.redis) {
+      // Asked before every authentication, so one GET of the counter (the
+      // limiter's own get() is a MULTI of GET and PTTL, which cost a process
+      // serving GET /users/me about half its throughput); the time left is
+      // read only for a key over its limit.
+      const rlKey = this.limiter.getKey(key);
+      const consumed = await this.redis.cmd.get(rlKey);
+      if (consumed === null || Number(consumed) < this.limit) return 0;
+      const ms = await this.redis.cmd.pttl(rlKey);
+      // (-2: the window ended meanwhile; -1 cannot last, the limiter sets the expiry with the counter.)
+      return ms === -2 ? 0 : Math.max(ms, 1) / 1000;
+    }
     const res = await this.limiter.get(key);
     return res && res.consumedPoints >= this.limit ? Math.max(res.msBeforeNext, 1) / 1000 : 0;
   }
