@@ -24,7 +24,13 @@ export interface RedisLink {
 const NODE_TTL_MS = 15_000;
 
 export async function openRedis(url: string, prefix: string): Promise<RedisLink> {
-  const options = { maxRetriesPerRequest: 3, enableAutoPipelining: true, lazyConnect: true };
+  // No auto-pipelining: it gathers the commands of one tick into a pipeline
+  // object of their own, which cost more than it saved. A request's few
+  // commands (the change feed, the rate limits) go out one by one; the event
+  // queues batch theirs in explicit pipelines. One process on PostgreSQL +
+  // Redis serving GET /users/me used about 100 µs of CPU per request with
+  // it and 60 without.
+  const options = { maxRetriesPerRequest: 3, enableAutoPipelining: false, lazyConnect: true };
   const cmd = new (ioredis().Redis)(url, options);
   await cmd.connect();
   let sub: Redis | null = null;
@@ -37,7 +43,7 @@ export async function openRedis(url: string, prefix: string): Promise<RedisLink>
   return {
     cmd,
     subscriber() {
-      sub ??= new (ioredis().Redis)(url, { ...options, lazyConnect: false, enableAutoPipelining: false });
+      sub ??= new (ioredis().Redis)(url, { ...options, lazyConnect: false });
       return sub;
     },
     prefix,
