@@ -120,6 +120,44 @@ test('a Redis that lost the feed: every process drops everything, even when a co
   assert.equal(b.stamp(['subscriptions']), settled, 'nothing new: nothing dropped');
 });
 
+test('requests that come while the feed is being read share the next read, which sees what was announced before they came', { skip }, async () => {
+  const link = await openRedis(redisUrl!, prefix);
+  links.push(link);
+  const c = new TableChanges();
+  c.useFeed(new ChangeFeed(c, link));
+  await c.refresh();
+  await c.refresh();
+  // Counts the reads; the first one's answer reaches the process 100 ms after Redis gave it.
+  let reads = 0;
+  let firstAnswered!: () => void;
+  const answered = new Promise<void>((resolve) => (firstAnswered = resolve));
+  const hgetall = link.cmd.hgetall.bind(link.cmd);
+  link.cmd.hgetall = ((key: string) => {
+    reads++;
+    const reply = hgetall(key);
+    if (reads > 1) return reply;
+    return reply.then(async (r) => {
+      firstAnswered();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return r;
+    });
+  }) as typeof link.cmd.hgetall;
+  const emoji = c.stamp(['realm_emoji']);
+  const first = c.refresh();
+  await answered;
+  // Another process announces a change after the first read, then two requests come.
+  await a.inTransaction(async () => {
+    a.executed('DELETE FROM "realm_emoji" WHERE "id" = $1');
+  });
+  const second = c.refresh();
+  const third = c.refresh();
+  await first;
+  assert.equal(c.stamp(['realm_emoji']), emoji, 'the first read was made before the announcement');
+  await Promise.all([second, third]);
+  assert.notEqual(c.stamp(['realm_emoji']), emoji, 'the later callers waited for a read that saw it');
+  assert.equal(reads, 2, 'and shared it');
+});
+
 test('events wait for the announcement of a write made outside a transaction (no Redis needed)', async () => {
   // A feed whose announcements finish only when the test says so.
   let finish!: () => void;

@@ -28,6 +28,10 @@ export class ChangeFeed implements ChangeFeedLink {
   readonly #key: string;
   /** Each field of the hash as this process last read or wrote it. */
   readonly #seen = new Map<string, string>();
+  /** The read of the hash under way, if any. */
+  #reading: Promise<void> | null = null;
+  /** The read that callers who came during #reading wait for: it begins when #reading ends. */
+  #following: Promise<void> | null = null;
 
   constructor(changes: TableChanges, redis: RedisLink) {
     this.#changes = changes;
@@ -49,7 +53,30 @@ export class ChangeFeed implements ChangeFeedLink {
     });
   }
 
-  async refresh(): Promise<void> {
+  /**
+   * Reads the hash. A read that began before this call may have missed an
+   * announcement made just before the call, so the callers that come while
+   * one is under way share the next one, which begins when it ends: busy,
+   * one read serves several requests.
+   */
+  refresh(): Promise<void> {
+    if (this.#reading === null) return this.#startRead();
+    this.#following ??= this.#reading.then(() => {
+      this.#following = null;
+      return this.#startRead();
+    });
+    return this.#following;
+  }
+
+  #startRead(): Promise<void> {
+    const read = this.#read().finally(() => {
+      if (this.#reading === read) this.#reading = null;
+    });
+    this.#reading = read;
+    return read;
+  }
+
+  async #read(): Promise<void> {
     let now: Record<string, string>;
     try {
       now = await this.#redis.cmd.hgetall(this.#key);
