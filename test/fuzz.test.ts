@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { WebClient } from './web-helpers.ts';
-import { haveOpenApi, OPENAPI_PATH, startTestServer, assertError, assertSuccess, type TestServer } from './helpers.ts';
+import { Client, haveOpenApi, OPENAPI_PATH, startTestServer, assertError, assertSuccess, type TestServer } from './helpers.ts';
 
 type Kind = 'int' | 'bool' | 'number' | 'array' | 'object' | 'string' | 'any';
 interface FuzzParam {
@@ -335,7 +335,8 @@ test("the framework's own errors and real 500s use Zulip's envelope", async () =
 
     // A real 500: the database goes away under the server.
     await ts.server.svc.store.db.destroy();
-    const broken = await client.get('/users/me');
+    // (Asked of that server: with TEST_CLUSTER, ts.client would spread requests over the others too.)
+    const broken = await new Client(ts.url, ts.owner).get('/users/me');
     assert.equal(broken.status, 500);
     assert.deepEqual(broken.body, { result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' });
   });

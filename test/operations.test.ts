@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { assertError, assertSuccess, startTestServer, sleep } from './helpers.ts';
+import { Client, assertError, assertSuccess, startTestServer, sleep } from './helpers.ts';
 
 const mode = (p: string): number => statSync(p).mode & 0o777;
 
@@ -54,7 +54,8 @@ test('metrics: off by default; on METRICS_PORT, Prometheus text with requests, q
     const url = t.server.metricsUrl!;
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.notEqual(new URL(url).port, new URL(t.url).port, 'a separate listener');
-    const owner = t.client(t.owner);
+    // The metrics are the first node's own: its requests only (with TEST_CLUSTER, t.client spreads them).
+    const owner = new Client(t.url, t.owner);
     assertSuccess(await owner.get('/users/me'));
     assertSuccess(await owner.post('/messages', { type: 'stream', to: 'general', topic: 'metrics', content: 'counted' }));
     const q = assertSuccess(await owner.post('/register', { event_types: ['message'] }));
