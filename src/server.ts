@@ -8,7 +8,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { randomUUID } from 'node:crypto';
 import { openStore } from './store/db.ts';
-import { ChangeFeed } from './store/change-feed.ts';
 import { withClusterLock } from './store/locks.ts';
 import { NodeConflictError, registerNode, type NodeRegistration } from './store/nodes.ts';
 import { lockDataDir } from './lib/data-dir-lock.ts';
@@ -22,7 +21,7 @@ import { createMetrics } from './lib/metrics.ts';
 import { closeEmailTransports } from './lib/email.ts';
 import { startMetricsListener } from './http/ops.ts';
 import { allRoutes } from './http/routes/index.ts';
-import type { Services } from './services.ts';
+import { shareChanges, type Services } from './services.ts';
 import { createInitialChannels } from './actions/onboarding.ts';
 import { installAllFeatures } from './state/index.ts';
 import { startScheduledDelivery } from './actions/scheduled-messages.ts';
@@ -94,12 +93,7 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   const bootstrap = (await withClusterLock(store, 'bootstrap', { wait: true }, () => ensureRealm(store, config)))!;
   const events = await openEventSystem(config, log);
   const { queues, bus } = events;
-  // Several processes: each announces its changes to the others, which keep the organization in memory too.
-  // Their events go out only once the changes they follow are announced.
-  if (events.redis) {
-    store.changes.useFeed(new ChangeFeed(store.changes, events.redis));
-    events.deliverAfter?.(() => store.changes.announced());
-  }
+  shareChanges(store, events);
   queues.startGc(config.queueGcSeconds);
   const markdown = createMarkdownRenderer({ threads: config.markdownThreads, timeoutMs: config.markdownTimeoutMs });
   const svc: Services = { config, store, queues, bus, redis: events.redis, log, markdown, metrics, realmId: bootstrap.realmId };
@@ -154,6 +148,7 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
       await digestEmails.stop();
       await app.close();
       if (metricsListener) await new Promise((r) => metricsListener!.server.close(r));
+      await store.changes.announced();
       await events.close();
       await node?.stop().catch((err: unknown) => log.warn({ err }, 'node deregistration failed'));
       await markdown.close();

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestServer, assertError, assertSuccess, type TestServer } from './helpers.ts';
+import { Client, startTestServer, assertError, assertSuccess, type TestServer } from './helpers.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -28,6 +28,8 @@ function cli(...args: string[]): Promise<Run> {
     EXTERNAL_URL: cfg.externalUrl,
     ...(cfg.databaseUrl ? { DATABASE_URL: cfg.databaseUrl } : {}),
     ...(cfg.pgSchema ? { PARLEY_PG_SCHEMA: cfg.pgSchema } : {}),
+    // With several processes (TEST_CLUSTER), the command line joins them as an operator's would.
+    ...(cfg.redisUrl ? { REDIS_URL: cfg.redisUrl, PARLEY_REDIS_PREFIX: cfg.redisPrefix } : {}),
   };
   return new Promise((resolve) => {
     // A command that hangs fails here within a minute instead of holding up the whole run.
@@ -171,4 +173,21 @@ test('realm get / realm set: read and change organization settings', async () =>
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /unknown organization setting: frobnication/);
   assert.equal((await cli('realm', 'get', 'frobnication')).code, 1);
+});
+
+test('with several processes, a change made here is announced to the servers before the command ends', async (c) => {
+  const cfg = t.server.svc.config;
+  if (!cfg.redisUrl) return c.skip('needs REDIS_URL (TEST_REDIS_URL)');
+  const u = await t.makeUser({ name: 'Announced' });
+  const feed = `${cfg.redisPrefix}table-changes`;
+  const redis = t.server.svc.redis!.cmd;
+  const before = Number((await redis.hget(feed, 'users')) ?? 0);
+  const off = await cli('deactivate', u.email);
+  assert.equal(off.code, 0, off.stderr);
+  assert.ok(Number(await redis.hget(feed, 'users')) > before, 'the users counter of the change feed moved');
+  // So every server refuses the account's key at once.
+  for (const node of t.nodes) {
+    const res = await new Client(node.url, u).get('/users/me');
+    assertError(res, 401, 'USER_DEACTIVATED');
+  }
 });

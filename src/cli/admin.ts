@@ -16,7 +16,7 @@ import { migrate } from '../store/migrations.ts';
 import { ensureRealm, zuliprc } from '../actions/realm.ts';
 import { openEventSystem } from '../events/setup.ts';
 import { installAllFeatures } from '../state/index.ts';
-import type { Services } from '../services.ts';
+import { shareChanges, type Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
 import { userByEmail, userById, ROLE, BOT_TYPE, type UserRow } from '../store/users.ts';
 import { createUser } from '../actions/users.ts';
@@ -149,12 +149,14 @@ async function openServices(): Promise<{ svc: Services; close(): Promise<void> }
   const bootstrap = await ensureRealm(store, config);
   const log = pino({ level: 'silent' });
   const events = await openEventSystem(config, log);
+  shareChanges(store, events);
   const markdown = createMarkdownRenderer({ threads: 1, timeoutMs: config.markdownTimeoutMs });
   const svc: Services = { config, store, queues: events.queues, bus: events.bus, redis: events.redis, log, markdown, realmId: bootstrap.realmId };
   installAllFeatures(svc);
   return {
     svc,
     async close() {
+      await store.changes.announced();
       await events.close();
       await markdown.close();
       await store.close();

@@ -15,8 +15,8 @@ export interface EventSystem {
   queues: EventQueues;
   bus: EventBus;
   redis?: RedisLink;
-  /** With several processes: makes event delivery wait for `gate` first (BatchingBus.deliverAfter). */
-  deliverAfter?(gate: () => Promise<void>): void;
+  /** Makes event delivery wait for `gate` first (BatchingBus.deliverAfter); one process has nothing to wait for. */
+  deliverAfter(gate: () => Promise<void>): void;
   /** Stops the queues (answering waiting polls), delivers what is pending, closes connections. */
   close(): Promise<void>;
 }
@@ -25,7 +25,7 @@ export async function openEventSystem(config: Config, log: FastifyBaseLogger): P
   if (!config.redisUrl) {
     const queues = new LocalQueues();
     const bus = new LocalBus(queues);
-    return { queues, bus, close: () => queues.close() };
+    return { queues, bus, deliverAfter: () => {}, close: () => queues.close() };
   }
   const redis = await openRedis(config.redisUrl, config.redisPrefix);
   const queues = await RedisQueues.open(redis);
