@@ -4,14 +4,18 @@
  * Starts both as child processes of this Node (process.execPath): Parley on a
  * fresh temporary DATA_DIR (SQLite, or PostgreSQL in a fresh schema when
  * BENCH_DATABASE_URL is set) and bench/bare-server.mjs. For each scenario it
- * drives both with autocannon (in this process) for a warm-up and then a
- * measured run of fixed duration at fixed connections, and reports
+ * drives both with autocannon (in this process) for a warm-up and then for
+ * a measured time at fixed connections, taken in slices that alternate
+ * between the two servers (so that a change in the machine's speed during
+ * the scenario weighs on both alike), and reports
  * requests/s, p50 and p99 latency and the Parley/bare ratios, plus the
  * resident memory (VmRSS) of both servers after start and after the load.
  * Results are printed as a table and written to .bench/results.json.
  *
  * Settings (environment):
  *   BENCH_DURATION      measured seconds per scenario and server (default 5)
+ *   BENCH_SLICES        slices the measured time of each server is cut into, alternating
+ *                       Parley and bare (default 3)
  *   BENCH_WARMUP        warm-up seconds before each measured run (default 1)
  *   BENCH_CONNECTIONS   concurrent connections (default 10)
  *   BENCH_SCENARIOS     comma-separated scenario names to run (default: all)
@@ -151,6 +155,7 @@ function num(name: string, dflt: number): number {
 const settings = {
   durationSeconds: num('BENCH_DURATION', 5),
   warmupSeconds: num('BENCH_WARMUP', 1),
+  slices: Math.round(num('BENCH_SLICES', 3)),
   connections: Math.round(num('BENCH_CONNECTIONS', 10)),
   scenarios: (process.env.BENCH_SCENARIOS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
   databaseUrl: process.env.BENCH_DATABASE_URL || undefined,
@@ -317,6 +322,42 @@ interface Measurement {
   non2xx: number;
 }
 
+/** One autocannon run: its counts, and its latencies (ms) for merging with other runs. */
+interface Run {
+  seconds: number;
+  requests: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  latencies: Float64Array;
+}
+
+/** The measurement of several runs of one server taken together. */
+function measurement(runs: Run[]): Measurement {
+  const n = runs.reduce((sum, r) => sum + r.latencies.length, 0);
+  const lat = new Float64Array(n);
+  let at = 0;
+  for (const r of runs) {
+    lat.set(r.latencies, at);
+    at += r.latencies.length;
+  }
+  lat.sort();
+  let sum = 0;
+  for (const x of lat) sum += x;
+  const requests = runs.reduce((total, r) => total + r.requests, 0);
+  const seconds = runs.reduce((total, r) => total + r.seconds, 0);
+  return {
+    requestsPerSecond: seconds > 0 ? Math.round(requests / seconds) : 0,
+    p50Ms: quantile(lat, 0.5),
+    p99Ms: quantile(lat, 0.99),
+    meanMs: n ? Math.round((sum / n) * 1000) / 1000 : 0,
+    requests,
+    errors: runs.reduce((total, r) => total + r.errors, 0),
+    timeouts: runs.reduce((total, r) => total + r.timeouts, 0),
+    non2xx: runs.reduce((total, r) => total + r.non2xx, 0),
+  };
+}
+
 function requestOptions(s: Scenario, base: string, authorization: string | undefined) {
   const headers: Record<string, string> = { 'user-agent': 'ZulipPython/0.9.0 (parley bench)' };
   if (s.auth && authorization) headers.authorization = authorization;
@@ -334,6 +375,10 @@ function quantile(sorted: Float64Array, q: number): number {
 const MAX_SAMPLES = 5_000_000;
 
 function load(s: Scenario, base: string, authorization: string | undefined, seconds: number): Promise<Measurement> {
+  return run(s, base, authorization, seconds).then((r) => measurement([r]));
+}
+
+function run(s: Scenario, base: string, authorization: string | undefined, seconds: number): Promise<Run> {
   const samples = new Float64Array(MAX_SAMPLES);
   let n = 0;
   return new Promise((resolve, reject) => {
@@ -341,19 +386,13 @@ function load(s: Scenario, base: string, authorization: string | undefined, seco
       { ...requestOptions(s, base, authorization), connections: settings.connections, duration: seconds, timeout: 10 },
       (err, result) => {
         if (err) return reject(err);
-        const lat = samples.subarray(0, n).sort();
-        let sum = 0;
-        for (const x of lat) sum += x;
-        const completed = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
         resolve({
-          requestsPerSecond: Math.round(completed / result.duration),
-          p50Ms: quantile(lat, 0.5),
-          p99Ms: quantile(lat, 0.99),
-          meanMs: n ? Math.round((sum / n) * 1000) / 1000 : 0,
-          requests: completed,
+          seconds: result.duration,
+          requests: result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'],
           errors: result.errors,
           timeouts: result.timeouts,
           non2xx: result.non2xx,
+          latencies: samples.slice(0, n),
         });
       },
     );
@@ -695,7 +734,7 @@ async function main(): Promise<number> {
   const database = settings.databaseUrl ? 'postgresql' : 'sqlite';
 
   console.log(
-    `Parley benchmark: ${settings.durationSeconds} s measured (+${settings.warmupSeconds} s warm-up) per scenario and server, ` +
+    `Parley benchmark: ${settings.durationSeconds} s measured in ${settings.slices} alternating slices (+${settings.warmupSeconds} s warm-up) per scenario and server, ` +
       `${settings.connections} connections, ${database}, Node ${process.versions.node}, ${cpus().length} CPUs`,
   );
 
@@ -756,13 +795,33 @@ async function main(): Promise<number> {
       process.stdout.write(`- ${s.name}: ${s.description} ... `);
       if (s.fill) await fillChannel(parley.url, owner, s.fill.channel, s.fill.messages);
       await load(s, parley.url, authorization, settings.warmupSeconds);
-      const pCpu0 = cpuMs(parley.proc.pid);
-      const p = await load(s, parley.url, authorization, settings.durationSeconds);
-      const pCpu = cpuPerRequest(pCpu0, cpuMs(parley.proc.pid), p.requests);
       await load(s, bare.url, authorization, settings.warmupSeconds);
-      const bCpu0 = cpuMs(bare.proc.pid);
-      const b = await load(s, bare.url, authorization, settings.durationSeconds);
-      const bCpu = cpuPerRequest(bCpu0, cpuMs(bare.proc.pid), b.requests);
+      // The measured time in slices, Parley and bare in turn: the machine's
+      // speed drifts over seconds, and each server gets its share of every phase.
+      const pRuns: Run[] = [];
+      const bRuns: Run[] = [];
+      // CPU time of each server over its slices (null where /proc cannot tell).
+      let pCpuMs: number | null = 0;
+      let bCpuMs: number | null = 0;
+      for (let i = 0; i < settings.slices; i++) {
+        for (const child of [parley, bare]) {
+          const c0 = cpuMs(child.proc.pid);
+          const r = await run(s, child.url, authorization, settings.durationSeconds / settings.slices);
+          const c1 = cpuMs(child.proc.pid);
+          const used = c0 === null || c1 === null ? null : c1 - c0;
+          if (child === parley) {
+            pRuns.push(r);
+            pCpuMs = pCpuMs === null || used === null ? null : pCpuMs + used;
+          } else {
+            bRuns.push(r);
+            bCpuMs = bCpuMs === null || used === null ? null : bCpuMs + used;
+          }
+        }
+      }
+      const p = measurement(pRuns);
+      const b = measurement(bRuns);
+      const pCpu = cpuPerRequest(0, pCpuMs, p.requests);
+      const bCpu = cpuPerRequest(0, bCpuMs, b.requests);
       const problems = p.errors + p.non2xx + b.errors + b.non2xx;
       console.log(problems ? `done, with ${p.errors} errors and ${p.non2xx} non-2xx from Parley` : 'done');
       if (p.non2xx || p.errors) failed = true;
@@ -922,7 +981,7 @@ async function main(): Promise<number> {
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model,
       database,
-      settings: { durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections },
+      settings: { durationSeconds: settings.durationSeconds, slices: settings.slices, warmupSeconds: settings.warmupSeconds, connections: settings.connections },
       scenarios: results,
       memoryMiB: { afterStart: memStart, afterStartSettled: memStartSettled, afterLoad: memAfter, afterLoadSettled: memAfterSettled, peak: memPeak },
       scaleOut,
