@@ -124,6 +124,21 @@ test('incremental polling with last_update_id', async () => {
     assert.deepEqual(Object.keys(delta.presences), [String(c.id)]);
     assert.ok(delta.presence_last_update_id > n1);
 
+    // The caller's own entry is in an incremental answer when its ping changed
+    // it, though it had not changed since the id sent.
+    const [d, e] = [await t2.makeUser(), await t2.makeUser()];
+    assertSuccess(await t2.client(d).post('/users/me/presence', { status: 'idle' }));
+    const n2 = assertSuccess(await t2.client(e).post('/users/me/presence', { status: 'idle', last_update_id: -1 })).presence_last_update_id;
+    // Unchanged (a repeated idle ping): nothing.
+    const same = assertSuccess(await t2.client(d).post('/users/me/presence', { status: 'idle', last_update_id: n2 }));
+    assert.deepEqual(same.presences, {});
+    assert.equal(same.presence_last_update_id, n2);
+    // Now active: d's entry changes, and the answer has it (and only it).
+    const own = assertSuccess(await t2.client(d).post('/users/me/presence', { status: 'active', last_update_id: n2 }));
+    assert.deepEqual(Object.keys(own.presences), [String(d.id)]);
+    assert.ok(own.presence_last_update_id > n2);
+    assert.ok(own.presences[String(d.id)].active_timestamp >= now() - 5);
+
     // Never less than what was sent, even past the newest.
     const ahead = assertSuccess(await cb.post('/users/me/presence', { status: 'active', last_update_id: n1 + 1000 }));
     assert.equal(ahead.presence_last_update_id, n1 + 1000);

@@ -22,7 +22,7 @@ import { ApiError, badRequest } from '../lib/errors.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { activeUserIds, userByEmail, userById, type UserRow } from '../store/users.ts';
 import { cachedUsers } from './cache.ts';
-import { maxPresenceUpdateId, presenceRowOfUser, presenceRowsOfRealm, upsertPresenceRows, type PresenceRow } from '../store/presence.ts';
+import { maxPresenceUpdateId, presenceRowOfUser, presenceRowsOfRealm, presenceRowsOfRealmSince, upsertPresenceRows, type PresenceRow } from '../store/presence.ts';
 import { canAccessUser, userAccess, userIdsWhoCanAccess } from './user-access.ts';
 
 /** Zulip's presence tuning (zproject/default_settings.py). */
@@ -103,6 +103,8 @@ interface PresenceState {
   /** Keeps a new entry (before its first commit). */
   add(e: Entry): void;
   all(): Promise<Entry[]>;
+  /** The entries changed after `updateId` (a larger update id). */
+  since(updateId: number): Promise<Entry[]>;
   /** Gives the entry the next sequence value and writes it. */
   commit(svc: Services, e: Entry): Promise<void>;
 }
@@ -142,6 +144,10 @@ class RealmPresence implements PresenceState {
     return [...this.entries.values()];
   }
 
+  async since(updateId: number): Promise<Entry[]> {
+    return [...this.entries.values()].filter((e) => e.updateId > updateId);
+  }
+
   commit(svc: Services, e: Entry): Promise<void> {
     e.updateId = ++this.seq;
     return writeEntry(svc, this.writer, e);
@@ -173,6 +179,10 @@ class SharedPresence implements PresenceState {
 
   async all(): Promise<Entry[]> {
     return (await presenceRowsOfRealm(this.svc.store.db, this.svc.realmId)).map(entryOf);
+  }
+
+  async since(updateId: number): Promise<Entry[]> {
+    return (await presenceRowsOfRealmSince(this.svc.store.db, this.svc.realmId, updateId)).map(entryOf);
   }
 
   async commit(svc: Services, e: Entry): Promise<void> {
@@ -378,26 +388,33 @@ export async function updatePresence(svc: Services, me: UserRow, input: UpdatePr
   if (input.status !== 'active' && input.status !== 'idle') throw badRequest(`Invalid status: ${input.status}`);
   const st = await realmPresence(svc);
   const now = nowSecs();
-  // The answer (unless only a ping is asked for) is made from everyone's
-  // entries: read once, for the caller's own entry too (with several
-  // processes, one query instead of two).
-  const everyone = input.pingOnly ? null : await st.all();
-  const mine = everyone ? everyone.find((e) => e.userId === me.id) : await st.get(me.id);
+  // The answer (unless only a ping is asked for) is made from the entries
+  // it may show: everyone's on a first fetch, read once for the caller's own
+  // entry too; only those changed since on an incremental one (last_update_id
+  // > 0, as presenceData decides), which with several processes reads only
+  // those rows instead of the whole organization's.
+  const incremental = input.lastUpdateId !== undefined && input.lastUpdateId > 0;
+  const shown = input.pingOnly ? null : incremental ? await st.since(input.lastUpdateId!) : await st.all();
+  const listed = shown?.find((e) => e.userId === me.id);
+  const mine = listed ?? (shown && !incremental ? undefined : await st.get(me.id));
   // The client name is not recorded: since FL 178 presence is per user, reported as "website".
+  let after: Entry | undefined;
   if (presenceEnabled(me)) {
     const r = applyReport(svc, st, me.id, mine, input.status, now);
     await r.write;
-    if (!mine) everyone?.push(r.entry);
     if (r.notify) await sendPresenceChanged(svc, me, r.entry, false);
+    after = r.entry;
   } else {
-    await hide(svc, st, me, now, mine);
+    after = await hide(svc, st, me, now, mine);
   }
-  if (!everyone) {
+  // The caller's own entry, changed or not, is offered to the answer (which shows it only if it qualifies).
+  if (shown && after && !listed) shown.push(after);
+  if (!shown) {
     return { presence_last_update_id: input.lastUpdateId ?? -1 };
   }
   // Sending last_update_id asks for the modern format.
   const slim = input.slimPresence || input.lastUpdateId !== undefined;
-  const data = await presenceData(svc, me, { slim, lastUpdateId: input.lastUpdateId ?? null, historyLimitDays: input.historyLimitDays ?? null }, everyone);
+  const data = await presenceData(svc, me, { slim, lastUpdateId: input.lastUpdateId ?? null, historyLimitDays: input.historyLimitDays ?? null }, shown);
   return { presences: data.presences, server_timestamp: Date.now() / 1000, presence_last_update_id: data.lastUpdateId };
 }
 
@@ -419,7 +436,7 @@ export async function presenceData(
   svc: Services,
   viewer: UserRow,
   q: PresenceQuery,
-  /** The organization's entries when the caller has just read them. */
+  /** The entries the answer may show, when the caller has just read them (all, or those changed after q.lastUpdateId). */
   everyone?: Entry[],
 ): Promise<{ presences: Record<string, unknown>; lastUpdateId: number }> {
   const st = await realmPresence(svc);

@@ -10,6 +10,11 @@ export async function presenceRowsOfRealm(db: Tx, realmId: number): Promise<Pres
   return db.selectFrom('user_presence').selectAll().where('realm_id', '=', realmId).execute();
 }
 
+/** The organization's presence rows changed after `updateId` (a larger last_update_id). */
+export async function presenceRowsOfRealmSince(db: Tx, realmId: number, updateId: number): Promise<PresenceRow[]> {
+  return db.selectFrom('user_presence').selectAll().where('realm_id', '=', realmId).where('last_update_id', '>', updateId).execute();
+}
+
 export async function presenceRowOfUser(db: Tx, userId: number): Promise<PresenceRow | undefined> {
   return db.selectFrom('user_presence').selectAll().where('user_id', '=', userId).executeTakeFirst();
 }
