@@ -103,8 +103,8 @@ interface PresenceState {
   /** Keeps a new entry (before its first commit). */
   add(e: Entry): void;
   all(): Promise<Entry[]>;
-  /** The entries changed after `updateId` (a larger update id). */
-  since(updateId: number): Promise<Entry[]>;
+  /** The entries changed after `updateId` (a larger update id), and `userId`'s own. */
+  since(updateId: number, userId: number): Promise<Entry[]>;
   /** Gives the entry the next sequence value and writes it. */
   commit(svc: Services, e: Entry): Promise<void>;
 }
@@ -144,8 +144,8 @@ class RealmPresence implements PresenceState {
     return [...this.entries.values()];
   }
 
-  async since(updateId: number): Promise<Entry[]> {
-    return [...this.entries.values()].filter((e) => e.updateId > updateId);
+  async since(updateId: number, userId: number): Promise<Entry[]> {
+    return [...this.entries.values()].filter((e) => e.updateId > updateId || e.userId === userId);
   }
 
   commit(svc: Services, e: Entry): Promise<void> {
@@ -181,8 +181,8 @@ class SharedPresence implements PresenceState {
     return (await presenceRowsOfRealm(this.svc.store.db, this.svc.realmId)).map(entryOf);
   }
 
-  async since(updateId: number): Promise<Entry[]> {
-    return (await presenceRowsOfRealmSince(this.svc.store.db, this.svc.realmId, updateId)).map(entryOf);
+  async since(updateId: number, userId: number): Promise<Entry[]> {
+    return (await presenceRowsOfRealmSince(this.svc.store.db, this.svc.realmId, updateId, userId)).map(entryOf);
   }
 
   async commit(svc: Services, e: Entry): Promise<void> {
@@ -389,14 +389,14 @@ export async function updatePresence(svc: Services, me: UserRow, input: UpdatePr
   const st = await realmPresence(svc);
   const now = nowSecs();
   // The answer (unless only a ping is asked for) is made from the entries
-  // it may show: everyone's on a first fetch, read once for the caller's own
-  // entry too; only those changed since on an incremental one (last_update_id
-  // > 0, as presenceData decides), which with several processes reads only
-  // those rows instead of the whole organization's.
+  // it may show: everyone's on a first fetch; on an incremental one
+  // (last_update_id > 0, as presenceData decides) only those changed since,
+  // which with several processes reads those rows instead of the whole
+  // organization's. Either read has the caller's own entry, if any.
   const incremental = input.lastUpdateId !== undefined && input.lastUpdateId > 0;
-  const shown = input.pingOnly ? null : incremental ? await st.since(input.lastUpdateId!) : await st.all();
+  const shown = input.pingOnly ? null : incremental ? await st.since(input.lastUpdateId!, me.id) : await st.all();
   const listed = shown?.find((e) => e.userId === me.id);
-  const mine = listed ?? (shown && !incremental ? undefined : await st.get(me.id));
+  const mine = shown ? listed : await st.get(me.id);
   // The client name is not recorded: since FL 178 presence is per user, reported as "website".
   let after: Entry | undefined;
   if (presenceEnabled(me)) {
@@ -407,7 +407,7 @@ export async function updatePresence(svc: Services, me: UserRow, input: UpdatePr
   } else {
     after = await hide(svc, st, me, now, mine);
   }
-  // The caller's own entry, changed or not, is offered to the answer (which shows it only if it qualifies).
+  // A new entry joins the answer's (which shows an entry only if it changed since the id sent).
   if (shown && after && !listed) shown.push(after);
   if (!shown) {
     return { presence_last_update_id: input.lastUpdateId ?? -1 };
