@@ -130,6 +130,10 @@ describe('web client in Chromium', { skip }, () => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Browser' });
       const ctxA = await browser.newContext();
       const ctxB = await browser.newContext();
+      const pingsA: URLSearchParams[] = [];
+      ctxA.on('request', (req) => {
+        if (req.method() === 'POST' && new URL(req.url()).pathname === '/json/users/me/presence') pingsA.push(new URLSearchParams(req.postData() ?? ''));
+      });
       const a = await loginPage(ctxA, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       const b = await loginPage(ctxB, t.url, bob.email, PASSWORD);
 
@@ -189,6 +193,9 @@ describe('web client in Chromium', { skip }, () => {
       // Presence: each sees the other as active.
       await a.getByRole('complementary', { name: 'People' }).getByRole('region', { name: 'Active' }).getByText('Bob Browser').waitFor();
       await b.getByRole('complementary', { name: 'People' }).getByRole('region', { name: 'Active' }).getByText(t.owner.row.full_name).waitFor();
+      // The pings ask only for what changed since what the client has (last_update_id, from /register on).
+      assert.ok(pingsA.length > 0, "the owner's page pinged");
+      for (const p of pingsA) assert.match(p.get('last_update_id') ?? '', /^-?\d+$/, `a ping without last_update_id: ${p.toString()}`);
 
       // Direct messages: Bob opens a conversation with the owner from the people list.
       await a.getByRole('complementary', { name: 'People' }).getByRole('link', { name: /Bob Browser/ }).click();

@@ -114,15 +114,18 @@ for (const t of ['mousemove', 'keydown', 'pointerdown', 'focus']) addEventListen
 async function sendPresence(newUserInput: boolean): Promise<void> {
   const active = document.visibilityState === 'visible' && Date.now() - lastInput < 5 * 60_000;
   try {
+    // Only the presence changed since the last answer (or /register) comes back.
     const r = await api('POST', '/users/me/presence', {
       status: active ? 'active' : 'idle',
       new_user_input: newUserInput,
+      last_update_id: model.presenceLastUpdateId,
       slim_presence: true,
     });
     if (r.presences) {
       model.loadPresences(r.presences);
       model.changed();
     }
+    if (typeof r.presence_last_update_id === 'number' && r.presence_last_update_id > model.presenceLastUpdateId) model.presenceLastUpdateId = r.presence_last_update_id;
     if (typeof r.server_timestamp === 'number') model.serverTimeOffset = r.server_timestamp - Date.now() / 1000;
   } catch {
     // Next beat.

@@ -250,6 +250,8 @@ export class Model {
   typing = new Map<string, Map<number, number>>();
   topics = new Map<number, TopicInfo[]>();
   serverTimeOffset = 0;
+  /** The newest presence change this client has (presence_last_update_id): pings ask only for what changed after it. */
+  presenceLastUpdateId = -1;
   conn: ConnState = 'connecting';
   connError: string | null = null;
   list: MessageList | null = null;
@@ -316,6 +318,7 @@ export class Model {
     for (const c of r.recent_private_conversations ?? []) this.recentDms.set(this.dmKey(c.user_ids), c.max_message_id);
     this.presence.clear();
     this.loadPresences(r.presences ?? {});
+    this.presenceLastUpdateId = typeof r.presence_last_update_id === 'number' ? r.presence_last_update_id : -1;
     if (typeof r.server_timestamp === 'number') this.serverTimeOffset = r.server_timestamp - Date.now() / 1000;
     this.statuses.clear();
     for (const [id, st] of Object.entries(r.user_status ?? {})) this.statuses.set(Number(id), st as Status);
