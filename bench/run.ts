@@ -798,30 +798,19 @@ async function main(): Promise<number> {
       await load(s, bare.url, authorization, settings.warmupSeconds);
       // The measured time in slices, Parley and bare in turn: the machine's
       // speed drifts over seconds, and each server gets its share of every phase.
-      const pRuns: Run[] = [];
-      const bRuns: Run[] = [];
-      // CPU time of each server over its slices (null where /proc cannot tell).
-      let pCpuMs: number | null = 0;
-      let bCpuMs: number | null = 0;
+      // Each server's runs, and its CPU time over them (null where /proc cannot tell).
+      const sides = [parley, bare].map((child) => ({ child, runs: [] as Run[], cpuMs: 0 as number | null }));
       for (let i = 0; i < settings.slices; i++) {
-        for (const child of [parley, bare]) {
-          const c0 = cpuMs(child.proc.pid);
-          const r = await run(s, child.url, authorization, settings.durationSeconds / settings.slices);
-          const c1 = cpuMs(child.proc.pid);
-          const used = c0 === null || c1 === null ? null : c1 - c0;
-          if (child === parley) {
-            pRuns.push(r);
-            pCpuMs = pCpuMs === null || used === null ? null : pCpuMs + used;
-          } else {
-            bRuns.push(r);
-            bCpuMs = bCpuMs === null || used === null ? null : bCpuMs + used;
-          }
+        for (const side of sides) {
+          const c0 = cpuMs(side.child.proc.pid);
+          side.runs.push(await run(s, side.child.url, authorization, settings.durationSeconds / settings.slices));
+          const c1 = cpuMs(side.child.proc.pid);
+          side.cpuMs = side.cpuMs === null || c0 === null || c1 === null ? null : side.cpuMs + (c1 - c0);
         }
       }
-      const p = measurement(pRuns);
-      const b = measurement(bRuns);
-      const pCpu = cpuPerRequest(0, pCpuMs, p.requests);
-      const bCpu = cpuPerRequest(0, bCpuMs, b.requests);
+      const [p, b] = sides.map((side) => measurement(side.runs)) as [Measurement, Measurement];
+      const pCpu = cpuPerRequest(0, sides[0]!.cpuMs, p.requests);
+      const bCpu = cpuPerRequest(0, sides[1]!.cpuMs, b.requests);
       const problems = p.errors + p.non2xx + b.errors + b.non2xx;
       console.log(problems ? `done, with ${p.errors} errors and ${p.non2xx} non-2xx from Parley` : 'done');
       if (p.non2xx || p.errors) failed = true;

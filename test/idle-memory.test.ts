@@ -37,6 +37,12 @@ function readGcs(log: string): Gc[] {
 /** The young-generation collections the server asks for itself. */
 const askedMinor = (g: Gc) => g.kind === constants.NODE_PERFORMANCE_GC_MINOR && (g.flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) !== 0;
 
+/** Collections of V8's own (not asked for by the server) that began at `from` or later. */
+const ownSince = (log: string, from: number): number => readGcs(log).filter((g) => !askedMinor(g) && g.at >= from).length;
+
+/** The collections, for an assertion's message, with times from `zero`. */
+const timeline = (gcs: Gc[], zero: number): string => gcs.map((g) => `${Math.round(g.at - zero)} ms: kind ${g.kind}, flags ${g.flags}`).join('\n');
+
 function rssMiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
@@ -67,28 +73,26 @@ test('a server that goes quiet after light work asks for one young-generation co
       // generation has filled a few times (well under BUSY_COLLECTIONS).
       const client = new Client(n.url, null);
       loadStart = Date.now();
-      const ownSinceStart = () => readGcs(log).filter((g) => !askedMinor(g) && g.at >= loadStart).length;
-      for (let i = 0; ownSinceStart() < 3; i++) {
+      for (let i = 0; ownSince(log, loadStart) < 3; i++) {
         assert.ok(i < 2000, 'the load ran collections of its own');
         for (let j = 0; j < 5; j++) assertSuccess(await client.get('/server_settings'));
       }
       loadEnd = Date.now();
-      assert.ok(ownSinceStart() < 20, `a light load: ${ownSinceStart()} collections`);
+      const own = ownSince(log, loadStart);
+      assert.ok(own < 20, `a light load: ${own} collections`);
       await sleep(QUIET_MS);
     } finally {
       await stopNode(n);
     }
     const gcs = readGcs(log);
-    const timeline = () => gcs.map((g) => `${Math.round(g.at - loadEnd)} ms: kind ${g.kind}, flags ${g.flags}`).join('\n');
-    const asked = askedMinor;
-    assert.ok(gcs.some((g) => !asked(g) && g.at >= loadStart && g.at <= loadEnd), 'the load ran collections of its own');
-    assert.ok(gcs.some((g) => asked(g) && g.at > loadEnd), `a collection was asked for after the load (times from its end):\n${timeline()}`);
+    assert.ok(gcs.some((g) => !askedMinor(g) && g.at >= loadStart && g.at <= loadEnd), 'the load ran collections of its own');
+    assert.ok(gcs.some((g) => askedMinor(g) && g.at > loadEnd), `a collection was asked for after the load (times from its end):\n${timeline(gcs, loadEnd)}`);
     // Between two it asked for, at least one collection of V8's own.
     let sinceAsked = 1;
     for (const g of gcs) {
-      if (!asked(g)) sinceAsked++;
+      if (!askedMinor(g)) sinceAsked++;
       else {
-        assert.ok(sinceAsked > 0, `asked twice in one quiet spell (times from the load's end):\n${timeline()}`);
+        assert.ok(sinceAsked > 0, `asked twice in one quiet spell (times from the load's end):\n${timeline(gcs, loadEnd)}`);
         sinceAsked = 0;
       }
     }
@@ -112,8 +116,8 @@ test('after a busy spell, the server that goes quiet gives memory back with a fu
       // it asked for as the load began would count those before it).
       const deadline = Date.now() + 60_000;
       const loadStart = Date.now();
-      while (readGcs(log).filter((g) => !askedMinor(g) && g.at >= loadStart).length < 40) {
-        assert.ok(Date.now() < deadline, 'the load ran 30 collections within a minute');
+      while (ownSince(log, loadStart) < 40) {
+        assert.ok(Date.now() < deadline, 'the load ran 40 collections within a minute');
         await Promise.all(
           Array.from({ length: 10 }, async () => {
             for (let i = 0; i < 50; i++) assertSuccess(await client.get('/server_settings'));
@@ -128,7 +132,6 @@ test('after a busy spell, the server that goes quiet gives memory back with a fu
       await stopNode(n);
     }
     const gcs = readGcs(log);
-    const timeline = gcs.map((g) => `${Math.round(g.at - loadEnd)} ms: kind ${g.kind}, flags ${g.flags}`).join('\n');
     // The full collection asked for is V8's "last resort": full collections
     // one right after the other until nothing more is freed (V8's own memory
     // reducer, the other source of full collections in a quiet process, runs
@@ -136,7 +139,7 @@ test('after a busy spell, the server that goes quiet gives memory back with a fu
     const majors = gcs.filter((g) => g.kind === constants.NODE_PERFORMANCE_GC_MAJOR && g.at > loadEnd + 500);
     assert.ok(
       majors.some((g, i) => i > 0 && g.at - majors[i - 1]!.at < 150),
-      `full collections back to back once the server was quiet (times from the load's end):\n${timeline}`,
+      `full collections back to back once the server was quiet (times from the load's end):\n${timeline(gcs, loadEnd)}`,
     );
     assert.ok(after <= atEnd + 1, `no more memory while quiet: ${atEnd.toFixed(1)} MiB at the load's end, ${after.toFixed(1)} MiB ${QUIET_MS} ms later`);
   } finally {

@@ -390,11 +390,10 @@ export async function updatePresence(svc: Services, me: UserRow, input: UpdatePr
   const now = nowSecs();
   // The answer (unless only a ping is asked for) is made from the entries
   // it may show: everyone's on a first fetch; on an incremental one
-  // (last_update_id > 0, as presenceData decides) only those changed since,
-  // which with several processes reads those rows instead of the whole
-  // organization's. Either read has the caller's own entry, if any.
-  const incremental = input.lastUpdateId !== undefined && input.lastUpdateId > 0;
-  const shown = input.pingOnly ? null : incremental ? await st.since(input.lastUpdateId!, me.id) : await st.all();
+  // only those changed since, which with several processes reads those rows
+  // instead of the whole organization's. Either read has the caller's own
+  // entry, if any.
+  const shown = input.pingOnly ? null : isIncremental(input.lastUpdateId) ? await st.since(input.lastUpdateId, me.id) : await st.all();
   const listed = shown?.find((e) => e.userId === me.id);
   const mine = shown ? listed : await st.get(me.id);
   // The client name is not recorded: since FL 178 presence is per user, reported as "website".
@@ -421,6 +420,9 @@ export async function updatePresence(svc: Services, me: UserRow, input: UpdatePr
 // ---------------------------------------------------------------------------
 // Reading
 
+/** A request with last_update_id > 0 asks only for what changed after it (the client has the rest). */
+const isIncremental = (lastUpdateId: number | null | undefined): lastUpdateId is number => lastUpdateId != null && lastUpdateId > 0;
+
 export interface PresenceQuery {
   slim: boolean;
   lastUpdateId: number | null;
@@ -442,7 +444,7 @@ export async function presenceData(
   const st = await realmPresence(svc);
   const now = nowSecs();
   const since = now - (q.historyLimitDays ?? PRESENCE.DEFAULT_HISTORY_LIMIT_DAYS) * 86400;
-  const incremental = q.lastUpdateId !== null && q.lastUpdateId > 0;
+  const incremental = isIncremental(q.lastUpdateId);
   const pick = (e: Entry): boolean =>
     (q.lastUpdateId === null || e.updateId > q.lastUpdateId) && (incremental || (e.connected !== null && e.connected >= since));
   const entries = new Map(q.historyLimitDays === 0 ? [] : (everyone ?? (await st.all())).filter(pick).map((e) => [e.userId, e]));
