@@ -14,15 +14,15 @@
  *
  * With one process the sequence is recovered on start as the largest stored
  * last_update_id. With several (REDIS_URL), nothing is kept in memory:
- * entries are read from the database and the sequence is a Redis counter
- * (SharedPresence).
+ * entries are read from the database, and each write takes the next values
+ * of the sequence in the database, under a lock (SharedPresence).
  */
 import type { Services } from '../services.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { activeUserIds, userByEmail, userById, type UserRow } from '../store/users.ts';
 import { cachedUsers } from './cache.ts';
-import { maxPresenceUpdateId, presenceRowOfUser, presenceRowsOfRealm, presenceRowsOfRealmSince, upsertPresenceRows, type PresenceRow } from '../store/presence.ts';
+import { presenceRowOfUser, presenceRowsOfRealm, presenceRowsOfRealmSince, upsertPresenceRows, upsertPresenceRowsInSequence, type PresenceRow } from '../store/presence.ts';
 import { canAccessUser, userAccess, userIdsWhoCanAccess } from './user-access.ts';
 
 /** Zulip's presence tuning (zproject/default_settings.py). */
@@ -56,27 +56,30 @@ const nowSecs = (): number => Math.floor(Date.now() / 1000);
 
 /**
  * Coalesces presence writes: rows changed while a write is running go into
- * the next single statement. Each caller's promise settles when the
- * statement holding its row has been written.
+ * the next single statement (`save`). Each caller's promise settles, with
+ * the rows of that write by user, when the write holding its row is done.
  */
 class PresenceWriter {
   private readonly svc: Services;
+  private readonly save: (rows: PresenceRow[]) => Promise<void>;
   private pending = new Map<number, PresenceRow>();
-  private chain: Promise<void> = Promise.resolve();
-  private queued: Promise<void> | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+  private queued: Promise<ReadonlyMap<number, PresenceRow>> | null = null;
 
-  constructor(svc: Services) {
+  constructor(svc: Services, save: (rows: PresenceRow[]) => Promise<void>) {
     this.svc = svc;
+    this.save = save;
   }
 
-  write(row: PresenceRow): Promise<void> {
+  write(row: PresenceRow): Promise<ReadonlyMap<number, PresenceRow>> {
     this.pending.set(row.user_id, row);
     if (!this.queued) {
-      const batch = this.chain.then(() => {
+      const batch = this.chain.then(async () => {
         this.queued = null;
-        const rows = [...this.pending.values()];
+        const rows = this.pending;
         this.pending = new Map();
-        return upsertPresenceRows(this.svc.store.db, rows);
+        await this.save([...rows.values()]);
+        return rows;
       });
       this.queued = batch;
       this.chain = batch.catch((e: unknown) => this.svc.log.error({ err: e }, 'presence write failed'));
@@ -85,7 +88,7 @@ class PresenceWriter {
   }
 
   /** Settles when every write asked for so far has been made. */
-  flush(): Promise<void> {
+  flush(): Promise<unknown> {
     return this.queued ?? this.chain;
   }
 }
@@ -109,15 +112,13 @@ interface PresenceState {
   commit(svc: Services, e: Entry): Promise<void>;
 }
 
-function writeEntry(svc: Services, writer: PresenceWriter, e: Entry): Promise<void> {
-  return writer.write({
-    user_id: e.userId,
-    realm_id: svc.realmId,
-    last_active_time: e.active,
-    last_connected_time: e.connected,
-    last_update_id: e.updateId,
-  });
-}
+const rowOf = (svc: Services, e: Entry): PresenceRow => ({
+  user_id: e.userId,
+  realm_id: svc.realmId,
+  last_active_time: e.active,
+  last_connected_time: e.connected,
+  last_update_id: e.updateId,
+});
 
 class RealmPresence implements PresenceState {
   readonly entries = new Map<number, Entry>();
@@ -125,7 +126,7 @@ class RealmPresence implements PresenceState {
   readonly writer: PresenceWriter;
 
   constructor(svc: Services, rows: PresenceRow[]) {
-    this.writer = new PresenceWriter(svc);
+    this.writer = new PresenceWriter(svc, (batch) => upsertPresenceRows(svc.store.db, batch));
     for (const r of rows) {
       this.entries.set(r.user_id, entryOf(r));
       if (r.last_update_id > this.seq) this.seq = r.last_update_id;
@@ -148,26 +149,26 @@ class RealmPresence implements PresenceState {
     return [...this.entries.values()].filter((e) => e.updateId > updateId || e.userId === userId);
   }
 
-  commit(svc: Services, e: Entry): Promise<void> {
+  async commit(svc: Services, e: Entry): Promise<void> {
     e.updateId = ++this.seq;
-    return writeEntry(svc, this.writer, e);
+    await this.writer.write(rowOf(svc, e));
   }
 }
 
 /**
  * Presence shared by every process: entries are read from the database
- * each time, and the realm's presence sequence is a Redis counter (seeded
- * once from the largest stored last_update_id), so every node hands out
- * increasing, unique update ids.
+ * each time, and each write takes the organization's next presence
+ * sequence values in the database, in a transaction that holds the
+ * organization's presence lock (upsertPresenceRowsInSequence), so values are
+ * unique and committed in increasing order, whichever process writes.
  */
 class SharedPresence implements PresenceState {
   readonly writer: PresenceWriter;
   private readonly svc: Services;
-  private seeded: Promise<void> | null = null;
 
   constructor(svc: Services) {
     this.svc = svc;
-    this.writer = new PresenceWriter(svc);
+    this.writer = new PresenceWriter(svc, (batch) => upsertPresenceRowsInSequence(svc.store, svc.realmId, batch));
   }
 
   async get(userId: number): Promise<Entry | undefined> {
@@ -186,14 +187,9 @@ class SharedPresence implements PresenceState {
   }
 
   async commit(svc: Services, e: Entry): Promise<void> {
-    const redis = svc.redis!;
-    const key = `${redis.prefix}presence-seq:${svc.realmId}`;
-    this.seeded ??= maxPresenceUpdateId(svc.store.db, svc.realmId).then(async (max) => {
-      await redis.cmd.set(key, String(max), 'NX');
-    });
-    await this.seeded;
-    e.updateId = await redis.cmd.incr(key);
-    return writeEntry(svc, this.writer, e);
+    const written = await this.writer.write(rowOf(svc, e));
+    // The value the write gave the row (a later change of the same user in the same write gives both its value).
+    e.updateId = written.get(e.userId)!.last_update_id;
   }
 }
 

@@ -6,7 +6,7 @@
  * DATA_DIR lock), so the work just runs.
  */
 import { sql } from 'kysely';
-import type { Store } from './db.ts';
+import type { Store, Tx } from './db.ts';
 
 /**
  * Runs `fn` holding the named lock. With `wait: false` it returns undefined
@@ -28,4 +28,15 @@ export async function withClusterLock<T>(store: Store, name: string, opts: { wai
       await sql`SELECT pg_advisory_unlock(hashtext(${key}))`.execute(conn);
     }
   });
+}
+
+/**
+ * Takes the named lock inside transaction `tx` until it commits or rolls
+ * back: transactions that take it run one after another, across processes.
+ * On PostgreSQL a transaction advisory lock; SQLite's transactions already
+ * run one at a time.
+ */
+export async function lockUntilCommit(store: Store, tx: Tx, name: string): Promise<void> {
+  if (store.dialect !== 'postgres') return;
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${`${store.schema ?? 'public'}:${name}`}))`.execute(tx);
 }

@@ -1,6 +1,7 @@
 /** User presence rows: all SQL about the user_presence table. */
 import type { Selectable } from 'kysely';
-import type { Tx } from './db.ts';
+import { transaction, type Store, type Tx } from './db.ts';
+import { lockUntilCommit } from './locks.ts';
 import type { UserPresenceTable } from './schema.ts';
 
 export type PresenceRow = Selectable<UserPresenceTable>;
@@ -50,4 +51,23 @@ export async function upsertPresenceRows(db: Tx, rows: PresenceRow[]): Promise<v
         .whereRef('user_presence.last_update_id', '<', 'excluded.last_update_id'),
     )
     .execute();
+}
+
+/**
+ * Writes rows under the organization's next presence sequence values, which
+ * this sets on them (in the order given), in one transaction that holds the
+ * organization's presence lock: with several processes writing, the values
+ * are committed in increasing order, so a reader that has seen a value has
+ * seen every smaller one (an incremental poll never skips a change).
+ */
+export async function upsertPresenceRowsInSequence(store: Store, realmId: number, rows: PresenceRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await transaction(store, async (tx) => {
+    await lockUntilCommit(store, tx, `presence:${realmId}`);
+    const max = await maxPresenceUpdateId(tx, realmId);
+    rows.forEach((r, i) => {
+      r.last_update_id = max + 1 + i;
+    });
+    await upsertPresenceRows(tx, rows);
+  });
 }
