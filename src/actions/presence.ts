@@ -13,9 +13,10 @@
  * are coalesced into one multi-row statement (see PresenceWriter).
  *
  * With one process the sequence is recovered on start as the largest stored
- * last_update_id. With several (REDIS_URL), nothing is kept in memory:
- * entries are read from the database, and each write takes the next values
- * of the sequence in the database, under a lock (SharedPresence).
+ * last_update_id. With several (REDIS_URL), each write takes the next values
+ * of the sequence in the database, under a lock, and each process brings the
+ * entries it keeps up to date by reading the rows changed since it last read
+ * (SharedPresence).
  */
 import type { Services } from '../services.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
@@ -156,15 +157,21 @@ class RealmPresence implements PresenceState {
 }
 
 /**
- * Presence shared by every process: entries are read from the database
- * each time, and each write takes the organization's next presence
- * sequence values in the database, in a transaction that holds the
- * organization's presence lock (upsertPresenceRowsInSequence), so values are
- * unique and committed in increasing order, whichever process writes.
+ * Presence shared by every process: each write takes the organization's
+ * next presence sequence values in the database, in a transaction that
+ * holds the organization's presence lock (upsertPresenceRowsInSequence), so
+ * values are unique and committed in increasing order, whichever process
+ * writes. A process keeps the entries it has read and brings them up to
+ * date by reading only the rows with a larger value than it has seen (none
+ * can be skipped, as they commit in order); the first read reads them all.
  */
 class SharedPresence implements PresenceState {
   readonly writer: PresenceWriter;
   private readonly svc: Services;
+  /** The organization's entries as read so far, by user. */
+  private readonly known = new Map<number, Entry>();
+  /** The largest sequence value read. */
+  private knownUpTo = 0;
 
   constructor(svc: Services) {
     this.svc = svc;
@@ -179,11 +186,23 @@ class SharedPresence implements PresenceState {
   add(): void {}
 
   async all(): Promise<Entry[]> {
-    return (await presenceRowsOfRealm(this.svc.store.db, this.svc.realmId)).map(entryOf);
+    await this.catchUp();
+    return [...this.known.values()];
   }
 
   async since(updateId: number, userId: number): Promise<Entry[]> {
-    return (await presenceRowsOfRealmSince(this.svc.store.db, this.svc.realmId, updateId, userId)).map(entryOf);
+    await this.catchUp();
+    return [...this.known.values()].filter((e) => e.updateId > updateId || e.userId === userId);
+  }
+
+  /** Reads the rows changed since the largest value read (user ID 0: no row of its own). */
+  private async catchUp(): Promise<void> {
+    const rows = await presenceRowsOfRealmSince(this.svc.store.db, this.svc.realmId, this.knownUpTo, 0);
+    for (const r of rows) {
+      const kept = this.known.get(r.user_id);
+      if (!kept || r.last_update_id > kept.updateId) this.known.set(r.user_id, entryOf(r));
+      if (r.last_update_id > this.knownUpTo) this.knownUpTo = r.last_update_id;
+    }
   }
 
   async commit(svc: Services, e: Entry): Promise<void> {
