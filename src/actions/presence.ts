@@ -170,8 +170,8 @@ class SharedPresence implements PresenceState {
   private readonly svc: Services;
   /** The organization's entries as read so far, by user. */
   private readonly known = new Map<number, Entry>();
-  /** The largest sequence value read. */
-  private knownUpTo = 0;
+  /** The largest sequence value read (-1: none yet, so the first read takes every row). */
+  private knownUpTo = -1;
 
   constructor(svc: Services) {
     this.svc = svc;
