@@ -82,7 +82,7 @@ test('presence sequence: concurrent writers commit unique values in order; an in
     const seen = new Map<number, number>(); // update id -> user id
     let watermark = 0;
     const poll = async () => {
-      const rows = await presenceRowsOfRealmSince(stores[stores.length - 1]!.db, realmId, watermark, 0);
+      const rows = await presenceRowsOfRealmSince(stores[stores.length - 1]!.db, realmId, watermark);
       for (const r of rows) {
         assert.ok(!seen.has(r.last_update_id) || seen.get(r.last_update_id) === r.user_id, `update id ${r.last_update_id} given twice`);
         seen.set(r.last_update_id, r.user_id);

@@ -113,6 +113,10 @@ interface PresenceState {
   commit(svc: Services, e: Entry): Promise<void>;
 }
 
+/** The entries changed after `updateId` (a larger update id), and `userId`'s own (PresenceState.since). */
+const changedSince = (entries: Iterable<Entry>, updateId: number, userId: number): Entry[] =>
+  [...entries].filter((e) => e.updateId > updateId || e.userId === userId);
+
 const rowOf = (svc: Services, e: Entry): PresenceRow => ({
   user_id: e.userId,
   realm_id: svc.realmId,
@@ -147,7 +151,7 @@ class RealmPresence implements PresenceState {
   }
 
   async since(updateId: number, userId: number): Promise<Entry[]> {
-    return [...this.entries.values()].filter((e) => e.updateId > updateId || e.userId === userId);
+    return changedSince(this.entries.values(), updateId, userId);
   }
 
   async commit(svc: Services, e: Entry): Promise<void> {
@@ -192,12 +196,12 @@ class SharedPresence implements PresenceState {
 
   async since(updateId: number, userId: number): Promise<Entry[]> {
     await this.catchUp();
-    return [...this.known.values()].filter((e) => e.updateId > updateId || e.userId === userId);
+    return changedSince(this.known.values(), updateId, userId);
   }
 
-  /** Reads the rows changed since the largest value read (user ID 0: no row of its own). */
+  /** Reads the rows changed since the largest value read. */
   private async catchUp(): Promise<void> {
-    const rows = await presenceRowsOfRealmSince(this.svc.store.db, this.svc.realmId, this.knownUpTo, 0);
+    const rows = await presenceRowsOfRealmSince(this.svc.store.db, this.svc.realmId, this.knownUpTo);
     for (const r of rows) {
       const kept = this.known.get(r.user_id);
       if (!kept || r.last_update_id > kept.updateId) this.known.set(r.user_id, entryOf(r));

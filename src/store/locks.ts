@@ -8,13 +8,16 @@
 import { sql } from 'kysely';
 import type { Store, Tx } from './db.ts';
 
+/** A lock's name within the deployment: schemas sharing one PostgreSQL database lock apart. */
+const lockKey = (store: Store, name: string): string => `${store.schema ?? 'public'}:${name}`;
+
 /**
  * Runs `fn` holding the named lock. With `wait: false` it returns undefined
  * at once when another process holds the lock; otherwise it waits its turn.
  */
 export async function withClusterLock<T>(store: Store, name: string, opts: { wait: boolean }, fn: () => Promise<T>): Promise<T | undefined> {
   if (store.dialect !== 'postgres') return fn();
-  const key = `${store.schema ?? 'public'}:${name}`;
+  const key = lockKey(store, name);
   return store.db.connection().execute(async (conn) => {
     if (opts.wait) {
       await sql`SELECT pg_advisory_lock(hashtext(${key}))`.execute(conn);
@@ -38,5 +41,5 @@ export async function withClusterLock<T>(store: Store, name: string, opts: { wai
  */
 export async function lockUntilCommit(store: Store, tx: Tx, name: string): Promise<void> {
   if (store.dialect !== 'postgres') return;
-  await sql`SELECT pg_advisory_xact_lock(hashtext(${`${store.schema ?? 'public'}:${name}`}))`.execute(tx);
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${lockKey(store, name)}))`.execute(tx);
 }

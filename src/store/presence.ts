@@ -11,14 +11,9 @@ export async function presenceRowsOfRealm(db: Tx, realmId: number): Promise<Pres
   return db.selectFrom('user_presence').selectAll().where('realm_id', '=', realmId).execute();
 }
 
-/** The organization's presence rows changed after `updateId` (a larger last_update_id), and the row of `userId`. */
-export async function presenceRowsOfRealmSince(db: Tx, realmId: number, updateId: number, userId: number): Promise<PresenceRow[]> {
-  return db
-    .selectFrom('user_presence')
-    .selectAll()
-    .where('realm_id', '=', realmId)
-    .where((eb) => eb.or([eb('last_update_id', '>', updateId), eb('user_id', '=', userId)]))
-    .execute();
+/** The organization's presence rows changed after `updateId` (a larger last_update_id). */
+export async function presenceRowsOfRealmSince(db: Tx, realmId: number, updateId: number): Promise<PresenceRow[]> {
+  return db.selectFrom('user_presence').selectAll().where('realm_id', '=', realmId).where('last_update_id', '>', updateId).execute();
 }
 
 export async function presenceRowOfUser(db: Tx, userId: number): Promise<PresenceRow | undefined> {
