@@ -1,7 +1,7 @@
 /** Zulip's HTTP conventions: envelope, errors, auth, parameter encoding. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSuccess, assertSchema, type TestServer, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { startTestServer, assertError, assertSuccess, assertSchema, type Res, type TestServer, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
 
 let t: TestServer;
 before(async () => {
@@ -156,12 +156,43 @@ test('failed API authentication is rate limited per client address', async () =>
   }
 });
 
-test('per-user API rate limit', async () => {
+test('per-user API rate limit, with X-RateLimit-* headers on every counted answer', async () => {
   const t2 = await startTestServer({ PARLEY_API_RATE_LIMIT_PER_MINUTE: '5' });
   try {
     const c = t2.client(t2.owner);
-    for (let i = 0; i < 5; i++) assertSuccess(await c.get('/users/me'));
-    assertError(await c.get('/users/me'), 429, 'RATE_LIMIT_HIT');
+    // Zulip's headers: the limit, the requests left, and the Unix second at which the limit is whole again.
+    const limitHeaders = (res: Res) => ({
+      limit: res.headers.get('x-ratelimit-limit'),
+      remaining: res.headers.get('x-ratelimit-remaining'),
+      reset: Number(res.headers.get('x-ratelimit-reset')),
+    });
+    const start = Math.floor(Date.now() / 1000);
+    const resets: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await c.get('/users/me');
+      assertSuccess(res);
+      const h = limitHeaders(res);
+      assert.deepEqual([h.limit, h.remaining], ['5', String(4 - i)]);
+      assert.ok(Number.isInteger(h.reset) && h.reset >= start && h.reset <= start + 61, `reset ${h.reset}, start ${start}`);
+      resets.push(h.reset);
+    }
+    // One window: the time it ends does not move as it fills.
+    assert.ok(Math.max(...resets) - Math.min(...resets) <= 1, `resets ${resets}`);
+    const limited = await c.get('/users/me');
+    assertError(limited, 429, 'RATE_LIMIT_HIT', 'API usage exceeded rate limit');
+    const h = limitHeaders(limited);
+    assert.deepEqual([h.limit, h.remaining], ['5', '0']);
+    assert.ok(Math.abs(h.reset - resets[0]!) <= 1, `reset ${h.reset} against ${resets[0]}`);
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+    assert.ok(Number(limited.body['retry-after']) > 0);
+    // Another user's limit is their own; a request no limit counts (no credentials) has no such headers.
+    const other = await t2.makeUser();
+    const res = await t2.client(other).get('/users/me');
+    assertSuccess(res);
+    assert.equal(res.headers.get('x-ratelimit-remaining'), '4');
+    const anon = await t2.client(null).get('/server_settings');
+    assertSuccess(anon);
+    assert.equal(anon.headers.get('x-ratelimit-limit'), null);
   } finally {
     await t2.close();
   }

@@ -464,17 +464,23 @@ test('sessions are stored as hashes only', async () => {
   assert.equal(rows[0].csrf_token, w.jar.get('csrftoken'));
 });
 
-test('the per-user API rate limit applies to /json and is shared with /api/v1', async () => {
+test('the per-user API rate limit applies to /json and is shared with /api/v1, with the X-RateLimit-* headers', async () => {
   const s = await startTestServer({ PARLEY_API_RATE_LIMIT_PER_MINUTE: '3' });
   try {
     const w = new WebClient(s.url);
     assertSuccess(await w.login(OWNER_EMAIL, OWNER_PASSWORD));
-    assertSuccess(await w.get('/json/users/me'));
-    assertSuccess(await s.client(s.owner).get('/users/me'));
-    assertSuccess(await w.get('/json/users/me'));
+    // Each counted answer carries Zulip's X-RateLimit-* headers, whichever way it came.
+    const answers = [await w.get('/json/users/me'), await s.client(s.owner).get('/users/me'), await w.get('/json/users/me')];
+    answers.forEach((res, i) => {
+      assertSuccess(res);
+      assert.equal(res.headers.get('x-ratelimit-limit'), '3');
+      assert.equal(res.headers.get('x-ratelimit-remaining'), String(2 - i));
+      assert.match(res.headers.get('x-ratelimit-reset') ?? '', /^\d{10}$/);
+    });
     const limited = await w.get('/json/users/me');
     assertError(limited, 429, 'RATE_LIMIT_HIT', 'API usage exceeded rate limit');
     assert.ok(Number(limited.headers.get('retry-after')) > 0);
+    assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
   } finally {
     await s.close();
   }

@@ -12,7 +12,7 @@ import type { Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
 import { HAS_JSON_TEXT, serializeAnswer } from '../lib/json-text.ts';
 import { parseParams } from './params.ts';
-import { authenticate, clientName, makeAuthLimits } from './auth.ts';
+import { authenticate, clientName, countApiRequest, makeAuthLimits } from './auth.ts';
 import { decodeUtf8, parseForm } from './form.ts';
 import { parseMultipart, type UploadedFile } from './multipart.ts';
 import type { Method, RequestContext, RouteDef } from './route.ts';
@@ -339,7 +339,7 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
         url: toRouterPath(def.path, mode),
         handler: async (req, reply) => {
           // The request's events are in their queues before it is answered.
-          const result = await svc.bus.duringRequest(() => handle(svc, limits, def, req, mode));
+          const result = await svc.bus.duringRequest(() => handle(svc, limits, def, req, reply, mode));
           // Several processes: the answer goes out once its writes are announced to the others
           // (a transaction's are already; a single statement's is announced after it).
           if (svc.redis) await changesAnnounced(svc);
@@ -388,6 +388,7 @@ async function handle(
   limits: ReturnType<typeof makeAuthLimits>,
   def: RouteDef,
   req: FastifyRequest,
+  reply: FastifyReply,
   mode: Mode,
 ): Promise<Record<string, unknown>> {
   const fields = parseForm((req.query as { __raw?: string }).__raw ?? '');
@@ -405,7 +406,7 @@ async function handle(
     user = await authenticate(svc, limits, req, def.auth === 'user', { allowIncomingWebhooks: def.allowIncomingWebhooks });
   }
   if (user) req.userId = user.id;
-  if (user && !def.noRateLimit) await limits.api.check(`user:${user.id}`);
+  if (user && !def.noRateLimit) await countApiRequest(limits, user.id, reply);
   if (user?.is_bot && def.humanOnly) throw new ApiError('This endpoint does not accept bot requests.');
   const { values, unknown } = parseParams(def.params, fields, req.params as Record<string, string>, def.pathParams);
   const ctx: RequestContext = {

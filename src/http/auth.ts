@@ -3,12 +3,12 @@
  * plus the rate limits around it: failed authentications per client address,
  * and requests per user per minute.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { ApiError, authError, rateLimited, unauthorized } from '../lib/errors.ts';
 import { BOT_TYPE, type UserRow } from '../store/users.ts';
 import { accountByApiKey } from '../actions/cache.ts';
-import { RateLimit } from '../lib/rate-limit.ts';
+import { RateLimit, rateLimitHeaders } from '../lib/rate-limit.ts';
 
 export interface AuthLimits {
   failures: RateLimit;
@@ -20,6 +20,16 @@ export function makeAuthLimits(svc: Services): AuthLimits {
     failures: new RateLimit(svc.redis, 'auth-failures', svc.config.authFailureLimit, svc.config.authFailureWindowSeconds),
     api: new RateLimit(svc.redis, 'api', svc.config.apiRateLimitPerMinute, 60),
   };
+}
+
+/**
+ * Counts a request against its user's API limit (RATE_LIMIT_HIT when over)
+ * and puts the limit's X-RateLimit-* headers on the answer, as Zulip does on
+ * every rate-limited request.
+ */
+export async function countApiRequest(limits: AuthLimits, userId: number, reply: FastifyReply): Promise<void> {
+  const state = await limits.api.check(`user:${userId}`);
+  if (state) reply.headers(rateLimitHeaders(state));
 }
 
 export function basicCredentials(req: FastifyRequest): { email: string; apiKey: string } | null {

@@ -9,7 +9,7 @@ import { createReadStream, statSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../services.ts';
 import { unauthorized } from '../lib/errors.ts';
-import { authenticate, type AuthLimits } from './auth.ts';
+import { authenticate, countApiRequest, type AuthLimits } from './auth.ts';
 import { requestSession } from './web.ts';
 import { exportArchiveForDownload, EXPORTS_URL_PREFIX } from '../actions/realm-export.ts';
 import { isAdminRole } from '../actions/users-format.ts';
@@ -23,7 +23,7 @@ export function registerExportServing(app: FastifyInstance, svc: Services, limit
     const path = (req.params as { '*': string })['*'];
     const user = req.headers.authorization !== undefined ? await authenticate(svc, limits, req, true) : ((await requestSession(svc, req))?.user ?? null);
     if (!user) throw unauthorized();
-    await limits.api.check(`user:${user.id}`);
+    await countApiRequest(limits, user.id, reply);
     if (!isAdminRole(user.role)) return html(reply, 403, 'You are not authorized to view this file.');
     const file = path.includes('\0') ? null : await exportArchiveForDownload(svc, user, path);
     let size: number;

@@ -13,7 +13,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { ApiError, unauthorized } from '../lib/errors.ts';
-import { authenticate, type AuthLimits } from './auth.ts';
+import { authenticate, countApiRequest, type AuthLimits } from './auth.ts';
 import { parseForm } from './form.ts';
 import { authenticateSession, requestSession } from './web.ts';
 import type { UserRow } from '../store/users.ts';
@@ -65,7 +65,7 @@ export function registerUploadServing(app: FastifyInstance, svc: Services, limit
       if (api) throw new ApiError('This file does not exist or has been deleted.', { status: 404 });
       return notFound(reply);
     }
-    if (user) await limits.api.check(`user:${user.id}`);
+    if (user) await countApiRequest(limits, user.id, reply);
     const v = await validateAttachmentRequest(svc, svc.store.db, user, pathId);
     if (!v && api) throw new ApiError('This file does not exist or has been deleted.', { status: 404 });
     if (!v) return notFound(reply);
@@ -100,7 +100,7 @@ export function registerUploadServing(app: FastifyInstance, svc: Services, limit
   app.get('/thumbnail', async (req, reply) => {
     const user = await caller(req, 'file');
     if (!user) throw unauthorized();
-    await limits.api.check(`user:${user.id}`);
+    await countApiRequest(limits, user.id, reply);
     const query = parseForm((req.query as { __raw?: string }).__raw ?? '');
     const url = query.get('url');
     const size = query.get('size') ?? undefined;

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
-import { authenticate, authenticateApiKey, type AuthLimits } from './auth.ts';
+import { authenticate, authenticateApiKey, countApiRequest, type AuthLimits } from './auth.ts';
 import { parseForm } from './form.ts';
 import { missingArgument } from '../lib/errors.ts';
 import { INTEGRATIONS, receiveWebhook } from '../actions/incoming-webhooks.ts';
@@ -35,7 +35,7 @@ export function registerIncomingWebhooks(app: FastifyInstance, svc: Services, li
       if (apiKey !== undefined) user = await authenticateApiKey(svc, limits, req, apiKey);
       else if (req.headers.authorization !== undefined) user = (await authenticate(svc, limits, req, true, { allowIncomingWebhooks: true }))!;
       else throw missingArgument('api_key');
-      await limits.api.check(`user:${user.id}`);
+      await countApiRequest(limits, user.id, reply);
       const contentType = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       await receiveWebhook(svc, user, name, {
         path: req.url.split('?')[0],

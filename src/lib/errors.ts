@@ -68,11 +68,11 @@ export const requireAdmin = (): ApiError => unauthorizedPrincipal('Must be an or
 export const requireOwner = (): ApiError => unauthorizedPrincipal('Must be an organization owner');
 export const requireMember = (): ApiError => unauthorizedPrincipal('Must be an organization member');
 
-export function rateLimited(retryAfterSeconds: number): ApiError {
+export function rateLimited(retryAfterSeconds: number, headers: Record<string, string> = {}): ApiError {
   return new ApiError('API usage exceeded rate limit', {
     code: 'RATE_LIMIT_HIT',
     status: 429,
     extra: { 'retry-after': retryAfterSeconds },
-    headers: { 'Retry-After': String(Math.ceil(retryAfterSeconds)) },
+    headers: { ...headers, 'Retry-After': String(Math.ceil(retryAfterSeconds)) },
   });
 }

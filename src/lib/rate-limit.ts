@@ -17,6 +17,26 @@ const RateLimiterMemory = require('rate-limiter-flexible/lib/RateLimiterMemory.j
 const RateLimiterRes = require('rate-limiter-flexible/lib/RateLimiterRes.js') as typeof Flexible.RateLimiterRes;
 const rateLimiterRedis = lazyModule<typeof Flexible.RateLimiterRedis>('rate-limiter-flexible/lib/RateLimiterRedis.js');
 
+/** What a counted request leaves of its limit: Zulip's X-RateLimit-* headers tell it to the client. */
+export interface LimitState {
+  limit: number;
+  remaining: number;
+  /** Milliseconds until the window ends and the full limit is available again. */
+  resetsInMs: number;
+}
+
+/**
+ * Zulip's rate-limit headers: the limit, the requests left, and the time
+ * (Unix seconds) at which none of the limit is used any more.
+ */
+export function rateLimitHeaders(state: LimitState, now = Date.now()): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(state.limit),
+    'X-RateLimit-Remaining': String(state.remaining),
+    'X-RateLimit-Reset': String(Math.floor((now + state.resetsInMs) / 1000)),
+  };
+}
+
 export class RateLimit {
   private readonly limiter: Flexible.RateLimiterAbstract | null;
   private readonly limit: number;
@@ -57,14 +77,20 @@ export class RateLimit {
     });
   }
 
-  /** Counts a hit and throws RATE_LIMIT_HIT when over the limit. */
-  async check(key: string): Promise<void> {
-    if (!this.limiter) return;
+  /**
+   * Counts a hit and throws RATE_LIMIT_HIT when over the limit (with the
+   * limit's headers); returns what is left of the limit, or null when there
+   * is none.
+   */
+  async check(key: string): Promise<LimitState | null> {
+    if (!this.limiter) return null;
     try {
-      await this.limiter.consume(key);
+      const res = await this.limiter.consume(key);
+      return { limit: this.limit, remaining: res.remainingPoints, resetsInMs: res.msBeforeNext };
     } catch (e) {
-      if (e instanceof RateLimiterRes) throw rateLimited(Math.max(e.msBeforeNext, 1) / 1000);
-      throw e;
+      if (!(e instanceof RateLimiterRes)) throw e;
+      const wait = Math.max(e.msBeforeNext, 1);
+      throw rateLimited(wait / 1000, rateLimitHeaders({ limit: this.limit, remaining: 0, resetsInMs: wait }));
     }
   }
 }
