@@ -276,10 +276,10 @@ function cpuMs(pid: number | undefined): number | null {
   }
 }
 
-/** CPU microseconds per request of a measured run. */
-function cpuPerRequest(before: number | null, after: number | null, requests: number): number | null {
-  if (before === null || after === null || requests === 0) return null;
-  return Math.round(((after - before) * 1000) / requests);
+/** CPU microseconds per request, from the CPU milliseconds a server used for them (null: not read). */
+function cpuPerRequest(cpuMs: number | null, requests: number): number | null {
+  if (cpuMs === null || requests === 0) return null;
+  return Math.round((cpuMs * 1000) / requests);
 }
 
 /** Resident memory of a process in MiB (Linux /proc), or null elsewhere. */
@@ -809,8 +809,8 @@ async function main(): Promise<number> {
         }
       }
       const [p, b] = sides.map((side) => measurement(side.runs)) as [Measurement, Measurement];
-      const pCpu = cpuPerRequest(0, sides[0]!.cpuMs, p.requests);
-      const bCpu = cpuPerRequest(0, sides[1]!.cpuMs, b.requests);
+      const pCpu = cpuPerRequest(sides[0]!.cpuMs, p.requests);
+      const bCpu = cpuPerRequest(sides[1]!.cpuMs, b.requests);
       const problems = p.errors + p.non2xx + b.errors + b.non2xx;
       console.log(problems ? `done, with ${p.errors} errors and ${p.non2xx} non-2xx from Parley` : 'done');
       if (p.non2xx || p.errors) failed = true;
