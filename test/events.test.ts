@@ -60,7 +60,7 @@ test('register: queue id, last_event_id, versions and the whole initial state', 
 
 test('register: only the requested state types', async () => {
   const c = t.client(t.owner);
-  const base = new Set(['result', 'msg', 'queue_id', 'last_event_id', 'zulip_version', 'zulip_feature_level', 'zulip_merge_base']);
+  const base = new Set(['result', 'msg', 'queue_id', 'last_event_id', 'idle_queue_timeout_secs', 'zulip_version', 'zulip_feature_level', 'zulip_merge_base']);
   const extra = (body: Record<string, unknown>) => Object.keys(body).filter((k) => !base.has(k)).sort();
 
   const onlyStatus = await register(c, { fetch_event_types: ['user_status'] });
@@ -217,6 +217,53 @@ test('idle queues are collected; polled, waiting and long-lived ones are kept', 
   assert.equal(await queues.get(longLived.queueId), undefined);
   assertSuccess(await c.delete('/events', { queue_id: waiting.queueId }));
   await poll;
+});
+
+test('idle_queue_timeout: seconds or "mobile" (12 hours), at most 7 days; the answer says what was given', async () => {
+  const u = await t.makeUser();
+  const c = t.client(u);
+  const queues = t.server.svc.queues;
+  const idleSeconds = t.server.svc.config.queueIdleSeconds;
+  const register = async (params: Record<string, unknown>) => {
+    const body = assertSuccess(await c.post('/register', { event_types: ['heartbeat'], fetch_event_types: ['realm'], ...params }));
+    assert.equal(body.ignored_parameters_unsupported, undefined);
+    return body as { queue_id: string; idle_queue_timeout_secs: number };
+  };
+  const plain = await register({});
+  assert.equal(plain.idle_queue_timeout_secs, idleSeconds);
+  // The mobile app sends the JSON string "mobile".
+  const mobile = await register({ idle_queue_timeout: '"mobile"' });
+  assert.equal(mobile.idle_queue_timeout_secs, 12 * 3600);
+  const short = await register({ idle_queue_timeout: 90 });
+  assert.equal(short.idle_queue_timeout_secs, 90);
+  const long = await register({ idle_queue_timeout: 30 * 24 * 3600 });
+  assert.equal(long.idle_queue_timeout_secs, 7 * 24 * 3600);
+  // It wins over the older queue_lifespan_secs.
+  assert.equal((await register({ idle_queue_timeout: 120, queue_lifespan_secs: 3600 })).idle_queue_timeout_secs, 120);
+
+  await queues.gc(Date.now() + 100 * 1000);
+  assert.equal(await queues.get(short.queue_id), undefined, 'collected after its 90 seconds');
+  assert.ok(await queues.get(plain.queue_id));
+  await queues.gc(Date.now() + (idleSeconds + 5) * 1000);
+  assert.equal(await queues.get(plain.queue_id), undefined);
+  assert.ok(await queues.get(mobile.queue_id), 'a mobile queue outlives the default');
+  await queues.gc(Date.now() + 11 * 3600 * 1000);
+  assert.ok(await queues.get(mobile.queue_id));
+  await queues.gc(Date.now() + 13 * 3600 * 1000);
+  assert.equal(await queues.get(mobile.queue_id), undefined, 'collected after 12 hours');
+  assert.ok(await queues.get(long.queue_id));
+  await queues.gc(Date.now() + 8 * 24 * 3600 * 1000);
+  assert.equal(await queues.get(long.queue_id), undefined);
+
+  for (const bad of ['"desktop"', 0, -5, 1.5, true]) {
+    const res = await c.post('/register', { event_types: ['heartbeat'], fetch_event_types: ['realm'], idle_queue_timeout: bad });
+    assert.equal(res.status, 400, `idle_queue_timeout=${String(bad)}`);
+    assert.equal(res.body.code, 'BAD_REQUEST');
+    assert.match(res.body.msg, /idle_queue_timeout/);
+  }
+  // Not JSON at all.
+  const raw = await c.request('POST', '/register', {}, { rawBody: 'idle_queue_timeout=mobile', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+  assertError(raw, 400, 'BAD_REQUEST', /idle_queue_timeout/);
 });
 
 test('idle collection runs on its own (PARLEY_QUEUE_IDLE_SECONDS, PARLEY_QUEUE_GC_SECONDS)', async () => {

@@ -251,6 +251,10 @@ export function assertSuccess(res: Res): Record<string, any> {
 export const POST_247_FIELDS = new Set<string>([
   // Data exports: their kind (FL 304).
   'export_type',
+  // POST /register: the queue's idle timeout (FL 481).
+  'idle_queue_timeout_secs',
+  // Messages: when one last moved (FL 365).
+  'last_moved_timestamp',
   // Organization settings newer than feature level 247 (Zulip's current API).
   'realm_can_add_custom_emoji_group',
   'realm_can_create_bots_group',

@@ -8,18 +8,29 @@ import { ROLE, type UserRow } from '../store/users.ts';
 import { FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.ts';
 
 const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 60 * 60;
+/** What `idle_queue_timeout: "mobile"` asks for: an app opened a few times a day finds its queue. */
+const MOBILE_QUEUE_LIFESPAN_SECS = 12 * 60 * 60;
 
 export interface RegisterInput extends RegisterOptions {
   eventTypes: string[] | null;
   fetchEventTypes: string[] | null;
+  /** `idle_queue_timeout`: seconds, or "mobile"; null: not given. */
+  idleQueueTimeout: number | 'mobile' | null;
+  /** The older `queue_lifespan_secs` (0: not given); `idle_queue_timeout` wins over it. */
   queueLifespanSecs: number;
   clientName: string;
+}
+
+/** Seconds a queue may go unpolled: what the client asked for, at most 7 days, else the server's setting. */
+function queueLifespan(svc: Services, input: RegisterInput): number {
+  const asked = input.idleQueueTimeout === 'mobile' ? MOBILE_QUEUE_LIFESPAN_SECS : (input.idleQueueTimeout ?? input.queueLifespanSecs);
+  return asked > 0 ? Math.min(asked, MAX_QUEUE_LIFESPAN_SECS) : svc.config.queueIdleSeconds;
 }
 
 export async function registerQueue(svc: Services, input: RegisterInput): Promise<Record<string, unknown>> {
   if (input.allPublicStreams && input.user.role === ROLE.GUEST) throw new ApiError('User not authorized for this query');
   // The queue exists before state is read, so no event committed meanwhile is missed.
-  const lifespan = input.queueLifespanSecs > 0 ? Math.min(input.queueLifespanSecs, MAX_QUEUE_LIFESPAN_SECS) : svc.config.queueIdleSeconds;
+  const lifespan = queueLifespan(svc, input);
   const queue = await svc.queues.create({
     userId: input.user.id,
     eventTypes: input.eventTypes ? new Set(input.eventTypes) : null,
@@ -43,6 +54,7 @@ export async function registerQueue(svc: Services, input: RegisterInput): Promis
   return {
     queue_id: queue.id,
     last_event_id: -1,
+    idle_queue_timeout_secs: lifespan,
     zulip_version: ZULIP_VERSION,
     zulip_feature_level: FEATURE_LEVEL,
     zulip_merge_base: ZULIP_MERGE_BASE,

@@ -23,6 +23,8 @@ export default [
       fetch_event_types: p.json(v.nullable(v.list(v.str())), 'string[]').default(null),
       narrow: p.json((x, name) => parseNarrow(x, name), 'narrow').default([]),
       queue_lifespan_secs: p.int({ min: 0 }).default(0),
+      // Seconds the queue may go unpolled before it is collected, or "mobile" (12 hours).
+      idle_queue_timeout: p.json(v.union<number | 'mobile'>(v.int({ min: 1 }), v.literal(['mobile'] as const)), 'integer|"mobile"').optional(),
     },
     handler: (ctx, a) =>
       registerQueue(ctx.svc, {
@@ -38,6 +40,7 @@ export default [
         eventTypes: a.event_types,
         fetchEventTypes: a.fetch_event_types,
         narrow: a.narrow,
+        idleQueueTimeout: a.idle_queue_timeout ?? null,
         queueLifespanSecs: a.queue_lifespan_secs,
         clientName: ctx.clientName,
       }),
