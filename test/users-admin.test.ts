@@ -51,6 +51,37 @@ test('POST /users: administrators create accounts; everyone gets realm_user add'
   assertSuccess(await c(t.owner).post('/users', { email: 'created2@example.com', password: 'another good one', full_name: 'Second' }));
 });
 
+test('POST /users: the realm_user add event carries delivery_email to those who may see it, null to the rest', async () => {
+  const { admin, moderator, member, guest } = await roles();
+  const queues = { admin, moderator, member, guest };
+  const open = async () => Object.fromEntries(await Promise.all(Object.entries(queues).map(async ([k, a]) => [k, await openQueue(c(a), EVENTS)] as const)));
+  const seen = async (qs: Record<string, Awaited<ReturnType<typeof openQueue>>>, userId: number) =>
+    Object.fromEntries(
+      await Promise.all(
+        Object.entries(qs).map(async ([k, q]) => {
+          const adds = (await q.ofType('realm_user')).filter((e) => e.op === 'add' && e.person.user_id === userId);
+          assert.equal(adds.length, 1, `${k}: one realm_user add`);
+          return [k, adds[0].person.delivery_email] as const;
+        }),
+      ),
+    );
+  // Everyone may see addresses (the default): everyone gets it, as /register gives it.
+  let qs = await open();
+  const first = assertSuccess(await c(admin).post('/users', { email: 'visible1@example.com', password: 'correct horse battery', full_name: 'Visible' })).user_id;
+  assert.deepEqual(await seen(qs, first), { admin: 'visible1@example.com', moderator: 'visible1@example.com', member: 'visible1@example.com', guest: 'visible1@example.com' });
+  const registered = assertSuccess(await c(member).post('/register', { fetch_event_types: ['realm_user'] })).realm_users.find((u: any) => u.user_id === first);
+  assert.equal(registered.delivery_email, 'visible1@example.com');
+  // New accounts visible to administrators only.
+  assertSuccess(await c(t.owner).patch('/realm/user_settings_defaults', { email_address_visibility: 3 }));
+  try {
+    qs = await open();
+    const second = assertSuccess(await c(admin).post('/users', { email: 'hidden1@example.com', password: 'correct horse battery', full_name: 'Hidden' })).user_id;
+    assert.deepEqual(await seen(qs, second), { admin: 'hidden1@example.com', moderator: null, member: null, guest: null });
+  } finally {
+    assertSuccess(await c(t.owner).patch('/realm/user_settings_defaults', { email_address_visibility: 1 }));
+  }
+});
+
 test('POST /users: non-administrators are refused (per role)', async () => {
   const { moderator, member, guest } = await roles();
   for (const who of [moderator, member, guest]) {

@@ -6,9 +6,9 @@ import { newApiKey, nowSeconds } from '../lib/util.ts';
 import { validEmail } from '../lib/email-address.ts';
 import { realmUserDefaults } from '../lib/user-settings.ts';
 import { realmById } from '../store/realm.ts';
-import { activeUserIds, emailTaken, insertUser, updateUser, ROLE, type UserRow } from '../store/users.ts';
+import { activeUserIds, allUsers, emailTaken, insertUser, updateUser, ROLE, type UserRow } from '../store/users.ts';
 import { inaccessibleUser, userIdsWhoCanAccess } from './user-access.ts';
-import { formatUser, isAdminRole, publicEmail } from './users-format.ts';
+import { canSeeDeliveryEmail, formatUser, isAdminRole, publicEmail } from './users-format.ts';
 import { transaction } from '../store/db.ts';
 import { botEventRecipients, formatBot } from './bots-format.ts';
 import { subscribeToDefaultChannels } from './onboarding.ts';
@@ -88,8 +88,14 @@ export async function createUser(svc: Services, input: CreateUserInput): Promise
  */
 export async function announceUser(svc: Services, user: UserRow): Promise<void> {
   const recipients = await userIdsWhoCanAccess(svc, user);
-  svc.bus.send({ type: 'realm_user', op: 'add', person: formatUser(svc.config, user, { viewer: null, clientGravatar: false }) }, recipients);
+  // Its delivery_email goes to those the user's email_address_visibility lets see it; null to the rest.
   const knowing = new Set(recipients);
+  const seeing = new Set((await allUsers(svc.store.db, svc.realmId)).filter((u) => knowing.has(u.id) && canSeeDeliveryEmail(u, user)).map((u) => u.id));
+  const withEmail = recipients.filter((id) => seeing.has(id));
+  const withoutEmail = recipients.filter((id) => !seeing.has(id));
+  const person = formatUser(svc.config, user, { viewer: null, clientGravatar: false });
+  if (withEmail.length) svc.bus.send({ type: 'realm_user', op: 'add', person: { ...person, delivery_email: user.delivery_email } }, withEmail);
+  if (withoutEmail.length) svc.bus.send({ type: 'realm_user', op: 'add', person }, withoutEmail);
   const others = (await activeUserIds(svc.store.db, svc.realmId)).filter((id) => !knowing.has(id));
   if (others.length) svc.bus.send({ type: 'realm_user', op: 'add', person: inaccessibleUser(svc.config, user.id) }, others, { meta: { inaccessibleUser: true } });
   if (user.is_bot) {
