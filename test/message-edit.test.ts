@@ -1,6 +1,7 @@
 /** PATCH /messages/{message_id} (content and topic edits) and GET /messages/{message_id}/history. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account, type Client, type Res } from './helpers.ts';
 import { makeChannel, setRealmSetting } from './messages-fixtures.ts';
 import { ROLE } from '../src/store/users.ts';
@@ -122,6 +123,24 @@ test('content edit errors', async () => {
   assert.ok(!('stream_id' in e));
   assertEventSchema(e);
   assert.deepEqual(await qc.drain(), []);
+});
+
+test('prev_content_sha256: an edit based on content that has changed since is refused, with nothing changed', async () => {
+  const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+  const id = await toPub(A, 'Init message ☃');
+  // The mobile app sends the hash of the raw content it started from.
+  assertSuccess(await edit(A, id, { content: 'First edit', prev_content_sha256: sha('Init message ☃') }));
+  const stale = await edit(A, id, { content: 'Second edit', prev_content_sha256: sha('Init message ☃') });
+  assertError(stale, 400, 'EXPECTATION_MISMATCH', "'prev_content_sha256' value does not match the expected value.");
+  const raw = assertSuccess(await A.get(`/messages/${id}`, { apply_markdown: false })).message;
+  assert.equal(raw.content, 'First edit');
+  // It holds for a topic move too; with the current hash the move goes through.
+  assertError(await edit(A, id, { topic: 'elsewhere', prev_content_sha256: 'deadbeef' }), 400, 'EXPECTATION_MISMATCH');
+  assert.equal(assertSuccess(await A.get(`/messages/${id}`)).message.subject, 'edits');
+  const moved = await edit(A, id, { topic: 'elsewhere', prev_content_sha256: sha('First edit') });
+  assertSuccess(moved);
+  assert.equal(moved.body.ignored_parameters_unsupported, undefined);
+  assert.equal(assertSuccess(await A.get(`/messages/${id}`)).message.subject, 'elsewhere');
 });
 
 test('topic edits: change_one, change_later, change_all, event fields, notifications', async () => {

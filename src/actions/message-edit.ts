@@ -66,7 +66,7 @@ import { topicLinks } from '../markdown/index.ts';
 import { checkTopicsPolicy, normalizeContent, sendMessage } from './messages.ts';
 import { notificationBot } from './system-bots.ts';
 import { moveTopicPolicies, type TopicPolicyEvent } from './user-topics.ts';
-import { parseJsonObject } from '../lib/util.ts';
+import { parseJsonObject, sha256Hex } from '../lib/util.ts';
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
 
@@ -77,6 +77,8 @@ export interface EditInput {
   propagateMode: PropagateMode;
   sendNotificationToOldThread: boolean;
   sendNotificationToNewThread: boolean;
+  /** SHA-256 (hex) of the content the editor started from: the edit is refused if the message has changed since. */
+  prevContentSha256?: string;
 }
 
 /** Seconds of grace Zulip adds to edit and move time limits. */
@@ -220,6 +222,10 @@ async function checkEdit(svc: Services, tx: Tx, user: UserRow, messageId: number
     if (at >= 0) throw badRequest(`Invalid character in topic, at position ${at + 1}!`);
   }
   if (streamId !== undefined && input.content !== undefined) throw badRequest('Cannot change message content while changing channel');
+  // Checked for moves too, as Zulip does: the parameter means the same whatever else the request changes.
+  if (input.prevContentSha256 !== undefined && input.prevContentSha256 !== sha256Hex(m.content)) {
+    throw new ApiError("'prev_content_sha256' value does not match the expected value.", { code: 'EXPECTATION_MISMATCH' });
+  }
 
   const groups = await cachedGroups(svc, tx);
   const stream = isStream ? await streamById(tx, svc.realmId, m.recipient_id) : undefined;

@@ -36,6 +36,8 @@ export function randomAlnum(length: number): string {
 }
 
 export const md5Hex = (s: string): string => createHash('md5').update(s).digest('hex');
+/** SHA-256 of the UTF-8 text, in hexadecimal. */
+export const sha256Hex = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 /** Length in Unicode code points (Zulip's limits count these). */
 export const codePointLength = (s: string): number => [...s].length;

@@ -17,6 +17,7 @@ export default [
       propagate_mode: p.enumStr(['change_one', 'change_later', 'change_all'] as const).default('change_one'),
       send_notification_to_old_thread: p.bool().default(false),
       send_notification_to_new_thread: p.bool().default(true),
+      prev_content_sha256: p.str().optional(),
     },
     handler: async (ctx, a) => {
       await updateMessage(ctx.svc, ctx.user, a.message_id, {
@@ -26,6 +27,7 @@ export default [
         propagateMode: a.propagate_mode,
         sendNotificationToOldThread: a.send_notification_to_old_thread,
         sendNotificationToNewThread: a.send_notification_to_new_thread,
+        prevContentSha256: a.prev_content_sha256,
       });
     },
   }),
