@@ -143,6 +143,38 @@ test('prev_content_sha256: an edit based on content that has changed since is re
   assert.equal(assertSuccess(await A.get(`/messages/${id}`)).message.subject, 'elsewhere');
 });
 
+test('last_edit_timestamp is for content edits, last_moved_timestamp for moves (resolving a topic is neither)', async () => {
+  const id = await toPub(A, 'moving target', 'moves');
+  const read = async () => assertSuccess(await A.get(`/messages/${id}`)).message;
+  let m = await read();
+  assert.equal(m.last_edit_timestamp, undefined);
+  assert.equal(m.last_moved_timestamp, undefined);
+  // Resolving and unresolving the topic is no move.
+  assertSuccess(await edit(A, id, { topic: '✔ moves' }));
+  assertSuccess(await edit(A, id, { topic: 'moves' }));
+  m = await read();
+  assert.equal(m.last_edit_timestamp, undefined);
+  assert.equal(m.last_moved_timestamp, undefined);
+  // A move sets last_moved_timestamp only, even where edit history is hidden.
+  await age([id], 100);
+  assertSuccess(await edit(A, id, { topic: 'moved away' }));
+  await setRealmSetting(t, 'message_edit_history_visibility_policy', 'none');
+  try {
+    m = await read();
+    assert.equal(m.edit_history, undefined);
+    assert.equal(m.last_edit_timestamp, undefined);
+    assert.ok(Math.abs(m.last_moved_timestamp - Date.now() / 1000) < 60, `last_moved_timestamp ${m.last_moved_timestamp}`);
+    // Then a content edit sets last_edit_timestamp; the move's time stays.
+    const moved = m.last_moved_timestamp;
+    assertSuccess(await edit(A, id, { content: 'edited target' }));
+    m = await read();
+    assert.ok(m.last_edit_timestamp >= moved);
+    assert.equal(m.last_moved_timestamp, moved);
+  } finally {
+    await setRealmSetting(t, 'message_edit_history_visibility_policy', undefined);
+  }
+});
+
 test('topic edits: change_one, change_later, change_all, event fields, notifications', async () => {
   const m1 = await toPub(A, 'one', 'old topic');
   const m2 = await toPub(B, 'two', 'old topic');

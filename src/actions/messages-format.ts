@@ -14,6 +14,7 @@ import type { RenderData } from '../markdown/pool.ts';
 import { badRequest } from '../lib/errors.ts';
 import { avatarUrl } from './users-format.ts';
 import { visibleEditHistory } from '../lib/realm-settings.ts';
+import { isResolveOrUnresolve } from '../lib/topic.ts';
 
 /** Users and channels of the organization, loaded once per operation. */
 export interface Directory {
@@ -269,15 +270,45 @@ export async function formatMessages(svc: Services, db: Tx, rows: MessageRow[], 
       });
     }
     if (m.last_edit_time !== null) {
-      out.last_edit_timestamp = Math.floor(m.last_edit_time);
-      if (dir.editHistoryPolicy !== 'none' && m.edit_history_json) {
-        const h = JSON.parse(m.edit_history_json) as unknown;
-        if (Array.isArray(h)) {
+      const h = m.edit_history_json ? (JSON.parse(m.edit_history_json) as unknown) : null;
+      if (Array.isArray(h) && h.length) {
+        const { edited, moved } = lastEditAndMove(h as HistoryEntry[]);
+        if (edited !== null) out.last_edit_timestamp = edited;
+        if (moved !== null) out.last_moved_timestamp = moved;
+        if (dir.editHistoryPolicy !== 'none') {
           const visible = visibleEditHistory(dir.editHistoryPolicy, h as object[]);
           if (visible.length) out.edit_history = visible;
         }
+      } else {
+        // An edit time without its history (imported): taken as a content edit.
+        out.last_edit_timestamp = Math.floor(m.last_edit_time);
       }
     }
     return out;
   });
+}
+
+interface HistoryEntry {
+  timestamp: number;
+  prev_content?: string;
+  prev_topic?: string;
+  topic?: string;
+  prev_stream?: number;
+}
+
+/**
+ * When the content was last edited and when the message last moved (FL 365):
+ * a move is a change of channel, or of topic other than resolving or
+ * unresolving it. Null where there was none.
+ */
+export function lastEditAndMove(history: readonly HistoryEntry[]): { edited: number | null; moved: number | null } {
+  let edited: number | null = null;
+  let moved: number | null = null;
+  for (const e of history) {
+    const at = Math.floor(e.timestamp);
+    if (e.prev_content !== undefined) edited = Math.max(edited ?? at, at);
+    const topicMove = e.prev_topic !== undefined && e.topic !== undefined && !isResolveOrUnresolve(e.prev_topic, e.topic);
+    if (e.prev_stream !== undefined || topicMove) moved = Math.max(moved ?? at, at);
+  }
+  return { edited, moved };
 }

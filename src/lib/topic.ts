@@ -11,6 +11,10 @@ export const NO_TOPIC = '(no topic)';
 
 export const isResolvedTopic = (topic: string): boolean => topic.startsWith(RESOLVED_TOPIC_PREFIX);
 
+/** Whether renaming `from` to `to` only resolves or unresolves the topic. */
+export const isResolveOrUnresolve = (from: string, to: string): boolean =>
+  to === RESOLVED_TOPIC_PREFIX + from || from === RESOLVED_TOPIC_PREFIX + to;
+
 /**
  * What a client-sent topic means: `(no topic)` and the organization's
  * empty-topic display name stand for the empty topic (spec §1.4).
