@@ -150,6 +150,19 @@ test('custom and Zulip extra emoji', async () => {
   assertSuccess(await unreact(B, dm, { emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' }));
 });
 
+test('the :zulip: emoji has an image where clients load it, and messages point to it', async () => {
+  // The mobile app loads this path for zulip_extra_emoji reactions; the renderer uses it for :zulip:.
+  const res = await fetch(`${t.url}/static/generated/emoji/images/emoji/unicode/zulip.png`);
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-type'), 'image/png');
+  const png = Buffer.from(await res.arrayBuffer());
+  assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  // 64 by 64 (the IHDR chunk's width and height).
+  assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [64, 64]);
+  const rendered = assertSuccess(await A.post('/messages/render', { content: ':zulip:' })).rendered;
+  assert.match(rendered, /<img[^>]* src="\/static\/generated\/emoji\/images\/emoji\/unicode\/zulip\.png"/);
+});
+
 test('remove errors (spec 4.20)', async () => {
   assertError(await unreact(B, dm, {}), 400, 'BAD_REQUEST', 'At least one of the following arguments must be present: emoji_name, emoji_code');
   assertError(await unreact(B, dm, { emoji_code: 'zzzz' }), 400, 'BAD_REQUEST', 'Invalid emoji code.');

@@ -25,7 +25,8 @@ import { registerExportServing } from './exports.ts';
 import { registerEmailChangeRoutes, registerJoinRoutes, registerOpenSignupRoutes, registerSignupRoutes } from './signup.ts';
 import { authenticateSession, registerWeb } from './web.ts';
 import { registerOps, UNMATCHED_ROUTE } from './ops.ts';
-import { EMOJI_DATA_PATH, LOGO_PATH, UNKNOWN_USER_AVATAR_PATH } from '../lib/static-paths.ts';
+import { EMOJI_DATA_PATH, LOGO_PATH, UNKNOWN_USER_AVATAR_PATH, ZULIP_EMOJI_PATH } from '../lib/static-paths.ts';
+import { squarePng } from '../lib/images.ts';
 import { registerIncomingWebhooks, WEBHOOK_PATH_PREFIX } from './webhooks.ts';
 import { registerUnsubscribe } from './unsubscribe.ts';
 import { deferredSchemaCompilers } from './schema-compilers.ts';
@@ -297,6 +298,13 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   // The default organization logo (realm_logo_url when none is uploaded).
   app.get(LOGO_PATH, async (_req, reply) => {
     reply.header('Content-Type', 'image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(DEFAULT_LOGO_SVG);
+  });
+
+  // The :zulip: emoji's image: Parley's logo, made into a PNG on first use.
+  let zulipEmoji: Promise<Buffer> | null = null;
+  app.get(ZULIP_EMOJI_PATH, async (_req, reply) => {
+    zulipEmoji ??= squarePng(Buffer.from(DEFAULT_LOGO_SVG), 64);
+    reply.header('Content-Type', 'image/png').header('Cache-Control', 'public, max-age=86400').send(await zulipEmoji);
   });
 
   // The picture of users a restricted guest may not access (avatar_url of "Unknown user").

@@ -4,6 +4,7 @@
 //   preprocess (hanging lists, whitespace, fenced blocks)
 //   -> block parse -> inline patterns -> prettify -> serialize -> raw HTML.
 import { lazyModule } from '../lib/lazy.ts';
+import { ZULIP_EMOJI_PATH } from '../lib/static-paths.ts';
 
 const katex = lazyModule<typeof import('katex')>('katex');
 import tlds from 'tlds' with { type: 'json' };
@@ -708,7 +709,7 @@ class Renderer {
     if (custom) {
       node = makeImgEmoji(custom.source_url, syntax);
     } else if (name === 'zulip') {
-      node = makeImgEmoji('/static/generated/emoji/images/emoji/unicode/zulip.png', syntax);
+      node = makeImgEmoji(ZULIP_EMOJI_PATH, syntax);
     } else {
       const e = emojiByName(name);
       node = e ? makeEmoji(e.code, syntax) : { str: syntax };
