@@ -190,7 +190,7 @@ test('message_retention_days: expired messages are deleted with delete_message a
   await setting({ message_retention_days: 'unlimited' });
 });
 
-test('inline_image_preview: linked images and videos get previews while on; /thumbnail leads to the image', async () => {
+test('inline_image_preview: linked images and videos (other sites\' and uploaded ones) get previews while on; /thumbnail leads to the image', async () => {
   const img = 'https://images.example.com/cat.png';
   const id = await send(member, 'previews', `look ${img}\nand https://videos.example.com/clip.mp4`);
   const html = assertSuccess(await c(other).get(`/messages/${id}`)).message.content;
@@ -212,6 +212,35 @@ test('inline_image_preview: linked images and videos get previews while on; /thu
   assert.equal(thumb.status, 302);
   assert.equal(thumb.headers.get('location'), img);
   assert.equal((await fetch(`${t.url}/thumbnail?url=${q}&size=thumbnail`, { redirect: 'manual' })).status, 401);
+
+  // Links to uploaded images and videos get previews too: the image through /thumbnail, the video as it is.
+  const auth = { Authorization: `Basic ${Buffer.from(`${member.email}:${member.apiKey}`).toString('base64')}` };
+  const uploaded = async (name: string, type: string, data: Buffer): Promise<string> => {
+    const form = new FormData();
+    form.append('file', new Blob([data], { type }), name);
+    const res = await fetch(`${t.url}/api/v1/user_uploads`, { method: 'POST', headers: auth, body: form });
+    return ((await res.json()) as { url: string }).url;
+  };
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  const imagePath = await uploaded('cat.png', 'image/png', png);
+  const videoPath = await uploaded('clip.mp4', 'video/mp4', Buffer.from('not really a video'));
+  assert.match(imagePath, /^\/user_uploads\/\d+\/.+\/cat\.png$/);
+  const withUploads = await send(member, 'previews', `[cat.png](${imagePath})\n[clip.mp4](${videoPath})`);
+  const qu = encodeURIComponent(imagePath.slice(1));
+  assert.equal(
+    assertSuccess(await c(other).get(`/messages/${withUploads}`)).message.content,
+    `<p><a href="${imagePath}">cat.png</a><br>\n<a href="${videoPath}">clip.mp4</a></p>\n` +
+      `<div class="message_inline_image"><a href="${imagePath}" title="cat.png"><img data-src-fullsize="/thumbnail?url=${qu}&amp;size=full" src="/thumbnail?url=${qu}&amp;size=thumbnail"></a></div>` +
+      `<div class="message_inline_image message_inline_video"><a href="${videoPath}" title="clip.mp4"><video data-video-original-url="${videoPath}" preload="metadata" src="${videoPath}"></video></a></div>`,
+  );
+  const toUpload = await fetch(`${t.url}/thumbnail?url=${qu}&size=full`, { redirect: 'manual', headers: auth });
+  assert.equal(toUpload.status, 302);
+  assert.equal(toUpload.headers.get('location'), imagePath);
+  const file = await fetch(new URL(toUpload.headers.get('location')!, t.url), { headers: auth });
+  assert.equal(file.status, 200);
+  assert.deepEqual(Buffer.from(await file.arrayBuffer()), png);
+  const outside = await fetch(`${t.url}/thumbnail?url=${encodeURIComponent('user_uploads/../../etc/passwd')}&size=full`, { redirect: 'manual', headers: auth });
+  assert.equal(outside.status, 400);
 
   await setting({ inline_image_preview: false });
   const plain = await send(member, 'previews', img);

@@ -104,8 +104,10 @@ export function registerUploadServing(app: FastifyInstance, svc: Services, limit
     const query = parseForm((req.query as { __raw?: string }).__raw ?? '');
     const url = query.get('url');
     const size = query.get('size') ?? undefined;
-    if (typeof url !== 'string' || !/^https?:\/\//i.test(url) || url.includes('\0')) throw new ApiError('Invalid URL', { status: 400 });
+    // Another site's image, or one of this server's uploads (`user_uploads/...`, whose own route checks access).
+    const upload = typeof url === 'string' && url.startsWith('user_uploads/') && !url.split(/[/\\]/).includes('..');
+    if (typeof url !== 'string' || !(upload || /^https?:\/\//i.test(url)) || url.includes('\0')) throw new ApiError('Invalid URL', { status: 400 });
     if (size !== undefined && size !== 'thumbnail' && size !== 'full') throw new ApiError('Invalid size.', { status: 400 });
-    reply.code(302).header('Location', url).header('Cache-Control', 'private, max-age=3600').send();
+    reply.code(302).header('Location', upload ? `/${url}` : url).header('Cache-Control', 'private, max-age=3600').send();
   });
 }

@@ -42,8 +42,14 @@ export function prepareHtml(html: string): string {
   let out = cache.get(html);
   if (out !== undefined) return out;
   out = html.replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>)[^<]*(<\/span>)/g, (_m, open: string, code: string, close: string) => open + emojiChar(code) + close);
-  // Image links to uploads get an inline preview, as Zulip's thumbnails do.
-  out = out.replace(/<a href="(\/user_uploads\/[^"]+\.(?:png|jpe?g|gif|webp))"[^>]*>([^<]*)<\/a>/gi, (m, href: string) => `${m}<span class="message_inline_image"><a href="${href}" target="_blank" rel="noopener noreferrer"><img src="${href}" alt="" loading="lazy"></a></span>`);
+  // Image links to uploads get an inline preview where the server rendered none
+  // (messages rendered before it made previews of uploads, or with previews off).
+  const rendered = out;
+  out = out.replace(/<a href="(\/user_uploads\/[^"]+\.(?:png|jpe?g|gif|webp))"[^>]*>([^<]*)<\/a>/gi, (m, href: string) =>
+    rendered.includes(`<div class="message_inline_image"><a href="${href}"`)
+      ? m
+      : `${m}<span class="message_inline_image"><a href="${href}" target="_blank" rel="noopener noreferrer"><img src="${href}" alt="" loading="lazy"></a></span>`,
+  );
   if (cache.size > 5000) cache.clear();
   cache.set(html, out);
   return out;
