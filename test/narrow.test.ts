@@ -124,6 +124,25 @@ test('search follows edits of content and topic, and deletions', async () => {
   assert.deepEqual(await search('durian'), []);
 });
 
+test('GET /messages with a keyword search: each message has match_content and match_subject; other narrows have neither', async () => {
+  const id = await send(A, { type: 'stream', to: 'other', topic: 'kiwano talk', content: 'the **kiwano** is ripe' });
+  const r = await A.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: JSON.stringify([n('channel', 'other'), n('search', 'kiwano')]) });
+  assertSchema(r, 'GET', '/messages');
+  const m = assertSuccess(r).messages.find((x: any) => x.id === id);
+  assert.equal(m.match_content, '<p>the <strong><span class="highlight">kiwano</span></strong> is ripe</p>');
+  assert.equal(m.match_subject, '<span class="highlight">kiwano</span> talk');
+  assert.equal(m.content, '<p>the <strong>kiwano</strong> is ripe</p>');
+  // By message ID with the same narrow, too.
+  const byIds = assertSuccess(await A.get('/messages', { message_ids: JSON.stringify([id]), narrow: JSON.stringify([n('search', 'kiwano')]) }));
+  assert.equal(byIds.messages[0].match_subject, '<span class="highlight">kiwano</span> talk');
+  const plain = assertSuccess(await A.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: JSON.stringify([n('channel', 'other')]) }));
+  const p = plain.messages.find((x: any) => x.id === id);
+  assert.equal('match_content' in p || 'match_subject' in p, false);
+  // The rest of the message is the same either way.
+  const { match_content: _c, match_subject: _s, ...rest } = m;
+  assert.deepEqual(rest, p);
+});
+
 test('GET /messages/matches_narrow', async () => {
   const r = await A.get('/messages/matches_narrow', { msg_ids: JSON.stringify([ids.g1, ids.o1, ids.dm]), narrow: JSON.stringify([n('search', 'pizza')]) });
   assertSuccess(r);

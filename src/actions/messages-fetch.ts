@@ -85,6 +85,14 @@ export interface Window {
   foundOldest: boolean;
   foundNewest: boolean;
   historyLimited: boolean;
+  /** The words of the narrow's keyword search, if it has one (for match_content and match_subject). */
+  searchWords: string[] | null;
+}
+
+/** The words a narrow's (non-negated) keyword search highlights; null without one. */
+function searchWords(prep: PreparedNarrow): string[] | null {
+  const search = prep.query.terms.find((t) => t.kind === 'search' && !t.negated);
+  return search && search.kind === 'search' ? search.text.replace(/"/g, ' ').split(/\s+/).filter(Boolean) : null;
 }
 
 /** The shared core of GET /messages and POST /messages/flags/narrow. */
@@ -103,12 +111,12 @@ export async function fetchWindow(
   const prep = await prepareNarrow(svc, db, user, narrow, dir, { allowHistory: true });
   if (messageIds) {
     const ids = await narrowIdsAmong(db, svc.store, prep.query, messageIds);
-    return { ids, anchor: null, foundAnchor: false, foundOldest: false, foundNewest: false, historyLimited: false };
+    return { ids, anchor: null, foundAnchor: false, foundOldest: false, foundNewest: false, historyLimited: false, searchWords: searchWords(prep) };
   }
   const a = anchor ?? (await firstUnread(db, svc.store, prep.query, prep.streamId));
   const firstVisible = await firstVisibleMessageId(db, svc.realmId, svc.config.messageVisibilityLimit);
   const r = await narrowRange(db, svc.store, prep.query, a, numBefore, numAfter, includeAnchor, firstVisible);
-  return { ids: r.rows, anchor: a, foundAnchor: r.foundAnchor, foundOldest: r.foundOldest, foundNewest: r.foundNewest, historyLimited: r.historyLimited };
+  return { ids: r.rows, anchor: a, foundAnchor: r.foundAnchor, foundOldest: r.foundOldest, foundNewest: r.foundNewest, historyLimited: r.historyLimited, searchWords: searchWords(prep) };
 }
 
 /** `,"flags":[...]}` in UTF-8 for each flag bitmask, which ends a kept message object (a few dozen distinct ones occur). */
@@ -143,14 +151,23 @@ export async function getMessages(svc: Services, user: UserRow, input: GetMessag
   const flags = new Map(w.ids.map((r) => [r.id, r.flags]));
   let messages: JsonList | Array<Record<string, unknown>>;
   const access = await userAccess(svc, user, db);
-  if (access.all) {
+  if (access.all && w.searchWords === null) {
     // Each message's JSON is kept (formatMessagesJson); only its flags are added here.
     const kept = await formatMessagesJson(svc, db, rows, dir, input);
     messages = new JsonList(kept.map((json, i) => [json, flagsEnd(flags.get(rows[i]!.id) ?? 0)]));
   } else {
-    // The dicts are this request's own (formatMessages makes new ones): flags go on in place.
+    // The dicts are this request's own (formatMessages makes new ones): flags, and a search's highlights, go on in place.
     messages = await hideInaccessibleSenders(svc, user, await formatMessages(svc, db, rows, dir, input), db, access);
-    for (const d of messages) d.flags = flagList(flags.get(d.id as number) ?? 0);
+    const words = w.searchWords;
+    const byId = words ? new Map(rows.map((r) => [r.id, r])) : null;
+    for (const d of messages) {
+      d.flags = flagList(flags.get(d.id as number) ?? 0);
+      const r = byId?.get(d.id as number);
+      if (words && r) {
+        d.match_content = highlightHtml(r.rendered_content, words);
+        d.match_subject = highlightHtml(escapeText(r.topic), words);
+      }
+    }
   }
   if (input.messageIds !== undefined) {
     return { messages, history_limited: w.historyLimited, found_anchor: false, found_oldest: false, found_newest: false, [HAS_JSON_TEXT]: true };
@@ -182,8 +199,7 @@ export async function matchesNarrow(svc: Services, user: UserRow, msgIds: number
   const prep = await prepareNarrow(svc, db, user, narrow, dir, { allowHistory: false });
   const hits = await narrowIdsAmong(db, svc.store, prep.query, msgIds);
   const rows = await messagesByIds(db, svc.realmId, hits.map((h) => h.id));
-  const search = prep.query.terms.find((t) => t.kind === 'search' && !t.negated);
-  const words = search && search.kind === 'search' ? search.text.replace(/"/g, ' ').split(/\s+/).filter(Boolean) : [];
+  const words = searchWords(prep) ?? [];
   const out: Record<string, { match_content: string; match_subject: string }> = {};
   for (const r of rows) {
     out[String(r.id)] = { match_content: highlightHtml(r.rendered_content, words), match_subject: highlightHtml(escapeText(r.topic), words) };
