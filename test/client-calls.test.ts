@@ -9,7 +9,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSchema, assertSuccess, type TestServer, type Account } from './helpers.ts';
+import { createHash } from 'node:crypto';
+import { startTestServer, assertError, assertSchema, assertSuccess, FLUTTER_REGISTER, type TestServer, type Account } from './helpers.ts';
 import { setRealmSetting } from './messages-fixtures.ts';
 
 let t: TestServer;
@@ -33,6 +34,22 @@ test('zulip-terminal: the topic list of channel 1 and a channel\'s email address
   const email = await c.get('/streams/1/email_address');
   assertSchema(email, 'GET', '/streams/{stream_id}/email_address');
   assert.equal(typeof assertSuccess(email).email, 'string');
+});
+
+test('zulip-flutter: the event queue registration as the app sends it lives 12 hours, and its edits carry the content hash', async () => {
+  const c = t.client(alice);
+  // lib/api/route/events.dart: registerQueue(idleQueueTimeout: .mobile).
+  const reg = assertSuccess(await c.post('/register', FLUTTER_REGISTER));
+  assert.equal(reg.ignored_parameters_unsupported, undefined);
+  assert.equal(reg.idle_queue_timeout_secs, 12 * 3600);
+  // lib/model/message.dart: an edit sends the SHA-256 of the raw content it started from.
+  const id = assertSuccess(await c.post('/messages', { type: 'stream', to: 'general', topic: 'app edits', content: 'typo here' })).id;
+  const raw = assertSuccess(await c.get(`/messages/${id}`, { apply_markdown: false })).message.content as string;
+  const hash = createHash('sha256').update(raw).digest('hex');
+  const edited = await c.patch(`/messages/${id}`, { content: 'no typo here', prev_content_sha256: hash });
+  assertSuccess(edited);
+  assert.equal(edited.body.ignored_parameters_unsupported, undefined);
+  assertError(await c.patch(`/messages/${id}`, { content: 'late edit', prev_content_sha256: hash }), 400, 'EXPECTATION_MISMATCH');
 });
 
 test('zulip-flutter: topics, saved snippets, submessages and message reports', async () => {

@@ -13,7 +13,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertSuccess, openQueue, type Account, type Client, type TestServer } from './helpers.ts';
+import { startTestServer, assertSuccess, openQueue, FLUTTER_REGISTER, type Account, type Client, type TestServer } from './helpers.ts';
 
 type Spec = Record<string, string>;
 
@@ -60,23 +60,6 @@ function assertEachValue(map: unknown, spec: Spec, where: string, nonEmpty = tru
 // lib/api/model/initial_snapshot.dart (+ .g.dart), lib/api/model/model.dart (+ .g.dart),
 // lib/api/model/events.dart (+ .g.dart), lib/api/model/reaction.dart,
 // lib/api/route/messages.dart, lib/api/route/realm.dart, lib/api/route/users.dart.
-
-/** POST /register as zulip-flutter sends it (all event types, all state). */
-const FLUTTER_REGISTER = {
-  apply_markdown: true,
-  client_gravatar: false,
-  slim_presence: true,
-  client_capabilities: {
-    notification_settings_null: true,
-    bulk_message_deletion: true,
-    user_avatar_url_field_optional: true,
-    stream_typing_notifications: true,
-    user_settings_object: true,
-    include_deactivated_groups: true,
-    empty_topic_name: true,
-    individual_emoji_changes: true,
-  },
-};
 
 /** InitialSnapshot (lib/api/model/initial_snapshot.dart). */
 const FLUTTER_SNAPSHOT: Spec = {

@@ -544,3 +544,24 @@ export async function stopNode(n: NodeProcess): Promise<void> {
   await n.exited;
   clearTimeout(timer);
 }
+
+/**
+ * POST /register as zulip-flutter sends it (lib/api/route/events.dart): all
+ * event types and all state, a queue that lives 12 hours, every value JSON.
+ */
+export const FLUTTER_REGISTER = {
+  idle_queue_timeout: '"mobile"',
+  apply_markdown: true,
+  client_gravatar: false,
+  slim_presence: true,
+  client_capabilities: {
+    notification_settings_null: true,
+    bulk_message_deletion: true,
+    user_avatar_url_field_optional: true,
+    stream_typing_notifications: true,
+    user_settings_object: true,
+    include_deactivated_groups: true,
+    empty_topic_name: true,
+    individual_emoji_changes: true,
+  },
+};
