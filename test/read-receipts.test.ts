@@ -26,7 +26,9 @@ after(() => t.close());
 const receipts = (c: Client, id: number) => c.get(`/messages/${id}/read_receipts`);
 const read = async (c: Client, id: number) => assertSuccess(await c.post('/messages/flags', { messages: [id], op: 'add', flag: 'read' }));
 
-test('disabled by default: the organization error', async () => {
+test('on in a new organization (it needs invitations to join), as Zulip has it; turned off: the organization error', async () => {
+  assert.equal(assertSuccess(await A.post('/register', { fetch_event_types: ['realm'] })).realm_enable_read_receipts, true);
+  await setRealmSetting(t, 'enable_read_receipts', false);
   const id = assertSuccess(await A.post('/messages', { type: 'stream', to: pub, topic: 'rr', content: 'hi' })).id;
   assertError(await receipts(B, id), 400, 'BAD_REQUEST', 'Read receipts are disabled in this organization.');
   // Access is checked first.

@@ -91,7 +91,7 @@ const CASES: Record<string, () => Case> = {
   welcome_message_custom_text: () => ({ send: 'Welcome aboard' }),
   require_e2ee_push_notifications: () => ({ send: true }),
   send_channel_events_messages: () => ({ send: false }),
-  enable_read_receipts: () => ({ send: true }),
+  enable_read_receipts: () => ({ send: false }),
   enable_guest_user_indicator: () => ({ send: false }),
   enable_guest_user_dm_warning: () => ({ send: false }),
   enable_spectator_access: () => ({ send: true }),

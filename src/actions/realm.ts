@@ -37,7 +37,9 @@ export async function ensureRealm(store: Store, config: Config): Promise<Bootstr
   const password = config.ownerPassword ?? randomBytes(12).toString('base64url');
   const passwordHash = await hashPassword(password);
   const result = await transaction(store, async (tx) => {
-    const realm = await insertRealm(tx, { string_id: '', name: config.realmName, date_created: nowSeconds() });
+    // Zulip turns read receipts on in a new organization that needs invitations to
+    // join (as a new one does) or restricts addresses to its domains; off otherwise.
+    const realm = await insertRealm(tx, { string_id: '', name: config.realmName, date_created: nowSeconds(), settings_json: JSON.stringify({ enable_read_receipts: true }) });
     await createSystemGroups(tx, realm.id, nowSeconds());
     const owner = await insertUser(tx, {
       realm_id: realm.id,

@@ -19,7 +19,7 @@ export async function realmById(db: Tx, id: number): Promise<RealmRow> {
   return rows[0];
 }
 
-export async function insertRealm(db: Tx, realm: { string_id: string; name: string; date_created: number }): Promise<RealmRow> {
+export async function insertRealm(db: Tx, realm: { string_id: string; name: string; date_created: number; settings_json?: string }): Promise<RealmRow> {
   return db.insertInto('realm').values(realm).returningAll().executeTakeFirstOrThrow();
 }
 
