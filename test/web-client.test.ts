@@ -341,6 +341,18 @@ describe('web client in Chromium', { skip }, () => {
       await search.fill('is:starred');
       await search.press('Enter');
       await page.getByText('No messages here yet.').waitFor();
+
+      // A topic link in a message, as Zulip's Markdown writes it (#narrow/stream/<id>-<name>/topic/<.-encoded>), opens that topic.
+      await sendApi(owner, 'fruit.salad mix', 'kiwi and lime');
+      await sendApi(owner, 'links', 'see #**general>fruit.salad mix**');
+      await search.fill('topic:links');
+      await search.press('Enter');
+      const link = messageRow(page, 'see').locator('a.stream-topic');
+      await link.waitFor();
+      assert.match((await link.getAttribute('href')) ?? '', /#narrow\/stream\/\d+-general\/topic\/fruit\.2Esalad\.20mix$/);
+      await link.click();
+      await messageRow(page, 'kiwi and lime').waitFor();
+      await eventually(async () => (await rows.count()) === 1, 'the one message of the linked topic');
       await ctx.close();
     } finally {
       await t.close();

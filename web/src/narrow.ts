@@ -158,7 +158,20 @@ function matchTerm(t: Term, msg: LocalMessage, ctx: MatchContext): boolean | nul
   }
 }
 
-/** Route hash for a narrow: #narrow/channel/12/topic/hello */
+/** Zulip's encoding of a part of a narrow link: percent-encoding with `.` for `%` (and `.2E` for `.`). */
+function encodeHashPart(s: string): string {
+  return encodeURIComponent(s).replace(/\./g, '%2E').replace(/%/g, '.');
+}
+
+function decodeHashPart(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\.([0-9A-Fa-f]{2})/g, '%$1'));
+  } catch {
+    return s;
+  }
+}
+
+/** Route hash for a narrow, as Zulip writes them: #narrow/channel/12/topic/hello.20world */
 export function narrowToHash(terms: Term[]): string {
   if (!terms.length) return '#feed';
   return (
@@ -166,23 +179,31 @@ export function narrowToHash(terms: Term[]): string {
     terms
       .map((t) => {
         const operand = Array.isArray(t.operand) ? t.operand.join(',') : String(t.operand);
-        return `${t.negated ? '-' : ''}${encodeURIComponent(t.operator)}/${encodeURIComponent(operand)}`;
+        return `${t.negated ? '-' : ''}${encodeHashPart(t.operator)}/${encodeHashPart(operand)}`;
       })
       .join('/')
   );
 }
 
+/**
+ * The narrow of a route hash: ours, and the links Zulip's Markdown puts in
+ * messages (#narrow/stream/12-general/topic/a.20b: the legacy operator name, a
+ * channel as "<id>-<name>").
+ */
 export function hashToNarrow(hash: string): Term[] | null {
   if (!hash.startsWith('#narrow/')) return null;
   const parts = hash.slice('#narrow/'.length).split('/');
   const terms: Term[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
-    let operator = decodeURIComponent(parts[i]!);
+    let operator = decodeHashPart(parts[i]!);
     const negated = operator.startsWith('-');
     if (negated) operator = operator.slice(1);
-    const raw = decodeURIComponent(parts[i + 1]!);
+    if (operator === 'stream') operator = 'channel';
+    const raw = decodeHashPart(parts[i + 1]!);
     let operand: Term['operand'] = raw;
-    if ((operator === 'channel' || operator === 'sender' || operator === 'id') && /^\d+$/.test(raw)) operand = Number(raw);
+    const channelId = operator === 'channel' ? /^(\d+)(-|$)/.exec(raw) : null;
+    if (channelId) operand = Number(channelId[1]);
+    else if ((operator === 'sender' || operator === 'id') && /^\d+$/.test(raw)) operand = Number(raw);
     else if (operator === 'dm' && /^\d+(,\d+)*$/.test(raw)) operand = raw.split(',').map(Number);
     terms.push({ operator, operand, negated });
   }

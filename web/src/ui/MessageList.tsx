@@ -243,6 +243,11 @@ export function MessageListView({ list, onQuote }: Props) {
       const href = a.getAttribute('href') ?? '';
       if (href.startsWith('#')) return;
       ev.preventDefault();
+      // Links Zulip's Markdown makes to channels, topics and messages of this organization open here.
+      if (href.startsWith('/#narrow/')) {
+        location.hash = href.slice(1);
+        return;
+      }
       window.open(a.href, '_blank', 'noopener,noreferrer');
     }
   }
