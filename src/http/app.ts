@@ -303,7 +303,11 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   // The :zulip: emoji's image: Parley's logo, made into a PNG on first use.
   let zulipEmoji: Promise<Buffer> | null = null;
   app.get(ZULIP_EMOJI_PATH, async (_req, reply) => {
-    zulipEmoji ??= squarePng(Buffer.from(DEFAULT_LOGO_SVG), 64);
+    // A failed conversion is not kept: the next request tries again.
+    zulipEmoji ??= squarePng(Buffer.from(DEFAULT_LOGO_SVG), 64).catch((err: unknown) => {
+      zulipEmoji = null;
+      throw err;
+    });
     reply.header('Content-Type', 'image/png').header('Cache-Control', 'public, max-age=86400').send(await zulipEmoji);
   });
 

@@ -4,7 +4,7 @@
 //   preprocess (hanging lists, whitespace, fenced blocks)
 //   -> block parse -> inline patterns -> prettify -> serialize -> raw HTML.
 import { lazyModule } from '../lib/lazy.ts';
-import { ZULIP_EMOJI_PATH } from '../lib/static-paths.ts';
+import { UPLOADS_PATH_PREFIX, ZULIP_EMOJI_PATH } from '../lib/static-paths.ts';
 
 const katex = lazyModule<typeof import('katex')>('katex');
 import tlds from 'tlds' with { type: 'json' };
@@ -681,7 +681,7 @@ class Renderer {
 
   private noteLink(href: string): void {
     this.result.hasLink = true;
-    const path = href.startsWith('/user_uploads/') ? href : href.startsWith('user_uploads/') ? '/' + href : null;
+    const path = href.startsWith(UPLOADS_PATH_PREFIX) ? href : href.startsWith(UPLOADS_PATH_PREFIX.slice(1)) ? '/' + href : null;
     if (path) {
       this.result.hasAttachment = true;
       const lower = path.toLowerCase();

@@ -13,6 +13,7 @@
 //
 // One pass over the tree: linear in the size of the message.
 import { createHmac } from 'node:crypto';
+import { UPLOADS_PATH_PREFIX } from '../lib/static-paths.ts';
 import { El } from './tree.ts';
 
 /** Zulip's INLINE_PREVIEW_LIMIT_PER_MESSAGE. */
@@ -50,11 +51,8 @@ function pyQuote(s: string): string {
   return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-/** Where uploaded files are linked from (links to this server's own uploads are made relative). */
-const UPLOADS_PREFIX = '/user_uploads/';
-
 function pathOf(url: string): string | null {
-  if (url.startsWith(UPLOADS_PREFIX)) return url.split(/[?#]/, 1)[0]!.toLowerCase();
+  if (url.startsWith(UPLOADS_PATH_PREFIX)) return url.split(/[?#]/, 1)[0]!.toLowerCase();
   try {
     const u = new URL(url);
     return u.protocol === 'http:' || u.protocol === 'https:' ? u.pathname.toLowerCase() : null;
@@ -180,14 +178,14 @@ export class InlinePreviews {
     if (kind === 'image') {
       const img = a.append('img');
       // An uploaded file goes by its path without the leading slash, as Zulip's thumbnail URLs have it.
-      const quoted = pyQuote(f.url.startsWith(UPLOADS_PREFIX) ? f.url.slice(1) : f.url);
+      const quoted = pyQuote(f.url.startsWith(UPLOADS_PATH_PREFIX) ? f.url.slice(1) : f.url);
       img.set('src', `/thumbnail?url=${quoted}&size=thumbnail`);
       img.set('data-src-fullsize', `/thumbnail?url=${quoted}&size=full`);
       this.addedImage = true;
     } else {
       const video = a.append('video');
       // This server's own uploads are served as they are; other sites' videos through the image proxy.
-      video.set('src', f.url.startsWith(UPLOADS_PREFIX) ? f.url : camoUrl(f.url, this.opts.camo));
+      video.set('src', f.url.startsWith(UPLOADS_PATH_PREFIX) ? f.url : camoUrl(f.url, this.opts.camo));
       video.set('preload', 'metadata');
       video.set('data-video-original-url', f.url);
     }
