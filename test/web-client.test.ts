@@ -299,6 +299,13 @@ describe('web client in Chromium', { skip }, () => {
       const imgRow = messageRow(page, 'dot.png');
       await imgRow.locator('.message_inline_image img').waitFor();
       await eventually(() => imgRow.locator('.message_inline_image img').evaluate((img) => (img as any).naturalWidth === 1), 'the inline image to load');
+      // With the organization's previews off, neither the server nor the client adds one.
+      const dotLink = (await imgRow.getByRole('link', { name: 'dot.png' }).first().getAttribute('href'))!;
+      assertSuccess(await t.client(t.owner).request('PATCH', '/realm', { inline_image_preview: false }));
+      assertSuccess(await t.client(t.owner).request('POST', '/messages', { type: 'stream', to: 'general', topic: 'files', content: `again: [dot.png](${dotLink})` }));
+      const againRow = messageRow(page, 'again:');
+      await againRow.getByRole('link', { name: 'dot.png' }).waitFor();
+      assert.equal(await againRow.locator('.message_inline_image').count(), 0);
       await ctx.close();
     } finally {
       await t.close();

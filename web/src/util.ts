@@ -39,19 +39,22 @@ const cache = new Map<string, string>();
  * for its sprite sheets; here the text becomes the character itself.
  */
 export function prepareHtml(html: string): string {
-  let out = cache.get(html);
+  // Previews follow the organization's inline_image_preview, as the server's do.
+  const previews = model.realm.realm_inline_image_preview !== false;
+  const key = (previews ? '1' : '0') + html;
+  let out = cache.get(key);
   if (out !== undefined) return out;
   out = html.replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>)[^<]*(<\/span>)/g, (_m, open: string, code: string, close: string) => open + emojiChar(code) + close);
   // Image links to uploads get an inline preview where the server rendered none
-  // (messages rendered before it made previews of uploads, or with previews off).
+  // (messages rendered before it made previews of uploads).
   const rendered = out;
-  out = out.replace(/<a href="(\/user_uploads\/[^"]+\.(?:png|jpe?g|gif|webp))"[^>]*>([^<]*)<\/a>/gi, (m, href: string) =>
+  if (previews) out = out.replace(/<a href="(\/user_uploads\/[^"]+\.(?:png|jpe?g|gif|webp))"[^>]*>([^<]*)<\/a>/gi, (m, href: string) =>
     rendered.includes(`<div class="message_inline_image"><a href="${href}"`)
       ? m
       : `${m}<span class="message_inline_image"><a href="${href}" target="_blank" rel="noopener noreferrer"><img src="${href}" alt="" loading="lazy"></a></span>`,
   );
   if (cache.size > 5000) cache.clear();
-  cache.set(html, out);
+  cache.set(key, out);
   return out;
 }
 
