@@ -86,9 +86,10 @@ test('PATCH /users/me/subscriptions: add and delete in one request, with their e
 });
 
 test('GET /thumbnail/status/{realm_id_str}/{filename}: the uploader\'s images only', async () => {
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
   const upload = async (acc: Account, name: string, type: string) => {
     const form = new FormData();
-    form.append('file', new Blob(['x'], { type }), name);
+    form.append('file', new Blob([type === 'image/png' ? png : 'x'], { type }), name);
     const res = await fetch(`${t.url}/api/v1/user_uploads`, { method: 'POST', headers: basic(acc), body: form });
     return ((await res.json()) as { url: string }).url.slice('/user_uploads/'.length);
   };

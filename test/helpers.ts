@@ -255,6 +255,8 @@ export const POST_247_FIELDS = new Set<string>([
   'idle_queue_timeout_secs',
   // Messages: when one last moved (FL 365).
   'last_moved_timestamp',
+  // POST /register: the thumbnails made of uploaded images (FL 273).
+  'server_thumbnail_formats',
   // Organization settings newer than feature level 247 (Zulip's current API).
   'realm_can_add_custom_emoji_group',
   'realm_can_create_bots_group',

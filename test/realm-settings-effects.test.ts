@@ -214,7 +214,7 @@ test('inline_image_preview: linked images and videos (other sites\' and uploaded
   assert.equal(thumb.headers.get('location'), img);
   assert.equal((await fetch(`${t.url}/thumbnail?url=${q}&size=thumbnail`, { redirect: 'manual' })).status, 401);
 
-  // Links to uploaded images and videos get previews too: the image through /thumbnail, the video as it is.
+  // Links to uploaded images and videos get previews too: the image by its thumbnail, the video as it is.
   const auth = { Authorization: `Basic ${Buffer.from(`${member.email}:${member.apiKey}`).toString('base64')}` };
   const uploaded = async (name: string, type: string, data: Buffer): Promise<string> => {
     const form = new FormData();
@@ -231,9 +231,10 @@ test('inline_image_preview: linked images and videos (other sites\' and uploaded
   assert.equal(
     assertSuccess(await c(other).get(`/messages/${withUploads}`)).message.content,
     `<p><a href="${imagePath}">cat.png</a><br>\n<a href="${videoPath}">clip.mp4</a></p>\n` +
-      `<div class="message_inline_image"><a href="${imagePath}" title="cat.png"><img data-src-fullsize="/thumbnail?url=${qu}&amp;size=full" src="/thumbnail?url=${qu}&amp;size=thumbnail"></a></div>` +
+      `<div class="message_inline_image"><a href="${imagePath}" title="cat.png"><img data-original-content-type="image/png" data-original-dimensions="1x1" src="/user_uploads/thumbnail${imagePath.slice('/user_uploads'.length)}/840x560.webp"></a></div>` +
       `<div class="message_inline_image message_inline_video"><a href="${videoPath}" title="clip.mp4"><video data-video-original-url="${videoPath}" preload="metadata" src="${videoPath}"></video></a></div>`,
   );
+  // Messages rendered before uploads had thumbnails link /thumbnail?url=user_uploads/...: it leads to the file.
   const toUpload = await fetch(`${t.url}/thumbnail?url=${qu}&size=full`, { redirect: 'manual', headers: auth });
   assert.equal(toUpload.status, 302);
   assert.equal(toUpload.headers.get('location'), imagePath);

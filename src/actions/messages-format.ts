@@ -15,6 +15,8 @@ import { badRequest } from '../lib/errors.ts';
 import { avatarUrl } from './users-format.ts';
 import { visibleEditHistory } from '../lib/realm-settings.ts';
 import { isResolveOrUnresolve } from '../lib/topic.ts';
+import { UPLOADS_PATH_PREFIX } from '../lib/static-paths.ts';
+import { attachmentsByPathIds } from '../store/attachments.ts';
 
 /** Users and channels of the organization, loaded once per operation. */
 export interface Directory {
@@ -55,6 +57,11 @@ export async function loadDirectory(svc: Services, db: Tx): Promise<Directory> {
   };
 }
 
+/** A link to an upload in message source: its path_id (Zulip's `/user_uploads/(\d+/[/\w.-]+)`). */
+const UPLOAD_LINK_RE = /\/user_uploads\/(\d+\/[/\p{L}\p{N}\p{M}_.-]+)/gu;
+/** Paths looked up per message: more distinct links than Zulip previews (24) get no previews anyway. */
+const MAX_PREVIEWED_UPLOADS = 100;
+
 /**
  * What the renderer may look up for `content`, as plain data for the worker
  * threads: only the users, groups and channels whose names (or user IDs)
@@ -75,6 +82,14 @@ export async function renderData(svc: Services, db: Tx, content: string, dir?: D
   };
   if (content.includes(':')) {
     for (const [name, e] of d.customEmoji) if (content.includes(`:${name}:`)) data.customEmoji.push(e);
+  }
+  if (d.inlineImagePreview && content.includes(UPLOADS_PATH_PREFIX)) {
+    // Uploads linked in the text, as Zulip's get_user_upload_previews finds them.
+    const pathIds = [...new Set(Array.from(content.matchAll(UPLOAD_LINK_RE), (m) => m[1]!))];
+    const rows = await attachmentsByPathIds(db, svc.realmId, pathIds.slice(0, MAX_PREVIEWED_UPLOADS));
+    data.uploads = rows
+      .filter((a) => a.image_frames !== null)
+      .map((a) => [a.path_id, a.image_width ?? 0, a.image_height ?? 0, a.image_frames ?? 0, a.content_type]);
   }
   const mentions = text.includes('@');
   if (mentions || text.includes('#')) {

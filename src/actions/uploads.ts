@@ -14,7 +14,8 @@ import type { Tx } from '../store/db.ts';
 import { fileTooLargeMessage, type UploadedFile } from '../lib/uploaded-file.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
-import { THUMBNAIL_ACCEPT_IMAGE_TYPES } from '../lib/images.ts';
+import { THUMBNAIL_ACCEPT_IMAGE_TYPES, thumbnailUpload } from '../lib/images.ts';
+import { chooseFormat, type UploadImageInfo } from '../lib/thumbnail-formats.ts';
 import { realmById } from '../store/realm.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import {
@@ -127,6 +128,7 @@ async function storeUpload(
   await place(diskPath);
   let row: AttachmentRow;
   try {
+    const image = await makeThumbnails(svc, pathId, diskPath, contentType);
     row = await insertAttachment(svc.store.db, {
       realm_id: svc.realmId,
       path_id: pathId,
@@ -135,14 +137,72 @@ async function storeUpload(
       owner_id: user.id,
       size,
       create_time: Date.now(),
+      image_width: image?.width ?? null,
+      image_height: image?.height ?? null,
+      image_frames: image?.frames ?? 0,
     });
   } catch (e) {
     await rm(diskPath, { force: true });
+    await rm(thumbnailDir(svc, pathId), { recursive: true, force: true });
     throw e;
   }
   await notifyAttachment(svc, user.id, 'add', attachmentDict(row, []));
   const url = `/user_uploads/${pathId}`;
   return { uri: url, url, filename: fileName };
+}
+
+/** Where an upload's thumbnails are kept: uploads/thumbnail/<path_id>/<format name>. */
+function thumbnailDir(svc: Services, pathId: string): string {
+  return resolve(uploadsRoot(svc), 'thumbnail', pathId);
+}
+
+/** The file of one of an upload's thumbnails; null for a name that would leave its folder. */
+export function thumbnailFilePath(svc: Services, pathId: string, name: string): string | null {
+  const dir = thumbnailDir(svc, pathId);
+  const full = resolve(dir, name);
+  return dir.startsWith(resolve(uploadsRoot(svc), 'thumbnail') + sep) && dirname(full) === dir ? full : null;
+}
+
+/** What is known of an uploaded image; null for a file that is not one, or one uploaded before images were read. */
+export function uploadImageInfo(a: AttachmentRow): UploadImageInfo | null {
+  if (!a.image_frames || a.image_width === null || a.image_height === null) return null;
+  return { width: a.image_width, height: a.image_height, frames: a.image_frames, contentType: a.content_type };
+}
+
+/**
+ * Makes the thumbnails of an uploaded image (Zulip makes them in a worker
+ * soon after the upload; here they exist before the upload's answer, so a
+ * message never shows a loading placeholder). Null when the file is not an
+ * image libvips reads.
+ */
+async function makeThumbnails(svc: Services, pathId: string, diskPath: string, contentType: string): Promise<UploadImageInfo | null> {
+  const made = await thumbnailUpload(diskPath, contentType);
+  if (!made) return null;
+  const dir = thumbnailDir(svc, pathId);
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  for (const t of made.thumbnails) await writeFile(resolve(dir, t.format.name), t.data, { mode: PRIVATE_FILE_MODE });
+  return made.info;
+}
+
+/**
+ * The thumbnail of an uploaded image in the format named (or the closest
+ * made one); null when the file is not such an image or the name is no
+ * format. A missing thumbnail file (an organization imported without them)
+ * is made again from the image.
+ */
+export async function readThumbnail(svc: Services, attachment: AttachmentRow, name: string): Promise<Buffer | null> {
+  const info = uploadImageInfo(attachment);
+  const format = info && chooseFormat(info, name);
+  if (!format) return null;
+  const file = thumbnailFilePath(svc, attachment.path_id, format.name);
+  if (!file) return null;
+  try {
+    return await readFile(file);
+  } catch {
+    const original = uploadFilePath(svc, attachment.path_id);
+    if (!original || !(await makeThumbnails(svc, attachment.path_id, original, attachment.content_type))) return null;
+    return readFile(file).catch(() => null);
+  }
 }
 
 /** POST /user_uploads. */
@@ -262,13 +322,14 @@ export async function claimMessageAttachments(svc: Services, tx: Tx, sender: Use
 /**
  * GET /thumbnail/status/{realm_id_str}/{filename}: whether the uploader's
  * image has all its thumbnails. Zulip answers for images it thumbnails
- * (ImageAttachment rows), "Invalid attachment" otherwise. Parley renders
- * uploaded images as links to the file itself and makes no thumbnails
- * that a message waits for, so an image never lacks one.
+ * (ImageAttachment rows), "Invalid attachment" otherwise. Parley makes an
+ * image's thumbnails before answering its upload, so an image never lacks
+ * one; files uploaded before images were read count by their type.
  */
 export async function thumbnailStatus(svc: Services, user: UserRow, pathId: string): Promise<{ has_thumbnail: boolean }> {
   const a = await attachmentByPathId(svc.store.db, svc.realmId, pathId);
-  if (!a || a.owner_id !== user.id || !THUMBNAIL_ACCEPT_IMAGE_TYPES.has(a.content_type)) throw badRequest('Invalid attachment');
+  const image = a && (a.image_frames === null ? THUMBNAIL_ACCEPT_IMAGE_TYPES.has(a.content_type) : a.image_frames > 0);
+  if (!a || a.owner_id !== user.id || !image) throw badRequest('Invalid attachment');
   return { has_thumbnail: true };
 }
 
@@ -290,6 +351,7 @@ export async function removeAttachment(svc: Services, user: UserRow, id: number)
   const p = uploadFilePath(svc, a.path_id);
   try {
     if (p) await rm(p, { force: true });
+    await rm(thumbnailDir(svc, a.path_id), { recursive: true, force: true });
   } catch {
     throw badRequest('An error occurred while deleting the attachment. Please try again later.');
   }

@@ -4,6 +4,7 @@
  * - GET /user_uploads/<realm_id>/<path>           the file (HTTP Basic auth or the web session; spectators for web-public files)
  * - GET /user_uploads/download/<realm_id>/<path>  the same, always as a download
  * - GET /user_uploads/temporary/<token>/<name>    no auth: a short-lived URL from the API variant
+ * - GET /user_uploads/thumbnail/<path>/<format>   an uploaded image's thumbnail (auth as for the file)
  * - GET /api/v1/user_uploads/<realm_id>/<path>    JSON {url}: that temporary URL
  * - GET /thumbnail?url=<image URL>&size=<size>     the image of an inline preview: a redirect to it
  * - GET /json/user_uploads/<realm_id>/<path>      the same with the web session
@@ -17,7 +18,8 @@ import { authenticate, countApiRequest, type AuthLimits } from './auth.ts';
 import { parseForm } from './form.ts';
 import { authenticateSession, requestSession } from './web.ts';
 import type { UserRow } from '../store/users.ts';
-import { INLINE_MIME_TYPES, pathIdFromToken, readUpload, temporaryUrl, validateAttachmentRequest } from '../actions/uploads.ts';
+import { INLINE_MIME_TYPES, pathIdFromToken, readThumbnail, readUpload, temporaryUrl, validateAttachmentRequest } from '../actions/uploads.ts';
+import type { AttachmentRow } from '../store/attachments.ts';
 
 type Params = { realm_id_str: string; '*': string };
 
@@ -54,33 +56,59 @@ export function registerUploadServing(app: FastifyInstance, svc: Services, limit
     if (mode === 'url' || req.headers.authorization !== undefined) return authenticate(svc, limits, req, mode === 'url');
     return (await requestSession(svc, req))?.user ?? null;
   };
-  const serve = (mode: 'file' | 'download' | 'url' | 'json') => async (req: FastifyRequest, reply: FastifyReply) => {
-    const params = req.params as Params;
-    const pathId = `${params.realm_id_str}/${params['*']}`;
+  /** The attachment at `pathId` if the caller may read it; else null, with the answer (404, 403, or 401) sent or thrown. */
+  const access = async (req: FastifyRequest, reply: FastifyReply, pathId: string, mode: 'file' | 'download' | 'url' | 'json'): Promise<AttachmentRow | null> => {
     const user = await caller(req, mode);
     // Under /api/v1 and /json the answers are Zulip's JSON envelope; the file URLs answer HTML as Zulip's do.
     const api = mode === 'url' || mode === 'json';
     if (pathId.includes('\0')) {
       // No stored path holds U+0000 (and no database text can).
       if (api) throw new ApiError('This file does not exist or has been deleted.', { status: 404 });
-      return notFound(reply);
+      notFound(reply);
+      return null;
     }
     if (user) await countApiRequest(limits, user.id, reply);
     const v = await validateAttachmentRequest(svc, svc.store.db, user, pathId);
     if (!v && api) throw new ApiError('This file does not exist or has been deleted.', { status: 404 });
-    if (!v) return notFound(reply);
+    if (!v) {
+      notFound(reply);
+      return null;
+    }
     if (!v.authorized) {
       if (!user) throw unauthorized();
       if (api) throw new ApiError('You are not authorized to view this file.', { status: 403 });
       reply.code(403).header('Content-Type', 'text/html; charset=utf-8').header('Vary', 'Accept').send('<p>You are not authorized to view this file.</p>');
-      return;
+      return null;
     }
-    if (mode === 'url' || mode === 'json') {
-      reply.send({ result: 'success', msg: '', url: temporaryUrl(v.attachment.path_id) });
-      return;
-    }
-    await sendFile(svc, reply, v.attachment.path_id, v.attachment.content_type, mode === 'download');
+    return v.attachment;
   };
+  const serve = (mode: 'file' | 'download' | 'url' | 'json') => async (req: FastifyRequest, reply: FastifyReply) => {
+    const params = req.params as Params;
+    const attachment = await access(req, reply, `${params.realm_id_str}/${params['*']}`, mode);
+    if (!attachment) return;
+    if (mode === 'url' || mode === 'json') {
+      reply.send({ result: 'success', msg: '', url: temporaryUrl(attachment.path_id) });
+      return;
+    }
+    await sendFile(svc, reply, attachment.path_id, attachment.content_type, mode === 'download');
+  };
+
+  // An uploaded image's thumbnail: /user_uploads/thumbnail/<path_id>/<format name>,
+  // readable by whoever may read the image; a format not made gives the closest made one.
+  app.get('/user_uploads/thumbnail/*', async (req, reply) => {
+    const rest = (req.params as { '*': string })['*'];
+    const cut = rest.lastIndexOf('/');
+    if (cut <= 0) return notFound(reply);
+    const attachment = await access(req, reply, rest.slice(0, cut), 'file');
+    if (!attachment) return;
+    const data = await readThumbnail(svc, attachment, rest.slice(cut + 1));
+    if (!data) return notFound(reply);
+    reply
+      .header('Content-Type', 'image/webp')
+      .header('Cache-Control', 'private, immutable')
+      .header('X-Content-Type-Options', 'nosniff')
+      .send(data);
+  });
 
   app.get('/user_uploads/temporary/:token/:filename', async (req, reply) => {
     const { token, filename } = req.params as { token: string; filename: string };

@@ -3,12 +3,14 @@
  * logo, through sharp (libvips), following Zulip's zerver/lib/thumbnail.py:
  * decode checks with Zulip's messages, emoji 64×64 (animated images keep
  * their frames, padded to a square, plus a still PNG of the first frame),
- * avatars and icons cropped to a centred square, logos fitted inside 800×100.
+ * avatars and icons cropped to a centred square, logos fitted inside 800×100,
+ * and the thumbnails of uploaded images.
  */
 import type sharpFunction from 'sharp';
 import type { Metadata, Sharp } from 'sharp';
 import { lazyModule } from './lazy.ts';
 import { ApiError } from './errors.ts';
+import { formatsFor, type ThumbnailFormat, type UploadImageInfo } from './thumbnail-formats.ts';
 
 /** sharp (libvips) is loaded on first use: most processes never process an image. */
 const sharpModule = lazyModule<typeof sharpFunction>('sharp');
@@ -96,4 +98,47 @@ export async function squarePng(data: Buffer, size: number): Promise<Buffer> {
 export async function logoPng(data: Buffer): Promise<Buffer> {
   await inspect(data);
   return run(sharpModule()(data).resize(8 * DEFAULT_AVATAR_SIZE, DEFAULT_AVATAR_SIZE, { fit: 'inside', withoutEnlargement: true }).png());
+}
+
+/** Zulip's IMAGE_MAX_ANIMATED_PIXELS: the first three frames of an animation may have at most this many pixels in all. */
+const MAX_ANIMATED_PIXELS = MAX_PIXELS / 3;
+
+/**
+ * Zulip's maybe_thumbnail and thumbnail worker, at once: for an upload (its
+ * bytes, or the path of its file) of an image type libvips reads, its size as shown (after EXIF rotation), frame
+ * count and the thumbnails of `formatsFor` (fitted inside each format's
+ * box, never enlarged, as webp). Null for a file that is not such an image,
+ * is too large to decode, or fails to convert: it then gets no preview.
+ */
+export async function thumbnailUpload(
+  data: Buffer | string,
+  contentType: string,
+): Promise<{ info: UploadImageInfo; thumbnails: Array<{ format: ThumbnailFormat; data: Buffer }> } | null> {
+  if (!THUMBNAIL_ACCEPT_IMAGE_TYPES.has(contentType)) return null;
+  let meta: Metadata;
+  try {
+    meta = await sharpModule()(data, { limitInputPixels: false }).metadata();
+  } catch {
+    return null;
+  }
+  const frames = meta.pages ?? 1;
+  const rawWidth = meta.width ?? 0;
+  const rawHeight = meta.pageHeight ?? meta.height ?? 0;
+  if (!rawWidth || !rawHeight) return null;
+  if (frames <= 1 ? rawWidth * rawHeight > MAX_PIXELS : rawWidth * rawHeight * Math.min(3, frames) > MAX_ANIMATED_PIXELS) return null;
+  const turned = meta.orientation !== undefined && meta.orientation >= 5 && meta.orientation <= 8;
+  const info: UploadImageInfo = { width: turned ? rawHeight : rawWidth, height: turned ? rawWidth : rawHeight, frames, contentType };
+  const thumbnails: Array<{ format: ThumbnailFormat; data: Buffer }> = [];
+  try {
+    for (const format of formatsFor(info)) {
+      const box = { fit: 'inside' as const, withoutEnlargement: true };
+      const pipeline = format.animated
+        ? sharpModule()(data, { animated: true, limitInputPixels: false }).resize(format.max_width, format.max_height, box)
+        : sharpModule()(data, { limitInputPixels: false }).rotate().resize(format.max_width, format.max_height, box);
+      thumbnails.push({ format, data: await pipeline.webp().toBuffer() });
+    }
+  } catch {
+    return null;
+  }
+  return { info, thumbnails };
 }

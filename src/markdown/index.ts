@@ -5,6 +5,7 @@
 //   -> block parse -> inline patterns -> prettify -> serialize -> raw HTML.
 import { lazyModule } from '../lib/lazy.ts';
 import { UPLOADS_PATH_PREFIX, ZULIP_EMOJI_PATH } from '../lib/static-paths.ts';
+import type { UploadImageInfo } from '../lib/thumbnail-formats.ts';
 
 const katex = lazyModule<typeof import('katex')>('katex');
 import tlds from 'tlds' with { type: 'json' };
@@ -36,6 +37,8 @@ export interface MarkdownContext {
   inlineImagePreview?: boolean;
   /** The camo image proxy videos are served through (Zulip's CAMO_URI and key). */
   camo?: { uri: string; key: string };
+  /** What is known of the upload at a path_id linked in the text (frames 0: not an image); undefined when nothing is. */
+  uploadImage?(pathId: string): UploadImageInfo | undefined;
 }
 
 export interface RenderResult {
@@ -337,7 +340,7 @@ class Renderer {
     this.inlineTree(root);
     prettify(root);
     if (this.ctx.inlineImagePreview) {
-      const previews = new InlinePreviews(this.nodeStash, { camo: this.ctx.camo });
+      const previews = new InlinePreviews(this.nodeStash, { camo: this.ctx.camo, upload: this.ctx.uploadImage });
       previews.run(root);
       if (previews.addedImage) this.result.hasImage = true;
     }

@@ -14,6 +14,7 @@
 // One pass over the tree: linear in the size of the message.
 import { createHmac } from 'node:crypto';
 import { UPLOADS_PATH_PREFIX } from '../lib/static-paths.ts';
+import { defaultFormat, transcodedFor, type UploadImageInfo } from '../lib/thumbnail-formats.ts';
 import { El } from './tree.ts';
 
 /** Zulip's INLINE_PREVIEW_LIMIT_PER_MESSAGE. */
@@ -28,6 +29,8 @@ const INLINE_PH_RE = /\u0002klzzwxh:(\d+)\u0003/g;
 export interface PreviewOptions {
   /** The camo image proxy (Zulip's CAMO_URI and key) videos are served through; without it, the URL itself. */
   camo?: { uri: string; key: string };
+  /** What is known of the upload at a path_id (frames 0: not an image); undefined for a file uploaded before images were read. */
+  upload?: (pathId: string) => UploadImageInfo | undefined;
 }
 
 type InlineNode = El | { str: string };
@@ -94,10 +97,18 @@ export class InlinePreviews {
     for (const f of this.found) {
       if (!previewable.has(f.url) || processed.has(f.url)) continue;
       processed.add(f.url);
+      // An uploaded image is previewed by its thumbnail, whatever its name; an
+      // upload known not to be an image is not previewed as one.
+      const upload = f.url.startsWith(UPLOADS_PATH_PREFIX) ? this.opts.upload?.(f.url.slice(UPLOADS_PATH_PREFIX.length)) : undefined;
+      if (upload && upload.frames > 0) {
+        this.inline(root, f, 'image', upload);
+        continue;
+      }
       const path = pathOf(f.url);
       if (path === null) continue;
-      if (IMAGE_EXTENSIONS.some((e) => path.endsWith(e))) this.inline(root, f, 'image');
-      else if (VIDEO_EXTENSIONS.some((e) => path.endsWith(e))) this.inline(root, f, 'video');
+      if (IMAGE_EXTENSIONS.some((e) => path.endsWith(e))) {
+        if (!upload) this.inline(root, f, 'image');
+      } else if (VIDEO_EXTENSIONS.some((e) => path.endsWith(e))) this.inline(root, f, 'video');
     }
   }
 
@@ -134,7 +145,7 @@ export class InlinePreviews {
   // ---- placing previews ----
 
   /** Zulip's get_inlining_information, then add_a / add_video, then the removal. */
-  private inline(root: El, f: Found, kind: 'image' | 'video'): void {
+  private inline(root: El, f: Found, kind: 'image' | 'video', upload?: UploadImageInfo): void {
     const text = this.leadingText(f.a.text);
     const urlEqText = text === '' || text === f.url;
     const title = urlEqText ? null : text;
@@ -175,7 +186,17 @@ export class InlinePreviews {
     const a = div.append('a');
     a.set('href', f.url);
     if (title !== null) a.set('title', title);
-    if (kind === 'image') {
+    if (kind === 'image' && upload) {
+      // Attributes in the order Zulip's rewrite of thumbnailed images leaves them (sorted).
+      const img = a.append('img');
+      if (upload.frames > 1) img.set('data-animated', 'true');
+      img.set('data-original-content-type', upload.contentType);
+      img.set('data-original-dimensions', `${upload.width}x${upload.height}`);
+      const transcoded = transcodedFor(upload);
+      if (transcoded) img.set('data-transcoded-image', transcoded.name);
+      img.set('src', `${UPLOADS_PATH_PREFIX}thumbnail/${f.url.slice(UPLOADS_PATH_PREFIX.length)}/${defaultFormat(upload).name}`);
+      this.addedImage = true;
+    } else if (kind === 'image') {
       const img = a.append('img');
       // An uploaded file goes by its path without the leading slash, as Zulip's thumbnail URLs have it.
       const quoted = pyQuote(f.url.startsWith(UPLOADS_PATH_PREFIX) ? f.url.slice(1) : f.url);

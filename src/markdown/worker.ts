@@ -22,6 +22,8 @@ export interface RenderData {
   defaultCodeBlockLanguage?: string;
   /** The organization's inline_image_preview. */
   inlineImagePreview?: boolean;
+  /** The uploads linked in the text that are known: [path_id, width, height, frames (0: not an image), content type]. */
+  uploads?: Array<[string, number, number, number, string]>;
 }
 
 export interface RenderTask {
@@ -46,6 +48,7 @@ export function contextFromData(data: RenderData): MarkdownContext {
   const groups = new Map(data.groups.map(([id, name]) => [name.toLowerCase(), { id, name }]));
   const streams = new Map(data.streams.map(([id, name]) => [name.toLowerCase(), { id, name }]));
   const emoji = new Map(data.customEmoji.map((e) => [e.name, e]));
+  const uploads = new Map((data.uploads ?? []).map(([pathId, width, height, frames, contentType]) => [pathId, { width, height, frames, contentType }]));
   return {
     userByFullName: (name) => byName.get(name.toLowerCase()) ?? undefined,
     userById: (id) => byId.get(id),
@@ -56,6 +59,7 @@ export function contextFromData(data: RenderData): MarkdownContext {
     realmUrl: data.realmUrl,
     defaultCodeBlockLanguage: data.defaultCodeBlockLanguage,
     inlineImagePreview: data.inlineImagePreview,
+    uploadImage: (pathId) => uploads.get(pathId),
   };
 }
 

@@ -8,6 +8,7 @@ import { renderDescription } from '../actions/streams-format.ts';
 import { formatUser, avatarUrl, isAdminRole } from '../actions/users-format.ts';
 import { realmIconUrl, realmLogoUrl } from '../actions/realm-images.ts';
 import { EMOJI_DATA_PATH } from '../lib/static-paths.ts';
+import { THUMBNAIL_FORMATS } from '../lib/thumbnail-formats.ts';
 import { ROLE } from '../store/users.ts';
 import { isoFromSeconds } from '../lib/util.ts';
 import { PRESENCE } from '../actions/presence.ts';
@@ -73,6 +74,8 @@ const provider1: StateProvider = {
       password_max_length: 100,
       password_min_guesses: 10000,
       server_inline_image_preview: true,
+      // The thumbnails made of uploaded images (/user_uploads/thumbnail/<path_id>/<name>).
+      server_thumbnail_formats: THUMBNAIL_FORMATS.map((f) => ({ ...f })),
       server_inline_url_embed_preview: false,
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,

@@ -12,6 +12,10 @@ export interface AttachmentRow {
   owner_id: number;
   size: number;
   create_time: number;
+  /** An uploaded image's width and height as shown, and its frames; frames 0: not an image; null: uploaded before these were read. */
+  image_width: number | null;
+  image_height: number | null;
+  image_frames: number | null;
 }
 
 export async function insertAttachment(db: Tx, row: Omit<AttachmentRow, 'id'>): Promise<AttachmentRow> {

@@ -847,3 +847,13 @@ migration('0970_contentless_search_index', async (migrating, _c, d) => {
     await sql`CREATE TRIGGER messages_fts_au AFTER UPDATE OF topic, content ON messages BEGIN UPDATE messages_fts SET topic = new.topic, content = new.content WHERE rowid = new.id; END`.execute(db);
   });
 });
+
+// Uploaded images: their size as shown and frame count, read when uploaded,
+// when their thumbnails are made (Zulip's ImageAttachment). image_frames is
+// null for files uploaded before (their previews link the file itself) and
+// 0 for a file that is not an image libvips reads (no preview).
+migration('0980_attachment_images', async (db) => {
+  for (const col of ['image_width', 'image_height', 'image_frames']) {
+    await db.schema.alterTable('attachments').addColumn(col, 'integer').execute();
+  }
+});

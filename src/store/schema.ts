@@ -306,6 +306,10 @@ export interface AttachmentsTable {
   owner_id: number;
   size: number;
   create_time: number;
+  /** An uploaded image's width and height as shown, and its frames; frames 0: not an image; null: uploaded before these were read. */
+  image_width: number | null;
+  image_height: number | null;
+  image_frames: number | null;
 }
 
 /** Which messages reference which uploaded files. */

@@ -49,5 +49,10 @@ export const OTHER_ENDPOINTS: Array<{ methods: string; path: string; summary: st
     summary: 'Resumable uploads (the tus 1.0 protocol): HTTP Basic or the web session; the final PATCH answers `{"url", "filename"}` (src/http/tus.ts)',
   },
   { methods: 'GET', path: '/user_uploads/{realm_id_str}/{filename}', summary: 'An uploaded file itself (HTTP Basic or the web session)' },
+  {
+    methods: 'GET',
+    path: '/user_uploads/thumbnail/{realm_id_str}/{filename}/{format}',
+    summary: "An uploaded image's thumbnail in one of `server_thumbnail_formats` (else the closest one made); readable as the image is",
+  },
   { methods: 'POST', path: '/api/v1/external/{integration}', summary: 'Incoming webhooks (src/http/webhooks.ts)' },
 ];
