@@ -105,7 +105,14 @@ test('non-inline types are served as downloads; /user_uploads/download forces a 
   assert.equal(got.status, 200);
   assert.equal(got.data.toString(), 'hello\nworld');
   assert.equal(got.headers.get('content-type'), 'text/plain');
-  assert.equal(got.headers.get('content-disposition'), 'attachment; filename="notes-draft-1.txt"');
+  // Plain text and audio show in the browser, as in Zulip; a document is a download.
+  assert.equal(got.headers.get('content-disposition'), 'inline; filename="notes-draft-1.txt"');
+  const audio = assertSuccess(await upload(alice, [{ name: 'memo.mp3', data: 'ID3', type: 'audio/mpeg' }]));
+  assert.equal((await download(alice, audio.url)).headers.get('content-disposition'), 'inline; filename="memo.mp3"');
+  const doc = assertSuccess(await upload(alice, [{ name: 'plan.docx', data: 'PK' }]));
+  const gotDoc = await download(alice, doc.url);
+  assert.equal(gotDoc.headers.get('content-type'), 'application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+  assert.equal(gotDoc.headers.get('content-disposition'), 'attachment; filename="plan.docx"');
 
   const png = assertSuccess(await upload(alice, [{ name: 'a.png', data: 'x', type: 'image/png' }]));
   const forced = await download(alice, png.url.replace('/user_uploads/', '/user_uploads/download/'));

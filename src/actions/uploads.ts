@@ -34,9 +34,6 @@ import {
   type AttachmentRow,
 } from '../store/attachments.ts';
 
-/** Types a browser may show inline; everything else is served as a download (Zulip's INLINE_MIME_TYPES). */
-export const INLINE_MIME_TYPES = new Set(['application/pdf', 'image/gif', 'image/jpeg', 'image/png', 'image/webp', 'video/mp4', 'video/webm']);
-
 /** Seconds a temporary (unauthenticated) file URL stays valid (Zulip's SIGNED_ACCESS_TOKEN_VALIDITY_IN_SECONDS). */
 export const TEMPORARY_URL_SECONDS = 60;
 

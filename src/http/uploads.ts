@@ -18,8 +18,9 @@ import { authenticate, countApiRequest, type AuthLimits } from './auth.ts';
 import { parseForm } from './form.ts';
 import { authenticateSession, requestSession } from './web.ts';
 import type { UserRow } from '../store/users.ts';
-import { INLINE_MIME_TYPES, pathIdFromToken, readThumbnail, readUpload, temporaryUrl, validateAttachmentRequest } from '../actions/uploads.ts';
+import { pathIdFromToken, readThumbnail, readUpload, temporaryUrl, validateAttachmentRequest } from '../actions/uploads.ts';
 import type { AttachmentRow } from '../store/attachments.ts';
+import { INLINE_MIME_TYPES } from '../lib/mime-types.ts';
 
 type Params = { realm_id_str: string; '*': string };
 

@@ -3,8 +3,11 @@
  * and TRANSCODED_IMAGE_FORMAT): their names are the last part of
  * `/user_uploads/thumbnail/<path_id>/<name>`, and the list is
  * `server_thumbnail_formats` in /register. Shared by the upload action, the
- * renderer (which links the default one) and the file route.
+ * renderer (which links the default one) and the file route. An image of a
+ * type browsers do not show (TIFF) also gets a large still webp, the
+ * "transcoded image".
  */
+import { INLINE_MIME_TYPES } from './mime-types.ts';
 
 export interface ThumbnailFormat {
   name: string;
@@ -20,9 +23,6 @@ function format(maxWidth: number, maxHeight: number, animated: boolean): Thumbna
 
 /** What every thumbnailed image gets (the animated one only when the image has several frames); the first of each kind is the one messages link. */
 export const THUMBNAIL_FORMATS: readonly ThumbnailFormat[] = [format(840, 560, true), format(840, 560, false)];
-
-/** Content types browsers show as they are; other images (TIFF) also get a large still webp, the "transcoded image". */
-export const BROWSER_IMAGE_TYPES = new Set(['image/apng', 'image/avif', 'image/gif', 'image/jpeg', 'image/png', 'image/webp']);
 
 /** The transcoded image of an image browsers cannot show, landscape or portrait like the image. */
 export function transcodedFormat(width: number, height: number): ThumbnailFormat {
@@ -40,7 +40,7 @@ export interface UploadImageInfo {
 /** The thumbnails made of an image: the animated formats only for an animated one, the transcoded image for a type browsers cannot show. */
 export function formatsFor(info: UploadImageInfo): ThumbnailFormat[] {
   const out = THUMBNAIL_FORMATS.filter((f) => !f.animated || info.frames > 1);
-  if (!BROWSER_IMAGE_TYPES.has(info.contentType)) out.push(transcodedFormat(info.width, info.height));
+  if (!INLINE_MIME_TYPES.has(info.contentType)) out.push(transcodedFormat(info.width, info.height));
   return out;
 }
 
@@ -52,7 +52,7 @@ export function defaultFormat(info: UploadImageInfo): ThumbnailFormat {
 
 /** The transcoded image of `info`, if it has one (its name goes in data-transcoded-image). */
 export function transcodedFor(info: UploadImageInfo): ThumbnailFormat | null {
-  return BROWSER_IMAGE_TYPES.has(info.contentType) ? null : transcodedFormat(info.width, info.height);
+  return INLINE_MIME_TYPES.has(info.contentType) ? null : transcodedFormat(info.width, info.height);
 }
 
 /** Parses a format name (`840x560.webp`, `840x560-anim.webp`); null when it is not one. */
