@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tus from 'tus-js-client';
+import sharp from 'sharp';
 import { FileStore } from '@tus/file-store';
 import { removeStale } from '../src/http/tus.ts';
 import { startTestServer, assertSuccess, openQueue, type TestServer, type Account } from './helpers.ts';
@@ -136,6 +137,20 @@ test('creation with upload: a POST carrying the whole file is finished at once a
   // An empty file name is stored as Zulip names it.
   assert.equal(body.filename, 'uploaded-file');
   assert.equal((await download(alice, body.url)).data.toString(), 'abc');
+});
+
+test('an image uploaded in pieces gets its thumbnail, as one posted whole does', async () => {
+  const png = await sharp({ create: { width: 1200, height: 400, channels: 3, background: { r: 10, g: 90, b: 200 } } }).png().toBuffer();
+  const location = await create(alice, png.length, `filename ${b64('wide.png')},filetype ${b64('image/png')}`);
+  assert.equal((await patch(alice, location, 0, png.subarray(0, 100))).status, 204);
+  const done = await patch(alice, location, 100, png.subarray(100));
+  assert.equal(done.status, 200);
+  const { url } = JSON.parse(done.text) as { url: string };
+  const thumb = await download(alice, url.replace('/user_uploads/', '/user_uploads/thumbnail/') + '/840x560.webp');
+  assert.equal(thumb.status, 200);
+  assert.equal(thumb.type, 'image/webp');
+  const meta = await sharp(thumb.data).metadata();
+  assert.deepEqual([meta.width, meta.height], [840, 280]);
 });
 
 test('termination: the creator may delete an unfinished upload; others cannot see it', async () => {
