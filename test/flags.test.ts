@@ -117,3 +117,24 @@ test('mark_topic/stream/all as read', async () => {
   const reg = await openQueue(B, { fetch_event_types: ['message', 'update_message_flags'] });
   assert.equal(reg.state.unread_msgs.count, 0);
 });
+
+test('unread_msgs leaves out channels the user has left, and has them again after resubscribing; archiving keeps them', async () => {
+  const leave = await makeChannel(t, { name: 'leave-me', subscribers: [alice.id, bob.id] });
+  const sent = [await send(A, { type: 'stream', to: 'leave-me', topic: 't', content: 'one' }), await send(A, { type: 'stream', to: 'leave-me', topic: 't', content: 'two' })];
+  const unreadIn = async () => {
+    const reg = await openQueue(B, { fetch_event_types: ['message', 'update_message_flags'] });
+    const u = reg.state.unread_msgs;
+    return { ids: u.streams.filter((s: { stream_id: number }) => s.stream_id === leave).flatMap((s: { unread_message_ids: number[] }) => s.unread_message_ids), count: u.count };
+  };
+  const before = await unreadIn();
+  assert.deepEqual(before.ids, sent);
+  assertSuccess(await B.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['leave-me']) }));
+  const left = await unreadIn();
+  assert.deepEqual(left.ids, []);
+  assert.equal(left.count, before.count - 2);
+  assertSuccess(await B.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'leave-me' }]) }));
+  assert.deepEqual((await unreadIn()).ids, sent);
+  // An archived channel's subscribers stay subscribed, unread messages and all.
+  assertSuccess(await t.client(t.owner).delete(`/streams/${leave}`));
+  assert.deepEqual((await unreadIn()).ids, sent);
+});

@@ -217,7 +217,7 @@ export interface UnreadRow {
   topic: string;
 }
 
-/** The user's unread rows, newest `limit` of them, oldest first. */
+/** The user's unread rows (or those of `ids`, read or not), newest `limit` of them, oldest first. */
 export async function unreadRows(db: Tx, userId: number, limit: number, ids?: number[]): Promise<UnreadRow[]> {
   let q = db
     .selectFrom('user_messages as um')
@@ -225,7 +225,15 @@ export async function unreadRows(db: Tx, userId: number, limit: number, ids?: nu
     .select(['um.message_id', 'um.flags', 'm.sender_id', 'm.recipient_type', 'm.recipient_id', 'm.topic'])
     .where('um.user_id', '=', userId);
   if (ids) q = q.where('um.message_id', 'in', ids.length ? ids : [-1]);
-  else q = q.where(sql<boolean>`(um.flags & ${FLAG.read}) = 0`);
+  else {
+    q = q.where(sql<boolean>`(um.flags & ${FLAG.read}) = 0`);
+    // Not those of channels the user has left (Zulip's get_inactive_recipient_ids).
+    const left = await db.selectFrom('subscriptions').select('stream_id').where('user_id', '=', userId).where('active', '=', 0).execute();
+    if (left.length) {
+      const leftIds = left.map((r) => r.stream_id);
+      q = q.where((eb) => eb.or([eb('m.recipient_type', '!=', RECIPIENT.STREAM), eb('m.recipient_id', 'not in', leftIds)]));
+    }
+  }
   const rows = await q.orderBy('um.message_id', 'desc').limit(limit).execute();
   return rows.reverse();
 }
