@@ -81,6 +81,31 @@ export async function startWebTestServer(env: Record<string, string> = {}): Prom
 }
 
 /** Opens `/`, follows the redirect to /login/ and logs in through the form. */
+/**
+ * Logs in through the login endpoint without opening the feed (which marks
+ * what it shows as read), then opens `hash` (a view that marks nothing read).
+ */
+export async function loginToView(ctx: BrowserContext, url: string, email: string, password: string, hash: string): Promise<Page> {
+  const page = await ctx.newPage();
+  page.on('pageerror', (e) => console.error(`[browser ${email}] ${e.message}`));
+  await page.goto(`${url}/login/`);
+  const status = await page.evaluate(
+    async ([user, pass]) => {
+      const csrf = /csrftoken=([^;]+)/.exec((globalThis as any).document.cookie)![1]!;
+      const r = await fetch('/accounts/login/', {
+        method: 'POST',
+        headers: { 'X-CSRFToken': csrf, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ username: user!, password: pass! }),
+      });
+      return r.status;
+    },
+    [email, password],
+  );
+  if (status !== 200) throw new Error(`login answered ${status}`);
+  await page.goto(`${url}/${hash}`);
+  return page;
+}
+
 export async function loginPage(ctx: BrowserContext, url: string, email: string, password: string): Promise<Page> {
   const page = await ctx.newPage();
   page.on('pageerror', (e) => console.error(`[browser ${email}] ${e.message}`));

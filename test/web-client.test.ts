@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
-import { browserSkipReason, eventually, launchChromium, loginPage, messageRow, startWebTestServer, type WebTestServer } from './web-browser.ts';
+import { browserSkipReason, eventually, launchChromium, loginPage, loginToView, messageRow, startWebTestServer, type WebTestServer } from './web-browser.ts';
 
 /**
  * The aria-label of the focused element, once it is `label` or after 5 s: the
@@ -417,16 +417,8 @@ describe('web client in Chromium', { skip }, () => {
       assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'zeta', topic: 'beta', content: 'zeta three' }));
 
       const ctx = await browser.newContext();
-      const page = await ctx.newPage();
       // Log in without opening the feed (which would mark what it shows as read), then open Starred.
-      await page.goto(`${t.url}/login/`);
-      const status = await page.evaluate(async ([email, password]) => {
-        const csrf = /csrftoken=([^;]+)/.exec((globalThis as any).document.cookie)![1]!;
-        const r = await fetch('/accounts/login/', { method: 'POST', headers: { 'X-CSRFToken': csrf, 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ username: email!, password: password! }) });
-        return r.status;
-      }, [OWNER_EMAIL, OWNER_PASSWORD]);
-      assert.equal(status, 200);
-      await page.goto(`${t.url}/#narrow/is/starred`);
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
       await page.getByRole('heading', { name: 'Starred messages' }).waitFor();
       const nav = page.getByRole('navigation', { name: 'Channels' });
       const names = await nav.locator('li.channel > a .label').allInnerTexts();
@@ -456,6 +448,26 @@ describe('web client in Chromium', { skip }, () => {
       await topics.getByRole('link', { name: /beta/ }).waitFor();
       const topicNames = await topics.locator('a .label').allInnerTexts();
       assert.deepEqual(topicNames, ['beta', 'alpha']);
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('leaving a channel takes its unread messages out of All messages', async () => {
+    const t = await startWebTestServer();
+    try {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Leaves' });
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'lonely' }], principals: [t.owner.id, bob.id] }));
+      const bobApi = t.client(bob);
+      for (const content of ['lonely one', 'lonely two']) assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'lonely', topic: 'x', content }));
+      const ctx = await browser.newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const all = page.getByRole('link', { name: 'All messages' });
+      await all.getByLabel('2 unread').waitFor();
+      assertSuccess(await owner.request('DELETE', '/users/me/subscriptions', { subscriptions: ['lonely'] }));
+      await eventually(async () => (await all.getByLabel(/unread/).count()) === 0, 'the unread count of the channel left to go');
       await ctx.close();
     } finally {
       await t.close();

@@ -423,7 +423,11 @@ export class Model {
   unreadInFeed(): number {
     let n = 0;
     for (const u of this.unread.values()) {
-      if (u.kind === 'stream' && u.streamId !== undefined && (this.subs.get(u.streamId)?.is_muted || this.isTopicMuted(u.streamId, u.topic ?? ''))) continue;
+      if (u.kind === 'stream' && u.streamId !== undefined) {
+        // Channels left (as the server leaves them out of unread_msgs), muted channels and topics do not count.
+        const sub = this.subs.get(u.streamId);
+        if (!sub || sub.is_muted || this.isTopicMuted(u.streamId, u.topic ?? '')) continue;
+      }
       n++;
     }
     return n;
