@@ -162,3 +162,19 @@ test('with inline_image_preview off, an uploaded image gets no preview', async (
     assertSuccess(await t.client(t.owner).patch('/realm', { inline_image_preview: true }));
   }
 });
+
+test('media syntax on an uploaded audio file is an audio player, which its readers may play; other files stay text', async () => {
+  const url = await upload(alice, 'crab-rave.mp3', Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x00'), 'audio/mpeg');
+  const id = assertSuccess(await A.post('/messages', { type: 'stream', to: 'pics', topic: 'sounds', content: `![crab-rave.mp3](${url})` })).id as number;
+  assert.equal(
+    assertSuccess(await A.get(`/messages/${id}`)).message.content,
+    `<p><audio controls preload="metadata" src="${url}" title="crab-rave.mp3"></audio></p>`,
+  );
+  // The message claims the file: the channel's other subscriber may fetch it, and has:attachment finds it.
+  assert.equal((await get(bob, url)).status, 200);
+  const narrow = JSON.stringify([{ operator: 'has', operand: 'attachment' }, { operator: 'topic', operand: 'sounds' }]);
+  assert.deepEqual(assertSuccess(await t.client(bob).get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow })).messages.map((m: { id: number }) => m.id), [id]);
+  assert.equal(await sendAndRender(`![](${url})`), `<p><audio controls preload="metadata" src="${url}"></audio></p>`);
+  const text = await upload(alice, 'notes.txt', Buffer.from('hello'), 'text/plain');
+  assert.equal(await sendAndRender(`![notes](${text})`), `<p>![notes](${text})</p>`);
+});

@@ -17,6 +17,7 @@ import { visibleEditHistory } from '../lib/realm-settings.ts';
 import { isResolveOrUnresolve } from '../lib/topic.ts';
 import { UPLOADS_PATH_PREFIX } from '../lib/static-paths.ts';
 import { attachmentsByPathIds } from '../store/attachments.ts';
+import { AUDIO_INLINE_MIME_TYPES } from '../lib/mime-types.ts';
 
 /** Users and channels of the organization, loaded once per operation. */
 export interface Directory {
@@ -83,12 +84,14 @@ export async function renderData(svc: Services, db: Tx, content: string, dir?: D
   if (content.includes(':')) {
     for (const [name, e] of d.customEmoji) if (content.includes(`:${name}:`)) data.customEmoji.push(e);
   }
-  if (d.inlineImagePreview && content.includes(UPLOADS_PATH_PREFIX)) {
-    // Uploads linked in the text, as Zulip's get_user_upload_previews finds them.
+  if (content.includes(UPLOADS_PATH_PREFIX)) {
+    // Uploads linked in the text, as Zulip's get_user_upload_previews finds them:
+    // images (previews by thumbnail) and audio (players). Files uploaded before
+    // images were read are left out unless audio: their previews go by name.
     const pathIds = [...new Set(Array.from(content.matchAll(UPLOAD_LINK_RE), (m) => m[1]!))];
     const rows = await attachmentsByPathIds(db, svc.realmId, pathIds.slice(0, MAX_PREVIEWED_UPLOADS));
     data.uploads = rows
-      .filter((a) => a.image_frames !== null)
+      .filter((a) => a.image_frames !== null || AUDIO_INLINE_MIME_TYPES.has(a.content_type))
       .map((a) => [a.path_id, a.image_width ?? 0, a.image_height ?? 0, a.image_frames ?? 0, a.content_type]);
   }
   const mentions = text.includes('@');

@@ -283,11 +283,12 @@ export async function readUpload(svc: Services, pathId: string): Promise<Buffer 
  * Upload paths linked from rendered message HTML (Zulip's
  * potential_attachment_path_ids): links to /user_uploads/..., including
  * the relative "user_uploads/..." form the renderer makes of this server's
- * absolute URLs.
+ * absolute URLs, and audio players' sources (thumbnails are not files of
+ * their own).
  */
 export function uploadPathIds(html: string): string[] {
   const out = new Set<string>();
-  for (const m of html.matchAll(/href="\/?user_uploads\/([^"?#]+)/g)) {
+  for (const m of html.matchAll(/(?:href|src)="\/?user_uploads\/(?!thumbnail\/)([^"?#]+)/g)) {
     const raw = m[1].replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
     out.add(raw);
     out.add(decodeName(raw));

@@ -6,6 +6,7 @@
 import { lazyModule } from '../lib/lazy.ts';
 import { UPLOADS_PATH_PREFIX, ZULIP_EMOJI_PATH } from '../lib/static-paths.ts';
 import type { UploadImageInfo } from '../lib/thumbnail-formats.ts';
+import { AUDIO_INLINE_MIME_TYPES } from '../lib/mime-types.ts';
 
 const katex = lazyModule<typeof import('katex')>('katex');
 import tlds from 'tlds' with { type: 'json' };
@@ -37,7 +38,7 @@ export interface MarkdownContext {
   inlineImagePreview?: boolean;
   /** The camo image proxy videos are served through (Zulip's CAMO_URI and key). */
   camo?: { uri: string; key: string };
-  /** What is known of the upload at a path_id linked in the text (frames 0: not an image); undefined when nothing is. */
+  /** What is known of the upload at a path_id linked in the text (frames 0: not an image, e.g. audio); undefined when nothing is. */
   uploadImage?(pathId: string): UploadImageInfo | undefined;
 }
 
@@ -285,6 +286,7 @@ class Renderer {
       this.stream,
       this.timestamp,
       this.groupMention,
+      this.audio,
       this.link,
       this.autolink,
       ...(ctx.linkifiers ?? []).map((l) => this.linkifier(l)),
@@ -604,6 +606,37 @@ class Renderer {
     return { start: m.index, end: m.index + m[0].length, node: el };
   };
 
+  /**
+   * Zulip's media syntax for uploaded audio (FL 405): `![name](/user_uploads/...)`
+   * linking an upload of an audio type is an audio player. Any other `![...](...)`
+   * is left to the other patterns (it is no link: the link pattern skips `![`).
+   */
+  private audio: Pattern = (data, from) => {
+    const re = /!\[/g;
+    re.lastIndex = from;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(data))) {
+      const { brackets, parens } = this.linkTables(data);
+      const t = getLinkText(data, m.index + 2, brackets);
+      if (!t) continue;
+      const l = getLinkHref(data, t.index, parens);
+      if (!l) continue;
+      const href = l.href.trim();
+      if (!href.startsWith(UPLOADS_PATH_PREFIX)) continue;
+      const upload = this.ctx.uploadImage?.(href.slice(UPLOADS_PATH_PREFIX.length));
+      if (!upload || !AUDIO_INLINE_MIME_TYPES.has(upload.contentType)) continue;
+      const el = new El('audio');
+      el.set('controls', 'controls');
+      el.set('preload', 'metadata');
+      el.set('src', href);
+      if (t.text.trim()) el.set('title', t.text);
+      el.atomic = true;
+      this.result.hasAttachment = true;
+      return { start: m.index, end: l.index, node: el };
+    }
+    return null;
+  };
+
   private link: Pattern = (data, from) => {
     const re = /(?<!!)\[/g;
     re.lastIndex = from;
@@ -766,7 +799,8 @@ class Renderer {
   private serialize(el: El): string {
     let out = `<${el.tag}`;
     const attrs = [...el.attrs].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    for (const [k, v] of attrs) out += ` ${k}="${escapeAttr(v)}"`;
+    // An attribute whose value is its name is written bare, as Python-Markdown writes boolean ones.
+    for (const [k, v] of attrs) out += k === v ? ` ${k}` : ` ${k}="${escapeAttr(v)}"`;
     out += '>';
     if (isVoid(el.tag)) {
       if (el.tag === 'br') return out + '\n' + this.renderRich(el.tail);
