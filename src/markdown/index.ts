@@ -612,16 +612,8 @@ class Renderer {
    * is left to the other patterns (it is no link: the link pattern skips `![`).
    */
   private audio: Pattern = (data, from) => {
-    const re = /!\[/g;
-    re.lastIndex = from;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(data))) {
-      const { brackets, parens } = this.linkTables(data);
-      const t = getLinkText(data, m.index + 2, brackets);
-      if (!t) continue;
-      const l = getLinkHref(data, t.index, parens);
-      if (!l) continue;
-      const href = l.href.trim();
+    for (const { start, text, link } of this.bracketLinks(/!\[/g, data, from)) {
+      const href = link.href.trim();
       if (!href.startsWith(UPLOADS_PATH_PREFIX)) continue;
       const upload = this.ctx.uploadImage?.(href.slice(UPLOADS_PATH_PREFIX.length));
       if (!upload || !AUDIO_INLINE_MIME_TYPES.has(upload.contentType)) continue;
@@ -629,34 +621,39 @@ class Renderer {
       el.set('controls', 'controls');
       el.set('preload', 'metadata');
       el.set('src', href);
-      if (t.text.trim()) el.set('title', t.text);
+      if (text.trim()) el.set('title', text);
       el.atomic = true;
       this.result.hasAttachment = true;
-      return { start: m.index, end: l.index, node: el };
+      return { start, end: link.index, node: el };
     }
     return null;
   };
 
-  private link: Pattern = (data, from) => {
-    const re = /(?<!!)\[/g;
-    re.lastIndex = from;
+  /** Each `[text](href "title")` after `from` whose opening (matched by `opener`, a global regex ending at its `[`) is well formed. */
+  private *bracketLinks(opener: RegExp, data: string, from: number): Generator<{ start: number; text: string; link: { href: string; title: string | null; index: number } }> {
+    opener.lastIndex = from;
     let m: RegExpExecArray | null;
-    while ((m = re.exec(data))) {
+    while ((m = opener.exec(data))) {
       const { brackets, parens } = this.linkTables(data);
-      const t = getLinkText(data, m.index + 1, brackets);
+      const t = getLinkText(data, m.index + m[0].length, brackets);
       if (!t) continue;
-      const l = getLinkHref(data, t.index, parens);
-      if (!l) continue;
-      let href = sanitizeUrl(l.href.trim());
+      const link = getLinkHref(data, t.index, parens);
+      if (link) yield { start: m.index, text: t.text, link };
+    }
+  }
+
+  private link: Pattern = (data, from) => {
+    for (const { start, text, link } of this.bracketLinks(/(?<!!)\[/g, data, from)) {
+      let href = sanitizeUrl(link.href.trim());
       if (href === undefined) continue;
       href = this.rewriteLocal(href);
       const el = new El('a');
       el.set('href', href);
-      if (l.title !== null) el.set('title', l.title);
-      el.text = t.text.trim() ? t.text : href;
+      if (link.title !== null) el.set('title', link.title);
+      el.text = text.trim() ? text : href;
       el.atomic = true;
       this.noteLink(href);
-      return { start: m.index, end: l.index, node: el };
+      return { start, end: link.index, node: el };
     }
     return null;
   };
