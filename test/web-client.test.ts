@@ -6,6 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import sharp from 'sharp';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -299,6 +300,19 @@ describe('web client in Chromium', { skip }, () => {
       const imgRow = messageRow(page, 'dot.png');
       await imgRow.locator('.message_inline_image img').waitFor();
       await eventually(() => imgRow.locator('.message_inline_image img').evaluate((img) => (img as any).naturalWidth === 1), 'the inline image to load');
+      // A thumbnailed photo's box has its shape before the image arrives: 1000×700 fits 240 px high.
+      const photo = await sharp({ create: { width: 1000, height: 700, channels: 3, background: { r: 30, g: 120, b: 60 } } }).png().toBuffer();
+      const form = new FormData();
+      form.append('file', new Blob([photo], { type: 'image/png' }), 'photo.png');
+      const auth = `Basic ${Buffer.from(`${t.owner.email}:${t.owner.apiKey}`).toString('base64')}`;
+      const photoUrl = ((await (await fetch(`${t.url}/api/v1/user_uploads`, { method: 'POST', headers: { Authorization: auth }, body: form })).json()) as { url: string }).url;
+      assertSuccess(await t.client(t.owner).request('POST', '/messages', { type: 'stream', to: 'general', topic: 'files', content: `[photo.png](${photoUrl})` }));
+      const photoImg = messageRow(page, 'photo.png').locator('.message_inline_image img');
+      await photoImg.waitFor();
+      assert.equal(await photoImg.evaluate((img) => (img as any).style.width), '343px');
+      await eventually(() => photoImg.evaluate((img) => (img as any).complete && (img as any).naturalWidth > 0), 'the thumbnail to load');
+      const shownBox = (await photoImg.boundingBox())!;
+      assert.ok(Math.abs(shownBox.width - 343) <= 2 && Math.abs(shownBox.height - 240) <= 2, `shown ${shownBox.width}×${shownBox.height}`);
       // With the organization's previews off, neither the server nor the client adds one.
       const dotLink = (await imgRow.getByRole('link', { name: 'dot.png' }).first().getAttribute('href'))!;
       assertSuccess(await t.client(t.owner).request('PATCH', '/realm', { inline_image_preview: false }));

@@ -34,6 +34,9 @@ export function emojiChar(code: string): string {
 
 const cache = new Map<string, string>();
 
+/** The largest box an image preview is shown in (styles.css, .message_inline_image img). */
+const IMAGE_BOX = { width: 360, height: 240 };
+
 /**
  * Zulip renders Unicode emoji as `<span class="emoji emoji-1f642">:smile:</span>`
  * for its sprite sheets; here the text becomes the character itself.
@@ -53,6 +56,15 @@ export function prepareHtml(html: string): string {
       ? m
       : `${m}<span class="message_inline_image"><a href="${href}" target="_blank" rel="noopener noreferrer"><img src="${href}" alt="" loading="lazy"></a></span>`,
   );
+  // A thumbnailed upload says its size (data-original-dimensions): its box is
+  // laid out before the image loads, so the list does not jump when it arrives.
+  out = out.replace(/<img ([^>]*?)data-original-dimensions="(\d+)x(\d+)"([^>]*)>/g, (m, before: string, w: string, h: string, after: string) => {
+    const width = Number(w);
+    const height = Number(h);
+    if (!width || !height || m.includes(' style=')) return m;
+    const shown = Math.max(1, Math.round(width * Math.min(1, IMAGE_BOX.width / width, IMAGE_BOX.height / height)));
+    return `<img ${before}data-original-dimensions="${w}x${h}"${after} style="aspect-ratio: ${width} / ${height}; width: ${shown}px">`;
+  });
   if (cache.size > 5000) cache.clear();
   cache.set(key, out);
   return out;
