@@ -27,6 +27,7 @@ import { installAllFeatures } from './state/index.ts';
 import { startScheduledDelivery } from './actions/scheduled-messages.ts';
 import { failInterruptedExports } from './actions/realm-export.ts';
 import { startRetentionJob } from './actions/retention.ts';
+import { startUploadImageBackfill } from './actions/uploads.ts';
 import { startFullMemberJob } from './actions/full-members.ts';
 import { startOutgoingWebhookDelivery } from './actions/outgoing-webhook-delivery.ts';
 import { startMissedMessageEmailDelivery } from './actions/missed-message-emails.ts';
@@ -115,6 +116,8 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   // Sends missed-message emails when their batch is due, and weekly digests.
   const missedMessageEmails = startMissedMessageEmailDelivery(svc);
   const digestEmails = startDigestEmails(svc);
+  // Thumbnails of images uploaded before they were made.
+  const uploadImages = startUploadImageBackfill(svc);
   const lifecycle = { closing: false };
   const app = buildApp(svc, {
     lifecycle,
@@ -146,6 +149,7 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
       await outgoingWebhooks.stop();
       await missedMessageEmails.stop();
       await digestEmails.stop();
+      await uploadImages.stop();
       await app.close();
       if (metricsListener) await new Promise((r) => metricsListener!.server.close(r));
       await store.changes.announced();

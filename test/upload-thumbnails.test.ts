@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import { startTestServer, assertError, assertSuccess, type TestServer, type Account, type Client } from './helpers.ts';
 import { makeChannel } from './messages-fixtures.ts';
 import { ROLE } from '../src/store/users.ts';
+import { backfillUploadImages } from '../src/actions/uploads.ts';
 
 let t: TestServer;
 let alice: Account, bob: Account, guest: Account;
@@ -177,4 +178,23 @@ test('media syntax on an uploaded audio file is an audio player, which its reade
   assert.equal(await sendAndRender(`![](${url})`), `<p><audio controls preload="metadata" src="${url}"></audio></p>`);
   const text = await upload(alice, 'notes.txt', Buffer.from('hello'), 'text/plain');
   assert.equal(await sendAndRender(`![notes](${text})`), `<p>![notes](${text})</p>`);
+});
+
+test('images uploaded before thumbnails were made get them from the backfill; messages sent after link them', async () => {
+  const url = await upload(alice, 'older.png', await solid(600, 300).png().toBuffer(), 'image/png');
+  const text = await upload(alice, 'older.txt', Buffer.from('plain'), 'text/plain');
+  const pathId = url.slice('/user_uploads/'.length);
+  // As a file stored before this version left them: no size, no frames, no thumbnails.
+  const db = t.server.svc.store.db;
+  await db.updateTable('attachments').set({ image_width: null, image_height: null, image_frames: null }).where('path_id', 'in', [pathId, text.slice('/user_uploads/'.length)]).execute();
+  rmSync(join(t.server.svc.config.dataDir, 'uploads', 'thumbnail', ...pathId.split('/')), { recursive: true });
+  const q = encodeURIComponent(pathId);
+  assert.match(await sendAndRender(`[older.png](${url})`), new RegExp(`<img data-src-fullsize="/thumbnail\\?url=user_uploads%2F${q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}&amp;size=full"`));
+  assert.equal(await backfillUploadImages(t.server.svc), 2);
+  assert.match(await sendAndRender(`[older.png](${url})`), new RegExp(`data-original-dimensions="600x300" src="/user_uploads/thumbnail/${pathId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/840x560.webp"`));
+  assert.equal((await get(alice, `/user_uploads/thumbnail/${pathId}/840x560.webp`)).status, 200);
+  const rows = await db.selectFrom('attachments').select(['path_id', 'image_frames']).where('path_id', 'in', [pathId, text.slice('/user_uploads/'.length)]).execute();
+  assert.deepEqual(Object.fromEntries(rows.map((r) => [r.path_id, r.image_frames])), { [pathId]: 1, [text.slice('/user_uploads/'.length)]: 0 });
+  // Nothing left to read.
+  assert.equal(await backfillUploadImages(t.server.svc), 0);
 });

@@ -16,6 +16,8 @@ import { ApiError, badRequest } from '../lib/errors.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { THUMBNAIL_ACCEPT_IMAGE_TYPES, thumbnailUpload } from '../lib/images.ts';
 import { chooseFormat, type UploadImageInfo } from '../lib/thumbnail-formats.ts';
+import { startPeriodicJob } from '../lib/periodic.ts';
+import { withClusterLock } from '../store/locks.ts';
 import { realmById } from '../store/realm.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import {
@@ -24,6 +26,7 @@ import {
   attachmentMessages,
   attachmentsByOwner,
   attachmentsByPathIds,
+  attachmentsWithoutImageInfo,
   deleteAttachmentRow,
   insertAttachment,
   linkAttachmentMessage,
@@ -31,6 +34,7 @@ import {
   receivedReferencingMessage,
   referencedInPublicChannel,
   referencedInSubscribedHistoryChannel,
+  setAttachmentImage,
   type AttachmentRow,
 } from '../store/attachments.ts';
 
@@ -200,6 +204,39 @@ export async function readThumbnail(svc: Services, attachment: AttachmentRow, na
     if (!original || !(await makeThumbnails(svc, attachment.path_id, original, attachment.content_type))) return null;
     return readFile(file).catch(() => null);
   }
+}
+
+/** Files read per batch of the backfill below. */
+const BACKFILL_BATCH = 50;
+
+/**
+ * Reads the files uploaded before uploaded images were read (image_frames
+ * null): makes an image's thumbnails and stores its size, so that messages
+ * sent from then on that link it show its thumbnail (messages already sent
+ * keep their previews); other files are marked as no image. With several
+ * processes one does it (a cluster lock). Returns how many files were read.
+ */
+export async function backfillUploadImages(svc: Services, opts = { wait: false }): Promise<number> {
+  let read = 0;
+  await withClusterLock(svc.store, BACKFILL_LOCK, opts, async () => {
+    for (;;) {
+      const rows = await attachmentsWithoutImageInfo(svc.store.db, svc.realmId, BACKFILL_BATCH);
+      if (rows.length === 0) return;
+      for (const a of rows) {
+        const file = uploadFilePath(svc, a.path_id);
+        const image = file ? await makeThumbnails(svc, a.path_id, file, a.content_type).catch(() => null) : null;
+        await setAttachmentImage(svc.store.db, a.id, image);
+        read++;
+      }
+    }
+  });
+  return read;
+}
+const BACKFILL_LOCK = 'upload-image-backfill';
+
+/** The backfill at start (a pass finds nothing once done), then daily; never keeps the process alive. */
+export function startUploadImageBackfill(svc: Services, intervalMs = 86_400_000): { stop(): Promise<void> } {
+  return startPeriodicJob(svc.log, 'uploaded image backfill', intervalMs, () => backfillUploadImages(svc));
 }
 
 /** POST /user_uploads. */

@@ -38,6 +38,21 @@ export async function attachmentsByPathIds(db: Tx, realmId: number, pathIds: str
   return rows.map(normalize);
 }
 
+/** Up to `limit` of the organization's files whose image size and frames were never read (uploaded before they were). */
+export async function attachmentsWithoutImageInfo(db: Tx, realmId: number, limit: number): Promise<AttachmentRow[]> {
+  const rows = await db.selectFrom('attachments').selectAll().where('realm_id', '=', realmId).where('image_frames', 'is', null).orderBy('id').limit(limit).execute();
+  return rows.map(normalize);
+}
+
+/** Records what was read of an uploaded file: an image's size and frames, or null for a file that is no image. */
+export async function setAttachmentImage(db: Tx, id: number, image: { width: number; height: number; frames: number } | null): Promise<void> {
+  await db
+    .updateTable('attachments')
+    .set({ image_width: image?.width ?? null, image_height: image?.height ?? null, image_frames: image?.frames ?? 0 })
+    .where('id', '=', id)
+    .execute();
+}
+
 export async function attachmentById(db: Tx, realmId: number, id: number): Promise<AttachmentRow | undefined> {
   const r = await db.selectFrom('attachments').selectAll().where('realm_id', '=', realmId).where('id', '=', id).executeTakeFirst();
   return r && normalize(r);
