@@ -283,6 +283,13 @@ describe('web client in Chromium', { skip }, () => {
       const body = await page.evaluate(async (href) => (await fetch(href)).text(), link);
       assert.equal(body, 'meeting notes\n');
 
+      // An audio file goes in as media syntax, which the server makes a player.
+      await page.getByLabel('Attach files').setInputFiles({ name: 'memo[1].mp3', mimeType: 'audio/mpeg', buffer: Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x00') });
+      // (Brackets leave the name, which would otherwise end the link text.)
+      await eventually(async () => /^!\[memo1\.mp3\]\(\/user_uploads\/[^)]+\/memo1\.mp3\)$/.test(await box.inputValue()), 'the audio upload in the compose box');
+      await box.press('Enter');
+      await page.locator('article.message-row audio[title="memo1.mp3"]').waitFor({ state: 'attached' });
+
       // Drag and drop a PNG onto the compose area.
       const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
       await page.evaluate((b64) => {

@@ -6,6 +6,9 @@ import type { Term } from '../narrow.ts';
 import { cx, prepareHtml } from '../util.ts';
 import type { QuoteTarget } from './MessageList.tsx';
 
+/** Audio types the server renders as a player in media syntax (Zulip's AUDIO_INLINE_MIME_TYPES). */
+const PLAYABLE_AUDIO_TYPES = new Set(['audio/aac', 'audio/flac', 'audio/mp4', 'audio/mpeg', 'audio/wav', 'audio/webm']);
+
 export interface ComposeHandle {
   focus(mode: 'stream' | 'dm'): void;
   insertQuote(q: QuoteTarget): void;
@@ -188,7 +191,8 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     }
   }
 
-  // ---- uploads, by picker or drop, inserted as Zulip does: [name](/user_uploads/…)
+  // ---- uploads, by picker or drop, inserted as Zulip does: [name](/user_uploads/…),
+  // or for audio the server plays, its media syntax ![name](/user_uploads/…) (an audio player)
   async function uploadFiles(files: FileList | File[]): Promise<void> {
     for (const file of Array.from(files)) {
       const placeholder = `[Uploading ${file.name}…]()`;
@@ -197,8 +201,10 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       try {
         const r = await upload(file);
         const url = (r.url ?? r.uri) as string;
-        const name = (r.filename as string | undefined) ?? file.name;
-        setContent((c) => c.replace(placeholder, `[${name}](${url})`));
+        // Brackets would end the link text early; Zulip's web app leaves them out too.
+        const name = ((r.filename as string | undefined) ?? file.name).replaceAll('[', '').replaceAll(']', '');
+        const media = PLAYABLE_AUDIO_TYPES.has(file.type.split(';', 1)[0]!.trim().toLowerCase()) ? '!' : '';
+        setContent((c) => c.replace(placeholder, `${media}[${name}](${url})`));
       } catch (err) {
         setContent((c) => c.replace(placeholder, ''));
         setError(err instanceof ApiError ? err.message : `Upload of ${file.name} failed.`);
