@@ -41,19 +41,25 @@ export const THUMBNAIL_ACCEPT_IMAGE_TYPES = new Set(['image/avif', 'image/gif', 
 type Format = 'avif' | 'gif' | 'jpeg' | 'png' | 'webp';
 const FORMAT_OF_EXT: Record<string, Format> = { '.avif': 'avif', '.gif': 'gif', '.jpg': 'jpeg', '.png': 'png', '.webp': 'webp' };
 
-/** Decodes the header (libvips_check_image): page count, or Zulip's errors. */
-async function inspect(data: Buffer): Promise<{ pages: number; width: number; height: number }> {
+/** An image's header: pages, the size of one page as stored, EXIF orientation; null when libvips cannot read it. */
+async function readHeader(data: Buffer | string): Promise<{ pages: number; width: number; height: number; orientation?: number } | null> {
   let meta: Metadata;
   try {
     meta = await sharpModule()(data, { limitInputPixels: false }).metadata();
   } catch {
-    throw badImage('Could not decode image; did you upload an image file?');
+    return null;
   }
   const width = meta.width ?? 0;
   const height = meta.pageHeight ?? meta.height ?? 0;
-  if (!width || !height) throw badImage('Could not decode image; did you upload an image file?');
-  if (width * height > MAX_PIXELS) throw badImage('Image size exceeds limit.');
-  return { pages: meta.pages ?? 1, width, height };
+  return width && height ? { pages: meta.pages ?? 1, width, height, orientation: meta.orientation } : null;
+}
+
+/** Decodes the header (libvips_check_image): page count, or Zulip's errors. */
+async function inspect(data: Buffer): Promise<{ pages: number; width: number; height: number }> {
+  const header = await readHeader(data);
+  if (!header) throw badImage('Could not decode image; did you upload an image file?');
+  if (header.width * header.height > MAX_PIXELS) throw badImage('Image size exceeds limit.');
+  return header;
 }
 
 /** Runs a sharp pipeline, turning a decode failure into Zulip's error. */
@@ -115,18 +121,11 @@ export async function thumbnailUpload(
   contentType: string,
 ): Promise<{ info: UploadImageInfo; thumbnails: Array<{ format: ThumbnailFormat; data: Buffer }> } | null> {
   if (!THUMBNAIL_ACCEPT_IMAGE_TYPES.has(contentType)) return null;
-  let meta: Metadata;
-  try {
-    meta = await sharpModule()(data, { limitInputPixels: false }).metadata();
-  } catch {
-    return null;
-  }
-  const frames = meta.pages ?? 1;
-  const rawWidth = meta.width ?? 0;
-  const rawHeight = meta.pageHeight ?? meta.height ?? 0;
-  if (!rawWidth || !rawHeight) return null;
+  const header = await readHeader(data);
+  if (!header) return null;
+  const { pages: frames, width: rawWidth, height: rawHeight, orientation } = header;
   if (frames <= 1 ? rawWidth * rawHeight > MAX_PIXELS : rawWidth * rawHeight * Math.min(3, frames) > MAX_ANIMATED_PIXELS) return null;
-  const turned = meta.orientation !== undefined && meta.orientation >= 5 && meta.orientation <= 8;
+  const turned = orientation !== undefined && orientation >= 5 && orientation <= 8;
   const info: UploadImageInfo = { width: turned ? rawHeight : rawWidth, height: turned ? rawWidth : rawHeight, frames, contentType };
   const thumbnails: Array<{ format: ThumbnailFormat; data: Buffer }> = [];
   try {
