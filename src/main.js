@@ -20,16 +20,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import cluster from 'node:cluster';
-import { enableCompileCache, flushCompileCache, getCompileCacheDir } from 'node:module';
+import { enableCompileCache, flushCompileCache, getCompileCacheDir, registerHooks } from 'node:module';
 import { join } from 'node:path';
 import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { useVendorBundle } from '../vendor/load.js';
-import { warmCompileCache } from './lib/compile-cache.js';
-import { QuietCollections } from './lib/quiet-collections.js';
-import { isStale as webClientIsStale } from '../web/stale.js';
+// Only Node's own modules are imported statically: this project's own load
+// after the V8 flags below are set (see the optimizing compiler, below).
 
 // V8's young generation (two semi-spaces) starts at 1 MiB per semi-space and
 // doubles whenever many young objects survive a collection, up to a maximum
@@ -92,19 +90,13 @@ const IDLE_CHECK_MS = 2000;
 // load was 145.8 then 108.4 MiB, 153.6 then 119.9, and 120.2 then 121.2.
 const BUSY_COLLECTIONS = 20;
 
+/** Modules loaded between two flushes of the compile cache while the server loads (see where it is used). */
+const FLUSH_EVERY_MODULES = 50;
+
 /** This process only fills the compile cache (src/lib/compile-cache.js). */
 const compileOnly = process.env.PARLEY_COMPILE_ONLY === '1';
 
-// As `npm start` only (other ways of starting, such as the tests' servers,
-// build nothing), and in a cluster (PARLEY_WORKERS) only in the primary.
-if (!compileOnly && process.env.npm_lifecycle_event === 'start' && cluster.isPrimary && webClientIsStale()) {
-  try {
-    execFileSync(process.execPath, [fileURLToPath(new URL('../web/build.ts', import.meta.url))], { stdio: 'inherit' });
-  } catch (err) {
-    process.exit(typeof err?.status === 'number' ? err.status : 1);
-  }
-}
-
+const userCompileCache = process.env.NODE_COMPILE_CACHE;
 const dir = process.env.NODE_COMPILE_CACHE || join(process.env.DATA_DIR || './data', '.cache', 'node-compile');
 process.env.NODE_COMPILE_CACHE = dir;
 enableCompileCache(dir);
@@ -125,7 +117,37 @@ setFlagsFromString('--semi-space-growth-factor=1');
 // checks each cached compilation against the flags in force, so every
 // process must load with the same ones (see above for the directory).
 setFlagsFromString('--no-maglev');
+// No TurboFan either until the server serves. Loading the server's ~600
+// modules makes Node's module resolution hot, and V8 optimized some fifty of
+// its functions; the first optimization brings the compiler's machine code
+// into memory, about 8 MiB of the Node binary's pages that then stay
+// resident in an idle server. Start-up code runs once, so it gains nothing
+// from it. Set before this project's first module loads (Node resolving even
+// the few that this file imported statically had Maglev compile two of its
+// path functions: 2.3 MiB more of the binary), and turned back on once the
+// server serves, where hot request code is optimized as before. Resident
+// memory of an idle server, 9 s after its start (single starts on the
+// 2-core AMD host, 27 November): 97 MiB before, 87 MiB with this.
+setFlagsFromString('--no-opt');
+
+// As `npm start` only (other ways of starting, such as the tests' servers,
+// build nothing), and in a cluster (PARLEY_WORKERS) only in the primary. The
+// build is a process of its own, with the compile cache setting it was given.
+if (!compileOnly && process.env.npm_lifecycle_event === 'start' && cluster.isPrimary) {
+  const { isStale } = await import('../web/stale.js');
+  if (isStale()) {
+    const env = { ...process.env };
+    if (userCompileCache === undefined) delete env.NODE_COMPILE_CACHE;
+    try {
+      execFileSync(process.execPath, [fileURLToPath(new URL('../web/build.ts', import.meta.url))], { stdio: 'inherit', env });
+    } catch (err) {
+      process.exit(typeof err?.status === 'number' ? err.status : 1);
+    }
+  }
+}
+
 // Kysely from its bundle (vendor/build.ts) when one matches the installed version.
+const { useVendorBundle } = await import('../vendor/load.js');
 useVendorBundle();
 if (compileOnly) {
   await import('./cli/serve.ts');
@@ -139,6 +161,7 @@ if (compileOnly) {
   // Without this, the first render thread after a change to the sources
   // found none of its entries and loaded the TypeScript stripper.
   try {
+    setFlagsFromString('--opt');
     setFlagsFromString(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
     const { warmRenderThread } = await import('./markdown/pool.ts');
     for (const factor of [2, 1]) {
@@ -152,21 +175,43 @@ if (compileOnly) {
 }
 // (No directory when the cache could not be enabled, or NODE_DISABLE_COMPILE_CACHE is set.)
 const cacheDir = getCompileCacheDir();
-if (cluster.isPrimary && cacheDir) warmCompileCache(cacheDir, fileURLToPath(import.meta.url));
+if (cluster.isPrimary && cacheDir) {
+  const { warmCompileCache } = await import('./lib/compile-cache.js');
+  warmCompileCache(cacheDir, fileURLToPath(import.meta.url));
+}
+// Node keeps each compile cache entry it reads (the module's compiled code,
+// about 5.7 MiB for the server's modules, by heaptrack) until the cache is
+// flushed. Flushed only once everything has loaded, they are all in malloc's
+// heap at once, and the holes they leave when freed stay resident (glibc
+// gives back only the top of its heap). Flushing after every
+// FLUSH_EVERY_MODULES modules lets each batch reuse the memory of the one
+// before: the heap of an idle server went from 9.1 to 5.0 MiB (single
+// starts, as above). A flush writes nothing new when the cache is warm.
+let loaded = 0;
+const flushing = registerHooks({
+  load(url, context, next) {
+    if (++loaded % FLUSH_EVERY_MODULES === 0) flushCompileCache();
+    return next(url, context);
+  },
+});
 const { serve } = await import('./cli/serve.ts');
-await serve();
-// Node keeps every compile cache entry it read (about 5 MiB of malloc heap
-// for this server's modules, by heaptrack) until the cache is flushed, which
-// otherwise happens only at exit. Flushing writes what is new (normally
-// nothing at this point) and drops them; a module loaded later reads its own
-// entry again. In three alternating pairs of benchmark runs (request
-// scenarios, 2-core development machine) the memory after the load was
-// 147-148 MiB with this flush against 153-161 without, and CPU per request
-// did not move beyond the noise: the freed heap is reused instead of grown.
+const { QuietCollections } = await import('./lib/quiet-collections.js');
+flushing.deregister();
 flushCompileCache();
+await serve();
+// Once more for the modules the start loaded (otherwise Node flushes only at
+// exit): a module loaded later reads its own entry again. In three
+// alternating pairs of benchmark runs (request scenarios, 2-core development
+// machine) the memory after the load was 147-148 MiB with this flush against
+// 153-161 without, and CPU per request did not move beyond the noise: the
+// freed heap is reused instead of grown.
+flushCompileCache();
+// The optimizing compiler, now that the server serves (see above); the filling
+// child does the same before its render threads load.
+setFlagsFromString('--opt');
 setFlagsFromString(`--heap-growing-percent=${OLD_GROWTH_PERCENT}`);
 capYoungGeneration();
-wakeMemoryReducerWhenQuiet();
+wakeMemoryReducerWhenQuiet(QuietCollections);
 
 /** After each collection: let the young generation double only while under the cap. */
 function capYoungGeneration() {
@@ -188,7 +233,7 @@ function capYoungGeneration() {
  * young-generation one, or after a busy spell a full one that gives memory
  * back (see IDLE_CHECK_MS and BUSY_COLLECTIONS).
  */
-function wakeMemoryReducerWhenQuiet() {
+function wakeMemoryReducerWhenQuiet(QuietCollections) {
   // V8 gives scripts its collector only under --expose-gc, read when a context is made.
   setFlagsFromString('--expose-gc');
   let gc;
@@ -203,6 +248,7 @@ function wakeMemoryReducerWhenQuiet() {
   if (typeof gc !== 'function') return;
   const { NODE_PERFORMANCE_GC_MINOR: MINOR, NODE_PERFORMANCE_GC_FLAGS_FORCED: FORCED } = perfConstants;
   const collections = new QuietCollections(BUSY_COLLECTIONS);
+  collections.started();
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       // Its own young-generation ones (the only forced young collections in

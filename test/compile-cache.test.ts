@@ -59,16 +59,17 @@ test('a start with a cold compile cache fills it in a child first; neither the s
     assert.ok(first.accepted > 100, `the server used the child's compilations (${first.accepted})`);
     assert.equal(first.rejected, 0);
 
-    // Warm: no child. Once serving, the server drops the entries it read
-    // (flushCompileCache in src/main.js), not only at exit: the preload
-    // counts the calls. Its render thread (started by a message with a code
+    // Warm: no child. The server drops the entries it read as it loads (every
+    // FLUSH_EVERY_MODULES modules) and once serving (flushCompileCache in
+    // src/main.js), not only at exit: the preload counts the calls. Its render thread (started by a message with a code
     // block) needs the stripper no more: the child filled the thread's own
     // directory too (see src/main.js).
     const warm = await run(async (_output, url) => {
       const owner = new Client(url, zuliprcAccount(env.DATA_DIR));
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'general', topic: 't', content: '```js\nlet x = 1;\n```' }));
     });
-    assert.equal(warm.lists.get(String(warm.server))!.split('\n').filter((l) => l === 'flushCompileCache()').length, 1, 'the server flushed its compile cache');
+    const flushes = warm.lists.get(String(warm.server))!.split('\n').filter((l) => l === 'flushCompileCache()').length;
+    assert.ok(flushes >= 10, `the server flushed its compile cache as it loaded its ~600 modules, and once serving (${flushes} flushes)`);
     // Each thread reports the directory it enables, the request thread first.
     const [serverDir, threadDir, ...others] = [...warm.output.matchAll(/resolved path \S+ \+ (\S+) ->/g)].map((m) => m[1]!);
     assert.ok(serverDir && threadDir && threadDir !== serverDir, 'a render thread started, with a directory of its own');

@@ -4,7 +4,7 @@
  * low allocation rate and gives memory back (see IDLE_CHECK_MS there). It
  * asks once per quiet spell, not again until other collections have run.
  * After a busy spell (BUSY_COLLECTIONS there) it asks for a full collection
- * that gives memory back instead.
+ * that gives memory back instead; its start counts as one.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -142,6 +142,53 @@ test('after a busy spell, the server that goes quiet gives memory back with a fu
       `full collections back to back once the server was quiet (times from the load's end):\n${timeline(gcs, loadEnd)}`,
     );
     assert.ok(after <= atEnd + 1, `no more memory while quiet: ${atEnd.toFixed(1)} MiB at the load's end, ${after.toFixed(1)} MiB ${QUIET_MS} ms later`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a server just started and left alone gives back what its start left with a full collection', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-idle-memory-'));
+  const log = join(dir, 'gc.log');
+  try {
+    const n = await spawnNode({ DATA_DIR: join(dir, 'data'), NODE_OPTIONS: `--import=${preload}`, GC_LOG: log });
+    const listening = Date.now();
+    try {
+      await sleep(SETTLE_MS);
+    } finally {
+      await stopNode(n);
+    }
+    const gcs = readGcs(log);
+    // V8's "last resort", as after a busy spell (see above): full collections back to back.
+    const majors = gcs.filter((g) => g.kind === constants.NODE_PERFORMANCE_GC_MAJOR && g.at > listening);
+    assert.ok(
+      majors.some((g, i) => i > 0 && g.at - majors[i - 1]!.at < 150),
+      `full collections back to back once the server was quiet (times from its start):\n${timeline(gcs, listening)}`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('no optimizing compiler while the server loads; once it serves, hot code is optimized', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-idle-memory-'));
+  const log = join(dir, 'opt.log');
+  // V8's status bits (its runtime's OptimizationStatus): optimization off, optimized code.
+  const NEVER_OPTIMIZE = 1 << 1;
+  const OPTIMIZED = 1 << 4;
+  try {
+    const n = await spawnNode({ DATA_DIR: join(dir, 'data'), NODE_OPTIONS: `--import=${join(import.meta.dirname, 'fixtures', 'opt-log.mjs')}`, OPT_LOG: log });
+    try {
+      await sleep(3000);
+    } finally {
+      await stopNode(n);
+    }
+    const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { when: string; status: number });
+    const [first, ...serving] = lines;
+    assert.equal(first?.when, 'listening');
+    assert.ok(first.status & NEVER_OPTIMIZE, `not optimized while loading: status ${first.status.toString(2)}`);
+    assert.ok(!(first.status & OPTIMIZED));
+    assert.ok(serving.some((l) => l.status & OPTIMIZED), `optimized once serving: ${serving.map((l) => l.status.toString(2)).join(', ')}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

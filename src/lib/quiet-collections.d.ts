@@ -1,6 +1,7 @@
 /** Types of src/lib/quiet-collections.js (plain JavaScript; see there). */
 export declare class QuietCollections {
   constructor(busy: number);
+  started(): void;
   collected(): void;
   tick(): 'minor' | 'full' | null;
 }
