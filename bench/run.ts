@@ -28,6 +28,7 @@
  *   BENCH_STARTUP_ONLY=1    only the cold start and the idle memory (no load): a quick check of both
  *   BENCH_SETTLE_SECONDS    seconds after which the memory is read again, idle after start and after
  *                           the load (default 15; 0 skips these readings)
+ *   BENCH_MEMORY_DETAIL=1   with each reading of Parley's memory, where it is (from /proc/<pid>/smaps)
  *   BENCH_FANOUT_USERS, BENCH_FANOUT_MESSAGES, BENCH_FANOUT_WARMUP, BENCH_QUEUES, BENCH_SMALL_HISTORY,
  *   BENCH_BIG_HISTORY  sizes of those figures (1000, 20, 1, 10000, 10000, 1000000)
  *
@@ -182,6 +183,8 @@ const settings = {
    * after it goes quiet (src/main.js, IDLE_CHECK_MS).
    */
   settleSeconds: process.env.BENCH_SETTLE_SECONDS === '0' ? 0 : num('BENCH_SETTLE_SECONDS', 15),
+  /** Print where Parley's resident memory is at each reading. */
+  memoryDetail: process.env.BENCH_MEMORY_DETAIL === '1',
 };
 
 const STARTUP_TIMEOUT_MS = 60_000;
@@ -294,6 +297,49 @@ function rssMiB(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): nu
   }
 }
 
+/**
+ * Where a process's resident memory is, in MiB, from /proc/<pid>/smaps: the
+ * Node binary's pages, other files (libraries), malloc's main heap, V8's
+ * heap (its 256 KiB pages), malloc's heaps of other threads (64 MiB-aligned
+ * reservations) and other anonymous memory (thread stacks, V8's code space
+ * and large objects). The V8 and thread-heap parts are read from the
+ * mappings' shapes, so they are close, not exact.
+ */
+function memoryDetail(pid: number | undefined): string {
+  if (pid === undefined) return '';
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return '';
+  }
+  const kib = new Map<string, number>();
+  let part = '';
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (m) {
+      const [, start, end, name] = m;
+      const size = (parseInt(end!, 16) - parseInt(start!, 16)) / 1024;
+      if (name!.endsWith('/bin/node')) part = 'node binary';
+      else if (name!.startsWith('/')) part = 'other files';
+      else if (name === '[heap]') part = 'malloc main heap';
+      else if (name) part = 'other anonymous';
+      else if (size === 256) part = 'V8 heap pages';
+      else if (parseInt(start!, 16) % (64 * 1024 * 1024) === 0 && size <= 64 * 1024) part = 'thread malloc heaps';
+      else part = 'other anonymous';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) kib.set(part, (kib.get(part) ?? 0) + Number(rss[1]));
+  }
+  return [...kib].map(([k, v]) => `${k} ${(v / 1024).toFixed(1)}`).join(', ');
+}
+
+/** With BENCH_MEMORY_DETAIL=1: prints where Parley's memory is at a reading. */
+function printMemoryDetail(label: string, parley: Child): void {
+  if (settings.memoryDetail) console.log(`Parley's memory ${label} (MiB): ${memoryDetail(parley.proc.pid)}`);
+}
+
 /** A row of the memory table: both servers' figures and their ratio. */
 function memoryRow(label: string, m: { parley: number | null; bare: number | null }): string[] {
   return [label, fmt(m.parley, 1), fmt(m.bare, 1), fmt(ratio(m.parley ?? 0, m.bare ?? 0))];
@@ -303,6 +349,7 @@ function memoryRow(label: string, m: { parley: number | null; bare: number | nul
 async function settledMemory(parley: Child, bare: Child): Promise<{ parley: number | null; bare: number | null } | null> {
   if (!settings.settleSeconds) return null;
   await sleep(settings.settleSeconds * 1000);
+  printMemoryDetail(`${settings.settleSeconds} s later`, parley);
   return { parley: rssMiB(parley.proc.pid), bare: rssMiB(bare.proc.pid) };
 }
 
@@ -769,6 +816,7 @@ async function main(): Promise<number> {
 
     await sleep(1000);
     const memStart = { parley: rssMiB(parley.proc.pid), bare: rssMiB(bare.proc.pid) };
+    printMemoryDetail('1 s after the start', parley);
     const memStartSettled = await settledMemory(parley, bare);
     if (settings.startupOnly) {
       console.log(`idle memory (VmRSS): Parley ${fmt(memStart.parley, 1)} MiB, bare ${fmt(memStart.bare, 1)} MiB`);
@@ -831,6 +879,7 @@ async function main(): Promise<number> {
 
     await sleep(1000);
     const memAfter = { parley: rssMiB(parley.proc.pid), bare: rssMiB(bare.proc.pid) };
+    printMemoryDetail('1 s after the load', parley);
     const memPeak = { parley: rssMiB(parley.proc.pid, 'VmHWM'), bare: rssMiB(bare.proc.pid, 'VmHWM') };
     const memAfterSettled = await settledMemory(parley, bare);
 
