@@ -39,26 +39,3 @@ test('the count starts again at each request: busy spells are counted from the l
   assert.equal(q.tick(), null);
   assert.equal(q.tick(), 'full', '20 are');
 });
-
-test('a server just started asks for a full collection once quiet: its start was a busy spell', () => {
-  const q = new QuietCollections(20);
-  q.started();
-  q.collected();
-  assert.equal(q.tick(), null, 'not in an interval that had collections');
-  assert.equal(q.tick(), 'full');
-  assert.equal(q.tick(), null);
-  q.collected();
-  assert.equal(q.tick(), null);
-  assert.equal(q.tick(), 'minor', 'then as after any other spell');
-});
-
-test('a server just started that is busy at once: the start and the load make one spell', () => {
-  const q = new QuietCollections(20);
-  q.started();
-  for (let i = 0; i < 3; i++) {
-    q.collected();
-    assert.equal(q.tick(), null);
-  }
-  assert.equal(q.tick(), 'full');
-  assert.equal(q.tick(), null);
-});

@@ -1,7 +1,6 @@
 /** Types of src/lib/quiet-collections.js (plain JavaScript; see there). */
 export declare class QuietCollections {
   constructor(busy: number);
-  started(): void;
   collected(): void;
   tick(): 'minor' | 'full' | null;
 }

@@ -23,18 +23,6 @@ export class QuietCollections {
     this.#busy = busy;
   }
 
-  /**
-   * The server has just started: loading its modules was a busy spell whose
-   * collections ran before any were counted, so the first quiet interval
-   * asks for a full collection. It compacts the old generation the start
-   * left with room in it: an idle server 12 s after its start was 76.3-76.7
-   * MiB resident with it against 81.8-82.1 without (single starts, 2-core
-   * AMD host, 27 November).
-   */
-  started() {
-    this.#sinceAsked = this.#busy;
-  }
-
   /** V8 ran a collection (not one the server asked for). */
   collected() {
     this.#lately++;
