@@ -229,9 +229,10 @@ function capYoungGeneration() {
 }
 
 /**
- * Every IDLE_CHECK_MS: when the process has gone quiet, one collection: a
- * young-generation one, or after a busy spell a full one that gives memory
- * back (see IDLE_CHECK_MS and BUSY_COLLECTIONS).
+ * A full collection that gives memory back at once (the start was a busy
+ * spell), then every IDLE_CHECK_MS: when the process has gone quiet, one
+ * collection: a young-generation one, or after a busy spell a full one (see
+ * IDLE_CHECK_MS and BUSY_COLLECTIONS).
  */
 function wakeMemoryReducerWhenQuiet(QuietCollections) {
   // V8 gives scripts its collector only under --expose-gc, read when a context is made.
@@ -262,8 +263,8 @@ function wakeMemoryReducerWhenQuiet(QuietCollections) {
   // (20.2 MiB of which 16.8 in use, 9 s after a start). Asked for at once,
   // so a server is at its idle size from the start: 74.0 MiB 1 s after the
   // start and 74.3 MiB 15 s later, against 79.2 and 74.3 when asked for at
-  // the first quiet check and 95.6 and 90.7 without it (npm run bench's
-  // start-up figures, 2-core AMD host, 27 November).
+  // the first quiet check (npm run bench's start-up figures, 2-core AMD host,
+  // 27 November); without it, 81.8-82.1 MiB 12 s after single starts.
   gc({ type: 'major', flavor: 'last-resort' });
   setInterval(() => {
     const ask = collections.tick();
