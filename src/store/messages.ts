@@ -228,11 +228,12 @@ export async function unreadRows(db: Tx, userId: number, limit: number, ids?: nu
   else {
     q = q.where(sql<boolean>`(um.flags & ${FLAG.read}) = 0`);
     // Not those of channels the user has left (Zulip's get_inactive_recipient_ids).
-    const left = await db.selectFrom('subscriptions').select('stream_id').where('user_id', '=', userId).where('active', '=', 0).execute();
-    if (left.length) {
-      const leftIds = left.map((r) => r.stream_id);
-      q = q.where((eb) => eb.or([eb('m.recipient_type', '!=', RECIPIENT.STREAM), eb('m.recipient_id', 'not in', leftIds)]));
-    }
+    q = q.where((eb) =>
+      eb.or([
+        eb('m.recipient_type', '!=', RECIPIENT.STREAM),
+        eb('m.recipient_id', 'not in', eb.selectFrom('subscriptions').select('stream_id').where('user_id', '=', userId).where('active', '=', 0)),
+      ]),
+    );
   }
   const rows = await q.orderBy('um.message_id', 'desc').limit(limit).execute();
   return rows.reverse();
