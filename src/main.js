@@ -97,7 +97,7 @@ const FLUSH_EVERY_MODULES = 50;
 const compileOnly = process.env.PARLEY_COMPILE_ONLY === '1';
 
 const userCompileCache = process.env.NODE_COMPILE_CACHE;
-const dir = process.env.NODE_COMPILE_CACHE || join(process.env.DATA_DIR || './data', '.cache', 'node-compile');
+const dir = userCompileCache || join(process.env.DATA_DIR || './data', '.cache', 'node-compile');
 process.env.NODE_COMPILE_CACHE = dir;
 enableCompileCache(dir);
 // Only now: the cache's directory is named after the V8 flags in force when it
