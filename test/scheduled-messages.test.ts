@@ -3,7 +3,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, sleep, type TestServer, type Account, type Client, type Res } from './helpers.ts';
 import { makeChannel, setRealmSetting } from './messages-fixtures.ts';
-import { deliverDueScheduledMessages, LATE_CUTOFF_SECONDS } from '../src/actions/scheduled-messages.ts';
+import { deliverDueScheduledMessages, deliverOne, LATE_CUTOFF_SECONDS } from '../src/actions/scheduled-messages.ts';
+import { scheduledMessageById } from '../src/store/scheduled-messages.ts';
 import { NOTIFICATION_BOT_EMAIL } from '../src/actions/system-bots.ts';
 
 let t: TestServer;
@@ -254,6 +255,29 @@ test('delivery with a fake now: read_by_sender, direct messages, due rows found 
     sent = (await lastMessages(A)).find((m) => m.content === 'came due while down');
   }
   assert.ok(sent, 'delivered within 10 seconds');
+});
+
+test('a row deleted or edited after it was read as due is not sent as it was read: the send rolls back with it', async () => {
+  const svc = t.server.svc;
+  const ts = later();
+  const gone = await scheduleOk(A, { type: 'stream', to: pub, topic: 'race', content: 'deleted meanwhile', scheduled_delivery_timestamp: ts });
+  const edited = await scheduleOk(A, { type: 'stream', to: pub, topic: 'race', content: 'old words', scheduled_delivery_timestamp: ts });
+  const staleGone = (await scheduledMessageById(svc.store.db, gone))!;
+  const staleEdited = (await scheduledMessageById(svc.store.db, edited))!;
+  assertSuccess(await A.delete(`/scheduled_messages/${gone}`));
+  assertSuccess(await A.patch(`/scheduled_messages/${edited}`, { content: 'new words' }));
+  const q = await openQueue(A, { event_types: ['scheduled_messages', 'message'] });
+  assert.equal(await deliverOne(svc, staleGone, ts + 1), 'skipped');
+  assert.equal(await deliverOne(svc, staleEdited, ts + 1), 'skipped');
+  const contents = (await lastMessages(B, 20)).map((m) => m.content);
+  assert.ok(!contents.includes('deleted meanwhile') && !contents.includes('old words'), 'no message committed');
+  assert.deepEqual(await q.drain(), [], 'no events for a send that rolled back');
+  assert.equal((await find(A, edited)).content, 'new words', 'still listed, as edited');
+  // The next pass reads the row as it is now and sends it once.
+  assert.deepEqual(await deliverDueScheduledMessages(svc, ts + 1), { delivered: 1, failed: 0 });
+  const sent = (await lastMessages(B, 20)).filter((m) => m.topic === 'race' || m.subject === 'race');
+  assert.deepEqual(sent.map((m) => m.content), ['new words']);
+  assert.equal((await scheduledMessageById(svc.store.db, edited))!.delivered_message_id, sent[0].id);
 });
 
 test('failed delivery: failed true, update event, Notification Bot notice; editing requires a new time', async () => {

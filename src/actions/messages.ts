@@ -38,6 +38,8 @@ export interface SendInput {
   queueId?: string;
   readBySender?: boolean;
   clientName: string;
+  /** Runs inside the send's transaction once the message row exists (a scheduled message marks itself delivered). */
+  inTransaction?: (tx: Tx, messageId: number) => Promise<void>;
 }
 
 /** Clients whose messages count as read by their sender (Zulip's default_read_by_sender). */
@@ -308,6 +310,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     // Recipients who would be emailed about it if away (checked after commit).
     const emailPlan = await planMissedMessageEmails(svc, tx, { id, sender, stream: addr.stream, topic: addr.topic, rows, users: dir.users, subscriptions: addr.subscriptions ?? new Map() });
     const notifyAttachments = await claimMessageAttachments(svc, tx, sender, id, rendered.html);
+    if (input.inTransaction) await input.inTransaction(tx, id);
     const [dict] = await formatMessages(svc, tx, [msgRow], dir, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
     return { id, rows, dict, auto, notifyAttachments, botJobs, emailPlan, accessGained: addr.accessGained ?? [], raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
   });

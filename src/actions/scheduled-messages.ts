@@ -26,6 +26,7 @@ import {
   scheduledMessageById,
   scheduledMessageOf,
   undeliveredScheduledMessages,
+  markScheduledMessageDelivered,
   updateScheduledMessage,
   type ScheduledMessageRow,
 } from '../store/scheduled-messages.ts';
@@ -233,25 +234,37 @@ class DeliveryFailure extends Error {
   }
 }
 
-async function deliverOne(svc: Services, row: ScheduledMessageRow, now: number): Promise<'delivered' | 'failed'> {
+/** The row was deleted, edited, sent or failed after it was read as due: its send is rolled back (a later pass sees it as it is now). */
+class NoLongerDue extends Error {}
+
+/** Marks the row delivered in the send's own transaction, so the message and the row's state commit together. */
+function markDelivered(row: ScheduledMessageRow): (tx: Tx, messageId: number) => Promise<void> {
+  return async (tx, messageId) => {
+    if (!(await markScheduledMessageDelivered(tx, row, messageId))) throw new NoLongerDue();
+  };
+}
+
+/** Sends one row read as due; 'skipped' if it changed or went away before the send committed. */
+export async function deliverOne(svc: Services, row: ScheduledMessageRow, now: number): Promise<'delivered' | 'failed' | 'skipped'> {
   const sender = await userById(svc.store.db, svc.realmId, row.sender_id);
   try {
     if (!sender || !sender.is_active) throw new DeliveryFailure('Account is deactivated.', false);
     if (now > Number(row.scheduled_timestamp) + LATE_CUTOFF_SECONDS) throw new DeliveryFailure('Message could not be sent at the scheduled time.', true);
     if (row.delivery_type === DELIVERY_TYPE.REMIND) return await deliverReminder(svc, row, sender);
     const isStream = row.recipient_type === 'stream';
-    const sent = await sendMessage(svc, sender, {
+    await sendMessage(svc, sender, {
       type: isStream ? 'stream' : 'private',
       to: isStream ? String(row.stream_id) : row.to_json,
       topic: isStream ? row.topic : undefined,
       content: row.content,
       readBySender: !!row.read_by_sender,
       clientName: row.sending_client,
+      inTransaction: markDelivered(row),
     });
-    await updateScheduledMessage(svc.store.db, row.id, { delivered: 1, delivered_message_id: sent.id as number });
     svc.bus.send({ type: 'scheduled_messages', op: 'remove', scheduled_message_id: row.id }, [row.sender_id]);
     return 'delivered';
   } catch (e) {
+    if (e instanceof NoLongerDue) return 'skipped';
     const message = e instanceof DeliveryFailure || e instanceof ApiError ? e.message : 'Internal server error';
     if (!(e instanceof DeliveryFailure) && !(e instanceof ApiError)) svc.log.error({ err: e, scheduledMessageId: row.id }, 'scheduled message delivery failed');
     await updateScheduledMessage(svc.store.db, row.id, { failed: 1, failure_message: message });
@@ -269,8 +282,7 @@ async function deliverOne(svc: Services, row: ScheduledMessageRow, now: number):
 /** A reminder goes out as a direct message from Notification Bot to the user who asked for it. */
 async function deliverReminder(svc: Services, row: ScheduledMessageRow, user: UserRow): Promise<'delivered'> {
   const bot = await notificationBot(svc);
-  const sent = await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([user.id]), topic: undefined, content: row.content, clientName: 'Internal' });
-  await updateScheduledMessage(svc.store.db, row.id, { delivered: 1, delivered_message_id: sent.id as number });
+  await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([user.id]), topic: undefined, content: row.content, clientName: 'Internal', inTransaction: markDelivered(row) });
   svc.bus.send({ type: 'reminders', op: 'remove', reminder_id: row.id }, [user.id]);
   return 'delivered';
 }
@@ -311,7 +323,10 @@ export async function deliverDueScheduledMessages(svc: Services, now = Date.now(
     for (;;) {
       const due = await dueScheduledMessages(svc.store.db, svc.realmId, now);
       if (!due.length) return;
-      for (const row of due) out[await deliverOne(svc, row, now)]++;
+      for (const row of due) {
+        const outcome = await deliverOne(svc, row, now);
+        if (outcome !== 'skipped') out[outcome]++;
+      }
     }
   });
   return out;

@@ -60,6 +60,27 @@ export async function updateScheduledMessage(db: Tx, id: number, set: Updateable
   await db.updateTable('scheduled_messages').set(set).where('id', '=', id).execute();
 }
 
+/**
+ * Marks a row delivered if it is still as it was read when due: not deleted,
+ * sent, failed or edited meanwhile. False if it was not (nothing changed).
+ */
+export async function markScheduledMessageDelivered(db: Tx, row: ScheduledMessageRow, messageId: number): Promise<boolean> {
+  const r = await db
+    .updateTable('scheduled_messages')
+    .set({ delivered: 1, delivered_message_id: messageId })
+    .where('id', '=', row.id)
+    .where('delivered', '=', 0)
+    .where('failed', '=', 0)
+    .where('scheduled_timestamp', '=', row.scheduled_timestamp)
+    .where('content', '=', row.content)
+    .where('recipient_type', '=', row.recipient_type)
+    .where('to_json', '=', row.to_json)
+    .where('topic', '=', row.topic)
+    .where('stream_id', row.stream_id === null ? 'is' : '=', row.stream_id)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 export async function deleteScheduledMessage(db: Tx, id: number): Promise<void> {
   await db.deleteFrom('scheduled_messages').where('id', '=', id).execute();
 }
