@@ -222,11 +222,17 @@ test('delivery by the server timer: sent as the sender within seconds, removed f
   assert.equal(await find(A, id), undefined, 'no longer listed');
   // Deleting is no longer possible... (the row is kept as delivered, like Zulip) but editing is refused.
   assertError(await A.patch(`/scheduled_messages/${id}`, { content: 'late edit' }), 400, 'BAD_REQUEST', 'Scheduled message was already sent');
-  const evs = await q.drain();
+  // Events reach queues after the commit, asynchronously to other requests: read until the remove event is in.
+  const evs: any[] = [];
+  for (let i = 0; i < 40 && !evs.some((e) => e.type === 'scheduled_messages' && e.op === 'remove'); i++) {
+    if (i) await sleep(100);
+    evs.push(...(await q.drain()));
+  }
   const sm = evs.filter((e) => e.type === 'scheduled_messages');
   assert.deepEqual(sm.map((e) => e.op), ['add', 'remove']);
   assert.equal(sm[1].scheduled_message_id, id);
-  assert.ok(evs.some((e) => e.type === 'message' && e.message.id === sent.id));
+  const msgAt = evs.findIndex((e) => e.type === 'message' && e.message.id === sent.id);
+  assert.ok(msgAt >= 0 && msgAt < evs.indexOf(sm[1]), 'the message event, then the remove event');
   assert.ok((await qb.ofType('message')).some((e) => e.message.id === sent.id));
 });
 
