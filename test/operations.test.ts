@@ -60,7 +60,8 @@ test('metrics: off by default; on METRICS_PORT, Prometheus text with requests, q
     assertSuccess(await owner.post('/messages', { type: 'stream', to: 'general', topic: 'metrics', content: 'counted' }));
     const q = assertSuccess(await owner.post('/register', { event_types: ['message'] }));
     const poll = owner.get('/events', { queue_id: q.queue_id, last_event_id: q.last_event_id });
-    await sleep(100);
+    // The long-poll is counted once the server holds it, however long the request takes to arrive.
+    for (let waited = 0; !(await t.server.svc.queues.isWaiting(q.queue_id)) && waited < 5000; waited += 10) await sleep(10);
     const res = await fetch(`${url}/metrics`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
