@@ -28,6 +28,7 @@ import {
   undeliveredScheduledMessages,
   markScheduledMessageDelivered,
   updateScheduledMessage,
+  updateUndeliveredScheduledMessage,
   type ScheduledMessageRow,
 } from '../store/scheduled-messages.ts';
 import { withClusterLock } from '../store/locks.ts';
@@ -206,7 +207,8 @@ export async function editScheduledMessage(svc: Services, sender: UserRow, id: n
       set.failed = 0;
       set.failure_message = null;
     }
-    await updateScheduledMessage(tx, row.id, set);
+    // Delivery may have sent it since it was read here (PostgreSQL reads committed rows).
+    if (!(await updateUndeliveredScheduledMessage(tx, row.id, set))) throw badRequest('Scheduled message was already sent');
     return { row: (await scheduledMessageById(tx, row.id))!, emptyName: emptyName(settings) };
   });
   notify(svc, sender.id, { type: 'scheduled_messages', op: 'update', scheduled_message: formatScheduledMessage(result.row) }, result.emptyName);

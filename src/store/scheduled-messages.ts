@@ -60,6 +60,12 @@ export async function updateScheduledMessage(db: Tx, id: number, set: Updateable
   await db.updateTable('scheduled_messages').set(set).where('id', '=', id).execute();
 }
 
+/** Updates a row not yet delivered; false if it was delivered meanwhile (nothing changed). */
+export async function updateUndeliveredScheduledMessage(db: Tx, id: number, set: Updateable<ScheduledMessagesTable>): Promise<boolean> {
+  const r = await db.updateTable('scheduled_messages').set(set).where('id', '=', id).where('delivered', '=', 0).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 /**
  * Marks a row delivered if it is still as it was read when due: not deleted,
  * sent, failed or edited meanwhile. False if it was not (nothing changed).
