@@ -5,6 +5,7 @@
  * and update announcements go) and "core team" (private, where sign-up
  * announcements go); every new user is subscribed to the default channels.
  */
+import { lockSettingsOf } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction } from '../store/db.ts';
@@ -44,6 +45,7 @@ export async function createInitialChannels(svc: Services, owner: UserRow): Prom
       groups,
       valid,
     );
+    await lockSettingsOf(svc.store, tx, 'realm', svc.realmId);
     const realm = await realmById(tx, svc.realmId);
     const settings = parseJsonObject(realm.settings_json);
     Object.assign(settings, {

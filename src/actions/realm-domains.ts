@@ -6,6 +6,7 @@
  * Removing the last domain turns emails_restricted_to_domains off, as Zulip
  * does (with its `realm` update event).
  */
+import { lockSettingsOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import { activeUserIds, ROLE } from '../store/users.ts';
@@ -72,6 +73,7 @@ export async function removeRealmDomain(svc: Services, actor: UserRow, domain: s
     if (!(await deleteRealmDomain(tx, svc.realmId, domain))) throw noEntry(domain);
     events.push({ type: 'realm_domains', op: 'remove', domain });
     if ((await realmDomains(tx, svc.realmId)).length === 0) {
+      await lockSettingsOf(svc.store, tx, 'realm', svc.realmId);
       const realm = await realmById(tx, svc.realmId);
       if (realmSettings(realm.settings_json).emails_restricted_to_domains) {
         const stored = parseJsonObject(realm.settings_json);

@@ -6,6 +6,7 @@
  * /user_avatars/. Changes send Zulip's `realm` update_dict events
  * (property icon, logo or night_logo) to all active users.
  */
+import { lockSettingsOf } from '../store/locks.ts';
 import { LOGO_PATH } from '../lib/static-paths.ts';
 import type { Config } from '../config.ts';
 import type { Services } from '../services.ts';
@@ -56,6 +57,7 @@ type Kind = 'icon' | 'logo' | 'night_logo';
 /** Sets the image's source ('U' uploaded, or the default) and bumps its version; then the realm event. */
 async function setSource(svc: Services, kind: Kind, source: string): Promise<RealmRow> {
   const realm = await transaction(svc.store, async (tx) => {
+    await lockSettingsOf(svc.store, tx, 'realm', svc.realmId);
     const r = await realmById(tx, svc.realmId);
     const settings = parseJsonObject(r.settings_json);
     settings[`${kind}_source`] = source;

@@ -12,6 +12,7 @@
  * Settings Parley does not implement are not accepted (the route does not
  * declare them, so they come back in ignored_parameters_unsupported).
  */
+import { lockSettingsOf } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
@@ -239,6 +240,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
   const events: ZulipEvent[] = [];
   const groupEvents: ZulipEvent[] = [];
   await transaction(svc.store, async (tx) => {
+    await lockSettingsOf(svc.store, tx, 'realm', svc.realmId);
     const realm = await realmById(tx, svc.realmId);
     const patch: Parameters<typeof updateRealm>[2] = {};
     if (input.name !== undefined && input.name !== realm.name) {

@@ -2,6 +2,7 @@
  * Personal settings (PATCH /settings) and the organization's defaults for
  * new users (PATCH /realm/user_settings_defaults), with Zulip's events.
  */
+import { lockSettingsOf } from '../store/locks.ts';
 import { startEmailChange } from './email-change.ts';
 import { endUserSessions } from './sessions.ts';
 import { presenceEnabledChanged } from './presence.ts';
@@ -100,6 +101,7 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
   const userEvents: ZulipEvent[] = [];
   const everyoneEvents: ZulipEvent[] = [];
   await transaction(svc.store, async (tx) => {
+    await lockSettingsOf(svc.store, tx, 'user', actor.id);
     const me = (await userById(tx, svc.realmId, actor.id))!;
     if (newHash) {
       await updateUser(tx, me.id, { password_hash: newHash });
@@ -158,6 +160,7 @@ export async function updateRealmUserDefaults(svc: Services, actor: UserRow, val
   if (values.default_language !== undefined) checkSettingValues({ default_language: values.default_language });
   const events: Array<Record<string, unknown>> = [];
   await transaction(svc.store, async (tx) => {
+    await lockSettingsOf(svc.store, tx, 'realm', svc.realmId);
     const realm = await realmById(tx, svc.realmId);
     const stored = parseJsonObject(realm.user_defaults_json);
     const current = realmUserDefaults(realm.user_defaults_json);

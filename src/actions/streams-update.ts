@@ -1,4 +1,5 @@
 /** Updating a channel (PATCH /streams/{stream_id}) and the events it causes. */
+import { lockSettingsOf } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
 import { checkChannelFolderId } from './channel-folders.ts';
 import type { Services } from '../services.ts';
@@ -43,6 +44,7 @@ export async function updateChannel(svc: Services, user: UserRow, streamId: numb
   let defaultChanged = false;
   let unarchived = false;
   const stream = await transaction(svc.store, async (tx) => {
+    await lockSettingsOf(svc.store, tx, 'stream', streamId);
     const groups = await cachedGroups(svc, tx);
     const stream = await streamById(tx, svc.realmId, streamId);
     if (!stream) throw badRequest('Invalid channel ID');

@@ -1,4 +1,5 @@
 /** User groups: listing, creating, members and subgroups; user_group events. */
+import { lockSettingsOf } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
@@ -6,7 +7,7 @@ import { badRequest } from '../lib/errors.ts';
 import { nowSeconds, parseJsonObject } from '../lib/util.ts';
 import { realmById } from '../store/realm.ts';
 import { allUsers, ROLE, type UserRow } from '../store/users.ts';
-import { addGroupMembers, addGroupSubgroups, groupByName, insertGroup, removeGroupMembers, removeGroupSubgroups, updateGroup, type GroupRow } from '../store/groups.ts';
+import { addGroupMembers, addGroupSubgroups, groupById, groupByName, insertGroup, removeGroupMembers, removeGroupSubgroups, updateGroup, type GroupRow } from '../store/groups.ts';
 import { allStreams } from '../store/streams.ts';
 import { checkedPermissionValue, Groups, parseStoredSetting, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
 import { GROUP_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
@@ -234,8 +235,11 @@ export interface UpdateGroupInput {
 /** PATCH /user_groups/{id}: name, description and group settings ({new, old}); user_group update event. */
 export async function updateGroupInfo(svc: Services, user: UserRow, groupId: number, input: UpdateGroupInput): Promise<void> {
   const data = await transaction(svc.store, async (tx) => {
+    await lockSettingsOf(svc.store, tx, 'group', groupId);
     const groups = await cachedGroups(svc, tx);
-    const g = await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group');
+    const kept = await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group');
+    // Its settings as committed now (the group graph kept in memory may predate a change another process just made).
+    const g = (await groupById(tx, svc.realmId, groupId)) ?? kept;
     const data: Record<string, unknown> = {};
     const patch: { name?: string; description?: string; settings_json?: string } = {};
     if (input.name !== undefined && input.name !== g.name) {

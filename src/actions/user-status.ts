@@ -4,6 +4,7 @@
  * deprecated `away` flag is the inverse of the user's presence_enabled
  * setting (changing it changes the setting).
  */
+import { lockSettingsOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
@@ -106,6 +107,7 @@ async function applyUserStatus(svc: Services, user: UserRow, input: StatusUpdate
     }
 
     if (away !== undefined) {
+      await lockSettingsOf(svc.store, tx, 'user', user.id);
       const fresh = (await userById(tx, svc.realmId, user.id)) ?? user;
       const stored = JSON.parse(fresh.settings_json || '{}') as Record<string, unknown>;
       stored.presence_enabled = !away;

@@ -43,3 +43,15 @@ export async function lockUntilCommit(store: Store, tx: Tx, name: string): Promi
   if (store.dialect !== 'postgres') return;
   await sql`SELECT pg_advisory_xact_lock(hashtext(${lockKey(store, name)}))`.execute(tx);
 }
+
+/**
+ * Taken before reading a row whose JSON settings column the transaction then
+ * rewrites whole (an organization's, a user's, a channel's or a group's), so
+ * that two changes of different settings both stay: on PostgreSQL each
+ * transaction reads committed rows, and the second would write back the
+ * first one's row without its change. The row must be read from the
+ * database after this, not from what the process keeps in memory.
+ */
+export function lockSettingsOf(store: Store, tx: Tx, kind: 'realm' | 'user' | 'stream' | 'group', id: number): Promise<void> {
+  return lockUntilCommit(store, tx, `settings:${kind}:${id}`);
+}

@@ -1,0 +1,72 @@
+/**
+ * Settings changed at the same moment by different requests all stay: an
+ * organization's, a user's, a channel's and a group's settings are each kept
+ * in one JSON column that a change rewrites whole (on PostgreSQL, without a
+ * lock, the last writer would drop the others' changes).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, assertSuccess, type TestServer, type Client } from './helpers.ts';
+import { makeChannel } from './messages-fixtures.ts';
+
+let t: TestServer;
+let owner: Client;
+let groupId: (name: string) => number;
+
+before(async () => {
+  t = await startTestServer();
+  owner = t.client(t.owner);
+  const groups = assertSuccess(await owner.get('/user_groups')).user_groups as Array<{ id: number; name: string }>;
+  groupId = (name) => groups.find((g) => g.name === name)!.id;
+});
+after(() => t.close());
+
+/** Sends every change at once, each its own request, and expects each to succeed. */
+async function allAtOnce(changes: Array<() => Promise<unknown>>): Promise<void> {
+  for (const r of await Promise.all(changes.map((f) => f()))) assertSuccess(r as never);
+}
+
+const USER_SETTINGS = ['enter_sends', 'left_side_userlist', 'fluid_layout_width', 'high_contrast_mode', 'starred_message_counts', 'translate_emoticons', 'display_emoji_reaction_users', 'receives_typing_notifications'];
+const REALM_SETTINGS = ['avatar_changes_disabled', 'name_changes_disabled', 'email_changes_disabled', 'send_welcome_emails', 'digest_emails_enabled', 'inline_image_preview', 'inline_url_embed_preview', 'message_content_allowed_in_email_notifications'];
+
+test('user settings: each of several changes sent at once is kept', async () => {
+  const before = assertSuccess(await owner.post('/register', { fetch_event_types: ['user_settings'] })).user_settings;
+  await allAtOnce(USER_SETTINGS.map((name) => () => owner.patch('/settings', { [name]: !before[name] })));
+  const after = assertSuccess(await owner.post('/register', { fetch_event_types: ['user_settings'] })).user_settings;
+  assert.deepEqual(
+    USER_SETTINGS.map((n) => [n, after[n]]),
+    USER_SETTINGS.map((n) => [n, !before[n]]),
+  );
+});
+
+test('organization settings: each of several changes sent at once is kept', async () => {
+  const before = assertSuccess(await owner.post('/register', { fetch_event_types: ['realm'] }));
+  await allAtOnce(REALM_SETTINGS.map((name) => () => owner.patch('/realm', { [name]: !before[`realm_${name}`] })));
+  const after = assertSuccess(await owner.post('/register', { fetch_event_types: ['realm'] }));
+  assert.deepEqual(
+    REALM_SETTINGS.map((n) => [n, after[`realm_${n}`]]),
+    REALM_SETTINGS.map((n) => [n, !before[`realm_${n}`]]),
+  );
+});
+
+test('channel and group permission settings: each of several changes sent at once is kept', async () => {
+  const channel = await makeChannel(t, { name: 'many changes', subscribers: [t.owner.id] });
+  const channelSettings = ['can_add_subscribers_group', 'can_remove_subscribers_group', 'can_send_message_group', 'can_resolve_topics_group', 'can_move_messages_within_channel_group', 'can_delete_own_message_group'];
+  const moderators = groupId('role:moderators');
+  await allAtOnce(channelSettings.map((name) => () => owner.patch(`/streams/${channel}`, { [name]: { new: moderators } })));
+  const stream = assertSuccess(await owner.get(`/streams/${channel}`)).stream;
+  assert.deepEqual(
+    channelSettings.map((n) => [n, stream[n]]),
+    channelSettings.map((n) => [n, moderators]),
+  );
+
+  const group = assertSuccess(await owner.post('/user_groups/create', { name: 'many changes', description: '', members: [t.owner.id] })).group_id as number;
+  const groupSettings = ['can_add_members_group', 'can_join_group', 'can_leave_group', 'can_manage_group', 'can_mention_group', 'can_remove_members_group'];
+  const admins = groupId('role:administrators');
+  await allAtOnce(groupSettings.map((name) => () => owner.patch(`/user_groups/${group}`, { [name]: { new: admins } })));
+  const g = (assertSuccess(await owner.get('/user_groups')).user_groups as Array<Record<string, unknown>>).find((x) => x.id === group)!;
+  assert.deepEqual(
+    groupSettings.map((n) => [n, g[n]]),
+    groupSettings.map((n) => [n, admins]),
+  );
+});
