@@ -292,3 +292,23 @@ test('topic moves in a private channel: Notification Bot (a system bot) posts it
   assert.equal(notice.message.sender_full_name, 'Notification Bot');
   assert.equal(notice.message.subject, 'after');
 });
+
+test('an edit that changes mentions keeps the read and starred flags that recipients set while it ran', async () => {
+  const users = await Promise.all(Array.from({ length: 24 }, (_, i) => t.makeUser({ name: `Reader ${i}` })));
+  await makeChannel(t, { name: 'busy readers', subscribers: [t.owner.id, ...users.map((u) => u.id)] });
+  const clients = users.map((u) => t.client(u));
+  // The owner may mention everyone in a channel this large.
+  const O = t.client(t.owner);
+  const id = await send(O, { type: 'stream', to: 'busy readers', topic: 'flags', content: 'no mention yet' });
+  // The edit rewrites every recipient's mention flags while each recipient marks the message read and starred.
+  const results = await Promise.all([
+    edit(O, id, { content: 'now for @**all**' }),
+    ...clients.map((c) => c.post('/messages/flags', { messages: JSON.stringify([id]), op: 'add', flag: 'read' })),
+    ...clients.map((c) => c.post('/messages/flags', { messages: JSON.stringify([id]), op: 'add', flag: 'starred' })),
+  ]);
+  for (const r of results) assertSuccess(r);
+  for (const c of clients) {
+    const m = assertSuccess(await c.get(`/messages/${id}`)).message;
+    assert.deepEqual([...m.flags].sort(), ['read', 'starred', 'stream_wildcard_mentioned', 'wildcard_mentioned'], `flags of ${m.id} for a reader`);
+  }
+});

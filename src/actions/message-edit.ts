@@ -50,7 +50,7 @@ import {
   messageUserRows,
   moveMessagesToTopic,
   parseEditHistory,
-  setUserMessageFlags,
+  setUserMessageFlagBits,
   topicMessageIds,
   updateMessageContent,
   type EditHistoryEntry,
@@ -437,6 +437,8 @@ async function writeEdit(svc: Services, tx: Tx, user: UserRow, plan: EditPlan): 
   }
 
   // Mention flags follow the new content (Zulip's update_user_message_flags).
+  // Only these bits are written: the others (read, starred...) may change meanwhile.
+  const CONTENT_FLAGS = FLAG.mentioned | FLAG.has_alert_word | FLAG.stream_wildcard_mentioned | FLAG.topic_wildcard_mentioned;
   const rows = await messageUserRows(tx, m.id);
   if (rendered) {
     const mentioned = new Set(rendered.mentionedUserIds);
@@ -455,7 +457,7 @@ async function writeEdit(svc: Services, tx: Tx, user: UserRow, plan: EditPlan): 
       if (rendered.wildcardMention === 'all') f |= FLAG.stream_wildcard_mentioned;
       else if (rendered.wildcardMention === 'topic') f = participants.has(r.user_id) ? f | FLAG.topic_wildcard_mentioned : f & ~FLAG.topic_wildcard_mentioned;
       if (f !== r.flags) {
-        await setUserMessageFlags(tx, m.id, r.user_id, f);
+        await setUserMessageFlagBits(tx, m.id, r.user_id, CONTENT_FLAGS, f);
         r.flags = f;
       }
     }

@@ -87,8 +87,18 @@ export async function messageUserRows(db: Tx, messageId: number): Promise<Array<
   return db.selectFrom('user_messages').select(['user_id', 'flags']).where('message_id', '=', messageId).execute();
 }
 
-export async function setUserMessageFlags(db: Tx, messageId: number, userId: number, flags: number): Promise<void> {
-  await db.updateTable('user_messages').set({ flags }).where('message_id', '=', messageId).where('user_id', '=', userId).execute();
+/**
+ * Sets the bits of `mask` in one user's flags for a message to those of
+ * `bits`, leaving the others as they are now (a read or star committed
+ * meanwhile by another request stays).
+ */
+export async function setUserMessageFlagBits(db: Tx, messageId: number, userId: number, mask: number, bits: number): Promise<void> {
+  await db
+    .updateTable('user_messages')
+    .set({ flags: sql`(flags & ${~mask}) | ${bits & mask}` })
+    .where('message_id', '=', messageId)
+    .where('user_id', '=', userId)
+    .execute();
 }
 
 /** Which of these messages the user has a user_messages row for. */
