@@ -312,3 +312,26 @@ test('an edit that changes mentions keeps the read and starred flags that recipi
     assert.deepEqual([...m.flags].sort(), ['read', 'starred', 'stream_wildcard_mentioned', 'wildcard_mentioned'], `flags of ${m.id} for a reader`);
   }
 });
+
+test('edits and moves of one message sent at the same moment: each is kept, with its own history entry', async () => {
+  for (let round = 0; round < 4; round++) {
+    const id = await toPub(A, `original ${round}`, `race ${round}`);
+    const results = await Promise.all([
+      edit(A, id, { content: `first edit ${round}` }),
+      edit(A, id, { topic: `moved ${round}`, propagate_mode: 'change_one' }),
+      edit(A, id, { content: `second edit ${round}` }),
+    ]);
+    for (const r of results) assertSuccess(r);
+    const m = assertSuccess(await A.get(`/messages/${id}`, { apply_markdown: false })).message;
+    assert.equal(m.subject, `moved ${round}`, 'the move stays');
+    const history = assertSuccess(await A.get(`/messages/${id}/history`)).message_history as any[];
+    assert.equal(history.length, 4, 'the original and three edits');
+    // Each entry starts from what the one before it left.
+    const contents = history.map((h) => h.content);
+    assert.equal(contents[0], `original ${round}`);
+    assert.equal(m.content, contents[3]);
+    assert.ok(contents.includes(`first edit ${round}`) && contents.includes(`second edit ${round}`), 'both content edits are in the history');
+    assert.ok(history.some((h) => h.prev_topic === `race ${round}` && h.topic === `moved ${round}`), 'the move is in the history');
+    for (let i = 1; i < history.length; i++) if (history[i].prev_content !== undefined) assert.equal(history[i].prev_content, contents[i - 1]);
+  }
+});

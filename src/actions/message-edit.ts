@@ -32,6 +32,7 @@ import { alertedUserIds } from './alert-words.ts';
 import type { Services } from '../services.ts';
 import type { EventMeta, ZulipEvent } from '../events/types.ts';
 import { transaction, type Tx } from '../store/db.ts';
+import { lockUntilCommit } from '../store/locks.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { realmSettings, visibleEditHistory } from '../lib/realm-settings.ts';
 import { isResolvedTopic, normalizeTopic, RESOLVED_TOPIC_PREFIX, truncateTopic } from '../lib/topic.ts';
@@ -159,6 +160,10 @@ interface Prerendered {
  * (the events and Notification Bot notices to send after the commit).
  */
 async function editInTransaction(svc: Services, tx: Tx, user: UserRow, messageId: number, input: EditInput, prerendered?: Prerendered): Promise<EditResult> {
+  // Edits and moves run one after another (on PostgreSQL; SQLite's transactions
+  // already do): each reads the message and the messages it moves only once the
+  // one before has committed, so neither writes back what the other replaced.
+  await lockUntilCommit(svc.store, tx, 'message-edits');
   const check = await checkEdit(svc, tx, user, messageId, input);
   const plan = await planEdit(svc, tx, user, input, check, prerendered);
   const written = await writeEdit(svc, tx, user, plan);
