@@ -495,3 +495,28 @@ test('a new message shows its widget, and reactions added later, right after rea
   msgs = await read();
   assert.deepEqual(msgs.find((m) => m.id === plain).reactions.map((r: any) => r.emoji_name), ['tada']);
 });
+
+test('an error in the work after the commit does not fail the send: the sender gets the ID of the message it sent', async () => {
+  const buses = t.nodes.map((n) => n.svc.bus);
+  const sends = buses.map((b) => b.send);
+  let thrown = 0;
+  buses.forEach((b, i) => {
+    b.send = ((...args: Parameters<typeof b.send>) => {
+      if ((args[0] as { type?: string }).type === 'message') {
+        thrown++;
+        throw new Error('fan-out failed (test)');
+      }
+      return sends[i]!.apply(b, args);
+    }) as typeof b.send;
+  });
+  let id: number;
+  try {
+    const r = await A.post('/messages', { type: 'stream', to: 'general', topic: 'after commit', content: 'sent despite the fan-out' });
+    id = assertSuccess(r).id as number;
+  } finally {
+    buses.forEach((b, i) => (b.send = sends[i]!));
+  }
+  assert.equal(thrown, 1);
+  const m = assertSuccess(await A.get(`/messages/${id}`, { apply_markdown: false })).message;
+  assert.equal(m.content, 'sent despite the fan-out');
+});

@@ -25,7 +25,7 @@ import { applyAutomaticTopicPolicies } from './user-topics.ts';
 import { topicHasOtherMessage } from '../store/channel-extras.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { queueOutgoingWebhooks, wakeOutgoingWebhookDelivery } from './outgoing-webhooks.ts';
-import { planMissedMessageEmails, queueMissedMessageEmails } from './missed-message-emails.ts';
+import { planMissedMessageEmails, queueMissedMessageEmails, type PlannedEmails } from './missed-message-emails.ts';
 import { accessGainedByConversation, announceAccessGained, hiddenSenderFields, recipientsNotAccessing, userAccess } from './user-access.ts';
 import { jsonOrUndefined } from '../lib/util.ts';
 
@@ -222,13 +222,28 @@ function groupMemberIds(groups: Groups, groupIds: Set<number>, users: UserRow[])
   return out;
 }
 
+/** What the sending transaction hands to the work after its commit. */
+interface SentMessage {
+  id: number;
+  rows: Array<{ user_id: number; message_id: number; flags: number }>;
+  dict: Record<string, unknown>;
+  auto: Awaited<ReturnType<typeof applyAutomaticTopicPolicies>>;
+  notifyAttachments: () => Promise<void>;
+  botJobs: Awaited<ReturnType<typeof queueOutgoingWebhooks>>;
+  emailPlan: PlannedEmails;
+  accessGained: Array<{ guest: UserRow; users: UserRow[] }>;
+  raw: string;
+  emptyName: string;
+  publicChannel: boolean;
+}
+
 export async function sendMessage(svc: Services, sender: UserRow, input: SendInput): Promise<Record<string, unknown>> {
   const isStream = input.type === 'stream' || input.type === 'channel';
   const content = normalizeContent(input.content, svc.config.maxMessageLength);
   // Rendered (in the worker pool) before the transaction, as Zulip does, so
   // no database connection waits on the renderer.
   const rendered = await render(svc, svc.store.db, content);
-  const result = await transaction(svc.store, async (tx) => {
+  const result = await transaction(svc.store, async (tx): Promise<SentMessage> => {
     const realm = await cachedRealm(svc, tx);
     const settings = realm.settings;
     const addr = isStream ? await addressStream(svc, tx, sender, input.to, input.topic, settings) : await addressDirect(svc, tx, sender, input.to);
@@ -316,6 +331,17 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   });
   svc.metrics?.messagesSent.inc();
 
+  try {
+    await afterSend(svc, sender, input, isStream, result);
+  } catch (e) {
+    // The message is committed: its sender gets its ID (an error would make a client send it again).
+    svc.log.error({ err: e, messageId: result.id }, 'work after sending a message failed');
+  }
+  return { id: result.id };
+}
+
+/** After the commit: the events, attachments' events, outgoing webhooks and missed-message emails of a new message. */
+async function afterSend(svc: Services, sender: UserRow, input: SendInput, isStream: boolean, result: SentMessage): Promise<void> {
   // Guests who came to access users through a new direct-message group hear of them before the message.
   await announceAccessGained(svc, result.accessGained);
   for (const [ev, users, meta] of result.auto.events) svc.bus.send(ev, users, meta ? { meta } : undefined);
@@ -342,5 +368,4 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   await result.notifyAttachments();
   if (result.botJobs) wakeOutgoingWebhookDelivery(svc);
   await queueMissedMessageEmails(svc, result.emailPlan);
-  return { id: result.id };
 }

@@ -5,8 +5,9 @@
  *   direct messages; personal, group and wildcard mentions and alert words
  *   (following the user's and the channel's settings, not in muted channels
  *   or topics for wildcards); followed topics; channels with email
- *   notifications -- gets a pending row in the sending transaction
- *   (missed_message_emails), so nothing is lost on a restart;
+ *   notifications -- gets a pending row (missed_message_emails) once the
+ *   message is committed (presence is not read inside a transaction), so a
+ *   restart after that loses nothing;
  * - rows join the user's pending batch, due
  *   email_notifications_batching_period_seconds after its first message;
  * - a background pass claims each due batch atomically (exactly one sender),

@@ -27,7 +27,6 @@ import {
   scheduledMessageOf,
   undeliveredScheduledMessages,
   markScheduledMessageDelivered,
-  updateScheduledMessage,
   updateUndeliveredScheduledMessage,
   type ScheduledMessageRow,
 } from '../store/scheduled-messages.ts';
@@ -175,7 +174,7 @@ export async function editScheduledMessage(svc: Services, sender: UserRow, id: n
     if (row.failed && input.scheduledDeliveryTimestamp === undefined) throw futureRequired();
     const settings = await loadSettings(tx, svc);
     const existingType: ScheduledType = row.recipient_type === 'stream' ? 'stream' : 'private';
-    const set: Parameters<typeof updateScheduledMessage>[2] = { sending_client: input.clientName };
+    const set: Parameters<typeof updateUndeliveredScheduledMessage>[2] = { sending_client: input.clientName };
 
     const recipientChanged = input.type !== undefined || input.to !== undefined;
     if (recipientChanged || input.content !== undefined) {
@@ -269,10 +268,11 @@ export async function deliverOne(svc: Services, row: ScheduledMessageRow, now: n
     if (e instanceof NoLongerDue) return 'skipped';
     const message = e instanceof DeliveryFailure || e instanceof ApiError ? e.message : 'Internal server error';
     if (!(e instanceof DeliveryFailure) && !(e instanceof ApiError)) svc.log.error({ err: e, scheduledMessageId: row.id }, 'scheduled message delivery failed');
-    await updateScheduledMessage(svc.store.db, row.id, { failed: 1, failure_message: message });
+    // Only a row still waiting is marked failed (not one deleted or sent meanwhile).
+    if (!(await updateUndeliveredScheduledMessage(svc.store.db, row.id, { failed: 1, failure_message: message }))) return 'skipped';
     if (row.delivery_type === DELIVERY_TYPE.REMIND) return 'failed';
-    if (sender && !(e instanceof DeliveryFailure && !e.notifySender)) {
-      const updated = (await scheduledMessageById(svc.store.db, row.id))!;
+    const updated = await scheduledMessageById(svc.store.db, row.id);
+    if (updated && sender && !(e instanceof DeliveryFailure && !e.notifySender)) {
       const settings = await loadSettings(svc.store.db, svc);
       notify(svc, sender.id, { type: 'scheduled_messages', op: 'update', scheduled_message: formatScheduledMessage(updated) }, emptyName(settings));
       await notifyFailure(svc, sender, row, message);
