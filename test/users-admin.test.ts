@@ -401,3 +401,38 @@ test('POST /users/me/api_key/regenerate: new key works, old key does not', async
   assertError(await c(me).get('/users/me'), 401, 'UNAUTHORIZED', 'Invalid API key');
   assertSuccess(await t.client({ email: me.email, apiKey: body.api_key }).get('/users/me'));
 });
+
+test('two owners demoting or deactivating each other at the same moment: one of them stays owner', async () => {
+  const s = await startTestServer();
+  try {
+    const observer = s.client(await s.makeUser({ role: ROLE.ADMINISTRATOR }));
+    const ownerIds = async () => (assertSuccess(await observer.get('/users')).members as any[]).filter((u) => u.is_active && u.role === ROLE.OWNER && !u.is_bot).map((u) => u.user_id);
+    let sole: Account = s.owner;
+    for (let round = 0; round < 3; round++) {
+      const other = await s.makeUser({ role: ROLE.OWNER });
+      const pair = [sole, other];
+      const results = await Promise.all(pair.map((me, i) => s.client(me).patch(`/users/${pair[1 - i]!.id}`, { role: ROLE.MEMBER })));
+      const ok = results.filter((r) => r.status === 200);
+      assert.equal(ok.length, 1, 'one demotion goes through');
+      // The other is refused: as the only owner left, or (when it ran after the first committed) as a member now.
+      const refused = results.find((r) => r.status !== 200)!;
+      assert.equal(refused.status, 400);
+      assert.ok(['The owner permission cannot be removed from the only organization owner.', 'Insufficient permission'].includes(refused.body.msg), refused.body.msg);
+      const left = await ownerIds();
+      assert.equal(left.length, 1);
+      sole = pair.find((a) => a.id === left[0])!;
+    }
+    for (let round = 0; round < 3; round++) {
+      const other = await s.makeUser({ role: ROLE.OWNER });
+      const pair = [sole, other];
+      const results = await Promise.all(pair.map((me) => s.client(me).delete('/users/me')));
+      assert.equal(results.filter((r) => r.status === 200).length, 1, 'one deactivation goes through');
+      assertError(results.find((r) => r.status !== 200)!, 400, 'CANNOT_DEACTIVATE_LAST_USER', 'Cannot deactivate the only organization owner.');
+      const left = await ownerIds();
+      assert.equal(left.length, 1);
+      sole = pair.find((a) => a.id === left[0])!;
+    }
+  } finally {
+    await s.close();
+  }
+});

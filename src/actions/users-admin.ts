@@ -3,6 +3,7 @@
  * deactivating and reactivating, and API key regeneration -- with Zulip's
  * permission rules, messages and events.
  */
+import { lockUntilCommit } from '../store/locks.ts';
 import { endUserSessions } from './sessions.ts';
 import { deleteMessages } from './message-delete.ts';
 import { messageIdsBySenders } from '../store/messages.ts';
@@ -123,11 +124,25 @@ export async function changeFullName(svc: Services, target: UserRow, fullName: s
   }
 }
 
-/** Changes a role (no permission checks: callers do them) and announces it. */
-export async function changeRole(svc: Services, target: UserRow, role: number): Promise<void> {
+/**
+ * Runs `check` in the transaction, after the lock that role changes and
+ * deactivations that must keep an owner (or a user) take: of two at the same
+ * moment, the second sees what the first left.
+ */
+async function checkedInTransaction(svc: Services, tx: Tx, check: ((tx: Tx) => Promise<void>) | undefined): Promise<void> {
+  if (!check) return;
+  await lockUntilCommit(svc.store, tx, 'owners');
+  await check(tx);
+}
+
+/** Changes a role (no permission checks: callers do them, `check` in the transaction) and announces it. */
+export async function changeRole(svc: Services, target: UserRow, role: number, check?: (tx: Tx) => Promise<void>): Promise<void> {
   if (target.role === role) return;
   const before = await loadChannelContext(svc, svc.store.db);
-  await transaction(svc.store, (tx) => updateUser(tx, target.id, { role }));
+  await transaction(svc.store, async (tx) => {
+    await checkedInTransaction(svc, tx, check);
+    await updateUser(tx, target.id, { role });
+  });
   svc.bus.send(
     { type: 'realm_user', op: 'update', person: { user_id: target.id, role } },
     await userIdsWhoCanAccess(svc, target),
@@ -156,10 +171,11 @@ export async function updateUserByAdmin(
   }
   if (input.role !== undefined && input.role !== target.role) {
     checkRoleChangeAllowed(me, target, input.role);
-    if (target.role === ROLE.OWNER && (await isLastOwner(svc, target))) {
-      throw badRequest('The owner permission cannot be removed from the only organization owner.');
-    }
-    await changeRole(svc, target, input.role);
+    const keepOwner = async (tx: Tx) => {
+      if (await isLastOwner(svc, target, tx)) throw badRequest('The owner permission cannot be removed from the only organization owner.');
+    };
+    await keepOwner(svc.store.db);
+    await changeRole(svc, target, input.role, keepOwner);
   }
   if (input.fullName !== undefined && input.fullName !== target.full_name && input.fullName.trim() !== '') {
     const name = checkFullName(input.fullName);
@@ -207,7 +223,7 @@ function dropQueues(svc: Services, userId: number): Promise<void> {
  * also realm_bot update is_active=false to administrators and its owner.
  * Returns the deactivated accounts, bots first.
  */
-export async function deactivateUser(svc: Services, target: UserRow, opts: { cascade?: boolean } = {}): Promise<UserRow[]> {
+export async function deactivateUser(svc: Services, target: UserRow, opts: { cascade?: boolean; check?: (tx: Tx) => Promise<void> } = {}): Promise<UserRow[]> {
   const done: UserRow[] = [];
   if (!target.is_active) return done;
   if (opts.cascade !== false) {
@@ -217,6 +233,7 @@ export async function deactivateUser(svc: Services, target: UserRow, opts: { cas
   }
   const before = await loadChannelContext(svc, svc.store.db);
   const changed = await transaction(svc.store, async (tx) => {
+    await checkedInTransaction(svc, tx, opts.check);
     const changed = await deactivateUserRow(tx, target.id);
     await endUserSessions(tx, target.id);
     return changed;
@@ -317,8 +334,11 @@ export async function deactivateUserByAdmin(
   if (!isAdminRole(me.role)) throw requireAdmin();
   const target = await accessUserById(svc, me, userId, { forAdmin: true });
   if (target.role === ROLE.OWNER && me.role !== ROLE.OWNER) throw requireOwner();
-  if (await isLastOwner(svc, target)) throw badRequest('Cannot deactivate the only organization owner');
-  const accounts = await deactivateUser(svc, target);
+  const keepOwner = async (tx: Tx) => {
+    if (await isLastOwner(svc, target, tx)) throw badRequest('Cannot deactivate the only organization owner');
+  };
+  await keepOwner(svc.store.db);
+  const accounts = await deactivateUser(svc, target, { check: keepOwner });
   await applyDeactivationActions(svc, accounts, input.actions ?? NO_DEACTIVATION_ACTIONS);
   if (input.comment !== undefined) {
     // The account is already deactivated: a mail failure is logged, not reported to the caller.
@@ -338,9 +358,12 @@ function cannotDeactivateLast(isLastOwnerFlag: boolean): ApiError {
 
 /** DELETE /users/me. */
 export async function deactivateOwnUser(svc: Services, me: UserRow): Promise<void> {
-  if ((await countActiveUsers(svc.store.db, svc.realmId)) === 1) throw cannotDeactivateLast(false);
-  if (await isLastOwner(svc, me)) throw cannotDeactivateLast(true);
-  await deactivateUser(svc, me);
+  const keepUsers = async (tx: Tx) => {
+    if ((await countActiveUsers(tx, svc.realmId)) === 1) throw cannotDeactivateLast(false);
+    if (await isLastOwner(svc, me, tx)) throw cannotDeactivateLast(true);
+  };
+  await keepUsers(svc.store.db);
+  await deactivateUser(svc, me, { check: keepUsers });
 }
 
 /** DELETE /bots/{bot_id} and other paths that deactivate one account without further checks. */
