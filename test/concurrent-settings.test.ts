@@ -2,7 +2,8 @@
  * Settings changed at the same moment by different requests all stay: an
  * organization's, a user's, a channel's and a group's settings are each kept
  * in one JSON column that a change rewrites whole (on PostgreSQL, without a
- * lock, the last writer would drop the others' changes).
+ * lock, the last writer would drop the others' changes). Names with no
+ * unique index (groups, channel folders) are taken once.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,4 +70,19 @@ test('channel and group permission settings: each of several changes sent at onc
     groupSettings.map((n) => [n, g[n]]),
     groupSettings.map((n) => [n, admins]),
   );
+});
+
+test('one name taken by several requests at the same moment: a group and a channel folder are created once', async () => {
+  const tries = 6;
+  const groups = await Promise.all(Array.from({ length: tries }, () => owner.post('/user_groups/create', { name: 'one name', description: '', members: [t.owner.id] })));
+  assert.equal(groups.filter((r) => r.status === 200).length, 1);
+  for (const r of groups.filter((x) => x.status !== 200)) assert.deepEqual([r.status, r.body.msg], [400, "User group 'one name' already exists."]);
+  const listed = (assertSuccess(await owner.get('/user_groups')).user_groups as Array<{ name: string }>).filter((g) => g.name === 'one name');
+  assert.equal(listed.length, 1);
+
+  const folders = await Promise.all(Array.from({ length: tries }, () => owner.post('/channel_folders/create', { name: 'One folder', description: '' })));
+  assert.equal(folders.filter((r) => r.status === 200).length, 1);
+  for (const r of folders.filter((x) => x.status !== 200)) assert.deepEqual([r.status, r.body.msg], [400, 'Channel folder name already in use']);
+  const all = (assertSuccess(await owner.get('/channel_folders')).channel_folders as Array<{ name: string }>).filter((f) => f.name === 'One folder');
+  assert.equal(all.length, 1);
 });

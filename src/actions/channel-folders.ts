@@ -4,6 +4,7 @@
  * Administrators only for changes; `channel_folder` events (op add, update,
  * reorder) to all active users; channels refer to a folder by folder_id.
  */
+import { lockNamesOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import { activeUserIds } from '../store/users.ts';
@@ -57,13 +58,14 @@ function checkAdmin(user: UserRow): void {
 }
 
 /** Zulip's check_channel_folder_name. */
-async function checkName(db: Tx, realmId: number, name: string): Promise<void> {
+async function checkName(svc: Services, db: Tx, realmId: number, name: string): Promise<void> {
   if (name.trim() === '') throw badRequest("Channel folder name can't be empty.");
   let pos = 0;
   for (const ch of name) {
     pos++;
     if (/[\p{Cc}\p{Cs}\p{Cn}]/u.test(ch)) throw badRequest(`Invalid character in channel folder name, at position ${pos}.`);
   }
+  await lockNamesOf(svc.store, db, 'channel_folders');
   if (await channelFolderNameTaken(db, realmId, name)) throw badRequest('Channel folder name already in use');
 }
 
@@ -74,7 +76,7 @@ async function send(svc: Services, event: Record<string, unknown>): Promise<void
 export async function createChannelFolder(svc: Services, user: UserRow, name: string, description: string): Promise<{ channel_folder_id: number }> {
   checkAdmin(user);
   const folder = await transaction(svc.store, async (tx) => {
-    await checkName(tx, svc.realmId, name);
+    await checkName(svc, tx, svc.realmId, name);
     const id = await insertChannelFolder(tx, {
       realm_id: svc.realmId,
       name,
@@ -116,7 +118,7 @@ export async function editChannelFolder(svc: Services, user: UserRow, id: number
     const folder = await checkChannelFolderId(tx, svc.realmId, id);
     const out: Array<Record<string, unknown>> = [];
     if (input.name !== undefined && input.name !== folder.name) {
-      await checkName(tx, svc.realmId, input.name);
+      await checkName(svc, tx, svc.realmId, input.name);
       await updateChannelFolder(tx, id, { name: input.name });
       out.push({ name: input.name });
     }

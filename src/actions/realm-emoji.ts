@@ -7,6 +7,7 @@
  * animated). Every change sends `realm_emoji` op update (the whole
  * dictionary, deactivated emoji included) to all active users.
  */
+import { lockNamesOf } from '../store/locks.ts';
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
@@ -115,6 +116,7 @@ export async function uploadRealmEmoji(svc: Services, user: UserRow, rawName: st
   }
   try {
     await transaction(svc.store, async (tx) => {
+      await lockNamesOf(svc.store, tx, 'realm_emoji');
       if (await activeRealmEmojiByName(tx, svc.realmId, name)) throw badRequest('A custom emoji with this name already exists.');
       const id = await insertRealmEmoji(tx, svc.realmId, name, user.id);
       await setRealmEmojiFile(tx, id, fileName, still !== null);

@@ -1,5 +1,5 @@
 /** User groups: listing, creating, members and subgroups; user_group events. */
-import { lockSettingsOf } from '../store/locks.ts';
+import { lockNamesOf, lockSettingsOf } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
@@ -86,6 +86,7 @@ export async function createGroup(svc: Services, user: UserRow, input: CreateGro
     if (name === '') throw badRequest("User group name can't be empty!");
     if ([...name].length > 100) throw badRequest('User group name cannot exceed 100 characters.');
     if (name.startsWith('role:') || name.startsWith('@')) throw badRequest(`User group name cannot start with '${name.startsWith('@') ? '@' : 'role:'}'.`);
+    await lockNamesOf(svc.store, tx, 'user_groups');
     if (await groupByName(tx, svc.realmId, name)) throw badRequest(`User group '${name}' already exists.`);
     const users = await allUsers(tx, svc.realmId);
     const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
@@ -246,6 +247,7 @@ export async function updateGroupInfo(svc: Services, user: UserRow, groupId: num
       const name = input.name.trim();
       if (name === '') throw badRequest("User group name can't be empty!");
       if (name.startsWith('role:')) throw badRequest("User group name cannot start with 'role:'.");
+      await lockNamesOf(svc.store, tx, 'user_groups');
       if (await groupByName(tx, svc.realmId, name)) throw badRequest(`User group '${name}' already exists.`);
       patch.name = data.name = name;
     }

@@ -55,3 +55,12 @@ export async function lockUntilCommit(store: Store, tx: Tx, name: string): Promi
 export function lockSettingsOf(store: Store, tx: Tx, kind: 'realm' | 'user' | 'stream' | 'group', id: number): Promise<void> {
   return lockUntilCommit(store, tx, `settings:${kind}:${id}`);
 }
+
+/**
+ * Taken before checking that a new name is free where no unique index can
+ * say it (group names, custom emoji and channel folders): of two requests
+ * taking one name at the same moment, the second sees the first's row.
+ */
+export function lockNamesOf(store: Store, tx: Tx, kind: 'user_groups' | 'realm_emoji' | 'channel_folders'): Promise<void> {
+  return lockUntilCommit(store, tx, `names:${kind}`);
+}
