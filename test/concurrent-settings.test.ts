@@ -86,3 +86,17 @@ test('one name taken by several requests at the same moment: a group and a chann
   const all = (assertSuccess(await owner.get('/channel_folders')).channel_folders as Array<{ name: string }>).filter((f) => f.name === 'One folder');
   assert.equal(all.length, 1);
 });
+
+test('making a channel private and making it a default channel at the same moment: never both', async () => {
+  for (let round = 0; round < 5; round++) {
+    const channel = await makeChannel(t, { name: `default or private ${round}`, subscribers: [t.owner.id] });
+    const [priv, dflt] = await Promise.all([owner.patch(`/streams/${channel}`, { is_private: true }), owner.post('/default_streams', { stream_id: channel })]);
+    const stream = assertSuccess(await owner.get(`/streams/${channel}`)).stream;
+    const defaults = assertSuccess(await owner.post('/register', { fetch_event_types: ['default_streams'] })).realm_default_streams as number[];
+    assert.ok(!(stream.invite_only && defaults.includes(channel)), 'a private default channel');
+    // One of them went through; the other was refused with Zulip's error, or went through first.
+    assert.ok(priv.status === 200 || dflt.status === 200);
+    if (priv.status !== 200) assert.deepEqual([priv.status, priv.body.msg], [400, 'A default channel cannot be private.']);
+    if (dflt.status !== 200) assert.deepEqual([dflt.status, dflt.body.msg], [400, 'Private channels cannot be made default.']);
+  }
+});

@@ -4,7 +4,8 @@ import type { Tx } from '../store/db.ts';
 import { transaction } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
-import { allStreams, updateStream } from '../store/streams.ts';
+import { allStreams, streamById, updateStream } from '../store/streams.ts';
+import { lockSettingsOf } from '../store/locks.ts';
 import { accessStreamById } from './access.ts';
 import { loadChannelContext } from './streams-format.ts';
 
@@ -27,10 +28,14 @@ export async function sendDefaultStreamsEvent(svc: Services): Promise<void> {
 export async function setDefaultStream(svc: Services, user: UserRow, streamId: number, isDefault: boolean): Promise<void> {
   if (user.role > ROLE.ADMINISTRATOR) throw new ApiError('Must be an organization administrator', { code: 'UNAUTHORIZED_PRINCIPAL' });
   const changed = await transaction(svc.store, async (tx) => {
-    const access = await accessStreamById(svc, tx, user, streamId);
-    if (isDefault && access.stream.invite_only) throw badRequest('Private channels cannot be made default.');
-    if (isDefault && access.stream.is_archived) throw badRequest('Archived channels cannot be made default.');
-    if (!!access.stream.is_default === isDefault) return false;
+    // Under the channel's lock, read as committed: a change making it private at the same moment comes before or after.
+    await lockSettingsOf(svc.store, tx, 'stream', streamId);
+    await accessStreamById(svc, tx, user, streamId);
+    const stream = await streamById(tx, svc.realmId, streamId);
+    if (!stream) throw badRequest('Invalid channel ID');
+    if (isDefault && stream.invite_only) throw badRequest('Private channels cannot be made default.');
+    if (isDefault && stream.is_archived) throw badRequest('Archived channels cannot be made default.');
+    if (!!stream.is_default === isDefault) return false;
     await updateStream(tx, streamId, { is_default: isDefault ? 1 : 0 });
     return true;
   });

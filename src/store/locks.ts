@@ -46,7 +46,9 @@ export async function lockUntilCommit(store: Store, tx: Tx, name: string): Promi
 
 /**
  * Taken before reading a row whose JSON settings column the transaction then
- * rewrites whole (an organization's, a user's, a channel's or a group's), so
+ * rewrites whole (an organization's, a user's, a channel's or a group's), or
+ * whose settings it checks against each other (a default channel is never
+ * private), so
  * that two changes of different settings both stay: on PostgreSQL each
  * transaction reads committed rows, and the second would write back the
  * first one's row without its change. The row must be read from the
