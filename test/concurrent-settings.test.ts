@@ -100,3 +100,15 @@ test('making a channel private and making it a default channel at the same momen
     if (dflt.status !== 200) assert.deepEqual([dflt.status, dflt.body.msg], [400, 'Private channels cannot be made default.']);
   }
 });
+
+test('the last two allowed email domains removed at the same moment: the restriction is lifted', async () => {
+  for (let round = 0; round < 3; round++) {
+    const domains = [`a${round}.example.net`, `b${round}.example.net`];
+    for (const domain of domains) assertSuccess(await owner.post('/realm/domains', { domain, allow_subdomains: false }));
+    assertSuccess(await owner.patch('/realm', { emails_restricted_to_domains: true }));
+    for (const r of await Promise.all(domains.map((d) => owner.delete(`/realm/domains/${d}`)))) assertSuccess(r);
+    const reg = assertSuccess(await owner.post('/register', { fetch_event_types: ['realm', 'realm_domains'] }));
+    assert.deepEqual(reg.realm_domains, []);
+    assert.equal(reg.realm_emails_restricted_to_domains, false, 'no domain left, so no restriction');
+  }
+});

@@ -70,10 +70,11 @@ export async function removeRealmDomain(svc: Services, actor: UserRow, domain: s
   if (actor.role !== ROLE.OWNER) throw requireOwner();
   const events: ZulipEvent[] = [];
   await transaction(svc.store, async (tx) => {
+    // Before the delete: of two removals at once, the second counts what the first left.
+    await lockSettingsOf(svc.store, tx, 'realm', svc.realmId);
     if (!(await deleteRealmDomain(tx, svc.realmId, domain))) throw noEntry(domain);
     events.push({ type: 'realm_domains', op: 'remove', domain });
     if ((await realmDomains(tx, svc.realmId)).length === 0) {
-      await lockSettingsOf(svc.store, tx, 'realm', svc.realmId);
       const realm = await realmById(tx, svc.realmId);
       if (realmSettings(realm.settings_json).emails_restricted_to_domains) {
         const stored = parseJsonObject(realm.settings_json);
