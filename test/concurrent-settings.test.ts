@@ -3,7 +3,9 @@
  * organization's, a user's, a channel's and a group's settings are each kept
  * in one JSON column that a change rewrites whole (on PostgreSQL, without a
  * lock, the last writer would drop the others' changes). Names with no
- * unique index (groups, channel folders) are taken once.
+ * unique index (groups, channel folders) are taken once, and rules across
+ * rows (a default channel is public; a domain restriction needs a domain)
+ * hold when two requests change them at once.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
