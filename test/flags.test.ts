@@ -138,3 +138,11 @@ test('unread_msgs leaves out channels the user has left, and has them again afte
   assertSuccess(await t.client(t.owner).delete(`/streams/${leave}`));
   assert.deepEqual((await unreadIn()).ids, sent);
 });
+
+test('a message outside the user\'s channels starred by several requests at once: one historical row, every request answered', async () => {
+  const id = await send(A, { type: 'stream', to: 'lurk', topic: 'double tap', content: 'star me twice' });
+  const results = await Promise.all(Array.from({ length: 4 }, () => B.post('/messages/flags', { messages: JSON.stringify([id]), op: 'add', flag: 'starred' })));
+  for (const r of results) assertSuccess(r);
+  const g = assertSuccess(await B.get(`/messages/${id}`)).message;
+  assert.deepEqual([...g.flags].sort(), ['historical', 'read', 'starred']);
+});
