@@ -182,3 +182,12 @@ test('narrow has:reaction', async () => {
   const neg = assertSuccess(await A.get('/messages', { anchor: 'newest', num_before: 100, narrow: [{ operator: 'has', operand: 'reaction', negated: true }, { operator: 'topic', operand: 'plain' }] }));
   assert.deepEqual(neg.messages.map((m: any) => m.id), [plain]);
 });
+
+test('one reaction added by several requests at once (a double tap): added once, the others answered REACTION_ALREADY_EXISTS', async () => {
+  // Carol is not in the channel: her first reaction also makes her historical row.
+  const id = assertSuccess(await A.post('/messages', { type: 'stream', to: 'pub', topic: 'taps', content: 'tap tap' })).id as number;
+  const results = await Promise.all(Array.from({ length: 4 }, () => react(C, id, { emoji_name: 'tada' })));
+  assert.equal(results.filter((r) => r.status === 200).length, 1);
+  for (const r of results.filter((x) => x.status !== 200)) assertError(r, 400, 'REACTION_ALREADY_EXISTS', 'Reaction already exists.');
+  assert.deepEqual((await reactionsOf(A, id)).map((r: any) => [r.emoji_name, r.user_id]), [['tada', carol.id]]);
+});

@@ -66,3 +66,12 @@ export function lockSettingsOf(store: Store, tx: Tx, kind: 'realm' | 'user' | 's
 export function lockNamesOf(store: Store, tx: Tx, kind: 'user_groups' | 'realm_emoji' | 'channel_folders'): Promise<void> {
   return lockUntilCommit(store, tx, `names:${kind}`);
 }
+
+/**
+ * Taken by a user's changes to their own rows of a message (flags,
+ * reactions), which may first create the user's historical user_messages
+ * row: two at once would both insert it, or both insert one reaction.
+ */
+export function lockUserMessagesOf(store: Store, tx: Tx, userId: number): Promise<void> {
+  return lockUntilCommit(store, tx, `user-messages:${userId}`);
+}
