@@ -114,3 +114,18 @@ test('the last two allowed email domains removed at the same moment: the restric
     assert.equal(reg.realm_emails_restricted_to_domains, false, 'no domain left, so no restriction');
   }
 });
+
+test('a user muting someone, or following a topic, from several requests at once: done once, the others answered as Zulip does', async () => {
+  const other = await t.makeUser({ name: 'Muted at once' });
+  const mutes = await Promise.all(Array.from({ length: 4 }, () => owner.post(`/users/me/muted_users/${other.id}`)));
+  assert.equal(mutes.filter((r) => r.status === 200).length, 1);
+  for (const r of mutes.filter((x) => x.status !== 200)) assert.deepEqual([r.status, r.body.msg], [400, 'User already muted']);
+  const muted = assertSuccess(await owner.post('/register', { fetch_event_types: ['muted_users'] })).muted_users as Array<{ id: number }>;
+  assert.equal(muted.filter((m) => m.id === other.id).length, 1);
+
+  const channel = await makeChannel(t, { name: 'followed at once', subscribers: [t.owner.id] });
+  const follows = await Promise.all(Array.from({ length: 4 }, () => owner.post('/user_topics', { stream_id: channel, topic: 'busy', visibility_policy: 3 })));
+  for (const r of follows) assertSuccess(r);
+  const topics = (assertSuccess(await owner.post('/register', { fetch_event_types: ['user_topic'] })).user_topics as Array<{ stream_id: number; topic_name: string; visibility_policy: number }>).filter((u) => u.stream_id === channel);
+  assert.deepEqual(topics.map((u) => [u.topic_name, u.visibility_policy]), [['busy', 3]]);
+});

@@ -4,7 +4,7 @@
  * `update_message_flags` event. Messages the user can see without a row of
  * their own (channel history) get a "historical" row when a flag is set.
  */
-import { lockUserMessagesOf } from '../store/locks.ts';
+import { lockUserRowsOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
@@ -84,7 +84,7 @@ export async function updateFlags(svc: Services, user: UserRow, op: string, flag
   const res = await transaction(svc.store, async (tx) => {
     // One user's flag changes run one after another (PostgreSQL): two that
     // create the same historical row would otherwise both insert it.
-    await lockUserMessagesOf(svc.store, tx, user.id);
+    await lockUserRowsOf(svc.store, tx, user.id);
     let ids = [...messageIds];
     const ignored = new Set<number>();
     if (flag === 'read' && !adding) {

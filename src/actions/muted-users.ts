@@ -5,6 +5,7 @@
  * muted users send later arrive read (see sendMessage), as in Zulip.
  * Messages are still delivered; clients hide them.
  */
+import { lockUserRowsOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
@@ -24,6 +25,7 @@ async function targetUser(svc: Services, tx: Tx, viewer: UserRow, id: number): P
 export async function muteUser(svc: Services, user: UserRow, mutedUserId: number): Promise<void> {
   if (mutedUserId === user.id) throw badRequest('Cannot mute self');
   const res = await transaction(svc.store, async (tx) => {
+    await lockUserRowsOf(svc.store, tx, user.id);
     const target = await targetUser(svc, tx, user, mutedUserId);
     if (await isMuted(tx, user.id, target.id)) throw badRequest('User already muted');
     await insertMute(tx, user.id, target.id, Math.floor(Date.now() / 1000));
@@ -38,6 +40,7 @@ export async function muteUser(svc: Services, user: UserRow, mutedUserId: number
 
 export async function unmuteUser(svc: Services, user: UserRow, mutedUserId: number): Promise<void> {
   const mutes = await transaction(svc.store, async (tx) => {
+    await lockUserRowsOf(svc.store, tx, user.id);
     const target = await targetUser(svc, tx, user, mutedUserId);
     if (!(await isMuted(tx, user.id, target.id))) throw badRequest('User is not muted');
     await deleteMute(tx, user.id, target.id);

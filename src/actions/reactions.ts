@@ -4,7 +4,7 @@
  * user_messages row gives them a historical row (so later updates of the
  * message reach them), as Zulip does.
  */
-import { lockUserMessagesOf } from '../store/locks.ts';
+import { lockUserRowsOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
@@ -53,7 +53,7 @@ export interface EmojiInput {
 export async function addReaction(svc: Services, user: UserRow, messageId: number, input: EmojiInput & { emojiName: string }): Promise<void> {
   const { event, recipients } = await transaction(svc.store, async (tx) => {
     // Two changes of one reaction at once: the second finds what the first did (PostgreSQL).
-    await lockUserMessagesOf(svc.store, tx, user.id);
+    await lockUserRowsOf(svc.store, tx, user.id);
     const a = await accessMessageToModify(svc, tx, user, messageId);
     if (!a) throw invalidMessage();
     let code = input.emojiCode;
@@ -87,7 +87,7 @@ export async function addReaction(svc: Services, user: UserRow, messageId: numbe
 export async function removeReaction(svc: Services, user: UserRow, messageId: number, input: EmojiInput): Promise<void> {
   const { event, recipients } = await transaction(svc.store, async (tx) => {
     // Two changes of one reaction at once: the second finds what the first did (PostgreSQL).
-    await lockUserMessagesOf(svc.store, tx, user.id);
+    await lockUserRowsOf(svc.store, tx, user.id);
     const a = await accessMessageToModify(svc, tx, user, messageId);
     if (!a) throw invalidMessage();
     let code = input.emojiCode;

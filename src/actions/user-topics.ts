@@ -4,6 +4,7 @@
  * to the user, plus the legacy `muted_topics` list, which queues that asked
  * for user_topic events do not get (as in Zulip's event queue).
  */
+import { lockUserRowsOf } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
@@ -61,6 +62,7 @@ export async function setTopicPolicy(
   const max = svc.config.maxTopicLength;
   if ([...topicIn].length > max) throw badRequest(`topic is too long (limit: ${max} characters)`);
   const result = await transaction(svc.store, async (tx) => {
+    await lockUserRowsOf(svc.store, tx, user.id);
     const realm = await realmById(tx, svc.realmId);
     const emptyName = String(realmSettings(realm.settings_json).empty_topic_display_name);
     const topic = normalizeTopic(topicIn, emptyName);

@@ -68,10 +68,11 @@ export function lockNamesOf(store: Store, tx: Tx, kind: 'user_groups' | 'realm_e
 }
 
 /**
- * Taken by a user's changes to their own rows of a message (flags,
- * reactions), which may first create the user's historical user_messages
- * row: two at once would both insert it, or both insert one reaction.
+ * Taken by a user's changes to rows of their own: message flags (which may
+ * first create the user's historical user_messages row), reactions, topic
+ * policies and mutes. Two at once would both insert the same row (a 500
+ * from its unique key instead of Zulip's error) or both miss the other.
  */
-export function lockUserMessagesOf(store: Store, tx: Tx, userId: number): Promise<void> {
-  return lockUntilCommit(store, tx, `user-messages:${userId}`);
+export function lockUserRowsOf(store: Store, tx: Tx, userId: number): Promise<void> {
+  return lockUntilCommit(store, tx, `user-rows:${userId}`);
 }
