@@ -314,3 +314,17 @@ test('register: the can_create_*_streams booleans follow the organization group 
   assert.equal(ms.can_create_web_public_streams, false);
   assert.equal(os.can_create_web_public_streams, false, 'web-public channels are off on this server');
 });
+
+test('one user subscribing to one channel from several requests at once, and a new channel asked for by several: each answered, done once', async () => {
+  for (const fresh of [false, true]) {
+    const name = uniq('subscribed at once');
+    if (!fresh) assertSuccess(await c(admin).post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]) }));
+    const results = await Promise.all(Array.from({ length: 4 }, () => c(member).post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]) })));
+    for (const r of results) assertSuccess(r);
+    const subscribed = results.filter((r) => Object.keys(r.body.subscribed).length > 0);
+    assert.equal(subscribed.length, 1, 'subscribed by one request; the others find it done');
+    for (const r of results.filter((x) => x !== subscribed[0])) assert.deepEqual(Object.values(r.body.already_subscribed), [[name]]);
+    const streams = (assertSuccess(await c(admin).get('/streams')).streams as Array<{ name: string }>).filter((s) => s.name === name);
+    assert.equal(streams.length, 1);
+  }
+});

@@ -3,6 +3,7 @@
  * creates missing channels), unsubscribing, listing, subscriber lists, and
  * personal subscription settings; with their events.
  */
+import { lockSubscriptionsOf } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
@@ -132,6 +133,7 @@ export async function subscribe(svc: Services, user: UserRow, input: SubscribeIn
   if (others && user.role === ROLE.GUEST) throw badRequest('Insufficient permission');
   const announceAccess = await trackChannelsAccess(svc, before, targets, input.subscriptions.map((i) => i.name));
   const result = await transaction(svc.store, async (tx) => {
+    await lockSubscriptionsOf(svc.store, tx);
     const groups = await cachedGroups(svc, tx);
     const realm = await realmById(tx, svc.realmId);
     const realmCanAdd = realmGroupSetting(realm.settings_json, 'can_add_subscribers_group', groups);
@@ -272,6 +274,7 @@ export async function unsubscribe(svc: Services, user: UserRow, names: string[],
   const announceAccess = await trackChannelsAccess(svc, before, targets, names);
   const removingOthers = targets.some((t) => t.id !== user.id && !(t.is_bot && t.bot_owner_id === user.id));
   const result = await transaction(svc.store, async (tx) => {
+    await lockSubscriptionsOf(svc.store, tx);
     const groups = await cachedGroups(svc, tx);
     const streams = await visibleStreamsByName(svc, tx, user, names, before, groups);
     if (removingOthers) {

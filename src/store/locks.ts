@@ -76,3 +76,12 @@ export function lockNamesOf(store: Store, tx: Tx, kind: 'user_groups' | 'realm_e
 export function lockUserRowsOf(store: Store, tx: Tx, userId: number): Promise<void> {
   return lockUntilCommit(store, tx, `user-rows:${userId}`);
 }
+
+/**
+ * Taken by subscribing and unsubscribing (which may also create channels):
+ * of two requests subscribing one user to one channel, or creating one
+ * channel, at the same moment, the second sees the first's rows.
+ */
+export function lockSubscriptionsOf(store: Store, tx: Tx): Promise<void> {
+  return lockUntilCommit(store, tx, 'subscriptions');
+}
