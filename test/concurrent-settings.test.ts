@@ -129,3 +129,14 @@ test('a user muting someone, or following a topic, from several requests at once
   const topics = (assertSuccess(await owner.post('/register', { fetch_event_types: ['user_topic'] })).user_topics as Array<{ stream_id: number; topic_name: string; visibility_policy: number }>).filter((u) => u.stream_id === channel);
   assert.deepEqual(topics.map((u) => [u.topic_name, u.visibility_policy]), [['busy', 3]]);
 });
+
+test('a device registering its push token, or a view saved, from several requests at once: stored once, every request answered', async () => {
+  const tokens = await Promise.all(Array.from({ length: 4 }, () => owner.post('/users/me/android_gcm_reg_id', { token: 'same-device-token' })));
+  for (const r of tokens) assertSuccess(r);
+  const rows = await t.server.svc.store.db.selectFrom('push_device_tokens').select('id').where('user_id', '=', t.owner.id).where('token', '=', 'same-device-token').execute();
+  assert.equal(rows.length, 1);
+
+  const views = await Promise.all(Array.from({ length: 4 }, () => owner.post('/navigation_views', { fragment: 'narrow/is/mentioned', is_pinned: true })));
+  assert.equal(views.filter((r) => r.status === 200).length, 1);
+  for (const r of views.filter((x) => x.status !== 200)) assert.deepEqual([r.status, r.body.msg], [400, 'Navigation view already exists.']);
+});

@@ -3,6 +3,7 @@
  * for the calling bot (Zulip's BotStorageData), with Zulip's total size
  * limit and "Key does not exist." errors. No events, as in Zulip.
  */
+import { lockUserRowsOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import { transaction } from '../store/db.ts';
@@ -29,6 +30,8 @@ export async function getBotStorage(svc: Services, user: UserRow, keys: string[]
 
 export async function putBotStorage(svc: Services, user: UserRow, storage: Record<string, string>): Promise<void> {
   await transaction(svc.store, async (tx) => {
+    // Its size limit counts what another request just stored (PostgreSQL).
+    await lockUserRowsOf(svc.store, tx, user.id);
     const current = await storageEntries(tx, user.id);
     const byKey = new Map(current.map((r) => [r.key, r.value]));
     let newSize = size(current);
@@ -45,6 +48,7 @@ export async function putBotStorage(svc: Services, user: UserRow, storage: Recor
 
 export async function removeBotStorage(svc: Services, user: UserRow, keys: string[] | undefined): Promise<void> {
   await transaction(svc.store, async (tx) => {
+    await lockUserRowsOf(svc.store, tx, user.id);
     const rows = await storageEntries(tx, user.id, keys);
     const wanted = keys ?? rows.map((r) => r.key);
     if (rows.length < wanted.length) throw missingKey();

@@ -6,6 +6,7 @@
  * /users/me/apns_device_token and /users/me/android_gcm_reg_id): tokens are
  * stored and removable; no push service is configured, so nothing is sent.
  */
+import { lockUserRowsOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import { transaction } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
@@ -63,7 +64,11 @@ export async function addPushToken(svc: Services, user: UserRow, kind: 'apns' | 
   const k = kind === 'apns' ? TOKEN_KIND.APNS : TOKEN_KIND.FCM;
   validateToken(token, k);
   if (kind === 'apns' && (appId === undefined || !/^[.a-zA-Z0-9-]+$/.test(appId))) throw badRequest('Invalid app ID');
-  await transaction(svc.store, (tx) => upsertPushToken(tx, { userId: user.id, kind: k, token, iosAppId: kind === 'apns' ? appId! : null, now: nowSeconds() }));
+  await transaction(svc.store, async (tx) => {
+    // A device registering twice at once stores its token once (PostgreSQL).
+    await lockUserRowsOf(svc.store, tx, user.id);
+    await upsertPushToken(tx, { userId: user.id, kind: k, token, iosAppId: kind === 'apns' ? appId! : null, now: nowSeconds() });
+  });
 }
 
 export async function removePushToken(svc: Services, user: UserRow, kind: 'apns' | 'fcm', token: string): Promise<void> {

@@ -4,6 +4,7 @@
  * views (no custom name) and custom ones (a name required), and
  * `navigation_view` events (op add, update, remove) to the user's own queues.
  */
+import { lockUserRowsOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import { transaction, type Tx } from '../store/db.ts';
@@ -58,6 +59,7 @@ export async function addNavigationView(svc: Services, user: UserRow, fragment: 
     throw badRequest('Custom views must have a valid name.');
   }
   const row = await transaction(svc.store, async (tx) => {
+    await lockUserRowsOf(svc.store, tx, user.id);
     if (await navigationView(tx, user.id, fragment)) throw alreadyExists();
     if (name !== undefined && (await navigationViewNamed(tx, user.id, name))) throw alreadyExists();
     await insertNavigationView(tx, { user_id: user.id, fragment, is_pinned: isPinned ? 1 : 0, name: name ?? null });

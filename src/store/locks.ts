@@ -70,7 +70,7 @@ export function lockNamesOf(store: Store, tx: Tx, kind: 'user_groups' | 'realm_e
 /**
  * Taken by a user's changes to rows of their own: message flags (which may
  * first create the user's historical user_messages row), reactions, topic
- * policies and mutes. Two at once would both insert the same row (a 500
+ * policies, mutes, push tokens, saved views and a bot's storage. Two at once would both insert the same row (a 500
  * from its unique key instead of Zulip's error) or both miss the other.
  */
 export function lockUserRowsOf(store: Store, tx: Tx, userId: number): Promise<void> {
