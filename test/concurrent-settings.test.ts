@@ -9,7 +9,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertSuccess, type TestServer, type Client } from './helpers.ts';
+import { startTestServer, assertSuccess, type TestServer, type Client, type Res } from './helpers.ts';
 import { makeChannel } from './messages-fixtures.ts';
 
 let t: TestServer;
@@ -139,4 +139,20 @@ test('a device registering its push token, or a view saved, from several request
   const views = await Promise.all(Array.from({ length: 4 }, () => owner.post('/navigation_views', { fragment: 'narrow/is/mentioned', is_pinned: true })));
   assert.equal(views.filter((r) => r.status === 200).length, 1);
   for (const r of views.filter((x) => x.status !== 200)) assert.deepEqual([r.status, r.body.msg], [400, 'Navigation view already exists.']);
+});
+
+test('a channel, a linkifier, a code playground or a profile field asked for by several requests at once: made once, the others refused as a later request would be', async () => {
+  const cases: Array<[string, () => Promise<Res>]> = [
+    ['channel', () => owner.post('/channels/create', { name: 'made at once', subscribers: JSON.stringify([t.owner.id]) })],
+    ['linkifier', () => owner.post('/realm/filters', { pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/{id}' })],
+    ['playground', () => owner.post('/realm/playgrounds', { name: 'Runner', pygments_language: 'Python', url_template: 'https://run.example.com/?code={code}' })],
+    ['profile field', () => owner.post('/realm/profile_fields', { name: 'Desk', field_type: 1 })],
+  ];
+  for (const [what, ask] of cases) {
+    const results = await Promise.all(Array.from({ length: 4 }, ask));
+    assert.equal(results.filter((r) => r.status === 200).length, 1, `${what}: made once`);
+    const later = await ask();
+    assert.equal(later.status, 400, `${what}: a later request is refused`);
+    for (const r of results.filter((x) => x.status !== 200)) assert.deepEqual([r.status, r.body.code, r.body.msg], [400, later.body.code, later.body.msg], what);
+  }
 });

@@ -4,6 +4,7 @@
  * Administrators only for changes; every change sends `realm_linkifiers`
  * (the whole ordered list) to all active users, as Zulip does.
  */
+import { lockNamesOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import { activeUserIds } from '../store/users.ts';
@@ -69,6 +70,7 @@ export async function addLinkifier(svc: Services, user: UserRow, pattern: string
   pattern = pattern.trim();
   urlTemplate = urlTemplate.trim();
   const { id, list } = await transaction(svc.store, async (tx) => {
+    await lockNamesOf(svc.store, tx, 'realm_linkifiers');
     await validate(tx, svc.realmId, pattern, urlTemplate);
     const id = await insertLinkifier(tx, svc.realmId, pattern, urlTemplate);
     return { id, list: await realmLinkifiers(tx, svc.realmId) };
@@ -82,6 +84,7 @@ export async function editLinkifier(svc: Services, user: UserRow, id: number, pa
   pattern = pattern.trim();
   urlTemplate = urlTemplate.trim();
   const list = await transaction(svc.store, async (tx) => {
+    await lockNamesOf(svc.store, tx, 'realm_linkifiers');
     if (!(await linkifierById(tx, svc.realmId, id))) throw notFound();
     await validate(tx, svc.realmId, pattern, urlTemplate, id);
     await updateLinkifier(tx, svc.realmId, id, pattern, urlTemplate);

@@ -4,6 +4,7 @@
  * validation; `realm_playgrounds` events (the whole list) to all active
  * users.
  */
+import { lockNamesOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import { activeUserIds } from '../store/users.ts';
@@ -62,6 +63,7 @@ export async function addPlayground(svc: Services, user: UserRow, input: { name:
   const language = input.pygmentsLanguage.trim();
   const urlTemplate = input.urlTemplate.trim();
   const { id, list } = await transaction(svc.store, async (tx) => {
+    await lockNamesOf(svc.store, tx, 'realm_playgrounds');
     await validate(tx, svc.realmId, name, language, urlTemplate);
     const id = await insertPlayground(tx, { realm_id: svc.realmId, name, pygments_language: language, url_template: urlTemplate });
     return { id, list: await realmPlaygrounds(tx, svc.realmId) };

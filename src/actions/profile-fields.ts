@@ -2,6 +2,7 @@
  * Custom profile fields: the organization's field definitions (admins) and
  * users' values for them, with the events Zulip sends.
  */
+import { lockNamesOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import { activeUserIds, allUsers, userById } from '../store/users.ts';
@@ -74,6 +75,8 @@ export async function createProfileField(svc: Services, actor: UserRow, input: F
   checkAdmin(actor);
   const name = input.name.trim();
   const id = await transaction(svc.store, async (tx) => {
+    // Labels are unique, and few fields show in the summary: of two changes at once, the second counts the first.
+    await lockNamesOf(svc.store, tx, 'custom_profile_fields');
     if (input.displayInProfileSummary && (await countSummaryFields(tx, svc.realmId)) >= MAX_SUMMARY_FIELDS) throw summaryLimit();
     validateFieldDefinition(name, input.hint, input.fieldType, input.fieldData, input.displayInProfileSummary);
     let row: Omit<ProfileFieldRow, 'id' | 'sort_order'>;
@@ -112,6 +115,7 @@ export async function updateProfileFieldDef(svc: Services, actor: UserRow, field
   checkAdmin(actor);
   const name = patch.name?.trim();
   await transaction(svc.store, async (tx) => {
+    await lockNamesOf(svc.store, tx, 'custom_profile_fields');
     const field = await profileFieldById(tx, svc.realmId, fieldId);
     if (!field) throw notFound(fieldId);
     if (patch.displayInProfileSummary && (await countSummaryFields(tx, svc.realmId, field.id)) >= MAX_SUMMARY_FIELDS) throw summaryLimit();

@@ -3,6 +3,7 @@
  * adding subscriptions in a transaction, and the stream/subscription events
  * that follow, with Notification Bot's announcement.
  */
+import { lockSubscriptionsOf } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
 import { checkChannelFolderId } from './channel-folders.ts';
 import { sendMessage } from './messages.ts';
@@ -212,6 +213,8 @@ export interface CreateChannelInput extends NewChannelSpec {
 export async function createChannel(svc: Services, user: UserRow, input: CreateChannelInput): Promise<{ id: number }> {
   const before = await loadChannelContext(svc, svc.store.db);
   const result = await transaction(svc.store, async (tx) => {
+    // The lock subscribing takes (which creates channels too): one name, one channel, whichever way it is asked for.
+    await lockSubscriptionsOf(svc.store, tx);
     const groups = await cachedGroups(svc, tx);
     await checkCanCreate(svc, tx, user, [input], groups);
     const validUsers = await validUserIdSet(tx, svc);
