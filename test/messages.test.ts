@@ -520,3 +520,19 @@ test('an error in the work after the commit does not fail the send: the sender g
   const m = assertSuccess(await A.get(`/messages/${id}`, { apply_markdown: false })).message;
   assert.equal(m.content, 'sent despite the fan-out');
 });
+
+test('several messages sent at once to a new group conversation, or to a new topic: every one sent, in one conversation', async () => {
+  const dave = await t.makeUser({ name: 'Dave' });
+  const results = await Promise.all(Array.from({ length: 4 }, (_, i) => send(A, { type: 'direct', to: JSON.stringify([bob.id, dave.id]), content: `group at once ${i}` })));
+  const ids = results.map((r) => assertSuccess(r).id as number);
+  const narrow = JSON.stringify([{ operator: 'dm', operand: [bob.id, dave.id] }]);
+  const inGroup = assertSuccess(await A.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow })).messages as any[];
+  assert.deepEqual(inGroup.map((m) => m.id).sort(), [...ids].sort(), 'one conversation holds them all');
+
+  // The first messages of a topic also make their sender follow it (automatic policies), once.
+  assertSuccess(await A.patch('/settings', { automatically_follow_topics_policy: 1 }));
+  const topicResults = await Promise.all(Array.from({ length: 4 }, (_, i) => send(A, { type: 'stream', to: 'general', topic: 'new at once', content: `topic at once ${i}` })));
+  for (const r of topicResults) assertSuccess(r);
+  const policies = (assertSuccess(await A.post('/register', { fetch_event_types: ['user_topic'] })).user_topics as any[]).filter((u) => u.topic_name === 'new at once');
+  assert.deepEqual(policies.map((u) => [u.stream_id, u.visibility_policy]), [[general, 3]]);
+});

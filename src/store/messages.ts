@@ -175,7 +175,13 @@ export async function getOrCreateDirectGroup(db: Tx, ids: number[]): Promise<num
   const key = memberKey(ids);
   const found = await directGroupByKey(db, key);
   if (found !== undefined) return found;
-  const r = await db.insertInto('direct_groups').values({ member_key: key }).returning('id').executeTakeFirstOrThrow();
+  // Two first messages to one new group at once (PostgreSQL): the second waits for the first's row and uses it.
+  const r = await db.insertInto('direct_groups').values({ member_key: key }).onConflict((oc) => oc.column('member_key').doNothing()).returning('id').executeTakeFirst();
+  if (!r) {
+    const made = await directGroupByKey(db, key);
+    if (made === undefined) throw new Error(`direct message group ${key} neither made nor found`);
+    return made;
+  }
   await db
     .insertInto('direct_group_members')
     .values(key.split(',').map((u) => ({ group_id: r.id, user_id: Number(u) })))

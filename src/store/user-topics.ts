@@ -24,8 +24,17 @@ export async function userTopicOf(db: Tx, userId: number, streamId: number, topi
   return r ? { ...r, last_updated: Number(r.last_updated) } : undefined;
 }
 
+/**
+ * A row for a topic the user has none for. When a concurrent transaction
+ * has just made one (two first messages to a new topic, each following it
+ * for its sender), that one stays and this does nothing.
+ */
 export async function insertUserTopic(db: Tx, userId: number, streamId: number, topic: string, policy: number, lastUpdated: number): Promise<void> {
-  await db.insertInto('user_topics').values({ user_id: userId, stream_id: streamId, topic, visibility_policy: policy, last_updated: lastUpdated }).execute();
+  await db
+    .insertInto('user_topics')
+    .values({ user_id: userId, stream_id: streamId, topic, visibility_policy: policy, last_updated: lastUpdated })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 export async function updateUserTopic(db: Tx, userId: number, streamId: number, topic: string, policy: number, lastUpdated: number): Promise<void> {
