@@ -156,3 +156,15 @@ test('a channel, a linkifier, a code playground or a profile field asked for by 
     for (const r of results.filter((x) => x.status !== 200)) assert.deepEqual([r.status, r.body.code, r.body.msg], [400, later.body.code, later.body.msg], what);
   }
 });
+
+test('one profile value set, or one allowed domain added, by several requests at once: every value request answered, the domain added once', async () => {
+  const field = assertSuccess(await owner.post('/realm/profile_fields', { name: 'Room', field_type: 1 })).id as number;
+  const values = await Promise.all(['a', 'b', 'c', 'd'].map((v) => owner.patch('/users/me/profile_data', { data: JSON.stringify([{ id: field, value: `room ${v}` }]) })));
+  for (const r of values) assertSuccess(r);
+  const me = assertSuccess(await owner.get(`/users/${t.owner.id}`, { include_custom_profile_fields: true })).user;
+  assert.match(me.profile_data[String(field)].value, /^room [abcd]$/);
+
+  const domains = await Promise.all(Array.from({ length: 4 }, () => owner.post('/realm/domains', { domain: 'once.example.org', allow_subdomains: false })));
+  assert.equal(domains.filter((r) => r.status === 200).length, 1);
+  for (const r of domains.filter((x) => x.status !== 200)) assert.deepEqual([r.status, r.body.msg], [400, 'The domain once.example.org is already a part of your organization.']);
+});

@@ -52,6 +52,7 @@ export async function addRealmDomain(svc: Services, actor: UserRow, rawDomain: s
   const err = domainError(domain);
   if (err) throw badRequest(`Invalid domain: ${err}`);
   const id = await transaction(svc.store, async (tx) => {
+    await lockSettingsOf(svc.store, tx, 'realm', svc.realmId);
     if (await realmDomainExists(tx, svc.realmId, domain)) throw badRequest(`The domain ${domain} is already a part of your organization.`);
     return insertRealmDomain(tx, svc.realmId, { domain, allow_subdomains: allowSubdomains });
   });

@@ -87,18 +87,13 @@ export async function profileValue(db: Tx, userId: number, fieldId: number): Pro
     .executeTakeFirst();
 }
 
+/** One statement, so two changes of one value at once both succeed (the later one stays). */
 export async function upsertProfileValue(db: Tx, row: ProfileValueRow): Promise<void> {
-  const existing = await profileValue(db, row.user_id, row.field_id);
-  if (existing) {
-    await db
-      .updateTable('custom_profile_field_values')
-      .set({ value: row.value, rendered_value: row.rendered_value })
-      .where('user_id', '=', row.user_id)
-      .where('field_id', '=', row.field_id)
-      .execute();
-  } else {
-    await db.insertInto('custom_profile_field_values').values(row).execute();
-  }
+  await db
+    .insertInto('custom_profile_field_values')
+    .values(row)
+    .onConflict((oc) => oc.columns(['user_id', 'field_id']).doUpdateSet({ value: row.value, rendered_value: row.rendered_value }))
+    .execute();
 }
 
 /** Deletes one value; returns whether there was one. */
