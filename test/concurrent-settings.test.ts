@@ -168,3 +168,12 @@ test('one profile value set, or one allowed domain added, by several requests at
   assert.equal(domains.filter((r) => r.status === 200).length, 1);
   for (const r of domains.filter((x) => x.status !== 200)) assert.deepEqual([r.status, r.body.msg], [400, 'The domain once.example.org is already a part of your organization.']);
 });
+
+test('one email address given to several new accounts at once: one account, the others refused as a later request would be', async () => {
+  // Bots: no password to hash, which would spread the requests apart.
+  const create = () => owner.post('/bots', { full_name: 'Made At Once', short_name: 'twice' });
+  const results = await Promise.all(Array.from({ length: 4 }, create));
+  assert.equal(results.filter((r) => r.status === 200).length, 1);
+  const later = await create();
+  for (const r of results.filter((x) => x.status !== 200)) assert.deepEqual([r.status, r.body.msg], [400, later.body.msg]);
+});

@@ -3,6 +3,7 @@
  * (PATCH /bots/{id}), API keys and deactivation, with Zulip's rules and the
  * realm_bot / realm_user events.
  */
+import { lockNamesOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { newApiKey, nowSeconds, randomAlnum } from '../lib/util.ts';
@@ -102,6 +103,10 @@ export async function createBotFor(svc: Services, owner: UserRow, input: CreateB
   resolveDefaultStream(input.defaultEventsRegisterStream);
 
   const bot = await transaction(svc.store, async (tx) => {
+    // Checked again under the lock account creation takes: two bots asked for at once get one name.
+    await lockNamesOf(svc.store, tx, 'users');
+    if (await userByDeliveryEmail(tx, svc.realmId, email)) throw badRequest('Username already in use');
+    if (await activeNameTaken(tx, svc.realmId, fullName)) throw badRequest('Name is already in use!');
     const row = await insertUser(tx, {
       realm_id: svc.realmId,
       email,

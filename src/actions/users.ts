@@ -1,4 +1,5 @@
 /** Creating users and bots, and the events that announce them. */
+import { lockNamesOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { hashPassword } from '../lib/passwords.ts';
@@ -47,6 +48,8 @@ export async function createUser(svc: Services, input: CreateUserInput): Promise
   const fullName = checkFullName(input.fullName);
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   const user = await transaction(svc.store, async (tx) => {
+    // Two accounts asked for one address at once: the second gets the error, not a 500 from the unique key (PostgreSQL).
+    await lockNamesOf(svc.store, tx, 'users');
     if (await emailTaken(tx, svc.realmId, email)) throw badRequest(`Email '${email}' already in use`);
     const realm = await realmById(tx, svc.realmId);
     const settings = input.isBot ? {} : realmUserDefaults(realm.user_defaults_json);

@@ -61,14 +61,14 @@ export function lockSettingsOf(store: Store, tx: Tx, kind: 'realm' | 'user' | 's
 /**
  * Taken before checking that a new name is free (group names, custom emoji,
  * channel folders, profile field labels: no unique index can say it;
- * linkifier patterns and playgrounds: one would, but with a 500 instead of
- * Zulip's error): of two requests taking one name at the same moment, the
- * second sees the first's row.
+ * users' email addresses, linkifier patterns and playgrounds: one would, but
+ * with a 500 instead of Zulip's error): of two requests taking one name at
+ * the same moment, the second sees the first's row.
  */
 export function lockNamesOf(
   store: Store,
   tx: Tx,
-  kind: 'user_groups' | 'realm_emoji' | 'channel_folders' | 'realm_linkifiers' | 'realm_playgrounds' | 'custom_profile_fields',
+  kind: 'users' | 'user_groups' | 'realm_emoji' | 'channel_folders' | 'realm_linkifiers' | 'realm_playgrounds' | 'custom_profile_fields',
 ): Promise<void> {
   return lockUntilCommit(store, tx, `names:${kind}`);
 }
