@@ -177,3 +177,12 @@ test('one email address given to several new accounts at once: one account, the 
   const later = await create();
   for (const r of results.filter((x) => x.status !== 200)) assert.deepEqual([r.status, r.body.msg], [400, later.body.msg]);
 });
+
+test('a user setting a status from several requests at once: every request answered, one status kept', async () => {
+  const mine = await t.makeUser({ name: 'Busy Status' });
+  const me = t.client(mine);
+  const results = await Promise.all(['lunch', 'meeting', 'travel', 'away'].map((text) => me.post('/users/me/status', { status_text: text })));
+  for (const r of results) assertSuccess(r);
+  const status = assertSuccess(await me.get(`/users/${mine.id}/status`)).status;
+  assert.ok(['lunch', 'meeting', 'travel', 'away'].includes(status.status_text), status.status_text);
+});

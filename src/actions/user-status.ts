@@ -4,7 +4,7 @@
  * deprecated `away` flag is the inverse of the user's presence_enabled
  * setting (changing it changes the setting).
  */
-import { lockSettingsOf } from '../store/locks.ts';
+import { lockSettingsOf, lockUserRowsOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
@@ -93,6 +93,8 @@ async function applyUserStatus(svc: Services, user: UserRow, input: StatusUpdate
 
   const events: Array<[ZulipEvent, number[]]> = [];
   await transaction(svc.store, async (tx) => {
+    // One status row per user, even for two changes at once (PostgreSQL).
+    await lockUserRowsOf(svc.store, tx, user.id);
     if (emojiName === '') {
       // An empty name clears the emoji.
       emojiCode = '';
