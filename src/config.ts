@@ -17,6 +17,8 @@ export interface Config {
   databaseUrl?: string;
   /** PostgreSQL schema to use (tests isolate themselves this way). */
   pgSchema?: string;
+  /** Most PostgreSQL connections this process opens for requests and jobs (PARLEY_PG_POOL_MAX). */
+  pgPoolMax: number;
   redisUrl?: string;
   /** Prefix of every Redis key and channel (several deployments or tests can share one Redis). */
   redisPrefix: string;
@@ -108,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR || './data',
     databaseUrl: env.DATABASE_URL || undefined,
     pgSchema: env.PARLEY_PG_SCHEMA || undefined,
+    pgPoolMax: Math.max(1, Math.floor(int(env, 'PARLEY_PG_POOL_MAX', 10))),
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.PARLEY_REDIS_PREFIX || 'parley:',
     workers: int(env, 'PARLEY_WORKERS', 0),

@@ -75,6 +75,7 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
     pgSchema: config.pgSchema,
+    pgPoolMax: config.pgPoolMax,
     onQuery: metrics ? (ms) => metrics.dbDuration.observe(ms / 1000) : undefined,
   });
   // Never two processes on one SQLite DATA_DIR, nor on PostgreSQL without Redis.

@@ -163,6 +163,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     PARLEY_API_RATE_LIMIT_PER_MINUTE: '0',
     LOG_LEVEL: 'warn',
     ...(dbUrl ? { DATABASE_URL: dbUrl, PARLEY_PG_SCHEMA: schema } : {}),
+    // CI's cluster run caps each node's pool, so two test files of three nodes each stay below PostgreSQL's connection limit.
+    ...(dbUrl && process.env.TEST_PG_POOL_MAX ? { PARLEY_PG_POOL_MAX: process.env.TEST_PG_POOL_MAX } : {}),
     ...(redisUrl ? { REDIS_URL: redisUrl, PARLEY_REDIS_PREFIX: redisPrefix } : {}),
     ...env,
   } as NodeJS.ProcessEnv);

@@ -39,6 +39,8 @@ export function openStore(opts: {
   dataDir: string;
   databaseUrl?: string;
   pgSchema?: string;
+  /** Most connections in the PostgreSQL pool (default 10). */
+  pgPoolMax?: number;
   onQuery?: (durationMs: number) => void;
   /** SQLite: the log's size at which it is started over (see sqlite-driver.ts); tests set it low. */
   walRestartBytes?: number;
@@ -55,7 +57,7 @@ export function openStore(opts: {
     pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
-      max: 10,
+      max: opts.pgPoolMax ?? 10,
       ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
     });
     const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }), log });
