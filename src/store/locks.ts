@@ -48,11 +48,10 @@ export async function lockUntilCommit(store: Store, tx: Tx, name: string): Promi
  * Taken before reading a row whose JSON settings column the transaction then
  * rewrites whole (an organization's, a user's, a channel's or a group's), or
  * whose settings it checks against each other (a default channel is never
- * private), so
- * that two changes of different settings both stay: on PostgreSQL each
- * transaction reads committed rows, and the second would write back the
- * first one's row without its change. The row must be read from the
- * database after this, not from what the process keeps in memory.
+ * private), so that two changes of different settings both stay: on
+ * PostgreSQL each transaction reads committed rows, and the second would
+ * write back the first one's row without its change. The row must be read
+ * from the database after this, not from what the process keeps in memory.
  */
 export function lockSettingsOf(store: Store, tx: Tx, kind: 'realm' | 'user' | 'stream' | 'group', id: number): Promise<void> {
   return lockUntilCommit(store, tx, `settings:${kind}:${id}`);
@@ -76,17 +75,19 @@ export function lockNamesOf(
 /**
  * Taken by a user's changes to rows of their own: message flags (which may
  * first create the user's historical user_messages row), reactions, topic
- * policies, mutes, push tokens, saved views and a bot's storage. Two at once would both insert the same row (a 500
- * from its unique key instead of Zulip's error) or both miss the other.
+ * policies, mutes, status, push tokens, saved views and a bot's storage. Two
+ * at once would both insert the same row (a 500 from its unique key instead
+ * of Zulip's error) or both miss the other.
  */
 export function lockUserRowsOf(store: Store, tx: Tx, userId: number): Promise<void> {
   return lockUntilCommit(store, tx, `user-rows:${userId}`);
 }
 
 /**
- * Taken by subscribing and unsubscribing (which may also create channels):
- * of two requests subscribing one user to one channel, or creating one
- * channel, at the same moment, the second sees the first's rows.
+ * Taken by subscribing and unsubscribing (which may create channels) and by
+ * creating a channel: of two requests subscribing one user to one channel,
+ * or creating one channel, at the same moment, the second sees the first's
+ * rows.
  */
 export function lockSubscriptionsOf(store: Store, tx: Tx): Promise<void> {
   return lockUntilCommit(store, tx, 'subscriptions');
