@@ -112,3 +112,29 @@ test('private channel: an administrator who is not subscribed deletes only what 
   assert.equal(assertSuccess(await t.client(admin).post(`/streams/${sid}/delete_topic`, { topic_name: 'secret' })).complete, true);
   assert.equal(await exists(m, alice), false);
 });
+
+test('messages moved out of the topic while it is being deleted stay where they went', async () => {
+  const sid = await makeChannel(t, { name: 'dt-race', subscribers: [alice.id, admin.id, t.owner.id] });
+  for (let round = 0; round < 4; round++) {
+    const ids: number[] = [];
+    for (let i = 0; i < 20; i++) ids.push(await send(alice, 'dt-race', `doomed ${round}`, `m${i}`));
+    // The owner moves the whole topic away at the moment the administrator deletes it.
+    const [moved, deleted] = await Promise.all([
+      t.client(t.owner).patch(`/messages/${ids[0]}`, { topic: `saved ${round}`, propagate_mode: 'change_all', send_notification_to_old_thread: false, send_notification_to_new_thread: false }),
+      t.client(admin).post(`/streams/${sid}/delete_topic`, { topic_name: `doomed ${round}` }),
+    ]);
+    assertSuccess(deleted);
+    const left = [];
+    for (const id of ids) if (await exists(id)) left.push(id);
+    if (moved.status === 200) {
+      // Moved first: every message is in the new topic, none deleted.
+      assert.deepEqual(left, ids, `round ${round}: the moved messages stay`);
+      const r = assertSuccess(await t.client(t.owner).get('/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: sid }, { operator: 'topic', operand: `saved ${round}` }]) }));
+      assert.equal(r.messages.length, ids.length);
+    } else {
+      // Deleted first: nothing left to move.
+      assertError(moved, 400, 'BAD_REQUEST', 'Invalid message(s)');
+      assert.deepEqual(left, [], `round ${round}: all deleted`);
+    }
+  }
+});

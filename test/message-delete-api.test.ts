@@ -108,3 +108,31 @@ test('organization and channel group settings', async () => {
   const dm = await send(B, { type: 'direct', to: JSON.stringify([alice.id]), content: 'hi' });
   assertSuccess(await del(A, dm));
 });
+
+test('a message moved to another channel while a deletion is being checked is judged where it went', async () => {
+  await setRealmSetting(t, 'can_delete_any_message_group', await groupId('role:administrators'));
+  await setRealmSetting(t, 'can_delete_own_message_group', await groupId('role:everyone'));
+  // Moderators may delete anyone's messages in "moderated", not in "elsewhere".
+  const moderated = await makeChannel(t, { name: 'moderated', subscribers: [alice.id, bob.id, t.owner.id, mod.id] });
+  const elsewhere = await makeChannel(t, { name: 'elsewhere', subscribers: [alice.id, bob.id, t.owner.id, mod.id] });
+  const db = t.server.svc.store.db;
+  const row = await db.selectFrom('streams').select('group_settings_json').where('id', '=', moderated).executeTakeFirstOrThrow();
+  const gs = { ...JSON.parse(row.group_settings_json), can_delete_any_message_group: await groupId('role:moderators') };
+  await db.updateTable('streams').set({ group_settings_json: JSON.stringify(gs) }).where('id', '=', moderated).execute();
+  for (let round = 0; round < 6; round++) {
+    const id = await send(B, { type: 'stream', to: 'moderated', topic: 'race', content: `spam ${round}` });
+    // The owner moves it to "elsewhere" at the moment the moderator deletes it.
+    const [moved, deleted] = await Promise.all([O.patch(`/messages/${id}`, { stream_id: elsewhere, propagate_mode: 'change_one' }), del(M, id)]);
+    if (moved.status === 200) {
+      // Moved first: there the moderator may not delete it, and it stays.
+      assertError(deleted, 400, 'BAD_REQUEST', "You don't have permission to delete this message");
+      const m = assertSuccess(await O.get(`/messages/${id}`)).message;
+      assert.equal(m.stream_id, elsewhere);
+    } else {
+      // Deleted first: nothing left to move.
+      assertSuccess(deleted);
+      assertError(moved, 400, 'BAD_REQUEST', 'Invalid message(s)');
+      assertError(await O.get(`/messages/${id}`), 400, 'BAD_REQUEST', 'Invalid message(s)');
+    }
+  }
+});

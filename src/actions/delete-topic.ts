@@ -33,10 +33,9 @@ export async function deleteTopic(svc: Services, user: UserRow, streamId: number
   const { batchSize, timeBudgetMs } = deleteTopicLimits;
   const deadline = Date.now() + timeBudgetMs;
   for (;;) {
-    const ids = await topicMessageIdsNewestFirst(db, svc.realmId, access.stream.id, topic, batchSize, onlyHeldBy);
-    if (ids.length === 0) return { complete: true };
-    await deleteMessages(svc, ids);
-    if (ids.length < batchSize) return { complete: true };
+    // Chosen inside each batch's transaction: messages moved out of the topic meanwhile stay.
+    const deleted = await deleteMessages(svc, (tx) => topicMessageIdsNewestFirst(tx, svc.realmId, access.stream.id, topic, batchSize, onlyHeldBy));
+    if (deleted < batchSize) return { complete: true };
     if (Date.now() >= deadline) return { complete: false };
   }
 }

@@ -26,32 +26,34 @@ import { deleteMessages } from './message-delete.ts';
 const noPermission = () => badRequest("You don't have permission to delete this message");
 
 export async function deleteMessageByUser(svc: Services, user: UserRow, messageId: number): Promise<void> {
-  const db = svc.store.db;
-  const a = await accessMessageToModify(svc, db, user, messageId);
-  if (!a) throw invalidMessage();
-  const m = a.row;
-  const realm = await realmById(db, svc.realmId);
-  const groups = await cachedGroups(svc, db);
-  const stream = m.recipient_type === RECIPIENT.STREAM ? await streamById(db, svc.realmId, m.recipient_id) : undefined;
+  // Checked inside the deleting transaction: a message moved meanwhile is judged where it now is.
+  await deleteMessages(svc, async (tx) => {
+    const a = await accessMessageToModify(svc, tx, user, messageId);
+    if (!a) throw invalidMessage();
+    const m = a.row;
+    const realm = await realmById(tx, svc.realmId);
+    const groups = await cachedGroups(svc, tx);
+    const stream = m.recipient_type === RECIPIENT.STREAM ? await streamById(tx, svc.realmId, m.recipient_id) : undefined;
 
-  const anyAllowed =
-    groups.allows(user, realmGroupSetting(realm.settings_json, 'can_delete_any_message_group', groups)) ||
-    (stream !== undefined && groups.allows(user, streamGroupSetting(stream, 'can_delete_any_message_group')));
-  if (!anyAllowed) {
-    let own = m.sender_id === user.id;
-    if (!own) {
-      const sender = await userById(db, svc.realmId, m.sender_id);
-      own = !!sender && sender.bot_owner_id === user.id;
+    const anyAllowed =
+      groups.allows(user, realmGroupSetting(realm.settings_json, 'can_delete_any_message_group', groups)) ||
+      (stream !== undefined && groups.allows(user, streamGroupSetting(stream, 'can_delete_any_message_group')));
+    if (!anyAllowed) {
+      let own = m.sender_id === user.id;
+      if (!own) {
+        const sender = await userById(tx, svc.realmId, m.sender_id);
+        own = !!sender && sender.bot_owner_id === user.id;
+      }
+      if (!own) throw noPermission();
+      const ownAllowed =
+        groups.allows(user, realmGroupSetting(realm.settings_json, 'can_delete_own_message_group', groups)) ||
+        (stream !== undefined && groups.allows(user, streamGroupSetting(stream, 'can_delete_own_message_group')));
+      if (!ownAllowed) throw noPermission();
+      const limit = realmSettings(realm.settings_json).message_content_delete_limit_seconds;
+      if (typeof limit === 'number' && Date.now() / 1000 - m.date_sent > limit) {
+        throw badRequest('The time limit for deleting this message has passed');
+      }
     }
-    if (!own) throw noPermission();
-    const ownAllowed =
-      groups.allows(user, realmGroupSetting(realm.settings_json, 'can_delete_own_message_group', groups)) ||
-      (stream !== undefined && groups.allows(user, streamGroupSetting(stream, 'can_delete_own_message_group')));
-    if (!ownAllowed) throw noPermission();
-    const limit = realmSettings(realm.settings_json).message_content_delete_limit_seconds;
-    if (typeof limit === 'number' && Date.now() / 1000 - m.date_sent > limit) {
-      throw badRequest('The time limit for deleting this message has passed');
-    }
-  }
-  await deleteMessages(svc, [m.id]);
+    return [m.id];
+  });
 }

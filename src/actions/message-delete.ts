@@ -6,15 +6,27 @@
  * first_message_id changes (spec §6.4).
  */
 import type { Services } from '../services.ts';
-import { transaction } from '../store/db.ts';
+import { transaction, type Tx } from '../store/db.ts';
+import { lockUntilCommit } from '../store/locks.ts';
 import { deleteMessageRows, firstMessageIds, messageHolders, messagesByIds, RECIPIENT, type MessageRow } from '../store/messages.ts';
 import { streamsByIds, subscriberIds } from '../store/streams.ts';
 import { activeUserIds } from '../store/users.ts';
 import type { ZulipEvent } from '../events/types.ts';
 
-export async function deleteMessages(svc: Services, ids: number[]): Promise<void> {
-  if (ids.length === 0) return;
+/**
+ * Deletes the messages `pick` chooses, and returns how many it chose. `pick`
+ * runs inside the deleting transaction, after edits and moves of other
+ * requests have committed (the lock they take), so that a message is
+ * deleted only where it was chosen (and its deletion permitted): not after a
+ * concurrent move took it to another topic or channel. An error thrown by
+ * `pick` deletes nothing.
+ */
+export async function deleteMessages(svc: Services, pick: number[] | ((tx: Tx) => Promise<number[]>)): Promise<number> {
+  if (Array.isArray(pick) && pick.length === 0) return 0;
   const result = await transaction(svc.store, async (tx) => {
+    await lockUntilCommit(svc.store, tx, 'message-edits');
+    const ids = Array.isArray(pick) ? pick : await pick(tx);
+    if (ids.length === 0) return null;
     const rows = await messagesByIds(tx, svc.realmId, ids);
     const holders = await messageHolders(tx, rows.map((m) => m.id));
     const streamIds = [...new Set(rows.filter((m) => m.recipient_type === RECIPIENT.STREAM).map((m) => m.recipient_id))];
@@ -26,6 +38,7 @@ export async function deleteMessages(svc: Services, ids: number[]): Promise<void
     const streams = await streamsByIds(tx, svc.realmId, streamIds);
     return { rows, holders, before, after, subscribers, streams };
   });
+  if (result === null) return 0;
 
   // One event per conversation, to everyone who held one of its messages
   // (and, for channels, the current subscribers).
@@ -61,4 +74,5 @@ export async function deleteMessages(svc: Services, ids: number[]): Promise<void
       stream.invite_only ? (result.subscribers.get(stream.id) ?? []) : everyone,
     );
   }
+  return result.rows.length;
 }
