@@ -254,3 +254,31 @@ test('email change through PATCH /settings: confirmation link to the new address
   assert.equal((await fetch(`${t.url}/accounts/confirm_new_email/${m[1]}/`)).status, 410);
   assert.equal((await fetch(`${t.url}/accounts/confirm_new_email/nosuchkey/`)).status, 404);
 });
+
+test('two confirmation links for one new address opened at the same moment: one changes, the other finds it taken', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const linkTo = (address: string): string => {
+    const mails = readFileSync(join(t.server.svc.config.dataDir, 'emails.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const m = /\/accounts\/confirm_new_email\/([a-z0-9]+)\//.exec(mails.filter((x) => x.to.includes(address)).pop().text);
+    assert.ok(m);
+    return `${t.url}/accounts/confirm_new_email/${m[1]}/`;
+  };
+  for (let round = 0; round < 3; round++) {
+    const wanted = `wanted-${round}@example.org`;
+    const movers = await Promise.all([0, 1, 2].map((i) => t.makeUser({ name: `Claimant ${round}.${i}` })));
+    const links: string[] = [];
+    for (const u of movers) {
+      assertSuccess(await t.client(u).patch('/settings', { email: wanted }));
+      links.push(linkTo(wanted));
+    }
+    const pages = await Promise.all(links.map((l) => fetch(l)));
+    const texts = await Promise.all(pages.map((p) => p.text()));
+    assert.deepEqual(pages.map((p) => p.status).sort(), [200, 400, 400], `round ${round}`);
+    for (let i = 0; i < pages.length; i++) if (pages[i].status === 400) assert.match(texts[i], /Already has an account\./);
+    const holders = [];
+    // (The owner asks: the one who moved now signs in with the new address.)
+    for (const u of movers) if (assertSuccess(await t.client(t.owner).get(`/users/${u.id}`)).user.delivery_email === wanted) holders.push(u.id);
+    assert.equal(holders.length, 1, 'one account has the address');
+  }
+});

@@ -12,8 +12,9 @@ import { emailSettings, sendEmail } from '../lib/email.ts';
 import { validEmail } from '../lib/email-address.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { nowSeconds, randomAlnum } from '../lib/util.ts';
-import { transaction } from '../store/db.ts';
-import { claimEmailChange, emailChangeByKey, insertEmailChange } from '../store/email-changes.ts';
+import { transaction, type Tx } from '../store/db.ts';
+import { lockNamesOf } from '../store/locks.ts';
+import { claimEmailChange, emailChangeByKey, insertEmailChange, type EmailChangeRow } from '../store/email-changes.ts';
 import { realmById } from '../store/realm.ts';
 import { allUsers, updateUser, userByDeliveryEmail, userById, type UserRow } from '../store/users.ts';
 import { avatarUrl, canSeeDeliveryEmail, emailVisibility, isAdminRole, publicEmail } from './users-format.ts';
@@ -25,16 +26,16 @@ const CONFIRMATION_VALIDITY_SECONDS = 24 * 3600;
 export const confirmEmailUrl = (svc: Services, key: string): string => `${svc.config.externalUrl}/accounts/confirm_new_email/${key}/`;
 
 /** Why an address cannot be taken, or null (Zulip's validate_email_not_already_in_realm). */
-async function addressTaken(svc: Services, email: string): Promise<string | null> {
-  const existing = await userByDeliveryEmail(svc.store.db, svc.realmId, email);
+async function addressTaken(svc: Services, db: Tx, email: string): Promise<string | null> {
+  const existing = await userByDeliveryEmail(db, svc.realmId, email);
   if (!existing) return null;
   if (existing.is_system_bot) return 'Reserved for system bots.';
   return existing.is_active ? 'Already has an account.' : 'Account has been deactivated.';
 }
 
 /** The organization's email_changes_disabled (administrators exempt), as Zulip says it. */
-async function emailChangeRefusal(svc: Services, user: UserRow): Promise<string | null> {
-  const settings = realmSettings((await realmById(svc.store.db, svc.realmId)).settings_json);
+async function emailChangeRefusal(svc: Services, db: Tx, user: UserRow): Promise<string | null> {
+  const settings = realmSettings((await realmById(db, svc.realmId)).settings_json);
   return settings.email_changes_disabled && !isAdminRole(user.role) ? 'Email address changes are disabled in this organization.' : null;
 }
 
@@ -43,10 +44,10 @@ export async function startEmailChange(svc: Services, user: UserRow, requested: 
   const email = requested.trim();
   if (email.toLowerCase() === user.delivery_email.toLowerCase()) return;
   const realm = await realmById(svc.store.db, svc.realmId);
-  const refused = await emailChangeRefusal(svc, user);
+  const refused = await emailChangeRefusal(svc, svc.store.db, user);
   if (refused) throw badRequest(refused);
   if (!validEmail(email)) throw badRequest('Invalid address.');
-  const taken = await addressTaken(svc, email);
+  const taken = await addressTaken(svc, svc.store.db, email);
   if (taken) throw badRequest(taken);
   const key = randomAlnum(24).toLowerCase();
   await transaction(svc.store, (tx) => insertEmailChange(tx, { realmId: svc.realmId, userId: user.id, oldEmail: user.delivery_email, newEmail: email, key, now: nowSeconds() }));
@@ -79,23 +80,35 @@ export type EmailChangeResult =
   | { kind: 'refused'; error: string }
   | { kind: 'changed'; oldEmail: string; newEmail: string };
 
-/** Opening the confirmation link: the address changes once, if still free. */
+type Confirmation = Exclude<EmailChangeResult, { kind: 'changed' }> | { kind: 'changed'; user: UserRow; change: EmailChangeRow; apiEmail: string };
+
+/**
+ * Opening the confirmation link: the address changes once, if still free.
+ * The checks, the claim of the link and the change are one transaction,
+ * under the lock that new accounts take for their address: of two links
+ * for one address opened at once, the second finds it taken.
+ */
 export async function confirmEmailChange(svc: Services, key: string): Promise<EmailChangeResult> {
   if (!/^[A-Za-z0-9]{1,100}$/.test(key)) return { kind: 'invalid' };
-  const change = await emailChangeByKey(svc.store.db, svc.realmId, key);
-  if (!change) return { kind: 'invalid' };
-  if (change.status !== 0 || Number(change.created) + CONFIRMATION_VALIDITY_SECONDS < nowSeconds()) return { kind: 'expired' };
-  const user = await userById(svc.store.db, svc.realmId, change.user_id);
-  if (!user || !user.is_active) return { kind: 'invalid' };
-  // As Zulip: the organization's email_changes_disabled is checked again when the link is opened.
-  const refused = await emailChangeRefusal(svc, user);
-  if (refused) return { kind: 'refused', error: refused };
-  const taken = await addressTaken(svc, change.new_email);
-  if (taken) return { kind: 'taken', error: taken };
-  if (!(await claimEmailChange(svc.store.db, change.id))) return { kind: 'expired' };
-  const visibility = emailVisibility(user);
-  const apiEmail = publicEmail(svc.config, user.id, change.new_email, visibility);
-  await transaction(svc.store, (tx) => updateUser(tx, user.id, { delivery_email: change.new_email, email: apiEmail }));
+  const r = await transaction(svc.store, async (tx): Promise<Confirmation> => {
+    await lockNamesOf(svc.store, tx, 'users');
+    const change = await emailChangeByKey(tx, svc.realmId, key);
+    if (!change) return { kind: 'invalid' };
+    if (change.status !== 0 || Number(change.created) + CONFIRMATION_VALIDITY_SECONDS < nowSeconds()) return { kind: 'expired' };
+    const user = await userById(tx, svc.realmId, change.user_id);
+    if (!user || !user.is_active) return { kind: 'invalid' };
+    // As Zulip: the organization's email_changes_disabled is checked again when the link is opened.
+    const refused = await emailChangeRefusal(svc, tx, user);
+    if (refused) return { kind: 'refused', error: refused };
+    const taken = await addressTaken(svc, tx, change.new_email);
+    if (taken) return { kind: 'taken', error: taken };
+    if (!(await claimEmailChange(tx, change.id))) return { kind: 'expired' };
+    const apiEmail = publicEmail(svc.config, user.id, change.new_email, emailVisibility(user));
+    await updateUser(tx, user.id, { delivery_email: change.new_email, email: apiEmail });
+    return { kind: 'changed', user, change, apiEmail };
+  });
+  if (r.kind !== 'changed') return r;
+  const { user, change, apiEmail } = r;
   const updated: UserRow = { ...user, delivery_email: change.new_email, email: apiEmail };
   const everyone = await allUsers(svc.store.db, svc.realmId);
   const recipients = await userIdsWhoCanAccess(svc, updated);
