@@ -252,6 +252,36 @@ test('connection errors are retried 3 times, then "Bot is unavailable" and the o
   assert.notEqual(job.done_at, null);
 });
 
+test('a reply that comes after the job was claimed again is not posted: the bot answers once, from the new claim', async () => {
+  const bot = await makeBot('/lease');
+  let answers = 0;
+  let releaseFirst!: () => void;
+  const firstReleased = new Promise<void>((r) => (releaseFirst = r));
+  rx.handlers.set('/lease', (r) => {
+    answers += 1;
+    if (answers === 1) void firstReleased.then(() => r.respond(200, JSON.stringify({ content: 'late reply' })));
+    else r.respond(200, JSON.stringify({ content: 'reply of the new claim' }));
+  });
+  const sent = assertSuccess(await t.client(alice).post('/messages', { type: 'stream', to: CHANNEL, topic: 'lease', content: `@**${bot.fullName}** once` }));
+  await rx.requestsTo('/lease');
+  // As if the lease had run out while the bot's server took its time: the claim is no longer this request's.
+  const db = t.server.svc.store.db;
+  await db.updateTable('outgoing_webhook_jobs').set({ locked_until: 1 }).where('message_id', '=', sent.id).where('bot_id', '=', bot.id).execute();
+  releaseFirst();
+  // The job is claimed again and delivered by the next pass (unless the late reply finished it).
+  let timer!: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the job was not claimed again')), 15_000)));
+  await Promise.race([rx.requestsTo('/lease', 2), timeout]).finally(() => clearTimeout(timer));
+  await waitForMessage(inChannel('lease'), (m) => m.sender_id === bot.id);
+  const res = assertSuccess(await t.client(t.owner).get('/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow: inChannel('lease'), apply_markdown: false }));
+  assert.deepEqual(
+    res.messages.filter((m: any) => m.sender_id === bot.id).map((m: any) => m.content),
+    ['reply of the new claim'],
+  );
+  const job = await db.selectFrom('outgoing_webhook_jobs').selectAll().where('message_id', '=', sent.id).where('bot_id', '=', bot.id).executeTakeFirstOrThrow();
+  assert.notEqual(job.done_at, null, 'the job is done');
+});
+
 test('a pending delivery survives a restart: the next server start delivers it', async () => {
   const t2 = await startTestServer();
   try {

@@ -9,6 +9,10 @@
  * - timeouts and connection errors are retried (3 retries), then the bot says
  *   "Failure! Bot is unavailable" and its owner is told why; other status codes
  *   and bad responses fail at once, with the same notices.
+ * The reply to the bot's last service commits with the job's "done" mark, and
+ * only while the job's claim is still this server's: a server stopping
+ * between the two cannot make the bot answer twice, nor can a claimant whose
+ * lease ran out.
  */
 import { refreshingFirst } from './cache.ts';
 import type { Services } from '../services.ts';
@@ -19,7 +23,14 @@ import { ZULIP_VERSION } from '../lib/version.ts';
 import { userById, type UserRow } from '../store/users.ts';
 import { messageById, RECIPIENT } from '../store/messages.ts';
 import { servicesOfBots, type BotServiceRow } from '../store/bots.ts';
-import { claimDueOutgoingWebhookJobs, finishOutgoingWebhookJob, retryOutgoingWebhookJob, type OutgoingWebhookJobRow } from '../store/outgoing-webhooks.ts';
+import type { Tx } from '../store/db.ts';
+import {
+  claimDueOutgoingWebhookJobs,
+  finishClaimedOutgoingWebhookJob,
+  finishOutgoingWebhookJob,
+  retryOutgoingWebhookJob,
+  type OutgoingWebhookJobRow,
+} from '../store/outgoing-webhooks.ts';
 import { formatMessages, loadDirectory } from './messages-format.ts';
 import { sendMessage } from './messages.ts';
 import { setOutgoingWebhookDelivery, wakeOutgoingWebhookDelivery } from './outgoing-webhooks.ts';
@@ -32,16 +43,23 @@ interface JobContext {
   bot: UserRow;
   message: Record<string, unknown>;
   job: OutgoingWebhookJobRow;
+  /** Set while calling the bot's last service: its reply finishes the job in the reply's transaction. */
+  finishWithReply?: (tx: Tx) => Promise<void>;
+  /** The job was finished with the reply. */
+  finished?: boolean;
 }
 
+/** Another claimant took the job after this one's lease ran out: it delivers it, this one sends nothing. */
+class ClaimLost extends Error {}
+
 /** The bot answers in the conversation of the triggering message (Zulip's send_response_message). */
-async function sendResponse(ctx: JobContext, content: string): Promise<void> {
+async function sendResponse(ctx: JobContext, content: string, inTransaction?: (tx: Tx) => Promise<void>): Promise<void> {
   const m = ctx.message;
   if (m.type === 'stream') {
-    await sendMessage(ctx.svc, ctx.bot, { type: 'stream', to: String(m.stream_id), topic: String(m.subject), content, clientName: 'OutgoingWebhookResponse' });
+    await sendMessage(ctx.svc, ctx.bot, { type: 'stream', to: String(m.stream_id), topic: String(m.subject), content, clientName: 'OutgoingWebhookResponse', inTransaction });
   } else {
     const ids = (m.display_recipient as Array<{ id: number }>).map((r) => r.id);
-    await sendMessage(ctx.svc, ctx.bot, { type: 'private', to: JSON.stringify(ids), topic: undefined, content, clientName: 'OutgoingWebhookResponse' });
+    await sendMessage(ctx.svc, ctx.bot, { type: 'private', to: JSON.stringify(ids), topic: undefined, content, clientName: 'OutgoingWebhookResponse', inTransaction });
   }
 }
 
@@ -187,7 +205,10 @@ async function callService(ctx: JobContext, service: BotServiceRow, command: str
   if (res.status >= 200 && res.status < 300) {
     try {
       const content = replyContent(service, text);
-      if (content !== null) await sendResponse(ctx, content);
+      if (content !== null) {
+        await sendResponse(ctx, content, ctx.finishWithReply);
+        if (ctx.finishWithReply) ctx.finished = true;
+      }
     } catch (e) {
       if (!(e instanceof JsonableFailure) && !(e instanceof ApiError)) throw e;
       await failWithMessage(ctx, e.message);
@@ -216,8 +237,22 @@ async function runJob(svc: Services, job: OutgoingWebhookJobRow, signal: AbortSi
   const message = { ...dict, rendered_content: row.rendered_content };
   if (row.recipient_type !== RECIPIENT.STREAM) delete (message as Record<string, unknown>).stream_id;
   const ctx: JobContext = { svc, bot, message, job };
-  for (const service of await servicesOfBots(db, [bot.id])) {
-    const outcome = await callService(ctx, service, row.content, signal);
+  const services = await servicesOfBots(db, [bot.id]);
+  for (const [i, service] of services.entries()) {
+    if (i === services.length - 1) {
+      ctx.finishWithReply = async (tx) => {
+        if (!(await finishClaimedOutgoingWebhookJob(tx, job.id, job.locked_until, Date.now()))) throw new ClaimLost();
+      };
+    }
+    let outcome: CallOutcome;
+    try {
+      outcome = await callService(ctx, service, row.content, signal);
+    } catch (e) {
+      if (!(e instanceof ClaimLost)) throw e;
+      svc.log.warn({ bot: bot.email, message: row.id }, 'outgoing webhook: the claim ran out before the reply; left to its new claimant');
+      return;
+    }
+    if (ctx.finished) return;
     if (!outcome.retry) continue;
     const tries = job.failed_tries + 1;
     if (tries > MAX_REQUEST_RETRIES) {

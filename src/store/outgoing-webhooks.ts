@@ -58,6 +58,21 @@ export async function claimDueOutgoingWebhookJobs(db: Db, now: number, leaseMs: 
     .execute();
 }
 
+/**
+ * Finishes the job only while the claim read as `lockedUntil` is still its
+ * own (no other claimant took it after the lease ran out); false otherwise.
+ */
+export async function finishClaimedOutgoingWebhookJob(db: Tx, id: number, lockedUntil: number | null, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('outgoing_webhook_jobs')
+    .set({ done_at: now, locked_until: null })
+    .where('id', '=', id)
+    .where('done_at', 'is', null)
+    .where('locked_until', lockedUntil === null ? 'is' : '=', lockedUntil)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 export async function finishOutgoingWebhookJob(db: Db, id: number, now: number): Promise<void> {
   await db.updateTable('outgoing_webhook_jobs').set({ done_at: now, locked_until: null }).where('id', '=', id).execute();
 }
