@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertSuccess, openQueue, startTestServer, type Account, type Client, type TestServer } from './helpers.ts';
 import { makeChannel } from './messages-fixtures.ts';
+import { sql } from 'kysely';
 
 let t: TestServer;
 let owner: Client;
@@ -229,4 +230,39 @@ test('concurrent submissions of one key create one account', async () => {
   for (const r of results) assert.ok(r.status < 500, r.html);
   assert.equal(results.filter((r) => /account has been created/.test(r.html)).length, 1);
   assert.equal((await userByEmail(email)).length, 1);
+});
+
+test('a failure while the account is being set up creates nothing: the link still works, and then gives the account its channels and groups', async () => {
+  assertSuccess(await owner.post('/user_groups/create', { name: 'fragile', description: 'x', members: [t.owner.id] }));
+  const db = t.server.svc.store.db;
+  const fragile = (await db.selectFrom('user_groups').select('id').where('name', '=', 'fragile').executeTakeFirstOrThrow()).id;
+  const { email, key } = await invite(owner, { stream_ids: [publicChannel], group_ids: [fragile, groupId] });
+  // The database refuses the membership in "fragile", after the account and its subscriptions are written.
+  if (t.server.svc.store.dialect === 'postgres') {
+    await sql`CREATE FUNCTION refuse_fragile() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql`.execute(db);
+    await sql`CREATE TRIGGER refuse_fragile BEFORE INSERT ON user_group_members FOR EACH ROW WHEN (NEW.group_id = ${sql.lit(fragile)}) EXECUTE FUNCTION refuse_fragile()`.execute(db);
+  } else {
+    await sql`CREATE TRIGGER refuse_fragile BEFORE INSERT ON user_group_members WHEN NEW.group_id = ${sql.lit(fragile)} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`.execute(db);
+  }
+  try {
+    const failed = await page('POST', key, { full_name: 'Unlucky Person', password: GOOD_PASSWORD });
+    // The form again, asking to try again.
+    assert.equal(failed.status, 400);
+    assert.match(failed.html, /Something went wrong\. Please try again\./);
+    assert.deepEqual(await userByEmail(email), [], 'no account');
+    const subscribed = await db.selectFrom('subscriptions').innerJoin('users', 'users.id', 'subscriptions.user_id').select('users.id').where('users.delivery_email', '=', email).execute();
+    assert.deepEqual(subscribed, []);
+    const form = await page('GET', key);
+    assert.equal(form.status, 200);
+    assert.ok(form.html.includes(email), 'the link still shows the form');
+  } finally {
+    await sql`DROP TRIGGER refuse_fragile${sql.raw(t.server.svc.store.dialect === 'postgres' ? ' ON user_group_members' : '')}`.execute(db);
+  }
+  const res = await page('POST', key, { full_name: 'Unlucky Person', password: GOOD_PASSWORD });
+  assert.match(res.html, /account has been created/);
+  const [u] = await userByEmail(email);
+  const fetched = assertSuccess(await fetchApiKey(email, GOOD_PASSWORD));
+  const subs = assertSuccess(await t.client({ email, apiKey: fetched.api_key }).get('/users/me/subscriptions'));
+  assert.deepEqual(subs.subscriptions.map((s: { name: string }) => s.name), ['signup-public']);
+  for (const g of [fragile, groupId]) assert.ok(assertSuccess(await owner.get(`/user_groups/${g}/members`)).members.includes(u.id));
 });

@@ -1,9 +1,10 @@
 /**
- * A new organization's first channels, and default channels for new users.
+ * A new organization's first channels.
  *
  * As Zulip does: "general" (public, a default channel, where new-channel
  * and update announcements go) and "core team" (private, where sign-up
- * announcements go); every new user is subscribed to the default channels.
+ * announcements go). New users are subscribed to the default channels as
+ * they are created (createUser).
  */
 import { lockSettingsOf } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
@@ -56,17 +57,4 @@ export async function createInitialChannels(svc: Services, owner: UserRow): Prom
     await updateRealm(tx, svc.realmId, { settings_json: JSON.stringify(settings) });
     await addSubscriptionsTx(tx, [general, core], [owner]);
   });
-}
-
-/** Subscribes a new user to the organization's default channels, with the usual events. */
-export async function subscribeToDefaultChannels(svc: Services, user: UserRow): Promise<void> {
-  const ids = await defaultStreamIds(svc, svc.store.db);
-  if (ids.length === 0) return;
-  const before = await loadChannelContext(svc, svc.store.db);
-  const streams = await streamsByIds(svc.store.db, svc.realmId, ids);
-  const peers = new Set(streams.flatMap((s) => before.subscribers.get(s.id) ?? []));
-  const announceAccess = await trackAccessChanges(svc, [user, ...before.users.filter((u) => peers.has(u.id))]);
-  const { added } = await transaction(svc.store, (tx) => addSubscriptionsTx(tx, streams, [user]));
-  await sendSubscriptionAddEvents(svc, before, added, []);
-  await announceAccess();
 }

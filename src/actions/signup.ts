@@ -11,18 +11,18 @@
  * notify_referrer_on_join; Notification Bot posts "... joined this
  * organization." to signup_announcements_stream_id when one is set.
  *
- * Two submissions of one key create at most one account: the invitation is
- * claimed with a check-and-set update before the account is created, and
- * released again if creation fails.
+ * The account, its claim of the invitation (a check-and-set update: two
+ * submissions of one key create at most one account), the invitation's
+ * bookkeeping, channels and groups are one transaction; the events and the
+ * messages follow its commit.
  */
 import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
-import { transaction } from '../store/db.ts';
+import type { Tx } from '../store/db.ts';
 import { realmById } from '../store/realm.ts';
-import { streamsByIds } from '../store/streams.ts';
 import { addGroupMembers } from '../store/groups.ts';
 import { activeUserIds, userByDeliveryEmail, userById, type UserRow } from '../store/users.ts';
 import {
@@ -31,15 +31,12 @@ import {
   claimInvitation,
   completeInvitation,
   invitationByKey,
-  releaseInvitation,
   type InvitationRow,
 } from '../store/invites.ts';
 import { checkFullName, createUser } from './users.ts';
 import { passwordStrongEnough } from './users-admin.ts';
-import { addSubscriptionsTx, sendSubscriptionAddEvents } from './streams-create.ts';
 import { defaultStreamIds } from './streams-default.ts';
 import { notificationBot } from './system-bots.ts';
-import { loadChannelContext } from './streams-format.ts';
 import { sendMessage } from './messages.ts';
 import { sendWelcomeMessages } from './welcome-bot.ts';
 
@@ -91,27 +88,40 @@ export async function acceptInvitation(svc: Services, key: string, input: { full
   if (!input.password) return formError('Please enter a password.');
   if (!passwordStrongEnough(input.password)) return formError('The password is too weak.');
 
-  // Check-and-set: only one submission of the key gets past this point.
-  if (!(await claimInvitation(svc.store.db, inv.id))) {
-    const now = await checkConfirmationKey(svc, key);
-    return now.kind === 'valid' ? formError('Please try again.') : now;
-  }
+  const channelIds = new Set(idList(inv.stream_ids_json));
+  if (inv.include_realm_default_subscriptions) for (const id of await defaultStreamIds(svc, svc.store.db)) channelIds.add(id);
+  let referrers: number[] = [];
+  let groupIds: number[] = [];
   let user: UserRow;
   try {
-    user = await createUser(svc, { email: inv.email, fullName, password: input.password, role: inv.invited_as, defaultChannels: false });
+    user = await createUser(svc, {
+      email: inv.email,
+      fullName,
+      password: input.password,
+      role: inv.invited_as,
+      channelIds: [...channelIds],
+      inTransaction: async (tx, created) => {
+        // Check-and-set: only one submission of the key commits.
+        if (!(await claimInvitation(tx, inv.id))) throw new InvitationTaken();
+        referrers = await completeInvitation(tx, svc.realmId, inv.id, inv.email, created.id);
+        groupIds = await addToInvitedGroups(svc, tx, inv, created);
+      },
+    });
   } catch (e) {
+    if (e instanceof InvitationTaken) {
+      const now = await checkConfirmationKey(svc, key);
+      return now.kind === 'valid' ? formError('Please try again.') : now;
+    }
     if (await userByDeliveryEmail(svc.store.db, svc.realmId, inv.email)) return { kind: 'used', email: inv.email };
-    await releaseInvitation(svc.store.db, inv.id);
     const msg = errorMessage(e);
     if (msg === null) throw e;
     return formError(msg);
   }
 
-  // Follow-up steps: the account exists, so a failure in one is logged, not shown.
+  // Events and messages: the account exists, so a failure in one is logged, not shown.
   const steps: Array<[string, () => Promise<void>]> = [
-    ['invitation bookkeeping', () => finishInvitation(svc, inv, user)],
-    ['subscriptions', () => subscribeInvitedUser(svc, inv, user)],
-    ['groups', () => addToInvitedGroups(svc, inv, user)],
+    ['invitation events', () => sendInvitationEvents(svc, inv, referrers)],
+    ['group events', () => sendGroupEvents(svc, groupIds, user)],
     ['referrer notification', () => notifyReferrer(svc, inv, user, realmName)],
     ['signup announcement', () => announceSignup(svc, user)],
     ['welcome bot', async () => void (await sendWelcomeMessages(svc, user, inv.welcome_message_custom_text))],
@@ -126,14 +136,13 @@ export async function acceptInvitation(svc: Services, key: string, input: { full
   return { kind: 'created', user, realmName };
 }
 
-/** Records the account on the invitation, revokes other invitations to the address, invites_changed. */
-async function finishInvitation(svc: Services, inv: InvitationRow, user: UserRow): Promise<void> {
-  const recipients = await transaction(svc.store, async (tx) => {
-    const referrers = await completeInvitation(tx, svc.realmId, inv.id, inv.email, user.id);
-    const ids = await adminAndBotIds(tx, svc.realmId);
-    for (const r of [inv.referred_by, ...referrers]) if (!ids.includes(r)) ids.push(r);
-    return ids;
-  });
+/** Another submission of the key claimed the invitation first (or it was revoked meanwhile). */
+class InvitationTaken extends Error {}
+
+/** invites_changed to administrators, bots and the referrers of the invitation and of those it revoked. */
+async function sendInvitationEvents(svc: Services, inv: InvitationRow, referrers: number[]): Promise<void> {
+  const recipients = await adminAndBotIds(svc.store.db, svc.realmId);
+  for (const r of [inv.referred_by, ...referrers]) if (!recipients.includes(r)) recipients.push(r);
   svc.bus.send({ type: 'invites_changed' }, recipients);
 }
 
@@ -146,34 +155,25 @@ function idList(json: string): number[] {
   }
 }
 
-/** The invitation's channels, plus the default channels when asked (Zulip: only then, for invited users). */
-async function subscribeInvitedUser(svc: Services, inv: InvitationRow, user: UserRow): Promise<void> {
-  const ids = new Set(idList(inv.stream_ids_json));
-  if (inv.include_realm_default_subscriptions) for (const id of await defaultStreamIds(svc, svc.store.db)) ids.add(id);
-  if (ids.size === 0) return;
-  const before = await loadChannelContext(svc, svc.store.db);
-  const streams = (await streamsByIds(svc.store.db, svc.realmId, [...ids])).filter((s) => !s.is_archived);
-  if (streams.length === 0) return;
-  const { added } = await transaction(svc.store, (tx) => addSubscriptionsTx(tx, streams, [user]));
-  await sendSubscriptionAddEvents(svc, before, added, []);
+/** Adds the new user to the invitation's groups (those still active and not system groups); their IDs. */
+async function addToInvitedGroups(svc: Services, tx: Tx, inv: InvitationRow, user: UserRow): Promise<number[]> {
+  const wanted = idList(inv.group_ids_json);
+  if (wanted.length === 0) return [];
+  const groups = await cachedGroups(svc, tx);
+  const out: number[] = [];
+  for (const id of wanted) {
+    const g = groups.byId.get(id);
+    if (!g || g.is_system_group || g.deactivated || out.includes(id)) continue;
+    await addGroupMembers(tx, id, [user.id]);
+    out.push(id);
+  }
+  return out;
 }
 
-async function addToInvitedGroups(svc: Services, inv: InvitationRow, user: UserRow): Promise<void> {
-  const wanted = idList(inv.group_ids_json);
-  if (wanted.length === 0) return;
-  const added = await transaction(svc.store, async (tx) => {
-    const groups = await cachedGroups(svc, tx);
-    const out: number[] = [];
-    for (const id of wanted) {
-      const g = groups.byId.get(id);
-      if (!g || g.is_system_group || g.deactivated || out.includes(id)) continue;
-      await addGroupMembers(tx, id, [user.id]);
-      out.push(id);
-    }
-    return out;
-  });
+async function sendGroupEvents(svc: Services, groupIds: number[], user: UserRow): Promise<void> {
+  if (groupIds.length === 0) return;
   const recipients = await activeUserIds(svc.store.db, svc.realmId);
-  for (const id of added) svc.bus.send({ type: 'user_group', op: 'add_members', group_id: id, user_ids: [user.id] }, recipients);
+  for (const id of groupIds) svc.bus.send({ type: 'user_group', op: 'add_members', group_id: id, user_ids: [user.id] }, recipients);
 }
 
 const silentMention = (u: UserRow) => `@_**${u.full_name}|${u.id}**`;

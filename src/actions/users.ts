@@ -10,9 +10,12 @@ import { realmById } from '../store/realm.ts';
 import { activeUserIds, allUsers, emailTaken, insertUser, updateUser, ROLE, type UserRow } from '../store/users.ts';
 import { inaccessibleUser, userIdsWhoCanAccess } from './user-access.ts';
 import { canSeeDeliveryEmail, formatUser, isAdminRole, publicEmail } from './users-format.ts';
-import { transaction } from '../store/db.ts';
+import { transaction, type Tx } from '../store/db.ts';
+import { streamsByIds } from '../store/streams.ts';
 import { botEventRecipients, formatBot } from './bots-format.ts';
-import { subscribeToDefaultChannels } from './onboarding.ts';
+import { addSubscriptionsTx, sendSubscriptionAddEvents } from './streams-create.ts';
+import { defaultStreamIds } from './streams-default.ts';
+import { loadChannelContext } from './streams-format.ts';
 
 export interface CreateUserInput {
   email: string;
@@ -26,8 +29,17 @@ export interface CreateUserInput {
   defaultSendingStreamId?: number | null;
   defaultEventsRegisterStreamId?: number | null;
   defaultAllPublicStreams?: boolean;
-  /** false: the caller subscribes the new user itself (e.g. from an invitation). */
-  defaultChannels?: boolean;
+  /**
+   * Channels the new user is subscribed to in the transaction that creates
+   * it: the organization's default channels unless given (none for bots).
+   */
+  channelIds?: number[];
+  /**
+   * More work that must commit with the account (an invitation's claim and
+   * groups), run in its transaction after the account and its
+   * subscriptions are written; an error in it creates nothing.
+   */
+  inTransaction?: (tx: Tx, user: UserRow) => Promise<void>;
 }
 
 /** Full names: 1..100 characters, no control characters (Zulip's check_full_name). */
@@ -41,13 +53,17 @@ export function checkFullName(name: string): string {
   return trimmed;
 }
 
-/** Creates a user or bot in one transaction, then announces it. */
+/** Creates a user or bot, with its channels, in one transaction, then announces it. */
 export async function createUser(svc: Services, input: CreateUserInput): Promise<UserRow> {
   const email = input.email.trim();
   if (!validEmail(email)) throw badRequest(`Invalid address: ${email}`);
   const fullName = checkFullName(input.fullName);
   const passwordHash = input.password ? await hashPassword(input.password) : null;
-  const user = await transaction(svc.store, async (tx) => {
+  const channelIds = input.isBot ? [] : (input.channelIds ?? (await defaultStreamIds(svc, svc.store.db)));
+  // Who saw which channel before, for the subscription events (as every subscribing request does).
+  const before = channelIds.length ? await loadChannelContext(svc, svc.store.db) : null;
+  const streams = channelIds.length ? (await streamsByIds(svc.store.db, svc.realmId, channelIds)).filter((s) => !s.is_archived) : [];
+  const { user, added } = await transaction(svc.store, async (tx) => {
     // Two accounts asked for one address at once: the second gets the error, not a 500 from the unique key (PostgreSQL).
     await lockNamesOf(svc.store, tx, 'users');
     if (await emailTaken(tx, svc.realmId, email)) throw badRequest(`Email '${email}' already in use`);
@@ -78,10 +94,12 @@ export async function createUser(svc: Services, input: CreateUserInput): Promise
       await updateUser(tx, row.id, { email: pub });
       row.email = pub;
     }
-    return row;
+    const added = streams.length ? (await addSubscriptionsTx(tx, streams, [row])).added : [];
+    if (input.inTransaction) await input.inTransaction(tx, row);
+    return { user: row, added };
   });
   await announceUser(svc, user);
-  if (!user.is_bot && input.defaultChannels !== false) await subscribeToDefaultChannels(svc, user);
+  if (added.length) await sendSubscriptionAddEvents(svc, before, added, []);
   return user;
 }
 

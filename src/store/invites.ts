@@ -107,11 +107,6 @@ export async function claimInvitation(db: Tx, id: number): Promise<boolean> {
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** Undoes claimInvitation when the account could not be created. */
-export async function releaseInvitation(db: Tx, id: number): Promise<void> {
-  await db.updateTable('invitations').set({ status: INVITATION_STATUS.PENDING }).where('id', '=', id).where('created_user_id', 'is', null).execute();
-}
-
 /** Records the account created from a used invitation and revokes the other pending invitations to the same address. */
 export async function completeInvitation(db: Tx, realmId: number, id: number, email: string, userId: number): Promise<number[]> {
   await db.updateTable('invitations').set({ created_user_id: userId }).where('id', '=', id).execute();
