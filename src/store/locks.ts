@@ -1,9 +1,9 @@
 /**
  * Cluster-wide mutual exclusion for work that must run once across all
  * processes (timers such as scheduled-message delivery). On PostgreSQL a
- * session advisory lock held on one connection for the duration (released
- * by PostgreSQL if the process dies); SQLite serves one process only (the
- * DATA_DIR lock), so the work just runs.
+ * session advisory lock held for the duration on a connection of the
+ * store's lockDb (released by PostgreSQL if the process dies); SQLite
+ * serves one process only (the DATA_DIR lock), so the work just runs.
  */
 import { sql } from 'kysely';
 import type { Store, Tx } from './db.ts';
@@ -18,7 +18,8 @@ const lockKey = (store: Store, name: string): string => `${store.schema ?? 'publ
 export async function withClusterLock<T>(store: Store, name: string, opts: { wait: boolean }, fn: () => Promise<T>): Promise<T | undefined> {
   if (store.dialect !== 'postgres') return fn();
   const key = lockKey(store, name);
-  return store.db.connection().execute(async (conn) => {
+  // The lock's own connection (store.lockDb): `fn` runs its queries on the pool of store.db.
+  return (store.lockDb ?? store.db).connection().execute(async (conn) => {
     if (opts.wait) {
       await sql`SELECT pg_advisory_lock(hashtext(${key}))`.execute(conn);
     } else {

@@ -1,0 +1,40 @@
+/**
+ * PostgreSQL: cluster locks (store/locks.ts) are held on connections of
+ * their own, so that jobs holding them while they query never wait forever
+ * for a connection of the store's pool.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { openStore } from '../src/store/db.ts';
+import { withClusterLock } from '../src/store/locks.ts';
+
+const url = process.env.TEST_DATABASE_URL;
+
+test('as many jobs as the pool has connections hold their locks and query at once: all finish', { skip: url ? false : 'PostgreSQL only', timeout: 60_000 }, async () => {
+  // A pool of two, and three jobs (the server runs four such jobs; PARLEY_PG_POOL_MAX may be as low).
+  const store = openStore({ dataDir: '', databaseUrl: url!, pgPoolMax: 2, pgSchema: `locks_${process.pid}` });
+  const prefix = `cluster-locks-test-${process.pid}-${Date.now()}`;
+  try {
+    let holding = 0;
+    let allHold!: () => void;
+    const everyoneHolds = new Promise<void>((r) => (allHold = r));
+    const job = (i: number) =>
+      withClusterLock(store, `${prefix}-${i}`, { wait: false }, async () => {
+        // Each job queries only once every job holds its lock, as jobs started by one timer tick may.
+        if (++holding === 3) allHold();
+        await everyoneHolds;
+        const r = await sql<{ n: number }>`SELECT ${i}::int AS n`.execute(store.db);
+        return r.rows[0].n;
+      });
+    let timer!: NodeJS.Timeout;
+    const stuck = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the jobs wait forever for a connection')), 10_000)));
+    const results = await Promise.race([Promise.all([job(0), job(1), job(2)]), stuck]).finally(() => clearTimeout(timer));
+    assert.deepEqual(results, [0, 1, 2]);
+    // The locks were released: another taker gets each at once.
+    for (let i = 0; i < 3; i++) assert.equal(await withClusterLock(store, `${prefix}-${i}`, { wait: false }, async () => 'taken'), 'taken');
+  } finally {
+    // (Bounded: with jobs stuck on the pool, closing it would wait for them too.)
+    await Promise.race([store.close(), new Promise((r) => setTimeout(r, 2_000).unref())]);
+  }
+});
