@@ -22,7 +22,7 @@ import { closeEmailTransports } from './lib/email.ts';
 import { startMetricsListener } from './http/ops.ts';
 import { allRoutes } from './http/routes/index.ts';
 import { shareChanges, type Services } from './services.ts';
-import { createInitialChannels } from './actions/onboarding.ts';
+import { ensureInitialChannels } from './actions/onboarding.ts';
 import { installAllFeatures } from './state/index.ts';
 import { startScheduledDelivery } from './actions/scheduled-messages.ts';
 import { failInterruptedExports } from './actions/realm-export.ts';
@@ -103,7 +103,7 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   sources.waitingPolls = () => queues.stats().waiting;
   sources.renderQueue = () => markdown.queued;
   installAllFeatures(svc);
-  if (bootstrap.created) await createInitialChannels(svc, bootstrap.created.owner);
+  await ensureInitialChannels(svc, bootstrap.created?.owner);
   // A data export a stopped process was writing can no longer finish (with several processes, another may be writing it).
   if (!events.redis) await failInterruptedExports(svc);
   // Sends scheduled messages when due (and those that came due while stopped).

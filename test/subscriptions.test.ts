@@ -303,6 +303,62 @@ test('a new organization has "general" (default) and "core team" (private); new 
   assert.deepEqual(peer && { stream_ids: peer.stream_ids, user_ids: peer.user_ids }, { stream_ids: [general.stream_id], user_ids: [fresh.id] });
 });
 
+test('a first start that stopped after creating the organization, before its channels: the next start makes them', async () => {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { default: pg } = await import('pg');
+  const { openStore } = await import('../src/store/db.ts');
+  const { migrate } = await import('../src/store/migrations.ts');
+  const { ensureRealm } = await import('../src/actions/realm.ts');
+  const { startServer } = await import('../src/server.ts');
+  const { Client } = await import('./helpers.ts');
+  const base = t.server.svc.config;
+  const config = { ...base, dataDir: mkdtempSync(join(tmpdir(), 'parley-first-start-')), port: 0 };
+  if (base.databaseUrl) {
+    config.pgSchema = `${base.pgSchema}_again`;
+    const admin = new pg.Client({ connectionString: base.databaseUrl });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${config.pgSchema}`);
+    await admin.end();
+  }
+  try {
+    // What the first start had done when it stopped: the organization and its owner.
+    const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.pgSchema });
+    await migrate(store);
+    const boot = await ensureRealm(store, config);
+    await store.close();
+    const ownerRow = boot.created!.owner;
+    const server = await startServer(config);
+    try {
+      const owner = new Client(server.url, { email: ownerRow.delivery_email, apiKey: ownerRow.api_key });
+      const subs = assertSuccess(await owner.get('/users/me/subscriptions')).subscriptions.map((s: any) => s.name).sort();
+      assert.deepEqual(subs, ['core team', 'general']);
+      const q = await openQueue(owner, { fetch_event_types: ['default_streams'] });
+      assert.equal(q.state.realm_default_streams.length, 1);
+    } finally {
+      await server.close();
+    }
+    // And only then: a start with channels makes no more.
+    const again = await startServer(config);
+    try {
+      const owner = new Client(again.url, { email: ownerRow.delivery_email, apiKey: ownerRow.api_key });
+      const names = assertSuccess(await owner.get('/streams', { include_all: true })).streams.map((s: any) => s.name).sort();
+      assert.deepEqual(names, ['core team', 'general']);
+    } finally {
+      await again.close();
+    }
+  } finally {
+    rmSync(config.dataDir, { recursive: true, force: true });
+    if (base.databaseUrl) {
+      const admin = new pg.Client({ connectionString: base.databaseUrl });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA ${config.pgSchema} CASCADE`);
+      await admin.end();
+    }
+  }
+});
+
 test('register: the can_create_*_streams booleans follow the organization group settings', async () => {
   const g = await t.makeUser({ name: 'Guesty', role: ROLE.GUEST });
   const m = await t.makeUser({ name: 'Membery' });

@@ -6,20 +6,31 @@
  * announcements go). New users are subscribed to the default channels as
  * they are created (createUser).
  */
-import { lockSettingsOf } from '../store/locks.ts';
+import { lockSettingsOf, withClusterLock } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction } from '../store/db.ts';
 import { realmById, updateRealm } from '../store/realm.ts';
-import { streamsByIds } from '../store/streams.ts';
-import type { UserRow } from '../store/users.ts';
+import { hasAnyChannel } from '../store/streams.ts';
+import { firstActiveOwner, type UserRow } from '../store/users.ts';
 import { parseJsonObject } from '../lib/util.ts';
-import { addSubscriptionsTx, insertChannel, sendSubscriptionAddEvents } from './streams-create.ts';
-import { defaultStreamIds } from './streams-default.ts';
-import { loadChannelContext } from './streams-format.ts';
-import { trackAccessChanges } from './user-access.ts';
+import { addSubscriptionsTx, insertChannel } from './streams-create.ts';
 
-export async function createInitialChannels(svc: Services, owner: UserRow): Promise<void> {
+/**
+ * At every start: an organization without any channel gets its first ones,
+ * once across processes. That is the first start, and a start after a
+ * first one that stopped between creating the organization and its
+ * channels (channels are archived, never deleted, so none means never made).
+ */
+export async function ensureInitialChannels(svc: Services, createdOwner: UserRow | undefined): Promise<void> {
+  await withClusterLock(svc.store, 'bootstrap', { wait: true }, async () => {
+    if (await hasAnyChannel(svc.store.db, svc.realmId)) return;
+    const owner = createdOwner ?? (await firstActiveOwner(svc.store.db, svc.realmId));
+    if (owner) await createInitialChannels(svc, owner);
+  });
+}
+
+async function createInitialChannels(svc: Services, owner: UserRow): Promise<void> {
   await transaction(svc.store, async (tx) => {
     const groups = await cachedGroups(svc, tx);
     const valid = new Set([owner.id]);

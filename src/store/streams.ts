@@ -20,6 +20,11 @@ export async function streamByName(db: Tx, realmId: number, name: string): Promi
     .executeTakeFirst();
 }
 
+/** Whether the organization has any channel at all (archived ones count). */
+export async function hasAnyChannel(db: Tx, realmId: number): Promise<boolean> {
+  return (await db.selectFrom('streams').select('id').where('realm_id', '=', realmId).limit(1).executeTakeFirst()) !== undefined;
+}
+
 export async function allStreams(db: Tx, realmId: number): Promise<StreamRow[]> {
   return db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).orderBy('id').execute();
 }

@@ -60,14 +60,18 @@ export async function activeUserIds(db: Tx, realmId: number): Promise<number[]> 
   return rows.map((r) => r.id);
 }
 
+/** The organization's active owners (bots aside), a query to finish. */
+const activeOwners = (db: Tx, realmId: number) =>
+  db.selectFrom('users').where('realm_id', '=', realmId).where('is_active', '=', 1).where('is_bot', '=', 0).where('role', '=', ROLE.OWNER);
+
+/** The organization's first active owner (the one the first start made, unless gone). */
+export async function firstActiveOwner(db: Tx, realmId: number): Promise<UserRow | undefined> {
+  return activeOwners(db, realmId).selectAll().orderBy('id').limit(1).executeTakeFirst();
+}
+
 export async function countActiveOwners(db: Tx, realmId: number): Promise<number> {
-  const row = await db
-    .selectFrom('users')
+  const row = await activeOwners(db, realmId)
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('realm_id', '=', realmId)
-    .where('is_active', '=', 1)
-    .where('is_bot', '=', 0)
-    .where('role', '=', ROLE.OWNER)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
