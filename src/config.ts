@@ -110,7 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR || './data',
     databaseUrl: env.DATABASE_URL || undefined,
     pgSchema: env.PARLEY_PG_SCHEMA || undefined,
-    pgPoolMax: Math.max(1, Math.floor(int(env, 'PARLEY_PG_POOL_MAX', 10))),
+    pgPoolMax: Math.max(2, Math.floor(int(env, 'PARLEY_PG_POOL_MAX', 10))),
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.PARLEY_REDIS_PREFIX || 'parley:',
     workers: int(env, 'PARLEY_WORKERS', 0),

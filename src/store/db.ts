@@ -25,13 +25,8 @@ export interface Store {
   dialect: DialectName;
   /** PostgreSQL schema in use, when not the default. */
   schema?: string;
-  /**
-   * PostgreSQL: connections of their own for the session locks of
-   * locks.ts's withClusterLock, held while the locked work runs its queries
-   * on `db`. Taken from `db`'s pool, a few jobs holding their locks at once
-   * could hold every connection and wait forever for one more.
-   */
-  lockDb?: Db;
+  /** PostgreSQL: most connections in the pool (locks.ts keeps one free of cluster locks). */
+  poolMax?: number;
   /** Which tables changed, for data kept in memory (see changes.ts). */
   changes: TableChanges;
   /** Runs inside every transaction of `transaction()` just before it commits. */
@@ -41,14 +36,6 @@ export interface Store {
   close(): Promise<void>;
 }
 
-
-/**
- * Most connections holding cluster locks at once in one process: the
- * periodic jobs that take one (scheduled delivery, retention, full members,
- * thumbnail backfill) and the start's bootstrap and node registration. More
- * holders would only wait their turn for a connection.
- */
-const LOCK_CONNECTIONS = 4;
 
 export function openStore(opts: {
   dataDir: string;
@@ -70,25 +57,24 @@ export function openStore(opts: {
     const pg = pgModule();
     // int8 (COUNT(*), bigint columns) as JavaScript numbers; our values fit.
     pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
+    // Two at least: a job holding a cluster lock on one connection queries on another (locks.ts).
+    const poolMax = Math.max(2, opts.pgPoolMax ?? 10);
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
-      max: opts.pgPoolMax ?? 10,
+      max: poolMax,
       ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
     });
     const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }), log });
-    const lockPool = new pg.Pool({ connectionString: opts.databaseUrl, max: LOCK_CONNECTIONS });
-    const lockDb = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool: lockPool }) });
     const listener = listenForChanges(pg, opts.databaseUrl, opts.pgSchema, changes);
     return {
       db,
       dialect: 'postgres',
       schema: opts.pgSchema,
-      lockDb,
+      poolMax,
       changes,
       beforeCommit: listener.beforeCommit,
       close: async () => {
         await listener.close();
-        await lockDb.destroy();
         await db.destroy();
       },
     };

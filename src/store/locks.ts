@@ -1,9 +1,9 @@
 /**
  * Cluster-wide mutual exclusion for work that must run once across all
  * processes (timers such as scheduled-message delivery). On PostgreSQL a
- * session advisory lock held for the duration on a connection of the
- * store's lockDb (released by PostgreSQL if the process dies); SQLite
- * serves one process only (the DATA_DIR lock), so the work just runs.
+ * session advisory lock held on one connection of the pool for the duration
+ * (released by PostgreSQL if the process dies); SQLite serves one process
+ * only (the DATA_DIR lock), so the work just runs.
  */
 import { sql } from 'kysely';
 import type { Store, Tx } from './db.ts';
@@ -12,26 +12,55 @@ import type { Store, Tx } from './db.ts';
 const lockKey = (store: Store, name: string): string => `${store.schema ?? 'public'}:${name}`;
 
 /**
+ * How many of a process's pool connections may hold cluster locks at once:
+ * all but one. Locked work queries on other connections of the same pool,
+ * one at a time; were every connection holding a lock, that work (and so
+ * the locks) would wait for ever.
+ */
+class LockHolders {
+  #free: number;
+  readonly #waiting: Array<() => void> = [];
+  constructor(max: number) {
+    this.#free = max;
+  }
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
+}
+const holdersOf = new WeakMap<Store, LockHolders>();
+
+/**
  * Runs `fn` holding the named lock. With `wait: false` it returns undefined
  * at once when another process holds the lock; otherwise it waits its turn.
  */
 export async function withClusterLock<T>(store: Store, name: string, opts: { wait: boolean }, fn: () => Promise<T>): Promise<T | undefined> {
   if (store.dialect !== 'postgres') return fn();
   const key = lockKey(store, name);
-  // The lock's own connection (store.lockDb): `fn` runs its queries on the pool of store.db.
-  return (store.lockDb ?? store.db).connection().execute(async (conn) => {
-    if (opts.wait) {
-      await sql`SELECT pg_advisory_lock(hashtext(${key}))`.execute(conn);
-    } else {
-      const r = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(hashtext(${key})) AS ok`.execute(conn);
-      if (!r.rows[0]?.ok) return undefined;
-    }
-    try {
-      return await fn();
-    } finally {
-      await sql`SELECT pg_advisory_unlock(hashtext(${key}))`.execute(conn);
-    }
-  });
+  let holders = holdersOf.get(store);
+  if (!holders) holdersOf.set(store, (holders = new LockHolders(Math.max(1, (store.poolMax ?? 10) - 1))));
+  return holders.run(() =>
+    store.db.connection().execute(async (conn) => {
+      if (opts.wait) {
+        await sql`SELECT pg_advisory_lock(hashtext(${key}))`.execute(conn);
+      } else {
+        const r = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(hashtext(${key})) AS ok`.execute(conn);
+        if (!r.rows[0]?.ok) return undefined;
+      }
+      try {
+        return await fn();
+      } finally {
+        await sql`SELECT pg_advisory_unlock(hashtext(${key}))`.execute(conn);
+      }
+    }),
+  );
 }
 
 /**
