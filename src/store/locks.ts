@@ -6,6 +6,7 @@
  * only (the DATA_DIR lock), so the work just runs.
  */
 import { sql } from 'kysely';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Store, Tx } from './db.ts';
 
 /** A lock's name within the deployment: schemas sharing one PostgreSQL database lock apart. */
@@ -15,27 +16,9 @@ const lockKey = (store: Store, name: string): string => `${store.schema ?? 'publ
  * How many of a process's pool connections may hold cluster locks at once:
  * all but one. Locked work queries on other connections of the same pool,
  * one at a time; were every connection holding a lock, that work (and so
- * the locks) would wait for ever.
+ * the locks) would wait for ever. Later takers wait their turn.
  */
-class LockHolders {
-  #free: number;
-  readonly #waiting: Array<() => void> = [];
-  constructor(max: number) {
-    this.#free = max;
-  }
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    try {
-      return await fn();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
-    }
-  }
-}
-const holdersOf = new WeakMap<Store, LockHolders>();
+const holdersOf = new WeakMap<Store, LimitFunction>();
 
 /**
  * Runs `fn` holding the named lock. With `wait: false` it returns undefined
@@ -45,8 +28,8 @@ export async function withClusterLock<T>(store: Store, name: string, opts: { wai
   if (store.dialect !== 'postgres') return fn();
   const key = lockKey(store, name);
   let holders = holdersOf.get(store);
-  if (!holders) holdersOf.set(store, (holders = new LockHolders(Math.max(1, (store.poolMax ?? 10) - 1))));
-  return holders.run(() =>
+  if (!holders) holdersOf.set(store, (holders = pLimit(Math.max(1, (store.poolMax ?? 10) - 1))));
+  return holders(() =>
     store.db.connection().execute(async (conn) => {
       if (opts.wait) {
         await sql`SELECT pg_advisory_lock(hashtext(${key}))`.execute(conn);
