@@ -43,10 +43,6 @@ interface JobContext {
   bot: UserRow;
   message: Record<string, unknown>;
   job: OutgoingWebhookJobRow;
-  /** Set while calling the bot's last service: its reply finishes the job in the reply's transaction. */
-  finishWithReply?: (tx: Tx) => Promise<void>;
-  /** The job was finished with the reply. */
-  finished?: boolean;
 }
 
 /** Another claimant took the job after this one's lease ran out: it delivers it, this one sends nothing. */
@@ -147,7 +143,8 @@ function requestFor(ctx: JobContext, service: BotServiceRow, command: string): {
   };
 }
 
-type CallOutcome = { retry: false } | { retry: true; failureMessage: string };
+/** `finished`: the reply finished the job in its transaction. */
+type CallOutcome = { retry: false; finished?: true } | { retry: true; failureMessage: string };
 
 class JsonableFailure extends Error {}
 
@@ -174,7 +171,14 @@ function replyContent(service: BotServiceRow, text: string): string | null {
   return content;
 }
 
-async function callService(ctx: JobContext, service: BotServiceRow, command: string, signal: AbortSignal): Promise<CallOutcome> {
+/** `finishWithReply`, for the bot's last service: runs in the reply's transaction (it finishes the job). */
+async function callService(
+  ctx: JobContext,
+  service: BotServiceRow,
+  command: string,
+  signal: AbortSignal,
+  finishWithReply?: (tx: Tx) => Promise<void>,
+): Promise<CallOutcome> {
   const req = requestFor(ctx, service, command);
   if (req === null) return { retry: false };
   if (service.interface === SLACK_INTERFACE && ctx.message.type === 'private') {
@@ -206,8 +210,8 @@ async function callService(ctx: JobContext, service: BotServiceRow, command: str
     try {
       const content = replyContent(service, text);
       if (content !== null) {
-        await sendResponse(ctx, content, ctx.finishWithReply);
-        if (ctx.finishWithReply) ctx.finished = true;
+        await sendResponse(ctx, content, finishWithReply);
+        if (finishWithReply) return { retry: false, finished: true };
       }
     } catch (e) {
       if (!(e instanceof JsonableFailure) && !(e instanceof ApiError)) throw e;
@@ -238,22 +242,23 @@ async function runJob(svc: Services, job: OutgoingWebhookJobRow, signal: AbortSi
   if (row.recipient_type !== RECIPIENT.STREAM) delete (message as Record<string, unknown>).stream_id;
   const ctx: JobContext = { svc, bot, message, job };
   const services = await servicesOfBots(db, [bot.id]);
+  // The reply to the last service finishes the job, while the claim is still this one.
+  const finishWithReply = async (tx: Tx) => {
+    if (!(await finishClaimedOutgoingWebhookJob(tx, job.id, job.locked_until, Date.now()))) throw new ClaimLost();
+  };
   for (const [i, service] of services.entries()) {
-    if (i === services.length - 1) {
-      ctx.finishWithReply = async (tx) => {
-        if (!(await finishClaimedOutgoingWebhookJob(tx, job.id, job.locked_until, Date.now()))) throw new ClaimLost();
-      };
-    }
     let outcome: CallOutcome;
     try {
-      outcome = await callService(ctx, service, row.content, signal);
+      outcome = await callService(ctx, service, row.content, signal, i === services.length - 1 ? finishWithReply : undefined);
     } catch (e) {
       if (!(e instanceof ClaimLost)) throw e;
       svc.log.warn({ bot: bot.email, message: row.id }, 'outgoing webhook: the claim ran out before the reply; left to its new claimant');
       return;
     }
-    if (ctx.finished) return;
-    if (!outcome.retry) continue;
+    if (!outcome.retry) {
+      if (outcome.finished) return;
+      continue;
+    }
     const tries = job.failed_tries + 1;
     if (tries > MAX_REQUEST_RETRIES) {
       await failWithMessage(ctx, 'Bot is unavailable');
