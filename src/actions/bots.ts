@@ -8,7 +8,7 @@ import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { newApiKey, nowSeconds, randomAlnum } from '../lib/util.ts';
 import { validEmail } from '../lib/email-address.ts';
-import { transaction } from '../store/db.ts';
+import { transaction, type Tx } from '../store/db.ts';
 import { insertBotService, updateBotService } from '../store/bots.ts';
 import {
   activeNameTaken,
@@ -84,6 +84,12 @@ export async function createBot(svc: Services, me: UserRow, input: CreateBotInpu
   return createBotFor(svc, me, input);
 }
 
+/** A new bot's address and name must be free (checked first, as Zulip does, and again in the creating transaction). */
+async function refuseTakenBotIdentity(svc: Services, db: Tx, email: string, fullName: string): Promise<void> {
+  if (await userByDeliveryEmail(db, svc.realmId, email)) throw badRequest('Username already in use');
+  if (await activeNameTaken(db, svc.realmId, fullName)) throw badRequest('Name is already in use!');
+}
+
 /** Creates a bot owned by `owner` (also used by the admin command line). */
 export async function createBotFor(svc: Services, owner: UserRow, input: CreateBotInput): Promise<Record<string, unknown>> {
   let shortName = input.shortName.trim();
@@ -94,8 +100,7 @@ export async function createBotFor(svc: Services, owner: UserRow, input: CreateB
   const email = `${shortName}@${botDomain(svc)}`;
   if (!validEmail(email)) throw badRequest('Bad name or username');
   if (input.botType === BOT_TYPE.EMBEDDED) throw badRequest('Embedded bots are not enabled.');
-  if (await userByDeliveryEmail(svc.store.db, svc.realmId, email)) throw badRequest('Username already in use');
-  if (await activeNameTaken(svc.store.db, svc.realmId, fullName)) throw badRequest('Name is already in use!');
+  await refuseTakenBotIdentity(svc, svc.store.db, email, fullName);
   await checkBotCreationPolicy(svc, owner, input.botType);
   await checkValidBotType(svc, owner, input.botType);
   if (!SERVICE_INTERFACES.includes(input.interfaceType)) throw badRequest('Invalid interface type');
@@ -105,8 +110,7 @@ export async function createBotFor(svc: Services, owner: UserRow, input: CreateB
   const bot = await transaction(svc.store, async (tx) => {
     // Checked again under the lock account creation takes: two bots asked for at once get one name.
     await lockNamesOf(svc.store, tx, 'users');
-    if (await userByDeliveryEmail(tx, svc.realmId, email)) throw badRequest('Username already in use');
-    if (await activeNameTaken(tx, svc.realmId, fullName)) throw badRequest('Name is already in use!');
+    await refuseTakenBotIdentity(svc, tx, email, fullName);
     const row = await insertUser(tx, {
       realm_id: svc.realmId,
       email,
