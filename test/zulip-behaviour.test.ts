@@ -6,6 +6,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startTestServer, assertSuccess, openQueue, type TestServer, type Account } from './helpers.ts';
 import { makeChannel } from './messages-fixtures.ts';
 
@@ -218,9 +220,16 @@ test('send_new_subscription_messages: Notification Bot tells users who subscribe
   assert.deepEqual(await qAlice.ofType('message'), []);
 });
 
+/** The confirmation link of the latest email-change mail to `address` (from the server's emails.log). */
+function confirmationLinkTo(address: string): string {
+  const mails = readFileSync(join(t.server.svc.config.dataDir, 'emails.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const mail = mails.filter((x) => x.to.includes(address)).pop();
+  const m = /\/accounts\/confirm_new_email\/([a-z0-9]+)\//.exec(mail.text);
+  assert.ok(m, mail.text);
+  return `${t.url}/accounts/confirm_new_email/${m[1]}/`;
+}
+
 test('email change through PATCH /settings: confirmation link to the new address, then the change and its events', async () => {
-  const { readFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
   const { assertError } = await import('./helpers.ts');
   const { setRealmSetting } = await import('./messages-fixtures.ts');
   const mover = await t.makeUser({ name: 'Mover', email: 'mover-old@example.org' });
@@ -235,13 +244,10 @@ test('email change through PATCH /settings: confirmation link to the new address
   assertSuccess(res);
   // Nothing changes before the link is opened.
   assert.equal(assertSuccess(await c.get('/users/me')).email, 'mover-old@example.org');
-  const mails = readFileSync(join(t.server.svc.config.dataDir, 'emails.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  const mail = mails.filter((m) => m.to.includes('mover-new@example.org')).pop();
-  const m = /\/accounts\/confirm_new_email\/([a-z0-9]+)\//.exec(mail.text);
-  assert.ok(m, mail.text);
+  const link = confirmationLinkTo('mover-new@example.org');
 
   const qBob = await openQueue(t.client(bob), { event_types: ['realm_user'] });
-  const page = await fetch(`${t.url}/accounts/confirm_new_email/${m[1]}/`);
+  const page = await fetch(link);
   assert.equal(page.status, 200);
   assert.match(await page.text(), /Email address changed/);
   // API clients now authenticate with the new address.
@@ -251,26 +257,18 @@ test('email change through PATCH /settings: confirmation link to the new address
   assert.ok(evs.some((e) => e.person.user_id === mover.id && e.person.new_email === 'mover-new@example.org'));
   // The old address is told; the link works once.
   assert.ok(readFileSync(join(t.server.svc.config.dataDir, 'emails.log'), 'utf8').includes('notify_change_in_email'));
-  assert.equal((await fetch(`${t.url}/accounts/confirm_new_email/${m[1]}/`)).status, 410);
+  assert.equal((await fetch(link)).status, 410);
   assert.equal((await fetch(`${t.url}/accounts/confirm_new_email/nosuchkey/`)).status, 404);
 });
 
 test('two confirmation links for one new address opened at the same moment: one changes, the other finds it taken', async () => {
-  const { readFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const linkTo = (address: string): string => {
-    const mails = readFileSync(join(t.server.svc.config.dataDir, 'emails.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    const m = /\/accounts\/confirm_new_email\/([a-z0-9]+)\//.exec(mails.filter((x) => x.to.includes(address)).pop().text);
-    assert.ok(m);
-    return `${t.url}/accounts/confirm_new_email/${m[1]}/`;
-  };
   for (let round = 0; round < 3; round++) {
     const wanted = `wanted-${round}@example.org`;
     const movers = await Promise.all([0, 1, 2].map((i) => t.makeUser({ name: `Claimant ${round}.${i}` })));
     const links: string[] = [];
     for (const u of movers) {
       assertSuccess(await t.client(u).patch('/settings', { email: wanted }));
-      links.push(linkTo(wanted));
+      links.push(confirmationLinkTo(wanted));
     }
     const pages = await Promise.all(links.map((l) => fetch(l)));
     const texts = await Promise.all(pages.map((p) => p.text()));
