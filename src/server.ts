@@ -59,7 +59,26 @@ function flushLog(d: LogDestination): void {
   }
 }
 
-export async function startServer(config: Config, opts: { listen?: boolean } = {}): Promise<RunningServer> {
+export interface StartOptions {
+  /** false: prepare everything but do not listen (the cluster primary's preparation). */
+  listen?: boolean;
+  /**
+   * Called as soon as the first start has created the organization, before
+   * anything else can fail (the generated owner password is shown only then).
+   */
+  onCreated?: (created: NonNullable<Bootstrap['created']>) => void;
+}
+
+/** Listening failed (the port taken, or not allowed): what the server was asked to listen on, and why not. */
+export class ListenError extends Error {
+  constructor(host: string, port: number | undefined, settings: string, cause: Error & { code?: string }) {
+    const why = cause.code === 'EADDRINUSE' ? 'the address is already in use' : cause.code === 'EACCES' ? 'permission denied' : cause.message;
+    super(`cannot listen on ${host}:${port}: ${why}. Set ${settings} to an address this process may listen on.`, { cause });
+    this.name = 'ListenError';
+  }
+}
+
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   // Private data at rest: new files 0600, DATA_DIR 0700, older files fixed.
   setPrivateUmask();
   securePrivateData(config.dataDir);
@@ -93,6 +112,7 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
     throw e;
   }
   const bootstrap = (await withClusterLock(store, 'bootstrap', { wait: true }, () => ensureRealm(store, config)))!;
+  if (bootstrap.created) opts.onCreated?.(bootstrap.created);
   const events = await openEventSystem(config, log);
   const { queues, bus } = events;
   shareChanges(store, events);
@@ -127,41 +147,43 @@ export async function startServer(config: Config, opts: { listen?: boolean } = {
   });
   let url = config.externalUrl;
   let metricsListener: Awaited<ReturnType<typeof startMetricsListener>> = null;
-  if (opts.listen !== false) {
-    const address = await app.listen({ host: config.host, port: config.port });
-    url = address;
-    metricsListener = await startMetricsListener(svc);
-  }
   let closed = false;
-  return {
-    app,
-    svc,
-    bootstrap,
-    url,
-    metricsUrl: metricsListener?.url,
-    async close() {
-      if (closed) return;
-      closed = true;
-      lifecycle.closing = true;
-      await queues.close();
-      await scheduledDelivery.stop();
-      await retention.stop();
-      await fullMembers.stop();
-      await outgoingWebhooks.stop();
-      await missedMessageEmails.stop();
-      await digestEmails.stop();
-      await uploadImages.stop();
-      await app.close();
-      if (metricsListener) await new Promise((r) => metricsListener!.server.close(r));
-      await store.changes.announced();
-      await events.close();
-      await node?.stop().catch((err: unknown) => log.warn({ err }, 'node deregistration failed'));
-      await markdown.close();
-      closeEmailTransports();
-      await store.close();
-      await unlock?.().catch(() => {});
-      liveLogs.delete(logDest);
-      flushLog(logDest);
-    },
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    lifecycle.closing = true;
+    await queues.close();
+    await scheduledDelivery.stop();
+    await retention.stop();
+    await fullMembers.stop();
+    await outgoingWebhooks.stop();
+    await missedMessageEmails.stop();
+    await digestEmails.stop();
+    await uploadImages.stop();
+    await app.close();
+    if (metricsListener) await new Promise((r) => metricsListener!.server.close(r));
+    await store.changes.announced();
+    await events.close();
+    await node?.stop().catch((err: unknown) => log.warn({ err }, 'node deregistration failed'));
+    await markdown.close();
+    closeEmailTransports();
+    await store.close();
+    await unlock?.().catch(() => {});
+    liveLogs.delete(logDest);
+    flushLog(logDest);
   };
+  if (opts.listen !== false) {
+    // A start that cannot listen stops what it started and says so (ListenError).
+    const listening = async <T>(listen: () => Promise<T>, host: string, port: number | undefined, settings: string): Promise<T> => {
+      try {
+        return await listen();
+      } catch (e) {
+        await close();
+        throw new ListenError(host, port, settings, e as Error);
+      }
+    };
+    url = await listening(() => app.listen({ host: config.host, port: config.port }), config.host, config.port, 'HOST and PORT');
+    metricsListener = await listening(() => startMetricsListener(svc), config.metricsHost, config.metricsPort, 'METRICS_HOST and METRICS_PORT');
+  }
+  return { app, svc, bootstrap, url, metricsUrl: metricsListener?.url, close };
 }

@@ -259,3 +259,60 @@ test(
     assert.equal(exit.code, 0, output);
   },
 );
+
+test('a first start that cannot listen still shows the owner password, says why, and the next start serves that owner', { timeout: 90_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-smoke-port-'));
+  const ownSchema = dbUrl ? `smoke_port_${process.pid}_${randomBytes(3).toString('hex')}` : undefined;
+  const pgEnv: Record<string, string> = dbUrl && ownSchema ? { DATABASE_URL: dbUrl, PARLEY_PG_SCHEMA: ownSchema } : {};
+  const run = (p: number) => spawnNode({ PORT: String(p), DATA_DIR: dir, LOG_LEVEL: 'info', ...pgEnv });
+  if (ownSchema) {
+    const c = new pg.Client({ connectionString: dbUrl });
+    await c.connect();
+    await c.query(`CREATE SCHEMA ${ownSchema}`);
+    await c.end();
+  }
+  // Another program holds the port.
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const takenPort = (taken.address() as { port: number }).port;
+  try {
+    const failed = await run(takenPort).then(
+      (n) => (n.proc.kill('SIGKILL'), null),
+      (e: Error) => e.message,
+    );
+    assert.ok(failed, 'the server started on a port in use');
+    assert.match(failed, /exited before listening \(code 1/);
+    assert.ok(failed.includes(`Parley cannot start: cannot listen on 127.0.0.1:${takenPort}: the address is already in use. Set HOST and PORT`), failed);
+    assert.doesNotMatch(failed, /^\s+at /m, 'no stack trace');
+    assert.match(failed, /Created the organization and its owner: owner@parley\.local/);
+    const pw = /Owner password \(shown once\): (\S+)/.exec(failed);
+    assert.ok(pw, failed);
+    const written = parseZuliprc(readFileSync(join(dir, 'zuliprc'), 'utf8')).values;
+
+    // The next start, on a free port, creates nothing; the password shown logs the owner in.
+    const r = await run(await freePort());
+    try {
+      assert.doesNotMatch(r.output(), /Created the organization|password/i);
+      const login = await fetch(`${r.url}/api/v1/fetch_api_key`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ username: 'owner@parley.local', password: pw[1]! }).toString(),
+      });
+      const body = (await login.json()) as Record<string, any>;
+      assert.equal(login.status, 200, JSON.stringify(body));
+      assert.equal(body.api_key, written.key, 'the zuliprc written on the first start holds the key');
+    } finally {
+      const { code } = await stop(r);
+      assert.equal(code, 0, r.output());
+    }
+  } finally {
+    await new Promise((resolve) => taken.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+    if (ownSchema) {
+      const c = new pg.Client({ connectionString: dbUrl });
+      await c.connect();
+      await c.query(`DROP SCHEMA ${ownSchema} CASCADE`);
+      await c.end();
+    }
+  }
+});

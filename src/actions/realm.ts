@@ -1,6 +1,6 @@
 /**
  * First start: creates the organization and its owner on an empty database,
- * and writes the owner's zuliprc under DATA_DIR.
+ * and writes the owner's zuliprc under DATA_DIR (in the same transaction).
  */
 import { writeFileSync } from 'node:fs';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../lib/private-files.ts';
@@ -52,9 +52,12 @@ export async function ensureRealm(store: Store, config: Config): Promise<Bootstr
       date_joined: nowSeconds(),
       settings_json: JSON.stringify(realmUserDefaults('{}')),
     });
+    // Written before the commit: if it cannot be, nothing is created, and the
+    // next start tries again (a commit that fails after it leaves a zuliprc
+    // the next start's overwrites).
+    ensurePrivateDir(config.dataDir);
+    writeFileSync(join(config.dataDir, 'zuliprc'), zuliprc(email, owner.api_key, config.externalUrl), { mode: PRIVATE_FILE_MODE });
     return { realmId: realm.id, owner };
   });
-  ensurePrivateDir(config.dataDir);
-  writeFileSync(join(config.dataDir, 'zuliprc'), zuliprc(email, result.owner.api_key, config.externalUrl), { mode: PRIVATE_FILE_MODE });
   return { realmId: result.realmId, created: { owner: result.owner, password, generatedPassword } };
 }

@@ -9,15 +9,20 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { loadConfig, type Config } from '../config.ts';
-import { startServer, type RunningServer } from '../server.ts';
+import { ListenError, startServer, type RunningServer } from '../server.ts';
 import { NodeConflictError } from '../store/nodes.ts';
 import { DataDirLockedError } from '../lib/data-dir-lock.ts';
 import type { Bootstrap } from '../actions/realm.ts';
 
-/** Starts the server, or explains (no stack trace) why another process makes that wrong. */
+/**
+ * Starts the server, or explains (no stack trace) why another process makes
+ * that wrong. A first start announces the organization and its owner as soon
+ * as they exist, so that the generated password is shown even if the start
+ * then fails (a port already in use, say).
+ */
 async function start(config: Config, opts: { listen?: boolean } = {}): Promise<RunningServer> {
-  return startServer(config, opts).catch((e: unknown) => {
-    if (e instanceof NodeConflictError || e instanceof DataDirLockedError) {
+  return startServer(config, { ...opts, onCreated: (created) => announceCreated(config, created) }).catch((e: unknown) => {
+    if (e instanceof NodeConflictError || e instanceof DataDirLockedError || e instanceof ListenError) {
       console.error(`Parley cannot start: ${e.message}`);
       process.exit(1);
     }
@@ -25,8 +30,7 @@ async function start(config: Config, opts: { listen?: boolean } = {}): Promise<R
   });
 }
 
-function announceCreated(config: Config, created: Bootstrap['created']): void {
-  if (!created) return;
+function announceCreated(config: Config, created: NonNullable<Bootstrap['created']>): void {
   console.log(`Created the organization and its owner: ${created.owner.delivery_email}`);
   if (created.generatedPassword) console.log(`Owner password (shown once): ${created.password}`);
   console.log(`Owner API key written to ${config.dataDir}/zuliprc`);
@@ -51,10 +55,7 @@ function onStopSignal(stop: (signal: string) => Promise<void>): void {
 
 async function runSingle(config: Config): Promise<void> {
   const server = await start(config);
-  if (cluster.isPrimary) {
-    announceCreated(config, server.bootstrap.created);
-    console.log(`Parley listening on ${server.url} (${server.svc.store.dialect})`);
-  }
+  if (cluster.isPrimary) console.log(`Parley listening on ${server.url} (${server.svc.store.dialect})`);
   onStopSignal(async (signal) => {
     server.svc.log.info(`${signal}: shutting down`);
     await server.close();
@@ -68,7 +69,6 @@ async function runPrimary(config: Config, workers: number): Promise<void> {
   }
   // Migrations and the first start's organization, once, before any worker.
   const prepared = await start(config, { listen: false });
-  announceCreated(config, prepared.bootstrap.created);
   await prepared.close();
 
   let stopping = false;
