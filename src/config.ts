@@ -86,12 +86,35 @@ export function defaultRenderThreads(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
+/** A setting the server cannot start with (the server says so in one line, without a stack trace). */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
 function int(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
   const v = env[name];
   if (v === undefined || v === '') return dflt;
   const n = Number(v);
-  if (!Number.isFinite(n)) throw new Error(`${name} must be a number, got ${JSON.stringify(v)}`);
+  if (!Number.isFinite(n)) throw new ConfigError(`${name} must be a number, got ${JSON.stringify(v)}`);
   return n;
+}
+
+function portNumber(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
+  const n = int(env, name, dflt);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name} must be a port number (0 to 65535), got ${JSON.stringify(env[name])}`);
+  return n;
+}
+
+/** The server log's levels (pino's). */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(env: NodeJS.ProcessEnv): string {
+  const v = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(v)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(v)}`);
+  return v;
 }
 
 function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
@@ -102,7 +125,7 @@ function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1';
-  const port = int(env, 'PORT', 9991);
+  const port = portNumber(env, 'PORT', 9991);
   return {
     host,
     port,
@@ -117,7 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ownerEmail: env.PARLEY_OWNER_EMAIL || undefined,
     ownerPassword: env.PARLEY_OWNER_PASSWORD || undefined,
     realmName: env.PARLEY_REALM_NAME || 'Parley',
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: logLevel(env),
     heartbeatSeconds: int(env, 'PARLEY_HEARTBEAT_SECONDS', 45),
     queueIdleSeconds: int(env, 'PARLEY_QUEUE_IDLE_SECONDS', 600),
     queueGcSeconds: int(env, 'PARLEY_QUEUE_GC_SECONDS', 60),
@@ -142,7 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webDistDir: resolve(env.WEB_DIST_DIR || join(REPO_DIR, 'web', 'dist')),
     markdownThreads: int(env, 'MARKDOWN_THREADS', defaultRenderThreads()),
     markdownTimeoutMs: int(env, 'MARKDOWN_TIMEOUT_MS', 5000),
-    metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : int(env, 'METRICS_PORT', 0),
+    metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : portNumber(env, 'METRICS_PORT', 0),
     metricsHost: env.METRICS_HOST || '127.0.0.1',
     trustProxy: trustProxy(env.TRUST_PROXY),
     accessLog: env.ACCESS_LOG || 'stdout',

@@ -7,13 +7,13 @@ import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { randomUUID } from 'node:crypto';
-import { openStore } from './store/db.ts';
+import { openStore, pingDatabase } from './store/db.ts';
 import { withClusterLock } from './store/locks.ts';
 import { NodeConflictError, registerNode, type NodeRegistration } from './store/nodes.ts';
 import { lockDataDir } from './lib/data-dir-lock.ts';
 import { migrate } from './store/migrations.ts';
 import { ensureRealm, type Bootstrap } from './actions/realm.ts';
-import { openEventSystem } from './events/setup.ts';
+import { openEventSystem, type EventSystem } from './events/setup.ts';
 import { buildApp } from './http/app.ts';
 import { createMarkdownRenderer } from './markdown/pool.ts';
 import { securePrivateData, setPrivateUmask } from './lib/private-files.ts';
@@ -69,8 +69,30 @@ export interface StartOptions {
   onCreated?: (created: NonNullable<Bootstrap['created']>) => void;
 }
 
+/**
+ * The server cannot start as configured (its address, DATA_DIR, database or
+ * Redis): `npm start` says why in one line, without a stack trace.
+ */
+export class StartError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StartError';
+  }
+}
+
+/** A connection URL as it may be shown: without its password. */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
 /** Listening failed (the port taken, or not allowed): what the server was asked to listen on, and why not. */
-export class ListenError extends Error {
+export class ListenError extends StartError {
   constructor(host: string, port: number | undefined, settings: string, cause: Error & { code?: string }) {
     const why = cause.code === 'EADDRINUSE' ? 'the address is already in use' : cause.code === 'EACCES' ? 'permission denied' : cause.message;
     super(`cannot listen on ${host}:${port}: ${why}. Set ${settings} to an address this process may listen on.`, { cause });
@@ -81,7 +103,11 @@ export class ListenError extends Error {
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   // Private data at rest: new files 0600, DATA_DIR 0700, older files fixed.
   setPrivateUmask();
-  securePrivateData(config.dataDir);
+  try {
+    securePrivateData(config.dataDir);
+  } catch (e) {
+    throw new StartError(`cannot use DATA_DIR ${config.dataDir}: ${(e as Error).message}`, { cause: e });
+  }
   // The server log (and the access log in it) is written asynchronously:
   // lines written while a write is under way go out together in the next.
   const logDest = pino.destination({ dest: 1, sync: false });
@@ -100,20 +126,30 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Never two processes on one SQLite DATA_DIR, nor on PostgreSQL without Redis.
   let unlock: (() => Promise<void>) | null = null;
   let node: NodeRegistration | null = null;
+  let events: EventSystem;
   try {
+    if (store.dialect === 'postgres') {
+      await pingDatabase(store.db).catch((e: unknown) => {
+        throw new StartError(`cannot connect to the PostgreSQL database ${shownUrl(config.databaseUrl!)}: ${(e as Error).message}`, { cause: e });
+      });
+    }
     if (store.dialect === 'sqlite') unlock = await lockDataDir(config.dataDir, (err) => log.error({ err }, 'DATA_DIR lock lost'));
     if (store.dialect === 'sqlite' && config.redisUrl) throw new NodeConflictError('REDIS_URL needs PostgreSQL (DATABASE_URL): SQLite serves one process only.');
     // Migrations and the first start's bootstrap run one process at a time.
     await withClusterLock(store, 'bootstrap', { wait: true }, () => migrate(store));
     if (store.dialect === 'postgres') node = await registerNode(store, randomUUID(), !!config.redisUrl);
+    // Redis is reached before a first start creates anything.
+    events = await openEventSystem(config, log).catch((e: unknown) => {
+      throw new StartError(`cannot connect to Redis at ${shownUrl(config.redisUrl!)}: ${(e as Error).message}`, { cause: e });
+    });
   } catch (e) {
+    await node?.stop().catch(() => {});
     await unlock?.().catch(() => {});
     await store.close();
     throw e;
   }
   const bootstrap = (await withClusterLock(store, 'bootstrap', { wait: true }, () => ensureRealm(store, config)))!;
   if (bootstrap.created) opts.onCreated?.(bootstrap.created);
-  const events = await openEventSystem(config, log);
   const { queues, bus } = events;
   shareChanges(store, events);
   queues.startGc(config.queueGcSeconds);

@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { get as httpGet } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -314,5 +314,52 @@ test('a first start that cannot listen still shows the owner password, says why,
       await c.query(`DROP SCHEMA ${ownSchema} CASCADE`);
       await c.end();
     }
+  }
+});
+
+test('a start that cannot use its settings says why in one line and exits 1', { timeout: 90_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-smoke-settings-'));
+  const closedPort = await freePort();
+  /** The output of a start that must fail before listening. */
+  const failing = async (env: Record<string, string>): Promise<string> => {
+    const message = await spawnNode({ DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'info', ...env }).then(
+      (n) => (n.proc.kill('SIGKILL'), null),
+      (e: Error) => e.message,
+    );
+    assert.ok(message, `started with ${JSON.stringify(env)}`);
+    assert.match(message, /exited before listening \(code 1,/);
+    assert.doesNotMatch(message, /^\s+at /m, 'no stack trace');
+    return message;
+  };
+  const ownSchema = dbUrl ? `smoke_settings_${process.pid}_${randomBytes(3).toString('hex')}` : undefined;
+  try {
+    assert.match(await failing({ PORT: 'abc' }), /Parley cannot start: PORT must be a number, got "abc"/);
+    assert.match(await failing({ PORT: '70000' }), /Parley cannot start: PORT must be a port number \(0 to 65535\), got "70000"/);
+    assert.match(await failing({ LOG_LEVEL: 'verbose' }), /Parley cannot start: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/);
+    // DATA_DIR below a file.
+    writeFileSync(join(dir, 'file'), '');
+    assert.match(await failing({ DATA_DIR: join(dir, 'file', 'data') }), /Parley cannot start: cannot use DATA_DIR .*\/file\/data: ENOTDIR: not a directory/);
+    // A database nobody answers at; the password is not shown.
+    const db = await failing({ DATABASE_URL: `postgres://parley:secret@127.0.0.1:${closedPort}/parley` });
+    assert.ok(db.includes(`Parley cannot start: cannot connect to the PostgreSQL database postgres://parley:***@127.0.0.1:${closedPort}/parley: connect ECONNREFUSED`), db);
+    assert.doesNotMatch(db, /secret/);
+    if (dbUrl && ownSchema) {
+      // Redis nobody answers at: nothing is created before it is reached.
+      const c = new pg.Client({ connectionString: dbUrl });
+      await c.connect();
+      try {
+        await c.query(`CREATE SCHEMA ${ownSchema}`);
+        const redis = await failing({ DATABASE_URL: dbUrl, PARLEY_PG_SCHEMA: ownSchema, REDIS_URL: `redis://:secret@127.0.0.1:${closedPort}` });
+        assert.ok(redis.includes(`Parley cannot start: cannot connect to Redis at redis://:***@127.0.0.1:${closedPort}: connect ECONNREFUSED`), redis);
+        assert.doesNotMatch(redis, /Created the organization|secret/);
+        const realms = await c.query(`SELECT count(*)::int AS n FROM ${ownSchema}.realm`);
+        assert.equal(realms.rows[0].n, 0);
+      } finally {
+        await c.query(`DROP SCHEMA IF EXISTS ${ownSchema} CASCADE`);
+        await c.end();
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -8,8 +8,8 @@
  * a worker that dies is replaced; SIGTERM stops them all.
  */
 import cluster, { type Worker } from 'node:cluster';
-import { loadConfig, type Config } from '../config.ts';
-import { ListenError, startServer, type RunningServer } from '../server.ts';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { StartError, startServer, type RunningServer } from '../server.ts';
 import { NodeConflictError } from '../store/nodes.ts';
 import { DataDirLockedError } from '../lib/data-dir-lock.ts';
 import type { Bootstrap } from '../actions/realm.ts';
@@ -22,12 +22,14 @@ import type { Bootstrap } from '../actions/realm.ts';
  */
 async function start(config: Config, opts: { listen?: boolean } = {}): Promise<RunningServer> {
   return startServer(config, { ...opts, onCreated: (created) => announceCreated(config, created) }).catch((e: unknown) => {
-    if (e instanceof NodeConflictError || e instanceof DataDirLockedError || e instanceof ListenError) {
-      console.error(`Parley cannot start: ${e.message}`);
-      process.exit(1);
-    }
+    if (e instanceof NodeConflictError || e instanceof DataDirLockedError || e instanceof StartError) cannotStart(e.message);
     throw e;
   });
+}
+
+function cannotStart(why: string): never {
+  console.error(`Parley cannot start: ${why}`);
+  process.exit(1);
 }
 
 function announceCreated(config: Config, created: NonNullable<Bootstrap['created']>): void {
@@ -113,7 +115,13 @@ async function runPrimary(config: Config, workers: number): Promise<void> {
 
 /** Runs the server as configured (called by src/main.js, which may also load this module only to compile it). */
 export async function serve(): Promise<void> {
-  const config = loadConfig();
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) cannotStart(e.message);
+    throw e;
+  }
   if (config.workers > 0 && cluster.isPrimary) await runPrimary(config, config.workers);
   else await runSingle(config);
 }

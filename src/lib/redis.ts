@@ -32,7 +32,22 @@ export async function openRedis(url: string, prefix: string): Promise<RedisLink>
   // it and 60 without.
   const options = { maxRetriesPerRequest: 3, enableAutoPipelining: false, lazyConnect: true };
   const cmd = new (ioredis().Redis)(url, options);
-  await cmd.connect();
+  // A server that cannot be reached fails the start with the reason (ioredis
+  // would report it as an unhandled 'error' event and reject with "Connection
+  // is closed."), and the connection stops retrying.
+  let failure: Error | undefined;
+  const onError = (e: Error): void => {
+    failure ??= e;
+  };
+  cmd.on('error', onError);
+  try {
+    await cmd.connect();
+  } catch (e) {
+    cmd.disconnect();
+    throw failure ?? e;
+  } finally {
+    cmd.off('error', onError);
+  }
   let sub: Redis | null = null;
   const nodeId = `${process.pid.toString(36)}-${randomBytes(6).toString('hex')}`;
   const nodeKey = (id: string): string => `${prefix}node:${id}`;
