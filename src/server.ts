@@ -122,6 +122,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     pgSchema: config.pgSchema,
     pgPoolMax: config.pgPoolMax,
     onQuery: metrics ? (ms) => metrics.dbDuration.observe(ms / 1000) : undefined,
+    onConnectionLost: (err) => log.warn({ err }, 'database connection lost (a new one is opened when needed)'),
   });
   // Never two processes on one SQLite DATA_DIR, nor on PostgreSQL without Redis.
   let unlock: (() => Promise<void>) | null = null;

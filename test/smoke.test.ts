@@ -363,3 +363,42 @@ test('a start that cannot use its settings says why in one line and exits 1', { 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('PostgreSQL ending the server\'s connections: it logs the loss, keeps serving and keeps its data', { timeout: 90_000, skip: dbUrl ? false : 'needs TEST_DATABASE_URL' }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-smoke-pg-lost-'));
+  const ownSchema = `smoke_lost_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const c = new pg.Client({ connectionString: dbUrl });
+  await c.connect();
+  await c.query(`CREATE SCHEMA ${ownSchema}`);
+  let r: Running | undefined;
+  try {
+    r = await spawnNode({ PORT: String(await freePort()), DATA_DIR: dir, LOG_LEVEL: 'info', DATABASE_URL: dbUrl!, PARLEY_PG_SCHEMA: ownSchema });
+    const own = parseZuliprc(readFileSync(join(dir, 'zuliprc'), 'utf8')).values;
+    const auth = { Authorization: basic(own.email!, own.key!) };
+    const send = (content: string) =>
+      fetch(`${r!.url}/api/v1/messages`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ type: 'stream', to: 'general', topic: 'restart', content }).toString(),
+      });
+    assert.equal((await send('before')).status, 200);
+    // What a PostgreSQL restart or an administrator does to the process's connections.
+    const ended = await c.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1`, [`parley ${r.proc.pid}`]);
+    assert.ok(ended.rows[0].n >= 2, `ended ${ended.rows[0].n} connections`);
+    const deadline = Date.now() + 10_000;
+    while (!/database connection lost/.test(r.output()) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+    assert.match(r.output(), /database connection lost/);
+    assert.equal(r.proc.exitCode, null, r.output());
+    const after = await send('after');
+    assert.equal(after.status, 200, await after.clone().text());
+    const read = await fetch(`${r.url}/api/v1/messages?${new URLSearchParams({ anchor: 'newest', num_before: '5', num_after: '0', narrow: JSON.stringify([{ operator: 'topic', operand: 'restart' }]) })}`, { headers: auth });
+    const body = (await read.json()) as { messages: Array<{ content: string }> };
+    assert.deepEqual(body.messages.map((m) => m.content), ['<p>before</p>', '<p>after</p>']);
+  } finally {
+    const exit = r ? await stop(r) : null;
+    await c.query(`DROP SCHEMA IF EXISTS ${ownSchema} CASCADE`);
+    await c.end();
+    rmSync(dir, { recursive: true, force: true });
+    if (r) assert.equal(exit!.code, 0, r.output());
+  }
+});

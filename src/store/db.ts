@@ -37,6 +37,9 @@ export interface Store {
 }
 
 
+/** The application_name of this process's PostgreSQL connections: `parley <pid>`. */
+export const applicationName = (): string => `parley ${process.pid}`;
+
 export function openStore(opts: {
   dataDir: string;
   databaseUrl?: string;
@@ -44,6 +47,11 @@ export function openStore(opts: {
   /** Most connections in the PostgreSQL pool (default 10). */
   pgPoolMax?: number;
   onQuery?: (durationMs: number) => void;
+  /**
+   * PostgreSQL: an idle pooled connection was lost (the server restarted or
+   * ended it). The pool drops it and opens a new one when next needed.
+   */
+  onConnectionLost?: (err: Error) => void;
   /** SQLite: the log's size at which it is started over (see sqlite-driver.ts); tests set it low. */
   walRestartBytes?: number;
 }): Store {
@@ -61,9 +69,15 @@ export function openStore(opts: {
     const poolMax = Math.max(2, opts.pgPoolMax ?? 10);
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
+      // Which process a connection is, in pg_stat_activity.
+      application_name: applicationName(),
       max: poolMax,
       ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
     });
+    // Without a listener, an idle connection's error (PostgreSQL restarted, or
+    // the connection ended by an administrator or a proxy) would end the process.
+    const lost = opts.onConnectionLost;
+    pool.on('error', (err) => lost?.(err));
     const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }), log });
     const listener = listenForChanges(pg, opts.databaseUrl, opts.pgSchema, changes);
     return {
@@ -209,7 +223,7 @@ function listenForChanges(
   changes.external = () => !connected;
   const connect = () => {
     if (closed) return;
-    const c = new pg.Client({ connectionString: url, stream: () => (socket = new Socket()) });
+    const c = new pg.Client({ connectionString: url, application_name: applicationName(), stream: () => (socket = new Socket()) });
     client = c;
     // A new connection's queries do not wait for those left on the old one.
     tail = c.connect();
