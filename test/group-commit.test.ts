@@ -112,6 +112,35 @@ test('a transaction after a failed one starts clean', { skip }, async () => {
   });
 });
 
+test('a full database: the transactions that fail say so, none of their rows stay, and later ones commit', { skip }, async () => {
+  await withStore(async (store) => {
+    // SQLite answers as for a full disk once the file would pass max_page_count.
+    const pages = (await sql<{ page_count: number }>`PRAGMA page_count`.execute(store.db)).rows[0]!.page_count;
+    await sql.raw(`PRAGMA max_page_count = ${pages + 8}`).execute(store.db);
+    const big = 'x'.repeat(12_000); // three pages or more a row
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        transaction(store, async (tx) => {
+          await sql`INSERT INTO probe (v) VALUES (${`${i} ${big}`})`.execute(tx);
+          await new Promise((r) => setImmediate(r));
+          return i;
+        }),
+      ),
+    );
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    assert.ok(failed.length > 0, 'some transaction did not fit');
+    for (const r of failed) assert.match(r.reason.message, /database or disk is full/);
+    const committed = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const kept = (await sql<{ v: string }>`SELECT v FROM probe ORDER BY id`.execute(store.db)).rows.map((r) => Number(r.v.split(' ')[0]));
+    assert.deepEqual(kept, committed);
+    // Room again: the next transactions commit.
+    await sql`PRAGMA max_page_count = 1073741823`.execute(store.db);
+    await Promise.all([0, 1].map((n) => transaction(store, (tx) => sql`INSERT INTO probe (v) VALUES (${`after ${n}`})`.execute(tx))));
+    const after = (await sql<{ v: string }>`SELECT v FROM probe WHERE v LIKE 'after %' ORDER BY v`.execute(store.db)).rows.map((r) => r.v);
+    assert.deepEqual(after, ['after 0', 'after 1']);
+  });
+});
+
 /** The write-ahead log header's checkpoint sequence number: SQLite adds one each time it starts the log over. */
 function logRestarts(file: string): number {
   const header = Buffer.alloc(32);

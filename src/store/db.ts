@@ -360,9 +360,14 @@ class GroupCommit {
                 done.push({ job, value });
               } catch (e) {
                 job.reject(e);
-                // Should this fail too, the whole group fails below (its work is gone).
-                await sql`ROLLBACK TO parley_group`.execute(tx);
-                await sql`RELEASE parley_group`.execute(tx);
+                try {
+                  await sql`ROLLBACK TO parley_group`.execute(tx);
+                  await sql`RELEASE parley_group`.execute(tx);
+                } catch {
+                  // The whole transaction is gone (SQLite rolls it all back on some
+                  // errors, a full disk among them): the group fails with this job's error.
+                  throw e;
+                }
               }
               if (done.length >= GroupCommit.MAX_JOBS) return;
             }

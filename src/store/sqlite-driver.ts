@@ -155,6 +155,7 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   }
 
   prepare(sql: string): SqliteStatement {
+    if (sql === 'rollback') return this.#rollback;
     let stmt = this.#cache.get(sql);
     if (!stmt) {
       stmt = new Statement(this.#db.prepare(sql), writtenTableOf(sql) !== null, this.#wrote);
@@ -163,6 +164,23 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     }
     return stmt;
   }
+
+  /**
+   * Kysely's ROLLBACK after a failed transaction. SQLite rolls a transaction
+   * back by itself on some errors (a full disk, SQLITE_FULL, among them): a
+   * ROLLBACK then fails with "no transaction is active", and that error
+   * would replace the one that says what went wrong. So it rolls back only
+   * a transaction still open.
+   */
+  readonly #rollback: SqliteStatement = {
+    reader: false,
+    all: () => [],
+    run: () => {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      return { changes: 0, lastInsertRowid: 0 };
+    },
+    iterate: function* () {},
+  };
 
   /** A write statement changed rows: the checkpointer starts at the CHECKPOINTER_AFTER_WRITES-th. */
   readonly #wrote = (): void => {
