@@ -27,7 +27,9 @@ export async function openEventSystem(config: Config, log: FastifyBaseLogger): P
     const bus = new LocalBus(queues);
     return { queues, bus, deliverAfter: () => {}, close: () => queues.close() };
   }
-  const redis = await openRedis(config.redisUrl, config.redisPrefix);
+  const redis = await openRedis(config.redisUrl, config.redisPrefix, (err, connection) =>
+    log.warn({ err, connection }, 'Redis connection lost (reconnecting)'),
+  );
   const queues = await RedisQueues.open(redis);
   // Watched events (cache invalidation) go to every process over one channel: "<node id>\n<JSON list>".
   const channel = `${redis.prefix}watched`;

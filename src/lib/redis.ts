@@ -23,7 +23,26 @@ export interface RedisLink {
 
 const NODE_TTL_MS = 15_000;
 
-export async function openRedis(url: string, prefix: string): Promise<RedisLink> {
+/** Where a Redis connection's errors go once it is up (the server's log). */
+export type RedisErrorLog = (err: Error, connection: 'commands' | 'subscriber') => void;
+
+/**
+ * Reports a connection's errors once per outage: ioredis reconnects by itself,
+ * and without a listener it prints every failed attempt to stderr.
+ */
+function reportErrors(client: Redis, connection: 'commands' | 'subscriber', log: RedisErrorLog | undefined): void {
+  let reported = false;
+  client.on('error', (err: Error) => {
+    if (reported) return;
+    reported = true;
+    log?.(err, connection);
+  });
+  client.on('ready', () => {
+    reported = false;
+  });
+}
+
+export async function openRedis(url: string, prefix: string, log?: RedisErrorLog): Promise<RedisLink> {
   // No auto-pipelining: it gathers the commands of one tick into a pipeline
   // object of their own, which cost more than it saved. A request's few
   // commands (the change feed, the rate limits) go out one by one; the event
@@ -48,6 +67,7 @@ export async function openRedis(url: string, prefix: string): Promise<RedisLink>
   } finally {
     cmd.off('error', onError);
   }
+  reportErrors(cmd, 'commands', log);
   let sub: Redis | null = null;
   const nodeId = `${process.pid.toString(36)}-${randomBytes(6).toString('hex')}`;
   const nodeKey = (id: string): string => `${prefix}node:${id}`;
@@ -58,7 +78,10 @@ export async function openRedis(url: string, prefix: string): Promise<RedisLink>
   return {
     cmd,
     subscriber() {
-      sub ??= new (ioredis().Redis)(url, { ...options, lazyConnect: false });
+      if (!sub) {
+        sub = new (ioredis().Redis)(url, { ...options, lazyConnect: false });
+        reportErrors(sub, 'subscriber', log);
+      }
       return sub;
     },
     prefix,
