@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, startTestServer, assertError, assertSuccess, type TestServer } from './helpers.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Client, startTestServer, assertError, assertSuccess, spawnNode, stopNode, type NodeProcess, type TestServer } from './helpers.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -21,8 +23,13 @@ interface Run {
 }
 
 function cli(...args: string[]): Promise<Run> {
+  return runAdmin(serverEnv(), args);
+}
+
+/** The environment of a command run on the test server's data. */
+function serverEnv(): Record<string, string> {
   const cfg = t.server.svc.config;
-  const env: Record<string, string> = {
+  return {
     PATH: process.env.PATH ?? '',
     DATA_DIR: cfg.dataDir,
     EXTERNAL_URL: cfg.externalUrl,
@@ -31,6 +38,9 @@ function cli(...args: string[]): Promise<Run> {
     // With several processes (TEST_CLUSTER), the command line joins them as an operator's would.
     ...(cfg.redisUrl ? { REDIS_URL: cfg.redisUrl, PARLEY_REDIS_PREFIX: cfg.redisPrefix } : {}),
   };
+}
+
+function runAdmin(env: Record<string, string>, args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     // A command that hangs fails here within a minute instead of holding up the whole run.
     execFile(process.execPath, [join(root, 'src/cli/admin.ts'), ...args], { env, cwd: root, timeout: 60_000 }, (err, stdout, stderr) => {
@@ -189,5 +199,45 @@ test('with several processes, a change made here is announced to the servers bef
   for (const node of t.nodes) {
     const res = await new Client(node.url, u).get('/users/me');
     assertError(res, 401, 'USER_DEACTIVATED');
+  }
+});
+
+test('a setting it cannot use: one line on stderr, exit code 1', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-admin-settings-'));
+  try {
+    for (const args of [['backup', join(dir, 'b.sqlite3')], ['export', join(dir, 'e.tar.gz')], ['realm', 'get']]) {
+      const r = await runAdmin({ ...serverEnv(), PORT: 'abc' }, args);
+      assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`);
+      assert.equal(r.stderr, 'parley-admin: error: PORT must be a number, got "abc"\n');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a command on an empty DATA_DIR creates the organization and shows its owner password once', { timeout: 90_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-admin-empty-'));
+  const env = { PATH: process.env.PATH ?? '', DATA_DIR: dir };
+  let server: NodeProcess | undefined;
+  try {
+    const first = await runAdmin(env, ['realm', 'get', 'name']);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /^Created the organization and its owner: owner@parley\.local\n/);
+    const pw = /Owner password \(shown once\): (\S+)/.exec(first.stdout);
+    assert.ok(pw, first.stdout);
+    const again = await runAdmin(env, ['realm', 'get', 'name']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.doesNotMatch(again.stdout, /Created the organization|password/i);
+    // The password shown logs the owner in on the server started afterwards.
+    server = await spawnNode({ DATA_DIR: dir });
+    const login = await fetch(`${server.url}/api/v1/fetch_api_key`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: 'owner@parley.local', password: pw[1]! }).toString(),
+    });
+    assert.equal(login.status, 200, await login.clone().text());
+  } finally {
+    if (server) await stopNode(server);
+    rmSync(dir, { recursive: true, force: true });
   }
 });

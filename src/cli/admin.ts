@@ -10,7 +10,8 @@
  */
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { loadConfig } from '../config.ts';
+import { ConfigError, loadConfig } from '../config.ts';
+import { createdLines } from './created.ts';
 import { openStore } from '../store/db.ts';
 import { migrate } from '../store/migrations.ts';
 import { ensureRealm, zuliprc } from '../actions/realm.ts';
@@ -147,6 +148,8 @@ async function openServices(): Promise<{ svc: Services; close(): Promise<void> }
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.pgSchema });
   await migrate(store);
   const bootstrap = await ensureRealm(store, config);
+  // On an empty database the command creates the organization, as a first start does: its owner's password is shown here or never.
+  if (bootstrap.created) for (const line of createdLines(config.dataDir, bootstrap.created)) process.stdout.write(line + '\n');
   const log = pino({ level: 'silent' });
   const events = await openEventSystem(config, log);
   shareChanges(store, events);
@@ -357,8 +360,14 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return 0;
   }
-  if (command === 'backup') return backup(args);
-  if (command === 'export' || command === 'import') return archiveCommand(command, args);
+  try {
+    if (command === 'backup') return backup(args);
+    if (command === 'export' || command === 'import') return await archiveCommand(command, args);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`parley-admin: error: ${e.message}\n`);
+    return 1;
+  }
   try {
     if (!command || !(command in COMMANDS)) throw new UsageError(command ? `unknown command: ${command}` : 'missing command');
     CHECKS[command](args);

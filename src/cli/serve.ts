@@ -13,6 +13,7 @@ import { StartError, startServer, type RunningServer } from '../server.ts';
 import { NodeConflictError } from '../store/nodes.ts';
 import { DataDirLockedError } from '../lib/data-dir-lock.ts';
 import type { Bootstrap } from '../actions/realm.ts';
+import { createdLines } from './created.ts';
 
 /**
  * Starts the server, or explains (no stack trace) why another process makes
@@ -33,9 +34,7 @@ function cannotStart(why: string): never {
 }
 
 function announceCreated(config: Config, created: NonNullable<Bootstrap['created']>): void {
-  console.log(`Created the organization and its owner: ${created.owner.delivery_email}`);
-  if (created.generatedPassword) console.log(`Owner password (shown once): ${created.password}`);
-  console.log(`Owner API key written to ${config.dataDir}/zuliprc`);
+  for (const line of createdLines(config.dataDir, created)) console.log(line);
 }
 
 function onStopSignal(stop: (signal: string) => Promise<void>): void {
