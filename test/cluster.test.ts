@@ -150,11 +150,19 @@ test('PARLEY_WORKERS without REDIS_URL refuses to start and says why', { skip },
   assert.match(message, /Parley cannot start: PARLEY_WORKERS needs DATABASE_URL \(PostgreSQL\) and REDIS_URL/);
 });
 
-test('Redis cut off and back: the node logs it once per connection, then serves and delivers again', { skip }, async () => {
-  // The node reaches Redis through a proxy that the test closes and opens again.
+/**
+ * A TCP proxy to the test's Redis that the test can cut (every connection
+ * dropped, new ones refused) and restore, on the same port.
+ */
+async function redisProxy(): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
   const target = new URL(redisUrl!);
   const sockets = new Set<Socket>();
+  let down = false;
   const proxy = createServer((client) => {
+    if (down) {
+      client.destroy();
+      return;
+    }
     const upstream = connect(Number(target.port || 6379), target.hostname);
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -167,21 +175,38 @@ test('Redis cut off and back: the node logs it once per connection, then serves 
     client.pipe(upstream).pipe(client);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const port = (proxy.address() as { port: number }).port;
-  const node = await spawnNode({ ...env(), REDIS_URL: `redis://127.0.0.1:${port}` });
+  const dropAll = () => {
+    for (const s of sockets) s.destroy();
+  };
+  return {
+    url: `redis://127.0.0.1:${(proxy.address() as { port: number }).port}`,
+    cut() {
+      down = true;
+      dropAll();
+    },
+    restore() {
+      down = false;
+    },
+    async close() {
+      dropAll();
+      await new Promise((resolve) => proxy.close(resolve));
+    },
+  };
+}
+
+test('Redis cut off and back: the node logs it once per connection, then serves and delivers again', { skip }, async () => {
+  const proxy = await redisProxy();
+  const node = await spawnNode({ ...env(), REDIS_URL: proxy.url });
   nodes.push(node);
   const viaProxy = new Client(node.url, account);
   const q = assertSuccess(await viaProxy.post('/register', { event_types: ['message'] }));
 
-  await new Promise<void>((resolve) => {
-    proxy.close(() => resolve());
-    for (const s of sockets) s.destroy();
-  });
+  proxy.cut();
   const lost = () => node.output().match(/Redis connection lost/g)?.length ?? 0;
   for (let i = 0; i < 200 && lost() === 0; i++) await sleep(50);
   assert.ok(lost() >= 1, node.output());
   await sleep(1000); // ioredis keeps trying meanwhile
-  await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve));
+  proxy.restore();
   try {
     let status = 0;
     for (let i = 0; i < 100 && status !== 200; i++) {
@@ -199,7 +224,31 @@ test('Redis cut off and back: the node logs it once per connection, then serves 
     assert.doesNotMatch(node.output(), /Unhandled error event/);
   } finally {
     await stopNode(node);
-    await new Promise((resolve) => proxy.close(resolve));
-    for (const s of sockets) s.destroy();
+    await proxy.close();
+  }
+});
+
+test('SIGTERM while Redis is unreachable: the node still exits within seconds', { skip }, async () => {
+  const proxy = await redisProxy();
+  const node = await spawnNode({ ...env(), REDIS_URL: proxy.url });
+  nodes.push(node);
+  try {
+    assertSuccess(await new Client(node.url, account).get('/users/me'));
+    proxy.cut();
+    // Long enough for ioredis's reconnection attempts to be seconds apart, as in a real outage.
+    await sleep(5000);
+    node.proc.kill('SIGTERM');
+    // Commands to a Redis that is down fail at once instead of waiting for
+    // ioredis's reconnection attempts (a periodic job's pass held the shutdown
+    // 20 s and more), and the shutdown drops such connections instead of
+    // sending them a last command.
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([node.exited, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), 20_000)))]);
+    clearTimeout(timer);
+    assert.ok(exit, `still running 20 s after SIGTERM:\n${node.output()}`);
+    assert.equal(exit.code, 0, node.output());
+  } finally {
+    await stopNode(node);
+    await proxy.close();
   }
 });
