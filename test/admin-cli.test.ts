@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Client, startTestServer, assertError, assertSuccess, spawnNode, stopNode, type NodeProcess, type TestServer } from './helpers.ts';
+import { WebClient } from './web-helpers.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -240,4 +241,37 @@ test('a command on an empty DATA_DIR creates the organization and shows its owne
     if (server) await stopNode(server);
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('set-password: a generated or given password logs in, the old one no longer does, web sessions end', async () => {
+  const email = 'set-password@example.com';
+  assert.equal((await cli('create-user', '--email', email, '--name', 'Set Password', '--password', 'Old-pass-123')).code, 0);
+  const anon = new Client(t.url, null);
+  const web = new WebClient(t.url);
+  assert.equal((await web.login(email, 'Old-pass-123')).status, 200);
+  assert.equal((await web.get('/json/users/me')).status, 200);
+
+  const generated = await cli('set-password', email);
+  assert.equal(generated.code, 0, generated.stderr);
+  assert.match(generated.stdout, new RegExp(`^Password of ${email} set; their web sessions ended\\n`));
+  const pw = /New password \(shown once\): (\S+)/.exec(generated.stdout);
+  assert.ok(pw, generated.stdout);
+  assert.equal((await web.get('/json/users/me')).status, 401, 'the session ended');
+  assertSuccess(await anon.post('/fetch_api_key', { username: email, password: pw[1]! }));
+  assertError(await anon.post('/fetch_api_key', { username: email, password: 'Old-pass-123' }), 401, 'AUTHENTICATION_FAILED', 'Your username or password is incorrect');
+
+  const given = await cli('set-password', email, '--password', 'Given-pass-456');
+  assert.equal(given.code, 0, given.stderr);
+  assert.doesNotMatch(given.stdout, /shown once/);
+  assertSuccess(await anon.post('/fetch_api_key', { username: email, password: 'Given-pass-456' }));
+
+  const weak = await cli('set-password', email, '--password', 'aaa');
+  assert.equal(weak.code, 1);
+  assert.equal(weak.stderr, 'parley-admin: error: New password is too weak!\n');
+  const bot = await cli('create-bot', '--owner', email, '--name', 'Pw Bot', '--short-name', 'pw');
+  const botEmail = /^Created bot (\S+) /.exec(bot.stdout)![1]!;
+  const botPw = await cli('set-password', botEmail);
+  assert.equal(botPw.code, 1);
+  assert.equal(botPw.stderr, 'parley-admin: error: Bots have no password.\n');
+  assert.equal((await cli('set-password')).code, 2);
 });

@@ -89,6 +89,21 @@ function legacyEvents(user: UserRow, name: string, value: unknown): ZulipEvent[]
   return out;
 }
 
+/**
+ * An operator sets a user's password (the admin CLI's set-password): the
+ * same strength rule as a user's own change, and, as there, the user's
+ * sessions end (all of them). No event: Zulip sends none for a password.
+ */
+export async function setPasswordAsOperator(svc: Services, user: UserRow, password: string): Promise<void> {
+  if (user.is_bot) throw badRequest('Bots have no password.');
+  if (!passwordStrongEnough(password)) throw badRequest('New password is too weak!');
+  const hash = await hashPassword(password);
+  await transaction(svc.store, async (tx) => {
+    await updateUser(tx, user.id, { password_hash: hash });
+    await endUserSessions(tx, user.id);
+  });
+}
+
 export async function updateOwnSettings(svc: Services, actor: UserRow, input: SettingsInput): Promise<Record<string, unknown>> {
   requireHuman(actor);
   checkSettingValues(input.settings);

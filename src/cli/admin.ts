@@ -33,6 +33,8 @@ import { allUsers } from '../store/users.ts';
 import { ArchiveError, importArchive, writeArchive } from '../store/archive.ts';
 import { lockDataDir } from '../lib/data-dir-lock.ts';
 import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { setPasswordAsOperator } from '../actions/settings.ts';
 import { progressBar } from './progress.ts';
 
 const USAGE = `Usage: parley-admin <command> [options]
@@ -45,6 +47,7 @@ Commands:
   reactivate USER
   api-key USER
   regenerate-api-key USER
+  set-password USER [--password PASSWORD]
   zuliprc USER
   backup FILE
   export FILE
@@ -61,6 +64,9 @@ server runs. import restores such an archive into an empty Parley (a fresh
 DATA_DIR, or an empty PostgreSQL database or schema, the server stopped),
 keeping every ID, password and API key; the archive must come from the same
 version of Parley. Both show a progress bar on a terminal.
+
+set-password sets a user's password (a generated one, printed once,
+without --password) and ends the user's web sessions.
 
 USER is an email address or a numeric user ID.
 ROLE is owner, administrator, moderator, member or guest (or 100, 200, 300, 400, 600).
@@ -191,6 +197,7 @@ const CHECKS: Record<string, (args: string[]) => void> = {
   reactivate: (a) => void parse(a, [], 1),
   'api-key': (a) => void parse(a, [], 1),
   'regenerate-api-key': (a) => void parse(a, [], 1),
+  'set-password': (a) => void parse(a, ['password'], 1),
   zuliprc: (a) => void parse(a, [], 1),
   realm: (a) => {
     const [sub, ...rest] = a;
@@ -264,6 +271,14 @@ const COMMANDS: Record<string, Command> = {
   async 'regenerate-api-key'(svc, args, out) {
     const user = await findUser(svc, parse(args, [], 1).positionals[0]);
     out(await regenerateApiKey(svc, user));
+  },
+  async 'set-password'(svc, args, out) {
+    const p = parse(args, ['password'], 1);
+    const user = await findUser(svc, p.positionals[0]);
+    const password = p.options.password ?? randomBytes(12).toString('base64url');
+    await setPasswordAsOperator(svc, user, password);
+    out(`Password of ${user.delivery_email} set; their web sessions ended`);
+    if (p.options.password === undefined) out(`New password (shown once): ${password}`);
   },
   async realm(svc, args, out) {
     const [sub, name, raw] = args;
