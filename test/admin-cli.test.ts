@@ -231,12 +231,7 @@ test('a command on an empty DATA_DIR creates the organization and shows its owne
     assert.doesNotMatch(again.stdout, /Created the organization|password/i);
     // The password shown logs the owner in on the server started afterwards.
     server = await spawnNode({ DATA_DIR: dir });
-    const login = await fetch(`${server.url}/api/v1/fetch_api_key`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ username: 'owner@parley.local', password: pw[1]! }).toString(),
-    });
-    assert.equal(login.status, 200, await login.clone().text());
+    assertSuccess(await new Client(server.url, null).post('/fetch_api_key', { username: 'owner@parley.local', password: pw[1]! }));
   } finally {
     if (server) await stopNode(server);
     rmSync(dir, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { Client, assertSuccess, sleep, spawnNode, stopNode, zuliprcAccount, type NodeProcess } from './helpers.ts';
+import { Client, assertSuccess, createPgSchema, dropPgSchema, sleep, spawnNode, stopNode, zuliprcAccount, type NodeProcess } from './helpers.ts';
 import { deleteKeysWithPrefix } from '../src/lib/redis.ts';
 
 const dbUrl = process.env.TEST_DATABASE_URL;
@@ -40,10 +40,7 @@ const env = (): Record<string, string> => ({
 before(async () => {
   if (skip) return;
   dataDir = mkdtempSync(join(tmpdir(), 'parley-cluster-'));
-  const c = new pg.Client({ connectionString: dbUrl });
-  await c.connect();
-  await c.query(`CREATE SCHEMA ${schema}`);
-  await c.end();
+  await createPgSchema(dbUrl!, schema);
   // The first node creates the organization; the others find it.
   nodes.push(await spawnNode(env()));
   nodes.push(...(await Promise.all([spawnNode(env()), spawnNode(env())])));
@@ -53,10 +50,7 @@ before(async () => {
 after(async () => {
   if (skip) return;
   await Promise.all(nodes.map((n) => stopNode(n)));
-  const c = new pg.Client({ connectionString: dbUrl });
-  await c.connect();
-  await c.query(`DROP SCHEMA ${schema} CASCADE`);
-  await c.end();
+  await dropPgSchema(dbUrl!, schema);
   await deleteKeysWithPrefix(redisUrl!, prefix);
   rmSync(dataDir, { recursive: true, force: true });
 });

@@ -141,6 +141,26 @@ if (CLUSTER_SIZE > 1 && !(process.env.TEST_DATABASE_URL && redisUrl)) {
 }
 
 /** Starts a fresh server (or cluster, see CLUSTER_SIZE). Environment overrides apply to its configuration. */
+/** Creates a PostgreSQL schema of a test's own in the database at `url`. */
+export async function createPgSchema(url: string, schema: string): Promise<void> {
+  await pgQuery(url, `CREATE SCHEMA ${schema}`);
+}
+
+/** Drops a schema that createPgSchema made, with everything in it. */
+export async function dropPgSchema(url: string, schema: string): Promise<void> {
+  await pgQuery(url, `DROP SCHEMA ${schema} CASCADE`);
+}
+
+async function pgQuery(url: string, text: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(text);
+  } finally {
+    await c.end();
+  }
+}
+
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-test-'));
   const dbUrl = process.env.TEST_DATABASE_URL;
@@ -148,10 +168,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   let schema: string | undefined;
   if (dbUrl) {
     schema = `t_${unique}`;
-    const c = new pg.Client({ connectionString: dbUrl });
-    await c.connect();
-    await c.query(`CREATE SCHEMA ${schema}`);
-    await c.end();
+    await createPgSchema(dbUrl, schema);
   }
   const redisPrefix = `parley-test:${unique}:`;
   const config = loadConfig({
@@ -212,12 +229,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       for (const node of nodes) await node.close();
       if (redisUrl) await deleteKeysWithPrefix(redisUrl, redisPrefix);
       rmSync(dataDir, { recursive: true, force: true });
-      if (dbUrl && schema) {
-        const c = new pg.Client({ connectionString: dbUrl });
-        await c.connect();
-        await c.query(`DROP SCHEMA ${schema} CASCADE`);
-        await c.end();
-      }
+      if (dbUrl && schema) await dropPgSchema(dbUrl, schema);
     },
   };
 }

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { spawnNode, type NodeProcess } from './helpers.ts';
+import { Client, assertSuccess, createPgSchema, dropPgSchema, sleep, spawnNode, zuliprcAccount, type NodeProcess } from './helpers.ts';
 
 const dbUrl = process.env.TEST_DATABASE_URL;
 
@@ -38,15 +38,20 @@ function freePort(): Promise<number> {
 
 type Running = NodeProcess;
 
-/** Starts `node src/main.js` and waits for its "listening" line. */
-function start(extraEnv: Record<string, string> = {}): Promise<Running> {
-  return spawnNode({
+/** The environment of the shared DATA_DIR's server (and database schema). */
+function startEnv(extraEnv: Record<string, string> = {}): Record<string, string> {
+  return {
     PORT: String(port),
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     ...(dbUrl && schema ? { DATABASE_URL: dbUrl, PARLEY_PG_SCHEMA: schema } : {}),
     ...extraEnv,
-  });
+  };
+}
+
+/** Starts `node src/main.js` and waits for its "listening" line. */
+function start(extraEnv: Record<string, string> = {}): Promise<Running> {
+  return spawnNode(startEnv(extraEnv));
 }
 
 async function stop(r: Running): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
@@ -75,22 +80,29 @@ before(async () => {
   port = await freePort();
   if (dbUrl) {
     schema = `smoke_${process.pid}_${randomBytes(3).toString('hex')}`;
-    const c = new pg.Client({ connectionString: dbUrl });
-    await c.connect();
-    await c.query(`CREATE SCHEMA ${schema}`);
-    await c.end();
+    await createPgSchema(dbUrl, schema);
   }
 });
 
 after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
-  if (dbUrl && schema) {
-    const c = new pg.Client({ connectionString: dbUrl });
-    await c.connect();
-    await c.query(`DROP SCHEMA ${schema} CASCADE`);
-    await c.end();
-  }
+  if (dbUrl && schema) await dropPgSchema(dbUrl, schema);
 });
+
+/**
+ * The output of a `node src/main.js` that must fail before listening: it
+ * exits with code 1 and says why without a stack trace.
+ */
+async function failedStart(env: Record<string, string>): Promise<string> {
+  const message = await spawnNode(env).then(
+    (n) => (n.proc.kill('SIGKILL'), null),
+    (e: Error) => e.message,
+  );
+  assert.ok(message, `started with ${JSON.stringify(env)}`);
+  assert.match(message, /exited before listening \(code 1,/);
+  assert.doesNotMatch(message, /^\s+at /m, 'no stack trace');
+  return message;
+}
 
 // The tests below run in order and share DATA_DIR: first start, restart, shutdown.
 let rc: Record<string, string>;
@@ -222,12 +234,7 @@ test('a second process on the same data refuses to start and says why', { timeou
   const r = await start();
   try {
     // SQLite: the same DATA_DIR; PostgreSQL: the same database without REDIS_URL.
-    const second = await start({ PORT: '0' }).then(
-      (n) => (n.proc.kill('SIGKILL'), null),
-      (e: Error) => e.message,
-    );
-    assert.ok(second, 'the second process did not start');
-    assert.match(second, /exited before listening \(code 1/);
+    const second = await failedStart(startEnv({ PORT: '0' }));
     assert.match(second, dbUrl ? /Parley cannot start: Another Parley process \(pid \d+ on .*\) is serving this PostgreSQL database\. Several processes need REDIS_URL/ : /Parley cannot start: Another Parley process is using DATA_DIR .*Stop it, or give this process its own DATA_DIR/);
     const me = await fetch(`${rc.site}/api/v1/users/me`, { headers: { Authorization: basic(rc.email!, rc.key!) } });
     assert.equal(me.status, 200, 'the first process still serves');
@@ -264,43 +271,26 @@ test('a first start that cannot listen still shows the owner password, says why,
   const dir = mkdtempSync(join(tmpdir(), 'parley-smoke-port-'));
   const ownSchema = dbUrl ? `smoke_port_${process.pid}_${randomBytes(3).toString('hex')}` : undefined;
   const pgEnv: Record<string, string> = dbUrl && ownSchema ? { DATABASE_URL: dbUrl, PARLEY_PG_SCHEMA: ownSchema } : {};
-  const run = (p: number) => spawnNode({ PORT: String(p), DATA_DIR: dir, LOG_LEVEL: 'info', ...pgEnv });
-  if (ownSchema) {
-    const c = new pg.Client({ connectionString: dbUrl });
-    await c.connect();
-    await c.query(`CREATE SCHEMA ${ownSchema}`);
-    await c.end();
-  }
+  const env = (p: number) => ({ PORT: String(p), DATA_DIR: dir, LOG_LEVEL: 'info', ...pgEnv });
+  if (ownSchema) await createPgSchema(dbUrl!, ownSchema);
   // Another program holds the port.
   const taken = createServer();
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
   const takenPort = (taken.address() as { port: number }).port;
   try {
-    const failed = await run(takenPort).then(
-      (n) => (n.proc.kill('SIGKILL'), null),
-      (e: Error) => e.message,
-    );
-    assert.ok(failed, 'the server started on a port in use');
-    assert.match(failed, /exited before listening \(code 1/);
+    const failed = await failedStart(env(takenPort));
     assert.ok(failed.includes(`Parley cannot start: cannot listen on 127.0.0.1:${takenPort}: the address is already in use. Set HOST and PORT`), failed);
-    assert.doesNotMatch(failed, /^\s+at /m, 'no stack trace');
     assert.match(failed, /Created the organization and its owner: owner@parley\.local/);
     const pw = /Owner password \(shown once\): (\S+)/.exec(failed);
     assert.ok(pw, failed);
-    const written = parseZuliprc(readFileSync(join(dir, 'zuliprc'), 'utf8')).values;
+    const written = zuliprcAccount(dir);
 
     // The next start, on a free port, creates nothing; the password shown logs the owner in.
-    const r = await run(await freePort());
+    const r = await spawnNode(env(await freePort()));
     try {
       assert.doesNotMatch(r.output(), /Created the organization|password/i);
-      const login = await fetch(`${r.url}/api/v1/fetch_api_key`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ username: 'owner@parley.local', password: pw[1]! }).toString(),
-      });
-      const body = (await login.json()) as Record<string, any>;
-      assert.equal(login.status, 200, JSON.stringify(body));
-      assert.equal(body.api_key, written.key, 'the zuliprc written on the first start holds the key');
+      const login = assertSuccess(await new Client(r.url, null).post('/fetch_api_key', { username: 'owner@parley.local', password: pw[1]! }));
+      assert.equal(login.api_key, written.apiKey, 'the zuliprc written on the first start holds the key');
     } finally {
       const { code } = await stop(r);
       assert.equal(code, 0, r.output());
@@ -308,29 +298,14 @@ test('a first start that cannot listen still shows the owner password, says why,
   } finally {
     await new Promise((resolve) => taken.close(resolve));
     rmSync(dir, { recursive: true, force: true });
-    if (ownSchema) {
-      const c = new pg.Client({ connectionString: dbUrl });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${ownSchema} CASCADE`);
-      await c.end();
-    }
+    if (ownSchema) await dropPgSchema(dbUrl!, ownSchema);
   }
 });
 
 test('a start that cannot use its settings says why in one line and exits 1', { timeout: 90_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-smoke-settings-'));
   const closedPort = await freePort();
-  /** The output of a start that must fail before listening. */
-  const failing = async (env: Record<string, string>): Promise<string> => {
-    const message = await spawnNode({ DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'info', ...env }).then(
-      (n) => (n.proc.kill('SIGKILL'), null),
-      (e: Error) => e.message,
-    );
-    assert.ok(message, `started with ${JSON.stringify(env)}`);
-    assert.match(message, /exited before listening \(code 1,/);
-    assert.doesNotMatch(message, /^\s+at /m, 'no stack trace');
-    return message;
-  };
+  const failing = (env: Record<string, string>) => failedStart({ DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'info', ...env });
   const ownSchema = dbUrl ? `smoke_settings_${process.pid}_${randomBytes(3).toString('hex')}` : undefined;
   try {
     assert.match(await failing({ PORT: 'abc' }), /Parley cannot start: PORT must be a number, got "abc"/);
@@ -345,18 +320,18 @@ test('a start that cannot use its settings says why in one line and exits 1', { 
     assert.doesNotMatch(db, /secret/);
     if (dbUrl && ownSchema) {
       // Redis nobody answers at: nothing is created before it is reached.
+      await createPgSchema(dbUrl, ownSchema);
       const c = new pg.Client({ connectionString: dbUrl });
       await c.connect();
       try {
-        await c.query(`CREATE SCHEMA ${ownSchema}`);
         const redis = await failing({ DATABASE_URL: dbUrl, PARLEY_PG_SCHEMA: ownSchema, REDIS_URL: `redis://:secret@127.0.0.1:${closedPort}` });
         assert.ok(redis.includes(`Parley cannot start: cannot connect to Redis at redis://:***@127.0.0.1:${closedPort}: connect ECONNREFUSED`), redis);
         assert.doesNotMatch(redis, /Created the organization|secret/);
         const realms = await c.query(`SELECT count(*)::int AS n FROM ${ownSchema}.realm`);
         assert.equal(realms.rows[0].n, 0);
       } finally {
-        await c.query(`DROP SCHEMA IF EXISTS ${ownSchema} CASCADE`);
         await c.end();
+        await dropPgSchema(dbUrl, ownSchema);
       }
     }
   } finally {
@@ -367,37 +342,29 @@ test('a start that cannot use its settings says why in one line and exits 1', { 
 test('PostgreSQL ending the server\'s connections: it logs the loss, keeps serving and keeps its data', { timeout: 90_000, skip: dbUrl ? false : 'needs TEST_DATABASE_URL' }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-smoke-pg-lost-'));
   const ownSchema = `smoke_lost_${process.pid}_${randomBytes(3).toString('hex')}`;
+  await createPgSchema(dbUrl!, ownSchema);
   const c = new pg.Client({ connectionString: dbUrl });
   await c.connect();
-  await c.query(`CREATE SCHEMA ${ownSchema}`);
   let r: Running | undefined;
   try {
     r = await spawnNode({ PORT: String(await freePort()), DATA_DIR: dir, LOG_LEVEL: 'info', DATABASE_URL: dbUrl!, PARLEY_PG_SCHEMA: ownSchema });
-    const own = parseZuliprc(readFileSync(join(dir, 'zuliprc'), 'utf8')).values;
-    const auth = { Authorization: basic(own.email!, own.key!) };
-    const send = (content: string) =>
-      fetch(`${r!.url}/api/v1/messages`, {
-        method: 'POST',
-        headers: { ...auth, 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ type: 'stream', to: 'general', topic: 'restart', content }).toString(),
-      });
-    assert.equal((await send('before')).status, 200);
+    const owner = new Client(r.url, zuliprcAccount(dir));
+    const send = (content: string) => owner.post('/messages', { type: 'stream', to: 'general', topic: 'restart', content });
+    assertSuccess(await send('before'));
     // What a PostgreSQL restart or an administrator does to the process's connections.
     const ended = await c.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1`, [`parley ${r.proc.pid}`]);
     assert.ok(ended.rows[0].n >= 2, `ended ${ended.rows[0].n} connections`);
     const deadline = Date.now() + 10_000;
-    while (!/database connection lost/.test(r.output()) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+    while (!/database connection lost/.test(r.output()) && Date.now() < deadline) await sleep(50);
     assert.match(r.output(), /database connection lost/);
     assert.equal(r.proc.exitCode, null, r.output());
-    const after = await send('after');
-    assert.equal(after.status, 200, await after.clone().text());
-    const read = await fetch(`${r.url}/api/v1/messages?${new URLSearchParams({ anchor: 'newest', num_before: '5', num_after: '0', narrow: JSON.stringify([{ operator: 'topic', operand: 'restart' }]) })}`, { headers: auth });
-    const body = (await read.json()) as { messages: Array<{ content: string }> };
-    assert.deepEqual(body.messages.map((m) => m.content), ['<p>before</p>', '<p>after</p>']);
+    assertSuccess(await send('after'));
+    const read = assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'topic', operand: 'restart' }] }));
+    assert.deepEqual(read.messages.map((m: { content: string }) => m.content), ['<p>before</p>', '<p>after</p>']);
   } finally {
     const exit = r ? await stop(r) : null;
-    await c.query(`DROP SCHEMA IF EXISTS ${ownSchema} CASCADE`);
     await c.end();
+    await dropPgSchema(dbUrl!, ownSchema);
     rmSync(dir, { recursive: true, force: true });
     if (r) assert.equal(exit!.code, 0, r.output());
   }

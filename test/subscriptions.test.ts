@@ -307,20 +307,16 @@ test('a first start that stopped after creating the organization, before its cha
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { default: pg } = await import('pg');
   const { openStore } = await import('../src/store/db.ts');
   const { migrate } = await import('../src/store/migrations.ts');
   const { ensureRealm } = await import('../src/actions/realm.ts');
   const { startServer } = await import('../src/server.ts');
-  const { Client } = await import('./helpers.ts');
+  const { Client, createPgSchema, dropPgSchema } = await import('./helpers.ts');
   const base = t.server.svc.config;
   const config = { ...base, dataDir: mkdtempSync(join(tmpdir(), 'parley-first-start-')), port: 0 };
   if (base.databaseUrl) {
     config.pgSchema = `${base.pgSchema}_again`;
-    const admin = new pg.Client({ connectionString: base.databaseUrl });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${config.pgSchema}`);
-    await admin.end();
+    await createPgSchema(base.databaseUrl, config.pgSchema);
   }
   try {
     // What the first start had done when it stopped: the organization and its owner.
@@ -350,12 +346,7 @@ test('a first start that stopped after creating the organization, before its cha
     }
   } finally {
     rmSync(config.dataDir, { recursive: true, force: true });
-    if (base.databaseUrl) {
-      const admin = new pg.Client({ connectionString: base.databaseUrl });
-      await admin.connect();
-      await admin.query(`DROP SCHEMA ${config.pgSchema} CASCADE`);
-      await admin.end();
-    }
+    if (base.databaseUrl) await dropPgSchema(base.databaseUrl, config.pgSchema!);
   }
 });
 
