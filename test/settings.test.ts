@@ -141,10 +141,17 @@ test('PATCH /settings: password change needs the old password and a strong new o
   assertError(await c.patch('/settings', { new_password: 'Another-pass-77' }), 400, 'BAD_REQUEST', 'Wrong password!');
   assertError(await c.patch('/settings', { old_password: 'Initial-pass-42', new_password: 'abc' }), 400, 'BAD_REQUEST', 'New password is too weak!');
   assertError(await c.patch('/settings', { old_password: 'Initial-pass-42', new_password: 'aaaaaaaa' }), 400, 'BAD_REQUEST', 'New password is too weak!');
+  for (const weak of ['password1', 'qwerty123', 'x'.repeat(101)]) {
+    assertError(await c.patch('/settings', { old_password: 'Initial-pass-42', new_password: weak }), 400, 'BAD_REQUEST', 'New password is too weak!');
+  }
   assertSuccess(await c.patch('/settings', { old_password: 'Initial-pass-42', new_password: 'Another-pass-77' }));
   const anon = t.client(null);
   assertSuccess(await anon.post('/fetch_api_key', { username: member.email, password: 'Another-pass-77' }));
   assertError(await anon.post('/fetch_api_key', { username: member.email, password: 'Initial-pass-42' }), 401, 'AUTHENTICATION_FAILED');
+  // Six characters with no word or pattern in them are enough (zxcvbn: about a million guesses).
+  assertSuccess(await c.patch('/settings', { old_password: 'Another-pass-77', new_password: 'Zq8#mP' }));
+  assertSuccess(await anon.post('/fetch_api_key', { username: member.email, password: 'Zq8#mP' }));
+  assertSuccess(await c.patch('/settings', { old_password: 'Zq8#mP', new_password: 'Another-pass-77' }));
 });
 
 test('PATCH /realm/user_settings_defaults: administrators only', async () => {

@@ -97,6 +97,9 @@ test('POST: bad name or password re-shows the form with the error, escaped, and 
   let res = await page('POST', key, { full_name: 'Good Name', password: 'ab' });
   assert.equal(res.status, 400);
   assert.match(res.html, /The password is too weak\./);
+  res = await page('POST', key, { full_name: 'Good Name', password: 'password123' });
+  assert.equal(res.status, 400);
+  assert.match(res.html, /The password is too weak\./);
   assert.ok(res.html.includes('value="Good Name"'));
   res = await page('POST', key, { full_name: '', password: GOOD_PASSWORD });
   assert.equal(res.status, 400);

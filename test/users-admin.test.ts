@@ -99,6 +99,11 @@ test('POST /users: Zulip errors for duplicates, bad addresses, weak passwords, n
   assertError(await a.post('/users', { email: 'OWNER@example.com', password: 'abcdef123', full_name: 'Dup' }), 400, 'BAD_REQUEST', "Email 'OWNER@example.com' already in use");
   assertError(await a.post('/users', { email: 'not-an-email', password: 'abcdef123', full_name: 'Bad' }), 400, 'BAD_REQUEST', 'Bad name or username');
   assertError(await a.post('/users', { email: 'weak@example.com', password: 'abc', full_name: 'Weak' }), 400, 'BAD_REQUEST', 'The password is too weak.');
+  // Zulip's rule: zxcvbn's estimate of at least 10,000 guesses, so common
+  // passwords of any length are refused, and more than 100 characters too.
+  for (const password of ['password', 'qwerty123', 'iloveyou1', 'x'.repeat(101), `${'Zq8#mP'.repeat(17)}`]) {
+    assertError(await a.post('/users', { email: 'weak@example.com', password, full_name: 'Weak' }), 400, 'BAD_REQUEST', 'The password is too weak.');
+  }
   assertError(await a.post('/users', { email: 'n@example.com', password: 'abcdef123', full_name: '   ' }), 400, 'BAD_REQUEST', 'Name too short!');
   assertError(await a.post('/users', { email: 'n@example.com', password: 'abcdef123', full_name: 'x'.repeat(101) }), 400, 'BAD_REQUEST', 'Name too long!');
   assertError(await a.post('/users', { email: 'n@example.com', password: 'abcdef123', full_name: 'Bad*Name' }), 400, 'BAD_REQUEST', 'Invalid characters in name!');

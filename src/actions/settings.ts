@@ -13,7 +13,7 @@ import { realmById, updateRealm } from '../store/realm.ts';
 import { transaction } from '../store/db.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { notifyExportConsent } from './export-consent.ts';
-import { checkPassword, hashPassword } from '../lib/passwords.ts';
+import { checkPassword, hashPassword, passwordStrongEnough } from '../lib/passwords.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { checkSettingValues, realmUserDefaults, USER_SETTINGS, userSettings } from '../lib/user-settings.ts';
 import { parseJsonObject } from '../lib/util.ts';
@@ -29,20 +29,6 @@ const LANGUAGE_NAMES: Record<string, string> = {
   'zh-hans': '\u7b80\u4f53\u4e2d\u6587', 'zh-hant': '\u7e41\u9ad4\u4e2d\u6587',
 };
 export const languageName = (code: string): string => LANGUAGE_NAMES[code] ?? code;
-
-export const PASSWORD_MIN_LENGTH = 6;
-export const PASSWORD_MAX_LENGTH = 100;
-
-/** A rough stand-in for Zulip's zxcvbn guess count (min 10000 guesses). */
-function passwordStrongEnough(pw: string): boolean {
-  if (pw.length < PASSWORD_MIN_LENGTH || pw.length > PASSWORD_MAX_LENGTH) return false;
-  const unique = new Set(pw).size;
-  if (unique < 3) return false;
-  let classes = 0;
-  for (const re of [/[a-z]/, /[A-Z]/, /\d/, /[^a-zA-Z\d]/]) if (re.test(pw)) classes++;
-  const pool = [26, 26, 10, 33].slice(0, Math.max(classes, 1)).reduce((a, b) => a + b, 0);
-  return Math.pow(Math.min(unique, pool), Math.min(pw.length, 8)) >= 10000 * 1000;
-}
 
 const NAME_INVALID_CHARS = ['*', '`', '\\', '>', '"', '@'];
 

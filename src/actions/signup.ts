@@ -34,7 +34,7 @@ import {
   type InvitationRow,
 } from '../store/invites.ts';
 import { checkFullName, createUser } from './users.ts';
-import { passwordStrongEnough } from './users-admin.ts';
+import { passwordStrongEnough } from '../lib/passwords.ts';
 import { defaultStreamIds } from './streams-default.ts';
 import { notificationBot } from './system-bots.ts';
 import { sendMessage } from './messages.ts';

@@ -10,6 +10,7 @@ import { messageIdsBySenders } from '../store/messages.ts';
 import { updateProfileData, type ProfileDataItem } from './profile-fields.ts';
 import type { Services } from '../services.ts';
 import { newApiKey } from '../lib/util.ts';
+import { passwordStrongEnough } from '../lib/passwords.ts';
 import { ApiError, badRequest, requireAdmin, requireOwner } from '../lib/errors.ts';
 import { sendEmail, emailSettings } from '../lib/email.ts';
 import { validEmail } from '../lib/email-address.ts';
@@ -81,15 +82,6 @@ async function reload(svc: Services, id: number): Promise<UserRow> {
 
 // ---------------------------------------------------------------------------
 // Creating users (POST /users)
-
-const PASSWORD_MIN_LENGTH = 6;
-
-/** Zulip rejects weak passwords; Parley checks the minimum length and trivially guessable ones. */
-export function passwordStrongEnough(password: string): boolean {
-  if (password.length < PASSWORD_MIN_LENGTH) return false;
-  if (new Set(password).size < 3) return false;
-  return true;
-}
 
 export async function createUserByAdmin(
   svc: Services,

@@ -9,6 +9,7 @@ import { formatUser, avatarUrl, isAdminRole } from '../actions/users-format.ts';
 import { realmIconUrl, realmLogoUrl } from '../actions/realm-images.ts';
 import { EMOJI_DATA_PATH } from '../lib/static-paths.ts';
 import { THUMBNAIL_FORMATS } from '../lib/thumbnail-formats.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_GUESSES, PASSWORD_MIN_LENGTH } from '../lib/passwords.ts';
 import { ROLE } from '../store/users.ts';
 import { isoFromSeconds } from '../lib/util.ts';
 import { PRESENCE } from '../actions/presence.ts';
@@ -70,9 +71,9 @@ const provider1: StateProvider = {
       server_web_public_streams_enabled: c.webPublicStreamsEnabled,
       server_needs_upgrade: false,
       event_queue_longpoll_timeout_seconds: c.heartbeatSeconds + 45,
-      password_min_length: 6,
-      password_max_length: 100,
-      password_min_guesses: 10000,
+      password_min_length: PASSWORD_MIN_LENGTH,
+      password_max_length: PASSWORD_MAX_LENGTH,
+      password_min_guesses: PASSWORD_MIN_GUESSES,
       server_inline_image_preview: true,
       // The thumbnails made of uploaded images (/user_uploads/thumbnail/<path_id>/<name>).
       server_thumbnail_formats: THUMBNAIL_FORMATS.map((f) => ({ ...f })),
