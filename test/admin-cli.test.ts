@@ -229,9 +229,20 @@ test('a command on an empty DATA_DIR creates the organization and shows its owne
     const again = await runAdmin(env, ['realm', 'get', 'name']);
     assert.equal(again.code, 0, again.stderr);
     assert.doesNotMatch(again.stdout, /Created the organization|password/i);
+    // A user created before the first server start joins the default channel, as one created later would.
+    const made = await runAdmin(env, ['create-user', '--email', 'early@example.com', '--name', 'Early User', '--password', 'early-password-1']);
+    assert.equal(made.code, 0, made.stderr);
     // The password shown logs the owner in on the server started afterwards.
     server = await spawnNode({ DATA_DIR: dir });
-    assertSuccess(await new Client(server.url, null).post('/fetch_api_key', { username: 'owner@parley.local', password: pw[1]! }));
+    const anon = new Client(server.url, null);
+    assertSuccess(await anon.post('/fetch_api_key', { username: 'owner@parley.local', password: pw[1]! }));
+    const subscribed = async (username: string, password: string) => {
+      const { api_key } = assertSuccess(await anon.post('/fetch_api_key', { username, password }));
+      const { subscriptions } = assertSuccess(await new Client(server!.url, { email: username, apiKey: api_key }).get('/users/me/subscriptions'));
+      return (subscriptions as { name: string }[]).map((s) => s.name).sort();
+    };
+    assert.deepEqual(await subscribed('owner@parley.local', pw[1]!), ['core team', 'general']);
+    assert.deepEqual(await subscribed('early@example.com', 'early-password-1'), ['general']);
   } finally {
     if (server) await stopNode(server);
     rmSync(dir, { recursive: true, force: true });

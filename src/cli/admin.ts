@@ -15,6 +15,8 @@ import { createdLines } from './created.ts';
 import { openStore } from '../store/db.ts';
 import { migrate } from '../store/migrations.ts';
 import { ensureRealm, zuliprc } from '../actions/realm.ts';
+import { ensureInitialChannels } from '../actions/onboarding.ts';
+import { withClusterLock } from '../store/locks.ts';
 import { openEventSystem } from '../events/setup.ts';
 import { installAllFeatures } from '../state/index.ts';
 import { shareChanges, type Services } from '../services.ts';
@@ -152,8 +154,8 @@ async function openServices(): Promise<{ svc: Services; close(): Promise<void> }
   const config = loadConfig(process.env);
   setPrivateUmask();
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, pgSchema: config.pgSchema });
-  await migrate(store);
-  const bootstrap = await ensureRealm(store, config);
+  await withClusterLock(store, 'bootstrap', { wait: true }, () => migrate(store));
+  const bootstrap = (await withClusterLock(store, 'bootstrap', { wait: true }, () => ensureRealm(store, config)))!;
   // On an empty database the command creates the organization, as a first start does: its owner's password is shown here or never.
   if (bootstrap.created) for (const line of createdLines(config.dataDir, bootstrap.created)) process.stdout.write(line + '\n');
   const log = pino({ level: 'silent' });
@@ -162,6 +164,8 @@ async function openServices(): Promise<{ svc: Services; close(): Promise<void> }
   const markdown = createMarkdownRenderer({ threads: 1, timeoutMs: config.markdownTimeoutMs });
   const svc: Services = { config, store, queues: events.queues, bus: events.bus, redis: events.redis, log, markdown, realmId: bootstrap.realmId };
   installAllFeatures(svc);
+  // An organization created here gets its first channels now, as at a first start, before any user is added to it.
+  await ensureInitialChannels(svc, bootstrap.created?.owner);
   return {
     svc,
     async close() {
