@@ -52,6 +52,8 @@ async function smtpServer(opts: { starttls?: boolean } = {}) {
         commands.push(line);
         if (line.startsWith('EHLO')) sock.write(`250-test\r\n250-AUTH PLAIN LOGIN\r\n${opts.starttls ? '250-STARTTLS\r\n' : ''}250 8BITMIME\r\n`);
         else if (line.startsWith('AUTH PLAIN')) sock.write('235 ok\r\n');
+        // A server that does not offer STARTTLS refuses it (a client that went on would wait for a TLS answer that never comes).
+        else if (line === 'STARTTLS' && !opts.starttls) sock.write('502 5.5.1 STARTTLS not available\r\n');
         else if (line === 'DATA') {
           inData = true;
           sock.write('354 go\r\n');
