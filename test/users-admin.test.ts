@@ -1,6 +1,7 @@
 /** User administration: POST /users, PATCH/DELETE /users/{id}, DELETE /users/me, reactivation, API keys. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account } from './helpers.ts';
@@ -104,6 +105,8 @@ test('POST /users: Zulip errors for duplicates, bad addresses, weak passwords, n
   for (const password of ['password', 'qwerty123', 'iloveyou1', 'x'.repeat(101), `${'Zq8#mP'.repeat(17)}`]) {
     assertError(await a.post('/users', { email: 'weak@example.com', password, full_name: 'Weak' }), 400, 'BAD_REQUEST', 'The password is too weak.');
   }
+  // The estimate runs in a process of its own: its word lists never load in the server's process (here, the test's own).
+  assert.ok(!Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('/node_modules/zxcvbn/')));
   assertError(await a.post('/users', { email: 'n@example.com', password: 'abcdef123', full_name: '   ' }), 400, 'BAD_REQUEST', 'Name too short!');
   assertError(await a.post('/users', { email: 'n@example.com', password: 'abcdef123', full_name: 'x'.repeat(101) }), 400, 'BAD_REQUEST', 'Name too long!');
   assertError(await a.post('/users', { email: 'n@example.com', password: 'abcdef123', full_name: 'Bad*Name' }), 400, 'BAD_REQUEST', 'Invalid characters in name!');

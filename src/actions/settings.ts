@@ -82,7 +82,7 @@ function legacyEvents(user: UserRow, name: string, value: unknown): ZulipEvent[]
  */
 export async function setPasswordAsOperator(svc: Services, user: UserRow, password: string): Promise<void> {
   if (user.is_bot) throw badRequest('Bots have no password.');
-  if (!passwordStrongEnough(password)) throw badRequest('New password is too weak!');
+  if (!(await passwordStrongEnough(password))) throw badRequest('New password is too weak!');
   const hash = await hashPassword(password);
   await transaction(svc.store, async (tx) => {
     await updateUser(tx, user.id, { password_hash: hash });
@@ -95,7 +95,7 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
   checkSettingValues(input.settings);
   if (input.newPassword !== undefined) {
     if (!(await checkPassword(input.oldPassword ?? '', actor.password_hash))) throw badRequest('Wrong password!');
-    if (!passwordStrongEnough(input.newPassword)) throw badRequest('New password is too weak!');
+    if (!(await passwordStrongEnough(input.newPassword))) throw badRequest('New password is too weak!');
   }
   if (input.email !== undefined) await startEmailChange(svc, actor, input.email);
   const newHash = input.newPassword !== undefined ? await hashPassword(input.newPassword) : undefined;

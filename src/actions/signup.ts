@@ -86,7 +86,7 @@ export async function acceptInvitation(svc: Services, key: string, input: { full
     return formError(msg);
   }
   if (!input.password) return formError('Please enter a password.');
-  if (!passwordStrongEnough(input.password)) return formError('The password is too weak.');
+  if (!(await passwordStrongEnough(input.password))) return formError('The password is too weak.');
 
   const channelIds = new Set(idList(inv.stream_ids_json));
   if (inv.include_realm_default_subscriptions) for (const id of await defaultStreamIds(svc, svc.store.db)) channelIds.add(id);

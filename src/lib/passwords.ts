@@ -1,9 +1,10 @@
 /** Password hashing with Argon2id (the KDF Zulip uses too). */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import pLimit from 'p-limit';
 import { lazyModule } from './lazy.ts';
 
 const argon2 = lazyModule<typeof import('@node-rs/argon2')>('@node-rs/argon2');
-// zxcvbn's dictionaries take about 12 MB of heap: loaded at the first password set.
-const zxcvbn = lazyModule<typeof import('zxcvbn')>('zxcvbn');
 
 /** Zulip's defaults (PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_GUESSES), sent in /register too. */
 export const PASSWORD_MIN_LENGTH = 6;
@@ -16,12 +17,32 @@ export const PASSWORD_MIN_GUESSES = 10000;
  * way a password is set (sign-up, a user's own change, POST /users, the
  * admin CLI). Longer than PASSWORD_MAX_LENGTH is refused as well, as
  * Zulip's forms do: zxcvbn's time grows fast with the length (100 repeated
- * characters take about 0.1 s, 1,000 about 14 s), and it runs on the
- * request's thread.
+ * characters take about 0.1 s, 1,000 about 14 s).
+ *
+ * zxcvbn runs in a process of its own for each check (password-guesses.js,
+ * the password on its standard input), one check at a time: loading it and
+ * its word lists takes about 150 ms and 30 MiB, which the server would
+ * otherwise wait for at the first check and keep for its whole life (a
+ * worker thread gave back even less of it), for something done rarely. A
+ * check takes about 0.2 s.
  */
-export function passwordStrongEnough(password: string): boolean {
+export async function passwordStrongEnough(password: string): Promise<boolean> {
   if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) return false;
-  return zxcvbn()(password).guesses >= PASSWORD_MIN_GUESSES;
+  return (await oneAtATime(() => guesses(password))) >= PASSWORD_MIN_GUESSES;
+}
+
+const oneAtATime = pLimit(1);
+const GUESSES_SCRIPT = fileURLToPath(new URL('./password-guesses.js', import.meta.url));
+
+function guesses(password: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(process.execPath, [GUESSES_SCRIPT], { timeout: 30_000 }, (err, stdout) => {
+      const n = Number(stdout);
+      if (err || !stdout || !Number.isFinite(n)) reject(new Error(`the password check failed: ${err?.message ?? stdout}`));
+      else resolve(n);
+    });
+    child.stdin!.end(password);
+  });
 }
 
 export async function hashPassword(password: string): Promise<string> {
