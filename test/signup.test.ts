@@ -79,7 +79,7 @@ test('GET: the form shows the invited address, self-contained, escaped', async (
   assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
   assert.ok(res.html.includes(email));
   assert.match(res.html, /name="full_name"/);
-  assert.match(res.html, /name="password"/);
+  assert.match(res.html, /<input id="password" name="password" type="password" required minlength="6" maxlength="100" autocomplete="new-password">/);
   assert.doesNotMatch(res.html, /<script|<link|src=|https?:\/\/(?!127)/, 'no external assets or scripts');
 });
 

@@ -21,6 +21,7 @@ import type { Services } from '../services.ts';
 import { acceptInvitation, checkConfirmationKey, type SignupResult } from '../actions/signup.ts';
 import { checkMultiuseKey, openSignupState, startMultiuseSignup, startOpenSignup } from '../actions/invites.ts';
 import { confirmEmailChange } from '../actions/email-change.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../lib/passwords.ts';
 
 export const SIGNUP_PATH_PREFIX = '/accounts/do_confirm/';
 
@@ -64,7 +65,7 @@ function form(key: string, email: string, realmName: string, fullName: string, e
       `<form method="post" action="${escapeHtml(SIGNUP_PATH_PREFIX + encodeURIComponent(key))}">` +
       `<label for="email">Email</label><input id="email" type="email" value="${escapeHtml(email)}" readonly>` +
       `<label for="full_name">Full name</label><input id="full_name" name="full_name" maxlength="100" required autocomplete="name" value="${escapeHtml(fullName)}">` +
-      '<label for="password">Password</label><input id="password" name="password" type="password" required autocomplete="new-password">' +
+      `<label for="password">Password</label><input id="password" name="password" type="password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}" autocomplete="new-password">` +
       '<button type="submit">Create account</button></form>',
   );
 }

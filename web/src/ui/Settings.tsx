@@ -105,7 +105,7 @@ export function Settings({ onClose }: { onClose(): void }) {
           <label for="set-old-pw">Current password</label>
           <input id="set-old-pw" type="password" autocomplete="current-password" value={oldPw} onInput={(e) => setOldPw(e.currentTarget.value)} required />
           <label for="set-new-pw">New password</label>
-          <input id="set-new-pw" type="password" autocomplete="new-password" value={newPw} onInput={(e) => setNewPw(e.currentTarget.value)} required minLength={6} />
+          <input id="set-new-pw" type="password" autocomplete="new-password" value={newPw} onInput={(e) => setNewPw(e.currentTarget.value)} required minLength={6} maxLength={100} />
           <button class="btn" type="submit" disabled={pw.busy}>
             Change password
           </button>
