@@ -115,6 +115,8 @@ test('POST /realm/test_welcome_bot_custom_message: administrators receive the We
   assert.equal(events[1].content, '<p>Welcome to <strong>our</strong> team!</p>');
   assert.equal(events[1].type, 'private');
   assert.match(events[0].content, /Welcome Bot/);
+  // Unlike a new user's, this greeting is not starred.
+  assert.deepEqual(assertSuccess(await a.get(`/messages/${events[0].id}`)).message.flags, []);
   assert.equal(events[0].sender_id, events[1].sender_id);
   assert.deepEqual(events[1].display_recipient.map((r: any) => r.id).sort(), [admin.id, events[1].sender_id].sort());
 

@@ -190,6 +190,11 @@ test('the Welcome Bot greets new users, then sends the custom welcome text', asy
   );
   assert.equal(fromBot[1].content, 'Read #**general** first!');
   assert.equal(fromBot[0].type, 'private');
+  // The greeting is starred for the new user (as Zulip does); the custom text is not.
+  assert.ok(fromBot[0].flags.includes('starred'), String(fromBot[0].flags));
+  assert.ok(!fromBot[1].flags.includes('starred'), String(fromBot[1].flags));
+  const starred = assertSuccess(await t.client(newbie).post('/register', { fetch_event_types: ['starred_messages'] })).starred_messages;
+  assert.deepEqual(starred, [fromBot[0].id]);
   const reg = assertSuccess(await t.client(newbie).post('/register', { fetch_event_types: ['realm_user'] }));
   assert.ok(reg.cross_realm_bots.some((b: any) => b.email === 'welcome-bot@zulip.com'));
   await setRealmSetting(t, 'welcome_message_custom_text', '');

@@ -7,6 +7,8 @@ import type { Services } from '../services.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { realmById } from '../store/realm.ts';
+import { transaction } from '../store/db.ts';
+import { FLAG, setFlagBits } from '../store/messages.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { sendMessage } from './messages.ts';
 import { welcomeBot } from './system-bots.ts';
@@ -39,16 +41,25 @@ export function welcomeMessageContent(realmUrl: string, user: UserRow, orgType: 
 /**
  * Sends the Welcome Bot messages to a new human user. `customText`: the
  * invitation's welcome_message_custom_text (null or undefined: the
- * organization's; empty: none).
+ * organization's; empty: none). As Zulip does for a new user, the first
+ * message is starred in the user's flags, without an event (the user has
+ * no event queue yet); `starGreeting: false` leaves it unstarred (the
+ * administrators' test of the custom text).
  */
-export async function sendWelcomeMessages(svc: Services, user: UserRow, customText?: string | null): Promise<{ customMessageId: number | null }> {
+export async function sendWelcomeMessages(
+  svc: Services,
+  user: UserRow,
+  customText?: string | null,
+  opts: { starGreeting?: boolean } = {},
+): Promise<{ customMessageId: number | null }> {
   if (user.is_bot) return { customMessageId: null };
   const realm = await realmById(svc.store.db, svc.realmId);
   const settings = realmSettings(realm.settings_json);
   const bot = await welcomeBot(svc);
   const send = async (content: string) =>
     (await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([user.id]), topic: undefined, content, clientName: 'Internal', readBySender: true })).id as number;
-  await send(welcomeMessageContent(svc.config.externalUrl, user, settings.org_type));
+  const greetingId = await send(welcomeMessageContent(svc.config.externalUrl, user, settings.org_type));
+  if (opts.starGreeting !== false) await transaction(svc.store, (tx) => setFlagBits(tx, user.id, [greetingId], FLAG.starred, true));
   const text = customText ?? (typeof settings.welcome_message_custom_text === 'string' ? settings.welcome_message_custom_text : '');
   return { customMessageId: text.trim() !== '' ? await send(text) : null };
 }
@@ -61,6 +72,6 @@ export async function sendWelcomeMessages(svc: Services, user: UserRow, customTe
 export async function sendTestWelcomeMessage(svc: Services, admin: UserRow, text: string): Promise<number> {
   if (admin.role > ROLE.ADMINISTRATOR) throw requireAdmin();
   if (text.trim() === '') throw badRequest('Message must not be empty');
-  const { customMessageId } = await sendWelcomeMessages(svc, admin, text);
+  const { customMessageId } = await sendWelcomeMessages(svc, admin, text, { starGreeting: false });
   return customMessageId!;
 }
