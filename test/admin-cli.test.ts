@@ -95,6 +95,12 @@ test('create-user, api-key, zuliprc: the account works over the API', async () =
   assert.equal(me.user_id, id);
   assert.equal(me.role, 300);
   assert.equal(me.full_name, 'Cli User');
+  // Welcome Bot greets the new user, as after POST /users (the greeting starred).
+  const { messages } = assertSuccess(await t.client({ email: 'cli-user@example.com', apiKey }).get('/messages', { anchor: 'newest', num_before: 5, num_after: 0 }));
+  assert.deepEqual(
+    messages.map((m: { sender_email: string; type: string; flags: string[] }) => [m.sender_email, m.type, m.flags]),
+    [['welcome-bot@zulip.com', 'private', ['starred']]],
+  );
   // Password login works too.
   assertSuccess(await t.client(null).post('/fetch_api_key', { username: 'cli-user@example.com', password: 'cli-password-1' }));
   const rc = await cli('zuliprc', String(id));
