@@ -74,10 +74,17 @@ export function openStore(opts: {
       max: poolMax,
       ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
     });
-    // Without a listener, an idle connection's error (PostgreSQL restarted, or
-    // the connection ended by an administrator or a proxy) would end the process.
+    // Without a listener, a connection's error (PostgreSQL restarted, or the
+    // connection ended by an administrator or a proxy) would end the process.
+    // The pool listens on its idle connections only, and passes their errors
+    // on as its own; a connection checked out and idle between queries (a
+    // cluster lock's, held for a whole job; a transaction's, between its
+    // statements) emits them itself. So each connection gets a listener of
+    // its own when made, and the pool's are only absorbed (each error is
+    // reported once, by the connection's).
     const lost = opts.onConnectionLost;
-    pool.on('error', (err) => lost?.(err));
+    pool.on('connect', (client) => client.on('error', (err) => lost?.(err)));
+    pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }), log });
     const listener = listenForChanges(pg, opts.databaseUrl, opts.pgSchema, changes);
     return {
