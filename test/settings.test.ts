@@ -141,7 +141,8 @@ test('PATCH /settings: password change needs the old password and a strong new o
   assertError(await c.patch('/settings', { new_password: 'Another-pass-77' }), 400, 'BAD_REQUEST', 'Wrong password!');
   assertError(await c.patch('/settings', { old_password: 'Initial-pass-42', new_password: 'abc' }), 400, 'BAD_REQUEST', 'New password is too weak!');
   assertError(await c.patch('/settings', { old_password: 'Initial-pass-42', new_password: 'aaaaaaaa' }), 400, 'BAD_REQUEST', 'New password is too weak!');
-  for (const weak of ['password1', 'qwerty123', 'x'.repeat(101)]) {
+  // Lengths count characters, as Zulip's: three emoji are three characters (six UTF-16 units).
+  for (const weak of ['password1', 'qwerty123', 'x'.repeat(101), '\u{1f419}\u{1f98a}\u{1f422}']) {
     assertError(await c.patch('/settings', { old_password: 'Initial-pass-42', new_password: weak }), 400, 'BAD_REQUEST', 'New password is too weak!');
   }
   assertSuccess(await c.patch('/settings', { old_password: 'Initial-pass-42', new_password: 'Another-pass-77' }));

@@ -1,4 +1,4 @@
-/** Password hashing with Argon2id (the KDF Zulip uses too). */
+/** Passwords: hashing with Argon2id (the KDF Zulip uses too), and Zulip's strength rule. */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
@@ -27,7 +27,9 @@ export const PASSWORD_MIN_GUESSES = 10000;
  * check takes about 0.2 s.
  */
 export async function passwordStrongEnough(password: string): Promise<boolean> {
-  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) return false;
+  // In characters (code points), as Python's len().
+  const length = [...password].length;
+  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) return false;
   return (await oneAtATime(() => guesses(password))) >= PASSWORD_MIN_GUESSES;
 }
 
@@ -41,6 +43,8 @@ function guesses(password: string): Promise<number> {
       if (err || !stdout || !Number.isFinite(n)) reject(new Error(`the password check failed: ${err?.message ?? stdout}`));
       else resolve(n);
     });
+    // A child that ends before reading (it cannot start, say) fails through the callback; a write error here must not end the server.
+    child.stdin!.on('error', () => {});
     child.stdin!.end(password);
   });
 }
