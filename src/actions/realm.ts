@@ -5,12 +5,11 @@
 import { writeFileSync } from 'node:fs';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../lib/private-files.ts';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/db.ts';
 import { transaction } from '../store/db.ts';
 import { firstRealm, insertRealm } from '../store/realm.ts';
-import { hashPassword } from '../lib/passwords.ts';
+import { generatePassword, hashPassword } from '../lib/passwords.ts';
 import { nowSeconds } from '../lib/util.ts';
 import { realmUserDefaults } from '../lib/user-settings.ts';
 import { insertUser, ROLE, type UserRow } from '../store/users.ts';
@@ -34,7 +33,7 @@ export async function ensureRealm(store: Store, config: Config): Promise<Bootstr
   const email = config.ownerEmail ?? `owner@${new URL(config.externalUrl).hostname === '127.0.0.1' ? 'parley.local' : new URL(config.externalUrl).hostname}`;
   if (!validEmail(email)) throw new Error(`PARLEY_OWNER_EMAIL is not a valid email address: ${email}`);
   const generatedPassword = !config.ownerPassword;
-  const password = config.ownerPassword ?? randomBytes(12).toString('base64url');
+  const password = config.ownerPassword ?? generatePassword();
   const passwordHash = await hashPassword(password);
   const result = await transaction(store, async (tx) => {
     // Zulip turns read receipts on in a new organization that needs invitations to

@@ -36,7 +36,7 @@ import { allUsers } from '../store/users.ts';
 import { ArchiveError, importArchive, writeArchive } from '../store/archive.ts';
 import { lockDataDir } from '../lib/data-dir-lock.ts';
 import { existsSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { generatePassword } from '../lib/passwords.ts';
 import { setPasswordAsOperator } from '../actions/settings.ts';
 import { progressBar } from './progress.ts';
 
@@ -282,7 +282,7 @@ const COMMANDS: Record<string, Command> = {
   async 'set-password'(svc, args, out) {
     const p = parse(args, ['password'], 1);
     const user = await findUser(svc, p.positionals[0]);
-    const password = p.options.password ?? randomBytes(12).toString('base64url');
+    const password = p.options.password ?? generatePassword();
     await setPasswordAsOperator(svc, user, password);
     out(`Password of ${user.delivery_email} set; their web sessions ended`);
     if (p.options.password === undefined) out(`New password (shown once): ${password}`);

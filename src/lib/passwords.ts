@@ -1,5 +1,6 @@
 /** Passwords: hashing with Argon2id (the KDF Zulip uses too), and Zulip's strength rule. */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pLimit from 'p-limit';
 import { lazyModule } from './lazy.ts';
@@ -47,6 +48,11 @@ function guesses(password: string): Promise<number> {
     child.stdin!.on('error', () => {});
     child.stdin!.end(password);
   });
+}
+
+/** A password made for someone (the first owner's, the admin CLI's set-password): 16 random URL-safe characters. */
+export function generatePassword(): string {
+  return randomBytes(12).toString('base64url');
 }
 
 export async function hashPassword(password: string): Promise<string> {
