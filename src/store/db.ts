@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
-import { Kysely, sql, PostgresDialect, SqliteDialect, SqliteQueryCompiler, ValueNode, type DatabaseIntrospector, type LimitNode, type LogEvent, type OffsetNode, type QueryCompiler, type SchemaMetadata, type TableMetadata, type Transaction } from 'kysely';
+import { Kysely, sql, PostgresDialect, type PostgresPool, type PostgresPoolClient, SqliteDialect, SqliteQueryCompiler, ValueNode, type DatabaseIntrospector, type LimitNode, type LogEvent, type OffsetNode, type QueryCompiler, type SchemaMetadata, type TableMetadata, type Transaction } from 'kysely';
 import type pgTypes from 'pg';
 import { lazyModule } from '../lib/lazy.ts';
 
@@ -85,7 +85,7 @@ export function openStore(opts: {
     const lost = opts.onConnectionLost;
     pool.on('connect', (client) => client.on('error', (err) => lost?.(err)));
     pool.on('error', () => {});
-    const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }), log });
+    const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool: retryingEndedConnections(pool, lost) }), log });
     const listener = listenForChanges(pg, opts.databaseUrl, opts.pgSchema, changes);
     return {
       db,
@@ -131,6 +131,77 @@ export function openStore(opts: {
       await db.destroy();
     },
   };
+}
+
+/**
+ * A pooled connection that PostgreSQL has ended (a restart, an administrator)
+ * stays in the pool until its socket's goodbye has been read; a request that
+ * takes it first would fail. Each checkout's first statement therefore runs
+ * again on another connection when it failed because its connection had
+ * ended before running it: a statement never sent (the connection was known
+ * to be broken), or a `BEGIN` or `SELECT` whose connection ended (PostgreSQL's
+ * shutdown errors, or the socket closed) before answering. Ending a session
+ * rolls back what it had not committed, so such a statement left nothing
+ * behind; a write outside a transaction is never sent twice.
+ */
+function retryingEndedConnections(pool: pgTypes.Pool, lost?: (err: Error) => void): PostgresPool {
+  return {
+    connect: async () => new CheckoutClient(pool, await pool.connect(), lost),
+    end: () => pool.end(),
+    options: pool.options,
+  };
+}
+
+const NEVER_SENT = /not queryable/;
+/** admin_shutdown, crash_shutdown, cannot_connect_now; or the socket closed. */
+const ENDED = (err: { code?: unknown; message?: unknown }) =>
+  ['57P01', '57P02', '57P03'].includes(String(err.code)) || /Connection terminated unexpectedly/.test(String(err.message));
+const HARMLESS_TWICE = /^\s*(select|begin|start transaction)\b/i;
+
+class CheckoutClient implements PostgresPoolClient {
+  private used = false;
+  private dropped = false;
+  private readonly pool: pgTypes.Pool;
+  private client: pgTypes.PoolClient;
+  private readonly lost?: (err: Error) => void;
+  constructor(pool: pgTypes.Pool, client: pgTypes.PoolClient, lost?: (err: Error) => void) {
+    this.pool = pool;
+    this.client = client;
+    this.lost = lost;
+  }
+  get processID(): number | undefined {
+    return (this.client as unknown as { processID?: number }).processID;
+  }
+  query(...args: unknown[]): any {
+    const text = args[0];
+    if (this.used || typeof text !== 'string') {
+      this.used = true;
+      return (this.client.query as (...a: unknown[]) => any)(...args);
+    }
+    this.used = true;
+    return this.firstQuery(text, args);
+  }
+  private async firstQuery(text: string, args: unknown[]): Promise<unknown> {
+    // Several idle connections may have ended together: each one found is dropped, then a new one is made.
+    for (let tries = (this.pool.options.max ?? 10) + 1; ; tries--) {
+      try {
+        return await (this.client.query as (...a: unknown[]) => Promise<unknown>)(...args);
+      } catch (err) {
+        const e = (err ?? {}) as { code?: unknown; message?: unknown };
+        if (tries <= 1 || !(NEVER_SENT.test(String(e.message)) || (ENDED(e) && HARMLESS_TWICE.test(text)))) throw err;
+        // (A connection's error during a query goes to that query, not to its listener.)
+        if (!NEVER_SENT.test(String(e.message))) this.lost?.(err as Error);
+        this.client.release(err as Error);
+        this.dropped = true;
+        this.client = await this.pool.connect();
+        this.dropped = false;
+      }
+    }
+  }
+  release(destroy?: boolean): void {
+    // (Not again when no other connection could be had after dropping one.)
+    if (!this.dropped) this.client.release(destroy);
+  }
 }
 
 /**
