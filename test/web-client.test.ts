@@ -333,6 +333,52 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
+  test('the compose box empties as a message goes: the next ones, written meanwhile, go in order; one not sent comes back', async () => {
+    const t = await startWebTestServer();
+    try {
+      const ctx = await browser.newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('outbox');
+      // Sending takes a while (a slow network).
+      const isSend = (url: URL) => url.pathname === '/json/messages';
+      await page.route(isSend, async (route) => {
+        if (route.request().method() === 'POST') await new Promise((r) => setTimeout(r, 700));
+        await route.continue();
+      });
+      const box = page.getByLabel('Message', { exact: true });
+      await box.fill('outbox first');
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), '');
+      await box.fill('outbox second');
+      await box.press('Enter');
+      await box.fill('a draft');
+      await messageRow(page, 'outbox second').waitFor();
+      const rows = await page.locator('article.message-row').allTextContents();
+      const at = (text: string) => rows.findIndex((r) => r.includes(text));
+      assert.ok(at('outbox first') >= 0 && at('outbox first') < at('outbox second'), 'sent in the order written');
+      assert.equal(await box.inputValue(), 'a draft', 'what was written meanwhile stays');
+      const history = assertSuccess(await t.client(t.owner).request('GET', '/messages', { anchor: 'newest', num_before: 2, num_after: 0, narrow: JSON.stringify([{ operator: 'topic', operand: 'outbox' }]) }));
+      assert.deepEqual(history.messages.map((m: { content: string }) => m.content), ['<p>outbox first</p>', '<p>outbox second</p>']);
+
+      // Refused: the message comes back, before what was written since.
+      await page.unroute(isSend);
+      await page.route(isSend, async (route) => {
+        if (route.request().method() !== 'POST') return route.continue();
+        await new Promise((r) => setTimeout(r, 300));
+        await route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ result: 'error', msg: 'Not today', code: 'BAD_REQUEST' }) });
+      });
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), '');
+      await box.fill('more');
+      await page.getByRole('alert').filter({ hasText: 'Not today' }).waitFor();
+      assert.equal(await box.inputValue(), 'a draft\nmore');
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
   test('search with narrow syntax, and results stay live', async () => {
     const t = await startWebTestServer();
     try {

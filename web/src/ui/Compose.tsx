@@ -36,7 +36,8 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [content, setContent] = useState('');
   const [preview, setPreview] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
+  /** Messages sent one after another, in the order written: each waits for the one before. */
+  const outbox = useRef<Promise<unknown>>(Promise.resolve());
   const [uploads, setUploads] = useState(0);
   const [dragging, setDragging] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);
@@ -143,7 +144,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
 
   // ---- sending
   async function send(): Promise<void> {
-    if (sending || uploads) return;
+    if (uploads) return;
     const text = content.trim();
     if (!text) {
       setError('Write a message first.');
@@ -163,18 +164,20 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       }
       params = { type: 'direct', to: dmIds, content };
     }
-    setSending(true);
     setError(null);
+    // The box empties as the message goes, so that the next one can be written
+    // (or files dropped) meanwhile; a message that was not sent comes back.
+    setContent('');
+    setPreview(null);
+    stopTyping();
+    setTimeout(() => textRef.current?.focus()); // (once rendered: the preview may have been showing)
+    const sent = outbox.current.then(() => api('POST', '/messages', params));
+    outbox.current = sent.catch(() => {});
     try {
-      await api('POST', '/messages', params);
-      stopTyping();
-      setContent('');
-      setPreview(null);
-      textRef.current?.focus();
+      await sent;
     } catch (err) {
+      setContent((c) => (c ? `${content}\n${c}` : content));
       setError(err instanceof ApiError ? err.message : 'Not sent: the server could not be reached. Your message is still here.');
-    } finally {
-      setSending(false);
     }
   }
 
@@ -369,7 +372,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
             {preview !== null ? 'Edit' : 'Preview'}
           </button>
           <span class="hint">{uploads ? 'Uploading…' : 'Enter to send · Shift+Enter for a new line'}</span>
-          <button type="button" class="btn primary" onClick={() => void send()} disabled={sending || uploads > 0}>
+          <button type="button" class="btn primary" onClick={() => void send()} disabled={uploads > 0}>
             Send
           </button>
         </div>
