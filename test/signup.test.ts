@@ -269,3 +269,36 @@ test('a failure while the account is being set up creates nothing: the link stil
   assert.deepEqual(subs.subscriptions.map((s: { name: string }) => s.name), ['signup-public']);
   for (const g of [fragile, groupId]) assert.ok(assertSuccess(await owner.get(`/user_groups/${g}/members`)).members.includes(u.id));
 });
+
+test('a new account finds the newest messages of its channels whose history it may read in its feed: historical, the newest 20 unread', async () => {
+  const shared = await makeChannel(t, { name: 'history-shared', inviteOnly: true, historyPublic: true, subscribers: [t.owner.id] });
+  const protectedChannel = await makeChannel(t, { name: 'history-protected', inviteOnly: true, historyPublic: false, subscribers: [t.owner.id] });
+  const open = await makeChannel(t, { name: 'history-open', subscribers: [t.owner.id] });
+  const notJoined = await makeChannel(t, { name: 'history-elsewhere', subscribers: [t.owner.id] });
+  const sent: number[] = [];
+  const send = async (to: number, content: string) => sent.push(assertSuccess(await owner.post('/messages', { type: 'stream', to, topic: 'before', content })).id);
+  for (let i = 1; i <= 24; i++) await send(open, `open ${i}`);
+  await send(shared, 'shared one');
+  await send(protectedChannel, 'protected one');
+  await send(notJoined, 'elsewhere one');
+  await send(open, 'open 25');
+
+  const { email, key } = await invite(owner, { stream_ids: [shared, protectedChannel, open] });
+  assert.equal((await page('POST', key, { full_name: 'Late Joiner', password: GOOD_PASSWORD })).status, 200);
+  const me = t.client({ email, apiKey: (await fetchApiKey(email, GOOD_PASSWORD)).body.api_key });
+  const feed = assertSuccess(await me.get('/messages', { anchor: 'newest', num_before: 100, num_after: 0, apply_markdown: false }));
+  const channelMessages = feed.messages.filter((m: { type: string }) => m.type === 'stream');
+  // 25 in the public channel and the one of the private channel with shared history, oldest first.
+  const expected = [...Array.from({ length: 24 }, (_, i) => `open ${i + 1}`), 'shared one', 'open 25'];
+  assert.deepEqual(channelMessages.map((m: { content: string }) => m.content), expected);
+  for (const m of channelMessages) assert.ok(m.flags.includes('historical'), `${m.content}: ${m.flags}`);
+  const unread = channelMessages.filter((m: { flags: string[] }) => !m.flags.includes('read')).map((m: { content: string }) => m.content);
+  assert.deepEqual(unread, expected.slice(-20));
+  const state = assertSuccess(await me.post('/register', { event_types: ['message'], fetch_event_types: ['message', 'update_message_flags'] }));
+  const unreadIds = state.unread_msgs.streams.flatMap((s: { unread_message_ids: number[] }) => s.unread_message_ids).sort((a: number, b: number) => a - b);
+  assert.deepEqual(unreadIds, channelMessages.slice(-20).map((m: { id: number }) => m.id));
+  // The protected channel's message is not in it, and cannot be read; the welcome greeting is.
+  assert.ok(!feed.messages.some((m: { content: string }) => m.content === 'protected one' || m.content === 'elsewhere one'));
+  assert.equal(feed.messages.filter((m: { type: string }) => m.type === 'private').length, 1);
+  assert.ok(sent.length === 28);
+});

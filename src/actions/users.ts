@@ -11,7 +11,8 @@ import { activeUserIds, allUsers, emailTaken, insertUser, updateUser, ROLE, type
 import { inaccessibleUser, userIdsWhoCanAccess } from './user-access.ts';
 import { canSeeDeliveryEmail, formatUser, isAdminRole, publicEmail } from './users-format.ts';
 import { transaction, type Tx } from '../store/db.ts';
-import { streamsByIds } from '../store/streams.ts';
+import { streamsByIds, type StreamRow } from '../store/streams.ts';
+import { FLAG, insertUserMessages, newestChannelMessageIds, userFlags } from '../store/messages.ts';
 import { botEventRecipients, formatBot } from './bots-format.ts';
 import { addSubscriptionsTx, sendSubscriptionAddEvents } from './streams-create.ts';
 import { defaultStreamIds } from './streams-default.ts';
@@ -95,12 +96,35 @@ export async function createUser(svc: Services, input: CreateUserInput): Promise
       row.email = pub;
     }
     const added = streams.length ? (await addSubscriptionsTx(tx, streams, [row])).added : [];
+    if (!input.isBot) await addNewUserHistory(tx, row.id, streams);
     if (input.inTransaction) await input.inTransaction(tx, row);
     return { user: row, added };
   });
   await announceUser(svc, user);
   if (added.length) await sendSubscriptionAddEvents(svc, before, added, []);
   return user;
+}
+
+/** How many of their channels' newest messages a new user finds in their feed, and how many of those unread (Zulip's). */
+const NEW_USER_HISTORY = 1000;
+const NEW_USER_HISTORY_UNREAD = 20;
+
+/**
+ * A new user's feed starts with the newest messages of the channels they
+ * join whose history subscribers may read, flagged historical (as Zulip's
+ * add_new_user_history does): the newest 20 unread, the others read. No
+ * events: the user has no event queue yet.
+ */
+async function addNewUserHistory(tx: Tx, userId: number, streams: StreamRow[]): Promise<void> {
+  const readable = streams.filter((s) => s.history_public_to_subscribers).map((s) => s.id);
+  if (!readable.length) return;
+  const newest = await newestChannelMessageIds(tx, readable, NEW_USER_HISTORY);
+  if (!newest.length) return;
+  const have = await userFlags(tx, userId, newest);
+  const rows = newest
+    .filter((id) => !have.has(id))
+    .map((id, i) => ({ user_id: userId, message_id: id, flags: FLAG.historical | (i < NEW_USER_HISTORY_UNREAD ? 0 : FLAG.read) }));
+  await insertUserMessages(tx, rows.reverse());
 }
 
 /**

@@ -245,6 +245,23 @@ export async function unreadRows(db: Tx, userId: number, limit: number, ids?: nu
   return rows.reverse();
 }
 
+/** The newest `limit` message IDs of the channels taken together, newest first (each channel read newest first through its index). */
+export async function newestChannelMessageIds(db: Tx, streamIds: number[], limit: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (const streamId of streamIds) {
+    const rows = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('recipient_type', '=', RECIPIENT.STREAM)
+      .where('recipient_id', '=', streamId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    for (const r of rows) ids.push(r.id);
+  }
+  return ids.sort((a, b) => b - a).slice(0, limit);
+}
+
 export async function maxMessageIdFor(db: Tx, userId: number): Promise<number> {
   const r = await db.selectFrom('user_messages').select((eb) => eb.fn.max('message_id').as('m')).where('user_id', '=', userId).executeTakeFirst();
   return r?.m == null ? -1 : Number(r.m);
