@@ -50,6 +50,21 @@ test('POST /users: administrators create accounts; everyone gets realm_user add'
   assert.equal(assertSuccess(login).user_id, body.user_id);
   // The owner may create users too.
   assertSuccess(await c(t.owner).post('/users', { email: 'created2@example.com', password: 'another good one', full_name: 'Second' }));
+  // Each new account gets the account-registered email: where to log in, with which address; no password.
+  const realmName = assertSuccess(await c(t.owner).get('/server_settings')).realm_name as string;
+  for (const [email, name, password] of [['created1@example.com', 'New Person', 'correct horse battery'], ['created2@example.com', 'Second', 'another good one']]) {
+    const mails = emails().filter((m) => m.to.includes(email));
+    assert.equal(mails.length, 1, email);
+    assert.equal(mails[0].template, 'account_registered');
+    assert.equal(mails[0].subject, `Welcome to ${realmName}`);
+    assert.ok(mails[0].text.startsWith(`Hello ${name},\n`), mails[0].text);
+    assert.ok(mails[0].text.includes(`Organization URL: ${t.server.svc.config.externalUrl}\n`), mails[0].text);
+    assert.ok(mails[0].text.includes(`email address: ${email}\n`), mails[0].text);
+    assert.ok(!mails[0].text.includes(password));
+  }
+  // Bots get none.
+  assertSuccess(await c(admin).post('/bots', { full_name: 'Mail Less Bot', short_name: 'mailless' }));
+  assert.equal(emails().filter((m) => m.template === 'account_registered' && /mailless/.test(m.to.join())).length, 0);
 });
 
 test('POST /users: the realm_user add event carries delivery_email to those who may see it, null to the rest', async () => {
@@ -257,7 +272,7 @@ test('DELETE /users/{id}: deactivates the user and their bots, with events to th
   // Already deactivated.
   assertError(await c(admin).delete(`/users/${target.id}`), 400, 'BAD_REQUEST', 'User is deactivated');
   // No notification email unless asked for.
-  assert.equal(emails().filter((m) => m.to.includes(target.email)).length, 0);
+  assert.equal(emails().filter((m) => m.to.includes(target.email) && m.template === 'deactivate').length, 0);
 });
 
 test('DELETE /users/{id}: actions are validated with Zulip wording', async () => {
@@ -310,12 +325,12 @@ test('DELETE /users/{id}: deactivation_notification_comment sends the notificati
   const plain = await t.makeUser();
   assertSuccess(await c(admin).delete(`/users/${withText.id}`, { deactivation_notification_comment: '  Farewell, and thanks!\n' }));
   assertSuccess(await c(admin).delete(`/users/${plain.id}`, { deactivation_notification_comment: '' }));
-  const mine = emails().filter((m) => m.to.includes(withText.email));
+  const mine = emails().filter((m) => m.to.includes(withText.email) && m.template !== 'account_registered');
   assert.equal(mine.length, 1);
   assert.equal(mine[0].template, 'deactivate');
   assert.match(mine[0].subject, /deactivated/);
   assert.match(mine[0].text, /Farewell, and thanks!/);
-  const plainMail = emails().filter((m) => m.to.includes(plain.email));
+  const plainMail = emails().filter((m) => m.to.includes(plain.email) && m.template !== 'account_registered');
   assert.equal(plainMail.length, 1);
   assert.doesNotMatch(plainMail[0].text, /following comment/);
 });

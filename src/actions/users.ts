@@ -7,6 +7,7 @@ import { newApiKey, nowSeconds } from '../lib/util.ts';
 import { validEmail } from '../lib/email-address.ts';
 import { realmUserDefaults } from '../lib/user-settings.ts';
 import { realmById } from '../store/realm.ts';
+import { emailSettings, sendEmail } from '../lib/email.ts';
 import { activeUserIds, allUsers, emailTaken, insertUser, updateUser, ROLE, type UserRow } from '../store/users.ts';
 import { inaccessibleUser, userIdsWhoCanAccess } from './user-access.ts';
 import { canSeeDeliveryEmail, formatUser, isAdminRole, publicEmail } from './users-format.ts';
@@ -102,7 +103,40 @@ export async function createUser(svc: Services, input: CreateUserInput): Promise
   });
   await announceUser(svc, user);
   if (added.length) await sendSubscriptionAddEvents(svc, before, added, []);
+  if (!user.is_bot) {
+    try {
+      await sendAccountRegisteredEmail(svc, user);
+    } catch (err) {
+      // The account exists: a mail that could not go out is logged, not an error of the request.
+      svc.log.error({ err, userId: user.id }, 'account registered email failed');
+    }
+  }
   return user;
+}
+
+/**
+ * The email a new account gets (Zulip's account_registered): where the
+ * organization is and which address logs in. Never a password.
+ */
+async function sendAccountRegisteredEmail(svc: Services, user: UserRow): Promise<void> {
+  const realm = await realmById(svc.store.db, svc.realmId);
+  const url = svc.config.externalUrl;
+  const text = [
+    `Hello ${user.full_name},`,
+    '',
+    `Your account in the ${realm.name} organization is ready.`,
+    '',
+    `Organization URL: ${url}`,
+    `Your account's email address: ${user.delivery_email}`,
+    '',
+    `Log in at ${url}/login/ in a browser, or give the organization URL to a Zulip app (mobile, desktop or terminal).`,
+  ].join('\n');
+  await sendEmail(emailSettings(svc.config), {
+    to: [user.delivery_email],
+    subject: `Welcome to ${realm.name}`,
+    text: text + '\n',
+    template: 'account_registered',
+  });
 }
 
 /** How many of their channels' newest messages a new user finds in their feed, and how many of those unread (Zulip's). */
