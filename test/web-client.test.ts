@@ -373,6 +373,17 @@ describe('web client in Chromium', { skip }, () => {
       await box.fill('more');
       await page.getByRole('alert').filter({ hasText: 'Not today' }).waitFor();
       assert.equal(await box.inputValue(), 'a draft\nmore');
+
+      // Enter while a file is still uploading says why nothing is sent.
+      await page.route((url) => url.pathname === '/json/user_uploads', async (route) => {
+        await new Promise((r) => setTimeout(r, 800));
+        await route.continue();
+      });
+      await page.getByLabel('Attach files').setInputFiles({ name: 'slow.txt', mimeType: 'text/plain', buffer: Buffer.from('slow\n') });
+      await box.press('Enter');
+      await page.getByRole('alert').filter({ hasText: 'Wait until the upload is done' }).waitFor();
+      await eventually(async () => /\[slow\.txt\]\(\/user_uploads\/[^)]+\)$/.test(await box.inputValue()), 'the upload link after the wait');
+      assert.ok((await box.inputValue()).startsWith('a draft\nmore '));
       await ctx.close();
     } finally {
       await t.close();

@@ -144,7 +144,10 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
 
   // ---- sending
   async function send(): Promise<void> {
-    if (uploads) return;
+    if (uploads) {
+      setError('Wait until the upload is done: its link goes in the message.');
+      return;
+    }
     const text = content.trim();
     if (!text) {
       setError('Write a message first.');
