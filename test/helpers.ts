@@ -7,6 +7,7 @@
  * ../shared is present.
  */
 import { spawn } from 'node:child_process';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -581,3 +582,36 @@ export const FLUTTER_REGISTER = {
     individual_emoji_changes: true,
   },
 };
+
+/**
+ * A TCP relay to the PostgreSQL server of `url`, for tests that act on a
+ * connection's bytes (stop relaying, hold them back): the URL to connect
+ * through, and each relayed connection's two sockets, process side first.
+ */
+export async function databaseRelay(url: string): Promise<{ url: string; links: Array<{ client: Socket; server: Socket }>; close(): void }> {
+  const target = new URL(url);
+  const links: Array<{ client: Socket; server: Socket }> = [];
+  const relay = createServer((client) => {
+    const server = connect(Number(target.port || 5432), target.hostname);
+    client.pipe(server);
+    server.pipe(client);
+    client.on('error', () => {});
+    server.on('error', () => {});
+    links.push({ client, server });
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const via = new URL(url);
+  via.hostname = '127.0.0.1';
+  via.port = String((relay.address() as AddressInfo).port);
+  return {
+    url: via.toString(),
+    links,
+    close() {
+      for (const { client, server } of links) {
+        client.destroy();
+        server.destroy();
+      }
+      relay.close();
+    },
+  };
+}

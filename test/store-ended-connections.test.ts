@@ -4,10 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openStore } from '../src/store/db.ts';
+import { databaseRelay } from './helpers.ts';
 
 const url = process.env.TEST_DATABASE_URL;
 
@@ -18,24 +18,11 @@ const url = process.env.TEST_DATABASE_URL;
  * flight when a request takes the connection.
  */
 async function relay() {
-  const target = new URL(url!);
-  const links: Array<{ client: Socket; server: Socket }> = [];
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    client.on('error', () => {});
-    upstream.on('error', () => {});
-    links.push({ client, server: upstream });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const via = new URL(url!);
-  via.hostname = '127.0.0.1';
-  via.port = String((server.address() as AddressInfo).port);
+  const r = await databaseRelay(url!);
   return {
-    url: via.toString(),
+    url: r.url,
     hold() {
-      for (const { client, server: upstream } of links) {
+      for (const { client, server: upstream } of r.links) {
         // (What the process then writes is not passed on: the database's answer, a reset, would drop the goodbye.)
         client.unpipe(upstream);
         upstream.unpipe(client);
@@ -47,13 +34,7 @@ async function relay() {
         client.resume();
       }
     },
-    close() {
-      for (const { client, server: upstream } of links) {
-        client.destroy();
-        upstream.destroy();
-      }
-      server.close();
-    },
+    close: r.close,
   };
 }
 

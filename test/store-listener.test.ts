@@ -4,10 +4,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, createServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { openStore } from '../src/store/db.ts';
+import { databaseRelay } from './helpers.ts';
 
 const url = process.env.TEST_DATABASE_URL;
 
@@ -52,24 +51,12 @@ test('writes that commit close together announce themselves one query at a time 
 });
 
 test('closing the store drops a listening connection that no longer answers, after about 3 s', { skip: url ? false : 'PostgreSQL only', timeout: 30_000 }, async () => {
-  const target = new URL(url!);
   // A TCP relay to the database that can stop relaying, as a dead network would.
-  const links: Array<{ client: Socket; server: Socket }> = [];
+  const relay = await databaseRelay(url!);
+  const links = relay.links;
   const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
-  const relay = createServer((client) => {
-    const server = connect(Number(target.port || 5432), target.hostname);
-    client.pipe(server);
-    server.pipe(client);
-    client.on('error', () => {});
-    server.on('error', () => {});
-    links.push({ client, server });
-  });
-  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-  const via = new URL(url!);
-  via.hostname = '127.0.0.1';
-  via.port = String((relay.address() as AddressInfo).port);
 
-  const store = openStore({ dataDir: '', databaseUrl: via.toString() });
+  const store = openStore({ dataDir: '', databaseUrl: relay.url });
   try {
     await listening(store);
     assert.equal(store.changes.external(), false, 'the listener connected');
@@ -90,10 +77,6 @@ test('closing the store drops a listening connection that no longer answers, aft
     for (let i = 0; i < 50 && sockets() >= open; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(sockets(), open - 1, "the listener's socket was dropped");
   } finally {
-    for (const { client, server } of links) {
-      client.destroy();
-      server.destroy();
-    }
     relay.close();
   }
 });

@@ -13,7 +13,7 @@ import { inaccessibleUser, userIdsWhoCanAccess } from './user-access.ts';
 import { canSeeDeliveryEmail, formatUser, isAdminRole, publicEmail } from './users-format.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { streamsByIds, type StreamRow } from '../store/streams.ts';
-import { FLAG, insertUserMessages, newestChannelMessageIds, userFlags } from '../store/messages.ts';
+import { FLAG, insertUserMessages, newestChannelMessageIds } from '../store/messages.ts';
 import { botEventRecipients, formatBot } from './bots-format.ts';
 import { addSubscriptionsTx, sendSubscriptionAddEvents } from './streams-create.ts';
 import { defaultStreamIds } from './streams-default.ts';
@@ -152,12 +152,9 @@ const NEW_USER_HISTORY_UNREAD = 20;
 async function addNewUserHistory(tx: Tx, userId: number, streams: StreamRow[]): Promise<void> {
   const readable = streams.filter((s) => s.history_public_to_subscribers).map((s) => s.id);
   if (!readable.length) return;
+  // The account is not committed yet, so no message can have given it a row already (Zulip checks, as its rows come after).
   const newest = await newestChannelMessageIds(tx, readable, NEW_USER_HISTORY);
-  if (!newest.length) return;
-  const have = await userFlags(tx, userId, newest);
-  const rows = newest
-    .filter((id) => !have.has(id))
-    .map((id, i) => ({ user_id: userId, message_id: id, flags: FLAG.historical | (i < NEW_USER_HISTORY_UNREAD ? 0 : FLAG.read) }));
+  const rows = newest.map((id, i) => ({ user_id: userId, message_id: id, flags: FLAG.historical | (i < NEW_USER_HISTORY_UNREAD ? 0 : FLAG.read) }));
   await insertUserMessages(tx, rows.reverse());
 }
 

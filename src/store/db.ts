@@ -173,13 +173,9 @@ class CheckoutClient implements PostgresPoolClient {
     return (this.client as unknown as { processID?: number }).processID;
   }
   query(...args: unknown[]): any {
-    const text = args[0];
-    if (this.used || typeof text !== 'string') {
-      this.used = true;
-      return (this.client.query as (...a: unknown[]) => any)(...args);
-    }
+    const first = !this.used && typeof args[0] === 'string';
     this.used = true;
-    return this.firstQuery(text, args);
+    return first ? this.firstQuery(args[0] as string, args) : (this.client.query as (...a: unknown[]) => any)(...args);
   }
   private async firstQuery(text: string, args: unknown[]): Promise<unknown> {
     // Several idle connections may have ended together: each one found is dropped, then a new one is made.
@@ -188,9 +184,10 @@ class CheckoutClient implements PostgresPoolClient {
         return await (this.client.query as (...a: unknown[]) => Promise<unknown>)(...args);
       } catch (err) {
         const e = (err ?? {}) as { code?: unknown; message?: unknown };
-        if (tries <= 1 || !(NEVER_SENT.test(String(e.message)) || (ENDED(e) && HARMLESS_TWICE.test(text)))) throw err;
+        const neverSent = NEVER_SENT.test(String(e.message));
+        if (tries <= 1 || !(neverSent || (ENDED(e) && HARMLESS_TWICE.test(text)))) throw err;
         // (A connection's error during a query goes to that query, not to its listener.)
-        if (!NEVER_SENT.test(String(e.message))) this.lost?.(err as Error);
+        if (!neverSent) this.lost?.(err as Error);
         this.client.release(err as Error);
         this.dropped = true;
         this.client = await this.pool.connect();
