@@ -38,7 +38,8 @@ async function relay() {
   };
 }
 
-test('a request that takes ended connections from the pool: a read or a transaction runs on a new one; a write outside a transaction is not sent again', { skip: url ? false : 'PostgreSQL only', timeout: 60_000 }, async () => {
+/** A store on its own schema, through a relay, whose idle connections a test can end. */
+async function endedConnections() {
   const schema = `ended_${process.pid}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: url, application_name: 'ended-connections test' });
   await admin.connect();
@@ -48,12 +49,18 @@ test('a request that takes ended connections from the pool: a read or a transact
   const lost: Error[] = [];
   const store = openStore({ dataDir: '', databaseUrl: r.url, pgSchema: schema, pgPoolMax: 3, onConnectionLost: (e) => lost.push(e) });
   const name = `ended-${schema}`;
-  try {
-    // Three connections open and idle in the pool.
-    await Promise.all([1, 2, 3].map(() => sql`SELECT pg_sleep(0.05), set_config('application_name', ${name}, false)`.execute(store.db)));
-    const pids = (await admin.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [name])).rows.map((x) => x.pid as number);
-    assert.equal(pids.length, 3);
-    const end = async () => {
+  const pids: number[] = [];
+  return {
+    store,
+    lost,
+    /** Three connections open and idle in the pool. */
+    async warm() {
+      await Promise.all([1, 2, 3].map(() => sql`SELECT pg_sleep(0.05), set_config('application_name', ${name}, false)`.execute(store.db)));
+      pids.splice(0, pids.length, ...(await admin.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [name])).rows.map((x) => x.pid as number));
+      assert.equal(pids.length, 3);
+    },
+    /** Ends the warmed connections; the process hears of it only when it next writes on one. */
+    async end() {
       r.hold();
       await admin.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
       for (let i = 0; i < 200; i++) {
@@ -62,32 +69,79 @@ test('a request that takes ended connections from the pool: a read or a transact
         await new Promise((res) => setTimeout(res, 20));
       }
       assert.fail('the connections were not ended');
-    };
-    await end();
+    },
+    async rows() {
+      return (await admin.query(`SELECT id FROM ${schema}.alert_words ORDER BY id`)).rows.map((x) => x.id as number);
+    },
+    async close() {
+      await Promise.race([store.close(), new Promise((res) => setTimeout(res, 2_000).unref())]);
+      r.close();
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+test('a request that takes ended connections from the pool: a read or a transaction runs on a new one; a write outside a transaction is not sent again', { skip: url ? false : 'PostgreSQL only', timeout: 60_000 }, async () => {
+  const t = await endedConnections();
+  const { store, lost } = t;
+  try {
+    await t.warm();
+    await t.end();
     assert.deepEqual(lost, [], 'the process has not heard of it yet');
     const one = await sql<{ n: number }>`SELECT 1::int AS n`.execute(store.db);
     assert.equal(one.rows[0].n, 1);
     assert.ok(lost.length >= 1, 'the ended connection it found is reported');
 
     // Again, with a transaction first.
-    await Promise.all([1, 2, 3].map(() => sql`SELECT pg_sleep(0.05), set_config('application_name', ${name}, false)`.execute(store.db)));
-    pids.splice(0, pids.length, ...(await admin.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [name])).rows.map((x) => x.pid as number));
-    await end();
+    await t.warm();
+    await t.end();
     await store.db.transaction().execute((tx) => sql`INSERT INTO alert_words VALUES (1)`.execute(tx));
-    assert.deepEqual((await admin.query(`SELECT id FROM ${schema}.alert_words`)).rows, [{ id: 1 }]);
+    assert.deepEqual(await t.rows(), [1]);
 
     // A write outside a transaction whose connection ended fails rather than being sent twice.
-    await Promise.all([1, 2, 3].map(() => sql`SELECT pg_sleep(0.05), set_config('application_name', ${name}, false)`.execute(store.db)));
-    pids.splice(0, pids.length, ...(await admin.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [name])).rows.map((x) => x.pid as number));
-    await end();
+    await t.warm();
+    await t.end();
     await assert.rejects(sql`INSERT INTO alert_words VALUES (2)`.execute(store.db), (e: { code?: string }) => e.code === '57P01');
-    assert.deepEqual((await admin.query(`SELECT id FROM ${schema}.alert_words`)).rows, [{ id: 1 }]);
+    assert.deepEqual(await t.rows(), [1]);
     // The pool serves again.
     assert.equal((await sql<{ n: number }>`SELECT 2::int AS n`.execute(store.db)).rows[0].n, 2);
   } finally {
-    await Promise.race([store.close(), new Promise((res) => setTimeout(res, 2_000).unref())]);
-    r.close();
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-    await admin.end();
+    await t.close();
+  }
+});
+
+test('a connection ended right after a transaction began: the transaction begins again on a new one; after its first statement, it fails', { skip: url ? false : 'PostgreSQL only', timeout: 60_000 }, async () => {
+  const t = await endedConnections();
+  const { store, lost } = t;
+  try {
+    await t.warm();
+    const answered: number[] = [];
+    await store.db.transaction().execute(async (tx) => {
+      // BEGIN has run on the connection; it ends before the transaction's first statement.
+      await t.end();
+      const a = await sql<{ id: number }>`INSERT INTO alert_words VALUES (3) RETURNING id`.execute(tx);
+      const b = await sql<{ id: number }>`INSERT INTO alert_words VALUES (4) RETURNING id`.execute(tx);
+      answered.push(a.rows[0].id, b.rows[0].id);
+    });
+    assert.deepEqual(answered, [3, 4]);
+    assert.deepEqual(await t.rows(), [3, 4], 'each statement ran once, in one committed transaction');
+    assert.ok(lost.length >= 1, 'the ended connection is reported');
+
+    // A transaction that has run a statement is not begun again: its loss fails it, and it leaves nothing.
+    await t.warm();
+    await assert.rejects(
+      store.db.transaction().execute(async (tx) => {
+        await sql`INSERT INTO alert_words VALUES (5)`.execute(tx);
+        await t.end();
+        await sql`INSERT INTO alert_words VALUES (6)`.execute(tx);
+      }),
+      // (The failed ROLLBACK's error, the connection's end, is what Kysely reports.)
+      (e: { code?: string; message?: string }) => e.code === '57P01' || /Connection terminated/.test(String(e.message)),
+    );
+    assert.deepEqual(await t.rows(), [3, 4]);
+    assert.equal((await sql<{ n: number }>`SELECT 3::int AS n`.execute(store.db)).rows[0].n, 3);
+  } finally {
+    await t.close();
   }
 });

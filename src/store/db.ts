@@ -143,6 +143,12 @@ export function openStore(opts: {
  * shutdown errors, or the socket closed) before answering. Ending a session
  * rolls back what it had not committed, so such a statement left nothing
  * behind; a write outside a transaction is never sent twice.
+ *
+ * The same holds for the statement right after a transaction's `BEGIN`: a
+ * connection ended between the two took nothing with it but the empty
+ * transaction, so a new connection begins again and runs the statement (the
+ * transaction's code sees one answer, as if nothing had happened). Once a
+ * transaction has run a statement, its loss still fails it.
  */
 function retryingEndedConnections(pool: pgTypes.Pool, lost?: (err: Error) => void): PostgresPool {
   return {
@@ -157,10 +163,13 @@ const NEVER_SENT = /not queryable/;
 const ENDED = (err: { code?: unknown; message?: unknown }) =>
   ['57P01', '57P02', '57P03'].includes(String(err.code)) || /Connection terminated unexpectedly/.test(String(err.message));
 const HARMLESS_TWICE = /^\s*(select|begin|start transaction)\b/i;
+const BEGINS = /^\s*(begin|start transaction)\b/i;
 
 class CheckoutClient implements PostgresPoolClient {
   private used = false;
   private dropped = false;
+  /** The arguments of the transaction's BEGIN, while it is the only statement this checkout has run. */
+  private begun: unknown[] | null = null;
   private readonly pool: pgTypes.Pool;
   private client: pgTypes.PoolClient;
   private readonly lost?: (err: Error) => void;
@@ -173,27 +182,52 @@ class CheckoutClient implements PostgresPoolClient {
     return (this.client as unknown as { processID?: number }).processID;
   }
   query(...args: unknown[]): any {
-    const first = !this.used && typeof args[0] === 'string';
+    const text = typeof args[0] === 'string' ? args[0] : null;
+    const first = !this.used && text !== null;
     this.used = true;
-    return first ? this.firstQuery(args[0] as string, args) : (this.client.query as (...a: unknown[]) => any)(...args);
+    const begun = this.begun;
+    this.begun = null;
+    if (first) return this.firstQuery(text, args);
+    if (begun && text !== null) return this.afterBegin(begun, args);
+    return (this.client.query as (...a: unknown[]) => any)(...args);
   }
   private async firstQuery(text: string, args: unknown[]): Promise<unknown> {
     // Several idle connections may have ended together: each one found is dropped, then a new one is made.
     for (let tries = (this.pool.options.max ?? 10) + 1; ; tries--) {
       try {
-        return await (this.client.query as (...a: unknown[]) => Promise<unknown>)(...args);
+        const result = await (this.client.query as (...a: unknown[]) => Promise<unknown>)(...args);
+        if (BEGINS.test(text)) this.begun = args;
+        return result;
       } catch (err) {
-        const e = (err ?? {}) as { code?: unknown; message?: unknown };
-        const neverSent = NEVER_SENT.test(String(e.message));
-        if (tries <= 1 || !(neverSent || (ENDED(e) && HARMLESS_TWICE.test(text)))) throw err;
-        // (A connection's error during a query goes to that query, not to its listener.)
-        if (!neverSent) this.lost?.(err as Error);
-        this.client.release(err as Error);
-        this.dropped = true;
-        this.client = await this.pool.connect();
-        this.dropped = false;
+        if (tries <= 1 || !this.endedBefore(err, HARMLESS_TWICE.test(text))) throw err;
+        await this.replace(err);
       }
     }
+  }
+  private async afterBegin(begin: unknown[], args: unknown[]): Promise<unknown> {
+    try {
+      return await (this.client.query as (...a: unknown[]) => Promise<unknown>)(...args);
+    } catch (err) {
+      if (!this.endedBefore(err, true)) throw err;
+      await this.replace(err);
+      await this.firstQuery(begin[0] as string, begin);
+      this.begun = null;
+      return await (this.client.query as (...a: unknown[]) => Promise<unknown>)(...args);
+    }
+  }
+  /** Whether err says the connection was gone before the statement could leave anything behind. */
+  private endedBefore(err: unknown, harmlessTwice: boolean): boolean {
+    const e = (err ?? {}) as { code?: unknown; message?: unknown };
+    return NEVER_SENT.test(String(e.message)) || (harmlessTwice && ENDED(e));
+  }
+  /** Drops the checked-out connection after err and checks out another. */
+  private async replace(err: unknown): Promise<void> {
+    // (A connection's error during a query goes to that query, not to its listener.)
+    if (!NEVER_SENT.test(String((err as { message?: unknown } | null)?.message))) this.lost?.(err as Error);
+    this.client.release(err as Error);
+    this.dropped = true;
+    this.client = await this.pool.connect();
+    this.dropped = false;
   }
   release(destroy?: boolean): void {
     // (Not again when no other connection could be had after dropping one.)
