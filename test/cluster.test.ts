@@ -222,6 +222,47 @@ test('Redis cut off and back: the node logs it once per connection, then serves 
   }
 });
 
+test('a Redis blip: requests that come while the node connects again wait for it and succeed; in a longer outage they fail within seconds', { skip }, async () => {
+  const proxy = await redisProxy();
+  const node = await spawnNode({ ...env(), REDIS_URL: proxy.url });
+  nodes.push(node);
+  const c = new Client(node.url, account);
+  const q = assertSuccess(await c.post('/register', { event_types: ['message'] }));
+  const lost = () => node.output().match(/Redis connection lost/g)?.length ?? 0;
+  const cutAndWait = async () => {
+    const before = lost();
+    proxy.cut();
+    for (let i = 0; i < 200 && lost() === before; i++) await sleep(10);
+    assert.ok(lost() > before, node.output());
+  };
+  try {
+    await cutAndWait();
+    const content = `during the blip ${randomBytes(4).toString('hex')}`;
+    const during = Promise.all([c.get('/users/me'), c.post('/messages', { type: 'stream', to: 'general', topic: 'redis', content })]);
+    await sleep(300);
+    proxy.restore();
+    const [me, sent] = await during;
+    assert.equal(me.status, 200, node.output());
+    assertSuccess(sent);
+    const events = await collectMessages(c, q.queue_id, 1);
+    assert.deepEqual(events.filter((e) => e.type === 'message').map((e) => e.message.content), [content]);
+
+    // Redis stays away: requests wait for it two seconds from the loss, then fail with the server's error; later ones at once.
+    await cutAndWait();
+    const cut = Date.now();
+    const r = await c.get('/users/me');
+    assert.equal(r.status, 500, node.output());
+    assert.ok(Date.now() - cut < 4000, `answered ${Date.now() - cut} ms after the cut`);
+    const again = Date.now();
+    assert.equal((await c.get('/users/me')).status, 500);
+    assert.ok(Date.now() - again < 1000, `answered after ${Date.now() - again} ms`);
+    proxy.restore();
+  } finally {
+    await stopNode(node);
+    await proxy.close();
+  }
+});
+
 test('SIGTERM while Redis is unreachable: the node still exits within seconds', { skip }, async () => {
   const proxy = await redisProxy();
   const node = await spawnNode({ ...env(), REDIS_URL: proxy.url });

@@ -42,6 +42,64 @@ function reportErrors(client: Redis, connection: 'commands' | 'subscriber', log:
   });
 }
 
+/**
+ * How long after losing its connection a process lets commands wait for it
+ * to come back: a blip (a dropped connection that ioredis makes again within
+ * a few hundred milliseconds) delays the requests that fall in it instead of
+ * failing them; once the connection has been gone this long, commands fail
+ * at once until it is back, as in an outage.
+ */
+const RECONNECT_WAIT_MS = 2000;
+
+/**
+ * The states in which ioredis has no connection to write to and is making
+ * one; in `connect` it has one, but only its own handshake goes out on it.
+ */
+const RECONNECTING = new Set(['connecting', 'connect', 'reconnecting', 'close']);
+
+/**
+ * A command sent while the connection is being made again waits until it is
+ * ready, then goes out as it would have; if the connection is not back
+ * within `ms` of its loss, or is closed for good, the waiting commands fail
+ * as ioredis fails a command without an offline queue, and so do later ones
+ * until it is back. A waiting command had not been sent, so sending it later
+ * cannot run it twice. The commands of a pipeline or MULTI wait together and
+ * go out together, in their order.
+ */
+function waitWhileReconnecting(client: Redis, ms: number): void {
+  type Send = (command: { name: string; promise: Promise<unknown> }, stream?: unknown) => unknown;
+  const send = (client.sendCommand as unknown as Send).bind(client);
+  const { Command } = ioredis();
+  const down = (name: string): boolean =>
+    RECONNECTING.has(client.status) && !(client.status === 'connect' && Command.checkFlag('HANDSHAKE_COMMANDS', name));
+  /** When the connection was lost (null while it is up). */
+  let lostAt: number | null = null;
+  const waiting: Array<() => void> = [];
+  let timer: NodeJS.Timeout | null = null;
+  const release = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    for (const go of waiting.splice(0)) go();
+  };
+  client.on('close', () => {
+    lostAt ??= Date.now();
+  });
+  client.on('ready', () => {
+    lostAt = null;
+    release();
+  });
+  client.on('end', release);
+  (client as unknown as { sendCommand: Send }).sendCommand = (command, stream) => {
+    if (!down(command.name)) return send(command, stream);
+    lostAt ??= Date.now();
+    const left = lostAt + ms - Date.now();
+    if (left <= 0) return send(command, stream);
+    waiting.push(() => void send(command, stream));
+    timer ??= setTimeout(release, left).unref();
+    return command.promise;
+  };
+}
+
 export async function openRedis(url: string, prefix: string, log?: RedisErrorLog): Promise<RedisLink> {
   // No auto-pipelining: it gathers the commands of one tick into a pipeline
   // object of their own, which cost more than it saved. A request's few
@@ -50,10 +108,12 @@ export async function openRedis(url: string, prefix: string, log?: RedisErrorLog
   // Redis serving GET /users/me used about 100 µs of CPU per request with
   // it and 60 without.
   const options = { maxRetriesPerRequest: 3, enableAutoPipelining: false, lazyConnect: true };
-  // Commands fail at once while the connection is down, instead of waiting in
-  // ioredis's offline queue for its reconnection attempts, seconds apart after
-  // a few: a request then answered 500 only after 6-27 seconds, and a shutdown
-  // waited 20 seconds and more for a periodic job's pass. The subscriber keeps
+  // No offline queue: commands sent while the connection is down wait for it
+  // only until RECONNECT_WAIT_MS after its loss (waitWhileReconnecting),
+  // instead of waiting in ioredis's offline queue for its reconnection
+  // attempts, seconds apart after a few: a request then answered 500 only
+  // after 6-27 seconds, and a shutdown waited 20 seconds and more for a
+  // periodic job's pass. The subscriber keeps
   // the queue (its SUBSCRIBE is sent before it connects; ioredis subscribes it
   // again after a reconnection).
   const cmd = new (ioredis().Redis)(url, { ...options, enableOfflineQueue: false });
@@ -74,6 +134,7 @@ export async function openRedis(url: string, prefix: string, log?: RedisErrorLog
     cmd.off('error', onError);
   }
   reportErrors(cmd, 'commands', log);
+  waitWhileReconnecting(cmd, RECONNECT_WAIT_MS);
   let sub: Redis | null = null;
   const nodeId = `${process.pid.toString(36)}-${randomBytes(6).toString('hex')}`;
   const nodeKey = (id: string): string => `${prefix}node:${id}`;
