@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account } from './helpers.ts';
 import { ROLE } from '../src/store/users.ts';
+import { createUser } from '../src/actions/users.ts';
 
 let t: TestServer;
 before(async () => {
@@ -128,6 +129,25 @@ test('POST /users: Zulip errors for duplicates, bad addresses, weak passwords, n
   assertError(await a.post('/users', { email: 'n@example.com', password: 'abcdef123', full_name: 'Name|12' }), 400, 'BAD_REQUEST', 'Invalid format!');
   const missing = await a.post('/users', { email: 'n@example.com', full_name: 'N' });
   assertError(missing, 400, 'REQUEST_VARIABLE_MISSING', "Missing 'password' argument");
+});
+
+test('POST /users: several requests for one new address at the same moment make one account; the others are told it is in use', async () => {
+  const { admin } = await roles();
+  const a = c(admin);
+  const email = `race-${Date.now().toString(36)}@example.com`;
+  const results = await Promise.all(Array.from({ length: 6 }, (_, i) => a.post('/users', { email, password: 'abcdef123', full_name: `Race ${i}` })));
+  const ok = results.filter((r) => r.status === 200);
+  assert.equal(ok.length, 1, results.map((r) => `${r.status} ${JSON.stringify(r.body)}`).join('\n'));
+  for (const r of results) if (r.status !== 200) assertError(r, 400, 'BAD_REQUEST', `Email '${email}' already in use`);
+  const users = assertSuccess(await a.get('/users')).members.filter((u: { delivery_email?: string | null; email: string }) => (u.delivery_email ?? u.email) === email);
+  assert.equal(users.length, 1);
+  assert.equal(users[0].user_id, ok[0]!.body.user_id);
+
+  // The same race without the request's slower steps (the password's hash), so that the transactions overlap.
+  const again = `race2-${Date.now().toString(36)}@example.com`;
+  const made = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => createUser(t.server.svc, { email: again, fullName: `Race ${i}`, password: null })));
+  assert.equal(made.filter((m) => m.status === 'fulfilled').length, 1, made.map((m) => (m.status === 'rejected' ? String(m.reason) : 'made')).join('\n'));
+  for (const m of made) if (m.status === 'rejected') assert.equal((m.reason as Error).message, `Email '${again}' already in use`);
 });
 
 // ---------------------------------------------------------------------------
