@@ -146,6 +146,16 @@ test('first start: creates the owner, prints a generated password once, writes z
     assert.equal(login.status, 200, JSON.stringify(lb));
     assert.equal(lb.api_key, rc.key);
     assert.equal(lb.email, rc.email);
+
+    // Welcome Bot greets the first owner, as Zulip greets an organization's creator: one direct message, starred and unread.
+    const greetings = await ownerMessages();
+    assert.equal(greetings.length, 1, JSON.stringify(greetings));
+    const [greeting] = greetings;
+    assert.equal(greeting.type, 'private');
+    assert.equal(greeting.sender_full_name, 'Welcome Bot');
+    assert.match(greeting.content, /This is a direct message from me, Welcome Bot\./);
+    assert.match(greeting.content, /Setting up your organization/, 'the administrators\' guide is named');
+    assert.deepEqual(greeting.flags, ['starred']);
   } finally {
     const { code } = await stop(r);
     assert.equal(code, 0, r.output());
@@ -168,11 +178,22 @@ test('restart keeps the data and creates nothing', { timeout: 60_000 }, async ()
     const users = await fetch(`${rc.site}/api/v1/users`, { headers: { Authorization: basic(rc.email!, rc.key!) } });
     const members = ((await users.json()) as Record<string, any>).members as Array<{ email: string; is_bot: boolean }>;
     assert.equal(members.filter((m) => !m.is_bot).length, 1, 'still one human account');
+    assert.equal((await ownerMessages()).length, 1, 'no second greeting');
   } finally {
     const { code } = await stop(r);
     assert.equal(code, 0, r.output());
   }
 });
+
+/** The owner's messages, newest last (at most 10). */
+async function ownerMessages(): Promise<Array<Record<string, any>>> {
+  const res = await fetch(`${rc.site}/api/v1/messages?${new URLSearchParams({ anchor: 'newest', num_before: '10', num_after: '0' })}`, {
+    headers: { Authorization: basic(rc.email!, rc.key!) },
+  });
+  const body = (await res.json()) as Record<string, any>;
+  assert.equal(res.status, 200, JSON.stringify(body));
+  return body.messages;
+}
 
 /** GET over a fresh connection (agent: false → `Connection: close`), resolving with status and JSON body. */
 function getOnce(url: string, headers: Record<string, string>): Promise<{ status: number; body: Record<string, any> }> {

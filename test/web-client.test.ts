@@ -423,7 +423,12 @@ describe('web client in Chromium', { skip }, () => {
       await messageRow(page, 'banana split tonight').waitFor();
       assert.equal(await rows.filter({ hasText: 'no fruit here' }).count(), 0);
 
+      // Starred: only Welcome Bot's greeting to the first owner (every new account's greeting is starred).
       await search.fill('is:starred');
+      await search.press('Enter');
+      await messageRow(page, 'This is a direct message from me, Welcome Bot.').waitFor();
+      await eventually(async () => (await rows.count()) === 1, 'one starred message');
+      await search.fill('is:starred topic:fruit');
       await search.press('Enter');
       await page.getByText('No messages here yet.').waitFor();
 

@@ -10,7 +10,7 @@ import { cachedCustomEmoji, cachedGroups, cachedLinkifiers, cachedReactions, cac
 import { apiRecipientId, directGroupMembers, RECIPIENT, type MessageRow } from '../store/messages.ts';
 import { MarkdownRenderingError, topicLinks, type RenderResult } from '../markdown/index.ts';
 import type { Linkifier } from '../markdown/linkifiers.ts';
-import type { RenderData } from '../markdown/pool.ts';
+import type { RenderData, RenderOptions } from '../markdown/pool.ts';
 import { badRequest } from '../lib/errors.ts';
 import { avatarUrl } from './users-format.ts';
 import { visibleEditHistory } from '../lib/realm-settings.ts';
@@ -111,10 +111,10 @@ export async function renderData(svc: Services, db: Tx, content: string, dir?: D
 }
 
 /** Renders a message's content in the worker pool; "Unable to render message" when it cannot be rendered, as Zulip says. */
-export async function render(svc: Services, db: Tx, content: string, dir?: Directory): Promise<RenderResult> {
+export async function render(svc: Services, db: Tx, content: string, dir?: Directory, opts?: RenderOptions): Promise<RenderResult> {
   const data = await renderData(svc, db, content, dir);
   try {
-    return await svc.markdown.render(content, data);
+    return await svc.markdown.render(content, data, opts);
   } catch (e) {
     if (e instanceof MarkdownRenderingError) {
       svc.log.warn({ err: e.message, length: content.length }, 'message rendering failed');

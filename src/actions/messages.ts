@@ -38,6 +38,8 @@ export interface SendInput {
   queueId?: string;
   readBySender?: boolean;
   clientName: string;
+  /** The content is the server's own text (Welcome Bot's greeting), rendered on this thread (see RenderOptions). */
+  trustedContent?: boolean;
   /** Runs inside the send's transaction once the message row exists (a scheduled message marks itself delivered). */
   inTransaction?: (tx: Tx, messageId: number) => Promise<void>;
 }
@@ -242,7 +244,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   const content = normalizeContent(input.content, svc.config.maxMessageLength);
   // Rendered (in the worker pool) before the transaction, as Zulip does, so
   // no database connection waits on the renderer.
-  const rendered = await render(svc, svc.store.db, content);
+  const rendered = await render(svc, svc.store.db, content, undefined, { trusted: input.trustedContent === true });
   const result = await transaction(svc.store, async (tx): Promise<SentMessage> => {
     const realm = await cachedRealm(svc, tx);
     const settings = realm.settings;

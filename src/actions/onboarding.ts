@@ -4,7 +4,7 @@
  * As Zulip does: "general" (public, a default channel, where new-channel
  * and update announcements go) and "core team" (private, where sign-up
  * announcements go). New users are subscribed to the default channels as
- * they are created (createUser).
+ * they are created (createUser). Welcome Bot then greets the first owner.
  */
 import { lockSettingsOf, withClusterLock } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
@@ -15,6 +15,7 @@ import { hasAnyChannel } from '../store/streams.ts';
 import { firstActiveOwner, type UserRow } from '../store/users.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { addSubscriptionsTx, insertChannel } from './streams-create.ts';
+import { sendWelcomeMessages } from './welcome-bot.ts';
 
 /**
  * At every start: an organization without any channel gets its first ones,
@@ -26,7 +27,15 @@ export async function ensureInitialChannels(svc: Services, createdOwner: UserRow
   await withClusterLock(svc.store, 'bootstrap', { wait: true }, async () => {
     if (await hasAnyChannel(svc.store.db, svc.realmId)) return;
     const owner = createdOwner ?? (await firstActiveOwner(svc.store.db, svc.realmId));
-    if (owner) await createInitialChannels(svc, owner);
+    if (!owner) return;
+    await createInitialChannels(svc, owner);
+    // Welcome Bot greets the organization's first owner, as Zulip greets its creator
+    // (other accounts are greeted as they are made). The organization stands without it.
+    try {
+      await sendWelcomeMessages(svc, owner);
+    } catch (err) {
+      svc.log.error({ err, userId: owner.id }, 'Welcome Bot message failed');
+    }
   });
 }
 

@@ -56,12 +56,12 @@ export async function sendWelcomeMessages(
   const realm = await realmById(svc.store.db, svc.realmId);
   const settings = realmSettings(realm.settings_json);
   const bot = await welcomeBot(svc);
-  const send = async (content: string) =>
-    (await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([user.id]), topic: undefined, content, clientName: 'Internal', readBySender: true })).id as number;
-  const greetingId = await send(welcomeMessageContent(svc.config.externalUrl, user, settings.org_type));
+  const send = async (content: string, trustedContent: boolean) =>
+    (await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([user.id]), topic: undefined, content, clientName: 'Internal', readBySender: true, trustedContent })).id as number;
+  const greetingId = await send(welcomeMessageContent(svc.config.externalUrl, user, settings.org_type), true);
   if (opts.starGreeting !== false) await transaction(svc.store, (tx) => setFlagBits(tx, user.id, [greetingId], FLAG.starred, true));
   const text = customText ?? (typeof settings.welcome_message_custom_text === 'string' ? settings.welcome_message_custom_text : '');
-  return { customMessageId: text.trim() !== '' ? await send(text) : null };
+  return { customMessageId: text.trim() !== '' ? await send(text, false) : null };
 }
 
 /**

@@ -22,8 +22,17 @@ import { lazyModule } from '../lib/lazy.ts';
 
 export type { RenderData };
 
+export interface RenderOptions {
+  /**
+   * The server's own text (Welcome Bot's greeting): without code blocks or
+   * math it renders on the calling thread whatever its length, as no input
+   * of its could be slow.
+   */
+  trusted?: boolean;
+}
+
 export interface MarkdownRenderer {
-  render(content: string, data: RenderData): Promise<RenderResult>;
+  render(content: string, data: RenderData, opts?: RenderOptions): Promise<RenderResult>;
   /** Renders waiting for a thread. */
   readonly queued: number;
   close(): Promise<void>;
@@ -78,8 +87,8 @@ async function release(s: Shared): Promise<void> {
  * large modules that only the workers load.
  */
 const INLINE_MAX_LENGTH = 500;
-function rendersInline(content: string): boolean {
-  return content.length <= INLINE_MAX_LENGTH && !content.includes('```') && !content.includes('~~~') && !content.includes('$$');
+function rendersInline(content: string, trusted: boolean): boolean {
+  return (trusted || content.length <= INLINE_MAX_LENGTH) && !content.includes('```') && !content.includes('~~~') && !content.includes('$$');
 }
 
 export function createMarkdownRenderer(opts: { threads: number; timeoutMs: number }): MarkdownRenderer {
@@ -89,8 +98,8 @@ export function createMarkdownRenderer(opts: { threads: number; timeoutMs: numbe
     get queued() {
       return pool.pool?.queueSize ?? 0;
     },
-    async render(content, data) {
-      if (rendersInline(content)) return renderMarkdown(content, contextFromData(data));
+    async render(content, data, renderOpts) {
+      if (rendersInline(content, renderOpts?.trusted === true)) return renderMarkdown(content, contextFromData(data));
       const started = new SharedArrayBuffer(8);
       const cell = new Float64Array(started);
       const abort = new AbortController();

@@ -119,12 +119,14 @@ export async function realmBots(db: Tx, realmId: number, ownerId?: number): Prom
   return q.orderBy('id').execute();
 }
 
+/** Active accounts, bots included, but not the system bots (Zulip keeps those in a realm of their own). */
 export async function countActiveUsers(db: Tx, realmId: number): Promise<number> {
   const row = await db
     .selectFrom('users')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('realm_id', '=', realmId)
     .where('is_active', '=', 1)
+    .where('is_system_bot', '=', 0)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
