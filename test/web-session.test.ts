@@ -291,6 +291,21 @@ test('GET /accounts/login/ sends the browser to /login/', async () => {
   assert.equal(res.headers.get('location'), '/login/');
 });
 
+test('the help center links of Welcome Bot\'s greeting lead to the same article on Zulip\'s help center', async () => {
+  const w = new WebClient(t.url);
+  for (const [path, to] of [
+    ['/help/getting-started-with-zulip', 'https://zulip.com/help/getting-started-with-zulip'],
+    ['/help/getting-your-organization-started-with-zulip', 'https://zulip.com/help/getting-your-organization-started-with-zulip'],
+    ['/help/', 'https://zulip.com/help/'],
+    ['/help', 'https://zulip.com/help/'],
+    ['/help/star-a-message?x=1', 'https://zulip.com/help/star-a-message?x=1'],
+  ] as const) {
+    const res = await w.get(path);
+    assert.equal(res.status, 302, path);
+    assert.equal(res.headers.get('location'), to, path);
+  }
+});
+
 test('/json without a session is 401 as Zulip answers it; Basic auth is not accepted there', async () => {
   const w = new WebClient(t.url);
   const res = await w.get('/json/users/me');

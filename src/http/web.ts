@@ -32,6 +32,8 @@ export const LOGIN_PATH = '/login/';
 export const STATIC_PREFIX = '/static/';
 /** Django's CSRF_COOKIE_AGE: one year. */
 const CSRF_COOKIE_AGE_SECONDS = 365 * 24 * 3600;
+/** Zulip's public help center (see the /help redirect). */
+const ZULIP_HELP_CENTER = 'https://zulip.com/help';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 declare module 'fastify' {
@@ -211,6 +213,13 @@ export function registerWeb(app: FastifyInstance, svc: Services): void {
 
   // Zulip's login form address; the client's is /login/.
   app.get('/accounts/login/', async (_req, reply) => reply.redirect(LOGIN_PATH, 302));
+
+  // Zulip's help center, which Welcome Bot's greeting links to on the
+  // organization's own server, as Zulip's does: Parley has none of its own,
+  // so the same article on Zulip's public help center.
+  const helpCenter = async (req: FastifyRequest, reply: FastifyReply) => reply.redirect(`${ZULIP_HELP_CENTER}${req.url.slice('/help'.length).replace(/^\/+/, '/') || '/'}`, 302);
+  app.get('/help', helpCenter);
+  app.get('/help/*', helpCenter);
 
   app.post('/accounts/login/', async (req, reply) => {
     const session = await requestSession(svc, req);
