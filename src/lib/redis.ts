@@ -113,9 +113,9 @@ export async function openRedis(url: string, prefix: string, log?: RedisErrorLog
   // instead of waiting in ioredis's offline queue for its reconnection
   // attempts, seconds apart after a few: a request then answered 500 only
   // after 6-27 seconds, and a shutdown waited 20 seconds and more for a
-  // periodic job's pass. The subscriber keeps
-  // the queue (its SUBSCRIBE is sent before it connects; ioredis subscribes it
-  // again after a reconnection).
+  // periodic job's pass. The subscriber keeps the queue (its SUBSCRIBE is
+  // sent before it connects; ioredis subscribes it again after a
+  // reconnection).
   const cmd = new (ioredis().Redis)(url, { ...options, enableOfflineQueue: false });
   // A server that cannot be reached fails the start with the reason (ioredis
   // would report it as an unhandled 'error' event and reject with "Connection
