@@ -126,6 +126,43 @@ test('POST /realm/test_welcome_bot_custom_message: administrators receive the We
   assertError(await a.post('/realm/test_welcome_bot_custom_message', { welcome_message_custom_text: 'x'.repeat(8001) }), 400, 'BAD_REQUEST');
 });
 
+test('Welcome Bot answers a direct message with the commands its greeting lists; not in a group, not by email', async () => {
+  const a = t.client(bob);
+  const q = await openQueue(a, { event_types: ['message'], apply_markdown: false });
+  const botId = (assertSuccess(await t.client(admin).get('/users/welcome-bot@zulip.com')).user as { user_id: number }).user_id;
+  const ask = async (content: string): Promise<string> => {
+    const sent = assertSuccess(await a.post('/messages', { type: 'direct', to: JSON.stringify([botId]), content }));
+    const events = (await q.ofType('message')).map((e) => e.message);
+    assert.equal(events.length, 2, `the message and the answer to ${content}`);
+    assert.equal(events[0].id, sent.id);
+    const reply = events[1];
+    assert.equal(reply.sender_id, botId);
+    assert.equal(reply.type, 'private');
+    assert.deepEqual(reply.display_recipient.map((r: { id: number }) => r.id).sort((x: number, y: number) => x - y), [bob.id, botId].sort((x, y) => x - y));
+    return reply.content as string;
+  };
+  assert.match(await ask('help'), /^Here are a few messages I understand: `apps`, `profile`, `theme`, `channels`, `topics`, `message formatting`, `keyboard shortcuts`\.\n\n.*\(\/help\/getting-started-with-zulip\)/s);
+  assert.match(await ask('?'), /^Here are a few messages I understand:/);
+  // The whole message, in any case, chooses the answer; other spellings count.
+  assert.match(await ask('Theme'), /\(\/help\/dark-theme\)/);
+  assert.match(await ask('streams'), /\(\/help\/introduction-to-channels\)/);
+  assert.match(await ask('keyboard'), /\(\/help\/keyboard-shortcuts\)/);
+  assert.match(await ask('message formatting'), /\[Markdown\]/);
+  assert.match(await ask('apps'), /mobile and desktop apps/);
+  assert.match(await ask('topics'), /\(\/help\/introduction-to-topics\)/);
+  assert.match(await ask('profile'), /\(\/help\/edit-your-profile\)/);
+  assert.match(await ask('what can you do for me?'), /^Sorry, I did not understand that\. Try one of these messages: `apps`.*`help`\.$/);
+  // The answers are read in the app: no missed-message email for them (nor for the greeting).
+  const pending = await t.server.svc.store.db.selectFrom('missed_message_emails').select('message_id').where('user_id', '=', bob.id).execute();
+  assert.deepEqual(pending, []);
+  // A group conversation that includes Welcome Bot gets no answer.
+  assertSuccess(await a.post('/messages', { type: 'direct', to: JSON.stringify([botId, alice.id]), content: 'help' }));
+  // (An answer would be queued before the request is answered, as the answers above were.)
+  const after = (await q.ofType('message')).map((e) => e.message);
+  assert.equal(after.length, 1, 'only the group message');
+  assert.equal(after[0].sender_id, bob.id);
+});
+
 test('operations not provided: declared with a reason, none is a route, each answers 404', async () => {
   const served = new Set(allRoutes().map((r) => `${r.method} ${displayPath(r.path)}`));
   assert.ok(NOT_PROVIDED.length > 0);

@@ -49,6 +49,9 @@ test('POST /users: administrators create accounts; everyone gets realm_user add'
   // The new account can log in with its password.
   const login = await t.client(null).post('/fetch_api_key', { username: 'created1@example.com', password: 'correct horse battery' });
   assert.equal(assertSuccess(login).user_id, body.user_id);
+  // Welcome Bot's greeting waits in the app: no missed-message email is planned for it.
+  const pending = await t.server.svc.store.db.selectFrom('missed_message_emails').select('message_id').where('user_id', '=', body.user_id).execute();
+  assert.deepEqual(pending, []);
   // The owner may create users too.
   assertSuccess(await c(t.owner).post('/users', { email: 'created2@example.com', password: 'another good one', full_name: 'Second' }));
   // Each new account gets the account-registered email: where to log in, with which address; no password.

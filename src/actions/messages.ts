@@ -28,6 +28,8 @@ import { queueOutgoingWebhooks, wakeOutgoingWebhookDelivery } from './outgoing-w
 import { planMissedMessageEmails, queueMissedMessageEmails, type PlannedEmails } from './missed-message-emails.ts';
 import { accessGainedByConversation, announceAccessGained, hiddenSenderFields, recipientsNotAccessing, userAccess } from './user-access.ts';
 import { jsonOrUndefined } from '../lib/util.ts';
+import { WELCOME_BOT_EMAIL, welcomeBot } from './system-bots.ts';
+import { welcomeBotReply } from './welcome-bot-replies.ts';
 
 export interface SendInput {
   type: 'stream' | 'channel' | 'private' | 'direct';
@@ -40,6 +42,8 @@ export interface SendInput {
   clientName: string;
   /** The content is the server's own text (Welcome Bot's greeting), rendered on this thread (see RenderOptions). */
   trustedContent?: boolean;
+  /** No missed-message email for it (Zulip's disable_external_notifications: Welcome Bot's messages are read in the app). */
+  disableExternalNotifications?: boolean;
   /** Runs inside the send's transaction once the message row exists (a scheduled message marks itself delivered). */
   inTransaction?: (tx: Tx, messageId: number) => Promise<void>;
 }
@@ -237,6 +241,8 @@ interface SentMessage {
   raw: string;
   emptyName: string;
   publicChannel: boolean;
+  /** A one-to-one direct message to Welcome Bot from someone else: it answers. */
+  toWelcomeBot: boolean;
 }
 
 export async function sendMessage(svc: Services, sender: UserRow, input: SendInput): Promise<Record<string, unknown>> {
@@ -325,11 +331,28 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     // Mentioned or messaged outgoing-webhook bots: delivered after commit, off the request path.
     const botJobs = await queueOutgoingWebhooks(svc, tx, { id, sender, isStream, mentioned, recipients: addr.userIds });
     // Recipients who would be emailed about it if away (checked after commit).
-    const emailPlan = await planMissedMessageEmails(svc, tx, { id, sender, stream: addr.stream, topic: addr.topic, rows, users: dir.users, subscriptions: addr.subscriptions ?? new Map() });
+    const emailPlan = input.disableExternalNotifications
+      ? { messageId: id, wanted: [] }
+      : await planMissedMessageEmails(svc, tx, { id, sender, stream: addr.stream, topic: addr.topic, rows, users: dir.users, subscriptions: addr.subscriptions ?? new Map() });
     const notifyAttachments = await claimMessageAttachments(svc, tx, sender, id, rendered.html);
     if (input.inTransaction) await input.inTransaction(tx, id);
     const [dict] = await formatMessages(svc, tx, [msgRow], dir, { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true });
-    return { id, rows, dict, auto, notifyAttachments, botJobs, emailPlan, accessGained: addr.accessGained ?? [], raw: content, emptyName: String(settings.empty_topic_display_name), publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only };
+    const other = addr.recipientType === RECIPIENT.PERSONAL ? dir.users.get(addr.recipientId) : undefined;
+    const toWelcomeBot = !!other && other.id !== sender.id && other.is_system_bot === 1 && other.delivery_email === WELCOME_BOT_EMAIL;
+    return {
+      id,
+      rows,
+      dict,
+      auto,
+      notifyAttachments,
+      botJobs,
+      emailPlan,
+      accessGained: addr.accessGained ?? [],
+      raw: content,
+      emptyName: String(settings.empty_topic_display_name),
+      publicChannel: msgRow.recipient_type === RECIPIENT.STREAM && !!addr.stream && !addr.stream.invite_only,
+      toWelcomeBot,
+    };
   });
   svc.metrics?.messagesSent.inc();
 
@@ -339,7 +362,28 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
     // The message is committed: its sender gets its ID (an error would make a client send it again).
     svc.log.error({ err: e, messageId: result.id }, 'work after sending a message failed');
   }
+  if (result.toWelcomeBot) {
+    try {
+      await replyAsWelcomeBot(svc, sender, content);
+    } catch (e) {
+      svc.log.error({ err: e, messageId: result.id }, 'Welcome Bot reply failed');
+    }
+  }
   return { id: result.id };
+}
+
+/** Welcome Bot answers a direct message that `sender` sent it (Zulip's send_welcome_bot_response). */
+async function replyAsWelcomeBot(svc: Services, sender: UserRow, message: string): Promise<void> {
+  await sendMessage(svc, await welcomeBot(svc), {
+    type: 'private',
+    to: JSON.stringify([sender.id]),
+    topic: undefined,
+    content: welcomeBotReply(message),
+    clientName: 'Internal',
+    readBySender: true,
+    trustedContent: true,
+    disableExternalNotifications: true,
+  });
 }
 
 /** After the commit: the events, attachments' events, outgoing webhooks and missed-message emails of a new message. */

@@ -12,8 +12,7 @@ import { FLAG, setFlagBits } from '../store/messages.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { sendMessage } from './messages.ts';
 import { welcomeBot } from './system-bots.ts';
-
-const BOT_COMMANDS = ['apps', 'profile', 'theme', 'channels', 'topics', 'message formatting', 'keyboard shortcuts', 'help'];
+import { BOT_COMMANDS, commandList } from './welcome-bot-replies.ts';
 
 /** Zulip's organization types for education (education_nonprofit, education). */
 const EDUCATION_ORG_TYPES = new Set([35, 36]);
@@ -34,7 +33,7 @@ export function welcomeMessageContent(realmUrl: string, user: UserRow, orgType: 
     'Hello, and welcome to Zulip!\u{1f44b} This is a direct message from me, Welcome Bot.\n\n' +
     `${gettingStarted}${setup}\n\n` +
     'I can also help you get set up! Just click anywhere on this message or press `r` to reply.\n\n' +
-    `Here are a few messages I understand: ${BOT_COMMANDS.map((c) => `\`${c}\``).join(', ')}.`
+    `Here are a few messages I understand: ${commandList(BOT_COMMANDS)}`
   );
 }
 
@@ -57,7 +56,18 @@ export async function sendWelcomeMessages(
   const settings = realmSettings(realm.settings_json);
   const bot = await welcomeBot(svc);
   const send = async (content: string, trustedContent: boolean) =>
-    (await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([user.id]), topic: undefined, content, clientName: 'Internal', readBySender: true, trustedContent })).id as number;
+    (
+      await sendMessage(svc, bot, {
+        type: 'private',
+        to: JSON.stringify([user.id]),
+        topic: undefined,
+        content,
+        clientName: 'Internal',
+        readBySender: true,
+        trustedContent,
+        disableExternalNotifications: true,
+      })
+    ).id as number;
   const greetingId = await send(welcomeMessageContent(svc.config.externalUrl, user, settings.org_type), true);
   if (opts.starGreeting !== false) await transaction(svc.store, (tx) => setFlagBits(tx, user.id, [greetingId], FLAG.starred, true));
   const text = customText ?? (typeof settings.welcome_message_custom_text === 'string' ? settings.welcome_message_custom_text : '');
