@@ -15,7 +15,7 @@ import { hasAnyChannel } from '../store/streams.ts';
 import { firstActiveOwner, type UserRow } from '../store/users.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { addSubscriptionsTx, insertChannel } from './streams-create.ts';
-import { sendWelcomeMessages } from './welcome-bot.ts';
+import { greetNewUser } from './welcome-bot.ts';
 
 /**
  * At every start: an organization without any channel gets its first ones,
@@ -30,12 +30,8 @@ export async function ensureInitialChannels(svc: Services, createdOwner: UserRow
     if (!owner) return;
     await createInitialChannels(svc, owner);
     // Welcome Bot greets the organization's first owner, as Zulip greets its creator
-    // (other accounts are greeted as they are made). The organization stands without it.
-    try {
-      await sendWelcomeMessages(svc, owner);
-    } catch (err) {
-      svc.log.error({ err, userId: owner.id }, 'Welcome Bot message failed');
-    }
+    // (other accounts are greeted as they are made).
+    await greetNewUser(svc, owner);
   });
 }
 

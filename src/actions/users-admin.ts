@@ -34,7 +34,7 @@ import { checkFullName, createUser } from './users.ts';
 import { noSuchUser } from './users-read.ts';
 import { sendActivationPeerEvents, sendRoleChangeStreamEvents } from './access-change-events.ts';
 import { loadChannelContext } from './streams-format.ts';
-import { sendWelcomeMessages } from './welcome-bot.ts';
+import { greetNewUser } from './welcome-bot.ts';
 import { userIdsWhoCanAccess } from './user-access.ts';
 
 export const ROLES: readonly number[] = [ROLE.OWNER, ROLE.ADMINISTRATOR, ROLE.MODERATOR, ROLE.MEMBER, ROLE.GUEST];
@@ -95,11 +95,7 @@ export async function createUserByAdmin(
   if (await userByDeliveryEmail(svc.store.db, svc.realmId, email)) throw badRequest(`Email '${email}' already in use`);
   if (!(await passwordStrongEnough(input.password))) throw badRequest('The password is too weak.');
   const user = await createUser(svc, { email, fullName, password: input.password });
-  try {
-    await sendWelcomeMessages(svc, user);
-  } catch (err) {
-    svc.log.error({ err, userId: user.id }, 'Welcome Bot message failed');
-  }
+  await greetNewUser(svc, user);
   return { user_id: user.id };
 }
 

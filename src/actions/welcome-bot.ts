@@ -75,6 +75,19 @@ export async function sendWelcomeMessages(
 }
 
 /**
+ * Welcome Bot greets a new account (however it was made: POST /users, the
+ * admin command line, the first start). The account stands without the
+ * greeting: a failure is logged, not raised.
+ */
+export async function greetNewUser(svc: Services, user: UserRow): Promise<void> {
+  try {
+    await sendWelcomeMessages(svc, user);
+  } catch (err) {
+    svc.log.error({ err, userId: user.id }, 'Welcome Bot message failed');
+  }
+}
+
+/**
  * POST /realm/test_welcome_bot_custom_message: an administrator receives the
  * Welcome Bot's messages with this custom text, as a new user would; returns
  * the custom message's ID.

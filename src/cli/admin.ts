@@ -23,7 +23,7 @@ import { shareChanges, type Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
 import { userByEmail, userById, ROLE, BOT_TYPE, type UserRow } from '../store/users.ts';
 import { createUser } from '../actions/users.ts';
-import { sendWelcomeMessages } from '../actions/welcome-bot.ts';
+import { greetNewUser } from '../actions/welcome-bot.ts';
 import { validEmail } from '../lib/email-address.ts';
 import { changeRole, deactivateUser, isLastOwner, reactivateUser, regenerateApiKey, ROLES } from '../actions/users-admin.ts';
 import { createBotFor } from '../actions/bots.ts';
@@ -228,7 +228,7 @@ const COMMANDS: Record<string, Command> = {
       role: p.options.role !== undefined ? parseRole(p.options.role) : ROLE.MEMBER,
     });
     // As for a user created over the API or by signing up: Welcome Bot greets them.
-    await sendWelcomeMessages(svc, user);
+    await greetNewUser(svc, user);
     out(`Created user ${user.delivery_email} (ID ${user.id}, role ${user.role})`);
   },
   async 'create-bot'(svc, args, out) {
