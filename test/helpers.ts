@@ -14,6 +14,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
+import { after } from 'node:test';
 import pg from 'pg';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -162,7 +163,27 @@ async function pgQuery(url: string, text: string): Promise<void> {
   }
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/** Test servers still starting (see the hook below). */
+const starting = new Set<Promise<TestServer>>();
+
+// With --test-name-pattern matching none of a file's tests, node:test runs
+// the file's `after` hooks without waiting for its `before` hooks: `after(()
+// => t.close())` found no server yet, and the server that `before` went on
+// to start kept the process alive for good. This hook, registered before any
+// test file's own (the file imports this module first), waits for the starts
+// under way, so the file's `after` finds its server. Starts have long ended
+// by the time a normal run gets here: then it does nothing.
+after(() => Promise.all([...starting].map((p) => p.catch(() => undefined))));
+
+export function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const p = startTestServerNow(env);
+  starting.add(p);
+  const done = () => void starting.delete(p);
+  p.then(done, done);
+  return p;
+}
+
+async function startTestServerNow(env: Record<string, string>): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-test-'));
   const dbUrl = process.env.TEST_DATABASE_URL;
   const unique = `${process.pid}_${Date.now().toString(36)}_${pgSchemaCounter++}_${randomBytes(3).toString('hex')}`;
