@@ -16,10 +16,12 @@ test('a --test-name-pattern that matches none of a file\'s tests ends the run: t
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: a run that hangs is killed with the file's process under it.
+    detached: true,
   });
   let output = '';
   for (const s of [child.stdout, child.stderr]) s.on('data', (d: Buffer) => (output += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 60_000);
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   clearTimeout(timer);
   assert.equal(code, 0, `exit ${code} after ${Date.now() - started} ms:\n${output}`);
