@@ -372,18 +372,28 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   return { id: result.id };
 }
 
-/** Welcome Bot answers a direct message that `sender` sent it (Zulip's send_welcome_bot_response). */
-async function replyAsWelcomeBot(svc: Services, sender: UserRow, message: string): Promise<void> {
-  await sendMessage(svc, await welcomeBot(svc), {
+/**
+ * A direct message from Welcome Bot to a user: read in the app, so no
+ * missed-message email (Zulip's disable_external_notifications). `trusted`:
+ * the server's own text (see SendInput.trustedContent). Returns its ID.
+ */
+export async function sendAsWelcomeBot(svc: Services, bot: UserRow, userId: number, content: string, trusted: boolean): Promise<number> {
+  const sent = await sendMessage(svc, bot, {
     type: 'private',
-    to: JSON.stringify([sender.id]),
+    to: JSON.stringify([userId]),
     topic: undefined,
-    content: welcomeBotReply(message),
+    content,
     clientName: 'Internal',
     readBySender: true,
-    trustedContent: true,
+    trustedContent: trusted,
     disableExternalNotifications: true,
   });
+  return sent.id as number;
+}
+
+/** Welcome Bot answers a direct message that `sender` sent it (Zulip's send_welcome_bot_response). */
+async function replyAsWelcomeBot(svc: Services, sender: UserRow, message: string): Promise<void> {
+  await sendAsWelcomeBot(svc, await welcomeBot(svc), sender.id, welcomeBotReply(message), true);
 }
 
 /** After the commit: the events, attachments' events, outgoing webhooks and missed-message emails of a new message. */

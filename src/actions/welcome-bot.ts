@@ -10,7 +10,7 @@ import { realmById } from '../store/realm.ts';
 import { transaction } from '../store/db.ts';
 import { FLAG, setFlagBits } from '../store/messages.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
-import { sendMessage } from './messages.ts';
+import { sendAsWelcomeBot } from './messages.ts';
 import { welcomeBot } from './system-bots.ts';
 import { BOT_COMMANDS, commandList } from './welcome-bot-replies.ts';
 
@@ -55,19 +55,7 @@ export async function sendWelcomeMessages(
   const realm = await realmById(svc.store.db, svc.realmId);
   const settings = realmSettings(realm.settings_json);
   const bot = await welcomeBot(svc);
-  const send = async (content: string, trustedContent: boolean) =>
-    (
-      await sendMessage(svc, bot, {
-        type: 'private',
-        to: JSON.stringify([user.id]),
-        topic: undefined,
-        content,
-        clientName: 'Internal',
-        readBySender: true,
-        trustedContent,
-        disableExternalNotifications: true,
-      })
-    ).id as number;
+  const send = (content: string, trusted: boolean) => sendAsWelcomeBot(svc, bot, user.id, content, trusted);
   const greetingId = await send(welcomeMessageContent(svc.config.externalUrl, user, settings.org_type), true);
   if (opts.starGreeting !== false) await transaction(svc.store, (tx) => setFlagBits(tx, user.id, [greetingId], FLAG.starred, true));
   const text = customText ?? (typeof settings.welcome_message_custom_text === 'string' ? settings.welcome_message_custom_text : '');
