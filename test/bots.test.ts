@@ -216,6 +216,47 @@ test('PATCH /bots/{id}: who may edit, and errors', async () => {
   assert.equal(assertSuccess(await c(member).get(`/users/${b.user_id}`)).user.role, ROLE.MODERATOR);
 });
 
+test('PATCH /bots/{id}: a refused request changes nothing, whichever of its parts is refused', async () => {
+  const { member, admin } = await roles();
+  const s = short();
+  const b = assertSuccess(await c(member).post('/bots', { full_name: `Whole ${s}`, short_name: s, bot_type: 3, payload_url: JSON.stringify('http://hook.example/') }));
+  const q = await openQueue(c(admin), EVENTS);
+  // What administrators are shown of bots (with the services), and the user.
+  const state = async () => {
+    const reg = assertSuccess(await c(admin).post('/register', { fetch_event_types: JSON.stringify(['realm_bot']) }));
+    const bot = reg.realm_bots.find((x: { user_id: number }) => x.user_id === b.user_id);
+    assert.ok(bot, 'the bot in realm_bots');
+    return { bot, user: assertSuccess(await c(admin).get(`/users/${b.user_id}`)).user };
+  };
+  const before = await state();
+  const refused: Array<[Record<string, unknown>, string, string]> = [
+    [{ full_name: 'Renamed bot', role: ROLE.OWNER }, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner'],
+    [{ full_name: 'Renamed bot', role: ROLE.MODERATOR, bot_owner_id: 999999 }, 'BAD_REQUEST', 'Failed to change owner, no such user'],
+    [{ full_name: 'Renamed bot', bot_owner_id: admin.id, default_sending_stream: 'no such channel' }, 'BAD_REQUEST', "Invalid channel name 'no such channel'"],
+    [{ full_name: 'Renamed bot', default_all_public_streams: true, service_payload_url: JSON.stringify('http://other.example/'), service_interface: 9 }, 'BAD_REQUEST', 'Invalid interface type'],
+  ];
+  for (const [params, code, msg] of refused) assertError(await c(admin).patch(`/bots/${b.user_id}`, params), 400, code, msg);
+  assert.deepEqual(await state(), before);
+  assert.deepEqual(await q.drain(), []);
+  // The same changes, valid, all made.
+  const res = assertSuccess(
+    await c(admin).patch(`/bots/${b.user_id}`, {
+      full_name: 'Renamed bot',
+      role: ROLE.MODERATOR,
+      bot_owner_id: admin.id,
+      default_all_public_streams: true,
+      service_payload_url: JSON.stringify('http://other.example/'),
+      service_interface: 2,
+    }),
+  );
+  assert.equal(res.full_name, 'Renamed bot');
+  assert.equal(res.bot_owner, admin.email);
+  const now = await state();
+  assert.equal(now.user.role, ROLE.MODERATOR);
+  assert.equal(now.bot.default_all_public_streams, true);
+  assert.deepEqual(now.bot.services, [{ base_url: 'http://other.example/', interface: 2, token: before.bot.services[0].token }]);
+});
+
 test('PATCH /bots/{id}: changing the owner sends delete/add/update as Zulip', async () => {
   const { member, admin } = await roles();
   const newOwner = await t.makeUser();

@@ -239,6 +239,28 @@ test('PATCH /users/{id}: the only owner keeps the owner role; a bot owner may no
   assertError(await c(member).patch(`/users/${bot.id}`, { role: ROLE.MODERATOR }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
 });
 
+test('PATCH /users/{id}: a refused request changes nothing, whichever of its parts is refused', async () => {
+  const target = await t.makeUser();
+  const fieldName = `Desk ${Date.now()}`;
+  const field = assertSuccess(await c(t.owner).post('/realm/profile_fields', { name: fieldName, field_type: 1 }));
+  const q = await openQueue(c(t.owner), EVENTS);
+  const before = assertSuccess(await c(t.owner).get(`/users/${target.id}`, { include_custom_profile_fields: true })).user;
+  const refused: Array<[Record<string, unknown>, string]> = [
+    [{ role: ROLE.MODERATOR, full_name: 'x'.repeat(101) }, 'Name too long!'],
+    [{ role: ROLE.MODERATOR, full_name: 'Renamed', profile_data: JSON.stringify([{ id: 999999, value: 'x' }]) }, 'Field id 999999 not found.'],
+    [{ full_name: 'Renamed', profile_data: JSON.stringify([{ id: field.id, value: 'x'.repeat(51) }]) }, `${fieldName} is too long (limit: 50 characters)`],
+  ];
+  for (const [params, msg] of refused) assertError(await c(t.owner).patch(`/users/${target.id}`, params), 400, 'BAD_REQUEST', msg);
+  assert.deepEqual(assertSuccess(await c(t.owner).get(`/users/${target.id}`, { include_custom_profile_fields: true })).user, before);
+  assert.deepEqual(await q.drain(), []);
+  // The same changes, valid, all made.
+  assertSuccess(await c(t.owner).patch(`/users/${target.id}`, { role: ROLE.MODERATOR, full_name: 'Renamed', profile_data: JSON.stringify([{ id: field.id, value: 'Room 4' }]) }));
+  const after = assertSuccess(await c(t.owner).get(`/users/${target.id}`, { include_custom_profile_fields: true })).user;
+  assert.equal(after.role, ROLE.MODERATOR);
+  assert.equal(after.full_name, 'Renamed');
+  assert.equal(after.profile_data[field.id].value, 'Room 4');
+});
+
 // ---------------------------------------------------------------------------
 // DELETE /users/{user_id}
 

@@ -176,12 +176,17 @@ export async function accessBotById(svc: Services, me: UserRow, botId: number): 
   return bot;
 }
 
-/** Changes a bot's owner (checks done by callers except the owner's validity). */
-export async function changeBotOwner(svc: Services, bot: UserRow, ownerId: number): Promise<void> {
+/** The user who would own a bot: an active human of the organization. */
+async function checkBotOwner(svc: Services, ownerId: number): Promise<UserRow> {
   const owner = await userById(svc.store.db, svc.realmId, ownerId);
   if (!owner) throw badRequest('Failed to change owner, no such user');
   if (!owner.is_active) throw badRequest('Failed to change owner, user is deactivated');
   if (owner.is_bot) throw badRequest("Failed to change owner, bots can't own other bots");
+  return owner;
+}
+
+/** Changes a bot's owner (to one checkBotOwner returned), with the events. */
+async function changeBotOwner(svc: Services, bot: UserRow, owner: UserRow): Promise<void> {
   if (bot.bot_owner_id === owner.id) return;
   const previous = bot.bot_owner_id ? ((await userById(svc.store.db, svc.realmId, bot.bot_owner_id)) ?? null) : null;
   await transaction(svc.store, (tx) => updateUser(tx, bot.id, { bot_owner_id: owner.id }));
@@ -204,20 +209,20 @@ export interface PatchBotInput {
 export async function patchBot(svc: Services, me: UserRow, botId: number, input: PatchBotInput): Promise<Record<string, unknown>> {
   requireMemberOrAdmin(me);
   let bot = await accessBotById(svc, me, botId);
-  if (input.fullName !== undefined) {
-    const name = checkFullName(input.fullName);
-    if (name !== bot.full_name) {
-      if (await activeNameTaken(svc.store.db, svc.realmId, name)) throw badRequest('Name is already in use!');
-      await changeFullName(svc, bot, name);
-    }
-  }
-  if (input.role !== undefined && input.role !== bot.role) {
-    checkRoleChangeAllowed(me, bot, input.role);
-    await changeRole(svc, bot, input.role);
-  }
-  if (input.botOwnerId !== undefined) await changeBotOwner(svc, (bot = await reloadBot(svc, bot.id)), input.botOwnerId);
+  // Every check first, in Zulip's order: a refused request changes nothing.
+  let name = input.fullName !== undefined ? checkFullName(input.fullName) : undefined;
+  if (name === bot.full_name) name = undefined;
+  if (name !== undefined && (await activeNameTaken(svc.store.db, svc.realmId, name))) throw badRequest('Name is already in use!');
+  const role = input.role !== undefined && input.role !== bot.role ? input.role : undefined;
+  if (role !== undefined) checkRoleChangeAllowed(me, bot, role);
+  const owner = input.botOwnerId !== undefined ? await checkBotOwner(svc, input.botOwnerId) : undefined;
   if (input.defaultSendingStream !== undefined) resolveDefaultStream(input.defaultSendingStream);
   if (input.defaultEventsRegisterStream !== undefined) resolveDefaultStream(input.defaultEventsRegisterStream);
+  if (input.servicePayloadUrl !== undefined && !SERVICE_INTERFACES.includes(input.serviceInterface)) throw badRequest('Invalid interface type');
+
+  if (name !== undefined) await changeFullName(svc, bot, name);
+  if (role !== undefined) await changeRole(svc, bot, role);
+  if (owner !== undefined) await changeBotOwner(svc, (bot = await reloadBot(svc, bot.id)), owner);
   if (input.defaultAllPublicStreams !== undefined) {
     await transaction(svc.store, (tx) => updateUser(tx, bot.id, { default_all_public_streams: input.defaultAllPublicStreams ? 1 : 0 }));
     svc.bus.send(
@@ -226,7 +231,6 @@ export async function patchBot(svc: Services, me: UserRow, botId: number, input:
     );
   }
   if (input.servicePayloadUrl !== undefined) {
-    if (!SERVICE_INTERFACES.includes(input.serviceInterface)) throw badRequest('Invalid interface type');
     if (bot.bot_type === BOT_TYPE.OUTGOING_WEBHOOK) {
       await transaction(svc.store, (tx) => updateBotService(tx, bot.id, { base_url: input.servicePayloadUrl!, interface: input.serviceInterface }));
       const fresh = await reloadBot(svc, bot.id);

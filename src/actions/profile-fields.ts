@@ -209,21 +209,10 @@ async function markdownContext(svc: Services, tx: Tx): Promise<MarkdownContext> 
  * Sends a realm_user update event per changed field to every active user.
  */
 export async function updateProfileData(svc: Services, actor: UserRow, targetUserId: number, data: ProfileDataItem[]): Promise<void> {
-  const admin = isAdminRole(actor.role);
-  if (actor.id !== targetUserId && !admin) throw requireAdmin();
   const events: Array<Record<string, unknown>> = [];
   await transaction(svc.store, async (tx) => {
-    const target = actor.id === targetUserId ? actor : await userById(tx, svc.realmId, targetUserId);
-    if (!target) throw badRequest('No such user');
-    const users = new Map((await allUsers(tx, svc.realmId)).map((u) => [u.id, u]));
     // Validate everything before changing anything.
-    const checked: Array<{ field: ProfileFieldRow; text: string | null }> = [];
-    for (const item of data) {
-      const field = await profileFieldById(tx, svc.realmId, item.id);
-      if (!field) throw notFound(item.id);
-      if (!admin && !field.editable_by_user) throw notEditable();
-      checked.push({ field, text: item.value === null ? null : validateFieldValue(field, item.value, (id) => users.get(id)) });
-    }
+    const { target, checked } = await checkProfileData(svc, tx, actor, targetUserId, data);
     let ctx: MarkdownContext | undefined;
     for (const { field, text } of checked) {
       if (text === null) {
@@ -247,6 +236,33 @@ export async function updateProfileData(svc: Services, actor: UserRow, targetUse
   for (const cpf of events) {
     svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: targetUserId, custom_profile_field: cpf } }, recipients);
   }
+}
+
+/**
+ * The checks of a profile data update, without changing anything: the
+ * actor may edit these fields of this user, and every value is valid.
+ * Returns the target and the values as they would be stored.
+ */
+export async function checkProfileData(
+  svc: Services,
+  db: Tx,
+  actor: UserRow,
+  targetUserId: number,
+  data: ProfileDataItem[],
+): Promise<{ target: UserRow; checked: Array<{ field: ProfileFieldRow; text: string | null }> }> {
+  const admin = isAdminRole(actor.role);
+  if (actor.id !== targetUserId && !admin) throw requireAdmin();
+  const target = actor.id === targetUserId ? actor : await userById(db, svc.realmId, targetUserId);
+  if (!target) throw badRequest('No such user');
+  const users = new Map((await allUsers(db, svc.realmId)).map((u) => [u.id, u]));
+  const checked: Array<{ field: ProfileFieldRow; text: string | null }> = [];
+  for (const item of data) {
+    const field = await profileFieldById(db, svc.realmId, item.id);
+    if (!field) throw notFound(item.id);
+    if (!admin && !field.editable_by_user) throw notEditable();
+    checked.push({ field, text: item.value === null ? null : validateFieldValue(field, item.value, (id) => users.get(id)) });
+  }
+  return { target, checked };
 }
 
 /** DELETE /users/me/profile_data: removes the caller's values for the listed fields. */

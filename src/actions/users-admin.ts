@@ -7,7 +7,7 @@ import { lockUntilCommit } from '../store/locks.ts';
 import { endUserSessions } from './sessions.ts';
 import { deleteMessages } from './message-delete.ts';
 import { messageIdsBySenders } from '../store/messages.ts';
-import { updateProfileData, type ProfileDataItem } from './profile-fields.ts';
+import { checkProfileData, updateProfileData, type ProfileDataItem } from './profile-fields.ts';
 import type { Services } from '../services.ts';
 import { newApiKey } from '../lib/util.ts';
 import { passwordStrongEnough } from '../lib/passwords.ts';
@@ -153,22 +153,24 @@ export async function updateUserByAdmin(
   input: { fullName?: string; role?: number; profileData?: ProfileDataItem[] },
 ): Promise<void> {
   const target = await accessUserById(svc, me, userId, { allowDeactivated: true, allowBots: true, forAdmin: true });
+  // Every check first, in Zulip's order (role, name, profile data): a
+  // refused request changes nothing.
+  const role = input.role !== undefined && input.role !== target.role ? input.role : undefined;
+  const keepOwner = async (tx: Tx) => {
+    if (await isLastOwner(svc, target, tx)) throw badRequest('The owner permission cannot be removed from the only organization owner.');
+  };
+  if (role !== undefined) {
+    checkRoleChangeAllowed(me, target, role);
+    await keepOwner(svc.store.db);
+  }
+  const name = input.fullName !== undefined && input.fullName !== target.full_name && input.fullName.trim() !== '' ? checkFullName(input.fullName) : undefined;
   if (input.profileData !== undefined) {
     if (!isAdminRole(me.role)) throw requireAdmin();
-    await updateProfileData(svc, me, target.id, input.profileData);
+    await checkProfileData(svc, svc.store.db, me, target.id, input.profileData);
   }
-  if (input.role !== undefined && input.role !== target.role) {
-    checkRoleChangeAllowed(me, target, input.role);
-    const keepOwner = async (tx: Tx) => {
-      if (await isLastOwner(svc, target, tx)) throw badRequest('The owner permission cannot be removed from the only organization owner.');
-    };
-    await keepOwner(svc.store.db);
-    await changeRole(svc, target, input.role, keepOwner);
-  }
-  if (input.fullName !== undefined && input.fullName !== target.full_name && input.fullName.trim() !== '') {
-    const name = checkFullName(input.fullName);
-    await changeFullName(svc, target, name);
-  }
+  if (role !== undefined) await changeRole(svc, target, role, keepOwner);
+  if (name !== undefined) await changeFullName(svc, target, name);
+  if (input.profileData !== undefined) await updateProfileData(svc, me, target.id, input.profileData);
 }
 
 /** PATCH /users/{email}: the same update, the user named by their (API) email. */
