@@ -26,7 +26,9 @@ import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-// Only Node's own modules are imported statically: this project's own load
+import { makeDirs } from './lib/make-dirs.js';
+// Only Node's own modules (and make-dirs.js, which uses only those) are
+// imported statically: this project's own load
 // after the V8 flags below are set (see the optimizing compiler, below).
 
 // V8's young generation (two semi-spaces) starts at 1 MiB per semi-space and
@@ -98,8 +100,19 @@ const compileOnly = process.env.PARLEY_COMPILE_ONLY === '1';
 
 const userCompileCache = process.env.NODE_COMPILE_CACHE;
 const dir = userCompileCache || join(process.env.DATA_DIR || './data', '.cache', 'node-compile');
-process.env.NODE_COMPILE_CACHE = dir;
-enableCompileCache(dir);
+// Made here first (makeDirs ends where Node's own mkdir would spin: a
+// DATA_DIR under /proc). A directory that cannot be made: no compile cache,
+// and the server says what is wrong with DATA_DIR as it starts.
+let cacheDirMade = true;
+try {
+  makeDirs(dir);
+} catch {
+  cacheDirMade = false;
+}
+if (cacheDirMade) {
+  process.env.NODE_COMPILE_CACHE = dir;
+  enableCompileCache(dir);
+} else delete process.env.NODE_COMPILE_CACHE;
 // Only now: the cache's directory is named after the V8 flags in force when it
 // is enabled, and processes started with NODE_COMPILE_CACHE set (the cache's
 // filling child, cluster workers) enable it before any of this file runs.

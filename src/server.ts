@@ -7,7 +7,7 @@ import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { randomUUID } from 'node:crypto';
-import { openStore, pingDatabase } from './store/db.ts';
+import { openStore, pingDatabase, type Store } from './store/db.ts';
 import { withClusterLock } from './store/locks.ts';
 import { NodeConflictError, registerNode, type NodeRegistration } from './store/nodes.ts';
 import { lockDataDir } from './lib/data-dir-lock.ts';
@@ -116,14 +116,22 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Metrics exist only when their listener is configured (no cost otherwise).
   const sources = { queues: () => 0, waitingPolls: () => 0, renderQueue: () => 0 };
   const metrics = config.metricsPort === undefined ? undefined : createMetrics(sources);
-  const store = openStore({
-    dataDir: config.dataDir,
-    databaseUrl: config.databaseUrl,
-    pgSchema: config.pgSchema,
-    pgPoolMax: config.pgPoolMax,
-    onQuery: metrics ? (ms) => metrics.dbDuration.observe(ms / 1000) : undefined,
-    onConnectionLost: (err) => log.warn({ err }, 'database connection lost (a new one is opened when needed)'),
-  });
+  let store: Store;
+  try {
+    store = openStore({
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      pgSchema: config.pgSchema,
+      pgPoolMax: config.pgPoolMax,
+      onQuery: metrics ? (ms) => metrics.dbDuration.observe(ms / 1000) : undefined,
+      onConnectionLost: (err) => log.warn({ err }, 'database connection lost (a new one is opened when needed)'),
+    });
+  } catch (e) {
+    // SQLite opens its file here (PostgreSQL connects later): a DATA_DIR
+    // where no file can be made, such as /proc.
+    if (config.databaseUrl) throw e;
+    throw new StartError(`cannot use DATA_DIR ${config.dataDir}: ${(e as Error).message}`, { cause: e });
+  }
   // Never two processes on one SQLite DATA_DIR, nor on PostgreSQL without Redis.
   let unlock: (() => Promise<void>) | null = null;
   let node: NodeRegistration | null = null;

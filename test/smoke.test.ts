@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { get as httpGet } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -335,6 +335,11 @@ test('a start that cannot use its settings says why in one line and exits 1', { 
     // DATA_DIR below a file.
     writeFileSync(join(dir, 'file'), '');
     assert.match(await failing({ DATA_DIR: join(dir, 'file', 'data') }), /Parley cannot start: cannot use DATA_DIR .*\/file\/data: ENOTDIR: not a directory/);
+    if (existsSync('/proc/self')) {
+      // Where nothing can be made (Node's own recursive mkdir retried this forever).
+      assert.match(await failing({ DATA_DIR: '/proc/parley-data' }), /Parley cannot start: cannot use DATA_DIR \/proc\/parley-data: (ENOENT: no such file or directory|EACCES: permission denied), mkdir '\/proc\/parley-data'/);
+      assert.match(await failing({ DATA_DIR: '/proc' }), /Parley cannot start: cannot use DATA_DIR \/proc: unable to open database file/);
+    }
     // A database nobody answers at; the password is not shown.
     const db = await failing({ DATABASE_URL: `postgres://parley:secret@127.0.0.1:${closedPort}/parley` });
     assert.ok(db.includes(`Parley cannot start: cannot connect to the PostgreSQL database postgres://parley:***@127.0.0.1:${closedPort}/parley: connect ECONNREFUSED`), db);

@@ -5,7 +5,7 @@
  * structured access-log line per request, request metrics, and the
  * separate Prometheus listener (METRICS_PORT).
  */
-import { mkdirSync, openSync } from 'node:fs';
+import { openSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { dirname } from 'node:path';
 import { createServer } from '../lib/node-http.ts';
@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
 import { pingDatabase } from '../store/db.ts';
 import { chmodPrivate } from '../lib/private-files.ts';
+import { makeDirs } from '../lib/make-dirs.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,7 +40,7 @@ function accessLogger(app: FastifyInstance, svc: Services): Logger | null {
   const where = svc.config.accessLog;
   if (where === 'off') return null;
   if (where === 'stdout') return svc.log as unknown as Logger;
-  mkdirSync(dirname(where), { recursive: true });
+  makeDirs(dirname(where));
   const fd = openSync(where, 'a', 0o600);
   chmodPrivate(where);
   const dest = pino.destination({ dest: fd, sync: false });

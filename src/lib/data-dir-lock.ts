@@ -3,7 +3,7 @@
  * directory whose time the holder refreshes, taken over once stale, so a
  * crashed process does not block a restart for long).
  */
-import { mkdirSync } from 'node:fs';
+import { makeDirs } from './make-dirs.js';
 import { join, resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
 
@@ -13,7 +13,7 @@ export class DataDirLockedError extends Error {}
 
 /** Takes the DATA_DIR lock; returns its release. Throws DataDirLockedError when another process holds it. */
 export async function lockDataDir(dataDir: string, onLost: (err: Error) => void): Promise<() => Promise<void>> {
-  mkdirSync(dataDir, { recursive: true });
+  makeDirs(dataDir);
   const lockPath = join(dataDir, 'parley.lock');
   try {
     return await lockfile.lock(resolve(dataDir), { lockfilePath: lockPath, stale: STALE_MS, update: STALE_MS / 2, realpath: false, onCompromised: onLost });

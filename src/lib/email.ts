@@ -5,10 +5,11 @@
  * connections. Otherwise each message is appended as one JSON line to
  * DATA_DIR/emails.log, which development setups and the tests read.
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Transporter } from 'nodemailer';
 import { lazyModule } from './lazy.ts';
+import { makeDirs } from './make-dirs.js';
 
 const nodemailer = lazyModule<typeof import('nodemailer')>('nodemailer');
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
@@ -44,7 +45,7 @@ export function emailSettings(config: Config, env: NodeJS.ProcessEnv = process.e
 export async function sendEmail(settings: EmailSettings, email: Omit<Email, 'from'> & { from?: string }): Promise<void> {
   const msg: Email = { ...email, from: email.from ?? settings.from };
   if (!settings.smtpUrl) {
-    mkdirSync(settings.dataDir, { recursive: true, mode: 0o700 });
+    makeDirs(settings.dataDir, 0o700);
     appendFileSync(join(settings.dataDir, 'emails.log'), JSON.stringify({ ...msg, date: new Date().toISOString() }) + '\n', { mode: 0o600 });
     return;
   }

@@ -5,8 +5,9 @@
  * files SQLite creates (WAL, shared memory) are private too; modes are also
  * given explicitly, and fixed on start for data written by older versions.
  */
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDirs } from './make-dirs.js';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -22,7 +23,7 @@ export function setPrivateUmask(): void {
 
 /** Creates (or fixes) a private directory. */
 export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  makeDirs(dir, PRIVATE_DIR_MODE);
   chmodPrivate(dir, PRIVATE_DIR_MODE);
 }
 
