@@ -390,6 +390,55 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
+  test('a topic and message typed right after choosing a channel stay, and go to that channel', async () => {
+    const t = await startWebTestServer();
+    try {
+      const ctx = await browser.newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const channels = ['general', 'core team'];
+      const box = page.getByLabel('Message', { exact: true });
+      const topicField = page.getByLabel('Topic', { exact: true });
+      for (let i = 0; i < 6; i++) {
+        const channel = channels[i % 2]!;
+        // The click and the typing in one go, before the page has followed
+        // the click (a quick typist on a busy machine).
+        const link = await (await channelLink(page, channel)).elementHandle();
+        const field = await topicField.elementHandle();
+        await page.evaluate(
+          ([a, input, text]) => {
+            (a as any).click();
+            (input as any).value = text;
+            (input as any).dispatchEvent(new (globalThis as any).Event('input', { bubbles: true }));
+          },
+          [link, field, `quick ${i}`] as const,
+        );
+        await box.fill(`typed at once ${i}`);
+        await page.getByRole('heading', { name: `#${channel}` }).waitFor();
+        // Effects run after the next paint: let one pass before looking.
+        await page.evaluate(() => new Promise((r) => (globalThis as any).requestAnimationFrame(() => setTimeout(r, 0))));
+        assert.equal(await topicField.inputValue(), `quick ${i}`, `the topic typed after choosing #${channel}`);
+        await box.press('Enter');
+        await eventually(async () => (await box.inputValue()) === '', 'the compose box to clear after sending');
+      }
+      const owner = t.client(t.owner);
+      for (let i = 0; i < 6; i++) {
+        const narrow = JSON.stringify([
+          { operator: 'channel', operand: channels[i % 2] },
+          { operator: 'topic', operand: `quick ${i}` },
+        ]);
+        let contents: string[] = [];
+        await eventually(async () => {
+          contents = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow })).messages.map((m: { content: string }) => m.content);
+          return contents.length > 0;
+        }, `message ${i} in its topic`);
+        assert.deepEqual(contents, [`<p>typed at once ${i}</p>`]);
+      }
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
   test('search with narrow syntax, and results stay live', async () => {
     const t = await startWebTestServer();
     try {

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
 import { model } from '../model.ts';
@@ -46,10 +46,21 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const fileRef = useRef<HTMLInputElement>(null);
   const typing = useRef<{ key: string; sentAt: number; stopTimer: number | null; params: Record<string, unknown> } | null>(null);
 
+  /**
+   * The address (location.hash) when the topic was last typed in. A click
+   * changes the address at once, the narrow follows a moment later: a topic
+   * typed in between was typed for the new narrow, and stays.
+   */
+  const topicTypedAt = useRef<string | null>(null);
+
   // Follow the narrow: viewing a topic or a conversation makes it the target.
+  // In the same update as the narrow (a layout effect, not one after the
+  // next paint), so that what is typed next goes to the new target.
   const narrowKey = JSON.stringify(terms);
-  useEffect(() => {
+  useLayoutEffect(() => {
     const t = targetFromNarrow(terms);
+    const topicTyped = topicTypedAt.current === location.hash;
+    topicTypedAt.current = null;
     if (t.mode === 'dm' && t.dm) {
       setMode('dm');
       setDmIds(t.dm);
@@ -58,7 +69,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       if (t.streamId !== undefined) {
         setMode('stream');
         setStreamId(t.streamId);
-        setTopic(t.topic ?? '');
+        if (!topicTyped) setTopic(t.topic ?? '');
       } else if (t.mode === 'dm') setMode('dm');
     }
     setPreview(null);
@@ -280,7 +291,20 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
               <span class="target-sep" aria-hidden="true">
                 ›
               </span>
-              <input ref={topicRef} class="topic-input" type="text" aria-label="Topic" placeholder="Topic" value={topic} maxLength={model.realm.max_topic_length ?? 60} onInput={(e) => setTopic(e.currentTarget.value)} list="topic-suggestions" />
+              <input
+                ref={topicRef}
+                class="topic-input"
+                type="text"
+                aria-label="Topic"
+                placeholder="Topic"
+                value={topic}
+                maxLength={model.realm.max_topic_length ?? 60}
+                onInput={(e) => {
+                  topicTypedAt.current = location.hash;
+                  setTopic(e.currentTarget.value);
+                }}
+                list="topic-suggestions"
+              />
               <datalist id="topic-suggestions">
                 {(effectiveStream !== undefined ? (model.topics.get(effectiveStream) ?? []) : []).slice(0, 20).map((t) => (
                   <option key={t.name} value={t.name} />
