@@ -104,6 +104,7 @@ export function createMarkdownRenderer(opts: { threads: number; timeoutMs: numbe
       const cell = new Float64Array(started);
       const abort = new AbortController();
       let timedOut = false;
+      const overBudget = () => new MarkdownRenderingError(`Markdown rendering took over ${opts.timeoutMs} ms`);
       // The budget counts from the moment a worker starts the render.
       let timer: NodeJS.Timeout;
       const check = () => {
@@ -120,9 +121,13 @@ export function createMarkdownRenderer(opts: { threads: number; timeoutMs: numbe
       try {
         const reply = await poolOf(pool).run({ content, data, started }, { signal: abort.signal });
         if (!reply.ok) throw new MarkdownRenderingError(reply.error);
+        // A render over the budget fails even when its reply came before
+        // the timer could look (the request thread busy or not scheduled
+        // meanwhile): the outcome does not depend on this thread's timing.
+        if (reply.ms > opts.timeoutMs) throw overBudget();
         return reply.result;
       } catch (e) {
-        if (timedOut) throw new MarkdownRenderingError(`Markdown rendering took over ${opts.timeoutMs} ms`);
+        if (timedOut) throw overBudget();
         throw e;
       } finally {
         clearTimeout(timer!);

@@ -33,7 +33,8 @@ export interface RenderTask {
   started: SharedArrayBuffer;
 }
 
-export type RenderReply = { ok: true; result: RenderResult } | { ok: false; error: string };
+/** `ms`: how long the render took on the worker (the pool's time budget is checked against it). */
+export type RenderReply = { ok: true; result: RenderResult; ms: number } | { ok: false; error: string };
 
 /** The rendering context the renderer expects, over the plain data sent with the task. */
 export function contextFromData(data: RenderData): MarkdownContext {
@@ -65,8 +66,10 @@ export function contextFromData(data: RenderData): MarkdownContext {
 
 export default function renderTask(task: RenderTask): RenderReply {
   new Float64Array(task.started)[0] = Date.now();
+  const t0 = performance.now();
   try {
-    return { ok: true, result: renderMarkdown(task.content, contextFromData(task.data)) };
+    const result = renderMarkdown(task.content, contextFromData(task.data));
+    return { ok: true, result, ms: performance.now() - t0 };
   } catch (e) {
     if (e instanceof MarkdownRenderingError) return { ok: false, error: e.message };
     throw e;
