@@ -1,7 +1,7 @@
 /** POST /messages, GET /messages, GET /messages/{id}, POST /messages/render, message events. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account, type Client } from './helpers.ts';
+import { startTestServer, CLUSTER_SIZE, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account, type Client } from './helpers.ts';
 import { makeChannel, setRealmSetting, subscribe } from './messages-fixtures.ts';
 import { ROLE } from '../src/store/users.ts';
 
@@ -535,4 +535,26 @@ test('several messages sent at once to a new group conversation, or to a new top
   for (const r of topicResults) assertSuccess(r);
   const policies = (assertSuccess(await A.post('/register', { fetch_event_types: ['user_topic'] })).user_topics as any[]).filter((u) => u.topic_name === 'new at once');
   assert.deepEqual(policies.map((u) => [u.stream_id, u.visibility_policy]), [[general, 3]]);
+});
+
+// Within a process, message events go out in the order of the messages'
+// IDs, also when sends run at once (on PostgreSQL, each in its own
+// transaction; the mobile app adds a new message at the end of its list).
+// A cluster's processes do not order theirs among themselves, as Zulip's.
+test('message events come in the order of the message IDs when many sends run at once', { skip: CLUSTER_SIZE > 1 && 'a cluster keeps no order between its processes' }, async () => {
+  const senders = await Promise.all(Array.from({ length: 8 }, () => t.makeUser()));
+  const q = await openQueue(t.client(t.owner), { event_types: JSON.stringify(['message']) });
+  for (let round = 0; round < 5; round++) {
+    const sends = senders.flatMap((u, i) =>
+      Array.from({ length: 5 }, (_, k) => {
+        // Some slower to render (on a render thread) than others.
+        const content = k === 0 ? ('**slow** ' + 'y'.repeat(40) + '\n').repeat(15) : `order ${round} ${i} ${k}`;
+        return t.client(u).post('/messages', { type: 'stream', to: 'general', topic: `order ${round}`, content });
+      }),
+    );
+    const sent = (await Promise.all(sends)).map((r) => assertSuccess(r).id as number);
+    const seen = (await q.drain()).map((e) => e.message.id as number);
+    assert.deepEqual([...seen].sort((a, b) => a - b), [...sent].sort((a, b) => a - b), 'every message once');
+    assert.deepEqual(seen, [...seen].sort((a, b) => a - b), `round ${round}: in ID order`);
+  }
 });

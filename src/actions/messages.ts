@@ -30,6 +30,8 @@ import { accessGainedByConversation, announceAccessGained, hiddenSenderFields, r
 import { jsonOrUndefined } from '../lib/util.ts';
 import { WELCOME_BOT_EMAIL, welcomeBot } from './system-bots.ts';
 import { welcomeBotReply } from './welcome-bot-replies.ts';
+import { messageOrder } from './message-order.ts';
+import type { RenderResult } from '../markdown/index.ts';
 
 export interface SendInput {
   type: 'stream' | 'channel' | 'private' | 'direct';
@@ -251,7 +253,47 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   // Rendered (in the worker pool) before the transaction, as Zulip does, so
   // no database connection waits on the renderer.
   const rendered = await render(svc, svc.store.db, content, undefined, { trusted: input.trustedContent === true });
-  const result = await transaction(svc.store, async (tx): Promise<SentMessage> => {
+  // Its event goes out after those of the messages with smaller IDs (see message-order.ts).
+  const order = messageOrder(svc.store);
+  const slot = order.begin();
+  let result: SentMessage;
+  try {
+    result = await sendInTransaction(svc, sender, input, isStream, content, rendered, (id) => order.assigned(slot, id));
+  } catch (e) {
+    order.end(slot);
+    throw e;
+  }
+  svc.metrics?.messagesSent.inc();
+
+  try {
+    await afterSend(svc, sender, input, isStream, result, { turn: () => order.turn(slot), done: () => order.end(slot) });
+  } catch (e) {
+    // The message is committed: its sender gets its ID (an error would make a client send it again).
+    svc.log.error({ err: e, messageId: result.id }, 'work after sending a message failed');
+  } finally {
+    order.end(slot);
+  }
+  if (result.toWelcomeBot) {
+    try {
+      await replyAsWelcomeBot(svc, sender, content);
+    } catch (e) {
+      svc.log.error({ err: e, messageId: result.id }, 'Welcome Bot reply failed');
+    }
+  }
+  return { id: result.id };
+}
+
+/** The transaction of a send: checks, the message and its rows; `inserted` is told the new message's ID. */
+function sendInTransaction(
+  svc: Services,
+  sender: UserRow,
+  input: SendInput,
+  isStream: boolean,
+  content: string,
+  rendered: RenderResult,
+  inserted: (id: number) => void,
+): Promise<SentMessage> {
+  return transaction(svc.store, async (tx): Promise<SentMessage> => {
     const realm = await cachedRealm(svc, tx);
     const settings = realm.settings;
     const addr = isStream ? await addressStream(svc, tx, sender, input.to, input.topic, settings) : await addressDirect(svc, tx, sender, input.to);
@@ -278,6 +320,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
       is_me_message: rendered.isMeMessage ? 1 : 0,
     });
     const id = msgRow.id;
+    inserted(id);
     await attachWidget(tx, id, sender.id, content);
     primeNewMessage(svc, id);
 
@@ -354,22 +397,6 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
       toWelcomeBot,
     };
   });
-  svc.metrics?.messagesSent.inc();
-
-  try {
-    await afterSend(svc, sender, input, isStream, result);
-  } catch (e) {
-    // The message is committed: its sender gets its ID (an error would make a client send it again).
-    svc.log.error({ err: e, messageId: result.id }, 'work after sending a message failed');
-  }
-  if (result.toWelcomeBot) {
-    try {
-      await replyAsWelcomeBot(svc, sender, content);
-    } catch (e) {
-      svc.log.error({ err: e, messageId: result.id }, 'Welcome Bot reply failed');
-    }
-  }
-  return { id: result.id };
 }
 
 /**
@@ -397,13 +424,21 @@ async function replyAsWelcomeBot(svc: Services, sender: UserRow, message: string
 }
 
 /** After the commit: the events, attachments' events, outgoing webhooks and missed-message emails of a new message. */
-async function afterSend(svc: Services, sender: UserRow, input: SendInput, isStream: boolean, result: SentMessage): Promise<void> {
+async function afterSend(
+  svc: Services,
+  sender: UserRow,
+  input: SendInput,
+  isStream: boolean,
+  result: SentMessage,
+  order: { turn(): Promise<void>; done(): void },
+): Promise<void> {
   // Guests who came to access users through a new direct-message group hear of them before the message.
   await announceAccessGained(svc, result.accessGained);
   for (const [ev, users, meta] of result.auto.events) svc.bus.send(ev, users, meta ? { meta } : undefined);
   const senderPolicy = result.auto.senderPolicy;
   // Restricted guests in a channel the sender is not in see an "Unknown user" as its sender.
   const hiddenFor = isStream ? await recipientsNotAccessing(svc, sender, result.rows.map((r) => r.user_id)) : [];
+  await order.turn();
   svc.bus.send(
     { type: 'message', message: result.dict },
     result.rows.map((r) => ({
@@ -421,6 +456,7 @@ async function afterSend(svc: Services, sender: UserRow, input: SendInput, isStr
       },
     },
   );
+  order.done();
   await result.notifyAttachments();
   if (result.botJobs) wakeOutgoingWebhookDelivery(svc);
   await queueMissedMessageEmails(svc, result.emailPlan);
