@@ -149,6 +149,20 @@ test('email_changes_disabled: members may not change their address, administrato
   assert.equal(await address(), 'moved@example.org');
 });
 
+test('PATCH /settings: an address change with a name that is refused starts nothing', async () => {
+  const mover = await t.makeUser({ role: ROLE.MEMBER });
+  const before = assertSuccess(await c(admin).get(`/users/${mover.id}`)).user;
+  assertError(await c(mover).patch('/settings', { email: 'renamed-mover@example.org', full_name: 'Bad*Name' }), 400, 'BAD_REQUEST', 'Invalid characters in name!');
+  assert.deepEqual(emailsTo('renamed-mover@example.org'), [], 'no confirmation sent');
+  assert.deepEqual(assertSuccess(await c(admin).get(`/users/${mover.id}`)).user, before);
+  // Both refused: the address's error comes first, as in Zulip.
+  assertError(await c(mover).patch('/settings', { email: 'not an address', full_name: 'Bad*Name' }), 400, 'BAD_REQUEST', 'Invalid address.');
+  // Both fine: both done.
+  assertSuccess(await c(mover).patch('/settings', { email: 'renamed-mover@example.org', full_name: 'Good Name' }));
+  assert.equal(emailsTo('renamed-mover@example.org').length, 1);
+  assert.equal(assertSuccess(await c(admin).get(`/users/${mover.id}`)).user.full_name, 'Good Name');
+});
+
 test('avatar_changes_disabled: members may not change their avatar, administrators may', async () => {
   await setting({ avatar_changes_disabled: true });
   assertError(await c(member).delete('/users/me/avatar'), 400, 'BAD_REQUEST', 'Avatar changes are disabled in this organization.');

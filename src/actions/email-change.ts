@@ -39,16 +39,21 @@ async function emailChangeRefusal(svc: Services, db: Tx, user: UserRow): Promise
   return settings.email_changes_disabled && !isAdminRole(user.role) ? 'Email address changes are disabled in this organization.' : null;
 }
 
-/** Starts the change: checks, then mails the confirmation link to the new address. */
-export async function startEmailChange(svc: Services, user: UserRow, requested: string): Promise<void> {
+/** The checks of an address change: the address to change to (trimmed), or null when it is the current one. */
+export async function checkEmailChange(svc: Services, user: UserRow, requested: string): Promise<string | null> {
   const email = requested.trim();
-  if (email.toLowerCase() === user.delivery_email.toLowerCase()) return;
-  const realm = await realmById(svc.store.db, svc.realmId);
+  if (email.toLowerCase() === user.delivery_email.toLowerCase()) return null;
   const refused = await emailChangeRefusal(svc, svc.store.db, user);
   if (refused) throw badRequest(refused);
   if (!validEmail(email)) throw badRequest('Invalid address.');
   const taken = await addressTaken(svc, svc.store.db, email);
   if (taken) throw badRequest(taken);
+  return email;
+}
+
+/** Starts the change to an address checkEmailChange returned: the pending change and its confirmation email. */
+export async function startEmailChange(svc: Services, user: UserRow, email: string): Promise<void> {
+  const realm = await realmById(svc.store.db, svc.realmId);
   const key = randomAlnum(24).toLowerCase();
   await transaction(svc.store, (tx) => insertEmailChange(tx, { realmId: svc.realmId, userId: user.id, oldEmail: user.delivery_email, newEmail: email, key, now: nowSeconds() }));
   try {

@@ -3,14 +3,14 @@
  * new users (PATCH /realm/user_settings_defaults), with Zulip's events.
  */
 import { lockSettingsOf } from '../store/locks.ts';
-import { startEmailChange } from './email-change.ts';
+import { checkEmailChange, startEmailChange } from './email-change.ts';
 import { endUserSessions } from './sessions.ts';
 import { presenceEnabledChanged } from './presence.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import { activeUserIds, allUsers, updateUser, userById } from '../store/users.ts';
 import { realmById, updateRealm } from '../store/realm.ts';
-import { transaction } from '../store/db.ts';
+import { transaction, type Tx } from '../store/db.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { notifyExportConsent } from './export-consent.ts';
 import { checkPassword, hashPassword, passwordStrongEnough } from '../lib/passwords.ts';
@@ -97,7 +97,11 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
     if (!(await checkPassword(input.oldPassword ?? '', actor.password_hash))) throw badRequest('Wrong password!');
     if (!(await passwordStrongEnough(input.newPassword))) throw badRequest('New password is too weak!');
   }
-  if (input.email !== undefined) await startEmailChange(svc, actor, input.email);
+  // Every check (in Zulip's order) before an address change is started
+  // (its confirmation email sent): a refused request changes nothing.
+  const newEmail = input.email === undefined ? null : await checkEmailChange(svc, actor, input.email);
+  if (input.fullName !== undefined) await ownNewFullName(svc, svc.store.db, actor, input.fullName);
+  if (newEmail !== null) await startEmailChange(svc, actor, newEmail);
   const newHash = input.newPassword !== undefined ? await hashPassword(input.newPassword) : undefined;
   const userEvents: ZulipEvent[] = [];
   const everyoneEvents: ZulipEvent[] = [];
@@ -108,17 +112,10 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
       await updateUser(tx, me.id, { password_hash: newHash });
       await endUserSessions(tx, me.id, input.keepSession);
     }
-    if (input.fullName !== undefined && input.fullName !== me.full_name) {
-      const rs = realmSettings((await realmById(tx, svc.realmId)).settings_json);
-      // Zulip ignores the change silently when name changes are disabled for non-admins.
-      if (!rs.name_changes_disabled || isAdminRole(me.role)) {
-        const others = rs.require_unique_names ? (await allUsers(tx, svc.realmId)).filter((u) => u.id !== me.id).map((u) => u.full_name) : [];
-        const name = checkNewFullName(input.fullName, { others, requireUnique: !!rs.require_unique_names });
-        if (name !== me.full_name) {
-          await updateUser(tx, me.id, { full_name: name });
-          everyoneEvents.push({ type: 'realm_user', op: 'update', person: { user_id: me.id, full_name: name } });
-        }
-      }
+    const name = input.fullName === undefined ? undefined : await ownNewFullName(svc, tx, me, input.fullName);
+    if (name !== undefined) {
+      await updateUser(tx, me.id, { full_name: name });
+      everyoneEvents.push({ type: 'realm_user', op: 'update', person: { user_id: me.id, full_name: name } });
     }
     const stored = parseJsonObject(me.settings_json);
     const current = userSettings(me.settings_json);
@@ -152,6 +149,20 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
     for (const ev of everyoneEvents) svc.bus.send(ev, recipients);
   }
   return {};
+}
+
+/**
+ * The name a user's own settings change sets: undefined when it is the
+ * current one, or when name changes are disabled for the user (Zulip ignores
+ * the change silently then). Throws Zulip's errors for a name not allowed.
+ */
+async function ownNewFullName(svc: Services, db: Tx, me: UserRow, fullName: string): Promise<string | undefined> {
+  if (fullName === me.full_name) return undefined;
+  const rs = realmSettings((await realmById(db, svc.realmId)).settings_json);
+  if (rs.name_changes_disabled && !isAdminRole(me.role)) return undefined;
+  const others = rs.require_unique_names ? (await allUsers(db, svc.realmId)).filter((u) => u.id !== me.id).map((u) => u.full_name) : [];
+  const name = checkNewFullName(fullName, { others, requireUnique: !!rs.require_unique_names });
+  return name === me.full_name ? undefined : name;
 }
 
 /** Changes the organization's defaults for new users; existing users keep their settings. */
