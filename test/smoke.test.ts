@@ -153,8 +153,8 @@ test('first start: creates the owner, prints a generated password once, writes z
     const [greeting] = greetings;
     assert.equal(greeting.type, 'private');
     assert.equal(greeting.sender_full_name, 'Welcome Bot');
-    assert.match(greeting.content, /This is a direct message from me, Welcome Bot\./);
-    assert.match(greeting.content, /Setting up your organization/, 'the administrators\' guide is named');
+    assert.match(greeting.content, /I'm Welcome Bot, and this direct message is just for you\./);
+    assert.match(greeting.content, />the set-up guide<\/a>/, 'the administrators\' guide is named');
     assert.deepEqual(greeting.flags, ['starred']);
   } finally {
     const { code } = await stop(r);

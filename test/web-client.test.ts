@@ -475,7 +475,7 @@ describe('web client in Chromium', { skip }, () => {
       // Starred: only Welcome Bot's greeting to the first owner (every new account's greeting is starred).
       await search.fill('is:starred');
       await search.press('Enter');
-      await messageRow(page, 'This is a direct message from me, Welcome Bot.').waitFor();
+      await messageRow(page, "I'm Welcome Bot, and this direct message is just for you.").waitFor();
       await eventually(async () => (await rows.count()) === 1, 'one starred message');
       await search.fill('is:starred topic:fruit');
       await search.press('Enter');

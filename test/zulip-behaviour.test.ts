@@ -183,10 +183,9 @@ test('the Welcome Bot greets new users, then sends the custom welcome text', asy
   assert.equal(fromBot.length, 2);
   assert.equal(
     fromBot[0].content,
-    'Hello, and welcome to Zulip!👋 This is a direct message from me, Welcome Bot.\n\n' +
-      `If you are new to Zulip, check out our [Getting started guide](${t.url}/help/getting-started-with-zulip)!\n\n` +
-      'I can also help you get set up! Just click anywhere on this message or press `r` to reply.\n\n' +
-      'Here are a few messages I understand: `apps`, `profile`, `theme`, `channels`, `topics`, `message formatting`, `keyboard shortcuts`, `help`.',
+    "Hi, and welcome! I'm Welcome Bot, and this direct message is just for you.\n\n" +
+      `New here? The [getting started guide](${t.url}/help/getting-started-with-zulip) walks you through the basics.\n\n` +
+      'Want a hand? Reply to this message (click it, or press `r`) with one of these words: `apps`, `profile`, `theme`, `channels`, `topics`, `message formatting`, `keyboard shortcuts`, `help`.',
   );
   assert.equal(fromBot[1].content, 'Read #**general** first!');
   assert.equal(fromBot[0].type, 'private');

@@ -43,7 +43,7 @@ export function welcomeBotReply(message: string): string {
     case 'help':
     case '?':
       return (
-        `Here are a few messages I understand: ${commandList(BOT_COMMANDS.filter((c) => c !== 'help'))}\n\n` +
+        `I know these words: ${commandList(BOT_COMMANDS.filter((c) => c !== 'help'))}\n\n` +
         'The [getting started guide](/help/getting-started-with-zulip) and the [help center](/help/) tell you more.'
       );
     default:

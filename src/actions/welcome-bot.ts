@@ -17,23 +17,28 @@ import { BOT_COMMANDS, commandList } from './welcome-bot-replies.ts';
 /** Zulip's organization types for education (education_nonprofit, education). */
 const EDUCATION_ORG_TYPES = new Set([35, 36]);
 
-/** The first Welcome Bot message, as Zulip words it. */
+/**
+ * The first Welcome Bot message. Its parts are Zulip's (a welcome, the
+ * getting-started guide, for administrators the set-up guide, class
+ * versions of both for education organizations, how to reply, the
+ * commands); the wording is Parley's own.
+ */
 export function welcomeMessageContent(realmUrl: string, user: UserRow, orgType: unknown): string {
   const education = EDUCATION_ORG_TYPES.has(Number(orgType));
   const gettingStarted = education
-    ? `If you are new to Zulip, check out our [Using Zulip for a class guide](${realmUrl}/help/using-zulip-for-a-class)!`
-    : `If you are new to Zulip, check out our [Getting started guide](${realmUrl}/help/getting-started-with-zulip)!`;
+    ? `Using this for a class? Read the [guide for classes](${realmUrl}/help/using-zulip-for-a-class).`
+    : `New here? The [getting started guide](${realmUrl}/help/getting-started-with-zulip) walks you through the basics.`;
   let setup = '';
   if (user.role <= ROLE.ADMINISTRATOR) {
     setup = education
-      ? ` We also have a guide for [Setting up Zulip for a class](${realmUrl}/help/setting-up-zulip-for-a-class).`
-      : ` We also have a guide for [Setting up your organization](${realmUrl}/help/getting-your-organization-started-with-zulip).`;
+      ? ` To set the organization up for your class, see [the guide for teachers](${realmUrl}/help/setting-up-zulip-for-a-class).`
+      : ` Setting up the organization? See [the set-up guide](${realmUrl}/help/getting-your-organization-started-with-zulip).`;
   }
   return (
-    'Hello, and welcome to Zulip!\u{1f44b} This is a direct message from me, Welcome Bot.\n\n' +
+    "Hi, and welcome! I'm Welcome Bot, and this direct message is just for you.\n\n" +
     `${gettingStarted}${setup}\n\n` +
-    'I can also help you get set up! Just click anywhere on this message or press `r` to reply.\n\n' +
-    `Here are a few messages I understand: ${commandList(BOT_COMMANDS)}`
+    'Want a hand? Reply to this message (click it, or press `r`) with one of these words: ' +
+    commandList(BOT_COMMANDS)
   );
 }
 
