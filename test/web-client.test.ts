@@ -439,6 +439,81 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
+  test('desktop notifications: direct messages and mentions while the page is not in front, as the settings say', async () => {
+    const t = await startWebTestServer();
+    try {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Notify' });
+      const bobApi = t.client(bob);
+      const ctx = await browser.newContext();
+      // The browser's notifications, recorded; the page's focus, set by the test.
+      await ctx.addInitScript(() => {
+        const g = globalThis as any;
+        g.__shown = [];
+        g.__front = true;
+        g.Notification = class {
+          static permission = 'granted';
+          static requestPermission = async () => 'granted';
+          onclick: (() => void) | null = null;
+          constructor(title: string, opts: { body?: string; tag?: string }) {
+            g.__shown.push({ title, body: opts.body, tag: opts.tag });
+            g.__last = this;
+          }
+          close() {}
+        };
+        g.document.hasFocus = () => g.__front;
+      });
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const shown = async (): Promise<Array<{ title: string; body: string; tag: string }>> => page.evaluate(() => (globalThis as any).__shown);
+      const dm = async (content: string) => assertSuccess(await bobApi.request('POST', '/messages', { type: 'direct', to: JSON.stringify([t.owner.id]), content }));
+      const inGeneral = async (topic: string, content: string) => assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'general', topic, content }));
+
+      // Looking at the page: no notification.
+      await dm('while you look');
+      await messageRow(page, 'while you look').waitFor();
+      assert.deepEqual(await shown(), []);
+
+      await page.evaluate(() => ((globalThis as any).__front = false));
+      await dm('psst, **lunch**?');
+      await eventually(async () => (await shown()).length === 1, 'the direct message notified');
+      assert.deepEqual((await shown())[0], { title: 'Bob Notify', body: 'psst, lunch?', tag: `#narrow/dm/${bob.id}` });
+      // A channel message: not by default; a mention: yes.
+      await inGeneral('plans', 'no one in particular');
+      await messageRow(page, 'no one in particular').waitFor();
+      await inGeneral('plans', `@**${t.owner.row.full_name}** look at this`);
+      await eventually(async () => (await shown()).length === 2, 'the mention notified');
+      const mention = (await shown())[1]!;
+      assert.equal(mention.title, 'Bob Notify (#general › plans)');
+      assert.match(mention.body, /look at this$/);
+      // A click opens the conversation.
+      await page.evaluate(() => (globalThis as any).__last.onclick());
+      await page.getByRole('heading', { name: '#general › plans' }).waitFor();
+
+      // Turned off in Settings: nothing more.
+      await page.evaluate(() => ((globalThis as any).__front = true));
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByText('Shown while this page is not in front.').waitFor();
+      await dialog.getByLabel('Direct messages and mentions').uncheck();
+      const saved = async () => assertSuccess(await t.client(t.owner).request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.enable_desktop_notifications;
+      await eventually(async () => (await saved()) === false, 'the setting saved');
+      await page.keyboard.press('Escape');
+      await page.evaluate(() => ((globalThis as any).location.hash = '#feed'));
+      await page.getByRole('heading', { name: 'All messages' }).waitFor();
+      await page.evaluate(() => ((globalThis as any).__front = false));
+      await dm('after turning them off');
+      await messageRow(page, 'after turning them off').waitFor();
+      assert.equal((await shown()).length, 2);
+      // Every channel message, once asked for (by the API here: the client follows the event, queued before the message's).
+      assertSuccess(await t.client(t.owner).request('PATCH', '/settings', { enable_stream_desktop_notifications: true }));
+      await inGeneral('plans', 'a plain channel message');
+      await eventually(async () => (await shown()).length === 3, 'the channel message notified');
+      assert.equal((await shown())[2]!.body, 'a plain channel message');
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
   test('search with narrow syntax, and results stay live', async () => {
     const t = await startWebTestServer();
     try {

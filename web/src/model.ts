@@ -24,6 +24,9 @@ export interface Sub {
   is_muted: boolean;
   description: string;
   invite_only: boolean;
+  /** The subscription's own notification choices (null: the user's defaults). */
+  desktop_notifications: boolean | null;
+  wildcard_mentions_notify: boolean | null;
 }
 
 export interface Reaction {
@@ -246,6 +249,9 @@ export class Model {
   statuses = new Map<number, Status>();
   realmEmoji = new Map<string, { name: string; source_url: string; deactivated: boolean }>();
   mutedTopics = new Set<string>();
+  followedTopics = new Set<string>();
+  /** Called with each new message from the server (not with the ones fetched): desktop notifications. */
+  onIncoming: ((m: Message) => void) | null = null;
   /** conversation key → user id → expiry (ms) */
   typing = new Map<string, Map<number, number>>();
   topics = new Map<number, TopicInfo[]>();
@@ -325,7 +331,8 @@ export class Model {
     this.realmEmoji.clear();
     for (const [id, e] of Object.entries(r.realm_emoji ?? {})) this.realmEmoji.set(id, e as any);
     this.mutedTopics.clear();
-    for (const t of r.user_topics ?? []) if (t.visibility_policy === 1) this.mutedTopics.add(`${t.stream_id}:${String(t.topic_name).toLowerCase()}`);
+    this.followedTopics.clear();
+    for (const t of r.user_topics ?? []) this.noteTopicPolicy(t);
     this.topics.clear();
     this.ready = true;
     this.changed();
@@ -340,6 +347,8 @@ export class Model {
       is_muted: !!(s.is_muted ?? s.in_home_view === false),
       description: s.description ?? '',
       invite_only: !!s.invite_only,
+      desktop_notifications: typeof s.desktop_notifications === 'boolean' ? s.desktop_notifications : null,
+      wildcard_mentions_notify: typeof s.wildcard_mentions_notify === 'boolean' ? s.wildcard_mentions_notify : null,
     };
   }
 
@@ -412,6 +421,19 @@ export class Model {
   streamName(id: number | undefined): string {
     if (id === undefined) return '';
     return this.subs.get(id)?.name ?? this.streams.get(id)?.name ?? `channel ${id}`;
+  }
+
+  /** A user_topics entry (from /register or a user_topic event): muted (1) or followed (3), else neither. */
+  private noteTopicPolicy(t: { stream_id: number; topic_name: string; visibility_policy: number }): void {
+    const key = `${t.stream_id}:${String(t.topic_name).toLowerCase()}`;
+    this.mutedTopics.delete(key);
+    this.followedTopics.delete(key);
+    if (t.visibility_policy === 1) this.mutedTopics.add(key);
+    else if (t.visibility_policy === 3) this.followedTopics.add(key);
+  }
+
+  isTopicFollowed(streamId: number, topic: string): boolean {
+    return this.followedTopics.has(`${streamId}:${topic.toLowerCase()}`);
   }
 
   /** In a muted channel or topic (left out of the combined feed and its count). */
@@ -592,8 +614,7 @@ export class Model {
         }
         break;
       case 'user_topic':
-        if (ev.visibility_policy === 1) this.mutedTopics.add(`${ev.stream_id}:${String(ev.topic_name).toLowerCase()}`);
-        else this.mutedTopics.delete(`${ev.stream_id}:${String(ev.topic_name).toLowerCase()}`);
+        this.noteTopicPolicy(ev as { stream_id: number; topic_name: string; visibility_policy: number });
         break;
       default:
         return;
@@ -612,6 +633,7 @@ export class Model {
     // Someone who sends a message has stopped typing.
     for (const t of this.typing.values()) t.delete(m.sender_id);
     this.list?.onNewMessage(m);
+    this.onIncoming?.(m);
   }
 
   private onUpdateMessage(ev: Record<string, any>): void {

@@ -4,6 +4,7 @@ import { run, startPresence, stop } from '../events.ts';
 import { model, MessageList } from '../model.ts';
 import { describeTerms, hashToNarrow, narrowToHash, parseSearch, sameNarrow, type Term } from '../narrow.ts';
 import { applyTheme, useModel } from '../util.ts';
+import { notifyIfWanted } from '../notify.ts';
 import { Sidebar } from './Sidebar.tsx';
 import { MessageListView } from './MessageList.tsx';
 import { Compose, type ComposeHandle } from './Compose.tsx';
@@ -62,6 +63,7 @@ export function App() {
   const searchRef = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
+    model.onIncoming = notifyIfWanted;
     void run(() => {
       setStarted(true);
       openNarrow(termsFromLocation());

@@ -137,7 +137,38 @@ export function Settings({ onClose }: { onClose(): void }) {
           </label>
           {display.view}
         </section>
+        <Notifications setSetting={setSetting} />
       </div>
     </div>
+  );
+}
+
+/** Desktop notifications: the browser's permission (asked on a click, as browsers require) and what to be notified of. */
+function Notifications({ setSetting }: { setSetting(property: string, value: unknown): Promise<void> }) {
+  const supported = typeof Notification !== 'undefined';
+  const [permission, setPermission] = useState(supported ? Notification.permission : 'denied');
+  return (
+    <section>
+      <h2>Desktop notifications</h2>
+      {!supported ? (
+        <p>This browser cannot show notifications.</p>
+      ) : permission === 'default' ? (
+        <button type="button" class="btn" onClick={() => void Notification.requestPermission().then(setPermission)}>
+          Allow desktop notifications
+        </button>
+      ) : permission === 'denied' ? (
+        <p>The browser blocks notifications from this site; allow them in its site settings.</p>
+      ) : (
+        <p>Shown while this page is not in front.</p>
+      )}
+      <label class="check">
+        <input type="checkbox" checked={model.settings.enable_desktop_notifications !== false} onChange={(e) => void setSetting('enable_desktop_notifications', e.currentTarget.checked)} />
+        Direct messages and mentions
+      </label>
+      <label class="check">
+        <input type="checkbox" checked={!!model.settings.enable_stream_desktop_notifications} onChange={(e) => void setSetting('enable_stream_desktop_notifications', e.currentTarget.checked)} />
+        Every message in my channels
+      </label>
+    </section>
   );
 }
