@@ -487,9 +487,13 @@ describe('web client in Chromium', { skip }, () => {
       // A click opens the conversation.
       await page.evaluate(() => (globalThis as any).__last.onclick());
       await page.getByRole('heading', { name: '#general › plans' }).waitFor();
+      // A message out of view stays unread: the tab's title counts it.
+      await page.evaluate(() => ((globalThis as any).__front = true));
+      const before = await page.title();
+      await dm('unread meanwhile');
+      await eventually(async () => /^\(\d+\) #general › plans - Parley$/.test(await page.title()) && (await page.title()) !== before, `the unread count in the title (${before})`);
 
       // Turned off in Settings: nothing more.
-      await page.evaluate(() => ((globalThis as any).__front = true));
       await page.getByRole('button', { name: 'Settings' }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings' });
       await dialog.getByText('Shown while this page is not in front.').waitFor();

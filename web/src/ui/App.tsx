@@ -90,8 +90,13 @@ export function App() {
 
   useEffect(() => {
     setSearch(terms.length && narrowTitle(terms) === 'Search results' ? searchText(terms) : '');
-    document.title = `${narrowTitle(terms)} - Parley`;
   }, [terms, started]);
+  // The tab's title: the unread count first (as Zulip's), so a tab in the background shows it.
+  const unread = model.ready ? model.unreadInFeed() : 0;
+  const title = `${unread ? `(${unread}) ` : ''}${narrowTitle(terms)} - Parley`;
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
