@@ -518,6 +518,55 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
+  test('channels: browse, join, leave and create one from the web client', async () => {
+    const t = await startWebTestServer();
+    try {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Channels' });
+      assertSuccess(await t.client(bob).request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'random', description: 'Anything goes' }]) }));
+      const owner = t.client(t.owner);
+      const mine = async () => (assertSuccess(await owner.request('GET', '/users/me/subscriptions')).subscriptions as Array<{ name: string; invite_only: boolean; description: string }>);
+      const ctx = await browser.newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const sidebar = page.getByRole('navigation', { name: 'Channels' });
+      await sidebar.getByRole('button', { name: 'Browse and create channels' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Channels' });
+      const list = dialog.getByRole('list', { name: 'All channels' });
+      await list.getByText('Anything goes').waitFor();
+      await list.getByRole('button', { name: 'Leave #general' }).waitFor();
+
+      // Join, then leave: the sidebar and the server follow.
+      await list.getByRole('button', { name: 'Join #random' }).click();
+      await list.getByRole('button', { name: 'Leave #random' }).waitFor();
+      await sidebar.getByRole('link', { name: /^random\b/ }).waitFor();
+      assert.ok((await mine()).some((s) => s.name === 'random'));
+      await list.getByRole('button', { name: 'Leave #random' }).click();
+      await list.getByRole('button', { name: 'Join #random' }).waitFor();
+      await eventually(async () => (await sidebar.getByRole('link', { name: /^random\b/ }).count()) === 0, 'random gone from the sidebar');
+      assert.ok(!(await mine()).some((s) => s.name === 'random'));
+
+      // A name already taken is refused before anything is sent.
+      await dialog.getByLabel('Name', { exact: true }).fill('General');
+      await dialog.getByRole('button', { name: 'Create channel' }).click();
+      await dialog.getByRole('alert').filter({ hasText: 'A channel with this name already exists.' }).waitFor();
+
+      // Create a private one: the view moves to it.
+      await dialog.getByLabel('Name', { exact: true }).fill('design');
+      await dialog.getByLabel('Description').fill('Pixels and fonts');
+      await dialog.getByLabel(/^Private/).check();
+      await dialog.getByRole('button', { name: 'Create channel' }).click();
+      await page.getByRole('heading', { name: '#design' }).waitFor();
+      assert.equal(await dialog.count(), 0, 'the dialog closed');
+      const design = (await mine()).find((s) => s.name === 'design');
+      assert.ok(design, 'subscribed to the new channel');
+      assert.equal(design.invite_only, true);
+      assert.equal(design.description, 'Pixels and fonts');
+      await sidebar.getByRole('link', { name: /^design\b/ }).waitFor();
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
   test('search with narrow syntax, and results stay live', async () => {
     const t = await startWebTestServer();
     try {

@@ -10,11 +10,14 @@ import { MessageListView } from './MessageList.tsx';
 import { Compose, type ComposeHandle } from './Compose.tsx';
 import { People } from './People.tsx';
 import { Settings } from './Settings.tsx';
+import { Channels } from './Channels.tsx';
 
 export function go(terms: Term[]): void {
   const hash = narrowToHash(terms);
   if (location.hash !== hash) location.hash = hash;
 }
+
+const OVERLAYS = new Set(['#settings', '#channels']);
 
 function termsFromLocation(): Term[] {
   return hashToNarrow(location.hash) ?? [];
@@ -57,7 +60,8 @@ export function App() {
   useModel();
   const [started, setStarted] = useState(false);
   const [terms, setTerms] = useState<Term[]>(termsFromLocation());
-  const [showSettings, setShowSettings] = useState(location.hash === '#settings');
+  /** A dialog over the app, opened by its address (#settings, #channels). */
+  const [overlay, setOverlay] = useState<string | null>(OVERLAYS.has(location.hash) ? location.hash : null);
   const [search, setSearch] = useState('');
   const composeRef = useRef<ComposeHandle>(null);
   const searchRef = useRef<HTMLInputElement>(null);
@@ -70,11 +74,11 @@ export function App() {
       startPresence();
     });
     const onHash = () => {
-      if (location.hash === '#settings') {
-        setShowSettings(true);
+      if (OVERLAYS.has(location.hash)) {
+        setOverlay(location.hash);
         return;
       }
-      setShowSettings(false);
+      setOverlay(null);
       const t = termsFromLocation();
       setTerms(t);
       if (model.ready) openNarrow(t);
@@ -103,7 +107,7 @@ export function App() {
       const el = e.target as HTMLElement;
       const typing = el.closest('input, textarea, select, [contenteditable]');
       if (e.key === 'Escape') {
-        if (showSettings) {
+        if (overlay) {
           location.hash = narrowToHash(terms);
           return;
         }
@@ -124,7 +128,7 @@ export function App() {
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
-  }, [showSettings, terms]);
+  }, [overlay, terms]);
 
   async function doLogout() {
     stop();
@@ -188,7 +192,7 @@ export function App() {
           </button>
         </div>
       </header>
-      <Sidebar terms={terms} />
+      <Sidebar terms={terms} onBrowseChannels={() => (location.hash = '#channels')} />
       <main class="center">
         <div class="narrow-title">
           <h1>{narrowTitle(terms)}</h1>
@@ -197,7 +201,8 @@ export function App() {
         <Compose handle={composeRef} terms={terms} />
       </main>
       <People />
-      {showSettings && <Settings onClose={() => (location.hash = narrowToHash(terms))} />}
+      {overlay === '#settings' && <Settings onClose={() => (location.hash = narrowToHash(terms))} />}
+      {overlay === '#channels' && <Channels onClose={() => (location.hash = narrowToHash(terms))} />}
     </div>
   );
 }

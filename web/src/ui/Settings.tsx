@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import { model } from '../model.ts';
+import { Dialog } from './Dialog.tsx';
 
 function useAction() {
   const [msg, setMsg] = useState<{ ok: boolean; text: string } | null>(null);
@@ -52,94 +53,86 @@ export function Settings({ onClose }: { onClose(): void }) {
   };
 
   return (
-    <div class="overlay" role="dialog" aria-modal="true" aria-labelledby="settings-title" onClick={(e) => e.target === e.currentTarget && onClose()}>
-      <div class="settings">
-        <header>
-          <h1 id="settings-title">Settings</h1>
-          <button type="button" class="icon-btn" aria-label="Close settings" onClick={onClose}>
-            ×
+    <Dialog id="settings-title" title="Settings" onClose={onClose}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void profile.run(() => api('PATCH', '/settings', { full_name: name }), 'Name saved.');
+        }}
+      >
+        <h2>Profile</h2>
+        <label for="set-name">Full name</label>
+        <div class="row">
+          <input id="set-name" type="text" value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={60} />
+          <button class="btn primary" type="submit" disabled={profile.busy}>
+            Save name
           </button>
-        </header>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            void profile.run(() => api('PATCH', '/settings', { full_name: name }), 'Name saved.');
-          }}
-        >
-          <h2>Profile</h2>
-          <label for="set-name">Full name</label>
-          <div class="row">
-            <input id="set-name" type="text" value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={60} />
-            <button class="btn primary" type="submit" disabled={profile.busy}>
-              Save name
-            </button>
-          </div>
-          {profile.view}
-        </form>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            void st.run(() => api('POST', '/users/me/status', { status_text: status }), 'Status saved.');
-          }}
-        >
-          <label for="set-status">Status</label>
-          <div class="row">
-            <input id="set-status" type="text" value={status} placeholder="What are you up to?" maxLength={60} onInput={(e) => setStatus(e.currentTarget.value)} />
-            <button class="btn" type="submit" disabled={st.busy}>
-              Set status
-            </button>
-          </div>
-          {st.view}
-        </form>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            void pw.run(async () => {
-              await api('PATCH', '/settings', { old_password: oldPw, new_password: newPw });
-              setOldPw('');
-              setNewPw('');
-            }, 'Password changed. Other sessions have been logged out.');
-          }}
-        >
-          <h2>Password</h2>
-          <label for="set-old-pw">Current password</label>
-          <input id="set-old-pw" type="password" autocomplete="current-password" value={oldPw} onInput={(e) => setOldPw(e.currentTarget.value)} required />
-          <label for="set-new-pw">New password</label>
-          <input id="set-new-pw" type="password" autocomplete="new-password" value={newPw} onInput={(e) => setNewPw(e.currentTarget.value)} required minLength={6} maxLength={100} />
-          <button class="btn" type="submit" disabled={pw.busy}>
-            Change password
+        </div>
+        {profile.view}
+      </form>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void st.run(() => api('POST', '/users/me/status', { status_text: status }), 'Status saved.');
+        }}
+      >
+        <label for="set-status">Status</label>
+        <div class="row">
+          <input id="set-status" type="text" value={status} placeholder="What are you up to?" maxLength={60} onInput={(e) => setStatus(e.currentTarget.value)} />
+          <button class="btn" type="submit" disabled={st.busy}>
+            Set status
           </button>
-          {pw.view}
-        </form>
-        <section>
-          <h2>Display</h2>
-          <label class="check">
-            <input type="checkbox" checked={!!model.settings.twenty_four_hour_time} onChange={(e) => void setSetting('twenty_four_hour_time', e.currentTarget.checked)} />
-            24-hour time
-          </label>
-          <label for="set-theme">Theme</label>
-          <select id="set-theme" value={String(model.settings.color_scheme ?? 1)} onChange={(e) => void setSetting('color_scheme', Number(e.currentTarget.value))}>
-            <option value="1">Same as the system</option>
-            <option value="3">Light</option>
-            <option value="2">Dark</option>
-          </select>
-          <label class="check">
-            <input type="checkbox" checked={model.settings.send_read_receipts !== false} onChange={(e) => void setSetting('send_read_receipts', e.currentTarget.checked)} />
-            Let others see when I have read messages
-          </label>
-          <label class="check">
-            <input type="checkbox" checked={model.settings.send_stream_typing_notifications !== false && model.settings.send_private_typing_notifications !== false} onChange={async (e) => {
-              const v = e.currentTarget.checked;
-              await setSetting('send_private_typing_notifications', v);
-              await setSetting('send_stream_typing_notifications', v);
-            }} />
-            Let others see when I am typing
-          </label>
-          {display.view}
-        </section>
-        <Notifications setSetting={setSetting} />
-      </div>
-    </div>
+        </div>
+        {st.view}
+      </form>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void pw.run(async () => {
+            await api('PATCH', '/settings', { old_password: oldPw, new_password: newPw });
+            setOldPw('');
+            setNewPw('');
+          }, 'Password changed. Other sessions have been logged out.');
+        }}
+      >
+        <h2>Password</h2>
+        <label for="set-old-pw">Current password</label>
+        <input id="set-old-pw" type="password" autocomplete="current-password" value={oldPw} onInput={(e) => setOldPw(e.currentTarget.value)} required />
+        <label for="set-new-pw">New password</label>
+        <input id="set-new-pw" type="password" autocomplete="new-password" value={newPw} onInput={(e) => setNewPw(e.currentTarget.value)} required minLength={6} maxLength={100} />
+        <button class="btn" type="submit" disabled={pw.busy}>
+          Change password
+        </button>
+        {pw.view}
+      </form>
+      <section>
+        <h2>Display</h2>
+        <label class="check">
+          <input type="checkbox" checked={!!model.settings.twenty_four_hour_time} onChange={(e) => void setSetting('twenty_four_hour_time', e.currentTarget.checked)} />
+          24-hour time
+        </label>
+        <label for="set-theme">Theme</label>
+        <select id="set-theme" value={String(model.settings.color_scheme ?? 1)} onChange={(e) => void setSetting('color_scheme', Number(e.currentTarget.value))}>
+          <option value="1">Same as the system</option>
+          <option value="3">Light</option>
+          <option value="2">Dark</option>
+        </select>
+        <label class="check">
+          <input type="checkbox" checked={model.settings.send_read_receipts !== false} onChange={(e) => void setSetting('send_read_receipts', e.currentTarget.checked)} />
+          Let others see when I have read messages
+        </label>
+        <label class="check">
+          <input type="checkbox" checked={model.settings.send_stream_typing_notifications !== false && model.settings.send_private_typing_notifications !== false} onChange={async (e) => {
+            const v = e.currentTarget.checked;
+            await setSetting('send_private_typing_notifications', v);
+            await setSetting('send_stream_typing_notifications', v);
+          }} />
+          Let others see when I am typing
+        </label>
+        {display.view}
+      </section>
+      <Notifications setSetting={setSetting} />
+    </Dialog>
   );
 }
 

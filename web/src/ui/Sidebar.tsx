@@ -43,7 +43,7 @@ const ICONS = {
   star: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 2.8l2.2 4.6 5 .7-3.6 3.5.9 5L10 14.2l-4.5 2.4.9-5L2.8 8.1l5-.7z" stroke="currentColor" stroke-width="1.5" fill="none" stroke-linejoin="round" /></svg>,
 };
 
-export function Sidebar({ terms }: { terms: Term[] }) {
+export function Sidebar({ terms, onBrowseChannels }: { terms: Term[]; onBrowseChannels(): void }) {
   const byStream = model.unreadByStream();
   const dmUnread = model.unreadByDm();
   const subs = [...model.subs.values()].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
@@ -98,7 +98,12 @@ export function Sidebar({ terms }: { terms: Term[] }) {
         </ul>
       </nav>
       <nav aria-label="Channels" class="channels">
-        <h2 class="side-heading">Channels</h2>
+        <div class="side-heading-row">
+          <h2 class="side-heading">Channels</h2>
+          <button type="button" class="icon-btn small" aria-label="Browse and create channels" title="Browse and create channels" onClick={onBrowseChannels}>
+            +
+          </button>
+        </div>
         {pinned.length > 0 && (
           <ul class="side-list pinned" aria-label="Pinned channels">
             {pinned.map(renderSub)}
