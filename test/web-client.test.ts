@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -561,6 +561,57 @@ describe('web client in Chromium', { skip }, () => {
       assert.equal(design.invite_only, true);
       assert.equal(design.description, 'Pixels and fonts');
       await sidebar.getByRole('link', { name: /^design\b/ }).waitFor();
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('invitations: the owner invites from Settings; the invitee signs up by the emailed link and uses the web client', async () => {
+    const t = await startWebTestServer();
+    try {
+      const emailsTo = (addr: string): Array<{ text: string }> => {
+        const file = join(t.server.svc.config.dataDir, 'emails.log');
+        return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.to.includes(addr)) : [];
+      };
+      const ctx = await browser.newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const emails = dialog.getByLabel(/^Email addresses/);
+      // One bad address: nobody is invited, and the client says which and why.
+      await emails.fill('not-an-address, newbie@example.org');
+      await dialog.getByRole('button', { name: 'Invite', exact: true }).click();
+      await dialog.getByRole('alert').filter({ hasText: "Some emails did not validate, so we didn't send any invitations." }).waitFor();
+      assert.deepEqual(await dialog.getByRole('list', { name: 'Addresses not invited' }).getByRole('listitem').allTextContents(), ['not-an-address: Invalid address.']);
+      assert.deepEqual(emailsTo('newbie@example.org'), []);
+
+      await emails.fill('newbie@example.org');
+      await dialog.getByLabel('Join as').selectOption({ label: 'Member' });
+      await dialog.getByRole('button', { name: 'Invite', exact: true }).click();
+      await dialog.getByRole('status').filter({ hasText: 'Invitations sent.' }).waitFor();
+      assert.equal(await emails.inputValue(), '');
+      const [mail] = emailsTo('newbie@example.org');
+      const link = /https?:\/\/\S+\/accounts\/do_confirm\/\S+/.exec(mail!.text)?.[0];
+      assert.ok(link, mail!.text);
+
+      // The invitee: the link, the form, then the web client.
+      const newbieCtx = await browser.newContext();
+      const newbie = await newbieCtx.newPage();
+      await newbie.goto(link);
+      await newbie.getByLabel('Full name').fill('Newbie Person');
+      await newbie.getByLabel('Password').fill('a-new-and-long-password-9');
+      await newbie.getByRole('button', { name: 'Create account' }).click();
+      await newbie.getByRole('link', { name: 'Log in to the web app' }).click();
+      await newbie.getByLabel('Email').fill('newbie@example.org');
+      await newbie.getByLabel('Password').fill('a-new-and-long-password-9');
+      await newbie.getByRole('button', { name: 'Log in' }).click();
+      await newbie.getByRole('log', { name: 'History' }).waitFor();
+      // Invited into the default channels; the owner sees the new person.
+      await newbie.getByRole('navigation', { name: 'Channels' }).getByRole('link', { name: /^general\b/ }).waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('complementary', { name: 'People' }).getByText('Newbie Person').waitFor();
+      await newbieCtx.close();
       await ctx.close();
     } finally {
       await t.close();

@@ -100,7 +100,7 @@ function render(svc: Services, reply: FastifyReply, key: string, result: SignupR
         200,
         page(
           'Account created',
-          `<h1>Welcome to ${escapeHtml(result.realmName)}!</h1><p>Your account has been created.</p>` +
+          `<h1>Welcome to ${escapeHtml(result.realmName)}!</h1><p>Your account has been created. <a href="/login/">Log in to the web app</a>.</p>` +
             `<p>To log in with a Zulip app, use the server URL <code>${escapeHtml(svc.config.externalUrl)}</code> ` +
             `and the email <code>${escapeHtml(result.user.delivery_email)}</code> with your password.</p>`,
         ),

@@ -132,6 +132,7 @@ export function Settings({ onClose }: { onClose(): void }) {
         {display.view}
       </section>
       <Notifications setSetting={setSetting} />
+      <InvitePeople />
     </Dialog>
   );
 }
@@ -163,5 +164,66 @@ function Notifications({ setSetting }: { setSetting(property: string, value: unk
         Every message in my channels
       </label>
     </section>
+  );
+}
+
+/** Zulip's invite_as values, as offered here (owners are made by owners, in the API). */
+const INVITE_ROLES: Array<[number, string]> = [
+  [400, 'Member'],
+  [600, 'Guest'],
+  [300, 'Moderator'],
+  [200, 'Administrator'],
+];
+
+/**
+ * Invitations by email (POST /invites): they join the organization's default
+ * channels. The server decides who may invite whom, and says why not.
+ */
+function InvitePeople() {
+  const [emails, setEmails] = useState('');
+  const [role, setRole] = useState(400);
+  const [failed, setFailed] = useState<string[]>([]);
+  const invite = useAction();
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        setFailed([]);
+        void invite.run(async () => {
+          try {
+            await api('POST', '/invites', { invitee_emails: emails, invite_as: role, stream_ids: '[]', include_realm_default_subscriptions: true });
+            setEmails('');
+          } catch (err) {
+            // Zulip lists each refused address with its reason.
+            const errors = err instanceof ApiError ? (err.body as { errors?: Array<[string, string]> } | undefined)?.errors : undefined;
+            if (errors) setFailed(errors.map(([addr, why]) => `${addr}: ${why}`));
+            throw err;
+          }
+        }, 'Invitations sent.');
+      }}
+    >
+      <h2>Invite people</h2>
+      <label for="invite-emails">Email addresses (separated by commas or new lines)</label>
+      <textarea id="invite-emails" rows={3} value={emails} onInput={(e) => setEmails(e.currentTarget.value)} />
+      <label for="invite-role">Join as</label>
+      <select id="invite-role" value={String(role)} onChange={(e) => setRole(Number(e.currentTarget.value))}>
+        {INVITE_ROLES.map(([value, label]) => (
+          <option key={value} value={String(value)}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <button type="submit" class="btn primary" disabled={invite.busy || !emails.trim()}>
+        Invite
+      </button>
+      {invite.view}
+      {failed.length > 0 && (
+        <ul class="form-error" aria-label="Addresses not invited">
+          {failed.map((f) => (
+            <li key={f}>{f}</li>
+          ))}
+        </ul>
+      )}
+    </form>
   );
 }
