@@ -518,7 +518,7 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
-  test('channels: browse, join, leave and create one from the web client', async () => {
+  test('channels: browse, join, mute, leave and create one from the web client', async () => {
     const t = await startWebTestServer();
     try {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Channels' });
@@ -539,6 +539,15 @@ describe('web client in Chromium', { skip }, () => {
       await list.getByRole('button', { name: 'Leave #random' }).waitFor();
       await sidebar.getByRole('link', { name: /^random\b/ }).waitFor();
       assert.ok((await mine()).some((s) => s.name === 'random'));
+      // Mute, unmute.
+      const muted = async () => (assertSuccess(await owner.request('GET', '/users/me/subscriptions')).subscriptions as Array<{ name: string; is_muted: boolean }>).find((s) => s.name === 'random')?.is_muted;
+      await list.getByRole('button', { name: 'Mute #random' }).click();
+      await list.getByRole('button', { name: 'Unmute #random' }).waitFor();
+      assert.equal(await muted(), true);
+      await eventually(async () => (await sidebar.getByRole('link', { name: /^random\b/ }).getAttribute('class'))?.includes('is-muted') === true, 'random shown muted');
+      await list.getByRole('button', { name: 'Unmute #random' }).click();
+      await list.getByRole('button', { name: 'Mute #random' }).waitFor();
+      assert.equal(await muted(), false);
       await list.getByRole('button', { name: 'Leave #random' }).click();
       await list.getByRole('button', { name: 'Join #random' }).waitFor();
       await eventually(async () => (await sidebar.getByRole('link', { name: /^random\b/ }).count()) === 0, 'random gone from the sidebar');

@@ -32,7 +32,7 @@ function channelNamed(name: string): Promise<number | undefined> {
 }
 
 /**
- * The organization's channels this user can see: join, leave, open; and a
+ * The organization's channels this user can see: join, mute, leave, open; and a
  * form to create one (the creator is subscribed). Everything through
  * /users/me/subscriptions, as Zulip's web app does; the lists follow the
  * server's events.
@@ -63,6 +63,10 @@ export function Channels({ onClose }: { onClose(): void }) {
 
   const join = (c: Channel) => act(`join:${c.stream_id}`, () => api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: c.name }]) }));
   const leave = (c: Channel) => act(`leave:${c.stream_id}`, () => api('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([c.name]) }));
+  const setMuted = (c: Channel, muted: boolean) =>
+    act(`mute:${c.stream_id}`, () =>
+      api('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: c.stream_id, property: 'is_muted', value: muted }]) }),
+    );
 
   async function create(e: Event): Promise<void> {
     e.preventDefault();
@@ -109,9 +113,20 @@ export function Channels({ onClose }: { onClose(): void }) {
                   {c.description && <span class="channel-description">{c.description}</span>}
                 </div>
                 {subscribed ? (
-                  <button type="button" class="btn" disabled={busy !== null} aria-label={`Leave #${c.name}`} onClick={() => void leave(c)}>
-                    Leave
-                  </button>
+                  <span class="channel-actions">
+                    {model.subs.get(c.stream_id)!.is_muted ? (
+                      <button type="button" class="btn" disabled={busy !== null} aria-label={`Unmute #${c.name}`} onClick={() => void setMuted(c, false)}>
+                        Unmute
+                      </button>
+                    ) : (
+                      <button type="button" class="btn" disabled={busy !== null} aria-label={`Mute #${c.name}`} onClick={() => void setMuted(c, true)}>
+                        Mute
+                      </button>
+                    )}
+                    <button type="button" class="btn" disabled={busy !== null} aria-label={`Leave #${c.name}`} onClick={() => void leave(c)}>
+                      Leave
+                    </button>
+                  </span>
                 ) : (
                   <button type="button" class="btn primary" disabled={busy !== null} aria-label={`Join #${c.name}`} onClick={() => void join(c)}>
                     Join
