@@ -49,7 +49,13 @@ export function notifyIfWanted(m: Message): void {
   if (!wantsNotification(m)) return;
   const where = m.type === 'private' ? (Array.isArray(m.display_recipient) && m.display_recipient.length > 2 ? ' (group)' : '') : ` (#${model.streamName(m.stream_id)} › ${m.subject})`;
   const terms = conversation(m);
-  const n = new Notification(`${m.sender_full_name}${where}`, { body: plainText(m.content), tag: narrowToHash(terms) });
+  let n: Notification;
+  try {
+    n = new Notification(`${m.sender_full_name}${where}`, { body: plainText(m.content), tag: narrowToHash(terms) });
+  } catch {
+    // Some browsers (Chrome on Android) allow notifications from a service worker only.
+    return;
+  }
   n.onclick = () => {
     window.focus();
     location.hash = narrowToHash(terms);
