@@ -627,6 +627,50 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
+  test('a topic in view can be followed and muted; a muted topic leaves All messages', async () => {
+    const t = await startWebTestServer();
+    try {
+      const owner = t.client(t.owner);
+      const bob = t.client(await t.makeUser({ password: PASSWORD, name: 'Bob Topics' }));
+      const send = async (topic: string, content: string) => assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'general', topic, content }));
+      const generalId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const policy = async (topic: string) =>
+        (assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_topic']) })).user_topics as Array<{ stream_id: number; topic_name: string; visibility_policy: number }>).find(
+          (x) => x.stream_id === generalId && x.topic_name === topic,
+        )?.visibility_policy ?? 0;
+      await send('plans', 'first plan');
+      const ctx = await browser.newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}/topic/plans`), generalId);
+      await page.getByRole('heading', { name: '#general › plans' }).waitFor();
+      const actions = page.getByRole('group', { name: 'This topic' });
+
+      await actions.getByRole('button', { name: 'Follow topic' }).click();
+      await actions.getByRole('button', { name: 'Unfollow topic' }).waitFor();
+      assert.equal(await policy('plans'), 3);
+      await actions.getByRole('button', { name: 'Mute topic' }).click();
+      await actions.getByRole('button', { name: 'Unmute topic' }).waitFor();
+      assert.equal(await policy('plans'), 1);
+      await actions.getByRole('button', { name: 'Follow topic' }).waitFor();
+
+      // Muted: its new messages stay out of All messages; other topics' come in.
+      await page.evaluate(() => ((globalThis as any).location.hash = '#feed'));
+      await page.getByRole('heading', { name: 'All messages' }).waitFor();
+      await send('plans', 'quiet plan');
+      await send('news', 'loud news');
+      await messageRow(page, 'loud news').waitFor();
+      assert.equal(await page.locator('article.message-row', { hasText: 'quiet plan' }).count(), 0);
+
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}/topic/plans`), generalId);
+      await actions.getByRole('button', { name: 'Unmute topic' }).click();
+      await actions.getByRole('button', { name: 'Mute topic' }).waitFor();
+      assert.equal(await policy('plans'), 0);
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
   test('search with narrow syntax, and results stay live', async () => {
     const t = await startWebTestServer();
     try {

@@ -436,6 +436,11 @@ export class Model {
     return this.followedTopics.has(`${streamId}:${topic.toLowerCase()}`);
   }
 
+  /** The user's visibility_policy for a topic: 1 muted, 3 followed, else 0 (none kept here). */
+  topicPolicy(streamId: number, topic: string): number {
+    return this.isTopicMuted(streamId, topic) ? 1 : this.isTopicFollowed(streamId, topic) ? 3 : 0;
+  }
+
   /** In a muted channel or topic (left out of the combined feed and its count). */
   isMuted(m: { type: string; stream_id?: number; subject: string }): boolean {
     if (m.type !== 'stream' || m.stream_id === undefined) return false;

@@ -11,6 +11,7 @@ import { Compose, type ComposeHandle } from './Compose.tsx';
 import { People } from './People.tsx';
 import { Settings } from './Settings.tsx';
 import { Channels } from './Channels.tsx';
+import { TopicActions } from './TopicActions.tsx';
 
 export function go(terms: Term[]): void {
   const hash = narrowToHash(terms);
@@ -95,6 +96,13 @@ export function App() {
   useEffect(() => {
     setSearch(terms.length && narrowTitle(terms) === 'Search results' ? searchText(terms) : '');
   }, [terms, started]);
+  // A channel's topic, in a channel the user is in: it can be followed or muted.
+  const topicInView = (() => {
+    const ch = terms.find((t) => t.operator === 'channel' && !t.negated);
+    const tp = terms.find((t) => t.operator === 'topic' && !t.negated);
+    if (terms.length !== 2 || !ch || !tp || typeof ch.operand !== 'number' || !model.subs.has(ch.operand)) return null;
+    return { streamId: ch.operand, topic: String(tp.operand) };
+  })();
   // The tab's title: the unread count first (as Zulip's), so a tab in the background shows it.
   const unread = model.ready ? model.unreadInFeed() : 0;
   const title = `${unread ? `(${unread}) ` : ''}${narrowTitle(terms)} - Parley`;
@@ -196,6 +204,7 @@ export function App() {
       <main class="center">
         <div class="narrow-title">
           <h1>{narrowTitle(terms)}</h1>
+          {topicInView && <TopicActions streamId={topicInView.streamId} topic={topicInView.topic} />}
         </div>
         {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} />}
         <Compose handle={composeRef} terms={terms} />
