@@ -671,6 +671,41 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
+  test('mark all as read: the narrow in view, all of it, by its button', async () => {
+    const t = await startWebTestServer();
+    try {
+      const owner = t.client(t.owner);
+      const bob = t.client(await t.makeUser({ password: PASSWORD, name: 'Bob Unread' }));
+      const generalId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const ctx = await browser.newContext();
+      // A page in a background tab: what arrives is shown but not seen, so it stays unread.
+      await ctx.addInitScript(() => {
+        const g = globalThis as any;
+        Object.defineProperty(g.Document.prototype, 'visibilityState', { configurable: true, get: () => (g.__hidden ? 'hidden' : 'visible') });
+        Object.defineProperty(g.Document.prototype, 'hidden', { configurable: true, get: () => !!g.__hidden });
+      });
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}`), generalId);
+      await page.getByRole('heading', { name: '#general' }).waitFor();
+      const markAll = page.getByRole('button', { name: 'Mark all as read' });
+      await page.evaluate(() => ((globalThis as any).__hidden = true));
+      for (const [topic, text] of [['a', 'unread one'], ['b', 'unread two'], ['b', 'unread three']]) {
+        assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'general', topic, content: text }));
+      }
+      await messageRow(page, 'unread three').waitFor();
+      const generalLink = page.getByRole('navigation', { name: 'Channels' }).getByRole('link', { name: /^general\b/ });
+      await generalLink.getByLabel('3 unread').waitFor();
+      await markAll.click();
+      await eventually(async () => (await generalLink.getByLabel(/unread$/).count()) === 0, 'the channel count gone');
+      await eventually(async () => (await markAll.count()) === 0, 'the button gone');
+      const got = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: generalId }]) }));
+      for (const m of got.messages as Array<{ content: string; flags: string[] }>) assert.ok(m.flags.includes('read'), `${m.content}: ${m.flags}`);
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
   test('search with narrow syntax, and results stay live', async () => {
     const t = await startWebTestServer();
     try {

@@ -11,7 +11,7 @@ import { Compose, type ComposeHandle } from './Compose.tsx';
 import { People } from './People.tsx';
 import { Settings } from './Settings.tsx';
 import { Channels } from './Channels.tsx';
-import { TopicActions } from './TopicActions.tsx';
+import { MarkAllRead, TopicActions } from './NarrowActions.tsx';
 
 export function go(terms: Term[]): void {
   const hash = narrowToHash(terms);
@@ -102,6 +102,25 @@ export function App() {
     const tp = terms.find((t) => t.operator === 'topic' && !t.negated);
     if (terms.length !== 2 || !ch || !tp || typeof ch.operand !== 'number' || !model.subs.has(ch.operand)) return null;
     return { streamId: ch.operand, topic: String(tp.operand) };
+  })();
+  // Unread messages of the narrow in view, where the client counts them (the feed, a channel, a topic, a conversation).
+  const unreadHere = (() => {
+    if (!model.ready) return 0;
+    if (!terms.length) return model.unreadInFeed();
+    if (terms.some((t) => t.negated)) return 0;
+    const ch = terms.find((t) => t.operator === 'channel');
+    const tp = terms.find((t) => t.operator === 'topic');
+    const dm = terms.find((t) => t.operator === 'dm');
+    if (ch && typeof ch.operand === 'number' && terms.length === 1) return model.unreadCount((u) => u.kind === 'stream' && u.streamId === ch.operand);
+    if (ch && tp && typeof ch.operand === 'number' && terms.length === 2) {
+      const topic = String(tp.operand).toLowerCase();
+      return model.unreadCount((u) => u.kind === 'stream' && u.streamId === ch.operand && (u.topic ?? '').toLowerCase() === topic);
+    }
+    if (dm && Array.isArray(dm.operand) && terms.length === 1) {
+      const key = model.dmKey(dm.operand);
+      return model.unreadCount((u) => u.kind === 'dm' && u.dmKey === key);
+    }
+    return 0;
   })();
   // The tab's title: the unread count first (as Zulip's), so a tab in the background shows it.
   const unread = model.ready ? model.unreadInFeed() : 0;
@@ -204,7 +223,10 @@ export function App() {
       <main class="center">
         <div class="narrow-title">
           <h1>{narrowTitle(terms)}</h1>
-          {topicInView && <TopicActions streamId={topicInView.streamId} topic={topicInView.topic} />}
+          <span class="narrow-actions">
+            {unreadHere > 0 && model.list && <MarkAllRead list={model.list} />}
+            {topicInView && <TopicActions streamId={topicInView.streamId} topic={topicInView.topic} />}
+          </span>
         </div>
         {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} />}
         <Compose handle={composeRef} terms={terms} />

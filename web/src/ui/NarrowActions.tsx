@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
-import { model } from '../model.ts';
+import { model, type MessageList } from '../model.ts';
 
 /**
  * Follow or mute the topic in view (POST /user_topics, Zulip's
@@ -36,5 +36,35 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
         </span>
       )}
     </div>
+  );
+}
+
+/** Marks every message of the narrow in view read (see MessageList.markAllRead). */
+export function MarkAllRead({ list }: { list: MessageList }) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        class="btn"
+        disabled={busy}
+        onClick={() => {
+          setBusy(true);
+          setError(null);
+          list
+            .markAllRead()
+            .catch((err: unknown) => setError(err instanceof ApiError ? err.message : 'The server could not be reached.'))
+            .finally(() => setBusy(false));
+        }}
+      >
+        Mark all as read
+      </button>
+      {error && (
+        <span class="form-error" role="alert">
+          {error}
+        </span>
+      )}
+    </>
   );
 }
