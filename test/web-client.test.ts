@@ -512,6 +512,12 @@ describe('web client in Chromium', { skip }, () => {
       await inGeneral('plans', 'a plain channel message');
       await eventually(async () => (await shown()).length === 3, 'the channel message notified');
       assert.equal((await shown())[2]!.body, 'a plain channel message');
+      // A muted sender's messages arrive read: no notification.
+      assertSuccess(await t.client(t.owner).request('POST', `/users/me/muted_users/${bob.id}`));
+      await inGeneral('plans', 'from someone muted');
+      assertSuccess(await t.client(t.owner).request('POST', '/messages', { type: 'stream', to: 'general', topic: 'plans', content: 'my own, after it' }));
+      await messageRow(page, 'my own, after it').waitFor();
+      assert.equal((await shown()).length, 3);
       await ctx.close();
     } finally {
       await t.close();

@@ -13,7 +13,8 @@ import { model, type Message } from './model.ts';
 import { narrowToHash, type Term } from './narrow.ts';
 
 export function wantsNotification(m: Message): boolean {
-  if (m.sender_id === model.me.user_id) return false;
+  // Read on arrival: the user's own (from another client) and muted senders' (the server marks them read).
+  if (m.sender_id === model.me.user_id || m.flags.includes('read')) return false;
   const s = model.settings;
   const personal = s.enable_desktop_notifications !== false;
   if (m.type === 'private') return personal;
