@@ -633,7 +633,7 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
-  test('a topic in view can be followed and muted; a muted topic leaves All messages', async () => {
+  test('a topic in view can be followed, muted and renamed; a muted topic leaves All messages', async () => {
     const t = await startWebTestServer();
     try {
       const owner = t.client(t.owner);
@@ -671,6 +671,19 @@ describe('web client in Chromium', { skip }, () => {
       await actions.getByRole('button', { name: 'Unmute topic' }).click();
       await actions.getByRole('button', { name: 'Mute topic' }).waitFor();
       assert.equal(await policy('plans'), 0);
+
+      // Renamed: every message of the topic moves, and the view follows.
+      await actions.getByRole('button', { name: 'Rename topic' }).click();
+      await actions.getByLabel('New topic name').fill('roadmap');
+      await actions.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('heading', { name: '#general › roadmap' }).waitFor();
+      await messageRow(page, 'quiet plan').waitFor();
+      const inTopic = async (topic: string) =>
+        (assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, apply_markdown: false, narrow: JSON.stringify([{ operator: 'channel', operand: generalId }, { operator: 'topic', operand: topic }]) })).messages as Array<{ content: string; sender_id: number }>)
+          .filter((m) => m.sender_id !== t.owner.id && !/moved/.test(m.content))
+          .map((m) => m.content);
+      assert.deepEqual(await inTopic('roadmap'), ['first plan', 'quiet plan']);
+      assert.deepEqual(await inTopic('plans'), []);
       await ctx.close();
     } finally {
       await t.close();
