@@ -7,12 +7,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { Client, assertSuccess, createPgSchema, dropPgSchema, sleep, spawnNode, stopNode, zuliprcAccount, type NodeProcess } from './helpers.ts';
+import { Client, assertSuccess, createPgSchema, dropPgSchema, redisProxy, settledWithin, sleep, spawnNode, stopNode, zuliprcAccount, type NodeProcess } from './helpers.ts';
 import { deleteKeysWithPrefix } from '../src/lib/redis.ts';
 
 const dbUrl = process.env.TEST_DATABASE_URL;
@@ -144,52 +143,8 @@ test('PARLEY_WORKERS without REDIS_URL refuses to start and says why', { skip },
   assert.match(message, /Parley cannot start: PARLEY_WORKERS needs DATABASE_URL \(PostgreSQL\) and REDIS_URL/);
 });
 
-/**
- * A TCP proxy to the test's Redis that the test can cut (every connection
- * dropped, new ones refused) and restore, on the same port.
- */
-async function redisProxy(): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
-  const target = new URL(redisUrl!);
-  const sockets = new Set<Socket>();
-  let down = false;
-  const proxy = createServer((client) => {
-    if (down) {
-      client.destroy();
-      return;
-    }
-    const upstream = connect(Number(target.port || 6379), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const dropAll = () => {
-    for (const s of sockets) s.destroy();
-  };
-  return {
-    url: `redis://127.0.0.1:${(proxy.address() as { port: number }).port}`,
-    cut() {
-      down = true;
-      dropAll();
-    },
-    restore() {
-      down = false;
-    },
-    async close() {
-      dropAll();
-      await new Promise((resolve) => proxy.close(resolve));
-    },
-  };
-}
-
 test('Redis cut off and back: the node logs it once per connection, then serves and delivers again', { skip }, async () => {
-  const proxy = await redisProxy();
+  const proxy = await redisProxy(redisUrl!);
   const node = await spawnNode({ ...env(), REDIS_URL: proxy.url });
   nodes.push(node);
   const viaProxy = new Client(node.url, account);
@@ -223,12 +178,19 @@ test('Redis cut off and back: the node logs it once per connection, then serves 
 });
 
 test('a Redis blip: requests that come while the node connects again wait for it and succeed; in a longer outage they fail within seconds', { skip }, async () => {
-  const proxy = await redisProxy();
+  const proxy = await redisProxy(redisUrl!);
   const node = await spawnNode({ ...env(), REDIS_URL: proxy.url });
   nodes.push(node);
   const c = new Client(node.url, account);
   const q = assertSuccess(await c.post('/register', { event_types: ['message'] }));
   const lost = () => node.output().match(/Redis connection lost/g)?.length ?? 0;
+  /** `p`, or a failure with the node's log if it has not settled within 15 s. */
+  const answer = async <T>(what: string, p: Promise<T>): Promise<T> => {
+    const got = await settledWithin(p, 15_000);
+    if (got === 'pending') assert.fail(`${what}: no answer within 15 s\n${node.output()}`);
+    if (got.error) throw got.error;
+    return got.value as T;
+  };
   const cutAndWait = async () => {
     const before = lost();
     proxy.cut();
@@ -238,23 +200,23 @@ test('a Redis blip: requests that come while the node connects again wait for it
   try {
     await cutAndWait();
     const content = `during the blip ${randomBytes(4).toString('hex')}`;
-    const during = Promise.all([c.get('/users/me'), c.post('/messages', { type: 'stream', to: 'general', topic: 'redis', content })]);
+    const during = Promise.all([answer('GET /users/me in the blip', c.get('/users/me')), answer('the send in the blip', c.post('/messages', { type: 'stream', to: 'general', topic: 'redis', content }))]);
     await sleep(300);
     proxy.restore();
     const [me, sent] = await during;
     assert.equal(me.status, 200, node.output());
     assertSuccess(sent);
-    const events = await collectMessages(c, q.queue_id, 1);
+    const events = await answer('the message event', collectMessages(c, q.queue_id, 1));
     assert.deepEqual(events.filter((e) => e.type === 'message').map((e) => e.message.content), [content]);
 
     // Redis stays away: requests wait for it two seconds from the loss, then fail with the server's error; later ones at once.
     await cutAndWait();
     const cut = Date.now();
-    const r = await c.get('/users/me');
+    const r = await answer('GET /users/me in the outage', c.get('/users/me'));
     assert.equal(r.status, 500, node.output());
     assert.ok(Date.now() - cut < 4000, `answered ${Date.now() - cut} ms after the cut`);
     const again = Date.now();
-    assert.equal((await c.get('/users/me')).status, 500);
+    assert.equal((await answer('the next GET /users/me', c.get('/users/me'))).status, 500);
     assert.ok(Date.now() - again < 1000, `answered after ${Date.now() - again} ms`);
     proxy.restore();
   } finally {
@@ -263,8 +225,39 @@ test('a Redis blip: requests that come while the node connects again wait for it
   }
 });
 
+test('Redis gone with the node\'s reads of it unanswered: its requests still fail within seconds, and succeed once it is back', { skip }, async () => {
+  const proxy = await redisProxy(redisUrl!);
+  const node = await spawnNode({ ...env(), REDIS_URL: proxy.url });
+  nodes.push(node);
+  const c = new Client(node.url, account);
+  try {
+    assertSuccess(await c.get('/users/me'));
+    // What the node sends from now on goes unanswered: the scheduled-message
+    // pass's read of the change feed (every second), which the requests that
+    // come after it wait for. Then the connection drops and Redis stays away.
+    proxy.hold();
+    await sleep(1500);
+    proxy.cut();
+    const cut = Date.now();
+    const got = await settledWithin(c.get('/users/me'), 15_000);
+    assert.notEqual(got, 'pending', `no answer within 15 s of the cut:\n${node.output()}`);
+    assert.equal((got as { value: { status: number } }).value.status, 500, node.output());
+    assert.ok(Date.now() - cut < 4000, `answered ${Date.now() - cut} ms after the cut`);
+    proxy.restore();
+    let status = 0;
+    for (let i = 0; i < 100 && status !== 200; i++) {
+      status = (await c.get('/users/me')).status;
+      if (status !== 200) await sleep(100);
+    }
+    assert.equal(status, 200, node.output());
+  } finally {
+    await stopNode(node);
+    await proxy.close();
+  }
+});
+
 test('SIGTERM while Redis is unreachable: the node still exits within seconds', { skip }, async () => {
-  const proxy = await redisProxy();
+  const proxy = await redisProxy(redisUrl!);
   const node = await spawnNode({ ...env(), REDIS_URL: proxy.url });
   nodes.push(node);
   try {

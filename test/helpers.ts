@@ -636,3 +636,76 @@ export async function databaseRelay(url: string): Promise<{ url: string; links: 
     },
   };
 }
+
+/**
+ * A TCP proxy to the Redis of `url` that a test can cut (every connection
+ * dropped, new ones refused) and restore, on the same port; `hold` stops
+ * passing what the clients send (their commands stay unanswered, as on a
+ * connection that has died without a word).
+ */
+export async function redisProxy(url: string): Promise<{ url: string; cut(): void; restore(): void; hold(): void; close(): Promise<void> }> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  let down = false;
+  let held = false;
+  const proxy = createServer((client) => {
+    if (down) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => {
+        sockets.delete(s);
+        client.destroy();
+        upstream.destroy();
+      });
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (d: Buffer) => {
+      if (!held) upstream.write(d);
+    });
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const dropAll = () => {
+    for (const s of sockets) s.destroy();
+  };
+  return {
+    url: `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    cut() {
+      down = true;
+      held = false;
+      dropAll();
+    },
+    restore() {
+      down = false;
+    },
+    hold() {
+      held = true;
+    },
+    async close() {
+      dropAll();
+      await new Promise((resolve) => proxy.close(resolve));
+    },
+  };
+}
+
+/** How `p` settled, or 'pending' if it had not within `ms`. */
+export async function settledWithin(p: Promise<unknown>, ms: number): Promise<{ value?: unknown; error?: Error } | 'pending'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms)));
+  const outcome = p.then(
+    (value) => ({ value }),
+    (error: Error) => ({ error }),
+  );
+  try {
+    return await Promise.race([outcome, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -65,9 +65,17 @@ const RECONNECTING = new Set(['connecting', 'connect', 'reconnecting', 'close'])
  * until it is back. A waiting command had not been sent, so sending it later
  * cannot run it twice. The commands of a pipeline or MULTI wait together and
  * go out together, in their order.
+ *
+ * The commands that were on the wire when the connection was lost (sent,
+ * not answered) are sent again by ioredis once it is ready, and until then
+ * wait without a bound: in an outage, for as long as it lasts. They too fail
+ * once the connection has been gone `ms`. (A read of the change feed that
+ * waited there held every later request of the process, which wait for that
+ * read.)
  */
 function waitWhileReconnecting(client: Redis, ms: number): void {
   type Send = (command: { name: string; promise: Promise<unknown> }, stream?: unknown) => unknown;
+  type Unanswered = { length: number; shift(): { command: { reject(err: Error): void } } | undefined };
   const send = (client.sendCommand as unknown as Send).bind(client);
   const { Command } = ioredis();
   const down = (name: string): boolean =>
@@ -81,21 +89,36 @@ function waitWhileReconnecting(client: Redis, ms: number): void {
     timer = null;
     for (const go of waiting.splice(0)) go();
   };
+  /** Fails the commands left unanswered by the lost connection (ioredis keeps them to send again when it is ready). */
+  const failUnanswered = (): void => {
+    if (client.status === 'ready') return;
+    const unanswered = (client as unknown as { prevCommandQueue?: Unanswered | null }).prevCommandQueue;
+    if (!unanswered?.length) return;
+    const err = new Error(`Redis connection lost before the answer; not back within ${ms} ms`);
+    for (let item = unanswered.shift(); item; item = unanswered.shift()) item.command.reject(err);
+  };
+  const expire = (): void => {
+    release();
+    failUnanswered();
+  };
+  const arm = (): void => {
+    timer ??= setTimeout(expire, Math.max(0, lostAt! + ms - Date.now())).unref();
+  };
   client.on('close', () => {
     lostAt ??= Date.now();
+    arm();
   });
   client.on('ready', () => {
     lostAt = null;
     release();
   });
-  client.on('end', release);
+  client.on('end', expire);
   (client as unknown as { sendCommand: Send }).sendCommand = (command, stream) => {
     if (!down(command.name)) return send(command, stream);
     lostAt ??= Date.now();
-    const left = lostAt + ms - Date.now();
-    if (left <= 0) return send(command, stream);
+    if (lostAt + ms - Date.now() <= 0) return send(command, stream);
     waiting.push(() => void send(command, stream));
-    timer ??= setTimeout(release, left).unref();
+    arm();
     return command.promise;
   };
 }
