@@ -10,8 +10,10 @@
  * waits for its turn: until every send that started before it got its ID
  * and either got a larger one or has sent its event (or failed). A send
  * that is slow to finish holds the later ones back for at most
- * MAX_WAIT_MS. SQLite runs one writing transaction at a time, so a
- * send's turn there is always at once.
+ * MAX_WAIT_MS. SQLite runs one writing transaction at a time, so IDs
+ * come in commit order there; the slots still keep the work between a
+ * send's commit and its event (it waits on reads) from letting a later
+ * send's event go first.
  *
  * Between processes (a cluster) the order is not kept, as it is not in
  * Zulip, whose events are ordered as its processes send them.
