@@ -128,6 +128,13 @@ export class Client {
   }
 }
 
+/**
+ * The skip reason of tests that run the same whatever the backend: they
+ * start their own server on SQLite, or none. CI's PostgreSQL and cluster
+ * runs (TEST_DATABASE_URL) leave them to the SQLite run.
+ */
+export const SAME_ON_EVERY_BACKEND: string | false = process.env.TEST_DATABASE_URL ? 'the same on every backend: runs without TEST_DATABASE_URL' : false;
+
 let pgSchemaCounter = 0;
 
 /**

@@ -8,13 +8,15 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestServer, type TestServer } from './helpers.ts';
+import { CLUSTER_SIZE, startTestServer, type TestServer } from './helpers.ts';
 import { startServer } from '../src/server.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 /** Why the browser tests cannot run here, or false when they can. */
 export async function browserSkipReason(): Promise<string | false> {
+  // The browser talks to one node; the cluster run covers the /json API it uses without a browser (web-session.test.ts).
+  if (CLUSTER_SIZE > 1) return 'browser tests run in the one-process runs (TEST_CLUSTER is set)';
   if (!existsSync(CHROMIUM)) return `Chromium not found at ${CHROMIUM} (apt-get install chromium): browser tests skipped`;
   try {
     await import('playwright-core');
