@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { model } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { Dialog } from './Dialog.tsx';
+import { useRequest } from './request.ts';
 
 interface Channel {
   stream_id: number;
@@ -41,25 +42,12 @@ export function Channels({ onClose }: { onClose(): void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [isPrivate, setPrivate] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const { busy, error, setError, run } = useRequest<string>();
 
   const channels = [...model.streams.values()] as Channel[];
   channels.sort((a, b) => a.name.localeCompare(b.name));
 
-  async function act(key: string, fn: () => Promise<unknown>): Promise<boolean> {
-    setBusy(key);
-    setError(null);
-    try {
-      await fn();
-      return true;
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'The server could not be reached.');
-      return false;
-    } finally {
-      setBusy(null);
-    }
-  }
+  const act = (key: string, fn: () => Promise<unknown>) => run(fn, key);
 
   const join = (c: Channel) => act(`join:${c.stream_id}`, () => api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: c.name }]) }));
   const leave = (c: Channel) => act(`leave:${c.stream_id}`, () => api('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([c.name]) }));

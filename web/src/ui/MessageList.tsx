@@ -1,8 +1,9 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { model, type Message, type MessageList } from '../model.ts';
 import { narrowToHash, type Term } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
+import { failureText, useRequest } from './request.ts';
 import { avatarColor, cx, emojiChar, formatDay, formatTime, fullTime, initials, POPULAR_EMOJI, prepareHtml } from '../util.ts';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */
@@ -57,7 +58,7 @@ export function MessageListView({ list, onQuote }: Props) {
   const [editing, setEditing] = useState<{ id: number; text: string; error?: string; saving?: boolean } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState<number | null>(null);
   const [picker, setPicker] = useState<number | null>(null);
-  const [actionError, setActionError] = useState<string | null>(null);
+  const { error: actionError, setError: setActionError, run } = useRequest();
 
   const msgs = list.messages;
   let s = msgs.findIndex((m) => m.id >= startId);
@@ -176,17 +177,6 @@ export function MessageListView({ list, onQuote }: Props) {
   }, []);
 
   // ---- actions
-  async function run(fn: () => Promise<unknown>): Promise<boolean> {
-    setActionError(null);
-    try {
-      await fn();
-      return true;
-    } catch (err) {
-      setActionError(err instanceof ApiError ? err.message : 'The server could not be reached.');
-      return false;
-    }
-  }
-
   async function toggleReaction(m: Message, name: string, code: string, type: string): Promise<void> {
     const mine = m.reactions.some((r) => r.user_id === model.me.user_id && r.emoji_code === code && r.reaction_type === type);
     const params = { emoji_name: name, emoji_code: code, reaction_type: type };
@@ -216,7 +206,7 @@ export function MessageListView({ list, onQuote }: Props) {
       await api('PATCH', `/messages/${editing.id}`, { content: editing.text });
       setEditing(null);
     } catch (err) {
-      setEditing({ ...editing, saving: false, error: err instanceof ApiError ? err.message : 'The server could not be reached.' });
+      setEditing({ ...editing, saving: false, error: failureText(err) });
     }
   }
 

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { model, type MessageList } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
+import { useRequest } from './request.ts';
 
 /**
  * Follow or mute the topic in view (POST /user_topics, Zulip's
@@ -11,8 +12,7 @@ import { narrowToHash } from '../narrow.ts';
  * server says who may).
  */
 export function TopicActions({ streamId, topic }: { streamId: number; topic: string }) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useRequest();
   const [renaming, setRenaming] = useState<string | null>(null);
   const policy = model.topicPolicy(streamId, topic);
   const rename = async (e: Event) => {
@@ -27,42 +27,26 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
       setError('This topic has no message to rename it by.');
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await api('PATCH', `/messages/${anyMessage.id}`, { topic: to, propagate_mode: 'change_all' });
       setRenaming(null);
       location.hash = narrowToHash([
         { operator: 'channel', operand: streamId },
         { operator: 'topic', operand: to },
       ]);
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'The server could not be reached.');
-    } finally {
-      setBusy(false);
-    }
+    });
   };
-  const set = async (visibility: number) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api('POST', '/user_topics', { stream_id: streamId, topic, visibility_policy: visibility });
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'The server could not be reached.');
-    } finally {
-      setBusy(false);
-    }
-  };
+  const set = (visibility: number) => run(() => api('POST', '/user_topics', { stream_id: streamId, topic, visibility_policy: visibility }));
   return (
     <div class="topic-actions" role="group" aria-label="This topic">
-      <button type="button" class="btn" disabled={busy} aria-pressed={policy === 3} onClick={() => void set(policy === 3 ? 0 : 3)}>
+      <button type="button" class="btn" disabled={busy !== null} aria-pressed={policy === 3} onClick={() => void set(policy === 3 ? 0 : 3)}>
         {policy === 3 ? 'Unfollow topic' : 'Follow topic'}
       </button>
-      <button type="button" class="btn" disabled={busy} aria-pressed={policy === 1} onClick={() => void set(policy === 1 ? 0 : 1)}>
+      <button type="button" class="btn" disabled={busy !== null} aria-pressed={policy === 1} onClick={() => void set(policy === 1 ? 0 : 1)}>
         {policy === 1 ? 'Unmute topic' : 'Mute topic'}
       </button>
       {renaming === null ? (
-        <button type="button" class="btn" disabled={busy} onClick={() => setRenaming(topic)}>
+        <button type="button" class="btn" disabled={busy !== null} onClick={() => setRenaming(topic)}>
           Rename topic
         </button>
       ) : (
@@ -75,7 +59,7 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
             onInput={(e) => setRenaming(e.currentTarget.value)}
             onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), setRenaming(null))}
           />
-          <button type="submit" class="btn primary" disabled={busy}>
+          <button type="submit" class="btn primary" disabled={busy !== null}>
             Save
           </button>
         </form>
@@ -91,23 +75,10 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
 
 /** Marks every message of the narrow in view read (see MessageList.markAllRead). */
 export function MarkAllRead({ list }: { list: MessageList }) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useRequest();
   return (
     <>
-      <button
-        type="button"
-        class="btn"
-        disabled={busy}
-        onClick={() => {
-          setBusy(true);
-          setError(null);
-          list
-            .markAllRead()
-            .catch((err: unknown) => setError(err instanceof ApiError ? err.message : 'The server could not be reached.'))
-            .finally(() => setBusy(false));
-        }}
-      >
+      <button type="button" class="btn" disabled={busy !== null} onClick={() => void run(() => list.markAllRead())}>
         Mark all as read
       </button>
       {error && (

@@ -2,28 +2,28 @@ import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
+import { useRequest } from './request.ts';
 
+/** A request with a line under it: what it did, or why it failed. */
 function useAction() {
-  const [msg, setMsg] = useState<{ ok: boolean; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const request = useRequest();
+  const [done, setDone] = useState<string | null>(null);
   async function run(fn: () => Promise<unknown>, ok: string) {
-    setBusy(true);
-    setMsg(null);
-    try {
-      await fn();
-      setMsg({ ok: true, text: ok });
-    } catch (err) {
-      setMsg({ ok: false, text: err instanceof ApiError ? err.message : 'The server could not be reached.' });
-    } finally {
-      setBusy(false);
-    }
+    setDone(null);
+    if (await request.run(fn)) setDone(ok);
   }
-  const view = msg && (
-    <p class={msg.ok ? 'form-ok' : 'form-error'} role={msg.ok ? 'status' : 'alert'}>
-      {msg.text}
+  const view = request.error ? (
+    <p class="form-error" role="alert">
+      {request.error}
     </p>
+  ) : (
+    done && (
+      <p class="form-ok" role="status">
+        {done}
+      </p>
+    )
   );
-  return { run, busy, view };
+  return { run, busy: request.busy !== null, view };
 }
 
 export function Settings({ onClose }: { onClose(): void }) {

@@ -1,0 +1,31 @@
+import { useState } from 'preact/hooks';
+import { ApiError } from '../api.ts';
+
+/** What to show for a request that failed: the server's message, or that it could not be reached. */
+export function failureText(err: unknown): string {
+  return err instanceof ApiError ? err.message : 'The server could not be reached.';
+}
+
+/**
+ * A request started from the page: which one is under way (`busy`: the key
+ * it was run with, null when none), and why the last one failed (`error`,
+ * cleared when the next one starts). `run` says whether it succeeded.
+ */
+export function useRequest<K = true>() {
+  const [busy, setBusy] = useState<K | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  async function run(fn: () => Promise<unknown>, key: K = true as K): Promise<boolean> {
+    setBusy(key);
+    setError(null);
+    try {
+      await fn();
+      return true;
+    } catch (err) {
+      setError(failureText(err));
+      return false;
+    } finally {
+      setBusy(null);
+    }
+  }
+  return { busy, error, setError, run };
+}
