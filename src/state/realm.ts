@@ -4,7 +4,6 @@ import { feature, type StateProvider } from './registry.ts';
 import { realmById } from '../store/realm.ts';
 import { allUsers } from '../store/users.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
-import { renderDescription } from '../actions/streams-format.ts';
 import { formatUser, avatarUrl, isAdminRole } from '../actions/users-format.ts';
 import { realmIconUrl, realmLogoUrl } from '../actions/realm-images.ts';
 import { EMOJI_DATA_PATH } from '../lib/static-paths.ts';
@@ -35,7 +34,8 @@ const provider1: StateProvider = {
     delete out.realm_email_address_visibility;
     Object.assign(out, {
       realm_name: realm.name,
-      realm_description: await renderDescription(svc, svc.store.db, realm.description),
+      // The raw text, as Zulip's register sends it (the rendered HTML is in /server_settings and the update_dict event).
+      realm_description: realm.description,
       realm_date_created: realm.date_created,
       realm_url: c.externalUrl,
       realm_uri: c.externalUrl,
