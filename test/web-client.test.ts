@@ -633,6 +633,65 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
+  test('organization settings: an administrator renames the organization, changes a role, deactivates and reactivates an account; members do not see them', async () => {
+    const t = await startWebTestServer();
+    try {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Member' });
+      const ctx = await browser.newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const org = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Organization' });
+
+      // Refused by the server (a description over Zulip's 1,000 characters): its reason, and nothing changed.
+      const before = assertSuccess(await owner.get('/server_settings')).realm_description;
+      await org.getByLabel('Description').fill('x'.repeat(1001));
+      await org.getByRole('button', { name: 'Save organization' }).click();
+      await org.getByRole('alert').waitFor();
+      assert.equal(assertSuccess(await owner.get('/server_settings')).realm_description, before);
+
+      await org.getByLabel('Organization name').fill('Renamed Org');
+      await org.getByLabel('Description').fill('Where we talk.');
+      await org.getByRole('button', { name: 'Save organization' }).click();
+      await org.getByRole('status').filter({ hasText: 'Organization saved.' }).waitFor();
+      const settings = assertSuccess(await owner.get('/server_settings'));
+      assert.equal(settings.realm_name, 'Renamed Org');
+      assert.equal(settings.realm_description, '<p>Where we talk.</p>');
+      // The header follows the realm event.
+      await page.getByRole('banner').getByText('Renamed Org').waitFor();
+
+      const people = org.getByRole('list', { name: 'People in the organization' });
+      await org.getByLabel('Find a person').fill('bob');
+      assert.equal(await people.getByRole('listitem').count(), 1);
+      await people.getByLabel('Role of Bob Member').selectOption({ label: 'Moderator' });
+      await eventually(async () => assertSuccess(await owner.get(`/users/${bob.id}`)).user.role === 300, "Bob's new role");
+      // One's own role and account cannot be changed here.
+      await org.getByLabel('Find a person').fill('');
+      const myName = assertSuccess(await owner.get('/users/me')).full_name as string;
+      assert.equal(await people.getByLabel(`Role of ${myName}`).isDisabled(), true);
+      assert.equal(await people.getByRole('button', { name: `Deactivate ${myName}` }).count(), 0);
+
+      await people.getByRole('button', { name: 'Deactivate Bob Member' }).click();
+      await people.getByRole('button', { name: 'Reactivate Bob Member' }).waitFor();
+      assert.equal(assertSuccess(await owner.get(`/users/${bob.id}`)).user.is_active, false);
+      await people.getByRole('button', { name: 'Reactivate Bob Member' }).click();
+      await people.getByRole('button', { name: 'Deactivate Bob Member' }).waitFor();
+      assert.equal(assertSuccess(await owner.get(`/users/${bob.id}`)).user.is_active, true);
+
+      // A member's settings have no organization section.
+      const memberCtx = await browser.newContext();
+      const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Member' });
+      const member = await loginPage(memberCtx, t.url, carol.email, PASSWORD);
+      await member.getByRole('button', { name: 'Settings' }).click();
+      await member.getByRole('dialog', { name: 'Settings' }).getByRole('heading', { name: 'Invite people' }).waitFor();
+      assert.equal(await member.getByRole('region', { name: 'Organization' }).count(), 0);
+      await memberCtx.close();
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
   test('a topic in view can be followed, muted and renamed; a muted topic leaves All messages', async () => {
     const t = await startWebTestServer();
     try {

@@ -3,6 +3,7 @@ import { api, ApiError } from '../api.ts';
 import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
 import { useRequest } from './request.ts';
+import { isAdministrator, Organization } from './Organization.tsx';
 
 /** A request with a line under it: what it did, or why it failed. */
 function useAction() {
@@ -133,6 +134,7 @@ export function Settings({ onClose }: { onClose(): void }) {
       </section>
       <Notifications setSetting={setSetting} />
       <InvitePeople />
+      {isAdministrator(model.me) && <Organization />}
     </Dialog>
   );
 }
