@@ -692,7 +692,7 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
-  test('a topic in view can be followed, muted and renamed; a muted topic leaves All messages', async () => {
+  test('a topic in view can be followed, muted, renamed and moved to another channel; a muted topic leaves All messages', async () => {
     const t = await startWebTestServer();
     try {
       const owner = t.client(t.owner);
@@ -732,17 +732,28 @@ describe('web client in Chromium', { skip }, () => {
       assert.equal(await policy('plans'), 0);
 
       // Renamed: every message of the topic moves, and the view follows.
-      await actions.getByRole('button', { name: 'Rename topic' }).click();
+      await actions.getByRole('button', { name: 'Move or rename topic' }).click();
       await actions.getByLabel('New topic name').fill('roadmap');
       await actions.getByRole('button', { name: 'Save' }).click();
       await page.getByRole('heading', { name: '#general › roadmap' }).waitFor();
       await messageRow(page, 'quiet plan').waitFor();
-      const inTopic = async (topic: string) =>
-        (assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, apply_markdown: false, narrow: JSON.stringify([{ operator: 'channel', operand: generalId }, { operator: 'topic', operand: topic }]) })).messages as Array<{ content: string; sender_id: number }>)
+      const inTopic = async (channel: number, topic: string) =>
+        (assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, apply_markdown: false, narrow: JSON.stringify([{ operator: 'channel', operand: channel }, { operator: 'topic', operand: topic }]) })).messages as Array<{ content: string; sender_id: number }>)
           .filter((m) => m.sender_id !== t.owner.id && !/moved/.test(m.content))
           .map((m) => m.content);
-      assert.deepEqual(await inTopic('roadmap'), ['first plan', 'quiet plan']);
-      assert.deepEqual(await inTopic('plans'), []);
+      assert.deepEqual(await inTopic(generalId, 'roadmap'), ['first plan', 'quiet plan']);
+      assert.deepEqual(await inTopic(generalId, 'plans'), []);
+
+      // Moved to another channel (one the owner is in), same name: the view follows.
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'design' }]) }));
+      const designId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'design' })) as { stream_id: number }).stream_id;
+      await actions.getByRole('button', { name: 'Move or rename topic' }).click();
+      await actions.getByLabel('Channel').selectOption({ label: '#design' });
+      await actions.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('heading', { name: '#design › roadmap' }).waitFor();
+      await messageRow(page, 'quiet plan').waitFor();
+      assert.deepEqual(await inTopic(designId, 'roadmap'), ['first plan', 'quiet plan']);
+      assert.deepEqual(await inTopic(generalId, 'roadmap'), []);
       await ctx.close();
     } finally {
       await t.close();

@@ -7,31 +7,37 @@ import { useRequest } from './request.ts';
 /**
  * Follow or mute the topic in view (POST /user_topics, Zulip's
  * visibility_policy: 3 followed, 1 muted, 0 neither; the buttons follow the
- * user_topic event), or rename it (PATCH /messages/{id} of one of its
- * messages with propagate_mode change_all, as Zulip's web app does; the
- * server says who may).
+ * user_topic event), or move it to another channel and/or rename it (PATCH
+ * /messages/{id} of one of its messages with propagate_mode change_all, as
+ * Zulip's web app does; the server says who may).
  */
 export function TopicActions({ streamId, topic }: { streamId: number; topic: string }) {
   const { busy, error, setError, run } = useRequest();
-  const [renaming, setRenaming] = useState<string | null>(null);
+  const [moving, setMoving] = useState<{ channel: number; topic: string } | null>(null);
   const policy = model.topicPolicy(streamId, topic);
-  const rename = async (e: Event) => {
+  const channels = [...model.subs.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const move = async (e: Event) => {
     e.preventDefault();
-    const to = (renaming ?? '').trim();
+    if (!moving) return;
+    const to = moving.topic.trim();
     const anyMessage = model.list?.messages.at(-1);
-    if (!to || to === topic) {
-      setRenaming(null);
+    if (!to || (to === topic && moving.channel === streamId)) {
+      setMoving(null);
       return;
     }
     if (!anyMessage) {
-      setError('This topic has no message to rename it by.');
+      setError('This topic has no message to move it by.');
       return;
     }
     await run(async () => {
-      await api('PATCH', `/messages/${anyMessage.id}`, { topic: to, propagate_mode: 'change_all' });
-      setRenaming(null);
+      await api('PATCH', `/messages/${anyMessage.id}`, {
+        propagate_mode: 'change_all',
+        ...(to !== topic ? { topic: to } : {}),
+        ...(moving.channel !== streamId ? { stream_id: moving.channel } : {}),
+      });
+      setMoving(null);
       location.hash = narrowToHash([
-        { operator: 'channel', operand: streamId },
+        { operator: 'channel', operand: moving.channel },
         { operator: 'topic', operand: to },
       ]);
     });
@@ -45,19 +51,25 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
       <button type="button" class="btn" disabled={busy !== null} aria-pressed={policy === 1} onClick={() => void set(policy === 1 ? 0 : 1)}>
         {policy === 1 ? 'Unmute topic' : 'Mute topic'}
       </button>
-      {renaming === null ? (
-        <button type="button" class="btn" disabled={busy !== null} onClick={() => setRenaming(topic)}>
-          Rename topic
+      {moving === null ? (
+        <button type="button" class="btn" disabled={busy !== null} onClick={() => setMoving({ channel: streamId, topic })}>
+          Move or rename topic
         </button>
       ) : (
-        <form class="topic-rename" onSubmit={(e) => void rename(e)}>
+        <form class="topic-rename" onSubmit={(e) => void move(e)} onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), setMoving(null))}>
+          <select aria-label="Channel" value={String(moving.channel)} onChange={(e) => setMoving({ ...moving, channel: Number(e.currentTarget.value) })}>
+            {channels.map((c) => (
+              <option key={c.stream_id} value={String(c.stream_id)}>
+                #{c.name}
+              </option>
+            ))}
+          </select>
           <input
             type="text"
             aria-label="New topic name"
-            value={renaming}
+            value={moving.topic}
             maxLength={model.realm.max_topic_length ?? 60}
-            onInput={(e) => setRenaming(e.currentTarget.value)}
-            onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), setRenaming(null))}
+            onInput={(e) => setMoving({ ...moving, topic: e.currentTarget.value })}
           />
           <button type="submit" class="btn primary" disabled={busy !== null}>
             Save
