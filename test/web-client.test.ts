@@ -524,7 +524,7 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
-  test('channels: browse, join, mute, leave and create one from the web client', async () => {
+  test('channels: browse, join, pin, mute, leave and create one from the web client', async () => {
     const t = await startWebTestServer();
     try {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Channels' });
@@ -545,6 +545,17 @@ describe('web client in Chromium', { skip }, () => {
       await list.getByRole('button', { name: 'Leave #random' }).waitFor();
       await sidebar.getByRole('link', { name: /^random\b/ }).waitFor();
       assert.ok((await mine()).some((s) => s.name === 'random'));
+      // Pinned: in the sidebar's pinned list; then unpinned.
+      const pinned = async () => (assertSuccess(await owner.request('GET', '/users/me/subscriptions')).subscriptions as Array<{ name: string; pin_to_top: boolean }>).find((s) => s.name === 'random')?.pin_to_top;
+      const pinnedList = sidebar.getByRole('list', { name: 'Pinned channels' });
+      await list.getByRole('button', { name: 'Pin #random' }).click();
+      await list.getByRole('button', { name: 'Unpin #random' }).waitFor();
+      assert.equal(await pinned(), true);
+      await pinnedList.getByRole('link', { name: /^random\b/ }).waitFor();
+      await list.getByRole('button', { name: 'Unpin #random' }).click();
+      await list.getByRole('button', { name: 'Pin #random' }).waitFor();
+      assert.equal(await pinned(), false);
+      await eventually(async () => (await pinnedList.count()) === 0, 'no pinned channels left');
       // Mute, unmute.
       const muted = async () => (assertSuccess(await owner.request('GET', '/users/me/subscriptions')).subscriptions as Array<{ name: string; is_muted: boolean }>).find((s) => s.name === 'random')?.is_muted;
       await list.getByRole('button', { name: 'Mute #random' }).click();

@@ -33,7 +33,7 @@ function channelNamed(name: string): Promise<number | undefined> {
 }
 
 /**
- * The organization's channels this user can see: join, mute, leave, open; and a
+ * The organization's channels this user can see: join, pin, mute, leave, open; and a
  * form to create one (the creator is subscribed). Everything through
  * /users/me/subscriptions, as Zulip's web app does; the lists follow the
  * server's events.
@@ -51,9 +51,9 @@ export function Channels({ onClose }: { onClose(): void }) {
 
   const join = (c: Channel) => act(`join:${c.stream_id}`, () => api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: c.name }]) }));
   const leave = (c: Channel) => act(`leave:${c.stream_id}`, () => api('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([c.name]) }));
-  const setMuted = (c: Channel, muted: boolean) =>
-    act(`mute:${c.stream_id}`, () =>
-      api('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: c.stream_id, property: 'is_muted', value: muted }]) }),
+  const setProperty = (c: Channel, property: 'is_muted' | 'pin_to_top', value: boolean) =>
+    act(`${property}:${c.stream_id}`, () =>
+      api('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: c.stream_id, property, value }]) }),
     );
 
   async function create(e: Event): Promise<void> {
@@ -102,12 +102,21 @@ export function Channels({ onClose }: { onClose(): void }) {
                 </div>
                 {subscribed ? (
                   <span class="channel-actions">
+                    {model.subs.get(c.stream_id)!.pin_to_top ? (
+                      <button type="button" class="btn" disabled={busy !== null} aria-label={`Unpin #${c.name}`} onClick={() => void setProperty(c, 'pin_to_top', false)}>
+                        Unpin
+                      </button>
+                    ) : (
+                      <button type="button" class="btn" disabled={busy !== null} aria-label={`Pin #${c.name}`} onClick={() => void setProperty(c, 'pin_to_top', true)}>
+                        Pin
+                      </button>
+                    )}
                     {model.subs.get(c.stream_id)!.is_muted ? (
-                      <button type="button" class="btn" disabled={busy !== null} aria-label={`Unmute #${c.name}`} onClick={() => void setMuted(c, false)}>
+                      <button type="button" class="btn" disabled={busy !== null} aria-label={`Unmute #${c.name}`} onClick={() => void setProperty(c, 'is_muted', false)}>
                         Unmute
                       </button>
                     ) : (
-                      <button type="button" class="btn" disabled={busy !== null} aria-label={`Mute #${c.name}`} onClick={() => void setMuted(c, true)}>
+                      <button type="button" class="btn" disabled={busy !== null} aria-label={`Mute #${c.name}`} onClick={() => void setProperty(c, 'is_muted', true)}>
                         Mute
                       </button>
                     )}
