@@ -56,6 +56,17 @@ export function Channels({ onClose }: { onClose(): void }) {
       api('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: c.stream_id, property, value }]) }),
     );
 
+  /** The button that turns a subscription's property on or off, named for what it does. */
+  const toggle = (c: Channel, property: 'is_muted' | 'pin_to_top', [turnOn, turnOff]: [string, string]) => {
+    const on = model.subs.get(c.stream_id)![property];
+    const label = on ? turnOff : turnOn;
+    return (
+      <button type="button" class="btn" disabled={busy !== null} aria-label={`${label} #${c.name}`} onClick={() => void setProperty(c, property, !on)}>
+        {label}
+      </button>
+    );
+  };
+
   async function create(e: Event): Promise<void> {
     e.preventDefault();
     const wanted = name.trim();
@@ -102,24 +113,8 @@ export function Channels({ onClose }: { onClose(): void }) {
                 </div>
                 {subscribed ? (
                   <span class="channel-actions">
-                    {model.subs.get(c.stream_id)!.pin_to_top ? (
-                      <button type="button" class="btn" disabled={busy !== null} aria-label={`Unpin #${c.name}`} onClick={() => void setProperty(c, 'pin_to_top', false)}>
-                        Unpin
-                      </button>
-                    ) : (
-                      <button type="button" class="btn" disabled={busy !== null} aria-label={`Pin #${c.name}`} onClick={() => void setProperty(c, 'pin_to_top', true)}>
-                        Pin
-                      </button>
-                    )}
-                    {model.subs.get(c.stream_id)!.is_muted ? (
-                      <button type="button" class="btn" disabled={busy !== null} aria-label={`Unmute #${c.name}`} onClick={() => void setProperty(c, 'is_muted', false)}>
-                        Unmute
-                      </button>
-                    ) : (
-                      <button type="button" class="btn" disabled={busy !== null} aria-label={`Mute #${c.name}`} onClick={() => void setProperty(c, 'is_muted', true)}>
-                        Mute
-                      </button>
-                    )}
+                    {toggle(c, 'pin_to_top', ['Pin', 'Unpin'])}
+                    {toggle(c, 'is_muted', ['Mute', 'Unmute'])}
                     <button type="button" class="btn" disabled={busy !== null} aria-label={`Leave #${c.name}`} onClick={() => void leave(c)}>
                       Leave
                     </button>
