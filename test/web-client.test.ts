@@ -524,6 +524,69 @@ describe('web client in Chromium', { skip }, () => {
     }
   });
 
+  test('sounds: direct messages and mentions while the page is not in front, as the settings say', async () => {
+    const t = await startWebTestServer();
+    try {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Sounds' });
+      const bobApi = t.client(bob);
+      const ctx = await browser.newContext();
+      // The sounds started, counted; the page's focus, set by the test.
+      await ctx.addInitScript(() => {
+        const g = globalThis as any;
+        g.__sounds = 0;
+        g.__front = true;
+        const param = { setValueAtTime() {}, exponentialRampToValueAtTime() {} };
+        g.AudioContext = class {
+          currentTime = 0;
+          destination = {};
+          resume = async () => {};
+          createOscillator() {
+            return { type: '', frequency: param, connect: (n: unknown) => n, start: () => g.__sounds++, stop() {} };
+          }
+          createGain() {
+            return { gain: param, connect: (n: unknown) => n };
+          }
+        };
+        g.document.hasFocus = () => g.__front;
+      });
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const sounds = async (): Promise<number> => page.evaluate(() => (globalThis as any).__sounds);
+      const dm = async (content: string) => assertSuccess(await bobApi.request('POST', '/messages', { type: 'direct', to: JSON.stringify([t.owner.id]), content }));
+      const inGeneral = async (content: string) => assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'sounds', content }));
+
+      await dm('while you look');
+      await messageRow(page, 'while you look').waitFor();
+      assert.equal(await sounds(), 0);
+      await page.evaluate(() => ((globalThis as any).__front = false));
+      await dm('a direct message');
+      await eventually(async () => (await sounds()) === 1, 'a sound for the direct message');
+      // A channel message: not by default; a mention: yes.
+      await inGeneral('no one in particular');
+      await messageRow(page, 'no one in particular').waitFor();
+      await inGeneral(`@**${t.owner.row.full_name}** listen`);
+      await eventually(async () => (await sounds()) === 2, 'a sound for the mention');
+
+      // Turned off in Settings: none.
+      await page.evaluate(() => ((globalThis as any).__front = true));
+      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/^Sounds/).uncheck();
+      const saved = async () => assertSuccess(await t.client(t.owner).request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.enable_sounds;
+      await eventually(async () => (await saved()) === false, 'the setting saved');
+      await page.keyboard.press('Escape');
+      await page.evaluate(() => ((globalThis as any).__front = false));
+      await dm('after turning them off');
+      await messageRow(page, 'after turning them off').waitFor();
+      // And "none" as the sound (by the API): none either, whatever else asks for one.
+      assertSuccess(await t.client(t.owner).request('PATCH', '/settings', { enable_sounds: true, notification_sound: 'none' }));
+      await dm('with no sound chosen');
+      await messageRow(page, 'with no sound chosen').waitFor();
+      assert.equal(await sounds(), 2);
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
   test('channels: browse, join, pin, mute, leave and create one from the web client', async () => {
     const t = await startWebTestServer();
     try {

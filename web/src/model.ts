@@ -26,6 +26,7 @@ export interface Sub {
   invite_only: boolean;
   /** The subscription's own notification choices (null: the user's defaults). */
   desktop_notifications: boolean | null;
+  audible_notifications: boolean | null;
   wildcard_mentions_notify: boolean | null;
 }
 
@@ -370,6 +371,7 @@ export class Model {
       description: s.description ?? '',
       invite_only: !!s.invite_only,
       desktop_notifications: typeof s.desktop_notifications === 'boolean' ? s.desktop_notifications : null,
+      audible_notifications: typeof s.audible_notifications === 'boolean' ? s.audible_notifications : null,
       wildcard_mentions_notify: typeof s.wildcard_mentions_notify === 'boolean' ? s.wildcard_mentions_notify : null,
     };
   }

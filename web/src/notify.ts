@@ -1,22 +1,35 @@
 /**
- * Desktop notifications for new messages, by the user's settings as Zulip
- * applies them: direct messages, mentions and alert words
- * (`enable_desktop_notifications`); wildcard mentions (also
- * `wildcard_mentions_notify`, or the subscription's own); followed topics
- * (`enable_followed_topic_desktop_notifications`); channels
- * (the subscription's `desktop_notifications`, else
- * `enable_stream_desktop_notifications`). Muted channels and topics notify
- * only of personal mentions. Shown only while the page is not in front, and
- * only once the browser allows it (Settings asks).
+ * Desktop notifications and sounds for new messages, by the user's settings
+ * as Zulip applies them, each with its own settings: direct messages,
+ * mentions and alert words (`enable_desktop_notifications`,
+ * `enable_sounds`); wildcard mentions (also `wildcard_mentions_notify`, or
+ * the subscription's own); followed topics
+ * (`enable_followed_topic_desktop_notifications`, `..._audible_...`);
+ * channels (the subscription's `desktop_notifications` or
+ * `audible_notifications`, else `enable_stream_desktop_notifications` or
+ * `enable_stream_audible_notifications`). Muted channels and topics notify
+ * only of personal mentions. Both only while the page is not in front; a
+ * notification only once the browser allows it (Settings asks), a sound
+ * unless `notification_sound` is "none" (one sound, made here, whichever
+ * Zulip sound is chosen).
  */
 import { model, type Message } from './model.ts';
 import { narrowToHash, type Term } from './narrow.ts';
 
-export function wantsNotification(m: Message): boolean {
+type Kind = 'desktop' | 'audible';
+
+/** The user's settings and the subscription's property for each kind. */
+const SETTINGS = {
+  desktop: { personal: 'enable_desktop_notifications', followed: 'enable_followed_topic_desktop_notifications', channels: 'enable_stream_desktop_notifications', sub: 'desktop_notifications' },
+  audible: { personal: 'enable_sounds', followed: 'enable_followed_topic_audible_notifications', channels: 'enable_stream_audible_notifications', sub: 'audible_notifications' },
+} as const;
+
+export function wants(m: Message, kind: Kind): boolean {
   // Read on arrival: the user's own (from another client) and muted senders' (the server marks them read).
   if (m.sender_id === model.me.user_id || m.flags.includes('read')) return false;
   const s = model.settings;
-  const personal = s.enable_desktop_notifications !== false;
+  const names = SETTINGS[kind];
+  const personal = s[names.personal] !== false;
   if (m.type === 'private') return personal;
   if (m.flags.includes('mentioned') || m.flags.includes('has_alert_word')) return personal;
   if (model.isMuted(m)) return false;
@@ -24,8 +37,31 @@ export function wantsNotification(m: Message): boolean {
   if (!sub) return false;
   const wildcard = m.flags.includes('stream_wildcard_mentioned') || m.flags.includes('topic_wildcard_mentioned');
   if (wildcard && personal && (sub.wildcard_mentions_notify ?? s.wildcard_mentions_notify !== false)) return true;
-  if (model.isTopicFollowed(sub.stream_id, m.subject) && s.enable_followed_topic_desktop_notifications !== false) return true;
-  return sub.desktop_notifications ?? !!s.enable_stream_desktop_notifications;
+  if (model.isTopicFollowed(sub.stream_id, m.subject) && s[names.followed] !== false) return true;
+  return sub[names.sub] ?? !!s[names.channels];
+}
+
+let audio: AudioContext | null = null;
+
+/** A short two-note chime. Browsers play it once the page has had a click or key press. */
+function chime(): void {
+  try {
+    audio ??= new AudioContext();
+    void audio.resume().catch(() => {});
+    const t = audio.currentTime;
+    const tone = audio.createOscillator();
+    const volume = audio.createGain();
+    tone.type = 'sine';
+    tone.frequency.setValueAtTime(880, t);
+    tone.frequency.setValueAtTime(1320, t + 0.09);
+    volume.gain.setValueAtTime(0.15, t);
+    volume.gain.exponentialRampToValueAtTime(0.001, t + 0.35);
+    tone.connect(volume).connect(audio.destination);
+    tone.start(t);
+    tone.stop(t + 0.35);
+  } catch {
+    // No audio in this browser.
+  }
 }
 
 /** The message's text without its HTML, shortened. */
@@ -43,11 +79,12 @@ function conversation(m: Message): Term[] {
   ];
 }
 
-/** Shows a desktop notification for `m` when the user wants one and is not looking at the page. */
+/** Plays the sound and shows a desktop notification for `m`, each when the user wants it and is not looking at the page. */
 export function notifyIfWanted(m: Message): void {
-  if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
   if (!document.hidden && document.hasFocus()) return;
-  if (!wantsNotification(m)) return;
+  if (model.settings.notification_sound !== 'none' && wants(m, 'audible')) chime();
+  if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
+  if (!wants(m, 'desktop')) return;
   const where = m.type === 'private' ? (Array.isArray(m.display_recipient) && m.display_recipient.length > 2 ? ' (group)' : '') : ` (#${model.streamName(m.stream_id)} › ${m.subject})`;
   const terms = conversation(m);
   let n: Notification;

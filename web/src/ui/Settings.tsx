@@ -139,13 +139,13 @@ export function Settings({ onClose }: { onClose(): void }) {
   );
 }
 
-/** Desktop notifications: the browser's permission (asked on a click, as browsers require) and what to be notified of. */
+/** Notifications: the browser's permission (asked on a click, as browsers require), what to be notified of, and sounds. */
 function Notifications({ setSetting }: { setSetting(property: string, value: unknown): Promise<void> }) {
   const supported = typeof Notification !== 'undefined';
   const [permission, setPermission] = useState(supported ? Notification.permission : 'denied');
   return (
     <section>
-      <h2>Desktop notifications</h2>
+      <h2>Notifications</h2>
       {!supported ? (
         <p>This browser cannot show notifications.</p>
       ) : permission === 'default' ? (
@@ -164,6 +164,10 @@ function Notifications({ setSetting }: { setSetting(property: string, value: unk
       <label class="check">
         <input type="checkbox" checked={!!model.settings.enable_stream_desktop_notifications} onChange={(e) => void setSetting('enable_stream_desktop_notifications', e.currentTarget.checked)} />
         Every message in my channels
+      </label>
+      <label class="check">
+        <input type="checkbox" checked={model.settings.enable_sounds !== false} onChange={(e) => void setSetting('enable_sounds', e.currentTarget.checked)} />
+        Sounds (direct messages, mentions), while this page is not in front
       </label>
     </section>
   );
