@@ -4,7 +4,7 @@ import { model } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { Dialog } from './Dialog.tsx';
-import { useRequest } from './request.ts';
+import { useRequest } from './request.tsx';
 
 interface Channel {
   stream_id: number;

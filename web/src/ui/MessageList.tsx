@@ -3,7 +3,7 @@ import { api } from '../api.ts';
 import { model, type Message, type MessageList } from '../model.ts';
 import { narrowToHash, type Term } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
-import { failureText, useRequest } from './request.ts';
+import { failureText, useRequest } from './request.tsx';
 import { avatarColor, cx, emojiChar, formatDay, formatTime, fullTime, initials, POPULAR_EMOJI, prepareHtml } from '../util.ts';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type MessageList } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
-import { useRequest } from './request.ts';
+import { useRequest } from './request.tsx';
 
 /**
  * Follow or mute the topic in view (POST /user_topics, Zulip's

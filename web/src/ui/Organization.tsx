@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type User } from '../model.ts';
-import { useRequest } from './request.ts';
+import { useAction, useRequest } from './request.tsx';
 
 /** Zulip's roles, highest first. */
 const ROLES: Array<[number, string]> = [
@@ -31,9 +31,8 @@ export function Organization() {
   const [name, setName] = useState<string>(model.realm.realm_name ?? '');
   const [description, setDescription] = useState<string>(model.realm.realm_description ?? '');
   const [filter, setFilter] = useState('');
-  const profile = useRequest();
+  const profile = useAction();
   const people = useRequest<number>();
-  const [saved, setSaved] = useState(false);
 
   const wanted = filter.trim().toLowerCase();
   const humans = ([...model.users.values()] as User[])
@@ -47,28 +46,17 @@ export function Organization() {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          setSaved(false);
-          void profile.run(() => api('PATCH', '/realm', { name: name.trim(), description })).then((ok) => setSaved(ok));
+          void profile.run(() => api('PATCH', '/realm', { name: name.trim(), description }), 'Organization saved.');
         }}
       >
         <label for="org-name">Organization name</label>
         <input id="org-name" type="text" value={name} maxLength={40} required onInput={(e) => setName(e.currentTarget.value)} />
         <label for="org-description">Description</label>
         <textarea id="org-description" rows={2} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
-        <button type="submit" class="btn primary" disabled={profile.busy !== null}>
+        <button type="submit" class="btn primary" disabled={profile.busy}>
           Save organization
         </button>
-        {profile.error ? (
-          <p class="form-error" role="alert">
-            {profile.error}
-          </p>
-        ) : (
-          saved && (
-            <p class="form-ok" role="status">
-              Organization saved.
-            </p>
-          )
-        )}
+        {profile.view}
       </form>
       <h3>People</h3>
       <label for="org-filter">Find a person</label>

@@ -2,30 +2,8 @@ import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
-import { useRequest } from './request.ts';
+import { useAction } from './request.tsx';
 import { isAdministrator, Organization } from './Organization.tsx';
-
-/** A request with a line under it: what it did, or why it failed. */
-function useAction() {
-  const request = useRequest();
-  const [done, setDone] = useState<string | null>(null);
-  async function run(fn: () => Promise<unknown>, ok: string) {
-    setDone(null);
-    if (await request.run(fn)) setDone(ok);
-  }
-  const view = request.error ? (
-    <p class="form-error" role="alert">
-      {request.error}
-    </p>
-  ) : (
-    done && (
-      <p class="form-ok" role="status">
-        {done}
-      </p>
-    )
-  );
-  return { run, busy: request.busy !== null, view };
-}
 
 export function Settings({ onClose }: { onClose(): void }) {
   const [name, setName] = useState(model.me.full_name);

@@ -29,3 +29,25 @@ export function useRequest<K = true>() {
   }
   return { busy, error, setError, run };
 }
+
+/** A request with a line under it: what it did, or why it failed. */
+export function useAction() {
+  const request = useRequest();
+  const [done, setDone] = useState<string | null>(null);
+  async function run(fn: () => Promise<unknown>, ok: string) {
+    setDone(null);
+    if (await request.run(fn)) setDone(ok);
+  }
+  const view = request.error ? (
+    <p class="form-error" role="alert">
+      {request.error}
+    </p>
+  ) : (
+    done && (
+      <p class="form-ok" role="status">
+        {done}
+      </p>
+    )
+  );
+  return { run, busy: request.busy !== null, view };
+}
