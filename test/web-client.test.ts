@@ -604,32 +604,32 @@ describe('web client in Chromium', { skip }, () => {
       await list.getByRole('button', { name: 'Leave #general' }).waitFor();
 
       // Join, then leave: the sidebar and the server follow.
-      await list.getByRole('button', { name: 'Join #random' }).click();
+      await list.getByRole('button', { name: 'Join #random', exact: true }).click();
       await list.getByRole('button', { name: 'Leave #random' }).waitFor();
       await sidebar.getByRole('link', { name: /^random\b/ }).waitFor();
       assert.ok((await mine()).some((s) => s.name === 'random'));
       // Pinned: in the sidebar's pinned list; then unpinned.
       const pinned = async () => (assertSuccess(await owner.request('GET', '/users/me/subscriptions')).subscriptions as Array<{ name: string; pin_to_top: boolean }>).find((s) => s.name === 'random')?.pin_to_top;
       const pinnedList = sidebar.getByRole('list', { name: 'Pinned channels' });
-      await list.getByRole('button', { name: 'Pin #random' }).click();
+      await list.getByRole('button', { name: 'Pin #random', exact: true }).click();
       await list.getByRole('button', { name: 'Unpin #random' }).waitFor();
       assert.equal(await pinned(), true);
       await pinnedList.getByRole('link', { name: /^random\b/ }).waitFor();
       await list.getByRole('button', { name: 'Unpin #random' }).click();
-      await list.getByRole('button', { name: 'Pin #random' }).waitFor();
+      await list.getByRole('button', { name: 'Pin #random', exact: true }).waitFor();
       assert.equal(await pinned(), false);
       await eventually(async () => (await pinnedList.count()) === 0, 'no pinned channels left');
       // Mute, unmute.
       const muted = async () => (assertSuccess(await owner.request('GET', '/users/me/subscriptions')).subscriptions as Array<{ name: string; is_muted: boolean }>).find((s) => s.name === 'random')?.is_muted;
-      await list.getByRole('button', { name: 'Mute #random' }).click();
+      await list.getByRole('button', { name: 'Mute #random', exact: true }).click();
       await list.getByRole('button', { name: 'Unmute #random' }).waitFor();
       assert.equal(await muted(), true);
       await eventually(async () => (await sidebar.getByRole('link', { name: /^random\b/ }).getAttribute('class'))?.includes('is-muted') === true, 'random shown muted');
       await list.getByRole('button', { name: 'Unmute #random' }).click();
-      await list.getByRole('button', { name: 'Mute #random' }).waitFor();
+      await list.getByRole('button', { name: 'Mute #random', exact: true }).waitFor();
       assert.equal(await muted(), false);
       await list.getByRole('button', { name: 'Leave #random' }).click();
-      await list.getByRole('button', { name: 'Join #random' }).waitFor();
+      await list.getByRole('button', { name: 'Join #random', exact: true }).waitFor();
       await eventually(async () => (await sidebar.getByRole('link', { name: /^random\b/ }).count()) === 0, 'random gone from the sidebar');
       assert.ok(!(await mine()).some((s) => s.name === 'random'));
 
@@ -784,13 +784,13 @@ describe('web client in Chromium', { skip }, () => {
       await page.getByRole('heading', { name: '#general › plans' }).waitFor();
       const actions = page.getByRole('group', { name: 'This topic' });
 
-      await actions.getByRole('button', { name: 'Follow topic' }).click();
+      await actions.getByRole('button', { name: 'Follow topic', exact: true }).click();
       await actions.getByRole('button', { name: 'Unfollow topic' }).waitFor();
       assert.equal(await policy('plans'), 3);
-      await actions.getByRole('button', { name: 'Mute topic' }).click();
+      await actions.getByRole('button', { name: 'Mute topic', exact: true }).click();
       await actions.getByRole('button', { name: 'Unmute topic' }).waitFor();
       assert.equal(await policy('plans'), 1);
-      await actions.getByRole('button', { name: 'Follow topic' }).waitFor();
+      await actions.getByRole('button', { name: 'Follow topic', exact: true }).waitFor();
 
       // Muted: its new messages stay out of All messages; other topics' come in.
       await page.evaluate(() => ((globalThis as any).location.hash = '#feed'));
@@ -802,7 +802,7 @@ describe('web client in Chromium', { skip }, () => {
 
       await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}/topic/plans`), generalId);
       await actions.getByRole('button', { name: 'Unmute topic' }).click();
-      await actions.getByRole('button', { name: 'Mute topic' }).waitFor();
+      await actions.getByRole('button', { name: 'Mute topic', exact: true }).waitFor();
       assert.equal(await policy('plans'), 0);
 
       // Renamed: every message of the topic moves, and the view follows.
