@@ -42,7 +42,7 @@ interface Case {
 /** Every simple setting of Zulip's PATCH /realm, with a value that differs from the default. */
 const CASES: Record<string, () => Case> = {
   name: () => ({ send: 'Renamed' }),
-  description: () => ({ send: 'About us', state: '<p>About us</p>', dict: true, events: [['description', 'About us']], data: { description: 'About us', rendered_description: '<p>About us</p>' } }),
+  description: () => ({ send: 'About us', state: 'About us', dict: true, events: [['description', 'About us']], data: { description: 'About us', rendered_description: '<p>About us</p>' } }),
   invite_required: () => ({ send: false }),
   emails_restricted_to_domains: () => ({ send: true }),
   disallow_disposable_email_addresses: () => ({ send: false }),
