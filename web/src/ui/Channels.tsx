@@ -42,17 +42,15 @@ export function Channels({ onClose }: { onClose(): void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [isPrivate, setPrivate] = useState(false);
-  const { busy, error, setError, run } = useRequest<string>();
+  const { busy, error, setError, run } = useRequest();
 
   const channels = [...model.streams.values()] as Channel[];
   channels.sort((a, b) => a.name.localeCompare(b.name));
 
-  const act = (key: string, fn: () => Promise<unknown>) => run(fn, key);
-
-  const join = (c: Channel) => act(`join:${c.stream_id}`, () => api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: c.name }]) }));
-  const leave = (c: Channel) => act(`leave:${c.stream_id}`, () => api('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([c.name]) }));
+  const join = (c: Channel) => run(() => api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: c.name }]) }));
+  const leave = (c: Channel) => run(() => api('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([c.name]) }));
   const setProperty = (c: Channel, property: 'is_muted' | 'pin_to_top', value: boolean) =>
-    act(`${property}:${c.stream_id}`, () =>
+    run(() =>
       api('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: c.stream_id, property, value }]) }),
     );
 
@@ -61,7 +59,7 @@ export function Channels({ onClose }: { onClose(): void }) {
     const on = model.subs.get(c.stream_id)![property];
     const label = on ? turnOff : turnOn;
     return (
-      <button type="button" class="btn" disabled={busy !== null} aria-label={`${label} #${c.name}`} onClick={() => void setProperty(c, property, !on)}>
+      <button type="button" class="btn" disabled={busy} aria-label={`${label} #${c.name}`} onClick={() => void setProperty(c, property, !on)}>
         {label}
       </button>
     );
@@ -79,7 +77,7 @@ export function Channels({ onClose }: { onClose(): void }) {
       setError('A channel with this name already exists.');
       return;
     }
-    const made = await act('create', () =>
+    const made = await run(() =>
       api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: wanted, description: description.trim() }]), invite_only: isPrivate }),
     );
     if (!made) return;
@@ -115,12 +113,12 @@ export function Channels({ onClose }: { onClose(): void }) {
                   <span class="channel-actions">
                     {toggle(c, 'pin_to_top', ['Pin', 'Unpin'])}
                     {toggle(c, 'is_muted', ['Mute', 'Unmute'])}
-                    <button type="button" class="btn" disabled={busy !== null} aria-label={`Leave #${c.name}`} onClick={() => void leave(c)}>
+                    <button type="button" class="btn" disabled={busy} aria-label={`Leave #${c.name}`} onClick={() => void leave(c)}>
                       Leave
                     </button>
                   </span>
                 ) : (
-                  <button type="button" class="btn primary" disabled={busy !== null} aria-label={`Join #${c.name}`} onClick={() => void join(c)}>
+                  <button type="button" class="btn primary" disabled={busy} aria-label={`Join #${c.name}`} onClick={() => void join(c)}>
                     Join
                   </button>
                 )}
@@ -145,7 +143,7 @@ export function Channels({ onClose }: { onClose(): void }) {
           <input type="checkbox" checked={isPrivate} onChange={(e) => setPrivate(e.currentTarget.checked)} />
           Private: only people added to it can see it
         </label>
-        <button type="submit" class="btn primary" disabled={busy !== null}>
+        <button type="submit" class="btn primary" disabled={busy}>
           Create channel
         </button>
       </form>

@@ -45,14 +45,14 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
   const set = (visibility: number) => run(() => api('POST', '/user_topics', { stream_id: streamId, topic, visibility_policy: visibility }));
   return (
     <div class="topic-actions" role="group" aria-label="This topic">
-      <button type="button" class="btn" disabled={busy !== null} aria-pressed={policy === 3} onClick={() => void set(policy === 3 ? 0 : 3)}>
+      <button type="button" class="btn" disabled={busy} aria-pressed={policy === 3} onClick={() => void set(policy === 3 ? 0 : 3)}>
         {policy === 3 ? 'Unfollow topic' : 'Follow topic'}
       </button>
-      <button type="button" class="btn" disabled={busy !== null} aria-pressed={policy === 1} onClick={() => void set(policy === 1 ? 0 : 1)}>
+      <button type="button" class="btn" disabled={busy} aria-pressed={policy === 1} onClick={() => void set(policy === 1 ? 0 : 1)}>
         {policy === 1 ? 'Unmute topic' : 'Mute topic'}
       </button>
       {moving === null ? (
-        <button type="button" class="btn" disabled={busy !== null} onClick={() => setMoving({ channel: streamId, topic })}>
+        <button type="button" class="btn" disabled={busy} onClick={() => setMoving({ channel: streamId, topic })}>
           Move or rename topic
         </button>
       ) : (
@@ -71,7 +71,7 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
             maxLength={model.realm.max_topic_length ?? 60}
             onInput={(e) => setMoving({ ...moving, topic: e.currentTarget.value })}
           />
-          <button type="submit" class="btn primary" disabled={busy !== null}>
+          <button type="submit" class="btn primary" disabled={busy}>
             Save
           </button>
         </form>
@@ -90,7 +90,7 @@ export function MarkAllRead({ list }: { list: MessageList }) {
   const { busy, error, run } = useRequest();
   return (
     <>
-      <button type="button" class="btn" disabled={busy !== null} onClick={() => void run(() => list.markAllRead())}>
+      <button type="button" class="btn" disabled={busy} onClick={() => void run(() => list.markAllRead())}>
         Mark all as read
       </button>
       {error && (

@@ -32,7 +32,7 @@ export function Organization() {
   const [description, setDescription] = useState<string>(model.realm.realm_description ?? '');
   const [filter, setFilter] = useState('');
   const profile = useAction();
-  const people = useRequest<number>();
+  const people = useRequest();
 
   const wanted = filter.trim().toLowerCase();
   const humans = ([...model.users.values()] as User[])
@@ -77,11 +77,11 @@ export function Organization() {
               <select
                 aria-label={`Role of ${u.full_name}`}
                 value={String(u.role)}
-                disabled={self || !u.is_active || people.busy !== null}
+                disabled={self || !u.is_active || people.busy}
                 onChange={(e) => {
                   const role = Number(e.currentTarget.value);
                   const select = e.currentTarget;
-                  void people.run(() => api('PATCH', `/users/${u.user_id}`, { role }), u.user_id).then((ok) => {
+                  void people.run(() => api('PATCH', `/users/${u.user_id}`, { role })).then((ok) => {
                     // Refused: back to the role the user still has.
                     if (!ok) select.value = String(u.role);
                   });
@@ -95,11 +95,11 @@ export function Organization() {
               </select>
               {!self &&
                 (u.is_active ? (
-                  <button type="button" class="btn" disabled={people.busy !== null} aria-label={`Deactivate ${u.full_name}`} onClick={() => void people.run(() => api('DELETE', `/users/${u.user_id}`), u.user_id)}>
+                  <button type="button" class="btn" disabled={people.busy} aria-label={`Deactivate ${u.full_name}`} onClick={() => void people.run(() => api('DELETE', `/users/${u.user_id}`))}>
                     Deactivate
                   </button>
                 ) : (
-                  <button type="button" class="btn" disabled={people.busy !== null} aria-label={`Reactivate ${u.full_name}`} onClick={() => void people.run(() => api('POST', `/users/${u.user_id}/reactivate`), u.user_id)}>
+                  <button type="button" class="btn" disabled={people.busy} aria-label={`Reactivate ${u.full_name}`} onClick={() => void people.run(() => api('POST', `/users/${u.user_id}/reactivate`))}>
                     Reactivate
                   </button>
                 ))}

@@ -7,15 +7,15 @@ export function failureText(err: unknown): string {
 }
 
 /**
- * A request started from the page: which one is under way (`busy`: the key
- * it was run with, null when none), and why the last one failed (`error`,
- * cleared when the next one starts). `run` says whether it succeeded.
+ * A request started from the page: whether one is under way (`busy`), and
+ * why the last one failed (`error`, cleared when the next one starts). `run`
+ * says whether it succeeded.
  */
-export function useRequest<K = true>() {
-  const [busy, setBusy] = useState<K | null>(null);
+export function useRequest() {
+  const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  async function run(fn: () => Promise<unknown>, key: K = true as K): Promise<boolean> {
-    setBusy(key);
+  async function run(fn: () => Promise<unknown>): Promise<boolean> {
+    setBusy(true);
     setError(null);
     try {
       await fn();
@@ -24,7 +24,7 @@ export function useRequest<K = true>() {
       setError(failureText(err));
       return false;
     } finally {
-      setBusy(null);
+      setBusy(false);
     }
   }
   return { busy, error, setError, run };
@@ -49,5 +49,5 @@ export function useAction() {
       </p>
     )
   );
-  return { run, busy: request.busy !== null, view };
+  return { run, busy: request.busy, view };
 }
