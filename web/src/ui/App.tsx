@@ -96,25 +96,27 @@ export function App() {
   useEffect(() => {
     setSearch(terms.length && narrowTitle(terms) === 'Search results' ? searchText(terms) : '');
   }, [terms, started]);
-  // A channel's topic, in a channel the user is in: it can be followed or muted.
-  const topicInView = (() => {
-    const ch = terms.find((t) => t.operator === 'channel' && !t.negated);
-    const tp = terms.find((t) => t.operator === 'topic' && !t.negated);
-    if (terms.length !== 2 || !ch || !tp || typeof ch.operand !== 'number' || !model.subs.has(ch.operand)) return null;
+  // The channel and topic of a one-topic narrow, if that is what is in view.
+  const channelTopic = (() => {
+    const ch = terms.find((t) => t.operator === 'channel');
+    const tp = terms.find((t) => t.operator === 'topic');
+    if (terms.length !== 2 || !ch || !tp || ch.negated || tp.negated || typeof ch.operand !== 'number') return null;
     return { streamId: ch.operand, topic: String(tp.operand) };
   })();
+  // A channel's topic, in a channel the user is in: it can be followed or muted.
+  const topicInView = channelTopic && model.subs.has(channelTopic.streamId) ? channelTopic : null;
+  const unreadInFeed = model.ready ? model.unreadInFeed() : 0;
   // Unread messages of the narrow in view, where the client counts them (the feed, a channel, a topic, a conversation).
   const unreadHere = (() => {
     if (!model.ready) return 0;
-    if (!terms.length) return model.unreadInFeed();
+    if (!terms.length) return unreadInFeed;
     if (terms.some((t) => t.negated)) return 0;
     const ch = terms.find((t) => t.operator === 'channel');
-    const tp = terms.find((t) => t.operator === 'topic');
     const dm = terms.find((t) => t.operator === 'dm');
     if (ch && typeof ch.operand === 'number' && terms.length === 1) return model.unreadCount((u) => u.kind === 'stream' && u.streamId === ch.operand);
-    if (ch && tp && typeof ch.operand === 'number' && terms.length === 2) {
-      const topic = String(tp.operand).toLowerCase();
-      return model.unreadCount((u) => u.kind === 'stream' && u.streamId === ch.operand && (u.topic ?? '').toLowerCase() === topic);
+    if (channelTopic) {
+      const topic = channelTopic.topic.toLowerCase();
+      return model.unreadCount((u) => u.kind === 'stream' && u.streamId === channelTopic.streamId && (u.topic ?? '').toLowerCase() === topic);
     }
     if (dm && Array.isArray(dm.operand) && terms.length === 1) {
       const key = model.dmKey(dm.operand);
@@ -123,8 +125,7 @@ export function App() {
     return 0;
   })();
   // The tab's title: the unread count first (as Zulip's), so a tab in the background shows it.
-  const unread = model.ready ? model.unreadInFeed() : 0;
-  const title = `${unread ? `(${unread}) ` : ''}${narrowTitle(terms)} - Parley`;
+  const title = `${unreadInFeed ? `(${unreadInFeed}) ` : ''}${narrowTitle(terms)} - Parley`;
   useEffect(() => {
     document.title = title;
   }, [title]);
