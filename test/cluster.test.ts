@@ -143,6 +143,24 @@ test('PARLEY_WORKERS without REDIS_URL refuses to start and says why', { skip },
   assert.match(message, /Parley cannot start: PARLEY_WORKERS needs DATABASE_URL \(PostgreSQL\) and REDIS_URL/);
 });
 
+/** `p`, or a failure with the node's log if it has not settled within 15 s. */
+async function answer<T>(node: NodeProcess, what: string, p: Promise<T>): Promise<T> {
+  const got = await settledWithin(p, 15_000);
+  if (got === 'pending') assert.fail(`${what}: no answer within 15 s\n${node.output()}`);
+  if (got.error) throw got.error;
+  return got.value as T;
+}
+
+/** Asks for GET /users/me every 100 ms until it succeeds (100 tries at most). */
+async function servingAgain(c: Client, node: NodeProcess): Promise<void> {
+  let status = 0;
+  for (let i = 0; i < 100 && status !== 200; i++) {
+    status = (await c.get('/users/me')).status;
+    if (status !== 200) await sleep(100);
+  }
+  assert.equal(status, 200, node.output());
+}
+
 test('Redis cut off and back: the node logs it once per connection, then serves and delivers again', { skip }, async () => {
   const proxy = await redisProxy(redisUrl!);
   const node = await spawnNode({ ...env(), REDIS_URL: proxy.url });
@@ -157,12 +175,7 @@ test('Redis cut off and back: the node logs it once per connection, then serves 
   await sleep(1000); // ioredis keeps trying meanwhile
   proxy.restore();
   try {
-    let status = 0;
-    for (let i = 0; i < 100 && status !== 200; i++) {
-      status = (await viaProxy.get('/users/me')).status;
-      if (status !== 200) await sleep(100);
-    }
-    assert.equal(status, 200, node.output());
+    await servingAgain(viaProxy, node);
     // A message sent through another node reaches the queue read through this one.
     const other = new Client(nodes.find((n) => n !== node && n.proc.exitCode === null && n.proc.signalCode === null)!.url, account);
     const content = `after the cut ${randomBytes(4).toString('hex')}`;
@@ -184,13 +197,6 @@ test('a Redis blip: requests that come while the node connects again wait for it
   const c = new Client(node.url, account);
   const q = assertSuccess(await c.post('/register', { event_types: ['message'] }));
   const lost = () => node.output().match(/Redis connection lost/g)?.length ?? 0;
-  /** `p`, or a failure with the node's log if it has not settled within 15 s. */
-  const answer = async <T>(what: string, p: Promise<T>): Promise<T> => {
-    const got = await settledWithin(p, 15_000);
-    if (got === 'pending') assert.fail(`${what}: no answer within 15 s\n${node.output()}`);
-    if (got.error) throw got.error;
-    return got.value as T;
-  };
   const cutAndWait = async () => {
     const before = lost();
     proxy.cut();
@@ -200,23 +206,23 @@ test('a Redis blip: requests that come while the node connects again wait for it
   try {
     await cutAndWait();
     const content = `during the blip ${randomBytes(4).toString('hex')}`;
-    const during = Promise.all([answer('GET /users/me in the blip', c.get('/users/me')), answer('the send in the blip', c.post('/messages', { type: 'stream', to: 'general', topic: 'redis', content }))]);
+    const during = Promise.all([answer(node, 'GET /users/me in the blip', c.get('/users/me')), answer(node, 'the send in the blip', c.post('/messages', { type: 'stream', to: 'general', topic: 'redis', content }))]);
     await sleep(300);
     proxy.restore();
     const [me, sent] = await during;
     assert.equal(me.status, 200, node.output());
     assertSuccess(sent);
-    const events = await answer('the message event', collectMessages(c, q.queue_id, 1));
+    const events = await answer(node, 'the message event', collectMessages(c, q.queue_id, 1));
     assert.deepEqual(events.filter((e) => e.type === 'message').map((e) => e.message.content), [content]);
 
     // Redis stays away: requests wait for it two seconds from the loss, then fail with the server's error; later ones at once.
     await cutAndWait();
     const cut = Date.now();
-    const r = await answer('GET /users/me in the outage', c.get('/users/me'));
+    const r = await answer(node, 'GET /users/me in the outage', c.get('/users/me'));
     assert.equal(r.status, 500, node.output());
     assert.ok(Date.now() - cut < 4000, `answered ${Date.now() - cut} ms after the cut`);
     const again = Date.now();
-    assert.equal((await answer('the next GET /users/me', c.get('/users/me'))).status, 500);
+    assert.equal((await answer(node, 'the next GET /users/me', c.get('/users/me'))).status, 500);
     assert.ok(Date.now() - again < 1000, `answered after ${Date.now() - again} ms`);
     proxy.restore();
   } finally {
@@ -239,17 +245,11 @@ test('Redis gone with the node\'s reads of it unanswered: its requests still fai
     await sleep(1500);
     proxy.cut();
     const cut = Date.now();
-    const got = await settledWithin(c.get('/users/me'), 15_000);
-    assert.notEqual(got, 'pending', `no answer within 15 s of the cut:\n${node.output()}`);
-    assert.equal((got as { value: { status: number } }).value.status, 500, node.output());
+    const r = await answer(node, 'GET /users/me after the cut', c.get('/users/me'));
+    assert.equal(r.status, 500, node.output());
     assert.ok(Date.now() - cut < 4000, `answered ${Date.now() - cut} ms after the cut`);
     proxy.restore();
-    let status = 0;
-    for (let i = 0; i < 100 && status !== 200; i++) {
-      status = (await c.get('/users/me')).status;
-      if (status !== 200) await sleep(100);
-    }
-    assert.equal(status, 200, node.output());
+    await servingAgain(c, node);
   } finally {
     await stopNode(node);
     await proxy.close();
