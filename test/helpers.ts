@@ -252,6 +252,8 @@ async function startTestServerNow(env: Record<string, string>): Promise<TestServ
         botOwnerId: opts.botOwnerId,
         botType: opts.botType,
       });
+      // Its events are queued before the test goes on, as a request's are before its answer (on a cluster they go through Redis).
+      await server.svc.bus.flush();
       return { id: row.id, email: row.delivery_email, apiKey: row.api_key, row };
     },
     async close() {
