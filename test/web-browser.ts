@@ -7,11 +7,15 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, describe } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CLUSTER_SIZE, startTestServer, type TestServer } from './helpers.ts';
 import { startServer } from '../src/server.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/** The password of the accounts the browser tests make. */
+export const PASSWORD = 'second-user-pw-1';
 
 /** Why the browser tests cannot run here, or false when they can. */
 export async function browserSkipReason(): Promise<string | false> {
@@ -48,6 +52,36 @@ export async function builtClient(): Promise<string> {
   return dir;
 }
 
+/**
+ * A file's browser tests: one describe block whose tests share one Chromium
+ * (each opens its own browser contexts with `newContext`), or skipped, with
+ * one line saying why, where browser tests cannot run.
+ */
+export async function browserTests(name: string, body: (newContext: () => Promise<BrowserContext>) => void): Promise<void> {
+  const skip = await browserSkipReason();
+  if (skip) console.log(`# ${skip}`);
+  describe(name, { skip }, () => {
+    let browser: Browser | undefined;
+    before(async () => {
+      browser = await launchChromium();
+    });
+    after(async () => {
+      await browser?.close();
+    });
+    body(() => browser!.newContext());
+  });
+}
+
+/** Runs `fn` against a new web test server, closed afterwards whatever happens. */
+export async function withWebServer<T>(fn: (t: WebTestServer) => Promise<T>): Promise<T> {
+  const t = await startWebTestServer();
+  try {
+    return await fn(t);
+  } finally {
+    await t.close();
+  }
+}
+
 export interface WebTestServer extends TestServer {
   /** Stops the server and starts it again on the same port with the same data. */
   restart(): Promise<void>;
@@ -82,7 +116,6 @@ export async function startWebTestServer(env: Record<string, string> = {}): Prom
   return w;
 }
 
-/** Opens `/`, follows the redirect to /login/ and logs in through the form. */
 /**
  * Logs in through the login endpoint without opening the feed (which marks
  * what it shows as read), then opens `hash` (a view that marks nothing read).
@@ -108,6 +141,7 @@ export async function loginToView(ctx: BrowserContext, url: string, email: strin
   return page;
 }
 
+/** Opens `/`, follows the redirect to /login/ and logs in through the form. */
 export async function loginPage(ctx: BrowserContext, url: string, email: string, password: string): Promise<Page> {
   const page = await ctx.newPage();
   page.on('pageerror', (e) => console.error(`[browser ${email}] ${e.message}`));
@@ -134,4 +168,30 @@ export async function eventually(fn: () => Promise<boolean> | boolean, what: str
     if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The link to a channel in the sidebar. */
+export function channelLink(page: Page, name: string) {
+  return page.getByRole('navigation', { name: 'Channels' }).getByRole('link', { name: new RegExp(`^${name}\\b`) });
+}
+
+/** Sends `text` from the compose box (to `topic` unless null) and waits for the box to clear. */
+export async function send(page: Page, topic: string | null, text: string): Promise<void> {
+  if (topic !== null) await page.getByLabel('Topic', { exact: true }).fill(topic);
+  const box = page.getByLabel('Message', { exact: true });
+  await box.fill(text);
+  await box.press('Enter');
+  await eventually(async () => (await box.inputValue()) === '', 'the compose box to clear after sending');
+}
+
+/**
+ * The aria-label of the focused element, once it is `label` or after 5 s: the
+ * client moves the focus after its next render (a keyboard shortcut opens the
+ * compose box first), so a read right after the key press can come too early.
+ */
+export async function focusedLabel(page: Page, label: string): Promise<string | null> {
+  await page
+    .waitForFunction((l) => (globalThis as any).document.activeElement?.getAttribute('aria-label') === l, label, { timeout: 5000 })
+    .catch(() => {});
+  return page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label') ?? null);
 }

@@ -1,0 +1,378 @@
+/**
+ * The browser client in real Chromium: two people chatting live in two
+ * browser profiles, the compose box, the actions on the topic in view, marking
+ * a narrow as read, and the channels and topics of the sidebar.
+ * Skipped (with one line saying why) where Chromium is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { browserTests, channelLink, eventually, loginPage, loginToView, messageRow, PASSWORD, send, withWebServer } from './web-browser.ts';
+
+await browserTests('the web client in Chromium: chatting, the compose box, topics and channels in the sidebar', (newContext) => {
+  test('two people chat live: channel messages, topics, unread counts, reactions, edits, deletion, direct messages, typing, presence', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Browser' });
+      const ctxA = await newContext();
+      const ctxB = await newContext();
+      const pingsA: URLSearchParams[] = [];
+      ctxA.on('request', (req) => {
+        if (req.method() === 'POST' && new URL(req.url()).pathname === '/json/users/me/presence') pingsA.push(new URLSearchParams(req.postData() ?? ''));
+      });
+      const a = await loginPage(ctxA, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const b = await loginPage(ctxB, t.url, bob.email, PASSWORD);
+
+      // Bob looks at Starred (empty), so what the owner sends stays unread for him.
+      await b.getByRole('link', { name: 'Starred' }).click();
+      await (await channelLink(a, 'general')).click();
+      await a.getByRole('heading', { name: '#general' }).waitFor();
+      await send(a, 'greetings', 'Hello from the owner');
+      await messageRow(a, 'Hello from the owner').waitFor();
+
+      const bobGeneral = await channelLink(b, 'general');
+      await bobGeneral.getByLabel('1 unread').waitFor();
+      await b.getByRole('link', { name: 'All messages' }).getByLabel('1 unread').waitFor();
+
+      // Opening the channel shows the message and its topic; seeing it marks it read.
+      await bobGeneral.click();
+      await messageRow(b, 'Hello from the owner').waitFor();
+      await b.getByRole('list', { name: 'In general' }).getByRole('link', { name: /greetings/ }).waitFor();
+      await eventually(async () => (await bobGeneral.getByLabel(/unread/).count()) === 0, "Bob's unread count to clear");
+      await eventually(async () => {
+        const r = await t.client(bob).request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0 });
+        return r.body.messages?.[0]?.flags?.includes('read');
+      }, 'the server to record the message as read');
+
+      // A new topic appears live in the other window's topic list.
+      await send(b, 'plans', 'Bob here, new topic');
+      await a.getByRole('list', { name: 'In general' }).getByRole('link', { name: /plans/ }).waitFor();
+      await messageRow(a, 'Bob here, new topic').waitFor();
+
+      // Reactions: Bob adds one, the owner sees it and adds his own.
+      const bobRow = messageRow(b, 'Hello from the owner');
+      await bobRow.hover();
+      await bobRow.getByRole('button', { name: 'Add reaction' }).click();
+      await b.getByRole('dialog', { name: 'Choose an emoji' }).getByRole('button', { name: 'tada' }).click();
+      const ownerRow = messageRow(a, 'Hello from the owner');
+      await ownerRow.getByRole('button', { name: 'tada reaction, 1' }).waitFor();
+      await ownerRow.getByRole('button', { name: 'tada reaction, 1' }).click();
+      await bobRow.getByRole('button', { name: 'tada reaction, 2' }).waitFor();
+      await bobRow.getByRole('button', { name: 'tada reaction, 2' }).click();
+      await ownerRow.getByRole('button', { name: 'tada reaction, 1' }).waitFor();
+
+      // The owner edits his message; Bob sees the new text.
+      await ownerRow.hover();
+      await ownerRow.getByRole('button', { name: 'Edit' }).click();
+      const editBox = a.getByLabel('Edit content');
+      await editBox.fill('Hello from the owner, edited');
+      await editBox.press('Enter');
+      await messageRow(b, 'Hello from the owner, edited').getByText('(edited)').waitFor();
+
+      // Bob deletes his own message; it disappears for the owner.
+      const bobOwn = messageRow(b, 'Bob here, new topic');
+      await bobOwn.hover();
+      await bobOwn.getByRole('button', { name: 'Delete' }).click();
+      await b.getByRole('alertdialog', { name: 'Delete message?' }).getByRole('button', { name: 'Delete' }).click();
+      await eventually(async () => (await a.locator('article.message-row', { hasText: 'Bob here, new topic' }).count()) === 0, 'the deleted message to disappear');
+
+      // Presence: each sees the other as active.
+      await a.getByRole('complementary', { name: 'People' }).getByRole('region', { name: 'Active' }).getByText('Bob Browser').waitFor();
+      await b.getByRole('complementary', { name: 'People' }).getByRole('region', { name: 'Active' }).getByText(t.owner.row.full_name).waitFor();
+      // The pings ask only for what changed since what the client has (last_update_id, from /register on).
+      assert.ok(pingsA.length > 0, "the owner's page pinged");
+      for (const p of pingsA) assert.match(p.get('last_update_id') ?? '', /^-?\d+$/, `a ping without last_update_id: ${p.toString()}`);
+
+      // Direct messages: Bob opens a conversation with the owner from the people list.
+      await a.getByRole('complementary', { name: 'People' }).getByRole('link', { name: /Bob Browser/ }).click();
+      await a.getByRole('heading', { name: 'Bob Browser' }).waitFor();
+      await b.getByRole('complementary', { name: 'People' }).getByRole('link', { name: new RegExp(t.owner.row.full_name) }).click();
+      const bobBox = b.getByLabel('Message', { exact: true });
+      await bobBox.fill('psst');
+      await a.getByText('Bob Browser is typing…').waitFor();
+      await bobBox.fill('A private word');
+      await bobBox.press('Enter');
+      await messageRow(a, 'A private word').waitFor();
+      await eventually(async () => (await a.getByText('Bob Browser is typing…').count()) === 0, 'the typing notice to end');
+      const dmList = a.getByRole('navigation', { name: 'Conversations' });
+      await dmList.getByRole('link', { name: /Bob Browser/ }).waitFor();
+
+      // A direct message to two people.
+      const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Third' });
+      await a.getByRole('link', { name: 'Direct messages' }).first().click();
+      await a.getByRole('button', { name: 'Direct message' }).click();
+      await a.getByLabel('Recipients').fill('Bob');
+      await a.getByRole('listbox', { name: 'People' }).getByRole('option', { name: /Bob Browser/ }).click();
+      await a.getByLabel('Recipients').fill('Carol');
+      await a.getByRole('listbox', { name: 'People' }).getByRole('option', { name: /Carol Third/ }).click();
+      await send(a, null, 'Group hello');
+      // Bob is still in his conversation with the owner: the group one shows up in his sidebar, unread.
+      const groupLink = b.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /Carol Third/ });
+      await groupLink.getByLabel('1 unread').waitFor();
+      await groupLink.click();
+      await messageRow(b, 'Group hello').waitFor();
+      const r = await t.client(carol).request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0 });
+      assert.equal(r.body.messages[0].content, '<p>Group hello</p>');
+      assert.deepEqual(r.body.messages[0].display_recipient.map((x: any) => x.id).sort(), [t.owner.id, bob.id, carol.id].sort());
+      await ctxA.close();
+      await ctxB.close();
+    }));
+
+  test('the compose box empties as a message goes: the next ones, written meanwhile, go in order; one not sent comes back', () =>
+    withWebServer(async (t) => {
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('outbox');
+      // Sending takes a while (a slow network).
+      const isSend = (url: URL) => url.pathname === '/json/messages';
+      await page.route(isSend, async (route) => {
+        if (route.request().method() === 'POST') await new Promise((r) => setTimeout(r, 700));
+        await route.continue();
+      });
+      const box = page.getByLabel('Message', { exact: true });
+      await box.fill('outbox first');
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), '');
+      await box.fill('outbox second');
+      await box.press('Enter');
+      await box.fill('a draft');
+      await messageRow(page, 'outbox second').waitFor();
+      const rows = await page.locator('article.message-row').allTextContents();
+      const at = (text: string) => rows.findIndex((r) => r.includes(text));
+      assert.ok(at('outbox first') >= 0 && at('outbox first') < at('outbox second'), 'sent in the order written');
+      assert.equal(await box.inputValue(), 'a draft', 'what was written meanwhile stays');
+      const history = assertSuccess(await t.client(t.owner).request('GET', '/messages', { anchor: 'newest', num_before: 2, num_after: 0, narrow: JSON.stringify([{ operator: 'topic', operand: 'outbox' }]) }));
+      assert.deepEqual(history.messages.map((m: { content: string }) => m.content), ['<p>outbox first</p>', '<p>outbox second</p>']);
+
+      // Refused: the message comes back, before what was written since.
+      await page.unroute(isSend);
+      await page.route(isSend, async (route) => {
+        if (route.request().method() !== 'POST') return route.continue();
+        await new Promise((r) => setTimeout(r, 300));
+        await route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ result: 'error', msg: 'Not today', code: 'BAD_REQUEST' }) });
+      });
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), '');
+      await box.fill('more');
+      await page.getByRole('alert').filter({ hasText: 'Not today' }).waitFor();
+      assert.equal(await box.inputValue(), 'a draft\nmore');
+
+      // Enter while a file is still uploading says why nothing is sent.
+      await page.route((url) => url.pathname === '/json/user_uploads', async (route) => {
+        await new Promise((r) => setTimeout(r, 800));
+        await route.continue();
+      });
+      await page.getByLabel('Attach files').setInputFiles({ name: 'slow.txt', mimeType: 'text/plain', buffer: Buffer.from('slow\n') });
+      await box.press('Enter');
+      await page.getByRole('alert').filter({ hasText: 'Wait until the upload is done' }).waitFor();
+      await eventually(async () => /\[slow\.txt\]\(\/user_uploads\/[^)]+\)$/.test(await box.inputValue()), 'the upload link after the wait');
+      assert.ok((await box.inputValue()).startsWith('a draft\nmore '));
+      await ctx.close();
+    }));
+
+  test('a topic and message typed right after choosing a channel stay, and go to that channel', () =>
+    withWebServer(async (t) => {
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const channels = ['general', 'core team'];
+      const box = page.getByLabel('Message', { exact: true });
+      const topicField = page.getByLabel('Topic', { exact: true });
+      for (let i = 0; i < 6; i++) {
+        const channel = channels[i % 2]!;
+        // The click and the typing in one go, before the page has followed
+        // the click (a quick typist on a busy machine).
+        const link = await (await channelLink(page, channel)).elementHandle();
+        const field = await topicField.elementHandle();
+        await page.evaluate(
+          ([a, input, text]) => {
+            (a as any).click();
+            (input as any).value = text;
+            (input as any).dispatchEvent(new (globalThis as any).Event('input', { bubbles: true }));
+          },
+          [link, field, `quick ${i}`] as const,
+        );
+        await box.fill(`typed at once ${i}`);
+        await page.getByRole('heading', { name: `#${channel}` }).waitFor();
+        // Effects run after the next paint: let one pass before looking.
+        await page.evaluate(() => new Promise((r) => (globalThis as any).requestAnimationFrame(() => setTimeout(r, 0))));
+        assert.equal(await topicField.inputValue(), `quick ${i}`, `the topic typed after choosing #${channel}`);
+        await box.press('Enter');
+        await eventually(async () => (await box.inputValue()) === '', 'the compose box to clear after sending');
+      }
+      const owner = t.client(t.owner);
+      for (let i = 0; i < 6; i++) {
+        const narrow = JSON.stringify([
+          { operator: 'channel', operand: channels[i % 2] },
+          { operator: 'topic', operand: `quick ${i}` },
+        ]);
+        let contents: string[] = [];
+        await eventually(async () => {
+          contents = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow })).messages.map((m: { content: string }) => m.content);
+          return contents.length > 0;
+        }, `message ${i} in its topic`);
+        assert.deepEqual(contents, [`<p>typed at once ${i}</p>`]);
+      }
+      await ctx.close();
+    }));
+
+  test('a topic in view can be followed, muted, renamed and moved to another channel; a muted topic leaves All messages', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = t.client(await t.makeUser({ password: PASSWORD, name: 'Bob Topics' }));
+      const send = async (topic: string, content: string) => assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'general', topic, content }));
+      const generalId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const policy = async (topic: string) =>
+        (assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_topic']) })).user_topics as Array<{ stream_id: number; topic_name: string; visibility_policy: number }>).find(
+          (x) => x.stream_id === generalId && x.topic_name === topic,
+        )?.visibility_policy ?? 0;
+      await send('plans', 'first plan');
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}/topic/plans`), generalId);
+      await page.getByRole('heading', { name: '#general › plans' }).waitFor();
+      const actions = page.getByRole('group', { name: 'This topic' });
+
+      await actions.getByRole('button', { name: 'Follow topic', exact: true }).click();
+      await actions.getByRole('button', { name: 'Unfollow topic' }).waitFor();
+      assert.equal(await policy('plans'), 3);
+      await actions.getByRole('button', { name: 'Mute topic', exact: true }).click();
+      await actions.getByRole('button', { name: 'Unmute topic' }).waitFor();
+      assert.equal(await policy('plans'), 1);
+      await actions.getByRole('button', { name: 'Follow topic', exact: true }).waitFor();
+
+      // Muted: its new messages stay out of All messages; other topics' come in.
+      await page.evaluate(() => ((globalThis as any).location.hash = '#feed'));
+      await page.getByRole('heading', { name: 'All messages' }).waitFor();
+      await send('plans', 'quiet plan');
+      await send('news', 'loud news');
+      await messageRow(page, 'loud news').waitFor();
+      assert.equal(await page.locator('article.message-row', { hasText: 'quiet plan' }).count(), 0);
+
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}/topic/plans`), generalId);
+      await actions.getByRole('button', { name: 'Unmute topic' }).click();
+      await actions.getByRole('button', { name: 'Mute topic', exact: true }).waitFor();
+      assert.equal(await policy('plans'), 0);
+
+      // Renamed: every message of the topic moves, and the view follows.
+      await actions.getByRole('button', { name: 'Move or rename topic' }).click();
+      await actions.getByLabel('New topic name').fill('roadmap');
+      await actions.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('heading', { name: '#general › roadmap' }).waitFor();
+      await messageRow(page, 'quiet plan').waitFor();
+      const inTopic = async (channel: number, topic: string) =>
+        (assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, apply_markdown: false, narrow: JSON.stringify([{ operator: 'channel', operand: channel }, { operator: 'topic', operand: topic }]) })).messages as Array<{ content: string; sender_id: number }>)
+          .filter((m) => m.sender_id !== t.owner.id && !/moved/.test(m.content))
+          .map((m) => m.content);
+      assert.deepEqual(await inTopic(generalId, 'roadmap'), ['first plan', 'quiet plan']);
+      assert.deepEqual(await inTopic(generalId, 'plans'), []);
+
+      // Moved to another channel (one the owner is in), same name: the view follows.
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'design' }]) }));
+      const designId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'design' })) as { stream_id: number }).stream_id;
+      await actions.getByRole('button', { name: 'Move or rename topic' }).click();
+      await actions.getByLabel('Channel').selectOption({ label: '#design' });
+      await actions.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('heading', { name: '#design › roadmap' }).waitFor();
+      await messageRow(page, 'quiet plan').waitFor();
+      assert.deepEqual(await inTopic(designId, 'roadmap'), ['first plan', 'quiet plan']);
+      assert.deepEqual(await inTopic(generalId, 'roadmap'), []);
+      await ctx.close();
+    }));
+
+  test('mark all as read: the narrow in view, all of it, by its button', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = t.client(await t.makeUser({ password: PASSWORD, name: 'Bob Unread' }));
+      const generalId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const ctx = await newContext();
+      // A page in a background tab: what arrives is shown but not seen, so it stays unread.
+      await ctx.addInitScript(() => {
+        const g = globalThis as any;
+        Object.defineProperty(g.Document.prototype, 'visibilityState', { configurable: true, get: () => (g.__hidden ? 'hidden' : 'visible') });
+        Object.defineProperty(g.Document.prototype, 'hidden', { configurable: true, get: () => !!g.__hidden });
+      });
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}`), generalId);
+      await page.getByRole('heading', { name: '#general' }).waitFor();
+      const markAll = page.getByRole('button', { name: 'Mark all as read' });
+      await page.evaluate(() => ((globalThis as any).__hidden = true));
+      for (const [topic, text] of [['a', 'unread one'], ['b', 'unread two'], ['b', 'unread three']]) {
+        assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'general', topic, content: text }));
+      }
+      await messageRow(page, 'unread three').waitFor();
+      const generalLink = page.getByRole('navigation', { name: 'Channels' }).getByRole('link', { name: /^general\b/ });
+      await generalLink.getByLabel('3 unread').waitFor();
+      await markAll.click();
+      await eventually(async () => (await generalLink.getByLabel(/unread$/).count()) === 0, 'the channel count gone');
+      await eventually(async () => (await markAll.count()) === 0, 'the button gone');
+      const got = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: generalId }]) }));
+      for (const m of got.messages as Array<{ content: string; flags: string[] }>) assert.ok(m.flags.includes('read'), `${m.content}: ${m.flags}`);
+      await ctx.close();
+    }));
+
+  test('channels: pinned first, muted ones marked and left out of All messages, topics with unread counts', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Channels' });
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'quiet' }, { name: 'zeta' }], principals: [t.owner.id, bob.id] }));
+      const subs = (await owner.request('GET', '/users/me/subscriptions')).body.subscriptions as { name: string; stream_id: number }[];
+      const id = (name: string) => subs.find((x) => x.name === name)!.stream_id;
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: [{ stream_id: id('quiet'), property: 'is_muted', value: true }, { stream_id: id('zeta'), property: 'pin_to_top', value: true }] }));
+      const bobApi = t.client(bob);
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'quiet', topic: 'shh', content: 'in the muted channel' }));
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'zeta', topic: 'alpha', content: 'zeta one' }));
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'zeta', topic: 'beta', content: 'zeta two' }));
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'zeta', topic: 'beta', content: 'zeta three' }));
+
+      const ctx = await newContext();
+      // Log in without opening the feed (which would mark what it shows as read), then open Starred.
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      await page.getByRole('heading', { name: 'Starred messages' }).waitFor();
+      const nav = page.getByRole('navigation', { name: 'Channels' });
+      const names = await nav.locator('li.channel > a .label').allInnerTexts();
+      assert.equal(names[0], 'zeta', `pinned channel first: ${names.join(', ')}`);
+      await nav.getByRole('link', { name: /quiet.*\(muted\)/ }).waitFor();
+      await nav.getByRole('link', { name: /zeta/ }).getByLabel('3 unread').waitFor();
+      // The muted channel's unread message does not count in All messages.
+      await page.getByRole('link', { name: 'All messages' }).getByLabel('3 unread').waitFor();
+
+      await page.getByRole('link', { name: 'All messages' }).click();
+      await messageRow(page, 'zeta three').waitFor();
+      assert.equal(await page.locator('article.message-row', { hasText: 'in the muted channel' }).count(), 0);
+      // Live too: a new message in the muted channel stays out of the feed.
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'quiet', topic: 'shh', content: 'still muted' }));
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'zeta', topic: 'beta', content: 'zeta four' }));
+      await messageRow(page, 'zeta four').waitFor();
+      assert.equal(await page.locator('article.message-row', { hasText: 'still muted' }).count(), 0);
+
+      // Subscriptions follow the event queue: joining and leaving show at once.
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'fresh' }] }));
+      await nav.getByRole('link', { name: /fresh/ }).waitFor();
+      assertSuccess(await owner.request('DELETE', '/users/me/subscriptions', { subscriptions: ['quiet'] }));
+      await eventually(async () => (await nav.getByRole('link', { name: /quiet/ }).count()) === 0, 'the channel left to go');
+
+      await nav.getByRole('link', { name: /zeta/ }).click();
+      const topics = page.getByRole('list', { name: 'In zeta' });
+      await topics.getByRole('link', { name: /beta/ }).waitFor();
+      const topicNames = await topics.locator('a .label').allInnerTexts();
+      assert.deepEqual(topicNames, ['beta', 'alpha']);
+      await ctx.close();
+    }));
+
+  test('leaving a channel takes its unread messages out of All messages', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Leaves' });
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'lonely' }], principals: [t.owner.id, bob.id] }));
+      const bobApi = t.client(bob);
+      for (const content of ['lonely one', 'lonely two']) assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'lonely', topic: 'x', content }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const all = page.getByRole('link', { name: 'All messages' });
+      await all.getByLabel('2 unread').waitFor();
+      assertSuccess(await owner.request('DELETE', '/users/me/subscriptions', { subscriptions: ['lonely'] }));
+      await eventually(async () => (await all.getByLabel(/unread/).count()) === 0, 'the unread count of the channel left to go');
+      await ctx.close();
+    }));
+});

@@ -1,0 +1,320 @@
+/**
+ * The browser client in real Chromium: desktop notifications and sounds, the
+ * Channels dialog, invitations and the organization settings.
+ * Skipped (with one line saying why) where Chromium is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { browserTests, eventually, loginPage, messageRow, PASSWORD, send, withWebServer } from './web-browser.ts';
+
+await browserTests('the web client in Chromium: notifications, sounds, the Channels dialog, invitations, organization settings', (newContext) => {
+  test('desktop notifications: direct messages and mentions while the page is not in front, as the settings say', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Notify' });
+      const bobApi = t.client(bob);
+      const ctx = await newContext();
+      // The browser's notifications, recorded; the page's focus, set by the test.
+      await ctx.addInitScript(() => {
+        const g = globalThis as any;
+        g.__shown = [];
+        g.__front = true;
+        g.Notification = class {
+          static permission = 'granted';
+          static requestPermission = async () => 'granted';
+          onclick: (() => void) | null = null;
+          constructor(title: string, opts: { body?: string; tag?: string }) {
+            g.__shown.push({ title, body: opts.body, tag: opts.tag });
+            g.__last = this;
+          }
+          close() {}
+        };
+        g.document.hasFocus = () => g.__front;
+      });
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const shown = async (): Promise<Array<{ title: string; body: string; tag: string }>> => page.evaluate(() => (globalThis as any).__shown);
+      const dm = async (content: string) => assertSuccess(await bobApi.request('POST', '/messages', { type: 'direct', to: JSON.stringify([t.owner.id]), content }));
+      const inGeneral = async (topic: string, content: string) => assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'general', topic, content }));
+
+      // Looking at the page: no notification.
+      await dm('while you look');
+      await messageRow(page, 'while you look').waitFor();
+      assert.deepEqual(await shown(), []);
+
+      await page.evaluate(() => ((globalThis as any).__front = false));
+      await dm('psst, **lunch**?');
+      await eventually(async () => (await shown()).length === 1, 'the direct message notified');
+      assert.deepEqual((await shown())[0], { title: 'Bob Notify', body: 'psst, lunch?', tag: `#narrow/dm/${bob.id}` });
+      // A channel message: not by default; a mention: yes.
+      await inGeneral('plans', 'no one in particular');
+      await messageRow(page, 'no one in particular').waitFor();
+      await inGeneral('plans', `@**${t.owner.row.full_name}** look at this`);
+      await eventually(async () => (await shown()).length === 2, 'the mention notified');
+      const mention = (await shown())[1]!;
+      assert.equal(mention.title, 'Bob Notify (#general › plans)');
+      assert.match(mention.body, /look at this$/);
+      // A click opens the conversation.
+      await page.evaluate(() => (globalThis as any).__last.onclick());
+      await page.getByRole('heading', { name: '#general › plans' }).waitFor();
+      // A message out of view stays unread: the tab's title counts it.
+      await page.evaluate(() => ((globalThis as any).__front = true));
+      const before = await page.title();
+      await dm('unread meanwhile');
+      await eventually(async () => /^\(\d+\) #general › plans - Parley$/.test(await page.title()) && (await page.title()) !== before, `the unread count in the title (${before})`);
+
+      // Turned off in Settings: nothing more.
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByText('Shown while this page is not in front.').waitFor();
+      await dialog.getByLabel('Direct messages and mentions').uncheck();
+      const saved = async () => assertSuccess(await t.client(t.owner).request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.enable_desktop_notifications;
+      await eventually(async () => (await saved()) === false, 'the setting saved');
+      await page.keyboard.press('Escape');
+      await page.evaluate(() => ((globalThis as any).location.hash = '#feed'));
+      await page.getByRole('heading', { name: 'All messages' }).waitFor();
+      await page.evaluate(() => ((globalThis as any).__front = false));
+      await dm('after turning them off');
+      await messageRow(page, 'after turning them off').waitFor();
+      assert.equal((await shown()).length, 2);
+      // Every channel message, once asked for (by the API here: the client follows the event, queued before the message's).
+      assertSuccess(await t.client(t.owner).request('PATCH', '/settings', { enable_stream_desktop_notifications: true }));
+      await inGeneral('plans', 'a plain channel message');
+      await eventually(async () => (await shown()).length === 3, 'the channel message notified');
+      assert.equal((await shown())[2]!.body, 'a plain channel message');
+      // A muted sender's messages arrive read: no notification.
+      assertSuccess(await t.client(t.owner).request('POST', `/users/me/muted_users/${bob.id}`));
+      await inGeneral('plans', 'from someone muted');
+      assertSuccess(await t.client(t.owner).request('POST', '/messages', { type: 'stream', to: 'general', topic: 'plans', content: 'my own, after it' }));
+      await messageRow(page, 'my own, after it').waitFor();
+      assert.equal((await shown()).length, 3);
+      await ctx.close();
+    }));
+
+  test('sounds: direct messages and mentions while the page is not in front, as the settings say', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Sounds' });
+      const bobApi = t.client(bob);
+      const ctx = await newContext();
+      // The sounds started, counted; the page's focus, set by the test.
+      await ctx.addInitScript(() => {
+        const g = globalThis as any;
+        g.__sounds = 0;
+        g.__front = true;
+        const param = { setValueAtTime() {}, exponentialRampToValueAtTime() {} };
+        g.AudioContext = class {
+          currentTime = 0;
+          destination = {};
+          resume = async () => {};
+          createOscillator() {
+            return { type: '', frequency: param, connect: (n: unknown) => n, start: () => g.__sounds++, stop() {} };
+          }
+          createGain() {
+            return { gain: param, connect: (n: unknown) => n };
+          }
+        };
+        g.document.hasFocus = () => g.__front;
+      });
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const sounds = async (): Promise<number> => page.evaluate(() => (globalThis as any).__sounds);
+      const dm = async (content: string) => assertSuccess(await bobApi.request('POST', '/messages', { type: 'direct', to: JSON.stringify([t.owner.id]), content }));
+      const inGeneral = async (content: string) => assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'sounds', content }));
+
+      await dm('while you look');
+      await messageRow(page, 'while you look').waitFor();
+      assert.equal(await sounds(), 0);
+      await page.evaluate(() => ((globalThis as any).__front = false));
+      await dm('a direct message');
+      await eventually(async () => (await sounds()) === 1, 'a sound for the direct message');
+      // A channel message: not by default; a mention: yes.
+      await inGeneral('no one in particular');
+      await messageRow(page, 'no one in particular').waitFor();
+      await inGeneral(`@**${t.owner.row.full_name}** listen`);
+      await eventually(async () => (await sounds()) === 2, 'a sound for the mention');
+
+      // Turned off in Settings: none.
+      await page.evaluate(() => ((globalThis as any).__front = true));
+      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/^Sounds/).uncheck();
+      const saved = async () => assertSuccess(await t.client(t.owner).request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.enable_sounds;
+      await eventually(async () => (await saved()) === false, 'the setting saved');
+      await page.keyboard.press('Escape');
+      await page.evaluate(() => ((globalThis as any).__front = false));
+      await dm('after turning them off');
+      await messageRow(page, 'after turning them off').waitFor();
+      // And "none" as the sound (by the API): none either, whatever else asks for one.
+      assertSuccess(await t.client(t.owner).request('PATCH', '/settings', { enable_sounds: true, notification_sound: 'none' }));
+      await dm('with no sound chosen');
+      await messageRow(page, 'with no sound chosen').waitFor();
+      assert.equal(await sounds(), 2);
+      await ctx.close();
+    }));
+
+  test('channels: browse, join, pin, mute, leave and create one from the web client', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Channels' });
+      assertSuccess(await t.client(bob).request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'random', description: 'Anything goes' }]) }));
+      const owner = t.client(t.owner);
+      const mine = async () => (assertSuccess(await owner.request('GET', '/users/me/subscriptions')).subscriptions as Array<{ name: string; invite_only: boolean; description: string }>);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const sidebar = page.getByRole('navigation', { name: 'Channels' });
+      await sidebar.getByRole('button', { name: 'Browse and create channels' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Channels' });
+      const list = dialog.getByRole('list', { name: 'All channels' });
+      await list.getByText('Anything goes').waitFor();
+      await list.getByRole('button', { name: 'Leave #general' }).waitFor();
+
+      // Join, then leave: the sidebar and the server follow.
+      await list.getByRole('button', { name: 'Join #random', exact: true }).click();
+      await list.getByRole('button', { name: 'Leave #random' }).waitFor();
+      await sidebar.getByRole('link', { name: /^random\b/ }).waitFor();
+      assert.ok((await mine()).some((s) => s.name === 'random'));
+      // Pinned: in the sidebar's pinned list; then unpinned.
+      const pinned = async () => (assertSuccess(await owner.request('GET', '/users/me/subscriptions')).subscriptions as Array<{ name: string; pin_to_top: boolean }>).find((s) => s.name === 'random')?.pin_to_top;
+      const pinnedList = sidebar.getByRole('list', { name: 'Pinned channels' });
+      await list.getByRole('button', { name: 'Pin #random', exact: true }).click();
+      await list.getByRole('button', { name: 'Unpin #random' }).waitFor();
+      assert.equal(await pinned(), true);
+      await pinnedList.getByRole('link', { name: /^random\b/ }).waitFor();
+      await list.getByRole('button', { name: 'Unpin #random' }).click();
+      await list.getByRole('button', { name: 'Pin #random', exact: true }).waitFor();
+      assert.equal(await pinned(), false);
+      await eventually(async () => (await pinnedList.count()) === 0, 'no pinned channels left');
+      // Mute, unmute.
+      const muted = async () => (assertSuccess(await owner.request('GET', '/users/me/subscriptions')).subscriptions as Array<{ name: string; is_muted: boolean }>).find((s) => s.name === 'random')?.is_muted;
+      await list.getByRole('button', { name: 'Mute #random', exact: true }).click();
+      await list.getByRole('button', { name: 'Unmute #random' }).waitFor();
+      assert.equal(await muted(), true);
+      await eventually(async () => (await sidebar.getByRole('link', { name: /^random\b/ }).getAttribute('class'))?.includes('is-muted') === true, 'random shown muted');
+      await list.getByRole('button', { name: 'Unmute #random' }).click();
+      await list.getByRole('button', { name: 'Mute #random', exact: true }).waitFor();
+      assert.equal(await muted(), false);
+      await list.getByRole('button', { name: 'Leave #random' }).click();
+      await list.getByRole('button', { name: 'Join #random', exact: true }).waitFor();
+      await eventually(async () => (await sidebar.getByRole('link', { name: /^random\b/ }).count()) === 0, 'random gone from the sidebar');
+      assert.ok(!(await mine()).some((s) => s.name === 'random'));
+
+      // A name already taken is refused before anything is sent.
+      await dialog.getByLabel('Name', { exact: true }).fill('General');
+      await dialog.getByRole('button', { name: 'Create channel' }).click();
+      await dialog.getByRole('alert').filter({ hasText: 'A channel with this name already exists.' }).waitFor();
+
+      // Create a private one: the view moves to it.
+      await dialog.getByLabel('Name', { exact: true }).fill('design');
+      await dialog.getByLabel('Description').fill('Pixels and fonts');
+      await dialog.getByLabel(/^Private/).check();
+      await dialog.getByRole('button', { name: 'Create channel' }).click();
+      await page.getByRole('heading', { name: '#design' }).waitFor();
+      assert.equal(await dialog.count(), 0, 'the dialog closed');
+      const design = (await mine()).find((s) => s.name === 'design');
+      assert.ok(design, 'subscribed to the new channel');
+      assert.equal(design.invite_only, true);
+      assert.equal(design.description, 'Pixels and fonts');
+      await sidebar.getByRole('link', { name: /^design\b/ }).waitFor();
+      await ctx.close();
+    }));
+
+  test('invitations: the owner invites from Settings; the invitee signs up by the emailed link and uses the web client', () =>
+    withWebServer(async (t) => {
+      const emailsTo = (addr: string): Array<{ text: string }> => {
+        const file = join(t.server.svc.config.dataDir, 'emails.log');
+        return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.to.includes(addr)) : [];
+      };
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const emails = dialog.getByLabel(/^Email addresses/);
+      // One bad address: nobody is invited, and the client says which and why.
+      await emails.fill('not-an-address, newbie@example.org');
+      await dialog.getByRole('button', { name: 'Invite', exact: true }).click();
+      await dialog.getByRole('alert').filter({ hasText: "Some emails did not validate, so we didn't send any invitations." }).waitFor();
+      assert.deepEqual(await dialog.getByRole('list', { name: 'Addresses not invited' }).getByRole('listitem').allTextContents(), ['not-an-address: Invalid address.']);
+      assert.deepEqual(emailsTo('newbie@example.org'), []);
+
+      await emails.fill('newbie@example.org');
+      await dialog.getByLabel('Join as').selectOption({ label: 'Member' });
+      await dialog.getByRole('button', { name: 'Invite', exact: true }).click();
+      await dialog.getByRole('status').filter({ hasText: 'Invitations sent.' }).waitFor();
+      assert.equal(await emails.inputValue(), '');
+      const [mail] = emailsTo('newbie@example.org');
+      const link = /https?:\/\/\S+\/accounts\/do_confirm\/\S+/.exec(mail!.text)?.[0];
+      assert.ok(link, mail!.text);
+
+      // The invitee: the link, the form, then the web client.
+      const newbieCtx = await newContext();
+      const newbie = await newbieCtx.newPage();
+      await newbie.goto(link);
+      await newbie.getByLabel('Full name').fill('Newbie Person');
+      await newbie.getByLabel('Password').fill('a-new-and-long-password-9');
+      await newbie.getByRole('button', { name: 'Create account' }).click();
+      await newbie.getByRole('link', { name: 'Log in to the web app' }).click();
+      await newbie.getByLabel('Email').fill('newbie@example.org');
+      await newbie.getByLabel('Password').fill('a-new-and-long-password-9');
+      await newbie.getByRole('button', { name: 'Log in' }).click();
+      await newbie.getByRole('log', { name: 'History' }).waitFor();
+      // Invited into the default channels; the owner sees the new person.
+      await newbie.getByRole('navigation', { name: 'Channels' }).getByRole('link', { name: /^general\b/ }).waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('complementary', { name: 'People' }).getByText('Newbie Person').waitFor();
+      await newbieCtx.close();
+      await ctx.close();
+    }));
+
+  test('organization settings: an administrator renames the organization, changes a role, deactivates and reactivates an account; members do not see them', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Member' });
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const org = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Organization' });
+
+      // Refused by the server (a description over Zulip's 1,000 characters): its reason, and nothing changed.
+      const before = assertSuccess(await owner.get('/server_settings')).realm_description;
+      await org.getByLabel('Description').fill('x'.repeat(1001));
+      await org.getByRole('button', { name: 'Save organization' }).click();
+      await org.getByRole('alert').waitFor();
+      assert.equal(assertSuccess(await owner.get('/server_settings')).realm_description, before);
+
+      await org.getByLabel('Organization name').fill('Renamed Org');
+      await org.getByLabel('Description').fill('Where we talk.');
+      await org.getByRole('button', { name: 'Save organization' }).click();
+      await org.getByRole('status').filter({ hasText: 'Organization saved.' }).waitFor();
+      const settings = assertSuccess(await owner.get('/server_settings'));
+      assert.equal(settings.realm_name, 'Renamed Org');
+      assert.equal(settings.realm_description, '<p>Where we talk.</p>');
+      // The header follows the realm event.
+      await page.getByRole('banner').getByText('Renamed Org').waitFor();
+
+      const people = org.getByRole('list', { name: 'People in the organization' });
+      await org.getByLabel('Find a person').fill('bob');
+      assert.equal(await people.getByRole('listitem').count(), 1);
+      await people.getByLabel('Role of Bob Member').selectOption({ label: 'Moderator' });
+      await eventually(async () => assertSuccess(await owner.get(`/users/${bob.id}`)).user.role === 300, "Bob's new role");
+      // One's own role and account cannot be changed here.
+      await org.getByLabel('Find a person').fill('');
+      const myName = assertSuccess(await owner.get('/users/me')).full_name as string;
+      assert.equal(await people.getByLabel(`Role of ${myName}`).isDisabled(), true);
+      assert.equal(await people.getByRole('button', { name: `Deactivate ${myName}` }).count(), 0);
+
+      await people.getByRole('button', { name: 'Deactivate Bob Member' }).click();
+      await people.getByRole('button', { name: 'Reactivate Bob Member' }).waitFor();
+      assert.equal(assertSuccess(await owner.get(`/users/${bob.id}`)).user.is_active, false);
+      await people.getByRole('button', { name: 'Reactivate Bob Member' }).click();
+      await people.getByRole('button', { name: 'Deactivate Bob Member' }).waitFor();
+      assert.equal(assertSuccess(await owner.get(`/users/${bob.id}`)).user.is_active, true);
+
+      // A member's settings have no organization section.
+      const memberCtx = await newContext();
+      const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Member' });
+      const member = await loginPage(memberCtx, t.url, carol.email, PASSWORD);
+      await member.getByRole('button', { name: 'Settings' }).click();
+      await member.getByRole('dialog', { name: 'Settings' }).getByRole('heading', { name: 'Invite people' }).waitFor();
+      assert.equal(await member.getByRole('region', { name: 'Organization' }).count(), 0);
+      await memberCtx.close();
+      await ctx.close();
+    }));
+});
