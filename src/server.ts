@@ -32,6 +32,7 @@ import { startFullMemberJob } from './actions/full-members.ts';
 import { startOutgoingWebhookDelivery } from './actions/outgoing-webhook-delivery.ts';
 import { startMissedMessageEmailDelivery } from './actions/missed-message-emails.ts';
 import { startDigestEmails } from './actions/digest-emails.ts';
+import { RunningHandlers } from './http/running.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -46,6 +47,8 @@ export interface RunningServer {
 type LogDestination = ReturnType<typeof pino.destination>;
 
 /** Log destinations of running servers, flushed when the process exits. */
+/** How long a close waits for route handlers still running (a request whose client has gone) before closing the store. */
+const HANDLERS_CLOSE_WAIT_MS = 10_000;
 const liveLogs = new Set<LogDestination>();
 process.on('exit', () => {
   for (const d of liveLogs) flushLog(d);
@@ -185,8 +188,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Thumbnails of images uploaded before they were made.
   const uploadImages = startUploadImageBackfill(svc);
   const lifecycle = { closing: false };
+  const running = new RunningHandlers();
   const app = buildApp(svc, {
     lifecycle,
+    running,
     routes: allRoutes(),
     bodyLimit: (config.maxFileUploadSizeMib + 1) * 1024 * 1024,
   });
@@ -206,6 +211,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await digestEmails.stop();
     await uploadImages.stop();
     await app.close();
+    // Handlers whose client went away outlive their connection; they finish before the store closes.
+    if (!(await running.settled(HANDLERS_CLOSE_WAIT_MS))) log.warn({ running: running.size }, 'closing with requests still running');
     if (metricsListener) await new Promise((r) => metricsListener!.server.close(r));
     await store.changes.announced();
     await events.close();

@@ -250,6 +250,45 @@ async function sigtermDuringPoll(keepAlive: boolean) {
   }
 }
 
+test('SIGTERM while a request runs whose client has gone: the request finishes before the database closes', { timeout: 60_000 }, async () => {
+  assert.ok(rc, 'first start ran');
+  // POST /users checks the password's strength in a child process first, held here for 3 s.
+  const r = await start({ NODE_OPTIONS: `--import=${join(import.meta.dirname, 'fixtures', 'slow-password-check.mjs')}`, SLOW_PASSWORD_CHECK_MS: '3000' });
+  let signalled = false;
+  const email = `late-${randomBytes(3).toString('hex')}@example.com`;
+  try {
+    const gone = new AbortController();
+    const sent = fetch(`${rc.site}/api/v1/users`, {
+      method: 'POST',
+      headers: { Authorization: basic(rc.email!, rc.key!), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email, password: 'a late but long passphrase 42', full_name: 'Late Comer' }).toString(),
+      signal: gone.signal,
+    }).catch(() => null);
+    // Received and checking the password; then the client goes, and the server is told to stop.
+    await sleep(1000);
+    gone.abort();
+    await sent;
+    r.proc.kill('SIGTERM');
+    signalled = true;
+    const timer = setTimeout(() => r.proc.kill('SIGKILL'), 20_000);
+    const exit = await r.exited;
+    clearTimeout(timer);
+    assert.equal(exit.code, 0, r.output());
+    assert.doesNotMatch(r.output(), /"level":50|unhandled error/, 'no error logged');
+  } finally {
+    if (!signalled) await stop(r);
+  }
+  // The request was received whole: it was carried out.
+  const again = await start();
+  try {
+    const res = await fetch(`${rc.site}/api/v1/users/${encodeURIComponent(email)}`, { headers: { Authorization: basic(rc.email!, rc.key!) } });
+    assert.equal(res.status, 200, await res.text());
+  } finally {
+    const { code } = await stop(again);
+    assert.equal(code, 0, again.output());
+  }
+});
+
 test('a second process on the same data refuses to start and says why', { timeout: 60_000 }, async () => {
   assert.ok(rc, 'first start ran');
   const r = await start();

@@ -6,6 +6,7 @@
  * `code` and their HTTP status; unknown paths are JSON 404 and wrong methods
  * JSON 405.
  */
+import type { RunningHandlers } from './running.ts';
 import { STATUS_CODES } from '../lib/node-http.ts';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
@@ -86,6 +87,8 @@ export interface AppOptions {
   bodyLimit: number;
   /** Set `closing` when shutting down: responses then close their connection. */
   lifecycle?: { closing: boolean };
+  /** Counts the running route handlers, for the server's close to wait for. */
+  running?: RunningHandlers;
 }
 
 type Mode = 'api' | 'json';
@@ -224,6 +227,7 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
       querystringParser: (s: string) => ({ __raw: s }),
     },
   });
+  opts.running?.install(app);
   const limits = makeAuthLimits(svc);
   const lifecycle = opts.lifecycle;
 
@@ -261,7 +265,8 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
       return;
     }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    if (status === 500) req.log.error({ err }, 'unhandled error');
+    // The route's template, not the URL (whose query string can hold credentials).
+    if (status === 500) req.log.error({ err, method: req.method, route: req.routeOptions.url }, 'unhandled error');
     reply.code(status).send(errorEnvelope(status, frameworkMessage(err, status)));
   });
 
