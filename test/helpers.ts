@@ -650,13 +650,17 @@ export async function databaseRelay(url: string): Promise<{ url: string; links: 
  * A TCP proxy to the Redis of `url` that a test can cut (every connection
  * dropped, new ones refused) and restore, on the same port; `hold` stops
  * passing what the clients send (their commands stay unanswered, as on a
- * connection that has died without a word).
+ * connection that has died without a word); `mute` stops passing Redis's
+ * answers (the commands run, their answers are lost), at once or from a
+ * given command on.
  */
-export async function redisProxy(url: string): Promise<{ url: string; cut(): void; restore(): void; hold(): void; close(): Promise<void> }> {
+export async function redisProxy(url: string): Promise<{ url: string; cut(): void; restore(): void; hold(): void; mute(from?: RegExp): void; close(): Promise<void> }> {
   const target = new URL(url);
   const sockets = new Set<Socket>();
   let down = false;
   let held = false;
+  let muted = false;
+  let muteFrom: RegExp | null = null;
   const proxy = createServer((client) => {
     if (down) {
       client.destroy();
@@ -676,9 +680,12 @@ export async function redisProxy(url: string): Promise<{ url: string; cut(): voi
       });
     }
     client.on('data', (d: Buffer) => {
+      if (muteFrom?.test(d.toString('latin1'))) muted = true;
       if (!held) upstream.write(d);
     });
-    upstream.pipe(client);
+    upstream.on('data', (d: Buffer) => {
+      if (!muted) client.write(d);
+    });
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const dropAll = () => {
@@ -689,6 +696,8 @@ export async function redisProxy(url: string): Promise<{ url: string; cut(): voi
     cut() {
       down = true;
       held = false;
+      muted = false;
+      muteFrom = null;
       dropAll();
     },
     restore() {
@@ -696,6 +705,11 @@ export async function redisProxy(url: string): Promise<{ url: string; cut(): voi
     },
     hold() {
       held = true;
+    },
+    /** Redis's answers are dropped (commands run, their replies never arrive): from now on, or from the first sent bytes that match `from`. */
+    mute(from?: RegExp) {
+      if (from) muteFrom = from;
+      else muted = true;
     },
     async close() {
       dropAll();

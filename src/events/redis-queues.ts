@@ -40,13 +40,24 @@ end
 `;
 
 const SCRIPTS = {
-  // KEYS: q, e. ARGV: event JSON texts. Returns the next id, or -1 when the queue is gone.
+  // KEYS: q, e. ARGV: the sending node's ID ('' for a heartbeat), its batch
+  // number, event JSON texts. Returns the next id, or -1 when the queue is
+  // gone. A batch the queue has already had from that node (the same push
+  // sent again after a lost answer) adds nothing: each node numbers its
+  // batches upwards and writes them one after another (BatchingBus), so the
+  // queue keeps the last number per node.
   parleyPush: {
     numberOfKeys: 2,
     lua: `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local n = tonumber(redis.call('HGET', KEYS[1], 'next'))
-for i = 1, #ARGV do
+local from = ARGV[1] ~= '' and ('from:' .. ARGV[1]) or nil
+if from then
+  local seen = redis.call('HGET', KEYS[1], from)
+  if seen and tonumber(seen) >= tonumber(ARGV[2]) then return n end
+  redis.call('HSET', KEYS[1], from, ARGV[2])
+end
+for i = 3, #ARGV do
   local s = ARGV[i]
   redis.call('ZADD', KEYS[2], n, string.sub(s, 1, -2) .. ',"id":' .. n .. '}')
   n = n + 1
@@ -132,7 +143,7 @@ return out`,
 
 type Reply = Array<string | string[] | number>;
 interface Scripted {
-  parleyPush(q: string, e: string, ...events: string[]): Promise<number>;
+  parleyPush(q: string, e: string, node: string, batch: number, ...events: string[]): Promise<number>;
   parleyBegin(q: string, e: string, exp: string, id: string, last: number, token: string, now: number, heartbeatMs: number, dontBlock: number): Promise<Reply>;
   parleyRecheck(q: string, e: string, exp: string, id: string, token: string, now: number): Promise<Reply>;
   parleyRelease(q: string, exp: string, id: string, token: string, now: number): Promise<number>;
@@ -166,6 +177,8 @@ export class RedisQueues implements EventQueues {
   private readonly waiters = new Map<string, Waiter>();
   private gcTimer: NodeJS.Timeout | null = null;
   private pollSeq = 0;
+  /** The number of this node's last batch of pushes (see parleyPush). */
+  private batchSeq = 0;
   private closed = false;
 
   private constructor(link: RedisLink) {
@@ -286,7 +299,7 @@ export class RedisQueues implements EventQueues {
       return { kind: 'events', events };
     }
     if (this.waiters.get(id) !== w) return { kind: 'events', events: await done! };
-    w.heartbeat = setTimeout(() => void this.pushEvents(id, [{ type: 'heartbeat' }]).catch(() => this.release(w)), req.heartbeatSeconds * 1000);
+    w.heartbeat = setTimeout(() => void this.pushHeartbeat(id).catch(() => this.release(w)), req.heartbeatSeconds * 1000);
     w.heartbeat.unref();
     req.signal?.onAbort(() => this.release(w));
     w.busy = false;
@@ -347,10 +360,10 @@ export class RedisQueues implements EventQueues {
     for (const id of await this.r.smembers(this.key(`u:${userId}`))) await this.delete(id);
   }
 
-  /** Pushes events to one queue and wakes its poll. */
-  private async pushEvents(id: string, events: ZulipEvent[]): Promise<void> {
+  /** Pushes a heartbeat to one queue and wakes its poll (one sent twice in a blip does no harm). */
+  private async pushHeartbeat(id: string): Promise<void> {
     const pl = this.r.pipeline();
-    (pl as unknown as Scripted).parleyPush(this.key(`q:${id}`), this.key(`e:${id}`), ...events.map((e) => JSON.stringify(e)));
+    (pl as unknown as Scripted).parleyPush(this.key(`q:${id}`), this.key(`e:${id}`), '', 0, JSON.stringify({ type: 'heartbeat' }));
     pl.publish(this.key('wake'), id);
     await pl.exec();
   }
@@ -403,7 +416,8 @@ export class RedisQueues implements EventQueues {
     }
     if (!out.size) return;
     const write = this.r.pipeline();
-    for (const [id, texts] of out) (write as unknown as Scripted).parleyPush(this.key(`q:${id}`), this.key(`e:${id}`), ...texts);
+    const batch = ++this.batchSeq;
+    for (const [id, texts] of out) (write as unknown as Scripted).parleyPush(this.key(`q:${id}`), this.key(`e:${id}`), this.link.nodeId, batch, ...texts);
     write.publish(this.key('wake'), [...out.keys()].join(','));
     const results = (await write.exec()) ?? [];
     [...out.keys()].forEach((id, i) => {
