@@ -288,6 +288,11 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(settings.realm_description, '<p>Where we talk.</p>');
       // The header follows the realm event.
       await page.getByRole('banner').getByText('Renamed Org').waitFor();
+      // Changed elsewhere while the form is open: a field not being edited shows the new value; one being edited keeps what is typed.
+      await org.getByLabel('Description').fill('Half typed');
+      assertSuccess(await owner.patch('/realm', { name: 'Renamed Elsewhere', description: 'Changed elsewhere.' }));
+      await eventually(async () => (await org.getByLabel('Organization name').inputValue()) === 'Renamed Elsewhere', 'the name changed elsewhere');
+      assert.equal(await org.getByLabel('Description').inputValue(), 'Half typed');
 
       const people = org.getByRole('list', { name: 'People in the organization' });
       await org.getByLabel('Find a person').fill('bob');

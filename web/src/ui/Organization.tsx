@@ -28,8 +28,12 @@ export function isAdministrator(u: { role: number }): boolean {
  * owner stays) and says why not; the list follows the realm_user events.
  */
 export function Organization() {
-  const [name, setName] = useState<string>(model.realm.realm_name ?? '');
-  const [description, setDescription] = useState<string>(model.realm.realm_description ?? '');
+  // What is typed here; null until then, and again once saved, so the fields
+  // show the organization's values as they are (a change made elsewhere shows).
+  const [typedName, setName] = useState<string | null>(null);
+  const [typedDescription, setDescription] = useState<string | null>(null);
+  const name = typedName ?? model.realm.realm_name ?? '';
+  const description = typedDescription ?? model.realm.realm_description ?? '';
   const [filter, setFilter] = useState('');
   const profile = useAction();
   const people = useRequest();
@@ -46,7 +50,11 @@ export function Organization() {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          void profile.run(() => api('PATCH', '/realm', { name: name.trim(), description }), 'Organization saved.');
+          void profile.run(async () => {
+            await api('PATCH', '/realm', { name: name.trim(), description });
+            setName(null);
+            setDescription(null);
+          }, 'Organization saved.');
         }}
       >
         <label for="org-name">Organization name</label>
