@@ -47,10 +47,12 @@ test('members become full members as time passes: the job announces each once, t
   const qGuest = await openQueue(t.client(guest), { event_types: ['user_group'] });
   // A pass before newbie's time promotes nobody.
   assert.deepEqual(await promoteNewFullMembers(t.server.svc, start - 90), []);
+  await t.eventsDelivered();
   assert.deepEqual(await qWatcher.ofType('user_group'), []);
   // Two passes at once after it (as two processes would run them): one announcement.
   const passes = await Promise.all([promoteNewFullMembers(t.server.svc, start), promoteNewFullMembers(t.server.svc, start)]);
   assert.deepEqual(passes.flat(), [newbie.id]);
+  await t.eventsDelivered();
   for (const q of [qWatcher, qGuest]) {
     assert.deepEqual(
       (await q.ofType('user_group')).map(({ id: _id, ...e }) => e),
@@ -58,6 +60,7 @@ test('members become full members as time passes: the job announces each once, t
     );
   }
   assert.deepEqual(await promoteNewFullMembers(t.server.svc, start + 5), []);
+  await t.eventsDelivered();
   assert.deepEqual(await qWatcher.ofType('user_group'), []);
 
   // The new state: a full member, still a member, with the full members' permission (new members lack it).

@@ -51,6 +51,12 @@ export interface TestServer {
   setUserSetting(account: { id: number }, name: string, value: unknown): Promise<void>;
   /** Creates an account directly through the action layer (setup only). */
   makeUser(opts?: { role?: number; name?: string; email?: string; password?: string; isBot?: boolean; botOwnerId?: number; botType?: number }): Promise<Account>;
+  /**
+   * Settles once the events of actions the test called directly (not
+   * through a request, which waits for them before it answers) have reached
+   * their queues: on a cluster they go through Redis after the action returns.
+   */
+  eventsDelivered(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -225,6 +231,9 @@ async function startTestServerNow(env: Record<string, string>): Promise<TestServ
   for (const node of nodes) node.svc.config.externalUrl = url;
   const turn = { n: 0 };
   let n = 0;
+  const eventsDelivered = async () => {
+    for (const node of nodes) await node.svc.bus.flush();
+  };
   return {
     url,
     server,
@@ -252,10 +261,10 @@ async function startTestServerNow(env: Record<string, string>): Promise<TestServ
         botOwnerId: opts.botOwnerId,
         botType: opts.botType,
       });
-      // Its events are queued before the test goes on, as a request's are before its answer (on a cluster they go through Redis).
-      await server.svc.bus.flush();
+      await eventsDelivered();
       return { id: row.id, email: row.delivery_email, apiKey: row.api_key, row };
     },
+    eventsDelivered,
     async close() {
       for (const node of nodes) await node.close();
       if (redisUrl) await deleteKeysWithPrefix(redisUrl, redisPrefix);

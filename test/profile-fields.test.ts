@@ -296,6 +296,7 @@ test('updateProfileData: administrators edit other users (PATCH /users/{id} prof
   const locked = await createField({ name: 'Badge', field_type: 1, editable_by_user: false });
   const q = await openQueue(t.client(other), { event_types: ['realm_user'] });
   await updateProfileData(t.server.svc, admin.row, member.id, [{ id: locked, value: 'B-7' }]);
+  await t.eventsDelivered();
   const evs = await q.ofType('realm_user');
   assert.deepEqual(evs.map((e) => e.person), [{ user_id: member.id, custom_profile_field: { id: locked, value: 'B-7', rendered_value: '<p>B-7</p>' } }]);
   await assert.rejects(updateProfileData(t.server.svc, moderator.row, member.id, [{ id: locked, value: 'x' }]), /Must be an organization administrator/);

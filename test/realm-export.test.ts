@@ -229,6 +229,7 @@ test('a failed export is reported with failed_timestamp, and one a stopped serve
   const svc = t.server.svc;
   const row = await insertRealmExport(svc.store.db, { realm_id: svc.realmId, acting_user_id: t.owner.id, export_type: 'public', status: 1, date_requested: Date.now() / 1000 - 8 * 86400 });
   await failInterruptedExports(svc);
+  await t.eventsDelivered();
   const [ev] = (await qa.ofType('realm_export')).slice(-1);
   const interrupted = ev.exports.find((e: any) => e.id === row.id);
   assert.equal(interrupted.pending, false);

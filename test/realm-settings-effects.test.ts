@@ -170,6 +170,7 @@ test('message_retention_days: expired messages are deleted with delete_message a
   const q = await openQueue(c(other), { event_types: ['delete_message', 'stream'], client_capabilities: { bulk_message_deletion: true } });
   await setting({ message_retention_days: 30 });
   const deleted = await deleteExpiredMessages(t.server.svc);
+  await t.eventsDelivered();
   assert.ok(deleted >= 2, `deleted ${deleted}`);
   assertError(await c(member).get(`/messages/${old}`), 400, 'BAD_REQUEST', 'Invalid message(s)');
   assertError(await c(member).get(`/messages/${dm}`), 400, 'BAD_REQUEST', 'Invalid message(s)');

@@ -57,6 +57,7 @@ test('reminders: create with events and state, listed apart from scheduled messa
   assert.deepEqual((await q.drain()).map(strip), [{ type: 'reminders', op: 'add', reminders: list }]);
 
   await deliverDueScheduledMessages(t.server.svc, at + 1);
+  await t.eventsDelivered();
   const evs = await q.drain();
   const delivered = evs.find((e) => e.type === 'message');
   assert.equal(delivered.message.sender_email, 'notification-bot@zulip.com');

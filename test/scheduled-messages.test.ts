@@ -275,6 +275,7 @@ test('a row deleted or edited after it was read as due is not sent as it was rea
   const q = await openQueue(A, { event_types: ['scheduled_messages', 'message'] });
   assert.equal(await deliverOne(svc, staleGone, ts + 1), 'skipped');
   assert.equal(await deliverOne(svc, staleEdited, ts + 1), 'skipped');
+  await t.eventsDelivered();
   const contents = (await lastMessages(B, 20)).map((m) => m.content);
   assert.ok(!contents.includes('deleted meanwhile') && !contents.includes('old words'), 'no message committed');
   assert.deepEqual(await q.drain(), [], 'no events for a send that rolled back');
@@ -295,6 +296,7 @@ test('failed delivery: failed true, update event, Notification Bot notice; editi
   const q = await openQueue(A, { event_types: ['scheduled_messages', 'message'] });
   const qb = await openQueue(B, { event_types: ['scheduled_messages', 'message'] });
   assert.deepEqual(await deliverDueScheduledMessages(t.server.svc, ts + 1), { delivered: 0, failed: 1 });
+  await t.eventsDelivered();
   const m = await find(A, id);
   assert.equal(m.failed, true, 'kept in the list, marked failed');
   const evs = await q.drain();
