@@ -155,7 +155,7 @@ test('GET /bots: the caller\'s active bots only', async () => {
   assertError(await c(guest).get('/bots'), 400, 'BAD_REQUEST', 'Not allowed for guest users');
 });
 
-test('register: realm_bots lists all bots for administrators, own bots for others', async () => {
+test('register: realm_bots lists all bots for administrators (not the system bots), own bots for others', async () => {
   const { member, admin, moderator } = await roles();
   const s = short();
   const mine = assertSuccess(await c(member).post('/bots', { full_name: `Reg ${s}`, short_name: s }));
@@ -164,7 +164,12 @@ test('register: realm_bots lists all bots for administrators, own bots for other
   assert.deepEqual(forMember.map((b) => b.user_id), [mine.user_id]);
   assert.equal(forMember[0].owner_id, member.id);
   assert.equal(forMember[0].api_key, mine.api_key);
-  assert.ok((await reg(admin)).some((b) => b.user_id === mine.user_id));
+  const forAdmin = await reg(admin);
+  assert.ok(forAdmin.some((b) => b.user_id === mine.user_id));
+  // Not the system bots (Welcome Bot, Notification Bot...): Zulip keeps them in a realm of their own (cross_realm_bots).
+  const system = assertSuccess(await c(admin).post('/register', { fetch_event_types: ['realm_user'] })).cross_realm_bots as any[];
+  assert.ok(system.length > 0);
+  for (const b of system) assert.ok(!forAdmin.some((x) => x.user_id === b.user_id), `${b.email} in realm_bots`);
   assert.ok(!(await reg(moderator)).some((b) => b.user_id === mine.user_id));
 });
 
