@@ -1,6 +1,6 @@
 /**
  * The browser client in real Chromium: desktop notifications and sounds, the
- * Channels dialog, invitations and the organization settings.
+ * Channels dialog, invitations, bots and the organization settings.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
 import { browserTests, eventually, loginPage, messageRow, PASSWORD, send, withWebServer } from './web-browser.ts';
 
-await browserTests('the web client in Chromium: notifications, sounds, the Channels dialog, invitations, organization settings', (newContext) => {
+await browserTests('the web client in Chromium: notifications, sounds, the Channels dialog, invitations, bots, organization settings', (newContext) => {
   test('desktop notifications: direct messages and mentions while the page is not in front, as the settings say', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Notify' });
@@ -260,6 +260,56 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await page.keyboard.press('Escape');
       await page.getByRole('complementary', { name: 'People' }).getByText('Newbie Person').waitFor();
       await newbieCtx.close();
+      await ctx.close();
+    }));
+
+  test('bots: a member creates a bot, sees its API key and zuliprc, and deactivates it; a refused bot says why; an administrator reactivates it', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Bots' });
+      const bobApi = t.client(bob);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Bots' });
+      const create = async (name: string, short: string, type: string) => {
+        await section.getByLabel('Bot name').fill(name);
+        await section.getByLabel(/^Bot email/).fill(short);
+        await section.getByLabel('Bot type').selectOption({ label: type });
+        await section.getByRole('button', { name: 'Create bot' }).click();
+      };
+      await create('Alert Hook', 'alerts', 'Generic bot');
+      await section.getByRole('status').filter({ hasText: 'Bot created.' }).waitFor();
+      const [made] = assertSuccess(await bobApi.get('/bots')).bots;
+      assert.equal(made.full_name, 'Alert Hook');
+      const bots = section.getByRole('list', { name: 'Your bots' });
+      await bots.getByRole('listitem', { name: 'Alert Hook' }).waitFor();
+      assert.equal(await bots.getByLabel('API key of Alert Hook').textContent(), made.api_key);
+      // The key works, and the zuliprc holds the bot's account.
+      const me = assertSuccess(await t.client({ email: made.username, apiKey: made.api_key }).get('/users/me'));
+      assert.equal(me.is_bot, true);
+      const href = await bots.getByRole('link', { name: 'Download zuliprc' }).getAttribute('href');
+      assert.equal(decodeURIComponent(href!.replace(/^data:text\/plain;charset=utf-8,/, '')), `[api]\nemail=${made.username}\nkey=${made.api_key}\nsite=${t.url}\n`);
+
+      // The same address again: the server's reason, and no second bot.
+      await create('Alert Hook Two', 'alerts', 'Incoming webhook');
+      await section.getByRole('alert').waitFor();
+      assert.equal(assertSuccess(await bobApi.get('/bots')).bots.length, 1);
+
+      await bots.getByRole('button', { name: 'Deactivate Alert Hook' }).click();
+      await eventually(async () => assertSuccess(await bobApi.get('/bots')).bots.length === 0, 'the bot deactivated');
+      // Shown as deactivated; a member cannot reactivate it here.
+      await eventually(async () => (await bots.getByRole('listitem', { name: 'Alert Hook' }).getAttribute('class')) === 'deactivated', 'the bot shown as deactivated');
+      assert.equal(await bots.getByRole('button', { name: 'Reactivate Alert Hook' }).count(), 0);
+
+      // An administrator sees every bot, and reactivates it.
+      const ownerCtx = await newContext();
+      const owner = await loginPage(ownerCtx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await owner.getByRole('button', { name: 'Settings' }).click();
+      const ownerBots = owner.getByRole('dialog', { name: 'Settings' }).getByRole('list', { name: 'Your bots' });
+      await ownerBots.getByRole('button', { name: 'Reactivate Alert Hook' }).click();
+      await eventually(async () => assertSuccess(await bobApi.get('/bots')).bots.length === 1, 'the bot reactivated');
+      await bots.getByRole('button', { name: 'Deactivate Alert Hook' }).waitFor();
+      await ownerCtx.close();
       await ctx.close();
     }));
 

@@ -3,6 +3,7 @@ import { api, ApiError } from '../api.ts';
 import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
 import { useAction } from './request.tsx';
+import { Bots } from './Bots.tsx';
 import { isAdministrator, Organization } from './Organization.tsx';
 
 export function Settings({ onClose }: { onClose(): void }) {
@@ -112,6 +113,7 @@ export function Settings({ onClose }: { onClose(): void }) {
       </section>
       <Notifications setSetting={setSetting} />
       <InvitePeople />
+      <Bots />
       {isAdministrator(model.me) && <Organization />}
     </Dialog>
   );

@@ -1,0 +1,111 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { model, type Bot } from '../model.ts';
+import { isAdministrator } from './Organization.tsx';
+import { useAction, useRequest } from './request.tsx';
+
+/** Zulip's bot types that a person creates. */
+const BOT_TYPES: Array<[number, string]> = [
+  [1, 'Generic bot'],
+  [2, 'Incoming webhook'],
+  [3, 'Outgoing webhook'],
+];
+
+/** A zuliprc file for the bot, as Zulip's clients and libraries read it. */
+function zuliprc(bot: Bot): string {
+  return `[api]\nemail=${bot.email}\nkey=${bot.api_key}\nsite=${location.origin}\n`;
+}
+
+/**
+ * The bots one may manage (one's own; every bot for administrators, from
+ * realm_bots and its events): create one (POST /bots), see its API key and
+ * download its zuliprc, deactivate it (DELETE /bots/{id}); administrators
+ * also reactivate (POST /users/{id}/reactivate). The server decides who may
+ * create which bots, and says why not.
+ */
+export function Bots() {
+  const [name, setName] = useState('');
+  const [shortName, setShortName] = useState('');
+  const [type, setType] = useState(1);
+  const [payloadUrl, setPayloadUrl] = useState('');
+  const create = useAction();
+  const change = useRequest();
+  const admin = isAdministrator(model.me);
+  const bots = [...model.bots.values()].sort((a, b) => Number(b.is_active) - Number(a.is_active) || a.full_name.localeCompare(b.full_name));
+
+  return (
+    <section aria-labelledby="bots-title">
+      <h2 id="bots-title">Bots</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create.run(async () => {
+            await api('POST', '/bots', {
+              full_name: name.trim(),
+              short_name: shortName.trim(),
+              bot_type: type,
+              ...(type === 3 ? { payload_url: JSON.stringify(payloadUrl.trim()) } : {}),
+            });
+            setName('');
+            setShortName('');
+            setPayloadUrl('');
+          }, 'Bot created.');
+        }}
+      >
+        <label for="bot-name">Bot name</label>
+        <input id="bot-name" type="text" value={name} required onInput={(e) => setName(e.currentTarget.value)} />
+        <label for="bot-short-name">Bot email (before -bot@{model.realm.realm_bot_domain ?? ''})</label>
+        <input id="bot-short-name" type="text" value={shortName} required onInput={(e) => setShortName(e.currentTarget.value)} />
+        <label for="bot-type">Bot type</label>
+        <select id="bot-type" value={String(type)} onChange={(e) => setType(Number(e.currentTarget.value))}>
+          {BOT_TYPES.map(([value, label]) => (
+            <option key={value} value={String(value)}>
+              {label}
+            </option>
+          ))}
+        </select>
+        {type === 3 && (
+          <>
+            <label for="bot-payload-url">Endpoint URL</label>
+            <input id="bot-payload-url" type="url" value={payloadUrl} required onInput={(e) => setPayloadUrl(e.currentTarget.value)} />
+          </>
+        )}
+        <button type="submit" class="btn primary" disabled={create.busy}>
+          Create bot
+        </button>
+        {create.view}
+      </form>
+      {change.error && (
+        <p class="form-error" role="alert">
+          {change.error}
+        </p>
+      )}
+      <ul class="bot-list" aria-label="Your bots">
+        {bots.map((b) => (
+          <li key={b.user_id} aria-label={b.full_name} class={b.is_active ? '' : 'deactivated'}>
+            <span class="org-person">
+              {b.full_name} <span class="muted-text">{b.email}</span>
+            </span>
+            <span class="bot-key">
+              API key: <code aria-label={`API key of ${b.full_name}`}>{b.api_key}</code>{' '}
+              <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(zuliprc(b))}`} download="zuliprc">
+                Download zuliprc
+              </a>
+            </span>
+            {b.is_active ? (
+              <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('DELETE', `/bots/${b.user_id}`))}>
+                Deactivate {b.full_name}
+              </button>
+            ) : (
+              admin && (
+                <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('POST', `/users/${b.user_id}/reactivate`))}>
+                  Reactivate {b.full_name}
+                </button>
+              )
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
