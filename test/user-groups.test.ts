@@ -85,7 +85,7 @@ test('POST /user_groups/create, members and subgroups with events to everyone', 
   assertError(await c(member).post('/user_groups/99999/members', { add: [member.id] }), 400, 'BAD_REQUEST', 'Invalid user group');
 });
 
-test('PATCH /user_groups/{id} and deactivation: update events, permissions, in-use check', async () => {
+test('PATCH /user_groups/{id} and deactivation: update events (remove for clients without include_deactivated_groups), permissions, in-use check', async () => {
   const id = assertSuccess(await c(member).post('/user_groups/create', { name: 'frontend', members: [member.id] })).group_id;
   const q = await openQueue(c(other), { event_types: ['user_group'] });
   const res = await c(member).patch(`/user_groups/${id}`, { name: 'web', description: 'Web team' });
@@ -108,10 +108,18 @@ test('PATCH /user_groups/{id} and deactivation: update events, permissions, in-u
   assertError(await c(member).patch(`/streams/${ch}`, { can_subscribe_group: { new: everyone } }), 400, 'BAD_REQUEST', "'can_subscribe_group' setting cannot be set to 'role:everyone' group.");
   assertSuccess(await c(member).patch(`/streams/${ch}`, { can_subscribe_group: { new: members } }));
   await q.drain();
+  const capable = await openQueue(c(other), { event_types: ['user_group'], client_capabilities: { include_deactivated_groups: true } });
   assertSuccess(await c(member).post(`/user_groups/${id}/deactivate`));
-  assert.deepEqual((await q.ofType('user_group')).map((e) => [e.op, e.data]), [['update', { deactivated: true }]]);
+  // Clients that handle deactivated groups (the include_deactivated_groups capability) get the update; others a remove.
+  assert.deepEqual((await capable.ofType('user_group')).map((e) => [e.op, e.data]), [['update', { deactivated: true }]]);
+  assert.deepEqual((await q.ofType('user_group')).map(({ id: _id, ...e }) => e), [{ type: 'user_group', op: 'remove', group_id: id }]);
   const listed = assertSuccess(await c(member).get('/user_groups')).user_groups;
   assert.ok(!listed.some((g: any) => g.id === id));
   const all = assertSuccess(await c(member).get('/user_groups', { include_deactivated_groups: true })).user_groups;
   assert.equal(all.find((g: any) => g.id === id).deactivated, true);
+  // /register likewise.
+  const registered = async (caps: Record<string, boolean>) =>
+    (assertSuccess(await c(other).post('/register', { fetch_event_types: ['realm_user_groups'], client_capabilities: caps })).realm_user_groups as any[]).some((g) => g.id === id);
+  assert.equal(await registered({}), false);
+  assert.equal(await registered({ include_deactivated_groups: true }), true);
 });
