@@ -375,3 +375,23 @@ test('one user subscribing to one channel from several requests at once, and a n
     assert.equal(streams.length, 1);
   }
 });
+
+test('/register without notification_settings_null: subscription settings that follow the default are the default\'s value', async () => {
+  const u = await t.makeUser({ name: 'Old App User' });
+  const name = uniq('old app');
+  const id = await create(u, { name });
+  assertSuccess(await c(u).patch('/settings', { enable_stream_push_notifications: true, enable_stream_audible_notifications: false }));
+  assertSuccess(await c(u).patch(`/users/me/subscriptions/${id}`, { property: 'desktop_notifications', value: true }));
+  const settingsOf = async (caps: Record<string, boolean>) => {
+    const reg = assertSuccess(await c(u).post('/register', { fetch_event_types: ['subscription'], client_capabilities: caps }));
+    const sub = reg.subscriptions.find((s: any) => s.stream_id === id);
+    return [sub.desktop_notifications, sub.audible_notifications, sub.push_notifications, sub.email_notifications, sub.wildcard_mentions_notify];
+  };
+  // Zulip fills in the four notification settings (wildcard_mentions_notify stays as it is).
+  assert.deepEqual(await settingsOf({}), [true, false, true, false, null]);
+  assert.deepEqual(await settingsOf({ notification_settings_null: true }), [true, null, null, null, null]);
+  // Channels left too.
+  assertSuccess(await c(u).delete('/users/me/subscriptions', { subscriptions: [name] }));
+  const reg = assertSuccess(await c(u).post('/register', { fetch_event_types: ['subscription'] }));
+  assert.equal(reg.unsubscribed.find((s: any) => s.stream_id === id).push_notifications, true);
+});

@@ -10,6 +10,10 @@ import { streamAccess } from '../actions/access.ts';
 import { realmGroupSetting } from '../actions/group-settings.ts';
 import { REALM_GROUP_SETTING_DEFAULTS } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
+import { userSettingsOf } from '../lib/user-settings.ts';
+
+/** The subscription settings that are null while they follow the user's default (enable_stream_<name>). */
+const NULLABLE_NOTIFICATION_SETTINGS = ['desktop_notifications', 'audible_notifications', 'push_notifications', 'email_notifications'] as const;
 
 const provider: StateProvider = {
   types: ['subscription', 'stream', 'default_streams', 'default_stream_groups', 'realm'],
@@ -22,6 +26,14 @@ const provider: StateProvider = {
         out.subscriptions = st.subscriptions;
         out.unsubscribed = st.unsubscribed;
         out.never_subscribed = st.never_subscribed;
+        // Clients without notification_settings_null (older apps) take these settings as booleans: a
+        // subscription that follows the user's default gets the default's value, as Zulip sends them.
+        if (opts.clientCapabilities.notification_settings_null !== true) {
+          const settings = userSettingsOf(opts.user);
+          for (const sub of [...st.subscriptions, ...st.unsubscribed]) {
+            for (const name of NULLABLE_NOTIFICATION_SETTINGS) sub[name] ??= settings[`enable_stream_${name}`];
+          }
+        }
       }
       if (wants('stream')) {
         const subscribed = new Set(st.subscriptions.map((s) => s.stream_id as number));
