@@ -63,9 +63,13 @@ test('linkifiers: add, list, update, reorder, delete with events to every user a
   );
   assert.equal(evs[1].realm_linkifiers[0].url_template, 'https://z.example.com/i/{num}');
 
-  const reg = assertSuccess(await M.post('/register', { fetch_event_types: ['realm_linkifiers', 'realm_filters'] }));
+  const reg = assertSuccess(await M.post('/register', { fetch_event_types: ['realm_linkifiers', 'realm_filters'], client_capabilities: { linkifier_url_template: true } }));
   assert.deepEqual(reg.realm_linkifiers, evs[1].realm_linkifiers);
   assert.deepEqual(reg.realm_filters, []);
+  // Clients that cannot read URL templates get none (as Zulip: they would build wrong links from them).
+  const old = assertSuccess(await M.post('/register', { fetch_event_types: ['realm_linkifiers', 'realm_filters'] }));
+  assert.deepEqual(old.realm_linkifiers, []);
+  assert.deepEqual(old.realm_filters, []);
 
   const d = await A.delete(`/realm/filters/${id2}`);
   assertSchema(d, 'DELETE', '/realm/filters/{filter_id}');
