@@ -283,6 +283,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(made.full_name, 'Alert Hook');
       const bots = section.getByRole('list', { name: 'Your bots' });
       await bots.getByRole('listitem', { name: 'Alert Hook' }).waitFor();
+      await bots.getByRole('button', { name: 'Show API key of Alert Hook' }).click();
       assert.equal(await bots.getByLabel('API key of Alert Hook').textContent(), made.api_key);
       // The key works, and the zuliprc holds the bot's account.
       const me = assertSuccess(await t.client({ email: made.username, apiKey: made.api_key }).get('/users/me'));

@@ -16,15 +16,13 @@ export interface User {
   avatar_url?: string | null;
 }
 
-/** A bot the user may manage (realm_bots: one's own, or every bot for administrators). */
+/**
+ * A bot the user may manage (realm_bots: one's own, or every bot for
+ * administrators). Since feature level 474 it carries only the bot's
+ * settings; its name, address and state are in its user object.
+ */
 export interface Bot {
   user_id: number;
-  email: string;
-  full_name: string;
-  bot_type: number;
-  is_active: boolean;
-  api_key: string;
-  owner_id?: number;
 }
 
 export interface Sub {

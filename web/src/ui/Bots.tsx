@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { model, type Bot } from '../model.ts';
+import { model, type User } from '../model.ts';
 import { isAdministrator } from './Organization.tsx';
 import { useAction, useRequest } from './request.tsx';
 
@@ -12,26 +12,37 @@ const BOT_TYPES: Array<[number, string]> = [
 ];
 
 /** A zuliprc file for the bot, as Zulip's clients and libraries read it. */
-function zuliprc(bot: Bot): string {
-  return `[api]\nemail=${bot.email}\nkey=${bot.api_key}\nsite=${location.origin}\n`;
+function zuliprc(bot: User, apiKey: string): string {
+  return `[api]\nemail=${bot.email}\nkey=${apiKey}\nsite=${location.origin}\n`;
 }
 
 /**
- * The bots one may manage (one's own; every bot for administrators, from
- * realm_bots and its events): create one (POST /bots), see its API key and
- * download its zuliprc, deactivate it (DELETE /bots/{id}); administrators
- * also reactivate (POST /users/{id}/reactivate). The server decides who may
- * create which bots, and says why not.
+ * The bots one may manage (one's own; every bot for administrators: the IDs
+ * in realm_bots, with the name, address and state of each bot's user
+ * object, as Zulip's clients read them since feature level 474): create one
+ * (POST /bots), show its API key (GET /bots/{id}/api_key) and download its
+ * zuliprc, deactivate it (DELETE /bots/{id}); administrators also reactivate
+ * (POST /users/{id}/reactivate). The server decides who may create which
+ * bots, and says why not.
  */
 export function Bots() {
   const [name, setName] = useState('');
   const [shortName, setShortName] = useState('');
   const [type, setType] = useState(1);
   const [payloadUrl, setPayloadUrl] = useState('');
+  const [keys, setKeys] = useState<Record<number, string>>({});
   const create = useAction();
   const change = useRequest();
   const admin = isAdministrator(model.me);
-  const bots = [...model.bots.values()].sort((a, b) => Number(b.is_active) - Number(a.is_active) || a.full_name.localeCompare(b.full_name));
+  const bots = [...model.bots.keys()]
+    .map((id) => model.users.get(id))
+    .filter((u): u is User => !!u)
+    .sort((a, b) => Number(b.is_active) - Number(a.is_active) || a.full_name.localeCompare(b.full_name));
+  const showKey = (id: number) =>
+    void change.run(async () => {
+      const r = await api('GET', `/bots/${id}/api_key`);
+      setKeys((k) => ({ ...k, [id]: r.api_key as string }));
+    });
 
   return (
     <section aria-labelledby="bots-title">
@@ -81,30 +92,41 @@ export function Bots() {
         </p>
       )}
       <ul class="bot-list" aria-label="Your bots">
-        {bots.map((b) => (
-          <li key={b.user_id} aria-label={b.full_name} class={b.is_active ? '' : 'deactivated'}>
-            <span class="org-person">
-              {b.full_name} <span class="muted-text">{b.email}</span>
-            </span>
-            <span class="bot-key">
-              API key: <code aria-label={`API key of ${b.full_name}`}>{b.api_key}</code>{' '}
-              <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(zuliprc(b))}`} download="zuliprc">
-                Download zuliprc
-              </a>
-            </span>
-            {b.is_active ? (
-              <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('DELETE', `/bots/${b.user_id}`))}>
-                Deactivate {b.full_name}
-              </button>
-            ) : (
-              admin && (
-                <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('POST', `/users/${b.user_id}/reactivate`))}>
-                  Reactivate {b.full_name}
+        {bots.map((b) => {
+          const key = keys[b.user_id];
+          return (
+            <li key={b.user_id} aria-label={b.full_name} class={b.is_active ? '' : 'deactivated'}>
+              <span class="org-person">
+                {b.full_name} <span class="muted-text">{b.email}</span>
+              </span>
+              <span class="bot-key">
+                {key === undefined ? (
+                  <button type="button" class="btn" disabled={change.busy} onClick={() => showKey(b.user_id)}>
+                    Show API key of {b.full_name}
+                  </button>
+                ) : (
+                  <>
+                    API key: <code aria-label={`API key of ${b.full_name}`}>{key}</code>{' '}
+                    <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(zuliprc(b, key))}`} download="zuliprc">
+                      Download zuliprc
+                    </a>
+                  </>
+                )}
+              </span>
+              {b.is_active ? (
+                <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('DELETE', `/bots/${b.user_id}`))}>
+                  Deactivate {b.full_name}
                 </button>
-              )
-            )}
-          </li>
-        ))}
+              ) : (
+                admin && (
+                  <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('POST', `/users/${b.user_id}/reactivate`))}>
+                    Reactivate {b.full_name}
+                  </button>
+                )
+              )}
+            </li>
+          );
+        })}
       </ul>
     </section>
   );
