@@ -16,15 +16,6 @@ export interface User {
   avatar_url?: string | null;
 }
 
-/**
- * A bot the user may manage (realm_bots: one's own, or every bot for
- * administrators). Since feature level 474 it carries only the bot's
- * settings; its name, address and state are in its user object.
- */
-export interface Bot {
-  user_id: number;
-}
-
 export interface Sub {
   stream_id: number;
   name: string;
@@ -272,7 +263,13 @@ export class Model {
   realm: Record<string, any> = {};
   settings: Record<string, any> = {};
   users = new Map<number, User>();
-  bots = new Map<number, Bot>();
+  /**
+   * The bots the user may manage (realm_bots: one's own, or every bot for
+   * administrators), by ID: since feature level 474 a realm_bots entry
+   * carries only the bot's settings; its name, address and state are in
+   * its user object.
+   */
+  botIds = new Set<number>();
   subs = new Map<number, Sub>();
   streams = new Map<number, { stream_id: number; name: string }>();
   unread = new Map<number, UnreadInfo>();
@@ -345,8 +342,7 @@ export class Model {
     for (const u of r.realm_users ?? []) this.users.set(u.user_id, u);
     for (const u of r.realm_non_active_users ?? []) this.users.set(u.user_id, u);
     for (const u of r.cross_realm_bots ?? []) this.users.set(u.user_id, u);
-    this.bots.clear();
-    for (const b of r.realm_bots ?? []) this.bots.set(b.user_id, b);
+    this.botIds = new Set((r.realm_bots ?? []).map((b: { user_id: number }) => b.user_id));
     const me = this.users.get(r.user_id);
     this.me = me ?? { user_id: r.user_id, email: r.email, full_name: r.full_name, is_bot: false, is_active: true, role: r.role };
     this.subs.clear();
@@ -644,13 +640,10 @@ export class Model {
       case 'update_global_notifications':
         if (ev.setting_name) this.settings[ev.setting_name] = ev.setting;
         break;
-      case 'realm_bot': {
-        const id = ev.bot?.user_id;
-        if (ev.op === 'add') this.bots.set(id, ev.bot);
-        else if (ev.op === 'update' && this.bots.has(id)) this.bots.set(id, { ...this.bots.get(id)!, ...ev.bot });
-        else if (ev.op === 'delete' || ev.op === 'remove') this.bots.delete(id);
+      case 'realm_bot':
+        if (ev.op === 'add') this.botIds.add(ev.bot.user_id);
+        else if (ev.op === 'delete' || ev.op === 'remove') this.botIds.delete(ev.bot.user_id);
         break;
-      }
       case 'realm':
         if (ev.op === 'update') this.realm[`realm_${ev.property}`] = ev.value;
         else if (ev.op === 'update_dict' && ev.data) for (const [k, v] of Object.entries(ev.data)) this.realm[`realm_${k}`] = v;

@@ -34,7 +34,7 @@ export function Bots() {
   const create = useAction();
   const change = useRequest();
   const admin = isAdministrator(model.me);
-  const bots = [...model.bots.keys()]
+  const bots = [...model.botIds]
     .map((id) => model.users.get(id))
     .filter((u): u is User => !!u)
     .sort((a, b) => Number(b.is_active) - Number(a.is_active) || a.full_name.localeCompare(b.full_name));
