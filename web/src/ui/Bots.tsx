@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type User } from '../model.ts';
 import { isAdministrator } from './Organization.tsx';
-import { useAction, useRequest } from './request.tsx';
+import { ErrorLine, useAction, useRequest } from './request.tsx';
 
 /** Zulip's bot types that a person creates. */
 const BOT_TYPES: Array<[number, string]> = [
@@ -86,11 +86,7 @@ export function Bots() {
         </button>
         {create.view}
       </form>
-      {change.error && (
-        <p class="form-error" role="alert">
-          {change.error}
-        </p>
-      )}
+      <ErrorLine error={change.error} />
       <ul class="bot-list" aria-label="Your bots">
         {bots.map((b) => {
           const key = keys[b.user_id];

@@ -4,7 +4,7 @@ import { model } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { Dialog } from './Dialog.tsx';
-import { useRequest } from './request.tsx';
+import { ErrorLine, useRequest } from './request.tsx';
 
 interface Channel {
   stream_id: number;
@@ -91,11 +91,7 @@ export function Channels({ onClose }: { onClose(): void }) {
 
   return (
     <Dialog id="channels-title" title="Channels" wide="channels-dialog" onClose={onClose}>
-      {error && (
-        <p class="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorLine error={error} />
       <section>
         <h2>All channels</h2>
         <ul class="channel-browser" aria-label="All channels">

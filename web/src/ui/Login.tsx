@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, login, ApiError } from '../api.ts';
+import { ErrorLine } from './request.tsx';
 
 export function Login() {
   const [email, setEmail] = useState('');
@@ -48,11 +49,7 @@ export function Login() {
         <input id="login-email" name="username" type="email" autocomplete="username" required autofocus value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
         <label for="login-password">Password</label>
         <input id="login-password" name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-        {error && (
-          <p class="form-error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorLine error={error} />
         <button type="submit" class="btn primary wide" disabled={busy}>
           {busy ? 'Logging in…' : 'Log in'}
         </button>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type User } from '../model.ts';
-import { useAction, useRequest } from './request.tsx';
+import { ErrorLine, useAction, useRequest } from './request.tsx';
 
 /** Zulip's roles, highest first. */
 const ROLES: Array<[number, string]> = [
@@ -69,11 +69,7 @@ export function Organization() {
       <h3>People</h3>
       <label for="org-filter">Find a person</label>
       <input id="org-filter" type="search" value={filter} placeholder="Name or email" onInput={(e) => setFilter(e.currentTarget.value)} />
-      {people.error && (
-        <p class="form-error" role="alert">
-          {people.error}
-        </p>
-      )}
+      <ErrorLine error={people.error} />
       <ul class="org-people" aria-label="People in the organization">
         {humans.slice(0, SHOWN).map((u) => {
           const self = u.user_id === model.me.user_id;

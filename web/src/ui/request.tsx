@@ -30,6 +30,15 @@ export function useRequest() {
   return { busy, error, setError, run };
 }
 
+/** Why something failed, as a line that screen readers announce; nothing without an error. */
+export function ErrorLine({ error }: { error: string | null }) {
+  return error ? (
+    <p class="form-error" role="alert">
+      {error}
+    </p>
+  ) : null;
+}
+
 /** A request with a line under it: what it did, or why it failed. */
 export function useAction() {
   const request = useRequest();
@@ -39,9 +48,7 @@ export function useAction() {
     if (await request.run(fn)) setDone(ok);
   }
   const view = request.error ? (
-    <p class="form-error" role="alert">
-      {request.error}
-    </p>
+    <ErrorLine error={request.error} />
   ) : (
     done && (
       <p class="form-ok" role="status">
