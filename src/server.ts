@@ -46,9 +46,10 @@ export interface RunningServer {
 
 type LogDestination = ReturnType<typeof pino.destination>;
 
-/** Log destinations of running servers, flushed when the process exits. */
 /** How long a close waits for route handlers still running (a request whose client has gone) before closing the store. */
 const HANDLERS_CLOSE_WAIT_MS = 10_000;
+
+/** Log destinations of running servers, flushed when the process exits. */
 const liveLogs = new Set<LogDestination>();
 process.on('exit', () => {
   for (const d of liveLogs) flushLog(d);

@@ -1,7 +1,8 @@
 /**
  * `realm_linkifiers` in POST /register: the organization's linkifiers in
- * processing order, for clients with the linkifier_url_template capability. `realm_filters` is its legacy form, which Zulip now
- * always sends empty (clients use realm_linkifiers).
+ * processing order, for clients with the linkifier_url_template
+ * capability. `realm_filters` is its legacy form, which Zulip now always
+ * sends empty (clients use realm_linkifiers).
  */
 import { feature, type StateProvider } from './registry.ts';
 import { realmLinkifiers } from '../actions/linkifiers.ts';
