@@ -660,10 +660,10 @@ export async function databaseRelay(url: string): Promise<{ url: string; links: 
  * dropped, new ones refused) and restore, on the same port; `hold` stops
  * passing what the clients send (their commands stay unanswered, as on a
  * connection that has died without a word); `mute` stops passing Redis's
- * answers (the commands run, their answers are lost), at once or from a
- * given command on.
+ * answers (the commands run, their answers are lost) from a given command
+ * on.
  */
-export async function redisProxy(url: string): Promise<{ url: string; cut(): void; restore(): void; hold(): void; mute(from?: RegExp): void; close(): Promise<void> }> {
+export async function redisProxy(url: string): Promise<{ url: string; cut(): void; restore(): void; hold(): void; mute(from: RegExp): void; close(): Promise<void> }> {
   const target = new URL(url);
   const sockets = new Set<Socket>();
   let down = false;
@@ -715,10 +715,9 @@ export async function redisProxy(url: string): Promise<{ url: string; cut(): voi
     hold() {
       held = true;
     },
-    /** Redis's answers are dropped (commands run, their replies never arrive): from now on, or from the first sent bytes that match `from`. */
-    mute(from?: RegExp) {
-      if (from) muteFrom = from;
-      else muted = true;
+    /** Redis's answers are dropped (commands run, their replies never arrive) from the first sent bytes that match `from` on. */
+    mute(from: RegExp) {
+      muteFrom = from;
     },
     async close() {
       dropAll();
