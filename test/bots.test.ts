@@ -51,19 +51,13 @@ test('POST /bots: generic bot; response shape; realm_user add to all, realm_bot 
     assert.equal(evs[0].person.bot_type, 1);
     assert.equal(evs[0].person.bot_owner_id, member.id);
     assert.equal(evs[0].person.email, email);
+    // Feature level 474: the name, address, type, owner, picture, state and API key are not in it.
     assert.deepEqual(evs[1].bot, {
-      email,
       user_id: body.user_id,
-      full_name: `Bot ${s}`,
-      bot_type: 1,
-      is_active: true,
-      api_key: body.api_key,
       default_sending_stream: null,
       default_events_register_stream: null,
       default_all_public_streams: false,
-      avatar_url: body.avatar_url,
       services: [],
-      owner_id: member.id,
     });
     assertComponent(evs[1].bot, 'Bot');
   }
@@ -161,9 +155,9 @@ test('register: realm_bots lists all bots for administrators (not the system bot
   const mine = assertSuccess(await c(member).post('/bots', { full_name: `Reg ${s}`, short_name: s }));
   const reg = async (a: Account) => assertSuccess(await c(a).post('/register', { fetch_event_types: ['realm_bot'] })).realm_bots as any[];
   const forMember = await reg(member);
-  assert.deepEqual(forMember.map((b) => b.user_id), [mine.user_id]);
-  assert.equal(forMember[0].owner_id, member.id);
-  assert.equal(forMember[0].api_key, mine.api_key);
+  assert.deepEqual(forMember, [
+    { user_id: mine.user_id, default_sending_stream: null, default_events_register_stream: null, default_all_public_streams: false, services: [] },
+  ]);
   const forAdmin = await reg(admin);
   assert.ok(forAdmin.some((b) => b.user_id === mine.user_id));
   // Not the system bots (Welcome Bot, Notification Bot...): Zulip keeps them in a realm of their own (cross_realm_bots).
@@ -173,7 +167,7 @@ test('register: realm_bots lists all bots for administrators (not the system bot
   assert.ok(!(await reg(moderator)).some((b) => b.user_id === mine.user_id));
 });
 
-test('PATCH /bots/{id}: full_name; events to all (realm_user) and admins + owner (realm_bot)', async () => {
+test('PATCH /bots/{id}: full_name; realm_user update to all (no realm_bot update since feature level 474)', async () => {
   const { member, admin, moderator } = await roles();
   const s = short();
   const b = assertSuccess(await c(member).post('/bots', { full_name: `Patch ${s}`, short_name: s }));
@@ -186,13 +180,9 @@ test('PATCH /bots/{id}: full_name; events to all (realm_user) and admins + owner
   assert.equal(res.service_interface, 1);
   assert.equal(res.service_payload_url, null);
   assert.equal(res.config_data, null);
-  for (const q of [qa, qo]) {
-    assert.deepEqual((await q.drain()).map((e) => [e.type, e.op, e.person ?? e.bot]), [
-      ['realm_user', 'update', { user_id: b.user_id, full_name: `Patched ${s}` }],
-      ['realm_bot', 'update', { user_id: b.user_id, full_name: `Patched ${s}` }],
-    ]);
+  for (const q of [qa, qo, qm]) {
+    assert.deepEqual((await q.drain()).map((e) => [e.type, e.op, e.person]), [['realm_user', 'update', { user_id: b.user_id, full_name: `Patched ${s}` }]]);
   }
-  assert.deepEqual((await qm.drain()).map((e) => e.type), ['realm_user']);
   // Same name: silently ignored.
   assertSuccess(await c(member).patch(`/bots/${b.user_id}`, { full_name: `Patched ${s}` }));
   assert.deepEqual(await qo.drain(), []);
@@ -262,7 +252,7 @@ test('PATCH /bots/{id}: a refused request changes nothing, whichever of its part
   assert.deepEqual(now.bot.services, [{ base_url: 'http://other.example/', interface: 2, token: before.bot.services[0].token }]);
 });
 
-test('PATCH /bots/{id}: changing the owner sends delete/add/update as Zulip', async () => {
+test('PATCH /bots/{id}: changing the owner sends realm_bot delete/add to non-administrators, realm_user update to all', async () => {
   const { member, admin } = await roles();
   const newOwner = await t.makeUser();
   const bystander = await t.makeUser();
@@ -278,15 +268,16 @@ test('PATCH /bots/{id}: changing the owner sends delete/add/update as Zulip', as
   assert.deepEqual((await qold.drain()).map((e) => [e.type, e.op, e.person ?? e.bot]), [['realm_bot', 'delete', { user_id: b.user_id }], userUpdate]);
   const newEvents = await qnew.drain();
   assert.deepEqual(newEvents.map((e) => [e.type, e.op]), [['realm_bot', 'add'], ['realm_user', 'update']]);
-  assert.equal(newEvents[0].bot.owner_id, newOwner.id);
-  assert.deepEqual((await qa.drain()).map((e) => [e.type, e.op, e.person ?? e.bot]), [['realm_bot', 'update', { user_id: b.user_id, owner_id: newOwner.id }], userUpdate]);
+  assert.equal(newEvents[0].bot.user_id, b.user_id);
+  // Administrators list every bot already; since feature level 474 no realm_bot update with owner_id.
+  assert.deepEqual((await qa.drain()).map((e) => [e.type, e.op, e.person ?? e.bot]), [userUpdate]);
   assert.deepEqual((await qby.drain()).map((e) => [e.type, e.op, e.person]), [userUpdate]);
   // The previous owner no longer administers it.
   assertError(await c(member).patch(`/bots/${b.user_id}`, { full_name: 'Back' }), 400, 'BAD_REQUEST', 'Insufficient permission');
   assert.equal(assertSuccess(await c(newOwner).get('/bots')).bots.length, 1);
 });
 
-test('POST /bots/{id}/api_key/regenerate: new key; realm_bot update to admins and owner', async () => {
+test('POST /bots/{id}/api_key/regenerate: new key; no event (feature level 474)', async () => {
   const { member, admin, moderator } = await roles();
   const s = short();
   const b = assertSuccess(await c(member).post('/bots', { full_name: `Key ${s}`, short_name: s }));
@@ -296,15 +287,15 @@ test('POST /bots/{id}/api_key/regenerate: new key; realm_bot update to admins an
   const res = assertSuccess(await c(member).post(`/bots/${b.user_id}/api_key/regenerate`));
   assert.match(res.api_key, /^[A-Za-z0-9]{32}$/);
   assert.notEqual(res.api_key, b.api_key);
-  assert.deepEqual((await qa.drain()).map((e) => [e.type, e.op, e.bot]), [['realm_bot', 'update', { user_id: b.user_id, api_key: res.api_key }]]);
-  assert.deepEqual(await qm.drain(), []);
+  assert.equal(assertSuccess(await c(member).get(`/bots/${b.user_id}/api_key`)).api_key, res.api_key);
   assertError(await t.client({ email, apiKey: b.api_key }).get('/users/me'), 401, 'UNAUTHORIZED', 'Invalid API key');
   assertSuccess(await t.client({ email, apiKey: res.api_key }).get('/users/me'));
   assertError(await c(moderator).post(`/bots/${b.user_id}/api_key/regenerate`), 400, 'BAD_REQUEST', 'Insufficient permission');
   assertError(await c(admin).post('/bots/999999/api_key/regenerate'), 400, 'BAD_REQUEST', 'No such bot');
-  // A bot may regenerate its own key through /users/me (realm_bot update too).
+  // A bot may regenerate its own key through /users/me.
   const own = assertSuccess(await t.client({ email, apiKey: res.api_key }).post('/users/me/api_key/regenerate'));
-  assert.deepEqual((await qa.drain()).map((e) => e.bot), [{ user_id: b.user_id, api_key: own.api_key }]);
+  assert.equal(assertSuccess(await c(member).get(`/bots/${b.user_id}/api_key`)).api_key, own.api_key);
+  for (const q of [qa, qm]) assert.deepEqual(await q.drain(), []);
 });
 
 test('DELETE /bots/{id}: owner or admin deactivates; events; key stops working', async () => {
@@ -317,11 +308,8 @@ test('DELETE /bots/{id}: owner or admin deactivates; events; key stops working',
   const qa = await openQueue(c(admin), EVENTS);
   const qm = await openQueue(c(moderator), EVENTS);
   assertSuccess(await c(member).delete(`/bots/${b.user_id}`));
-  assert.deepEqual((await qa.drain()).map((e) => [e.type, e.op, e.person ?? e.bot]), [
-    ['realm_user', 'update', { user_id: b.user_id, is_active: false }],
-    ['realm_bot', 'update', { user_id: b.user_id, is_active: false }],
-  ]);
-  assert.deepEqual((await qm.drain()).map((e) => [e.type, e.person]), [['realm_user', { user_id: b.user_id, is_active: false }]]);
+  // realm_user update only: since feature level 474 no realm_bot update with is_active.
+  for (const q of [qa, qm]) assert.deepEqual((await q.drain()).map((e) => [e.type, e.op, e.person]), [['realm_user', 'update', { user_id: b.user_id, is_active: false }]]);
   assertError(await t.client({ email, apiKey: b.api_key }).get('/users/me'), 401, 'USER_DEACTIVATED');
   // Its owner may reactivate it (Zulip's can_admin_user).
   assertSuccess(await c(member).post(`/users/${b.user_id}/reactivate`));

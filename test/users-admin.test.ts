@@ -178,22 +178,16 @@ test('PATCH /users/{id}: full_name change sends realm_user update to all active 
   assertError(await c(admin).patch(`/users/${target.id}`, { full_name: 'x'.repeat(101) }), 400, 'BAD_REQUEST', 'Name too long!');
 });
 
-test('PATCH /users/{id} on a bot: realm_user update to all, realm_bot update to admins and the owner only', async () => {
+test('PATCH /users/{id} on a bot: realm_user update to all (no realm_bot update since feature level 474)', async () => {
   const { admin, member, moderator } = await roles();
   const bot = await t.makeUser({ isBot: true, botOwnerId: member.id, name: 'Helper Bot' });
   const qa = await openQueue(c(admin), EVENTS);
   const qo = await openQueue(c(member), EVENTS);
   const qm = await openQueue(c(moderator), EVENTS);
   assertSuccess(await c(admin).patch(`/users/${bot.id}`, { full_name: 'Helper Bot 2' }));
-  for (const q of [qa, qo]) {
-    const evs = await q.drain();
-    assert.deepEqual(evs.map((e) => [e.type, e.op, e.person ?? e.bot]), [
-      ['realm_user', 'update', { user_id: bot.id, full_name: 'Helper Bot 2' }],
-      ['realm_bot', 'update', { user_id: bot.id, full_name: 'Helper Bot 2' }],
-    ]);
+  for (const q of [qa, qo, qm]) {
+    assert.deepEqual((await q.drain()).map((e) => [e.type, e.op, e.person]), [['realm_user', 'update', { user_id: bot.id, full_name: 'Helper Bot 2' }]]);
   }
-  const modEvents = await qm.drain();
-  assert.deepEqual(modEvents.map((e) => e.type), ['realm_user']);
   // The bot's owner (a member) may rename their own bot through this endpoint too.
   assertSuccess(await c(member).patch(`/users/${bot.id}`, { full_name: 'Helper Bot 3' }));
 });
@@ -295,17 +289,13 @@ test('DELETE /users/{id}: deactivates the user and their bots, with events to th
   const res = await c(admin).delete(`/users/${target.id}`);
   assertSuccess(res);
   assertSchema(res, 'DELETE', '/users/{user_id}');
-  const adminEvents = await qa.drain();
-  assert.deepEqual(adminEvents.map((e) => [e.type, e.op, e.person ?? e.bot]), [
-    ['realm_user', 'update', { user_id: bot.id, is_active: false }],
-    ['realm_bot', 'update', { user_id: bot.id, is_active: false }],
-    ['realm_user', 'update', { user_id: target.id, is_active: false }],
-  ]);
-  // Members see the realm_user updates, not realm_bot.
-  assert.deepEqual((await qm.drain()).map((e) => [e.type, e.person]), [
-    ['realm_user', { user_id: bot.id, is_active: false }],
-    ['realm_user', { user_id: target.id, is_active: false }],
-  ]);
+  // The realm_user updates only, for administrators too (since feature level 474 no realm_bot update).
+  for (const q of [qa, qm]) {
+    assert.deepEqual((await q.drain()).map((e) => [e.type, e.op, e.person]), [
+      ['realm_user', 'update', { user_id: bot.id, is_active: false }],
+      ['realm_user', 'update', { user_id: target.id, is_active: false }],
+    ]);
+  }
   // The deactivated user's queues are gone, and their API key (and the bot's) stop working.
   const poll = await c(admin).get('/events', { queue_id: qt.queueId, last_event_id: -1, dont_block: true });
   assertError(poll, 400, 'BAD_EVENT_QUEUE_ID');
@@ -403,7 +393,6 @@ test('DELETE /users/me: a member deactivates themselves (and their bots); others
   assertSuccess(await c(me).delete('/users/me'));
   assert.deepEqual((await qa.drain()).map((e) => [e.type, (e.person ?? e.bot).user_id, (e.person ?? e.bot).is_active]), [
     ['realm_user', bot.id, false],
-    ['realm_bot', bot.id, false],
     ['realm_user', me.id, false],
   ]);
   assertError(await c(me).get('/users/me'), 401, 'USER_DEACTIVATED');
@@ -440,7 +429,7 @@ test('POST /users/{id}/reactivate: administrators reactivate; events and login w
   assertError(await c(admin).post('/users/999999/reactivate'), 400, 'BAD_REQUEST', 'No such user');
 });
 
-test('POST /users/{id}/reactivate on a bot: realm_bot update to admins and the owner', async () => {
+test('POST /users/{id}/reactivate on a bot: realm_user update to all (no realm_bot update since feature level 474)', async () => {
   const { admin, member, moderator } = await roles();
   const bot = await t.makeUser({ isBot: true, botOwnerId: member.id });
   assertSuccess(await c(member).delete(`/bots/${bot.id}`));
@@ -448,13 +437,9 @@ test('POST /users/{id}/reactivate on a bot: realm_bot update to admins and the o
   const qo = await openQueue(c(member), EVENTS);
   const qm = await openQueue(c(moderator), EVENTS);
   assertSuccess(await c(admin).post(`/users/${bot.id}/reactivate`));
-  for (const q of [qa, qo]) {
-    assert.deepEqual((await q.drain()).map((e) => [e.type, e.person ?? e.bot]), [
-      ['realm_user', { user_id: bot.id, is_active: true }],
-      ['realm_bot', { user_id: bot.id, is_active: true }],
-    ]);
+  for (const q of [qa, qo, qm]) {
+    assert.deepEqual((await q.drain()).map((e) => [e.type, e.person]), [['realm_user', { user_id: bot.id, is_active: true }]]);
   }
-  assert.deepEqual((await qm.drain()).map((e) => e.type), ['realm_user']);
 });
 
 // ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * sharp and stored with the original; deleting returns to Gravatar. The
  * organization's avatar_changes_disabled applies to everyone but
  * administrators. Changes send Zulip's realm_user update (avatar fields)
- * to all active users, and realm_bot update to a bot's owners.
+ * to all active users.
  */
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
@@ -16,7 +16,6 @@ import { badRequest } from '../lib/errors.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { badImage, DEFAULT_AVATAR_SIZE, MEDIUM_AVATAR_SIZE, squarePng, THUMBNAIL_ACCEPT_IMAGE_TYPES } from '../lib/images.ts';
 import { removeAvatarFiles, writeAvatarFile } from './avatar-files.ts';
-import { botEventRecipients } from './bots-format.ts';
 import { avatarUrl, isAdminRole } from './users-format.ts';
 import { userIdsWhoCanAccess } from './user-access.ts';
 
@@ -67,9 +66,6 @@ async function setAvatarSource(svc: Services, user: UserRow, source: 'U' | 'G'):
     avatar_version: updated.avatar_version,
     user_id: updated.id,
   };
-  if (updated.is_bot) {
-    svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: updated.id, avatar_url: person.avatar_url } }, await botEventRecipients(svc, updated));
-  }
   svc.bus.send({ type: 'realm_user', op: 'update', person }, await userIdsWhoCanAccess(svc, updated));
   return updated;
 }

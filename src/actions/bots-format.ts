@@ -8,7 +8,7 @@ import { badRequest } from '../lib/errors.ts';
 import { realmGroupSetting } from './group-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { activeUserIds } from '../store/users.ts';
-import { avatarUrl, isAdminRole } from './users-format.ts';
+import { isAdminRole } from './users-format.ts';
 
 /** The `services` list of a bot: outgoing webhooks list their endpoints; embedded bots their name and config. */
 export function formatServices(bot: UserRow, services: BotServiceRow[]): Record<string, unknown>[] {
@@ -21,23 +21,20 @@ export function formatServices(bot: UserRow, services: BotServiceRow[]): Record<
   return [];
 }
 
+/**
+ * A bot's realm_bots entry (and realm_bot add event). Since feature level
+ * 474 it holds only what the bot's user object does not: its name, address,
+ * type, owner, picture and state are read from that, its API key from
+ * GET /bots/{id}/api_key.
+ */
 export function formatBotWith(svc: Services, bot: UserRow, services: BotServiceRow[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    email: bot.email,
+  return {
     user_id: bot.id,
-    full_name: bot.full_name,
-    bot_type: bot.bot_type,
-    is_active: !!bot.is_active,
-    api_key: bot.api_key,
     default_sending_stream: null,
     default_events_register_stream: null,
     default_all_public_streams: !!bot.default_all_public_streams,
-    avatar_url: avatarUrl(svc.config, bot, false),
     services: formatServices(bot, services),
   };
-  // Zulip sets owner_id only when the bot has an owner.
-  if (bot.bot_owner_id !== null) out.owner_id = bot.bot_owner_id;
-  return out;
 }
 
 export async function formatBot(svc: Services, bot: UserRow): Promise<Record<string, unknown>> {
@@ -75,20 +72,17 @@ export async function mayCreateAnyBot(svc: Services, me: UserRow): Promise<boole
 /**
  * Events for a bot's new owner (Zulip's send_bot_owner_update_events): a
  * non-admin previous owner gets realm_bot delete, a non-admin new owner gets
- * realm_bot add, the other administrators realm_bot update with owner_id,
- * and everyone realm_user update with bot_owner_id.
+ * realm_bot add (administrators list every bot already), and everyone
+ * realm_user update with bot_owner_id. Since feature level 474 there is no
+ * realm_bot update with owner_id: clients read the owner from the user.
  */
 export async function sendBotOwnerEvents(svc: Services, bot: UserRow, newOwner: UserRow, previousOwner: UserRow | null): Promise<void> {
-  const updateUsers = new Set(await botEventRecipients(svc, bot));
   if (previousOwner && !isAdminRole(previousOwner.role)) {
     svc.bus.send({ type: 'realm_bot', op: 'delete', bot: { user_id: bot.id } }, [previousOwner.id]);
-    updateUsers.delete(previousOwner.id);
   }
   if (!isAdminRole(newOwner.role)) {
     svc.bus.send({ type: 'realm_bot', op: 'add', bot: await formatBot(svc, bot) }, [newOwner.id]);
-    updateUsers.delete(newOwner.id);
   }
-  svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: bot.id, owner_id: newOwner.id } }, [...updateUsers]);
   svc.bus.send(
     { type: 'realm_user', op: 'update', person: { user_id: bot.id, bot_owner_id: newOwner.id } },
     await activeUserIds(svc.store.db, svc.realmId),

@@ -29,7 +29,7 @@ import {
   type UserRow,
 } from '../store/users.ts';
 import { avatarUrl, isAdminRole } from './users-format.ts';
-import { botEventRecipients, checkBotCreationPolicy, sendBotOwnerEvents } from './bots-format.ts';
+import { checkBotCreationPolicy, sendBotOwnerEvents } from './bots-format.ts';
 import { checkFullName, createUser } from './users.ts';
 import { noSuchUser } from './users-read.ts';
 import { sendActivationPeerEvents, sendRoleChangeStreamEvents } from './access-change-events.ts';
@@ -107,9 +107,6 @@ export async function changeFullName(svc: Services, target: UserRow, fullName: s
   await transaction(svc.store, (tx) => updateUser(tx, target.id, { full_name: fullName }));
   const person = { user_id: target.id, full_name: fullName };
   svc.bus.send({ type: 'realm_user', op: 'update', person }, await userIdsWhoCanAccess(svc, target));
-  if (target.is_bot) {
-    svc.bus.send({ type: 'realm_bot', op: 'update', bot: person }, await botEventRecipients(svc, { ...target, full_name: fullName }));
-  }
 }
 
 /**
@@ -209,8 +206,8 @@ function dropQueues(svc: Services, userId: number): Promise<void> {
 
 /**
  * Deactivates one account (bots it owns first, when `cascade`), with Zulip's
- * events: realm_user update is_active=false to every active user; for a bot
- * also realm_bot update is_active=false to administrators and its owner.
+ * events: realm_user update is_active=false to every active user (since
+ * feature level 474 a bot's managers get no realm_bot update for it).
  * Returns the deactivated accounts, bots first.
  */
 export async function deactivateUser(svc: Services, target: UserRow, opts: { cascade?: boolean; check?: (tx: Tx) => Promise<void> } = {}): Promise<UserRow[]> {
@@ -233,9 +230,6 @@ export async function deactivateUser(svc: Services, target: UserRow, opts: { cas
   svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: false } }, recipients);
   // The user leaves the subscriber lists of their channels.
   await sendActivationPeerEvents(svc, target.id, 'peer_remove', before);
-  if (target.is_bot) {
-    svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: target.id, is_active: false } }, await botEventRecipients(svc, target));
-  }
   await dropQueues(svc, target.id);
   done.push({ ...target, is_active: 0 });
   return done;
@@ -258,7 +252,6 @@ export async function deleteProfile(svc: Services, target: UserRow): Promise<voi
       },
       recipients,
     );
-    if (u.is_bot) svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: u.id, avatar_url: url } }, await botEventRecipients(svc, u));
   }
 }
 
@@ -366,8 +359,8 @@ export async function deactivateAccount(svc: Services, target: UserRow): Promise
 
 /**
  * Reactivates an account: realm_user update is_active=true to every active
- * user; for a bot, realm_bot update to administrators and its owner (and, when
- * its owner is deactivated, the acting user becomes the owner).
+ * user (and, for a bot whose owner is deactivated, the acting user becomes
+ * the owner, with the owner change's events).
  */
 export async function reactivateUser(svc: Services, target: UserRow, acting: UserRow | null): Promise<void> {
   const previousOwner = target.is_bot && target.bot_owner_id ? await userById(svc.store.db, svc.realmId, target.bot_owner_id) : undefined;
@@ -377,12 +370,7 @@ export async function reactivateUser(svc: Services, target: UserRow, acting: Use
   svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: u.id, is_active: true } }, await userIdsWhoCanAccess(svc, u));
   // Back in the subscriber lists of their channels.
   await sendActivationPeerEvents(svc, u.id, 'peer_add', null);
-  if (u.is_bot) {
-    svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: u.id, is_active: true } }, await botEventRecipients(svc, u));
-    if (newOwner) {
-      await sendBotOwnerEvents(svc, u, newOwner, previousOwner ?? null);
-    }
-  }
+  if (u.is_bot && newOwner) await sendBotOwnerEvents(svc, u, newOwner, previousOwner ?? null);
 }
 
 /** POST /users/{user_id}/reactivate. */
@@ -399,8 +387,8 @@ export async function reactivateUserByAdmin(svc: Services, me: UserRow, userId: 
 
 /**
  * Gives the account a new API key (the old one stops working) and ends its
- * web sessions, except `keepSession` (the session that asked for it); bots
- * announce it with realm_bot update.
+ * web sessions, except `keepSession` (the session that asked for it). No
+ * event: since feature level 474 clients ask for a bot's key when they need it.
  */
 export async function regenerateApiKey(svc: Services, target: UserRow, keepSession?: string): Promise<string> {
   const apiKey = newApiKey();
@@ -408,9 +396,6 @@ export async function regenerateApiKey(svc: Services, target: UserRow, keepSessi
     await updateUser(tx, target.id, { api_key: apiKey });
     await endUserSessions(tx, target.id, keepSession);
   });
-  if (target.is_bot) {
-    svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: target.id, api_key: apiKey } }, await botEventRecipients(svc, target));
-  }
   return apiKey;
 }
 
