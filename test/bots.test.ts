@@ -334,3 +334,100 @@ test('bot_creation_policy is gone (Zulip, feature level 344): can_create_bots_gr
     await updateRealm(svc.store.db, svc.realmId, { settings_json: realm.settings_json });
   }
 });
+
+test('bots default channels: set by name on creation and PATCH, shown by name, realm_bot update, private bots, and the default register narrow', async () => {
+  const { member, admin, moderator } = await roles();
+  const s = short();
+  const channel = async (name: string, who: Account[], invite_only = false) => {
+    assertSuccess(
+      await c(who[0]).post('/users/me/subscriptions', {
+        subscriptions: JSON.stringify([{ name }]),
+        principals: JSON.stringify(who.map((a) => a.id)),
+        invite_only: JSON.stringify(invite_only),
+      }),
+    );
+    return assertSuccess(await c(who[0]).get('/get_stream_id', { stream: name })).stream_id as number;
+  };
+  const alpha = `alpha ${s}`;
+  const beta = `beta ${s}`;
+  await channel(alpha, [member]);
+  const betaId = await channel(beta, [member]);
+  const secret = `secret ${s}`;
+  await channel(secret, [admin], true);
+  const mine = `mine ${s}`;
+  await channel(mine, [member], true);
+
+  // Unknown, private without access (an administrator's too), archived: Zulip's access_stream_by_name error.
+  const archived = `gone ${s}`;
+  const goneId = await channel(archived, [member]);
+  assertSuccess(await c(admin).delete(`/streams/${goneId}`));
+  for (const name of ['no such channel', secret, archived]) {
+    assertError(await c(member).post('/bots', { full_name: `Dflt ${s}`, short_name: s, default_sending_stream: name }), 400, 'BAD_REQUEST', `Invalid channel name '${name}'`);
+  }
+  assertError(
+    await c(moderator).post('/bots', { full_name: `Dflt ${s}`, short_name: s, default_events_register_stream: mine }),
+    400,
+    'BAD_REQUEST',
+    `Invalid channel name '${mine}'`,
+  );
+
+  const qa = await openQueue(c(admin), EVENTS);
+  const qo = await openQueue(c(member), EVENTS);
+  const b = assertSuccess(
+    await c(member).post('/bots', {
+      full_name: `Dflt ${s}`,
+      short_name: s,
+      default_sending_stream: alpha,
+      default_events_register_stream: alpha,
+      default_all_public_streams: 'true',
+    }),
+  );
+  assert.equal(b.default_sending_stream, alpha);
+  assert.equal(b.default_events_register_stream, alpha);
+  assert.equal(b.default_all_public_streams, true);
+  const shown = { user_id: b.user_id, default_sending_stream: alpha, default_events_register_stream: alpha, default_all_public_streams: true, services: [] };
+  for (const q of [qa, qo]) assert.deepEqual((await q.ofType('realm_bot')).map((e) => e.bot), [shown]);
+  const listed = assertSuccess(await c(member).get('/bots')).bots.find((x: any) => x.full_name === `Dflt ${s}`);
+  assert.equal(listed.default_sending_stream, alpha);
+  assert.equal(listed.default_events_register_stream, alpha);
+  const realmBots = async (a: Account) =>
+    (assertSuccess(await c(a).post('/register', { fetch_event_types: JSON.stringify(['realm_bot']) })).realm_bots as any[]).find((x) => x.user_id === b.user_id);
+  assert.deepEqual(await realmBots(admin), shown);
+
+  // A bot that registers without a narrow gets its default channel's messages only.
+  const bot = { email: `${s}-bot@${host()}`, apiKey: b.api_key, id: b.user_id } as Account;
+  const qb = await openQueue(c(bot), { event_types: ['message'] });
+  for (const to of [beta, alpha]) assertSuccess(await c(member).post('/messages', { type: 'stream', to, topic: 't', content: `to ${to}` }));
+  assert.deepEqual((await qb.ofType('message')).map((e) => e.message.display_recipient), [alpha]);
+
+  // PATCH: another channel; '' for none; each a realm_bot update to the administrators and the owner.
+  const qm = await openQueue(c(moderator), EVENTS);
+  const res = assertSuccess(await c(member).patch(`/bots/${b.user_id}`, { default_sending_stream: beta, default_events_register_stream: '' }));
+  assert.equal(res.default_sending_stream, beta);
+  assert.equal(res.default_events_register_stream, null);
+  for (const q of [qa, qo]) {
+    assert.deepEqual((await q.ofType('realm_bot')).map((e) => [e.op, e.bot]), [
+      ['update', { user_id: b.user_id, default_sending_stream: beta }],
+      ['update', { user_id: b.user_id, default_events_register_stream: null }],
+    ]);
+  }
+  assert.deepEqual(await qm.drain(), []);
+  // Without a default events channel, the bot's queue has every public channel's messages (default_all_public_streams).
+  const qb2 = await openQueue(c(bot), { event_types: ['message'] });
+  for (const to of [beta, alpha]) assertSuccess(await c(member).post('/messages', { type: 'stream', to, topic: 't', content: `again ${to}` }));
+  assert.deepEqual((await qb2.ofType('message')).map((e) => e.message.display_recipient), [beta, alpha]);
+
+  // A renamed channel shows under its new name.
+  assertSuccess(await c(admin).patch(`/streams/${betaId}`, { new_name: `${beta} renamed` }));
+  assert.equal((await realmBots(member)).default_sending_stream, `${beta} renamed`);
+
+  // A private default channel makes a private bot: its realm_bot events go to its owner only.
+  await qa.drain();
+  assertSuccess(await c(member).patch(`/bots/${b.user_id}`, { default_events_register_stream: mine }));
+  assert.deepEqual((await qo.ofType('realm_bot')).map((e) => e.bot), [{ user_id: b.user_id, default_events_register_stream: mine }]);
+  assertSuccess(await c(member).patch(`/bots/${b.user_id}`, { default_all_public_streams: 'false' }));
+  assert.deepEqual((await qo.ofType('realm_bot')).map((e) => e.bot), [{ user_id: b.user_id, default_all_public_streams: false }]);
+  assert.deepEqual(await qa.ofType('realm_bot'), []);
+  // Administrators still list it (they may administer every bot).
+  assert.equal((await realmBots(admin)).default_events_register_stream, mine);
+});

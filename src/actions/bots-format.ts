@@ -1,5 +1,5 @@
 /** The realm_bot object, who receives realm_bot events, and the bot creation policy. */
-import { cachedGroups } from './cache.ts';
+import { cachedGroups, cachedStreams, type StreamsSnapshot } from './cache.ts';
 import type { Services } from '../services.ts';
 import { adminUserIds, type UserRow } from '../store/users.ts';
 import { servicesOfBots, type BotServiceRow } from '../store/bots.ts';
@@ -27,23 +27,38 @@ export function formatServices(bot: UserRow, services: BotServiceRow[]): Record<
  * type, owner, picture and state are read from that, its API key from
  * GET /bots/{id}/api_key.
  */
-export function formatBotWith(svc: Services, bot: UserRow, services: BotServiceRow[]): Record<string, unknown> {
+export function formatBotWith(bot: UserRow, services: BotServiceRow[], streams: StreamsSnapshot): Record<string, unknown> {
   return {
     user_id: bot.id,
-    default_sending_stream: null,
-    default_events_register_stream: null,
+    ...defaultStreamNames(bot, streams),
     default_all_public_streams: !!bot.default_all_public_streams,
     services: formatServices(bot, services),
   };
 }
 
 export async function formatBot(svc: Services, bot: UserRow): Promise<Record<string, unknown>> {
-  return formatBotWith(svc, bot, await servicesOfBots(svc.store.db, [bot.id]));
+  return formatBotWith(bot, await servicesOfBots(svc.store.db, [bot.id]), await cachedStreams(svc));
 }
 
-/** Administrators and the bot's owner (Zulip's bot_owner_user_ids). */
+/** The names of a bot's default channels, null for none (as Zulip shows them: by name). */
+export function defaultStreamNames(
+  bot: UserRow,
+  streams: StreamsSnapshot,
+): { default_sending_stream: string | null; default_events_register_stream: string | null } {
+  const name = (id: number | null) => (id === null ? null : (streams.byId.get(id)?.name ?? null));
+  return { default_sending_stream: name(bot.default_sending_stream_id), default_events_register_stream: name(bot.default_events_register_stream_id) };
+}
+
+/**
+ * Who receives a bot's realm_bot events (Zulip's bot_owner_user_ids): its
+ * owner and the administrators, or only its owner when one of its default
+ * channels is private.
+ */
 export async function botEventRecipients(svc: Services, bot: UserRow): Promise<number[]> {
-  const ids = new Set(await adminUserIds(svc.store.db, svc.realmId));
+  const streams = await cachedStreams(svc);
+  const isPrivate = (id: number | null) => id !== null && !!streams.byId.get(id)?.invite_only;
+  const privateBot = isPrivate(bot.default_sending_stream_id) || isPrivate(bot.default_events_register_stream_id);
+  const ids = new Set(privateBot ? [] : await adminUserIds(svc.store.db, svc.realmId));
   if (bot.bot_owner_id) ids.add(bot.bot_owner_id);
   return [...ids];
 }

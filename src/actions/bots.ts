@@ -19,11 +19,14 @@ import {
   userById,
   BOT_TYPE,
   ROLE,
+  type UserPatch,
   type UserRow,
 } from '../store/users.ts';
 import { avatarUrl, isAdminRole } from './users-format.ts';
-import { botEventRecipients, checkBotCreationPolicy, formatBot, mayCreateAnyBot, sendBotOwnerEvents } from './bots-format.ts';
+import { botEventRecipients, checkBotCreationPolicy, defaultStreamNames, formatBot, mayCreateAnyBot, sendBotOwnerEvents } from './bots-format.ts';
+import { cachedStreams } from './cache.ts';
 import { announceUser, checkFullName } from './users.ts';
+import { accessStreamByName } from './access.ts';
 import {
   canAdminUser,
   changeFullName,
@@ -57,13 +60,15 @@ export function botDomain(svc: Services): string {
 }
 
 /**
- * Resolves a default stream name for a bot. Channels are not part of this
- * feature yet: any non-empty name is reported as Zulip does for an unknown
- * channel. The channels feature replaces this lookup.
+ * A bot's default channel given by name (default_sending_stream,
+ * default_events_register_stream): one the acting user may read, as Zulip's
+ * access_stream_by_name; '' or nothing is none.
  */
-function resolveDefaultStream(name: string | undefined): null {
+async function defaultStreamId(svc: Services, me: UserRow, name: string | undefined): Promise<number | null> {
   if (name === undefined || name === '') return null;
-  throw badRequest(`Invalid channel name '${name}'`);
+  const access = await accessStreamByName(svc, svc.store.db, me, name);
+  if (!access.content || access.stream.is_archived) throw badRequest(`Invalid channel name '${name}'`);
+  return access.stream.id;
 }
 
 export interface CreateBotInput {
@@ -104,8 +109,8 @@ export async function createBotFor(svc: Services, owner: UserRow, input: CreateB
   await checkBotCreationPolicy(svc, owner, input.botType);
   await checkValidBotType(svc, owner, input.botType);
   if (!SERVICE_INTERFACES.includes(input.interfaceType)) throw badRequest('Invalid interface type');
-  resolveDefaultStream(input.defaultSendingStream);
-  resolveDefaultStream(input.defaultEventsRegisterStream);
+  const defaultSendingStreamId = await defaultStreamId(svc, owner, input.defaultSendingStream);
+  const defaultEventsRegisterStreamId = await defaultStreamId(svc, owner, input.defaultEventsRegisterStream);
 
   const bot = await transaction(svc.store, async (tx) => {
     // Checked again under the lock account creation takes: two bots asked for at once get one name.
@@ -127,6 +132,8 @@ export async function createBotFor(svc: Services, owner: UserRow, input: CreateB
       timezone: '',
       settings_json: '{}',
       default_all_public_streams: input.defaultAllPublicStreams ? 1 : 0,
+      default_sending_stream_id: defaultSendingStreamId,
+      default_events_register_stream_id: defaultEventsRegisterStreamId,
     });
     if (input.botType === BOT_TYPE.OUTGOING_WEBHOOK) {
       await insertBotService(tx, {
@@ -144,8 +151,7 @@ export async function createBotFor(svc: Services, owner: UserRow, input: CreateB
     user_id: bot.id,
     api_key: bot.api_key,
     avatar_url: avatarUrl(svc.config, bot, false),
-    default_sending_stream: null,
-    default_events_register_stream: null,
+    ...defaultStreamNames(bot, await cachedStreams(svc)),
     default_all_public_streams: !!bot.default_all_public_streams,
   };
 }
@@ -155,14 +161,14 @@ export async function listOwnBots(svc: Services, me: UserRow): Promise<{ bots: R
   requireMemberOrAdmin(me);
   const bots = (await realmBots(svc.store.db, svc.realmId, me.id)).filter((b) => b.is_active);
   bots.sort((a, b) => a.date_joined - b.date_joined || a.id - b.id);
+  const streams = await cachedStreams(svc);
   return {
     bots: bots.map((b) => ({
       username: b.email,
       full_name: b.full_name,
       api_key: b.api_key,
       avatar_url: avatarUrl(svc.config, b, false),
-      default_sending_stream: null,
-      default_events_register_stream: null,
+      ...defaultStreamNames(b, streams),
       default_all_public_streams: !!b.default_all_public_streams,
     })),
   };
@@ -216,19 +222,20 @@ export async function patchBot(svc: Services, me: UserRow, botId: number, input:
   const role = input.role !== undefined && input.role !== bot.role ? input.role : undefined;
   if (role !== undefined) checkRoleChangeAllowed(me, bot, role);
   const owner = input.botOwnerId !== undefined ? await checkBotOwner(svc, input.botOwnerId) : undefined;
-  if (input.defaultSendingStream !== undefined) resolveDefaultStream(input.defaultSendingStream);
-  if (input.defaultEventsRegisterStream !== undefined) resolveDefaultStream(input.defaultEventsRegisterStream);
+  const sendingStreamId = input.defaultSendingStream !== undefined ? await defaultStreamId(svc, me, input.defaultSendingStream) : undefined;
+  const registerStreamId =
+    input.defaultEventsRegisterStream !== undefined ? await defaultStreamId(svc, me, input.defaultEventsRegisterStream) : undefined;
   if (input.servicePayloadUrl !== undefined && !SERVICE_INTERFACES.includes(input.serviceInterface)) throw badRequest('Invalid interface type');
 
   if (name !== undefined) await changeFullName(svc, bot, name);
   if (role !== undefined) await changeRole(svc, bot, role);
   if (owner !== undefined) await changeBotOwner(svc, (bot = await reloadBot(svc, bot.id)), owner);
+  if (sendingStreamId !== undefined) await changeBotDefault(svc, bot.id, 'default_sending_stream', { default_sending_stream_id: sendingStreamId });
+  if (registerStreamId !== undefined) {
+    await changeBotDefault(svc, bot.id, 'default_events_register_stream', { default_events_register_stream_id: registerStreamId });
+  }
   if (input.defaultAllPublicStreams !== undefined) {
-    await transaction(svc.store, (tx) => updateUser(tx, bot.id, { default_all_public_streams: input.defaultAllPublicStreams ? 1 : 0 }));
-    svc.bus.send(
-      { type: 'realm_bot', op: 'update', bot: { user_id: bot.id, default_all_public_streams: input.defaultAllPublicStreams } },
-      await botEventRecipients(svc, await reloadBot(svc, bot.id)),
-    );
+    await changeBotDefault(svc, bot.id, 'default_all_public_streams', { default_all_public_streams: input.defaultAllPublicStreams ? 1 : 0 });
   }
   if (input.servicePayloadUrl !== undefined) {
     if (bot.bot_type === BOT_TYPE.OUTGOING_WEBHOOK) {
@@ -245,8 +252,7 @@ export async function patchBot(svc: Services, me: UserRow, botId: number, input:
     service_interface: input.serviceInterface,
     service_payload_url: input.servicePayloadUrl ?? null,
     config_data: input.configData ?? null,
-    default_sending_stream: null,
-    default_events_register_stream: null,
+    ...defaultStreamNames(bot, await cachedStreams(svc)),
     default_all_public_streams: !!bot.default_all_public_streams,
   };
   if (bot.bot_owner_id !== null) {
@@ -254,6 +260,22 @@ export async function patchBot(svc: Services, me: UserRow, botId: number, input:
     if (owner) out.bot_owner = owner.email;
   }
   return out;
+}
+
+/**
+ * Stores one of a bot's defaults and sends its realm_bot update, even when
+ * the value is the same (as Zulip's do_change_default_* do).
+ */
+async function changeBotDefault(
+  svc: Services,
+  botId: number,
+  field: 'default_sending_stream' | 'default_events_register_stream' | 'default_all_public_streams',
+  patch: UserPatch,
+): Promise<void> {
+  await transaction(svc.store, (tx) => updateUser(tx, botId, patch));
+  const bot = await reloadBot(svc, botId);
+  const value = field === 'default_all_public_streams' ? !!bot.default_all_public_streams : defaultStreamNames(bot, await cachedStreams(svc))[field];
+  svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: botId, [field]: value } }, await botEventRecipients(svc, bot));
 }
 
 async function reloadBot(svc: Services, id: number): Promise<UserRow> {

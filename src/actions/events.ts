@@ -5,6 +5,7 @@ import type { EventQueue, PollCancel } from '../events/queue.ts';
 import { fetchInitialState, type RegisterOptions } from '../state/registry.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
+import { cachedStreams } from './cache.ts';
 import { FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.ts';
 
 const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 60 * 60;
@@ -27,7 +28,17 @@ function queueLifespan(svc: Services, input: RegisterInput): number {
   return asked > 0 ? Math.min(asked, MAX_QUEUE_LIFESPAN_SECS) : svc.config.queueIdleSeconds;
 }
 
-export async function registerQueue(svc: Services, input: RegisterInput): Promise<Record<string, unknown>> {
+/**
+ * The narrow of a registration that asks for none: a bot's default events
+ * channel, when it has one (Zulip's _default_narrow).
+ */
+async function defaultNarrow(svc: Services, user: UserRow): Promise<RegisterInput['narrow']> {
+  const stream = user.default_events_register_stream_id === null ? undefined : (await cachedStreams(svc)).byId.get(user.default_events_register_stream_id);
+  return stream ? [{ operator: 'stream', operand: stream.name, negated: false }] : [];
+}
+
+export async function registerQueue(svc: Services, asked: RegisterInput): Promise<Record<string, unknown>> {
+  const input = asked.narrow.length ? asked : { ...asked, narrow: await defaultNarrow(svc, asked.user) };
   if (input.allPublicStreams && input.user.role === ROLE.GUEST) throw new ApiError('User not authorized for this query');
   // The queue exists before state is read, so no event committed meanwhile is missed.
   const lifespan = queueLifespan(svc, input);

@@ -4,6 +4,7 @@ import { realmBots } from '../store/users.ts';
 import { servicesOfBots } from '../store/bots.ts';
 import { formatBotWith } from '../actions/bots-format.ts';
 import { isAdminRole } from '../actions/users-format.ts';
+import { cachedStreams } from '../actions/cache.ts';
 
 const provider: StateProvider = {
   types: ['realm_bot'],
@@ -11,7 +12,8 @@ const provider: StateProvider = {
     const me = opts.user;
     const bots = await realmBots(svc.store.db, svc.realmId, isAdminRole(me.role) ? undefined : me.id);
     const services = await servicesOfBots(svc.store.db, bots.map((b) => b.id));
-    return { realm_bots: bots.map((b) => formatBotWith(svc, b, services.filter((s) => s.user_id === b.id))) };
+    const streams = await cachedStreams(svc);
+    return { realm_bots: bots.map((b) => formatBotWith(b, services.filter((s) => s.user_id === b.id), streams)) };
   },
 };
 
