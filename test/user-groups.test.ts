@@ -104,7 +104,9 @@ test('PATCH /user_groups/{id} and deactivation: update events (remove for client
   assertSuccess(await c(other).post(`/user_groups/${id}/members`, { add: [other.id] }));
   // A group used by a channel setting cannot be deactivated.
   const ch = assertSuccess(await c(member).post('/channels/create', { name: 'web chan', subscribers: [member.id], can_subscribe_group: id })).id;
-  assertError(await c(member).post(`/user_groups/${id}/deactivate`), 400, 'BAD_REQUEST', 'Cannot deactivate user group in use.');
+  const inUse = await c(member).post(`/user_groups/${id}/deactivate`);
+  assertError(inUse, 400, 'CANNOT_DEACTIVATE_GROUP_IN_USE', 'Cannot deactivate user group in use.');
+  assert.deepEqual(inUse.body.objections, [{ type: 'channel', channel_id: ch, settings: ['can_subscribe_group'] }]);
   assertError(await c(member).patch(`/streams/${ch}`, { can_subscribe_group: { new: everyone } }), 400, 'BAD_REQUEST', "'can_subscribe_group' setting cannot be set to 'role:everyone' group.");
   assertSuccess(await c(member).patch(`/streams/${ch}`, { can_subscribe_group: { new: members } }));
   await q.drain();
@@ -122,4 +124,64 @@ test('PATCH /user_groups/{id} and deactivation: update events (remove for client
     (assertSuccess(await c(other).post('/register', { fetch_event_types: ['realm_user_groups'], client_capabilities: caps })).realm_user_groups as any[]).some((g) => g.id === id);
   assert.equal(await registered({}), false);
   assert.equal(await registered({ include_deactivated_groups: true }), true);
+});
+
+test('deactivated user groups as Zulip: renamed, reactivated and their members changed; nothing else; events by capability', async () => {
+  const id = assertSuccess(await c(member).post('/user_groups/create', { name: 'dormant', members: [member.id] })).group_id;
+  const sub = assertSuccess(await c(member).post('/user_groups/create', { name: 'dormant sub', members: [member.id] })).group_id;
+  const sup = assertSuccess(await c(member).post('/user_groups/create', { name: 'dormant super', members: [], subgroups: [id] })).group_id;
+  const systemGroups = assertSuccess(await c(member).get('/user_groups')).user_groups;
+  const members = systemGroups.find((g: any) => g.name === 'role:members').id;
+  // In use as an active group's subgroup, in the organization's settings and in a group's setting: every use is listed.
+  assertSuccess(await c(t.owner).patch('/realm', { can_create_groups: JSON.stringify({ new: { direct_members: [], direct_subgroups: [id, members] } }) }));
+  assertSuccess(await c(member).patch(`/user_groups/${sub}`, { can_mention_group: JSON.stringify({ new: id }) }));
+  const inUse = await c(member).post(`/user_groups/${id}/deactivate`);
+  assertError(inUse, 400, 'CANNOT_DEACTIVATE_GROUP_IN_USE', 'Cannot deactivate user group in use.');
+  assert.deepEqual(inUse.body.objections, [
+    { type: 'subgroup', supergroup_ids: [sup] },
+    { type: 'user_group', group_id: sub, settings: ['can_mention_group'] },
+    { type: 'realm', settings: ['can_create_groups'] },
+  ]);
+  assertSuccess(await c(t.owner).patch('/realm', { can_create_groups: JSON.stringify({ new: members }) }));
+  assertSuccess(await c(member).patch(`/user_groups/${sub}`, { can_mention_group: JSON.stringify({ new: members }) }));
+  assertSuccess(await c(member).post(`/user_groups/${sup}/deactivate`));
+  assertSuccess(await c(member).post(`/user_groups/${id}/deactivate`));
+  assertError(await c(member).post(`/user_groups/${id}/deactivate`), 400, 'BAD_REQUEST', 'User group is deactivated.');
+
+  // Neither used as a subgroup or setting, nor read, nor given subgroups.
+  assertError(await c(member).post(`/user_groups/${sub}/subgroups`, { add: JSON.stringify([id]) }), 400, 'BAD_REQUEST', 'User group is deactivated.');
+  assertError(await c(member).post(`/user_groups/${id}/subgroups`, { add: JSON.stringify([sub]) }), 400, 'BAD_REQUEST', 'User group is deactivated.');
+  assertError(await c(member).patch(`/user_groups/${sub}`, { can_mention_group: JSON.stringify({ new: id }) }), 400, 'BAD_REQUEST', 'User group is deactivated.');
+  assertError(await c(member).post('/user_groups/create', { name: 'uses dormant', members: [], subgroups: [id] }), 400, 'BAD_REQUEST', 'User group is deactivated.');
+  assertError(await c(member).get(`/user_groups/${id}/members`), 400, 'BAD_REQUEST', 'User group is deactivated.');
+  assertError(await c(member).get(`/user_groups/${id}/subgroups`), 400, 'BAD_REQUEST', 'User group is deactivated.');
+  assertError(await c(member).get(`/user_groups/${id}/members/${member.id}`), 400, 'BAD_REQUEST', 'User group is deactivated.');
+  assertError(await c(member).patch(`/user_groups/${id}`, {}), 400, 'BAD_REQUEST', 'No new data supplied');
+
+  // Members may still be changed (with the usual events).
+  const plain = await openQueue(c(other), { event_types: ['user_group'] });
+  const capable = await openQueue(c(other), { event_types: ['user_group'], client_capabilities: JSON.stringify({ include_deactivated_groups: true }) });
+  assertSuccess(await c(member).post(`/user_groups/${id}/members`, { add: JSON.stringify([other.id]) }));
+  for (const q of [plain, capable]) assert.deepEqual((await q.ofType('user_group')).map((e) => [e.op, e.user_ids]), [['add_members', [other.id]]]);
+
+  // Renamed: only clients that keep deactivated groups hear of it.
+  assertSuccess(await c(member).patch(`/user_groups/${id}`, { name: 'dormant renamed' }));
+  assert.deepEqual((await capable.ofType('user_group')).map((e) => [e.op, e.data]), [['update', { name: 'dormant renamed' }]]);
+  assert.deepEqual(await plain.ofType('user_group'), []);
+  assertError(await c(member).patch(`/user_groups/${id}`, { name: 'role:x' }), 400, 'BAD_REQUEST', "User group name cannot start with 'role:'.");
+  assertError(await c(member).patch(`/user_groups/${id}`, { name: 'x'.repeat(101) }), 400, 'BAD_REQUEST', 'User group name cannot exceed 100 characters.');
+  // deactivated=true changes nothing; others may not reactivate it.
+  assertSuccess(await c(member).patch(`/user_groups/${id}`, { deactivated: 'true' }));
+  assertError(await c(other).patch(`/user_groups/${id}`, { deactivated: 'false' }), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assert.deepEqual([...(await capable.drain()), ...(await plain.drain())], []);
+
+  // Reactivated: an update for capable clients, the whole group as an add for the others.
+  assertSuccess(await c(member).patch(`/user_groups/${id}`, { deactivated: 'false' }));
+  assert.deepEqual((await capable.ofType('user_group')).map((e) => [e.op, e.data]), [['update', { deactivated: false }]]);
+  const added = await plain.ofType('user_group');
+  assert.deepEqual(added.map((e) => [e.op, e.group.id, e.group.name, e.group.members, e.group.deactivated]), [['add', id, 'dormant renamed', [member.id, other.id], false]]);
+  const listed = assertSuccess(await c(member).get('/user_groups')).user_groups.find((g: any) => g.id === id);
+  assert.deepEqual(added[0].group, listed);
+  assert.deepEqual(assertSuccess(await c(member).get(`/user_groups/${id}/members`)).members, [member.id, other.id]);
+  assertSuccess(await c(member).post(`/user_groups/${sub}/subgroups`, { add: JSON.stringify([id]) }));
 });

@@ -150,7 +150,7 @@ export class Groups {
   }
 
   /**
-   * Checks a client-sent value: group IDs must exist (and not be deactivated),
+   * Checks a client-sent value: group IDs must exist and be active,
    * user IDs must be in `validUserIds`. Returns the normalized value: an
    * anonymous group of one subgroup and no members becomes that group's ID, an
    * empty one role:nobody, as in Zulip.
@@ -158,7 +158,8 @@ export class Groups {
   validate(value: GroupSettingValue, validUserIds: Set<number>, settingName: string): GroupSettingValue {
     const checkGroup = (id: number) => {
       const g = this.byId.get(id);
-      if (!g || g.deactivated) throw badRequest(`Invalid user group ID: ${id}`);
+      if (!g) throw badRequest(`Invalid user group ID: ${id}`);
+      if (g.deactivated) throw badRequest('User group is deactivated.');
     };
     if (typeof value === 'number') {
       checkGroup(value);

@@ -3,14 +3,15 @@ import { lockNamesOf, lockSettingsOf } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
-import { badRequest } from '../lib/errors.ts';
+import { ApiError, badRequest } from '../lib/errors.ts';
 import { nowSeconds, parseJsonObject } from '../lib/util.ts';
-import { realmById } from '../store/realm.ts';
+import { realmById, type RealmRow } from '../store/realm.ts';
 import { allUsers, ROLE, type UserRow } from '../store/users.ts';
 import { addGroupMembers, addGroupSubgroups, groupById, groupByName, insertGroup, removeGroupMembers, removeGroupSubgroups, updateGroup, type GroupRow } from '../store/groups.ts';
-import { allStreams } from '../store/streams.ts';
+import { allStreams, type StreamRow } from '../store/streams.ts';
+import { STREAM_GROUP_SETTINGS } from './access.ts';
 import { checkedPermissionValue, Groups, parseStoredSetting, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
-import { GROUP_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
+import { GROUP_PERMISSION_SETTINGS, REALM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
 import { accessUserById } from './users-admin.ts';
 
 export const GROUP_SETTINGS = [
@@ -82,16 +83,13 @@ export async function createGroup(svc: Services, user: UserRow, input: CreateGro
     const groups = await cachedGroups(svc, tx);
     const realm = await realmById(tx, svc.realmId);
     if (!groups.allows(user, realmGroupSetting(realm.settings_json, 'can_create_groups', groups))) throw badRequest('Insufficient permission');
-    const name = input.name.trim();
-    if (name === '') throw badRequest("User group name can't be empty!");
-    if ([...name].length > 100) throw badRequest('User group name cannot exceed 100 characters.');
-    if (name.startsWith('role:') || name.startsWith('@')) throw badRequest(`User group name cannot start with '${name.startsWith('@') ? '@' : 'role:'}'.`);
+    const name = checkGroupName(input.name);
     await lockNamesOf(svc.store, tx, 'user_groups');
     if (await groupByName(tx, svc.realmId, name)) throw badRequest(`User group '${name}' already exists.`);
     const users = await allUsers(tx, svc.realmId);
     const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
     for (const id of input.members) if (!valid.has(id)) throw badRequest(`Invalid user ID: ${id}`);
-    for (const id of input.subgroups) if (!groups.byId.get(id) || groups.byId.get(id)!.deactivated) throw badRequest(`Invalid user group ID: ${id}`);
+    for (const id of input.subgroups) checkSubgroup(groups, id);
     const settings: Record<string, GroupSettingValue> = {};
     for (const key of GROUP_SETTINGS) {
       const given = input.settings[key];
@@ -114,11 +112,53 @@ export async function createGroup(svc: Services, user: UserRow, input: CreateGro
   return { group_id: group.id };
 }
 
-async function accessGroupForUpdate(svc: Services, tx: Tx, user: UserRow, groups: Groups, groupId: number, setting: GroupSettingName): Promise<GroupRow> {
+/** A group name as Zulip's check_user_group_name takes it (trimmed). */
+function checkGroupName(raw: string): string {
+  const name = raw.trim();
+  if (name === '') throw badRequest("User group name can't be empty!");
+  if ([...name].length > 100) throw badRequest('User group name cannot exceed 100 characters.');
+  if (name.startsWith('role:') || name.startsWith('@')) throw badRequest(`User group name cannot start with '${name.startsWith('@') ? '@' : 'role:'}'.`);
+  return name;
+}
+
+function groupIsDeactivated(): ApiError {
+  return badRequest('User group is deactivated.');
+}
+
+/** A group given as a subgroup: an existing, active one. */
+function checkSubgroup(groups: Groups, id: number): GroupRow {
+  const g = groups.byId.get(id);
+  if (!g) throw badRequest(`Invalid user group ID: ${id}`);
+  if (g.deactivated) throw groupIsDeactivated();
+  return g;
+}
+
+/** A group whose members may be read: an existing, active one (Zulip's access_user_group_to_read_membership). */
+function groupToRead(groups: Groups, groupId: number): GroupRow {
   const g = groups.byId.get(groupId);
   if (!g) throw badRequest('Invalid user group');
+  if (g.deactivated) throw groupIsDeactivated();
+  return g;
+}
+
+/**
+ * Zulip's access_user_group_for_update: the group, if the user may change it
+ * through `setting` (or manage it). A deactivated group may be renamed,
+ * reactivated and have its members changed (`allowDeactivated`), nothing else.
+ */
+async function accessGroupForUpdate(
+  svc: Services,
+  tx: Tx,
+  user: UserRow,
+  groups: Groups,
+  groupId: number,
+  setting: GroupSettingName,
+  opts: { allowDeactivated?: boolean } = {},
+): Promise<GroupRow> {
+  const g = groups.byId.get(groupId);
+  if (!g) throw badRequest('Invalid user group');
+  if (g.deactivated && !opts.allowDeactivated) throw groupIsDeactivated();
   if (g.is_system_group) throw badRequest('Insufficient permission');
-  if (g.deactivated) throw badRequest('You can only change the settings of active user groups.');
   const realm = await realmById(tx, svc.realmId);
   const ok =
     user.role <= ROLE.ADMINISTRATOR ||
@@ -138,10 +178,10 @@ export async function updateGroupMembers(svc: Services, user: UserRow, groupId: 
     const g = groups.byId.get(groupId);
     if (!g) throw badRequest('Invalid user group');
     if (add.length && !(isSelfOnly(add) && !g.is_system_group && groups.allows(user, groupSetting(g, 'can_join_group', groups)))) {
-      await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_add_members_group');
+      await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_add_members_group', { allowDeactivated: true });
     }
     if (remove.length && !(isSelfOnly(remove) && !g.is_system_group && groups.allows(user, groupSetting(g, 'can_leave_group', groups)))) {
-      await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_remove_members_group');
+      await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_remove_members_group', { allowDeactivated: true });
     }
     const current = new Set(groups.directMembers(groupId, users));
     const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
@@ -168,12 +208,14 @@ export async function updateGroupSubgroups(svc: Services, user: UserRow, groupId
     await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group');
     const current = new Set(groups.directSubgroups(groupId));
     for (const id of add) {
-      const sg = groups.byId.get(id);
-      if (!sg || sg.deactivated) throw badRequest(`Invalid user group ID: ${id}`);
+      checkSubgroup(groups, id);
       if (current.has(id)) throw badRequest(`User group ${id} is already a subgroup of this group.`);
       if (reaches(groups, id, groupId)) throw badRequest(`User group ${id} is already a supergroup of this group.`);
     }
-    for (const id of remove) if (!current.has(id)) throw badRequest(`User group ${id} is not a subgroup of this group.`);
+    for (const id of remove) {
+      checkSubgroup(groups, id);
+      if (!current.has(id)) throw badRequest(`User group ${id} is not a subgroup of this group.`);
+    }
     const toAdd = [...new Set(add)];
     const toRemove = [...new Set(remove)];
     await addGroupSubgroups(tx, groupId, toAdd);
@@ -195,7 +237,7 @@ function reaches(groups: Groups, from: number, target: number, seen = new Set<nu
 /** GET /user_groups/{id}/members. */
 export async function getGroupMembers(svc: Services, groupId: number, directOnly: boolean): Promise<number[]> {
   const [groups, users] = await Promise.all([cachedGroups(svc, svc.store.db), allUsers(svc.store.db, svc.realmId)]);
-  if (!groups.byId.get(groupId)) throw badRequest('Invalid user group');
+  groupToRead(groups, groupId);
   if (directOnly) return groups.directMembers(groupId, users);
   return users.filter((u) => groups.isMember(u, groupId)).map((u) => u.id);
 }
@@ -203,7 +245,7 @@ export async function getGroupMembers(svc: Services, groupId: number, directOnly
 /** GET /user_groups/{id}/subgroups: direct subgroups, or all of them (recursively, the group itself excluded). */
 export async function getGroupSubgroups(svc: Services, groupId: number, directOnly: boolean): Promise<number[]> {
   const groups = await cachedGroups(svc, svc.store.db);
-  if (!groups.byId.get(groupId)) throw badRequest('Invalid user group');
+  groupToRead(groups, groupId);
   if (directOnly) return [...groups.directSubgroups(groupId)].sort((a, b) => a - b);
   const seen = new Set<number>();
   const walk = (id: number): void => {
@@ -221,7 +263,7 @@ export async function getGroupSubgroups(svc: Services, groupId: number, directOn
 /** GET /user_groups/{id}/members/{user_id}: whether the user is a (direct) member. */
 export async function isGroupMember(svc: Services, me: UserRow, groupId: number, userId: number, directOnly: boolean): Promise<boolean> {
   const groups = await cachedGroups(svc, svc.store.db);
-  if (!groups.byId.get(groupId)) throw badRequest('Invalid user group');
+  groupToRead(groups, groupId);
   const target = await accessUserById(svc, me, userId, { forAdmin: false });
   if (directOnly) return groups.directMembers(groupId, [target]).includes(target.id);
   return groups.isMember(target, groupId);
@@ -230,28 +272,39 @@ export async function isGroupMember(svc: Services, me: UserRow, groupId: number,
 export interface UpdateGroupInput {
   name?: string;
   description?: string;
+  /** false reactivates a deactivated group; true changes nothing (deactivation has its own endpoint). */
+  deactivated?: boolean;
   settings: Partial<Record<GroupSettingName, { new: GroupSettingValue; old?: GroupSettingValue }>>;
 }
 
-/** PATCH /user_groups/{id}: name, description and group settings ({new, old}); user_group update event. */
+/**
+ * PATCH /user_groups/{id}: name, description, reactivation and group settings
+ * ({new, old}), with user_group update events. A deactivated group may be
+ * renamed and reactivated (its other settings too, as Zulip allows); clients
+ * without include_deactivated_groups hear nothing of its renaming, and get it
+ * back as a user_group add when it is reactivated.
+ */
 export async function updateGroupInfo(svc: Services, user: UserRow, groupId: number, input: UpdateGroupInput): Promise<void> {
-  const data = await transaction(svc.store, async (tx) => {
+  if (input.name === undefined && input.description === undefined && input.deactivated === undefined && Object.keys(input.settings).length === 0) {
+    throw badRequest('No new data supplied');
+  }
+  const { data, wasDeactivated, reactivated } = await transaction(svc.store, async (tx) => {
     await lockSettingsOf(svc.store, tx, 'group', groupId);
     const groups = await cachedGroups(svc, tx);
-    const kept = await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group');
+    const kept = await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group', { allowDeactivated: true });
     // Its settings as committed now (the group graph kept in memory may predate a change another process just made).
     const g = (await groupById(tx, svc.realmId, groupId)) ?? kept;
     const data: Record<string, unknown> = {};
-    const patch: { name?: string; description?: string; settings_json?: string } = {};
+    const patch: { name?: string; description?: string; deactivated?: number; settings_json?: string } = {};
     if (input.name !== undefined && input.name !== g.name) {
-      const name = input.name.trim();
-      if (name === '') throw badRequest("User group name can't be empty!");
-      if (name.startsWith('role:')) throw badRequest("User group name cannot start with 'role:'.");
+      const name = checkGroupName(input.name);
       await lockNamesOf(svc.store, tx, 'user_groups');
       if (await groupByName(tx, svc.realmId, name)) throw badRequest(`User group '${name}' already exists.`);
       patch.name = data.name = name;
     }
     if (input.description !== undefined && input.description !== g.description) patch.description = data.description = input.description;
+    const reactivated = input.deactivated === false && !!g.deactivated;
+    if (reactivated) patch.deactivated = 0;
     const entries = Object.entries(input.settings) as Array<[GroupSettingName, { new: GroupSettingValue; old?: GroupSettingValue }]>;
     if (entries.length) {
       const users = await allUsers(tx, svc.realmId);
@@ -267,26 +320,61 @@ export async function updateGroupInfo(svc: Services, user: UserRow, groupId: num
       patch.settings_json = JSON.stringify(settings);
     }
     if (Object.keys(patch).length) await updateGroup(tx, groupId, patch);
-    return data;
+    return { data, wasDeactivated: !!g.deactivated, reactivated };
   });
-  if (Object.keys(data).length) svc.bus.send({ type: 'user_group', op: 'update', group_id: groupId, data }, await everyone(svc));
+  const recipients = await everyone(svc);
+  if (data.name !== undefined && wasDeactivated) {
+    svc.bus.send({ type: 'user_group', op: 'update', group_id: groupId, data: { name: data.name } }, recipients, { meta: { withoutDeactivatedGroups: null } });
+    delete data.name;
+  }
+  if (Object.keys(data).length) svc.bus.send({ type: 'user_group', op: 'update', group_id: groupId, data }, recipients);
+  if (reactivated) {
+    const [groups, users] = await Promise.all([cachedGroups(svc), allUsers(svc.store.db, svc.realmId)]);
+    const group = formatGroup(groups.byId.get(groupId)!, groups, users);
+    svc.bus.send({ type: 'user_group', op: 'update', group_id: groupId, data: { deactivated: false } }, recipients, {
+      meta: { withoutDeactivatedGroups: { type: 'user_group', op: 'add', group } },
+    });
+  }
 }
 
-/** POST /user_groups/{id}/deactivate: refused while a channel, organization or group setting uses the group. */
+/**
+ * Where a group is in use, as Zulip's CANNOT_DEACTIVATE_GROUP_IN_USE error
+ * lists it: active groups it is a subgroup of, then the settings that name it
+ * (directly or among an anonymous value's subgroups) of active channels,
+ * active groups and the organization.
+ */
+function groupObjections(groups: Groups, streams: StreamRow[], realm: RealmRow, groupId: number): Record<string, unknown>[] {
+  const uses = (value: unknown): boolean =>
+    value === groupId || (!!value && typeof value === 'object' && ((value as { direct_subgroups?: number[] }).direct_subgroups ?? []).includes(groupId));
+  const using = (settings: Record<string, unknown>, names: readonly string[]) => names.filter((name) => uses(settings[name]));
+  const objections: Record<string, unknown>[] = [];
+  const active = [...groups.byId.values()].filter((g) => !g.deactivated).sort((a, b) => a.id - b.id);
+  const supergroupIds = active.filter((g) => groups.directSubgroups(g.id).includes(groupId)).map((g) => g.id);
+  if (supergroupIds.length) objections.push({ type: 'subgroup', supergroup_ids: supergroupIds });
+  for (const stream of [...streams].filter((st) => !st.is_archived).sort((a, b) => a.id - b.id)) {
+    const settings = using(parseJsonObject(stream.group_settings_json), STREAM_GROUP_SETTINGS);
+    if (settings.length) objections.push({ type: 'channel', channel_id: stream.id, settings });
+  }
+  for (const g of active) {
+    if (g.is_system_group) continue;
+    const settings = using(parseJsonObject(g.settings_json), GROUP_SETTINGS);
+    if (settings.length) objections.push({ type: 'user_group', group_id: g.id, settings });
+  }
+  const realmSettings = using(parseJsonObject(realm.settings_json), Object.keys(REALM_PERMISSION_SETTINGS));
+  if (realmSettings.length) objections.push({ type: 'realm', settings: realmSettings });
+  return objections;
+}
+
+/** POST /user_groups/{id}/deactivate: refused while a channel, organization or group setting, or an active group, uses the group. */
 export async function deactivateGroup(svc: Services, user: UserRow, groupId: number): Promise<void> {
   await transaction(svc.store, async (tx) => {
     const groups = await cachedGroups(svc, tx);
     await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group');
-    const uses = (value: unknown): boolean =>
-      value === groupId || (!!value && typeof value === 'object' && ((value as { direct_subgroups?: number[] }).direct_subgroups ?? []).includes(groupId));
-    const streams = await allStreams(tx, svc.realmId);
-    const realm = await realmById(tx, svc.realmId);
-    const inUse =
-      streams.some((s) => !s.is_archived && Object.values(parseJsonObject(s.group_settings_json)).some(uses)) ||
-      Object.values(parseJsonObject(realm.settings_json)).some(uses) ||
-      [...groups.byId.values()].some((g) => g.id !== groupId && !g.deactivated && (Object.values(parseJsonObject(g.settings_json)).some(uses) || groups.directSubgroups(g.id).includes(groupId)));
-    if (inUse) throw badRequest('Cannot deactivate user group in use.');
+    const objections = groupObjections(groups, await allStreams(tx, svc.realmId), await realmById(tx, svc.realmId), groupId);
+    if (objections.length) throw new ApiError('Cannot deactivate user group in use.', { code: 'CANNOT_DEACTIVATE_GROUP_IN_USE', extra: { objections } });
     await updateGroup(tx, groupId, { deactivated: 1 });
   });
-  svc.bus.send({ type: 'user_group', op: 'update', group_id: groupId, data: { deactivated: true } }, await everyone(svc));
+  svc.bus.send({ type: 'user_group', op: 'update', group_id: groupId, data: { deactivated: true } }, await everyone(svc), {
+    meta: { withoutDeactivatedGroups: { type: 'user_group', op: 'remove', group_id: groupId } },
+  });
 }

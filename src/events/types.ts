@@ -155,6 +155,8 @@ export interface EventMeta {
   localId?: string | null;
   /** stream: what clients without the archived_channels capability get instead. */
   withoutArchivedChannels?: ZulipEvent;
+  /** user_group: what clients without the include_deactivated_groups capability get instead (null: nothing). */
+  withoutDeactivatedGroups?: ZulipEvent | null;
   /** realm_user add: the person is an "Unknown user" placeholder, not sent to user_list_incomplete clients. */
   inaccessibleUser?: boolean;
   /** message: the recipients who may not access the sender, and the sender fields they get instead. */

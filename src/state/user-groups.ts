@@ -14,10 +14,9 @@ const provider: StateProvider = {
 export default feature({
   state: [provider],
   filters: {
-    // Clients without include_deactivated_groups (FL 294) get a remove event when a group is deactivated.
-    user_group: (q, event) => {
-      if (q.opts.clientCapabilities.include_deactivated_groups === true || event.op !== 'update') return event;
-      return (event.data as Record<string, unknown>).deactivated === true ? { type: 'user_group', op: 'remove', group_id: event.group_id } : event;
-    },
+    // Clients without include_deactivated_groups (FL 294) get what the action set aside for them:
+    // a remove for a deactivation, an add for a reactivation, nothing for a deactivated group's new name.
+    user_group: (q, event, meta) =>
+      q.opts.clientCapabilities.include_deactivated_groups === true || meta.withoutDeactivatedGroups === undefined ? event : meta.withoutDeactivatedGroups,
   },
 });

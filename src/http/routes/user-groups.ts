@@ -30,11 +30,11 @@ export default [
     auth: 'user',
     summary: 'Update a user group',
     pathParams: { user_group_id: p.pathInt() },
-    params: { name: p.str().optional(), description: p.str().optional(), ...updateParams },
+    params: { name: p.str().optional(), description: p.str().optional(), deactivated: p.bool().optional(), ...updateParams },
     handler: async (ctx, a) => {
       const settings: Partial<Record<GroupSettingName, { new: GroupSettingValue; old?: GroupSettingValue }>> = {};
       for (const n of GROUP_SETTINGS) if (a[n] !== undefined) settings[n] = a[n];
-      await updateGroupInfo(ctx.svc, ctx.user, a.user_group_id, { name: a.name, description: a.description, settings });
+      await updateGroupInfo(ctx.svc, ctx.user, a.user_group_id, { name: a.name, description: a.description, deactivated: a.deactivated, settings });
     },
   }),
   route({
