@@ -185,3 +185,34 @@ test('deactivated user groups as Zulip: renamed, reactivated and their members c
   assert.deepEqual(assertSuccess(await c(member).get(`/user_groups/${id}/members`)).members, [member.id, other.id]);
   assertSuccess(await c(member).post(`/user_groups/${sub}/subgroups`, { add: JSON.stringify([id]) }));
 });
+
+test('POST /user_groups/{id}/members: subgroups too (feature level 311), in one transaction; "Nothing to do" errors; adding subgroups takes can_add_members_group', async () => {
+  const id = assertSuccess(await c(member).post('/user_groups/create', { name: 'both ways', members: [member.id] })).group_id;
+  const sub = assertSuccess(await c(member).post('/user_groups/create', { name: 'both ways sub', members: [] })).group_id;
+  const q = await openQueue(c(other), { event_types: ['user_group'] });
+  assertError(await c(member).post(`/user_groups/${id}/members`, {}), 400, 'BAD_REQUEST', 'Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".');
+  assertError(await c(member).post(`/user_groups/${id}/subgroups`, {}), 400, 'BAD_REQUEST', 'Nothing to do. Specify at least one of "add" or "delete".');
+  // A refused part (an unknown subgroup) leaves the members unchanged too.
+  assertError(
+    await c(member).post(`/user_groups/${id}/members`, { add: JSON.stringify([other.id]), add_subgroups: JSON.stringify([999999]) }),
+    400,
+    'BAD_REQUEST',
+    'Invalid user group ID: 999999',
+  );
+  assert.deepEqual(assertSuccess(await c(member).get(`/user_groups/${id}/members`, { direct_member_only: 'true' })).members, [member.id]);
+  assertSuccess(await c(member).post(`/user_groups/${id}/members`, { add: JSON.stringify([other.id]), add_subgroups: JSON.stringify([sub]) }));
+  assert.deepEqual((await q.ofType('user_group')).map((e) => [e.op, e.user_ids ?? e.direct_subgroup_ids]), [
+    ['add_members', [other.id]],
+    ['add_subgroups', [sub]],
+  ]);
+  assert.deepEqual(assertSuccess(await c(member).get(`/user_groups/${id}/subgroups`)).subgroups, [sub]);
+  assertSuccess(await c(member).post(`/user_groups/${id}/members`, { delete_subgroups: JSON.stringify([sub]) }));
+  assert.deepEqual((await q.ofType('user_group')).map((e) => [e.op, e.direct_subgroup_ids]), [['remove_subgroups', [sub]]]);
+  // Someone in can_add_members_group (not a manager) may add subgroups, not remove them.
+  const systemGroups = assertSuccess(await c(member).get('/user_groups')).user_groups;
+  const members = systemGroups.find((g: any) => g.name === 'role:members').id;
+  assertError(await c(other).post(`/user_groups/${id}/subgroups`, { add: JSON.stringify([sub]) }), 400, 'BAD_REQUEST', 'Insufficient permission');
+  assertSuccess(await c(member).patch(`/user_groups/${id}`, { can_add_members_group: JSON.stringify({ new: members }) }));
+  assertSuccess(await c(other).post(`/user_groups/${id}/subgroups`, { add: JSON.stringify([sub]) }));
+  assertError(await c(other).post(`/user_groups/${id}/subgroups`, { delete: JSON.stringify([sub]) }), 400, 'BAD_REQUEST', 'Insufficient permission');
+});

@@ -2,6 +2,7 @@
 import { lockNamesOf, lockSettingsOf } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
+import type { ZulipEvent } from '../events/types.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { nowSeconds, parseJsonObject } from '../lib/util.ts';
@@ -169,62 +170,80 @@ async function accessGroupForUpdate(
   return g;
 }
 
-/** POST /user_groups/{id}/members. */
-export async function updateGroupMembers(svc: Services, user: UserRow, groupId: number, add: number[], remove: number[]): Promise<void> {
-  const result = await transaction(svc.store, async (tx) => {
-    const groups = await cachedGroups(svc, tx);
-    const users = await allUsers(tx, svc.realmId);
-    const isSelfOnly = (ids: number[]) => ids.length > 0 && ids.every((id) => id === user.id);
-    const g = groups.byId.get(groupId);
-    if (!g) throw badRequest('Invalid user group');
-    if (add.length && !(isSelfOnly(add) && !g.is_system_group && groups.allows(user, groupSetting(g, 'can_join_group', groups)))) {
-      await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_add_members_group', { allowDeactivated: true });
-    }
-    if (remove.length && !(isSelfOnly(remove) && !g.is_system_group && groups.allows(user, groupSetting(g, 'can_leave_group', groups)))) {
-      await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_remove_members_group', { allowDeactivated: true });
-    }
-    const current = new Set(groups.directMembers(groupId, users));
-    const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
-    for (const id of add) {
-      if (!valid.has(id)) throw badRequest(`Invalid user ID: ${id}`);
-      if (current.has(id)) throw badRequest(`User ${id} is already a member of this group`);
-    }
-    for (const id of remove) if (!current.has(id)) throw badRequest(`There is no member '${id}' in this user group`);
-    const toAdd = [...new Set(add)];
-    const toRemove = [...new Set(remove)];
-    await addGroupMembers(tx, groupId, toAdd);
-    await removeGroupMembers(tx, groupId, toRemove);
-    return { toAdd, toRemove };
-  });
-  const recipients = await everyone(svc);
-  if (result.toAdd.length) svc.bus.send({ type: 'user_group', op: 'add_members', group_id: groupId, user_ids: result.toAdd }, recipients);
-  if (result.toRemove.length) svc.bus.send({ type: 'user_group', op: 'remove_members', group_id: groupId, user_ids: result.toRemove }, recipients);
+export interface GroupMembershipChange {
+  add: number[];
+  remove: number[];
+  addSubgroups: number[];
+  removeSubgroups: number[];
 }
 
-/** POST /user_groups/{id}/subgroups. */
-export async function updateGroupSubgroups(svc: Services, user: UserRow, groupId: number, add: number[], remove: number[]): Promise<void> {
+/**
+ * POST /user_groups/{id}/members (members, and since feature level 311
+ * subgroups too) and POST /user_groups/{id}/subgroups: one transaction, then
+ * the events, members first.
+ */
+export async function updateGroupMembership(svc: Services, user: UserRow, groupId: number, change: GroupMembershipChange): Promise<void> {
   const result = await transaction(svc.store, async (tx) => {
     const groups = await cachedGroups(svc, tx);
-    await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group');
-    const current = new Set(groups.directSubgroups(groupId));
-    for (const id of add) {
-      checkSubgroup(groups, id);
-      if (current.has(id)) throw badRequest(`User group ${id} is already a subgroup of this group.`);
-      if (reaches(groups, id, groupId)) throw badRequest(`User group ${id} is already a supergroup of this group.`);
-    }
-    for (const id of remove) {
-      checkSubgroup(groups, id);
-      if (!current.has(id)) throw badRequest(`User group ${id} is not a subgroup of this group.`);
-    }
-    const toAdd = [...new Set(add)];
-    const toRemove = [...new Set(remove)];
-    await addGroupSubgroups(tx, groupId, toAdd);
-    await removeGroupSubgroups(tx, groupId, toRemove);
-    return { toAdd, toRemove };
+    const members = await changeMembers(svc, tx, groups, user, groupId, change.add, change.remove);
+    const subgroups = await changeSubgroups(svc, tx, groups, user, groupId, change.addSubgroups, change.removeSubgroups);
+    return { ...members, ...subgroups };
   });
   const recipients = await everyone(svc);
-  if (result.toAdd.length) svc.bus.send({ type: 'user_group', op: 'add_subgroups', group_id: groupId, direct_subgroup_ids: result.toAdd }, recipients);
-  if (result.toRemove.length) svc.bus.send({ type: 'user_group', op: 'remove_subgroups', group_id: groupId, direct_subgroup_ids: result.toRemove }, recipients);
+  const send = (op: string, ids: number[], field: 'user_ids' | 'direct_subgroup_ids') => {
+    if (ids.length) svc.bus.send({ type: 'user_group', op, group_id: groupId, [field]: ids } as ZulipEvent, recipients);
+  };
+  send('add_members', result.addedMembers, 'user_ids');
+  send('remove_members', result.removedMembers, 'user_ids');
+  send('add_subgroups', result.addedSubgroups, 'direct_subgroup_ids');
+  send('remove_subgroups', result.removedSubgroups, 'direct_subgroup_ids');
+}
+
+async function changeMembers(svc: Services, tx: Tx, groups: Groups, user: UserRow, groupId: number, add: number[], remove: number[]) {
+  if (!add.length && !remove.length) return { addedMembers: [], removedMembers: [] };
+  const users = await allUsers(tx, svc.realmId);
+  const isSelfOnly = (ids: number[]) => ids.length > 0 && ids.every((id) => id === user.id);
+  const g = groups.byId.get(groupId);
+  if (!g) throw badRequest('Invalid user group');
+  if (add.length && !(isSelfOnly(add) && !g.is_system_group && groups.allows(user, groupSetting(g, 'can_join_group', groups)))) {
+    await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_add_members_group', { allowDeactivated: true });
+  }
+  if (remove.length && !(isSelfOnly(remove) && !g.is_system_group && groups.allows(user, groupSetting(g, 'can_leave_group', groups)))) {
+    await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_remove_members_group', { allowDeactivated: true });
+  }
+  const current = new Set(groups.directMembers(groupId, users));
+  const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
+  for (const id of add) {
+    if (!valid.has(id)) throw badRequest(`Invalid user ID: ${id}`);
+    if (current.has(id)) throw badRequest(`User ${id} is already a member of this group`);
+  }
+  for (const id of remove) if (!current.has(id)) throw badRequest(`There is no member '${id}' in this user group`);
+  const addedMembers = [...new Set(add)];
+  const removedMembers = [...new Set(remove)];
+  await addGroupMembers(tx, groupId, addedMembers);
+  await removeGroupMembers(tx, groupId, removedMembers);
+  return { addedMembers, removedMembers };
+}
+
+/** Subgroups: adding them takes can_add_members_group, removing them can_manage_group (as Zulip). */
+async function changeSubgroups(svc: Services, tx: Tx, groups: Groups, user: UserRow, groupId: number, add: number[], remove: number[]) {
+  if (add.length) await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_add_members_group');
+  if (remove.length) await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_manage_group');
+  const current = new Set(groups.directSubgroups(groupId));
+  for (const id of add) {
+    checkSubgroup(groups, id);
+    if (current.has(id)) throw badRequest(`User group ${id} is already a subgroup of this group.`);
+    if (reaches(groups, id, groupId)) throw badRequest(`User group ${id} is already a supergroup of this group.`);
+  }
+  for (const id of remove) {
+    checkSubgroup(groups, id);
+    if (!current.has(id)) throw badRequest(`User group ${id} is not a subgroup of this group.`);
+  }
+  const addedSubgroups = [...new Set(add)];
+  const removedSubgroups = [...new Set(remove)];
+  await addGroupSubgroups(tx, groupId, addedSubgroups);
+  await removeGroupSubgroups(tx, groupId, removedSubgroups);
+  return { addedSubgroups, removedSubgroups };
 }
 
 function reaches(groups: Groups, from: number, target: number, seen = new Set<number>()): boolean {

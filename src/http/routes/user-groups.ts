@@ -1,5 +1,6 @@
 /** User groups. */
 import { route } from '../route.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { p, type Param } from '../params.ts';
 import { groupSettingUpdate, groupSettingValue, type GroupSettingValue } from '../../actions/group-settings.ts';
 import {
@@ -11,8 +12,7 @@ import {
   GROUP_SETTINGS,
   listGroups,
   updateGroupInfo,
-  updateGroupMembers,
-  updateGroupSubgroups,
+  updateGroupMembership,
   type GroupSettingName,
 } from '../../actions/user-groups.ts';
 
@@ -74,9 +74,12 @@ export default [
     auth: 'user',
     summary: 'Update user group members',
     pathParams: { user_group_id: p.pathInt() },
-    params: { add: p.intList().default([]), delete: p.intList().default([]) },
+    params: { add: p.intList().default([]), delete: p.intList().default([]), add_subgroups: p.intList().default([]), delete_subgroups: p.intList().default([]) },
     handler: async (ctx, a) => {
-      await updateGroupMembers(ctx.svc, ctx.user, a.user_group_id, a.add, a.delete);
+      if (!a.add.length && !a.delete.length && !a.add_subgroups.length && !a.delete_subgroups.length) {
+        throw new ApiError('Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".');
+      }
+      await updateGroupMembership(ctx.svc, ctx.user, a.user_group_id, { add: a.add, remove: a.delete, addSubgroups: a.add_subgroups, removeSubgroups: a.delete_subgroups });
     },
   }),
   route({
@@ -96,7 +99,8 @@ export default [
     pathParams: { user_group_id: p.pathInt() },
     params: { add: p.intList().default([]), delete: p.intList().default([]) },
     handler: async (ctx, a) => {
-      await updateGroupSubgroups(ctx.svc, ctx.user, a.user_group_id, a.add, a.delete);
+      if (!a.add.length && !a.delete.length) throw new ApiError('Nothing to do. Specify at least one of "add" or "delete".');
+      await updateGroupMembership(ctx.svc, ctx.user, a.user_group_id, { add: [], remove: [], addSubgroups: a.add, removeSubgroups: a.delete });
     },
   }),
   route({
