@@ -1,7 +1,7 @@
 /** Bots: POST/GET /bots, PATCH/DELETE /bots/{id}, API key regeneration, realm_bot events and state. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSuccess, openQueue, assertComponent, type TestServer, type Account } from './helpers.ts';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, assertComponent, type TestServer, type Account } from './helpers.ts';
 import { ROLE } from '../src/store/users.ts';
 
 let t: TestServer;
@@ -430,4 +430,22 @@ test('bots default channels: set by name on creation and PATCH, shown by name, r
   assert.deepEqual(await qa.ofType('realm_bot'), []);
   // Administrators still list it (they may administer every bot).
   assert.equal((await realmBots(admin)).default_events_register_stream, mine);
+});
+
+test('register: realm_incoming_webhook_bots lists the integrations this server accepts; realm_embedded_bots is empty', async () => {
+  const { member } = await roles();
+  const res = await c(member).post('/register', { fetch_event_types: JSON.stringify(['realm_incoming_webhook_bots', 'realm_embedded_bots']) });
+  assertSchema(res, 'POST', '/register');
+  const reg = assertSuccess(res);
+  assert.deepEqual(reg.realm_embedded_bots, []);
+  const github = reg.realm_incoming_webhook_bots.find((b: any) => b.name === 'github');
+  assert.deepEqual(github, { name: 'github', display_name: 'GitHub', all_event_types: null, config_options: [], url_options: [] });
+  // Each listed integration is one the server takes at /api/v1/external/<name>.
+  const s = short();
+  const bot = assertSuccess(await c(member).post('/bots', { full_name: `Hooks ${s}`, short_name: s, bot_type: 2 }));
+  for (const { name } of reg.realm_incoming_webhook_bots) {
+    const r = await fetch(`${t.url}/api/v1/external/${name}?api_key=${bot.api_key}&stream=nowhere`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    assert.notEqual(r.status, 404, name);
+  }
+  assert.equal(reg.realm_bots, undefined);
 });

@@ -393,6 +393,11 @@ export const POST_247_FIELDS = new Set<string>([
   'server_report_message_types', // FL 435
   'channel_folders', // FL 389
   'navigation_views', // FL 390
+  'navigation_tour_video_url', // FL 369
+  'max_bulk_new_subscription_messages', // FL 397
+  'realm_owner_full_content_access', // FL 438
+  'realm_incoming_webhook_bots>config_options', // FL 318
+  'realm_incoming_webhook_bots>url_options', // FL 403
   // A leading '/' names a field only at the top level of a response.
   '/date_joined', // the current user's, in POST /register
   '/role', // the current user's, in POST /register

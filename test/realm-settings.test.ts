@@ -216,3 +216,29 @@ test('owner-only settings: administrators get "Must be an organization owner"', 
   assert.deepEqual((await q.ofType('realm')).map((e) => e.data), [{ can_invite_users_group: admins }]);
   assert.equal(assertSuccess(await c(member).post('/register', { fetch_event_types: ['realm'] })).realm_can_invite_users_group, admins);
 });
+
+test('register: the current user\'s role booleans and can_invite_others_to_realm as Zulip now has them', async () => {
+  const state = async (a: Account) => (await openQueue(c(a), { fetch_event_types: ['realm_user', 'realm'] })).state;
+  // is_moderator counts administrators and owners too (feature level 380), as is_admin counts owners.
+  for (const [a, moderatorOrAbove] of [[t.owner, true], [admin, true], [moderator, true], [member, false]] as const) {
+    const s = await state(a);
+    assert.equal(s.is_moderator, moderatorOrAbove);
+    // Removed fields: is_billing_admin (363), can_subscribe_other_users (341), realm_is_zephyr_mirror_realm (426).
+    for (const gone of ['is_billing_admin', 'can_subscribe_other_users', 'realm_is_zephyr_mirror_realm']) assert.equal(s[gone], undefined, gone);
+    assert.equal(s.realm_users.find((u: any) => u.user_id === a.id).is_billing_admin, undefined);
+  }
+  const s = await state(member);
+  assert.equal(s.max_bulk_new_subscription_messages, 100);
+  assert.equal(s.navigation_tour_video_url, null);
+  assert.equal(s.realm_owner_full_content_access, false);
+  // can_invite_others_to_realm follows can_invite_users_group.
+  assertSuccess(await c(t.owner).patch('/realm', { can_invite_users_group: JSON.stringify({ new: await groupId('role:members') }) }));
+  assert.equal((await state(member)).can_invite_others_to_realm, true);
+  assertSuccess(await c(t.owner).patch('/realm', { can_invite_users_group: JSON.stringify({ new: await groupId('role:administrators') }) }));
+  try {
+    assert.equal((await state(member)).can_invite_others_to_realm, false);
+    assert.equal((await state(admin)).can_invite_others_to_realm, true);
+  } finally {
+    assertSuccess(await c(t.owner).patch('/realm', { can_invite_users_group: JSON.stringify({ new: await groupId('role:members') }) }));
+  }
+});

@@ -356,8 +356,10 @@ test('register: the can_create_*_streams booleans follow the organization group 
   const gs = (await openQueue(c(g), { fetch_event_types: ['realm_user'] })).state;
   const ms = (await openQueue(c(m), { fetch_event_types: ['realm_user'] })).state;
   const os = (await openQueue(c(t.owner), { fetch_event_types: ['realm_user'] })).state;
-  assert.deepEqual([gs.can_create_public_streams, gs.can_create_private_streams, gs.can_subscribe_other_users], [false, false, false]);
-  assert.deepEqual([ms.can_create_public_streams, ms.can_create_private_streams, ms.can_subscribe_other_users], [true, true, true]);
+  assert.deepEqual([gs.can_create_public_streams, gs.can_create_private_streams], [false, false]);
+  assert.deepEqual([ms.can_create_public_streams, ms.can_create_private_streams], [true, true]);
+  // can_subscribe_other_users is gone since feature level 341.
+  assert.equal(ms.can_subscribe_other_users, undefined);
   assert.equal(ms.can_create_web_public_streams, false);
   assert.equal(os.can_create_web_public_streams, false, 'web-public channels are off on this server');
 });

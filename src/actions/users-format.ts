@@ -70,7 +70,6 @@ export function formatUser(config: Config, u: UserRow, opts: FormatOptions): Rec
     is_admin: isAdminRole(u.role),
     is_owner: u.role === ROLE.OWNER,
     is_guest: u.role === ROLE.GUEST,
-    is_billing_admin: false,
     role: u.role,
     is_bot: !!u.is_bot,
     full_name: u.full_name,

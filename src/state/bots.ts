@@ -5,6 +5,7 @@ import { servicesOfBots } from '../store/bots.ts';
 import { formatBotWith } from '../actions/bots-format.ts';
 import { isAdminRole } from '../actions/users-format.ts';
 import { cachedStreams } from '../actions/cache.ts';
+import { INTEGRATIONS } from '../actions/incoming-webhooks.ts';
 
 const provider: StateProvider = {
   types: ['realm_bot'],
@@ -17,6 +18,29 @@ const provider: StateProvider = {
   },
 };
 
+/**
+ * The integrations a bot can be made for: the incoming webhooks this server
+ * accepts (`/api/v1/external/<name>`), none of which filters by a list of
+ * event types or takes options; no embedded bots (they are not enabled).
+ */
+const integrations: StateProvider = {
+  types: ['realm_incoming_webhook_bots', 'realm_embedded_bots'],
+  async fetch(_svc, _opts, wants) {
+    const out: Record<string, unknown> = {};
+    if (wants('realm_incoming_webhook_bots')) {
+      out.realm_incoming_webhook_bots = Object.entries(INTEGRATIONS).map(([name, integration]) => ({
+        name,
+        display_name: integration.name,
+        all_event_types: null,
+        config_options: [],
+        url_options: [],
+      }));
+    }
+    if (wants('realm_embedded_bots')) out.realm_embedded_bots = [];
+    return out;
+  },
+};
+
 export default feature({
-  state: [provider],
+  state: [provider, integrations],
 });

@@ -16,6 +16,7 @@ import { realmGroupSetting } from '../actions/group-settings.ts';
 import { DEFAULT_EXTERNAL_ACCOUNTS } from '../lib/profile-fields.ts';
 import { GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS } from '../actions/realm-settings.ts';
 import { realmDomains } from '../store/realm-domains.ts';
+import { MAX_BULK_NEW_SUBSCRIPTION_MESSAGES } from '../actions/subscriptions.ts';
 import { serverSupportedPermissionSettings } from '../lib/permission-settings.ts';
 import { inaccessibleUser, userAccess } from '../actions/user-access.ts';
 
@@ -50,11 +51,14 @@ const provider1: StateProvider = {
       server_generation: SERVER_GENERATION,
       server_jitsi_server_url: 'https://meet.jit.si',
       upgrade_text_for_wide_organization_logo: '',
-      realm_is_zephyr_mirror_realm: false,
       realm_push_notifications_enabled: false,
       realm_presence_disabled: false,
       realm_authentication_methods: { Email: { enabled: true, available: true } },
       realm_empty_topic_display_name: s.empty_topic_display_name,
+      // Full data exports without consent are not offered (feature level 438).
+      realm_owner_full_content_access: false,
+      navigation_tour_video_url: null,
+      max_bulk_new_subscription_messages: MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
       max_message_length: c.maxMessageLength,
       max_topic_length: c.maxTopicLength,
       max_stream_name_length: c.maxStreamNameLength,
@@ -139,13 +143,12 @@ const provider2: StateProvider = {
       can_create_public_streams: allowed('can_create_public_channel_group'),
       can_create_private_streams: allowed('can_create_private_channel_group'),
       can_create_web_public_streams: svc.config.webPublicStreamsEnabled && allowed('can_create_web_public_channel_group'),
-      can_subscribe_other_users: allowed('can_add_subscribers_group'),
-      can_invite_others_to_realm: me.role !== ROLE.GUEST,
+      can_invite_others_to_realm: allowed('can_invite_users_group'),
       is_admin: isAdminRole(me.role),
       is_owner: me.role === ROLE.OWNER,
-      is_moderator: me.role === ROLE.MODERATOR,
+      // Moderators and above, as is_admin counts owners (feature level 380).
+      is_moderator: me.role <= ROLE.MODERATOR,
       is_guest: me.role === ROLE.GUEST,
-      is_billing_admin: false,
       user_id: me.id,
       email: me.email,
       delivery_email: me.delivery_email,
