@@ -1,8 +1,8 @@
 /**
  * The web client's user groups (Settings) in real Chromium: creating,
- * renaming, members, joining and leaving, deactivating, refusals, and the
- * user_group events of changes made elsewhere. Skipped (with one line saying
- * why) where Chromium is not installed.
+ * renaming, members, joining and leaving, deactivating and reactivating,
+ * refusals, and the user_group events of changes made elsewhere. Skipped
+ * (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ async function groupAtServer(api: Client, name: string): Promise<Record<string, 
 }
 
 await browserTests('the web client in Chromium: user groups', (newContext) => {
-  test('user groups: a member creates, renames, fills, leaves, joins and deactivates a group; refusals say why; changes made elsewhere show', () =>
+  test('user groups: a member creates, renames, fills, leaves, joins, deactivates and reactivates a group; refusals say why; changes made elsewhere show', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Groups' });
@@ -114,16 +114,23 @@ await browserTests('the web client in Chromium: user groups', (newContext) => {
       const deactivated = section.getByRole('list', { name: 'Deactivated' });
       await deactivated.getByRole('listitem', { name: 'Design team' }).waitFor();
       assert.equal(await row('Design team').count(), 0);
-      // One the owner deactivates moves there too.
+      // One the owner deactivates moves there too; Bob may not reactivate it.
       assertSuccess(await owner.post(`/user_groups/${ops.id}/deactivate`));
       await deactivated.getByRole('listitem', { name: 'Operations' }).waitFor();
       await section.getByText('No user groups yet.').waitFor();
+      assert.equal(await deactivated.getByRole('button', { name: 'Reactivate Operations' }).count(), 0);
+
+      // Bob reactivates his.
+      await deactivated.getByRole('button', { name: 'Reactivate Design team' }).click();
+      await eventually(async () => (await groupAtServer(bobApi, 'Design team'))?.deactivated === false, 'the group reactivated at the server');
+      await withText('Design team', '2 members');
+      assert.equal(await deactivated.getByRole('listitem', { name: 'Design team' }).count(), 0);
 
       // A fresh page (from /register; #settings opens the dialog again) shows the same.
       await page.reload();
-      await deactivated.getByRole('listitem', { name: 'Design team' }).waitFor();
       await deactivated.getByRole('listitem', { name: 'Operations' }).waitFor();
-      assert.equal(await list.getByRole('listitem').count(), 0);
+      await withText('Design team', '2 members');
+      assert.equal(await deactivated.getByRole('listitem').count(), 1);
       await ctx.close();
     }));
 });

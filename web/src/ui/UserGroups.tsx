@@ -24,8 +24,9 @@ function changeMembers(g: UserGroup, op: 'add' | 'delete', userIds: number[]) {
  * one, and, where the group's settings allow, rename it (PATCH
  * /user_groups/{id}), add and remove members (POST
  * /user_groups/{id}/members) and deactivate it (POST
- * /user_groups/{id}/deactivate). Deactivated groups are listed apart. The
- * server decides who may do what, and says why not.
+ * /user_groups/{id}/deactivate). Deactivated groups are listed apart, and
+ * reactivated by those who may manage them (PATCH /user_groups/{id} with
+ * deactivated=false). The server decides who may do what, and says why not.
  */
 export function UserGroups() {
   const [name, setName] = useState('');
@@ -100,6 +101,13 @@ export function UserGroups() {
             {deactivated.map((g) => (
               <li key={g.id} aria-label={g.name} class="deactivated">
                 <GroupSummary group={g} />
+                {canManage(g) && (
+                  <span class="group-actions">
+                    <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('PATCH', `/user_groups/${g.id}`, { deactivated: false }))}>
+                      Reactivate {g.name}
+                    </button>
+                  </span>
+                )}
               </li>
             ))}
           </ul>
