@@ -33,6 +33,7 @@ async function register(): Promise<void> {
       stream_typing_notifications: true,
       user_settings_object: true,
       simplified_presence_events: true,
+      include_deactivated_groups: true,
     },
   });
   queueId = r.queue_id;

@@ -66,6 +66,25 @@ export interface Status {
   away?: boolean;
 }
 
+/** A group setting's value: a group's ID, or an anonymous group of users and groups. */
+export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
+
+/** A user group, as realm_user_groups and the user_group events give it. */
+export interface UserGroup {
+  id: number;
+  name: string;
+  description: string;
+  members: number[];
+  direct_subgroup_ids: number[];
+  is_system_group: boolean;
+  deactivated: boolean;
+  can_add_members_group?: GroupSettingValue;
+  can_join_group?: GroupSettingValue;
+  can_leave_group?: GroupSettingValue;
+  can_manage_group?: GroupSettingValue;
+  can_remove_members_group?: GroupSettingValue;
+}
+
 export interface TopicInfo {
   name: string;
   max_id: number;
@@ -270,6 +289,8 @@ export class Model {
    * its user object.
    */
   botIds = new Set<number>();
+  /** The organization's user groups (system groups too: settings name them), deactivated ones included. */
+  groups = new Map<number, UserGroup>();
   subs = new Map<number, Sub>();
   streams = new Map<number, { stream_id: number; name: string }>();
   unread = new Map<number, UnreadInfo>();
@@ -343,6 +364,8 @@ export class Model {
     for (const u of r.realm_non_active_users ?? []) this.users.set(u.user_id, u);
     for (const u of r.cross_realm_bots ?? []) this.users.set(u.user_id, u);
     this.botIds = new Set((r.realm_bots ?? []).map((b: { user_id: number }) => b.user_id));
+    this.groups.clear();
+    for (const g of r.realm_user_groups ?? []) this.groups.set(g.id, this.toGroup(g));
     const me = this.users.get(r.user_id);
     this.me = me ?? { user_id: r.user_id, email: r.email, full_name: r.full_name, is_bot: false, is_active: true, role: r.role };
     this.subs.clear();
@@ -382,6 +405,10 @@ export class Model {
       audible_notifications: typeof s.audible_notifications === 'boolean' ? s.audible_notifications : null,
       wildcard_mentions_notify: typeof s.wildcard_mentions_notify === 'boolean' ? s.wildcard_mentions_notify : null,
     };
+  }
+
+  private toGroup(g: any): UserGroup {
+    return { ...g, description: g.description ?? '', members: g.members ?? [], direct_subgroup_ids: g.direct_subgroup_ids ?? [], is_system_group: !!g.is_system_group, deactivated: !!g.deactivated };
   }
 
   private loadUnread(u: Record<string, any>): void {
@@ -644,6 +671,9 @@ export class Model {
         if (ev.op === 'add') this.botIds.add(ev.bot.user_id);
         else if (ev.op === 'delete' || ev.op === 'remove') this.botIds.delete(ev.bot.user_id);
         break;
+      case 'user_group':
+        this.onUserGroup(ev);
+        break;
       case 'realm':
         if (ev.op === 'update') this.realm[`realm_${ev.property}`] = ev.value;
         else if (ev.op === 'update_dict' && ev.data) for (const [k, v] of Object.entries(ev.data)) this.realm[`realm_${k}`] = v;
@@ -763,6 +793,41 @@ export class Model {
       if (ev.property === 'in_home_view') s.is_muted = !ev.value;
       else if (ev.property in s) (s as any)[ev.property] = ev.value;
     }
+  }
+
+  private onUserGroup(ev: Record<string, any>): void {
+    if (ev.op === 'add') {
+      this.groups.set(ev.group.id, this.toGroup(ev.group));
+      return;
+    }
+    if (ev.op === 'remove') {
+      this.groups.delete(ev.group_id);
+      return;
+    }
+    const g = this.groups.get(ev.group_id);
+    if (!g) return;
+    const without = (ids: number[], gone: number[]) => ids.filter((id) => !gone.includes(id));
+    if (ev.op === 'update') Object.assign(g, ev.data);
+    else if (ev.op === 'add_members') g.members = [...without(g.members, ev.user_ids), ...ev.user_ids];
+    else if (ev.op === 'remove_members') g.members = without(g.members, ev.user_ids);
+    else if (ev.op === 'add_subgroups') g.direct_subgroup_ids = [...without(g.direct_subgroup_ids, ev.direct_subgroup_ids), ...ev.direct_subgroup_ids];
+    else if (ev.op === 'remove_subgroups') g.direct_subgroup_ids = without(g.direct_subgroup_ids, ev.direct_subgroup_ids);
+  }
+
+  /** Whether the user is in the group: a direct member, or in one of its subgroups (at any depth). */
+  inGroup(userId: number, groupId: number, seen = new Set<number>()): boolean {
+    if (seen.has(groupId)) return false;
+    seen.add(groupId);
+    const g = this.groups.get(groupId);
+    if (!g) return false;
+    return g.members.includes(userId) || g.direct_subgroup_ids.some((id) => this.inGroup(userId, id, seen));
+  }
+
+  /** Whether a group setting's value takes in the user. */
+  allows(userId: number, value: GroupSettingValue | undefined): boolean {
+    if (value === undefined) return false;
+    if (typeof value === 'number') return this.inGroup(userId, value);
+    return value.direct_members.includes(userId) || value.direct_subgroups.some((id) => this.inGroup(userId, id));
   }
 
   private onTyping(ev: Record<string, any>): void {

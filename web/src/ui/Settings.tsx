@@ -4,6 +4,7 @@ import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
 import { useAction } from './request.tsx';
 import { Bots } from './Bots.tsx';
+import { UserGroups } from './UserGroups.tsx';
 import { isAdministrator, Organization } from './Organization.tsx';
 
 export function Settings({ onClose }: { onClose(): void }) {
@@ -114,6 +115,7 @@ export function Settings({ onClose }: { onClose(): void }) {
       <Notifications setSetting={setSetting} />
       <InvitePeople />
       <Bots />
+      <UserGroups />
       {isAdministrator(model.me) && <Organization />}
     </Dialog>
   );

@@ -1,0 +1,136 @@
+/**
+ * The web client's user groups (Settings) in real Chromium: creating,
+ * renaming, members, joining and leaving, deactivating and reactivating,
+ * refusals, and the user_group events of changes made elsewhere. Skipped
+ * (with one line saying why) where Chromium is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertSuccess, type Client } from './helpers.ts';
+import { browserTests, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+
+/** The group called `name`, as the server has it (deactivated ones included), or undefined. */
+async function groupAtServer(api: Client, name: string): Promise<Record<string, any> | undefined> {
+  const groups = assertSuccess(await api.get('/user_groups', { include_deactivated_groups: true })).user_groups as Record<string, any>[];
+  return groups.find((g) => g.name === name);
+}
+
+await browserTests('the web client in Chromium: user groups', (newContext) => {
+  test('user groups: a member creates, renames, fills, leaves, joins, deactivates and reactivates a group; refusals say why; changes made elsewhere show', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Groups' });
+      const carol = await t.makeUser({ name: 'Carol Groups' });
+      const bobApi = t.client(bob);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'User groups' });
+      const list = section.getByRole('list', { name: 'User groups' });
+      const row = (name: string) => list.getByRole('listitem', { name, exact: true });
+      const withText = async (name: string, text: string) => eventually(async () => ((await row(name).textContent()) ?? '').includes(text), `${name} showing “${text}”`);
+
+      // The system groups are not listed.
+      await section.getByText('No user groups yet.').waitFor();
+      assert.equal(await list.getByRole('listitem').count(), 0);
+
+      // Created with Bob as its member.
+      const create = async (name: string, description: string) => {
+        await section.getByLabel('Group name').fill(name);
+        await section.getByLabel('Group description').fill(description);
+        await section.getByRole('button', { name: 'Create group' }).click();
+      };
+      await create('Designers', 'People who draw');
+      await section.getByRole('status').filter({ hasText: 'Group created.' }).waitFor();
+      const made = (await groupAtServer(bobApi, 'Designers'))!;
+      assert.equal(made.description, 'People who draw');
+      assert.deepEqual(made.members, [bob.id]);
+      await withText('Designers', '1 member');
+      await withText('Designers', 'People who draw');
+
+      // The same name again: the server's reason, and no second group.
+      await create('Designers', 'again');
+      assert.equal(await section.getByRole('alert').textContent(), "User group 'Designers' already exists.");
+      assert.equal(assertSuccess(await bobApi.get('/user_groups')).user_groups.filter((g: any) => g.name === 'Designers').length, 1);
+
+      // Renamed, and its description changed.
+      await row('Designers').getByRole('button', { name: 'Open Designers' }).click();
+      await row('Designers').getByLabel('Name', { exact: true }).fill('Design team');
+      await row('Designers').getByLabel('Description', { exact: true }).fill('Drawing and colour');
+      await row('Designers').getByRole('button', { name: 'Save group' }).click();
+      await eventually(async () => (await groupAtServer(bobApi, 'Design team'))?.description === 'Drawing and colour', 'the group renamed at the server');
+      assert.equal(await groupAtServer(bobApi, 'Designers'), undefined);
+      const group = row('Design team');
+      await withText('Design team', 'Drawing and colour');
+
+      // A member added, then removed.
+      await group.getByLabel('Add a member').selectOption({ label: 'Carol Groups' });
+      await group.getByRole('button', { name: 'Add', exact: true }).click();
+      await eventually(async () => (await groupAtServer(bobApi, 'Design team'))?.members.includes(carol.id), 'Carol added at the server');
+      await withText('Design team', '2 members');
+      const members = group.getByRole('list', { name: 'Members of Design team' });
+      await members.getByRole('listitem', { name: 'Carol Groups' }).waitFor();
+      await members.getByRole('button', { name: 'Remove Carol Groups from Design team' }).click();
+      await eventually(async () => !(await groupAtServer(bobApi, 'Design team'))?.members.includes(carol.id), 'Carol removed at the server');
+      await withText('Design team', '1 member');
+
+      // Bob leaves, and joins again.
+      await group.getByRole('button', { name: 'Leave Design team' }).click();
+      await eventually(async () => (await groupAtServer(bobApi, 'Design team'))?.members.length === 0, 'Bob left');
+      await group.getByRole('button', { name: 'Join Design team' }).click();
+      await eventually(async () => (await groupAtServer(bobApi, 'Design team'))?.members.includes(bob.id), 'Bob joined');
+      await group.getByRole('button', { name: 'Leave Design team' }).waitFor();
+
+      // Changes an administrator makes through the API show in the open page.
+      const id = made.id as number;
+      assertSuccess(await owner.patch(`/user_groups/${id}`, { description: 'Set by the owner' }));
+      assertSuccess(await owner.post(`/user_groups/${id}/members`, { add: [carol.id] }));
+      assertSuccess(await owner.post('/user_groups/create', { name: 'Operations', description: 'Keeps things running', members: [carol.id] }));
+      const ops = (await groupAtServer(owner, 'Operations'))!;
+      assertSuccess(await owner.post(`/user_groups/${ops.id}/subgroups`, { add: [id] }));
+      await withText('Design team', 'Set by the owner');
+      await withText('Design team', '2 members');
+      await members.getByRole('listitem', { name: 'Carol Groups' }).waitFor();
+      await withText('Operations', '1 member, 1 subgroup');
+      // Bob cannot manage the owner's group: only leaving or joining, as its settings allow.
+      assert.equal(await row('Operations').getByRole('button', { name: 'Join Operations' }).count(), 0);
+      await row('Operations').getByRole('button', { name: 'Open Operations' }).click();
+      assert.equal(await row('Operations').getByRole('button', { name: 'Save group' }).count(), 0);
+      assert.equal(await row('Operations').getByRole('button', { name: 'Deactivate Operations' }).count(), 0);
+      await row('Operations').getByRole('button', { name: 'Close Operations' }).click();
+      await group.getByRole('button', { name: 'Open Design team' }).click();
+
+      // In use (a subgroup of Operations): refused, with the server's message.
+      await group.getByRole('button', { name: 'Deactivate Design team' }).click();
+      await group.getByRole('alert').filter({ hasText: 'Cannot deactivate user group in use.' }).waitFor();
+      assert.equal((await groupAtServer(bobApi, 'Design team'))?.deactivated, false);
+
+      // No longer in use: deactivated, and listed apart.
+      assertSuccess(await owner.post(`/user_groups/${ops.id}/subgroups`, { delete: [id] }));
+      await withText('Operations', '1 member');
+      await eventually(async () => !((await row('Operations').textContent()) ?? '').includes('subgroup'), 'the subgroup gone from Operations');
+      await group.getByRole('button', { name: 'Deactivate Design team' }).click();
+      await eventually(async () => (await groupAtServer(bobApi, 'Design team'))?.deactivated === true, 'the group deactivated at the server');
+      const deactivated = section.getByRole('list', { name: 'Deactivated' });
+      await deactivated.getByRole('listitem', { name: 'Design team' }).waitFor();
+      assert.equal(await row('Design team').count(), 0);
+      // One the owner deactivates moves there too; Bob may not reactivate it.
+      assertSuccess(await owner.post(`/user_groups/${ops.id}/deactivate`));
+      await deactivated.getByRole('listitem', { name: 'Operations' }).waitFor();
+      await section.getByText('No user groups yet.').waitFor();
+      assert.equal(await deactivated.getByRole('button', { name: 'Reactivate Operations' }).count(), 0);
+
+      // Bob reactivates his.
+      await deactivated.getByRole('button', { name: 'Reactivate Design team' }).click();
+      await eventually(async () => (await groupAtServer(bobApi, 'Design team'))?.deactivated === false, 'the group reactivated at the server');
+      await withText('Design team', '2 members');
+      assert.equal(await deactivated.getByRole('listitem', { name: 'Design team' }).count(), 0);
+
+      // A fresh page (from /register; #settings opens the dialog again) shows the same.
+      await page.reload();
+      await deactivated.getByRole('listitem', { name: 'Operations' }).waitFor();
+      await withText('Design team', '2 members');
+      assert.equal(await deactivated.getByRole('listitem').count(), 1);
+      await ctx.close();
+    }));
+});

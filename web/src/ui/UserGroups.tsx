@@ -1,0 +1,224 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { model, type User, type UserGroup } from '../model.ts';
+import { isAdministrator } from './Organization.tsx';
+import { ErrorLine, useAction, useRequest } from './request.tsx';
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** Whether the user may change the group's name, description and settings, or deactivate it (as the server decides). */
+function canManage(g: UserGroup): boolean {
+  const me = model.me.user_id;
+  return isAdministrator(model.me) || model.allows(me, model.realm.realm_can_manage_all_groups) || model.allows(me, g.can_manage_group);
+}
+
+/** Adds (`add`) or removes (`delete`) members: POST /user_groups/{id}/members. */
+function changeMembers(g: UserGroup, op: 'add' | 'delete', userIds: number[]) {
+  return api('POST', `/user_groups/${g.id}/members`, { [op]: userIds });
+}
+
+/**
+ * The organization's user groups (not the system groups), from
+ * realm_user_groups and the user_group events: create one (POST
+ * /user_groups/create, with oneself as its first member), join or leave
+ * one, and, where the group's settings allow, rename it (PATCH
+ * /user_groups/{id}), add and remove members (POST
+ * /user_groups/{id}/members) and deactivate it (POST
+ * /user_groups/{id}/deactivate). Deactivated groups are listed apart, and
+ * reactivated by those who may manage them (PATCH /user_groups/{id} with
+ * deactivated=false). The server decides who may do what, and says why not.
+ */
+export function UserGroups() {
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [open, setOpen] = useState<number | null>(null);
+  const create = useAction();
+  const change = useRequest();
+  const me = model.me.user_id;
+  const groups = [...model.groups.values()].filter((g) => !g.is_system_group).sort((a, b) => a.name.localeCompare(b.name));
+  const active = groups.filter((g) => !g.deactivated);
+  const deactivated = groups.filter((g) => g.deactivated);
+  const mayCreate = model.realm.realm_can_create_groups === undefined || model.allows(me, model.realm.realm_can_create_groups);
+
+  return (
+    <section aria-labelledby="groups-title">
+      <h2 id="groups-title">User groups</h2>
+      {mayCreate && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void create.run(async () => {
+              await api('POST', '/user_groups/create', { name: name.trim(), description: description.trim(), members: [me] });
+              setName('');
+              setDescription('');
+            }, 'Group created.');
+          }}
+        >
+          <label for="group-name">Group name</label>
+          <input id="group-name" type="text" value={name} required maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
+          <label for="group-description">Group description</label>
+          <input id="group-description" type="text" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+          <button type="submit" class="btn primary" disabled={create.busy}>
+            Create group
+          </button>
+          {create.view}
+        </form>
+      )}
+      <ErrorLine error={change.error} />
+      <ul class="group-list" aria-label="User groups">
+        {active.map((g) => {
+          const member = g.members.includes(me);
+          const mayJoin = !member && (canManage(g) || model.allows(me, g.can_join_group) || model.allows(me, g.can_add_members_group));
+          const mayLeave = member && (canManage(g) || model.allows(me, g.can_leave_group) || model.allows(me, g.can_remove_members_group));
+          return (
+            <li key={g.id} aria-label={g.name}>
+              <GroupSummary group={g} />
+              <span class="group-actions">
+                {mayJoin && (
+                  <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => changeMembers(g, 'add', [me]))}>
+                    Join {g.name}
+                  </button>
+                )}
+                {mayLeave && (
+                  <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => changeMembers(g, 'delete', [me]))}>
+                    Leave {g.name}
+                  </button>
+                )}
+                <button type="button" class="btn" aria-expanded={open === g.id} onClick={() => setOpen(open === g.id ? null : g.id)}>
+                  {open === g.id ? 'Close' : 'Open'} {g.name}
+                </button>
+              </span>
+              {open === g.id && <GroupEditor key={g.id} group={g} />}
+            </li>
+          );
+        })}
+      </ul>
+      {active.length === 0 && <p class="muted-text">No user groups yet.</p>}
+      {deactivated.length > 0 && (
+        <>
+          <h3 id="groups-deactivated-title">Deactivated</h3>
+          <ul class="group-list" aria-labelledby="groups-deactivated-title">
+            {deactivated.map((g) => (
+              <li key={g.id} aria-label={g.name} class="deactivated">
+                <GroupSummary group={g} />
+                {canManage(g) && (
+                  <span class="group-actions">
+                    <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('PATCH', `/user_groups/${g.id}`, { deactivated: false }))}>
+                      Reactivate {g.name}
+                    </button>
+                  </span>
+                )}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+function GroupSummary({ group: g }: { group: UserGroup }) {
+  return (
+    <span class="group-summary">
+      <span class="org-person">{g.name}</span>
+      <span class="muted-text">
+        {plural(g.members.length, 'member', 'members')}
+        {g.direct_subgroup_ids.length > 0 && `, ${plural(g.direct_subgroup_ids.length, 'subgroup', 'subgroups')}`}
+      </span>
+      {g.description && <span class="group-description">{g.description}</span>}
+    </span>
+  );
+}
+
+/** One group opened: its members, and what the user may change. */
+function GroupEditor({ group: g }: { group: UserGroup }) {
+  // What is typed here; null until then, so a change made elsewhere shows.
+  const [typedName, setName] = useState<string | null>(null);
+  const [typedDescription, setDescription] = useState<string | null>(null);
+  const [adding, setAdding] = useState('');
+  const save = useAction();
+  const change = useRequest();
+  const me = model.me.user_id;
+  const manage = canManage(g);
+  const mayAdd = manage || model.allows(me, g.can_add_members_group);
+  const mayRemove = manage || model.allows(me, g.can_remove_members_group);
+  const members = g.members.map((id) => model.users.get(id) ?? { user_id: id, full_name: model.userName(id), email: '' }).sort((a, b) => a.full_name.localeCompare(b.full_name));
+  const candidates = ([...model.users.values()] as User[]).filter((u) => u.is_active && !u.is_bot && !g.members.includes(u.user_id)).sort((a, b) => a.full_name.localeCompare(b.full_name));
+  const subgroups = g.direct_subgroup_ids.map((id) => model.groups.get(id)?.name ?? `Group ${id}`);
+
+  return (
+    <div class="group-editor">
+      {manage && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            const name = (typedName ?? g.name).trim();
+            const description = typedDescription ?? g.description;
+            void save.run(async () => {
+              await api('PATCH', `/user_groups/${g.id}`, { ...(name !== g.name ? { name } : {}), ...(description !== g.description ? { description } : {}) });
+              setName(null);
+              setDescription(null);
+            }, 'Group saved.');
+          }}
+        >
+          <label for={`group-${g.id}-name`}>Name</label>
+          <input id={`group-${g.id}-name`} type="text" value={typedName ?? g.name} required maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
+          <label for={`group-${g.id}-description`}>Description</label>
+          <input id={`group-${g.id}-description`} type="text" value={typedDescription ?? g.description} onInput={(e) => setDescription(e.currentTarget.value)} />
+          <button type="submit" class="btn primary" disabled={save.busy}>
+            Save group
+          </button>
+          {save.view}
+        </form>
+      )}
+      <h4>Members</h4>
+      <ul class="org-people" aria-label={`Members of ${g.name}`}>
+        {members.map((u) => (
+          <li key={u.user_id} aria-label={u.full_name}>
+            <span class="org-person">{u.full_name}</span>
+            {mayRemove && (
+              <button type="button" class="btn" disabled={change.busy} aria-label={`Remove ${u.full_name} from ${g.name}`} onClick={() => void change.run(() => changeMembers(g, 'delete', [u.user_id]))}>
+                Remove
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {members.length === 0 && <p class="muted-text">No direct members.</p>}
+      {subgroups.length > 0 && <p>Subgroups: {subgroups.join(', ')}</p>}
+      {mayAdd && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!adding) return;
+            void change.run(async () => {
+              await changeMembers(g, 'add', [Number(adding)]);
+              setAdding('');
+            });
+          }}
+        >
+          <label for={`group-${g.id}-add`}>Add a member</label>
+          <div class="row">
+            <select id={`group-${g.id}-add`} value={adding} onChange={(e) => setAdding(e.currentTarget.value)}>
+              <option value="">Choose a person…</option>
+              {candidates.map((u) => (
+                <option key={u.user_id} value={String(u.user_id)}>
+                  {u.full_name}
+                </option>
+              ))}
+            </select>
+            <button type="submit" class="btn" disabled={change.busy || !adding}>
+              Add
+            </button>
+          </div>
+        </form>
+      )}
+      {manage && (
+        <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('POST', `/user_groups/${g.id}/deactivate`))}>
+          Deactivate {g.name}
+        </button>
+      )}
+      <ErrorLine error={change.error} />
+    </div>
+  );
+}
