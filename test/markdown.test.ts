@@ -137,6 +137,30 @@ test('group mentions and channel links', () => {
   assert.deepEqual([...r.mentionedGroupIds], [21]);
 });
 
+test('topic links carry the topic\'s latest message; message links and the empty topic', () => {
+  const latest = new Map([['2\na.b c', 57], ['1\n', 88]]);
+  const ctx = makeCtx({
+    topicLatestMessageId: (streamId, topic) => latest.get(`${streamId}\n${topic}`),
+    emptyTopicDisplayName: 'general chat',
+  });
+  const cases: Array<[string, string]> = [
+    // With messages: /with/<latest message ID> (FL 347, the latest since FL 400); without: the bare topic.
+    ['#**Verona>a.b c**', '<p><a class="stream-topic" data-stream-id="2" href="/#narrow/stream/2-Verona/topic/a.2Eb.20c/with/57">#Verona &gt; a.b c</a></p>'],
+    ['#**Verona>quiet**', '<p><a class="stream-topic" data-stream-id="2" href="/#narrow/stream/2-Verona/topic/quiet">#Verona &gt; quiet</a></p>'],
+    // The empty topic ("general chat", FL 346), shown by its display name in <em>.
+    ['#**Denmark>**', '<p><a class="stream-topic" data-stream-id="1" href="/#narrow/stream/1-Denmark/topic//with/88">#Denmark &gt; <em>general chat</em></a></p>'],
+    // Message links (FL 319): class message-link, no data-stream-id, /near/<id>.
+    ['see #**Verona>a.b c@123**.', '<p>see <a class="message-link" href="/#narrow/stream/2-Verona/topic/a.2Eb.20c/near/123">#Verona &gt; a.b c @ 💬</a>.</p>'],
+    ['#**Denmark>@7**', '<p><a class="message-link" href="/#narrow/stream/1-Denmark/topic//near/7">#Denmark &gt; <em>general chat</em> @ 💬</a></p>'],
+    ['#**Verona>mail@example.com@9**', '<p><a class="message-link" href="/#narrow/stream/2-Verona/topic/mail.40example.2Ecom/near/9">#Verona &gt; mail@example.com @ 💬</a></p>'],
+    // Not a message ID: a topic link whose topic ends in "@x".
+    ['#**Verona>a@x**', '<p><a class="stream-topic" data-stream-id="2" href="/#narrow/stream/2-Verona/topic/a.40x">#Verona &gt; a@x</a></p>'],
+    // Unknown channels are no links.
+    ['#**Nowhere>t@1**', '<p>#<strong>Nowhere&gt;t@1</strong></p>'],
+  ];
+  for (const [input, expected] of cases) assert.equal(renderMarkdown(input, ctx).html, expected, input);
+});
+
 test('wildcard mentions', () => {
   for (const w of ['all', 'everyone', 'stream', 'channel']) {
     const r = renderMarkdown(`@**${w}** hi`, makeCtx());
