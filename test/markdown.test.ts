@@ -161,6 +161,33 @@ test('topic links carry the topic\'s latest message; message links and the empty
   for (const [input, expected] of cases) assert.equal(renderMarkdown(input, ctx).html, expected, input);
 });
 
+test('image syntax on an uploaded image is its thumbnail in place (FL 437)', () => {
+  const uploads = new Map([
+    ['2/ab/cat.png', { width: 1050, height: 700, frames: 1, contentType: 'image/png' }],
+    ['2/cd/spin.gif', { width: 300, height: 200, frames: 4, contentType: 'image/gif' }],
+    ['2/ef/scan.tiff', { width: 800, height: 600, frames: 1, contentType: 'image/tiff' }],
+  ]);
+  const ctx = makeCtx({ uploadImage: (pathId) => uploads.get(pathId) });
+  const cat = renderMarkdown('a ![my cat](/user_uploads/2/ab/cat.png) b', ctx);
+  assert.equal(
+    cat.html,
+    '<p>a <img alt="my cat" class="inline-image" data-original-content-type="image/png" data-original-dimensions="1050x700" ' +
+      'data-original-src="/user_uploads/2/ab/cat.png" src="/user_uploads/thumbnail/2/ab/cat.png/840x560.webp"> b</p>',
+  );
+  assert.equal(cat.hasImage, true);
+  assert.equal(cat.hasAttachment, true);
+  assert.equal(
+    renderMarkdown('![](/user_uploads/2/cd/spin.gif)', ctx).html,
+    '<p><img alt="" class="inline-image" data-animated="true" data-original-content-type="image/gif" data-original-dimensions="300x200" ' +
+      'data-original-src="/user_uploads/2/cd/spin.gif" src="/user_uploads/thumbnail/2/cd/spin.gif/840x560-anim.webp"></p>',
+  );
+  assert.equal(
+    renderMarkdown('![scan](/user_uploads/2/ef/scan.tiff)', ctx).html,
+    '<p><img alt="scan" class="inline-image" data-original-content-type="image/tiff" data-original-dimensions="800x600" ' +
+      'data-original-src="/user_uploads/2/ef/scan.tiff" data-transcoded-image="4032x3024.webp" src="/user_uploads/thumbnail/2/ef/scan.tiff/840x560.webp"></p>',
+  );
+});
+
 test('wildcard mentions', () => {
   for (const w of ['all', 'everyone', 'stream', 'channel']) {
     const r = renderMarkdown(`@**${w}** hi`, makeCtx());

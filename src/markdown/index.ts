@@ -5,7 +5,7 @@
 //   -> block parse -> inline patterns -> prettify -> serialize -> raw HTML.
 import { lazyModule } from '../lib/lazy.ts';
 import { UPLOADS_PATH_PREFIX, ZULIP_EMOJI_PATH } from '../lib/static-paths.ts';
-import type { UploadImageInfo } from '../lib/thumbnail-formats.ts';
+import { defaultFormat, transcodedFor, type UploadImageInfo } from '../lib/thumbnail-formats.ts';
 import { AUDIO_INLINE_MIME_TYPES } from '../lib/mime-types.ts';
 
 const katex = lazyModule<typeof import('katex')>('katex');
@@ -645,6 +645,23 @@ class Renderer {
       const href = link.href.trim();
       if (!href.startsWith(UPLOADS_PATH_PREFIX)) continue;
       const upload = this.ctx.uploadImage?.(href.slice(UPLOADS_PATH_PREFIX.length));
+      if (upload && upload.frames > 0) {
+        // An uploaded image (FL 437): its thumbnail in place, as Zulip's inline image.
+        const img = new El('img');
+        img.set('alt', text);
+        img.set('class', 'inline-image');
+        if (upload.frames > 1) img.set('data-animated', 'true');
+        img.set('data-original-content-type', upload.contentType);
+        img.set('data-original-dimensions', `${upload.width}x${upload.height}`);
+        img.set('data-original-src', href);
+        const transcoded = transcodedFor(upload);
+        if (transcoded) img.set('data-transcoded-image', transcoded.name);
+        img.set('src', `${UPLOADS_PATH_PREFIX}thumbnail/${href.slice(UPLOADS_PATH_PREFIX.length)}/${defaultFormat(upload).name}`);
+        img.atomic = true;
+        this.result.hasImage = true;
+        this.result.hasAttachment = true;
+        return { start, end: link.index, node: img };
+      }
       if (!upload || !AUDIO_INLINE_MIME_TYPES.has(upload.contentType)) continue;
       const el = new El('audio');
       el.set('controls', 'controls');
