@@ -137,6 +137,57 @@ test('group mentions and channel links', () => {
   assert.deepEqual([...r.mentionedGroupIds], [21]);
 });
 
+test('topic links carry the topic\'s latest message; message links and the empty topic', () => {
+  const latest = new Map([['2\na.b c', 57], ['1\n', 88]]);
+  const ctx = makeCtx({
+    topicLatestMessageId: (streamId, topic) => latest.get(`${streamId}\n${topic}`),
+    emptyTopicDisplayName: 'general chat',
+  });
+  const cases: Array<[string, string]> = [
+    // With messages: /with/<latest message ID> (FL 347, the latest since FL 400); without: the bare topic.
+    ['#**Verona>a.b c**', '<p><a class="stream-topic" data-stream-id="2" href="/#narrow/stream/2-Verona/topic/a.2Eb.20c/with/57">#Verona &gt; a.b c</a></p>'],
+    ['#**Verona>quiet**', '<p><a class="stream-topic" data-stream-id="2" href="/#narrow/stream/2-Verona/topic/quiet">#Verona &gt; quiet</a></p>'],
+    // The empty topic ("general chat", FL 346), shown by its display name in <em>.
+    ['#**Denmark>**', '<p><a class="stream-topic" data-stream-id="1" href="/#narrow/stream/1-Denmark/topic//with/88">#Denmark &gt; <em>general chat</em></a></p>'],
+    // Message links (FL 319): class message-link, no data-stream-id, /near/<id>.
+    ['see #**Verona>a.b c@123**.', '<p>see <a class="message-link" href="/#narrow/stream/2-Verona/topic/a.2Eb.20c/near/123">#Verona &gt; a.b c @ 💬</a>.</p>'],
+    ['#**Denmark>@7**', '<p><a class="message-link" href="/#narrow/stream/1-Denmark/topic//near/7">#Denmark &gt; <em>general chat</em> @ 💬</a></p>'],
+    ['#**Verona>mail@example.com@9**', '<p><a class="message-link" href="/#narrow/stream/2-Verona/topic/mail.40example.2Ecom/near/9">#Verona &gt; mail@example.com @ 💬</a></p>'],
+    // Not a message ID: a topic link whose topic ends in "@x".
+    ['#**Verona>a@x**', '<p><a class="stream-topic" data-stream-id="2" href="/#narrow/stream/2-Verona/topic/a.40x">#Verona &gt; a@x</a></p>'],
+    // Unknown channels are no links.
+    ['#**Nowhere>t@1**', '<p>#<strong>Nowhere&gt;t@1</strong></p>'],
+  ];
+  for (const [input, expected] of cases) assert.equal(renderMarkdown(input, ctx).html, expected, input);
+});
+
+test('image syntax on an uploaded image is its thumbnail in place (FL 437)', () => {
+  const uploads = new Map([
+    ['2/ab/cat.png', { width: 1050, height: 700, frames: 1, contentType: 'image/png' }],
+    ['2/cd/spin.gif', { width: 300, height: 200, frames: 4, contentType: 'image/gif' }],
+    ['2/ef/scan.tiff', { width: 800, height: 600, frames: 1, contentType: 'image/tiff' }],
+  ]);
+  const ctx = makeCtx({ uploadImage: (pathId) => uploads.get(pathId) });
+  const cat = renderMarkdown('a ![my cat](/user_uploads/2/ab/cat.png) b', ctx);
+  assert.equal(
+    cat.html,
+    '<p>a <img alt="my cat" class="inline-image" data-original-content-type="image/png" data-original-dimensions="1050x700" ' +
+      'data-original-src="/user_uploads/2/ab/cat.png" src="/user_uploads/thumbnail/2/ab/cat.png/840x560.webp"> b</p>',
+  );
+  assert.equal(cat.hasImage, true);
+  assert.equal(cat.hasAttachment, true);
+  assert.equal(
+    renderMarkdown('![](/user_uploads/2/cd/spin.gif)', ctx).html,
+    '<p><img alt="" class="inline-image" data-animated="true" data-original-content-type="image/gif" data-original-dimensions="300x200" ' +
+      'data-original-src="/user_uploads/2/cd/spin.gif" src="/user_uploads/thumbnail/2/cd/spin.gif/840x560-anim.webp"></p>',
+  );
+  assert.equal(
+    renderMarkdown('![scan](/user_uploads/2/ef/scan.tiff)', ctx).html,
+    '<p><img alt="scan" class="inline-image" data-original-content-type="image/tiff" data-original-dimensions="800x600" ' +
+      'data-original-src="/user_uploads/2/ef/scan.tiff" data-transcoded-image="4032x3024.webp" src="/user_uploads/thumbnail/2/ef/scan.tiff/840x560.webp"></p>',
+  );
+});
+
 test('wildcard mentions', () => {
   for (const w of ['all', 'everyone', 'stream', 'channel']) {
     const r = renderMarkdown(`@**${w}** hi`, makeCtx());

@@ -558,3 +558,14 @@ test('message events come in the order of the message IDs when many sends run at
     assert.deepEqual(seen, [...seen].sort((a, b) => a - b), `round ${round}: in ID order`);
   }
 });
+
+test('a topic link carries the latest message of the topic (/with/), a topic without messages none', async () => {
+  assertSuccess(await send(A, { type: 'stream', to: 'general', topic: 'Linked Topic', content: 'first' }));
+  const latest = assertSuccess(await send(B, { type: 'stream', to: 'general', topic: 'linked topic', content: 'second' })).id as number;
+  const id = assertSuccess(await send(A, { type: 'stream', to: 'general', topic: 'links', content: '#**general>Linked Topic** #**general>nothing yet**' })).id;
+  assert.equal(
+    assertSuccess(await A.get(`/messages/${id}`)).message.content,
+    `<p><a class="stream-topic" data-stream-id="${general}" href="/#narrow/stream/${general}-general/topic/Linked.20Topic/with/${latest}">#general &gt; Linked Topic</a> ` +
+      `<a class="stream-topic" data-stream-id="${general}" href="/#narrow/stream/${general}-general/topic/nothing.20yet">#general &gt; nothing yet</a></p>`,
+  );
+});

@@ -215,14 +215,14 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await search.press('Enter');
       await page.getByText('No messages here yet.').waitFor();
 
-      // A topic link in a message, as Zulip's Markdown writes it (#narrow/stream/<id>-<name>/topic/<.-encoded>), opens that topic.
+      // A topic link in a message, as Zulip's Markdown writes it (#narrow/stream/<id>-<name>/topic/<.-encoded>/with/<latest message>), opens that topic.
       await sendApi(owner, 'fruit.salad mix', 'kiwi and lime');
       await sendApi(owner, 'links', 'see #**general>fruit.salad mix**');
       await search.fill('topic:links');
       await search.press('Enter');
       const link = messageRow(page, 'see').locator('a.stream-topic');
       await link.waitFor();
-      assert.match((await link.getAttribute('href')) ?? '', /#narrow\/stream\/\d+-general\/topic\/fruit\.2Esalad\.20mix$/);
+      assert.match((await link.getAttribute('href')) ?? '', /#narrow\/stream\/\d+-general\/topic\/fruit\.2Esalad\.20mix\/with\/\d+$/);
       await link.click();
       await messageRow(page, 'kiwi and lime').waitFor();
       await eventually(async () => (await rows.count()) === 1, 'the one message of the linked topic');

@@ -7,7 +7,7 @@ import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import type { UserRow } from '../store/users.ts';
 import { cachedCustomEmoji, cachedGroups, cachedLinkifiers, cachedReactions, cachedRealm, cachedStreams, cachedSubmessages, cachedUsers, type CustomEmoji } from './cache.ts';
-import { apiRecipientId, directGroupMembers, RECIPIENT, type MessageRow } from '../store/messages.ts';
+import { apiRecipientId, directGroupMembers, latestTopicMessageId, RECIPIENT, type MessageRow } from '../store/messages.ts';
 import { MarkdownRenderingError, topicLinks, type RenderResult } from '../markdown/index.ts';
 import type { Linkifier } from '../markdown/linkifiers.ts';
 import type { RenderData, RenderOptions } from '../markdown/pool.ts';
@@ -62,6 +62,10 @@ export async function loadDirectory(svc: Services, db: Tx): Promise<Directory> {
 const UPLOAD_LINK_RE = /\/user_uploads\/(\d+\/[/\p{L}\p{N}\p{M}_.-]+)/gu;
 /** Paths looked up per message: more distinct links than Zulip previews (24) get no previews anyway. */
 const MAX_PREVIEWED_UPLOADS = 100;
+/** A topic link in message source, `#**channel>topic**` (message links, `topic@123`, are left out as Zulip's possible_linked_topics users do). */
+const TOPIC_LINK_RE = /#\*\*([^*>]+)>([^*]*)\*\*/g;
+/** Topics looked up per message. */
+const MAX_LINKED_TOPICS = 100;
 
 /**
  * What the renderer may look up for `content`, as plain data for the worker
@@ -80,6 +84,7 @@ export async function renderData(svc: Services, db: Tx, content: string, dir?: D
     realmUrl: svc.config.externalUrl,
     defaultCodeBlockLanguage: d.defaultCodeBlockLanguage,
     inlineImagePreview: d.inlineImagePreview,
+    emptyTopicDisplayName: d.emptyTopicDisplayName,
   };
   if (content.includes(':')) {
     for (const [name, e] of d.customEmoji) if (content.includes(`:${name}:`)) data.customEmoji.push(e);
@@ -106,8 +111,30 @@ export async function renderData(svc: Services, db: Tx, content: string, dir?: D
       }
     }
     for (const st of d.streams.values()) if (text.includes(st.name.toLowerCase())) data.streams.push([st.id, st.name]);
+    if (content.includes('>')) data.topics = await linkedTopics(db, content, data.streams);
   }
   return data;
+}
+
+/**
+ * The latest message of each topic linked in `content` (Zulip's topic_info,
+ * for the `/with/` of topic links): the topics of `streams` that have messages.
+ */
+async function linkedTopics(db: Tx, content: string, streams: Array<[number, string]>): Promise<Array<[number, string, number]>> {
+  const idByName = new Map(streams.map(([id, name]) => [name.toLowerCase(), id]));
+  const seen = new Set<string>();
+  const out: Array<[number, string, number]> = [];
+  for (const m of content.matchAll(TOPIC_LINK_RE)) {
+    const streamId = idByName.get(m[1]!.toLowerCase());
+    const topic = m[2]!;
+    const key = `${streamId}\n${topic.toLowerCase()}`;
+    if (streamId === undefined || /@\d+$/.test(topic) || seen.has(key)) continue;
+    if (seen.size >= MAX_LINKED_TOPICS) break;
+    seen.add(key);
+    const id = await latestTopicMessageId(db, streamId, topic);
+    if (id !== undefined) out.push([streamId, topic, id]);
+  }
+  return out;
 }
 
 /** Renders a message's content in the worker pool; "Unable to render message" when it cannot be rendered, as Zulip says. */

@@ -5,7 +5,7 @@
 //   -> block parse -> inline patterns -> prettify -> serialize -> raw HTML.
 import { lazyModule } from '../lib/lazy.ts';
 import { UPLOADS_PATH_PREFIX, ZULIP_EMOJI_PATH } from '../lib/static-paths.ts';
-import type { UploadImageInfo } from '../lib/thumbnail-formats.ts';
+import { defaultFormat, transcodedFor, type UploadImageInfo } from '../lib/thumbnail-formats.ts';
 import { AUDIO_INLINE_MIME_TYPES } from '../lib/mime-types.ts';
 
 const katex = lazyModule<typeof import('katex')>('katex');
@@ -27,6 +27,10 @@ export interface MarkdownContext {
   userById(id: number): { id: number; full_name: string; email: string } | undefined;
   groupByName(name: string): { id: number; name: string } | undefined;
   streamByName(name: string): { id: number; name: string } | undefined;
+  /** The latest message ID of a channel topic linked as #**channel>topic** (Zulip's topic_info); undefined when it has none. */
+  topicLatestMessageId?(streamId: number, topic: string): number | undefined;
+  /** The organization's realm_empty_topic_display_name, shown for the empty topic in topic and message links. */
+  emptyTopicDisplayName?: string;
   customEmojiByName?(name: string): { id: string; name: string; source_url: string } | undefined;
   translateEmoticons?: boolean;
   /** The organization's linkifiers, in their order. */
@@ -282,6 +286,7 @@ class Renderer {
       this.strongEm,
       this.userMention,
       this.tex,
+      this.messageLink,
       this.streamTopic,
       this.stream,
       this.timestamp,
@@ -304,6 +309,7 @@ class Renderer {
       [this.userMention, mentionStart],
       [this.groupMention, mentionStart],
       [this.stream, mentionStart],
+      [this.messageLink, mentionStart],
       [this.streamTopic, mentionStart],
       [this.tex, (c) => c === '$' || /\w/.test(c)], // \B(?<!\$)
       [this.link, (c) => c === '!'], // (?<!!)
@@ -549,24 +555,47 @@ class Renderer {
     return { start: m.index, end: m.index + m[0].length, node };
   };
 
-  private streamTopic: Pattern = (data, from) => {
-    const re = /(?<![^\s'"({[/<])#\*\*(?<stream>[^*>]+)>(?<topic>[^*]+)\*\*/gs;
+  /** Zulip's #**channel>topic@123** (FL 319; the empty topic since FL 346): a link to the message in its topic. */
+  private messageLink: Pattern = (data, from) => this.topicLink(MESSAGE_LINK_RE, data, from);
+
+  /** Zulip's #**channel>topic**: a link to the topic, with its latest message when it has one (FL 347, latest since FL 400). */
+  private streamTopic: Pattern = (data, from) => this.topicLink(STREAM_TOPIC_RE, data, from);
+
+  /** The first topic link (or message link, when `re` has an `id` group) of a known channel. */
+  private topicLink(re: RegExp, data: string, from: number): Match | null {
     re.lastIndex = from;
     let m: RegExpExecArray | null;
     while ((m = re.exec(data))) {
-      const stream = this.ctx.streamByName(m.groups!['stream']!);
+      const { stream: name, topic, id } = m.groups as { stream: string; topic: string; id?: string };
+      const stream = this.ctx.streamByName(name);
       if (!stream) continue;
-      const topic = m.groups!['topic']!;
       const el = new El('a');
-      el.set('class', 'stream-topic');
-      el.set('data-stream-id', String(stream.id));
-      el.set('href', `/#narrow/stream/${encodeStream(stream.id, m.groups!['stream']!)}/topic/${hashUtilEncode(topic)}`);
-      el.text = `#${m.groups!['stream']} > ${topic}`;
+      let href = `${NARROW_CHANNEL}${encodeStream(stream.id, name)}/topic/${hashUtilEncode(topic)}`;
+      if (id !== undefined) {
+        el.set('class', 'message-link');
+        href += `/near/${id}`;
+      } else {
+        el.set('class', 'stream-topic');
+        el.set('data-stream-id', String(stream.id));
+        const latest = this.ctx.topicLatestMessageId?.(stream.id, topic);
+        if (latest !== undefined) href += `/with/${latest}`;
+      }
+      el.set('href', href);
+      // The text: `#channel > topic`, the empty topic by its display name in <em>; a message link's ends in " @ 💬".
+      const suffix = id !== undefined ? ' @ 💬' : '';
       el.atomic = true;
+      if (topic) {
+        el.text = `#${name} > ${topic}${suffix}`;
+      } else {
+        el.text = `#${name} > `;
+        const em = el.append('em');
+        em.text = this.ctx.emptyTopicDisplayName ?? 'general chat';
+        em.tail = suffix;
+      }
       return { start: m.index, end: m.index + m[0].length, node: el };
     }
     return null;
-  };
+  }
 
   private stream: Pattern = (data, from) => {
     const re = /(?<![^\s'"({[/<])#\*\*(?<stream>[^*]+)\*\*/gs;
@@ -579,7 +608,7 @@ class Renderer {
       const el = new El('a');
       el.set('class', 'stream');
       el.set('data-stream-id', String(stream.id));
-      el.set('href', `/#narrow/stream/${encodeStream(stream.id, name)}`);
+      el.set('href', `${NARROW_CHANNEL}${encodeStream(stream.id, name)}`);
       el.text = `#${name}`;
       el.atomic = true;
       return { start: m.index, end: m.index + m[0].length, node: el };
@@ -616,6 +645,23 @@ class Renderer {
       const href = link.href.trim();
       if (!href.startsWith(UPLOADS_PATH_PREFIX)) continue;
       const upload = this.ctx.uploadImage?.(href.slice(UPLOADS_PATH_PREFIX.length));
+      if (upload && upload.frames > 0) {
+        // An uploaded image (FL 437): its thumbnail in place, as Zulip's inline image.
+        const img = new El('img');
+        img.set('alt', text);
+        img.set('class', 'inline-image');
+        if (upload.frames > 1) img.set('data-animated', 'true');
+        img.set('data-original-content-type', upload.contentType);
+        img.set('data-original-dimensions', `${upload.width}x${upload.height}`);
+        img.set('data-original-src', href);
+        const transcoded = transcodedFor(upload);
+        if (transcoded) img.set('data-transcoded-image', transcoded.name);
+        img.set('src', `${UPLOADS_PATH_PREFIX}thumbnail/${href.slice(UPLOADS_PATH_PREFIX.length)}/${defaultFormat(upload).name}`);
+        img.atomic = true;
+        this.result.hasImage = true;
+        this.result.hasAttachment = true;
+        return { start, end: link.index, node: img };
+      }
       if (!upload || !AUDIO_INLINE_MIME_TYPES.has(upload.contentType)) continue;
       const el = new El('audio');
       el.set('controls', 'controls');
@@ -813,6 +859,10 @@ class Renderer {
 const STRONG_EM_RE = /(\*\*\*)(?!\s+)([^*^\n]+)(?<!\s)\*\*\*/;
 const TEX_RE = /\B(?<!\$)\$\$(?<body>[^\n_$](?:\\\$|[^$\n])*)\$\$(?!\$)\B/;
 const TIMESTAMP_RE = /<time:(?<time>[^>]*?)>/;
+/** Where channel, topic and message links point (Parley still writes the legacy `stream` operator). */
+const NARROW_CHANNEL = '/#narrow/stream/';
+const STREAM_TOPIC_RE = /(?<![^\s'"({[/<])#\*\*(?<stream>[^*>]+)>(?<topic>[^*]*)\*\*/gs;
+const MESSAGE_LINK_RE = /(?<![^\s'"({[/<])#\*\*(?<stream>[^*>]+)>(?<topic>[^*]*)@(?<id>\d+)\*\*/gs;
 const EMOJI_SYNTAX_RE = /:[\p{L}\p{N}\p{M}_\-+]+:/u;
 
 const EMOTICON_RE = (() => {

@@ -24,6 +24,10 @@ export interface RenderData {
   inlineImagePreview?: boolean;
   /** The uploads linked in the text that are known: [path_id, width, height, frames (0: not an image), content type]. */
   uploads?: Array<[string, number, number, number, string]>;
+  /** The topics linked in the text that have messages: [channel ID, topic, latest message ID]. */
+  topics?: Array<[number, string, number]>;
+  /** The organization's realm_empty_topic_display_name. */
+  emptyTopicDisplayName?: string;
 }
 
 export interface RenderTask {
@@ -49,12 +53,15 @@ export function contextFromData(data: RenderData): MarkdownContext {
   const groups = new Map(data.groups.map(([id, name]) => [name.toLowerCase(), { id, name }]));
   const streams = new Map(data.streams.map(([id, name]) => [name.toLowerCase(), { id, name }]));
   const emoji = new Map(data.customEmoji.map((e) => [e.name, e]));
+  const topics = new Map((data.topics ?? []).map(([streamId, topic, id]) => [`${streamId}\n${topic.toLowerCase()}`, id]));
   const uploads = new Map((data.uploads ?? []).map(([pathId, width, height, frames, contentType]) => [pathId, { width, height, frames, contentType }]));
   return {
     userByFullName: (name) => byName.get(name.toLowerCase()) ?? undefined,
     userById: (id) => byId.get(id),
     groupByName: (name) => groups.get(name.toLowerCase()),
     streamByName: (name) => streams.get(name.toLowerCase()),
+    topicLatestMessageId: (streamId, topic) => topics.get(`${streamId}\n${topic.toLowerCase()}`),
+    emptyTopicDisplayName: data.emptyTopicDisplayName,
     customEmojiByName: (name) => emoji.get(name),
     linkifiers: data.linkifiers,
     realmUrl: data.realmUrl,

@@ -418,6 +418,20 @@ export async function userTopicRows(db: Tx, userId: number) {
     .execute();
 }
 
+/** The newest message ID of a channel topic (topic names compare case-insensitively), through the messages_topic index. */
+export async function latestTopicMessageId(db: Tx, streamId: number, topic: string): Promise<number | undefined> {
+  const r = await db
+    .selectFrom('messages')
+    .select('id')
+    .where('recipient_id', '=', streamId)
+    .where(sql`lower(topic)`, '=', sql`lower(${topic})`)
+    .where('recipient_type', '=', RECIPIENT.STREAM)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return r?.id;
+}
+
 /** Distinct senders of a channel topic (topic wildcard mentions reach these). */
 export async function topicSenderIds(db: Tx, streamId: number, topic: string): Promise<number[]> {
   const rows = await db
