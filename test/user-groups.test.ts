@@ -216,3 +216,31 @@ test('POST /user_groups/{id}/members: subgroups too (feature level 311), in one 
   assertSuccess(await c(other).post(`/user_groups/${id}/subgroups`, { add: JSON.stringify([sub]) }));
   assertError(await c(other).post(`/user_groups/${id}/subgroups`, { delete: JSON.stringify([sub]) }), 400, 'BAD_REQUEST', 'Insufficient permission');
 });
+
+test('deactivated users are in no group while deactivated (feature level 303), and come back with reactivation; bots may be asked about (458)', async () => {
+  const leaving = await t.makeUser({ name: 'Leaving member' });
+  const bot = await t.makeUser({ isBot: true, botOwnerId: member.id, name: 'Group bot' });
+  const id = assertSuccess(await c(member).post('/user_groups/create', { name: 'with leaver', members: JSON.stringify([member.id, leaving.id, bot.id]) })).group_id;
+  const members = async () => ({
+    listed: assertSuccess(await c(member).get('/user_groups')).user_groups.find((g: any) => g.id === id).members,
+    registered: (assertSuccess(await c(member).post('/register', { fetch_event_types: JSON.stringify(['realm_user_groups']) })).realm_user_groups as any[]).find((g) => g.id === id).members,
+    direct: assertSuccess(await c(member).get(`/user_groups/${id}/members`, { direct_member_only: 'true' })).members,
+    all: assertSuccess(await c(member).get(`/user_groups/${id}/members`)).members,
+  });
+  const isMember = async (userId: number) => assertSuccess(await c(member).get(`/user_groups/${id}/members/${userId}`)).is_user_group_member;
+  const withLeaver = [member.id, leaving.id, bot.id].sort((a, b) => a - b);
+  assert.deepEqual(await members(), { listed: withLeaver, registered: withLeaver, direct: withLeaver, all: withLeaver });
+  assert.equal(await isMember(leaving.id), true);
+  assert.equal(await isMember(bot.id), true);
+
+  assertSuccess(await c(admin).delete(`/users/${leaving.id}`));
+  const without = [member.id, bot.id].sort((a, b) => a - b);
+  assert.deepEqual(await members(), { listed: without, registered: without, direct: without, all: without });
+  // Neither removed nor added while deactivated.
+  assertError(await c(member).post(`/user_groups/${id}/members`, { delete: JSON.stringify([leaving.id]) }), 400, 'BAD_REQUEST', `Invalid user ID: ${leaving.id}`);
+  assertError(await c(member).post(`/user_groups/${id}/members`, { add: JSON.stringify([leaving.id]) }), 400, 'BAD_REQUEST', `Invalid user ID: ${leaving.id}`);
+
+  assertSuccess(await c(admin).post(`/users/${leaving.id}/reactivate`));
+  assert.deepEqual(await members(), { listed: withLeaver, registered: withLeaver, direct: withLeaver, all: withLeaver });
+  assert.equal(await isMember(leaving.id), true);
+});

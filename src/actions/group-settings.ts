@@ -40,6 +40,15 @@ export function parseStoredSetting(text: unknown): GroupSettingValue | undefined
   return undefined;
 }
 
+const activeIds = new WeakMap<readonly UserRow[], Set<number>>();
+
+/** The IDs of a user list's active users (kept per list: one list serves every group of a /register). */
+function activeIdsOf(users: readonly UserRow[]): Set<number> {
+  let ids = activeIds.get(users);
+  if (!ids) activeIds.set(users, (ids = new Set(users.filter((u) => u.is_active).map((u) => u.id))));
+  return ids;
+}
+
 /** A snapshot of every group of the organization, for membership checks. */
 export class Groups {
   readonly byId: Map<number, GroupRow>;
@@ -95,7 +104,12 @@ export class Groups {
     return g.id;
   }
 
-  /** Direct members of a group: for system groups, users whose role maps to it. */
+  /**
+   * Direct members of a group, among `users`' active ones: for system groups,
+   * users whose role maps to it. A deactivated user is no member of any group
+   * while deactivated (Zulip since feature level 303); the rows stay, so
+   * reactivation brings the memberships back.
+   */
   directMembers(groupId: number, users: UserRow[]): number[] {
     const g = this.byId.get(groupId);
     if (!g) return [];
@@ -106,7 +120,10 @@ export class Groups {
       if (g.name === 'role:fullmembers') return active.filter((u) => u.date_joined <= this.fullMemberCutoff).map((u) => u.id);
       return active.map((u) => u.id);
     }
-    return [...(this.members.get(groupId) ?? [])].sort((a, b) => a - b);
+    const members = this.members.get(groupId);
+    if (!members) return [];
+    const active = activeIdsOf(users);
+    return [...members].filter((id) => active.has(id)).sort((a, b) => a - b);
   }
 
   directSubgroups(groupId: number): number[] {

@@ -217,7 +217,11 @@ async function changeMembers(svc: Services, tx: Tx, groups: Groups, user: UserRo
     if (!valid.has(id)) throw badRequest(`Invalid user ID: ${id}`);
     if (current.has(id)) throw badRequest(`User ${id} is already a member of this group`);
   }
-  for (const id of remove) if (!current.has(id)) throw badRequest(`There is no member '${id}' in this user group`);
+  for (const id of remove) {
+    // Deactivated users are in no group while deactivated: neither added nor removed (feature level 303).
+    if (!valid.has(id)) throw badRequest(`Invalid user ID: ${id}`);
+    if (!current.has(id)) throw badRequest(`There is no member '${id}' in this user group`);
+  }
   const addedMembers = [...new Set(add)];
   const removedMembers = [...new Set(remove)];
   await addGroupMembers(tx, groupId, addedMembers);
@@ -283,7 +287,8 @@ export async function getGroupSubgroups(svc: Services, groupId: number, directOn
 export async function isGroupMember(svc: Services, me: UserRow, groupId: number, userId: number, directOnly: boolean): Promise<boolean> {
   const groups = await cachedGroups(svc, svc.store.db);
   groupToRead(groups, groupId);
-  const target = await accessUserById(svc, me, userId, { forAdmin: false });
+  // Bots may be members too (feature level 458).
+  const target = await accessUserById(svc, me, userId, { forAdmin: false, allowBots: true });
   if (directOnly) return groups.directMembers(groupId, [target]).includes(target.id);
   return groups.isMember(target, groupId);
 }
