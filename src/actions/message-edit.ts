@@ -130,7 +130,7 @@ export async function updateMessage(svc: Services, user: UserRow, messageId: num
     prerendered = { content, rendered: await render(svc, svc.store.db, content) };
   }
   const result = await transaction(svc.store, (tx) => editInTransaction(svc, tx, user, messageId, input, prerendered));
-  if (result.deleteEvent && result.deleteEvent.userIds.length) svc.bus.send(result.deleteEvent.event, result.deleteEvent.userIds);
+  if (result.deleteEvent && result.deleteEvent.userIds.length) svc.bus.send(result.deleteEvent.event, result.deleteEvent.userIds, { meta: result.meta });
   svc.bus.send(result.event, result.recipients, { meta: result.meta });
   for (const [event, users, meta] of result.otherEvents) svc.bus.send(event, users, { meta });
   for (const u of result.firstIdUpdates) {
