@@ -60,7 +60,7 @@ import {
   accessMessage,
   accessMessageToModify,
   invalidMessage,
-  canAdministerChannel, canReadFullHistory, streamAccess, streamGroupSetting, type StreamAccess, type StreamGroupSetting } from './access.ts';
+  canAdministerChannel, canReadFullHistory, checkCanCreateTopic, streamAccess, streamGroupSetting, type StreamAccess, type StreamGroupSetting } from './access.ts';
 import { Groups, parseStoredSetting } from './group-settings.ts';
 import { loadDirectory, render, type Directory } from './messages-format.ts';
 import { topicLinks } from '../markdown/index.ts';
@@ -284,6 +284,8 @@ async function checkEdit(svc: Services, tx: Tx, user: UserRow, messageId: number
   }
   const target = newStream ?? stream;
   const moving = !!stream && (newTopic !== undefined || newStream !== undefined);
+  // Moving to a topic the target channel does not have starts one (resolving and unresolving do not count).
+  if (moving && target && !resolved && !unresolved) await checkCanCreateTopic(svc, tx, user, target, newTopic ?? m.topic, groups);
   return { m, settings, emptyName, groups, stream, newTopic, newStream, targetAccess, resolved, unresolved, target, moving };
 }
 

@@ -418,6 +418,19 @@ export async function userTopicRows(db: Tx, userId: number) {
     .execute();
 }
 
+/** Whether a channel has a message in the topic (case-insensitive), i.e. the topic exists. */
+export async function topicHasMessages(db: Tx, streamId: number, topic: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('messages')
+    .select('id')
+    .where('recipient_type', '=', RECIPIENT.STREAM)
+    .where('recipient_id', '=', streamId)
+    .where(sql`lower(topic)`, '=', sql`lower(${topic})`)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Distinct senders of a channel topic (topic wildcard mentions reach these). */
 export async function topicSenderIds(db: Tx, streamId: number, topic: string): Promise<number[]> {
   const rows = await db
