@@ -146,3 +146,27 @@ test('a message outside the user\'s channels starred by several requests at once
   const g = assertSuccess(await B.get(`/messages/${id}`)).message;
   assert.deepEqual([...g.flags].sort(), ['historical', 'read', 'starred']);
 });
+
+test('the empty topic is named for clients without empty_topic_name: unread_msgs, message_details, delete_message', async () => {
+  const empty = await send(A, { type: 'stream', to: 'general', topic: '', content: 'in general chat' });
+  const unreadTopics = async (caps: Record<string, boolean>) => {
+    const r = assertSuccess(await B.post('/register', { fetch_event_types: JSON.stringify(['message', 'update_message_flags']), client_capabilities: JSON.stringify(caps) }));
+    return (r.unread_msgs.streams as Array<{ topic: string; unread_message_ids: number[] }>).filter((s) => s.unread_message_ids.includes(empty)).map((s) => s.topic);
+  };
+  assert.deepEqual(await unreadTopics({}), ['general chat']);
+  assert.deepEqual(await unreadTopics({ empty_topic_name: true }), ['']);
+
+  const old = await openQueue(B, { event_types: ['update_message_flags', 'delete_message'], client_capabilities: { bulk_message_deletion: true } });
+  const modern = await openQueue(B, { event_types: ['update_message_flags', 'delete_message'], client_capabilities: { bulk_message_deletion: true, empty_topic_name: true } });
+  assertSuccess(await B.post('/messages/flags', { messages: JSON.stringify([empty]), op: 'add', flag: 'read' }));
+  assertSuccess(await B.post('/messages/flags', { messages: JSON.stringify([empty]), op: 'remove', flag: 'read' }));
+  const detail = (e: { message_details?: Record<string, unknown> }) => e.message_details?.[String(empty)];
+  assert.deepEqual(detail((await old.ofType('update_message_flags'))[1]), { type: 'stream', stream_id: general, topic: 'general chat', unmuted_stream_msg: true });
+  assert.deepEqual(detail((await modern.ofType('update_message_flags'))[1]), { type: 'stream', stream_id: general, topic: '', unmuted_stream_msg: true });
+
+  assertSuccess(await t.client(t.owner).delete(`/messages/${empty}`));
+  const [d1] = await old.ofType('delete_message');
+  const [d2] = await modern.ofType('delete_message');
+  assert.deepEqual([d1.message_ids, d1.topic, d1.stream_id], [[empty], 'general chat', general]);
+  assert.deepEqual([d2.message_ids, d2.topic, d2.stream_id], [[empty], '', general]);
+});

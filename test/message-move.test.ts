@@ -211,3 +211,39 @@ test('permission rules and errors', async () => {
   assert.deepEqual([r.body.first_message_id_allowed_to_move, r.body.total_messages_in_topic, r.body.total_messages_allowed_to_move], [recent, 2, 1]);
   assertSuccess(await edit(M, recent, { stream_id: to, propagate_mode: 'change_all', send_notification_to_new_thread: false }));
 });
+
+test('can_create_topic_group: new topics by sending or moving need the group; existing topics, resolving and bots of members do not', async () => {
+  const ch = await makeChannel(t, { name: 'topics-by-admins', subscribers: [alice.id, bob.id, t.owner.id] });
+  const O = t.client(t.owner);
+  const old = await send(A, ch, 'Existing');
+  await setChannelGroup(ch, 'can_create_topic_group', 'role:administrators');
+  const denied = 'You do not have permission to create new topics in this channel.';
+  const post = (c: Client, topic: string) => c.post('/messages', { type: 'stream', to: ch, topic, content: 'x' });
+
+  // Sending: an existing topic (in any case) is open to everyone who may post, a new one only to the group.
+  assertSuccess(await post(B, 'existing'));
+  assertError(await post(B, 'brand new'), 400, 'BAD_REQUEST', denied);
+  assertSuccess(await post(O, 'brand new'));
+  assertSuccess(await post(B, 'brand new'));
+
+  // A bot may start a topic when its owner may.
+  const botOf = async (owner: Client) => {
+    const s = `tb${Math.random().toString(36).slice(2, 8)}`;
+    const body = assertSuccess(await owner.post('/bots', { full_name: `Bot ${s}`, short_name: s }));
+    const row = await t.server.svc.store.db.selectFrom('users').select('email').where('id', '=', body.user_id).executeTakeFirstOrThrow();
+    return t.client({ email: row.email, apiKey: body.api_key });
+  };
+  assertError(await post(await botOf(B), 'bot topic'), 400, 'BAD_REQUEST', denied);
+  assertSuccess(await post(await botOf(O), 'bot topic'));
+
+  // Moving: to a topic the channel lacks is refused, to an existing one allowed; resolving is no new topic.
+  assertError(await edit(B, old, { topic: 'moved away' }), 400, 'BAD_REQUEST', denied);
+  assertSuccess(await edit(B, old, { topic: 'brand new' }));
+  assertSuccess(await edit(B, old, { topic: '✔ brand new', propagate_mode: 'change_all' }));
+  assertSuccess(await edit(B, old, { topic: 'brand new', propagate_mode: 'change_all' }));
+  const other = await makeChannel(t, { name: 'topics-anyone', subscribers: [alice.id, bob.id, t.owner.id] });
+  const elsewhere = await send(B, other, 'from elsewhere');
+  assertError(await edit(B, elsewhere, { stream_id: ch }), 400, 'BAD_REQUEST', denied);
+  assertSuccess(await edit(B, elsewhere, { stream_id: ch, topic: 'existing' }));
+  assertSuccess(await edit(O, old, { topic: 'admins may' }));
+});

@@ -1,7 +1,7 @@
 /** Narrow operators over GET /messages, and GET /messages/matches_narrow. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSuccess, assertSchema, type TestServer, type Account, type Client } from './helpers.ts';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account, type Client } from './helpers.ts';
 import { makeChannel } from './messages-fixtures.ts';
 
 let t: TestServer;
@@ -222,4 +222,37 @@ test('case variants outside ASCII are one topic and one channel name, as in Zuli
   } finally {
     await server.close();
   }
+});
+
+test('mentions: direct visible personal mentions of a user (by ID or email), not silent, group or wildcard ones; GET /messages, matches_narrow, flags/narrow, /register', async () => {
+  await makeChannel(t, { name: 'mentions-hq', subscribers: [alice.id, bob.id, carol.id] });
+  assertSuccess(await A.post('/user_groups/create', { name: 'mention-crew', description: 'x', members: JSON.stringify([carol.id]) }));
+  const q = await openQueue(A, { event_types: ['message'], narrow: JSON.stringify([n('mentions', carol.email)]) });
+  const direct = await send(A, { type: 'stream', to: 'mentions-hq', topic: 't', content: 'hi @**Carol**' });
+  const byId = await send(B, { type: 'direct', to: JSON.stringify([alice.id, carol.id]), content: `ping @**Carol|${carol.id}**` });
+  const silent = await send(A, { type: 'stream', to: 'mentions-hq', topic: 't', content: 'quiet @_**Carol**' });
+  const crew = await send(A, { type: 'stream', to: 'mentions-hq', topic: 't', content: 'team @*mention-crew*' });
+  const all = await send(A, { type: 'stream', to: 'mentions-hq', topic: 't', content: 'everyone @**all**' });
+  const otherUser = await send(A, { type: 'stream', to: 'mentions-hq', topic: 't', content: 'hey @**Bob**' });
+
+  assert.deepEqual(await ids_(A, [n('mentions', carol.id)]), [direct, byId]);
+  assert.deepEqual(await ids_(A, [n('mentions', carol.email)]), [direct, byId]);
+  assert.deepEqual(await ids_(A, [n('channel', 'mentions-hq'), n('mentions', carol.id, true)]), [silent, crew, all, otherUser]);
+  assert.deepEqual(await ids_(B, [n('mentions', bob.id)]), [otherUser]);
+  const r = await A.get('/messages', { anchor: 'newest', num_before: 1, narrow: JSON.stringify([n('mentions', 'ghost@example.com')]) });
+  assertError(r, 400, 'BAD_NARROW', 'Invalid narrow operator: unknown user ghost@example.com');
+  assertError(await A.get('/messages', { anchor: 'newest', num_before: 1, narrow: JSON.stringify([n('mentions', [carol.id])]) }), 400, 'BAD_REQUEST', 'operand is not a string or an integer');
+
+  const m = assertSuccess(await A.get('/messages/matches_narrow', { msg_ids: JSON.stringify([direct, silent, crew, all]), narrow: JSON.stringify([n('mentions', carol.id)]) }));
+  assert.deepEqual(Object.keys(m.messages), [String(direct)]);
+
+  const f = assertSuccess(
+    await t.client(carol).post('/messages/flags/narrow', { anchor: 'oldest', num_before: 0, num_after: 100, narrow: JSON.stringify([n('mentions', carol.id)]), op: 'add', flag: 'starred' }),
+  );
+  assert.equal(f.updated_count, 2);
+  assert.deepEqual(assertSuccess(await t.client(carol).get('/messages', { anchor: 'newest', num_before: 100, narrow: JSON.stringify([n('is', 'starred')]) })).messages.map((x: any) => x.id), [direct, byId]);
+
+  // A queue registered with the narrow (an email operand) gets only the messages that mention Carol visibly.
+  assert.deepEqual((await q.ofType('message')).map((e: any) => e.message.id), [direct, byId]);
+  assertError(await A.post('/register', { event_types: JSON.stringify(['message']), narrow: JSON.stringify([n('mentions', 'ghost@example.com')]) }), 400, 'BAD_NARROW', 'Invalid narrow operator: unknown user ghost@example.com');
 });

@@ -7,13 +7,13 @@
  * Functions that need the group graph take it as an argument when the
  * caller already has it, so a request loads it once.
  */
-import { cachedGroups, cachedStreams, cachedSubscribedChannels, cachedSubscribers } from './cache.ts';
+import { cachedGroups, cachedStreams, cachedSubscribedChannels, cachedSubscribers, cachedUsers } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { memoByRow, parseJsonObject } from '../lib/util.ts';
 import type { StreamRow } from '../store/streams.ts';
-import { HISTORICAL_FLAGS, messageById, messageHolders, RECIPIENT, userFlags, type MessageRow } from '../store/messages.ts';
+import { HISTORICAL_FLAGS, messageById, messageHolders, RECIPIENT, topicHasMessages, userFlags, type MessageRow } from '../store/messages.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { Groups, parseStoredSetting, type GroupSettingValue } from './group-settings.ts';
 
@@ -127,6 +127,22 @@ export function canPost(user: UserRow, access: StreamAccess, groups: Groups): bo
   if (!groups.allows(user, streamGroupSetting(access.stream, 'can_send_message_group'))) return false;
   if (access.stream.invite_only || user.role === ROLE.GUEST) return access.subscribed;
   return true;
+}
+
+/**
+ * Zulip's check_for_can_create_topic_group_violation: starting a topic the
+ * channel does not have yet (by sending or by moving messages) takes the
+ * channel's can_create_topic_group; a bot may when its owner may, system
+ * bots always. With the default (role:everyone) no query is made.
+ */
+export async function checkCanCreateTopic(svc: Services, db: Tx, user: UserRow, stream: StreamRow, topic: string, groups: Groups): Promise<void> {
+  if (user.is_system_bot) return;
+  const setting = streamGroupSetting(stream, 'can_create_topic_group');
+  if (setting === groups.systemGroupId('role:everyone')) return;
+  if (groups.allows(user, setting) || (await topicHasMessages(db, stream.id, topic))) return;
+  const owner = user.is_bot && user.bot_owner_id !== null ? (await cachedUsers(svc, db)).byId.get(user.bot_owner_id) : undefined;
+  if (owner && groups.allows(owner, setting)) return;
+  throw badRequest('You do not have permission to create new topics in this channel.');
 }
 
 /** Realm administrators, and members of the channel's can_administer_channel_group. */

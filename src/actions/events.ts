@@ -6,6 +6,7 @@ import { fetchInitialState, type RegisterOptions } from '../state/registry.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { cachedStreams } from './cache.ts';
+import { resolveEventNarrow } from './narrow.ts';
 import { FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.ts';
 
 const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 60 * 60;
@@ -38,7 +39,7 @@ async function defaultNarrow(svc: Services, user: UserRow): Promise<RegisterInpu
 }
 
 export async function registerQueue(svc: Services, asked: RegisterInput): Promise<Record<string, unknown>> {
-  const input = asked.narrow.length ? asked : { ...asked, narrow: await defaultNarrow(svc, asked.user) };
+  const input = asked.narrow.length ? { ...asked, narrow: await resolveEventNarrow(svc, svc.store.db, asked.narrow) } : { ...asked, narrow: await defaultNarrow(svc, asked.user) };
   if (input.allPublicStreams && input.user.role === ROLE.GUEST) throw new ApiError('User not authorized for this query');
   // The queue exists before state is read, so no event committed meanwhile is missed.
   const lifespan = queueLifespan(svc, input);

@@ -6,6 +6,7 @@
  * first_message_id changes (spec §6.4).
  */
 import type { Services } from '../services.ts';
+import { cachedRealm } from './cache.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { lockUntilCommit } from '../store/locks.ts';
 import { deleteMessageRows, firstMessageIds, messageHolders, messagesByIds, RECIPIENT, type MessageRow } from '../store/messages.ts';
@@ -49,6 +50,8 @@ export async function deleteMessages(svc: Services, pick: number[] | ((tx: Tx) =
     if (!list) groups.set(key, (list = []));
     list.push(m);
   }
+  // The empty topic is named per queue for clients without empty_topic_name (the filter in src/state/messages.ts).
+  const emptyTopicName = String((await cachedRealm(svc)).settings.empty_topic_display_name);
   for (const list of groups.values()) {
     const first = list[0];
     const users = new Set<number>();
@@ -61,7 +64,7 @@ export async function deleteMessages(svc: Services, pick: number[] | ((tx: Tx) =
     } else {
       event = { type: 'delete_message', message_ids: ids, message_type: 'private' };
     }
-    svc.bus.send(event, [...users]);
+    svc.bus.send(event, [...users], first.recipient_type === RECIPIENT.STREAM ? { meta: { emptyTopicName } } : undefined);
   }
 
   const everyone = result.streams.some((s) => !s.invite_only) ? await activeUserIds(svc.store.db, svc.realmId) : [];

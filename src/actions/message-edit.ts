@@ -60,7 +60,7 @@ import {
   accessMessage,
   accessMessageToModify,
   invalidMessage,
-  canAdministerChannel, canReadFullHistory, streamAccess, streamGroupSetting, type StreamAccess, type StreamGroupSetting } from './access.ts';
+  canAdministerChannel, canReadFullHistory, checkCanCreateTopic, streamAccess, streamGroupSetting, type StreamAccess, type StreamGroupSetting } from './access.ts';
 import { Groups, parseStoredSetting } from './group-settings.ts';
 import { loadDirectory, render, type Directory } from './messages-format.ts';
 import { topicLinks } from '../markdown/index.ts';
@@ -130,7 +130,7 @@ export async function updateMessage(svc: Services, user: UserRow, messageId: num
     prerendered = { content, rendered: await render(svc, svc.store.db, content) };
   }
   const result = await transaction(svc.store, (tx) => editInTransaction(svc, tx, user, messageId, input, prerendered));
-  if (result.deleteEvent && result.deleteEvent.userIds.length) svc.bus.send(result.deleteEvent.event, result.deleteEvent.userIds);
+  if (result.deleteEvent && result.deleteEvent.userIds.length) svc.bus.send(result.deleteEvent.event, result.deleteEvent.userIds, { meta: result.meta });
   svc.bus.send(result.event, result.recipients, { meta: result.meta });
   for (const [event, users, meta] of result.otherEvents) svc.bus.send(event, users, { meta });
   for (const u of result.firstIdUpdates) {
@@ -284,6 +284,8 @@ async function checkEdit(svc: Services, tx: Tx, user: UserRow, messageId: number
   }
   const target = newStream ?? stream;
   const moving = !!stream && (newTopic !== undefined || newStream !== undefined);
+  // Moving to a topic the target channel does not have starts one (resolving and unresolving do not count).
+  if (moving && target && !resolved && !unresolved) await checkCanCreateTopic(svc, tx, user, target, newTopic ?? m.topic, groups);
   return { m, settings, emptyName, groups, stream, newTopic, newStream, targetAccess, resolved, unresolved, target, moving };
 }
 

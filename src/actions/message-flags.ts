@@ -30,6 +30,7 @@ import {
 } from '../store/messages.ts';
 import { directGroupMembers } from '../store/messages.ts';
 import { accessMessage, accessStreamById } from './access.ts';
+import { cachedRealm } from './cache.ts';
 import { fetchWindow, parseAnchor } from './messages-fetch.ts';
 import { loadDirectory } from './messages-format.ts';
 import { cleanTopicOperand, type NarrowTerm } from './narrow.ts';
@@ -116,7 +117,9 @@ export async function updateFlags(svc: Services, user: UserRow, op: string, flag
   });
   const event: ZulipEvent = { type: 'update_message_flags', op, operation: op, flag, messages: res.changed, all: false };
   if (res.details) event.message_details = res.details;
-  svc.bus.send(event, [user.id]);
+  // The details name the empty topic for clients without empty_topic_name (the filter in src/state/messages.ts).
+  const meta = res.details ? { emptyTopicName: String((await cachedRealm(svc)).settings.empty_topic_display_name) } : undefined;
+  svc.bus.send(event, [user.id], meta && { meta });
   return { changed: res.changed, ignoredChannels: res.ignored };
 }
 

@@ -21,7 +21,7 @@ export function messageEventForQueue(q: EventQueue, event: ZulipEvent, meta: Eve
   if (meta.hiddenSender?.userIds.includes(q.userId)) Object.assign(msg, meta.hiddenSender.fields);
   const flags = (rest.flags as string[] | undefined) ?? [];
   if (q.opts.narrow.length) {
-    const forMatch = { ...msg, content: meta.rawContent, subject: String(rest.message.subject) } as unknown as MessageForPredicate;
+    const forMatch = { ...msg, content: meta.rawContent, rendered_content: rest.message.content, subject: String(rest.message.subject) } as unknown as MessageForPredicate;
     if (!messageMatchesTerms(q.opts.narrow, forMatch, flags, q.userId, meta.emptyTopicName ?? '')) return null;
   }
   const out: ZulipEvent = { ...rest, message: msg, flags };

@@ -14,7 +14,7 @@ import { normalizeTopic, truncateContent, truncateTopic } from '../lib/topic.ts'
 import { type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
 import { userByEmail, type UserRow } from '../store/users.ts';
 import { directGroupByKey, FLAG, flagList, getOrCreateDirectGroup, insertMessage, memberKey, insertUserMessages, RECIPIENT, topicSenderIds } from '../store/messages.ts';
-import { canPost, isSubscribed, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './access.ts';
+import { canPost, checkCanCreateTopic, isSubscribed, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './access.ts';
 import { checkDirectMessagePermission, checkWildcardMention } from './message-policies.ts';
 import { Groups } from './group-settings.ts';
 import { formatMessages, loadDirectory, render } from './messages-format.ts';
@@ -174,6 +174,7 @@ export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: 
     }
   }
 
+  await checkCanCreateTopic(svc, tx, sender, stream, topic, groups);
   checkTopicsPolicy(stream, topic, settings);
 
   const subscribers = await cachedSubscribers(svc, stream.id, tx);

@@ -29,7 +29,7 @@ export function badNarrow(desc: string): ApiError {
   return new ApiError(`Invalid narrow operator: ${desc}`, { code: 'BAD_NARROW', extra: { desc } });
 }
 
-const ID_OPERATORS = new Set(['id', 'channel', 'stream', 'sender', 'group-pm-with', 'dm-including', 'with']);
+const ID_OPERATORS = new Set(['id', 'channel', 'stream', 'sender', 'mentions', 'group-pm-with', 'dm-including', 'with']);
 const IDS_OPERATORS = new Set(['dm', 'pm-with']);
 
 /**
@@ -142,6 +142,13 @@ export async function resolveNarrow(svc: Services, db: Tx, terms: NarrowTerm[], 
         out.push({ kind: 'sender', userId: u.id, negated });
         break;
       }
+      case 'mentions': {
+        // Feature level 446: a direct, visible personal mention (not silent, not a group or wildcard mention).
+        const u = await userByOperand(svc, db, t.operand);
+        if (!u) throw badNarrow(`unknown user ${String(t.operand)}`);
+        out.push({ kind: 'mentions', userId: u.id, negated });
+        break;
+      }
       case 'id': {
         const s = String(t.operand);
         if (!/^\d+$/.test(s)) throw badNarrow('Invalid message ID');
@@ -242,6 +249,26 @@ export async function applyWithOperator(
   return [{ operator: 'dm', operand: conv.userIds, negated: false }, ...kept];
 }
 
+/**
+ * A registration's narrow with the operands the event predicate compares
+ * by ID resolved: a `mentions` email becomes the user's ID (an unknown
+ * user fails as in GET /messages).
+ */
+export async function resolveEventNarrow(svc: Services, db: Tx, terms: NarrowTerm[]): Promise<NarrowTerm[]> {
+  if (!terms.some((t) => t.operator === 'mentions')) return terms;
+  const out: NarrowTerm[] = [];
+  for (const t of terms) {
+    if (t.operator !== 'mentions') {
+      out.push(t);
+      continue;
+    }
+    const u = await userByOperand(svc, db, t.operand);
+    if (!u) throw badNarrow(`unknown user ${String(t.operand)}`);
+    out.push({ ...t, operand: u.id });
+  }
+  return out;
+}
+
 /** Whether message history may be included (Zulip's ok_to_include_history). */
 export function includesHistory(terms: NarrowTerm[], canAccessHistory: (streamOperand: unknown) => boolean, canAccessPublic: boolean): boolean {
   let include = false;
@@ -265,6 +292,13 @@ export interface MessageForPredicate {
   sender_id: number;
   sender_email: string;
   content: string;
+  /** The rendered HTML (for the mentions operator). */
+  rendered_content?: string;
+}
+
+/** The HTML of a visible personal mention of a user, as the renderer writes it (silent ones carry the class `silent`). */
+export function visibleMentionHtml(userId: number): string {
+  return `<span class="user-mention" data-user-id="${userId}">`;
 }
 
 /**
@@ -317,6 +351,11 @@ export function messageMatchesTerms(
         else if (operand === 'unread') ok = !flags.includes('read');
         else if (operand === 'resolved') ok = msg.type === 'stream' && msg.subject.startsWith(RESOLVED_TOPIC_PREFIX);
         break;
+      case 'mentions': {
+        // An email operand was resolved to the user's ID at registration (resolveEventNarrow).
+        ok = typeof operand === 'number' && (msg.rendered_content ?? '').includes(visibleMentionHtml(operand));
+        break;
+      }
       case 'search':
         ok = msg.content.toLowerCase().includes(String(operand).toLowerCase()) || msg.subject.toLowerCase().includes(String(operand).toLowerCase());
         break;

@@ -581,8 +581,8 @@ class Renderer {
         if (latest !== undefined) href += `/with/${latest}`;
       }
       el.set('href', href);
-      // The text: `#channel > topic`, the empty topic by its display name in <em>; a message link's ends in " @ 💬".
-      const suffix = id !== undefined ? ' @ 💬' : '';
+      // The text: `#channel > topic`, the empty topic by its display name in <em>; a message link's ends in " @ " and the speech balloon emoji.
+      const suffix = id !== undefined ? ' @ \u{1F4AC}' : '';
       el.atomic = true;
       if (topic) {
         el.text = `#${name} > ${topic}${suffix}`;

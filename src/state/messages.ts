@@ -3,6 +3,7 @@ import { feature, namedTopic, type StateProvider } from './registry.ts';
 import { messageEventForQueue } from '../actions/messages-events.ts';
 import { directGroupMembers, FLAG, maxMessageIdFor, RECIPIENT, recentDirectMessages, starredMessageIds, unreadRows } from '../store/messages.ts';
 import { unreadMessageDetails } from '../actions/message-flags.ts';
+import { cachedRealm } from '../actions/cache.ts';
 
 const MAX_UNREAD_MESSAGES = 50000;
 
@@ -16,6 +17,7 @@ const provider1: StateProvider = {
     if (wants('message') && wants('update_message_flags')) {
       const rows = await unreadRows(db, me.id, MAX_UNREAD_MESSAGES);
       const details = await unreadMessageDetails(db, me, rows);
+      const emptyTopicName = String((await cachedRealm(svc, db)).settings.empty_topic_display_name);
       const pms = new Map<number, number[]>();
       const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
       const huddles = new Map<string, number[]>();
@@ -27,7 +29,9 @@ const provider1: StateProvider = {
         if (r.recipient_type === RECIPIENT.STREAM) {
           const key = `${r.recipient_id}\n${r.topic}`;
           let s = streams.get(key);
-          if (!s) streams.set(key, (s = { stream_id: r.recipient_id, topic: r.topic, unread_message_ids: [] }));
+          // Clients without the empty_topic_name capability see the organization's name for the empty topic.
+          const topic = r.topic === '' && !opts.clientCapabilities.empty_topic_name ? emptyTopicName : r.topic;
+          if (!s) streams.set(key, (s = { stream_id: r.recipient_id, topic, unread_message_ids: [] }));
           s.unread_message_ids.push(r.message_id);
           if (d.unmuted_stream_msg) count++;
         } else if (r.recipient_type === RECIPIENT.PERSONAL) {
@@ -93,11 +97,21 @@ export default feature({
       if ('subject' in rest) rest.subject = namedTopic(q, rest.subject, meta);
       return rest;
     },
-    // Clients without bulk_message_deletion get one legacy event per message.
-    delete_message: (q, event) => {
-      if (q.opts.clientCapabilities.bulk_message_deletion || event.type !== 'delete_message') return event;
-      const { message_ids: ids, ...rest } = event;
+    // Clients without bulk_message_deletion get one legacy event per message; the empty topic is named as above.
+    delete_message: (q, event, meta) => {
+      if (event.type !== 'delete_message') return event;
+      const named = 'topic' in event ? { ...event, topic: namedTopic(q, event.topic, meta) as string } : event;
+      if (q.opts.clientCapabilities.bulk_message_deletion) return named;
+      const { message_ids: ids, ...rest } = named;
       return (ids ?? []).map((id) => ({ ...rest, message_id: id }));
+    },
+    // The topics of message_details (removing the read flag), named as above.
+    update_message_flags: (q, event, meta) => {
+      const details = event.message_details as Record<string, { type: string; topic?: string }> | undefined;
+      if (!details || meta.emptyTopicName === undefined || q.opts.clientCapabilities.empty_topic_name) return event;
+      const out: Record<string, unknown> = {};
+      for (const [id, d] of Object.entries(details)) out[id] = d.type === 'stream' && d.topic === '' ? { ...d, topic: meta.emptyTopicName } : d;
+      return { ...event, message_details: out };
     },
   },
 });

@@ -432,6 +432,11 @@ export async function latestTopicMessageId(db: Tx, streamId: number, topic: stri
   return r?.id;
 }
 
+/** Whether a channel has a message in the topic (case-insensitive), i.e. the topic exists. */
+export async function topicHasMessages(db: Tx, streamId: number, topic: string): Promise<boolean> {
+  return (await latestTopicMessageId(db, streamId, topic)) !== undefined;
+}
+
 /** Distinct senders of a channel topic (topic wildcard mentions reach these). */
 export async function topicSenderIds(db: Tx, streamId: number, topic: string): Promise<number[]> {
   const rows = await db

@@ -15,6 +15,8 @@ export type ResolvedTerm = { negated: boolean } & (
   | { kind: 'channels'; which: 'public' | 'web-public' }
   | { kind: 'topic'; topic: string }
   | { kind: 'sender'; userId: number }
+  /** A visible personal mention of the user in the rendered content. */
+  | { kind: 'mentions'; userId: number }
   | { kind: 'id'; id: number }
   | { kind: 'dm'; me: number; others: number[]; groupId: number | null }
   /** userId -1: only direct-message groups (legacy group-pm-with). */
@@ -111,6 +113,11 @@ function termCond(t: ResolvedTerm, q: NarrowQuery, flags: Cond, dialect: 'sqlite
       return sql`(m.recipient_type = ${RECIPIENT.STREAM} AND lower(m.topic) = lower(${t.topic}))`;
     case 'sender':
       return sql`m.sender_id = ${t.userId}`;
+    case 'mentions': {
+      // The renderer's span for a visible personal mention; silent, group and wildcard mentions differ from it.
+      const pat = `%<span class="user-mention" data-user-id="${t.userId}">%`;
+      return sql`m.rendered_content LIKE ${pat}`;
+    }
     case 'id':
       return sql`m.id = ${t.id}`;
     case 'dm':
