@@ -91,15 +91,20 @@ export function uploadFilePath(svc: Services, pathId: string): string | null {
   return full.startsWith(root + sep) ? full : null;
 }
 
-/** Zulip's Attachment.to_dict: times in milliseconds. */
-function attachmentDict(a: AttachmentRow, messages: Array<{ id: number; date_sent: number }>): Record<string, unknown> {
+/**
+ * Zulip's Attachment.to_dict: create_time in seconds (milliseconds before
+ * feature level 443; the row keeps milliseconds) and the IDs of the
+ * messages that reference the file (`message_ids`, feature level 472;
+ * before, `messages` of {id, date_sent}).
+ */
+function attachmentDict(a: AttachmentRow, messageIds: number[]): Record<string, unknown> {
   return {
     id: a.id,
     name: a.file_name,
     path_id: a.path_id,
     size: a.size,
-    create_time: a.create_time,
-    messages: messages.map((m) => ({ id: m.id, date_sent: Math.floor(m.date_sent) * 1000 })),
+    create_time: Math.floor(a.create_time / 1000),
+    message_ids: messageIds,
   };
 }
 

@@ -63,21 +63,21 @@ export async function attachmentsByOwner(db: Tx, ownerId: number): Promise<Attac
   return rows.map(normalize);
 }
 
-/** Messages (still existing) that reference each attachment: id and date_sent (seconds). */
-export async function attachmentMessages(db: Tx, attachmentIds: number[]): Promise<Map<number, Array<{ id: number; date_sent: number }>>> {
-  const out = new Map<number, Array<{ id: number; date_sent: number }>>();
+/** The IDs of the messages (still existing) that reference each attachment, ascending. */
+export async function attachmentMessages(db: Tx, attachmentIds: number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
   if (attachmentIds.length === 0) return out;
   const rows = await db
     .selectFrom('attachment_messages as am')
     .innerJoin('messages as m', 'm.id', 'am.message_id')
-    .select(['am.attachment_id', 'm.id', 'm.date_sent'])
+    .select(['am.attachment_id', 'm.id'])
     .where('am.attachment_id', 'in', attachmentIds)
     .orderBy('m.id')
     .execute();
   for (const r of rows) {
     let list = out.get(r.attachment_id);
     if (!list) out.set(r.attachment_id, (list = []));
-    list.push({ id: r.id, date_sent: Number(r.date_sent) });
+    list.push(Number(r.id));
   }
   return out;
 }
