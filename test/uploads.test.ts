@@ -276,3 +276,51 @@ test('DELETE /attachments/{id}: owner only; file gone; remove event to the owner
   assert.ok(!assertSuccess(await A.get('/attachments')).attachments.some((a: any) => a.id === id));
   assertError(await A.delete(`/attachments/${id}`), 400, 'BAD_REQUEST', 'Invalid attachment');
 });
+
+test('PATCH /messages/{id}: links follow the new content; detached_uploads lists the editor\'s files no message references any more', async () => {
+  const up = async (acc: Account, name: string) => assertSuccess(await upload(acc, [{ name, data: name, type: 'text/plain' }])).url as string;
+  const [only, shared, added] = [await up(alice, 'only.txt'), await up(alice, 'shared.txt'), await up(alice, 'added.txt')];
+  const carols = await up(carol, 'carols.txt');
+  const link = (...paths: string[]) => paths.map((p) => `[f](${p})`).join(' ');
+  // Carol shares her file in the private channel, Alice links it too, then Carol's message is deleted.
+  const mc = await send(C, { type: 'stream', to: 'priv', topic: 't', content: link(carols) });
+  const m1 = await send(A, { type: 'stream', to: 'pub', topic: 'edit', content: link(only, shared, carols) });
+  const m2 = await send(A, { type: 'stream', to: 'pub', topic: 'edit', content: link(shared) });
+  assertSuccess(await C.delete(`/messages/${mc}`));
+  const byPath = async (c: Client) => new Map<string, any>(assertSuccess(await c.get('/attachments')).attachments.map((a: any) => [`/user_uploads/${a.path_id}`, a]));
+  const before = await byPath(A);
+  assert.deepEqual(before.get(only).message_ids, [m1]);
+  assert.deepEqual(before.get(shared).message_ids, [m1, m2]);
+  assert.deepEqual(before.get(added).message_ids, []);
+
+  const qa = await openQueue(A, { event_types: ['attachment'] });
+  const qc = await openQueue(C, { event_types: ['attachment'] });
+  const qb = await openQueue(B, { event_types: ['attachment'] });
+  const r = await A.patch(`/messages/${m1}`, { content: `now ${link(added)}` });
+  assertSchema(r, 'PATCH', '/messages/{message_id}');
+  // Only Alice's file that nothing references any more: not the one m2 still links, not Carol's.
+  assert.deepEqual(assertSuccess(r).detached_uploads, [{ ...before.get(only), message_ids: [] }]);
+
+  const after = await byPath(A);
+  assert.deepEqual(after.get(only).message_ids, []);
+  assert.deepEqual(after.get(shared).message_ids, [m2]);
+  assert.deepEqual(after.get(added).message_ids, [m1]);
+  assert.deepEqual((await byPath(C)).get(carols).message_ids, []);
+  // Each owner hears of every file whose messages changed; nobody else does.
+  const evs = await qa.ofType('attachment');
+  assert.deepEqual(
+    evs.map((e) => [e.op, e.attachment.path_id, e.attachment.message_ids]).sort(),
+    [
+      ['update', added.slice(14), [m1]],
+      ['update', only.slice(14), []],
+      ['update', shared.slice(14), [m2]],
+    ].sort(),
+  );
+  for (const e of evs) assertEventSchema(e);
+  assert.deepEqual((await qc.ofType('attachment')).map((e) => [e.op, e.attachment.path_id, e.attachment.message_ids]), [['update', carols.slice(14), []]]);
+  assert.deepEqual(await qb.ofType('attachment'), []);
+
+  // An edit that does not change the content detaches nothing.
+  assert.deepEqual(assertSuccess(await A.patch(`/messages/${m2}`, { topic: 'moved' })).detached_uploads, []);
+  assert.deepEqual(assertSuccess(await A.patch(`/messages/${m1}`, { content: `again ${link(added)}` })).detached_uploads, []);
+});

@@ -95,6 +95,23 @@ export async function linkAttachmentMessage(db: Tx, attachmentId: number, messag
   return true;
 }
 
+/** The attachments a message references. */
+export async function attachmentsOfMessage(db: Tx, messageId: number): Promise<AttachmentRow[]> {
+  const rows = await db
+    .selectFrom('attachment_messages as am')
+    .innerJoin('attachments as a', 'a.id', 'am.attachment_id')
+    .selectAll('a')
+    .where('am.message_id', '=', messageId)
+    .orderBy('a.id')
+    .execute();
+  return rows.map(normalize);
+}
+
+/** Stops a message referencing an attachment (an edit removed its link). */
+export async function unlinkAttachmentMessage(db: Tx, attachmentId: number, messageId: number): Promise<void> {
+  await db.deleteFrom('attachment_messages').where('attachment_id', '=', attachmentId).where('message_id', '=', messageId).execute();
+}
+
 export async function deleteAttachmentRow(db: Tx, id: number): Promise<void> {
   await db.deleteFrom('attachment_messages').where('attachment_id', '=', id).execute();
   await db.deleteFrom('attachments').where('id', '=', id).execute();
