@@ -412,6 +412,10 @@ export const POST_247_FIELDS = new Set<string>([
   'attachment>message_ids',
   'attachments>message_ids',
   'detached_uploads',
+  // Linkifiers: reverse linkification (FL 471, 478).
+  'example_input',
+  'reverse_template',
+  'alternative_url_templates',
 ]);
 
 let ajv: Ajv | null | undefined;
