@@ -413,6 +413,14 @@ export const POST_247_FIELDS = new Set<string>([
   'web_navigate_to_sent_message',
   'resolved_topic_notice_auto_read_policy',
   'allow_private_data_export',
+  // Attachments: message_ids (FL 472) replaced messages; detached_uploads in PATCH /messages/{id} (FL 285).
+  'attachment>message_ids',
+  'attachments>message_ids',
+  'detached_uploads',
+  // Linkifiers: reverse linkification (FL 471, 478).
+  'example_input',
+  'reverse_template',
+  'alternative_url_templates',
 ]);
 
 let ajv: Ajv | null | undefined;

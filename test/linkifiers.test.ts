@@ -25,6 +25,8 @@ function assertEventSchema(event: any): void {
 }
 
 const TRAC = { pattern: '#(?P<id>[0-9]+)', url_template: 'https://trac.example.com/ticket/{id}' };
+/** The reverse-linkification fields of a linkifier that has none (feature levels 471 and 478). */
+const NO_REVERSE = { example_input: null, reverse_template: null, alternative_url_templates: [] };
 
 test('linkifiers: add, list, update, reorder, delete with events to every user and register state', async () => {
   const qm = await openQueue(M, { event_types: ['realm_linkifiers'] });
@@ -40,8 +42,8 @@ test('linkifiers: add, list, update, reorder, delete with events to every user a
   const list = await M.get('/realm/linkifiers');
   assertSchema(list, 'GET', '/realm/linkifiers');
   assert.deepEqual(list.body.linkifiers, [
-    { ...TRAC, id: id1 },
-    { pattern: 'ZUL-(?P<id>\\d+)', url_template: 'https://z.example.com/{id}', id: id2 },
+    { ...TRAC, id: id1, ...NO_REVERSE },
+    { pattern: 'ZUL-(?P<id>\\d+)', url_template: 'https://z.example.com/{id}', id: id2, ...NO_REVERSE },
   ]);
 
   let evs = await qm.drain();
@@ -74,7 +76,7 @@ test('linkifiers: add, list, update, reorder, delete with events to every user a
   const d = await A.delete(`/realm/filters/${id2}`);
   assertSchema(d, 'DELETE', '/realm/filters/{filter_id}');
   evs = await qm.drain();
-  assert.deepEqual(evs[0].realm_linkifiers, [{ ...TRAC, id: id1 }]);
+  assert.deepEqual(evs[0].realm_linkifiers, [{ ...TRAC, id: id1, ...NO_REVERSE }]);
   assertError(await A.delete(`/realm/filters/${id2}`), 400, 'BAD_REQUEST', 'Linkifier not found.');
   assertError(await A.patch(`/realm/filters/${id2}`, TRAC), 400, 'BAD_REQUEST', 'Linkifier not found.');
   assertSuccess(await A.delete(`/realm/filters/${id1}`));
@@ -131,4 +133,56 @@ test('linkifiers are applied to message content and topics as Zulip renders them
   assert.deepEqual(ev.topic_links, [{ url: 'https://z.example.com/5', text: 'ZUL-5' }]);
   await A.delete(`/realm/filters/${id1}`);
   await A.delete(`/realm/filters/${id2}`);
+});
+
+test('reverse linkifiers (feature levels 471 and 478): example_input, reverse_template and alternative_url_templates, stored, shown and validated', async () => {
+  const qm = await openQueue(M, { event_types: ['realm_linkifiers'] });
+  const reverse = { example_input: '#1234', reverse_template: '#{id}', alternative_url_templates: JSON.stringify(['https://trac.example.com/t/{id}']) };
+  const id = assertSuccess(await A.post('/realm/filters', { ...TRAC, ...reverse })).id as number;
+  const shown = { ...TRAC, id, example_input: '#1234', reverse_template: '#{id}', alternative_url_templates: ['https://trac.example.com/t/{id}'] };
+  assert.deepEqual(assertSuccess(await M.get('/realm/linkifiers')).linkifiers, [shown]);
+  const [ev] = await qm.ofType('realm_linkifiers');
+  assert.deepEqual(ev.realm_linkifiers, [shown]);
+  assertEventSchema(ev);
+  const reg = assertSuccess(await M.post('/register', { fetch_event_types: ['realm_linkifiers'], client_capabilities: { linkifier_url_template: true } }));
+  assert.deepEqual(reg.realm_linkifiers, [shown]);
+
+  // Errors, each with its field (Zulip's ValidationFailureError).
+  const bad = async (res: Res, msg: string, field: string) => {
+    assertError(res, 400, 'BAD_REQUEST', msg);
+    assert.deepEqual(res.body.errors, { [field]: [msg] });
+  };
+  const ZUL = { pattern: 'ZUL-(?P<id>\\d+)', url_template: 'https://z.example.com/{id}' };
+  const post = (params: Record<string, unknown>) => A.post('/realm/filters', { ...ZUL, ...params });
+  await bad(await post({ reverse_template: 'ZUL-{id}' }), 'A reverse template requires an example input.', 'reverse_template');
+  await bad(await post({ example_input: 'ZUL-x' }), 'Example input does not match the linkifier pattern.', 'example_input');
+  await bad(await post({ example_input: 'see ZUL-12' }), 'Example input does not match the linkifier pattern.', 'example_input');
+  await bad(await post({ example_input: 'ZUL-12', reverse_template: 'ZUL {id}' }), 'Reverse template does not produce the example input.', 'reverse_template');
+  await bad(await post({ example_input: 'ZUL-12', reverse_template: 'ZUL-{num}' }), "Group 'num' in reverse template is not present in linkifier pattern.", 'reverse_template');
+  await bad(await post({ example_input: 'ZUL-12', reverse_template: 'ZUL-{id' }), 'Invalid reverse template.', 'reverse_template');
+  await bad(await post({ alternative_url_templates: JSON.stringify(['https://z.example.com/{id']) }), 'Invalid alternative URL template.', 'alternative_url_templates');
+  await bad(
+    await post({ alternative_url_templates: JSON.stringify(['https://z.example.com/{id}', 'https://z.example.com/{num}']) }),
+    "Group 'num' in alternative URL template is not present in linkifier pattern.",
+    'alternative_url_templates',
+  );
+  assertError(await post({ alternative_url_templates: '"https://z.example.com/{id}"' }), 400, 'BAD_REQUEST', 'alternative_url_templates is not a list');
+  // {{ and }} are literal braces; an empty example_input or reverse_template is none.
+  const braces = assertSuccess(await A.post('/realm/filters', { pattern: '\\{(?P<id>\\d+)\\}', url_template: 'https://b.example.com/{id}', example_input: '{12}', reverse_template: '{{{id}}}' })).id;
+  const plain = assertSuccess(await post({ example_input: '', reverse_template: '' })).id;
+  const byId = async (lid: number) => assertSuccess(await M.get('/realm/linkifiers')).linkifiers.find((l: any) => l.id === lid);
+  assert.equal((await byId(braces)).reverse_template, '{{{id}}}');
+  assert.deepEqual(await byId(plain), { ...ZUL, id: plain, ...NO_REVERSE });
+
+  // PATCH: omitted reverse fields keep their values; the whole linkifier is validated again.
+  assertSuccess(await A.patch(`/realm/filters/${id}`, { ...TRAC, url_template: 'https://trac.example.com/issue/{id}' }));
+  assert.deepEqual(await byId(id), { ...shown, url_template: 'https://trac.example.com/issue/{id}' });
+  await bad(await A.patch(`/realm/filters/${id}`, { ...TRAC, pattern: 'T#(?P<id>[0-9]+)' }), 'Example input does not match the linkifier pattern.', 'example_input');
+  await bad(await A.patch(`/realm/filters/${id}`, { ...TRAC, example_input: '' }), 'A reverse template requires an example input.', 'reverse_template');
+  assertSuccess(await A.patch(`/realm/filters/${id}`, { ...TRAC, pattern: 'T#(?P<id>[0-9]+)', example_input: 'T#7', reverse_template: 'T#{id}' }));
+  assert.deepEqual(await byId(id), { ...shown, pattern: 'T#(?P<id>[0-9]+)', example_input: 'T#7', reverse_template: 'T#{id}' });
+  // Empty strings set both back to null; an empty list clears the alternative templates.
+  assertSuccess(await A.patch(`/realm/filters/${id}`, { ...TRAC, example_input: '', reverse_template: '', alternative_url_templates: '[]' }));
+  assert.deepEqual(await byId(id), { ...TRAC, id, ...NO_REVERSE });
+  for (const lid of [id, braces, plain]) assertSuccess(await A.delete(`/realm/filters/${lid}`));
 });

@@ -41,7 +41,8 @@ test('content edit: success, update_message event to holders only, mention flags
   const qbRaw = await openQueue(B, { event_types: ['update_message'], apply_markdown: false });
   const qc = await openQueue(C, { event_types: ['update_message'] });
   const r = await edit(A, id, { content: 'hello @**Bob**' });
-  assertSuccess(r);
+  // No file was linked: none detached (feature level 285).
+  assert.deepEqual(assertSuccess(r).detached_uploads, []);
   assertSchema(r, 'PATCH', '/messages/{message_id}');
 
   const [eb] = await qb.ofType('update_message');

@@ -83,7 +83,7 @@ test('tus-js-client uploads a file in chunks; the last response gives the /user_
 
   const [ev] = await q.ofType('attachment');
   assert.equal(ev.op, 'add');
-  assert.deepEqual({ ...ev.attachment, id: 0, create_time: 0 }, { id: 0, name: 'big picture.png', path_id: result.url.slice('/user_uploads/'.length), size: data.length, create_time: 0, messages: [] });
+  assert.deepEqual({ ...ev.attachment, id: 0, create_time: 0 }, { id: 0, name: 'big picture.png', path_id: result.url.slice('/user_uploads/'.length), size: data.length, create_time: 0, message_ids: [] });
   const list = assertSuccess(await t.client(alice).get('/attachments'));
   assert.ok(list.attachments.some((a: any) => a.path_id === ev.attachment.path_id));
   // Nobody else can read it until it is shared, as with POST /user_uploads.

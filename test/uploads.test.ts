@@ -81,8 +81,10 @@ test('upload: response shape, stored path, bytes served back, attachment add eve
   assert.equal(events.length, 1);
   const ev = events[0];
   assert.equal(ev.op, 'add');
-  assert.deepEqual({ ...ev.attachment, id: 0, create_time: 0 }, { id: 0, name: 'pixel image.png', path_id: body.url.slice('/user_uploads/'.length), size: png.length, create_time: 0, messages: [] });
-  assert.ok(Math.abs(ev.attachment.create_time - Date.now()) < 60_000);
+  assert.deepEqual({ ...ev.attachment, id: 0, create_time: 0 }, { id: 0, name: 'pixel image.png', path_id: body.url.slice('/user_uploads/'.length), size: png.length, create_time: 0, message_ids: [] });
+  // Seconds since the epoch (feature level 443; milliseconds before).
+  assert.ok(Number.isInteger(ev.attachment.create_time));
+  assert.ok(Math.abs(ev.attachment.create_time - Date.now() / 1000) < 60);
   assert.equal(typeof ev.upload_space_used, 'number');
   assert.ok(ev.upload_space_used >= png.length);
   assertEventSchema(ev);
@@ -194,8 +196,9 @@ test('access: uploader only, then recipients of a private-channel message, then 
   const ev = await q.ofType('attachment');
   assert.equal(ev.length, 1);
   assert.equal(ev[0].op, 'update');
-  assert.deepEqual(ev[0].attachment.messages.map((m: any) => m.id), [m1]);
-  assert.equal(ev[0].attachment.messages[0].date_sent % 1000, 0);
+  // A flat list of message IDs (feature level 472; objects with id and date_sent before).
+  assert.deepEqual(ev[0].attachment.message_ids, [m1]);
+  assert.equal(ev[0].attachment.messages, undefined);
   assertEventSchema(ev[0]);
 
   // Direct message to the guest: recipients may read it.
@@ -203,7 +206,7 @@ test('access: uploader only, then recipients of a private-channel message, then 
   assert.equal((await download(guest, path)).status, 200);
   assert.equal((await download(bob, path)).status, 403);
   const evDm = await q.ofType('attachment');
-  assert.deepEqual(evDm.map((e) => [e.op, e.attachment.messages.length]), [['update', 2]]);
+  assert.deepEqual(evDm.map((e) => [e.op, e.attachment.message_ids.length]), [['update', 2]]);
 
   // Carol (who can read it) shares it in a public channel: every member may read it; the owner gets the update.
   const qc = await openQueue(C, { event_types: ['attachment'] });
@@ -211,11 +214,11 @@ test('access: uploader only, then recipients of a private-channel message, then 
   assert.equal((await download(bob, path)).data.toString(), 'top secret');
   const ev2 = await q.ofType('attachment');
   assert.equal(ev2.length, 1);
-  assert.equal(ev2[0].attachment.messages.length, 3);
-  assert.ok(ev2[0].attachment.messages.some((m: any) => m.id === m3));
+  assert.equal(ev2[0].attachment.message_ids.length, 3);
+  assert.equal(ev2[0].attachment.message_ids[2], m3);
   assert.deepEqual(await qc.ofType('attachment'), []);
   const listed = assertSuccess(await A.get('/attachments')).attachments.find((a: any) => a.path_id === path.slice(14));
-  assert.equal(listed.messages.length, 3);
+  assert.deepEqual(listed.message_ids, ev2[0].attachment.message_ids);
 });
 
 test('unknown files are 404 for everyone', async () => {
@@ -272,4 +275,52 @@ test('DELETE /attachments/{id}: owner only; file gone; remove event to the owner
   assert.equal((await download(alice, r.url)).status, 404);
   assert.ok(!assertSuccess(await A.get('/attachments')).attachments.some((a: any) => a.id === id));
   assertError(await A.delete(`/attachments/${id}`), 400, 'BAD_REQUEST', 'Invalid attachment');
+});
+
+test('PATCH /messages/{id}: links follow the new content; detached_uploads lists the editor\'s files no message references any more', async () => {
+  const up = async (acc: Account, name: string) => assertSuccess(await upload(acc, [{ name, data: name, type: 'text/plain' }])).url as string;
+  const [only, shared, added] = [await up(alice, 'only.txt'), await up(alice, 'shared.txt'), await up(alice, 'added.txt')];
+  const carols = await up(carol, 'carols.txt');
+  const link = (...paths: string[]) => paths.map((p) => `[f](${p})`).join(' ');
+  // Carol shares her file in the private channel, Alice links it too, then Carol's message is deleted.
+  const mc = await send(C, { type: 'stream', to: 'priv', topic: 't', content: link(carols) });
+  const m1 = await send(A, { type: 'stream', to: 'pub', topic: 'edit', content: link(only, shared, carols) });
+  const m2 = await send(A, { type: 'stream', to: 'pub', topic: 'edit', content: link(shared) });
+  assertSuccess(await C.delete(`/messages/${mc}`));
+  const byPath = async (c: Client) => new Map<string, any>(assertSuccess(await c.get('/attachments')).attachments.map((a: any) => [`/user_uploads/${a.path_id}`, a]));
+  const before = await byPath(A);
+  assert.deepEqual(before.get(only).message_ids, [m1]);
+  assert.deepEqual(before.get(shared).message_ids, [m1, m2]);
+  assert.deepEqual(before.get(added).message_ids, []);
+
+  const qa = await openQueue(A, { event_types: ['attachment'] });
+  const qc = await openQueue(C, { event_types: ['attachment'] });
+  const qb = await openQueue(B, { event_types: ['attachment'] });
+  const r = await A.patch(`/messages/${m1}`, { content: `now ${link(added)}` });
+  assertSchema(r, 'PATCH', '/messages/{message_id}');
+  // Only Alice's file that nothing references any more: not the one m2 still links, not Carol's.
+  assert.deepEqual(assertSuccess(r).detached_uploads, [{ ...before.get(only), message_ids: [] }]);
+
+  const after = await byPath(A);
+  assert.deepEqual(after.get(only).message_ids, []);
+  assert.deepEqual(after.get(shared).message_ids, [m2]);
+  assert.deepEqual(after.get(added).message_ids, [m1]);
+  assert.deepEqual((await byPath(C)).get(carols).message_ids, []);
+  // Each owner hears of every file whose messages changed; nobody else does.
+  const evs = await qa.ofType('attachment');
+  assert.deepEqual(
+    evs.map((e) => [e.op, e.attachment.path_id, e.attachment.message_ids]).sort(),
+    [
+      ['update', added.slice(14), [m1]],
+      ['update', only.slice(14), []],
+      ['update', shared.slice(14), [m2]],
+    ].sort(),
+  );
+  for (const e of evs) assertEventSchema(e);
+  assert.deepEqual((await qc.ofType('attachment')).map((e) => [e.op, e.attachment.path_id, e.attachment.message_ids]), [['update', carols.slice(14), []]]);
+  assert.deepEqual(await qb.ofType('attachment'), []);
+
+  // An edit that does not change the content detaches nothing.
+  assert.deepEqual(assertSuccess(await A.patch(`/messages/${m2}`, { topic: 'moved' })).detached_uploads, []);
+  assert.deepEqual(assertSuccess(await A.patch(`/messages/${m1}`, { content: `again ${link(added)}` })).detached_uploads, []);
 });

@@ -41,6 +41,7 @@ import { FLAG, flagList, RECIPIENT, topicSenderIds, type MessageRow } from '../s
 import { firstMessageIds } from '../store/messages.ts';
 import { streamById, subscriberIds, subscription, type StreamRow } from '../store/streams.ts';
 import { checkWildcardMention } from './message-policies.ts';
+import { relinkEditedMessageAttachments } from './uploads.ts';
 import { activeUserIds, ROLE, usersByIds, type UserRow } from '../store/users.ts';
 import {
   addMissingUserMessageRows,
@@ -120,9 +121,14 @@ interface EditResult {
   firstIdUpdates: Array<{ stream: StreamRow; value: number | null; userIds: number[] }>;
   /** Personal topic policies that moved with the topic, and the like. */
   otherEvents: TopicPolicyEvent[];
+  /** The editor's files that the edit left referenced by no message (the response's detached_uploads). */
+  detachedUploads: Array<Record<string, unknown>>;
+  /** Sends the `attachment` events of the files whose messages changed. */
+  notifyAttachments: () => Promise<void>;
 }
 
-export async function updateMessage(svc: Services, user: UserRow, messageId: number, input: EditInput): Promise<void> {
+/** PATCH /messages/{id}; answers Zulip's detached_uploads (feature level 285). */
+export async function updateMessage(svc: Services, user: UserRow, messageId: number, input: EditInput): Promise<{ detached_uploads: Array<Record<string, unknown>> }> {
   // New content is rendered (in the worker pool) before the transaction, so no database connection waits on the renderer.
   let prerendered: Prerendered | undefined;
   if (input.content !== undefined) {
@@ -136,6 +142,7 @@ export async function updateMessage(svc: Services, user: UserRow, messageId: num
   for (const u of result.firstIdUpdates) {
     svc.bus.send({ type: 'stream', op: 'update', property: 'first_message_id', value: u.value, stream_id: u.stream.id, name: u.stream.name }, u.userIds);
   }
+  await result.notifyAttachments();
   if (result.notices.length) {
     const bot = await notificationBot(svc);
     for (const n of result.notices) {
@@ -146,6 +153,7 @@ export async function updateMessage(svc: Services, user: UserRow, messageId: num
       }
     }
   }
+  return { detached_uploads: result.detachedUploads };
 }
 
 interface Prerendered {
@@ -368,6 +376,8 @@ interface EditWrite {
   firstIdUpdates: EditResult['firstIdUpdates'];
   /** Whether the destination topic had messages before the move (for merging topic policies). */
   targetHadMessages: boolean;
+  /** The files a content edit unlinked or claimed. */
+  attachments: { detached: Array<Record<string, unknown>>; notify: () => Promise<void> };
 }
 
 /** Writes the edit: the message and the other moved ones, user_messages rows of a channel move, mention and alert flags. */
@@ -404,6 +414,8 @@ async function writeEdit(svc: Services, tx: Tx, user: UserRow, plan: EditPlan): 
     ...(newTopic !== undefined ? { topic: newTopic } : {}),
     ...(newStream ? { recipient_id: newStream.id } : {}),
   });
+  // The files the new content links (claimed) and no longer links (detached).
+  const attachments = rendered ? await relinkEditedMessageAttachments(svc, tx, user, m.id, rendered.html) : { detached: [], notify: async () => {} };
   if (moving) {
     const others = movedIds.filter((id) => id !== m.id);
     const { prev_content: _pc, prev_rendered_content: _prc, ...moveEntry } = entry;
@@ -470,13 +482,13 @@ async function writeEdit(svc: Services, tx: Tx, user: UserRow, plan: EditPlan): 
     }
   }
 
-  return { rows, losingAccess, deleteEvent, firstIdUpdates, targetHadMessages };
+  return { rows, losingAccess, deleteEvent, firstIdUpdates, targetHadMessages, attachments };
 }
 
 /** The update_message event with its recipients, the delete/first_message_id events of a move, and Notification Bot's notices. */
 async function notifyEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput, plan: EditPlan, written: EditWrite): Promise<EditResult> {
   const { m, emptyName, stream, newTopic, newStream, targetAccess, resolved, unresolved, target, moving, now, content, rendered, dir, access, movedIds } = plan;
-  const { rows, losingAccess, deleteEvent, firstIdUpdates, targetHadMessages } = written;
+  const { rows, losingAccess, deleteEvent, firstIdUpdates, targetHadMessages, attachments } = written;
   // The event.
   const event: ZulipEvent = {
     type: 'update_message',
@@ -573,7 +585,17 @@ async function notifyEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput
       notices.push({ stream, topic: m.topic, content: text });
     }
   }
-  return { event, meta: { emptyTopicName: emptyName }, recipients, notices, deleteEvent, firstIdUpdates, otherEvents };
+  return {
+    event,
+    meta: { emptyTopicName: emptyName },
+    recipients,
+    notices,
+    deleteEvent,
+    firstIdUpdates,
+    otherEvents,
+    detachedUploads: attachments.detached,
+    notifyAttachments: attachments.notify,
+  };
 }
 
 /** Zulip's move_messages_between_streams_limit_seconds (null: no limit). */

@@ -26,6 +26,7 @@ import {
   attachmentMessages,
   attachmentsByOwner,
   attachmentsByPathIds,
+  attachmentsOfMessage,
   attachmentsWithoutImageInfo,
   deleteAttachmentRow,
   insertAttachment,
@@ -35,6 +36,7 @@ import {
   referencedInPublicChannel,
   referencedInSubscribedHistoryChannel,
   setAttachmentImage,
+  unlinkAttachmentMessage,
   type AttachmentRow,
 } from '../store/attachments.ts';
 
@@ -91,15 +93,20 @@ export function uploadFilePath(svc: Services, pathId: string): string | null {
   return full.startsWith(root + sep) ? full : null;
 }
 
-/** Zulip's Attachment.to_dict: times in milliseconds. */
-function attachmentDict(a: AttachmentRow, messages: Array<{ id: number; date_sent: number }>): Record<string, unknown> {
+/**
+ * Zulip's Attachment.to_dict: create_time in seconds (milliseconds before
+ * feature level 443; the row keeps milliseconds) and the IDs of the
+ * messages that reference the file (`message_ids`, feature level 472;
+ * before, `messages` of {id, date_sent}).
+ */
+function attachmentDict(a: AttachmentRow, messageIds: number[]): Record<string, unknown> {
   return {
     id: a.id,
     name: a.file_name,
     path_id: a.path_id,
     size: a.size,
-    create_time: a.create_time,
-    messages: messages.map((m) => ({ id: m.id, date_sent: Math.floor(m.date_sent) * 1000 })),
+    create_time: Math.floor(a.create_time / 1000),
+    message_ids: messageIds,
   };
 }
 
@@ -351,6 +358,39 @@ export async function claimMessageAttachments(svc: Services, tx: Tx, sender: Use
     if (claimed.length === 0) return;
     const messages = await attachmentMessages(svc.store.db, claimed.map((a) => a.id));
     for (const a of claimed) await notifyAttachment(svc, a.owner_id, 'update', attachmentDict(a, messages.get(a.id) ?? []));
+  };
+}
+
+/**
+ * A content edit's files (Zulip's check_attachment_reference_change): those
+ * the new content no longer links stop referencing the message, newly linked
+ * ones are claimed as when sending. Runs inside the edit's transaction.
+ * Returns the editor's files that no message references any more (the
+ * edit's `detached_uploads`, Zulip's Attachment objects) and the function
+ * that sends, after commit, the `attachment` update events of every file
+ * whose messages changed (to its owner).
+ */
+export async function relinkEditedMessageAttachments(
+  svc: Services,
+  tx: Tx,
+  editor: UserRow,
+  messageId: number,
+  html: string,
+): Promise<{ detached: Array<Record<string, unknown>>; notify: () => Promise<void> }> {
+  const linked = new Set(uploadPathIds(html));
+  const unlinked = (await attachmentsOfMessage(tx, messageId)).filter((a) => !linked.has(a.path_id));
+  for (const a of unlinked) await unlinkAttachmentMessage(tx, a.id, messageId);
+  const notifyClaimed = await claimMessageAttachments(svc, tx, editor, messageId, html);
+  const still = await attachmentMessages(tx, unlinked.map((a) => a.id));
+  const detached = unlinked.filter((a) => a.owner_id === editor.id && !still.get(a.id)?.length).map((a) => attachmentDict(a, []));
+  return {
+    detached,
+    notify: async () => {
+      await notifyClaimed();
+      if (unlinked.length === 0) return;
+      const messages = await attachmentMessages(svc.store.db, unlinked.map((a) => a.id));
+      for (const a of unlinked) await notifyAttachment(svc, a.owner_id, 'update', attachmentDict(a, messages.get(a.id) ?? []));
+    },
   };
 }
 

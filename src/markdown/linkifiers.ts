@@ -182,6 +182,73 @@ export function linkifierError(pattern: string, urlTemplate: string): { field: s
   return null;
 }
 
+/**
+ * A reverse template's pieces (feature level 471): literal text, with
+ * `{{` and `}}` for literal braces, and `{name}` for a named group of the
+ * pattern. Null when a brace is unbalanced or a name is not a word.
+ */
+export function reverseTemplatePieces(template: string): Array<string | { name: string }> | null {
+  const out: Array<string | { name: string }> = [];
+  let text = '';
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i]!;
+    if ((c === '{' || c === '}') && template[i + 1] === c) {
+      text += c;
+      i++;
+    } else if (c === '{') {
+      const m = /^\{(\w+)\}/u.exec(template.slice(i));
+      if (!m) return null;
+      if (text) out.push(text);
+      text = '';
+      out.push({ name: m[1]! });
+      i += m[0].length - 1;
+    } else if (c === '}') {
+      return null;
+    } else {
+      text += c;
+    }
+  }
+  if (text) out.push(text);
+  return out;
+}
+
+/**
+ * Checks the reverse-linkifier fields against a valid pattern (Zulip's
+ * validation since feature levels 471 and 478): the example input is text
+ * the pattern matches as a whole; a reverse template needs an example
+ * input, names only the pattern's groups, and turns the groups the pattern
+ * finds in the example input back into the example input; each alternative
+ * URL template is a valid URL template with exactly the pattern's groups.
+ * Returns the error (field, message) or null.
+ */
+export function reverseLinkifierError(
+  pattern: string,
+  exampleInput: string | null,
+  reverseTemplate: string | null,
+  alternativeUrlTemplates: readonly string[],
+): { field: string; msg: string } | null {
+  let groups: Record<string, string | undefined> | undefined;
+  if (exampleInput !== null) {
+    const m = new RegExp(`^(?:${re2ToJs(pattern)})$`, 'u').exec(exampleInput);
+    if (!m) return { field: 'example_input', msg: 'Example input does not match the linkifier pattern.' };
+    groups = m.groups ?? {};
+  }
+  if (reverseTemplate !== null) {
+    if (!groups) return { field: 'reverse_template', msg: 'A reverse template requires an example input.' };
+    const pieces = reverseTemplatePieces(reverseTemplate);
+    if (!pieces) return { field: 'reverse_template', msg: 'Invalid reverse template.' };
+    const unknown = pieces.find((piece) => typeof piece !== 'string' && !(piece.name in groups!));
+    if (unknown && typeof unknown !== 'string') return { field: 'reverse_template', msg: `Group '${unknown.name}' in reverse template is not present in linkifier pattern.` };
+    const text = pieces.map((piece) => (typeof piece === 'string' ? piece : (groups![piece.name] ?? ''))).join('');
+    if (text !== exampleInput) return { field: 'reverse_template', msg: 'Reverse template does not produce the example input.' };
+  }
+  for (const template of alternativeUrlTemplates) {
+    const err = linkifierError(pattern, template);
+    if (err) return { field: 'alternative_url_templates', msg: err.msg.replace('URL template', 'alternative URL template') };
+  }
+  return null;
+}
+
 export interface CompiledLinkifier {
   re: RegExp;
   expand(groups: Record<string, string | undefined>): string;

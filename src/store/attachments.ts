@@ -63,21 +63,21 @@ export async function attachmentsByOwner(db: Tx, ownerId: number): Promise<Attac
   return rows.map(normalize);
 }
 
-/** Messages (still existing) that reference each attachment: id and date_sent (seconds). */
-export async function attachmentMessages(db: Tx, attachmentIds: number[]): Promise<Map<number, Array<{ id: number; date_sent: number }>>> {
-  const out = new Map<number, Array<{ id: number; date_sent: number }>>();
+/** The IDs of the messages (still existing) that reference each attachment, ascending. */
+export async function attachmentMessages(db: Tx, attachmentIds: number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
   if (attachmentIds.length === 0) return out;
   const rows = await db
     .selectFrom('attachment_messages as am')
     .innerJoin('messages as m', 'm.id', 'am.message_id')
-    .select(['am.attachment_id', 'm.id', 'm.date_sent'])
+    .select(['am.attachment_id', 'm.id'])
     .where('am.attachment_id', 'in', attachmentIds)
     .orderBy('m.id')
     .execute();
   for (const r of rows) {
     let list = out.get(r.attachment_id);
     if (!list) out.set(r.attachment_id, (list = []));
-    list.push({ id: r.id, date_sent: Number(r.date_sent) });
+    list.push(Number(r.id));
   }
   return out;
 }
@@ -93,6 +93,23 @@ export async function linkAttachmentMessage(db: Tx, attachmentId: number, messag
   if (existing) return false;
   await db.insertInto('attachment_messages').values({ attachment_id: attachmentId, message_id: messageId }).execute();
   return true;
+}
+
+/** The attachments a message references. */
+export async function attachmentsOfMessage(db: Tx, messageId: number): Promise<AttachmentRow[]> {
+  const rows = await db
+    .selectFrom('attachment_messages as am')
+    .innerJoin('attachments as a', 'a.id', 'am.attachment_id')
+    .selectAll('a')
+    .where('am.message_id', '=', messageId)
+    .orderBy('a.id')
+    .execute();
+  return rows.map(normalize);
+}
+
+/** Stops a message referencing an attachment (an edit removed its link). */
+export async function unlinkAttachmentMessage(db: Tx, attachmentId: number, messageId: number): Promise<void> {
+  await db.deleteFrom('attachment_messages').where('attachment_id', '=', attachmentId).where('message_id', '=', messageId).execute();
 }
 
 export async function deleteAttachmentRow(db: Tx, id: number): Promise<void> {

@@ -857,3 +857,13 @@ migration('0980_attachment_images', async (db) => {
     await db.schema.alterTable('attachments').addColumn(col, 'integer').execute();
   }
 });
+
+// Reverse linkifiers (Zulip's feature levels 471 and 478): an example of
+// the text a linkifier matches, the template that turns a matched URL back
+// into such text, and further URL templates (a JSON list of strings) that
+// only reverse linkification reads.
+migration('0990_linkifier_reverse', async (db) => {
+  await db.schema.alterTable('realm_linkifiers').addColumn('example_input', 'text').execute();
+  await db.schema.alterTable('realm_linkifiers').addColumn('reverse_template', 'text').execute();
+  await db.schema.alterTable('realm_linkifiers').addColumn('alternative_url_templates', 'text', (col) => col.notNull().defaultTo('[]')).execute();
+});

@@ -406,6 +406,10 @@ export interface RealmLinkifiersTable {
   pattern: string;
   url_template: string;
   order: Generated<number>;
+  /** Reverse linkification (feature levels 471 and 478): text the pattern matches, the template that rebuilds it, and more URL templates (a JSON list). */
+  example_input: string | null;
+  reverse_template: string | null;
+  alternative_url_templates: Generated<string>;
 }
 
 /** A running server process (PostgreSQL deployments; see src/store/nodes.ts). */

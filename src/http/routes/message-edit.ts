@@ -19,8 +19,8 @@ export default [
       send_notification_to_new_thread: p.bool().default(true),
       prev_content_sha256: p.str().optional(),
     },
-    handler: async (ctx, a) => {
-      await updateMessage(ctx.svc, ctx.user, a.message_id, {
+    handler: async (ctx, a) =>
+      updateMessage(ctx.svc, ctx.user, a.message_id, {
         content: a.content,
         topic: a.topic,
         streamId: a.stream_id,
@@ -28,8 +28,7 @@ export default [
         sendNotificationToOldThread: a.send_notification_to_old_thread,
         sendNotificationToNewThread: a.send_notification_to_new_thread,
         prevContentSha256: a.prev_content_sha256,
-      });
-    },
+      }),
   }),
   route({
     method: 'GET',
