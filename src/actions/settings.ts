@@ -61,20 +61,6 @@ export interface SettingsInput {
   settings: Record<string, unknown>;
 }
 
-function legacyEvents(user: UserRow, name: string, value: unknown): ZulipEvent[] {
-  const def = USER_SETTINGS[name];
-  const out: ZulipEvent[] = [];
-  if (def?.legacy === 'notification') {
-    out.push({ type: 'update_global_notifications', user: user.email, notification_name: name, setting: value });
-  }
-  if (def?.legacy === 'display') {
-    const ev: ZulipEvent = { type: 'update_display_settings', user: user.email, setting_name: name, setting: value };
-    if (name === 'default_language') ev.language_name = languageName(value as string);
-    out.push(ev);
-  }
-  return out;
-}
-
 /**
  * An operator sets a user's password (the admin CLI's set-password): the
  * same strength rule as a user's own change, and, as there, the user's
@@ -129,13 +115,13 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
       if (name === 'enable_drafts_synchronization' && value === false) await dropDraftsOnSyncDisabled(tx, me.id);
       const ev: ZulipEvent = { type: 'user_settings', op: 'update', property: name, value };
       if (name === 'default_language') ev.language_name = languageName(value as string);
-      userEvents.push(ev, ...legacyEvents(me, name, value));
+      userEvents.push(ev);
     }
     if (changed) await updateUser(tx, me.id, { settings_json: JSON.stringify(stored) });
     const tz = input.settings.timezone;
     if (typeof tz === 'string' && tz !== me.timezone) {
       await updateUser(tx, me.id, { timezone: tz });
-      userEvents.push({ type: 'user_settings', op: 'update', property: 'timezone', value: tz }, ...legacyEvents(me, 'timezone', tz));
+      userEvents.push({ type: 'user_settings', op: 'update', property: 'timezone', value: tz });
       everyoneEvents.push({ type: 'realm_user', op: 'update', person: { email: me.email, user_id: me.id, timezone: tz } });
     }
   });

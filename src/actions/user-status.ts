@@ -115,8 +115,6 @@ async function applyUserStatus(svc: Services, user: UserRow, input: StatusUpdate
       stored.presence_enabled = !away;
       await updateUser(tx, user.id, { settings_json: JSON.stringify(stored) });
       events.push([{ type: 'user_settings', op: 'update', property: 'presence_enabled', value: !away }, [user.id]]);
-      // The legacy form of the same change, for clients without user_settings_object.
-      events.push([{ type: 'update_global_notifications', user: user.email, notification_name: 'presence_enabled', setting: !away }, [user.id]]);
     }
 
     const patch: UserStatusPatch = { status_text: statusText };

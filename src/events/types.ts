@@ -113,8 +113,6 @@ export type OtherEventType =
   | 'scheduled_messages'
   | 'submessage'
   | 'typing_edit_message'
-  | 'update_display_settings'
-  | 'update_global_notifications'
   | 'update_message_flags'
   | 'user_group'
   | 'user_settings'

@@ -663,10 +663,6 @@ export class Model {
       case 'user_settings':
         if (ev.op === 'update') this.settings[ev.property] = ev.value;
         break;
-      case 'update_display_settings':
-      case 'update_global_notifications':
-        if (ev.setting_name) this.settings[ev.setting_name] = ev.setting;
-        break;
       case 'realm_bot':
         if (ev.op === 'add') this.botIds.add(ev.bot.user_id);
         else if (ev.op === 'delete' || ev.op === 'remove') this.botIds.delete(ev.bot.user_id);
