@@ -398,6 +398,7 @@ export const POST_247_FIELDS = new Set<string>([
   '/role', // the current user's, in POST /register
   '/realm_default_streams', // a list of channel IDs in current Zulip (objects at FL 247)
   'editable_by_user', // FL 296 (custom profile fields)
+  'use_for_user_matching', // FL 455 (custom profile fields)
   // user settings added after FL 247 (user_settings / realm_user_settings_defaults)
   'receives_typing_notifications',
   'web_channel_default_view',

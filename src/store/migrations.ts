@@ -857,3 +857,12 @@ migration('0980_attachment_images', async (db) => {
     await db.schema.alterTable('attachments').addColumn(col, 'integer').execute();
   }
 });
+
+// Custom profile fields used to match users in typeahead (Zulip's
+// use_for_user_matching, feature level 455): off for every existing field.
+migration('1000_profile_field_user_matching', async (db) => {
+  await db.schema
+    .alterTable('custom_profile_fields')
+    .addColumn('use_for_user_matching', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
+});
