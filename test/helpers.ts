@@ -406,6 +406,8 @@ export const POST_247_FIELDS = new Set<string>([
   'web_animate_image_previews',
   'hide_ai_features',
   'web_inbox_show_channel_folders',
+  'web_left_sidebar_show_channel_folders', // FL 411
+  'web_left_sidebar_unreads_count_summary', // FL 398
   'web_navigate_to_sent_message',
   'resolved_topic_notice_auto_read_policy',
   'allow_private_data_export',
