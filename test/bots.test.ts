@@ -252,6 +252,49 @@ test('PATCH /bots/{id}: a refused request changes nothing, whichever of its part
   assert.deepEqual(now.bot.services, [{ base_url: 'http://other.example/', interface: 2, token: before.bot.services[0].token }]);
 });
 
+test('PATCH /bots/{id}: short_name changes the bot\'s email (feature level 447); realm_user updates, no realm_bot update', async () => {
+  const { member, admin, guest } = await roles();
+  const s = short();
+  const b = assertSuccess(await c(member).post('/bots', { full_name: `Short ${s}`, short_name: s }));
+  const taken = short();
+  assertSuccess(await c(member).post('/bots', { full_name: `Taken ${taken}`, short_name: taken }));
+  const qs = await Promise.all([admin, member, guest].map((a) => openQueue(c(a), EVENTS)));
+  const renamed = `${s}-renamed`;
+  const newEmail = `${renamed}-bot@${host()}`;
+  const res = assertSuccess(await c(member).patch(`/bots/${b.user_id}`, { short_name: `  ${renamed} ` }));
+  assert.equal(res.full_name, `Short ${s}`);
+  const avatar = assertSuccess(await c(admin).get(`/users/${b.user_id}`, { client_gravatar: false })).user.avatar_url;
+  for (const q of qs) {
+    assert.deepEqual((await q.drain()).map((e) => [e.type, e.op, e.person]), [
+      ['realm_user', 'update', { user_id: b.user_id, delivery_email: newEmail }],
+      ['realm_user', 'update', { user_id: b.user_id, avatar_source: 'G', avatar_url: avatar, avatar_url_medium: avatar, avatar_version: 1 }],
+      ['realm_user', 'update', { user_id: b.user_id, new_email: newEmail }],
+    ]);
+  }
+  const u = assertSuccess(await c(guest).get(`/users/${b.user_id}`)).user;
+  assert.equal(u.email, newEmail);
+  assert.equal(assertSuccess(await c(admin).get(`/users/${b.user_id}`)).user.delivery_email, newEmail);
+  assert.deepEqual(assertSuccess(await c(member).get('/bots')).bots.filter((x: any) => x.full_name === `Short ${s}`).map((x: any) => x.username), [newEmail]);
+  // The same address again: nothing to change, no event.
+  assertSuccess(await c(member).patch(`/bots/${b.user_id}`, { short_name: renamed }));
+  assert.deepEqual(await qs[1].drain(), []);
+
+  // Errors, and a refused request changes nothing.
+  for (const [short_name, msg] of [['   ', 'Bad name or username'], ['a b', 'Bad name or username'], [taken, 'Username already in use']]) {
+    assertError(await c(member).patch(`/bots/${b.user_id}`, { full_name: `Other ${s}`, short_name }), 400, 'BAD_REQUEST', msg);
+  }
+  // An address of a deactivated account is taken too.
+  const gone = short();
+  const g = assertSuccess(await c(member).post('/bots', { full_name: `Gone ${gone}`, short_name: gone }));
+  assertSuccess(await c(member).delete(`/bots/${g.user_id}`));
+  for (const q of qs) await q.drain();
+  assertError(await c(member).patch(`/bots/${b.user_id}`, { short_name: gone }), 400, 'BAD_REQUEST', 'Username already in use');
+  const after = assertSuccess(await c(admin).get(`/users/${b.user_id}`)).user;
+  assert.equal(after.email, newEmail);
+  assert.equal(after.full_name, `Short ${s}`);
+  assert.deepEqual(await qs[0].drain(), []);
+});
+
 test('PATCH /bots/{id}: changing the owner sends realm_bot delete/add to non-administrators, realm_user update to all', async () => {
   const { member, admin } = await roles();
   const newOwner = await t.makeUser();

@@ -403,6 +403,7 @@ export const POST_247_FIELDS = new Set<string>([
   '/role', // the current user's, in POST /register
   '/realm_default_streams', // a list of channel IDs in current Zulip (objects at FL 247)
   'editable_by_user', // FL 296 (custom profile fields)
+  'use_for_user_matching', // FL 455 (custom profile fields)
   // user settings added after FL 247 (user_settings / realm_user_settings_defaults)
   'receives_typing_notifications',
   'web_channel_default_view',
@@ -410,6 +411,8 @@ export const POST_247_FIELDS = new Set<string>([
   'web_animate_image_previews',
   'hide_ai_features',
   'web_inbox_show_channel_folders',
+  'web_left_sidebar_show_channel_folders', // FL 411
+  'web_left_sidebar_unreads_count_summary', // FL 398
   'web_navigate_to_sent_message',
   'resolved_topic_notice_auto_read_policy',
   'allow_private_data_export',

@@ -380,6 +380,17 @@ test('GET /users/{user_id_or_email}/presence', async () => {
   assertSuccess(await t.client(gone).post('/users/me/presence', { status: 'active' }));
   await updateUser(t.server.svc.store.db, gone.id, { is_active: 0 });
   assertError(await c.get(`/users/${gone.id}/presence`), 400, 'BAD_REQUEST', 'No such user');
+
+  // By email: the API email only (a dummy one for a hidden address), never the real address behind it.
+  assertSuccess(await c.patch('/realm/user_settings_defaults', { email_address_visibility: 3 }));
+  const hidden = await t.makeUser();
+  assertSuccess(await c.patch('/realm/user_settings_defaults', { email_address_visibility: 1 }));
+  const host = new URL(t.url).hostname;
+  const shown = assertSuccess(await c.get(`/users/${hidden.id}`)).user;
+  assert.equal(shown.email, `user${hidden.id}@${host}`);
+  assertSuccess(await t.client(hidden).post('/users/me/presence', { status: 'active' }));
+  assertError(await c.get(`/users/${encodeURIComponent(shown.delivery_email)}/presence`), 400, 'BAD_REQUEST', 'No such user');
+  assert.equal(assertSuccess(await c.get(`/users/${shown.email}/presence`)).presence.aggregated.status, 'active');
 });
 
 test('/register presence state: legacy, slim, modern capability; last update id and timestamp', async () => {

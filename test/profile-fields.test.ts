@@ -105,8 +105,11 @@ test('create: validation errors with Zulip messages', async () => {
     [{ name: 'ok', field_type: 7, field_data: { subtype: 'custom' } }, 'Custom external account must define URL pattern'],
     [{ name: 'ok', field_type: 7, field_data: { subtype: 'custom', url_pattern: 'https://x.com/' } }, "URL pattern must contain '%(username)s'."],
     [{ name: 'ok', field_type: 7, field_data: {} }, 'subtype key is missing from field_data'],
-    [{ name: 'ok', field_type: 2, display_in_profile_summary: true }, 'Field type not supported for display in profile summary.'],
     [{ name: 'ok', field_type: 6, display_in_profile_summary: true }, 'Field type not supported for display in profile summary.'],
+    ...[2, 3, 4, 5, 6, 8].map((ft): [Record<string, unknown>, string] => [
+      { name: 'ok', field_type: ft, field_data: ft === 3 ? selectData : {}, use_for_user_matching: true },
+      'Field type not supported for use for user matching.',
+    ]),
   ];
   for (const [params, msg] of cases) assertError(await owner.post('/realm/profile_fields', params), 400, 'BAD_REQUEST', msg);
   assertError(await owner.post('/realm/profile_fields', { name: 'ok' }), 400, 'REQUEST_VARIABLE_MISSING', "Missing 'field_type' argument");
@@ -123,6 +126,55 @@ test('create: validation errors with Zulip messages', async () => {
     'Only 2 custom profile fields can be displayed in the profile summary.');
   assertSuccess(await owner.patch(`/realm/profile_fields/${s1}`, { display_in_profile_summary: true }));
   for (const id of [s1, s2, s3]) assertSuccess(await owner.delete(`/realm/profile_fields/${id}`));
+});
+
+test('display_in_profile_summary: allowed for a Paragraph field since feature level 476', async () => {
+  const id = await createField({ name: 'About me', field_type: 2, display_in_profile_summary: true });
+  const f = assertSuccess(await owner.get('/realm/profile_fields')).custom_fields.find((x: any) => x.id === id);
+  assert.equal(f.display_in_profile_summary, true);
+  assertSuccess(await owner.delete(`/realm/profile_fields/${id}`));
+  const long = await createField({ name: 'Bio', field_type: 2 });
+  assertSuccess(await owner.patch(`/realm/profile_fields/${long}`, { display_in_profile_summary: true }));
+  assertSuccess(await owner.delete(`/realm/profile_fields/${long}`));
+});
+
+test('use_for_user_matching (feature level 455): short text and external account only; shown only when true; events', async () => {
+  const q = await openQueue(t.client(member), { event_types: ['custom_profile_fields'] });
+  const text = await createField({ name: 'Nickname', field_type: 1, use_for_user_matching: true });
+  const gh = await createField({ field_type: 7, field_data: { subtype: 'twitter' }, use_for_user_matching: true });
+  const plain = await createField({ name: 'Office', field_type: 1 });
+  const res = await t.client(guest).get('/realm/profile_fields');
+  assertSchema(res, 'GET', '/realm/profile_fields');
+  const fields = assertSuccess(res).custom_fields;
+  const byId = (id: number) => fields.find((x: any) => x.id === id);
+  assert.deepEqual(byId(text), {
+    id: text, name: 'Nickname', type: 1, hint: '', field_data: '', order: text, required: false, editable_by_user: true, use_for_user_matching: true,
+  });
+  assert.equal(byId(gh).use_for_user_matching, true);
+  assert.equal('use_for_user_matching' in byId(plain), false);
+  const evs = await q.ofType('custom_profile_fields');
+  assert.equal(evs.length, 3);
+  assert.equal(evs[0].fields.find((x: any) => x.id === text).use_for_user_matching, true);
+  const reg = await openQueue(t.client(member), { fetch_event_types: ['custom_profile_fields'] });
+  assert.deepEqual(reg.state.custom_profile_fields, fields);
+
+  // PATCH: on and off; a default external account field may change it; other types refuse it.
+  assertSuccess(await owner.patch(`/realm/profile_fields/${plain}`, { use_for_user_matching: true }));
+  assertSuccess(await owner.patch(`/realm/profile_fields/${text}`, { use_for_user_matching: false }));
+  assertSuccess(await owner.patch(`/realm/profile_fields/${gh}`, { use_for_user_matching: false }));
+  let after = assertSuccess(await owner.get('/realm/profile_fields')).custom_fields;
+  assert.equal(after.find((x: any) => x.id === plain).use_for_user_matching, true);
+  assert.equal('use_for_user_matching' in after.find((x: any) => x.id === text), false);
+  assert.equal('use_for_user_matching' in after.find((x: any) => x.id === gh), false);
+  const date = await createField({ name: 'Birthday', field_type: 4 });
+  assertError(await owner.patch(`/realm/profile_fields/${date}`, { use_for_user_matching: true }), 400, 'BAD_REQUEST',
+    'Field type not supported for use for user matching.');
+  assertSuccess(await owner.patch(`/realm/profile_fields/${date}`, { use_for_user_matching: false }));
+  assertError(await owner.patch(`/realm/profile_fields/${plain}`, { use_for_user_matching: '"yes"' }), 400, 'BAD_REQUEST',
+    'use_for_user_matching is not a boolean');
+  after = assertSuccess(await owner.get('/realm/profile_fields')).custom_fields;
+  assert.equal('use_for_user_matching' in after.find((x: any) => x.id === date), false);
+  for (const id of [text, gh, plain, date]) assertSuccess(await owner.delete(`/realm/profile_fields/${id}`));
 });
 
 test('update: partial changes, errors, select options removed clear values; event to everyone', async () => {

@@ -60,6 +60,10 @@ test('PATCH /settings: invalid values with Zulip messages', async () => {
     [{ color_scheme: 7 }, 'Invalid color_scheme'],
     [{ emojiset: 'apple' }, 'Invalid emojiset'],
     [{ web_home_view: 'stream' }, 'Invalid web_home_view'],
+    // The recent conversations view is 'recent' since feature level 454.
+    [{ web_home_view: 'recent_topics' }, 'Invalid web_home_view'],
+    [{ web_left_sidebar_show_channel_folders: 'no' }, 'web_left_sidebar_show_channel_folders is not valid JSON'],
+    [{ web_left_sidebar_unreads_count_summary: 0 }, 'web_left_sidebar_unreads_count_summary is not a boolean'],
     [{ demote_inactive_streams: 0 }, 'Invalid demote_inactive_streams'],
     [{ user_list_style: 4 }, 'Invalid user_list_style'],
     [{ desktop_icon_count_display: 5 }, 'Invalid desktop_icon_count_display'],
@@ -75,11 +79,11 @@ test('PATCH /settings: invalid values with Zulip messages', async () => {
     [{ timezone: 'Mars/Olympus' }, 'timezone is not a recognized time zone'],
   ];
   for (const [params, msg] of cases) assertError(await c.patch('/settings', params), 400, 'BAD_REQUEST', msg);
-  assertSuccess(await c.patch('/settings', { notification_sound: 'ding', default_language: 'de', web_home_view: 'recent_topics', emojiset: 'text' }));
+  assertSuccess(await c.patch('/settings', { notification_sound: 'ding', default_language: 'de', web_home_view: 'recent', emojiset: 'text' }));
   const st = (await openQueue(c, { fetch_event_types: ['user_settings'] })).state.user_settings;
   assert.equal(st.notification_sound, 'ding');
   assert.equal(st.default_language, 'de');
-  assert.equal(st.web_home_view, 'recent_topics');
+  assert.equal(st.web_home_view, 'recent');
   assert.equal(st.emojiset, 'text');
   assertError(await t.client(bot).patch('/settings', { enter_sends: true }), 400, 'BAD_REQUEST', 'This endpoint does not accept bot requests.');
 });
@@ -159,6 +163,9 @@ test('PATCH /realm/user_settings_defaults: every listed parameter validated', as
     [{ web_channel_default_view: 5 }, 'Invalid web_channel_default_view'],
     [{ color_scheme: 0 }, 'Invalid color_scheme'],
     [{ web_home_view: 'nowhere' }, 'Invalid web_home_view'],
+    [{ web_home_view: 'recent_topics' }, 'Invalid web_home_view'],
+    [{ web_left_sidebar_show_channel_folders: 1 }, 'web_left_sidebar_show_channel_folders is not a boolean'],
+    [{ web_left_sidebar_unreads_count_summary: 'x' }, 'web_left_sidebar_unreads_count_summary is not valid JSON'],
     [{ emojiset: 'apple' }, 'Invalid emojiset'],
     [{ demote_inactive_streams: 4 }, 'Invalid demote_inactive_streams'],
     [{ user_list_style: 0 }, 'Invalid user_list_style'],
@@ -227,4 +234,42 @@ test('realm defaults: events to everyone, /register state, new users only', asyn
   // Admin-only email visibility from the defaults applies to the new user's public email.
   const seen = assertSuccess(await t.client(other).get(`/users/${fresh.id}`)).user;
   assert.equal(seen.delivery_email, null);
+});
+
+test('web_left_sidebar_show_channel_folders (FL 411) and web_left_sidebar_unreads_count_summary (FL 398): defaults, PATCH, events, organization defaults', async () => {
+  const u = await t.makeUser({ role: ROLE.MEMBER });
+  const c = t.client(u);
+  const reg = (await openQueue(c, { fetch_event_types: ['user_settings', 'realm_user_settings_defaults'], client_capabilities: { user_settings_object: true } })).state;
+  assert.equal(reg.user_settings.web_left_sidebar_show_channel_folders, true);
+  assert.equal(reg.user_settings.web_left_sidebar_unreads_count_summary, true);
+  assert.equal(reg.realm_user_settings_defaults.web_left_sidebar_show_channel_folders, true);
+  assert.equal(reg.realm_user_settings_defaults.web_left_sidebar_unreads_count_summary, true);
+
+  const legacy = await openQueue(c, {});
+  const res = await c.patch('/settings', { web_left_sidebar_show_channel_folders: false, web_left_sidebar_unreads_count_summary: false });
+  assertSuccess(res);
+  assertSchema(res, 'PATCH', '/settings');
+  // Modern settings: user_settings events only, no legacy update_display_settings.
+  assert.deepEqual(sortByProp((await legacy.drain()).map(({ id: _id, ...e }) => e)), [
+    { type: 'user_settings', op: 'update', property: 'web_left_sidebar_show_channel_folders', value: false },
+    { type: 'user_settings', op: 'update', property: 'web_left_sidebar_unreads_count_summary', value: false },
+  ]);
+  const st = (await openQueue(c, { fetch_event_types: ['user_settings'] })).state.user_settings;
+  assert.equal(st.web_left_sidebar_show_channel_folders, false);
+  assert.equal(st.web_left_sidebar_unreads_count_summary, false);
+
+  // Organization defaults: event to everyone, and new users start from them.
+  const q = await openQueue(t.client(member), { event_types: ['realm_user_settings_defaults'] });
+  const dres = await t.client(admin).patch('/realm/user_settings_defaults', { web_left_sidebar_show_channel_folders: false, web_left_sidebar_unreads_count_summary: false });
+  assertSuccess(dres);
+  assertSchema(dres, 'PATCH', '/realm/user_settings_defaults');
+  assert.deepEqual(sortByProp((await q.ofType('realm_user_settings_defaults')).map(({ id: _id, ...e }) => e)), [
+    { type: 'realm_user_settings_defaults', op: 'update', property: 'web_left_sidebar_show_channel_folders', value: false },
+    { type: 'realm_user_settings_defaults', op: 'update', property: 'web_left_sidebar_unreads_count_summary', value: false },
+  ]);
+  const fresh = await t.makeUser({ role: ROLE.MEMBER });
+  const fst = (await openQueue(t.client(fresh), { fetch_event_types: ['user_settings'] })).state.user_settings;
+  assert.equal(fst.web_left_sidebar_show_channel_folders, false);
+  assert.equal(fst.web_left_sidebar_unreads_count_summary, false);
+  assertSuccess(await t.client(admin).patch('/realm/user_settings_defaults', { web_left_sidebar_show_channel_folders: true, web_left_sidebar_unreads_count_summary: true }));
 });

@@ -212,3 +212,39 @@ test('PostgreSQL: migrations on a fresh schema succeed while another schema\'s t
   }
   assert.ok(churns > 0);
 });
+
+test('1010: web_home_view "recent_topics" becomes "recent" in users\' settings and the organization\'s defaults', async () => {
+  const url = process.env.TEST_DATABASE_URL;
+  const schema = `mig1010_${process.pid}_${Date.now().toString(36)}`;
+  const admin = url ? new (await import('pg')).default.Client({ connectionString: url }) : undefined;
+  if (admin) {
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-migrate-'));
+  const store = openStore(url ? { dataDir, databaseUrl: url, pgSchema: schema } : { dataDir });
+  try {
+    await migrate(store, { until: '1000_profile_field_user_matching' });
+    const recentTopics = { web_home_view: 'recent_topics', enter_sends: true };
+    const others = [{ web_home_view: 'inbox' }, { web_home_view: 'all_messages', emojiset: 'text' }, {}];
+    const realm = await store.db.insertInto('realm').values({ string_id: '', name: 'R', date_created: 0, user_defaults_json: JSON.stringify(recentTopics) })
+      .returning('id').executeTakeFirstOrThrow();
+    const users = [recentTopics, ...others].map((s, i) => ({
+      realm_id: realm.id, email: `u${i}@example.com`, delivery_email: `u${i}@example.com`, full_name: `U${i}`, api_key: `key${i}`, role: 400, date_joined: 0,
+      settings_json: JSON.stringify(s),
+    }));
+    await store.db.insertInto('users').values(users).execute();
+    await migrate(store);
+    const rows = await store.db.selectFrom('users').select('settings_json').orderBy('id').execute();
+    assert.deepEqual(rows.map((r) => JSON.parse(r.settings_json)), [{ web_home_view: 'recent', enter_sends: true }, ...others]);
+    const r = await store.db.selectFrom('realm').select('user_defaults_json').executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(r.user_defaults_json), { web_home_view: 'recent', enter_sends: true });
+  } finally {
+    await store.close();
+    if (admin) {
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

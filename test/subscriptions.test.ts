@@ -397,3 +397,20 @@ test('/register without notification_settings_null: subscription settings that f
   const reg = assertSuccess(await c(u).post('/register', { fetch_event_types: ['subscription'] }));
   assert.equal(reg.unsubscribed.find((s: any) => s.stream_id === id).push_notifications, true);
 });
+
+test('principals by email (feature level 302): a real address only when its email visibility lets the caller see it; a dummy address always', async () => {
+  const name = uniq('principal emails');
+  await create(admin, { name });
+  const host = new URL(t.url).hostname;
+  const adminsOnly = await t.makeUser({ name: 'Hidden Address' });
+  assertSuccess(await c(adminsOnly).patch('/settings', { email_address_visibility: 3 }));
+  const real = assertSuccess(await c(admin).get(`/users/${adminsOnly.id}`)).user.delivery_email;
+  // A member may not name the user by an address it may not see.
+  assertError(await c(member).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [real] }), 400, 'BAD_REQUEST', 'No such user');
+  assert.deepEqual(assertSuccess(await c(admin).get(`/streams/${(assertSuccess(await c(admin).get('/get_stream_id', { stream: name }))).stream_id}/members`)).subscribers, [admin.id]);
+  // The dummy address names it for anyone; an administrator may also use the real one.
+  const dummy = await c(member).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [`user${adminsOnly.id}@${host}`] });
+  assert.deepEqual(assertSuccess(dummy).subscribed, { [String(adminsOnly.id)]: [name] });
+  assertSuccess(await c(admin).delete('/users/me/subscriptions', { subscriptions: [name], principals: [real.toUpperCase()] }));
+  assertError(await c(member).delete('/users/me/subscriptions', { subscriptions: [name], principals: [real] }), 400, 'BAD_REQUEST', 'No such user');
+});

@@ -42,6 +42,40 @@ test('GET /users/{email}: by real email, case-insensitive; unknown email', async
   assertError(await t.client(guest).get('/users/nobody%40example.com'), 400, 'BAD_REQUEST', 'No such user');
 });
 
+test('GET /users/{email} (feature level 302): a real address finds its user only when their email visibility lets the caller see it; a dummy address always', async () => {
+  const admin = await t.makeUser({ role: ROLE.ADMINISTRATOR });
+  const moderator = await t.makeUser({ role: ROLE.MODERATOR });
+  const host = new URL(t.url).hostname;
+  // One user per email_address_visibility: 1 everyone, 2 members, 5 moderators, 3 admins, 4 nobody.
+  const visibilities = [1, 2, 5, 3, 4];
+  const targets = [];
+  for (const visibility of visibilities) {
+    const u = await t.makeUser();
+    assertSuccess(await t.client(u).patch('/settings', { email_address_visibility: visibility }));
+    targets.push({ visibility, id: u.id, real: u.row.delivery_email });
+  }
+  const sees: Record<string, number[]> = { guest: [1], member: [1, 2], moderator: [1, 2, 5], admin: [1, 2, 5, 3] };
+  const viewers: Record<string, Account> = { guest, member, moderator, admin };
+  for (const [name, viewer] of Object.entries(viewers)) {
+    for (const target of targets) {
+      const byReal = await t.client(viewer).get(`/users/${encodeURIComponent(target.real.toUpperCase())}`);
+      if (sees[name].includes(target.visibility)) assert.equal(assertSuccess(byReal).user.user_id, target.id, `${name} finds visibility ${target.visibility}`);
+      else assertError(byReal, 400, 'BAD_REQUEST', 'No such user');
+      // The dummy address works for every user, whatever their visibility (also 1, whose API email is the real one).
+      const byDummy = await t.client(viewer).get(`/users/user${target.id}@${host}`);
+      assert.equal(assertSuccess(byDummy).user.user_id, target.id);
+      assertSchema(byDummy, 'GET', '/users/{email}');
+    }
+  }
+  // A member whose address nobody may see does not find itself by it either (as Zulip); by its dummy address it does.
+  const hidden = await t.makeUser();
+  assertSuccess(await t.client(hidden).patch('/settings', { email_address_visibility: 4 }));
+  assertError(await t.client(hidden).get(`/users/${encodeURIComponent(hidden.row.delivery_email)}`), 400, 'BAD_REQUEST', 'No such user');
+  assert.equal(assertSuccess(await t.client(hidden).get(`/users/user${hidden.id}@${host}`)).user.user_id, hidden.id);
+  assertError(await t.client(guest).get(`/users/user987654@${host}`), 400, 'BAD_REQUEST', 'No such user');
+  assertError(await t.client(guest).get(`/users/user${member.id}@other.example`), 400, 'BAD_REQUEST', 'No such user');
+});
+
 test('GET /users: all users, user_ids filter, custom profile fields', async () => {
   const all = assertSuccess(await t.client(member).get('/users'));
   const ids = all.members.map((m: { user_id: number }) => m.user_id);
@@ -62,4 +96,18 @@ test('GET /users/me: own object with delivery_email', async () => {
   assert.equal(body.user_id, member.id);
   assert.equal(body.delivery_email, member.email);
   assert.deepEqual(body.profile_data, {});
+});
+
+test('PATCH /users/{email}: the user is named as in GET /users/{email} (real address only when visible, dummy always)', async () => {
+  const admin = await t.makeUser({ role: ROLE.ADMINISTRATOR });
+  const host = new URL(t.url).hostname;
+  const target = await t.makeUser({ name: 'Nora Nobody' });
+  assertSuccess(await t.client(target).patch('/settings', { email_address_visibility: 4 }));
+  const real = target.row.delivery_email;
+  assertError(await t.client(admin).patch(`/users/${encodeURIComponent(real)}`, { full_name: 'Renamed Nora' }), 400, 'BAD_REQUEST', 'No such user');
+  assertSuccess(await t.client(admin).patch(`/users/user${target.id}@${host}`, { full_name: 'Renamed Nora' }));
+  assert.equal(assertSuccess(await t.client(admin).get(`/users/${target.id}`)).user.full_name, 'Renamed Nora');
+  const open = await t.makeUser({ name: 'Otto Open' });
+  assertSuccess(await t.client(admin).patch(`/users/${encodeURIComponent(open.row.delivery_email.toUpperCase())}`, { full_name: 'Otto Renamed' }));
+  assert.equal(assertSuccess(await t.client(admin).get(`/users/${open.id}`)).user.full_name, 'Otto Renamed');
 });

@@ -22,7 +22,8 @@ import {
   type UserPatch,
   type UserRow,
 } from '../store/users.ts';
-import { avatarUrl, isAdminRole } from './users-format.ts';
+import { avatarUrl, emailVisibility, isAdminRole, publicEmail } from './users-format.ts';
+import { announceEmailChange } from './email-change.ts';
 import { botEventRecipients, checkBotCreationPolicy, defaultStreamNames, formatBot, mayCreateAnyBot, sendBotOwnerEvents } from './bots-format.ts';
 import { cachedStreams } from './cache.ts';
 import { announceUser, checkFullName } from './users.ts';
@@ -83,27 +84,39 @@ export interface CreateBotInput {
   defaultAllPublicStreams?: boolean;
 }
 
+/** A bot's address from its short name (`<short_name>-bot@<bot domain>`), with Zulip's error for a bad one. */
+function botEmail(svc: Services, shortName: string): string {
+  const short = shortName.trim();
+  if (short.length === 0) throw badRequest('Bad name or username');
+  const email = `${short}-bot@${botDomain(svc)}`;
+  if (!validEmail(email)) throw badRequest('Bad name or username');
+  return email;
+}
+
 /** POST /bots. */
 export async function createBot(svc: Services, me: UserRow, input: CreateBotInput): Promise<Record<string, unknown>> {
   requireMemberOrAdmin(me);
   return createBotFor(svc, me, input);
 }
 
+/** A bot's new address must be no account's (active or not). */
+async function refuseTakenBotEmail(svc: Services, db: Tx, email: string): Promise<void> {
+  if (await userByDeliveryEmail(db, svc.realmId, email)) throw badRequest('Username already in use');
+}
+
 /** A new bot's address and name must be free (checked first, as Zulip does, and again in the creating transaction). */
 async function refuseTakenBotIdentity(svc: Services, db: Tx, email: string, fullName: string): Promise<void> {
-  if (await userByDeliveryEmail(db, svc.realmId, email)) throw badRequest('Username already in use');
+  await refuseTakenBotEmail(svc, db, email);
   if (await activeNameTaken(db, svc.realmId, fullName)) throw badRequest('Name is already in use!');
 }
 
 /** Creates a bot owned by `owner` (also used by the admin command line). */
 export async function createBotFor(svc: Services, owner: UserRow, input: CreateBotInput): Promise<Record<string, unknown>> {
-  let shortName = input.shortName.trim();
+  const shortName = input.shortName.trim();
   if (shortName.length === 0) throw badRequest('Bad name or username');
   const serviceName = input.botType !== BOT_TYPE.INCOMING_WEBHOOK ? input.serviceName || shortName : input.serviceName;
-  shortName += '-bot';
   const fullName = checkFullName(input.fullName);
-  const email = `${shortName}@${botDomain(svc)}`;
-  if (!validEmail(email)) throw badRequest('Bad name or username');
+  const email = botEmail(svc, shortName);
   if (input.botType === BOT_TYPE.EMBEDDED) throw badRequest('Embedded bots are not enabled.');
   await refuseTakenBotIdentity(svc, svc.store.db, email, fullName);
   await checkBotCreationPolicy(svc, owner, input.botType);
@@ -138,7 +151,7 @@ export async function createBotFor(svc: Services, owner: UserRow, input: CreateB
     if (input.botType === BOT_TYPE.OUTGOING_WEBHOOK) {
       await insertBotService(tx, {
         user_id: row.id,
-        name: serviceName ?? shortName,
+        name: serviceName ?? `${shortName}-bot`,
         base_url: input.payloadUrl,
         interface: input.interfaceType,
         token: randomAlnum(32),
@@ -201,6 +214,7 @@ async function changeBotOwner(svc: Services, bot: UserRow, owner: UserRow): Prom
 
 export interface PatchBotInput {
   fullName?: string;
+  shortName?: string;
   role?: number;
   botOwnerId?: number;
   servicePayloadUrl?: string;
@@ -219,6 +233,9 @@ export async function patchBot(svc: Services, me: UserRow, botId: number, input:
   let name = input.fullName !== undefined ? checkFullName(input.fullName) : undefined;
   if (name === bot.full_name) name = undefined;
   if (name !== undefined && (await activeNameTaken(svc.store.db, svc.realmId, name))) throw badRequest('Name is already in use!');
+  let email = input.shortName !== undefined ? botEmail(svc, input.shortName) : undefined;
+  if (email !== undefined && email.toLowerCase() === bot.delivery_email.toLowerCase()) email = undefined;
+  if (email !== undefined) await refuseTakenBotEmail(svc, svc.store.db, email);
   const role = input.role !== undefined && input.role !== bot.role ? input.role : undefined;
   if (role !== undefined) checkRoleChangeAllowed(me, bot, role);
   const owner = input.botOwnerId !== undefined ? await checkBotOwner(svc, input.botOwnerId) : undefined;
@@ -228,6 +245,7 @@ export async function patchBot(svc: Services, me: UserRow, botId: number, input:
   if (input.servicePayloadUrl !== undefined && !SERVICE_INTERFACES.includes(input.serviceInterface)) throw badRequest('Invalid interface type');
 
   if (name !== undefined) await changeFullName(svc, bot, name);
+  if (email !== undefined) await changeBotEmail(svc, (bot = await reloadBot(svc, bot.id)), email);
   if (role !== undefined) await changeRole(svc, bot, role);
   if (owner !== undefined) await changeBotOwner(svc, (bot = await reloadBot(svc, bot.id)), owner);
   if (sendingStreamId !== undefined) await changeBotDefault(svc, bot.id, 'default_sending_stream', { default_sending_stream_id: sendingStreamId });
@@ -260,6 +278,22 @@ export async function patchBot(svc: Services, me: UserRow, botId: number, input:
     if (owner) out.bot_owner = owner.email;
   }
   return out;
+}
+
+/**
+ * Gives a bot the address a new short name makes (PATCH /bots `short_name`,
+ * feature level 447), checked again under the lock account creation takes,
+ * with the realm_user events of an address change (no realm_bot update since
+ * feature level 474).
+ */
+async function changeBotEmail(svc: Services, bot: UserRow, email: string): Promise<void> {
+  const apiEmail = publicEmail(svc.config, bot.id, email, emailVisibility(bot));
+  await transaction(svc.store, async (tx) => {
+    await lockNamesOf(svc.store, tx, 'users');
+    await refuseTakenBotEmail(svc, tx, email);
+    await updateUser(tx, bot.id, { delivery_email: email, email: apiEmail });
+  });
+  await announceEmailChange(svc, bot, { ...bot, delivery_email: email, email: apiEmail });
 }
 
 /**

@@ -33,6 +33,29 @@ async function addressTaken(svc: Services, db: Tx, email: string): Promise<strin
   return existing.is_active ? 'Already has an account.' : 'Account has been deactivated.';
 }
 
+/**
+ * The realm_user events of a changed address (`before` and `updated` are the
+ * account's row before and after): delivery_email to those who may see it,
+ * the avatar when it is a Gravatar (which follows the address), and
+ * new_email to everyone who can access the account when the address shown
+ * in the API changed.
+ */
+export async function announceEmailChange(svc: Services, before: UserRow, updated: UserRow): Promise<void> {
+  const everyone = await allUsers(svc.store.db, svc.realmId);
+  const recipients = await userIdsWhoCanAccess(svc, updated);
+  const accessing = new Set(recipients);
+  const mayKnow = everyone.filter((u) => accessing.has(u.id) && canSeeDeliveryEmail(u, updated)).map((u) => u.id);
+  svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: updated.id, delivery_email: updated.delivery_email } }, mayKnow);
+  if (updated.avatar_source === 'G') {
+    const url = avatarUrl(svc.config, updated, false);
+    svc.bus.send(
+      { type: 'realm_user', op: 'update', person: { user_id: updated.id, avatar_source: 'G', avatar_url: url, avatar_url_medium: url, avatar_version: updated.avatar_version } },
+      recipients,
+    );
+  }
+  if (updated.email !== before.email) svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: updated.id, new_email: updated.email } }, recipients);
+}
+
 /** The organization's email_changes_disabled (administrators exempt), as Zulip says it. */
 async function emailChangeRefusal(svc: Services, db: Tx, user: UserRow): Promise<string | null> {
   const settings = realmSettings((await realmById(db, svc.realmId)).settings_json);
@@ -114,20 +137,7 @@ export async function confirmEmailChange(svc: Services, key: string): Promise<Em
   });
   if (r.kind !== 'changed') return r;
   const { user, change, apiEmail } = r;
-  const updated: UserRow = { ...user, delivery_email: change.new_email, email: apiEmail };
-  const everyone = await allUsers(svc.store.db, svc.realmId);
-  const recipients = await userIdsWhoCanAccess(svc, updated);
-  const accessing = new Set(recipients);
-  const mayKnow = everyone.filter((u) => accessing.has(u.id) && canSeeDeliveryEmail(u, updated)).map((u) => u.id);
-  svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: user.id, delivery_email: change.new_email } }, mayKnow);
-  if (updated.avatar_source === 'G') {
-    const url = avatarUrl(svc.config, updated, false);
-    svc.bus.send(
-      { type: 'realm_user', op: 'update', person: { user_id: user.id, avatar_source: 'G', avatar_url: url, avatar_url_medium: url, avatar_version: updated.avatar_version } },
-      recipients,
-    );
-  }
-  if (apiEmail !== user.email) svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: user.id, new_email: apiEmail } }, recipients);
+  await announceEmailChange(svc, user, { ...user, delivery_email: change.new_email, email: apiEmail });
   try {
     await sendEmail(emailSettings(svc.config), {
       to: [change.old_email],

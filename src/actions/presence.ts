@@ -21,7 +21,7 @@
 import type { Services } from '../services.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { userSettings } from '../lib/user-settings.ts';
-import { activeUserIds, userByEmail, userById, type UserRow } from '../store/users.ts';
+import { activeUserIds, userByApiEmail, userById, type UserRow } from '../store/users.ts';
 import { cachedUsers } from './cache.ts';
 import { presenceRowOfUser, presenceRowsOfRealm, presenceRowsOfRealmSince, upsertPresenceRows, upsertPresenceRowsInSequence, type PresenceRow } from '../store/presence.ts';
 import { canAccessUser, userAccess, userIdsWhoCanAccess } from './user-access.ts';
@@ -499,7 +499,7 @@ export async function realmPresenceResponse(svc: Services, viewer: UserRow): Pro
 export async function userPresence(svc: Services, viewer: UserRow, userIdOrEmail: string): Promise<Record<string, unknown>> {
   const target = /^\d+$/.test(userIdOrEmail)
     ? await userById(svc.store.db, svc.realmId, Number(userIdOrEmail))
-    : await userByEmail(svc.store.db, svc.realmId, userIdOrEmail);
+    : await userByApiEmail(svc.store.db, svc.realmId, userIdOrEmail); // Zulip's get_active_user: the API email only
   if (!target || !target.is_active) throw new ApiError('No such user');
   if (target.is_bot) throw badRequest('Presence is not supported for bot users.');
   if (presenceLimited(svc) && !(await canAccessUser(svc, viewer, target))) throw badRequest('Insufficient permission');

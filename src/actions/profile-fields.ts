@@ -69,6 +69,7 @@ export interface FieldInput {
   displayInProfileSummary: boolean;
   required: boolean;
   editableByUser: boolean;
+  useForUserMatching: boolean;
 }
 
 export async function createProfileField(svc: Services, actor: UserRow, input: FieldInput): Promise<number> {
@@ -78,7 +79,7 @@ export async function createProfileField(svc: Services, actor: UserRow, input: F
     // Labels are unique, and few fields show in the summary: of two changes at once, the second counts the first.
     await lockNamesOf(svc.store, tx, 'custom_profile_fields');
     if (input.displayInProfileSummary && (await countSummaryFields(tx, svc.realmId)) >= MAX_SUMMARY_FIELDS) throw summaryLimit();
-    validateFieldDefinition(name, input.hint, input.fieldType, input.fieldData, input.displayInProfileSummary);
+    validateFieldDefinition(name, input.hint, input.fieldType, input.fieldData, input.displayInProfileSummary, input.useForUserMatching);
     let row: Omit<ProfileFieldRow, 'id' | 'sort_order'>;
     const common = {
       realm_id: svc.realmId,
@@ -86,6 +87,7 @@ export async function createProfileField(svc: Services, actor: UserRow, input: F
       display_in_profile_summary: input.displayInProfileSummary ? 1 : 0,
       required: input.required ? 1 : 0,
       editable_by_user: input.editableByUser ? 1 : 0,
+      use_for_user_matching: input.useForUserMatching ? 1 : 0,
     };
     if (isDefaultExternalField(input.fieldType, input.fieldData)) {
       const subtype = input.fieldData.subtype as string;
@@ -109,6 +111,7 @@ export interface FieldPatch {
   displayInProfileSummary?: boolean;
   required?: boolean;
   editableByUser?: boolean;
+  useForUserMatching?: boolean;
 }
 
 export async function updateProfileFieldDef(svc: Services, actor: UserRow, fieldId: number, patch: FieldPatch): Promise<void> {
@@ -133,6 +136,7 @@ export async function updateProfileFieldDef(svc: Services, actor: UserRow, field
       field.field_type,
       patch.fieldData ?? current,
       patch.displayInProfileSummary ?? !!field.display_in_profile_summary,
+      patch.useForUserMatching ?? !!field.use_for_user_matching,
     );
     const set: Parameters<typeof updateProfileField>[2] = {};
     if (name !== undefined) set.name = name;
@@ -140,6 +144,7 @@ export async function updateProfileFieldDef(svc: Services, actor: UserRow, field
     if (patch.required !== undefined) set.required = patch.required ? 1 : 0;
     if (patch.editableByUser !== undefined) set.editable_by_user = patch.editableByUser ? 1 : 0;
     if (patch.displayInProfileSummary !== undefined) set.display_in_profile_summary = patch.displayInProfileSummary ? 1 : 0;
+    if (patch.useForUserMatching !== undefined) set.use_for_user_matching = patch.useForUserMatching ? 1 : 0;
     if (field.field_type === FIELD_TYPE.SELECT || field.field_type === FIELD_TYPE.EXTERNAL_ACCOUNT) {
       if (patch.fieldData !== undefined && field.field_type === FIELD_TYPE.SELECT) {
         await deleteValuesNotIn(tx, field.id, Object.keys(patch.fieldData));

@@ -31,6 +31,7 @@ import { sendDefaultStreamsEvent } from './streams-default.ts';
 import { notificationBot } from './system-bots.ts';
 import { sendMessage } from './messages.ts';
 import { canAccessUser, trackAccessChanges } from './user-access.ts';
+import { givenEmailNames } from './users-format.ts';
 
 export type IncludeSubscribers = boolean | 'partial';
 
@@ -111,14 +112,15 @@ export interface SubscribeInput {
   groupSettings: Partial<Record<StreamGroupSetting, GroupSettingValue>>;
 }
 
-/** Resolves principals (emails or user IDs) to active users, as Zulip ("No such user"). */
-export function resolvePrincipals(users: UserRow[], principals: Array<string | number>): UserRow[] {
+/**
+ * Resolves principals (emails or user IDs) to active users, as Zulip ("No
+ * such user"); an email names a user as in GET /users/{email} (a dummy
+ * address, or a real one the acting user may see).
+ */
+export function resolvePrincipals(svc: Services, actor: UserRow, users: UserRow[], principals: Array<string | number>): UserRow[] {
   const out = new Map<number, UserRow>();
   for (const p of principals) {
-    const u =
-      typeof p === 'number'
-        ? users.find((x) => x.id === p)
-        : users.find((x) => x.delivery_email.toLowerCase() === p.toLowerCase() || x.email.toLowerCase() === p.toLowerCase());
+    const u = typeof p === 'number' ? users.find((x) => x.id === p) : users.find((x) => givenEmailNames(svc.config, actor, x, p));
     if (!u || !u.is_active) throw badRequest('No such user');
     out.set(u.id, u);
   }
@@ -128,8 +130,8 @@ export function resolvePrincipals(users: UserRow[], principals: Array<string | n
 /** POST /users/me/subscriptions. */
 export async function subscribe(svc: Services, user: UserRow, input: SubscribeInput): Promise<Record<string, unknown>> {
   const before = await loadChannelContext(svc, svc.store.db);
-  const others = input.principals.length > 0 && !input.principals.every((p) => p === user.id || (typeof p === 'string' && p.toLowerCase() === user.delivery_email.toLowerCase()));
-  const targets = input.principals.length ? resolvePrincipals(before.users, input.principals) : [user];
+  const targets = input.principals.length ? resolvePrincipals(svc, user, before.users, input.principals) : [user];
+  const others = targets.some((t) => t.id !== user.id);
   if (others && user.role === ROLE.GUEST) throw badRequest('Insufficient permission');
   const announceAccess = await trackChannelsAccess(svc, before, targets, input.subscriptions.map((i) => i.name));
   const result = await transaction(svc.store, async (tx) => {
@@ -270,7 +272,7 @@ async function visibleStreamsByName(svc: Services, db: Tx, user: UserRow, names:
 /** DELETE /users/me/subscriptions. */
 export async function unsubscribe(svc: Services, user: UserRow, names: string[], principals: Array<string | number>): Promise<{ removed: string[]; not_removed: string[] }> {
   const before = await loadChannelContext(svc, svc.store.db);
-  const targets = principals.length ? resolvePrincipals(before.users, principals) : [user];
+  const targets = principals.length ? resolvePrincipals(svc, user, before.users, principals) : [user];
   const announceAccess = await trackChannelsAccess(svc, before, targets, names);
   const removingOthers = targets.some((t) => t.id !== user.id && !(t.is_bot && t.bot_owner_id === user.id));
   const result = await transaction(svc.store, async (tx) => {

@@ -22,7 +22,6 @@ import {
   countActiveUsers,
   updateUser,
   userByDeliveryEmail,
-  userByEmail,
   userById,
   deactivateUserRow,
   ROLE,
@@ -31,7 +30,7 @@ import {
 import { avatarUrl, isAdminRole } from './users-format.ts';
 import { checkBotCreationPolicy, sendBotOwnerEvents } from './bots-format.ts';
 import { checkFullName, createUser } from './users.ts';
-import { noSuchUser } from './users-read.ts';
+import { noSuchUser, userByGivenEmail } from './users-read.ts';
 import { sendActivationPeerEvents, sendRoleChangeStreamEvents } from './access-change-events.ts';
 import { loadChannelContext } from './streams-format.ts';
 import { greetNewUser } from './welcome-bot.ts';
@@ -170,14 +169,14 @@ export async function updateUserByAdmin(
   if (input.profileData !== undefined) await updateProfileData(svc, me, target.id, input.profileData);
 }
 
-/** PATCH /users/{email}: the same update, the user named by their (API) email. */
+/** PATCH /users/{email}: the same update, the user named by an email as in GET /users/{email}. */
 export async function updateUserByEmail(
   svc: Services,
   me: UserRow,
   email: string,
   input: { fullName?: string; role?: number; profileData?: ProfileDataItem[] },
 ): Promise<void> {
-  const target = await userByEmail(svc.store.db, svc.realmId, email);
+  const target = await userByGivenEmail(svc, me, email);
   if (!target) throw noSuchUser();
   await updateUserByAdmin(svc, me, target.id, input);
 }

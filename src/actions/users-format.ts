@@ -11,28 +11,56 @@ export function emailVisibility(u: UserRow): number {
   return typeof s.email_address_visibility === 'number' ? s.email_address_visibility : 1;
 }
 
+/**
+ * Whether a user of this role may see the real addresses of users with this
+ * email_address_visibility (Zulip's ROLE_TO_ACCESSIBLE_EMAIL_ADDRESS_VISIBILITY_IDS).
+ */
+export function roleMaySeeEmails(role: number, visibility: number): boolean {
+  switch (visibility) {
+    case 1:
+      return true;
+    case 2:
+      return role !== ROLE.GUEST;
+    case 5:
+      return role <= ROLE.MODERATOR;
+    case 3:
+      return role <= ROLE.ADMINISTRATOR;
+    default:
+      return false;
+  }
+}
+
 /** Whether `viewer` may see `target`'s real (delivery) email address. */
 export function canSeeDeliveryEmail(viewer: UserRow | null, target: UserRow): boolean {
   if (!viewer) return false;
   if (viewer.id === target.id) return true;
-  switch (emailVisibility(target)) {
-    case 1:
-      return true;
-    case 2:
-      return viewer.role !== ROLE.GUEST;
-    case 5:
-      return viewer.role <= ROLE.MODERATOR;
-    case 3:
-      return viewer.role <= ROLE.ADMINISTRATOR;
-    default:
-      return false;
-  }
+  return roleMaySeeEmails(viewer.role, emailVisibility(target));
 }
 
 /** The public `email` a user is known by: the real address, or a stable dummy one. */
 export function publicEmail(config: Config, userId: number, deliveryEmail: string, visibility: number): string {
   if (visibility === 1) return deliveryEmail;
   return `user${userId}@${new URL(config.externalUrl).hostname}`;
+}
+
+/** The user ID in a dummy address of the form publicEmail makes (`user<id>@<host>`), or undefined. */
+export function dummyEmailUserId(config: Config, email: string): number | undefined {
+  const host = new URL(config.externalUrl).hostname;
+  const m = /^user(\d+)@(.*)$/.exec(email);
+  return m && m[2] === host ? Number(m[1]) : undefined;
+}
+
+/**
+ * Whether an address a client gave names `target`, as Zulip's
+ * access_user_by_email (feature level 302): a dummy address names the user
+ * of its ID, whatever their email visibility; a real address names its user
+ * only when that user's email_address_visibility lets the viewer's role see
+ * it (also for the viewer's own address).
+ */
+export function givenEmailNames(config: Config, viewer: UserRow, target: UserRow, email: string): boolean {
+  const dummyId = dummyEmailUserId(config, email);
+  if (dummyId !== undefined) return target.id === dummyId;
+  return target.delivery_email.toLowerCase() === email.trim().toLowerCase() && roleMaySeeEmails(viewer.role, emailVisibility(target));
 }
 
 export function avatarUrl(config: Config, u: UserRow, clientGravatar: boolean): string | null {

@@ -3,8 +3,8 @@ import type { Services } from '../services.ts';
 import { ApiError, badRequest, unauthorized } from '../lib/errors.ts';
 import { realmById } from '../store/realm.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
-import { allUsers, userByEmail, userById, usersByIds, type UserRow } from '../store/users.ts';
-import { formatUser } from './users-format.ts';
+import { allUsers, userByDeliveryEmail, userById, usersByIds, type UserRow } from '../store/users.ts';
+import { dummyEmailUserId, formatUser, givenEmailNames } from './users-format.ts';
 import { cachedProfileData } from './cache.ts';
 import { canAccessUser, userAccess } from './user-access.ts';
 
@@ -34,16 +34,24 @@ export async function listUsers(
   );
 }
 
+/**
+ * The user an address from a client names (GET /users/{email}): the user of
+ * a dummy address's ID, or the user of a real address whose email
+ * visibility lets the viewer see it (Zulip's access_user_by_email).
+ */
+export async function userByGivenEmail(svc: Services, viewer: UserRow, email: string): Promise<UserRow | undefined> {
+  const dummyId = dummyEmailUserId(svc.config, email);
+  const u = dummyId !== undefined ? await userById(svc.store.db, svc.realmId, dummyId) : await userByDeliveryEmail(svc.store.db, svc.realmId, email.trim());
+  return u && givenEmailNames(svc.config, viewer, u, email) ? u : undefined;
+}
+
 export async function getUser(
   svc: Services,
   viewer: UserRow,
   target: { id?: number; email?: string },
   opts: { clientGravatar: boolean; includeCustomProfileFields: boolean },
 ): Promise<Record<string, unknown>> {
-  const u =
-    target.id !== undefined
-      ? await userById(svc.store.db, svc.realmId, target.id)
-      : await userByEmail(svc.store.db, svc.realmId, target.email ?? '');
+  const u = target.id !== undefined ? await userById(svc.store.db, svc.realmId, target.id) : await userByGivenEmail(svc, viewer, target.email ?? '');
   if (!u) throw noSuchUser();
   if (!(await canAccessUser(svc, viewer, u))) throw badRequest('Insufficient permission');
   const profile = opts.includeCustomProfileFields ? await cachedProfileData(svc) : undefined;

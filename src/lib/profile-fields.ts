@@ -125,8 +125,21 @@ export function isDefaultExternalField(fieldType: number, data: FieldData): bool
   return fieldType === FIELD_TYPE.EXTERNAL_ACCOUNT && data.subtype !== 'custom';
 }
 
-/** Zulip's validate_custom_profile_field: field_data, name/hint, type, summary display. */
-export function validateFieldDefinition(name: string, hint: string, fieldType: number, data: FieldData, summary: boolean): void {
+/** Field types that may be used to match users in typeahead (use_for_user_matching). */
+export const USER_MATCHING_TYPES: readonly number[] = [FIELD_TYPE.SHORT_TEXT, FIELD_TYPE.EXTERNAL_ACCOUNT];
+
+/**
+ * Zulip's validate_custom_profile_field: field_data, name/hint, type, summary
+ * display (any type but Users since feature level 476), user matching.
+ */
+export function validateFieldDefinition(
+  name: string,
+  hint: string,
+  fieldType: number,
+  data: FieldData,
+  summary: boolean,
+  userMatching: boolean,
+): void {
   if (fieldType === FIELD_TYPE.SELECT) validateSelectFieldData(data);
   else if (fieldType === FIELD_TYPE.EXTERNAL_ACCOUNT) validateExternalAccountFieldData(data);
   if (!isDefaultExternalField(fieldType, data)) {
@@ -135,9 +148,8 @@ export function validateFieldDefinition(name: string, hint: string, fieldType: n
     if ([...name].length > NAME_MAX_LENGTH) throw bad(`name is too long (limit: ${NAME_MAX_LENGTH} characters)`);
   }
   if (!(Object.values(FIELD_TYPE) as number[]).includes(fieldType)) throw bad('Invalid field type.');
-  if (summary && (fieldType === FIELD_TYPE.LONG_TEXT || fieldType === FIELD_TYPE.USER)) {
-    throw bad('Field type not supported for display in profile summary.');
-  }
+  if (summary && fieldType === FIELD_TYPE.USER) throw bad('Field type not supported for display in profile summary.');
+  if (userMatching && !USER_MATCHING_TYPES.includes(fieldType)) throw bad('Field type not supported for use for user matching.');
 }
 
 /** The columns of a custom profile field these helpers read (a stored row has them). */
@@ -151,6 +163,7 @@ export interface ProfileFieldShape {
   display_in_profile_summary: number;
   required: number;
   editable_by_user: number;
+  use_for_user_matching: number;
 }
 
 export function parseFieldData(row: ProfileFieldShape): FieldData {
@@ -176,6 +189,7 @@ export function formatField(row: ProfileFieldShape): Record<string, unknown> {
     editable_by_user: !!row.editable_by_user,
   };
   if (row.display_in_profile_summary) out.display_in_profile_summary = true;
+  if (row.use_for_user_matching) out.use_for_user_matching = true;
   return out;
 }
 

@@ -105,8 +105,8 @@ export const USER_SETTINGS: Record<string, SettingDef> = {
   translate_emoticons: bool(false, 'display'),
   display_emoji_reaction_users: bool(true),
   default_language: { default: 'en', validator: v.str() as Validator<unknown>, realmDefault: true, legacy: 'display' },
-  // Zulip's value for the recent conversations view is 'recent_topics'; 'recent' (the spec's name) is accepted too.
-  web_home_view: choice('inbox', ['recent_topics', 'recent', 'inbox', 'all_messages'], 'display'),
+  // The recent conversations view is 'recent' since feature level 454 ('recent_topics' before; migration 1010 renamed stored values).
+  web_home_view: choice('inbox', ['recent', 'inbox', 'all_messages'], 'display'),
   web_escape_navigates_to_home_view: bool(true),
   left_side_userlist: bool(false, 'display'),
   emojiset: choice('google', EMOJISETS, 'display'),
@@ -116,6 +116,8 @@ export const USER_SETTINGS: Record<string, SettingDef> = {
   web_stream_unreads_count_display_policy: choice(2, [1, 2, 3]),
   hide_ai_features: bool(false),
   web_inbox_show_channel_folders: bool(true),
+  web_left_sidebar_show_channel_folders: bool(true),
+  web_left_sidebar_unreads_count_summary: bool(true),
   web_navigate_to_sent_message: bool(true),
   timezone: { default: '', validator: timezoneValidator, realmDefault: false, legacy: 'display' },
   enter_sends: bool(false, 'display'),

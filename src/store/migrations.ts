@@ -867,3 +867,24 @@ migration('0990_linkifier_reverse', async (db) => {
   await db.schema.alterTable('realm_linkifiers').addColumn('reverse_template', 'text').execute();
   await db.schema.alterTable('realm_linkifiers').addColumn('alternative_url_templates', 'text', (col) => col.notNull().defaultTo('[]')).execute();
 });
+
+// Custom profile fields used to match users in typeahead (Zulip's
+// use_for_user_matching, feature level 455): off for every existing field.
+migration('1000_profile_field_user_matching', async (db) => {
+  await db.schema
+    .alterTable('custom_profile_fields')
+    .addColumn('use_for_user_matching', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
+});
+
+// web_home_view: Zulip renamed the recent conversations view's value from
+// 'recent_topics' to 'recent' (feature level 454), and no longer accepts the
+// old one. Users' settings and the organization's defaults for new users
+// are JSON text written by JSON.stringify (no spaces), so the stored pair
+// is replaced as text.
+migration('1010_web_home_view_recent', async (db) => {
+  const from = '"web_home_view":"recent_topics"';
+  const to = '"web_home_view":"recent"';
+  await sql`UPDATE users SET settings_json = replace(settings_json, ${from}, ${to}) WHERE settings_json LIKE ${'%' + from + '%'}`.execute(db);
+  await sql`UPDATE realm SET user_defaults_json = replace(user_defaults_json, ${from}, ${to}) WHERE user_defaults_json LIKE ${'%' + from + '%'}`.execute(db);
+});

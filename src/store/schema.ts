@@ -59,6 +59,7 @@ export interface CustomProfileFieldsTable {
   display_in_profile_summary: Generated<number>;
   required: Generated<number>;
   editable_by_user: Generated<number>;
+  use_for_user_matching: Generated<number>;
 }
 
 export interface CustomProfileFieldValuesTable {

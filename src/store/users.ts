@@ -42,6 +42,11 @@ export async function userByEmail(db: Tx, realmId: number, email: string): Promi
     .executeTakeFirst();
 }
 
+/** Finds a user by the email the API shows (`email`: the real address or a dummy one), case-insensitively. */
+export async function userByApiEmail(db: Tx, realmId: number, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where(sql`lower(email)`, '=', sql`lower(${email})`).executeTakeFirst();
+}
+
 export async function usersByIds(db: Tx, realmId: number, ids: number[]): Promise<UserRow[]> {
   if (ids.length === 0) return [];
   return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where('id', 'in', ids).orderBy('id').execute();

@@ -68,6 +68,7 @@ export default [
     pathParams: { bot_id: p.pathInt() },
     params: {
       full_name: p.str().optional(),
+      short_name: p.str().optional(),
       role: p.json(v.int(), 'integer').optional(),
       bot_owner_id: p.int().optional(),
       config_data: p.json(v.dict(v.str()), 'object').optional(),
@@ -81,6 +82,7 @@ export default [
       if (a.role !== undefined && !ROLES.includes(a.role)) throw new ApiError('Invalid role');
       return patchBot(ctx.svc, ctx.user, a.bot_id, {
         fullName: a.full_name,
+        shortName: a.short_name,
         role: a.role,
         botOwnerId: a.bot_owner_id,
         configData: a.config_data,

@@ -43,6 +43,7 @@ export default [
       display_in_profile_summary: p.bool().default(false),
       required: p.bool().default(false),
       editable_by_user: p.bool().default(true),
+      use_for_user_matching: p.bool().default(false),
     },
     handler: async (ctx, a) => ({
       id: await createProfileField(ctx.svc, ctx.user, {
@@ -53,6 +54,7 @@ export default [
         displayInProfileSummary: a.display_in_profile_summary,
         required: a.required,
         editableByUser: a.editable_by_user,
+        useForUserMatching: a.use_for_user_matching,
       }),
     }),
   }),
@@ -79,6 +81,7 @@ export default [
       display_in_profile_summary: p.bool().optional(),
       required: p.bool().optional(),
       editable_by_user: p.bool().optional(),
+      use_for_user_matching: p.bool().optional(),
     },
     handler: async (ctx, a) => {
       await updateProfileFieldDef(ctx.svc, ctx.user, a.field_id, {
@@ -88,6 +91,7 @@ export default [
         displayInProfileSummary: a.display_in_profile_summary,
         required: a.required,
         editableByUser: a.editable_by_user,
+        useForUserMatching: a.use_for_user_matching,
       });
     },
   }),
