@@ -14,27 +14,22 @@ export interface SettingDef {
   validator: Validator<unknown>;
   /** Included in realm_user_settings_defaults (per-user-only settings are not). */
   realmDefault: boolean;
-  /** Which legacy event/group the setting belongs to (Zulip's update_display_settings etc.). */
-  legacy?: 'display' | 'notification';
 }
 
-const bool = (dflt: boolean, legacy?: SettingDef['legacy'], realmDefault = true): SettingDef => ({
+const bool = (dflt: boolean, realmDefault = true): SettingDef => ({
   default: dflt,
   validator: v.bool() as Validator<unknown>,
   realmDefault,
-  legacy,
 });
-const choice = (dflt: number | string, values: readonly (number | string)[], legacy?: SettingDef['legacy']): SettingDef => ({
+const choice = (dflt: number | string, values: readonly (number | string)[]): SettingDef => ({
   default: dflt,
   validator: v.literal(values) as Validator<unknown>,
   realmDefault: true,
-  legacy,
 });
-const intRange = (dflt: number, min: number, max: number, legacy?: SettingDef['legacy']): SettingDef => ({
+const intRange = (dflt: number, min: number, max: number): SettingDef => ({
   default: dflt,
   validator: v.int({ min, max }) as Validator<unknown>,
   realmDefault: true,
-  legacy,
 });
 
 /** Zulip's bundled notification sounds (static/audio/notification_sounds), sorted; 'none' is also accepted. */
@@ -91,26 +86,26 @@ const timezoneValidator: Validator<unknown> = (x, name) => {
 
 export const USER_SETTINGS: Record<string, SettingDef> = {
   // Display and interface
-  twenty_four_hour_time: bool(false, 'display'),
+  twenty_four_hour_time: bool(false),
   web_mark_read_on_scroll_policy: choice(1, [1, 2, 3]),
   web_channel_default_view: choice(1, [1, 2, 3, 4]),
-  starred_message_counts: bool(true, 'display'),
+  starred_message_counts: bool(true),
   receives_typing_notifications: bool(true),
   web_suggest_update_timezone: bool(true),
-  fluid_layout_width: bool(false, 'display'),
-  high_contrast_mode: bool(false, 'display'),
+  fluid_layout_width: bool(false),
+  high_contrast_mode: bool(false),
   web_font_size_px: intRange(16, 1, 32767),
   web_line_height_percent: intRange(140, 1, 32767),
-  color_scheme: choice(1, [1, 2, 3], 'display'),
-  translate_emoticons: bool(false, 'display'),
+  color_scheme: choice(1, [1, 2, 3]),
+  translate_emoticons: bool(false),
   display_emoji_reaction_users: bool(true),
-  default_language: { default: 'en', validator: v.str() as Validator<unknown>, realmDefault: true, legacy: 'display' },
+  default_language: { default: 'en', validator: v.str() as Validator<unknown>, realmDefault: true },
   // The recent conversations view is 'recent' since feature level 454 ('recent_topics' before; migration 1010 renamed stored values).
-  web_home_view: choice('inbox', ['recent', 'inbox', 'all_messages'], 'display'),
+  web_home_view: choice('inbox', ['recent', 'inbox', 'all_messages']),
   web_escape_navigates_to_home_view: bool(true),
-  left_side_userlist: bool(false, 'display'),
-  emojiset: choice('google', EMOJISETS, 'display'),
-  demote_inactive_streams: choice(1, [1, 2, 3], 'display'),
+  left_side_userlist: bool(false),
+  emojiset: choice('google', EMOJISETS),
+  demote_inactive_streams: choice(1, [1, 2, 3]),
   user_list_style: choice(3, [1, 2, 3]),
   web_animate_image_previews: choice('on_hover', ['always', 'on_hover', 'never']),
   web_stream_unreads_count_display_policy: choice(2, [1, 2, 3]),
@@ -119,39 +114,39 @@ export const USER_SETTINGS: Record<string, SettingDef> = {
   web_left_sidebar_show_channel_folders: bool(true),
   web_left_sidebar_unreads_count_summary: bool(true),
   web_navigate_to_sent_message: bool(true),
-  timezone: { default: '', validator: timezoneValidator, realmDefault: false, legacy: 'display' },
-  enter_sends: bool(false, 'display'),
-  enable_drafts_synchronization: bool(true, 'display'),
+  timezone: { default: '', validator: timezoneValidator, realmDefault: false },
+  enter_sends: bool(false),
+  enable_drafts_synchronization: bool(true),
   // Notifications
-  enable_stream_desktop_notifications: bool(false, 'notification'),
-  enable_stream_email_notifications: bool(false, 'notification'),
-  enable_stream_push_notifications: bool(false, 'notification'),
-  enable_stream_audible_notifications: bool(false, 'notification'),
-  notification_sound: { default: 'zulip', validator: v.str() as Validator<unknown>, realmDefault: true, legacy: 'notification' },
-  enable_desktop_notifications: bool(true, 'notification'),
-  enable_sounds: bool(true, 'notification'),
+  enable_stream_desktop_notifications: bool(false),
+  enable_stream_email_notifications: bool(false),
+  enable_stream_push_notifications: bool(false),
+  enable_stream_audible_notifications: bool(false),
+  notification_sound: { default: 'zulip', validator: v.str() as Validator<unknown>, realmDefault: true },
+  enable_desktop_notifications: bool(true),
+  enable_sounds: bool(true),
   enable_followed_topic_desktop_notifications: bool(true),
   enable_followed_topic_email_notifications: bool(true),
   enable_followed_topic_push_notifications: bool(true),
   enable_followed_topic_audible_notifications: bool(true),
-  email_notifications_batching_period_seconds: { default: 120, validator: v.int() as Validator<unknown>, realmDefault: true, legacy: 'notification' },
-  enable_offline_email_notifications: bool(true, 'notification'),
-  enable_offline_push_notifications: bool(true, 'notification'),
-  enable_online_push_notifications: bool(true, 'notification'),
-  enable_digest_emails: bool(true, 'notification'),
-  enable_marketing_emails: bool(true, 'notification'),
-  enable_login_emails: bool(true, 'notification'),
-  message_content_in_email_notifications: bool(true, 'notification'),
-  pm_content_in_desktop_notifications: bool(true, 'notification'),
-  wildcard_mentions_notify: bool(true, 'notification'),
+  email_notifications_batching_period_seconds: { default: 120, validator: v.int() as Validator<unknown>, realmDefault: true },
+  enable_offline_email_notifications: bool(true),
+  enable_offline_push_notifications: bool(true),
+  enable_online_push_notifications: bool(true),
+  enable_digest_emails: bool(true),
+  enable_marketing_emails: bool(true),
+  enable_login_emails: bool(true),
+  message_content_in_email_notifications: bool(true),
+  pm_content_in_desktop_notifications: bool(true),
+  wildcard_mentions_notify: bool(true),
   enable_followed_topic_wildcard_mentions_notify: bool(true),
-  desktop_icon_count_display: choice(1, [1, 2, 3, 4], 'notification'),
-  realm_name_in_email_notifications_policy: choice(1, [1, 2, 3], 'notification'),
+  desktop_icon_count_display: choice(1, [1, 2, 3, 4]),
+  realm_name_in_email_notifications_policy: choice(1, [1, 2, 3]),
   automatically_follow_topics_policy: choice(3, [1, 2, 3, 4]),
   automatically_unmute_topics_in_muted_streams_policy: choice(2, [1, 2, 3, 4]),
   automatically_follow_topics_where_mentioned: bool(true),
   resolved_topic_notice_auto_read_policy: choice('except_followed', ['always', 'except_followed', 'never']),
-  presence_enabled: bool(true, 'notification'),
+  presence_enabled: bool(true),
   send_private_typing_notifications: bool(true),
   send_stream_typing_notifications: bool(true),
   send_read_receipts: bool(true),
