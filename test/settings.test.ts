@@ -273,3 +273,43 @@ test('web_left_sidebar_show_channel_folders (FL 411) and web_left_sidebar_unread
   assert.equal(fst.web_left_sidebar_unreads_count_summary, false);
   assertSuccess(await t.client(admin).patch('/realm/user_settings_defaults', { web_left_sidebar_show_channel_folders: true, web_left_sidebar_unreads_count_summary: true }));
 });
+
+test('PATCH /settings email_address_visibility: the API address and delivery_email follow it, with the realm_user events', async () => {
+  const u = await t.makeUser({ role: ROLE.MEMBER, name: 'Visible person' });
+  const real = u.email;
+  const dummy = `user${u.id}@${new URL(t.url).hostname}`;
+  const shown = async (viewer: Account) => {
+    const user = assertSuccess(await t.client(viewer).get(`/users/${u.id}`)).user;
+    return [user.email, user.delivery_email];
+  };
+  // Everyone may see it (1): the real address is the API address.
+  assertSuccess(await t.client(u).patch('/settings', { email_address_visibility: 1 }));
+  assert.deepEqual(await shown(other), [real, real]);
+  const qa = await openQueue(t.client(admin), { event_types: ['realm_user'] });
+  const qm = await openQueue(t.client(other), { event_types: ['realm_user'] });
+  const qmod = await openQueue(t.client(moderator), { event_types: ['realm_user'] });
+  // Each realm_user update's fields (the Gravatar's, which follows the address, by its source only).
+  const changes = async (q: Awaited<ReturnType<typeof openQueue>>) =>
+    (await q.ofType('realm_user')).map(({ person: { user_id, avatar_url: _u, avatar_url_medium: _m, avatar_version: _v, ...rest } }) => ({ user_id, ...rest }));
+
+  // Administrators only (3): a dummy API address; members lose the real one.
+  assertSuccess(await t.client(u).patch('/settings', { email_address_visibility: 3 }));
+  assert.deepEqual(await changes(qm), [{ user_id: u.id, delivery_email: null }, { user_id: u.id, new_email: dummy }, { user_id: u.id, avatar_source: 'G' }]);
+  assert.deepEqual(await changes(qa), [{ user_id: u.id, new_email: dummy }, { user_id: u.id, avatar_source: 'G' }]);
+  await qmod.drain();
+  assert.deepEqual(await shown(other), [dummy, null]);
+  assert.deepEqual(await shown(admin), [dummy, real]);
+  // The user still calls the API with the real address, and is shown the dummy one.
+  assert.equal(assertSuccess(await t.client(u).get('/users/me')).email, dummy);
+
+  // Moderators (5): no API address change (neither value is "everyone"); moderators gain the real one.
+  assertSuccess(await t.client(u).patch('/settings', { email_address_visibility: 5 }));
+  assert.deepEqual(await changes(qmod), [{ user_id: u.id, delivery_email: real }]);
+  assert.deepEqual(await changes(qm), []);
+  assert.deepEqual(await changes(qa), []);
+
+  // Back to everyone: the real address again, and members see it.
+  assertSuccess(await t.client(u).patch('/settings', { email_address_visibility: 1 }));
+  assert.deepEqual(await changes(qm), [{ user_id: u.id, delivery_email: real }, { user_id: u.id, new_email: real }, { user_id: u.id, avatar_source: 'G' }]);
+  assert.deepEqual(await shown(other), [real, real]);
+});

@@ -46,14 +46,48 @@ export async function announceEmailChange(svc: Services, before: UserRow, update
   const accessing = new Set(recipients);
   const mayKnow = everyone.filter((u) => accessing.has(u.id) && canSeeDeliveryEmail(u, updated)).map((u) => u.id);
   svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: updated.id, delivery_email: updated.delivery_email } }, mayKnow);
-  if (updated.avatar_source === 'G') {
-    const url = avatarUrl(svc.config, updated, false);
-    svc.bus.send(
-      { type: 'realm_user', op: 'update', person: { user_id: updated.id, avatar_source: 'G', avatar_url: url, avatar_url_medium: url, avatar_version: updated.avatar_version } },
-      recipients,
-    );
-  }
+  announceGravatar(svc, updated, recipients);
   if (updated.email !== before.email) svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: updated.id, new_email: updated.email } }, recipients);
+}
+
+/** A Gravatar follows the address: its realm_user update (nothing for an uploaded picture). */
+function announceGravatar(svc: Services, user: UserRow, recipients: number[]): void {
+  if (user.avatar_source !== 'G') return;
+  const url = avatarUrl(svc.config, user, false);
+  svc.bus.send(
+    { type: 'realm_user', op: 'update', person: { user_id: user.id, avatar_source: 'G', avatar_url: url, avatar_url_medium: url, avatar_version: user.avatar_version } },
+    recipients,
+  );
+}
+
+/**
+ * The address shown in the API (`email`) for a new email_address_visibility:
+ * the real address only for "everyone", a dummy one otherwise (Zulip changes
+ * it only when "everyone" is the old or the new value).
+ */
+export function emailForVisibility(svc: Services, user: UserRow, oldVisibility: number, newVisibility: number): string {
+  if (oldVisibility !== 1 && newVisibility !== 1) return user.email;
+  return publicEmail(svc.config, user.id, user.delivery_email, newVisibility);
+}
+
+/**
+ * The realm_user events of a changed email_address_visibility (`before` and
+ * `after` are the account's row with the old and new setting and address):
+ * delivery_email to those who may now see the address, delivery_email null
+ * to those who no longer may; and, when the address shown in the API
+ * changed, new_email and the Gravatar to everyone who can access the account.
+ */
+export async function announceEmailVisibility(svc: Services, before: UserRow, after: UserRow): Promise<void> {
+  const recipients = await userIdsWhoCanAccess(svc, after);
+  const accessing = new Set(recipients);
+  const users = (await allUsers(svc.store.db, svc.realmId)).filter((u) => u.is_active && accessing.has(u.id));
+  const nowVisible = users.filter((u) => !canSeeDeliveryEmail(u, before) && canSeeDeliveryEmail(u, after)).map((u) => u.id);
+  const nowHidden = users.filter((u) => canSeeDeliveryEmail(u, before) && !canSeeDeliveryEmail(u, after)).map((u) => u.id);
+  if (nowVisible.length) svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: after.id, delivery_email: after.delivery_email } }, nowVisible);
+  if (nowHidden.length) svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: after.id, delivery_email: null } }, nowHidden);
+  if (after.email === before.email) return;
+  svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: after.id, new_email: after.email } }, recipients);
+  announceGravatar(svc, after, recipients);
 }
 
 /** The organization's email_changes_disabled (administrators exempt), as Zulip says it. */

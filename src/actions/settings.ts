@@ -3,7 +3,7 @@
  * new users (PATCH /realm/user_settings_defaults), with Zulip's events.
  */
 import { lockSettingsOf } from '../store/locks.ts';
-import { checkEmailChange, startEmailChange } from './email-change.ts';
+import { announceEmailVisibility, checkEmailChange, emailForVisibility, startEmailChange } from './email-change.ts';
 import { endUserSessions } from './sessions.ts';
 import { presenceEnabledChanged } from './presence.ts';
 import type { Services } from '../services.ts';
@@ -15,7 +15,7 @@ import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { notifyExportConsent } from './export-consent.ts';
 import { checkPassword, hashPassword, passwordStrongEnough } from '../lib/passwords.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
-import { checkSettingValues, realmUserDefaults, USER_SETTINGS, userSettings } from '../lib/user-settings.ts';
+import { checkSettingValues, realmUserDefaults, userSettings } from '../lib/user-settings.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { isAdminRole } from './users-format.ts';
 import { requireHuman } from './profile-fields.ts';
@@ -91,6 +91,7 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
   const newHash = input.newPassword !== undefined ? await hashPassword(input.newPassword) : undefined;
   const userEvents: ZulipEvent[] = [];
   const everyoneEvents: ZulipEvent[] = [];
+  let visibilityChange: { before: UserRow; after: UserRow } | undefined;
   await transaction(svc.store, async (tx) => {
     await lockSettingsOf(svc.store, tx, 'user', actor.id);
     const me = (await userById(tx, svc.realmId, actor.id))!;
@@ -118,6 +119,13 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
       userEvents.push(ev);
     }
     if (changed) await updateUser(tx, me.id, { settings_json: JSON.stringify(stored) });
+    const oldVisibility = Number(current.email_address_visibility);
+    const newVisibility = Number(userSettings(JSON.stringify(stored)).email_address_visibility);
+    if (newVisibility !== oldVisibility) {
+      const after = { ...me, settings_json: JSON.stringify(stored), email: emailForVisibility(svc, me, oldVisibility, newVisibility) };
+      if (after.email !== me.email) await updateUser(tx, me.id, { email: after.email });
+      visibilityChange = { before: me, after };
+    }
     const tz = input.settings.timezone;
     if (typeof tz === 'string' && tz !== me.timezone) {
       await updateUser(tx, me.id, { timezone: tz });
@@ -126,6 +134,7 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
     }
   });
   for (const ev of userEvents) svc.bus.send(ev, [actor.id]);
+  if (visibilityChange) await announceEmailVisibility(svc, visibilityChange.before, visibilityChange.after);
   const presenceChange = userEvents.find((ev) => ev.type === 'user_settings' && ev.property === 'presence_enabled');
   if (presenceChange) await presenceEnabledChanged(svc, actor, presenceChange.value as boolean);
   const consentChange = userEvents.find((ev) => ev.type === 'user_settings' && ev.property === 'allow_private_data_export');
