@@ -111,3 +111,16 @@ test('PATCH /users/{email}: the user is named as in GET /users/{email} (real add
   assertSuccess(await t.client(admin).patch(`/users/${encodeURIComponent(open.row.delivery_email.toUpperCase())}`, { full_name: 'Otto Renamed' }));
   assert.equal(assertSuccess(await t.client(admin).get(`/users/${open.id}`)).user.full_name, 'Otto Renamed');
 });
+
+test('direct message recipients and narrow operands named by email: the address the API shows, not a hidden real one', async () => {
+  const hidden = await t.makeUser({ name: 'Hidden Address' });
+  assertSuccess(await t.client(hidden).patch('/settings', { email_address_visibility: 4 }));
+  const dummy = assertSuccess(await t.client(member).get(`/users/${hidden.id}`)).user.email;
+  assert.notEqual(dummy, hidden.email);
+  assertError(await t.client(member).post('/messages', { type: 'direct', to: JSON.stringify([hidden.email]), content: 'hi' }), 400, 'BAD_REQUEST', `Invalid email '${hidden.email}'`);
+  const sent = assertSuccess(await t.client(member).post('/messages', { type: 'direct', to: JSON.stringify([dummy]), content: 'hi' }));
+  const narrow = (operand: string) => JSON.stringify([{ operator: 'dm', operand }]);
+  const found = assertSuccess(await t.client(member).get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: narrow(dummy) })).messages;
+  assert.deepEqual(found.map((m: any) => m.id), [sent.id]);
+  assertError(await t.client(member).get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: narrow(hidden.email) }), 400, 'BAD_NARROW', `Invalid narrow operator: unknown user in ${hidden.email}`);
+});

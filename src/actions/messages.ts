@@ -12,7 +12,7 @@ import { badRequest } from '../lib/errors.ts';
 import { LIMITS, checkIntRange, nulError, rejectNulDeep } from '../lib/limits.ts';
 import { normalizeTopic, truncateContent, truncateTopic } from '../lib/topic.ts';
 import { type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
-import { userByEmail, type UserRow } from '../store/users.ts';
+import { userByApiEmail, type UserRow } from '../store/users.ts';
 import { directGroupByKey, FLAG, flagList, getOrCreateDirectGroup, insertMessage, memberKey, insertUserMessages, RECIPIENT, topicSenderIds } from '../store/messages.ts';
 import { canPost, checkCanCreateTopic, isSubscribed, streamAccess, streamDoesNotExistById, streamDoesNotExistByName, streamGroupSetting } from './access.ts';
 import { checkDirectMessagePermission, checkWildcardMention } from './message-policies.ts';
@@ -199,7 +199,8 @@ export async function addressDirect(svc: Services, tx: Tx, sender: UserRow, to: 
       if (!u) throw badRequest(`Invalid user ID ${x}`);
       users.push(u);
     } else {
-      const u = await userByEmail(tx, svc.realmId, x);
+      // By the address the API shows (a hidden real address is no name for a recipient), as Zulip's get_user.
+      const u = await userByApiEmail(tx, svc.realmId, x);
       if (!u) throw badRequest(`Invalid email '${x}'`);
       users.push(u);
     }

@@ -12,7 +12,7 @@ import type { Tx } from '../store/db.ts';
 import { ApiError } from '../lib/errors.ts';
 import { LIMITS, checkIntRange } from '../lib/limits.ts';
 import type { StreamRow } from '../store/streams.ts';
-import { userByEmail, userById, type UserRow } from '../store/users.ts';
+import { userByApiEmail, userById, type UserRow } from '../store/users.ts';
 import { directGroupByKey, directGroupsContaining, memberKey } from '../store/messages.ts';
 import { NO_TOPIC, RESOLVED_TOPIC_PREFIX } from '../lib/topic.ts';
 import type { ResolvedTerm } from '../store/narrow.ts';
@@ -77,7 +77,8 @@ export function parseNarrow(value: unknown, name = 'narrow'): NarrowTerm[] {
 
 async function userByOperand(svc: Services, db: Tx, operand: unknown): Promise<UserRow | undefined> {
   if (typeof operand === 'number') return userById(db, svc.realmId, operand);
-  if (typeof operand === 'string') return userByEmail(db, svc.realmId, operand.trim());
+  // By the address the API shows, as Zulip's get_user_including_cross_realm.
+  if (typeof operand === 'string') return userByApiEmail(db, svc.realmId, operand.trim());
   return undefined;
 }
 
