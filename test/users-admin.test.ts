@@ -489,3 +489,31 @@ test('two owners demoting or deactivating each other at the same moment: one of 
     await s.close();
   }
 });
+
+test('POST /users: the account joins at its first login (date_joined then, with a realm_user update), not before (feature level 475)', async () => {
+  const { admin, member } = await roles();
+  const email = `first-login-${Date.now()}@example.com`;
+  const password = 'correct horse battery staple';
+  const id = assertSuccess(await c(admin).post('/users', { email, password, full_name: 'Late Joiner' })).user_id;
+  const joined = async () => assertSuccess(await c(member).get(`/users/${id}`)).user.date_joined as string;
+  const created = await joined();
+  // A second later, the first login.
+  await new Promise((r) => setTimeout(r, 1100));
+  const q = await openQueue(c(member), { event_types: ['realm_user'] });
+  const key = assertSuccess(await t.client(null).post('/fetch_api_key', { username: email, password })).api_key;
+  const first = await joined();
+  assert.ok(Date.parse(first) > Date.parse(created), `${first} after ${created}`);
+  assert.deepEqual((await q.ofType('realm_user')).map((e) => e.person), [{ user_id: id, date_joined: first }]);
+  // Later logins change nothing.
+  await new Promise((r) => setTimeout(r, 1100));
+  assertSuccess(await t.client(null).post('/fetch_api_key', { username: email, password }));
+  assert.equal(await joined(), first);
+  assert.deepEqual(await q.ofType('realm_user'), []);
+  assert.equal(assertSuccess(await t.client({ email, apiKey: key }).get('/users/me')).date_joined, first);
+  // Accounts made otherwise (sign-up, invitation, bots, the test helper) join when made.
+  const other = await t.makeUser({ password });
+  const before = assertSuccess(await c(member).get(`/users/${other.id}`)).user.date_joined;
+  await new Promise((r) => setTimeout(r, 1100));
+  assertSuccess(await t.client(null).post('/fetch_api_key', { username: other.email, password }));
+  assert.equal(assertSuccess(await c(member).get(`/users/${other.id}`)).user.date_joined, before);
+});

@@ -5,7 +5,10 @@ import { checkPassword } from '../lib/passwords.ts';
 import { RateLimit } from '../lib/rate-limit.ts';
 import { validEmail } from '../lib/email-address.ts';
 import { realmById } from '../store/realm.ts';
-import { userByEmail, type UserRow } from '../store/users.ts';
+import { claimFirstLogin, userByEmail, type UserRow } from '../store/users.ts';
+import { transaction } from '../store/db.ts';
+import { isoFromSeconds, nowSeconds } from '../lib/util.ts';
+import { userIdsWhoCanAccess } from './user-access.ts';
 
 // Zulip allows 5 failed password attempts per username per 30 minutes.
 const attempts = new WeakMap<Services, RateLimit>();
@@ -27,10 +30,24 @@ export async function passwordLogin(svc: Services, username: string, password: s
   if (user && !user.is_bot) {
     if (realm.deactivated) throw authError('REALM_DEACTIVATED', 'This organization has been deactivated');
     if (!user.is_active) throw authError('USER_DEACTIVATED', 'Account is deactivated');
-    if (await checkPassword(password, user.password_hash)) return user;
+    if (await checkPassword(password, user.password_hash)) return await joinOnFirstLogin(svc, user);
   }
   await limiter.hit(key);
   throw authError('AUTHENTICATION_FAILED', 'Your username or password is incorrect');
+}
+
+/**
+ * The first login of an account made through the API: it joins now (Zulip
+ * since feature level 475), with a realm_user update of date_joined to
+ * those who can access it.
+ */
+async function joinOnFirstLogin(svc: Services, user: UserRow): Promise<UserRow> {
+  if (!user.joins_on_first_login) return user;
+  const now = nowSeconds();
+  if (!(await transaction(svc.store, (tx) => claimFirstLogin(tx, user.id, now)))) return user;
+  const joined = { ...user, date_joined: now, joins_on_first_login: 0 };
+  svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: user.id, date_joined: isoFromSeconds(now) } }, await userIdsWhoCanAccess(svc, joined));
+  return joined;
 }
 
 /** POST /fetch_api_key: trade an email and password for the API key. */

@@ -93,7 +93,7 @@ export async function createUserByAdmin(
   if (!validEmail(email)) throw badRequest('Bad name or username');
   if (await userByDeliveryEmail(svc.store.db, svc.realmId, email)) throw badRequest(`Email '${email}' already in use`);
   if (!(await passwordStrongEnough(input.password))) throw badRequest('The password is too weak.');
-  const user = await createUser(svc, { email, fullName, password: input.password });
+  const user = await createUser(svc, { email, fullName, password: input.password, joinsOnFirstLogin: true });
   await greetNewUser(svc, user);
   return { user_id: user.id };
 }

@@ -31,6 +31,8 @@ export interface CreateUserInput {
   defaultSendingStreamId?: number | null;
   defaultEventsRegisterStreamId?: number | null;
   defaultAllPublicStreams?: boolean;
+  /** Made through the API: date_joined is set again at the first login (Zulip's feature level 475). */
+  joinsOnFirstLogin?: boolean;
   /**
    * Channels the new user is subscribed to in the transaction that creates
    * it: the organization's default channels unless given (none for bots).
@@ -89,6 +91,7 @@ export async function createUser(svc: Services, input: CreateUserInput): Promise
       default_sending_stream_id: input.defaultSendingStreamId ?? null,
       default_events_register_stream_id: input.defaultEventsRegisterStreamId ?? null,
       default_all_public_streams: input.defaultAllPublicStreams ? 1 : 0,
+      joins_on_first_login: input.joinsOnFirstLogin ? 1 : 0,
     });
     const visibility = typeof settings.email_address_visibility === 'number' ? settings.email_address_visibility : 1;
     const pub = publicEmail(svc.config, row.id, email, visibility);

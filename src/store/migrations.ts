@@ -888,3 +888,12 @@ migration('1010_web_home_view_recent', async (db) => {
   await sql`UPDATE users SET settings_json = replace(settings_json, ${from}, ${to}) WHERE settings_json LIKE ${'%' + from + '%'}`.execute(db);
   await sql`UPDATE realm SET user_defaults_json = replace(user_defaults_json, ${from}, ${to}) WHERE user_defaults_json LIKE ${'%' + from + '%'}`.execute(db);
 });
+
+// Accounts made through the API (POST /users) take their date_joined from
+// their first login (Zulip's feature level 475): marked until then.
+migration('1020_date_joined_on_first_login', async (db) => {
+  await db.schema
+    .alterTable('users')
+    .addColumn('joins_on_first_login', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
+});

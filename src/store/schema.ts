@@ -39,6 +39,8 @@ export interface UsersTable {
   avatar_source: Generated<string>;
   avatar_version: Generated<number>;
   is_imported_stub: Generated<number>;
+  /** Made through the API and not logged in yet: the first login sets date_joined (Zulip's feature level 475). */
+  joins_on_first_login: Generated<number>;
   /** JSON object of the user's personal settings (a full snapshot taken at creation, then edited). */
   settings_json: Generated<string>;
   default_sending_stream_id: Generated<number | null>;

@@ -42,6 +42,21 @@ export async function userByEmail(db: Tx, realmId: number, email: string): Promi
     .executeTakeFirst();
 }
 
+/**
+ * An account's first login, if it joins then (see joins_on_first_login):
+ * date_joined becomes `now`. False when the mark was already gone (another
+ * login took it).
+ */
+export async function claimFirstLogin(db: Tx, userId: number, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('users')
+    .set({ date_joined: now, joins_on_first_login: 0 })
+    .where('id', '=', userId)
+    .where('joins_on_first_login', '=', 1)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 /** Finds a user by the email the API shows (`email`: the real address or a dummy one), case-insensitively. */
 export async function userByApiEmail(db: Tx, realmId: number, email: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where(sql`lower(email)`, '=', sql`lower(${email})`).executeTakeFirst();
