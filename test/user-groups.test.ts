@@ -233,7 +233,19 @@ test('deactivated users are in no group while deactivated (feature level 303), a
   assert.equal(await isMember(leaving.id), true);
   assert.equal(await isMember(bot.id), true);
 
+  // Anonymous group-setting values name the user too: the group's, and the organization's.
+  const anonymous = { direct_members: [leaving.id], direct_subgroups: [id] };
+  assertSuccess(await c(member).patch(`/user_groups/${id}`, { can_mention_group: JSON.stringify({ new: anonymous }) }));
+  assertSuccess(await c(t.owner).patch('/realm', { can_create_groups: JSON.stringify({ new: anonymous }) }));
+  const settingValues = async () => {
+    const reg = assertSuccess(await c(member).post('/register', { fetch_event_types: JSON.stringify(['realm_user_groups', 'realm']) }));
+    return [reg.realm_user_groups.find((g: any) => g.id === id).can_mention_group, reg.realm_can_create_groups];
+  };
+  assert.deepEqual(await settingValues(), [anonymous, anonymous]);
+
   assertSuccess(await c(admin).delete(`/users/${leaving.id}`));
+  // While deactivated, the values show without the user (feature level 303).
+  assert.deepEqual(await settingValues(), [{ direct_members: [], direct_subgroups: [id] }, { direct_members: [], direct_subgroups: [id] }]);
   const without = [member.id, bot.id].sort((a, b) => a - b);
   assert.deepEqual(await members(), { listed: without, registered: without, direct: without, all: without });
   // Neither removed nor added while deactivated.
@@ -243,4 +255,8 @@ test('deactivated users are in no group while deactivated (feature level 303), a
   assertSuccess(await c(admin).post(`/users/${leaving.id}/reactivate`));
   assert.deepEqual(await members(), { listed: withLeaver, registered: withLeaver, direct: withLeaver, all: withLeaver });
   assert.equal(await isMember(leaving.id), true);
+  assert.deepEqual(await settingValues(), [anonymous, anonymous]);
+  const systemGroups = assertSuccess(await c(member).get('/user_groups')).user_groups;
+  const members_ = systemGroups.find((g: any) => g.name === 'role:members').id;
+  assertSuccess(await c(t.owner).patch('/realm', { can_create_groups: JSON.stringify({ new: members_ }) }));
 });

@@ -49,6 +49,18 @@ function activeIdsOf(users: readonly UserRow[]): Set<number> {
   return ids;
 }
 
+/**
+ * A value as the API shows it: an anonymous group without its deactivated
+ * users (Zulip since feature level 303; they come back with reactivation).
+ * `users` is the organization's users.
+ */
+export function settingForApi(value: GroupSettingValue, users: readonly UserRow[]): GroupSettingValue {
+  if (typeof value === 'number') return value;
+  const active = activeIdsOf(users);
+  if (value.direct_members.every((id) => active.has(id))) return value;
+  return { direct_members: value.direct_members.filter((id) => active.has(id)), direct_subgroups: value.direct_subgroups };
+}
+
 /** A snapshot of every group of the organization, for membership checks. */
 export class Groups {
   readonly byId: Map<number, GroupRow>;

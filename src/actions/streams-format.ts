@@ -13,7 +13,7 @@ import { activeEmojiForRendering } from './realm-emoji.ts';
 import { activeSubscriptionPairs, allStreams, channelMessageStats, type StreamRow, type SubscriptionRow } from '../store/streams.ts';
 import { allGroups } from '../store/groups.ts';
 import { allUsers, type UserRow } from '../store/users.ts';
-import { Groups, parseStoredSetting, type GroupSettingValue } from './group-settings.ts';
+import { Groups, parseStoredSetting, settingForApi, type GroupSettingValue } from './group-settings.ts';
 import { STREAM_GROUP_SETTINGS } from './access.ts';
 import { STREAM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
 
@@ -137,7 +137,7 @@ export function formatStream(stream: StreamRow, ctx: ChannelContext): Record<str
     stream_weekly_traffic: weeklyTraffic(stream, stat?.recent ?? 0, ctx.now),
     subscriber_count: (ctx.subscribers.get(stream.id) ?? []).length,
   };
-  for (const name of STREAM_GROUP_SETTINGS) out[name] = parseStoredSetting(settings[name]) ?? ctx.groups.systemGroupId('role:nobody');
+  for (const name of STREAM_GROUP_SETTINGS) out[name] = settingForApi(parseStoredSetting(settings[name]) ?? ctx.groups.systemGroupId('role:nobody'), ctx.users);
   const policy = streamPostPolicy(out.can_send_message_group as GroupSettingValue, ctx.groups);
   out.stream_post_policy = policy;
   out.is_announcement_only = policy === 2;

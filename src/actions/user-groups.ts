@@ -11,7 +11,7 @@ import { allUsers, ROLE, type UserRow } from '../store/users.ts';
 import { addGroupMembers, addGroupSubgroups, groupById, groupByName, insertGroup, removeGroupMembers, removeGroupSubgroups, updateGroup, type GroupRow } from '../store/groups.ts';
 import { allStreams, type StreamRow } from '../store/streams.ts';
 import { STREAM_GROUP_SETTINGS } from './access.ts';
-import { checkedPermissionValue, Groups, parseStoredSetting, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { checkedPermissionValue, Groups, parseStoredSetting, realmGroupSetting, settingForApi, type GroupSettingValue } from './group-settings.ts';
 import { GROUP_PERMISSION_SETTINGS, REALM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
 import { accessUserById } from './users-admin.ts';
 
@@ -54,7 +54,7 @@ export function formatGroup(g: GroupRow, groups: Groups, users: UserRow[]): Reco
     is_system_group: !!g.is_system_group,
     deactivated: !!g.deactivated,
   };
-  for (const name of GROUP_SETTINGS) out[name] = groupSetting(g, name, groups);
+  for (const name of GROUP_SETTINGS) out[name] = settingForApi(groupSetting(g, name, groups), users);
   return out;
 }
 

@@ -1,13 +1,13 @@
 /** Channel and subscription sections of POST /register (spec 2.3, 2.5). */
 import { cachedGroups } from '../actions/cache.ts';
-import { ROLE } from '../store/users.ts';
+import { allUsers, ROLE } from '../store/users.ts';
 import { feature, type StateProvider } from './registry.ts';
 import { streamEventFilter } from '../actions/streams-archive.ts';
 import { subscriptionState } from '../actions/subscriptions.ts';
 import { defaultStreamIds } from '../actions/streams-default.ts';
 import { formatStream } from '../actions/streams-format.ts';
 import { streamAccess } from '../actions/access.ts';
-import { realmGroupSetting } from '../actions/group-settings.ts';
+import { realmGroupSetting, settingForApi } from '../actions/group-settings.ts';
 import { REALM_GROUP_SETTING_DEFAULTS } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { userSettingsOf } from '../lib/user-settings.ts';
@@ -49,7 +49,8 @@ const provider: StateProvider = {
       // Organization-level channel/group permission settings (group-setting values).
       const groups = await cachedGroups(svc, svc.store.db);
       const realm = await realmById(svc.store.db, svc.realmId);
-      for (const name of Object.keys(REALM_GROUP_SETTING_DEFAULTS)) out[`realm_${name}`] = realmGroupSetting(realm.settings_json, name, groups);
+      const users = await allUsers(svc.store.db, svc.realmId);
+      for (const name of Object.keys(REALM_GROUP_SETTING_DEFAULTS)) out[`realm_${name}`] = settingForApi(realmGroupSetting(realm.settings_json, name, groups), users);
       // The enum it replaced (FL 352), for older clients: Zulip's values for the system groups.
       const mention = out.realm_can_mention_many_users_group;
       const byName = typeof mention === 'number' ? groups.byId.get(mention)?.name : undefined;
