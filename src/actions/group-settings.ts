@@ -122,7 +122,7 @@ export class Groups {
    * while deactivated (Zulip since feature level 303); the rows stay, so
    * reactivation brings the memberships back.
    */
-  directMembers(groupId: number, users: UserRow[]): number[] {
+  directMembers(groupId: number, users: readonly UserRow[]): number[] {
     const g = this.byId.get(groupId);
     if (!g) return [];
     if (g.is_system_group) {

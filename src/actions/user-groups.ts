@@ -1,6 +1,6 @@
 /** User groups: listing, creating, members and subgroups; user_group events. */
 import { lockNamesOf, lockSettingsOf } from '../store/locks.ts';
-import { cachedGroups } from './cache.ts';
+import { cachedGroups, cachedUsers } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { transaction, type Tx } from '../store/db.ts';
@@ -42,7 +42,7 @@ export function groupSetting(g: GroupRow, name: GroupSettingName, groups: Groups
 }
 
 /** The user group object, as in realm_user_groups and GET /user_groups. */
-export function formatGroup(g: GroupRow, groups: Groups, users: UserRow[]): Record<string, unknown> {
+export function formatGroup(g: GroupRow, groups: Groups, users: readonly UserRow[]): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: g.id,
     name: g.name,
@@ -59,7 +59,7 @@ export function formatGroup(g: GroupRow, groups: Groups, users: UserRow[]): Reco
 }
 
 export async function listGroups(svc: Services, includeDeactivated: boolean): Promise<Record<string, unknown>[]> {
-  const [groups, users] = await Promise.all([cachedGroups(svc, svc.store.db), allUsers(svc.store.db, svc.realmId)]);
+  const [groups, { list: users }] = await Promise.all([cachedGroups(svc, svc.store.db), cachedUsers(svc)]);
   return [...groups.byId.values()]
     .filter((g) => includeDeactivated || !g.deactivated)
     .sort((a, b) => a.id - b.id)

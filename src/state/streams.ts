@@ -1,6 +1,6 @@
 /** Channel and subscription sections of POST /register (spec 2.3, 2.5). */
-import { cachedGroups } from '../actions/cache.ts';
-import { allUsers, ROLE } from '../store/users.ts';
+import { cachedGroups, cachedUsers } from '../actions/cache.ts';
+import { ROLE } from '../store/users.ts';
 import { feature, type StateProvider } from './registry.ts';
 import { streamEventFilter } from '../actions/streams-archive.ts';
 import { subscriptionState } from '../actions/subscriptions.ts';
@@ -49,7 +49,7 @@ const provider: StateProvider = {
       // Organization-level channel/group permission settings (group-setting values).
       const groups = await cachedGroups(svc, svc.store.db);
       const realm = await realmById(svc.store.db, svc.realmId);
-      const users = await allUsers(svc.store.db, svc.realmId);
+      const users = (await cachedUsers(svc)).list;
       for (const name of Object.keys(REALM_GROUP_SETTING_DEFAULTS)) out[`realm_${name}`] = settingForApi(realmGroupSetting(realm.settings_json, name, groups), users);
       // The enum it replaced (FL 352), for older clients: Zulip's values for the system groups.
       const mention = out.realm_can_mention_many_users_group;
