@@ -215,6 +215,55 @@ test('GET /messages: anchors, limits, found_*, history and historical flag', asy
   assert.equal(r.body.anchor, ids[0]);
 });
 
+test('GET /messages with anchor "date": the window around the message sent closest to anchor_date', async () => {
+  const ch = await makeChannel(t, { name: 'dated', subscribers: [alice.id] });
+  const ids: number[] = [];
+  for (let i = 0; i < 4; i++) ids.push(assertSuccess(await send(A, { type: 'stream', to: String(ch), topic: 'd', content: `day ${i}` })).id);
+  // Sent on 1, 3, 10 and 11 January 2026, at noon UTC.
+  const days = [1, 3, 10, 11];
+  for (let i = 0; i < 4; i++) {
+    await t.server.svc.store.db.updateTable('messages').set({ date_sent: Date.UTC(2026, 0, days[i]!, 12) / 1000 }).where('id', '=', ids[i]!).execute();
+  }
+  const narrow = JSON.stringify([{ operator: 'channel', operand: ch }]);
+  const at = async (anchorDate: string, numBefore = 0, numAfter = 0) => {
+    const r = await A.get('/messages', { anchor: 'date', anchor_date: anchorDate, num_before: numBefore, num_after: numAfter, narrow });
+    assertSuccess(r);
+    assertSchema(r, 'GET', '/messages');
+    return r.body;
+  };
+  // The message of that moment.
+  let b = await at('2026-01-03T12:00:00.000Z');
+  assert.equal(b.anchor, ids[1]);
+  assert.equal(b.found_anchor, true);
+  assert.deepEqual(b.messages.map((m: any) => m.id), [ids[1]]);
+  // Between two messages: the nearer one, after or before.
+  assert.equal((await at('2026-01-04T00:00:00Z')).anchor, ids[1]);
+  assert.equal((await at('2026-01-09T00:00:00Z')).anchor, ids[2]);
+  // A date alone is midnight UTC; a time with an offset is read in it.
+  assert.equal((await at('2026-01-10')).anchor, ids[2]);
+  assert.equal((await at('2026-01-03T23:00:00+11:00')).anchor, ids[1]);
+  // Before the first message and after the last.
+  assert.equal((await at('2025-06-01T00:00:00Z')).anchor, ids[0]);
+  b = await at('2027-01-01T00:00:00Z', 2, 0);
+  assert.equal(b.anchor, ids[3]);
+  assert.deepEqual(b.messages.map((m: any) => m.id), [ids[1], ids[2], ids[3]]);
+  // A window around it, as with a message ID.
+  b = await at('2026-01-09T18:00:00Z', 1, 1);
+  assert.deepEqual(b.messages.map((m: any) => m.id), [ids[1], ids[2], ids[3]]);
+  assert.equal(b.found_anchor, true);
+  // A narrow nothing matches.
+  const none = await A.get('/messages', { anchor: 'date', anchor_date: '2026-01-03', num_before: 1, num_after: 1, narrow: JSON.stringify([{ operator: 'channel', operand: ch }, { operator: 'topic', operand: 'nothing here' }]) });
+  assert.deepEqual(assertSuccess(none).messages, []);
+  assert.equal(none.body.anchor, 10000000000000000);
+  assertError(await A.get('/messages', { anchor: 'date', num_before: 1, narrow }), 400, 'BAD_REQUEST', "Missing 'anchor_date' argument.");
+  assertError(await A.get('/messages', { anchor: 'date', anchor_date: 'last tuesday', num_before: 1, narrow }), 400, 'BAD_REQUEST', 'Invalid anchor_date');
+  assertError(await A.get('/messages', { anchor: 'date', anchor_date: '2026-13-45', num_before: 1, narrow }), 400, 'BAD_REQUEST', 'Invalid anchor_date');
+  // Without anchor "date", anchor_date changes nothing.
+  const oldest = await A.get('/messages', { anchor: 'oldest', anchor_date: '2026-01-10', num_after: 1, narrow });
+  assert.deepEqual(assertSuccess(oldest).messages.map((m: any) => m.id), [ids[0]]);
+  assert.equal(oldest.body.ignored_parameters_unsupported, undefined);
+});
+
 test('private channels: history_public_to_subscribers', async () => {
   const pub = await makeChannel(t, { name: 'priv-public-history', inviteOnly: true, subscribers: [alice.id] });
   const prot = await makeChannel(t, { name: 'priv-protected', inviteOnly: true, historyPublic: false, subscribers: [alice.id] });

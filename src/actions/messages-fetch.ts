@@ -13,7 +13,7 @@ import { escapeText } from '../markdown/tree.ts';
 import { truncateContent } from '../lib/topic.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { flagList, messagesByIds, RECIPIENT } from '../store/messages.ts';
-import { firstUnread, firstVisibleMessageId, LARGER_THAN_MAX_MESSAGE_ID, narrowIdsAmong, narrowRange, type NarrowQuery } from '../store/narrow.ts';
+import { firstUnread, firstVisibleMessageId, LARGER_THAN_MAX_MESSAGE_ID, messageNearDate, narrowIdsAmong, narrowRange, type NarrowQuery } from '../store/narrow.ts';
 import { applyWithOperator, includesHistory, resolveNarrow, streamByOperand, type NarrowTerm } from './narrow.ts';
 import { accessMessage, canAccessHistory, invalidMessage, isSubscribed } from './access.ts';
 import { dmParticipants, formatMessages, formatMessagesJson, loadDirectory, render, type Directory } from './messages-format.ts';
@@ -22,7 +22,30 @@ import { HAS_JSON_TEXT, JsonList } from '../lib/json-text.ts';
 
 export const MAX_MESSAGES_PER_FETCH = 5000;
 
-/** Zulip's parse_anchor_value. */
+/**
+ * Where GET /messages anchors its window: a message ID, null for the first
+ * unread message, or the message sent closest to a date (anchor "date",
+ * with `anchor_date`), in seconds since the epoch.
+ */
+export type Anchor = number | null | { date: number };
+
+/**
+ * `anchor_date`: an ISO 8601 date, or date and time (UTC when it names no
+ * offset), as the web client sends it (`Date.toISOString()`).
+ */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+function parseAnchorDate(text: string | undefined): { date: number } {
+  if (text === undefined) throw badRequest("Missing 'anchor_date' argument.");
+  const t = text.trim();
+  const m = ISO_DATE.exec(t);
+  // A date alone, or a time without an offset, is read as UTC.
+  const ms = m ? Date.parse(/[T ]/.test(t) && !/(?:Z|[+-]\d{2}:?\d{2})$/i.test(t) ? `${t.replace(' ', 'T')}Z` : t.replace(' ', 'T')) : NaN;
+  if (!Number.isFinite(ms)) throw badRequest('Invalid anchor_date');
+  return { date: ms / 1000 };
+}
+
+/** Zulip's parse_anchor_value (the "date" anchor of GET /messages is read by getMessages). */
 export function parseAnchor(anchor: string | undefined, useFirstUnread: boolean): number | null {
   if (useFirstUnread) return null;
   if (anchor === undefined) throw badRequest("Missing 'anchor' argument.");
@@ -67,6 +90,8 @@ export async function prepareNarrow(svc: Services, db: Tx, user: UserRow, terms:
 
 export interface GetMessagesInput {
   anchor: string | undefined;
+  /** With anchor "date": the date to anchor at. */
+  anchorDate: string | undefined;
   useFirstUnreadAnchor: boolean;
   includeAnchor: boolean;
   numBefore: number;
@@ -102,7 +127,7 @@ export async function fetchWindow(
   user: UserRow,
   dir: Directory,
   narrow: NarrowTerm[],
-  anchor: number | null,
+  anchor: Anchor,
   numBefore: number,
   numAfter: number,
   includeAnchor: boolean,
@@ -113,7 +138,8 @@ export async function fetchWindow(
     const ids = await narrowIdsAmong(db, svc.store, prep.query, messageIds);
     return { ids, anchor: null, foundAnchor: false, foundOldest: false, foundNewest: false, historyLimited: false, searchWords: searchWords(prep) };
   }
-  const a = anchor ?? (await firstUnread(db, svc.store, prep.query, prep.streamId));
+  const a =
+    anchor === null ? await firstUnread(db, svc.store, prep.query, prep.streamId) : typeof anchor === 'number' ? anchor : await messageNearDate(db, svc.store, prep.query, anchor.date);
   const firstVisible = await firstVisibleMessageId(db, svc.realmId, svc.config.messageVisibilityLimit);
   const r = await narrowRange(db, svc.store, prep.query, a, numBefore, numAfter, includeAnchor, firstVisible);
   return { ids: r.rows, anchor: a, foundAnchor: r.foundAnchor, foundOldest: r.foundOldest, foundNewest: r.foundNewest, historyLimited: r.historyLimited, searchWords: searchWords(prep) };
@@ -139,7 +165,12 @@ export async function getMessages(svc: Services, user: UserRow, input: GetMessag
     });
   }
   if (input.messageIds !== undefined) includeAnchor = false;
-  const anchor = input.messageIds === undefined ? parseAnchor(input.anchor, input.useFirstUnreadAnchor) : null;
+  const anchor: Anchor =
+    input.messageIds !== undefined
+      ? null
+      : input.anchor === 'date' && !input.useFirstUnreadAnchor
+        ? parseAnchorDate(input.anchorDate)
+        : parseAnchor(input.anchor, input.useFirstUnreadAnchor);
   const requested = input.messageIds !== undefined ? input.messageIds.length : input.numBefore + input.numAfter;
   if (requested > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
   if (input.numBefore > 0 && input.numAfter > 0 && !includeAnchor) throw badRequest('The anchor can only be excluded at an end of the range');

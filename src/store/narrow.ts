@@ -225,6 +225,20 @@ export interface RangeResult {
   historyLimited: boolean;
 }
 
+/**
+ * The matching message sent closest to `seconds` (GET /messages with
+ * anchor "date"): the first sent at or after it, or the last sent before it
+ * when that one is nearer; LARGER_THAN_MAX_MESSAGE_ID when none matches.
+ */
+export async function messageNearDate(db: Tx, store: Store, q: NarrowQuery, seconds: number): Promise<number> {
+  const [after] = await narrowIds(db, store, q, { extra: sql`m.date_sent >= ${seconds}`, order: 'asc', limit: 1 });
+  const [before] = await narrowIds(db, store, q, { extra: sql`m.date_sent < ${seconds}`, order: 'desc', limit: 1 });
+  if (!after || !before) return (after ?? before)?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
+  const dates = await db.selectFrom('messages').select(['id', 'date_sent']).where('id', 'in', [after.id, before.id]).execute();
+  const dateOf = (id: number) => Number(dates.find((d) => d.id === id)?.date_sent ?? 0);
+  return seconds - dateOf(before.id) < dateOf(after.id) - seconds ? before.id : after.id;
+}
+
 /** The anchored window of Zulip's message fetch (limit_query_to_range + post-processing). */
 export async function narrowRange(
   db: Tx,

@@ -48,7 +48,8 @@ export default [
     auth: 'user',
     summary: 'Get messages',
     params: {
-      anchor: p.str().optional(),
+      anchor: p.str().describe('A message ID, or `newest`, `oldest`, `first_unread` or `date`.').optional(),
+      anchor_date: p.str().describe('With anchor `date`: an ISO 8601 date or date and time (UTC without an offset); the window is anchored at the matching message sent closest to it.').optional(),
       include_anchor: p.bool().default(true),
       num_before: p.int({ min: 0 }).default(0),
       num_after: p.int({ min: 0 }).default(0),
@@ -62,6 +63,7 @@ export default [
     handler: (ctx, a) =>
       getMessages(ctx.svc, ctx.user, {
         anchor: a.anchor,
+        anchorDate: a.anchor_date,
         useFirstUnreadAnchor: a.use_first_unread_anchor,
         includeAnchor: a.include_anchor,
         numBefore: a.num_before,
