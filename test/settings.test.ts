@@ -313,3 +313,67 @@ test('PATCH /settings email_address_visibility: the API address and delivery_ema
   assert.deepEqual(await changes(qm), [{ user_id: u.id, delivery_email: real }, { user_id: u.id, new_email: real }, { user_id: u.id, avatar_source: 'G' }]);
   assert.deepEqual(await shown(other), [real, real]);
 });
+
+test('PATCH /settings target_users (FL 444): an administrator changes settings for users and groups, skipping, if asked, those who chose themselves', async () => {
+  const A = t.client(admin);
+  const alice = await t.makeUser({ role: ROLE.MEMBER });
+  const bob = await t.makeUser({ role: ROLE.MEMBER });
+  const carol = await t.makeUser({ role: ROLE.MEMBER });
+  const dave = await t.makeUser({ role: ROLE.MEMBER });
+  const groupBot = await t.makeUser({ isBot: true, botOwnerId: carol.id });
+  const group = assertSuccess(await A.post('/user_groups/create', { name: 'target settings', description: '', members: JSON.stringify([carol.id, groupBot.id]) })).group_id as number;
+  const settingsOf = async (who: Account) => {
+    const r = assertSuccess(await t.client(who).post('/register', { fetch_event_types: JSON.stringify(['user_settings']) }));
+    return r.user_settings as Record<string, unknown>;
+  };
+  const target = (v: Record<string, unknown>) => JSON.stringify(v);
+
+  // Alice picks her home view herself (another than the one she has: an unchanged value is no choice).
+  const chosen = (await settingsOf(alice)).web_home_view === 'all_messages' ? 'inbox' : 'all_messages';
+  assertSuccess(await t.client(alice).patch('/settings', { web_home_view: chosen }));
+  const aliceQ = await openQueue(t.client(alice), {});
+  const bobQ = await openQueue(t.client(bob), {});
+  const res = await A.patch('/settings', { target_users: target({ user_ids: [alice.id, bob.id], skip_if_already_edited: true }), web_home_view: 'recent', web_font_size_px: 19 });
+  assertSuccess(res);
+  assertSchema(res, 'PATCH', '/settings');
+  assert.equal(res.body.ignored_parameters_unsupported, undefined);
+  // Alice keeps the view she chose; the color scheme, which she never set, changes for both.
+  assert.equal((await settingsOf(alice)).web_home_view, chosen);
+  assert.equal((await settingsOf(alice)).web_font_size_px, 19);
+  assert.equal((await settingsOf(bob)).web_home_view, 'recent');
+  assert.equal((await settingsOf(bob)).web_font_size_px, 19);
+  assert.deepEqual((await aliceQ.drain()).map(({ id: _id, ...e }) => e), [{ type: 'user_settings', op: 'update', property: 'web_font_size_px', value: 19 }]);
+  assert.deepEqual(sortByProp((await bobQ.drain()).map(({ id: _id, ...e }) => e)), sortByProp([
+    { type: 'user_settings', op: 'update', property: 'web_home_view', value: 'recent' },
+    { type: 'user_settings', op: 'update', property: 'web_font_size_px', value: 19 },
+  ]));
+  // An administrator's change is not the user's own choice: with skip_if_already_edited, Bob's view changes again.
+  assertSuccess(await A.patch('/settings', { target_users: target({ user_ids: [bob.id], skip_if_already_edited: true }), web_home_view: 'inbox' }));
+  assert.equal((await settingsOf(bob)).web_home_view, 'inbox');
+  // Without skip_if_already_edited, Alice's choice is overridden too.
+  assertSuccess(await A.patch('/settings', { target_users: target({ user_ids: [alice.id], skip_if_already_edited: false }), web_home_view: 'recent' }));
+  assert.equal((await settingsOf(alice)).web_home_view, 'recent');
+
+  // A group's members (its bot left out), and users named by ID besides; deactivated users named by ID too.
+  assertSuccess(await A.delete(`/users/${dave.id}`));
+  assertSuccess(await A.patch('/settings', { target_users: target({ group_ids: [group], user_ids: [dave.id], skip_if_already_edited: false }), fluid_layout_width: true }));
+  assert.equal((await settingsOf(carol)).fluid_layout_width, true);
+  assert.equal((await settingsOf(bob)).fluid_layout_width, false);
+  assertSuccess(await A.post(`/users/${dave.id}/reactivate`));
+  assert.equal((await settingsOf(dave)).fluid_layout_width, true);
+
+  // Errors.
+  const body = { web_home_view: 'inbox' };
+  assertError(await t.client(member).patch('/settings', { target_users: target({ user_ids: [bob.id], skip_if_already_edited: true }), ...body }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+  assertError(await A.patch('/settings', { target_users: target({ skip_if_already_edited: true }), ...body }), 400, 'BAD_REQUEST', 'Either user_ids or group_ids must be provided.');
+  assertError(await A.patch('/settings', { target_users: target({ user_ids: [bob.id] }), ...body }), 400, 'BAD_REQUEST', 'target_users["skip_if_already_edited"] field is missing');
+  assertError(await A.patch('/settings', { target_users: target({ user_ids: [bob.id], skip_if_already_edited: true }), send_read_receipts: false }), 400, 'BAD_REQUEST', 'Cannot change this setting for other users.');
+  assertError(await A.patch('/settings', { target_users: target({ user_ids: [bob.id], skip_if_already_edited: true }), timezone: 'Europe/Paris' }), 400, 'BAD_REQUEST', 'Cannot change this setting for other users.');
+  assertError(await A.patch('/settings', { target_users: target({ user_ids: [bob.id], skip_if_already_edited: true }), email: 'new@example.com' }), 400, 'BAD_REQUEST', 'Cannot change this setting for other users.');
+  assertError(await A.patch('/settings', { target_users: target({ user_ids: [groupBot.id], skip_if_already_edited: true }), ...body }), 400, 'BAD_REQUEST', `Invalid user ID: ${groupBot.id}`);
+  assertError(await A.patch('/settings', { target_users: target({ user_ids: [987654], skip_if_already_edited: true }), ...body }), 400, 'BAD_REQUEST', 'Invalid user ID: 987654');
+  assertError(await A.patch('/settings', { target_users: target({ group_ids: [987654], skip_if_already_edited: true }), ...body }), 400, 'BAD_REQUEST', 'Invalid user group ID: 987654');
+  assertError(await A.patch('/settings', { target_users: target({ user_ids: [bob.id], skip_if_already_edited: true }), web_home_view: 'nowhere' }), 400, 'BAD_REQUEST');
+  // Nothing of those refused requests was changed.
+  assert.equal((await settingsOf(bob)).web_home_view, 'inbox');
+});

@@ -8,7 +8,7 @@ import { endUserSessions } from './sessions.ts';
 import { presenceEnabledChanged } from './presence.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import { activeUserIds, allUsers, updateUser, userById } from '../store/users.ts';
+import { activeUserIds, allUsers, updateUser, userById, usersByIds } from '../store/users.ts';
 import { realmById, updateRealm } from '../store/realm.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
@@ -22,6 +22,8 @@ import { requireHuman } from './profile-fields.ts';
 import { dropDraftsOnSyncDisabled } from './drafts.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { userIdsWhoCanAccess } from './user-access.ts';
+import { recordOwnSettingEdits, usersWhoEditedSetting } from '../store/setting-edits.ts';
+import { Groups } from './group-settings.ts';
 
 const LANGUAGE_NAMES: Record<string, string> = {
   en: 'English', en_GB: 'British English', de: 'Deutsch', es: 'español', fr: 'français', it: 'italiano', ja: '\u65e5\u672c\u8a9e',
@@ -132,6 +134,8 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
       userEvents.push({ type: 'user_settings', op: 'update', property: 'timezone', value: tz });
       everyoneEvents.push({ type: 'realm_user', op: 'update', person: { email: me.email, user_id: me.id, timezone: tz } });
     }
+     // What the user chose, an administrator's change for many users may leave alone.
+    await recordOwnSettingEdits(tx, me.id, userEvents.map((ev) => ev.property as string));
   });
   for (const ev of userEvents) svc.bus.send(ev, [actor.id]);
   if (visibilityChange) await announceEmailVisibility(svc, visibilityChange.before, visibilityChange.after);
@@ -143,6 +147,86 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
     const recipients = await userIdsWhoCanAccess(svc, actor);
     for (const ev of everyoneEvents) svc.bus.send(ev, recipients);
   }
+  return {};
+}
+
+/** Settings an administrator may not change for other users (Zulip's SECURITY_SENSITIVE_USER_SETTINGS). */
+const SECURITY_SENSITIVE_SETTINGS = new Set([
+  'allow_private_data_export',
+  'email_address_visibility',
+  'enable_digest_emails',
+  'enable_login_emails',
+  'enable_marketing_emails',
+  'presence_enabled',
+  'send_private_typing_notifications',
+  'send_read_receipts',
+  'send_stream_typing_notifications',
+]);
+
+/** Who an administrator's settings change is for (PATCH /settings target_users). */
+export interface TargetUsers {
+  user_ids?: number[];
+  group_ids?: number[];
+  /** Leave out, setting by setting, the users who changed it themselves. */
+  skip_if_already_edited: boolean;
+}
+
+/**
+ * An administrator changes settings for users named by ID or by group
+ * (bots left out; deactivated users named by ID included, so the change
+ * holds when they come back): each user whose value differs gets it, and a
+ * `user_settings` update, as if they had changed it themselves.
+ */
+export async function updateSettingsForUsers(svc: Services, actor: UserRow, target: TargetUsers, input: SettingsInput): Promise<Record<string, unknown>> {
+  if (!target.user_ids?.length && !target.group_ids?.length) throw badRequest('Either user_ids or group_ids must be provided.');
+  requireHuman(actor);
+  if (!isAdminRole(actor.role)) throw requireAdmin();
+  const names = Object.keys(input.settings);
+  if (input.email !== undefined || input.newPassword !== undefined || names.includes('timezone') || names.some((n) => SECURITY_SENSITIVE_SETTINGS.has(n))) {
+    throw badRequest('Cannot change this setting for other users.');
+  }
+  checkSettingValues(input.settings);
+  const events: Array<{ userId: number; event: ZulipEvent }> = [];
+  await transaction(svc.store, async (tx) => {
+    const users = await allUsers(tx, svc.realmId);
+    const byId = new Map(users.map((u) => [u.id, u]));
+    const targets = new Set<number>();
+    for (const id of target.user_ids ?? []) {
+      const u = byId.get(id);
+      if (!u || u.is_bot) throw badRequest(`Invalid user ID: ${id}`);
+      targets.add(id);
+    }
+    if (target.group_ids?.length) {
+      const groups = await Groups.load(tx, svc.realmId);
+      for (const id of target.group_ids) {
+        const g = groups.byId.get(id);
+        if (!g || g.deactivated) throw badRequest(`Invalid user group ID: ${id}`);
+      }
+      for (const u of users) if (!u.is_bot && target.group_ids.some((id) => groups.isMember(u, id))) targets.add(u.id);
+    }
+    const ids = [...targets].sort((a, b) => a - b);
+    for (const id of ids) await lockSettingsOf(svc.store, tx, 'user', id);
+    const skipped = new Map<string, Set<number>>();
+    for (const name of names) skipped.set(name, target.skip_if_already_edited ? await usersWhoEditedSetting(tx, ids, name) : new Set());
+    for (const u of await usersByIds(tx, svc.realmId, ids)) {
+      const stored = parseJsonObject(u.settings_json);
+      const current = userSettings(u.settings_json);
+      let changed = false;
+      for (const [name, value] of Object.entries(input.settings)) {
+        if (skipped.get(name)!.has(u.id) || current[name] === value) continue;
+        stored[name] = value;
+        changed = true;
+        if (name === 'enable_drafts_synchronization' && value === false) await dropDraftsOnSyncDisabled(tx, u.id);
+        const event: ZulipEvent = { type: 'user_settings', op: 'update', property: name, value };
+        if (name === 'default_language') event.language_name = languageName(value as string);
+        events.push({ userId: u.id, event });
+      }
+      if (changed) await updateUser(tx, u.id, { settings_json: JSON.stringify(stored) });
+    }
+    // An administrator who is among the users chose the value themselves.
+    if (targets.has(actor.id)) await recordOwnSettingEdits(tx, actor.id, events.filter((e) => e.userId === actor.id).map((e) => e.event.property as string));
+  });
+  for (const { userId, event } of events) svc.bus.send(event, [userId]);
   return {};
 }
 

@@ -897,3 +897,16 @@ migration('1020_date_joined_on_first_login', async (db) => {
     .addColumn('joins_on_first_login', 'integer', (col) => col.notNull().defaultTo(0))
     .execute();
 });
+
+// The settings each user changed themselves (PATCH /settings), so that an
+// administrator's change of a setting for many users (target_users with
+// skip_if_already_edited, feature level 444) can leave those users' own
+// choices alone. Changes made before this migration are not known.
+migration('1030_user_setting_edits', async (db) => {
+  await db.schema
+    .createTable('user_setting_edits')
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id'))
+    .addColumn('setting', 'text', (col) => col.notNull())
+    .addPrimaryKeyConstraint('user_setting_edits_pkey', ['user_id', 'setting'])
+    .execute();
+});

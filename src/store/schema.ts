@@ -537,7 +537,14 @@ export interface EmailUnsubscribeKeysTable {
   date_created: number;
 }
 
+/** A setting a user changed themselves (see migration 1030). */
+export interface UserSettingEditsTable {
+  user_id: number;
+  setting: string;
+}
+
 export interface Database {
+  user_setting_edits: UserSettingEditsTable;
   email_changes: EmailChangesTable;
   cluster_nodes: ClusterNodesTable;
   multiuse_invites: MultiuseInvitesTable;

@@ -2,7 +2,13 @@
 import { route, type RouteDef } from '../route.ts';
 import { p, type Param, type ParamSpec } from '../params.ts';
 import { USER_SETTINGS } from '../../lib/user-settings.ts';
-import { updateOwnSettings, updateRealmUserDefaults } from '../../actions/settings.ts';
+import { updateOwnSettings, updateRealmUserDefaults, updateSettingsForUsers, type TargetUsers, type SettingsInput } from '../../actions/settings.ts';
+import { v } from '../../lib/validators.ts';
+
+/** PATCH /settings `target_users`: an administrator changes the settings of these users instead (feature level 444). */
+const targetUsers = p
+  .json(v.object({ user_ids: v.list(v.int({ min: 0 })), group_ids: v.list(v.int({ min: 0 })), skip_if_already_edited: v.bool() }, { optional: ['user_ids', 'group_ids'] }), 'object')
+  .describe('An administrator changes the settings for these users (`user_ids`) and groups\' members (`group_ids`), skipping, when `skip_if_already_edited`, those who changed a setting themselves.');
 
 /** One optional parameter per setting: strings are sent raw, the rest as JSON (Zulip's encoding). */
 function settingParams(filter: (name: string) => boolean): ParamSpec {
@@ -37,18 +43,21 @@ const settingsRoute = (path: string, summary: string): RouteDef =>
       email: p.str().optional(),
       old_password: p.str().optional(),
       new_password: p.str().optional(),
+      target_users: targetUsers.optional(),
       ...userSettingParams,
     },
     handler: (ctx, a) => {
       const args = a as Record<string, unknown>;
-      return updateOwnSettings(ctx.svc, ctx.user, {
+      const input: SettingsInput = {
         fullName: args.full_name as string | undefined,
         email: args.email as string | undefined,
         oldPassword: args.old_password as string | undefined,
         newPassword: args.new_password as string | undefined,
         keepSession: ctx.sessionIdHash,
         settings: pickSettings(args, userSettingParams),
-      });
+      };
+      const target = args.target_users as TargetUsers | undefined;
+      return target ? updateSettingsForUsers(ctx.svc, ctx.user, target, input) : updateOwnSettings(ctx.svc, ctx.user, input);
     },
   });
 
