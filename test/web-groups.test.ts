@@ -7,12 +7,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertSuccess, type Client } from './helpers.ts';
+import type { Page } from 'playwright-core';
 import { browserTests, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** The group called `name`, as the server has it (deactivated ones included), or undefined. */
 async function groupAtServer(api: Client, name: string): Promise<Record<string, any> | undefined> {
   const groups = assertSuccess(await api.get('/user_groups', { include_deactivated_groups: true })).user_groups as Record<string, any>[];
   return groups.find((g) => g.name === name);
+}
+
+/** The Settings dialog's User groups section of a logged-in page, its list, and a row of the list by group name. */
+async function groupsSection(page: Page) {
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'User groups' });
+  const list = section.getByRole('list', { name: 'User groups' });
+  return { section, list, row: (name: string) => list.getByRole('listitem', { name, exact: true }) };
 }
 
 await browserTests('the web client in Chromium: user groups', (newContext) => {
@@ -24,10 +33,7 @@ await browserTests('the web client in Chromium: user groups', (newContext) => {
       const bobApi = t.client(bob);
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
-      await page.getByRole('button', { name: 'Settings' }).click();
-      const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'User groups' });
-      const list = section.getByRole('list', { name: 'User groups' });
-      const row = (name: string) => list.getByRole('listitem', { name, exact: true });
+      const { section, list, row } = await groupsSection(page);
       const withText = async (name: string, text: string) => eventually(async () => ((await row(name).textContent()) ?? '').includes(text), `${name} showing “${text}”`);
 
       // The system groups are not listed.
@@ -131,6 +137,69 @@ await browserTests('the web client in Chromium: user groups', (newContext) => {
       await deactivated.getByRole('listitem', { name: 'Operations' }).waitFor();
       await withText('Design team', '2 members');
       assert.equal(await deactivated.getByRole('listitem').count(), 1);
+      await ctx.close();
+    }));
+  test('user groups: subgroups added and removed, a cycle refused with the reason; a deactivated group opened, renamed and its members changed', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const dana = await t.makeUser({ password: PASSWORD, name: 'Dana Groups' });
+      const erin = await t.makeUser({ name: 'Erin Groups' });
+      const danaApi = t.client(dana);
+      for (const name of ['Backend', 'Frontend', 'Engineering']) assertSuccess(await danaApi.post('/user_groups/create', { name, description: '', members: [dana.id] }));
+      const id = async (name: string) => (await groupAtServer(danaApi, name))!.id as number;
+      const ctx = await newContext();
+      const { section, row } = await groupsSection(await loginPage(ctx, t.url, dana.email, PASSWORD));
+      const eng = row('Engineering');
+      await eng.getByRole('button', { name: 'Open Engineering' }).click();
+      const subgroups = eng.getByRole('list', { name: 'Subgroups of Engineering' });
+      await eng.getByText('No subgroups.').waitFor();
+
+      // Two subgroups added, one at a time.
+      for (const name of ['Backend', 'Frontend']) {
+        await eng.getByLabel('Add a subgroup').selectOption({ label: name });
+        await eng.getByRole('button', { name: 'Add subgroup' }).click();
+        await subgroups.getByRole('listitem', { name }).waitFor();
+      }
+      assert.deepEqual(((await groupAtServer(danaApi, 'Engineering'))!.direct_subgroup_ids as number[]).sort(), [await id('Backend'), await id('Frontend')].sort());
+      await eventually(async () => ((await eng.textContent()) ?? '').includes('1 member, 2 subgroups'), 'Engineering showing two subgroups');
+      // Groups already there are not offered again.
+      assert.deepEqual(await eng.getByLabel('Add a subgroup').locator('option').allTextContents(), []);
+
+      // Engineering inside Backend would be a cycle: the server's reason shows, nothing changes.
+      const engineeringId = await id('Engineering');
+      const backend = row('Backend');
+      await backend.getByRole('button', { name: 'Open Backend' }).click();
+      await backend.getByLabel('Add a subgroup').selectOption({ label: 'Engineering' });
+      await backend.getByRole('button', { name: 'Add subgroup' }).click();
+      await backend.getByRole('alert').filter({ hasText: `User group ${engineeringId} is already a supergroup of this group.` }).waitFor();
+      assert.deepEqual((await groupAtServer(danaApi, 'Backend'))!.direct_subgroup_ids, []);
+      await backend.getByRole('button', { name: 'Close Backend' }).click();
+
+      // One removed (one group is open at a time: Engineering again).
+      await eng.getByRole('button', { name: 'Open Engineering' }).click();
+      await subgroups.getByRole('button', { name: 'Remove subgroup Frontend from Engineering' }).click();
+      await eventually(async () => ((await groupAtServer(danaApi, 'Engineering'))!.direct_subgroup_ids as number[]).length === 1, 'Frontend removed at the server');
+      await eventually(async () => (await subgroups.getByRole('listitem', { name: 'Frontend' }).count()) === 0, 'Frontend gone from the page');
+      // Added elsewhere: shows in the open group.
+      assertSuccess(await owner.post(`/user_groups/${await id('Engineering')}/subgroups`, { add: [await id('Frontend')] }));
+      await subgroups.getByRole('listitem', { name: 'Frontend' }).waitFor();
+
+      // A deactivated group: opened from its own list, renamed, a member added; it offers no deactivation.
+      const frontendId = await id('Frontend');
+      assertSuccess(await owner.post(`/user_groups/${await id('Engineering')}/subgroups`, { delete: [frontendId] }));
+      assertSuccess(await danaApi.post(`/user_groups/${frontendId}/deactivate`));
+      const deactivated = section.getByRole('list', { name: 'Deactivated' });
+      const old = deactivated.getByRole('listitem', { name: 'Frontend' });
+      await old.getByRole('button', { name: 'Open Frontend' }).click();
+      await old.getByLabel('Name', { exact: true }).fill('Frontend (old)');
+      await old.getByRole('button', { name: 'Save group' }).click();
+      await eventually(async () => (await groupAtServer(danaApi, 'Frontend (old)'))?.deactivated === true, 'the deactivated group renamed at the server');
+      const renamed = deactivated.getByRole('listitem', { name: 'Frontend (old)' });
+      await renamed.getByLabel('Add a member').selectOption({ label: 'Erin Groups' });
+      await renamed.getByRole('button', { name: 'Add', exact: true }).click();
+      await eventually(async () => (await groupAtServer(danaApi, 'Frontend (old)'))?.members.includes(erin.id), 'Erin added to the deactivated group');
+      assert.equal(await renamed.getByRole('button', { name: 'Deactivate Frontend (old)' }).count(), 0);
+      assert.equal(await renamed.getByLabel('Add a subgroup').count(), 1);
       await ctx.close();
     }));
 });

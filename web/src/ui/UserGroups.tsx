@@ -17,6 +17,11 @@ function changeMembers(g: UserGroup, op: 'add' | 'delete', userIds: number[]) {
   return api('POST', `/user_groups/${g.id}/members`, { [op]: userIds });
 }
 
+/** Adds (`add`) or removes (`delete`) subgroups: POST /user_groups/{id}/subgroups. */
+function changeSubgroups(g: UserGroup, op: 'add' | 'delete', groupIds: number[]) {
+  return api('POST', `/user_groups/${g.id}/subgroups`, { [op]: groupIds });
+}
+
 /**
  * The organization's user groups (not the system groups), from
  * realm_user_groups and the user_group events: create one (POST
@@ -26,7 +31,11 @@ function changeMembers(g: UserGroup, op: 'add' | 'delete', userIds: number[]) {
  * /user_groups/{id}/members) and deactivate it (POST
  * /user_groups/{id}/deactivate). Deactivated groups are listed apart, and
  * reactivated by those who may manage them (PATCH /user_groups/{id} with
- * deactivated=false). The server decides who may do what, and says why not.
+ * deactivated=false); they can still be opened, renamed and have their
+ * members changed, as Zulip allows. An opened group lists its subgroups,
+ * which may be added (as members may) and removed (by those who may
+ * manage the group): POST /user_groups/{id}/subgroups. The
+ * server decides who may do what, and says why not.
  */
 export function UserGroups() {
   const [name, setName] = useState('');
@@ -101,13 +110,17 @@ export function UserGroups() {
             {deactivated.map((g) => (
               <li key={g.id} aria-label={g.name} class="deactivated">
                 <GroupSummary group={g} />
-                {canManage(g) && (
-                  <span class="group-actions">
+                <span class="group-actions">
+                  {canManage(g) && (
                     <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('PATCH', `/user_groups/${g.id}`, { deactivated: false }))}>
                       Reactivate {g.name}
                     </button>
-                  </span>
-                )}
+                  )}
+                  <button type="button" class="btn" aria-expanded={open === g.id} onClick={() => setOpen(open === g.id ? null : g.id)}>
+                    {open === g.id ? 'Close' : 'Open'} {g.name}
+                  </button>
+                </span>
+                {open === g.id && <GroupEditor key={g.id} group={g} />}
               </li>
             ))}
           </ul>
@@ -135,7 +148,6 @@ function GroupEditor({ group: g }: { group: UserGroup }) {
   // What is typed here; null until then, so a change made elsewhere shows.
   const [typedName, setName] = useState<string | null>(null);
   const [typedDescription, setDescription] = useState<string | null>(null);
-  const [adding, setAdding] = useState('');
   const save = useAction();
   const change = useRequest();
   const me = model.me.user_id;
@@ -144,7 +156,11 @@ function GroupEditor({ group: g }: { group: UserGroup }) {
   const mayRemove = manage || model.allows(me, g.can_remove_members_group);
   const members = g.members.map((id) => model.users.get(id) ?? { user_id: id, full_name: model.userName(id), email: '' }).sort((a, b) => a.full_name.localeCompare(b.full_name));
   const candidates = ([...model.users.values()] as User[]).filter((u) => u.is_active && !u.is_bot && !g.members.includes(u.user_id)).sort((a, b) => a.full_name.localeCompare(b.full_name));
-  const subgroups = g.direct_subgroup_ids.map((id) => model.groups.get(id)?.name ?? `Group ${id}`);
+  const subgroups = g.direct_subgroup_ids.map((id) => ({ id, name: model.groups.get(id)?.name ?? `Group ${id}` })).sort((a, b) => a.name.localeCompare(b.name));
+  // Active groups of the organization that are not this one nor already its subgroups (the server refuses a cycle, and says so).
+  const subgroupCandidates = [...model.groups.values()]
+    .filter((c) => !c.is_system_group && !c.deactivated && c.id !== g.id && !g.direct_subgroup_ids.includes(c.id))
+    .sort((a, b) => a.name.localeCompare(b.name));
 
   return (
     <div class="group-editor">
@@ -185,40 +201,78 @@ function GroupEditor({ group: g }: { group: UserGroup }) {
         ))}
       </ul>
       {members.length === 0 && <p class="muted-text">No direct members.</p>}
-      {subgroups.length > 0 && <p>Subgroups: {subgroups.join(', ')}</p>}
       {mayAdd && (
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (!adding) return;
-            void change.run(async () => {
-              await changeMembers(g, 'add', [Number(adding)]);
-              setAdding('');
-            });
-          }}
-        >
-          <label for={`group-${g.id}-add`}>Add a member</label>
-          <div class="row">
-            <select id={`group-${g.id}-add`} value={adding} onChange={(e) => setAdding(e.currentTarget.value)}>
-              <option value="">Choose a person…</option>
-              {candidates.map((u) => (
-                <option key={u.user_id} value={String(u.user_id)}>
-                  {u.full_name}
-                </option>
-              ))}
-            </select>
-            <button type="submit" class="btn" disabled={change.busy || !adding}>
-              Add
-            </button>
-          </div>
-        </form>
+        <PickToAdd
+          id={`group-${g.id}-add`}
+          label="Add a member"
+          placeholder="Choose a person…"
+          button="Add"
+          options={candidates.map((u) => ({ value: u.user_id, label: u.full_name }))}
+          busy={change.busy}
+          add={(userId) => change.run(() => changeMembers(g, 'add', [userId]))}
+        />
       )}
-      {manage && (
+      <h4>Subgroups</h4>
+      <ul class="org-people" aria-label={`Subgroups of ${g.name}`}>
+        {subgroups.map((sg) => (
+          <li key={sg.id} aria-label={sg.name}>
+            <span class="org-person">{sg.name}</span>
+            {manage && (
+              <button type="button" class="btn" disabled={change.busy} aria-label={`Remove subgroup ${sg.name} from ${g.name}`} onClick={() => void change.run(() => changeSubgroups(g, 'delete', [sg.id]))}>
+                Remove
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {subgroups.length === 0 && <p class="muted-text">No subgroups.</p>}
+      {mayAdd && subgroupCandidates.length > 0 && (
+        <PickToAdd
+          id={`group-${g.id}-add-subgroup`}
+          label="Add a subgroup"
+          placeholder="Choose a group…"
+          button="Add subgroup"
+          options={subgroupCandidates.map((c) => ({ value: c.id, label: c.name }))}
+          busy={change.busy}
+          add={(groupId) => change.run(() => changeSubgroups(g, 'add', [groupId]))}
+        />
+      )}
+      {manage && !g.deactivated && (
         <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('POST', `/user_groups/${g.id}/deactivate`))}>
           Deactivate {g.name}
         </button>
       )}
       <ErrorLine error={change.error} />
     </div>
+  );
+}
+
+/** A labelled choice of one person or group, and a button that adds it (the choice is cleared once added). */
+function PickToAdd(props: { id: string; label: string; placeholder: string; button: string; options: Array<{ value: number; label: string }>; busy: boolean; add: (value: number) => Promise<boolean> }) {
+  const [picked, setPicked] = useState('');
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!picked) return;
+        // Cleared once added; a refused choice stays, next to the server's reason.
+        void props.add(Number(picked)).then((ok) => ok !== false && setPicked(''));
+      }}
+    >
+      <label for={props.id}>{props.label}</label>
+      <div class="row">
+        <select id={props.id} value={picked} onChange={(e) => setPicked(e.currentTarget.value)}>
+          <option value="">{props.placeholder}</option>
+          {props.options.map((o) => (
+            <option key={o.value} value={String(o.value)}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+        <button type="submit" class="btn" disabled={props.busy || !picked}>
+          {props.button}
+        </button>
+      </div>
+    </form>
   );
 }
