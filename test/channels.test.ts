@@ -340,6 +340,53 @@ test('DELETE /streams/{id} archives; archived_channels clients get an update, ot
   assert.equal(assertSuccess(await c(member).get(`/streams/${id}`)).stream.is_archived, false);
 });
 
+test('PATCH /streams/{id} on an archived channel (FL 362): privacy changes like any channel; other settings still refused', async () => {
+  const id = await create(member, { name: uniq('archived privacy'), subscribers: [member.id, other.id] });
+  assertSuccess(await c(member).delete(`/streams/${id}`));
+  const bystander = await t.makeUser({ name: uniq('Bystander') });
+  const types = { event_types: ['stream'] };
+  const capable = { ...types, client_capabilities: { archived_channels: true } };
+  const adminCap = await openQueue(c(admin), capable);
+  const otherCap = await openQueue(c(other), capable);
+  const byCap = await openQueue(c(bystander), capable);
+  const byOld = await openQueue(c(bystander), types);
+  const otherOld = await openQueue(c(other), types);
+  const guestCap = await openQueue(c(guest), capable);
+  const view = async () => assertSuccess(await c(member).get(`/streams/${id}`)).stream;
+  const updates = async (q: typeof adminCap) => (await q.ofType('stream')).map((e) => [e.op, e.property, e.value]);
+  // Public to private: those who still see it get the update; a member who no longer does, a delete.
+  assertSuccess(await c(member).patch(`/streams/${id}`, { is_private: true }));
+  let s = await view();
+  assert.deepEqual([s.invite_only, s.history_public_to_subscribers, s.is_archived], [true, false, true]);
+  const upd = await otherCap.ofType('stream');
+  assert.deepEqual(upd.map((e) => [e.op, e.stream_id, e.property, e.value, e.history_public_to_subscribers]), [['update', id, 'invite_only', true, false]]);
+  assert.deepEqual(await updates(adminCap), [['update', 'invite_only', true]]);
+  assert.deepEqual((await byCap.ofType('stream')).map((e) => [e.op, e.stream_ids]), [['delete', [id]]]);
+  // Shared history, then public and web-public again.
+  assertSuccess(await c(member).patch(`/streams/${id}`, { history_public_to_subscribers: true }));
+  assert.deepEqual(await updates(otherCap), [['update', 'history_public_to_subscribers', true]]);
+  assertSuccess(await c(member).patch(`/streams/${id}`, { is_private: false }));
+  assert.deepEqual((await byCap.ofType('stream')).map((e) => [e.op, e.streams[0].stream_id, e.streams[0].is_archived]), [['create', id, true]]);
+  assert.deepEqual(await updates(otherCap), [['update', 'invite_only', false]]);
+  assertSuccess(await c(admin).patch('/realm', { enable_spectator_access: true }));
+  assertSuccess(await c(t.owner).patch(`/streams/${id}`, { is_web_public: true }));
+  s = await view();
+  assert.deepEqual([s.invite_only, s.is_web_public, s.history_public_to_subscribers, s.is_archived], [false, true, true, true]);
+  assert.deepEqual(await updates(byCap), [['update', 'is_web_public', true]]);
+  // Guests see no public channel, but a web-public one; clients without archived_channels hear nothing of an archived one.
+  assert.deepEqual((await guestCap.drain()).map((e) => [e.op, e.streams[0].stream_id]), [['create', id]]);
+  assert.deepEqual(await byOld.drain(), []);
+  assert.deepEqual(await otherOld.drain(), []);
+  // The privacy rules are those of any channel.
+  assertError(await c(member).patch(`/streams/${id}`, { is_private: true, is_web_public: true }), 400, 'BAD_REQUEST', 'Invalid parameters');
+  // Anything else, alone or beside a privacy change, is still refused.
+  assertError(await c(member).patch(`/streams/${id}`, { description: 'x' }), 400, 'BAD_REQUEST', 'Channel is archived.');
+  assertError(await c(member).patch(`/streams/${id}`, { is_private: true, new_name: uniq('renamed') }), 400, 'BAD_REQUEST', 'Channel is archived.');
+  assertError(await c(member).patch(`/streams/${id}`, { is_private: true, topics_policy: 'disable_empty_topic' }), 400, 'BAD_REQUEST', 'Channel is archived.');
+  assert.equal((await view()).invite_only, false);
+  assertSuccess(await c(admin).patch('/realm', { enable_spectator_access: false }));
+});
+
 test('register: streams state follows metadata access; realm channel permission settings', async () => {
   const priv = await create(member, { name: uniq('reg priv'), invite_only: true });
   const mine = await openQueue(c(member), { fetch_event_types: ['stream', 'realm'] });

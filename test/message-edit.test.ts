@@ -277,9 +277,9 @@ test('GET /messages/{message_id}/history', async () => {
   assert.deepEqual([h[1].content, h[1].prev_content, h[1].rendered_content, h[1].prev_rendered_content, h[1].topic], ['v2', 'v1', '<p>v2</p>', '<p>v1</p>', 'hist']);
   assert.deepEqual([h[2].topic, h[2].prev_topic, h[2].content], ['hist2', 'hist', 'v2']);
   assertError(await C.get('/messages/987654/history'), 400, 'BAD_REQUEST', 'Invalid message(s)');
-  await setRealmSetting(t, 'allow_edit_history', false);
+  await setRealmSetting(t, 'message_edit_history_visibility_policy', 'none');
   assertError(await B.get(`/messages/${id}/history`), 400, 'BAD_REQUEST', 'Message edit history is disabled in this organization');
-  await setRealmSetting(t, 'allow_edit_history', true);
+  await setRealmSetting(t, 'message_edit_history_visibility_policy', 'all');
 });
 
 test('topic moves in a private channel: Notification Bot (a system bot) posts its notice there too', async () => {

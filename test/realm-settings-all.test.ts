@@ -52,32 +52,14 @@ const CASES: Record<string, () => Case> = {
   message_content_delete_limit_seconds: () => ({ send: 'unlimited', state: null }),
   move_messages_within_stream_limit_seconds: () => ({ send: 1200 }),
   move_messages_between_streams_limit_seconds: () => ({ send: 'unlimited', state: null }),
-  message_edit_history_visibility_policy: () => ({
-    send: 'moves',
-    events: [
-      ['message_edit_history_visibility_policy', 'moves'],
-      ['allow_edit_history', true],
-    ],
-  }),
-  allow_edit_history: () => ({
-    send: false,
-    events: [
-      ['message_edit_history_visibility_policy', 'none'],
-      ['allow_edit_history', false],
-    ],
-  }),
+  // Announced alone since feature level 358 (no allow_edit_history event).
+  message_edit_history_visibility_policy: () => ({ send: 'moves' }),
+  // The deprecated mandatory_topics is still announced beside it (feature level 392).
   topics_policy: () => ({
     send: 'disable_empty_topic',
     events: [
       ['topics_policy', 'disable_empty_topic'],
       ['mandatory_topics', true],
-    ],
-  }),
-  mandatory_topics: () => ({
-    send: false,
-    events: [
-      ['topics_policy', 'allow_empty_topic'],
-      ['mandatory_topics', false],
     ],
   }),
   message_retention_days: () => ({ send: 30 }),
@@ -149,13 +131,14 @@ const GROUP_SETTINGS = [
  * zulip.yaml, plus the settings sent as `realm` update events, with the API
  * changelog's additions up to feature level 483: gif_rating_policy FL 453,
  * default_avatar_source FL 456, media_preview_size FL 469,
- * workplace_users_group FL 477). bot_creation_policy (removed at FL 344) and
- * giphy_rating (renamed at FL 453) are no longer parameters: they come back
- * in ignored_parameters_unsupported, as from Zulip. authentication_methods
+ * workplace_users_group FL 477). bot_creation_policy (removed at FL 344),
+ * giphy_rating (renamed at FL 453), allow_edit_history (FL 358) and
+ * mandatory_topics (FL 392) are no longer parameters: they come back in
+ * ignored_parameters_unsupported, as from Zulip. authentication_methods
  * and string_id are checked separately.
  */
 const ZULIP_WRITABLE = [
-  'allow_edit_history', 'allow_message_editing', 'avatar_changes_disabled',
+  'allow_message_editing', 'avatar_changes_disabled',
   'can_access_all_users_group', 'can_add_custom_emoji_group', 'can_add_subscribers_group', 'can_create_bots_group',
   'can_create_groups', 'can_create_private_channel_group', 'can_create_public_channel_group',
   'can_create_web_public_channel_group', 'can_create_write_only_bots_group', 'can_delete_any_message_group',
@@ -167,7 +150,7 @@ const ZULIP_WRITABLE = [
   'direct_message_permission_group', 'disallow_disposable_email_addresses', 'email_changes_disabled',
   'emails_restricted_to_domains', 'enable_guest_user_dm_warning', 'enable_guest_user_indicator', 'enable_read_receipts',
   'enable_spectator_access', 'gif_rating_policy', 'inline_image_preview', 'inline_url_embed_preview',
-  'invite_required', 'jitsi_server_url', 'mandatory_topics', 'media_preview_size',
+  'invite_required', 'jitsi_server_url', 'media_preview_size',
   'message_content_allowed_in_email_notifications', 'message_content_delete_limit_seconds',
   'message_content_edit_limit_seconds', 'message_edit_history_visibility_policy', 'message_retention_days',
   'moderation_request_channel_id', 'move_messages_between_streams_limit_seconds',
@@ -344,6 +327,32 @@ test('parameters current Zulip no longer has: bot_creation_policy (FL 344) and g
   assert.equal(reg.realm_gif_rating_policy, before.realm_gif_rating_policy);
   for (const gone of ['realm_bot_creation_policy', 'realm_giphy_rating', 'giphy_rating_options']) assert.equal(reg[gone], undefined, gone);
   assert.deepEqual(Object.keys(reg.gif_rating_policy_options), ['disabled', 'y', 'g', 'pg', 'pg13', 'r']);
+});
+
+test('allow_edit_history (FL 358) and mandatory_topics (FL 392) are no longer parameters; /register still derives them', async () => {
+  assertSuccess(await c(t.owner).patch('/realm', { message_edit_history_visibility_policy: 'all', topics_policy: 'allow_empty_topic' }));
+  const q = await openQueue(c(member), { event_types: ['realm'] });
+  const res = assertSuccess(await c(t.owner).patch('/realm', { allow_edit_history: false, mandatory_topics: true }));
+  assert.deepEqual([...res.ignored_parameters_unsupported].sort(), ['allow_edit_history', 'mandatory_topics']);
+  assert.deepEqual(await q.ofType('realm'), []);
+  assertSuccess(await c(t.owner).patch('/realm', { message_edit_history_visibility_policy: 'none', topics_policy: 'disable_empty_topic' }));
+  let reg = await register(member);
+  assert.deepEqual([reg.realm_allow_edit_history, reg.realm_mandatory_topics], [false, true]);
+  assertSuccess(await c(t.owner).patch('/realm', { message_edit_history_visibility_policy: 'moves', topics_policy: 'allow_empty_topic' }));
+  reg = await register(member);
+  assert.deepEqual([reg.realm_allow_edit_history, reg.realm_mandatory_topics], [true, false]);
+  // A change of the edit history policy is announced alone; mandatory_topics still follows topics_policy.
+  assert.deepEqual(
+    (await q.ofType('realm')).map((e) => [e.property, e.value]),
+    [
+      ['message_edit_history_visibility_policy', 'none'],
+      ['topics_policy', 'disable_empty_topic'],
+      ['mandatory_topics', true],
+      ['message_edit_history_visibility_policy', 'moves'],
+      ['topics_policy', 'allow_empty_topic'],
+      ['mandatory_topics', false],
+    ],
+  );
 });
 
 test('workplace_users_group: role:everyone by default; a group whose membership only administrators manage', async () => {

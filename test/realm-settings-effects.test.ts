@@ -35,15 +35,15 @@ test('enable_read_receipts turns GET /messages/{id}/read_receipts on and off', a
   assert.ok(Array.isArray(assertSuccess(await c(other).get(`/messages/${id}/read_receipts`)).user_ids));
 });
 
-test('mandatory_topics: messages need a topic', async () => {
-  await setting({ mandatory_topics: true });
+test('topics_policy disable_empty_topic: messages need a topic', async () => {
+  await setting({ topics_policy: 'disable_empty_topic' });
   assertError(
     await c(member).post('/messages', { type: 'stream', to: 'general', topic: '', content: 'x' }),
     400,
     'BAD_REQUEST',
     'Sending messages to the general chat is not allowed in this organization.',
   );
-  await setting({ mandatory_topics: false });
+  await setting({ topics_policy: 'allow_empty_topic' });
   await send(member, '', 'no topic is fine again');
 });
 
@@ -83,7 +83,7 @@ test('message_edit_history_visibility_policy: all, moves only, none', async () =
     [['prev_topic', 'timestamp', 'topic', 'user_id']],
   );
 
-  await setting({ allow_edit_history: false });
+  await setting({ message_edit_history_visibility_policy: 'none' });
   assertError(await c(other).get(`/messages/${id}/history`), 400, 'BAD_REQUEST', 'Message edit history is disabled in this organization');
   assert.equal(assertSuccess(await c(other).get(`/messages/${id}`)).message.edit_history, undefined);
   await setting({ message_edit_history_visibility_policy: 'all' });

@@ -414,3 +414,76 @@ test('principals by email (feature level 302): a real address only when its emai
   assertSuccess(await c(admin).delete('/users/me/subscriptions', { subscriptions: [name], principals: [real.toUpperCase()] }));
   assertError(await c(member).delete('/users/me/subscriptions', { subscriptions: [name], principals: [real] }), 400, 'BAD_REQUEST', 'No such user');
 });
+
+test('archived channels (FL 362): subscribing and unsubscribing, self and others, as in other channels; only archived_channels clients hear of it', async () => {
+  const name = uniq('archived subs');
+  const id = await create(member, { name, subscribers: [member.id] });
+  assertSuccess(await c(member).delete(`/streams/${id}`));
+  const types = { event_types: ['subscription', 'stream'] };
+  const otherCap = await openQueue(c(other), { ...types, client_capabilities: { archived_channels: true } });
+  const otherOld = await openQueue(c(other), types);
+  const memberCap = await openQueue(c(member), { ...types, client_capabilities: { archived_channels: true } });
+  const memberOld = await openQueue(c(member), types);
+  const ops = (evs: Record<string, any>[]) => evs.map((e) => [`${e.type}:${e.op}`, e.stream_ids ?? e.subscriptions?.map((s: any) => s.stream_id), e.user_ids]);
+
+  // Joining by oneself, as a public channel.
+  assert.deepEqual(assertSuccess(await c(other).post('/users/me/subscriptions', { subscriptions: [{ name }] })).subscribed, { [String(other.id)]: [name] });
+  assert.deepEqual(ops(await otherCap.drain()), [['subscription:add', [id], undefined]]);
+  assert.deepEqual(ops(await memberCap.drain()), [['subscription:peer_add', [id], [other.id]]]);
+  // Subscribing someone else, by the channel's administrator.
+  assert.deepEqual(assertSuccess(await c(member).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [admin.id] })).subscribed, {
+    [String(admin.id)]: [name],
+  });
+  assert.deepEqual(ops(await memberCap.drain()), [['subscription:peer_add', [id], [admin.id]]]);
+  assert.deepEqual(ops(await otherCap.drain()), [['subscription:peer_add', [id], [admin.id]]]);
+  assert.deepEqual(assertSuccess(await c(member).get(`/streams/${id}/members`)).subscribers, [admin.id, member.id, other.id]);
+  // A client that declared archived_channels lists it among the subscriptions; one that did not, nowhere.
+  const capState = await openQueue(c(other), { fetch_event_types: ['subscription'], client_capabilities: { archived_channels: true } });
+  assert.ok(capState.state.subscriptions.some((s: any) => s.stream_id === id && s.is_archived));
+  // A personal setting of the subscription.
+  assertSuccess(await c(other).post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: id, property: 'pin_to_top', value: true }] }));
+  assert.deepEqual((await otherCap.drain()).map((e) => [e.op, e.stream_id, e.property, e.value]), [['update', id, 'pin_to_top', true]]);
+  // Leaving, and removing someone else.
+  assert.deepEqual(assertSuccess(await c(other).delete('/users/me/subscriptions', { subscriptions: [name] })).removed, [name]);
+  assert.deepEqual(ops(await otherCap.drain()), [['subscription:remove', [id], undefined]]);
+  assert.deepEqual(ops(await memberCap.drain()), [['subscription:peer_remove', [id], [other.id]]]);
+  assert.deepEqual(assertSuccess(await c(member).delete('/users/me/subscriptions', { subscriptions: [name], principals: [admin.id] })).removed, [name]);
+  assert.deepEqual(ops(await memberCap.drain()), [['subscription:peer_remove', [id], [admin.id]]]);
+  assert.deepEqual(assertSuccess(await c(member).get(`/streams/${id}/members`)).subscribers, [member.id]);
+  // The permissions are those of any channel: a guest may not subscribe others.
+  assertError(await c(guest).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [admin.id] }), 400, 'BAD_REQUEST', 'Insufficient permission');
+  // Clients without archived_channels were told nothing of all this.
+  assert.deepEqual(await otherOld.drain(), []);
+  assert.deepEqual(await memberOld.drain(), []);
+});
+
+test('archived private channels (FL 362): a new subscriber gets the channel and its subscription only with archived_channels', async () => {
+  const name = uniq('archived secret');
+  const id = await create(member, { name, invite_only: true, subscribers: [member.id] });
+  assertSuccess(await c(member).delete(`/streams/${id}`));
+  const types = { event_types: ['subscription', 'stream'] };
+  const cap = await openQueue(c(other), { ...types, client_capabilities: { archived_channels: true } });
+  const old = await openQueue(c(other), types);
+  // Not a subscriber and no access: as for any private channel.
+  assertError(await c(other).post('/users/me/subscriptions', { subscriptions: [{ name }] }), 400, 'BAD_REQUEST', `Unable to access channel (${name}).`);
+  assertSuccess(await c(member).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [other.id] }));
+  const evs = await cap.drain();
+  assert.deepEqual(evs.map((e) => `${e.type}:${e.op}`), ['stream:create', 'subscription:add']);
+  assert.equal(evs[0].streams[0].stream_id, id);
+  assert.equal(evs[0].streams[0].is_archived, true);
+  assertSuccess(await c(other).delete('/users/me/subscriptions', { subscriptions: [name] }));
+  assert.deepEqual((await cap.drain()).map((e) => `${e.type}:${e.op}`), ['subscription:remove', 'stream:delete']);
+  assert.deepEqual(await old.drain(), []);
+});
+
+test('register (FL 362): never_subscribed has the archived channels one may see, for clients that declared archived_channels', async () => {
+  const name = uniq('archived never');
+  const id = await create(member, { name, subscribers: [member.id] });
+  assertSuccess(await c(member).delete(`/streams/${id}`));
+  const fresh = await t.makeUser({ name: uniq('Newcomer') });
+  const cap = await openQueue(c(fresh), { fetch_event_types: ['subscription'], client_capabilities: { archived_channels: true } });
+  const found = cap.state.never_subscribed.find((s: any) => s.stream_id === id);
+  assert.equal(found?.is_archived, true);
+  const old = await openQueue(c(fresh), { fetch_event_types: ['subscription'] });
+  assert.ok(!old.state.never_subscribed.some((s: any) => s.stream_id === id));
+});

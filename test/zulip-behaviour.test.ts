@@ -98,6 +98,30 @@ test('deactivation and reactivation: peer_remove and peer_add to those who see t
   assert.deepEqual(added.map((e) => e.stream_ids[0]).sort(), [sid, priv].sort());
 });
 
+test('deactivation (FL 377/428): peer_remove for archived channels too, to clients that declared archived_channels', async () => {
+  const live = await makeChannel(t, { name: 'peers-live', subscribers: [alice.id] });
+  const archived = await makeChannel(t, { name: 'peers-archived', subscribers: [alice.id] });
+  const archivedPrivate = await makeChannel(t, { name: 'peers-archived-private', inviteOnly: true, subscribers: [alice.id] });
+  const leaving = await t.makeUser({ name: 'Leaving archived' });
+  const { subscribe } = await import('./messages-fixtures.ts');
+  for (const sid of [live, archived, archivedPrivate]) await subscribe(t, sid, [leaving.id]);
+  for (const sid of [archived, archivedPrivate]) assertSuccess(await t.client(t.owner).delete(`/streams/${sid}`));
+  const capable = await openQueue(t.client(alice), { event_types: ['subscription'], client_capabilities: { archived_channels: true } });
+  const legacy = await openQueue(t.client(alice), { event_types: ['subscription'] });
+  const bobCapable = await openQueue(t.client(bob), { event_types: ['subscription'], client_capabilities: { archived_channels: true } });
+  assertSuccess(await t.client(t.owner).delete(`/users/${leaving.id}`));
+  const mine = (e: any) => [live, archived, archivedPrivate].includes(e.stream_ids[0]);
+  const peers = async (q: typeof capable) => (await q.ofType('subscription')).filter(mine).map((e) => [e.op, e.stream_ids, e.user_ids]);
+  assert.deepEqual(
+    (await peers(capable)).sort((a: any, b: any) => a[1][0] - b[1][0]),
+    [live, archived, archivedPrivate].map((sid) => ['peer_remove', [sid], [leaving.id]]),
+  );
+  // Clients without archived_channels know no archived channel.
+  assert.deepEqual(await peers(legacy), [['peer_remove', [live], [leaving.id]]]);
+  // Bob sees the subscribers of the public ones only.
+  assert.deepEqual((await peers(bobCapable)).sort((a: any, b: any) => a[1][0] - b[1][0]), [live, archived].map((sid) => ['peer_remove', [sid], [leaving.id]]));
+});
+
 test('personal topic policies move with the whole topic, merging into an existing one', async () => {
   const sid = await makeChannel(t, { name: 'policies', subscribers: [alice.id, bob.id, carol.id] });
   // Only the policies set here (starting a topic would follow it).

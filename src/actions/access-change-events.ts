@@ -12,6 +12,7 @@ import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import { metadataViewers, streamAccess } from './access.ts';
 import { formatStream, loadChannelContext, type ChannelContext } from './streams-format.ts';
+import { archivedSubscriptionsMeta } from './streams-archive.ts';
 
 function visibleStreamIds(ctx: ChannelContext, user: UserRow): Set<number> {
   const out = new Set<number>();
@@ -54,6 +55,6 @@ export async function sendActivationPeerEvents(svc: Services, userId: number, op
     const subs = ctx.subscribers.get(s.id) ?? [];
     if (!subs.includes(userId)) continue;
     const viewers = metadataViewers(s, ctx.users, new Set(subs), ctx.groups).filter((id) => id !== userId);
-    if (viewers.length) svc.bus.send({ type: 'subscription', op, stream_ids: [s.id], user_ids: [userId] }, viewers);
+    if (viewers.length) svc.bus.send({ type: 'subscription', op, stream_ids: [s.id], user_ids: [userId] }, viewers, archivedSubscriptionsMeta([s]));
   }
 }

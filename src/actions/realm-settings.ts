@@ -91,9 +91,7 @@ export const REALM_SETTING_SPECS: Record<string, RealmSettingSpec> = {
   move_messages_within_stream_limit_seconds: {},
   move_messages_between_streams_limit_seconds: {},
   message_edit_history_visibility_policy: {},
-  allow_edit_history: {},
   topics_policy: { check: oneOf(REALM_TOPICS_POLICIES, () => 'Invalid topics_policy') },
-  mandatory_topics: {},
   message_retention_days: { owner: true },
   // Rendering.
   inline_image_preview: {},
@@ -146,34 +144,14 @@ export const REALM_SETTING_SPECS: Record<string, RealmSettingSpec> = {
 export const EDITABLE_REALM_SETTINGS = Object.keys(REALM_SETTING_SPECS);
 
 /**
- * Settings that are two names for one stored value (Zulip's legacy names):
- * setting either changes both, and both are announced.
+ * Settings announced together with a deprecated name for the same value, for
+ * older clients: a change of topics_policy also announces mandatory_topics
+ * (deprecated at feature level 392, still in events). Since feature level
+ * 358 a change of message_edit_history_visibility_policy is announced alone
+ * (no allow_edit_history). Neither legacy name is a PATCH /realm parameter.
  */
-const LINKED: Record<string, { stored: string; toStored: (v: unknown) => unknown; legacy: string; toLegacy: (v: unknown) => unknown }> = {
-  allow_edit_history: {
-    stored: 'message_edit_history_visibility_policy',
-    toStored: (v) => (v ? 'all' : 'none'),
-    legacy: 'allow_edit_history',
-    toLegacy: (v) => v !== 'none',
-  },
-  message_edit_history_visibility_policy: {
-    stored: 'message_edit_history_visibility_policy',
-    toStored: (v) => v,
-    legacy: 'allow_edit_history',
-    toLegacy: (v) => v !== 'none',
-  },
-  mandatory_topics: {
-    stored: 'topics_policy',
-    toStored: (v) => (v ? 'disable_empty_topic' : 'allow_empty_topic'),
-    legacy: 'mandatory_topics',
-    toLegacy: (v) => v === 'disable_empty_topic',
-  },
-  topics_policy: {
-    stored: 'topics_policy',
-    toStored: (v) => v,
-    legacy: 'mandatory_topics',
-    toLegacy: (v) => v === 'disable_empty_topic',
-  },
+const LEGACY_ANNOUNCED: Record<string, { legacy: string; toLegacy: (v: unknown) => unknown }> = {
+  topics_policy: { legacy: 'mandatory_topics', toLegacy: (v) => v === 'disable_empty_topic' },
 };
 
 /**
@@ -288,24 +266,13 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
         announce(name, value);
         continue;
       }
-      const link = LINKED[name];
-      if (link) {
-        const next = link.toStored(value);
-        if (current[link.stored] === next) continue;
-        stored[link.stored] = next;
-        delete stored[link.legacy];
-        current[link.stored] = next;
-        changed = true;
-        data[name] = typeof value === 'string' ? 'updated' : value;
-        announce(link.stored, next);
-        announce(link.legacy, link.toLegacy(next));
-        continue;
-      }
       if (current[name] === value) continue;
       stored[name] = value;
       changed = true;
       data[name] = typeof value === 'string' ? 'updated' : value;
       announce(name, value);
+      const legacy = LEGACY_ANNOUNCED[name];
+      if (legacy) announce(legacy.legacy, legacy.toLegacy(value));
     }
     const groupEntries = Object.entries(input.groupSettings);
     if (groupEntries.length) {

@@ -22,6 +22,7 @@ import { formatStream, formatSubscription, loadChannelContext, pickColor, render
 import { notificationBot } from './system-bots.ts';
 import { type TopicsPolicy, channelAlreadyExists, checkDescription, checkStreamGroupSetting, checkStreamName, parseRetention, validUserIdSet } from './streams.ts';
 import { sendDefaultStreamsEvent } from './streams-default.ts';
+import { archivedStreamMeta, archivedSubscriptionsMeta } from './streams-archive.ts';
 
 // ---------------------------------------------------------------------------
 // Creation
@@ -183,24 +184,22 @@ export async function sendSubscriptionAddEvents(
     if (createdIds.has(sid) || !before) viewersBefore = new Set();
     else viewersBefore = new Set(metadataViewers(stream, before.users, new Set(before.subscribers.get(sid) ?? []), before.groups));
     const gained = viewersNow.filter((id) => !viewersBefore.has(id));
-    if (gained.length) svc.bus.send({ type: 'stream', op: 'create', streams: [formatStream(stream, ctx)] }, gained);
+    if (gained.length) svc.bus.send({ type: 'stream', op: 'create', streams: [formatStream(stream, ctx)] }, gained, archivedStreamMeta(stream));
   }
   const perUser = new Map<number, StreamRow[]>();
   for (const [u, s] of added) perUser.set(u.id, [...(perUser.get(u.id) ?? []), s]);
   for (const [uid, streams] of perUser) {
     const rows = await subscriptionRowsOfUser(svc.store.db, uid);
-    const subs = streams.map((s) => {
-      const fresh = ctx.streams.find((x) => x.id === s.id)!;
-      return { ...formatSubscription(fresh, rows.find((r) => r.stream_id === s.id)!, ctx), subscribers: ctx.subscribers.get(s.id) ?? [] };
-    });
-    svc.bus.send({ type: 'subscription', op: 'add', subscriptions: subs }, [uid]);
+    const fresh = streams.map((s) => ctx.streams.find((x) => x.id === s.id)!);
+    const subs = fresh.map((s) => ({ ...formatSubscription(s, rows.find((r) => r.stream_id === s.id)!, ctx), subscribers: ctx.subscribers.get(s.id) ?? [] }));
+    svc.bus.send({ type: 'subscription', op: 'add', subscriptions: subs }, [uid], archivedSubscriptionsMeta(fresh));
   }
   const perStream = new Map<number, number[]>();
   for (const [u, s] of added) perStream.set(s.id, [...(perStream.get(s.id) ?? []), u.id]);
   for (const [sid, userIds] of perStream) {
     const stream = ctx.streams.find((s) => s.id === sid)!;
     const viewers = metadataViewers(stream, ctx.users, new Set(ctx.subscribers.get(sid) ?? []), ctx.groups).filter((id) => !userIds.includes(id));
-    svc.bus.send({ type: 'subscription', op: 'peer_add', stream_ids: [sid], user_ids: userIds }, viewers);
+    svc.bus.send({ type: 'subscription', op: 'peer_add', stream_ids: [sid], user_ids: userIds }, viewers, archivedSubscriptionsMeta([stream]));
   }
 }
 

@@ -16,6 +16,7 @@ import { canAdministerChannel, metadataViewers, streamAccess, streamGroupSetting
 import { formatStream, loadChannelContext, renderDescription } from './streams-format.ts';
 import { type TopicsPolicy, channelAlreadyExists, checkDescription, checkStreamGroupSetting, checkStreamName, parseRetention, validUserIdSet } from './streams.ts';
 import { sendDefaultStreamsEvent } from './streams-default.ts';
+import { archivedStreamMeta } from './streams-archive.ts';
 
 // ---------------------------------------------------------------------------
 // Updating
@@ -32,6 +33,14 @@ export interface UpdateChannelInput {
   folder_id?: number | null;
   topics_policy?: TopicsPolicy;
   groupSettings: Partial<Record<StreamGroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }>>;
+}
+
+/** What an archived channel takes besides unarchiving (feature level 362): changes of privacy only. */
+const PRIVACY_FIELDS = new Set<string>(['is_private', 'is_web_public', 'history_public_to_subscribers']);
+
+function onlyPrivacyChange(input: UpdateChannelInput): boolean {
+  const given = Object.entries(input).filter(([name, value]) => name !== 'groupSettings' && value !== undefined);
+  return given.length > 0 && given.every(([name]) => PRIVACY_FIELDS.has(name)) && Object.keys(input.groupSettings).length === 0;
 }
 
 /** Settings whose change needs content access (others need metadata access), as Zulip. */
@@ -53,7 +62,7 @@ export async function updateChannel(svc: Services, user: UserRow, streamId: numb
     // Archived channels are visible to administrators for unarchiving.
     if (!access.metadata && !(stream.is_archived && user.role <= ROLE.ADMINISTRATOR)) throw badRequest('Invalid channel ID');
     if (!canAdministerChannel(user, stream, groups)) throw badRequest('You do not have permission to administer this channel.');
-    if (stream.is_archived && input.is_archived !== false) throw badRequest('Channel is archived.');
+    if (stream.is_archived && input.is_archived !== false && !onlyPrivacyChange(input)) throw badRequest('Channel is archived.');
     const changesTopicsPolicy = input.topics_policy !== undefined && input.topics_policy !== stream.topics_policy;
     const changesDeletePolicy = 'can_delete_any_message_group' in input.groupSettings || 'can_delete_own_message_group' in input.groupSettings;
     if (changesTopicsPolicy || changesDeletePolicy) {
@@ -174,23 +183,25 @@ export async function updateChannel(svc: Services, user: UserRow, streamId: numb
   const after = await loadChannelContext(svc, svc.store.db);
   const fresh = after.streams.find((s) => s.id === stream.id)!;
   const subsBefore = new Set(before.subscribers.get(stream.id) ?? []);
-  const viewersBefore = new Set(stream.is_archived ? [] : metadataViewers(stream, before.users, subsBefore, before.groups));
+  const viewersBefore = new Set(unarchived ? [] : metadataViewers(stream, before.users, subsBefore, before.groups));
   const viewersAfter = metadataViewers(fresh, after.users, new Set(after.subscribers.get(stream.id) ?? []), after.groups);
   const afterSet = new Set(viewersAfter);
   const lost = [...viewersBefore].filter((id) => !afterSet.has(id));
   const gained = viewersAfter.filter((id) => !viewersBefore.has(id));
   const kept = viewersAfter.filter((id) => viewersBefore.has(id));
-  if (lost.length) svc.bus.send({ type: 'stream', op: 'delete', streams: [formatStream(stream, before)], stream_ids: [stream.id] }, lost);
+  // Still archived (a privacy change): clients without archived_channels hear nothing of it.
+  const options = unarchived ? undefined : archivedStreamMeta(fresh);
+  if (lost.length) svc.bus.send({ type: 'stream', op: 'delete', streams: [formatStream(stream, before)], stream_ids: [stream.id] }, lost, options);
   if (unarchived) {
     // Clients declaring archived_channels learn it by an update; others see the channel appear.
     const ev: ZulipEvent = { type: 'stream', op: 'update', stream_id: stream.id, name: fresh.name, property: 'is_archived', value: false };
     svc.bus.send(ev, viewersAfter, { meta: { withoutArchivedChannels: { type: 'stream', op: 'create', streams: [formatStream(fresh, after)] } } });
   } else if (gained.length) {
-    svc.bus.send({ type: 'stream', op: 'create', streams: [formatStream(fresh, after)] }, gained);
+    svc.bus.send({ type: 'stream', op: 'create', streams: [formatStream(fresh, after)] }, gained, options);
   }
   const name = events.find((e) => e.property === 'name') ? stream.name : fresh.name;
   for (const e of events) {
-    svc.bus.send({ type: 'stream', op: 'update', stream_id: stream.id, name: e.property === 'name' ? name : fresh.name, property: e.property, value: e.value, ...(e.extra ?? {}) }, unarchived ? viewersAfter : kept);
+    svc.bus.send({ type: 'stream', op: 'update', stream_id: stream.id, name: e.property === 'name' ? name : fresh.name, property: e.property, value: e.value, ...(e.extra ?? {}) }, unarchived ? viewersAfter : kept, options);
   }
   if (defaultChanged) await sendDefaultStreamsEvent(svc);
 }

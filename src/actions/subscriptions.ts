@@ -28,6 +28,7 @@ import { formatStream, formatSubscription, loadChannelContext, subscriptionPrope
 import { checkStreamName, type TopicsPolicy } from './streams.ts';
 import { addSubscriptionsTx, announceNewChannels, checkCanCreate, insertChannel, sendSubscriptionAddEvents, type NewChannelSpec } from './streams-create.ts';
 import { sendDefaultStreamsEvent } from './streams-default.ts';
+import { archivedStreamMeta, archivedSubscriptionsMeta } from './streams-archive.ts';
 import { notificationBot } from './system-bots.ts';
 import { sendMessage } from './messages.ts';
 import { canAccessUser, trackAccessChanges } from './user-access.ts';
@@ -170,9 +171,10 @@ export async function subscribe(svc: Services, user: UserRow, input: SubscribeIn
     for (const s of existing) {
       const subscribed = (before.subscribers.get(s.id) ?? []).includes(user.id);
       const access = streamAccess(user, s, subscribed, groups);
-      const ok = !s.is_archived && (others ? canAddSubscribers(user, access, groups, realmCanAdd) : canSubscribeSelf(user, access, groups, realmCanAdd));
+      // Archived channels too, by the same rules (feature level 362).
+      const ok = others ? canAddSubscribers(user, access, groups, realmCanAdd) : canSubscribeSelf(user, access, groups, realmCanAdd);
       if (ok) authorized.push(s);
-      else if (others && access.metadata && !s.is_archived) throw badRequest('Insufficient permission');
+      else if (others && access.metadata) throw badRequest('Insufficient permission');
       else unauthorized.push(s);
     }
     if (unauthorized.length && input.authorizationErrorsFatal) throw badRequest(`Unable to access channel (${unauthorized[0].name}).`);
@@ -309,7 +311,7 @@ export async function sendSubscriptionRemoveEvents(svc: Services, before: Channe
   const perUser = new Map<number, StreamRow[]>();
   for (const [u, s] of removed) perUser.set(u.id, [...(perUser.get(u.id) ?? []), s]);
   for (const [uid, streams] of perUser) {
-    svc.bus.send({ type: 'subscription', op: 'remove', subscriptions: streams.map((s) => ({ name: s.name, stream_id: s.id })) }, [uid]);
+    svc.bus.send({ type: 'subscription', op: 'remove', subscriptions: streams.map((s) => ({ name: s.name, stream_id: s.id })) }, [uid], archivedSubscriptionsMeta(streams));
   }
   const perStream = new Map<number, number[]>();
   for (const [u, s] of removed) perStream.set(s.id, [...(perStream.get(s.id) ?? []), u.id]);
@@ -318,9 +320,9 @@ export async function sendSubscriptionRemoveEvents(svc: Services, before: Channe
     const viewersBefore = metadataViewers(stream, before.users, new Set(before.subscribers.get(sid) ?? []), before.groups);
     const viewersAfter = new Set(metadataViewers(stream, after.users, new Set(after.subscribers.get(sid) ?? []), after.groups));
     const peers = [...viewersAfter].filter((id) => !userIds.includes(id));
-    svc.bus.send({ type: 'subscription', op: 'peer_remove', stream_ids: [sid], user_ids: userIds }, peers);
+    svc.bus.send({ type: 'subscription', op: 'peer_remove', stream_ids: [sid], user_ids: userIds }, peers, archivedSubscriptionsMeta([stream]));
     const lost = viewersBefore.filter((id) => !viewersAfter.has(id));
-    if (lost.length) svc.bus.send({ type: 'stream', op: 'delete', streams: [formatStream(stream, after)], stream_ids: [sid] }, lost);
+    if (lost.length) svc.bus.send({ type: 'stream', op: 'delete', streams: [formatStream(stream, after)], stream_ids: [sid] }, lost, archivedStreamMeta(stream));
   }
 }
 
@@ -435,6 +437,7 @@ function checkProperty(change: PropertyChange): { property: SubscriptionProperty
 /** PATCH /users/me/subscriptions/{stream_id} and POST /users/me/subscriptions/properties. */
 export async function updateSubscriptionProperties(svc: Services, user: UserRow, changes: PropertyChange[]): Promise<void> {
   const events: Array<Record<string, unknown>> = [];
+  const archived: StreamRow[] = [];
   await transaction(svc.store, async (tx) => {
     const groups = await cachedGroups(svc, tx);
     for (const change of changes) {
@@ -444,6 +447,7 @@ export async function updateSubscriptionProperties(svc: Services, user: UserRow,
       if (!streamAccess(user, stream, !!sub?.active, groups).metadata) throw badRequest('Invalid channel ID');
       if (!sub?.active) throw badRequest(`Not subscribed to channel ID ${stream.id}`);
       const { property, patch, value } = checkProperty(change);
+      if (stream.is_archived) archived.push(stream);
       await updateSubscription(tx, user.id, stream.id, patch);
       const updated = { ...sub, ...patch } as typeof sub;
       events.push({ stream_id: stream.id, property, value });
@@ -452,5 +456,6 @@ export async function updateSubscriptionProperties(svc: Services, user: UserRow,
       if (property === 'in_home_view') events.push({ stream_id: stream.id, property: 'is_muted', value: subscriptionPropertyValue(updated, 'is_muted') });
     }
   });
-  for (const e of events) svc.bus.send({ type: 'subscription', op: 'update', ...e }, [user.id]);
+  const options = archivedSubscriptionsMeta(archived);
+  for (const e of events) svc.bus.send({ type: 'subscription', op: 'update', ...e }, [user.id], options);
 }

@@ -151,8 +151,10 @@ export interface EventMeta {
   /** message: the sender's queue and local id (local_message_id goes back to that queue only). */
   senderQueueId?: string | null;
   localId?: string | null;
-  /** stream: what clients without the archived_channels capability get instead. */
-  withoutArchivedChannels?: ZulipEvent;
+  /** stream: what clients without the archived_channels capability get instead (null: nothing). */
+  withoutArchivedChannels?: ZulipEvent | null;
+  /** subscription: the event's channels that are archived, left out for clients without the archived_channels capability. */
+  archivedStreamIds?: number[];
   /** user_group: what clients without the include_deactivated_groups capability get instead (null: nothing). */
   withoutDeactivatedGroups?: ZulipEvent | null;
   /** realm_user add: the person is an "Unknown user" placeholder, not sent to user_list_incomplete clients. */

@@ -2,7 +2,7 @@
 import { cachedGroups, cachedUsers } from '../actions/cache.ts';
 import { ROLE } from '../store/users.ts';
 import { feature, type StateProvider } from './registry.ts';
-import { streamEventFilter } from '../actions/streams-archive.ts';
+import { streamEventFilter, subscriptionEventFilter } from '../actions/streams-archive.ts';
 import { subscriptionState } from '../actions/subscriptions.ts';
 import { defaultStreamIds } from '../actions/streams-default.ts';
 import { formatStream } from '../actions/streams-format.ts';
@@ -75,5 +75,7 @@ export default feature({
   filters: {
     // Archiving/unarchiving reaches clients without archived_channels as delete/create.
     stream: streamEventFilter,
+    // Subscription events about archived channels reach only clients with archived_channels.
+    subscription: subscriptionEventFilter,
   },
 });
