@@ -327,7 +327,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       await page.getByRole('button', { name: 'Settings' }).click();
-      const org = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Organization' });
+      const org = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Organization', exact: true });
 
       // Refused by the server (a description over Zulip's 1,000 characters): its reason, and nothing changed.
       const before = assertSuccess(await owner.get('/server_settings')).realm_description;
@@ -375,7 +375,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const member = await loginPage(memberCtx, t.url, carol.email, PASSWORD);
       await member.getByRole('button', { name: 'Settings' }).click();
       await member.getByRole('dialog', { name: 'Settings' }).getByRole('heading', { name: 'Invite people' }).waitFor();
-      assert.equal(await member.getByRole('region', { name: 'Organization' }).count(), 0);
+      assert.equal(await member.getByRole('region', { name: 'Organization', exact: true }).count(), 0);
       await memberCtx.close();
       await ctx.close();
     }));

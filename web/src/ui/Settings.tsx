@@ -6,6 +6,7 @@ import { useAction } from './request.tsx';
 import { Bots } from './Bots.tsx';
 import { UserGroups } from './UserGroups.tsx';
 import { isAdministrator, Organization } from './Organization.tsx';
+import { Permissions } from './Permissions.tsx';
 
 export function Settings({ onClose }: { onClose(): void }) {
   const [name, setName] = useState(model.me.full_name);
@@ -117,6 +118,7 @@ export function Settings({ onClose }: { onClose(): void }) {
       <Bots />
       <UserGroups />
       {isAdministrator(model.me) && <Organization />}
+      <Permissions />
     </Dialog>
   );
 }

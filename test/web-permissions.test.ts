@@ -1,0 +1,180 @@
+/**
+ * The web client's organization permissions (Settings) in real Chromium:
+ * an owner sets group settings and the joining and editing settings, which
+ * the server then has; changes another administrator makes through the API
+ * (a custom group among them) show in the open page; a refusal says why;
+ * administrators who are not owners cannot change the owner-only settings,
+ * and members see them all read-only. Skipped (with one line saying why)
+ * where Chromium is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
+import { browserTests, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+
+/** The organization's settings as the server reports them to `api` (realm_… fields of /register). */
+async function realmAt(api: Client): Promise<Record<string, any>> {
+  return assertSuccess(await api.post('/register', { fetch_event_types: ['realm'] }));
+}
+
+/** The system groups' IDs, by name (role:owners, role:members, …). */
+async function systemGroups(api: Client): Promise<Record<string, number>> {
+  const groups = assertSuccess(await api.get('/user_groups')).user_groups as Array<{ id: number; name: string; is_system_group: boolean }>;
+  return Object.fromEntries(groups.filter((g) => g.is_system_group).map((g) => [g.name, g.id]));
+}
+
+/** Opens Settings (unless open); the Organization permissions section. */
+async function permissions(page: Page) {
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  if (!(await dialog.isVisible())) await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  return dialog.getByRole('region', { name: 'Organization permissions' });
+}
+
+/** What a select shows (its selected option's text). */
+const shown = (select: ReturnType<Page['getByLabel']>) => select.evaluate((s) => (s as unknown as { selectedOptions: Array<{ textContent: string }> }).selectedOptions[0]?.textContent ?? '');
+/** The options a select offers. */
+const offered = async (select: ReturnType<Page['getByLabel']>) => (await select.locator('option').allTextContents()).map((s) => s.trim());
+
+await browserTests('the web client in Chromium: organization permissions', (newContext) => {
+  test('organization permissions: the owner sets them and the server has them; changes by another administrator show; a refusal says why', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const admin = await t.makeUser({ role: 200, name: 'Ada Admin' });
+      const adminApi = t.client(admin);
+      const bob = await t.makeUser({ name: 'Bob Member' });
+      const sys = await systemGroups(owner);
+      const makers = assertSuccess(await owner.post('/user_groups/create', { name: 'Channel makers', description: 'They make channels', members: [bob.id] })).group_id as number;
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      // Every /json/events answer passes through here; while `held` is set, it waits (so the page misses changes for a while).
+      let held: Promise<void> | null = null;
+      await page.route('**/json/events?**', async (route) => {
+        try {
+          const response = await route.fetch({ timeout: 0 });
+          if (held) await held;
+          await route.fulfill({ response });
+        } catch {
+          // The page or the server closed meanwhile.
+          await route.abort().catch(() => {});
+        }
+      });
+      const section = await permissions(page);
+      const select = (label: string) => section.getByLabel(label, { exact: true });
+      const publicChannels = select('Who can create public channels');
+
+      // Each setting offers the system groups the server allows for it, and the user groups.
+      await eventually(async () => (await shown(publicChannels)) === 'Members', 'the default shown');
+      assert.deepEqual(await offered(publicChannels), ['Owners', 'Administrators', 'Moderators', 'Full members', 'Members', 'Nobody', 'Channel makers']);
+      assert.ok((await offered(select('Who can delete their own messages'))).includes('Everyone, guests included'));
+      assert.equal(await shown(select('Who can delete their own messages')), 'Everyone, guests included');
+
+      // Changed in the page: the server has them.
+      await publicChannels.selectOption({ label: 'Administrators' });
+      await eventually(async () => (await realmAt(owner)).realm_can_create_public_channel_group === sys['role:administrators'], 'public channels: administrators');
+      await select('Who can create private channels').selectOption({ label: 'Channel makers' });
+      await eventually(async () => (await realmAt(owner)).realm_can_create_private_channel_group === makers, 'private channels: Channel makers');
+      await select('Who can invite people').selectOption({ label: 'Moderators' });
+      await eventually(async () => (await realmAt(owner)).realm_can_invite_users_group === sys['role:moderators'], 'invitations: moderators');
+      await select('Who can add custom emoji').selectOption({ label: 'Nobody' });
+      await eventually(async () => (await realmAt(owner)).realm_can_add_custom_emoji_group === sys['role:nobody'], 'custom emoji: nobody');
+      await select('Who can create user groups').selectOption({ label: 'Full members' });
+      await eventually(async () => (await realmAt(owner)).realm_can_create_groups === sys['role:fullmembers'], 'user groups: full members');
+      await section.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+
+      await section.getByLabel('Invitations are required for joining').check();
+      await eventually(async () => (await realmAt(owner)).realm_invite_required === true, 'invitations required');
+      await section.getByLabel('Days before new members become full members').fill('3');
+      await section.getByRole('button', { name: 'Save waiting period' }).click();
+      await eventually(async () => (await realmAt(owner)).realm_waiting_period_threshold === 3, 'a waiting period of 3 days');
+      await section.getByLabel('Time limit for editing, in minutes (empty for none)').fill('15');
+      await section.getByRole('button', { name: 'Save time limit' }).click();
+      await eventually(async () => (await realmAt(owner)).realm_message_content_edit_limit_seconds === 900, 'an editing limit of 15 minutes');
+      await section.getByLabel('Time limit for editing, in minutes (empty for none)').fill('');
+      await section.getByRole('button', { name: 'Save time limit' }).click();
+      await eventually(async () => (await realmAt(owner)).realm_message_content_edit_limit_seconds === null, 'no editing limit');
+      await section.getByLabel('People can edit their messages').uncheck();
+      await eventually(async () => (await realmAt(owner)).realm_allow_message_editing === false, 'editing not allowed');
+      assert.equal(await section.getByLabel('Time limit for editing, in minutes (empty for none)').isDisabled(), true);
+
+      // Another administrator changes some through the API: the open page shows them.
+      assertSuccess(await adminApi.patch('/realm', { can_add_custom_emoji_group: { new: sys['role:moderators'], old: sys['role:nobody'] } }));
+      assertSuccess(await adminApi.patch('/realm', { can_move_messages_between_channels_group: { new: { direct_members: [bob.id], direct_subgroups: [sys['role:administrators']] } } }));
+      assertSuccess(await adminApi.patch('/realm', { allow_message_editing: true, message_content_edit_limit_seconds: 3600 }));
+      assertSuccess(await owner.patch('/realm', { waiting_period_threshold: 7, invite_required: false }));
+      await eventually(async () => (await shown(select('Who can add custom emoji'))) === 'Moderators', 'custom emoji: moderators, set elsewhere');
+      // A custom group (anonymous: people and groups) shows as such.
+      await eventually(async () => (await shown(select('Who can move messages to another channel'))) === 'Custom: Administrators, Bob Member', 'the custom group shown');
+      await eventually(async () => (await section.getByLabel('Time limit for editing, in minutes (empty for none)').inputValue()) === '60', 'the limit set elsewhere');
+      assert.equal(await section.getByLabel('People can edit their messages').isChecked(), true);
+      assert.equal(await section.getByLabel('Days before new members become full members').inputValue(), '7');
+      assert.equal(await section.getByLabel('Invitations are required for joining').isChecked(), false);
+      // From the custom group back to a named one.
+      await select('Who can move messages to another channel').selectOption({ label: 'Moderators' });
+      await eventually(async () => (await realmAt(owner)).realm_can_move_messages_between_channels_group === sys['role:moderators'], 'moves: moderators');
+
+      // Refused: changed elsewhere while this page had not heard of it yet (Zulip's "old" value no longer so).
+      let release!: () => void;
+      held = new Promise<void>((r) => (release = r));
+      assertSuccess(await adminApi.patch('/realm', { can_create_public_channel_group: { new: sys['role:members'], old: sys['role:administrators'] } }));
+      await publicChannels.selectOption({ label: 'Moderators' });
+      await section.getByRole('alert').filter({ hasText: "'old' value does not match the expected value." }).waitFor();
+      assert.equal((await realmAt(owner)).realm_can_create_public_channel_group, sys['role:members']);
+      assert.equal(await shown(publicChannels), 'Administrators');
+      // Once the page hears of the change, it shows it.
+      release();
+      held = null;
+      await eventually(async () => (await shown(publicChannels)) === 'Members', 'the change made elsewhere shown');
+
+      // A fresh page (from /register; #settings opens the dialog again) shows the same.
+      await page.reload();
+      const again = await permissions(page);
+      await eventually(async () => (await shown(again.getByLabel('Who can create public channels'))) === 'Members', 'after a reload');
+      assert.equal(await shown(again.getByLabel('Who can create private channels')), 'Channel makers');
+      assert.equal(await shown(again.getByLabel('Who can invite people')), 'Moderators');
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await ctx.close();
+    }));
+
+  test('organization permissions: administrators who are not owners cannot change the owner-only ones; members see them read-only until made administrators', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const admin = await t.makeUser({ role: 200, name: 'Ada Admin', password: PASSWORD });
+      const carol = await t.makeUser({ name: 'Carol Member', password: PASSWORD });
+      const sys = await systemGroups(owner);
+
+      const adminCtx = await newContext();
+      const adminPage = await loginPage(adminCtx, t.url, admin.email, PASSWORD);
+      const adminSection = await permissions(adminPage);
+      await adminSection.getByText('Some of these only organization owners can change.').waitFor();
+      for (const label of ['Who can invite people', 'Who can create user groups', 'Invitations are required for joining', 'Days before new members become full members']) {
+        assert.equal(await adminSection.getByLabel(label, { exact: true }).isDisabled(), true, label);
+      }
+      assert.equal(await adminSection.getByRole('button', { name: 'Save waiting period' }).count(), 0);
+      await adminSection.getByLabel('Who can create private channels').selectOption({ label: 'Moderators' });
+      await eventually(async () => (await realmAt(owner)).realm_can_create_private_channel_group === sys['role:moderators'], 'private channels: moderators');
+      await adminSection.getByLabel('Time limit for editing, in minutes (empty for none)').fill('5');
+      await adminSection.getByRole('button', { name: 'Save time limit' }).click();
+      await eventually(async () => (await realmAt(owner)).realm_message_content_edit_limit_seconds === 300, 'an editing limit of 5 minutes');
+      await adminCtx.close();
+
+      const memberCtx = await newContext();
+      const member = await loginPage(memberCtx, t.url, carol.email, PASSWORD);
+      const section = await permissions(member);
+      await section.getByText('Only organization administrators can change these.').waitFor();
+      const controls = section.locator('select, input');
+      assert.ok((await controls.count()) >= 11);
+      for (const control of await controls.all()) assert.equal(await control.isDisabled(), true, (await control.getAttribute('id')) ?? '');
+      assert.equal(await section.getByRole('button').count(), 0);
+      // What an administrator set shows to members too.
+      assert.equal(await shown(section.getByLabel('Who can create private channels')), 'Moderators');
+      assert.equal(await section.getByLabel('Time limit for editing, in minutes (empty for none)').inputValue(), '5');
+      // Made an administrator: the page lets Carol change them at once.
+      assertSuccess(await owner.patch(`/users/${carol.id}`, { role: 200 }));
+      await eventually(async () => !(await section.getByLabel('Who can create public channels').isDisabled()), 'the select enabled for a new administrator');
+      await section.getByLabel('Who can create public channels').selectOption({ label: 'Full members' });
+      await eventually(async () => (await realmAt(owner)).realm_can_create_public_channel_group === sys['role:fullmembers'], 'public channels: full members');
+      assert.equal(await section.getByLabel('Who can invite people').isDisabled(), true);
+      await memberCtx.close();
+    }));
+});
