@@ -128,6 +128,7 @@ await browserTests('the web client in Chromium: organization permissions', (newC
 
       // A fresh page (from /register; #settings opens the dialog again) shows the same.
       await page.reload();
+      await page.getByRole('dialog', { name: 'Settings' }).waitFor();
       const again = await permissions(page);
       await eventually(async () => (await shown(again.getByLabel('Who can create public channels'))) === 'Members', 'after a reload');
       assert.equal(await shown(again.getByLabel('Who can create private channels')), 'Channel makers');
