@@ -92,6 +92,26 @@ test('POST /channels/create: permission parameters, topics_policy, retention', a
   assert.equal(assertSuccess(await c(member).get(`/streams/${priv}`)).stream.history_public_to_subscribers, false);
 });
 
+test('stream_post_policy (deprecated) for other can_send_message_group values: the most restrictive policy that lets all of them post (FL 333)', async () => {
+  const moderator = await t.makeUser({ role: ROLE.MODERATOR, name: 'Moderator' });
+  const policyFor = async (value: unknown) => {
+    const id = await create(t.owner, { name: uniq('post policy'), can_send_message_group: value });
+    const s = assertSuccess(await c(t.owner).get(`/streams/${id}`)).stream;
+    return [s.stream_post_policy, s.is_announcement_only];
+  };
+  const adminsOnly = assertSuccess(await c(t.owner).post('/user_groups/create', { name: uniq('admins only'), description: '', members: [admin.id, t.owner.id] })).group_id;
+  assert.deepEqual(await policyFor(await systemGroupId('role:owners')), [2, true]);
+  assert.deepEqual(await policyFor(await systemGroupId('role:nobody')), [2, true]);
+  assert.deepEqual(await policyFor(adminsOnly), [2, true]);
+  assert.deepEqual(await policyFor({ direct_members: [moderator.id], direct_subgroups: [adminsOnly] }), [4, false]);
+  assert.deepEqual(await policyFor({ direct_members: [member.id], direct_subgroups: [] }), [3, false]);
+  assert.deepEqual(await policyFor({ direct_members: [guest.id, admin.id], direct_subgroups: [] }), [1, false]);
+  // The system groups that have a policy keep theirs.
+  assert.deepEqual(await policyFor(await systemGroupId('role:members')), [1, false]);
+  assert.deepEqual(await policyFor(await systemGroupId('role:moderators')), [4, false]);
+  assert.deepEqual(await policyFor(await systemGroupId('role:fullmembers')), [3, false]);
+});
+
 test('POST /channels/create: errors', async () => {
   const name = uniq('dup');
   await create(member, { name });

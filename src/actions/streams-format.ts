@@ -12,7 +12,7 @@ import { linkifiersForRendering } from './linkifiers.ts';
 import { activeEmojiForRendering } from './realm-emoji.ts';
 import { activeSubscriptionPairs, allStreams, channelMessageStats, type StreamRow, type SubscriptionRow } from '../store/streams.ts';
 import { allGroups } from '../store/groups.ts';
-import { allUsers, type UserRow } from '../store/users.ts';
+import { allUsers, ROLE, type UserRow } from '../store/users.ts';
 import { Groups, parseStoredSetting, settingForApi, type GroupSettingValue } from './group-settings.ts';
 import { STREAM_GROUP_SETTINGS } from './access.ts';
 import { STREAM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
@@ -98,13 +98,30 @@ function roundTo2Significant(n: number): number {
   return Math.round(n / scale) * scale;
 }
 
-/** Deprecated stream_post_policy derived from can_send_message_group (1 everyone, 2 admins, 3 full members, 4 moderators). */
-export function streamPostPolicy(value: GroupSettingValue | undefined, groups: Groups): number {
-  if (typeof value !== 'number') return 1;
-  const name = groups.byId.get(value)?.name;
-  if (name === 'role:administrators') return 2;
-  if (name === 'role:fullmembers') return 3;
-  if (name === 'role:moderators') return 4;
+/** stream_post_policy of the system groups that have one (1 everyone, 2 admins, 3 full members, 4 moderators). */
+const POST_POLICY_OF_SYSTEM_GROUP: Record<string, number> = {
+  'role:everyone': 1,
+  'role:members': 1,
+  'role:administrators': 2,
+  'role:fullmembers': 3,
+  'role:moderators': 4,
+};
+
+/**
+ * The deprecated stream_post_policy for can_send_message_group: for any
+ * other value (owners, nobody, a user group, an anonymous group) the most
+ * restrictive policy that still lets everyone in it post (Zulip's "superset
+ * of the true value", feature level 333): administrators only, else
+ * moderators, else full members, else everyone.
+ */
+export function streamPostPolicy(value: GroupSettingValue | undefined, groups: Groups, users: readonly UserRow[]): number {
+  if (value === undefined) return 1;
+  const system = typeof value === 'number' ? POST_POLICY_OF_SYSTEM_GROUP[groups.byId.get(value)?.name ?? ''] : undefined;
+  if (system !== undefined) return system;
+  const posters = users.filter((u) => u.is_active && groups.allows(u, value));
+  if (posters.every((u) => u.role <= ROLE.ADMINISTRATOR)) return 2;
+  if (posters.every((u) => u.role <= ROLE.MODERATOR)) return 4;
+  if (posters.every((u) => u.role !== ROLE.GUEST && groups.isFullMember(u))) return 3;
   return 1;
 }
 
@@ -138,7 +155,7 @@ export function formatStream(stream: StreamRow, ctx: ChannelContext): Record<str
     subscriber_count: (ctx.subscribers.get(stream.id) ?? []).length,
   };
   for (const name of STREAM_GROUP_SETTINGS) out[name] = settingForApi(parseStoredSetting(settings[name]) ?? ctx.groups.systemGroupId('role:nobody'), ctx.users);
-  const policy = streamPostPolicy(out.can_send_message_group as GroupSettingValue, ctx.groups);
+  const policy = streamPostPolicy(out.can_send_message_group as GroupSettingValue, ctx.groups, ctx.users);
   out.stream_post_policy = policy;
   out.is_announcement_only = policy === 2;
   return out;
