@@ -4,8 +4,9 @@
  * message; one added elsewhere shows in the open page; a member deactivates
  * their own, an administrator someone else's; a member whom
  * can_add_custom_emoji_group leaves out is offered no form, and gets it back
- * when the owner lets members add emoji. Skipped (with one line saying why)
- * where Chromium is not installed.
+ * when the owner lets members add emoji; refusals the page did not expect
+ * (changes it has not heard of yet) show the server's reason. Skipped (with
+ * one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -139,5 +140,13 @@ await browserTests('the web client in Chromium: custom emoji', (newContext) => {
       await section.getByRole('button', { name: 'Add emoji' }).click();
       await row('bob_wave').waitFor();
       assert.equal((await emojiAtServer(owner, 'bob_wave'))?.author_id, bob.id);
+
+      // Deactivated by the owner while the page misses the event: Bob's try is refused with the server's reason, then the row goes.
+      events.hold();
+      assertSuccess(await owner.delete('/realm/emoji/bob_wave'));
+      await row('bob_wave').getByRole('button', { name: 'Deactivate :bob_wave:' }).click();
+      await section.getByRole('alert').filter({ hasText: "Emoji 'bob_wave' does not exist" }).waitFor();
+      events.release();
+      await eventually(async () => (await row('bob_wave').count()) === 0, 'bob_wave gone from the list');
     }));
 });
