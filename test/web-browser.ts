@@ -155,6 +155,35 @@ export async function loginPage(ctx: BrowserContext, url: string, email: string,
   return page;
 }
 
+/**
+ * Passes every /json/events answer of `target` (a page, or a context before
+ * its page opens) through a gate: between `hold()` and `release()` the
+ * answers wait, so the page misses changes made meanwhile.
+ */
+export async function eventGate(target: Page | BrowserContext): Promise<{ hold(): void; release(): void }> {
+  let held: Promise<void> | null = null;
+  let open: () => void = () => {};
+  await target.route('**/json/events?**', async (route) => {
+    try {
+      const response = await route.fetch({ timeout: 0 });
+      if (held) await held;
+      await route.fulfill({ response });
+    } catch {
+      // The page or the server closed meanwhile.
+      await route.abort().catch(() => {});
+    }
+  });
+  return {
+    hold() {
+      held = new Promise<void>((r) => (open = r));
+    },
+    release() {
+      held = null;
+      open();
+    },
+  };
+}
+
 /** The row of the newest message whose text contains `text`. */
 export function messageRow(page: Page, text: string) {
   return page.locator('article.message-row', { hasText: text }).last();

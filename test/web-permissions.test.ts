@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, eventGate, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** The organization's settings as the server reports them to `api` (realm_… fields of /register). */
 async function realmAt(api: Client): Promise<Record<string, any>> {
@@ -47,18 +47,8 @@ await browserTests('the web client in Chromium: organization permissions', (newC
       const makers = assertSuccess(await owner.post('/user_groups/create', { name: 'Channel makers', description: 'They make channels', members: [bob.id] })).group_id as number;
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      // Every /json/events answer passes through here; while `held` is set, it waits (so the page misses changes for a while).
-      let held: Promise<void> | null = null;
-      await page.route('**/json/events?**', async (route) => {
-        try {
-          const response = await route.fetch({ timeout: 0 });
-          if (held) await held;
-          await route.fulfill({ response });
-        } catch {
-          // The page or the server closed meanwhile.
-          await route.abort().catch(() => {});
-        }
-      });
+      // The page misses changes made while the gate holds its events.
+      const events = await eventGate(page);
       const section = await permissions(page);
       const select = (label: string) => section.getByLabel(label, { exact: true });
       const publicChannels = select('Who can create public channels');
@@ -114,16 +104,14 @@ await browserTests('the web client in Chromium: organization permissions', (newC
       await eventually(async () => (await realmAt(owner)).realm_can_move_messages_between_channels_group === sys['role:moderators'], 'moves: moderators');
 
       // Refused: changed elsewhere while this page had not heard of it yet (Zulip's "old" value no longer so).
-      let release!: () => void;
-      held = new Promise<void>((r) => (release = r));
+      events.hold();
       assertSuccess(await adminApi.patch('/realm', { can_create_public_channel_group: { new: sys['role:members'], old: sys['role:administrators'] } }));
       await publicChannels.selectOption({ label: 'Moderators' });
       await section.getByRole('alert').filter({ hasText: "'old' value does not match the expected value." }).waitFor();
       assert.equal((await realmAt(owner)).realm_can_create_public_channel_group, sys['role:members']);
       assert.equal(await shown(publicChannels), 'Administrators');
       // Once the page hears of the change, it shows it.
-      release();
-      held = null;
+      events.release();
       await eventually(async () => (await shown(publicChannels)) === 'Members', 'the change made elsewhere shown');
 
       // A fresh page (from /register; #settings opens the dialog again) shows the same.

@@ -85,10 +85,11 @@ export function api(method: string, path: string, params: Params = {}, opts: { s
   return send(method, `/json${path}`, body, { 'Content-Type': 'application/x-www-form-urlencoded' }, opts.signal);
 }
 
-export function upload(file: File): Promise<Record<string, any>> {
+/** A file as multipart form data: an upload by default, or to another endpoint that takes one (a custom emoji). */
+export function upload(file: File, path = '/user_uploads'): Promise<Record<string, any>> {
   const fd = new FormData();
   fd.append('file', file, file.name);
-  return send('POST', '/json/user_uploads', fd, {});
+  return send('POST', `/json${path}`, fd, {});
 }
 
 /** Login and logout live outside /json, as in Zulip's web app. */

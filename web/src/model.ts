@@ -66,6 +66,15 @@ export interface Status {
   away?: boolean;
 }
 
+/** A custom emoji, as /register and realm_emoji events give it (deactivated ones included). */
+export interface RealmEmoji {
+  id: string;
+  name: string;
+  source_url: string;
+  deactivated: boolean;
+  author_id: number | null;
+}
+
 /** A group setting's value: a group's ID, or an anonymous group of users and groups. */
 export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
 
@@ -298,7 +307,7 @@ export class Model {
   recentDms = new Map<string, number>();
   presence = new Map<number, Presence>();
   statuses = new Map<number, Status>();
-  realmEmoji = new Map<string, { name: string; source_url: string; deactivated: boolean }>();
+  realmEmoji = new Map<string, RealmEmoji>();
   mutedTopics = new Set<string>();
   followedTopics = new Set<string>();
   /** Called with each new message from the server (not with the ones fetched): desktop notifications. */

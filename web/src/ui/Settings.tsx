@@ -5,6 +5,7 @@ import { Dialog } from './Dialog.tsx';
 import { useAction } from './request.tsx';
 import { Bots } from './Bots.tsx';
 import { UserGroups } from './UserGroups.tsx';
+import { CustomEmoji } from './CustomEmoji.tsx';
 import { isAdministrator, Organization } from './Organization.tsx';
 import { Permissions } from './Permissions.tsx';
 
@@ -117,6 +118,7 @@ export function Settings({ onClose }: { onClose(): void }) {
       <InvitePeople />
       <Bots />
       <UserGroups />
+      <CustomEmoji />
       {isAdministrator(model.me) && <Organization />}
       <Permissions />
     </Dialog>
