@@ -30,6 +30,17 @@ export interface Sub {
   wildcard_mentions_notify: boolean | null;
 }
 
+/** A channel as /register's streams and the stream events give it (what the client reads of it). */
+export interface Stream {
+  stream_id: number;
+  name: string;
+  description?: string;
+  invite_only?: boolean;
+  history_public_to_subscribers?: boolean;
+  is_web_public?: boolean;
+  can_administer_channel_group?: GroupSettingValue;
+}
+
 export interface Reaction {
   emoji_name: string;
   emoji_code: string;
@@ -301,7 +312,16 @@ export class Model {
   /** The organization's user groups (system groups too: settings name them), deactivated ones included. */
   groups = new Map<number, UserGroup>();
   subs = new Map<number, Sub>();
-  streams = new Map<number, { stream_id: number; name: string }>();
+  streams = new Map<number, Stream>();
+  /** The default channels new users join (realm_default_streams, default_streams events). */
+  defaultStreams = new Set<number>();
+  /**
+   * Channels' subscribers, for the channels whose list was asked for
+   * (`loadSubscribers`), kept current by peer_add and peer_remove.
+   */
+  subscribers = new Map<number, Set<number>>();
+  /** Peer events that came while a channel's subscribers were being fetched: replayed on the answer. */
+  private subscriberEvents = new Map<number, Array<{ add: boolean; userIds: number[] }>>();
   unread = new Map<number, UnreadInfo>();
   /** key "1,5,9" (sorted ids, without me unless a self-DM) → newest message id */
   recentDms = new Map<string, number>();
@@ -382,6 +402,9 @@ export class Model {
     this.streams.clear();
     for (const s of r.streams ?? []) this.streams.set(s.stream_id, s);
     for (const s of r.subscriptions ?? []) this.streams.set(s.stream_id, s);
+    this.defaultStreams = new Set(this.defaultStreamIds(r.realm_default_streams ?? []));
+    // Fetched again when next asked for: events may have been missed.
+    this.subscribers.clear();
     this.loadUnread(r.unread_msgs ?? {});
     this.recentDms.clear();
     for (const c of r.recent_private_conversations ?? []) this.recentDms.set(this.dmKey(c.user_ids), c.max_message_id);
@@ -639,8 +662,12 @@ export class Model {
           const s = this.subs.get(ev.stream_id);
           if (s && ev.property in s) (s as any)[ev.property] = ev.value;
           const st = this.streams.get(ev.stream_id);
-          if (st && ev.property === 'name') st.name = ev.value;
+          // A privacy change carries the other privacy settings along.
+          if (st) Object.assign(st, { [ev.property]: ev.value }, pick(ev, ['history_public_to_subscribers', 'is_web_public', 'invite_only', 'rendered_description']));
         }
+        break;
+      case 'default_streams':
+        this.defaultStreams = new Set(this.defaultStreamIds(ev.default_streams ?? []));
         break;
       case 'presence':
         if (ev.presences) this.loadPresences(ev.presences);
@@ -789,15 +816,50 @@ export class Model {
       for (const s of ev.subscriptions) {
         this.subs.set(s.stream_id, this.toSub(s));
         this.streams.set(s.stream_id, s);
+        this.notePeers(s.stream_id, true, [this.me.user_id]);
       }
     } else if (ev.op === 'remove') {
-      for (const s of ev.subscriptions) this.subs.delete(s.stream_id);
+      for (const s of ev.subscriptions) {
+        this.subs.delete(s.stream_id);
+        this.notePeers(s.stream_id, false, [this.me.user_id]);
+      }
+    } else if (ev.op === 'peer_add' || ev.op === 'peer_remove') {
+      for (const id of ev.stream_ids ?? []) this.notePeers(id, ev.op === 'peer_add', ev.user_ids ?? []);
     } else if (ev.op === 'update') {
       const s = this.subs.get(ev.stream_id);
       if (!s) return;
       if (ev.property === 'in_home_view') s.is_muted = !ev.value;
       else if (ev.property in s) (s as any)[ev.property] = ev.value;
     }
+  }
+
+  /** Users subscribed to (`add`) or unsubscribed from a channel whose subscribers are kept. */
+  private notePeers(streamId: number, add: boolean, userIds: number[]): void {
+    this.subscriberEvents.get(streamId)?.push({ add, userIds });
+    const set = this.subscribers.get(streamId);
+    if (set) for (const id of userIds) add ? set.add(id) : set.delete(id);
+  }
+
+  /** Fetches a channel's subscribers (GET /streams/{id}/members), then keeps them current; `subscribers` has them once done. */
+  async loadSubscribers(streamId: number): Promise<void> {
+    if (this.subscriberEvents.has(streamId)) return;
+    const events: Array<{ add: boolean; userIds: number[] }> = [];
+    this.subscriberEvents.set(streamId, events);
+    try {
+      const r = await api('GET', `/streams/${streamId}/members`);
+      const set = new Set<number>(r.subscribers as number[]);
+      // Each event sets each of its users' state: replaying in order on any state in between gives the latest.
+      for (const e of events) for (const id of e.userIds) e.add ? set.add(id) : set.delete(id);
+      this.subscribers.set(streamId, set);
+    } finally {
+      this.subscriberEvents.delete(streamId);
+      this.changed();
+    }
+  }
+
+  /** realm_default_streams and default_streams events: channel IDs (objects in older servers). */
+  private defaultStreamIds(list: Array<number | { stream_id: number }>): number[] {
+    return list.map((s) => (typeof s === 'number' ? s : s.stream_id));
   }
 
   private onUserGroup(ev: Record<string, any>): void {
@@ -866,6 +928,11 @@ export class Model {
       if (err instanceof ApiError) console.warn('mark read failed', err.message);
     }
   }
+}
+
+/** The fields of `o` among `keys` that it has. */
+function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => k in o).map((k) => [k, o[k]]));
 }
 
 export const model = new Model();

@@ -1,17 +1,12 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { model } from '../model.ts';
+import { model, type Stream as Channel, type User } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { Dialog } from './Dialog.tsx';
-import { ErrorLine, useRequest } from './request.tsx';
-
-interface Channel {
-  stream_id: number;
-  name: string;
-  description?: string;
-  invite_only?: boolean;
-}
+import { isAdministrator } from './Organization.tsx';
+import { ErrorLine, failureText, useAction, useRequest } from './request.tsx';
+import { PickToAdd } from './UserGroups.tsx';
 
 /** The ID of the channel of this name, once the client knows it (at most 10 s). */
 function channelNamed(name: string): Promise<number | undefined> {
@@ -36,12 +31,14 @@ function channelNamed(name: string): Promise<number | undefined> {
  * The organization's channels this user can see: join, pin, mute, leave, open; and a
  * form to create one (the creator is subscribed). Everything through
  * /users/me/subscriptions, as Zulip's web app does; the lists follow the
- * server's events.
+ * server's events. Those who may administer a channel open its settings
+ * (ChannelSettings).
  */
 export function Channels({ onClose }: { onClose(): void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [isPrivate, setPrivate] = useState(false);
+  const [open, setOpen] = useState<number | null>(null);
   const { busy, error, setError, run } = useRequest();
 
   const channels = [...model.streams.values()] as Channel[];
@@ -97,27 +94,36 @@ export function Channels({ onClose }: { onClose(): void }) {
         <ul class="channel-browser" aria-label="All channels">
           {channels.map((c) => {
             const subscribed = model.subs.has(c.stream_id);
+            const opened = open === c.stream_id;
             return (
-              <li key={c.stream_id}>
+              <li key={c.stream_id} aria-label={`#${c.name}`}>
                 <div class="channel-info">
                   <a href={narrowToHash([{ operator: 'channel', operand: c.stream_id }])} class="channel-name">
                     {c.invite_only && LOCK}#{c.name}
                   </a>
                   {c.description && <span class="channel-description">{c.description}</span>}
                 </div>
-                {subscribed ? (
-                  <span class="channel-actions">
-                    {toggle(c, 'pin_to_top', ['Pin', 'Unpin'])}
-                    {toggle(c, 'is_muted', ['Mute', 'Unmute'])}
-                    <button type="button" class="btn" disabled={busy} aria-label={`Leave #${c.name}`} onClick={() => void leave(c)}>
-                      Leave
+                <span class="channel-actions">
+                  {subscribed ? (
+                    <>
+                      {toggle(c, 'pin_to_top', ['Pin', 'Unpin'])}
+                      {toggle(c, 'is_muted', ['Mute', 'Unmute'])}
+                      <button type="button" class="btn" disabled={busy} aria-label={`Leave #${c.name}`} onClick={() => void leave(c)}>
+                        Leave
+                      </button>
+                    </>
+                  ) : (
+                    <button type="button" class="btn primary" disabled={busy} aria-label={`Join #${c.name}`} onClick={() => void join(c)}>
+                      Join
                     </button>
-                  </span>
-                ) : (
-                  <button type="button" class="btn primary" disabled={busy} aria-label={`Join #${c.name}`} onClick={() => void join(c)}>
-                    Join
-                  </button>
-                )}
+                  )}
+                  {mayAdminister(c) && (
+                    <button type="button" class="btn" aria-expanded={opened} aria-label={`${opened ? 'Close' : 'Open'} settings of #${c.name}`} onClick={() => setOpen(opened ? null : c.stream_id)}>
+                      Settings
+                    </button>
+                  )}
+                </span>
+                {opened && mayAdminister(c) && <ChannelSettings key={c.stream_id} channel={c} />}
               </li>
             );
           })}
@@ -144,5 +150,172 @@ export function Channels({ onClose }: { onClose(): void }) {
         </button>
       </form>
     </Dialog>
+  );
+}
+
+/** Whether the user may administer the channel, as the server decides: organization administrators, and can_administer_channel_group. */
+function mayAdminister(c: Channel): boolean {
+  return isAdministrator(model.me) || model.allows(model.me.user_id, c.can_administer_channel_group);
+}
+
+/** Who can read a channel: its invite_only and history_public_to_subscribers. */
+const PRIVACY = {
+  public: { label: 'Public: anyone in the organization can find and join it', is_private: false, history_public_to_subscribers: true },
+  shared: { label: 'Private, with its whole history shown to subscribers', is_private: true, history_public_to_subscribers: true },
+  protected: { label: 'Private, subscribers see only what was sent after they joined', is_private: true, history_public_to_subscribers: false },
+} as const;
+type Privacy = keyof typeof PRIVACY;
+
+/** What was typed or chosen, or null when it is what the channel already has. */
+function differs<T>(value: T, current: T): T | null {
+  return value === current ? null : value;
+}
+
+function privacyOf(c: Channel): Privacy {
+  return !c.invite_only ? 'public' : c.history_public_to_subscribers === false ? 'protected' : 'shared';
+}
+
+/**
+ * A channel's settings, for those who may administer it: its name,
+ * description and privacy (PATCH /streams/{id}), its subscribers (GET
+ * /streams/{id}/members, kept current by peer events; added and removed
+ * through /users/me/subscriptions with principals), archiving (DELETE
+ * /streams/{id}, once confirmed), and, for organization administrators,
+ * whether new users join it (POST/DELETE /default_streams). What is shown
+ * follows the server's events; its refusals are shown as they come.
+ */
+function ChannelSettings({ channel: c }: { channel: Channel }) {
+  // What is typed or chosen here; null until then (or when it is what the channel has), so a change made elsewhere shows.
+  const [typedName, setName] = useState<string | null>(null);
+  const [typedDescription, setDescription] = useState<string | null>(null);
+  const [chosenPrivacy, setPrivacy] = useState<Privacy | null>(null);
+  const [confirmArchive, setConfirmArchive] = useState(false);
+  const save = useAction();
+  const change = useRequest();
+  const id = c.stream_id;
+  const subscribers = model.subscribers.get(id);
+  const fetched = subscribers !== undefined;
+  useEffect(() => {
+    if (!fetched) model.loadSubscribers(id).catch((err: unknown) => change.setError(failureText(err)));
+  }, [id, fetched]);
+
+  const members = [...(subscribers ?? [])].map((u) => ({ user_id: u, full_name: model.userName(u) })).sort((a, b) => a.full_name.localeCompare(b.full_name));
+  const candidates = ([...model.users.values()] as User[]).filter((u) => u.is_active && !subscribers?.has(u.user_id)).sort((a, b) => a.full_name.localeCompare(b.full_name));
+  const privacy = chosenPrivacy ?? privacyOf(c);
+
+  function submit(e: Event): void {
+    e.preventDefault();
+    const name = (typedName ?? c.name).trim();
+    const description = typedDescription ?? c.description ?? '';
+    const wanted = PRIVACY[privacy];
+    const params = {
+      ...(name !== c.name ? { new_name: name } : {}),
+      ...(description !== (c.description ?? '') ? { description } : {}),
+      ...(privacy !== privacyOf(c) ? { is_private: wanted.is_private, history_public_to_subscribers: wanted.history_public_to_subscribers } : {}),
+    };
+    void save.run(async () => {
+      if (Object.keys(params).length) await api('PATCH', `/streams/${id}`, params);
+      setName(null);
+      setDescription(null);
+      setPrivacy(null);
+    }, 'Channel saved.');
+  }
+
+  return (
+    <div class="group-editor" role="group" aria-label={`Settings of #${c.name}`}>
+      <form onSubmit={submit}>
+        <label for={`channel-${id}-name`}>Channel name</label>
+        <input id={`channel-${id}-name`} type="text" value={typedName ?? c.name} required maxLength={model.realm.max_stream_name_length ?? 60} onInput={(e) => setName(differs(e.currentTarget.value, c.name))} />
+        <label for={`channel-${id}-description`}>Channel description</label>
+        <input
+          id={`channel-${id}-description`}
+          type="text"
+          value={typedDescription ?? c.description ?? ''}
+          maxLength={model.realm.max_stream_description_length ?? 1024}
+          onInput={(e) => setDescription(differs(e.currentTarget.value, c.description ?? ''))}
+        />
+        <label for={`channel-${id}-privacy`}>Who can read it</label>
+        <select id={`channel-${id}-privacy`} value={privacy} onChange={(e) => setPrivacy(differs(e.currentTarget.value as Privacy, privacyOf(c)))}>
+          {(Object.keys(PRIVACY) as Privacy[]).map((p) => (
+            <option key={p} value={p}>
+              {PRIVACY[p].label}
+            </option>
+          ))}
+        </select>
+        <button type="submit" class="btn primary" disabled={save.busy}>
+          Save channel
+        </button>
+        {save.view}
+      </form>
+      {isAdministrator(model.me) && (
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={model.defaultStreams.has(id)}
+            disabled={change.busy}
+            onChange={(e) => {
+              const box = e.currentTarget;
+              const on = box.checked;
+              // Shown as the server has it until its event says otherwise.
+              box.checked = !on;
+              void change.run(() => api(on ? 'POST' : 'DELETE', '/default_streams', { stream_id: id }));
+            }}
+          />
+          Default channel: new users join it
+        </label>
+      )}
+      <h4>Subscribers</h4>
+      <ul class="org-people" aria-label={`Subscribers of #${c.name}`}>
+        {members.map((u) => (
+          <li key={u.user_id} aria-label={u.full_name}>
+            <span class="org-person">{u.full_name}</span>
+            <button
+              type="button"
+              class="btn"
+              disabled={change.busy}
+              aria-label={`Remove ${u.full_name} from #${c.name}`}
+              onClick={() => void change.run(() => api('DELETE', '/users/me/subscriptions', { subscriptions: [c.name], principals: [u.user_id] }))}
+            >
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+      {!fetched && <p class="muted-text">Loading subscribers…</p>}
+      {fetched && members.length === 0 && <p class="muted-text">No subscribers.</p>}
+      <PickToAdd
+        id={`channel-${id}-add`}
+        label="Add a subscriber"
+        placeholder="Choose a person…"
+        button="Add"
+        options={candidates.map((u) => ({ value: u.user_id, label: u.full_name }))}
+        busy={change.busy}
+        add={(userId) => change.run(() => api('POST', '/users/me/subscriptions', { subscriptions: [{ name: c.name }], principals: [userId] }))}
+      />
+      {confirmArchive ? (
+        <div class="confirm" role="alertdialog" aria-label={`Archive #${c.name}?`}>
+          <span>Archive #{c.name}? No one can send to it any more, and it leaves everyone's channel list.</span>
+          <button
+            type="button"
+            class="btn danger small"
+            disabled={change.busy}
+            onClick={() => {
+              setConfirmArchive(false);
+              void change.run(() => api('DELETE', `/streams/${id}`));
+            }}
+          >
+            Archive
+          </button>
+          <button type="button" class="btn small" onClick={() => setConfirmArchive(false)}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <button type="button" class="btn" disabled={change.busy} onClick={() => setConfirmArchive(true)}>
+          Archive #{c.name}
+        </button>
+      )}
+      <ErrorLine error={change.error} />
+    </div>
   );
 }

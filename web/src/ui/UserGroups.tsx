@@ -248,7 +248,7 @@ function GroupEditor({ group: g }: { group: UserGroup }) {
 }
 
 /** A labelled choice of one person or group, and a button that adds it (the choice is cleared once added). */
-function PickToAdd(props: { id: string; label: string; placeholder: string; button: string; options: Array<{ value: number; label: string }>; busy: boolean; add: (value: number) => Promise<boolean> }) {
+export function PickToAdd(props: { id: string; label: string; placeholder: string; button: string; options: Array<{ value: number; label: string }>; busy: boolean; add: (value: number) => Promise<boolean> }) {
   const [picked, setPicked] = useState('');
   return (
     <form

@@ -1,0 +1,173 @@
+/**
+ * The web client's channel settings (Channels dialog) in real Chromium:
+ * an administrator renames a channel, changes its description and
+ * privacy, makes it a default channel, adds and removes a subscriber and
+ * archives a channel, each checked at the server; changes made elsewhere
+ * show in the open page; a member is offered the settings only of the
+ * channels they may administer. Skipped (with one line saying why) where
+ * Chromium is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { assertSuccess, type Client } from './helpers.ts';
+import { browserTests, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+
+/** The channel as the server has it. */
+async function channelAtServer(api: Client, id: number): Promise<Record<string, any>> {
+  return assertSuccess(await api.get(`/streams/${id}`)).stream as Record<string, any>;
+}
+
+/** Whether the channel is one of the organization's default channels, as the server has it. */
+async function isDefaultAtServer(api: Client, id: number): Promise<boolean> {
+  const r = assertSuccess(await api.post('/register', { fetch_event_types: JSON.stringify(['default_streams']) }));
+  return (r.realm_default_streams as number[]).includes(id);
+}
+
+async function subscribersAtServer(api: Client, id: number): Promise<number[]> {
+  return assertSuccess(await api.get(`/streams/${id}/members`)).subscribers as number[];
+}
+
+/** Creates a channel (the owner its creator) with these subscribers; its ID. */
+async function makeChannel(owner: Client, name: string, description: string, principals: number[]): Promise<number> {
+  assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name, description }]), principals: JSON.stringify(principals) }));
+  return assertSuccess(await owner.get('/get_stream_id', { stream: name })).stream_id as number;
+}
+
+/** The Channels dialog's list of a logged-in page, and a channel's row in it. */
+async function channelList(page: Page) {
+  await page.getByRole('navigation', { name: 'Channels' }).getByRole('button', { name: 'Browse and create channels' }).click();
+  const list = page.getByRole('dialog', { name: 'Channels' }).getByRole('list', { name: 'All channels' });
+  await list.getByRole('listitem').first().waitFor();
+  return { list, row: (name: string) => list.getByRole('listitem', { name: `#${name}`, exact: true }) };
+}
+
+await browserTests('the web client in Chromium: channel settings', (newContext) => {
+  test('channel settings: an administrator renames, describes, makes private and public, default and not, adds and removes a subscriber, archives; changes made elsewhere show', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ada = await t.makeUser({ password: PASSWORD, name: 'Ada Admin', role: 200 });
+      const carol = await t.makeUser({ name: 'Carol Channels' });
+      const dan = await t.makeUser({ name: 'Dan Channels' });
+      const design = await makeChannel(owner, 'design', 'Old words', [t.owner.id, ada.id]);
+      const attic = await makeChannel(owner, 'attic', 'Old things', [t.owner.id]);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, ada.email, PASSWORD);
+      const { list, row } = await channelList(page);
+
+      await row('design').getByRole('button', { name: 'Open settings of #design' }).click();
+      const settings = list.getByRole('group', { name: /^Settings of #/ });
+      const subscribers = settings.getByRole('list', { name: /^Subscribers of #/ });
+      await subscribers.getByRole('listitem', { name: 'Ada Admin' }).waitFor();
+
+      // Renamed and described.
+      await settings.getByLabel('Channel name').fill('design-team');
+      await settings.getByLabel('Channel description').fill('Pixels and colour');
+      await settings.getByRole('button', { name: 'Save channel' }).click();
+      await settings.getByRole('status').filter({ hasText: 'Channel saved.' }).waitFor();
+      let s = await channelAtServer(owner, design);
+      assert.equal(s.name, 'design-team');
+      assert.equal(s.description, 'Pixels and colour');
+      await row('design-team').getByText('Pixels and colour').waitFor();
+
+      // A name already taken: the server's reason, nothing changed.
+      await settings.getByLabel('Channel name').fill('attic');
+      await settings.getByRole('button', { name: 'Save channel' }).click();
+      await settings.getByRole('alert').filter({ hasText: "Channel 'attic' already exists" }).waitFor();
+      assert.equal((await channelAtServer(owner, design)).name, 'design-team');
+      await settings.getByLabel('Channel name').fill('design-team');
+
+      // Private, then public again.
+      const privacy = settings.getByLabel('Who can read it');
+      await privacy.selectOption('shared');
+      await settings.getByRole('button', { name: 'Save channel' }).click();
+      await eventually(async () => (await channelAtServer(owner, design)).invite_only === true, 'the channel private at the server');
+      assert.equal((await channelAtServer(owner, design)).history_public_to_subscribers, true);
+      await privacy.selectOption('public');
+      await settings.getByRole('button', { name: 'Save channel' }).click();
+      await eventually(async () => (await channelAtServer(owner, design)).invite_only === false, 'the channel public again at the server');
+
+      // A default channel, then not.
+      const isDefault = settings.getByLabel('Default channel: new users join it');
+      // (Clicked: the box shows what the server has, once its event comes.)
+      await isDefault.click();
+      await eventually(async () => await isDefaultAtServer(owner, design), 'the channel default at the server');
+      await eventually(() => isDefault.isChecked(), 'the box checked');
+      // A default channel cannot be private: the server says so.
+      await privacy.selectOption('protected');
+      await settings.getByRole('button', { name: 'Save channel' }).click();
+      await settings.getByRole('alert').filter({ hasText: 'A default channel cannot be private.' }).waitFor();
+      assert.equal((await channelAtServer(owner, design)).invite_only, false);
+      await privacy.selectOption('public');
+      await isDefault.click();
+      await eventually(async () => !(await isDefaultAtServer(owner, design)), 'the channel no longer default at the server');
+      await eventually(async () => !(await isDefault.isChecked()), 'the box unchecked');
+
+      // A subscriber added, then removed.
+      await settings.getByLabel('Add a subscriber').selectOption({ label: 'Carol Channels' });
+      await settings.getByRole('button', { name: 'Add', exact: true }).click();
+      await eventually(async () => (await subscribersAtServer(owner, design)).includes(carol.id), 'Carol subscribed at the server');
+      await subscribers.getByRole('listitem', { name: 'Carol Channels' }).waitFor();
+      await subscribers.getByRole('button', { name: 'Remove Carol Channels from #design-team' }).click();
+      await eventually(async () => !(await subscribersAtServer(owner, design)).includes(carol.id), 'Carol unsubscribed at the server');
+      await eventually(async () => (await subscribers.getByRole('listitem', { name: 'Carol Channels' }).count()) === 0, 'Carol gone from the page');
+
+      // Changes the owner makes through the API show in the open page.
+      assertSuccess(await owner.patch(`/streams/${design}`, { new_name: 'studio', description: 'Set by the owner' }));
+      await row('studio').getByText('Set by the owner').waitFor();
+      await eventually(async () => (await settings.getByLabel('Channel name').inputValue()) === 'studio', 'the new name in the open settings');
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'studio' }]), principals: JSON.stringify([dan.id]) }));
+      await subscribers.getByRole('listitem', { name: 'Dan Channels' }).waitFor();
+      assertSuccess(await owner.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['studio']), principals: JSON.stringify([dan.id]) }));
+      await eventually(async () => (await subscribers.getByRole('listitem', { name: 'Dan Channels' }).count()) === 0, 'Dan gone from the page');
+      assertSuccess(await owner.post('/default_streams', { stream_id: design }));
+      await eventually(() => isDefault.isChecked(), 'the box checked by the default_streams event');
+      assertSuccess(await owner.delete('/default_streams', { stream_id: design }));
+      assertSuccess(await owner.patch(`/streams/${design}`, { is_private: true }));
+      await eventually(async () => (await privacy.inputValue()) === 'protected', 'the privacy chosen elsewhere shown');
+      await makeChannel(owner, 'newcomer', 'Made elsewhere', [t.owner.id]);
+      await row('newcomer').getByText('Made elsewhere').waitFor();
+
+      // Archived, once confirmed.
+      await row('attic').getByRole('button', { name: 'Open settings of #attic' }).click();
+      await settings.getByRole('button', { name: 'Archive #attic' }).click();
+      const confirm = settings.getByRole('alertdialog', { name: 'Archive #attic?' });
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      assert.equal((await channelAtServer(owner, attic)).is_archived, false);
+      await settings.getByRole('button', { name: 'Archive #attic' }).click();
+      await confirm.getByRole('button', { name: 'Archive', exact: true }).click();
+      await eventually(async () => (await row('attic').count()) === 0, 'the archived channel gone from the list');
+      assert.equal((await channelAtServer(owner, attic)).is_archived, true);
+      await ctx.close();
+    }));
+
+  test('channel settings: a member is offered only those of the channels they may administer, as they change', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Member' });
+      const carol = await t.makeUser({ name: 'Carol Member' });
+      const lounge = await makeChannel(owner, 'lounge', 'Chat', [t.owner.id, bob.id, carol.id]);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      const { list, row } = await channelList(page);
+      await row('lounge').getByRole('button', { name: 'Leave #lounge' }).waitFor();
+      assert.equal(await list.getByRole('button', { name: /^Open settings of/ }).count(), 0);
+
+      // Made an administrator of the channel: offered its settings, without the organization's default channels.
+      assertSuccess(await owner.patch(`/streams/${lounge}`, { can_administer_channel_group: JSON.stringify({ new: { direct_members: [bob.id], direct_subgroups: [] } }) }));
+      await row('lounge').getByRole('button', { name: 'Open settings of #lounge' }).click();
+      const settings = list.getByRole('group', { name: 'Settings of #lounge' });
+      await settings.getByRole('list', { name: 'Subscribers of #lounge' }).getByRole('listitem', { name: 'Carol Member' }).waitFor();
+      assert.equal(await settings.getByLabel('Default channel: new users join it').count(), 0);
+      assert.equal(await row('general').getByRole('button', { name: /^Open settings of/ }).count(), 0);
+      await settings.getByLabel('Channel description').fill('Chat, kept by Bob');
+      await settings.getByRole('button', { name: 'Save channel' }).click();
+      await eventually(async () => (await channelAtServer(owner, lounge)).description === 'Chat, kept by Bob', 'the description changed at the server');
+
+      // No longer one: the settings go.
+      assertSuccess(await owner.patch(`/streams/${lounge}`, { can_administer_channel_group: JSON.stringify({ new: { direct_members: [], direct_subgroups: [] } }) }));
+      await eventually(async () => (await list.getByRole('button', { name: /settings of/ }).count()) === 0, 'the settings button gone');
+      assert.equal(await settings.count(), 0);
+      await ctx.close();
+    }));
+});
