@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { CLUSTER_SIZE, startTestServer, type TestServer } from './helpers.ts';
 import { startServer } from '../src/server.ts';
 
@@ -224,3 +224,6 @@ export async function focusedLabel(page: Page, label: string): Promise<string | 
     .catch(() => {});
   return page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label') ?? null);
 }
+
+/** What a select shows (its selected option's text). */
+export const selectedText = (select: Locator) => select.evaluate((s) => (s as unknown as { selectedOptions: Array<{ textContent: string }> }).selectedOptions[0]?.textContent ?? '');

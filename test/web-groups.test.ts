@@ -1,14 +1,15 @@
 /**
  * The web client's user groups (Settings) in real Chromium: creating,
  * renaming, members, joining and leaving, deactivating and reactivating,
- * refusals, and the user_group events of changes made elsewhere. Skipped
+ * refusals, the group's own permission settings, and the user_group
+ * events of changes made elsewhere. Skipped
  * (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertSuccess, type Client } from './helpers.ts';
 import type { Page } from 'playwright-core';
-import { browserTests, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, eventGate, eventually, loginPage, PASSWORD, selectedText, withWebServer } from './web-browser.ts';
 
 /** The group called `name`, as the server has it (deactivated ones included), or undefined. */
 async function groupAtServer(api: Client, name: string): Promise<Record<string, any> | undefined> {
@@ -201,5 +202,73 @@ await browserTests('the web client in Chromium: user groups', (newContext) => {
       assert.equal(await renamed.getByRole('button', { name: 'Deactivate Frontend (old)' }).count(), 0);
       assert.equal(await renamed.getByLabel('Add a subgroup').count(), 1);
       await ctx.close();
+    }));
+
+  test("user groups: the creator sets the group's permissions and the server has them; the owner's changes show; a refusal says why; other members see them read-only", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Groups' });
+      const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Groups' });
+      const bobApi = t.client(bob);
+      const all = assertSuccess(await owner.get('/user_groups')).user_groups as Array<{ id: number; name: string; is_system_group: boolean }>;
+      const sys = Object.fromEntries(all.filter((g) => g.is_system_group).map((g) => [g.name, g.id]));
+      const id = assertSuccess(await bobApi.post('/user_groups/create', { name: 'Reviewers', description: 'They review', members: [bob.id, carol.id] })).group_id as number;
+      const atServer = async () => (await groupAtServer(owner, 'Reviewers'))!;
+      const shown = selectedText;
+
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      // The page misses changes made while the gate holds its events.
+      const events = await eventGate(page);
+      const { row } = await groupsSection(page);
+      const group = row('Reviewers');
+      await group.getByRole('button', { name: 'Open Reviewers' }).click();
+      const select = (label: string) => group.getByLabel(label, { exact: true });
+
+      // The creator manages it (Zulip's default: an anonymous group of the creator), and sees the defaults.
+      await eventually(async () => (await shown(select('Who can manage this group'))) === 'Custom: Bob Groups', 'who can manage: the creator');
+      assert.equal(await shown(select('Who can join')), 'Nobody');
+      assert.equal(await shown(select('Who can mention this group')), 'Everyone, guests included');
+
+      // Changed in the page: the server has them.
+      await select('Who can join').selectOption({ label: 'Members' });
+      await eventually(async () => (await atServer()).can_join_group === sys['role:members'], 'who can join: members');
+      await select('Who can mention this group').selectOption({ label: 'Moderators' });
+      await eventually(async () => (await atServer()).can_mention_group === sys['role:moderators'], 'who can mention: moderators');
+      await select('Who can remove members').selectOption({ label: 'Reviewers' });
+      await eventually(async () => (await atServer()).can_remove_members_group === id, 'who can remove members: the group itself');
+      await group.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+
+      // The owner changes some through the API: the open page shows them.
+      assertSuccess(await owner.patch(`/user_groups/${id}`, { can_mention_group: { new: sys['role:everyone'], old: sys['role:moderators'] } }));
+      assertSuccess(await owner.patch(`/user_groups/${id}`, { can_leave_group: { new: { direct_members: [carol.id], direct_subgroups: [sys['role:administrators']] } } }));
+      await eventually(async () => (await shown(select('Who can mention this group'))) === 'Everyone, guests included', 'who can mention, set by the owner');
+      await eventually(async () => (await shown(select('Who can leave'))) === 'Custom: Administrators, Carol Groups', 'who can leave, a custom group set by the owner');
+
+      // Refused: changed elsewhere while this page had not heard of it yet (Zulip's "old" value no longer so).
+      events.hold();
+      assertSuccess(await owner.patch(`/user_groups/${id}`, { can_join_group: { new: sys['role:fullmembers'], old: sys['role:members'] } }));
+      await select('Who can join').selectOption({ label: 'Moderators' });
+      await group.getByRole('alert').filter({ hasText: "'old' value does not match the expected value." }).waitFor();
+      assert.equal((await atServer()).can_join_group, sys['role:fullmembers']);
+      assert.equal(await shown(select('Who can join')), 'Members');
+      // Once the page hears of the change, it shows it.
+      events.release();
+      await eventually(async () => (await shown(select('Who can join'))) === 'Full members', 'the change made elsewhere shown');
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await ctx.close();
+
+      // Carol, a member who may not manage the group: the same values, none of them editable.
+      const carolCtx = await newContext();
+      const carolPage = await loginPage(carolCtx, t.url, carol.email, PASSWORD);
+      const carolRow = (await groupsSection(carolPage)).row('Reviewers');
+      await carolRow.getByRole('button', { name: 'Open Reviewers' }).click();
+      await carolRow.getByText('Only those who can manage this group can change these.').waitFor();
+      const selects = carolRow.locator('select[id^="group-' + id + '-can_"]');
+      assert.equal(await selects.count(), 6);
+      for (const s of await selects.all()) assert.equal(await s.isDisabled(), true, (await s.getAttribute('id')) ?? '');
+      assert.equal(await shown(carolRow.getByLabel('Who can join', { exact: true })), 'Full members');
+      assert.equal(await shown(carolRow.getByLabel('Who can remove members', { exact: true })), 'Reviewers');
+      await carolCtx.close();
     }));
 });

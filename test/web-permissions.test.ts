@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, eventGate, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, eventGate, eventually, loginPage, PASSWORD, selectedText, withWebServer } from './web-browser.ts';
 
 /** The organization's settings as the server reports them to `api` (realm_… fields of /register). */
 async function realmAt(api: Client): Promise<Record<string, any>> {
@@ -32,7 +32,7 @@ async function permissions(page: Page) {
 }
 
 /** What a select shows (its selected option's text). */
-const shown = (select: ReturnType<Page['getByLabel']>) => select.evaluate((s) => (s as unknown as { selectedOptions: Array<{ textContent: string }> }).selectedOptions[0]?.textContent ?? '');
+const shown = selectedText;
 /** The options a select offers. */
 const offered = async (select: ReturnType<Page['getByLabel']>) => (await select.locator('option').allTextContents()).map((s) => s.trim());
 

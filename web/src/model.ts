@@ -102,6 +102,7 @@ export interface UserGroup {
   can_join_group?: GroupSettingValue;
   can_leave_group?: GroupSettingValue;
   can_manage_group?: GroupSettingValue;
+  can_mention_group?: GroupSettingValue;
   can_remove_members_group?: GroupSettingValue;
 }
 

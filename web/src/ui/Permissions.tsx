@@ -1,18 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { model, type GroupSettingValue, type UserGroup } from '../model.ts';
+import { model, type GroupSettingValue } from '../model.ts';
+import { GroupSettingSelect, permissionConfigs } from './GroupSetting.tsx';
 import { isAdministrator } from './Organization.tsx';
 import { useAction } from './request.tsx';
-
-/** What server_supported_permission_settings says of one setting (the fields used here). */
-interface PermissionConfig {
-  require_system_group?: boolean;
-  allow_internet_group?: boolean;
-  allow_nobody_group?: boolean;
-  allow_everyone_group?: boolean;
-  allowed_system_groups?: string[];
-}
 
 /** The organization group settings offered here, with what they let people do. */
 const GROUP_SETTINGS: Array<[string, string]> = [
@@ -27,53 +19,6 @@ const GROUP_SETTINGS: Array<[string, string]> = [
 
 /** Settings only owners may change (as Zulip's server decides; it does not say so in /register). */
 const OWNER_ONLY = new Set(['can_invite_users_group', 'can_create_groups', 'invite_required', 'waiting_period_threshold']);
-
-/** The system groups, in the order offered (each role takes in the ones above it). */
-const SYSTEM_GROUPS: Array<[string, string]> = [
-  ['role:owners', 'Owners'],
-  ['role:administrators', 'Administrators'],
-  ['role:moderators', 'Moderators'],
-  ['role:fullmembers', 'Full members'],
-  ['role:members', 'Members'],
-  ['role:everyone', 'Everyone, guests included'],
-  ['role:nobody', 'Nobody'],
-];
-
-const CUSTOM = 'custom';
-
-/** A group's name as shown: the system groups by their role. */
-function groupLabel(g: UserGroup): string {
-  if (!g.is_system_group) return g.deactivated ? `${g.name} (deactivated)` : g.name;
-  return SYSTEM_GROUPS.find(([name]) => name === g.name)?.[1] ?? g.name;
-}
-
-/** The groups a setting may be set to: the system groups its configuration allows, then the active user groups (unless only system groups are allowed). */
-function choices(config: PermissionConfig | undefined): UserGroup[] {
-  const groups = [...model.groups.values()];
-  const system = SYSTEM_GROUPS.map(([name]) => groups.find((g) => g.is_system_group && g.name === name)).filter((g): g is UserGroup => {
-    if (!g) return false;
-    if (!config) return true;
-    if (config.allowed_system_groups?.length) return config.allowed_system_groups.includes(g.name);
-    if (g.name === 'role:nobody') return config.allow_nobody_group !== false;
-    if (g.name === 'role:everyone') return !!config.allow_everyone_group;
-    return true;
-  });
-  if (config?.require_system_group) return system;
-  const own = groups.filter((g) => !g.is_system_group && !g.deactivated).sort((a, b) => a.name.localeCompare(b.name));
-  return [...system, ...own];
-}
-
-/** An anonymous group, described: its groups, then its people. */
-function describeCustom(value: Exclude<GroupSettingValue, number>): string {
-  const names = [
-    ...value.direct_subgroups.map((id) => {
-      const g = model.groups.get(id);
-      return g ? groupLabel(g) : `Group ${id}`;
-    }),
-    ...value.direct_members.map((id) => model.userName(id)),
-  ];
-  return names.length ? `Custom: ${names.join(', ')}` : 'Custom: nobody';
-}
 
 /**
  * Changes an organization setting (PATCH /realm). Shown at once; the realm
@@ -109,7 +54,7 @@ export function Permissions() {
   const admin = isAdministrator(model.me);
   const owner = model.me.role === 100;
   const mayChange = (name: string) => (OWNER_ONLY.has(name) ? owner : admin);
-  const configs = (model.realm.server_supported_permission_settings as { realm?: Record<string, PermissionConfig> } | undefined)?.realm ?? {};
+  const configs = permissionConfigs('realm');
   const joining = useAction();
   const editing = useAction();
   const who = useAction();
@@ -184,7 +129,16 @@ export function Permissions() {
       {editing.view}
       <h3>Who can do what</h3>
       {GROUP_SETTINGS.map(([name, label]) => (
-        <GroupSettingSelect key={name} name={name} label={label} config={configs[name]} disabled={!mayChange(name) || who.busy} onChange={(change) => void who.run(change, 'Saved.')} />
+        <GroupSettingSelect
+          key={name}
+          id={`perm-${name}`}
+          label={label}
+          current={model.realm[`realm_${name}`] as GroupSettingValue | undefined}
+          config={configs[name]}
+          disabled={!mayChange(name) || who.busy}
+          save={(next, change) => setRealm(name, next, change)}
+          onChange={(change) => void who.run(change, 'Saved.')}
+        />
       ))}
       {who.view}
     </section>
@@ -198,43 +152,5 @@ function RealmCheck({ property, checked, disabled, run, children }: { property: 
       <input type="checkbox" checked={checked} disabled={disabled} onChange={(e) => run(() => setRealm(property, e.currentTarget.checked))} />
       {children}
     </label>
-  );
-}
-
-/** One group setting as a select: its allowed groups, plus what it is now when that is not among them (a custom group, say). */
-function GroupSettingSelect({ name, label, config, disabled, onChange }: { name: string; label: string; config: PermissionConfig | undefined; disabled: boolean; onChange(change: () => Promise<void>): void }) {
-  const current = model.realm[`realm_${name}`] as GroupSettingValue | undefined;
-  const options = choices(config);
-  const currentGroup = typeof current === 'number' ? model.groups.get(current) : undefined;
-  if (currentGroup && !options.includes(currentGroup)) options.push(currentGroup);
-  const value = current === undefined ? '' : typeof current === 'number' ? String(current) : CUSTOM;
-  const id = `perm-${name}`;
-  return (
-    <>
-      <label for={id}>{label}</label>
-      <select
-        id={id}
-        value={value}
-        disabled={disabled || current === undefined}
-        onChange={(e) => {
-          const next = Number(e.currentTarget.value);
-          if (!Number.isInteger(next)) return;
-          // Zulip's group-setting change: the new value, and the one it replaces (refused if that is no longer so).
-          onChange(() => setRealm(name, next, current === undefined ? { new: next } : { new: next, old: current }));
-        }}
-      >
-        {options.map((g) => (
-          <option key={g.id} value={String(g.id)}>
-            {groupLabel(g)}
-          </option>
-        ))}
-        {typeof current === 'object' && (
-          <option value={CUSTOM} disabled>
-            {describeCustom(current)}
-          </option>
-        )}
-        {current === undefined && <option value="">Not available</option>}
-      </select>
-    </>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { model, type User, type UserGroup } from '../model.ts';
+import { model, type GroupSettingValue, type User, type UserGroup } from '../model.ts';
+import { GroupSettingSelect, permissionConfigs, type GroupSettingChange } from './GroupSetting.tsx';
 import { isAdministrator } from './Organization.tsx';
 import { ErrorLine, useAction, useRequest } from './request.tsx';
 
@@ -10,6 +11,38 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 function canManage(g: UserGroup): boolean {
   const me = model.me.user_id;
   return isAdministrator(model.me) || model.allows(me, model.realm.realm_can_manage_all_groups) || model.allows(me, g.can_manage_group);
+}
+
+type GroupSettingName = 'can_manage_group' | 'can_join_group' | 'can_leave_group' | 'can_add_members_group' | 'can_remove_members_group' | 'can_mention_group';
+
+/** The group's own settings offered in an opened group, with what they let people do. */
+const GROUP_SETTINGS: Array<[GroupSettingName, string]> = [
+  ['can_manage_group', 'Who can manage this group'],
+  ['can_join_group', 'Who can join'],
+  ['can_leave_group', 'Who can leave'],
+  ['can_add_members_group', 'Who can add members'],
+  ['can_remove_members_group', 'Who can remove members'],
+  ['can_mention_group', 'Who can mention this group'],
+];
+
+/**
+ * Changes one of the group's settings (PATCH /user_groups/{id}). Shown at
+ * once; the user_group event confirms it, and a refusal puts back what was
+ * there (unless an event has changed it meanwhile).
+ */
+async function setGroupSetting(g: UserGroup, name: GroupSettingName, next: number, change: GroupSettingChange): Promise<void> {
+  const before: GroupSettingValue | undefined = g[name];
+  g[name] = next;
+  model.changed();
+  try {
+    await api('PATCH', `/user_groups/${g.id}`, { [name]: change });
+  } catch (err) {
+    if (g[name] === next) {
+      g[name] = before;
+      model.changed();
+    }
+    throw err;
+  }
 }
 
 /** Adds (`add`) or removes (`delete`) members: POST /user_groups/{id}/members. */
@@ -34,7 +67,10 @@ function changeSubgroups(g: UserGroup, op: 'add' | 'delete', groupIds: number[])
  * deactivated=false); they can still be opened, renamed and have their
  * members changed, as Zulip allows. An opened group lists its subgroups,
  * which may be added (as members may) and removed (by those who may
- * manage the group): POST /user_groups/{id}/subgroups. The
+ * manage the group): POST /user_groups/{id}/subgroups. Its own
+ * permission settings (who can manage, join, leave, add and remove
+ * members, mention it) are selects for those who may manage it (PATCH
+ * /user_groups/{id} with Zulip's {new, old}), read-only for others. The
  * server decides who may do what, and says why not.
  */
 export function UserGroups() {
@@ -237,12 +273,38 @@ function GroupEditor({ group: g }: { group: UserGroup }) {
           add={(groupId) => change.run(() => changeSubgroups(g, 'add', [groupId]))}
         />
       )}
+      <GroupSettings group={g} manage={manage} />
       {manage && !g.deactivated && (
         <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('POST', `/user_groups/${g.id}/deactivate`))}>
           Deactivate {g.name}
         </button>
       )}
       <ErrorLine error={change.error} />
+    </div>
+  );
+}
+
+/** The group's own settings: selects for those who may manage it, shown read-only to others. */
+function GroupSettings({ group: g, manage }: { group: UserGroup; manage: boolean }) {
+  const save = useAction();
+  const configs = permissionConfigs('group');
+  return (
+    <div class="group-settings">
+      <h4>Permissions</h4>
+      {!manage && <p class="muted-text">Only those who can manage this group can change these.</p>}
+      {GROUP_SETTINGS.map(([name, label]) => (
+        <GroupSettingSelect
+          key={name}
+          id={`group-${g.id}-${name}`}
+          label={label}
+          current={g[name]}
+          config={configs[name]}
+          disabled={!manage || save.busy}
+          save={(next, change) => setGroupSetting(g, name, next, change)}
+          onChange={(change) => void save.run(change, 'Saved.')}
+        />
+      ))}
+      {save.view}
     </div>
   );
 }
