@@ -200,6 +200,9 @@ await browserTests('the web client in Chromium: user groups', (newContext) => {
       await renamed.getByRole('button', { name: 'Add', exact: true }).click();
       await eventually(async () => (await groupAtServer(danaApi, 'Frontend (old)'))?.members.includes(erin.id), 'Erin added to the deactivated group');
       assert.equal(await renamed.getByRole('button', { name: 'Deactivate Frontend (old)' }).count(), 0);
+      // Its permissions show, but cannot be changed while it is deactivated (the server refuses that).
+      await renamed.getByText("A deactivated group's permissions cannot be changed; reactivate it first.").waitFor();
+      assert.equal(await renamed.getByLabel('Who can join').isDisabled(), true);
       assert.equal(await renamed.getByLabel('Add a subgroup').count(), 1);
       await ctx.close();
     }));

@@ -284,14 +284,20 @@ function GroupEditor({ group: g }: { group: UserGroup }) {
   );
 }
 
-/** The group's own settings: selects for those who may manage it, shown read-only to others. */
+/**
+ * The group's own settings: selects for those who may manage it, shown
+ * read-only to others, and to everyone while the group is deactivated (the
+ * server refuses changes to them then, as Zulip does).
+ */
 function GroupSettings({ group: g, manage }: { group: UserGroup; manage: boolean }) {
   const save = useAction();
   const configs = permissionConfigs('group');
+  const editable = manage && !g.deactivated;
   return (
     <div class="group-settings">
       <h4>Permissions</h4>
       {!manage && <p class="muted-text">Only those who can manage this group can change these.</p>}
+      {manage && g.deactivated && <p class="muted-text">A deactivated group's permissions cannot be changed; reactivate it first.</p>}
       {GROUP_SETTINGS.map(([name, label]) => (
         <GroupSettingSelect
           key={name}
@@ -299,7 +305,7 @@ function GroupSettings({ group: g, manage }: { group: UserGroup; manage: boolean
           label={label}
           current={g[name]}
           config={configs[name]}
-          disabled={!manage || save.busy}
+          disabled={!editable || save.busy}
           save={(next, change) => setGroupSetting(g, name, next, change)}
           onChange={(change) => void save.run(change, 'Saved.')}
         />
