@@ -34,6 +34,8 @@ async function register(): Promise<void> {
       user_settings_object: true,
       simplified_presence_events: true,
       include_deactivated_groups: true,
+      // realm_linkifiers come only to clients that read URL templates (Settings lists them).
+      linkifier_url_template: true,
     },
   });
   queueId = r.queue_id;

@@ -86,6 +86,13 @@ export interface RealmEmoji {
   author_id: number | null;
 }
 
+/** A linkifier, as /register and realm_linkifiers events give it (in the order the server applies them). */
+export interface Linkifier {
+  id: number;
+  pattern: string;
+  url_template: string;
+}
+
 /** A group setting's value: a group's ID, or an anonymous group of users and groups. */
 export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
 
@@ -329,6 +336,7 @@ export class Model {
   presence = new Map<number, Presence>();
   statuses = new Map<number, Status>();
   realmEmoji = new Map<string, RealmEmoji>();
+  linkifiers: Linkifier[] = [];
   mutedTopics = new Set<string>();
   followedTopics = new Set<string>();
   /** Called with each new message from the server (not with the ones fetched): desktop notifications. */
@@ -417,6 +425,7 @@ export class Model {
     for (const [id, st] of Object.entries(r.user_status ?? {})) this.statuses.set(Number(id), st as Status);
     this.realmEmoji.clear();
     for (const [id, e] of Object.entries(r.realm_emoji ?? {})) this.realmEmoji.set(id, e as any);
+    this.linkifiers = r.realm_linkifiers ?? [];
     this.mutedTopics.clear();
     this.followedTopics.clear();
     for (const t of r.user_topics ?? []) this.noteTopicPolicy(t);
@@ -716,6 +725,9 @@ export class Model {
           this.realmEmoji.clear();
           for (const [id, e] of Object.entries(ev.realm_emoji ?? {})) this.realmEmoji.set(id, e as any);
         }
+        break;
+      case 'realm_linkifiers':
+        this.linkifiers = ev.realm_linkifiers ?? [];
         break;
       case 'user_topic':
         this.noteTopicPolicy(ev as { stream_id: number; topic_name: string; visibility_policy: number });

@@ -6,6 +6,7 @@ import { useAction } from './request.tsx';
 import { Bots } from './Bots.tsx';
 import { UserGroups } from './UserGroups.tsx';
 import { CustomEmoji } from './CustomEmoji.tsx';
+import { Linkifiers } from './Linkifiers.tsx';
 import { isAdministrator, Organization } from './Organization.tsx';
 import { Permissions } from './Permissions.tsx';
 
@@ -120,6 +121,7 @@ export function Settings({ onClose }: { onClose(): void }) {
       <UserGroups />
       <CustomEmoji />
       {isAdministrator(model.me) && <Organization />}
+      <Linkifiers />
       <Permissions />
     </Dialog>
   );
