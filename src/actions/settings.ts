@@ -106,25 +106,12 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
       await updateUser(tx, me.id, { full_name: name });
       everyoneEvents.push({ type: 'realm_user', op: 'update', person: { user_id: me.id, full_name: name } });
     }
-    const stored = parseJsonObject(me.settings_json);
-    const current = userSettings(me.settings_json);
-    let changed = false;
-    for (const [name, value] of Object.entries(input.settings)) {
-      if (name === 'timezone') continue;
-      if (current[name] === value) continue;
-      stored[name] = value;
-      changed = true;
-      // Turning draft synchronization off deletes the drafts stored on the server.
-      if (name === 'enable_drafts_synchronization' && value === false) await dropDraftsOnSyncDisabled(tx, me.id);
-      const ev: ZulipEvent = { type: 'user_settings', op: 'update', property: name, value };
-      if (name === 'default_language') ev.language_name = languageName(value as string);
-      userEvents.push(ev);
-    }
-    if (changed) await updateUser(tx, me.id, { settings_json: JSON.stringify(stored) });
-    const oldVisibility = Number(current.email_address_visibility);
-    const newVisibility = Number(userSettings(JSON.stringify(stored)).email_address_visibility);
+    const { settingsJson, events } = await writeSettings(tx, me, Object.entries(input.settings));
+    userEvents.push(...events);
+    const oldVisibility = Number(userSettings(me.settings_json).email_address_visibility);
+    const newVisibility = Number(userSettings(settingsJson).email_address_visibility);
     if (newVisibility !== oldVisibility) {
-      const after = { ...me, settings_json: JSON.stringify(stored), email: emailForVisibility(svc, me, oldVisibility, newVisibility) };
+      const after = { ...me, settings_json: settingsJson, email: emailForVisibility(svc, me, oldVisibility, newVisibility) };
       if (after.email !== me.email) await updateUser(tx, me.id, { email: after.email });
       visibilityChange = { before: me, after };
     }
@@ -134,7 +121,7 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
       userEvents.push({ type: 'user_settings', op: 'update', property: 'timezone', value: tz });
       everyoneEvents.push({ type: 'realm_user', op: 'update', person: { email: me.email, user_id: me.id, timezone: tz } });
     }
-     // What the user chose, an administrator's change for many users may leave alone.
+    // What the user chose, an administrator's change for many users may leave alone.
     await recordOwnSettingEdits(tx, me.id, userEvents.map((ev) => ev.property as string));
   });
   for (const ev of userEvents) svc.bus.send(ev, [actor.id]);
@@ -148,6 +135,29 @@ export async function updateOwnSettings(svc: Services, actor: UserRow, input: Se
     for (const ev of everyoneEvents) svc.bus.send(ev, recipients);
   }
   return {};
+}
+
+/**
+ * Writes into a user's settings document the values that differ from theirs
+ * (timezone, a column of its own, aside), with their side effects: turning
+ * draft synchronization off deletes the drafts stored on the server. Answers
+ * the document as it now is and a `user_settings` update per change.
+ */
+async function writeSettings(tx: Tx, user: UserRow, values: Array<[string, unknown]>): Promise<{ settingsJson: string; events: ZulipEvent[] }> {
+  const stored = parseJsonObject(user.settings_json);
+  const current = userSettings(user.settings_json);
+  const events: ZulipEvent[] = [];
+  for (const [name, value] of values) {
+    if (name === 'timezone' || current[name] === value) continue;
+    stored[name] = value;
+    if (name === 'enable_drafts_synchronization' && value === false) await dropDraftsOnSyncDisabled(tx, user.id);
+    const event: ZulipEvent = { type: 'user_settings', op: 'update', property: name, value };
+    if (name === 'default_language') event.language_name = languageName(value as string);
+    events.push(event);
+  }
+  const settingsJson = JSON.stringify(stored);
+  if (events.length) await updateUser(tx, user.id, { settings_json: settingsJson });
+  return { settingsJson, events };
 }
 
 /** Settings an administrator may not change for other users (Zulip's SECURITY_SENSITIVE_USER_SETTINGS). */
@@ -209,19 +219,8 @@ export async function updateSettingsForUsers(svc: Services, actor: UserRow, targ
     const skipped = new Map<string, Set<number>>();
     for (const name of names) skipped.set(name, target.skip_if_already_edited ? await usersWhoEditedSetting(tx, ids, name) : new Set());
     for (const u of await usersByIds(tx, svc.realmId, ids)) {
-      const stored = parseJsonObject(u.settings_json);
-      const current = userSettings(u.settings_json);
-      let changed = false;
-      for (const [name, value] of Object.entries(input.settings)) {
-        if (skipped.get(name)!.has(u.id) || current[name] === value) continue;
-        stored[name] = value;
-        changed = true;
-        if (name === 'enable_drafts_synchronization' && value === false) await dropDraftsOnSyncDisabled(tx, u.id);
-        const event: ZulipEvent = { type: 'user_settings', op: 'update', property: name, value };
-        if (name === 'default_language') event.language_name = languageName(value as string);
-        events.push({ userId: u.id, event });
-      }
-      if (changed) await updateUser(tx, u.id, { settings_json: JSON.stringify(stored) });
+      const written = await writeSettings(tx, u, Object.entries(input.settings).filter(([name]) => !skipped.get(name)!.has(u.id)));
+      for (const event of written.events) events.push({ userId: u.id, event });
     }
     // An administrator who is among the users chose the value themselves.
     if (targets.has(actor.id)) await recordOwnSettingEdits(tx, actor.id, events.filter((e) => e.userId === actor.id).map((e) => e.event.property as string));
