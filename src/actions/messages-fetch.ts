@@ -33,14 +33,13 @@ export type Anchor = number | null | { date: number };
  * `anchor_date`: an ISO 8601 date, or date and time (UTC when it names no
  * offset), as the web client sends it (`Date.toISOString()`).
  */
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+const ISO_DATE = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 function parseAnchorDate(text: string | undefined): { date: number } {
   if (text === undefined) throw badRequest("Missing 'anchor_date' argument.");
-  const t = text.trim();
-  const m = ISO_DATE.exec(t);
-  // A date alone, or a time without an offset, is read as UTC.
-  const ms = m ? Date.parse(/[T ]/.test(t) && !/(?:Z|[+-]\d{2}:?\d{2})$/i.test(t) ? `${t.replace(' ', 'T')}Z` : t.replace(' ', 'T')) : NaN;
+  const m = ISO_DATE.exec(text.trim());
+  // A date alone (which Date.parse reads as UTC), or a time without an offset, is UTC.
+  const ms = m ? Date.parse(m[2] ? `${m[1]}T${m[2]}${m[3] ?? 'Z'}` : m[1]!) : NaN;
   if (!Number.isFinite(ms)) throw badRequest('Invalid anchor_date');
   return { date: ms / 1000 };
 }
