@@ -8,6 +8,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Store, Tx } from './db.ts';
 import { FLAG, HISTORICAL_FLAGS, MENTION_MASK, RECIPIENT } from './messages.ts';
+import { messageDates } from './message-edit.ts';
 import { RESOLVED_TOPIC_PREFIX } from '../lib/topic.ts';
 
 export type ResolvedTerm = { negated: boolean } & (
@@ -234,9 +235,8 @@ export async function messageNearDate(db: Tx, store: Store, q: NarrowQuery, seco
   const [after] = await narrowIds(db, store, q, { extra: sql`m.date_sent >= ${seconds}`, order: 'asc', limit: 1 });
   const [before] = await narrowIds(db, store, q, { extra: sql`m.date_sent < ${seconds}`, order: 'desc', limit: 1 });
   if (!after || !before) return (after ?? before)?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
-  const dates = await db.selectFrom('messages').select(['id', 'date_sent']).where('id', 'in', [after.id, before.id]).execute();
-  const dateOf = (id: number) => Number(dates.find((d) => d.id === id)?.date_sent ?? 0);
-  return seconds - dateOf(before.id) < dateOf(after.id) - seconds ? before.id : after.id;
+  const dates = await messageDates(db, [before.id, after.id]);
+  return seconds - Number(dates.get(before.id)) < Number(dates.get(after.id)) - seconds ? before.id : after.id;
 }
 
 /** The anchored window of Zulip's message fetch (limit_query_to_range + post-processing). */
