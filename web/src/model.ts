@@ -369,6 +369,26 @@ export class Model {
     });
   }
 
+  /**
+   * Shows `value` at `target[key]` at once while `send` asks the server for
+   * it (whose event then confirms it); a refusal puts back what was there,
+   * unless an event has changed it meanwhile, and is thrown on.
+   */
+  async tentatively<T extends object, K extends keyof T>(target: T, key: K, value: T[K], send: () => Promise<unknown>): Promise<void> {
+    const before = target[key];
+    target[key] = value;
+    this.changed();
+    try {
+      await send();
+    } catch (err) {
+      if (target[key] === value) {
+        target[key] = before;
+        this.changed();
+      }
+      throw err;
+    }
+  }
+
   matchContext(): MatchContext {
     return {
       myId: this.me.user_id,

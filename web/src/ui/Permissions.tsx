@@ -20,25 +20,9 @@ const GROUP_SETTINGS: Array<[string, string]> = [
 /** Settings only owners may change (as Zulip's server decides; it does not say so in /register). */
 const OWNER_ONLY = new Set(['can_invite_users_group', 'can_create_groups', 'invite_required', 'waiting_period_threshold']);
 
-/**
- * Changes an organization setting (PATCH /realm). Shown at once; the realm
- * event confirms it, and a refusal puts back what was there (unless an event
- * has changed it meanwhile).
- */
-async function setRealm(property: string, value: unknown, param: unknown = value): Promise<void> {
-  const key = `realm_${property}`;
-  const before = model.realm[key];
-  model.realm[key] = value;
-  model.changed();
-  try {
-    await api('PATCH', '/realm', { [property]: param });
-  } catch (err) {
-    if (model.realm[key] === value) {
-      model.realm[key] = before;
-      model.changed();
-    }
-    throw err;
-  }
+/** Changes an organization setting (PATCH /realm), shown at once (model.tentatively). */
+function setRealm(property: string, value: unknown, param: unknown = value): Promise<void> {
+  return model.tentatively(model.realm, `realm_${property}`, value, () => api('PATCH', '/realm', { [property]: param }));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { model, type GroupSettingValue, type User, type UserGroup } from '../model.ts';
+import { model, type User, type UserGroup } from '../model.ts';
 import { GroupSettingSelect, permissionConfigs, type GroupSettingChange } from './GroupSetting.tsx';
 import { isAdministrator } from './Organization.tsx';
 import { ErrorLine, useAction, useRequest } from './request.tsx';
@@ -25,24 +25,9 @@ const GROUP_SETTINGS: Array<[GroupSettingName, string]> = [
   ['can_mention_group', 'Who can mention this group'],
 ];
 
-/**
- * Changes one of the group's settings (PATCH /user_groups/{id}). Shown at
- * once; the user_group event confirms it, and a refusal puts back what was
- * there (unless an event has changed it meanwhile).
- */
-async function setGroupSetting(g: UserGroup, name: GroupSettingName, next: number, change: GroupSettingChange): Promise<void> {
-  const before: GroupSettingValue | undefined = g[name];
-  g[name] = next;
-  model.changed();
-  try {
-    await api('PATCH', `/user_groups/${g.id}`, { [name]: change });
-  } catch (err) {
-    if (g[name] === next) {
-      g[name] = before;
-      model.changed();
-    }
-    throw err;
-  }
+/** Changes one of the group's settings (PATCH /user_groups/{id}), shown at once (model.tentatively). */
+function setGroupSetting(g: UserGroup, name: GroupSettingName, next: number, change: GroupSettingChange): Promise<void> {
+  return model.tentatively<UserGroup, GroupSettingName>(g, name, next, () => api('PATCH', `/user_groups/${g.id}`, { [name]: change }));
 }
 
 /** Adds (`add`) or removes (`delete`) members: POST /user_groups/{id}/members. */
