@@ -72,11 +72,12 @@ export function Linkifiers() {
               </span>
               {admin && (
                 <span class="group-actions">
-                  <button type="button" class="btn" aria-expanded={editing === l.id} onClick={() => setEditing(editing === l.id ? null : l.id)}>
-                    Edit {l.pattern}
+                  {/* The pattern is in the buttons' names, not their text: the row keeps its room for the pattern and template. */}
+                  <button type="button" class="btn" aria-label={`Edit ${l.pattern}`} aria-expanded={editing === l.id} onClick={() => setEditing(editing === l.id ? null : l.id)}>
+                    Edit
                   </button>
-                  <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('DELETE', `/realm/filters/${l.id}`))}>
-                    Delete {l.pattern}
+                  <button type="button" class="btn" aria-label={`Delete ${l.pattern}`} disabled={change.busy} onClick={() => void change.run(() => api('DELETE', `/realm/filters/${l.id}`))}>
+                    Delete
                   </button>
                 </span>
               )}
