@@ -379,4 +379,41 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await memberCtx.close();
       await ctx.close();
     }));
+
+  test('display settings: shown at once, put back when the server refuses, but not over a change made meanwhile', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const theme = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Theme');
+      assert.equal(await theme.inputValue(), '1');
+
+      // Each PATCH /json/settings waits for the test, which then refuses it.
+      const held: Array<(msg: string) => Promise<void>> = [];
+      await page.route('**/json/settings', (route) => {
+        if (route.request().method() !== 'PATCH') return route.continue();
+        held.push((msg) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ result: 'error', msg, code: 'BAD_REQUEST' }) }));
+      });
+
+      // Refused with nothing else in between: the old value is back, with the reason.
+      await theme.selectOption('2');
+      await eventually(() => held.length === 1, 'the first change sent');
+      assert.equal(await theme.inputValue(), '2');
+      await held.shift()!('Not now.');
+      await page.getByRole('alert').filter({ hasText: 'Not now.' }).waitFor();
+      await eventually(async () => (await theme.inputValue()) === '1', 'the theme put back');
+
+      // Changed elsewhere while the request is out: the refusal leaves the newer value.
+      await theme.selectOption('2');
+      await eventually(() => held.length === 1, 'the second change sent');
+      assertSuccess(await owner.request('PATCH', '/settings', { color_scheme: 3 }));
+      await eventually(async () => (await theme.inputValue()) === '3', "the other client's change shown");
+      await held.shift()!('Still not.');
+      await page.getByRole('alert').filter({ hasText: 'Still not.' }).waitFor();
+      // The refusal has been handled (its alert is up); the value stays the one the server has.
+      assert.equal(await theme.inputValue(), '3');
+      assert.equal(assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.color_scheme, 3);
+      await ctx.close();
+    }));
 });

@@ -20,21 +20,9 @@ export function Settings({ onClose }: { onClose(): void }) {
   const st = useAction();
   const display = useAction();
 
-  const setSetting = (property: string, value: unknown) => {
-    // Shown at once; the user_settings event confirms it.
-    const before = model.settings[property];
-    model.settings[property] = value;
-    model.changed();
-    return display.run(
-      () =>
-        api('PATCH', '/settings', { [property]: value }).catch((err: unknown) => {
-          model.settings[property] = before;
-          model.changed();
-          throw err;
-        }),
-      'Saved.',
-    );
-  };
+  // Shown at once; the user_settings event confirms it.
+  const setSetting = (property: string, value: unknown) =>
+    display.run(() => model.tentatively(model.settings, property, value, () => api('PATCH', '/settings', { [property]: value })), 'Saved.');
 
   return (
     <Dialog id="settings-title" title="Settings" onClose={onClose}>
