@@ -192,8 +192,10 @@ test('wildcard mentions', () => {
   for (const w of ['all', 'everyone', 'stream', 'channel']) {
     const r = renderMarkdown(`@**${w}** hi`, makeCtx());
     assert.equal(r.wildcardMention, 'all', w);
-    assert.equal(r.html, `<p><span class="user-mention" data-user-id="*">@${w}</span> hi</p>`);
+    assert.equal(r.html, `<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@${w}</span> hi</p>`);
   }
+  assert.equal(renderMarkdown('@_**everyone**', makeCtx()).html, '<p><span class="user-mention channel-wildcard-mention silent" data-user-id="*">everyone</span></p>');
+  assert.equal(renderMarkdown('@_**topic**', makeCtx()).html, '<p><span class="topic-mention silent">topic</span></p>');
   const topic = renderMarkdown('@**topic**', makeCtx());
   assert.equal(topic.wildcardMention, 'topic');
   assert.equal(topic.html, '<p><span class="topic-mention">@topic</span></p>');

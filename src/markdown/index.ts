@@ -504,7 +504,8 @@ class Renderer {
       }
       const el = new El('span');
       if (userId) el.set('data-user-id', userId);
-      el.set('class', topic ? 'topic-mention' : 'user-mention');
+      // Zulip marks channel-wide wildcards with a class of their own (the topic one has its own class instead of user-mention).
+      el.set('class', topic ? 'topic-mention' : stream ? 'user-mention channel-wildcard-mention' : 'user-mention');
       let text = `@${name}`;
       if (silent) {
         el.set('class', `${el.get('class')} silent`);
