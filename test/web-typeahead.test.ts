@@ -1,0 +1,155 @@
+/**
+ * The compose box's suggestions in real Chromium: `@` people (with the ID
+ * when two share a name), silent mentions, user groups and wildcards; `#`
+ * channels; `:` emoji (Unicode from the server's emoji data, and custom);
+ * the keyboard (arrows, Enter, Tab, Escape) and the mouse; nothing offered
+ * inside an email address or a time. What is picked is the Markdown the
+ * server then renders as a mention, a channel link or an emoji. Skipped
+ * (with one line saying why) where Chromium is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { browserTests, channelLink, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
+
+/** A 1x1 PNG. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+/** The suggestions shown under the compose box, as their text. */
+async function shown(page: Page): Promise<string[]> {
+  const list = page.getByRole('listbox', { name: 'Suggestions' });
+  if (!(await list.count())) return [];
+  return list.getByRole('option').allTextContents();
+}
+
+await browserTests('the web client in Chromium: compose suggestions', (newContext) => {
+  test('@ mentions people, user groups and everyone; # links channels; : inserts emoji; what is picked renders as such', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Builder' });
+      const sam1 = await t.makeUser({ password: PASSWORD, name: 'Sam Same' });
+      const sam2 = await t.makeUser({ password: PASSWORD, name: 'Sam Same' });
+      assertSuccess(await owner.request('POST', '/user_groups/create', { name: 'builders', description: 'They build.', members: JSON.stringify([bob.id]) }));
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'gardening' }]) }));
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), 'parrot.png');
+      const auth = `Basic ${Buffer.from(`${t.owner.email}:${t.owner.apiKey}`).toString('base64')}`;
+      const added = (await (await fetch(`${t.url}/api/v1/realm/emoji/partyparrot`, { method: 'POST', headers: { Authorization: auth }, body: form })).json()) as { result: string };
+      assert.equal(added.result, 'success');
+
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('suggestions');
+      const box = page.getByLabel('Message', { exact: true });
+
+      // A person, by the start of a word of the name; Enter picks the first.
+      await box.pressSequentially('Hi @buil');
+      await eventually(async () => (await shown(page)).length > 0, 'people suggested');
+      assert.deepEqual(await shown(page), [`Bob Builder ${bob.email}`, 'builders User group']);
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), 'Hi @**Bob Builder** ');
+      assert.deepEqual(await shown(page), []);
+
+      // The arrows move down the list; Tab picks too: the group.
+      await box.pressSequentially('and @buil');
+      await eventually(async () => (await shown(page)).length === 2, 'both suggested again');
+      await box.press('ArrowDown');
+      assert.equal(await page.getByRole('listbox', { name: 'Suggestions' }).getByRole('option', { selected: true }).textContent(), 'builders User group');
+      await box.press('Tab');
+      assert.equal(await box.inputValue(), 'Hi @**Bob Builder** and @*builders* ');
+
+      // Two people of the same name: each with its ID. Picked by the mouse.
+      await box.pressSequentially('with @sam');
+      await eventually(async () => (await shown(page)).length === 2, 'both Sams suggested');
+      await page.getByRole('listbox', { name: 'Suggestions' }).getByRole('option', { name: `Sam Same ${sam2.email}` }).click();
+      assert.equal(await box.inputValue(), `Hi @**Bob Builder** and @*builders* with @**Sam Same|${sam2.id}** `);
+      await expectFocus(page);
+
+      // A silent mention; wildcards are not offered silently.
+      await box.pressSequentially('cc @_bob');
+      await eventually(async () => (await shown(page)).length === 1, 'a silent mention suggested');
+      await box.press('Enter');
+      // A wildcard (in a channel: all four).
+      await box.pressSequentially('@ev');
+      await eventually(async () => (await shown(page)).length === 1, 'everyone suggested');
+      assert.match((await shown(page))[0]!, /^everyone /);
+      await box.press('Enter');
+      // A channel, and an emoji from the server's data, and a custom one.
+      await box.pressSequentially('see #garde');
+      await eventually(async () => (await shown(page)).length === 1, 'a channel suggested');
+      await box.press('Enter');
+      await box.pressSequentially(':octop');
+      await eventually(async () => (await shown(page)).some((s) => s.startsWith(':octopus:')), 'an emoji suggested');
+      await box.press('Enter');
+      await box.pressSequentially(':partypa');
+      await eventually(async () => (await shown(page)).length === 1, 'a custom emoji suggested');
+      assert.deepEqual(await shown(page), [':partyparrot: Custom emoji']);
+      await box.press('Enter');
+      const typed = `Hi @**Bob Builder** and @*builders* with @**Sam Same|${sam2.id}** cc @_**Bob Builder** @**everyone** see #**gardening** :octopus: :partyparrot: `;
+      assert.equal(await box.inputValue(), typed);
+
+      // Sent as typed, and rendered as mentions, a channel link and emoji.
+      await box.press('Enter');
+      await messageRow(page, 'see').waitFor();
+      const sent = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: 'false' })).messages[0];
+      assert.equal(sent.content, typed.trimEnd());
+      const html = assertSuccess(await owner.request('GET', `/messages/${sent.id}`, {})).message.content as string;
+      assert.match(html, new RegExp(`<span class="user-mention" data-user-id="${bob.id}">@Bob Builder</span>`));
+      assert.match(html, /<span class="user-group-mention" data-user-group-id="\d+">@builders<\/span>/);
+      assert.match(html, new RegExp(`<span class="user-mention" data-user-id="${sam2.id}">@Sam Same</span>`));
+      assert.doesNotMatch(html, new RegExp(`data-user-id="${sam1.id}"`));
+      assert.match(html, new RegExp(`<span class="user-mention silent" data-user-id="${bob.id}">Bob Builder</span>`));
+      assert.match(html, /<span class="user-mention channel-wildcard-mention" data-user-id="\*">@everyone<\/span>/);
+      assert.match(html, /<a class="stream" data-stream-id="\d+" href="[^"]*">#gardening<\/a>/);
+      assert.match(html, /<span aria-label="octopus" class="emoji emoji-1f419" role="img" title="octopus">:octopus:<\/span>/);
+      assert.match(html, /<img alt=":partyparrot:" class="emoji" src="[^"]+" title="partyparrot">/);
+      await ctx.close();
+    }));
+
+  test('Escape closes the suggestions and Enter then sends; nothing is offered inside an address or a time; in a direct message only the two wildcards', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const alice = await t.makeUser({ password: PASSWORD, name: 'Alice Ample' });
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('plain');
+      const box = page.getByLabel('Message', { exact: true });
+
+      await box.pressSequentially('write to bob@al or at 10:30 or #1 ');
+      assert.deepEqual(await shown(page), []);
+      await box.fill('');
+      await box.pressSequentially('ping @al');
+      await eventually(async () => (await shown(page)).length > 0, 'suggestions');
+      assert.deepEqual(await shown(page), ['all Notify everyone in the channel', `Alice Ample ${alice.email}`]);
+      await box.press('Escape');
+      assert.deepEqual(await shown(page), []);
+      // What is typed after the closed mention still gets its own suggestions.
+      await box.pressSequentially(' :octop');
+      await eventually(async () => (await shown(page)).some((s) => s.startsWith(':octopus:')), 'an emoji suggested after the mention');
+      await box.press('Escape');
+      await box.press('Enter');
+      await messageRow(page, 'ping @al').waitFor();
+      const sent = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: 'false' })).messages[0];
+      assert.equal(sent.content, 'ping @al :octop');
+
+      // In a direct message: "all" and "everyone" only.
+      await page.getByRole('button', { name: 'Direct message', exact: true }).click();
+      await page.getByLabel('Recipients').fill('Alice');
+      await page.getByLabel('Recipients').press('Enter');
+      await box.fill('');
+      await box.pressSequentially('@');
+      await eventually(async () => (await shown(page)).length > 0, 'suggestions in a direct message');
+      const all = await shown(page);
+      assert.ok(all.includes('all Notify everyone in the conversation') && all.includes('everyone Notify everyone in the conversation'), all.join(' | '));
+      assert.ok(!all.some((s) => /^(channel|topic) /.test(s)), all.join(' | '));
+      await ctx.close();
+    }));
+});
+
+/** The compose box has the focus. */
+async function expectFocus(page: Page): Promise<void> {
+  await eventually(() => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label') === 'Message'), 'the message box focused');
+}

@@ -1,0 +1,162 @@
+/**
+ * The compose box's suggestions, as Zulip's web app offers them while one
+ * types: `@` people, user groups and wildcard mentions (`@_` for silent
+ * ones), `#` channels, `:` emoji. Picking one puts Zulip's Markdown for it
+ * in place of what was typed: `@**Full Name**` (with `|id` when another
+ * active user has the same name), `@*group*`, `@**all**`, `#**channel**`,
+ * `:emoji_name:`.
+ */
+import { model } from '../model.ts';
+import { emojiChar } from '../util.ts';
+
+/** What is being typed at the caret that suggestions complete. */
+export interface Trigger {
+  kind: 'mention' | 'channel' | 'emoji';
+  /** Where the typed token starts (its `@`, `#` or `:`). */
+  start: number;
+  /** What follows the token's prefix, as typed. */
+  query: string;
+  /** `@_`: a silent mention. */
+  silent: boolean;
+}
+
+export interface Choice {
+  /** Shown in the list. */
+  label: string;
+  /** Shown after the label, dimmed (an email, "group", an emoji). */
+  detail: string;
+  /** The Markdown that replaces the typed token, a space after it. */
+  insert: string;
+}
+
+/** How many suggestions show at once. */
+const SHOWN = 8;
+
+// Each pattern is matched against the text before the caret. The token must
+// start the text or follow a space or an opening bracket or quote (so that
+// an email address or a time such as 10:30 suggests nothing).
+const MENTION = /(?:^|[\s([{"'>])@(_?)\*{0,2}([^\s@*][^\n@*]{0,49})?$/;
+const CHANNEL = /(?:^|[\s([{"'>])#\*{0,2}([^\s#*>][^\n#*>]{0,49})$/;
+const EMOJI = /(?:^|[\s([{"'>]):([a-z0-9_+-]{2,50})$/i;
+
+/** The token at the caret that suggestions complete, or null (of several, the one typed last: a mention's words may run on). */
+export function triggerAt(text: string, caret: number): Trigger | null {
+  const before = text.slice(0, caret);
+  const found: Trigger[] = [];
+  let m = MENTION.exec(before);
+  if (m) found.push({ kind: 'mention', start: before.lastIndexOf('@'), query: m[2] ?? '', silent: m[1] === '_' });
+  m = CHANNEL.exec(before);
+  if (m) found.push({ kind: 'channel', start: before.lastIndexOf('#'), query: m[1]!, silent: false });
+  m = EMOJI.exec(before);
+  if (m) found.push({ kind: 'emoji', start: before.lastIndexOf(':'), query: m[1]!, silent: false });
+  return found.reduce<Trigger | null>((last, t) => (!last || t.start > last.start ? t : last), null);
+}
+
+/**
+ * How well `name` matches `query`: 0 when it starts with it, 1 when one of
+ * its words does, -1 when neither (case ignored).
+ */
+function rank(name: string, query: string): number {
+  const n = name.toLowerCase();
+  const q = query.toLowerCase();
+  if (n.startsWith(q)) return 0;
+  return n.split(/[\s_-]+/).some((w) => w.startsWith(q)) ? 1 : -1;
+}
+
+/** The candidates that match, best first (a prefix of the whole name, then of a word; then by name), at most SHOWN. */
+function best<T>(items: T[], query: string, names: (item: T) => string[], label: (item: T) => string): T[] {
+  const scored: Array<[number, T]> = [];
+  for (const item of items) {
+    const ranks = names(item).map((n) => rank(n, query)).filter((r) => r >= 0);
+    if (ranks.length) scored.push([Math.min(...ranks), item]);
+  }
+  scored.sort((a, b) => a[0] - b[0] || label(a[1]).localeCompare(label(b[1])));
+  return scored.slice(0, SHOWN).map(([, item]) => item);
+}
+
+/** Zulip's wildcard mentions: in a channel all four, in a direct message the two that mean everyone in it. */
+const CHANNEL_WILDCARDS: Array<[string, string]> = [
+  ['all', 'Notify everyone in the channel'],
+  ['everyone', 'Notify everyone in the channel'],
+  ['channel', 'Notify everyone in the channel'],
+  ['topic', 'Notify everyone taking part in the topic'],
+];
+const DM_WILDCARDS: Array<[string, string]> = [
+  ['all', 'Notify everyone in the conversation'],
+  ['everyone', 'Notify everyone in the conversation'],
+];
+
+function mentionChoices(t: Trigger, inChannel: boolean): Choice[] {
+  const prefix = t.silent ? '@_' : '@';
+  const active = [...model.users.values()].filter((u) => u.is_active);
+  const people = best(active, t.query, (u) => [u.full_name, u.email], (u) => u.full_name).map((u): Choice => {
+    // Another active user with the same name: the ID says which one is meant.
+    const twin = active.some((o) => o.user_id !== u.user_id && o.full_name.toLowerCase() === u.full_name.toLowerCase());
+    return { label: u.full_name, detail: u.email, insert: `${prefix}**${u.full_name}${twin ? `|${u.user_id}` : ''}**` };
+  });
+  const wildcards = t.silent ? [] : best(inChannel ? CHANNEL_WILDCARDS : DM_WILDCARDS, t.query, ([w]) => [w], ([w]) => w).map(([w, d]): Choice => ({ label: w, detail: d, insert: `@**${w}**` }));
+  const groups = best(
+    [...model.groups.values()].filter((g) => !g.is_system_group && !g.deactivated),
+    t.query,
+    (g) => [g.name],
+    (g) => g.name,
+  ).map((g): Choice => ({ label: g.name, detail: 'User group', insert: `${prefix}*${g.name}*` }));
+  return [...wildcards, ...people, ...groups].slice(0, SHOWN);
+}
+
+function channelChoices(t: Trigger): Choice[] {
+  return best([...model.streams.values()], t.query, (s) => [s.name], (s) => s.name).map((s): Choice => ({ label: s.name, detail: model.subs.has(s.stream_id) ? '' : 'Not subscribed', insert: `#**${s.name}**` }));
+}
+
+/** Unicode emoji names and codes, from the server's emoji data (server_emoji_data_url), once fetched. */
+let unicodeEmoji: Array<[name: string, code: string]> | null = null;
+let emojiFetch: Promise<void> | null = null;
+
+/** Fetches the emoji names once; `then` runs when they are in (to show them). */
+export function loadEmojiNames(then: () => void): void {
+  if (unicodeEmoji || emojiFetch) return;
+  const url = model.realm.server_emoji_data_url as string | undefined;
+  if (!url) return;
+  // The same origin as the page, whatever host name the server was told.
+  emojiFetch = fetch(new URL(url, location.href).pathname)
+    .then((r) => r.json())
+    .then((data: { code_to_names: Record<string, string[]> }) => {
+      unicodeEmoji = Object.entries(data.code_to_names).flatMap(([code, names]) => names.map((n): [string, string] => [n, code]));
+      then();
+    })
+    .catch(() => {
+      emojiFetch = null; // tried again at the next `:`
+    });
+}
+
+function emojiChoices(t: Trigger): Choice[] {
+  const custom = [...model.realmEmoji.values()].filter((e) => !e.deactivated).map((e): [string, string] => [e.name, '']);
+  return best([...custom, ...(unicodeEmoji ?? [])], t.query, ([n]) => [n], ([n]) => n).map(([name, code]): Choice => ({ label: `:${name}:`, detail: code ? emojiChar(code) : 'Custom emoji', insert: `:${name}:` }));
+}
+
+/** The suggestions for a trigger, best first. */
+export function choicesFor(t: Trigger, inChannel: boolean): Choice[] {
+  if (t.kind === 'mention') return mentionChoices(t, inChannel);
+  if (t.kind === 'channel') return channelChoices(t);
+  return emojiChoices(t);
+}
+
+/** The text with the trigger's token (up to the caret) replaced by the choice; and where the caret goes. */
+export function applyChoice(text: string, caret: number, t: Trigger, c: Choice): { text: string; caret: number } {
+  const after = text.slice(caret);
+  const inserted = c.insert + (after.startsWith(' ') ? '' : ' ');
+  return { text: text.slice(0, t.start) + inserted + after, caret: t.start + inserted.length };
+}
+
+/** The list under the compose box. */
+export function Suggestions({ id, choices, active, onPick }: { id: string; choices: Choice[]; active: number; onPick(i: number): void }) {
+  return (
+    <ul class="suggestions compose-suggestions" id={id} role="listbox" aria-label="Suggestions">
+      {choices.map((c, i) => (
+        <li key={c.insert} id={`${id}-${i}`} role="option" aria-selected={i === active} onMouseDown={(e) => e.preventDefault()} onClick={() => onPick(i)}>
+          {c.label} {c.detail && <span class="muted-text">{c.detail}</span>}
+        </li>
+      ))}
+    </ul>
+  );
+}
