@@ -10,11 +10,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Account } from './helpers.ts';
 import { browserTests, channelLink, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** A 1x1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+/** Adds the custom emoji :partyparrot: through the API, as `account`. */
+async function addPartyParrot(url: string, account: Account): Promise<void> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), 'parrot.png');
+  const auth = `Basic ${Buffer.from(`${account.email}:${account.apiKey}`).toString('base64')}`;
+  const added = (await (await fetch(`${url}/api/v1/realm/emoji/partyparrot`, { method: 'POST', headers: { Authorization: auth }, body: form })).json()) as { result: string };
+  assert.equal(added.result, 'success');
+}
 
 /** The suggestions shown under the compose box, as their text. */
 async function shown(page: Page): Promise<string[]> {
@@ -32,11 +41,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       const sam2 = await t.makeUser({ password: PASSWORD, name: 'Sam Same' });
       assertSuccess(await owner.request('POST', '/user_groups/create', { name: 'builders', description: 'They build.', members: JSON.stringify([bob.id]) }));
       assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'gardening' }]) }));
-      const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), 'parrot.png');
-      const auth = `Basic ${Buffer.from(`${t.owner.email}:${t.owner.apiKey}`).toString('base64')}`;
-      const added = (await (await fetch(`${t.url}/api/v1/realm/emoji/partyparrot`, { method: 'POST', headers: { Authorization: auth }, body: form })).json()) as { result: string };
-      assert.equal(added.result, 'success');
+      await addPartyParrot(t.url, t.owner);
 
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
@@ -145,6 +150,39 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       const all = await shown(page);
       assert.ok(all.includes('all Notify everyone in the conversation') && all.includes('everyone Notify everyone in the conversation'), all.join(' | '));
       assert.ok(!all.some((s) => /^(channel|topic) /.test(s)), all.join(' | '));
+      await ctx.close();
+    }));
+
+  test('the reaction picker finds any emoji by name, custom ones too, beyond the popular ones it starts with', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      await addPartyParrot(t.url, t.owner);
+      const { id } = assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'react', content: 'react to me' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      const row = messageRow(page, 'react to me');
+      const pick = async (typed: string, name: string) => {
+        await row.hover();
+        await row.getByRole('button', { name: 'Add reaction' }).click();
+        const picker = page.getByRole('dialog', { name: 'Choose an emoji' });
+        assert.equal(await picker.getByRole('button', { name: 'giraffe', exact: true }).count(), 0, 'not among the popular ones');
+        await picker.getByLabel('Emoji name').fill(typed);
+        await picker.getByRole('button', { name, exact: true }).click();
+      };
+      await pick('giraf', 'giraffe');
+      await row.getByRole('button', { name: 'giraffe reaction, 1' }).waitFor();
+      await pick('party', 'partyparrot');
+      await row.getByRole('button', { name: 'partyparrot reaction, 1' }).waitFor();
+      const reactions = assertSuccess(await owner.get(`/messages/${id}`)).message.reactions as Array<{ emoji_name: string; emoji_code: string; reaction_type: string }>;
+      assert.deepEqual(
+        reactions.map((r) => [r.emoji_name, r.reaction_type]),
+        [
+          ['giraffe', 'unicode_emoji'],
+          ['partyparrot', 'realm_emoji'],
+        ],
+      );
+      assert.equal(reactions[0]!.emoji_code, '1f992');
       await ctx.close();
     }));
 });

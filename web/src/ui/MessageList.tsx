@@ -4,6 +4,7 @@ import { model, type Message, type MessageList } from '../model.ts';
 import { narrowToHash, type Term } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { failureText, useRequest } from './request.tsx';
+import { findEmoji, loadEmojiNames } from './Typeahead.tsx';
 import { avatarColor, cx, emojiChar, formatDay, formatTime, fullTime, initials, POPULAR_EMOJI, prepareHtml } from '../util.ts';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */
@@ -500,6 +501,12 @@ function autoFocusOnce(el: HTMLElement | null): void {
   }
 }
 
+/** The ID of the active custom emoji called `name` ('' if none). */
+function customEmojiId(name: string): string {
+  for (const e of model.realmEmoji.values()) if (e.name === name && !e.deactivated) return e.id;
+  return '';
+}
+
 function ReactionEmoji({ code, type, name }: { code: string; type: string; name: string }) {
   if (type === 'realm_emoji') {
     const e = model.realmEmoji.get(code);
@@ -511,7 +518,11 @@ function ReactionEmoji({ code, type, name }: { code: string; type: string; name:
 
 function EmojiPicker({ onPick, onClose }: { onPick(name: string): void; onClose(): void }) {
   const [filter, setFilter] = useState('');
-  const shown = POPULAR_EMOJI.filter(([n]) => n.includes(filter.toLowerCase().replace(/:/g, '')));
+  const [, setLoaded] = useState(false);
+  useEffect(() => loadEmojiNames(() => setLoaded(true)), []);
+  const query = filter.toLowerCase().replace(/:/g, '').trim();
+  // The popular ones until something is typed; then any emoji by name, custom ones too.
+  const shown = query ? findEmoji(query, 40) : POPULAR_EMOJI;
   return (
     <div
       class="emoji-picker"
@@ -532,16 +543,16 @@ function EmojiPicker({ onPick, onClose }: { onPick(name: string): void; onClose(
         ref={autoFocusOnce}
         onInput={(e) => setFilter(e.currentTarget.value)}
         onKeyDown={(e) => {
-          if (e.key === 'Enter' && filter.trim()) {
+          if (e.key === 'Enter' && query) {
             e.preventDefault();
-            onPick(shown[0]?.[0] ?? filter.trim().replace(/:/g, ''));
+            onPick(shown[0]?.[0] ?? query);
           }
         }}
       />
       <div class="emoji-grid">
         {shown.map(([name, code]) => (
           <button type="button" key={name} class="emoji-choice" title={`:${name}:`} aria-label={name} onClick={() => onPick(name)}>
-            {emojiChar(code)}
+            {code ? emojiChar(code) : <ReactionEmoji code={customEmojiId(name)} type="realm_emoji" name={name} />}
           </button>
         ))}
       </div>

@@ -63,15 +63,15 @@ function rank(name: string, query: string): number {
   return n.split(/[\s_-]+/).some((w) => w.startsWith(q)) ? 1 : -1;
 }
 
-/** The candidates that match, best first (a prefix of the whole name, then of a word; then by name), at most SHOWN. */
-function best<T>(items: T[], query: string, names: (item: T) => string[], label: (item: T) => string): T[] {
+/** The candidates that match, best first (a prefix of the whole name, then of a word; then by name), at most `limit`. */
+function best<T>(items: T[], query: string, names: (item: T) => string[], label: (item: T) => string, limit = SHOWN): T[] {
   const scored: Array<[number, T]> = [];
   for (const item of items) {
     const ranks = names(item).map((n) => rank(n, query)).filter((r) => r >= 0);
     if (ranks.length) scored.push([Math.min(...ranks), item]);
   }
   scored.sort((a, b) => a[0] - b[0] || label(a[1]).localeCompare(label(b[1])));
-  return scored.slice(0, SHOWN).map(([, item]) => item);
+  return scored.slice(0, limit).map(([, item]) => item);
 }
 
 /** Zulip's wildcard mentions: in a channel all four, in a direct message the two that mean everyone in it. */
@@ -129,9 +129,14 @@ export function loadEmojiNames(then: () => void): void {
     });
 }
 
-function emojiChoices(t: Trigger): Choice[] {
+/** The emoji whose names match `query`, best first: custom ones (code '') and, once fetched, Unicode ones. */
+export function findEmoji(query: string, limit = SHOWN): Array<[name: string, code: string]> {
   const custom = [...model.realmEmoji.values()].filter((e) => !e.deactivated).map((e): [string, string] => [e.name, '']);
-  return best([...custom, ...(unicodeEmoji ?? [])], t.query, ([n]) => [n], ([n]) => n).map(([name, code]): Choice => ({ label: `:${name}:`, detail: code ? emojiChar(code) : 'Custom emoji', insert: `:${name}:` }));
+  return best([...custom, ...(unicodeEmoji ?? [])], query, ([n]) => [n], ([n]) => n, limit);
+}
+
+function emojiChoices(t: Trigger): Choice[] {
+  return findEmoji(t.query).map(([name, code]): Choice => ({ label: `:${name}:`, detail: code ? emojiChar(code) : 'Custom emoji', insert: `:${name}:` }));
 }
 
 /** The suggestions for a trigger, best first. */
