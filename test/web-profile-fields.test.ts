@@ -177,6 +177,20 @@ await browserTests('the web client in Chromium: custom profile fields', (newCont
       await eventually(async () => (await s.row('Office').count()) === 0, 'the field deleted elsewhere gone from the list');
       await eventually(async () => (await s.own.getByLabel('Office').count()) === 0, 'the field deleted elsewhere gone from one\u2019s own');
 
+      // A custom external account: a URL pattern without the user name is refused with the server's reason.
+      await s.addForm.getByLabel('Type').selectOption({ label: 'External account' });
+      await s.addForm.getByLabel('Account').selectOption({ label: 'Custom' });
+      await s.addForm.getByLabel('Name', { exact: true }).fill('Chat handle');
+      await s.addForm.getByLabel('URL pattern').fill('https://chat.example/u/');
+      await s.addForm.getByRole('button', { name: 'Add field' }).click();
+      assert.equal(await s.addForm.getByRole('alert').textContent(), "URL pattern must contain '%(username)s'.");
+      assert.equal((await fieldsAtServer(owner)).length, 7);
+      await s.addForm.getByLabel('URL pattern').fill('https://chat.example/u/%(username)s');
+      await s.addForm.getByRole('button', { name: 'Add field' }).click();
+      await added(8);
+      const chat = (await fieldsAtServer(owner)).at(-1)!;
+      assert.deepEqual([chat.name, chat.type, JSON.parse(chat.field_data)], ['Chat handle', 7, { subtype: 'custom', url_pattern: 'https://chat.example/u/%(username)s' }]);
+
       // A member: no administrators' section, but their own fields to fill in.
       const bobPage = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
       const b = await openSettings(bobPage);
