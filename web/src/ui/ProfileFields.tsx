@@ -79,12 +79,7 @@ function valueOf(u: User, f: ProfileField): string {
   return u.profile_data?.[String(f.id)]?.value ?? '';
 }
 
-/**
- * A field's settings, for adding one and for editing one: name, hint, a
- * list's options (one a line), and whether it is shown in the profile
- * summary, required, and editable by users. `ids` keeps the labels' ids
- * apart between the forms.
- */
+/** A field's settings as typed in a form (a list's options one a line). */
 interface Draft {
   name: string;
   hint: string;
@@ -94,6 +89,12 @@ interface Draft {
   editable: boolean;
 }
 
+/**
+ * A field's settings, for adding one and for editing one: name (not for a
+ * known external account, which the server names), hint, a list's options,
+ * and whether it is shown in the profile summary, required, and editable
+ * by users. `ids` keeps the labels' ids apart between the forms.
+ */
 function FieldSettings({ ids, type, draft, set, nameFixed }: { ids: string; type: number; draft: Draft; set(d: Partial<Draft>): void; nameFixed?: boolean }) {
   return (
     <>
@@ -127,6 +128,7 @@ function FieldSettings({ ids, type, draft, set, nameFixed }: { ids: string; type
   );
 }
 
+/** A form's draft of a field's settings: `set` changes some of them, `reset` goes back to `initial`. */
 function useDraft(initial: Draft) {
   const [draft, setDraft] = useState(initial);
   return { draft, set: (d: Partial<Draft>) => setDraft({ ...draft, ...d }), reset: () => setDraft(initial) };
