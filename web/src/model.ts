@@ -14,6 +14,33 @@ export interface User {
   is_active: boolean;
   role: number;
   avatar_url?: string | null;
+  /** The user's values for the organization's custom profile fields, by field ID (not for bots). */
+  profile_data?: Record<string, ProfileValue>;
+}
+
+/** A user's value for a custom profile field: text, a date, a URL, an option's key, or a JSON list of user IDs; rendered_value is the HTML of text fields. */
+export interface ProfileValue {
+  value: string;
+  rendered_value?: string;
+}
+
+/**
+ * A custom profile field, as /register's custom_profile_fields and the
+ * custom_profile_fields events give it. `type`: 1 short text, 2 paragraph,
+ * 3 list of options, 4 date, 5 link, 6 users, 7 external account, 8
+ * pronouns. `field_data` is JSON: the options of a list (key -> {text,
+ * order}), or an external account's subtype (and URL pattern); else empty.
+ */
+export interface ProfileField {
+  id: number;
+  name: string;
+  type: number;
+  hint: string;
+  field_data: string;
+  order: number;
+  required?: boolean;
+  editable_by_user?: boolean;
+  display_in_profile_summary?: boolean;
 }
 
 export interface Sub {
@@ -337,6 +364,8 @@ export class Model {
   statuses = new Map<number, Status>();
   realmEmoji = new Map<string, RealmEmoji>();
   linkifiers: Linkifier[] = [];
+  /** The organization's custom profile fields, in their order. */
+  profileFields: ProfileField[] = [];
   mutedTopics = new Set<string>();
   followedTopics = new Set<string>();
   /** Called with each new message from the server (not with the ones fetched): desktop notifications. */
@@ -446,6 +475,7 @@ export class Model {
     this.realmEmoji.clear();
     for (const [id, e] of Object.entries(r.realm_emoji ?? {})) this.realmEmoji.set(id, e as any);
     this.linkifiers = r.realm_linkifiers ?? [];
+    this.profileFields = byOrder(r.custom_profile_fields ?? []);
     this.mutedTopics.clear();
     this.followedTopics.clear();
     for (const t of r.user_topics ?? []) this.noteTopicPolicy(t);
@@ -710,8 +740,13 @@ export class Model {
         if (ev.op === 'add') this.users.set(ev.person.user_id, ev.person);
         else if (ev.op === 'update') {
           const u = this.users.get(ev.person.user_id);
-          if (u) Object.assign(u, ev.person);
-          if (u && u.user_id === this.me.user_id) Object.assign(this.me, ev.person);
+          // One custom profile field's value comes as custom_profile_field, not as a property of the user.
+          const { custom_profile_field: field, ...rest } = ev.person;
+          for (const target of new Set([u, ev.person.user_id === this.me.user_id ? this.me : undefined])) {
+            if (!target) continue;
+            Object.assign(target, rest);
+            if (field) setProfileValue(target, field);
+          }
         } else if (ev.op === 'remove') {
           const u = this.users.get(ev.person.user_id);
           if (u) u.is_active = false;
@@ -748,6 +783,9 @@ export class Model {
         break;
       case 'realm_linkifiers':
         this.linkifiers = ev.realm_linkifiers ?? [];
+        break;
+      case 'custom_profile_fields':
+        this.profileFields = byOrder(ev.fields ?? []);
         break;
       case 'user_topic':
         this.noteTopicPolicy(ev as { stream_id: number; topic_name: string; visibility_policy: number });
@@ -961,6 +999,19 @@ export class Model {
       if (err instanceof ApiError) console.warn('mark read failed', err.message);
     }
   }
+}
+
+/** Custom profile fields in their order. */
+function byOrder(fields: ProfileField[]): ProfileField[] {
+  return [...fields].sort((a, b) => a.order - b.order);
+}
+
+/** A realm_user update's custom_profile_field: the user's new value of one field, or none (null). */
+export function setProfileValue(u: User, f: { id: number; value: string | null; rendered_value?: string }): void {
+  const data = { ...(u.profile_data ?? {}) };
+  if (f.value === null) delete data[String(f.id)];
+  else data[String(f.id)] = f.rendered_value === undefined ? { value: f.value } : { value: f.value, rendered_value: f.rendered_value };
+  u.profile_data = data;
 }
 
 /** The fields of `o` among `keys` that it has. */

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type Linkifier } from '../model.ts';
 import { isAdministrator } from './Organization.tsx';
-import { ErrorLine, useAction, useRequest } from './request.tsx';
+import { EditorActions, ErrorLine, useAction, useRequest } from './request.tsx';
 
 /**
  * A linkifier's two fields, for adding one and for editing one: the pattern
@@ -105,15 +105,7 @@ function EditLinkifier({ linkifier, onDone }: { linkifier: Linkifier; onDone(): 
       }}
     >
       <LinkifierFields ids={`linkifier-${linkifier.id}`} pattern={pattern} urlTemplate={urlTemplate} setPattern={setPattern} setUrlTemplate={setUrlTemplate} />
-      <div class="group-actions">
-        <button type="submit" class="btn primary" disabled={save.busy || !pattern || !urlTemplate}>
-          Save linkifier
-        </button>
-        <button type="button" class="btn" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-      <ErrorLine error={save.error} />
+      <EditorActions save="Save linkifier" disabled={save.busy || !pattern || !urlTemplate} error={save.error} onCancel={onDone} />
     </form>
   );
 }

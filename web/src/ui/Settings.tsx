@@ -9,6 +9,7 @@ import { CustomEmoji } from './CustomEmoji.tsx';
 import { Linkifiers } from './Linkifiers.tsx';
 import { isAdministrator, Organization } from './Organization.tsx';
 import { Permissions } from './Permissions.tsx';
+import { OwnProfileFields, ProfileFields } from './ProfileFields.tsx';
 
 export function Settings({ onClose }: { onClose(): void }) {
   const [name, setName] = useState(model.me.full_name);
@@ -57,6 +58,7 @@ export function Settings({ onClose }: { onClose(): void }) {
         </div>
         {st.view}
       </form>
+      <OwnProfileFields />
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -109,6 +111,7 @@ export function Settings({ onClose }: { onClose(): void }) {
       <UserGroups />
       <CustomEmoji />
       {isAdministrator(model.me) && <Organization />}
+      <ProfileFields />
       <Linkifiers />
       <Permissions />
     </Dialog>

@@ -39,6 +39,23 @@ export function ErrorLine({ error }: { error: string | null }) {
   ) : null;
 }
 
+/** An editor's last line: its save button (off while `disabled`), Cancel, and why saving failed. */
+export function EditorActions({ save, disabled, error, onCancel }: { save: string; disabled: boolean; error: string | null; onCancel(): void }) {
+  return (
+    <>
+      <div class="group-actions">
+        <button type="submit" class="btn primary" disabled={disabled}>
+          {save}
+        </button>
+        <button type="button" class="btn" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+      <ErrorLine error={error} />
+    </>
+  );
+}
+
 /** A request with a line under it: what it did, or why it failed. */
 export function useAction() {
   const request = useRequest();
