@@ -93,6 +93,14 @@ export interface Linkifier {
   url_template: string;
 }
 
+/** A code playground, as /register and realm_playgrounds events give it: code blocks in `pygments_language` can be opened at the URL template (RFC 6570, `code` its one variable). */
+export interface Playground {
+  id: number;
+  name: string;
+  pygments_language: string;
+  url_template: string;
+}
+
 /** A group setting's value: a group's ID, or an anonymous group of users and groups. */
 export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
 
@@ -337,6 +345,7 @@ export class Model {
   statuses = new Map<number, Status>();
   realmEmoji = new Map<string, RealmEmoji>();
   linkifiers: Linkifier[] = [];
+  playgrounds: Playground[] = [];
   mutedTopics = new Set<string>();
   followedTopics = new Set<string>();
   /** Called with each new message from the server (not with the ones fetched): desktop notifications. */
@@ -446,6 +455,7 @@ export class Model {
     this.realmEmoji.clear();
     for (const [id, e] of Object.entries(r.realm_emoji ?? {})) this.realmEmoji.set(id, e as any);
     this.linkifiers = r.realm_linkifiers ?? [];
+    this.playgrounds = r.realm_playgrounds ?? [];
     this.mutedTopics.clear();
     this.followedTopics.clear();
     for (const t of r.user_topics ?? []) this.noteTopicPolicy(t);
@@ -748,6 +758,9 @@ export class Model {
         break;
       case 'realm_linkifiers':
         this.linkifiers = ev.realm_linkifiers ?? [];
+        break;
+      case 'realm_playgrounds':
+        this.playgrounds = ev.realm_playgrounds ?? [];
         break;
       case 'user_topic':
         this.noteTopicPolicy(ev as { stream_id: number; topic_name: string; visibility_policy: number });

@@ -9,6 +9,7 @@ import { CustomEmoji } from './CustomEmoji.tsx';
 import { Linkifiers } from './Linkifiers.tsx';
 import { isAdministrator, Organization } from './Organization.tsx';
 import { Permissions } from './Permissions.tsx';
+import { Playgrounds } from './Playgrounds.tsx';
 
 export function Settings({ onClose }: { onClose(): void }) {
   const [name, setName] = useState(model.me.full_name);
@@ -122,6 +123,7 @@ export function Settings({ onClose }: { onClose(): void }) {
       <CustomEmoji />
       {isAdministrator(model.me) && <Organization />}
       <Linkifiers />
+      <Playgrounds />
       <Permissions />
     </Dialog>
   );
