@@ -57,7 +57,8 @@ export function Playgrounds() {
         <ul class="linkifier-list" aria-label="Code playgrounds">
           {playgrounds.map((p) => (
             <li key={p.id} aria-label={`${p.name} (${p.pygments_language})`}>
-              <span class="org-person">
+              {/* A long template is cut short in the row; its title shows it whole. */}
+              <span class="org-person" title={p.url_template}>
                 {p.name} <span class="muted-text">({p.pygments_language})</span> <code>{p.url_template}</code>
               </span>
               {admin && (
