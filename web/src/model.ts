@@ -120,6 +120,14 @@ export interface Linkifier {
   url_template: string;
 }
 
+/** A code playground, as /register and realm_playgrounds events give it: code blocks in `pygments_language` can be opened at the URL template (RFC 6570, `code` its one variable). */
+export interface Playground {
+  id: number;
+  name: string;
+  pygments_language: string;
+  url_template: string;
+}
+
 /** A group setting's value: a group's ID, or an anonymous group of users and groups. */
 export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
 
@@ -366,6 +374,7 @@ export class Model {
   linkifiers: Linkifier[] = [];
   /** The organization's custom profile fields, in their order. */
   profileFields: ProfileField[] = [];
+  playgrounds: Playground[] = [];
   mutedTopics = new Set<string>();
   followedTopics = new Set<string>();
   /** Called with each new message from the server (not with the ones fetched): desktop notifications. */
@@ -476,6 +485,7 @@ export class Model {
     for (const [id, e] of Object.entries(r.realm_emoji ?? {})) this.realmEmoji.set(id, e as any);
     this.linkifiers = r.realm_linkifiers ?? [];
     this.profileFields = byOrder(r.custom_profile_fields ?? []);
+    this.playgrounds = r.realm_playgrounds ?? [];
     this.mutedTopics.clear();
     this.followedTopics.clear();
     for (const t of r.user_topics ?? []) this.noteTopicPolicy(t);
@@ -786,6 +796,9 @@ export class Model {
         break;
       case 'custom_profile_fields':
         this.profileFields = byOrder(ev.fields ?? []);
+        break;
+      case 'realm_playgrounds':
+        this.playgrounds = ev.realm_playgrounds ?? [];
         break;
       case 'user_topic':
         this.noteTopicPolicy(ev as { stream_id: number; topic_name: string; visibility_policy: number });

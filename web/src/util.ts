@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { model } from './model.ts';
+import { withPlaygroundLinks } from './playgrounds.ts';
 
 /** Re-render the calling component whenever the model changes. */
 export function useModel(): void {
@@ -34,17 +35,30 @@ export function emojiChar(code: string): string {
 
 const cache = new Map<string, string>();
 
+/** The playgrounds prepareHtml last saw, and how many lists it has seen (in its cache's keys, which then follow the list). */
+let keyedPlaygrounds: unknown = null;
+let playgroundsSeen = 0;
+
+function playgroundsKey(): string {
+  if (model.playgrounds !== keyedPlaygrounds) {
+    keyedPlaygrounds = model.playgrounds;
+    playgroundsSeen++;
+  }
+  return `${playgroundsSeen}:`;
+}
+
 /** The largest box an image preview is shown in (styles.css, .message_inline_image img). */
 const IMAGE_BOX = { width: 360, height: 240 };
 
 /**
  * Zulip renders Unicode emoji as `<span class="emoji emoji-1f642">:smile:</span>`
- * for its sprite sheets; here the text becomes the character itself.
+ * for its sprite sheets; here the text becomes the character itself. Code
+ * blocks get their playground links (withPlaygroundLinks).
  */
 export function prepareHtml(html: string): string {
   // Previews follow the organization's inline_image_preview, as the server's do.
   const previews = model.realm.realm_inline_image_preview !== false;
-  const key = (previews ? '1' : '0') + html;
+  const key = (previews ? '1' : '0') + playgroundsKey() + html;
   let out = cache.get(key);
   if (out !== undefined) return out;
   out = html.replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>)[^<]*(<\/span>)/g, (_m, open: string, code: string, close: string) => open + emojiChar(code) + close);
@@ -65,6 +79,8 @@ export function prepareHtml(html: string): string {
     const shown = Math.max(1, Math.round(width * Math.min(1, IMAGE_BOX.width / width, IMAGE_BOX.height / height)));
     return `<img ${before}data-original-dimensions="${w}x${h}"${after} style="aspect-ratio: ${width} / ${height}; width: ${shown}px">`;
   });
+  // Code blocks in a language with playgrounds offer to open their code there.
+  out = withPlaygroundLinks(out, model.playgrounds);
   if (cache.size > 5000) cache.clear();
   cache.set(key, out);
   return out;

@@ -22,7 +22,7 @@ export function isAdministrator(u: { role: number }): boolean {
 
 /**
  * For administrators: the organization's name and description (PATCH
- * /realm), and its people: their roles (PATCH /users/{id}), deactivating and
+ * /realm), how long it keeps messages, and its people: their roles (PATCH /users/{id}), deactivating and
  * reactivating accounts (DELETE /users/{id}, POST /users/{id}/reactivate).
  * The server decides who may do what (only owners make owners, the last
  * owner stays) and says why not; the list follows the realm_user events.
@@ -66,6 +66,7 @@ export function Organization() {
         </button>
         {profile.view}
       </form>
+      <MessageRetention />
       <h3>People</h3>
       <label for="org-filter">Find a person</label>
       <input id="org-filter" type="search" value={filter} placeholder="Name or email" onInput={(e) => setFilter(e.currentTarget.value)} />
@@ -113,5 +114,63 @@ export function Organization() {
       </ul>
       {humans.length > SHOWN && <p class="muted-text">{humans.length - SHOWN} more: narrow the list with the search above.</p>}
     </section>
+  );
+}
+
+/** How long the organization keeps messages, as the policy reads: -1 (Zulip's "unlimited") is forever. */
+function retentionText(days: number): string {
+  return days === -1 ? 'Keep messages forever' : `Delete messages after ${days} ${days === 1 ? 'day' : 'days'}`;
+}
+
+/**
+ * The organization's message retention (message_retention_days): forever,
+ * or a number of days after which messages are deleted. Administrators see
+ * it; only owners change it, as in Zulip (PATCH /realm, "unlimited" or the
+ * days). Shown at once, put back on a refusal; the realm events show a
+ * change made elsewhere.
+ */
+function MessageRetention() {
+  const days = (model.realm.realm_message_retention_days as number | null | undefined) ?? -1;
+  const owner = model.me.role === 100;
+  // Chosen and not yet saved; null shows the organization's policy.
+  const [typedForever, setForever] = useState<boolean | null>(null);
+  const [typedDays, setDays] = useState<string | null>(null);
+  const forever = typedForever ?? days === -1;
+  const shownDays = typedDays ?? (days === -1 ? '' : String(days));
+  const save = useAction();
+  return (
+    <>
+      <h3 id="org-retention-title">Message retention</h3>
+      <p id="org-retention-policy">{retentionText(days)}</p>
+      {owner ? (
+        <form
+          aria-labelledby="org-retention-title"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const value = forever ? -1 : Number(shownDays);
+            void save.run(async () => {
+              await model.tentatively(model.realm, 'realm_message_retention_days', value, () => api('PATCH', '/realm', { message_retention_days: value === -1 ? 'unlimited' : value }));
+              setForever(null);
+              setDays(null);
+            }, 'Saved.');
+          }}
+        >
+          <label for="org-retention">Keep messages</label>
+          <div class="row">
+            <select id="org-retention" value={forever ? 'forever' : 'days'} onChange={(e) => setForever(e.currentTarget.value === 'forever')}>
+              <option value="forever">Forever</option>
+              <option value="days">For a number of days</option>
+            </select>
+            {!forever && <input type="number" aria-label="Days to keep messages" min={1} step={1} required value={shownDays} onInput={(e) => setDays(e.currentTarget.value)} />}
+            <button type="submit" class="btn" disabled={save.busy}>
+              Save retention
+            </button>
+          </div>
+          {save.view}
+        </form>
+      ) : (
+        <p class="muted-text">Only organization owners can change this.</p>
+      )}
+    </>
   );
 }

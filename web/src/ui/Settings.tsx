@@ -10,6 +10,7 @@ import { Linkifiers } from './Linkifiers.tsx';
 import { isAdministrator, Organization } from './Organization.tsx';
 import { Permissions } from './Permissions.tsx';
 import { OwnProfileFields, ProfileFields } from './ProfileFields.tsx';
+import { Playgrounds } from './Playgrounds.tsx';
 
 export function Settings({ onClose }: { onClose(): void }) {
   const [name, setName] = useState(model.me.full_name);
@@ -113,6 +114,7 @@ export function Settings({ onClose }: { onClose(): void }) {
       {isAdministrator(model.me) && <Organization />}
       <ProfileFields />
       <Linkifiers />
+      <Playgrounds />
       <Permissions />
     </Dialog>
   );
