@@ -262,7 +262,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await messageRow(page, 'quiet plan').waitFor();
       const inTopic = async (channel: number, topic: string) =>
         (assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, apply_markdown: false, narrow: JSON.stringify([{ operator: 'channel', operand: channel }, { operator: 'topic', operand: topic }]) })).messages as Array<{ content: string; sender_id: number }>)
-          .filter((m) => m.sender_id !== t.owner.id && !/moved/.test(m.content))
+          .filter((m) => m.sender_id !== t.owner.id && !/moved|has marked this topic/.test(m.content))
           .map((m) => m.content);
       assert.deepEqual(await inTopic(generalId, 'roadmap'), ['first plan', 'quiet plan']);
       assert.deepEqual(await inTopic(generalId, 'plans'), []);
@@ -277,6 +277,20 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await messageRow(page, 'quiet plan').waitFor();
       assert.deepEqual(await inTopic(designId, 'roadmap'), ['first plan', 'quiet plan']);
       assert.deepEqual(await inTopic(generalId, 'roadmap'), []);
+
+      // Marked resolved: renamed with Zulip's check mark, Notification Bot says so, the view follows; and back.
+      const notices = async (topic: string) =>
+        (assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, apply_markdown: false, narrow: JSON.stringify([{ operator: 'channel', operand: designId }, { operator: 'topic', operand: topic }]) })).messages as Array<{ content: string; sender_email: string }>)
+          .filter((m) => m.sender_email.startsWith('notification-bot@'))
+          .map((m) => m.content);
+      await actions.getByRole('button', { name: 'Mark as resolved' }).click();
+      await page.getByRole('heading', { name: '#design \u203a \u2714 roadmap' }).waitFor();
+      assert.deepEqual(await inTopic(designId, '\u2714 roadmap'), ['first plan', 'quiet plan']);
+      assert.match((await notices('\u2714 roadmap')).at(-1)!, /has marked this topic as resolved\.$/);
+      await actions.getByRole('button', { name: 'Mark as unresolved' }).click();
+      await page.getByRole('heading', { name: '#design \u203a roadmap' }).waitFor();
+      assert.deepEqual(await inTopic(designId, 'roadmap'), ['first plan', 'quiet plan']);
+      assert.match((await notices('roadmap')).at(-1)!, /has marked this topic as unresolved\.$/);
       await ctx.close();
     }));
 

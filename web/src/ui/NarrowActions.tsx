@@ -4,27 +4,31 @@ import { model, type MessageList } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
 import { useRequest } from './request.tsx';
 
+/** What Zulip puts before a resolved topic's name: a heavy check mark and a space. */
+const RESOLVED_PREFIX = '\u2714 ';
+
+/** A resolved topic's name without its mark (Zulip drops every leading check mark and space). */
+function unresolvedName(topic: string): string {
+  return topic.replace(/^[\u2714 ]+/, '');
+}
+
 /**
  * Follow or mute the topic in view (POST /user_topics, Zulip's
  * visibility_policy: 3 followed, 1 muted, 0 neither; the buttons follow the
  * user_topic event), or move it to another channel and/or rename it (PATCH
  * /messages/{id} of one of its messages with propagate_mode change_all, as
- * Zulip's web app does; the server says who may).
+ * Zulip's web app does; the server says who may), or mark it resolved or
+ * unresolved (a rename that adds or drops Zulip's check mark prefix; the
+ * server then has Notification Bot say so in the topic).
  */
 export function TopicActions({ streamId, topic }: { streamId: number; topic: string }) {
   const { busy, error, setError, run } = useRequest();
   const [moving, setMoving] = useState<{ channel: number; topic: string } | null>(null);
   const policy = model.topicPolicy(streamId, topic);
   const channels = [...model.subs.values()].sort((a, b) => a.name.localeCompare(b.name));
-  const move = async (e: Event) => {
-    e.preventDefault();
-    if (!moving) return;
-    const to = moving.topic.trim();
+  /** Moves the whole topic to `to` in `channel`, and the view with it. */
+  const moveTo = async (channel: number, to: string) => {
     const anyMessage = model.list?.messages.at(-1);
-    if (!to || (to === topic && moving.channel === streamId)) {
-      setMoving(null);
-      return;
-    }
     if (!anyMessage) {
       setError('This topic has no message to move it by.');
       return;
@@ -33,15 +37,26 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
       await api('PATCH', `/messages/${anyMessage.id}`, {
         propagate_mode: 'change_all',
         ...(to !== topic ? { topic: to } : {}),
-        ...(moving.channel !== streamId ? { stream_id: moving.channel } : {}),
+        ...(channel !== streamId ? { stream_id: channel } : {}),
       });
       setMoving(null);
       location.hash = narrowToHash([
-        { operator: 'channel', operand: moving.channel },
+        { operator: 'channel', operand: channel },
         { operator: 'topic', operand: to },
       ]);
     });
   };
+  const move = async (e: Event) => {
+    e.preventDefault();
+    if (!moving) return;
+    const to = moving.topic.trim();
+    if (!to || (to === topic && moving.channel === streamId)) {
+      setMoving(null);
+      return;
+    }
+    await moveTo(moving.channel, to);
+  };
+  const resolved = topic.startsWith(RESOLVED_PREFIX);
   const set = (visibility: number) => run(() => api('POST', '/user_topics', { stream_id: streamId, topic, visibility_policy: visibility }));
   return (
     <div class="topic-actions" role="group" aria-label="This topic">
@@ -51,6 +66,11 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
       <button type="button" class="btn" disabled={busy} aria-pressed={policy === 1} onClick={() => void set(policy === 1 ? 0 : 1)}>
         {policy === 1 ? 'Unmute topic' : 'Mute topic'}
       </button>
+      {topic !== '' && (
+        <button type="button" class="btn" disabled={busy} onClick={() => void moveTo(streamId, resolved ? unresolvedName(topic) : RESOLVED_PREFIX + topic)}>
+          {resolved ? 'Mark as unresolved' : 'Mark as resolved'}
+        </button>
+      )}
       {moving === null ? (
         <button type="button" class="btn" disabled={busy} onClick={() => setMoving({ channel: streamId, topic })}>
           Move or rename topic
