@@ -3,6 +3,7 @@ import { logout } from '../api.ts';
 import { run, startPresence, stop } from '../events.ts';
 import { model, MessageList } from '../model.ts';
 import { describeTerms, hashToNarrow, narrowToHash, parseSearch, sameNarrow, type Term } from '../narrow.ts';
+import { nextUnreadDm, nextUnreadTopic } from '../unread-nav.ts';
 import { applyTheme, useModel } from '../util.ts';
 import { notifyIfWanted } from '../notify.ts';
 import { Sidebar } from './Sidebar.tsx';
@@ -152,6 +153,11 @@ export function App() {
       } else if (e.key === 'x') {
         e.preventDefault();
         composeRef.current?.focus('dm');
+      } else if (e.key === 'n' || e.key === 'p') {
+        // Zulip's next unread topic (n) and next unread direct message (p).
+        e.preventDefault();
+        const next = e.key === 'n' ? nextUnreadTopic(terms) : nextUnreadDm(terms);
+        if (next) location.hash = narrowToHash(next);
       }
     };
     addEventListener('keydown', onKey);

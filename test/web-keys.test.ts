@@ -1,0 +1,78 @@
+/**
+ * Zulip's "next unread" keys in the web client, in real Chromium: `n` opens
+ * the next topic with unread messages (the channel in view first, then the
+ * channels after it in the sidebar's order; muted topics skipped), `p` the
+ * next direct-message conversation with unread messages. Skipped (with one
+ * line saying why) where Chromium is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { browserTests, eventually, loginToView, PASSWORD, withWebServer } from './web-browser.ts';
+
+/** Presses `key` with the focus on no field, as a keyboard shortcut. */
+async function shortcut(page: Page, key: string): Promise<void> {
+  await page.evaluate(() => (globalThis as any).document.activeElement?.blur());
+  await page.locator('body').press(key);
+}
+
+await browserTests('the web client in Chromium: next unread topic and conversation', (newContext) => {
+  test('n goes through the unread topics (the channel in view first, muted ones skipped); p through the unread conversations', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Sender' });
+      const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Third' });
+      const bob = t.client(bobAccount);
+      for (const c of [owner, bob]) assertSuccess(await c.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'design' }, { name: 'general' }]) }));
+      const generalId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      assertSuccess(await owner.request('POST', '/user_topics', { stream_id: generalId, topic: 'hush', visibility_policy: 1 }));
+      // What the new accounts' welcome left unread is read: only this test's messages are.
+      assertSuccess(await owner.request('POST', '/mark_all_as_read', {}));
+      const post = async (to: string, topic: string, content: string) => assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to, topic, content })).id as number;
+      const ids = [await post('general', 'alpha', 'alpha one'), await post('design', 'beta', 'beta one'), await post('general', 'gamma', 'gamma one'), await post('general', 'hush', 'hush one')];
+      ids.push(await post('general', 'alpha', 'alpha two'));
+      assertSuccess(await bob.request('POST', '/messages', { type: 'direct', to: JSON.stringify([t.owner.id, carol.id]), content: 'group hello' }));
+      assertSuccess(await bob.request('POST', '/messages', { type: 'direct', to: JSON.stringify([t.owner.id]), content: 'just us' }));
+
+      const ctx = await newContext();
+      const heading = (name: string) => page.getByRole('heading', { name, exact: true }).waitFor();
+      // Opened on the starred messages (none), so that nothing unread is shown (and marked read) first.
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      await heading('Starred messages');
+      const hash = () => page.evaluate(() => decodeURIComponent((globalThis as any).location.hash));
+
+      // The page marks what it shows read; the next key is pressed once the server has that.
+      const unreadTopics = async () =>
+        (assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow: JSON.stringify([{ operator: 'is', operand: 'unread' }]) })).messages as Array<{ type: string; subject: string }>)
+          .filter((m) => m.type === 'stream')
+          .map((m) => m.subject);
+      const shownAndRead = async (name: string, topic: string) => {
+        await heading(name);
+        await eventually(async () => !(await unreadTopics()).includes(topic), `${topic} marked read`);
+      };
+
+      // From a view of no channel: the first channel in the sidebar's order with an unread topic ("design" before "general").
+      await shortcut(page, 'n');
+      await shownAndRead('#design \u203a beta', 'beta');
+      // Then on to the next channel: its topic with the oldest unread message.
+      await shortcut(page, 'n');
+      await shownAndRead('#general \u203a alpha', 'alpha');
+      // The channel in view first: gamma, not hush (muted).
+      await shortcut(page, 'n');
+      await shownAndRead('#general \u203a gamma', 'gamma');
+      assert.deepEqual(await unreadTopics(), ['hush']);
+      // Nothing else unread but the muted topic: n stays put.
+      await shortcut(page, 'n');
+      await page.waitForTimeout(300);
+      await heading('#general \u203a gamma');
+
+      // p: the conversation with the oldest unread message first (the group), then the other.
+      await shortcut(page, 'p');
+      await heading('Bob Sender, Carol Third');
+      await shortcut(page, 'p');
+      await heading('Bob Sender');
+      assert.match(await hash(), new RegExp(`dm/${bobAccount.id}\\b`));
+      await ctx.close();
+    }));
+});
