@@ -13,6 +13,7 @@ export interface User {
   is_bot: boolean;
   is_active: boolean;
   role: number;
+  /** An uploaded avatar's address on this server, or Gravatar's (realm_user update events change it). */
   avatar_url?: string | null;
 }
 
@@ -52,6 +53,8 @@ export interface Message extends LocalMessage {
   sender_full_name: string;
   display_recipient: string | { id: number; email: string; full_name: string }[];
   content: string;
+  /** The sender's avatar when the message was fetched (the user's own avatar_url is kept current). */
+  avatar_url?: string | null;
   timestamp: number;
   last_edit_timestamp?: number;
   reactions: Reaction[];

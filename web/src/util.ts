@@ -99,6 +99,22 @@ export function avatarColor(id: number): string {
   return `hsl(${hues[id % hues.length]} 55% 48%)`;
 }
 
+/**
+ * The address of a user's uploaded avatar, served by this server under
+ * /user_avatars/; null for any other (Gravatar's): a self-hosted
+ * organization's pages call out to no third party, so those users keep
+ * their initials.
+ */
+export function uploadedAvatarUrl(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const u = new URL(url, location.href);
+    return u.origin === location.origin && u.pathname.startsWith('/user_avatars/') ? u.pathname + u.search : null;
+  } catch {
+    return null;
+  }
+}
+
 export function cx(...names: (string | false | null | undefined)[]): string {
   return names.filter(Boolean).join(' ');
 }

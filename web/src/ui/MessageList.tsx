@@ -4,7 +4,8 @@ import { model, type Message, type MessageList } from '../model.ts';
 import { narrowToHash, type Term } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { failureText, useRequest } from './request.tsx';
-import { avatarColor, cx, emojiChar, formatDay, formatTime, fullTime, initials, POPULAR_EMOJI, prepareHtml } from '../util.ts';
+import { cx, emojiChar, formatDay, formatTime, fullTime, POPULAR_EMOJI, prepareHtml } from '../util.ts';
+import { Avatar } from './Avatar.tsx';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */
 const MAX_ROWS = 150;
@@ -315,9 +316,7 @@ export function MessageListView({ list, onQuote }: Props) {
       >
         <div class="gutter">
           {!continued ? (
-            <span class="avatar" style={{ background: avatarColor(m.sender_id) }} aria-hidden="true">
-              {initials(m.sender_full_name)}
-            </span>
+            <Avatar userId={m.sender_id} name={m.sender_full_name} url={m.avatar_url} />
           ) : (
             <time class="hover-time" dateTime={new Date(m.timestamp * 1000).toISOString()} title={fullTime(m.timestamp)}>
               {formatTime(m.timestamp)}

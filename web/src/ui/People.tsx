@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { model } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
-import { avatarColor, emojiChar, initials } from '../util.ts';
+import { emojiChar } from '../util.ts';
+import { Avatar } from './Avatar.tsx';
 
 const ORDER = { active: 0, idle: 1, offline: 2 } as const;
 const LABEL = { active: 'Active', idle: 'Idle', offline: 'Offline' } as const;
@@ -30,10 +31,9 @@ export function People() {
               return (
                 <li key={u.user_id}>
                   <a class="person" href={narrowToHash([{ operator: 'dm', operand: [u.user_id] }])} title={`${u.full_name} — ${LABEL[p]}`} data-presence={p}>
-                    <span class="avatar small" style={{ background: avatarColor(u.user_id) }} aria-hidden="true">
-                      {initials(u.full_name)}
+                    <Avatar userId={u.user_id} name={u.full_name} size="small">
                       <span class={`presence-dot ${p}`} />
-                    </span>
+                    </Avatar>
                     <span class="person-text">
                       <span class="person-name">
                         {u.full_name}
