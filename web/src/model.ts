@@ -15,6 +15,14 @@ export interface User {
   role: number;
   /** An uploaded avatar's address on this server, or Gravatar's (realm_user update events change it). */
   avatar_url?: string | null;
+  /** The real address, where the viewer may see it (null otherwise). */
+  delivery_email?: string | null;
+  /** An IANA time zone name, or '' when the user set none. */
+  timezone?: string;
+  /** ISO 8601. */
+  date_joined?: string;
+  bot_owner_id?: number | null;
+  is_system_bot?: boolean;
 }
 
 export interface Sub {

@@ -70,10 +70,11 @@ export function prepareHtml(html: string): string {
   return out;
 }
 
-export function formatTime(ts: number): string {
+/** The time of day, in the user's 12- or 24-hour style; in `timeZone` when given (an unknown zone throws a RangeError). */
+export function formatTime(ts: number, timeZone?: string): string {
   const d = new Date(ts * 1000);
   const h24 = !!model.settings.twenty_four_hour_time;
-  return d.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit', hour12: !h24 });
+  return d.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit', hour12: !h24, timeZone });
 }
 
 export function formatDay(ts: number): string {

@@ -20,6 +20,8 @@ export interface QuoteTarget {
 interface Props {
   list: MessageList;
   onQuote(q: QuoteTarget): void;
+  /** A sender's name or avatar clicked: their card. */
+  onUser(userId: number): void;
 }
 
 function recipientKey(m: Message): string {
@@ -48,7 +50,7 @@ function canDelete(m: Message): boolean {
   return Date.now() / 1000 + model.serverTimeOffset - m.timestamp < limit + 10;
 }
 
-export function MessageListView({ list, onQuote }: Props) {
+export function MessageListView({ list, onQuote, onUser }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   // The window of rendered rows, by message id; endId null = follow the newest.
   const [startId, setStartId] = useState<number>(0);
@@ -316,7 +318,10 @@ export function MessageListView({ list, onQuote }: Props) {
       >
         <div class="gutter">
           {!continued ? (
-            <Avatar userId={m.sender_id} name={m.sender_full_name} url={m.avatar_url} />
+            // The sender's name beside it is the button for the keyboard and screen readers.
+            <span class="sender-avatar" onClick={() => onUser(m.sender_id)}>
+              <Avatar userId={m.sender_id} name={m.sender_full_name} url={m.avatar_url} />
+            </span>
           ) : (
             <time class="hover-time" dateTime={new Date(m.timestamp * 1000).toISOString()} title={fullTime(m.timestamp)}>
               {formatTime(m.timestamp)}
@@ -326,7 +331,9 @@ export function MessageListView({ list, onQuote }: Props) {
         <div class="body">
           {!continued && (
             <div class="msg-head">
-              <span class="sender">{m.sender_full_name}</span>
+              <button type="button" class="sender" aria-haspopup="dialog" onClick={() => onUser(m.sender_id)}>
+                {m.sender_full_name}
+              </button>
               <time dateTime={new Date(m.timestamp * 1000).toISOString()} title={fullTime(m.timestamp)}>
                 {formatTime(m.timestamp)}
               </time>
