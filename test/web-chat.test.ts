@@ -83,10 +83,12 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       assert.ok(pingsA.length > 0, "the owner's page pinged");
       for (const p of pingsA) assert.match(p.get('last_update_id') ?? '', /^-?\d+$/, `a ping without last_update_id: ${p.toString()}`);
 
-      // Direct messages: Bob opens a conversation with the owner from the people list.
-      await a.getByRole('complementary', { name: 'People' }).getByRole('link', { name: /Bob Browser/ }).click();
+      // Direct messages: Bob opens a conversation with the owner from the people list (through the card).
+      await a.getByRole('complementary', { name: 'People' }).getByRole('button', { name: /Bob Browser/ }).click();
+      await a.getByRole('dialog', { name: 'Bob Browser' }).getByRole('button', { name: 'Send direct message' }).click();
       await a.getByRole('heading', { name: 'Bob Browser' }).waitFor();
-      await b.getByRole('complementary', { name: 'People' }).getByRole('link', { name: new RegExp(t.owner.row.full_name) }).click();
+      await b.getByRole('complementary', { name: 'People' }).getByRole('button', { name: new RegExp(t.owner.row.full_name) }).click();
+      await b.getByRole('dialog', { name: t.owner.row.full_name }).getByRole('button', { name: 'Send direct message' }).click();
       const bobBox = b.getByLabel('Message', { exact: true });
       await bobBox.fill('psst');
       await a.getByText('Bob Browser is typing…').waitFor();

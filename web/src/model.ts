@@ -13,9 +13,18 @@ export interface User {
   is_bot: boolean;
   is_active: boolean;
   role: number;
+  /** An uploaded avatar's address on this server, or Gravatar's (realm_user update events change it). */
   avatar_url?: string | null;
   /** The user's values for the organization's custom profile fields, by field ID (not for bots). */
   profile_data?: Record<string, ProfileValue>;
+  /** The real address, where the viewer may see it (null otherwise). */
+  delivery_email?: string | null;
+  /** An IANA time zone name, or '' when the user set none. */
+  timezone?: string;
+  /** ISO 8601. */
+  date_joined?: string;
+  bot_owner_id?: number | null;
+  is_system_bot?: boolean;
 }
 
 /** A user's value for a custom profile field: text, a date, a URL, an option's key, or a JSON list of user IDs; rendered_value is the HTML of text fields. */
@@ -79,6 +88,8 @@ export interface Message extends LocalMessage {
   sender_full_name: string;
   display_recipient: string | { id: number; email: string; full_name: string }[];
   content: string;
+  /** The sender's avatar when the message was fetched (the user's own avatar_url is kept current). */
+  avatar_url?: string | null;
   timestamp: number;
   last_edit_timestamp?: number;
   reactions: Reaction[];

@@ -86,10 +86,11 @@ export function prepareHtml(html: string): string {
   return out;
 }
 
-export function formatTime(ts: number): string {
+/** The time of day, in the user's 12- or 24-hour style; in `timeZone` when given (an unknown zone throws a RangeError). */
+export function formatTime(ts: number, timeZone?: string): string {
   const d = new Date(ts * 1000);
   const h24 = !!model.settings.twenty_four_hour_time;
-  return d.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit', hour12: !h24 });
+  return d.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit', hour12: !h24, timeZone });
 }
 
 export function formatDay(ts: number): string {
@@ -113,6 +114,22 @@ export function initials(name: string): string {
 export function avatarColor(id: number): string {
   const hues = [210, 160, 280, 20, 340, 120, 45, 190, 250, 0];
   return `hsl(${hues[id % hues.length]} 55% 48%)`;
+}
+
+/**
+ * The address of a user's uploaded avatar, served by this server under
+ * /user_avatars/; null for any other (Gravatar's): a self-hosted
+ * organization's pages call out to no third party, so those users keep
+ * their initials.
+ */
+export function uploadedAvatarUrl(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const u = new URL(url, location.href);
+    return u.origin === location.origin && u.pathname.startsWith('/user_avatars/') ? u.pathname + u.search : null;
+  } catch {
+    return null;
+  }
 }
 
 export function cx(...names: (string | false | null | undefined)[]): string {

@@ -13,6 +13,7 @@ import { People } from './People.tsx';
 import { Settings } from './Settings.tsx';
 import { Channels } from './Channels.tsx';
 import { MarkAllRead, TopicActions } from './NarrowActions.tsx';
+import { UserCard } from './UserCard.tsx';
 
 export function go(terms: Term[]): void {
   const hash = narrowToHash(terms);
@@ -65,6 +66,8 @@ export function App() {
   /** A dialog over the app, opened by its address (#settings, #channels). */
   const [overlay, setOverlay] = useState<string | null>(OVERLAYS.has(location.hash) ? location.hash : null);
   const [search, setSearch] = useState('');
+  /** The user whose card is open, if any. */
+  const [card, setCard] = useState<number | null>(null);
   const composeRef = useRef<ComposeHandle>(null);
   const searchRef = useRef<HTMLInputElement>(null);
 
@@ -136,6 +139,10 @@ export function App() {
       const el = e.target as HTMLElement;
       const typing = el.closest('input, textarea, select, [contenteditable]');
       if (e.key === 'Escape') {
+        if (card !== null) {
+          setCard(null);
+          return;
+        }
         if (overlay) {
           location.hash = narrowToHash(terms);
           return;
@@ -162,7 +169,7 @@ export function App() {
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
-  }, [overlay, terms]);
+  }, [overlay, terms, card]);
 
   async function doLogout() {
     stop();
@@ -235,12 +242,13 @@ export function App() {
             {topicInView && <TopicActions streamId={topicInView.streamId} topic={topicInView.topic} />}
           </span>
         </div>
-        {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} />}
+        {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} onUser={setCard} />}
         <Compose handle={composeRef} terms={terms} />
       </main>
-      <People />
+      <People onUser={setCard} />
       {overlay === '#settings' && <Settings onClose={() => (location.hash = narrowToHash(terms))} />}
       {overlay === '#channels' && <Channels onClose={() => (location.hash = narrowToHash(terms))} />}
+      {card !== null && <UserCard userId={card} onClose={() => setCard(null)} />}
     </div>
   );
 }

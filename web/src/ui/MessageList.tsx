@@ -5,7 +5,8 @@ import { narrowToHash, type Term } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { failureText, useRequest } from './request.tsx';
 import { findEmoji, loadEmojiNames } from './Typeahead.tsx';
-import { avatarColor, cx, emojiChar, formatDay, formatTime, fullTime, initials, POPULAR_EMOJI, prepareHtml } from '../util.ts';
+import { cx, emojiChar, formatDay, formatTime, fullTime, POPULAR_EMOJI, prepareHtml } from '../util.ts';
+import { Avatar } from './Avatar.tsx';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */
 const MAX_ROWS = 150;
@@ -20,6 +21,8 @@ export interface QuoteTarget {
 interface Props {
   list: MessageList;
   onQuote(q: QuoteTarget): void;
+  /** A sender's name or avatar clicked: their card. */
+  onUser(userId: number): void;
 }
 
 function recipientKey(m: Message): string {
@@ -48,7 +51,7 @@ function canDelete(m: Message): boolean {
   return Date.now() / 1000 + model.serverTimeOffset - m.timestamp < limit + 10;
 }
 
-export function MessageListView({ list, onQuote }: Props) {
+export function MessageListView({ list, onQuote, onUser }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   // The window of rendered rows, by message id; endId null = follow the newest.
   const [startId, setStartId] = useState<number>(0);
@@ -316,8 +319,9 @@ export function MessageListView({ list, onQuote }: Props) {
       >
         <div class="gutter">
           {!continued ? (
-            <span class="avatar" style={{ background: avatarColor(m.sender_id) }} aria-hidden="true">
-              {initials(m.sender_full_name)}
+            // The sender's name beside it is the button for the keyboard and screen readers.
+            <span class="sender-avatar" onClick={() => onUser(m.sender_id)}>
+              <Avatar userId={m.sender_id} name={m.sender_full_name} url={m.avatar_url} />
             </span>
           ) : (
             <time class="hover-time" dateTime={new Date(m.timestamp * 1000).toISOString()} title={fullTime(m.timestamp)}>
@@ -328,7 +332,9 @@ export function MessageListView({ list, onQuote }: Props) {
         <div class="body">
           {!continued && (
             <div class="msg-head">
-              <span class="sender">{m.sender_full_name}</span>
+              <button type="button" class="sender" aria-haspopup="dialog" onClick={() => onUser(m.sender_id)}>
+                {m.sender_full_name}
+              </button>
               <time dateTime={new Date(m.timestamp * 1000).toISOString()} title={fullTime(m.timestamp)}>
                 {formatTime(m.timestamp)}
               </time>

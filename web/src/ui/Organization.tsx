@@ -4,7 +4,7 @@ import { model, type User } from '../model.ts';
 import { ErrorLine, useAction, useRequest } from './request.tsx';
 
 /** Zulip's roles, highest first. */
-const ROLES: Array<[number, string]> = [
+export const ROLES: Array<[number, string]> = [
   [100, 'Owner'],
   [200, 'Administrator'],
   [300, 'Moderator'],

@@ -1,16 +1,17 @@
 import { useState } from 'preact/hooks';
 import { model } from '../model.ts';
-import { narrowToHash } from '../narrow.ts';
-import { avatarColor, emojiChar, initials } from '../util.ts';
+import { emojiChar } from '../util.ts';
+import { Avatar } from './Avatar.tsx';
 
 const ORDER = { active: 0, idle: 1, offline: 2 } as const;
-const LABEL = { active: 'Active', idle: 'Idle', offline: 'Offline' } as const;
+export const LABEL = { active: 'Active', idle: 'Idle', offline: 'Offline' } as const;
 
-export function People() {
+/** The organization's people by presence; a click (or Enter) on one opens their card (`onUser`). */
+export function People({ onUser }: { onUser(userId: number): void }) {
   const [filter, setFilter] = useState('');
   const q = filter.trim().toLowerCase();
   const people = [...model.users.values()]
-    .filter((u) => u.is_active && !(u as any).is_system_bot && (!q || u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q)))
+    .filter((u) => u.is_active && !u.is_system_bot && (!q || u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q)))
     .map((u) => ({ u, p: model.presenceOf(u.user_id) }))
     .sort((a, b) => ORDER[a.p] - ORDER[b.p] || Number(a.u.is_bot) - Number(b.u.is_bot) || a.u.full_name.localeCompare(b.u.full_name));
   const groups = (['active', 'idle', 'offline'] as const).map((p) => [p, people.filter((x) => x.p === p)] as const).filter(([, l]) => l.length);
@@ -25,29 +26,22 @@ export function People() {
           </h3>
           <ul class="people">
             {list.map(({ u, p }) => {
-              const st = model.statuses.get(u.user_id);
               const me = u.user_id === model.me.user_id;
               return (
                 <li key={u.user_id}>
-                  <a class="person" href={narrowToHash([{ operator: 'dm', operand: [u.user_id] }])} title={`${u.full_name} — ${LABEL[p]}`} data-presence={p}>
-                    <span class="avatar small" style={{ background: avatarColor(u.user_id) }} aria-hidden="true">
-                      {initials(u.full_name)}
+                  <button type="button" class="person" aria-haspopup="dialog" onClick={() => onUser(u.user_id)} title={`${u.full_name} — ${LABEL[p]}`} data-presence={p}>
+                    <Avatar userId={u.user_id} name={u.full_name} size="small">
                       <span class={`presence-dot ${p}`} />
-                    </span>
+                    </Avatar>
                     <span class="person-text">
                       <span class="person-name">
                         {u.full_name}
                         {me && <span class="muted-text"> (you)</span>}
                         <span class="visually-hidden">, {LABEL[p]}</span>
                       </span>
-                      {(st?.status_text || st?.emoji_code) && (
-                        <span class="status-text">
-                          {st.emoji_code && st.emoji_code.match(/^[0-9a-f-]+$/) ? emojiChar(st.emoji_code) + ' ' : ''}
-                          {st.status_text}
-                        </span>
-                      )}
+                      <StatusText userId={u.user_id} />
                     </span>
-                  </a>
+                  </button>
                 </li>
               );
             })}
@@ -55,5 +49,17 @@ export function People() {
         </section>
       ))}
     </aside>
+  );
+}
+
+/** A user's status (its emoji, where it is a Unicode one, and its text), or nothing without one. */
+export function StatusText({ userId }: { userId: number }) {
+  const st = model.statuses.get(userId);
+  if (!st?.status_text && !st?.emoji_code) return null;
+  return (
+    <span class="status-text">
+      {st.emoji_code && /^[0-9a-f-]+$/.test(st.emoji_code) ? emojiChar(st.emoji_code) + ' ' : ''}
+      {st.status_text}
+    </span>
   );
 }

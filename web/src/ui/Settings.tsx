@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
+import { api, ApiError, upload } from '../api.ts';
 import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
 import { useAction } from './request.tsx';
+import { Avatar } from './Avatar.tsx';
+import { uploadedAvatarUrl } from '../util.ts';
 import { Bots } from './Bots.tsx';
 import { UserGroups } from './UserGroups.tsx';
 import { CustomEmoji } from './CustomEmoji.tsx';
@@ -59,6 +61,7 @@ export function Settings({ onClose }: { onClose(): void }) {
         </div>
         {st.view}
       </form>
+      <OwnAvatar />
       <OwnProfileFields />
       <form
         onSubmit={(e) => {
@@ -117,6 +120,43 @@ export function Settings({ onClose }: { onClose(): void }) {
       <Playgrounds />
       <Permissions />
     </Dialog>
+  );
+}
+
+/**
+ * One's avatar: the current one (initials without an uploaded one), a new
+ * one uploaded (the server makes it square), or the uploaded one removed.
+ * The realm_user event brings the new address.
+ */
+function OwnAvatar() {
+  const action = useAction();
+  const me = model.me;
+  return (
+    <section aria-label="Avatar">
+      <label for="set-avatar">Avatar</label>
+      <div class="row avatar-row">
+        <Avatar userId={me.user_id} name={me.full_name} size="large" />
+        <div class="avatar-choices">
+          <input
+            id="set-avatar"
+            type="file"
+            accept="image/*"
+            disabled={action.busy}
+            onChange={(e) => {
+              const file = e.currentTarget.files?.[0];
+              e.currentTarget.value = '';
+              if (file) void action.run(() => upload(file, '/users/me/avatar'), 'Avatar uploaded.');
+            }}
+          />
+          {uploadedAvatarUrl(me.avatar_url) && (
+            <button type="button" class="btn" disabled={action.busy} onClick={() => void action.run(() => api('DELETE', '/users/me/avatar'), 'Avatar removed.')}>
+              Remove avatar
+            </button>
+          )}
+        </div>
+      </div>
+      {action.view}
+    </section>
   );
 }
 

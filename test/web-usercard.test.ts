@@ -1,0 +1,258 @@
+/**
+ * Avatars and the user card in the web client, in real Chromium: an avatar
+ * uploaded elsewhere shows in the message list and People, initials stay for
+ * those without one (and the page asks nothing of Gravatar), an image that
+ * fails to load falls back to initials; one's own avatar uploaded and removed
+ * in Settings, a refusal with the server's reason; a sender's or a person's
+ * card with role, email, local time, join date, status, bot owner and
+ * deactivation, kept current by the events, closed by Esc, and its buttons
+ * narrowing to the direct messages with and the messages sent by the user.
+ * Skipped (with one line saying why) where Chromium is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Locator, Page } from 'playwright-core';
+import { assertSuccess, type Account, type Client } from './helpers.ts';
+import { browserTests, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+/** Sets `account`'s avatar through the API; its avatar_url. */
+async function uploadAvatar(url: string, account: Account): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), 'me.png');
+  const auth = `Basic ${Buffer.from(`${account.email}:${account.apiKey}`).toString('base64')}`;
+  const res = await fetch(`${url}/api/v1/users/me/avatar`, { method: 'POST', headers: { Authorization: auth }, body: form });
+  const body = (await res.json()) as { result: string; avatar_url: string };
+  assert.equal(body.result, 'success');
+  return body.avatar_url;
+}
+
+const sendTo = async (c: Client, topic: string, content: string) => assertSuccess(await c.post('/messages', { type: 'stream', to: 'general', topic, content }));
+
+/** The People sidebar's entry for `name`. */
+const person = (page: Page, name: string) => page.getByRole('complementary', { name: 'People' }).getByRole('button', { name: new RegExp(`^${name}\\b`) });
+
+/** What the avatar in `where` shows: its image's address, or its initials. */
+async function avatarShows(where: Locator): Promise<string> {
+  const avatar = where.locator('.avatar').first();
+  const img = avatar.locator('img');
+  if (await img.count()) return `img ${await img.getAttribute('src')}`;
+  return `initials ${(await avatar.textContent())?.trim()}`;
+}
+
+/** Waits until the avatar in `where` shows `want` (see avatarShows). */
+const avatarBecomes = (where: Locator, want: string) => eventually(async () => (await avatarShows(where)) === want, `the avatar to show ${want}`);
+
+/** A line of the card: the value beside `term`, or null without one. */
+async function fact(card: Locator, term: string): Promise<string | null> {
+  const line = card.locator('.fact').filter({ has: card.page().locator('dt', { hasText: new RegExp(`^${term}$`) }) });
+  // Read at once, without waiting: the line may come or go meanwhile.
+  const [text] = await line.locator('dd').allTextContents();
+  return text ?? null;
+}
+
+/** Waits until the card's `term` line says `want`. */
+const factBecomes = (card: Locator, term: string, want: string | null) => eventually(async () => (await fact(card, term)) === want, `the card's ${term} to say ${want}`);
+
+/** The address path (with its query) of an avatar_url. */
+const pathOf = (url: string) => {
+  const u = new URL(url);
+  return u.pathname + u.search;
+};
+
+await browserTests('the web client in Chromium: avatars and the user card', (newContext) => {
+  test('avatars: one uploaded elsewhere shows in the message list and People; initials for others, and no request to Gravatar; an image that fails shows initials', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Viewer' });
+      const carol = await t.makeUser({ name: 'Carol Picture' });
+      const dave = await t.makeUser({ name: 'Dave Broken' });
+      const [carolApi, daveApi] = [carol, dave].map((a) => t.client(a));
+      // Without an uploaded avatar, the server gives a Gravatar address.
+      const before = assertSuccess(await t.client(bob).get(`/users/${carol.id}`, { client_gravatar: false })).user;
+      assert.match(before.avatar_url, /^https:\/\/secure\.gravatar\.com\//);
+      await sendTo(carolApi, 'pictures', 'Carol says hello');
+      await sendTo(daveApi, 'pictures', 'Dave says hello');
+
+      const ctx = await newContext();
+      const requests: string[] = [];
+      ctx.on('request', (r) => requests.push(r.url()));
+      // Dave's image cannot be had: his avatar falls back to his initials.
+      await ctx.route(`**/user_avatars/*/${dave.id}.png*`, (route) => route.fulfill({ status: 404, body: 'gone' }));
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      const carolRow = messageRow(page, 'Carol says hello');
+      await carolRow.waitFor();
+      assert.equal(await avatarShows(carolRow), 'initials CP');
+      assert.equal(await avatarShows(person(page, 'Carol Picture')), 'initials CP');
+      const toGravatar = () => requests.filter((r) => /gravatar/i.test(new URL(r).hostname));
+      assert.deepEqual(toGravatar(), []);
+
+      // Carol uploads one: it shows in Bob's open page, in her message and in People, and loads.
+      const url = await uploadAvatar(t.url, carol);
+      assert.match(url, new RegExp(`/user_avatars/\\d+/${carol.id}\\.png\\?version=2$`));
+      await avatarBecomes(carolRow, `img ${pathOf(url)}`);
+      await avatarBecomes(person(page, 'Carol Picture'), `img ${pathOf(url)}`);
+      await eventually(() => carolRow.locator('.avatar img').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth === 100), "Carol's image to load");
+
+      // Dave's fails to load: initials again.
+      const daveUrl = await uploadAvatar(t.url, dave);
+      await eventually(() => requests.some((r) => r.endsWith(pathOf(daveUrl))), "the page to ask for Dave's image");
+      const daveRow = messageRow(page, 'Dave says hello');
+      await avatarBecomes(daveRow, 'initials DB');
+      await avatarBecomes(person(page, 'Dave Broken'), 'initials DB');
+
+      // A fresh page shows the same (from /register and GET /messages).
+      await page.reload();
+      await messageRow(page, 'Carol says hello').waitFor();
+      await avatarBecomes(messageRow(page, 'Carol says hello'), `img ${pathOf(url)}`);
+      await avatarBecomes(person(page, 'Carol Picture'), `img ${pathOf(url)}`);
+      await avatarBecomes(person(page, 'Bob Viewer'), 'initials BV');
+      assert.deepEqual(toGravatar(), []);
+      assert.ok(requests.length > 10, 'requests were watched');
+      await ctx.close();
+    }));
+
+  test("avatars in Settings: one's own uploaded and removed (as the server has it), a refusal with the server's reason", () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Self' });
+      const bobApi = t.client(bob);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Avatar' });
+      assert.equal(await avatarShows(section), 'initials BS');
+      assert.equal(await section.getByRole('button', { name: 'Remove avatar' }).count(), 0);
+
+      await section.getByLabel('Avatar').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: PNG });
+      await section.getByRole('status').filter({ hasText: 'Avatar uploaded.' }).waitFor();
+      const url = assertSuccess(await bobApi.get('/users/me')).avatar_url as string;
+      assert.match(url, new RegExp(`/user_avatars/\\d+/${bob.id}\\.png\\?version=2$`));
+      await avatarBecomes(section, `img ${pathOf(url)}`);
+      await avatarBecomes(person(page, 'Bob Self'), `img ${pathOf(url)}`);
+
+      await section.getByRole('button', { name: 'Remove avatar' }).click();
+      await section.getByRole('status').filter({ hasText: 'Avatar removed.' }).waitFor();
+      assert.match(assertSuccess(await bobApi.get('/users/me')).avatar_url, /^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon&version=3$/);
+      await avatarBecomes(section, 'initials BS');
+      await avatarBecomes(person(page, 'Bob Self'), 'initials BS');
+      assert.equal(await section.getByRole('button', { name: 'Remove avatar' }).count(), 0);
+
+      // The organization forbids changes: the server's reason, and nothing changed.
+      assertSuccess(await t.client(t.owner).patch('/realm', { avatar_changes_disabled: true }));
+      await section.getByLabel('Avatar').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: PNG });
+      assert.equal(await section.getByRole('alert').textContent(), 'Avatar changes are disabled in this organization.');
+      assert.match(assertSuccess(await bobApi.get('/users/me')).avatar_url, /version=3$/);
+      assert.equal(await avatarShows(section), 'initials BS');
+      await ctx.close();
+    }));
+
+  test('the user card: a sender clicked shows role, email, local time, join date and status, follows changes, closes with Esc; its buttons narrow; people, bots and deactivated users', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Looker' });
+      const carol = await t.makeUser({ name: 'Carol Card', role: 300 });
+      const dave = await t.makeUser({ name: 'Dave Hidden' });
+      const [bobApi, carolApi, daveApi] = [bob, carol, dave].map((a) => t.client(a));
+      assertSuccess(await carolApi.patch('/settings', { timezone: 'Asia/Kolkata', twenty_four_hour_time: false }));
+      assertSuccess(await carolApi.post('/users/me/status', { status_text: 'On holiday' }));
+      // Dave shows his address to administrators only: Bob sees his dummy one.
+      assertSuccess(await daveApi.patch('/settings', { email_address_visibility: 3 }));
+      await sendTo(carolApi, 'cards', 'Carol writes');
+      await sendTo(bobApi, 'cards', 'Bob writes');
+      await sendTo(daveApi, 'cards', 'Dave writes');
+      const bot = assertSuccess(await bobApi.post('/bots', { full_name: 'Helper Bot', short_name: 'helper-card', bot_type: 1 }));
+      // Bob sees 24-hour times (his setting), the card too.
+      assertSuccess(await bobApi.patch('/settings', { twenty_four_hour_time: true }));
+      const carolUser = assertSuccess(await bobApi.get(`/users/${carol.id}`)).user;
+      const daveUser = assertSuccess(await bobApi.get(`/users/${dave.id}`)).user;
+      assert.equal(daveUser.delivery_email, null);
+      assert.match(daveUser.email, /^user\d+@/);
+
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      const lang = await page.evaluate(() => (globalThis as any).navigator.language as string);
+      const carolRow = messageRow(page, 'Carol writes');
+      await carolRow.getByRole('button', { name: 'Carol Card' }).click();
+      const card = page.getByRole('dialog', { name: 'Carol Card' });
+      await card.waitFor();
+      assert.equal(await card.getByRole('heading').textContent(), 'Carol Card');
+      assert.equal(await fact(card, 'Role'), 'Moderator');
+      assert.equal(await fact(card, 'Email'), carol.email);
+      assert.equal(await fact(card, 'Status'), 'On holiday');
+      assert.equal(await fact(card, 'Presence'), 'Offline');
+      assert.equal(await fact(card, 'Bot'), null);
+      assert.equal(await fact(card, 'Account'), null);
+      assert.equal(await card.getByText('(you)').count(), 0);
+      // Her time of day in Kolkata (this minute or the next), in Bob's 24-hour style.
+      const kolkata = (ms: number) => new Date(ms).toLocaleTimeString(lang, { hour: 'numeric', minute: '2-digit', hour12: false, timeZone: 'Asia/Kolkata' });
+      const now = Date.now();
+      const shown = await fact(card, 'Local time');
+      assert.ok([kolkata(now - 60_000), kolkata(now), kolkata(now + 60_000)].includes(shown!), `local time ${shown}`);
+      assert.match(shown!, /^\d{2}:\d{2}$/);
+      assert.equal(await fact(card, 'Joined'), new Date(carolUser.date_joined).toLocaleDateString(lang, { year: 'numeric', month: 'long', day: 'numeric' }));
+      assert.ok((await fact(card, 'Joined'))!.includes(String(new Date(carolUser.date_joined).getFullYear())));
+
+      // A role change, a new status and a time zone made elsewhere show in the open card.
+      assertSuccess(await owner.patch(`/users/${carol.id}`, { role: 400 }));
+      await factBecomes(card, 'Role', 'Member');
+      assertSuccess(await carolApi.post('/users/me/status', { status_text: 'Back at work' }));
+      await factBecomes(card, 'Status', 'Back at work');
+      assertSuccess(await carolApi.patch('/settings', { timezone: '' }));
+      await factBecomes(card, 'Local time', null);
+
+      // Esc closes it, and the focus goes back to her name.
+      await page.keyboard.press('Escape');
+      await eventually(async () => (await card.count()) === 0, 'the card to close');
+      await eventually(async () => (await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)) === 'Carol Card', 'the focus back on her name');
+
+      // Her avatar opens it too; "View messages sent" narrows to what she sent.
+      await carolRow.locator('.gutter .avatar').click();
+      await card.getByRole('button', { name: 'View messages sent' }).click();
+      await page.waitForURL(`${t.url}/#narrow/sender/${carol.id}`);
+      await eventually(async () => (await card.count()) === 0, 'the card to close');
+      await messageRow(page, 'Carol writes').waitFor();
+      await eventually(async () => (await page.locator('article.message-row').count()) === 1, 'only her message listed');
+      assert.equal(await page.locator('article.message-row', { hasText: 'Bob writes' }).count(), 0);
+
+      // From People, by the keyboard: "Send direct message" opens the conversation with her.
+      await person(page, 'Carol Card').focus();
+      await page.keyboard.press('Enter');
+      await card.getByRole('button', { name: 'Send direct message' }).click();
+      await page.waitForURL(`${t.url}/#narrow/dm/${carol.id}`);
+      await page.getByRole('heading', { name: 'Carol Card', level: 1 }).waitFor();
+      assert.equal(await card.count(), 0);
+
+      // Oneself: "(you)" and one's real address; the close button closes it.
+      await person(page, 'Bob Looker').click();
+      const own = page.getByRole('dialog', { name: 'Bob Looker' });
+      await own.getByText('(you)').waitFor();
+      assert.equal(await fact(own, 'Email'), bob.email);
+      assert.equal(await fact(own, 'Role'), 'Member');
+      await factBecomes(own, 'Presence', 'Active');
+      await own.getByRole('button', { name: 'Close' }).click();
+      await eventually(async () => (await own.count()) === 0, 'the card to close');
+
+      // A bot: marked, with its owner.
+      await person(page, 'Helper Bot').click();
+      const botCard = page.getByRole('dialog', { name: 'Helper Bot' });
+      await botCard.waitFor();
+      assert.equal(await fact(botCard, 'Bot'), 'Owned by Bob Looker');
+      assert.equal(await fact(botCard, 'Presence'), null);
+      assert.equal(await fact(botCard, 'Email'), assertSuccess(await bobApi.get(`/users/${bot.user_id}`)).user.email);
+      await page.keyboard.press('Escape');
+      await eventually(async () => (await botCard.count()) === 0, 'the card to close');
+
+      // Dave: the address Bob may see; deactivated, which shows in his open card.
+      await page.goto(`${t.url}/#feed`);
+      await messageRow(page, 'Dave writes').getByRole('button', { name: 'Dave Hidden' }).click();
+      const daveCard = page.getByRole('dialog', { name: 'Dave Hidden' });
+      await daveCard.waitFor();
+      assert.equal(await fact(daveCard, 'Email'), daveUser.email);
+      assert.equal(await fact(daveCard, 'Account'), null);
+      assertSuccess(await owner.delete(`/users/${dave.id}`));
+      await factBecomes(daveCard, 'Account', 'Deactivated');
+      assert.equal(await fact(daveCard, 'Presence'), null);
+      await ctx.close();
+    }));
+});

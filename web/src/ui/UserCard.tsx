@@ -1,0 +1,94 @@
+import type { ComponentChildren } from 'preact';
+import { useLayoutEffect, useRef } from 'preact/hooks';
+import { model } from '../model.ts';
+import { narrowToHash, type Term } from '../narrow.ts';
+import { formatTime } from '../util.ts';
+import { Avatar } from './Avatar.tsx';
+import { ROLES } from './Organization.tsx';
+import { LABEL, StatusText } from './People.tsx';
+
+/** The time of day where the user is, or null without a (known) time zone. */
+function localTime(timeZone: string | undefined): string | null {
+  if (!timeZone) return null;
+  try {
+    return formatTime(Date.now() / 1000 + model.serverTimeOffset, timeZone);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A user's card (a click on a sender or on someone in People): who they
+ * are, as the organization knows them, kept current by the events, with
+ * ways to their direct messages and to the messages they sent. Esc (see
+ * App), a click outside or Close closes it, and the focus goes back to
+ * where it was.
+ */
+export function UserCard({ userId, onClose }: { userId: number; onClose(): void }) {
+  const box = useRef<HTMLDivElement>(null);
+  // Right after the card is in the page: the focus is still where the click or key was.
+  useLayoutEffect(() => {
+    const opener = document.activeElement as HTMLElement | null;
+    box.current?.focus();
+    return () => {
+      if (opener?.isConnected) opener.focus();
+    };
+  }, [userId]);
+  const u = model.users.get(userId);
+  const name = u?.full_name ?? model.userName(userId);
+  const go = (terms: Term[]) => {
+    onClose();
+    location.hash = narrowToHash(terms);
+  };
+  const role = ROLES.find(([r]) => r === u?.role)?.[1];
+  const owner = u?.is_bot && u.bot_owner_id ? model.users.get(u.bot_owner_id) : undefined;
+  const time = localTime(u?.timezone);
+  const joined = u?.date_joined ? new Date(u.date_joined).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' }) : null;
+  const status = model.statuses.get(userId);
+  const presence = u && !u.is_bot && u.is_active ? LABEL[model.presenceOf(userId)] : null;
+  return (
+    <div class="overlay" onClick={(e) => e.target === e.currentTarget && onClose()}>
+      <div class="user-card" role="dialog" aria-modal="true" aria-labelledby="user-card-name" tabIndex={-1} ref={box}>
+        <button type="button" class="icon-btn user-card-close" aria-label="Close" onClick={onClose}>
+          {'\u00d7'}
+        </button>
+        <Avatar userId={userId} name={name} size="large" />
+        <h1 id="user-card-name">{name}</h1>
+        {userId === model.me.user_id && <p class="muted-text">(you)</p>}
+        <dl class="user-card-facts">
+          {role && <Fact term="Role">{role}</Fact>}
+          {u?.is_bot && <Fact term="Bot">{owner ? `Owned by ${owner.full_name}` : 'Yes'}</Fact>}
+          {u && !u.is_active && <Fact term="Account">Deactivated</Fact>}
+          {presence && <Fact term="Presence">{presence}</Fact>}
+          {(status?.status_text || status?.emoji_code) && (
+            <Fact term="Status">
+              <StatusText userId={userId} />
+            </Fact>
+          )}
+          {u && <Fact term="Email">{u.delivery_email || u.email}</Fact>}
+          {time && <Fact term="Local time">{time}</Fact>}
+          {/* custom profile fields */}
+          {joined && <Fact term="Joined">{joined}</Fact>}
+        </dl>
+        <div class="user-card-actions">
+          <button type="button" class="btn primary" onClick={() => go([{ operator: 'dm', operand: [userId] }])}>
+            Send direct message
+          </button>
+          <button type="button" class="btn" onClick={() => go([{ operator: 'sender', operand: userId }])}>
+            View messages sent
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** One line of the card: what it is, and its value. */
+function Fact({ term, children }: { term: string; children: ComponentChildren }) {
+  return (
+    <div class="fact">
+      <dt>{term}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
