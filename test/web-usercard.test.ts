@@ -156,6 +156,10 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       const [bobApi, carolApi, daveApi] = [bob, carol, dave].map((a) => t.client(a));
       assertSuccess(await carolApi.patch('/settings', { timezone: 'Asia/Kolkata', twenty_four_hour_time: false }));
       assertSuccess(await carolApi.post('/users/me/status', { status_text: 'On holiday' }));
+      // A custom profile field Carol filled in, and one she did not.
+      const team = assertSuccess(await owner.post('/realm/profile_fields', { name: 'Team', hint: '', field_type: 1 })).id as number;
+      assertSuccess(await owner.post('/realm/profile_fields', { name: 'Desk', hint: '', field_type: 1 }));
+      assertSuccess(await carolApi.patch('/users/me/profile_data', { data: JSON.stringify([{ id: team, value: 'Platform' }]) }));
       // Dave shows his address to administrators only: Bob sees his dummy one.
       assertSuccess(await daveApi.patch('/settings', { email_address_visibility: 3 }));
       await sendTo(carolApi, 'cards', 'Carol writes');
@@ -184,6 +188,11 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assert.equal(await fact(card, 'Bot'), null);
       assert.equal(await fact(card, 'Account'), null);
       assert.equal(await card.getByText('(you)').count(), 0);
+      // Her custom profile fields: the one she filled in.
+      const fields = card.getByLabel('Profile fields of Carol Card');
+      await fields.waitFor();
+      assert.deepEqual(await fields.locator('dt').allTextContents(), ['Team']);
+      assert.deepEqual((await fields.locator('dd').allTextContents()).map((v) => v.trim()), ['Platform']);
       // Her time of day in Kolkata (this minute or the next), in Bob's 24-hour style.
       const kolkata = (ms: number) => new Date(ms).toLocaleTimeString(lang, { hour: 'numeric', minute: '2-digit', hour12: false, timeZone: 'Asia/Kolkata' });
       const now = Date.now();

@@ -6,6 +6,7 @@ import { formatTime } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
 import { ROLES } from './Organization.tsx';
 import { LABEL, StatusText } from './People.tsx';
+import { ProfileFieldValues } from './ProfileFields.tsx';
 
 /** The time of day where the user is, or null without a (known) time zone. */
 function localTime(timeZone: string | undefined): string | null {
@@ -67,9 +68,9 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
           )}
           {u && <Fact term="Email">{u.delivery_email || u.email}</Fact>}
           {time && <Fact term="Local time">{time}</Fact>}
-          {/* custom profile fields */}
           {joined && <Fact term="Joined">{joined}</Fact>}
         </dl>
+        <ProfileFieldValues userId={userId} />
         <div class="user-card-actions">
           <button type="button" class="btn primary" onClick={() => go([{ operator: 'dm', operand: [userId] }])}>
             Send direct message
