@@ -262,19 +262,23 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     else if (t.kind === 'emoji') loadEmojiNames(() => setEmojiLoaded(true));
   }
 
+  /** Where the caret goes once the box shows a picked suggestion (set in the same update, before any more typing). */
+  const caretAfterPick = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    const el = textRef.current;
+    if (caretAfterPick.current === null || !el) return;
+    el.focus();
+    el.selectionStart = el.selectionEnd = caretAfterPick.current;
+    caretAfterPick.current = null;
+  });
+
   function pick(i: number): void {
     const choice = choices[i];
     if (!trigger || !choice) return;
     const r = applyChoice(content, caret, trigger, choice);
+    caretAfterPick.current = r.caret;
     setContent(r.text);
     setCaret(r.caret);
-    setTimeout(() => {
-      const el = textRef.current;
-      if (el) {
-        el.focus();
-        el.selectionStart = el.selectionEnd = r.caret;
-      }
-    });
   }
 
   function addDm(id: number): void {
