@@ -89,6 +89,8 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await a.getByRole('heading', { name: 'Bob Browser' }).waitFor();
       await b.getByRole('complementary', { name: 'People' }).getByRole('button', { name: new RegExp(t.owner.row.full_name) }).click();
       await b.getByRole('dialog', { name: t.owner.row.full_name }).getByRole('button', { name: 'Send direct message' }).click();
+      // (Once the conversation is in view, the compose box writes to it.)
+      await b.getByRole('heading', { name: t.owner.row.full_name, exact: true }).waitFor();
       const bobBox = b.getByLabel('Message', { exact: true });
       await bobBox.fill('psst');
       await a.getByText('Bob Browser is typing…').waitFor();
@@ -149,14 +151,18 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
 
       // Refused: the message comes back, before what was written since.
       await page.unroute(isSend);
+      // (The refusal comes once more has been written, whatever the machine's speed.)
+      let written: () => void = () => {};
+      const more = new Promise<void>((r) => (written = r));
       await page.route(isSend, async (route) => {
         if (route.request().method() !== 'POST') return route.continue();
-        await new Promise((r) => setTimeout(r, 300));
+        await more;
         await route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ result: 'error', msg: 'Not today', code: 'BAD_REQUEST' }) });
       });
       await box.press('Enter');
       assert.equal(await box.inputValue(), '');
       await box.fill('more');
+      written();
       await page.getByRole('alert').filter({ hasText: 'Not today' }).waitFor();
       assert.equal(await box.inputValue(), 'a draft\nmore');
 
