@@ -185,6 +185,44 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       assert.equal(reactions[0]!.emoji_code, '1f992');
       await ctx.close();
     }));
+
+  test('editing a message offers the same suggestions; Escape closes them before it cancels the edit', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      await t.makeUser({ password: PASSWORD, name: 'Bob Builder' });
+      const { id } = assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'edits', content: 'thanks' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      const row = messageRow(page, 'thanks');
+      await row.hover();
+      await row.getByRole('button', { name: 'Edit' }).click();
+      const box = page.getByLabel('Edit content');
+      await eventually(async () => (await box.inputValue()) === 'thanks', 'the raw content loaded');
+      await box.press('End');
+      await box.pressSequentially(' @bob');
+      await eventually(async () => (await shown(page)).length === 1, 'Bob suggested');
+      // Escape closes the suggestions only; the edit stays open.
+      await box.press('Escape');
+      assert.deepEqual(await shown(page), []);
+      assert.equal(await box.count(), 1);
+      // Typing on in the closed mention keeps it closed; a new one opens again.
+      await box.pressSequentially(' B');
+      assert.deepEqual(await shown(page), []);
+      await box.fill('thanks');
+      await box.pressSequentially(' @bob');
+      await eventually(async () => (await shown(page)).length === 1, 'Bob suggested again');
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), 'thanks @**Bob Builder** ');
+      await box.pressSequentially(':giraf');
+      await eventually(async () => (await shown(page)).some((x) => x.startsWith(':giraffe:')), 'an emoji suggested');
+      await box.press('Tab');
+      await box.press('Enter');
+      await eventually(async () => (await box.count()) === 0, 'the edit saved');
+      const raw = assertSuccess(await owner.request('GET', `/messages/${id}`, { apply_markdown: 'false' })).message.content;
+      assert.equal(raw, 'thanks @**Bob Builder** :giraffe:');
+      await ctx.close();
+    }));
 });
 
 /** The compose box has the focus. */

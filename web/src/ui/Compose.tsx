@@ -5,7 +5,7 @@ import { model } from '../model.ts';
 import type { Term } from '../narrow.ts';
 import { cx, prepareHtml } from '../util.ts';
 import type { QuoteTarget } from './MessageList.tsx';
-import { applyChoice, choicesFor, loadEmojiNames, Suggestions, triggerAt } from './Typeahead.tsx';
+import { useSuggestions } from './Typeahead.tsx';
 
 /** Audio types the server renders as a player in media syntax (Zulip's AUDIO_INLINE_MIME_TYPES). */
 const PLAYABLE_AUDIO_TYPES = new Set(['audio/aac', 'audio/flac', 'audio/mp4', 'audio/mpeg', 'audio/wav', 'audio/webm']);
@@ -35,13 +35,6 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [dmIds, setDmIds] = useState<number[]>(initial.dm ?? []);
   const [dmQuery, setDmQuery] = useState('');
   const [content, setContent] = useState('');
-  /** Where the caret is in the message (what the suggestions complete). */
-  const [caret, setCaret] = useState(0);
-  /** The highlighted suggestion, for the token typed so far (a new token starts at the first). */
-  const [active, setActive] = useState<{ key: string; index: number }>({ key: '', index: 0 });
-  /** The start of the token whose suggestions Escape closed. */
-  const [dismissed, setDismissed] = useState<number | null>(null);
-  const [, setEmojiLoaded] = useState(false);
   const [preview, setPreview] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   /** Messages sent one after another, in the order written: each waits for the one before. */
@@ -249,37 +242,9 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const q = dmQuery.trim().toLowerCase();
   const suggestions = q ? people.filter((u) => u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q)).slice(0, 6) : [];
 
+
   // ---- suggestions for what is typed at the caret (@ mentions, # channels, : emoji)
-  const trigger = preview === null ? triggerAt(content, caret) : null;
-  const choices = trigger && trigger.start !== dismissed ? choicesFor(trigger, mode === 'stream') : [];
-  const triggerKey = trigger ? `${trigger.start}:${trigger.query}` : '';
-  const activeIndex = active.key === triggerKey ? Math.min(active.index, choices.length - 1) : 0;
-
-  function followCaret(el: HTMLTextAreaElement): void {
-    setCaret(el.selectionStart);
-    const t = triggerAt(el.value, el.selectionStart);
-    if (!t) setDismissed(null);
-    else if (t.kind === 'emoji') loadEmojiNames(() => setEmojiLoaded(true));
-  }
-
-  /** Where the caret goes once the box shows a picked suggestion (set in the same update, before any more typing). */
-  const caretAfterPick = useRef<number | null>(null);
-  useLayoutEffect(() => {
-    const el = textRef.current;
-    if (caretAfterPick.current === null || !el) return;
-    el.focus();
-    el.selectionStart = el.selectionEnd = caretAfterPick.current;
-    caretAfterPick.current = null;
-  });
-
-  function pick(i: number): void {
-    const choice = choices[i];
-    if (!trigger || !choice) return;
-    const r = applyChoice(content, caret, trigger, choice);
-    caretAfterPick.current = r.caret;
-    setContent(r.text);
-    setCaret(r.caret);
-  }
+  const suggest = useSuggestions({ id: 'compose-suggestions', text: content, setText: setContent, textRef, inChannel: mode === 'stream', enabled: preview === null });
 
   function addDm(id: number): void {
     setDmIds((ids) => (ids.includes(id) ? ids : [...ids, id]));
@@ -393,45 +358,23 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
           <div class="preview message-content rendered" aria-label="Preview" dangerouslySetInnerHTML={{ __html: prepareHtml(preview) }} />
         ) : (
           <div class="compose-text">
-            {choices.length > 0 && <Suggestions id="compose-suggestions" choices={choices} active={activeIndex} onPick={pick} />}
+            {suggest.list}
             <textarea
               ref={textRef}
               aria-label="Message"
-              aria-autocomplete="list"
-              aria-controls={choices.length ? 'compose-suggestions' : undefined}
-              aria-activedescendant={choices.length ? `compose-suggestions-${activeIndex}` : undefined}
+              {...suggest.textareaProps}
               placeholder={mode === 'stream' ? `Message #${model.streamName(effectiveStream)}${topic ? ` › ${topic}` : ''}` : 'Direct message'}
               value={content}
               rows={Math.min(10, Math.max(2, content.split('\n').length))}
               onInput={(e) => {
                 setContent(e.currentTarget.value);
-                followCaret(e.currentTarget);
+                suggest.follow(e.currentTarget);
                 setError(null);
                 if (e.currentTarget.value) noteTyping();
                 else stopTyping();
               }}
-              onKeyUp={(e) => setCaret(e.currentTarget.selectionStart)}
-              onClick={(e) => followCaret(e.currentTarget)}
               onKeyDown={(e) => {
-                if (choices.length && !e.isComposing) {
-                  const move = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : 0;
-                  if (move) {
-                    e.preventDefault();
-                    setActive({ key: triggerKey, index: (activeIndex + move + choices.length) % choices.length });
-                    return;
-                  }
-                  if ((e.key === 'Enter' && !e.shiftKey) || e.key === 'Tab') {
-                    e.preventDefault();
-                    pick(activeIndex);
-                    return;
-                  }
-                  if (e.key === 'Escape') {
-                    e.preventDefault();
-                    e.stopPropagation();
-                    setDismissed(trigger!.start);
-                    return;
-                  }
-                }
+                if (suggest.keyDown(e)) return;
                 if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
                   e.preventDefault();
                   void send();

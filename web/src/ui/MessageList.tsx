@@ -4,7 +4,7 @@ import { model, type Message, type MessageList } from '../model.ts';
 import { narrowToHash, type Term } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { failureText, useRequest } from './request.tsx';
-import { findEmoji, loadEmojiNames } from './Typeahead.tsx';
+import { findEmoji, loadEmojiNames, useSuggestions } from './Typeahead.tsx';
 import { cx, emojiChar, formatDay, formatTime, fullTime, POPULAR_EMOJI, prepareHtml } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
 
@@ -342,20 +342,12 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
           )}
           {isEditing ? (
             <div class="edit-box">
-              <textarea
-                aria-label="Edit content"
-                value={editing.text}
-                ref={autoFocusOnce}
-                onInput={(ev) => setEditing({ ...editing, text: ev.currentTarget.value })}
-                onKeyDown={(ev) => {
-                  if (ev.key === 'Enter' && !ev.shiftKey) {
-                    ev.preventDefault();
-                    void saveEdit();
-                  } else if (ev.key === 'Escape') {
-                    ev.stopPropagation();
-                    setEditing(null);
-                  }
-                }}
+              <EditText
+                text={editing.text}
+                inChannel={m.type === 'stream'}
+                onText={(text) => setEditing((e) => e && { ...e, text })}
+                onSave={() => void saveEdit()}
+                onCancel={() => setEditing(null)}
               />
               {editing.error && (
                 <p class="form-error" role="alert">
@@ -505,6 +497,40 @@ function autoFocusOnce(el: HTMLElement | null): void {
     el.dataset.focused = '1';
     el.focus();
   }
+}
+
+/** An edited message's text: Enter saves, Escape cancels; the compose box's suggestions as one types. */
+function EditText({ text, inChannel, onText, onSave, onCancel }: { text: string; inChannel: boolean; onText(text: string): void; onSave(): void; onCancel(): void }) {
+  const ref = useRef<HTMLTextAreaElement>(null);
+  const suggest = useSuggestions({ id: 'edit-suggestions', text, setText: onText, textRef: ref, inChannel });
+  return (
+    <div class="compose-text">
+      {suggest.list}
+      <textarea
+        aria-label="Edit content"
+        {...suggest.textareaProps}
+        value={text}
+        ref={(el) => {
+          ref.current = el;
+          autoFocusOnce(el);
+        }}
+        onInput={(ev) => {
+          onText(ev.currentTarget.value);
+          suggest.follow(ev.currentTarget);
+        }}
+        onKeyDown={(ev) => {
+          if (suggest.keyDown(ev)) return;
+          if (ev.key === 'Enter' && !ev.shiftKey) {
+            ev.preventDefault();
+            onSave();
+          } else if (ev.key === 'Escape') {
+            ev.stopPropagation();
+            onCancel();
+          }
+        }}
+      />
+    </div>
+  );
 }
 
 /** The ID of the active custom emoji called `name` ('' if none). */

@@ -6,6 +6,8 @@
  * active user has the same name), `@*group*`, `@**all**`, `#**channel**`,
  * `:emoji_name:`.
  */
+import type { RefObject } from 'preact';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { model } from '../model.ts';
 import { emojiChar } from '../util.ts';
 
@@ -164,4 +166,75 @@ export function Suggestions({ id, choices, active, onPick }: { id: string; choic
       ))}
     </ul>
   );
+}
+
+/**
+ * Suggestions for a textarea whose text is `text` (set by `setText`): the
+ * list to show above it (null when none), the textarea's ARIA attributes and
+ * caret handlers, `follow` for its input handler, and `keyDown`, which
+ * handles the arrows, Enter, Tab and Escape while the list shows (true when
+ * it did). `enabled` false (the textarea not shown): no suggestions.
+ */
+export function useSuggestions(opts: { id: string; text: string; setText(text: string): void; textRef: RefObject<HTMLTextAreaElement | null>; inChannel: boolean; enabled?: boolean }) {
+  const { id, text, setText, textRef, inChannel, enabled = true } = opts;
+  /** Where the caret is in the text (what the suggestions complete). */
+  const [caret, setCaret] = useState(0);
+  /** The highlighted suggestion, for the token typed so far (a new token starts at the first). */
+  const [active, setActive] = useState<{ key: string; index: number }>({ key: '', index: 0 });
+  /** The start of the token whose suggestions Escape closed. */
+  const [dismissed, setDismissed] = useState<number | null>(null);
+  const [, setEmojiLoaded] = useState(false);
+  /** Where the caret goes once the box shows a picked suggestion (set in the same update, before any more typing). */
+  const caretAfterPick = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    const el = textRef.current;
+    if (caretAfterPick.current === null || !el) return;
+    el.focus();
+    el.selectionStart = el.selectionEnd = caretAfterPick.current;
+    caretAfterPick.current = null;
+  });
+
+  const trigger = enabled ? triggerAt(text, caret) : null;
+  const choices = trigger && trigger.start !== dismissed ? choicesFor(trigger, inChannel) : [];
+  const triggerKey = trigger ? `${trigger.start}:${trigger.query}` : '';
+  const activeIndex = active.key === triggerKey ? Math.min(active.index, choices.length - 1) : 0;
+
+  const follow = (el: HTMLTextAreaElement) => {
+    setCaret(el.selectionStart);
+    const t = triggerAt(el.value, el.selectionStart);
+    if (!t) setDismissed(null);
+    else if (t.kind === 'emoji') loadEmojiNames(() => setEmojiLoaded(true));
+  };
+  const pick = (i: number) => {
+    const choice = choices[i];
+    if (!trigger || !choice) return;
+    const r = applyChoice(text, caret, trigger, choice);
+    caretAfterPick.current = r.caret;
+    setText(r.text);
+    setCaret(r.caret);
+  };
+  const keyDown = (e: KeyboardEvent): boolean => {
+    if (!choices.length || e.isComposing) return false;
+    const move = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : 0;
+    if (move) setActive({ key: triggerKey, index: (activeIndex + move + choices.length) % choices.length });
+    else if ((e.key === 'Enter' && !e.shiftKey) || e.key === 'Tab') pick(activeIndex);
+    else if (e.key === 'Escape') {
+      e.stopPropagation();
+      setDismissed(trigger!.start);
+    } else return false;
+    e.preventDefault();
+    return true;
+  };
+  return {
+    list: choices.length ? <Suggestions id={id} choices={choices} active={activeIndex} onPick={pick} /> : null,
+    textareaProps: {
+      'aria-autocomplete': 'list' as const,
+      'aria-controls': choices.length ? id : undefined,
+      'aria-activedescendant': choices.length ? `${id}-${activeIndex}` : undefined,
+      onKeyUp: (e: { currentTarget: HTMLTextAreaElement }) => setCaret(e.currentTarget.selectionStart),
+      onClick: (e: { currentTarget: HTMLTextAreaElement }) => follow(e.currentTarget),
+    },
+    follow,
+    keyDown,
+  };
 }
