@@ -156,10 +156,17 @@ await browserTests('the web client in Chromium: code playgrounds and message ret
       assert.equal(await policy.textContent(), 'Keep messages forever');
       assert.equal(await retentionAtServer(owner), -1);
 
-      // 30 days: the server has it.
+      // 30 days: asked to confirm first (older messages go); cancelled, nothing changes.
       await form.getByLabel('Keep messages', { exact: true }).selectOption({ label: 'For a number of days' });
       await form.getByLabel('Days to keep messages').fill('30');
       await form.getByRole('button', { name: 'Save retention' }).click();
+      await form.getByText('Messages older than 30 days will be deleted for good, in every channel and conversation.').waitFor();
+      await form.getByRole('button', { name: 'Cancel' }).click();
+      assert.equal(await form.getByRole('button', { name: 'Delete older messages' }).count(), 0);
+      assert.equal(await retentionAtServer(owner), -1);
+      // Confirmed: the server has it.
+      await form.getByRole('button', { name: 'Save retention' }).click();
+      await form.getByRole('button', { name: 'Delete older messages' }).click();
       await form.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
       assert.equal(await retentionAtServer(owner), 30);
       assert.equal(await policy.textContent(), 'Delete messages after 30 days');

@@ -126,8 +126,9 @@ function retentionText(days: number): string {
  * The organization's message retention (message_retention_days): forever,
  * or a number of days after which messages are deleted. Administrators see
  * it; only owners change it, as in Zulip (PATCH /realm, "unlimited" or the
- * days). Shown at once, put back on a refusal; the realm events show a
- * change made elsewhere.
+ * days). A change that deletes messages (a limit where there was none, or
+ * a shorter one) is confirmed first. Shown at once, put back on a refusal;
+ * the realm events show a change made elsewhere.
  */
 function MessageRetention() {
   const days = (model.realm.realm_message_retention_days as number | null | undefined) ?? -1;
@@ -138,6 +139,8 @@ function MessageRetention() {
   const forever = typedForever ?? days === -1;
   const shownDays = typedDays ?? (days === -1 ? '' : String(days));
   const save = useAction();
+  // The days asked for, waiting for the owner to confirm that older messages go.
+  const [confirming, setConfirming] = useState<number | null>(null);
   return (
     <>
       <h3 id="org-retention-title">Message retention</h3>
@@ -148,6 +151,11 @@ function MessageRetention() {
           onSubmit={(e) => {
             e.preventDefault();
             const value = forever ? -1 : Number(shownDays);
+            if (value !== -1 && (days === -1 || value < days) && confirming !== value) {
+              setConfirming(value);
+              return;
+            }
+            setConfirming(null);
             void save.run(async () => {
               await model.tentatively(model.realm, 'realm_message_retention_days', value, () => api('PATCH', '/realm', { message_retention_days: value === -1 ? 'unlimited' : value }));
               setForever(null);
@@ -157,15 +165,36 @@ function MessageRetention() {
         >
           <label for="org-retention">Keep messages</label>
           <div class="row">
-            <select id="org-retention" value={forever ? 'forever' : 'days'} onChange={(e) => setForever(e.currentTarget.value === 'forever')}>
+            <select id="org-retention" value={forever ? 'forever' : 'days'} onChange={(e) => {
+                setForever(e.currentTarget.value === 'forever');
+                setConfirming(null);
+              }}>
               <option value="forever">Forever</option>
               <option value="days">For a number of days</option>
             </select>
-            {!forever && <input type="number" aria-label="Days to keep messages" min={1} step={1} required value={shownDays} onInput={(e) => setDays(e.currentTarget.value)} />}
-            <button type="submit" class="btn" disabled={save.busy}>
-              Save retention
-            </button>
+            {!forever && <input type="number" aria-label="Days to keep messages" min={1} step={1} required value={shownDays} onInput={(e) => {
+                  setDays(e.currentTarget.value);
+                  setConfirming(null);
+                }} />}
+            {confirming === null && (
+              <button type="submit" class="btn" disabled={save.busy}>
+                Save retention
+              </button>
+            )}
           </div>
+          {confirming !== null && (
+            <div class="confirm">
+              <p>
+                Messages older than {confirming} {confirming === 1 ? 'day' : 'days'} will be deleted for good, in every channel and conversation.
+              </p>
+              <button type="submit" class="btn danger" disabled={save.busy}>
+                Delete older messages
+              </button>{' '}
+              <button type="button" class="btn" onClick={() => setConfirming(null)}>
+                Cancel
+              </button>
+            </div>
+          )}
           {save.view}
         </form>
       ) : (
