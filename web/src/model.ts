@@ -139,6 +139,20 @@ export interface Playground {
   url_template: string;
 }
 
+/** A message the user scheduled and the server has not sent yet, as /register and the scheduled_messages events give it. */
+export interface ScheduledMessage {
+  scheduled_message_id: number;
+  /** 'stream', or 'private' for a direct message. */
+  type: string;
+  /** The channel's ID, or the recipients' IDs. */
+  to: number | number[];
+  topic?: string;
+  content: string;
+  scheduled_delivery_timestamp: number;
+  /** The server tried to send it and could not. */
+  failed: boolean;
+}
+
 /** A group setting's value: a group's ID, or an anonymous group of users and groups. */
 export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
 
@@ -386,6 +400,8 @@ export class Model {
   /** The organization's custom profile fields, in their order. */
   profileFields: ProfileField[] = [];
   playgrounds: Playground[] = [];
+  /** The user's scheduled messages not sent yet, by ID. */
+  scheduledMessages = new Map<number, ScheduledMessage>();
   mutedTopics = new Set<string>();
   followedTopics = new Set<string>();
   /** Called with each new message from the server (not with the ones fetched): desktop notifications. */
@@ -497,6 +513,8 @@ export class Model {
     this.linkifiers = r.realm_linkifiers ?? [];
     this.profileFields = byOrder(r.custom_profile_fields ?? []);
     this.playgrounds = r.realm_playgrounds ?? [];
+    this.scheduledMessages.clear();
+    for (const m of r.scheduled_messages ?? []) this.scheduledMessages.set(m.scheduled_message_id, m);
     this.mutedTopics.clear();
     this.followedTopics.clear();
     for (const t of r.user_topics ?? []) this.noteTopicPolicy(t);
@@ -807,6 +825,11 @@ export class Model {
         break;
       case 'custom_profile_fields':
         this.profileFields = byOrder(ev.fields ?? []);
+        break;
+      case 'scheduled_messages':
+        if (ev.op === 'add') for (const m of ev.scheduled_messages ?? []) this.scheduledMessages.set(m.scheduled_message_id, m);
+        else if (ev.op === 'update') this.scheduledMessages.set(ev.scheduled_message.scheduled_message_id, { ...this.scheduledMessages.get(ev.scheduled_message.scheduled_message_id), ...ev.scheduled_message });
+        else if (ev.op === 'remove') this.scheduledMessages.delete(ev.scheduled_message_id);
         break;
       case 'realm_playgrounds':
         this.playgrounds = ev.realm_playgrounds ?? [];

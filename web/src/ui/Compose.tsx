@@ -3,9 +3,10 @@ import type { Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
 import { model } from '../model.ts';
 import type { Term } from '../narrow.ts';
-import { cx, prepareHtml } from '../util.ts';
+import { cx, fullTime, prepareHtml } from '../util.ts';
 import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
+import { ScheduledList, ScheduleForm } from './Scheduled.tsx';
 
 /** Audio types the server renders as a player in media syntax (Zulip's AUDIO_INLINE_MIME_TYPES). */
 const PLAYABLE_AUDIO_TYPES = new Set(['audio/aac', 'audio/flac', 'audio/mp4', 'audio/mpeg', 'audio/wav', 'audio/webm']);
@@ -37,6 +38,10 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [content, setContent] = useState('');
   const [preview, setPreview] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** The "Send later" form is open. */
+  const [scheduling, setScheduling] = useState(false);
+  /** What the last scheduling did (shown until the next message is written). */
+  const [scheduled, setScheduled] = useState<string | null>(null);
   /** Messages sent one after another, in the order written: each waits for the one before. */
   const outbox = useRef<Promise<unknown>>(Promise.resolve());
   const [uploads, setUploads] = useState(0);
@@ -155,31 +160,50 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   useEffect(() => () => stopTyping(), []);
 
   // ---- sending
-  async function send(): Promise<void> {
+  /** What the box would send (POST /messages), or null, saying why not. */
+  function outgoing(): Record<string, unknown> | null {
     if (uploads) {
       setError('Wait until the upload is done: its link goes in the message.');
-      return;
+      return null;
     }
     const text = content.trim();
     if (!text) {
       setError('Write a message first.');
-      return;
+      return null;
     }
     let params: Record<string, unknown>;
     if (mode === 'stream') {
       if (effectiveStream === undefined) {
         setError('Choose a channel.');
-        return;
+        return null;
       }
       params = { type: 'stream', to: effectiveStream, topic: topic.trim(), content };
     } else {
       if (!dmIds.length) {
         setError('Choose at least one person to message.');
-        return;
+        return null;
       }
       params = { type: 'direct', to: dmIds, content };
     }
     setError(null);
+    return params;
+  }
+
+  /** Schedules what the box holds for `timestamp` (POST /scheduled_messages); the box empties once the server has it. */
+  async function schedule(timestamp: number): Promise<boolean> {
+    const params = outgoing();
+    if (!params) return false;
+    await api('POST', '/scheduled_messages', { ...params, scheduled_delivery_timestamp: timestamp });
+    setContent('');
+    setPreview(null);
+    stopTyping();
+    setScheduled(`Scheduled for ${fullTime(timestamp)}.`);
+    return true;
+  }
+
+  async function send(): Promise<void> {
+    const params = outgoing();
+    if (!params) return;
     // The box empties as the message goes, so that the next one can be written
     // (or files dropped) meanwhile; a message that was not sent comes back.
     setContent('');
@@ -370,6 +394,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 setContent(e.currentTarget.value);
                 suggest.follow(e.currentTarget);
                 setError(null);
+                setScheduled(null);
                 if (e.currentTarget.value) noteTyping();
                 else stopTyping();
               }}
@@ -410,10 +435,20 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
             {preview !== null ? 'Edit' : 'Preview'}
           </button>
           <span class="hint">{uploads ? 'Uploading…' : 'Enter to send · Shift+Enter for a new line'}</span>
+          <button type="button" class="btn ghost small" aria-expanded={scheduling} onClick={() => setScheduling(!scheduling)}>
+            Send later
+          </button>
           <button type="button" class="btn primary" onClick={() => void send()} disabled={uploads > 0}>
             Send
           </button>
         </div>
+        {scheduling && <ScheduleForm send={schedule} onClose={() => setScheduling(false)} />}
+        {scheduled && (
+          <p class="muted-text" role="status">
+            {scheduled}
+          </p>
+        )}
+        <ScheduledList />
       </div>
     </section>
   );

@@ -1,0 +1,90 @@
+/**
+ * Scheduled messages in the web client, in real Chromium: "Send later" from
+ * the compose box (the server then has the message, for the time chosen),
+ * the list of scheduled messages (one scheduled elsewhere shows; cancelling
+ * one deletes it at the server), and refusals: a time in the past (the
+ * server's reason) and nothing written (the compose box's). Skipped (with one
+ * line saying why) where Chromium is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
+import { browserTests, channelLink, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+
+/** The user's scheduled messages as the server has them. */
+async function scheduledAtServer(api: Client): Promise<Array<Record<string, any>>> {
+  return assertSuccess(await api.get('/scheduled_messages')).scheduled_messages as Array<Record<string, any>>;
+}
+
+/** A time `hours` from now to the minute, as the browser's datetime-local input takes it, and as a Unix timestamp. */
+function browserTime(page: Page, hours: number): Promise<[string, number]> {
+  return page.evaluate((h) => {
+    const d = new Date(Date.now() + h * 3600_000);
+    d.setSeconds(0, 0);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    return [`${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`, d.getTime() / 1000] as [string, number];
+  }, hours);
+}
+
+await browserTests('the web client in Chromium: scheduled messages', (newContext) => {
+  test('send later: scheduled for the time chosen, listed, cancelled; one scheduled elsewhere shows; a past time and an empty box are refused', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Later' });
+      const generalId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('later');
+      const box = page.getByLabel('Message', { exact: true });
+      const compose = page.getByRole('region', { name: 'Compose' });
+      const form = compose.getByRole('form', { name: 'Send later' });
+
+      // Nothing written: the compose box says so, the form stays.
+      await compose.getByRole('button', { name: 'Send later' }).click();
+      await form.getByRole('button', { name: 'Schedule' }).click();
+      await compose.getByRole('alert').filter({ hasText: 'Write a message first.' }).waitFor();
+      assert.equal(await form.count(), 1);
+
+      // A time in the past: the server's reason, and the message stays in the box.
+      await box.fill('too late');
+      const [past] = await browserTime(page, -1);
+      await form.getByLabel('Send at').fill(past);
+      await form.getByRole('button', { name: 'Schedule' }).click();
+      await form.getByRole('alert').waitFor();
+      assert.match((await form.getByRole('alert').textContent())!, /future/);
+      assert.equal(await box.inputValue(), 'too late');
+      assert.deepEqual(await scheduledAtServer(owner), []);
+
+      // Two hours ahead: the server has it, for that minute; the box empties and says when.
+      await box.fill('see you **tomorrow**');
+      const [when, ts] = await browserTime(page, 2);
+      await form.getByLabel('Send at').fill(when);
+      await form.getByRole('button', { name: 'Schedule' }).click();
+      await eventually(async () => (await form.count()) === 0, 'the form closed');
+      assert.equal(await box.inputValue(), '');
+      await compose.getByRole('status').filter({ hasText: /^Scheduled for / }).waitFor();
+      const [mine] = await scheduledAtServer(owner);
+      assert.equal(mine!.type, 'stream');
+      assert.equal(mine!.to, generalId);
+      assert.equal(mine!.topic, 'later');
+      assert.equal(mine!.content, 'see you **tomorrow**');
+      assert.equal(mine!.scheduled_delivery_timestamp, ts);
+
+      // Listed; one scheduled elsewhere (a direct message) shows too, the sooner first.
+      assertSuccess(await owner.post('/scheduled_messages', { type: 'direct', to: JSON.stringify([bob.id]), content: 'a word soon', scheduled_delivery_timestamp: ts - 1800 }));
+      await compose.getByText('Scheduled messages (2)').click();
+      const list = compose.getByRole('list', { name: 'Scheduled messages' });
+      await eventually(async () => (await list.getByRole('listitem').count()) === 2, 'both listed');
+      const rows = await list.getByRole('listitem').allTextContents();
+      assert.ok(rows[0]!.includes('Bob Later') && rows[0]!.includes('a word soon'), rows[0]);
+      assert.ok(rows[1]!.includes('#general \u203a later') && rows[1]!.includes('see you **tomorrow**'), rows[1]);
+
+      // Cancelled: gone at the server and from the list.
+      await list.getByRole('listitem').filter({ hasText: 'see you' }).getByRole('button', { name: 'Cancel message' }).click();
+      await eventually(async () => (await list.getByRole('listitem').count()) === 1, 'one left in the list');
+      assert.deepEqual((await scheduledAtServer(owner)).map((m) => m.content), ['a word soon']);
+      await ctx.close();
+    }));
+});

@@ -1,0 +1,109 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { model, type ScheduledMessage } from '../model.ts';
+import { fullTime } from '../util.ts';
+import { useRequest } from './request.tsx';
+
+/** `<input type="datetime-local">`'s value for a moment (local time, to the minute). */
+function localInputValue(ms: number): string {
+  const d = new Date(ms);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** The top of the next hour, as the form's first suggestion. */
+function nextHour(): string {
+  const d = new Date();
+  d.setMinutes(60, 0, 0);
+  return localInputValue(d.getTime());
+}
+
+/**
+ * The compose box's "Send later": a time, then POST /scheduled_messages with
+ * what the box would send (`send(timestamp)` does it and empties the box; it
+ * answers false, with the box saying why, when there is nothing to send yet).
+ */
+export function ScheduleForm({ send, onClose }: { send(timestamp: number): Promise<boolean>; onClose(): void }) {
+  const [when, setWhen] = useState(nextHour);
+  const { busy, error, setError, run } = useRequest();
+  return (
+    <form
+      class="schedule-form"
+      aria-label="Send later"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const ms = new Date(when).getTime();
+        if (Number.isNaN(ms)) {
+          setError('Choose a date and time.');
+          return;
+        }
+        void run(async () => {
+          if (await send(Math.floor(ms / 1000))) onClose();
+        });
+      }}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          onClose();
+        }
+      }}
+    >
+      <label for="schedule-at">Send at</label>
+      <input id="schedule-at" type="datetime-local" required value={when} onInput={(e) => setWhen(e.currentTarget.value)} />
+      <button type="submit" class="btn primary small" disabled={busy}>
+        Schedule
+      </button>
+      <button type="button" class="btn small" onClick={onClose}>
+        Cancel
+      </button>
+      {error && (
+        <span class="form-error" role="alert">
+          {error}
+        </span>
+      )}
+    </form>
+  );
+}
+
+/** Where a scheduled message goes, as the list says it. */
+function target(m: ScheduledMessage): string {
+  if (m.type === 'stream' && typeof m.to === 'number') return `#${model.streamName(m.to)} \u203a ${m.topic ?? ''}`;
+  const ids = Array.isArray(m.to) ? m.to.filter((id) => id !== model.me.user_id) : [];
+  return ids.length ? ids.map((id) => model.userName(id)).join(', ') : model.userName(model.me.user_id);
+}
+
+/**
+ * The user's scheduled messages not sent yet (soonest first), each with its
+ * time, where it goes, its text, and a way to cancel it (DELETE
+ * /scheduled_messages/{id}); the scheduled_messages events keep it current.
+ */
+export function ScheduledList() {
+  const { busy, error, run } = useRequest();
+  const list = [...model.scheduledMessages.values()].sort((a, b) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp);
+  if (!list.length) return null;
+  return (
+    <details class="scheduled">
+      <summary>Scheduled messages ({list.length})</summary>
+      <ul aria-label="Scheduled messages">
+        {list.map((m) => (
+          <li key={m.scheduled_message_id} aria-label={`${target(m)}, ${fullTime(m.scheduled_delivery_timestamp)}`}>
+            <span class="scheduled-when">
+              {fullTime(m.scheduled_delivery_timestamp)}
+              {m.failed && <span class="form-error"> (not sent: the server could not send it)</span>}
+            </span>
+            <span class="scheduled-target">{target(m)}</span>
+            <span class="scheduled-text">{m.content}</span>
+            <button type="button" class="btn small" disabled={busy} onClick={() => void run(() => api('DELETE', `/scheduled_messages/${m.scheduled_message_id}`))}>
+              Cancel message
+            </button>
+          </li>
+        ))}
+      </ul>
+      {error && (
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      )}
+    </details>
+  );
+}
