@@ -219,6 +219,7 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await carolRow.locator('.gutter .avatar').click();
       await card.getByRole('button', { name: 'View messages sent' }).click();
       await page.waitForURL(`${t.url}/#narrow/sender/${carol.id}`);
+      await page.getByRole('heading', { name: 'Messages sent by Carol Card', exact: true }).waitFor();
       await eventually(async () => (await card.count()) === 0, 'the card to close');
       await messageRow(page, 'Carol writes').waitFor();
       await eventually(async () => (await page.locator('article.message-row').count()) === 1, 'only her message listed');

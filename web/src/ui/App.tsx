@@ -47,6 +47,7 @@ export function narrowTitle(terms: Term[]): string {
     if (t.operator === 'is' && t.operand === 'mentioned') return 'Mentions';
     if (t.operator === 'is' && t.operand === 'starred') return 'Starred messages';
     if (t.operator === 'dm' && Array.isArray(t.operand)) return t.operand.map((id) => model.userName(id)).join(', ');
+    if (t.operator === 'sender' && typeof t.operand === 'number' && !t.negated) return `Messages sent by ${model.userName(t.operand)}`;
   }
   return 'Search results';
 }
@@ -98,7 +99,8 @@ export function App() {
   useEffect(() => applyTheme(scheme ?? 1), [scheme]);
 
   useEffect(() => {
-    setSearch(terms.length && narrowTitle(terms) === 'Search results' ? searchText(terms) : '');
+    // A search shows in the search box (one person's messages are one too); the sidebar's views do not.
+    setSearch(terms.length && (narrowTitle(terms) === 'Search results' || terms.some((t) => t.operator === 'sender')) ? searchText(terms) : '');
   }, [terms, started]);
   // The channel and topic of a one-topic narrow, if that is what is in view.
   const channelTopic = (() => {
