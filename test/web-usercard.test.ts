@@ -265,4 +265,38 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assert.equal(await fact(daveCard, 'Presence'), null);
       await ctx.close();
     }));
+
+  test('Tab and Shift+Tab stay inside an open card and inside Settings', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Tabber' });
+      const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
+      /** Whether the focused element is inside the dialog called `name`. */
+      const inside = (name: string) =>
+        page.evaluate((n) => {
+          const at = (globalThis as any).document.activeElement;
+          const dialog = at?.closest('[role="dialog"]');
+          return !!dialog && (dialog.getAttribute('aria-label') === n || (globalThis as any).document.getElementById(dialog.getAttribute('aria-labelledby'))?.textContent === n);
+        }, name);
+
+      await page.getByRole('complementary', { name: 'People' }).getByRole('button', { name: /Bob Tabber/ }).click();
+      await page.getByRole('dialog', { name: 'Bob Tabber' }).waitFor();
+      // More presses than the card has controls, both ways.
+      for (const key of ['Tab', 'Shift+Tab']) {
+        for (let i = 0; i < 8; i++) {
+          await page.keyboard.press(key);
+          assert.ok(await inside('Bob Tabber'), `${key} #${i + 1} left the card`);
+        }
+      }
+      await page.keyboard.press('Escape');
+      await eventually(async () => (await page.getByRole('dialog', { name: 'Bob Tabber' }).count()) === 0, 'the card to close');
+
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const close = page.getByRole('dialog', { name: 'Settings' }).getByRole('button', { name: 'Close settings' });
+      await close.focus();
+      // Before the first control: to the last one in Settings, then on past it: back to the first.
+      await page.keyboard.press('Shift+Tab');
+      assert.ok(await inside('Settings'), 'Shift+Tab left Settings');
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'Close settings');
+    }));
 });

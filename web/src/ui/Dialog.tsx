@@ -1,9 +1,34 @@
 import type { ComponentChildren } from 'preact';
 
-/** A dialog over the app (settings, channels): a click outside it or its × closes it (Esc: see App). */
+/** What Tab can reach inside a dialog. */
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
+
+/**
+ * A modal dialog's keydown handler: Tab past its last control comes back to
+ * its first, Shift+Tab before its first goes to its last, so the focus stays
+ * in the dialog while it is open (as aria-modal promises).
+ */
+export function keepFocusInside(e: KeyboardEvent): void {
+  if (e.key !== 'Tab') return;
+  const box = e.currentTarget as HTMLElement;
+  const controls = [...box.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.getClientRects().length > 0);
+  if (!controls.length) return;
+  const first = controls[0]!;
+  const last = controls[controls.length - 1]!;
+  const at = document.activeElement;
+  if (e.shiftKey && (at === first || at === box)) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && at === last) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
+/** A dialog over the app (settings, channels): a click outside it or its × closes it (Esc: see App); Tab stays inside it. */
 export function Dialog({ id, title, wide, onClose, children }: { id: string; title: string; wide?: string; onClose(): void; children: ComponentChildren }) {
   return (
-    <div class="overlay" role="dialog" aria-modal="true" aria-labelledby={id} onClick={(e) => e.target === e.currentTarget && onClose()}>
+    <div class="overlay" role="dialog" aria-modal="true" aria-labelledby={id} onClick={(e) => e.target === e.currentTarget && onClose()} onKeyDown={keepFocusInside}>
       <div class={wide ? `settings ${wide}` : 'settings'}>
         <header>
           <h1 id={id}>{title}</h1>

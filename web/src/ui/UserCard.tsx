@@ -4,6 +4,7 @@ import { model } from '../model.ts';
 import { narrowToHash, type Term } from '../narrow.ts';
 import { formatTime } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
+import { keepFocusInside } from './Dialog.tsx';
 import { ROLES } from './Organization.tsx';
 import { LABEL, StatusText } from './People.tsx';
 import { ProfileFieldValues } from './ProfileFields.tsx';
@@ -23,7 +24,7 @@ function localTime(timeZone: string | undefined): string | null {
  * are, as the organization knows them, kept current by the events, with
  * ways to their direct messages and to the messages they sent. Esc (see
  * App), a click outside or Close closes it, and the focus goes back to
- * where it was.
+ * where it was; Tab stays inside it meanwhile.
  */
 export function UserCard({ userId, onClose }: { userId: number; onClose(): void }) {
   const box = useRef<HTMLDivElement>(null);
@@ -49,7 +50,7 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
   const presence = u && !u.is_bot && u.is_active ? LABEL[model.presenceOf(userId)] : null;
   return (
     <div class="overlay" onClick={(e) => e.target === e.currentTarget && onClose()}>
-      <div class="user-card" role="dialog" aria-modal="true" aria-labelledby="user-card-name" tabIndex={-1} ref={box}>
+      <div class="user-card" role="dialog" aria-modal="true" aria-labelledby="user-card-name" tabIndex={-1} ref={box} onKeyDown={keepFocusInside}>
         <button type="button" class="icon-btn user-card-close" aria-label="Close" onClick={onClose}>
           {'\u00d7'}
         </button>
