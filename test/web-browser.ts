@@ -9,10 +9,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { CLUSTER_SIZE, startTestServer, type TestServer } from './helpers.ts';
+import assert from 'node:assert/strict';
+import { CLUSTER_SIZE, startTestServer, type Account, type TestServer } from './helpers.ts';
 import { startServer } from '../src/server.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/** A 1x1 PNG. */
+export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+/**
+ * Uploads PNG through the API as `account` (one multipart file, as the API
+ * takes custom emoji and avatars) to `path` under /api/v1; the answer, which
+ * must be a success.
+ */
+export async function postPng(url: string, account: Account, path: string, filename: string): Promise<Record<string, any>> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), filename);
+  const auth = `Basic ${Buffer.from(`${account.email}:${account.apiKey}`).toString('base64')}`;
+  const body = (await (await fetch(`${url}/api/v1${path}`, { method: 'POST', headers: { Authorization: auth }, body: form })).json()) as Record<string, any>;
+  assert.equal(body.result, 'success');
+  return body;
+}
 
 /** The password of the accounts the browser tests make. */
 export const PASSWORD = 'second-user-pw-1';

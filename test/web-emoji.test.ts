@@ -12,10 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Account, type Client } from './helpers.ts';
-import { browserTests, eventGate, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
-
-/** A 1×1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+import { browserTests, eventGate, PNG, postPng, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** The custom emoji called `name` as the server has it (deactivated ones included), or undefined. */
 async function emojiAtServer(api: Client, name: string): Promise<Record<string, any> | undefined> {
@@ -25,11 +22,7 @@ async function emojiAtServer(api: Client, name: string): Promise<Record<string, 
 
 /** Adds a custom emoji through the API, as `account`. */
 async function uploadThroughApi(url: string, account: Account, name: string): Promise<void> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), `${name}.png`);
-  const auth = `Basic ${Buffer.from(`${account.email}:${account.apiKey}`).toString('base64')}`;
-  const res = await fetch(`${url}/api/v1/realm/emoji/${name}`, { method: 'POST', headers: { Authorization: auth }, body: form });
-  assert.equal(((await res.json()) as { result: string }).result, 'success');
+  await postPng(url, account, `/realm/emoji/${name}`, `${name}.png`);
 }
 
 /** Opens Settings; its Custom emoji section, the section's list, and a row of the list by emoji name. */

@@ -10,20 +10,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Account } from './helpers.ts';
-import { browserTests, channelLink, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
-
-/** A 1x1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
-
-/** Adds the custom emoji :partyparrot: through the API, as `account`. */
-async function addPartyParrot(url: string, account: Account): Promise<void> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), 'parrot.png');
-  const auth = `Basic ${Buffer.from(`${account.email}:${account.apiKey}`).toString('base64')}`;
-  const added = (await (await fetch(`${url}/api/v1/realm/emoji/partyparrot`, { method: 'POST', headers: { Authorization: auth }, body: form })).json()) as { result: string };
-  assert.equal(added.result, 'success');
-}
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { browserTests, channelLink, eventually, loginPage, messageRow, PASSWORD, postPng, withWebServer } from './web-browser.ts';
 
 /** The suggestions shown under the compose box, as their text. */
 async function shown(page: Page): Promise<string[]> {
@@ -41,7 +29,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       const sam2 = await t.makeUser({ password: PASSWORD, name: 'Sam Same' });
       assertSuccess(await owner.request('POST', '/user_groups/create', { name: 'builders', description: 'They build.', members: JSON.stringify([bob.id]) }));
       assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'gardening' }]) }));
-      await addPartyParrot(t.url, t.owner);
+      await postPng(t.url, t.owner, '/realm/emoji/partyparrot', 'parrot.png');
 
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
@@ -156,7 +144,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
   test('the reaction picker finds any emoji by name, custom ones too, beyond the popular ones it starts with', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
-      await addPartyParrot(t.url, t.owner);
+      await postPng(t.url, t.owner, '/realm/emoji/partyparrot', 'parrot.png');
       const { id } = assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'react', content: 'react to me' }));
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);

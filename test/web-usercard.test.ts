@@ -13,20 +13,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { assertSuccess, type Account, type Client } from './helpers.ts';
-import { browserTests, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
-
-/** A 1×1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+import { browserTests, eventually, loginPage, messageRow, PASSWORD, PNG, postPng, withWebServer } from './web-browser.ts';
 
 /** Sets `account`'s avatar through the API; its avatar_url. */
 async function uploadAvatar(url: string, account: Account): Promise<string> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), 'me.png');
-  const auth = `Basic ${Buffer.from(`${account.email}:${account.apiKey}`).toString('base64')}`;
-  const res = await fetch(`${url}/api/v1/users/me/avatar`, { method: 'POST', headers: { Authorization: auth }, body: form });
-  const body = (await res.json()) as { result: string; avatar_url: string };
-  assert.equal(body.result, 'success');
-  return body.avatar_url;
+  return (await postPng(url, account, '/users/me/avatar', 'me.png')).avatar_url as string;
 }
 
 const sendTo = async (c: Client, topic: string, content: string) => assertSuccess(await c.post('/messages', { type: 'stream', to: 'general', topic, content }));
