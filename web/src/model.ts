@@ -637,17 +637,22 @@ export class Model {
     return !!this.subs.get(m.stream_id)?.is_muted || this.isTopicMuted(m.stream_id, m.subject);
   }
 
+  /** Whether an unread message counts in All messages: channels left (as the server leaves them out of unread_msgs), muted channels and topics do not. */
+  inFeed(u: UnreadInfo): boolean {
+    if (u.kind !== 'stream' || u.streamId === undefined) return true;
+    const sub = this.subs.get(u.streamId);
+    return !!sub && !sub.is_muted && !this.isTopicMuted(u.streamId, u.topic ?? '');
+  }
+
   unreadInFeed(): number {
     let n = 0;
-    for (const u of this.unread.values()) {
-      if (u.kind === 'stream' && u.streamId !== undefined) {
-        // Channels left (as the server leaves them out of unread_msgs), muted channels and topics do not count.
-        const sub = this.subs.get(u.streamId);
-        if (!sub || sub.is_muted || this.isTopicMuted(u.streamId, u.topic ?? '')) continue;
-      }
-      n++;
-    }
+    for (const u of this.unread.values()) if (this.inFeed(u)) n++;
     return n;
+  }
+
+  /** The user's channels in the left sidebar's order: pinned first, then by name. */
+  sidebarChannels(): Sub[] {
+    return [...this.subs.values()].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
   }
 
   isTopicMuted(streamId: number, topic: string): boolean {

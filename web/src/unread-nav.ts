@@ -4,8 +4,8 @@
  * by the left sidebar's order of channels (pinned first, then by name): the
  * other unread topics of the channel in view first, then the channels after
  * it, then from the top; within a channel, the topic with the oldest unread
- * message first. Muted channels and topics are skipped, as in the unread
- * counts. Conversations go by their oldest unread message.
+ * message first. Muted channels and topics are skipped, as in All
+ * messages' unread count. Conversations go by their oldest unread message.
  */
 import { model } from './model.ts';
 import type { Term } from './narrow.ts';
@@ -20,18 +20,16 @@ export function nextUnreadTopic(terms: Term[]): Term[] | null {
   // Each unread topic once, with its oldest unread message.
   const topics = new Map<string, { streamId: number; topic: string; oldest: number }>();
   for (const [id, u] of model.unread) {
-    if (u.kind !== 'stream' || u.streamId === undefined) continue;
+    if (u.kind !== 'stream' || u.streamId === undefined || !model.inFeed(u)) continue;
     const name = u.topic ?? '';
-    const sub = model.subs.get(u.streamId);
-    if (!sub || sub.is_muted || model.isTopicMuted(u.streamId, name)) continue;
     if (u.streamId === here && name.toLowerCase() === hereTopic) continue;
     const key = `${u.streamId}\n${name.toLowerCase()}`;
     const seen = topics.get(key);
-    if (!seen || id < seen.oldest) topics.set(key, { streamId: u.streamId, topic: seen?.topic ?? name, oldest: seen ? Math.min(seen.oldest, id) : id });
+    if (!seen || id < seen.oldest) topics.set(key, { streamId: u.streamId, topic: seen?.topic ?? name, oldest: id });
   }
   if (!topics.size) return null;
 
-  const order = [...model.subs.values()].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name)).map((s) => s.stream_id);
+  const order = model.sidebarChannels().map((s) => s.stream_id);
   const start = here === undefined ? 0 : Math.max(0, order.indexOf(here));
   const rank = (streamId: number) => (order.indexOf(streamId) - start + order.length) % order.length;
   const next = [...topics.values()].sort((a, b) => rank(a.streamId) - rank(b.streamId) || a.oldest - b.oldest)[0]!;

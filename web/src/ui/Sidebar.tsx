@@ -46,7 +46,7 @@ const ICONS = {
 export function Sidebar({ terms, onBrowseChannels }: { terms: Term[]; onBrowseChannels(): void }) {
   const byStream = model.unreadByStream();
   const dmUnread = model.unreadByDm();
-  const subs = [...model.subs.values()].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
+  const subs = model.sidebarChannels();
   const pinned = subs.filter((s) => s.pin_to_top);
   const others = subs.filter((s) => !s.pin_to_top);
   const chTerm = terms.find((t) => t.operator === 'channel' && !t.negated);
