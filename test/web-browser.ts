@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import assert from 'node:assert/strict';
@@ -39,6 +39,9 @@ export const PASSWORD = 'second-user-pw-1';
 export async function browserSkipReason(): Promise<string | false> {
   // The browser talks to one node; the cluster run covers the /json API it uses without a browser (web-session.test.ts).
   if (CLUSTER_SIZE > 1) return 'browser tests run in the one-process runs (TEST_CLUSTER is set)';
+  // TEST_BROWSER_FILES (comma-separated file names) limits a run's browser tests to those files (.ci/run's PostgreSQL run).
+  const only = process.env.TEST_BROWSER_FILES;
+  if (only !== undefined && !only.split(',').includes(basename(process.argv[1] ?? ''))) return `this run's browser tests are ${only} (TEST_BROWSER_FILES)`;
   if (!existsSync(CHROMIUM)) return `Chromium not found at ${CHROMIUM} (apt-get install chromium): browser tests skipped`;
   try {
     await import('playwright-core');
