@@ -1,8 +1,9 @@
 /**
  * Scheduled messages in the web client, in real Chromium: "Send later" from
  * the compose box (the server then has the message, for the time chosen),
- * the list of scheduled messages (one scheduled elsewhere shows; cancelling
- * one deletes it at the server), and refusals: a time in the past (the
+ * the list of scheduled messages (one scheduled elsewhere shows; editing one
+ * changes its time, topic and text at the server, and a change made elsewhere
+ * shows; cancelling one deletes it at the server), and refusals: a time in the past (the
  * server's reason) and nothing written (the compose box's). Skipped (with one
  * line saying why) where Chromium is not installed.
  */
@@ -28,7 +29,7 @@ function browserTime(page: Page, hours: number): Promise<[string, number]> {
 }
 
 await browserTests('the web client in Chromium: scheduled messages', (newContext) => {
-  test('send later: scheduled for the time chosen, listed, cancelled; one scheduled elsewhere shows; a past time and an empty box are refused', () =>
+  test('send later: scheduled for the time chosen, listed, edited, cancelled; one scheduled elsewhere shows; a past time and an empty box are refused', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Later' });
@@ -81,10 +82,41 @@ await browserTests('the web client in Chromium: scheduled messages', (newContext
       assert.ok(rows[0]!.includes('Bob Later') && rows[0]!.includes('a word soon'), rows[0]);
       assert.ok(rows[1]!.includes('#general \u203a later') && rows[1]!.includes('see you **tomorrow**'), rows[1]);
 
+      // Edited: a new time, topic and text; the server has them and the list shows them.
+      const row = list.getByRole('listitem').filter({ hasText: 'see you' });
+      await row.getByRole('button', { name: 'Edit' }).click();
+      const edit = row.getByRole('form', { name: 'Edit scheduled message' });
+      assert.equal(await edit.getByLabel('Send at').inputValue(), when);
+      assert.equal(await edit.getByLabel('Topic').inputValue(), 'later');
+      assert.equal(await edit.getByLabel('Message').inputValue(), 'see you **tomorrow**');
+      // A time in the past: the server's reason; nothing changes.
+      await edit.getByLabel('Send at').fill(past);
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await edit.getByRole('alert').waitFor();
+      assert.match((await edit.getByRole('alert').textContent())!, /future/);
+      assert.equal((await scheduledAtServer(owner)).find((m) => m.topic === 'later')?.scheduled_delivery_timestamp, ts);
+      const [later, laterTs] = await browserTime(page, 3);
+      await edit.getByLabel('Send at').fill(later);
+      await edit.getByLabel('Topic').fill('much later');
+      await edit.getByLabel('Message').fill('see you **next week**');
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await eventually(async () => (await edit.count()) === 0, 'the edit form closed');
+      const edited = (await scheduledAtServer(owner)).find((m) => m.scheduled_message_id === mine!.scheduled_message_id)!;
+      assert.equal(edited.topic, 'much later');
+      assert.equal(edited.content, 'see you **next week**');
+      assert.equal(edited.scheduled_delivery_timestamp, laterTs);
+      await eventually(async () => ((await row.textContent()) ?? '').includes('#general \u203a much later'), 'the new topic listed');
+      assert.ok((await row.textContent())!.includes('see you **next week**'));
+
+      // Changed elsewhere: the list shows it.
+      const dm = (await scheduledAtServer(owner)).find((m) => m.content === 'a word soon')!;
+      assertSuccess(await owner.request('PATCH', `/scheduled_messages/${dm.scheduled_message_id}`, { content: 'a word, a bit later' }));
+      await eventually(async () => (await list.getByRole('listitem').filter({ hasText: 'a word, a bit later' }).count()) === 1, 'the change made elsewhere listed');
+
       // Cancelled: gone at the server and from the list.
-      await list.getByRole('listitem').filter({ hasText: 'see you' }).getByRole('button', { name: 'Cancel message' }).click();
+      await row.getByRole('button', { name: 'Cancel message' }).click();
       await eventually(async () => (await list.getByRole('listitem').count()) === 1, 'one left in the list');
-      assert.deepEqual((await scheduledAtServer(owner)).map((m) => m.content), ['a word soon']);
+      assert.deepEqual((await scheduledAtServer(owner)).map((m) => m.content), ['a word, a bit later']);
       await ctx.close();
     }));
 });

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type ScheduledMessage } from '../model.ts';
 import { fullTime } from '../util.ts';
-import { useRequest } from './request.tsx';
+import { EditorActions, useRequest } from './request.tsx';
 
 /** `<input type="datetime-local">`'s value for a moment (local time, to the minute). */
 function localInputValue(ms: number): string {
@@ -73,12 +73,73 @@ function target(m: ScheduledMessage): string {
 }
 
 /**
+ * Changes a scheduled message's time, topic (a channel message's) and text:
+ * PATCH /scheduled_messages/{id} with what changed; the server's reason when
+ * it refuses (a time in the past, an empty text). The list shows the change
+ * from the scheduled_messages event.
+ */
+function ScheduledEdit({ m, onClose }: { m: ScheduledMessage; onClose(): void }) {
+  const [when, setWhen] = useState(() => localInputValue(m.scheduled_delivery_timestamp * 1000));
+  const [topic, setTopic] = useState(m.topic ?? '');
+  const [content, setContent] = useState(m.content);
+  const { busy, error, setError, run } = useRequest();
+  const id = `scheduled-${m.scheduled_message_id}`;
+  return (
+    <form
+      class="scheduled-edit"
+      aria-label="Edit scheduled message"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const ms = new Date(when).getTime();
+        if (Number.isNaN(ms)) {
+          setError('Choose a date and time.');
+          return;
+        }
+        const changes: Record<string, string | number> = {};
+        const timestamp = Math.floor(ms / 1000);
+        if (timestamp !== m.scheduled_delivery_timestamp) changes.scheduled_delivery_timestamp = timestamp;
+        if (m.type === 'stream' && topic !== (m.topic ?? '')) changes.topic = topic;
+        if (content !== m.content) changes.content = content;
+        if (!Object.keys(changes).length) {
+          onClose();
+          return;
+        }
+        void run(async () => {
+          await api('PATCH', `/scheduled_messages/${m.scheduled_message_id}`, changes);
+          onClose();
+        });
+      }}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          onClose();
+        }
+      }}
+    >
+      <label for={`${id}-at`}>Send at</label>
+      <input id={`${id}-at`} type="datetime-local" required value={when} onInput={(e) => setWhen(e.currentTarget.value)} />
+      {m.type === 'stream' && (
+        <>
+          <label for={`${id}-topic`}>Topic</label>
+          <input id={`${id}-topic`} value={topic} onInput={(e) => setTopic(e.currentTarget.value)} />
+        </>
+      )}
+      <label for={`${id}-text`}>Message</label>
+      <textarea id={`${id}-text`} rows={3} value={content} onInput={(e) => setContent(e.currentTarget.value)} />
+      <EditorActions save="Save" disabled={busy} error={error} onCancel={onClose} />
+    </form>
+  );
+}
+
+/**
  * The user's scheduled messages not sent yet (soonest first), each with its
- * time, where it goes, its text, and a way to cancel it (DELETE
- * /scheduled_messages/{id}); the scheduled_messages events keep it current.
+ * time, where it goes, its text, a way to change it, and a way to cancel it
+ * (DELETE /scheduled_messages/{id}); the scheduled_messages events keep it
+ * current.
  */
 export function ScheduledList() {
   const { busy, error, run } = useRequest();
+  const [editing, setEditing] = useState<number | null>(null);
   const list = [...model.scheduledMessages.values()].sort((a, b) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp);
   if (!list.length) return null;
   return (
@@ -93,9 +154,15 @@ export function ScheduledList() {
             </span>
             <span class="scheduled-target">{target(m)}</span>
             <span class="scheduled-text">{m.content}</span>
-            <button type="button" class="btn small" disabled={busy} onClick={() => void run(() => api('DELETE', `/scheduled_messages/${m.scheduled_message_id}`))}>
-              Cancel message
-            </button>
+            <span class="scheduled-actions">
+              <button type="button" class="btn small" aria-expanded={editing === m.scheduled_message_id} onClick={() => setEditing(editing === m.scheduled_message_id ? null : m.scheduled_message_id)}>
+                Edit
+              </button>
+              <button type="button" class="btn small" disabled={busy} onClick={() => void run(() => api('DELETE', `/scheduled_messages/${m.scheduled_message_id}`))}>
+                Cancel message
+              </button>
+            </span>
+            {editing === m.scheduled_message_id && <ScheduledEdit m={m} onClose={() => setEditing(null)} />}
           </li>
         ))}
       </ul>
