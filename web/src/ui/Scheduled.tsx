@@ -19,6 +19,28 @@ function nextHour(): string {
 }
 
 /**
+ * The handlers of a form with a "Send at" time: on submit, `submit` gets the
+ * chosen time as a Unix timestamp (or the form says to choose one); Escape
+ * closes the form.
+ */
+function timeFormHandlers(when: string, setError: (error: string) => void, onClose: () => void, submit: (timestamp: number) => void) {
+  return {
+    onSubmit(e: Event) {
+      e.preventDefault();
+      const ms = new Date(when).getTime();
+      if (Number.isNaN(ms)) setError('Choose a date and time.');
+      else submit(Math.floor(ms / 1000));
+    },
+    onKeyDown(e: KeyboardEvent) {
+      if (e.key === 'Escape') {
+        e.stopPropagation();
+        onClose();
+      }
+    },
+  };
+}
+
+/**
  * The compose box's "Send later": a time, then POST /scheduled_messages with
  * what the box would send (`send(timestamp)` does it and empties the box; it
  * answers false, with the box saying why, when there is nothing to send yet).
@@ -30,23 +52,11 @@ export function ScheduleForm({ send, onClose }: { send(timestamp: number): Promi
     <form
       class="schedule-form"
       aria-label="Send later"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const ms = new Date(when).getTime();
-        if (Number.isNaN(ms)) {
-          setError('Choose a date and time.');
-          return;
-        }
+      {...timeFormHandlers(when, setError, onClose, (timestamp) =>
         void run(async () => {
-          if (await send(Math.floor(ms / 1000))) onClose();
-        });
-      }}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.stopPropagation();
-          onClose();
-        }
-      }}
+          if (await send(timestamp)) onClose();
+        }),
+      )}
     >
       <label for="schedule-at">Send at</label>
       <input id="schedule-at" type="datetime-local" required value={when} onInput={(e) => setWhen(e.currentTarget.value)} />
@@ -88,15 +98,8 @@ function ScheduledEdit({ m, onClose }: { m: ScheduledMessage; onClose(): void })
     <form
       class="scheduled-edit"
       aria-label="Edit scheduled message"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const ms = new Date(when).getTime();
-        if (Number.isNaN(ms)) {
-          setError('Choose a date and time.');
-          return;
-        }
+      {...timeFormHandlers(when, setError, onClose, (timestamp) => {
         const changes: Record<string, string | number> = {};
-        const timestamp = Math.floor(ms / 1000);
         if (timestamp !== m.scheduled_delivery_timestamp) changes.scheduled_delivery_timestamp = timestamp;
         if (m.type === 'stream' && topic !== (m.topic ?? '')) changes.topic = topic;
         if (content !== m.content) changes.content = content;
@@ -108,13 +111,7 @@ function ScheduledEdit({ m, onClose }: { m: ScheduledMessage; onClose(): void })
           await api('PATCH', `/scheduled_messages/${m.scheduled_message_id}`, changes);
           onClose();
         });
-      }}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.stopPropagation();
-          onClose();
-        }
-      }}
+      })}
     >
       <label for={`${id}-at`}>Send at</label>
       <input id={`${id}-at`} type="datetime-local" required value={when} onInput={(e) => setWhen(e.currentTarget.value)} />
