@@ -10,9 +10,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
-import { startTestServer, assertSuccess, assertSchema, haveOpenApi, openQueue, OPENAPI_PATH, type Account, type Client, type Res, type TestServer } from './helpers.ts';
+import { startTestServer, assertSuccess, assertSchema, haveOpenApi, openQueue, readOpenApiDocument, type Account, type Client, type Res, type TestServer } from './helpers.ts';
 
 let t: TestServer;
 let owner: Client;
@@ -31,7 +29,7 @@ let components: Record<string, any> = {};
 /** The event variants (oneOf items) of the GET /events response in the reference OpenAPI. */
 function eventVariants(): any[] {
   if (!variants) {
-    const doc = parseYaml(readFileSync(OPENAPI_PATH, 'utf8'));
+    const doc = readOpenApiDocument();
     components = doc.components.schemas;
     variants = doc.paths['/events'].get.responses['200'].content['application/json'].schema.allOf[1].properties.events.items.oneOf;
   }

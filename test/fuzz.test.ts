@@ -8,11 +8,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { parse as parseYaml } from 'yaml';
 import { WebClient } from './web-helpers.ts';
-import { Client, haveOpenApi, OPENAPI_PATH, startTestServer, assertError, assertSuccess, type TestServer } from './helpers.ts';
+import { Client, haveOpenApi, readOpenApiDocument, startTestServer, assertError, assertSuccess, type TestServer } from './helpers.ts';
 
 type Kind = 'int' | 'bool' | 'number' | 'array' | 'object' | 'string' | 'any';
 interface FuzzParam {
@@ -52,7 +50,7 @@ function kindOf(schema: any): Kind {
 }
 
 function loadOperations(): Operation[] {
-  const doc = parseYaml(readFileSync(OPENAPI_PATH, 'utf8')) as any;
+  const doc = readOpenApiDocument() as any;
   const resolve = (x: any): any => {
     while (x && x.$ref) x = x.$ref.split('/').slice(1).reduce((o: any, k: string) => o[k], doc);
     return x;

@@ -8,11 +8,11 @@
  */
 import { spawn } from 'node:child_process';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
-import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { after } from 'node:test';
 import pg from 'pg';
@@ -430,10 +430,36 @@ let ajv: Ajv | null | undefined;
 let openapi: any;
 const compiled = new Map<string, ReturnType<Ajv['compile']>>();
 
+/**
+ * The reference OpenAPI document (OPENAPI_PATH, which must exist), parsed.
+ * Parsing its megabyte of YAML takes about 0.6 s of CPU in each test file's
+ * process that needs it; the first such process of a run keeps the result as
+ * JSON in the temporary directory, named by the YAML's SHA-256, and the
+ * others read that (a few milliseconds).
+ */
+export function readOpenApiDocument(): any {
+  const text = readFileSync(OPENAPI_PATH, 'utf8');
+  const cache = join(tmpdir(), `parley-openapi-${createHash('sha256').update(text).digest('hex').slice(0, 24)}.json`);
+  try {
+    return JSON.parse(readFileSync(cache, 'utf8'));
+  } catch {
+    // Not made yet (or unreadable): parse the YAML.
+  }
+  const doc = parseYaml(text);
+  try {
+    const part = `${cache}.${process.pid}`;
+    writeFileSync(part, JSON.stringify(doc));
+    renameSync(part, cache);
+  } catch {
+    // A read-only temporary directory: every process parses the YAML.
+  }
+  return doc;
+}
+
 function loadOpenApi(): Ajv | null {
   if (ajv !== undefined) return ajv;
   if (!existsSync(OPENAPI_PATH)) return (ajv = null);
-  openapi = parseYaml(readFileSync(OPENAPI_PATH, 'utf8'));
+  openapi = readOpenApiDocument();
   const a = new Ajv({ strict: false, allErrors: true, validateFormats: true });
   (addFormatsModule as unknown as (a: Ajv) => void)(a);
   a.addSchema({ components: fixRefs(openapi.components, false) }, 'openapi.json');
