@@ -190,6 +190,17 @@ await browserTests('the web client in Chromium: custom profile fields', (newCont
       await added(8);
       const chat = (await fieldsAtServer(owner)).at(-1)!;
       assert.deepEqual([chat.name, chat.type, JSON.parse(chat.field_data)], ['Chat handle', 7, { subtype: 'custom', url_pattern: 'https://chat.example/u/%(username)s' }]);
+      // Its URL pattern edited: a bad one refused with the server's reason, then a new one the server has.
+      await s.row('Chat handle').getByRole('button', { name: 'Edit Chat handle' }).click();
+      const chatEditor = s.row('Chat handle').getByRole('form', { name: 'Edit Chat handle' });
+      assert.equal(await chatEditor.getByLabel('URL pattern').inputValue(), 'https://chat.example/u/%(username)s');
+      await chatEditor.getByLabel('URL pattern').fill('https://talk.example/people');
+      await chatEditor.getByRole('button', { name: 'Save field' }).click();
+      assert.equal(await chatEditor.getByRole('alert').textContent(), "URL pattern must contain '%(username)s'.");
+      await chatEditor.getByLabel('URL pattern').fill('https://talk.example/people/%(username)s');
+      await chatEditor.getByRole('button', { name: 'Save field' }).click();
+      await eventually(async () => (await chatEditor.count()) === 0, 'the editor closed');
+      assert.deepEqual(JSON.parse((await fieldsAtServer(owner)).at(-1)!.field_data), { subtype: 'custom', url_pattern: 'https://talk.example/people/%(username)s' });
 
       // A member: no administrators' section, but their own fields to fill in.
       const bobPage = await loginPage(await newContext(), t.url, bob.email, PASSWORD);

@@ -293,6 +293,9 @@ function EditProfileField({ field: f, onDone }: { field: ProfileField; onDone():
   const { draft, set } = useDraft(initial);
   const save = useRequest();
   const d = fieldData(f);
+  // A custom external account's URL pattern is its own field data.
+  const customAccount = f.type === TYPE.EXTERNAL_ACCOUNT && d.subtype === 'custom';
+  const [urlPattern, setUrlPattern] = useState(typeof d.url_pattern === 'string' ? d.url_pattern : '');
   const changed = <T,>(now: T, was: T) => (now === was ? undefined : now);
   return (
     <form
@@ -303,7 +306,12 @@ function EditProfileField({ field: f, onDone }: { field: ProfileField; onDone():
         const params = {
           name: changed(draft.name, initial.name),
           hint: changed(draft.hint, initial.hint),
-          field_data: f.type === TYPE.SELECT && draft.options !== initial.options ? optionsData(draft.options, before) : undefined,
+          field_data:
+            f.type === TYPE.SELECT && draft.options !== initial.options
+              ? optionsData(draft.options, before)
+              : customAccount && urlPattern !== d.url_pattern
+                ? { subtype: 'custom', url_pattern: urlPattern }
+                : undefined,
           display_in_profile_summary: changed(draft.summary, initial.summary),
           required: changed(draft.required, initial.required),
           editable_by_user: changed(draft.editable, initial.editable),
@@ -311,7 +319,13 @@ function EditProfileField({ field: f, onDone }: { field: ProfileField; onDone():
         void save.run(() => api('PATCH', `/realm/profile_fields/${f.id}`, params)).then((ok) => ok && onDone());
       }}
     >
-      <FieldSettings ids={`profile-field-${f.id}`} type={f.type} draft={draft} set={set} nameFixed={f.type === TYPE.EXTERNAL_ACCOUNT && d.subtype !== 'custom'} />
+      {customAccount && (
+        <>
+          <label for={`profile-field-${f.id}-pattern`}>URL pattern</label>
+          <input id={`profile-field-${f.id}-pattern`} type="text" value={urlPattern} required onInput={(e) => setUrlPattern(e.currentTarget.value)} />
+        </>
+      )}
+      <FieldSettings ids={`profile-field-${f.id}`} type={f.type} draft={draft} set={set} nameFixed={f.type === TYPE.EXTERNAL_ACCOUNT && !customAccount} />
       <EditorActions save="Save field" disabled={save.busy} error={save.error} onCancel={onDone} />
     </form>
   );
