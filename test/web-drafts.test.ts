@@ -2,7 +2,7 @@
  * Drafts in the web client, in real Chromium: what is written in the compose
  * box is saved as a draft at the server (created, then changed), comes back
  * in the box on returning to the conversation and after a reload, and goes
- * when the message is sent; the Drafts list (newest first) restores and
+ * when the message is sent or scheduled, or the box emptied; the Drafts list (newest first) restores and
  * deletes drafts, shows the ones made elsewhere live and the server's
  * refusal; with synchronization off, drafts stay in the browser. Skipped
  * (with one line saying why) where Chromium is not installed.
@@ -18,7 +18,7 @@ async function draftsAtServer(api: Client): Promise<Array<Record<string, any>>> 
 }
 
 await browserTests('the web client in Chromium: drafts', (newContext) => {
-  test('the compose box is saved as a draft, restored on return and after a reload, deleted on sending; the Drafts list restores, deletes and shows drafts made elsewhere', () =>
+  test('the compose box is saved as a draft, restored on return and after a reload, deleted on sending, scheduling or emptying; the Drafts list restores, deletes and shows drafts made elsewhere', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Drafts' });
@@ -67,6 +67,21 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
       await eventually(async () => (await draftsAtServer(owner)).length === 0, 'the draft deleted after sending');
       const sent = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: generalId }]) }));
       assert.equal(sent.messages[0].content, '<p>a whole thought</p>');
+
+      // Scheduled ("Send later", for the next hour it offers): the draft is gone too.
+      await box.fill('for later');
+      await eventually(async () => (await draftsAtServer(owner))[0]?.content === 'for later', 'the next draft at the server');
+      await compose.getByRole('button', { name: 'Send later' }).click();
+      await compose.getByRole('form', { name: 'Send later' }).getByRole('button', { name: 'Schedule' }).click();
+      await eventually(async () => (await draftsAtServer(owner)).length === 0, 'the draft deleted after scheduling');
+      const scheduled = assertSuccess(await owner.get('/scheduled_messages')).scheduled_messages as Array<Record<string, any>>;
+      assert.deepEqual(scheduled.map((m) => m.content), ['for later']);
+
+      // Emptied: the draft is deleted.
+      await box.fill('never mind');
+      await eventually(async () => (await draftsAtServer(owner)).length === 1, 'a draft again');
+      await box.fill('');
+      await eventually(async () => (await draftsAtServer(owner)).length === 0, 'the emptied draft deleted');
 
       // A direct message's draft.
       await page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /Bob Drafts/ }).click();
