@@ -153,6 +153,18 @@ export interface ScheduledMessage {
   failed: boolean;
 }
 
+/** A draft, as /register's drafts and the drafts events give it ('stream' or 'private'; '' for one without an address). */
+export interface Draft {
+  id: number;
+  type: string;
+  /** The channel's ID, or the recipients' IDs. */
+  to: number[];
+  topic: string;
+  content: string;
+  /** When it was last changed (seconds). */
+  timestamp: number;
+}
+
 /** A group setting's value: a group's ID, or an anonymous group of users and groups. */
 export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
 
@@ -402,6 +414,8 @@ export class Model {
   playgrounds: Playground[] = [];
   /** The user's scheduled messages not sent yet, by ID. */
   scheduledMessages = new Map<number, ScheduledMessage>();
+  /** The user's drafts at the server, by ID (while enable_drafts_synchronization is on). */
+  drafts = new Map<number, Draft>();
   mutedTopics = new Set<string>();
   followedTopics = new Set<string>();
   /** Called with each new message from the server (not with the ones fetched): desktop notifications. */
@@ -515,6 +529,8 @@ export class Model {
     this.playgrounds = r.realm_playgrounds ?? [];
     this.scheduledMessages.clear();
     for (const m of r.scheduled_messages ?? []) this.scheduledMessages.set(m.scheduled_message_id, m);
+    this.drafts.clear();
+    for (const d of r.drafts ?? []) this.drafts.set(d.id, d);
     this.mutedTopics.clear();
     this.followedTopics.clear();
     for (const t of r.user_topics ?? []) this.noteTopicPolicy(t);
@@ -807,6 +823,8 @@ export class Model {
       }
       case 'user_settings':
         if (ev.op === 'update') this.settings[ev.property] = ev.value;
+        // Turning synchronization off deletes the server's drafts (without drafts events).
+        if (ev.property === 'enable_drafts_synchronization') this.drafts.clear();
         break;
       case 'realm_bot':
         if (ev.op === 'add') this.botIds.add(ev.bot.user_id);
@@ -835,6 +853,11 @@ export class Model {
         if (ev.op === 'add') for (const m of ev.scheduled_messages ?? []) this.scheduledMessages.set(m.scheduled_message_id, m);
         else if (ev.op === 'update') this.scheduledMessages.set(ev.scheduled_message.scheduled_message_id, { ...this.scheduledMessages.get(ev.scheduled_message.scheduled_message_id), ...ev.scheduled_message });
         else if (ev.op === 'remove') this.scheduledMessages.delete(ev.scheduled_message_id);
+        break;
+      case 'drafts':
+        if (ev.op === 'add') for (const d of ev.drafts ?? []) this.drafts.set(d.id, d);
+        else if (ev.op === 'update') this.drafts.set(ev.draft.id, ev.draft);
+        else if (ev.op === 'remove') this.drafts.delete(ev.draft_id);
         break;
       case 'realm_playgrounds':
         this.playgrounds = ev.realm_playgrounds ?? [];

@@ -1,12 +1,17 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
-import { model } from '../model.ts';
-import type { Term } from '../narrow.ts';
+import { model, type Draft } from '../model.ts';
+import { narrowToHash, type Term } from '../narrow.ts';
+import { discardDraft, draftFor, draftTarget, saveDraft, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
 import { cx, fullTime, prepareHtml } from '../util.ts';
 import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { ScheduledList, ScheduleForm } from './Scheduled.tsx';
+import { DraftsList } from './Drafts.tsx';
+
+/** How long the box waits after the last change before saving its draft (ms). */
+const DRAFT_DELAY = 1000;
 
 /** Audio types the server renders as a player in media syntax (Zulip's AUDIO_INLINE_MIME_TYPES). */
 const PLAYABLE_AUDIO_TYPES = new Set(['audio/aac', 'audio/flac', 'audio/mp4', 'audio/mpeg', 'audio/wav', 'audio/webm']);
@@ -26,6 +31,13 @@ function targetFromNarrow(terms: Term[]): { mode: Mode; streamId?: number; topic
   if (ch && typeof ch.operand === 'number') return { mode: 'stream', streamId: ch.operand, topic: topic ? String(topic.operand) : undefined };
   if (terms.length === 1 && terms[0]!.operator === 'is' && terms[0]!.operand === 'dm') return { mode: 'dm' };
   return { mode: 'stream' };
+}
+
+/** The conversation a narrow is about (a channel, with its topic or none, or a direct-message conversation), if it is about one. */
+function narrowDraftTarget(t: ReturnType<typeof targetFromNarrow>): DraftTarget | null {
+  if (t.mode === 'dm' && t.dm?.length) return { type: 'private', to: t.dm, topic: '' };
+  if (t.mode === 'stream' && t.streamId !== undefined) return { type: 'stream', to: [t.streamId], topic: t.topic ?? '' };
+  return null;
 }
 
 export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: Term[] }) {
@@ -59,6 +71,15 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
    */
   const topicTypedAt = useRef<string | null>(null);
 
+  /** The draft the box writes to (a new one until saved). */
+  const slot = useRef<DraftSlot>({ id: null });
+  /** The conversation and text last saved to (or restored from) that draft: nothing to save while the box still holds them. */
+  const savedAs = useRef('');
+  const draftTimer = useRef<number | null>(null);
+  /** Saves the box's draft now (set on each render, so that timers and listeners see the current text). */
+  const flushRef = useRef<() => void>(() => {});
+  const firstNarrow = useRef(true);
+
   // Follow the narrow: viewing a topic or a conversation makes it the target.
   // In the same update as the narrow (a layout effect, not one after the
   // next paint), so that what is typed next goes to the new target.
@@ -67,6 +88,22 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     const t = targetFromNarrow(terms);
     const topicTyped = topicTypedAt.current === location.hash;
     topicTypedAt.current = null;
+    // Another conversation: what the box holds stays as the old one's draft,
+    // and this one's draft (if any) comes back. Not when the topic was typed
+    // after the click: that text was written for the new narrow.
+    const next = narrowDraftTarget(t);
+    const here = draftTargetNow();
+    const first = firstNarrow.current;
+    firstNarrow.current = false;
+    if (next && !topicTyped && (first || !here || targetKey(next) !== targetKey(here))) {
+      if (here) flushRef.current();
+      if (here || !content.trim()) {
+        const d = draftFor(next);
+        slot.current = { id: d?.id ?? null };
+        savedAs.current = `${targetKey(next)}\n${d?.content ?? ''}`;
+        setContent(d?.content ?? '');
+      }
+    }
     if (t.mode === 'dm' && t.dm) {
       setMode('dm');
       setDmIds(t.dm);
@@ -92,6 +129,76 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     return (subs.find((x) => !x.invite_only) ?? subs[0])?.stream_id;
   })();
   const effectiveStream = streamId !== undefined && model.subs.has(streamId) ? streamId : fallbackStream;
+
+  // ---- drafts: saved a moment after the last change, and at once on leaving the conversation or the page
+  function draftTargetNow(): DraftTarget | null {
+    if (mode === 'stream') return effectiveStream === undefined ? null : { type: 'stream', to: [effectiveStream], topic };
+    return dmIds.length ? { type: 'private', to: dmIds, topic: '' } : null;
+  }
+
+  flushRef.current = () => {
+    if (draftTimer.current !== null) clearTimeout(draftTimer.current);
+    draftTimer.current = null;
+    const t = draftTargetNow();
+    if (!t) return;
+    const state = `${targetKey(t)}\n${content}`;
+    if (state === savedAs.current) return;
+    savedAs.current = state;
+    if (!content.trim() && slot.current.id === null) return;
+    saveDraft(slot.current, t, content).catch((err) => console.error('draft not saved', err));
+  };
+
+  useEffect(() => {
+    if (draftTimer.current !== null) clearTimeout(draftTimer.current);
+    draftTimer.current = window.setTimeout(() => flushRef.current(), DRAFT_DELAY);
+  }, [content, mode, effectiveStream, topic, dmIds.join(',')]);
+
+  useEffect(() => {
+    const onHide = () => {
+      if (document.visibilityState === 'hidden') flushRef.current();
+    };
+    const onPageHide = () => flushRef.current();
+    document.addEventListener('visibilitychange', onHide);
+    addEventListener('pagehide', onPageHide);
+    return () => {
+      document.removeEventListener('visibilitychange', onHide);
+      removeEventListener('pagehide', onPageHide);
+      flushRef.current();
+    };
+  }, []);
+
+  /** The box's draft is done with (its message is going): the box starts a new one; the caller deletes the old one once the message went. */
+  function takeDraft(): DraftSlot {
+    const taken = slot.current;
+    slot.current = { id: null };
+    if (draftTimer.current !== null) clearTimeout(draftTimer.current);
+    draftTimer.current = null;
+    const t = draftTargetNow();
+    savedAs.current = t ? `${targetKey(t)}\n` : '';
+    return taken;
+  }
+
+  /** A draft from the Drafts list: its conversation in view, its text in the box (what the box held stays as its own draft). */
+  function restoreDraft(d: Draft): void {
+    flushRef.current();
+    const t = draftTarget(d);
+    if (t.type === 'stream') {
+      setMode('stream');
+      setStreamId(t.to[0]);
+      setTopic(t.topic);
+      setDmIds([]);
+    } else {
+      setMode('dm');
+      setDmIds(t.to.filter((id) => id !== model.me.user_id));
+    }
+    setContent(d.content);
+    setPreview(null);
+    slot.current = { id: d.id };
+    savedAs.current = `${targetKey(t)}\n${d.content}`;
+    const narrow: Term[] = t.type === 'stream' ? [{ operator: 'channel', operand: t.to[0]! }, { operator: 'topic', operand: t.topic }] : [{ operator: 'dm', operand: t.to }];
+    location.hash = narrowToHash(narrow);
+    setTimeout(() => textRef.current?.focus(), 0);
+  }
 
   if (handle && typeof handle === 'object') {
     handle.current = {
@@ -194,6 +301,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     const params = outgoing();
     if (!params) return false;
     await api('POST', '/scheduled_messages', { ...params, scheduled_delivery_timestamp: timestamp });
+    void discardDraft(takeDraft()).catch(() => {});
     setContent('');
     setPreview(null);
     stopTyping();
@@ -206,6 +314,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     if (!params) return;
     // The box empties as the message goes, so that the next one can be written
     // (or files dropped) meanwhile; a message that was not sent comes back.
+    const draft = takeDraft();
     setContent('');
     setPreview(null);
     stopTyping();
@@ -214,7 +323,10 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     outbox.current = sent.catch(() => {});
     try {
       await sent;
+      // Sent: its draft goes (after any save of it still under way).
+      void discardDraft(draft).catch(() => {});
     } catch (err) {
+      if (slot.current.id === null) slot.current = draft;
       setContent((c) => (c ? `${content}\n${c}` : content));
       setError(err instanceof ApiError ? err.message : 'Not sent: the server could not be reached. Your message is still here.');
     }
@@ -449,6 +561,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
           </p>
         )}
         <ScheduledList />
+        <DraftsList onRestore={restoreDraft} />
       </div>
     </section>
   );

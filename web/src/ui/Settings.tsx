@@ -107,6 +107,10 @@ export function Settings({ onClose }: { onClose(): void }) {
           }} />
           Let others see when I am typing
         </label>
+        <label class="check">
+          <input type="checkbox" checked={model.settings.enable_drafts_synchronization !== false} onChange={(e) => void setSetting('enable_drafts_synchronization', e.currentTarget.checked)} />
+          Keep my drafts at the server (else only in this browser)
+        </label>
         {display.view}
       </section>
       <Notifications setSetting={setSetting} />

@@ -1,0 +1,170 @@
+/**
+ * Drafts in the web client, in real Chromium: what is written in the compose
+ * box is saved as a draft at the server (created, then changed), comes back
+ * in the box on returning to the conversation and after a reload, and goes
+ * when the message is sent or scheduled, or the box emptied; the Drafts list (newest first) restores and
+ * deletes drafts, shows the ones made elsewhere live and the server's
+ * refusal; with synchronization off, drafts stay in the browser. Skipped
+ * (with one line saying why) where Chromium is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
+import { browserTests, channelLink, eventGate, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+
+/** The user's drafts as the server has them. */
+async function draftsAtServer(api: Client): Promise<Array<Record<string, any>>> {
+  return assertSuccess(await api.get('/drafts')).drafts as Array<Record<string, any>>;
+}
+
+await browserTests('the web client in Chromium: drafts', (newContext) => {
+  test('the compose box is saved as a draft, restored on return and after a reload, deleted on sending, scheduling or emptying; the Drafts list restores, deletes and shows drafts made elsewhere', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Drafts' });
+      const generalId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      const coreId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'core team' })).stream_id as number;
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'plans', content: 'kickoff' }));
+      assertSuccess(await owner.request('POST', '/messages', { type: 'direct', to: JSON.stringify([bob.id]), content: 'hello Bob' }));
+      const ctx = await newContext();
+      const gate = await eventGate(ctx);
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const box = page.getByLabel('Message', { exact: true });
+      const compose = page.getByRole('region', { name: 'Compose' });
+      const openTopic = async () => {
+        await (await channelLink(page, 'general')).click();
+        await page.getByRole('list', { name: 'In general' }).getByRole('link', { name: /^plans/ }).click();
+        await page.getByRole('heading', { name: /plans/ }).waitFor();
+      };
+
+      // Written in a topic, then elsewhere: the box empties, the server has the draft.
+      await openTopic();
+      await box.fill('half a thought');
+      await (await channelLink(page, 'core team')).click();
+      await page.getByRole('heading', { name: '#core team' }).waitFor();
+      await eventually(async () => (await box.inputValue()) === '', 'the box to empty in another channel');
+      await eventually(async () => (await draftsAtServer(owner)).length === 1, 'the draft at the server');
+      const [saved] = await draftsAtServer(owner);
+      assert.equal(saved!.type, 'stream');
+      assert.deepEqual(saved!.to, [generalId]);
+      assert.equal(saved!.topic, 'plans');
+      assert.equal(saved!.content, 'half a thought');
+
+      // Back in the topic: the text is in the box; more typing changes the same draft.
+      await openTopic();
+      await eventually(async () => (await box.inputValue()) === 'half a thought', 'the draft back in the box');
+      await box.fill('a whole thought');
+      await eventually(async () => (await draftsAtServer(owner))[0]?.content === 'a whole thought', 'the draft changed at the server');
+      assert.deepEqual((await draftsAtServer(owner)).map((d) => d.id), [saved!.id]);
+
+      // A reload: the text is back in the box.
+      await page.reload();
+      await page.getByRole('log', { name: 'History' }).waitFor();
+      await eventually(async () => (await box.inputValue()) === 'a whole thought', 'the draft in the box after a reload');
+
+      // Sent: the message is there and the draft is gone at the server.
+      await box.press('Enter');
+      await eventually(async () => (await draftsAtServer(owner)).length === 0, 'the draft deleted after sending');
+      const sent = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: generalId }]) }));
+      assert.equal(sent.messages[0].content, '<p>a whole thought</p>');
+
+      // Scheduled ("Send later", for the next hour it offers): the draft is gone too.
+      await box.fill('for later');
+      await eventually(async () => (await draftsAtServer(owner))[0]?.content === 'for later', 'the next draft at the server');
+      await compose.getByRole('button', { name: 'Send later' }).click();
+      await compose.getByRole('form', { name: 'Send later' }).getByRole('button', { name: 'Schedule' }).click();
+      await eventually(async () => (await draftsAtServer(owner)).length === 0, 'the draft deleted after scheduling');
+      const scheduled = assertSuccess(await owner.get('/scheduled_messages')).scheduled_messages as Array<Record<string, any>>;
+      assert.deepEqual(scheduled.map((m) => m.content), ['for later']);
+
+      // Emptied: the draft is deleted.
+      await box.fill('never mind');
+      await eventually(async () => (await draftsAtServer(owner)).length === 1, 'a draft again');
+      await box.fill('');
+      await eventually(async () => (await draftsAtServer(owner)).length === 0, 'the emptied draft deleted');
+
+      // A direct message's draft.
+      await page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /Bob Drafts/ }).click();
+      await box.fill('psst');
+      await (await channelLink(page, 'general')).click();
+      await eventually(async () => (await draftsAtServer(owner)).length === 1, 'the direct-message draft at the server');
+      const [dm] = await draftsAtServer(owner);
+      assert.equal(dm!.type, 'private');
+      assert.deepEqual(dm!.to, [bob.id]);
+      assert.equal(dm!.content, 'psst');
+
+      // The list: a draft made through the API shows live, newest first; a change to it too.
+      await compose.getByText(/^Drafts \(\d+\)$/).click();
+      const list = compose.getByRole('list', { name: 'Drafts' });
+      await eventually(async () => (await list.getByRole('listitem').count()) === 1, 'the direct-message draft listed');
+      const made = assertSuccess(
+        await owner.post('/drafts', { drafts: JSON.stringify([{ type: 'stream', to: [coreId], topic: 'from afar', content: 'made elsewhere', timestamp: Math.floor(Date.now() / 1000) + 5 }]) }),
+      ).ids[0] as number;
+      await eventually(async () => (await list.getByRole('listitem').count()) === 2, 'the draft made elsewhere listed');
+      let rows = await list.getByRole('listitem').allTextContents();
+      assert.ok(rows[0]!.includes('#core team \u203a from afar') && rows[0]!.includes('made elsewhere'), rows[0]);
+      assert.ok(rows[1]!.includes('Bob Drafts') && rows[1]!.includes('psst'), rows[1]);
+      await compose.getByText('Drafts (2)').waitFor();
+      assertSuccess(await owner.patch(`/drafts/${made}`, { draft: JSON.stringify({ type: 'stream', to: [coreId], topic: 'from afar', content: 'changed elsewhere', timestamp: Math.floor(Date.now() / 1000) + 6 }) }));
+      await list.getByRole('listitem').filter({ hasText: 'changed elsewhere' }).waitFor();
+
+      // Deleted elsewhere while this page has not heard: the server's refusal shows; then it goes from the list.
+      gate.hold();
+      assertSuccess(await owner.delete(`/drafts/${made}`));
+      await list.getByRole('listitem').filter({ hasText: 'changed elsewhere' }).getByRole('button', { name: 'Delete' }).click();
+      await compose.getByRole('alert').filter({ hasText: 'Draft does not exist' }).waitFor();
+      gate.release();
+      await eventually(async () => (await list.getByRole('listitem').count()) === 1, 'the deleted draft gone from the list');
+
+      // Deleted from the list: gone at the server.
+      const other = assertSuccess(await owner.post('/drafts', { drafts: JSON.stringify([{ type: 'stream', to: [generalId], topic: 'scrap', content: 'to be deleted' }]) })).ids[0] as number;
+      await list.getByRole('listitem').filter({ hasText: 'to be deleted' }).getByRole('button', { name: 'Delete' }).click();
+      await eventually(async () => (await list.getByRole('listitem').count()) === 1, 'the draft deleted from the list');
+      assert.ok(!(await draftsAtServer(owner)).some((d) => d.id === other));
+
+      // Restored: the conversation in view, the text in the box; sent, the draft is gone.
+      await list.getByRole('listitem').filter({ hasText: 'psst' }).getByRole('button', { name: 'Restore' }).click();
+      await eventually(async () => (await box.inputValue()) === 'psst', 'the restored draft in the box');
+      await eventually(async () => (await page.evaluate(() => (globalThis as any).location.hash)) === `#narrow/dm/${bob.id}`, 'the conversation in view');
+      await compose.getByRole('button', { name: 'Send', exact: true }).click();
+      await eventually(async () => (await draftsAtServer(owner)).length === 0, 'the restored draft deleted after sending');
+      await compose.getByText('Drafts (0)').waitFor();
+      await ctx.close();
+    }));
+
+  test('with synchronizing drafts off (in Settings), drafts are kept in the browser and the list says so', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'local', content: 'kickoff' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const box = page.getByLabel('Message', { exact: true });
+      const compose = page.getByRole('region', { name: 'Compose' });
+
+      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('checkbox', { name: /Keep my drafts at the server/ }).uncheck();
+      // The server refuses drafts now, saying why.
+      await eventually(async () => (await owner.get('/drafts')).body.msg === 'User has disabled synchronizing drafts.', 'the setting off at the server');
+      await page.keyboard.press('Escape');
+
+      await (await channelLink(page, 'general')).click();
+      await page.getByRole('list', { name: 'In general' }).getByRole('link', { name: /^local/ }).click();
+      await page.getByRole('heading', { name: /local/ }).waitFor();
+      await box.fill('only here');
+      await (await channelLink(page, 'core team')).click();
+      await eventually(async () => (await box.inputValue()) === '', 'the box to empty in another channel');
+      await compose.getByText('Drafts (1)').click();
+      await compose.getByText('Drafts are kept in this browser only', { exact: false }).waitFor();
+      assert.match((await compose.getByRole('list', { name: 'Drafts' }).getByRole('listitem').textContent())!, /#general \u203a local.*only here/);
+
+      // After a reload the browser still has it: back in the topic, the text is in the box.
+      await page.reload();
+      await page.getByRole('log', { name: 'History' }).waitFor();
+      await (await channelLink(page, 'general')).click();
+      await page.getByRole('list', { name: 'In general' }).getByRole('link', { name: /^local/ }).click();
+      await eventually(async () => (await box.inputValue()) === 'only here', 'the browser draft back in the box');
+      await box.press('Enter');
+      await compose.getByText('Drafts (0)').waitFor();
+      await ctx.close();
+    }));
+});
