@@ -59,7 +59,10 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is
 function addOption(poll: Poll, key: string, option: string): void {
   // The /poll syntax allows the same option twice; only the first counts.
   if (poll.options.some((o) => o.option === option)) return;
-  poll.options.push({ key, option, voters: [] });
+  // A key used again replaces its option, in its place (as Zulip's web app does).
+  const at = poll.options.findIndex((o) => o.key === key);
+  if (at >= 0) poll.options[at] = { key, option, voters: [] };
+  else poll.options.push({ key, option, voters: [] });
 }
 
 function applyPoll(poll: Poll, authorId: number, me: number, senderId: number, data: Record<string, unknown>): void {
@@ -80,7 +83,9 @@ function applyPoll(poll: Poll, authorId: number, me: number, senderId: number, d
 
 function addTask(list: TodoList, key: string, task: string, desc: string, completed: boolean): void {
   if (list.tasks.some((t) => t.task === task)) return;
-  list.tasks.push({ key, task, desc, completed });
+  const at = list.tasks.findIndex((t) => t.key === key);
+  if (at >= 0) list.tasks[at] = { key, task, desc, completed };
+  else list.tasks.push({ key, task, desc, completed });
 }
 
 function applyTodo(list: TodoList, authorId: number, me: number, senderId: number, data: Record<string, unknown>): void {

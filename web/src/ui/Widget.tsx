@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type Message } from '../model.ts';
 import { cx } from '../util.ts';
@@ -66,6 +66,8 @@ function EditableHeading({ m, text, field, onSave }: { m: Message; text: string;
 function PollView({ m, poll, busy, run }: { m: Message; poll: Poll; busy: boolean; run: Run }) {
   const [option, setOption] = useState('');
   const [refusal, setRefusal] = useState<string | null>(null);
+  // The last index sent, so that a second option sent before the first one's event is back gets the next one.
+  const lastIdx = useRef(0);
   const me = model.me.user_id;
   return (
     <>
@@ -100,8 +102,10 @@ function PollView({ m, poll, busy, run }: { m: Message; poll: Poll; busy: boolea
           const text = option.trim();
           setRefusal(null);
           if (poll.options.some((o) => o.option === text)) return setRefusal('This option is already in the poll.');
+          const idx = Math.max(poll.nextIdx, lastIdx.current + 1);
+          lastIdx.current = idx;
           void run(async () => {
-            await sendWidgetData(m, { type: 'new_option', idx: poll.nextIdx, option: text });
+            await sendWidgetData(m, { type: 'new_option', idx, option: text });
             setOption('');
           });
         }}
@@ -123,6 +127,7 @@ function TodoView({ m, list, busy, run }: { m: Message; list: TodoList; busy: bo
   const [task, setTask] = useState('');
   const [desc, setDesc] = useState('');
   const [refusal, setRefusal] = useState<string | null>(null);
+  const lastKey = useRef(0);
   // A task just clicked shows its new state until the submessage comes back (a new submessage) or the request fails.
   const [clicked, setClicked] = useState<{ key: string; completed: boolean; seen: number } | null>(null);
   const shown = (t: Task) => (clicked?.key === t.key && clicked.seen === m.submessages.length ? clicked.completed : t.completed);
@@ -152,8 +157,10 @@ function TodoView({ m, list, busy, run }: { m: Message; list: TodoList; busy: bo
           const name = task.trim();
           setRefusal(null);
           if (list.tasks.some((t) => t.task === name)) return setRefusal('This task is already in the list.');
+          const key = Math.max(list.nextKey, lastKey.current + 1);
+          lastKey.current = key;
           void run(async () => {
-            await sendWidgetData(m, { type: 'new_task', key: list.nextKey, task: name, desc: desc.trim(), completed: false });
+            await sendWidgetData(m, { type: 'new_task', key, task: name, desc: desc.trim(), completed: false });
             setTask('');
             setDesc('');
           });
