@@ -84,6 +84,14 @@ export interface Reaction {
   user_id: number;
 }
 
+/** A submessage: a widget's data (msg_type "widget", JSON content), as messages and submessage events carry it. */
+export interface Submessage {
+  id: number;
+  sender_id: number;
+  msg_type: string;
+  content: string;
+}
+
 export interface Message extends LocalMessage {
   sender_full_name: string;
   display_recipient: string | { id: number; email: string; full_name: string }[];
@@ -93,6 +101,8 @@ export interface Message extends LocalMessage {
   timestamp: number;
   last_edit_timestamp?: number;
   reactions: Reaction[];
+  /** In ID order; a poll's or to-do list's state is rebuilt from them (`widgets.ts`). */
+  submessages: Submessage[];
 }
 
 interface UnreadInfo {
@@ -486,6 +496,7 @@ export class Model {
     return {
       ...m,
       reactions: m.reactions ?? [],
+      submessages: m.submessages ?? [],
       flags: m.flags ?? [],
       subject: m.subject ?? m.topic ?? '',
     };
@@ -762,6 +773,15 @@ export class Model {
           } else {
             m.reactions = m.reactions.filter((r) => !(r.user_id === ev.user_id && r.emoji_code === ev.emoji_code && r.reaction_type === ev.reaction_type));
           }
+          this.list?.touch();
+        }
+        break;
+      }
+      case 'submessage': {
+        const m = this.findMessage(ev.message_id);
+        if (m && !m.submessages.some((s) => s.id === ev.submessage_id)) {
+          const s = { id: ev.submessage_id, sender_id: ev.sender_id, msg_type: ev.msg_type, content: ev.content };
+          m.submessages = [...m.submessages, s].sort((a, b) => a.id - b.id);
           this.list?.touch();
         }
         break;

@@ -7,6 +7,8 @@ import { failureText, useRequest } from './request.tsx';
 import { findEmoji, loadEmojiNames, useSuggestions } from './Typeahead.tsx';
 import { cx, emojiChar, formatDay, formatTime, fullTime, POPULAR_EMOJI, prepareHtml } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
+import { MessageWidget } from './Widget.tsx';
+import { widgetOf } from '../widgets.ts';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */
 const MAX_ROWS = 150;
@@ -310,6 +312,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
       groups.set(k, g);
     }
     const isEditing = editing?.id === m.id;
+    const widget = widgetOf(m, me);
     out.push(
       <article
         key={m.id}
@@ -363,6 +366,8 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
                 </button>
               </div>
             </div>
+          ) : widget ? (
+            <MessageWidget message={m} widget={widget} />
           ) : (
             <div class="message-content rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.content) }} />
           )}
