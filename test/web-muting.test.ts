@@ -2,9 +2,9 @@
  * Muted users and alert words in the web client, in real Chromium: a user
  * muted from their card (as the server then has it), their messages
  * collapsed and revealable one by one, their name left out of People, the
- * conversations list and the compose box's suggestions; unmuted from
- * Settings; a mute the page missed refused with the server's reason; mutes
- * made elsewhere showing live. Alert words added (several at once) and
+ * conversations list, the compose box's suggestions and who is typing;
+ * unmuted from Settings; a mute the page missed refused with the server's
+ * reason; mutes made elsewhere showing live. Alert words added (several at once) and
  * removed in Settings, as the server has them, a refusal with the server's
  * reason, words added elsewhere showing live, and a message containing one
  * with the word highlighted (not inside code). Skipped (with one line saying
@@ -43,10 +43,11 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Muter' });
       const carol = await t.makeUser({ name: 'Carol Loud' });
-      await t.makeUser({ name: 'Carmen Calm' });
+      const carmen = await t.makeUser({ name: 'Carmen Calm' });
       const bobApi = t.client(bob);
       const carolApi = t.client(carol);
-      await sendTo(carolApi, 'noise', 'Carol first words');
+      const sent = await sendTo(carolApi, 'noise', 'Carol first words');
+      const general = assertSuccess(await carolApi.get(`/messages/${sent.id}`)).message.stream_id as number;
       await sendTo(carolApi, 'noise', 'Carol second words');
       assertSuccess(await carolApi.post('/messages', { type: 'direct', to: JSON.stringify([bob.id]), content: 'Carol whispers' }));
 
@@ -87,6 +88,15 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await suggestions.getByRole('option', { name: /Carmen Calm/ }).waitFor();
       assert.equal(await suggestions.getByRole('option', { name: /Carol Loud/ }).count(), 0);
       await box.fill('');
+
+      // In the topic, who is typing: Carmen shows, Carol (whose notice came first) does not.
+      await page.getByRole('log', { name: 'History' }).getByRole('link', { name: 'noise', exact: true }).first().click();
+      await eventually(async () => (await page.getByLabel('Topic', { exact: true }).inputValue()) === 'noise', 'the compose box to write to the topic');
+      const typing = { type: 'stream', stream_id: general, topic: 'noise', op: 'start' };
+      assertSuccess(await carolApi.post('/typing', typing));
+      assertSuccess(await t.client(carmen).post('/typing', typing));
+      await page.getByText('Carmen Calm is typing\u2026', { exact: true }).waitFor();
+      assert.equal(await page.getByText(/Carol Loud.*typing/).count(), 0);
 
       // Unmuted in Settings: the server has it, and her messages show again.
       const dialog = await openSettings(page);

@@ -86,8 +86,8 @@ export function prepareHtml(html: string): string {
   return out;
 }
 
-/** Where alert words are not highlighted: links, code, mentions (as in Zulip). */
-const NO_ALERT_WORDS = 'a, code, pre, .user-mention, .user-group-mention, .topic-mention';
+/** Where alert words are not highlighted: links, code, mentions (as in Zulip), math and emoji. */
+const NO_ALERT_WORDS = 'a, code, pre, .user-mention, .user-group-mention, .topic-mention, .katex, .emoji';
 const alertCache = new Map<string, string>();
 
 /**
