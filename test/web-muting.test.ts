@@ -7,7 +7,7 @@
  * reason; mutes made elsewhere showing live. Alert words added (several at once) and
  * removed in Settings, as the server has them, a refusal with the server's
  * reason, words added elsewhere showing live, and a message containing one
- * with the word highlighted (not inside code). Skipped (with one line saying
+ * with the word highlighted (not inside code) and notifying. Skipped (with one line saying
  * why) where Chromium is not installed.
  */
 import { test } from 'node:test';
@@ -149,13 +149,24 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await ctx.close();
     }));
 
-  test("alert words: added and removed in Settings as the server has them, the server's refusal shown, changes elsewhere live, a message with one highlighted", () =>
+  test("alert words: added and removed in Settings as the server has them, the server's refusal shown, changes elsewhere live, a message with one highlighted and notifying as a mention does", () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Alert' });
       const erin = await t.makeUser({ name: 'Erin Sender' });
       const bobApi = t.client(bob);
       const ctx = await newContext();
+      // The browser's notifications, recorded (their bodies); the page's focus, set by the test.
+      await ctx.addInitScript(() => {
+        const g = globalThis as any;
+        Object.assign(g, { __shown: [], __front: true });
+        g.document.hasFocus = () => g.__front;
+        g.Notification = function (_title: string, opts: { body?: string }) {
+          g.__shown.push(opts.body);
+        };
+        g.Notification.permission = 'granted';
+      });
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      const shown = async (): Promise<string[]> => page.evaluate(() => (globalThis as any).__shown);
       const dialog = await openSettings(page);
       const field = dialog.getByLabel('New alert words (separated by commas)');
       const list = dialog.getByRole('list', { name: 'Alert words' });
@@ -199,6 +210,14 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await sendTo(t.client(erin), 'ops', 'Nothing to see here');
       await messageRow(page, 'Nothing to see here').waitFor();
       assert.equal(await messageRow(page, 'Nothing to see here').locator('.alert-word').count(), 0);
+
+      // Away from the page, a channel message notifies when it has an alert word, as a mention does, and not otherwise.
+      await page.evaluate(() => ((globalThis as any).__front = false));
+      await sendTo(t.client(erin), 'ops', 'just chatting');
+      await sendTo(t.client(erin), 'ops', 'the pager again');
+      await eventually(async () => (await shown()).length > 0, 'a notification');
+      await messageRow(page, 'the pager again').waitFor();
+      assert.deepEqual(await shown(), ['the pager again']);
       await ctx.close();
     }));
 });
