@@ -4,11 +4,11 @@
  * collapsed and revealable one by one, their name left out of People, the
  * conversations list, the compose box's suggestions and who is typing;
  * unmuted from Settings; a mute the page missed refused with the server's
- * reason; mutes made elsewhere showing live. Alert words added (several at once) and
- * removed in Settings, as the server has them, a refusal with the server's
- * reason, words added elsewhere showing live, and a message containing one
- * with the word highlighted (not inside code) and notifying. Skipped (with one line saying
- * why) where Chromium is not installed.
+ * reason; mutes made elsewhere showing live. Alert words added (several
+ * at once) and removed in Settings, as the server has them, a refusal with
+ * the server's reason, words added elsewhere showing live, and a message
+ * containing one with the word highlighted (not inside code) and notifying.
+ * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
