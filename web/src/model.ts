@@ -427,6 +427,10 @@ export class Model {
   /** The user's drafts at the server, by ID (while enable_drafts_synchronization is on). */
   drafts = new Map<number, Draft>();
   mutedTopics = new Set<string>();
+  /** The users this user muted: user ID -> when (Unix seconds), from muted_users and its events. */
+  mutedUsers = new Map<number, number>();
+  /** The user's alert words, as the server keeps them (alert_words and its events). */
+  alertWords: string[] = [];
   followedTopics = new Set<string>();
   /** Called with each new message from the server (not with the ones fetched): desktop notifications. */
   onIncoming: ((m: Message) => void) | null = null;
@@ -545,6 +549,8 @@ export class Model {
     this.mutedTopics.clear();
     this.followedTopics.clear();
     for (const t of r.user_topics ?? []) this.noteTopicPolicy(t);
+    this.loadMutedUsers(r.muted_users ?? []);
+    this.alertWords = r.alert_words ?? [];
     this.topics.clear();
     this.ready = true;
     this.changed();
@@ -649,6 +655,21 @@ export class Model {
     else if (t.visibility_policy === 3) this.followedTopics.add(key);
   }
 
+  /** muted_users from /register or its event: the whole list. */
+  private loadMutedUsers(list: Array<{ id: number; timestamp: number }>): void {
+    this.mutedUsers = new Map(list.map((u) => [u.id, u.timestamp]));
+  }
+
+  /** Whether this user muted `userId`: their messages show collapsed, and they are left out of suggestions, typing and notifications. */
+  isUserMuted(userId: number): boolean {
+    return this.mutedUsers.has(userId);
+  }
+
+  /** A direct-message conversation (its key) with muted users only (the sidebar leaves it out). */
+  onlyMutedIn(dmKey: string): boolean {
+    return dmKey.split(',').every((id) => this.isUserMuted(Number(id)));
+  }
+
   isTopicFollowed(streamId: number, topic: string): boolean {
     return this.followedTopics.has(`${streamId}:${topic.toLowerCase()}`);
   }
@@ -722,7 +743,7 @@ export class Model {
     const m = this.typing.get(key);
     if (!m) return [];
     const now = Date.now();
-    return [...m.entries()].filter(([, exp]) => exp > now).map(([id]) => id);
+    return [...m.entries()].filter(([id, exp]) => exp > now && !this.isUserMuted(id)).map(([id]) => id);
   }
 
   async loadTopics(streamId: number): Promise<void> {
@@ -881,6 +902,14 @@ export class Model {
         break;
       case 'realm_playgrounds':
         this.playgrounds = ev.realm_playgrounds ?? [];
+        break;
+      case 'muted_users':
+        this.loadMutedUsers(ev.muted_users ?? []);
+        this.list?.touch();
+        break;
+      case 'alert_words':
+        this.alertWords = ev.alert_words ?? [];
+        this.list?.touch();
         break;
       case 'user_topic':
         this.noteTopicPolicy(ev as { stream_id: number; topic_name: string; visibility_policy: number });

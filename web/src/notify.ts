@@ -1,6 +1,6 @@
 /**
  * Desktop notifications and sounds for new messages, by the user's settings
- * as Zulip applies them, each with its own settings: direct messages,
+ * as Zulip applies them (never for muted senders), each with its own settings: direct messages,
  * mentions and alert words (`enable_desktop_notifications`,
  * `enable_sounds`); wildcard mentions (also `wildcard_mentions_notify`, or
  * the subscription's own); followed topics
@@ -26,7 +26,7 @@ const SETTINGS = {
 
 export function wants(m: Message, kind: Kind): boolean {
   // Read on arrival: the user's own (from another client) and muted senders' (the server marks them read).
-  if (m.sender_id === model.me.user_id || m.flags.includes('read')) return false;
+  if (m.sender_id === model.me.user_id || m.flags.includes('read') || model.isUserMuted(m.sender_id)) return false;
   const s = model.settings;
   const names = SETTINGS[kind];
   const personal = s[names.personal] !== false;

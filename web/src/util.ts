@@ -86,6 +86,50 @@ export function prepareHtml(html: string): string {
   return out;
 }
 
+/** Where alert words are not highlighted: links, code, mentions (as in Zulip), math and emoji. */
+const NO_ALERT_WORDS = 'a, code, pre, .user-mention, .user-group-mention, .topic-mention, .katex, .emoji';
+const alertCache = new Map<string, string>();
+
+/**
+ * A message's HTML with each occurrence of the alert words in its text (any
+ * case, as whole words) in a `<span class="alert-word">`, outside links,
+ * code and mentions.
+ */
+export function highlightAlertWords(html: string, words: string[]): string {
+  if (!words.length) return html;
+  const key = `${words.join('\n')}\u0000${html}`;
+  const known = alertCache.get(key);
+  if (known !== undefined) return known;
+  // Longer words first, so that "red alert" wins over "red".
+  const choices = [...words].sort((a, b) => b.length - a.length).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const pattern = new RegExp(`(^|[^\\p{L}\\p{N}_])(${choices.join('|')})(?=$|[^\\p{L}\\p{N}_])`, 'giu');
+  const box = document.createElement('template');
+  box.innerHTML = html;
+  const texts: Text[] = [];
+  const walker = document.createTreeWalker(box.content, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) if (!n.parentElement?.closest(NO_ALERT_WORDS)) texts.push(n as Text);
+  for (const t of texts) {
+    const text = t.data;
+    const parts = document.createDocumentFragment();
+    let done = 0;
+    for (const m of text.matchAll(pattern)) {
+      const start = m.index + m[1]!.length;
+      const span = document.createElement('span');
+      span.className = 'alert-word';
+      span.textContent = m[2]!;
+      parts.append(text.slice(done, start), span);
+      done = start + m[2]!.length;
+    }
+    if (done === 0) continue;
+    parts.append(text.slice(done));
+    t.replaceWith(parts);
+  }
+  const out = box.innerHTML;
+  if (alertCache.size > 2000) alertCache.clear();
+  alertCache.set(key, out);
+  return out;
+}
+
 /** The time of day, in the user's 12- or 24-hour style; in `timeZone` when given (an unknown zone throws a RangeError). */
 export function formatTime(ts: number, timeZone?: string): string {
   const d = new Date(ts * 1000);

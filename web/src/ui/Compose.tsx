@@ -374,7 +374,8 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   else if (mode === 'dm' && dmIds.length) typingKey = `dm:${model.dmKey(dmIds)}`;
   const typers = typingKey ? model.typingIn(typingKey) : [];
 
-  const people = [...model.users.values()].filter((u) => u.is_active && !dmIds.includes(u.user_id) && u.user_id !== model.me.user_id);
+  // Muted users are not offered as recipients (as in Zulip).
+  const people = [...model.users.values()].filter((u) => u.is_active && !dmIds.includes(u.user_id) && u.user_id !== model.me.user_id && !model.isUserMuted(u.user_id));
   const q = dmQuery.trim().toLowerCase();
   const suggestions = q ? people.filter((u) => u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q)).slice(0, 6) : [];
 

@@ -5,7 +5,7 @@ import { narrowToHash, type Term } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { failureText, useRequest } from './request.tsx';
 import { findEmoji, loadEmojiNames, useSuggestions } from './Typeahead.tsx';
-import { cx, emojiChar, formatDay, formatTime, fullTime, POPULAR_EMOJI, prepareHtml } from '../util.ts';
+import { cx, emojiChar, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
 import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
@@ -37,6 +37,12 @@ function conversationTerms(m: Message): Term[] {
   return [{ operator: 'dm', operand: ids.length ? ids : [model.me.user_id] }];
 }
 
+/** A message's HTML as shown: its alert words highlighted when the server found one in it. */
+function contentHtml(m: Message): string {
+  const html = prepareHtml(m.content);
+  return m.flags.includes('has_alert_word') ? highlightAlertWords(html, model.alertWords) : html;
+}
+
 function canEdit(m: Message): boolean {
   if (m.sender_id !== model.me.user_id) return false;
   if (model.realm.realm_allow_message_editing === false) return false;
@@ -64,6 +70,8 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
   const [editing, setEditing] = useState<{ id: number; text: string; error?: string; saving?: boolean } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState<number | null>(null);
   const [picker, setPicker] = useState<number | null>(null);
+  // Messages of muted senders shown anyway ("Show message").
+  const [revealed, setRevealed] = useState<ReadonlySet<number>>(new Set());
   const { error: actionError, setError: setActionError, run } = useRequest();
 
   const msgs = list.messages;
@@ -253,6 +261,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
   let prevKey = '';
   let prevDay = '';
   let prev: Message | undefined;
+  let prevHidden = false;
   if (s > 0 || !list.foundOldest) {
     out.push(
       <div class="list-edge" key="top">
@@ -300,7 +309,10 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
         </div>,
       );
     }
-    const continued = !newBar && prev && prev.sender_id === m.sender_id && m.timestamp - prev.timestamp < 600;
+    // A muted sender's message shows collapsed, without their name or avatar, until revealed (as in Zulip).
+    const hidden = model.isUserMuted(m.sender_id) && !revealed.has(m.id);
+    const senderName = hidden ? 'Muted user' : m.sender_full_name;
+    const continued = !newBar && prev && prev.sender_id === m.sender_id && prevHidden === hidden && m.timestamp - prev.timestamp < 600;
     const unread = !m.flags.includes('read');
     const starred = m.flags.includes('starred');
     const mentioned = m.flags.some((f) => /mentioned/.test(f));
@@ -318,10 +330,12 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
         key={m.id}
         data-id={m.id}
         class={cx('message-row', continued && 'continued', unread && 'unread', mentioned && 'mentioned', m.sender_id === me && 'own')}
-        aria-label={`${m.sender_full_name}, ${formatTime(m.timestamp)}`}
+        aria-label={`${senderName}, ${formatTime(m.timestamp)}`}
       >
         <div class="gutter">
-          {!continued ? (
+          {hidden && !continued ? (
+            <span class="sender-avatar muted-sender" />
+          ) : !continued ? (
             // The sender's name beside it is the button for the keyboard and screen readers.
             <span class="sender-avatar" onClick={() => onUser(m.sender_id)}>
               <Avatar userId={m.sender_id} name={m.sender_full_name} url={m.avatar_url} />
@@ -336,7 +350,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
           {!continued && (
             <div class="msg-head">
               <button type="button" class="sender" aria-haspopup="dialog" onClick={() => onUser(m.sender_id)}>
-                {m.sender_full_name}
+                {senderName}
               </button>
               <time dateTime={new Date(m.timestamp * 1000).toISOString()} title={fullTime(m.timestamp)}>
                 {formatTime(m.timestamp)}
@@ -366,13 +380,20 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
                 </button>
               </div>
             </div>
+          ) : hidden ? (
+            <p class="message-content muted-message">
+              This message was hidden because you muted the sender.{' '}
+              <button type="button" class="btn small" onClick={() => setRevealed((r) => new Set(r).add(m.id))}>
+                Show message
+              </button>
+            </p>
           ) : widget ? (
             <MessageWidget message={m} widget={widget} />
           ) : (
-            <div class="message-content rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: prepareHtml(m.content) }} />
+            <div class="message-content rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: contentHtml(m) }} />
           )}
           {m.last_edit_timestamp && !isEditing && <span class="edited" title={`Edited ${fullTime(m.last_edit_timestamp)}`}>(edited)</span>}
-          {groups.size > 0 && (
+          {groups.size > 0 && !hidden && (
             <div class="reactions">
               {[...groups.values()].map((g) => {
                 const mine = g.users.includes(me);
@@ -447,6 +468,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
     prevKey = key;
     prevDay = day;
     prev = m;
+    prevHidden = hidden;
   }
 
   const empty = !list.loading && !msgs.length;

@@ -6,12 +6,12 @@ import { Avatar } from './Avatar.tsx';
 const ORDER = { active: 0, idle: 1, offline: 2 } as const;
 export const LABEL = { active: 'Active', idle: 'Idle', offline: 'Offline' } as const;
 
-/** The organization's people by presence; a click (or Enter) on one opens their card (`onUser`). */
+/** The organization's people by presence (muted users left out, as in Zulip); a click (or Enter) on one opens their card (`onUser`). */
 export function People({ onUser }: { onUser(userId: number): void }) {
   const [filter, setFilter] = useState('');
   const q = filter.trim().toLowerCase();
   const people = [...model.users.values()]
-    .filter((u) => u.is_active && !u.is_system_bot && (!q || u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q)))
+    .filter((u) => u.is_active && !u.is_system_bot && !model.isUserMuted(u.user_id) && (!q || u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q)))
     .map((u) => ({ u, p: model.presenceOf(u.user_id) }))
     .sort((a, b) => ORDER[a.p] - ORDER[b.p] || Number(a.u.is_bot) - Number(b.u.is_bot) || a.u.full_name.localeCompare(b.u.full_name));
   const groups = (['active', 'idle', 'offline'] as const).map((p) => [p, people.filter((x) => x.p === p)] as const).filter(([, l]) => l.length);

@@ -13,6 +13,7 @@ import { isAdministrator, Organization } from './Organization.tsx';
 import { Permissions } from './Permissions.tsx';
 import { OwnProfileFields, ProfileFields } from './ProfileFields.tsx';
 import { Playgrounds } from './Playgrounds.tsx';
+import { AlertWords, MutedUsers } from './Muting.tsx';
 
 export function Settings({ onClose }: { onClose(): void }) {
   const [name, setName] = useState(model.me.full_name);
@@ -114,6 +115,8 @@ export function Settings({ onClose }: { onClose(): void }) {
         {display.view}
       </section>
       <Notifications setSetting={setSetting} />
+      <AlertWords />
+      <MutedUsers />
       <InvitePeople />
       <Bots />
       <UserGroups />

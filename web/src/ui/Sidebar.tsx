@@ -52,7 +52,8 @@ export function Sidebar({ terms, onBrowseChannels }: { terms: Term[]; onBrowseCh
   const chTerm = terms.find((t) => t.operator === 'channel' && !t.negated);
   const selectedStream = chTerm && typeof chTerm.operand === 'number' ? chTerm.operand : undefined;
   const mentions = model.unreadCount((u) => u.mentioned);
-  const dms = [...model.recentDms.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12);
+  // Conversations with muted users only are left out, as in Zulip.
+  const dms = [...model.recentDms.entries()].filter(([key]) => !model.onlyMutedIn(key)).sort((a, b) => b[1] - a[1]).slice(0, 12);
 
   const renderSub = (s: (typeof subs)[number]) => {
     const chTerms: Term[] = [{ operator: 'channel', operand: s.stream_id }];
@@ -119,7 +120,7 @@ export function Sidebar({ terms, onBrowseChannels }: { terms: Term[]; onBrowseCh
           {dms.map(([key]) => {
             const ids = key.split(',').map(Number);
             const others = ids.filter((id) => id !== model.me.user_id);
-            const label = others.length ? others.map((id) => model.userName(id)).join(', ') : `${model.me.full_name} (you)`;
+            const label = others.length ? others.map((id) => (model.isUserMuted(id) ? 'Muted user' : model.userName(id))).join(', ') : `${model.me.full_name} (you)`;
             const dmTerms: Term[] = [{ operator: 'dm', operand: others.length ? others : [model.me.user_id] }];
             const status = others.length === 1 ? model.presenceOf(others[0]!) : null;
             return (

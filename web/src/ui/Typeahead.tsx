@@ -91,7 +91,9 @@ const DM_WILDCARDS: Array<[string, string]> = [
 function mentionChoices(t: Trigger, inChannel: boolean): Choice[] {
   const prefix = t.silent ? '@_' : '@';
   const active = [...model.users.values()].filter((u) => u.is_active);
-  const people = best(active, t.query, (u) => [u.full_name, u.email], (u) => u.full_name).map((u): Choice => {
+  // Muted users are not offered (they still count as namesakes below).
+  const offered = active.filter((u) => !model.isUserMuted(u.user_id));
+  const people = best(offered, t.query, (u) => [u.full_name, u.email], (u) => u.full_name).map((u): Choice => {
     // Another active user with the same name: the ID says which one is meant.
     const twin = active.some((o) => o.user_id !== u.user_id && o.full_name.toLowerCase() === u.full_name.toLowerCase());
     return { label: u.full_name, detail: u.email, insert: `${prefix}**${u.full_name}${twin ? `|${u.user_id}` : ''}**` };

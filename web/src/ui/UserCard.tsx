@@ -8,6 +8,8 @@ import { keepFocusInside } from './Dialog.tsx';
 import { ROLES } from './Organization.tsx';
 import { LABEL, StatusText } from './People.tsx';
 import { ProfileFieldValues } from './ProfileFields.tsx';
+import { ErrorLine, useRequest } from './request.tsx';
+import { api } from '../api.ts';
 
 /** The time of day where the user is, or null without a (known) time zone. */
 function localTime(timeZone: string | undefined): string | null {
@@ -22,12 +24,14 @@ function localTime(timeZone: string | undefined): string | null {
 /**
  * A user's card (a click on a sender or on someone in People): who they
  * are, as the organization knows them, kept current by the events, with
- * ways to their direct messages and to the messages they sent. Esc (see
+ * ways to their direct messages and to the messages they sent, and to mute
+ * or unmute them (not oneself). Esc (see
  * App), a click outside or Close closes it, and the focus goes back to
  * where it was; Tab stays inside it meanwhile.
  */
 export function UserCard({ userId, onClose }: { userId: number; onClose(): void }) {
   const box = useRef<HTMLDivElement>(null);
+  const mute = useRequest();
   // Right after the card is in the page: the focus is still where the click or key was.
   useLayoutEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
@@ -47,6 +51,7 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
   const time = localTime(u?.timezone);
   const joined = u?.date_joined ? new Date(u.date_joined).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' }) : null;
   const status = model.statuses.get(userId);
+  const muted = model.isUserMuted(userId);
   const presence = u && !u.is_bot && u.is_active ? LABEL[model.presenceOf(userId)] : null;
   return (
     <div class="overlay" onClick={(e) => e.target === e.currentTarget && onClose()}>
@@ -79,7 +84,13 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
           <button type="button" class="btn" onClick={() => go([{ operator: 'sender', operand: userId }])}>
             View messages sent
           </button>
+          {userId !== model.me.user_id && (
+            <button type="button" class="btn" disabled={mute.busy} onClick={() => void mute.run(() => api(muted ? 'DELETE' : 'POST', `/users/me/muted_users/${userId}`))}>
+              {muted ? 'Unmute this user' : 'Mute this user'}
+            </button>
+          )}
         </div>
+        <ErrorLine error={mute.error} />
       </div>
     </div>
   );

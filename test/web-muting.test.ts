@@ -1,0 +1,223 @@
+/**
+ * Muted users and alert words in the web client, in real Chromium: a user
+ * muted from their card (as the server then has it), their messages
+ * collapsed and revealable one by one, their name left out of People, the
+ * conversations list, the compose box's suggestions and who is typing;
+ * unmuted from Settings; a mute the page missed refused with the server's
+ * reason; mutes made elsewhere showing live. Alert words added (several
+ * at once) and removed in Settings, as the server has them, a refusal with
+ * the server's reason, words added elsewhere showing live, and a message
+ * containing one with the word highlighted (not inside code) and notifying.
+ * Skipped (with one line saying why) where Chromium is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { assertSuccess, type Client } from './helpers.ts';
+import { browserTests, eventGate, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
+
+const sendTo = async (c: Client, topic: string, content: string) => assertSuccess(await c.post('/messages', { type: 'stream', to: 'general', topic, content }));
+
+/** The IDs of the users `c`'s account muted, as the server has them. */
+async function mutedAtServer(c: Client): Promise<number[]> {
+  const r = assertSuccess(await c.post('/register', { fetch_event_types: ['muted_users'] }));
+  return (r.muted_users as Array<{ id: number }>).map((u) => u.id).sort((a, b) => a - b);
+}
+
+/** The account's alert words, as the server has them. */
+async function alertWordsAtServer(c: Client): Promise<string[]> {
+  return (assertSuccess(await c.get('/users/me/alert_words')).alert_words as string[]).sort();
+}
+
+const settings = (page: Page) => page.getByRole('dialog', { name: 'Settings' });
+
+async function openSettings(page: Page) {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  return settings(page);
+}
+
+const person = (page: Page, name: string) => page.getByRole('complementary', { name: 'People' }).getByRole('button', { name: new RegExp(`^${name}\\b`) });
+
+await browserTests('the web client in Chromium: muted users and alert words', (newContext) => {
+  test("muting from the card: the server has it, the sender's messages collapse and show one by one, left out of People, conversations and suggestions; unmuted in Settings; a refusal with the server's reason", () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Muter' });
+      const carol = await t.makeUser({ name: 'Carol Loud' });
+      const carmen = await t.makeUser({ name: 'Carmen Calm' });
+      const bobApi = t.client(bob);
+      const carolApi = t.client(carol);
+      const sent = await sendTo(carolApi, 'noise', 'Carol first words');
+      const general = assertSuccess(await carolApi.get(`/messages/${sent.id}`)).message.stream_id as number;
+      await sendTo(carolApi, 'noise', 'Carol second words');
+      assertSuccess(await carolApi.post('/messages', { type: 'direct', to: JSON.stringify([bob.id]), content: 'Carol whispers' }));
+
+      const ctx = await newContext();
+      const events = await eventGate(ctx);
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      const first = messageRow(page, 'Carol first words');
+      await first.waitFor();
+      const conversations = page.getByRole('navigation', { name: 'Conversations' });
+      await conversations.getByRole('link', { name: /Carol Loud/ }).waitFor();
+
+      // Mute from her card (opened from her message's name).
+      await first.getByRole('button', { name: 'Carol Loud' }).click();
+      const card = page.getByRole('dialog', { name: 'Carol Loud' });
+      await card.getByRole('button', { name: 'Mute this user' }).click();
+      await card.getByRole('button', { name: 'Unmute this user' }).waitFor();
+      assert.deepEqual(await mutedAtServer(bobApi), [carol.id]);
+      await card.getByRole('button', { name: 'Close' }).click();
+
+      // Her messages are collapsed, without her name; each is shown on its own.
+      const hiddenText = 'This message was hidden because you muted the sender.';
+      await eventually(async () => (await page.getByText(hiddenText).count()) === 3, 'her three messages to be hidden');
+      assert.equal(await page.getByText('Carol first words').count(), 0);
+      assert.equal(await page.getByRole('log', { name: 'History' }).getByRole('button', { name: 'Carol Loud' }).count(), 0);
+      const hiddenRows = page.getByRole('article', { name: /^Muted user, / });
+      assert.equal(await hiddenRows.count(), 3);
+      await hiddenRows.nth(1).getByRole('button', { name: 'Show message' }).click();
+      await messageRow(page, 'Carol second words').waitFor();
+      assert.equal(await page.getByText('Carol first words').count(), 0);
+      assert.equal(await page.getByText(hiddenText).count(), 2);
+
+      // Left out of People, the conversations list and the compose box's suggestions.
+      await eventually(async () => (await person(page, 'Carol Loud').count()) === 0, 'Carol to leave People');
+      assert.equal(await conversations.getByRole('link', { name: /Carol Loud/ }).count(), 0);
+      const box = page.getByLabel('Message', { exact: true });
+      await box.fill('@Car');
+      const suggestions = page.getByRole('listbox', { name: 'Suggestions' });
+      await suggestions.getByRole('option', { name: /Carmen Calm/ }).waitFor();
+      assert.equal(await suggestions.getByRole('option', { name: /Carol Loud/ }).count(), 0);
+      await box.fill('');
+
+      // In the topic, who is typing: Carmen shows, Carol (whose notice came first) does not.
+      await page.getByRole('log', { name: 'History' }).getByRole('link', { name: 'noise', exact: true }).first().click();
+      await eventually(async () => (await page.getByLabel('Topic', { exact: true }).inputValue()) === 'noise', 'the compose box to write to the topic');
+      const typing = { type: 'stream', stream_id: general, topic: 'noise', op: 'start' };
+      assertSuccess(await carolApi.post('/typing', typing));
+      assertSuccess(await t.client(carmen).post('/typing', typing));
+      await page.getByText('Carmen Calm is typing\u2026', { exact: true }).waitFor();
+      assert.equal(await page.getByText(/Carol Loud.*typing/).count(), 0);
+
+      // Unmuted in Settings: the server has it, and her messages show again.
+      const dialog = await openSettings(page);
+      const mutedList = dialog.getByRole('list', { name: 'Muted users' });
+      await mutedList.getByRole('listitem', { name: 'Carol Loud' }).getByText(/muted since/).waitFor();
+      await mutedList.getByRole('button', { name: 'Unmute Carol Loud' }).click();
+      await dialog.getByText('You have not muted anyone.', { exact: false }).waitFor();
+      assert.deepEqual(await mutedAtServer(bobApi), []);
+      await page.keyboard.press('Escape');
+      await messageRow(page, 'Carol first words').waitFor();
+      assert.equal(await page.getByText(hiddenText).count(), 0);
+      await person(page, 'Carol Loud').waitFor();
+      await conversations.getByRole('link', { name: /Carol Loud/ }).waitFor();
+
+      // Muted elsewhere while the page misses the event: the card still offers to mute, and the server's refusal shows.
+      await person(page, 'Carol Loud').click();
+      await card.getByRole('button', { name: 'Mute this user' }).waitFor();
+      events.hold();
+      assertSuccess(await bobApi.post(`/users/me/muted_users/${carol.id}`));
+      await card.getByRole('button', { name: 'Mute this user' }).click();
+      await card.getByRole('alert').filter({ hasText: 'User already muted' }).waitFor();
+      assert.deepEqual(await mutedAtServer(bobApi), [carol.id]);
+      events.release();
+      await card.getByRole('button', { name: 'Unmute this user' }).waitFor();
+      await ctx.close();
+    }));
+
+  test('mutes and unmutes made elsewhere show live', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Watcher' });
+      const dave = await t.makeUser({ name: 'Dave Chatty' });
+      const bobApi = t.client(bob);
+      await sendTo(t.client(dave), 'chat', 'Dave says something');
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      const row = messageRow(page, 'Dave says something');
+      await row.waitFor();
+      const dialog = await openSettings(page);
+      await dialog.getByText('You have not muted anyone.', { exact: false }).waitFor();
+
+      assertSuccess(await bobApi.post(`/users/me/muted_users/${dave.id}`));
+      await dialog.getByRole('list', { name: 'Muted users' }).getByRole('listitem', { name: 'Dave Chatty' }).waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('article', { name: /^Muted user, / }).getByText('This message was hidden because you muted the sender.').waitFor();
+      assert.equal(await page.getByText('Dave says something').count(), 0);
+
+      assertSuccess(await bobApi.delete(`/users/me/muted_users/${dave.id}`));
+      await messageRow(page, 'Dave says something').waitFor();
+      assert.equal(await page.getByRole('article', { name: /^Muted user, / }).count(), 0);
+      await ctx.close();
+    }));
+
+  test("alert words: added and removed in Settings as the server has them, the server's refusal shown, changes elsewhere live, a message with one highlighted and notifying as a mention does", () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Alert' });
+      const erin = await t.makeUser({ name: 'Erin Sender' });
+      const bobApi = t.client(bob);
+      const ctx = await newContext();
+      // The browser's notifications, recorded (their bodies); the page's focus, set by the test.
+      await ctx.addInitScript(() => {
+        const g = globalThis as any;
+        Object.assign(g, { __shown: [], __front: true });
+        g.document.hasFocus = () => g.__front;
+        g.Notification = function (_title: string, opts: { body?: string }) {
+          g.__shown.push(opts.body);
+        };
+        g.Notification.permission = 'granted';
+      });
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      const shown = async (): Promise<string[]> => page.evaluate(() => (globalThis as any).__shown);
+      const dialog = await openSettings(page);
+      const field = dialog.getByLabel('New alert words (separated by commas)');
+      const list = dialog.getByRole('list', { name: 'Alert words' });
+
+      // Two at once.
+      await field.fill('deploy, Outage');
+      await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+      await dialog.getByRole('status').filter({ hasText: 'Alert words added.' }).waitFor();
+      assert.deepEqual(await alertWordsAtServer(bobApi), ['Outage', 'deploy']);
+      await list.getByRole('listitem', { name: 'Outage' }).waitFor();
+      await list.getByRole('listitem', { name: 'deploy' }).waitFor();
+
+      // One the server refuses (too long): its reason shows, nothing changes.
+      await field.fill('x'.repeat(101));
+      await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+      const refusal = dialog.getByRole('alert').filter({ hasText: /too long/ });
+      await refusal.waitFor();
+      assert.deepEqual(await alertWordsAtServer(bobApi), ['Outage', 'deploy']);
+
+      // Removed.
+      await list.getByRole('button', { name: 'Remove deploy' }).click();
+      await eventually(async () => (await list.getByRole('listitem', { name: 'deploy' }).count()) === 0, 'deploy to leave the list');
+      assert.deepEqual(await alertWordsAtServer(bobApi), ['Outage']);
+
+      // Added elsewhere: shows in the open Settings.
+      assertSuccess(await bobApi.post('/users/me/alert_words', { alert_words: JSON.stringify(['pager']) }));
+      await list.getByRole('listitem', { name: 'pager' }).waitFor();
+      await page.keyboard.press('Escape');
+
+      // A message with alert words: each occurrence in its text highlighted, not the one in code.
+      const sent = await sendTo(t.client(erin), 'ops', 'An OUTAGE now, pager is ringing; `outage` in code');
+      const row = messageRow(page, 'is ringing');
+      await row.waitFor();
+      const flags = assertSuccess(await bobApi.get(`/messages/${sent.id}`)).message.flags as string[];
+      assert.ok(flags.includes('has_alert_word'), `flags ${flags}`);
+      const highlighted = row.locator('.message-content .alert-word');
+      await eventually(async () => (await highlighted.count()) === 2, 'two alert words highlighted');
+      assert.deepEqual(await highlighted.allTextContents(), ['OUTAGE', 'pager']);
+      assert.equal(await row.locator('code .alert-word').count(), 0);
+      // A message without the flag has nothing highlighted.
+      await sendTo(t.client(erin), 'ops', 'Nothing to see here');
+      await messageRow(page, 'Nothing to see here').waitFor();
+      assert.equal(await messageRow(page, 'Nothing to see here').locator('.alert-word').count(), 0);
+
+      // Away from the page, a channel message notifies when it has an alert word, as a mention does, and not otherwise.
+      await page.evaluate(() => ((globalThis as any).__front = false));
+      await sendTo(t.client(erin), 'ops', 'just chatting');
+      await sendTo(t.client(erin), 'ops', 'the pager again');
+      await eventually(async () => (await shown()).length > 0, 'a notification');
+      await messageRow(page, 'the pager again').waitFor();
+      assert.deepEqual(await shown(), ['the pager again']);
+      await ctx.close();
+    }));
+});
