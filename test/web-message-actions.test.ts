@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { assertError, assertSuccess, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, focusedLabel, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
 
 const sendTo = async (c: Client, to: string, topic: string, content: string): Promise<number> => assertSuccess(await c.post('/messages', { type: 'stream', to, topic, content })).id as number;
 
@@ -27,12 +27,15 @@ async function moreActions(page: Page, row: Locator): Promise<Locator> {
   return menu;
 }
 
-/** The names of the items of `row`'s menu (closed again after). */
+/** The names of the items of `row`'s menu (closed again after with Escape, which gives the focus back to its button). */
 async function menuItems(page: Page, row: Locator): Promise<string[]> {
   const menu = await moreActions(page, row);
   const items = (await menu.getByRole('menuitem').allTextContents()).map((s) => s.trim());
+  // The focus on its first item.
+  await eventually(async () => (await page.evaluate(() => (globalThis as any).document.activeElement?.textContent?.trim())) === items[0], 'the first item focused');
   await page.keyboard.press('Escape');
   await menu.waitFor({ state: 'detached' });
+  assert.equal(await focusedLabel(page, 'More actions'), 'More actions');
   return items;
 }
 
@@ -66,6 +69,7 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await row.waitFor();
       await (await moreActions(page, row)).getByRole('menuitem', { name: 'View edit history' }).click();
       const dialog = page.getByRole('dialog', { name: 'Message edit history' });
+      assert.equal(await focusedLabel(page, 'Close message edit history'), 'Close message edit history');
       const versions = dialog.getByRole('listitem');
       await eventually(async () => (await versions.count()) === 3, 'three versions');
       // As the server has them: posted, edited, moved (oldest first).
@@ -86,6 +90,11 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       assert.equal(await versions.nth(0).locator('.message-content p').textContent(), 'first draft');
       await dialog.getByRole('button', { name: 'Close message edit history' }).click();
       await dialog.waitFor({ state: 'detached' });
+
+      // A click elsewhere closes the menu.
+      const menu = await moreActions(page, row);
+      await page.getByRole('heading', { name: /archive/ }).click();
+      await menu.waitFor({ state: 'detached' });
 
       // A message never changed has no history to show, until it is edited elsewhere.
       const untouchedRow = messageRow(page, 'never changed');

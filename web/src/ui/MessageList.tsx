@@ -587,7 +587,11 @@ const ICON = {
   ),
 };
 
-/** A message's "More actions" menu: its first item focused; Up and Down move between items, Escape closes it. */
+/**
+ * A message's "More actions" menu: its first item focused; Up and Down move
+ * between items; Escape closes it (back to its button), and so does the
+ * focus leaving the message's actions.
+ */
 function MoreMenu({ onClose, children }: { onClose(): void; children: preact.ComponentChildren }) {
   return (
     <div
@@ -600,11 +604,16 @@ function MoreMenu({ onClose, children }: { onClose(): void; children: preact.Com
         const at = items.indexOf(document.activeElement as HTMLElement);
         if (e.key === 'Escape') {
           e.stopPropagation();
+          e.currentTarget.parentElement?.querySelector<HTMLElement>('[aria-haspopup="menu"]')?.focus();
           onClose();
         } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
           e.preventDefault();
           items[(at + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
         }
+      }}
+      onFocusOut={(e) => {
+        const to = e.relatedTarget as Node | null;
+        if (!to || !e.currentTarget.parentElement?.contains(to)) onClose();
       }}
     >
       {children}
