@@ -100,6 +100,8 @@ export interface Message extends LocalMessage {
   avatar_url?: string | null;
   timestamp: number;
   last_edit_timestamp?: number;
+  /** When it was last moved to another topic or channel. */
+  last_moved_timestamp?: number;
   reactions: Reaction[];
   /** In ID order; a poll's or to-do list's state is rebuilt from them (`widgets.ts`). */
   submessages: Submessage[];
@@ -212,12 +214,15 @@ let listCounter = 0;
 
 export class MessageList {
   readonly terms: Term[];
+  /** The message to open the list at (a link's `near`), or null for the newest. */
+  readonly near: number | null;
   /** Distinguishes lists (the view starts afresh for each). */
   readonly key = ++listCounter;
   messages: Message[] = [];
   foundOldest = false;
   foundNewest = false;
   loadingOlder = false;
+  loadingNewer = false;
   loading = true;
   error: string | null = null;
   /** Bumped whenever the list changes, so views can react. */
@@ -227,9 +232,34 @@ export class MessageList {
   /** Messages that arrived while the first page was being fetched. */
   private pending: Message[] = [];
 
-  constructor(model: Model, terms: Term[]) {
+  constructor(model: Model, terms: Term[], near: number | null = null) {
     this.model = model;
     this.terms = terms;
+    this.near = near;
+  }
+
+  /**
+   * Marks the message `id` and every later one of this narrow unread, as
+   * Zulip's "Mark as unread from here" does (POST /messages/flags/narrow,
+   * 5,000 at a time); the events update the counts.
+   */
+  async markUnreadFrom(id: number): Promise<void> {
+    let anchor = id;
+    let includeAnchor = true;
+    for (;;) {
+      const r = await api('POST', '/messages/flags/narrow', {
+        anchor: String(anchor),
+        include_anchor: includeAnchor,
+        num_before: 0,
+        num_after: 5000,
+        narrow: this.apiNarrow(),
+        op: 'remove',
+        flag: 'read',
+      });
+      if (r.found_newest || !r.processed_count || r.last_processed_id === null) return;
+      anchor = r.last_processed_id;
+      includeAnchor = false;
+    }
   }
 
   /** Marks every message of this narrow read (POST /messages/flags/narrow, a thousand at a time); the events update the counts. */
@@ -272,13 +302,12 @@ export class MessageList {
     this.loading = true;
     this.error = null;
     try {
-      const r = await this.fetch('newest', PAGE, 0);
+      // Around a linked message: half a page each side (String: the anchor itself included).
+      const r = this.near === null ? await this.fetch('newest', PAGE, 0) : await this.fetch(String(this.near), PAGE / 2, PAGE / 2);
       this.merge(r.messages, true);
       this.foundOldest = r.found_oldest;
-      this.foundNewest = true;
-      const pending = this.pending;
-      this.pending = [];
-      for (const m of pending) this.onNewMessage(m);
+      this.foundNewest = this.near === null || r.found_newest;
+      this.takePending();
     } catch (err) {
       this.error = (err as Error).message;
     } finally {
@@ -312,20 +341,45 @@ export class MessageList {
     this.touch();
   }
 
+  /** Messages that came while the list was loading: those it now reaches. */
+  private takePending(): void {
+    const pending = this.pending;
+    this.pending = [];
+    for (const m of pending) this.onNewMessage(m);
+  }
+
+  /** The next page after the newest loaded message (a list opened at a linked message). */
+  async loadNewer(): Promise<number> {
+    if (this.loadingNewer || this.foundNewest || !this.messages.length) return 0;
+    this.loadingNewer = true;
+    const r = await this.fetchMore(this.messages[this.messages.length - 1]!.id, 0, PAGE);
+    this.loadingNewer = false;
+    if (r) this.foundNewest = r.found_newest;
+    const added = r ? this.merge(r.messages, false) : 0;
+    this.takePending();
+    this.touch();
+    return added;
+  }
+
   async loadOlder(): Promise<number> {
     if (this.loadingOlder || this.foundOldest || !this.messages.length) return 0;
     this.loadingOlder = true;
     this.touch();
+    const r = await this.fetchMore(this.messages[0]!.id, PAGE, 0);
+    this.loadingOlder = false;
+    if (r) this.foundOldest = r.found_oldest;
+    const added = r ? this.merge(r.messages, false) : 0;
+    this.touch();
+    return added;
+  }
+
+  /** A page beside those loaded, or null when it could not be had (the error shown unless the network failed). */
+  private async fetchMore(anchor: number, before: number, after: number): Promise<Awaited<ReturnType<MessageList['fetch']>> | null> {
     try {
-      const r = await this.fetch(this.messages[0]!.id, PAGE, 0);
-      this.foundOldest = r.found_oldest;
-      return this.merge(r.messages, false);
+      return await this.fetch(anchor, before, after);
     } catch (err) {
       if (!(err instanceof NetworkError)) this.error = (err as Error).message;
-      return 0;
-    } finally {
-      this.loadingOlder = false;
-      this.touch();
+      return null;
     }
   }
 
@@ -345,7 +399,7 @@ export class MessageList {
 
   onNewMessage(m: Message): void {
     if (!this.foundNewest) {
-      if (this.loading) this.pending.push(m);
+      if (this.loading || this.loadingNewer) this.pending.push(m);
       return;
     }
     const r = matches(this.terms, m, this.model.matchContext());
@@ -950,6 +1004,7 @@ export class Model {
         m.content = ev.rendered_content;
         if (ev.edit_timestamp) m.last_edit_timestamp = ev.edit_timestamp;
       }
+      if ((newTopic !== undefined || newStream !== undefined) && ev.edit_timestamp) m.last_moved_timestamp = ev.edit_timestamp;
       if (newTopic !== undefined) m.subject = newTopic;
       if (newStream !== undefined) {
         m.stream_id = newStream;

@@ -185,6 +185,22 @@ export function narrowToHash(terms: Term[]): string {
   );
 }
 
+/** A channel as Zulip's links name it: "<id>-<name>", spaces as dashes. */
+function channelSlug(id: number, name: string): string {
+  return `${id}-${encodeHashPart(name.replace(/ /g, '-'))}`;
+}
+
+/**
+ * A message's permanent link, as Zulip's web app makes it:
+ * #narrow/channel/12-general/topic/hello.20world/near/345, or
+ * #narrow/dm/5,9-dm/near/345 (every participant's ID, "-group" for three or more).
+ */
+export function messageLinkHash(m: { id: number; type: string; stream_id?: number; subject: string; display_recipient: string | { id: number }[] }, channelName: string): string {
+  if (m.type === 'stream') return `#narrow/channel/${channelSlug(m.stream_id!, channelName)}/topic/${encodeHashPart(m.subject)}/near/${m.id}`;
+  const ids = Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).sort((a, b) => a - b) : [];
+  return `#narrow/dm/${ids.join(',')}-${ids.length >= 3 ? 'group' : 'dm'}/near/${m.id}`;
+}
+
 /**
  * The narrow of a route hash: ours, and the links Zulip's Markdown puts in
  * messages (#narrow/stream/12-general/topic/a.20b: the legacy operator name, a
@@ -203,8 +219,8 @@ export function hashToNarrow(hash: string): Term[] | null {
     let operand: Term['operand'] = raw;
     const channelId = operator === 'channel' ? /^(\d+)(-|$)/.exec(raw) : null;
     if (channelId) operand = Number(channelId[1]);
-    else if ((operator === 'sender' || operator === 'id') && /^\d+$/.test(raw)) operand = Number(raw);
-    else if (operator === 'dm' && /^\d+(,\d+)*$/.test(raw)) operand = raw.split(',').map(Number);
+    else if ((operator === 'sender' || operator === 'id' || operator === 'near' || operator === 'with') && /^\d+$/.test(raw)) operand = Number(raw);
+    else if (operator === 'dm' && /^\d+(,\d+)*(-|$)/.test(raw)) operand = raw.split('-')[0]!.split(',').map(Number);
     terms.push({ operator, operand, negated });
   }
   return terms;

@@ -22,13 +22,27 @@ export function go(terms: Term[]): void {
 
 const OVERLAYS = new Set(['#settings', '#channels']);
 
+const isNear = (t: Term) => t.operator === 'near' || t.operator === 'with';
+
+/**
+ * The narrow in the address, without the message a link points at (see
+ * nearFromLocation); a conversation's IDs without the user's own, as a
+ * message's link lists them all.
+ */
 function termsFromLocation(): Term[] {
-  return hashToNarrow(location.hash) ?? [];
+  const terms = (hashToNarrow(location.hash) ?? []).filter((t) => !isNear(t));
+  return terms.map((t) => (t.operator === 'dm' && Array.isArray(t.operand) && model.me ? { ...t, operand: model.dmKey(t.operand).split(',').map(Number) } : t));
 }
 
-function openNarrow(terms: Term[]): void {
-  if (model.list && sameNarrow(model.list.terms, terms)) return;
-  const list = new MessageList(model, terms);
+/** The message a link's address opens the narrow at (`near/<id>`, or Zulip's newer `with/<id>`), if any. */
+function nearFromLocation(): number | null {
+  const near = (hashToNarrow(location.hash) ?? []).find(isNear);
+  return near && typeof near.operand === 'number' ? near.operand : null;
+}
+
+function openNarrow(terms: Term[], near: number | null): void {
+  if (model.list && sameNarrow(model.list.terms, terms) && model.list.near === near) return;
+  const list = new MessageList(model, terms, near);
   model.list = list;
   model.changed();
   void list.loadInitial();
@@ -76,7 +90,8 @@ export function App() {
     model.onIncoming = notifyIfWanted;
     void run(() => {
       setStarted(true);
-      openNarrow(termsFromLocation());
+      setTerms(termsFromLocation());
+      openNarrow(termsFromLocation(), nearFromLocation());
       startPresence();
     });
     const onHash = () => {
@@ -87,7 +102,7 @@ export function App() {
       setOverlay(null);
       const t = termsFromLocation();
       setTerms(t);
-      if (model.ready) openNarrow(t);
+      if (model.ready) openNarrow(t, nearFromLocation());
     };
     addEventListener('hashchange', onHash);
     return () => {

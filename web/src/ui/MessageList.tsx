@@ -9,6 +9,7 @@ import { cx, emojiChar, formatDay, formatTime, fullTime, highlightAlertWords, PO
 import { Avatar } from './Avatar.tsx';
 import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
+import { EditHistory, hasVisibleHistory, messageLink, ReadReceipts } from './MessageActions.tsx';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */
 const MAX_ROWS = 150;
@@ -72,6 +73,18 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
   const [picker, setPicker] = useState<number | null>(null);
   // Messages of muted senders shown anyway ("Show message").
   const [revealed, setRevealed] = useState<ReadonlySet<number>>(new Set());
+  /** The message whose "More actions" menu is open. */
+  const [menu, setMenu] = useState<number | null>(null);
+  const [historyOf, setHistoryOf] = useState<Message | null>(null);
+  const [receiptsOf, setReceiptsOf] = useState<number | null>(null);
+  /** The message whose link was just copied ("Copied" beside its menu). */
+  const [copied, setCopied] = useState<number | null>(null);
+  /**
+   * After "Mark as unread from here": that message's ID. Messages from it on
+   * are not marked read by being in view until the user scrolls, clicks or
+   * presses a key in the list (as in Zulip's web app).
+   */
+  const keepUnreadFrom = useRef<number | null>(null);
   const { error: actionError, setError: setActionError, run } = useRequest();
 
   const msgs = list.messages;
@@ -105,6 +118,12 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
       initialScrollDone.current = true;
       sc.scrollTop = sc.scrollHeight;
       atBottom.current = true;
+      // A link to a message: that message in the middle of the pane.
+      const target = list.near === null ? null : sc.querySelector<HTMLElement>(`.message-row[data-id="${targetId}"]`);
+      if (target) {
+        target.scrollIntoView({ block: 'center' });
+        atBottom.current = sc.scrollHeight - sc.scrollTop - sc.clientHeight < 40;
+      }
       // For `npm run bench:web`: when the first list became usable.
       if (!performance.getEntriesByName('parley:list-ready').length) performance.mark('parley:list-ready');
     } else if (anchor.current) {
@@ -145,7 +164,14 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
   }
 
   function extendDown(): void {
-    if (e >= msgs.length) return;
+    if (e >= msgs.length) {
+      // A list opened at a linked message: the messages after those loaded.
+      if (!list.foundNewest && !list.loadingNewer) {
+        captureAnchor();
+        void list.loadNewer();
+      }
+      return;
+    }
     captureAnchor();
     const ne = Math.min(msgs.length, e + STEP);
     const ns = Math.max(s, ne - MAX_ROWS);
@@ -172,6 +198,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
       const box = sc.getBoundingClientRect();
       const seen: number[] = [];
       for (const el of sc.querySelectorAll<HTMLElement>('.message-row.unread')) {
+        if (keepUnreadFrom.current !== null && Number(el.dataset.id) >= keepUnreadFrom.current) continue;
         const r = el.getBoundingClientRect();
         const visible = Math.min(r.bottom, box.bottom) - Math.max(r.top, box.top);
         if (visible > Math.min(r.height, box.height) * 0.5) seen.push(Number(el.dataset.id));
@@ -190,7 +217,31 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
     };
   }, []);
 
+  /**
+   * The user moves in the list again (a key, a click, the wheel; not in a
+   * message's actions): messages in view are marked read again.
+   */
+  function resumeReading(ev: Event): void {
+    if (keepUnreadFrom.current === null || (ev.target as HTMLElement).closest('.msg-actions')) return;
+    keepUnreadFrom.current = null;
+    scheduleReadCheck();
+  }
+
   // ---- actions
+  async function markUnreadFrom(m: Message): Promise<void> {
+    setMenu(null);
+    keepUnreadFrom.current = m.id;
+    if (!(await run(() => list.markUnreadFrom(m.id)))) keepUnreadFrom.current = null;
+  }
+
+  async function copyLink(m: Message): Promise<void> {
+    setMenu(null);
+    if (await run(() => navigator.clipboard.writeText(messageLink(m)))) {
+      setCopied(m.id);
+      setTimeout(() => setCopied((c) => (c === m.id ? null : c)), 2000);
+    }
+  }
+
   async function toggleReaction(m: Message, name: string, code: string, type: string): Promise<void> {
     const mine = m.reactions.some((r) => r.user_id === model.me.user_id && r.emoji_code === code && r.reaction_type === type);
     const params = { emoji_name: name, emoji_code: code, reaction_type: type };
@@ -227,7 +278,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
   async function quote(m: Message): Promise<void> {
     await run(async () => {
       const raw = await rawContent(m.id);
-      const link = `${location.origin}/#narrow/${m.type === 'stream' ? `channel/${m.stream_id}/topic/${encodeURIComponent(m.subject)}` : `dm/${encodeURIComponent(conversationTerms(m)[0]!.operand.toString())}`}/near/${m.id}`;
+      const link = messageLink(m);
       const fence = raw.includes('```') ? '````' : '```';
       onQuote({ text: `@_**${m.sender_full_name}|${m.sender_id}** [said](${link}):\n${fence}quote\n${raw}\n${fence}\n`, message: m });
     });
@@ -257,6 +308,8 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
   }
 
   const me = model.me.user_id;
+  // The linked message the list opened at (or the first after it, if it is gone).
+  const targetId = list.near === null ? null : (msgs.find((m) => m.id >= list.near!)?.id ?? null);
   const out: preact.JSX.Element[] = [];
   let prevKey = '';
   let prevDay = '';
@@ -329,7 +382,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
       <article
         key={m.id}
         data-id={m.id}
-        class={cx('message-row', continued && 'continued', unread && 'unread', mentioned && 'mentioned', m.sender_id === me && 'own')}
+        class={cx('message-row', continued && 'continued', unread && 'unread', mentioned && 'mentioned', m.sender_id === me && 'own', m.id === targetId && 'linked')}
         aria-label={`${senderName}, ${formatTime(m.timestamp)}`}
       >
         <div class="gutter">
@@ -434,7 +487,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
             </div>
           )}
         </div>
-        <div class={cx('msg-actions', picker === m.id && 'open')} role="toolbar" aria-label="Actions">
+        <div class={cx('msg-actions', (picker === m.id || menu === m.id || copied === m.id) && 'open')} role="toolbar" aria-label="Actions">
           <button type="button" class="icon-btn" aria-label="Add reaction" title="Add reaction" aria-expanded={picker === m.id} onClick={() => setPicker(picker === m.id ? null : m.id)}>
             {ICON.react}
           </button>
@@ -461,7 +514,35 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
           >
             {starred ? ICON.starOn : ICON.star}
           </button>
+          <button type="button" class="icon-btn" aria-label="More actions" title="More actions" aria-haspopup="menu" aria-expanded={menu === m.id} onClick={() => setMenu(menu === m.id ? null : m.id)}>
+            {ICON.more}
+          </button>
+          {copied === m.id && (
+            <span class="copied" role="status">
+              Copied
+            </span>
+          )}
           {picker === m.id && <EmojiPicker onPick={(name) => void addReactionByName(m, name)} onClose={() => setPicker(null)} />}
+          {menu === m.id && (
+            <MoreMenu onClose={() => setMenu(null)}>
+              {hasVisibleHistory(m) && (
+                <button type="button" role="menuitem" onClick={() => (setMenu(null), setHistoryOf(m))}>
+                  View edit history
+                </button>
+              )}
+              {model.realm.realm_enable_read_receipts && (
+                <button type="button" role="menuitem" onClick={() => (setMenu(null), setReceiptsOf(m.id))}>
+                  Read receipts
+                </button>
+              )}
+              <button type="button" role="menuitem" onClick={() => void markUnreadFrom(m)}>
+                Mark as unread from here
+              </button>
+              <button type="button" role="menuitem" onClick={() => void copyLink(m)}>
+                Copy link to message
+              </button>
+            </MoreMenu>
+          )}
         </div>
       </article>,
     );
@@ -482,7 +563,20 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
           </button>
         </div>
       )}
-      <div class="message-scroller" ref={scroller} onScroll={onScroll} onLoadCapture={() => atBottom.current && endId === null && scroller.current && (scroller.current.scrollTop = scroller.current.scrollHeight)} role="log" aria-label="History" aria-busy={list.loading}>
+      {historyOf && <EditHistory message={historyOf} onClose={() => setHistoryOf(null)} />}
+      {receiptsOf !== null && <ReadReceipts messageId={receiptsOf} onClose={() => setReceiptsOf(null)} />}
+      <div
+        class="message-scroller"
+        ref={scroller}
+        onScroll={onScroll}
+        onWheel={resumeReading}
+        onKeyDown={resumeReading}
+        onPointerDown={resumeReading}
+        onLoadCapture={() => atBottom.current && endId === null && scroller.current && (scroller.current.scrollTop = scroller.current.scrollHeight)}
+        role="log"
+        aria-label="History"
+        aria-busy={list.loading}
+      >
         {list.loading && !msgs.length && <div class="list-edge">Loading messages…</div>}
         {list.error && (
           <div class="form-error" role="alert">
@@ -511,6 +605,7 @@ const ICON = {
   quote: svg(<path d="M4 14V9.5A3.5 3.5 0 0 1 7.5 6M11 14V9.5A3.5 3.5 0 0 1 14.5 6M4 14h3v-3H4M11 14h3v-3h-3" />),
   edit: svg(<path d="M13.5 3.5l3 3L7 16H4v-3z" />),
   trash: svg(<path d="M4 6h12M8 6V4h4v2M6 6l1 10h6l1-10" />),
+  more: svg(<path d="M5 10h.01M10 10h.01M15 10h.01" stroke-width="3" />),
   star: svg(<path d="M10 2.8l2.2 4.6 5 .7-3.6 3.5.9 5L10 14.2l-4.5 2.4.9-5L2.8 8.1l5-.7z" />),
   starOn: (
     <svg viewBox="0 0 20 20" width="17" height="17" aria-hidden="true">
@@ -518,6 +613,40 @@ const ICON = {
     </svg>
   ),
 };
+
+/**
+ * A message's "More actions" menu: its first item focused; Up and Down move
+ * between items; Escape closes it (back to its button), and so does the
+ * focus leaving the message's actions.
+ */
+function MoreMenu({ onClose, children }: { onClose(): void; children: preact.ComponentChildren }) {
+  return (
+    <div
+      class="msg-menu"
+      role="menu"
+      aria-label="More actions"
+      ref={(el) => autoFocusOnce(el?.querySelector<HTMLElement>('[role="menuitem"]') ?? null)}
+      onKeyDown={(e) => {
+        const items = [...e.currentTarget.querySelectorAll<HTMLElement>('[role="menuitem"]')];
+        const at = items.indexOf(document.activeElement as HTMLElement);
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          e.currentTarget.parentElement?.querySelector<HTMLElement>('[aria-haspopup="menu"]')?.focus();
+          onClose();
+        } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+          e.preventDefault();
+          items[(at + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
+        }
+      }}
+      onFocusOut={(e) => {
+        const to = e.relatedTarget as Node | null;
+        if (!to || !e.currentTarget.parentElement?.contains(to)) onClose();
+      }}
+    >
+      {children}
+    </div>
+  );
+}
 
 function autoFocusOnce(el: HTMLElement | null): void {
   if (el && !el.dataset.focused) {

@@ -1,0 +1,260 @@
+/**
+ * A message's "More actions" menu in the web client, in real Chromium: its
+ * edit history (versions, who made them, the move between channels and
+ * topics; offered only as the organization's policy allows, live), its read
+ * receipts (the readers as the server lists them; the server's refusal once
+ * the organization turns them off), "Mark as unread from here" (the server's
+ * flags and the sidebar's count, and the list does not mark them read again
+ * until the user moves in it) and "Copy link to message" (the link copied
+ * opens the conversation at that message in another page, for a channel and
+ * a direct message). Skipped (with one line saying why) where Chromium is
+ * not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Locator, Page } from 'playwright-core';
+import { assertError, assertSuccess, type Client } from './helpers.ts';
+import { browserTests, channelLink, eventGate, eventually, focusedLabel, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
+
+const sendTo = async (c: Client, to: string, topic: string, content: string): Promise<number> => assertSuccess(await c.post('/messages', { type: 'stream', to, topic, content })).id as number;
+
+/** Opens `row`'s "More actions" menu; the menu. */
+async function moreActions(page: Page, row: Locator): Promise<Locator> {
+  await row.hover();
+  await row.getByRole('button', { name: 'More actions' }).click();
+  const menu = page.getByRole('menu', { name: 'More actions' });
+  await menu.waitFor();
+  return menu;
+}
+
+/** The names of the items of `row`'s menu (closed again after with Escape, which gives the focus back to its button). */
+async function menuItems(page: Page, row: Locator): Promise<string[]> {
+  const menu = await moreActions(page, row);
+  const items = (await menu.getByRole('menuitem').allTextContents()).map((s) => s.trim());
+  // The focus on its first item.
+  await eventually(async () => (await page.evaluate(() => (globalThis as any).document.activeElement?.textContent?.trim())) === items[0], 'the first item focused');
+  await page.keyboard.press('Escape');
+  await menu.waitFor({ state: 'detached' });
+  assert.equal(await focusedLabel(page, 'More actions'), 'More actions');
+  return items;
+}
+
+/** The message `id`'s flags as `api`'s user has them at the server. */
+async function flagsAtServer(api: Client, id: number): Promise<string[]> {
+  const r = assertSuccess(await api.get('/messages', { anchor: String(id), num_before: 0, num_after: 0, include_anchor: true, narrow: '[]' }));
+  assert.equal(r.messages.length, 1);
+  return r.messages[0].flags as string[];
+}
+
+const isRead = async (api: Client, id: number) => (await flagsAtServer(api, id)).includes('read');
+
+await browserTests('the web client in Chromium: message actions', (newContext) => {
+  test('edit history: an edited and moved message shows its versions and the move; offered as the policy allows, following changes made elsewhere', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Writer' });
+      const bobApi = t.client(bob);
+      const ownerName = t.owner.row.full_name;
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'archive' }]), principals: JSON.stringify([bob.id, t.owner.id]) }));
+      const archiveId = assertSuccess(await owner.get('/get_stream_id', { stream: 'archive' })).stream_id as number;
+      const id = await sendTo(bobApi, 'general', 'plans', 'first draft');
+      assertSuccess(await bobApi.patch(`/messages/${id}`, { content: 'second draft' }));
+      assertSuccess(await owner.patch(`/messages/${id}`, { stream_id: archiveId, topic: 'decisions', send_notification_to_old_thread: false, send_notification_to_new_thread: false }));
+      const untouched = await sendTo(bobApi, 'archive', 'decisions', 'never changed');
+
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await channelLink(page, 'archive').click();
+      const row = messageRow(page, 'second draft');
+      await row.waitFor();
+      await (await moreActions(page, row)).getByRole('menuitem', { name: 'View edit history' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Message edit history' });
+      assert.equal(await focusedLabel(page, 'Close message edit history'), 'Close message edit history');
+      const versions = dialog.getByRole('listitem');
+      await eventually(async () => (await versions.count()) === 3, 'three versions');
+      // As the server has them: posted, edited, moved (oldest first).
+      const history = assertSuccess(await bobApi.get(`/messages/${id}/history`)).message_history as Array<Record<string, any>>;
+      assert.equal(history.length, 3);
+      assert.deepEqual(
+        history.map((v) => [v.user_id, v.topic]),
+        [
+          [bob.id, 'plans'],
+          [bob.id, 'plans'],
+          [t.owner.id, 'decisions'],
+        ],
+      );
+      const texts = (await versions.allTextContents()).map((s) => s.replace(/\s+/g, ' ').trim());
+      assert.match(texts[0]!, /^Posted by Bob Writer .*first draft$/);
+      assert.match(texts[1]!, /^Edited by Bob Writer .*second draft$/);
+      assert.match(texts[2]!, new RegExp(`^Moved by ${ownerName} .*Moved from #general > plans to #archive > decisions$`));
+      assert.equal(await versions.nth(0).locator('.message-content p').textContent(), 'first draft');
+      await dialog.getByRole('button', { name: 'Close message edit history' }).click();
+      await dialog.waitFor({ state: 'detached' });
+
+      // A click elsewhere closes the menu.
+      const menu = await moreActions(page, row);
+      await page.getByRole('heading', { name: /archive/ }).click();
+      await menu.waitFor({ state: 'detached' });
+
+      // A message never changed has no history to show, until it is edited elsewhere.
+      const untouchedRow = messageRow(page, 'never changed');
+      assert.ok(!(await menuItems(page, untouchedRow)).includes('View edit history'));
+      assertSuccess(await bobApi.patch(`/messages/${untouched}`, { content: 'changed after all' }));
+      const changedRow = messageRow(page, 'changed after all');
+      await changedRow.waitFor();
+      await eventually(async () => (await menuItems(page, changedRow)).includes('View edit history'), 'the edited message to offer its history');
+
+      // "moves": only moved messages offer it; "none": none does (the server refuses too).
+      assertSuccess(await owner.patch('/realm', { message_edit_history_visibility_policy: 'moves' }));
+      await eventually(async () => !(await menuItems(page, changedRow)).includes('View edit history'), 'the edited message to offer no history under "moves"');
+      assert.ok((await menuItems(page, row)).includes('View edit history'));
+      assertSuccess(await owner.patch('/realm', { message_edit_history_visibility_policy: 'none' }));
+      await eventually(async () => !(await menuItems(page, row)).includes('View edit history'), 'no history offered under "none"');
+      assertError(await bobApi.get(`/messages/${id}/history`), 400, 'BAD_REQUEST', 'Message edit history is disabled in this organization');
+      await ctx.close();
+    }));
+
+  test('read receipts: the readers the server lists; the server refuses once the organization turns them off, and the option goes', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.patch('/realm', { enable_read_receipts: true }));
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Sender' });
+      const carol = await t.makeUser({ name: 'Carol Reader' });
+      const dave = await t.makeUser({ name: 'Dave Later' });
+      const id = await sendTo(t.client(bob), 'general', 'receipts', 'did you read this');
+      assertSuccess(await t.client(carol).post('/messages/flags', { messages: JSON.stringify([id]), op: 'add', flag: 'read' }));
+
+      const ctx = await newContext();
+      const gate = await eventGate(ctx);
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      const row = messageRow(page, 'did you read this');
+      await row.waitFor();
+      const readers = async () => {
+        await (await moreActions(page, row)).getByRole('menuitem', { name: 'Read receipts' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Read receipts' });
+        await dialog.waitFor();
+        return dialog;
+      };
+      let dialog = await readers();
+      await dialog.getByRole('list', { name: 'Read by' }).waitFor();
+      assert.deepEqual(await dialog.getByRole('listitem').allTextContents(), ['Carol Reader']);
+      assert.deepEqual(assertSuccess(await t.client(bob).get(`/messages/${id}/read_receipts`)).user_ids, [carol.id]);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      // Dave reads it elsewhere: the receipts, opened again, name him too.
+      assertSuccess(await t.client(dave).post('/messages/flags', { messages: JSON.stringify([id]), op: 'add', flag: 'read' }));
+      dialog = await readers();
+      await eventually(async () => (await dialog.getByRole('listitem').count()) === 2, 'two readers');
+      assert.deepEqual(await dialog.getByRole('listitem').allTextContents(), ['Carol Reader', 'Dave Later']);
+      assert.deepEqual(new Set(assertSuccess(await t.client(bob).get(`/messages/${id}/read_receipts`)).user_ids), new Set([carol.id, dave.id]));
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      // Turned off while the page has not heard yet: the server's refusal, shown.
+      gate.hold();
+      assertSuccess(await owner.patch('/realm', { enable_read_receipts: false }));
+      dialog = await readers();
+      assert.equal(await dialog.getByRole('alert').textContent(), 'Read receipts are disabled in this organization.');
+      assertError(await t.client(bob).get(`/messages/${id}/read_receipts`), 400, 'BAD_REQUEST', 'Read receipts are disabled in this organization.');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      // Once the event arrives, the menu no longer offers it.
+      gate.release();
+      await eventually(async () => !(await menuItems(page, row)).includes('Read receipts'), 'the read receipts option to go');
+      await ctx.close();
+    }));
+
+  test('mark as unread from here: the server has that message and the later ones unread, the sidebar counts them, and they stay unread until the user moves in the list', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Reader' });
+      const bobApi = t.client(bob);
+      const ids: number[] = [];
+      for (let i = 1; i <= 5; i++) ids.push(await sendTo(owner, 'general', 'batch', `batch message ${i}`));
+      assertSuccess(await bobApi.post('/messages/flags', { messages: JSON.stringify(ids), op: 'add', flag: 'read' }));
+
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      const generalId = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      await page.goto(`${t.url}/#narrow/channel/${generalId}/topic/batch`);
+      await page.getByRole('heading', { name: '#general \u203a batch' }).waitFor();
+      const third = messageRow(page, 'batch message 3');
+      await third.waitFor();
+      const general = channelLink(page, 'general');
+      assert.equal(await general.getByLabel(/unread$/).count(), 0);
+
+      await (await moreActions(page, third)).getByRole('menuitem', { name: 'Mark as unread from here' }).click();
+      await eventually(async () => !(await isRead(bobApi, ids[4]!)), 'the last message unread at the server');
+      assert.deepEqual(await Promise.all(ids.map((id) => isRead(bobApi, id))), [true, true, false, false, false]);
+      await general.getByLabel('3 unread').waitFor();
+      await page.getByRole('link', { name: 'All messages' }).getByLabel('3 unread').waitFor();
+
+      // An earlier message made unread elsewhere is in view and so read again by the same check
+      // that leaves the three alone.
+      assertSuccess(await bobApi.post('/messages/flags', { messages: JSON.stringify([ids[0]]), op: 'remove', flag: 'read' }));
+      await eventually(() => isRead(bobApi, ids[0]!), 'the first message read again, being in view');
+      assert.deepEqual(await Promise.all(ids.map((id) => isRead(bobApi, id))), [true, true, false, false, false]);
+      assert.equal(await general.getByLabel('3 unread').count(), 1);
+
+      // A click in the list: the messages in view are read again.
+      await messageRow(page, 'batch message 5').locator('.message-content').click();
+      await eventually(async () => (await general.getByLabel(/unread$/).count()) === 0, 'the count to go');
+      assert.deepEqual(await Promise.all(ids.map((id) => isRead(bobApi, id))), [true, true, true, true, true]);
+      await ctx.close();
+    }));
+
+  test('copy link to message: "Copied", and the link opens the conversation at that message in another page, for a channel and a direct message', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Linker' });
+      const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Opener' });
+      const generalId = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const target = await sendTo(owner, 'general', 'long talk', 'the message to link');
+      const dm = assertSuccess(await t.client(bob).post('/messages', { type: 'private', to: JSON.stringify([carol.id]), content: 'a private word to link' })).id as number;
+
+      const ctx = await newContext();
+      await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      const copyLink = async (text: string): Promise<string> => {
+        const row = messageRow(page, text);
+        await row.waitFor();
+        await (await moreActions(page, row)).getByRole('menuitem', { name: 'Copy link to message' }).click();
+        await row.getByRole('status').filter({ hasText: 'Copied' }).waitFor();
+        return page.evaluate(() => (globalThis as any).navigator.clipboard.readText());
+      };
+      const link = await copyLink('the message to link');
+      assert.equal(link, `${t.url}/#narrow/channel/${generalId}-general/topic/long.20talk/near/${target}`);
+      const dmLink = await copyLink('a private word to link');
+      const pair = [bob.id, carol.id].sort((a, b) => a - b).join(',');
+      assert.equal(dmLink, `${t.url}/#narrow/dm/${pair}-dm/near/${dm}`);
+
+      // After the linked message, more than a page of newer ones: only a list opened at it shows it.
+      for (let i = 1; i <= 120; i++) await sendTo(owner, 'general', 'long talk', `later message ${i}`);
+
+      const ctx2 = await newContext();
+      const other = await loginPage(ctx2, t.url, carol.email, PASSWORD);
+      await other.goto(link);
+      await other.getByRole('heading', { name: '#general \u203a long talk' }).waitFor();
+      const linked = messageRow(other, 'the message to link');
+      await linked.waitFor();
+      // In view, in the middle of the list.
+      const inView = async (row: Locator) => {
+        const box = await row.boundingBox();
+        const pane = await other.getByRole('log', { name: 'History' }).boundingBox();
+        return !!box && !!pane && box.y >= pane.y && box.y + box.height <= pane.y + pane.height;
+      };
+      await eventually(() => inView(linked), 'the linked message in view');
+      // Scrolling down brings the newer messages.
+      await eventually(async () => {
+        await other.getByRole('log', { name: 'History' }).evaluate((el) => (el.scrollTop = el.scrollHeight));
+        return (await messageRow(other, 'later message 120').count()) === 1;
+      }, 'the newest message after scrolling down');
+
+      await other.goto(dmLink);
+      await other.getByRole('heading', { name: 'Bob Linker' }).waitFor();
+      await eventually(() => inView(messageRow(other, 'a private word to link')), 'the linked direct message in view');
+      await ctx.close();
+      await ctx2.close();
+    }));
+});

@@ -1,0 +1,127 @@
+/**
+ * A message's less frequent actions, in its "More actions" menu: its edit
+ * history, its read receipts, "Mark as unread from here" and its permanent
+ * link.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { model, type Message } from '../model.ts';
+import { messageLinkHash } from '../narrow.ts';
+import { fullTime, prepareHtml } from '../util.ts';
+import { Dialog } from './Dialog.tsx';
+import { ErrorLine, useRequest } from './request.tsx';
+
+/** Whether the organization lets its members see this message's edit history, and it has one. */
+export function hasVisibleHistory(m: Message): boolean {
+  const policy = model.realm.realm_message_edit_history_visibility_policy ?? 'all';
+  if (policy === 'all') return !!(m.last_edit_timestamp || m.last_moved_timestamp);
+  if (policy === 'moves') return !!m.last_moved_timestamp;
+  return false;
+}
+
+/** The message's permanent link, which opens its conversation at it. */
+export function messageLink(m: Message): string {
+  return `${location.origin}/${messageLinkHash(m, model.streamName(m.stream_id) ?? '')}`;
+}
+
+/** A dialog titled by the element `id`: the focus on its first button (Close) when it opens; Escape closes it. */
+function useDialog(id: string, onClose: () => void): void {
+  useEffect(() => {
+    document.getElementById(id)?.closest('[role="dialog"]')?.querySelector('button')?.focus();
+    const f = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
+    addEventListener('keydown', f);
+    return () => removeEventListener('keydown', f);
+  }, []);
+}
+
+/** One version of a message, as GET /messages/{id}/history gives it (oldest first). */
+interface Version {
+  timestamp: number;
+  user_id: number | null;
+  topic: string;
+  rendered_content: string;
+  prev_topic?: string;
+  prev_stream?: number;
+  stream?: number;
+  prev_rendered_content?: string;
+}
+
+const place = (streamId: number | undefined, topic: string) => `#${model.streamName(streamId) ?? 'unknown channel'} > ${topic || '(no topic)'}`;
+
+export function EditHistory({ message, onClose }: { message: Message; onClose(): void }) {
+  const [versions, setVersions] = useState<Version[] | null>(null);
+  const { error, run } = useRequest();
+  useDialog('edit-history-title', onClose);
+  useEffect(() => {
+    void run(async () => setVersions((await api('GET', `/messages/${message.id}/history`)).message_history));
+  }, [message.id]);
+  // The channel each version was in: walking back from the message's current one.
+  const channels: Array<number | undefined> = [];
+  if (versions) {
+    let channel = message.stream_id;
+    for (let i = versions.length - 1; i >= 0; i--) {
+      channels[i] = channel;
+      if (versions[i]!.prev_stream !== undefined) channel = versions[i]!.prev_stream;
+    }
+  }
+  return (
+    <Dialog id="edit-history-title" title="Message edit history" onClose={onClose}>
+      <ErrorLine error={error} />
+      {!versions && !error && <p role="status">{'Loading\u2026'}</p>}
+      {versions && (
+        <ol class="edit-history">
+          {versions.map((v, i) => {
+            const moved = i > 0 && (v.prev_topic !== undefined || v.prev_stream !== undefined);
+            const edited = i > 0 && v.prev_rendered_content !== undefined;
+            const what = i === 0 ? 'Posted' : edited && moved ? 'Edited and moved' : edited ? 'Edited' : 'Moved';
+            return (
+              <li key={i}>
+                <p class="history-head">
+                  <strong>
+                    {what} by {v.user_id === null ? 'someone' : model.userName(v.user_id)}
+                  </strong>{' '}
+                  <time dateTime={new Date(v.timestamp * 1000).toISOString()}>{fullTime(v.timestamp)}</time>
+                </p>
+                {moved && (
+                  <p class="history-move">
+                    Moved from {place(v.prev_stream ?? channels[i], v.prev_topic ?? v.topic)} to {place(channels[i], v.topic)}
+                  </p>
+                )}
+                {(i === 0 || edited) && <div class="message-content rendered" dangerouslySetInnerHTML={{ __html: prepareHtml(v.rendered_content) }} />}
+              </li>
+            );
+          })}
+        </ol>
+      )}
+    </Dialog>
+  );
+}
+
+export function ReadReceipts({ messageId, onClose }: { messageId: number; onClose(): void }) {
+  const [readers, setReaders] = useState<number[] | null>(null);
+  const { error, run } = useRequest();
+  useDialog('read-receipts-title', onClose);
+  useEffect(() => {
+    void run(async () => setReaders((await api('GET', `/messages/${messageId}/read_receipts`)).user_ids));
+  }, [messageId]);
+  const names = (readers ?? []).map((id) => model.userName(id)).sort((a, b) => a.localeCompare(b));
+  return (
+    <Dialog id="read-receipts-title" title="Read receipts" onClose={onClose}>
+      <ErrorLine error={error} />
+      {!readers && !error && <p role="status">{'Loading\u2026'}</p>}
+      {readers && !names.length && <p>No one has read this message yet.</p>}
+      {names.length > 0 && (
+        <>
+          <p>
+            This message has been read by {names.length} {names.length === 1 ? 'person' : 'people'}:
+          </p>
+          <ul class="read-receipts" aria-label="Read by">
+            {names.map((n, i) => (
+              <li key={i}>{n}</li>
+            ))}
+          </ul>
+        </>
+      )}
+    </Dialog>
+  );
+}
