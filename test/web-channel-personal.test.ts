@@ -123,7 +123,13 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       await page.getByRole('heading', { name: '#general' }).waitFor();
       await page.getByRole('button', { name: 'Open personal settings of #general' }).click();
       const here = page.getByRole('main').getByRole('group', { name: 'Personal settings of #general' });
-      assert.equal(await here.getByLabel('Sounds').inputValue(), 'on');
+      const sounds = here.getByLabel('Sounds');
+      assert.equal(await sounds.inputValue(), 'on');
+      // Back to the default: the server takes only true or false, so the global setting's value (off) is sent.
+      assert.equal((await sounds.locator('option[value="default"]').textContent())?.trim(), 'Default (Off)');
+      await sounds.selectOption('default');
+      await eventually(async () => (await generalAtServer(ownerApi)).audible_notifications === false, 'sounds as the global setting at the server');
+      await eventually(async () => (await sounds.inputValue()) === 'off', 'Sounds to show Off');
       await here.getByLabel('Pinned to the top of the sidebar').click();
       await eventually(async () => (await generalAtServer(ownerApi)).pin_to_top === false, 'unpinned at the server');
       await here.getByLabel('Notify for @all and @topic mentions').selectOption('off');
