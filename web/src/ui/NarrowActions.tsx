@@ -130,7 +130,7 @@ export function ChannelPersonalButton({ streamId }: { streamId: number }) {
   return (
     <span class="personal-popover-anchor">
       <button type="button" class="btn" aria-expanded={open} aria-label={`${open ? 'Close' : 'Open'} personal settings of #${name}`} onClick={() => setOpen(!open)}>
-        Channel settings
+        Personal settings
       </button>
       {open && (
         <div class="personal-popover" onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), setOpen(false))}>
