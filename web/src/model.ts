@@ -63,6 +63,8 @@ export interface Sub {
   /** The subscription's own notification choices (null: the user's defaults). */
   desktop_notifications: boolean | null;
   audible_notifications: boolean | null;
+  push_notifications: boolean | null;
+  email_notifications: boolean | null;
   wildcard_mentions_notify: boolean | null;
 }
 
@@ -621,6 +623,8 @@ export class Model {
       invite_only: !!s.invite_only,
       desktop_notifications: typeof s.desktop_notifications === 'boolean' ? s.desktop_notifications : null,
       audible_notifications: typeof s.audible_notifications === 'boolean' ? s.audible_notifications : null,
+      push_notifications: typeof s.push_notifications === 'boolean' ? s.push_notifications : null,
+      email_notifications: typeof s.email_notifications === 'boolean' ? s.email_notifications : null,
       wildcard_mentions_notify: typeof s.wildcard_mentions_notify === 'boolean' ? s.wildcard_mentions_notify : null,
     };
   }

@@ -12,7 +12,7 @@ import { Compose, type ComposeHandle } from './Compose.tsx';
 import { People } from './People.tsx';
 import { Settings } from './Settings.tsx';
 import { Channels } from './Channels.tsx';
-import { MarkAllRead, TopicActions } from './NarrowActions.tsx';
+import { ChannelPersonalButton, MarkAllRead, TopicActions } from './NarrowActions.tsx';
 import { UserCard } from './UserCard.tsx';
 
 export function go(terms: Term[]): void {
@@ -126,6 +126,12 @@ export function App() {
   })();
   // A channel's topic, in a channel the user is in: it can be followed or muted.
   const topicInView = channelTopic && model.subs.has(channelTopic.streamId) ? channelTopic : null;
+  // The channel of a channel or topic narrow, if the user is in it: its personal settings can be opened.
+  const channelInView = (() => {
+    const ch = terms.find((t) => t.operator === 'channel');
+    const onlyChannel = terms.length === 1 || channelTopic !== null;
+    return onlyChannel && ch && !ch.negated && typeof ch.operand === 'number' && model.subs.has(ch.operand) ? ch.operand : null;
+  })();
   const unreadInFeed = model.ready ? model.unreadInFeed() : 0;
   // Unread messages of the narrow in view, where the client counts them (the feed, a channel, a topic, a conversation).
   const unreadHere = (() => {
@@ -257,6 +263,7 @@ export function App() {
           <span class="narrow-actions">
             {unreadHere > 0 && model.list && <MarkAllRead list={model.list} />}
             {topicInView && <TopicActions streamId={topicInView.streamId} topic={topicInView.topic} />}
+            {channelInView !== null && <ChannelPersonalButton key={channelInView} streamId={channelInView} />}
           </span>
         </div>
         {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} onUser={setCard} />}

@@ -3,6 +3,7 @@ import { api } from '../api.ts';
 import { model, type Stream as Channel, type User } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
+import { PersonalSettings } from './ChannelPersonal.tsx';
 import { Dialog } from './Dialog.tsx';
 import { isAdministrator } from './Organization.tsx';
 import { ErrorLine, failureText, useAction, useRequest } from './request.tsx';
@@ -28,7 +29,8 @@ function channelNamed(name: string): Promise<number | undefined> {
 }
 
 /**
- * The organization's channels this user can see: join, pin, mute, leave, open; and a
+ * The organization's channels this user can see: join, pin, mute, leave, open,
+ * one's own settings for it (PersonalSettings); and a
  * form to create one (the creator is subscribed). Everything through
  * /users/me/subscriptions, as Zulip's web app does; the lists follow the
  * server's events. Those who may administer a channel open its settings
@@ -39,6 +41,7 @@ export function Channels({ onClose }: { onClose(): void }) {
   const [description, setDescription] = useState('');
   const [isPrivate, setPrivate] = useState(false);
   const [open, setOpen] = useState<number | null>(null);
+  const [personal, setPersonal] = useState<number | null>(null);
   const { busy, error, setError, run } = useRequest();
 
   const channels = [...model.streams.values()] as Channel[];
@@ -95,6 +98,7 @@ export function Channels({ onClose }: { onClose(): void }) {
           {channels.map((c) => {
             const subscribed = model.subs.has(c.stream_id);
             const opened = open === c.stream_id;
+            const personalOpen = subscribed && personal === c.stream_id;
             return (
               <li key={c.stream_id} aria-label={`#${c.name}`}>
                 <div class="channel-info">
@@ -111,6 +115,15 @@ export function Channels({ onClose }: { onClose(): void }) {
                       <button type="button" class="btn" disabled={busy} aria-label={`Leave #${c.name}`} onClick={() => void leave(c)}>
                         Leave
                       </button>
+                      <button
+                        type="button"
+                        class="btn"
+                        aria-expanded={personalOpen}
+                        aria-label={`${personalOpen ? 'Close' : 'Open'} personal settings of #${c.name}`}
+                        onClick={() => setPersonal(personalOpen ? null : c.stream_id)}
+                      >
+                        Personal settings
+                      </button>
                     </>
                   ) : (
                     <button type="button" class="btn primary" disabled={busy} aria-label={`Join #${c.name}`} onClick={() => void join(c)}>
@@ -123,6 +136,7 @@ export function Channels({ onClose }: { onClose(): void }) {
                     </button>
                   )}
                 </span>
+                {personalOpen && <PersonalSettings key={`personal-${c.stream_id}`} streamId={c.stream_id} />}
                 {opened && mayAdminister(c) && <ChannelSettings key={c.stream_id} channel={c} />}
               </li>
             );

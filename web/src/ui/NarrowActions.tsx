@@ -3,6 +3,7 @@ import { api } from '../api.ts';
 import { model, type MessageList } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
 import { useRequest } from './request.tsx';
+import { PersonalSettings } from './ChannelPersonal.tsx';
 
 /** What Zulip puts before a resolved topic's name: a heavy check mark and a space. */
 const RESOLVED_PREFIX = '\u2714 ';
@@ -119,5 +120,23 @@ export function MarkAllRead({ list }: { list: MessageList }) {
         </span>
       )}
     </>
+  );
+}
+
+/** The button that opens one's own settings of the channel in view (PersonalSettings) under the narrow's title. */
+export function ChannelPersonalButton({ streamId }: { streamId: number }) {
+  const [open, setOpen] = useState(false);
+  const name = model.streamName(streamId);
+  return (
+    <span class="personal-popover-anchor">
+      <button type="button" class="btn" aria-expanded={open} aria-label={`${open ? 'Close' : 'Open'} personal settings of #${name}`} onClick={() => setOpen(!open)}>
+        Personal settings
+      </button>
+      {open && (
+        <div class="personal-popover" onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), setOpen(false))}>
+          <PersonalSettings key={streamId} streamId={streamId} />
+        </div>
+      )}
+    </span>
   );
 }
