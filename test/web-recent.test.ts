@@ -69,6 +69,13 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       await eventually(() => top3(['#general \u203a alpha', 'Bob Recent', '#general \u203a beta']), 'alpha on top after a new message');
       await row('#general \u203a alpha').getByLabel('1 unread').waitFor();
 
+      // "Mark as read" on a row: the server has the conversation read, and its count goes.
+      await row('#general \u203a alpha').getByRole('button', { name: 'Mark #general \u203a alpha as read' }).click();
+      await eventually(async () => !(await unreadAtServer(owner, alphaTwo)), 'alpha two read at the server');
+      await eventually(async () => (await row('#general \u203a alpha').getByLabel(/unread/).count()) === 0, 'alpha without an unread count');
+      const alphaThree = await post(bob, 'alpha', 'alpha three');
+      await row('#general \u203a alpha').getByLabel('1 unread').waitFor();
+
       // Unread: only the conversations with unread messages; one read elsewhere leaves the list.
       await page.getByLabel('Unread', { exact: true }).check();
       await eventually(async () => (await labels()).includes('#general \u203a beta'), 'beta listed as unread');
@@ -111,7 +118,8 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       const history = page.getByRole('log', { name: 'History' });
       await history.getByText('alpha one').waitFor();
       await history.getByText('alpha two').waitFor();
-      await eventually(async () => !(await unreadAtServer(owner, alphaTwo)), 'alpha two read at the server once shown');
+      await history.getByText('alpha three').waitFor();
+      await eventually(async () => !(await unreadAtServer(owner, alphaThree)), 'alpha three read at the server once shown');
 
       // Clicking a row opens its conversation too.
       await page.goBack();
@@ -119,6 +127,13 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       await page.getByRole('heading', { name: 'Bob Recent' }).waitFor();
       await history.getByText('just us').waitFor();
       await eventually(async () => !(await unreadAtServer(owner, dmId)), 'the direct message read at the server once shown');
+
+      // A message deleted elsewhere: its conversation, with no other message, leaves the list.
+      await page.goBack();
+      await links.filter({ hasText: 'Bob Recent' }).waitFor();
+      assertSuccess(await owner.request('DELETE', `/messages/${dmId}`, {}));
+      await eventually(async () => !(await labels()).includes('Bob Recent'), 'the conversation gone with its only message');
+      assert.deepEqual((await labels()).slice(0, 2), ['#general \u203a gamma', '#general \u203a alpha']);
       await ctx.close();
     }));
 });

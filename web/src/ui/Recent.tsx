@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { model, type RecentMessage } from '../model.ts';
+import { MessageList, model, type RecentMessage } from '../model.ts';
 import { narrowToHash, type Term } from '../narrow.ts';
 import { formatDay, formatTime, fullTime } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
-import { ErrorLine } from './request.tsx';
+import { ErrorLine, useRequest } from './request.tsx';
 
 /** One conversation of the view: a channel's topic or a direct-message conversation. */
 interface Conversation {
@@ -68,6 +68,23 @@ function conversations(): Conversation[] {
     if (m.senderId === model.me.user_id) c.participated = true;
   }
   return [...byKey.values()];
+}
+
+/** A conversation's unread count, with a button marking the whole conversation read at the server (the events then update the count). */
+function UnreadCell({ c }: { c: Conversation }) {
+  const request = useRequest();
+  if (c.unread === 0) return null;
+  return (
+    <>
+      <span class="count" aria-label={`${c.unread} unread`}>
+        {c.unread}
+      </span>{' '}
+      <button type="button" class="btn small" aria-label={`Mark ${c.label} as read`} title="Mark as read" disabled={request.busy} onClick={() => void request.run(() => new MessageList(model, c.terms).markAllRead())}>
+        {'\u2713'}
+      </button>
+      <ErrorLine error={request.error} />
+    </>
+  );
 }
 
 function lastTime(ts: number): string {
@@ -147,11 +164,7 @@ export function Recent() {
                   {c.muted && <span class="visually-hidden"> (muted)</span>}
                 </td>
                 <td>
-                  {c.unread > 0 && (
-                    <span class="count" aria-label={`${c.unread} unread`}>
-                      {c.unread}
-                    </span>
-                  )}
+                  <UnreadCell c={c} />
                 </td>
                 <td>
                   <span class="recent-senders">
