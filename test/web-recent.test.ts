@@ -3,7 +3,9 @@
  * Chromium: conversations made through the API (two topics, a direct message)
  * listed newest first with their unread counts; a new message moving its
  * conversation to the top, a message read elsewhere leaving the "Unread"
- * filter, a topic moved elsewhere showing under its new name, all live; the
+ * filter, a topic moved elsewhere showing under its new name, a conversation
+ * whose only message is deleted and a channel left elsewhere leaving the
+ * list, all live; a row's "Mark as read" (the server has it read); the
  * "Participated", text and "Include muted" filters; a row (clicked, or
  * reached with the arrow keys) opening its conversation, whose messages the
  * server then has read. Skipped (with one line saying why) where Chromium is
@@ -26,10 +28,11 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       const owner = t.client(t.owner);
       const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Recent' });
       const bob = t.client(bobAccount);
-      for (const c of [owner, bob]) assertSuccess(await c.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'general' }]) }));
+      for (const c of [owner, bob]) assertSuccess(await c.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'general' }, { name: 'design' }]) }));
       const generalId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
       const post = async (from: Client, topic: string, content: string) => assertSuccess(await from.request('POST', '/messages', { type: 'stream', to: 'general', topic, content })).id as number;
-      // A muted topic first (the oldest), then two topics and a direct message.
+      // A topic in another channel (left later), a muted topic, then two topics and a direct message.
+      assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'design', topic: 'delta', content: 'delta one' }));
       assertSuccess(await owner.request('POST', '/user_topics', { stream_id: generalId, topic: 'hush', visibility_policy: 1 }));
       await post(bob, 'hush', 'hush one');
       const alphaOne = await post(owner, 'alpha', 'alpha one');
@@ -134,6 +137,11 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       assertSuccess(await owner.request('DELETE', `/messages/${dmId}`, {}));
       await eventually(async () => !(await labels()).includes('Bob Recent'), 'the conversation gone with its only message');
       assert.deepEqual((await labels()).slice(0, 2), ['#general \u203a gamma', '#general \u203a alpha']);
+
+      // A channel left elsewhere: its topics leave the list.
+      await links.filter({ hasText: '#design \u203a delta' }).waitFor();
+      assertSuccess(await owner.request('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify(['design']) }));
+      await eventually(async () => !(await labels()).includes('#design \u203a delta'), 'the topic of the channel left gone');
       await ctx.close();
     }));
 });

@@ -42,6 +42,8 @@ function conversations(): Conversation[] {
   const byKey = new Map<string, Conversation>();
   const newestFirst = [...(model.recentMessages?.values() ?? [])].sort((a, b) => b.id - a.id);
   for (const m of newestFirst) {
+    // Channels one is not (or no longer) subscribed to are left out, as in Zulip.
+    if (m.type === 'stream' && !model.subs.has(m.streamId!)) continue;
     const key = keyOf(m);
     let c = byKey.get(key);
     if (!c) {
