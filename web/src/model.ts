@@ -787,12 +787,15 @@ export class Model {
   async loadRecent(): Promise<void> {
     try {
       const r = await api('GET', '/messages', { anchor: 'newest', num_before: RECENT_FETCH, num_after: 0, narrow: [], apply_markdown: false, client_gravatar: false });
-      // Messages that came by event meanwhile are kept.
-      const fetched = new Map<number, RecentMessage>(this.recentMessages ?? []);
+      const fetched = new Map<number, RecentMessage>();
+      let newest = 0;
       for (const m of r.messages as any[]) {
         const msg = this.normalize(m);
         fetched.set(msg.id, this.recentOf(msg));
+        newest = Math.max(newest, msg.id);
       }
+      // Messages that came by event while this was asked for are kept; older ones are as the server says now.
+      for (const m of this.recentMessages?.values() ?? []) if (m.id > newest) fetched.set(m.id, m);
       this.recentMessages = fetched;
       this.recentError = null;
     } catch (err) {
