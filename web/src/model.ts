@@ -199,6 +199,21 @@ export interface UserGroup {
   can_remove_members_group?: GroupSettingValue;
 }
 
+/** A message as the Recent conversations view needs it: its conversation, sender and time. */
+export interface RecentMessage {
+  id: number;
+  type: 'stream' | 'private';
+  streamId?: number;
+  topic: string;
+  /** The direct-message conversation's key (`Model.dmKey`); '' for a channel message. */
+  dmKey: string;
+  senderId: number;
+  timestamp: number;
+}
+
+/** How many of the newest messages the Recent conversations view starts from (as Zulip's web app fetches for it). */
+const RECENT_FETCH = 400;
+
 export interface TopicInfo {
   name: string;
   max_id: number;
@@ -499,6 +514,10 @@ export class Model {
   conn: ConnState = 'connecting';
   connError: string | null = null;
   list: MessageList | null = null;
+  /** The newest messages for the Recent conversations view, by ID, kept current by events; null until the view first opens. */
+  recentMessages: Map<number, RecentMessage> | null = null;
+  /** Why fetching them failed, if it did. */
+  recentError: string | null = null;
   /** Cache of every message we hold, by id (for events that carry only ids). */
   private listeners = new Set<Listener>();
   private scheduled = false;
@@ -822,6 +841,31 @@ export class Model {
     list.unshift({ name: topic, max_id: id });
   }
 
+  /** Fetches the newest messages of every conversation for the Recent conversations view (again after a reconnect). */
+  async loadRecent(): Promise<void> {
+    try {
+      const r = await api('GET', '/messages', { anchor: 'newest', num_before: RECENT_FETCH, num_after: 0, narrow: [], apply_markdown: false, client_gravatar: false });
+      const fetched = new Map<number, RecentMessage>();
+      let newest = 0;
+      for (const m of r.messages as any[]) {
+        const msg = this.normalize(m);
+        fetched.set(msg.id, this.recentOf(msg));
+        newest = Math.max(newest, msg.id);
+      }
+      // Messages that came by event while this was asked for are kept; older ones are as the server says now.
+      for (const m of this.recentMessages?.values() ?? []) if (m.id > newest) fetched.set(m.id, m);
+      this.recentMessages = fetched;
+      this.recentError = null;
+    } catch (err) {
+      this.recentError = err instanceof ApiError ? err.message : 'The server could not be reached.';
+    }
+    this.changed();
+  }
+
+  private recentOf(m: Message): RecentMessage {
+    return { id: m.id, type: m.type, streamId: m.stream_id, topic: m.subject, dmKey: m.type === 'private' ? this.dmKeyOf(m) : '', senderId: m.sender_id, timestamp: m.timestamp };
+  }
+
   findMessage(id: number): Message | undefined {
     return this.list?.messages.find((m) => m.id === id);
   }
@@ -838,7 +882,10 @@ export class Model {
         break;
       case 'delete_message': {
         const ids = new Set<number>(ev.message_ids ?? (ev.message_id ? [ev.message_id] : []));
-        for (const id of ids) this.unread.delete(id);
+        for (const id of ids) {
+          this.unread.delete(id);
+          this.recentMessages?.delete(id);
+        }
         this.list?.remove(ids);
         if (ev.message_type === 'stream' && ev.stream_id !== undefined) this.loadTopics(ev.stream_id);
         break;
@@ -986,6 +1033,7 @@ export class Model {
     }
     if (m.type === 'private') this.recentDms.set(this.dmKeyOf(m), m.id);
     else if (m.stream_id !== undefined) this.noteTopic(m.stream_id, m.subject, m.id);
+    this.recentMessages?.set(m.id, this.recentOf(m));
     // Someone who sends a message has stopped typing.
     for (const t of this.typing.values()) t.delete(m.sender_id);
     this.list?.onNewMessage(m);
@@ -1001,6 +1049,11 @@ export class Model {
       if (u && u.kind === 'stream') {
         if (newTopic !== undefined) u.topic = newTopic;
         if (newStream !== undefined) u.streamId = newStream;
+      }
+      const r = this.recentMessages?.get(id);
+      if (r && r.type === 'stream') {
+        if (newTopic !== undefined) r.topic = newTopic;
+        if (newStream !== undefined) r.streamId = newStream;
       }
       const m = this.findMessage(id);
       if (!m) continue;

@@ -14,6 +14,7 @@ import { Settings } from './Settings.tsx';
 import { Channels } from './Channels.tsx';
 import { ChannelPersonalButton, MarkAllRead, TopicActions } from './NarrowActions.tsx';
 import { UserCard } from './UserCard.tsx';
+import { Recent } from './Recent.tsx';
 
 export function go(terms: Term[]): void {
   const hash = narrowToHash(terms);
@@ -21,6 +22,8 @@ export function go(terms: Term[]): void {
 }
 
 const OVERLAYS = new Set(['#settings', '#channels']);
+/** The Recent conversations view's address, as Zulip's. */
+const RECENT = '#recent';
 
 const isNear = (t: Term) => t.operator === 'near' || t.operator === 'with';
 
@@ -81,6 +84,8 @@ export function App() {
   /** A dialog over the app, opened by its address (#settings, #channels). */
   const [overlay, setOverlay] = useState<string | null>(OVERLAYS.has(location.hash) ? location.hash : null);
   const [search, setSearch] = useState('');
+  /** Whether the Recent conversations view is shown (in place of a narrow's messages). */
+  const [recent, setRecent] = useState(location.hash === RECENT);
   /** The user whose card is open, if any. */
   const [card, setCard] = useState<number | null>(null);
   const composeRef = useRef<ComposeHandle>(null);
@@ -91,7 +96,7 @@ export function App() {
     void run(() => {
       setStarted(true);
       setTerms(termsFromLocation());
-      openNarrow(termsFromLocation(), nearFromLocation());
+      if (location.hash !== RECENT) openNarrow(termsFromLocation(), nearFromLocation());
       startPresence();
     });
     const onHash = () => {
@@ -100,6 +105,8 @@ export function App() {
         return;
       }
       setOverlay(null);
+      setRecent(location.hash === RECENT);
+      if (location.hash === RECENT) return;
       const t = termsFromLocation();
       setTerms(t);
       if (model.ready) openNarrow(t, nearFromLocation());
@@ -152,7 +159,8 @@ export function App() {
     return 0;
   })();
   // The tab's title: the unread count first (as Zulip's), so a tab in the background shows it.
-  const title = `${unreadInFeed ? `(${unreadInFeed}) ` : ''}${narrowTitle(terms)} - Parley`;
+  const viewTitle = recent ? 'Recent conversations' : narrowTitle(terms);
+  const title = `${unreadInFeed ? `(${unreadInFeed}) ` : ''}${viewTitle} - Parley`;
   useEffect(() => {
     document.title = title;
   }, [title]);
@@ -167,7 +175,7 @@ export function App() {
           return;
         }
         if (overlay) {
-          location.hash = narrowToHash(terms);
+          location.hash = recent ? RECENT : narrowToHash(terms);
           return;
         }
         if (typing) (el as HTMLElement).blur();
@@ -192,7 +200,7 @@ export function App() {
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
-  }, [overlay, terms, card]);
+  }, [overlay, terms, card, recent]);
 
   async function doLogout() {
     stop();
@@ -256,22 +264,30 @@ export function App() {
           </button>
         </div>
       </header>
-      <Sidebar terms={terms} onBrowseChannels={() => (location.hash = '#channels')} />
+      <Sidebar terms={terms} recent={recent} onBrowseChannels={() => (location.hash = '#channels')} />
       <main class="center">
         <div class="narrow-title">
-          <h1>{narrowTitle(terms)}</h1>
-          <span class="narrow-actions">
-            {unreadHere > 0 && model.list && <MarkAllRead list={model.list} />}
-            {topicInView && <TopicActions streamId={topicInView.streamId} topic={topicInView.topic} />}
-            {channelInView !== null && <ChannelPersonalButton key={channelInView} streamId={channelInView} />}
-          </span>
+          <h1>{viewTitle}</h1>
+          {!recent && (
+            <span class="narrow-actions">
+              {unreadHere > 0 && model.list && <MarkAllRead list={model.list} />}
+              {topicInView && <TopicActions streamId={topicInView.streamId} topic={topicInView.topic} />}
+              {channelInView !== null && <ChannelPersonalButton key={channelInView} streamId={channelInView} />}
+            </span>
+          )}
         </div>
-        {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} onUser={setCard} />}
-        <Compose handle={composeRef} terms={terms} />
+        {recent ? (
+          <Recent />
+        ) : (
+          <>
+            {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} onUser={setCard} />}
+            <Compose handle={composeRef} terms={terms} />
+          </>
+        )}
       </main>
       <People onUser={setCard} />
-      {overlay === '#settings' && <Settings onClose={() => (location.hash = narrowToHash(terms))} />}
-      {overlay === '#channels' && <Channels onClose={() => (location.hash = narrowToHash(terms))} />}
+      {overlay === '#settings' && <Settings onClose={() => (location.hash = recent ? RECENT : narrowToHash(terms))} />}
+      {overlay === '#channels' && <Channels onClose={() => (location.hash = recent ? RECENT : narrowToHash(terms))} />}
       {card !== null && <UserCard userId={card} onClose={() => setCard(null)} />}
     </div>
   );

@@ -11,8 +11,8 @@ function Count({ n, muted }: { n: number; muted?: boolean }) {
   );
 }
 
-function Item(props: { terms: Term[]; current: Term[]; label: string; icon?: preact.ComponentChildren; count?: number; muted?: boolean; cls?: string; color?: string; title?: string }) {
-  const active = sameNarrow(props.terms, props.current);
+function Item(props: { terms: Term[]; current: Term[] | null; label: string; icon?: preact.ComponentChildren; count?: number; muted?: boolean; cls?: string; color?: string; title?: string }) {
+  const active = props.current !== null && sameNarrow(props.terms, props.current);
   return (
     <li>
       <a
@@ -37,19 +37,22 @@ export const LOCK = (
 );
 
 const ICONS = {
+  recent: <svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="7" stroke="currentColor" stroke-width="1.6" fill="none" /><path d="M10 6v4l3 2" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linecap="round" /></svg>,
   all: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M3 5h14M3 10h14M3 15h9" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" fill="none" /></svg>,
   dm: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M3 4h14v9H8l-4 3v-3H3z" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linejoin="round" /></svg>,
   at: <svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="3" stroke="currentColor" stroke-width="1.6" fill="none" /><path d="M13 10v1.5a2 2 0 0 0 4 0V10a7 7 0 1 0-3 5.7" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linecap="round" /></svg>,
   star: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 2.8l2.2 4.6 5 .7-3.6 3.5.9 5L10 14.2l-4.5 2.4.9-5L2.8 8.1l5-.7z" stroke="currentColor" stroke-width="1.5" fill="none" stroke-linejoin="round" /></svg>,
 };
 
-export function Sidebar({ terms, onBrowseChannels }: { terms: Term[]; onBrowseChannels(): void }) {
+export function Sidebar({ terms: narrowTerms, recent, onBrowseChannels }: { terms: Term[]; recent: boolean; onBrowseChannels(): void }) {
+  // The Recent conversations view is no narrow: none is marked current then.
+  const terms = recent ? null : narrowTerms;
   const byStream = model.unreadByStream();
   const dmUnread = model.unreadByDm();
   const subs = model.sidebarChannels();
   const pinned = subs.filter((s) => s.pin_to_top);
   const others = subs.filter((s) => !s.pin_to_top);
-  const chTerm = terms.find((t) => t.operator === 'channel' && !t.negated);
+  const chTerm = terms?.find((t) => t.operator === 'channel' && !t.negated);
   const selectedStream = chTerm && typeof chTerm.operand === 'number' ? chTerm.operand : undefined;
   const mentions = model.unreadCount((u) => u.mentioned);
   // Conversations with muted users only are left out, as in Zulip.
@@ -58,14 +61,15 @@ export function Sidebar({ terms, onBrowseChannels }: { terms: Term[]; onBrowseCh
   const renderSub = (s: (typeof subs)[number]) => {
     const chTerms: Term[] = [{ operator: 'channel', operand: s.stream_id }];
     const open = selectedStream === s.stream_id;
+    const active = terms !== null && sameNarrow(chTerms, terms);
     const topics = open ? (model.topics.get(s.stream_id) ?? []) : [];
     const topicUnread = open ? model.unreadByTopic(s.stream_id) : new Map<string, number>();
     return (
       <li key={s.stream_id} class={cx('channel', open && 'open')}>
         <a
           href={narrowToHash(chTerms)}
-          class={cx('side-item', sameNarrow(chTerms, terms) && 'active', s.is_muted && 'is-muted')}
-          aria-current={sameNarrow(chTerms, terms) ? 'page' : undefined}
+          class={cx('side-item', active && 'active', s.is_muted && 'is-muted')}
+          aria-current={active ? 'page' : undefined}
           title={s.description || s.name}
         >
           <span class="chan-icon" style={{ color: s.color }} aria-hidden="true">
@@ -92,6 +96,12 @@ export function Sidebar({ terms, onBrowseChannels }: { terms: Term[]; onBrowseCh
     <aside class="left-sidebar" aria-label="Views and channels">
       <nav aria-label="Views">
         <ul class="side-list">
+          <li>
+            <a href="#recent" class={cx('side-item', recent && 'active')} aria-current={recent ? 'page' : undefined}>
+              {ICONS.recent}
+              <span class="label">Recent conversations</span>
+            </a>
+          </li>
           <Item terms={[]} current={terms} label="All messages" icon={ICONS.all} count={model.unreadInFeed()} />
           <Item terms={[{ operator: 'is', operand: 'dm' }]} current={terms} label="Direct messages" icon={ICONS.dm} count={model.unreadCount((u) => u.kind === 'dm')} />
           <Item terms={[{ operator: 'is', operand: 'mentioned' }]} current={terms} label="Mentions" icon={ICONS.at} count={mentions} />

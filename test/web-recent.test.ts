@@ -1,0 +1,147 @@
+/**
+ * The Recent conversations view of the web client (#recent), in real
+ * Chromium: conversations made through the API (two topics, a direct message)
+ * listed newest first with their unread counts; a new message moving its
+ * conversation to the top, a message read elsewhere leaving the "Unread"
+ * filter, a topic moved elsewhere showing under its new name, a conversation
+ * whose only message is deleted and a channel left elsewhere leaving the
+ * list, all live; a row's "Mark as read" (the server has it read); the
+ * "Participated", text and "Include muted" filters; a row (clicked, or
+ * reached with the arrow keys) opening its conversation, whose messages the
+ * server then has read. Skipped (with one line saying why) where Chromium is
+ * not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
+import { browserTests, eventually, loginToView, PASSWORD, withWebServer } from './web-browser.ts';
+
+/** Whether the server has message `id` unread for the user of `api`. */
+async function unreadAtServer(api: Client, id: number): Promise<boolean> {
+  const r = assertSuccess(await api.request('GET', `/messages/${id}`, {}));
+  return !(r.message.flags as string[]).includes('read');
+}
+
+await browserTests('the web client in Chromium: recent conversations', (newContext) => {
+  test('conversations newest first with unread counts; live updates; filters; a row opens its conversation', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Recent' });
+      const bob = t.client(bobAccount);
+      for (const c of [owner, bob]) assertSuccess(await c.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'general' }, { name: 'design' }]) }));
+      const generalId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      const post = async (from: Client, topic: string, content: string) => assertSuccess(await from.request('POST', '/messages', { type: 'stream', to: 'general', topic, content })).id as number;
+      // A topic in another channel (left later), a muted topic, then two topics and a direct message.
+      assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'design', topic: 'delta', content: 'delta one' }));
+      assertSuccess(await owner.request('POST', '/user_topics', { stream_id: generalId, topic: 'hush', visibility_policy: 1 }));
+      await post(bob, 'hush', 'hush one');
+      const alphaOne = await post(owner, 'alpha', 'alpha one');
+      // One's own message sent through the API stays unread (not sent by a person's client): read here.
+      assertSuccess(await owner.request('POST', '/messages/flags', { messages: JSON.stringify([alphaOne]), op: 'add', flag: 'read' }));
+      const betaId = await post(bob, 'beta', 'beta one');
+      const dmId = assertSuccess(await bob.request('POST', '/messages', { type: 'direct', to: JSON.stringify([t.owner.id]), content: 'just us' })).id as number;
+
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#recent');
+      await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();
+      const table = page.getByRole('table', { name: 'Conversations' });
+      const links = table.getByRole('link');
+      const labels = () => links.allTextContents();
+      const row = (name: string) => table.getByRole('row', { name: new RegExp(`^${name}`) });
+      const top3 = async (want: string[]) => JSON.stringify((await labels()).slice(0, 3)) === JSON.stringify(want);
+
+      // Newest activity first; the muted topic left out.
+      await eventually(() => top3(['Bob Recent', '#general \u203a beta', '#general \u203a alpha']), 'the three conversations, newest first');
+      assert.ok(!(await labels()).some((l) => l.includes('hush')), 'the muted topic is left out');
+      // Unread counts: Bob's messages are unread, the one read is not; the senders are named.
+      await row('#general \u203a beta').getByLabel('1 unread').waitFor();
+      await row('Bob Recent').getByLabel('1 unread').waitFor();
+      assert.equal(await row('#general \u203a alpha').getByLabel(/unread/).count(), 0);
+      assert.match((await row('#general \u203a beta').textContent())!, /Bob Recent/);
+
+      // Reachable from the sidebar: another view and back.
+      const views = page.getByRole('navigation', { name: 'Views' });
+      await views.getByRole('link', { name: 'Starred' }).click();
+      await page.getByRole('heading', { name: 'Starred messages' }).waitFor();
+      await views.getByRole('link', { name: 'Recent conversations' }).click();
+      await eventually(() => top3(['Bob Recent', '#general \u203a beta', '#general \u203a alpha']), 'the view again from the sidebar');
+      assert.equal(await views.getByRole('link', { name: 'Recent conversations' }).getAttribute('aria-current'), 'page');
+
+      // A new message moves its conversation to the top, live, with its count.
+      const alphaTwo = await post(bob, 'alpha', 'alpha two');
+      await eventually(() => top3(['#general \u203a alpha', 'Bob Recent', '#general \u203a beta']), 'alpha on top after a new message');
+      await row('#general \u203a alpha').getByLabel('1 unread').waitFor();
+
+      // "Mark as read" on a row: the server has the conversation read, and its count goes.
+      await row('#general \u203a alpha').getByRole('button', { name: 'Mark #general \u203a alpha as read' }).click();
+      await eventually(async () => !(await unreadAtServer(owner, alphaTwo)), 'alpha two read at the server');
+      await eventually(async () => (await row('#general \u203a alpha').getByLabel(/unread/).count()) === 0, 'alpha without an unread count');
+      const alphaThree = await post(bob, 'alpha', 'alpha three');
+      await row('#general \u203a alpha').getByLabel('1 unread').waitFor();
+
+      // Unread: only the conversations with unread messages; one read elsewhere leaves the list.
+      await page.getByLabel('Unread', { exact: true }).check();
+      await eventually(async () => (await labels()).includes('#general \u203a beta'), 'beta listed as unread');
+      assertSuccess(await owner.request('POST', '/messages/flags', { messages: JSON.stringify([betaId]), op: 'add', flag: 'read' }));
+      assert.equal(await unreadAtServer(owner, betaId), false);
+      await eventually(async () => !(await labels()).includes('#general \u203a beta'), 'beta gone from the unread ones once read elsewhere');
+      assert.deepEqual((await labels()).slice(0, 2), ['#general \u203a alpha', 'Bob Recent']);
+      await page.getByLabel('Unread', { exact: true }).uncheck();
+
+      // Participated: only where one has sent.
+      await page.getByLabel('Participated').check();
+      await eventually(async () => JSON.stringify(await labels()) === JSON.stringify(['#general \u203a alpha']), 'only alpha as participated');
+      await page.getByLabel('Participated').uncheck();
+
+      // The text filter: channel, topic or people.
+      const filter = page.getByLabel('Filter conversations');
+      await filter.fill('bet');
+      await eventually(async () => JSON.stringify(await labels()) === JSON.stringify(['#general \u203a beta']), 'only beta for "bet"');
+      await filter.fill('');
+
+      // The muted topic shows with "Include muted", marked muted.
+      await page.getByLabel('Include muted').check();
+      await row('#general \u203a hush').waitFor();
+      assert.match((await row('#general \u203a hush').textContent())!, /\(muted\)/);
+      await page.getByLabel('Include muted').uncheck();
+      await eventually(async () => (await row('#general \u203a hush').count()) === 0, 'the muted topic hidden again');
+
+      // A topic moved elsewhere shows under its new name.
+      assertSuccess(await bob.request('PATCH', `/messages/${betaId}`, { topic: 'gamma', propagate_mode: 'change_all' }));
+      await eventually(async () => (await labels()).includes('#general \u203a gamma') && !(await labels()).includes('#general \u203a beta'), 'beta listed as gamma');
+
+      // The move's notice is the newest message: gamma is on top.
+      await eventually(() => top3(['#general \u203a gamma', '#general \u203a alpha', 'Bob Recent']), 'gamma on top after the move notice');
+
+      // Keyboard: from the first row down one, Enter opens that conversation; its messages show, and the server has them read.
+      await links.first().focus();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: '#general \u203a alpha' }).waitFor();
+      const history = page.getByRole('log', { name: 'History' });
+      await history.getByText('alpha one').waitFor();
+      await history.getByText('alpha two').waitFor();
+      await history.getByText('alpha three').waitFor();
+      await eventually(async () => !(await unreadAtServer(owner, alphaThree)), 'alpha three read at the server once shown');
+
+      // Clicking a row opens its conversation too.
+      await page.goBack();
+      await links.filter({ hasText: 'Bob Recent' }).click();
+      await page.getByRole('heading', { name: 'Bob Recent' }).waitFor();
+      await history.getByText('just us').waitFor();
+      await eventually(async () => !(await unreadAtServer(owner, dmId)), 'the direct message read at the server once shown');
+
+      // A message deleted elsewhere: its conversation, with no other message, leaves the list.
+      await page.goBack();
+      await links.filter({ hasText: 'Bob Recent' }).waitFor();
+      assertSuccess(await owner.request('DELETE', `/messages/${dmId}`, {}));
+      await eventually(async () => !(await labels()).includes('Bob Recent'), 'the conversation gone with its only message');
+      assert.deepEqual((await labels()).slice(0, 2), ['#general \u203a gamma', '#general \u203a alpha']);
+
+      // A channel left elsewhere: its topics leave the list.
+      await links.filter({ hasText: '#design \u203a delta' }).waitFor();
+      assertSuccess(await owner.request('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify(['design']) }));
+      await eventually(async () => !(await labels()).includes('#design \u203a delta'), 'the topic of the channel left gone');
+      await ctx.close();
+    }));
+});

@@ -1,0 +1,194 @@
+import { useEffect, useState } from 'preact/hooks';
+import { MessageList, model, type RecentMessage } from '../model.ts';
+import { narrowToHash, type Term } from '../narrow.ts';
+import { formatDay, formatTime, fullTime } from '../util.ts';
+import { Avatar } from './Avatar.tsx';
+import { ErrorLine, useRequest } from './request.tsx';
+
+/** One conversation of the view: a channel's topic or a direct-message conversation. */
+interface Conversation {
+  key: string;
+  terms: Term[];
+  /** The channel and topic, or the people. */
+  label: string;
+  muted: boolean;
+  newest: RecentMessage;
+  /** The latest senders first, each once. */
+  senders: number[];
+  participated: boolean;
+  unread: number;
+}
+
+/** The key of a message's conversation (topics compare without case, as the server's do). */
+function keyOf(m: { type: string; streamId?: number; topic: string; dmKey: string }): string {
+  return m.type === 'stream' ? `${m.streamId}:${m.topic.toLowerCase()}` : `dm:${m.dmKey}`;
+}
+
+function dmLabel(dmKey: string): { label: string; others: number[] } {
+  const others = dmKey
+    .split(',')
+    .map(Number)
+    .filter((id) => id !== model.me.user_id);
+  return { label: others.length ? others.map((id) => model.userName(id)).join(', ') : `${model.me.full_name} (you)`, others };
+}
+
+/** The loaded messages grouped by conversation, newest activity first. */
+function conversations(): Conversation[] {
+  const unread = new Map<string, number>();
+  for (const u of model.unread.values()) {
+    const k = keyOf({ type: u.kind === 'stream' ? 'stream' : 'private', streamId: u.streamId, topic: u.topic ?? '', dmKey: u.dmKey ?? '' });
+    unread.set(k, (unread.get(k) ?? 0) + 1);
+  }
+  const byKey = new Map<string, Conversation>();
+  const newestFirst = [...(model.recentMessages?.values() ?? [])].sort((a, b) => b.id - a.id);
+  for (const m of newestFirst) {
+    // Channels one is not (or no longer) subscribed to are left out, as in Zulip.
+    if (m.type === 'stream' && !model.subs.has(m.streamId!)) continue;
+    const key = keyOf(m);
+    let c = byKey.get(key);
+    if (!c) {
+      let terms: Term[];
+      let label: string;
+      let muted: boolean;
+      if (m.type === 'stream') {
+        terms = [
+          { operator: 'channel', operand: m.streamId! },
+          { operator: 'topic', operand: m.topic },
+        ];
+        label = `#${model.streamName(m.streamId)} \u203a ${m.topic || '(no topic)'}`;
+        muted = model.isMuted({ type: 'stream', stream_id: m.streamId, subject: m.topic });
+      } else {
+        const dm = dmLabel(m.dmKey);
+        terms = [{ operator: 'dm', operand: dm.others.length ? dm.others : [model.me.user_id] }];
+        label = dm.label;
+        muted = model.onlyMutedIn(m.dmKey);
+      }
+      c = { key, terms, label, muted, newest: m, senders: [], participated: false, unread: unread.get(key) ?? 0 };
+      byKey.set(key, c);
+    }
+    if (!c.senders.includes(m.senderId)) c.senders.push(m.senderId);
+    if (m.senderId === model.me.user_id) c.participated = true;
+  }
+  return [...byKey.values()];
+}
+
+/** A conversation's unread count, with a button marking the whole conversation read at the server (the events then update the count). */
+function UnreadCell({ c }: { c: Conversation }) {
+  const request = useRequest();
+  if (c.unread === 0) return null;
+  return (
+    <>
+      <span class="count" aria-label={`${c.unread} unread`}>
+        {c.unread}
+      </span>{' '}
+      <button type="button" class="btn small" aria-label={`Mark ${c.label} as read`} title="Mark as read" disabled={request.busy} onClick={() => void request.run(() => new MessageList(model, c.terms).markAllRead())}>
+        {'\u2713'}
+      </button>
+      <ErrorLine error={request.error} />
+    </>
+  );
+}
+
+function lastTime(ts: number): string {
+  const day = formatDay(ts);
+  return day === 'Today' ? formatTime(ts) : day;
+}
+
+/**
+ * Recent conversations (#recent): the latest channel topics and direct-message
+ * conversations, newest activity first, with their unread counts, latest
+ * senders and last message's time; filters for unread ones, ones the user
+ * sent to, muted ones and a text. The arrow keys move between rows.
+ */
+export function Recent() {
+  const [unreadOnly, setUnreadOnly] = useState(false);
+  const [participated, setParticipated] = useState(false);
+  const [includeMuted, setIncludeMuted] = useState(false);
+  const [text, setText] = useState('');
+
+  useEffect(() => {
+    void model.loadRecent();
+  }, []);
+
+  const needle = text.trim().toLowerCase();
+  const rows = conversations().filter(
+    (c) =>
+      (!unreadOnly || c.unread > 0) &&
+      (!participated || c.participated) &&
+      (includeMuted || !c.muted) &&
+      (!needle || c.label.toLowerCase().includes(needle) || c.senders.some((id) => model.userName(id).toLowerCase().includes(needle))),
+  );
+
+  function onKey(e: KeyboardEvent) {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    const links = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLAnchorElement>('a.recent-link')];
+    const i = links.indexOf(document.activeElement as HTMLAnchorElement);
+    const next = links[e.key === 'ArrowDown' ? Math.min(i + 1, links.length - 1) : Math.max(i - 1, 0)];
+    if (next) {
+      e.preventDefault();
+      next.focus();
+    }
+  }
+
+  return (
+    <section class="recent" aria-label="Recent conversations">
+      <div class="recent-filters">
+        <label>
+          <input type="checkbox" checked={unreadOnly} onChange={(e) => setUnreadOnly(e.currentTarget.checked)} /> Unread
+        </label>
+        <label>
+          <input type="checkbox" checked={participated} onChange={(e) => setParticipated(e.currentTarget.checked)} /> Participated
+        </label>
+        <label>
+          <input type="checkbox" checked={includeMuted} onChange={(e) => setIncludeMuted(e.currentTarget.checked)} /> Include muted
+        </label>
+        <input type="search" aria-label="Filter conversations" placeholder="Filter conversations" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+      </div>
+      <ErrorLine error={model.recentError} />
+      {model.recentMessages === null && !model.recentError && <p role="status">{'Loading\u2026'}</p>}
+      {model.recentMessages !== null && (
+        <table class="recent-table" aria-label="Conversations">
+          <thead>
+            <tr>
+              <th scope="col">Conversation</th>
+              <th scope="col">Unread</th>
+              <th scope="col">Participants</th>
+              <th scope="col">Last message</th>
+            </tr>
+          </thead>
+          <tbody onKeyDown={onKey}>
+            {rows.map((c) => (
+              <tr key={c.key} class={c.muted ? 'is-muted' : undefined}>
+                <td>
+                  <a class="recent-link" href={narrowToHash(c.terms)}>
+                    {c.label}
+                  </a>
+                  {c.muted && <span class="visually-hidden"> (muted)</span>}
+                </td>
+                <td>
+                  <UnreadCell c={c} />
+                </td>
+                <td>
+                  <span class="recent-senders">
+                    {c.senders.slice(0, 4).map((id) => (
+                      <span key={id} title={model.userName(id)}>
+                        <Avatar userId={id} name={model.userName(id)} size="small" />
+                      </span>
+                    ))}
+                  </span>
+                  <span class="visually-hidden">{c.senders.map((id) => model.userName(id)).join(', ')}</span>
+                </td>
+                <td>
+                  <time dateTime={new Date(c.newest.timestamp * 1000).toISOString()} title={fullTime(c.newest.timestamp)}>
+                    {lastTime(c.newest.timestamp)}
+                  </time>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {model.recentMessages !== null && rows.length === 0 && <p class="side-empty">No conversations match.</p>}
+    </section>
+  );
+}
