@@ -304,7 +304,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       assert.equal(await page.getByLabel('Topic', { exact: true }).inputValue(), 'kbd');
 
       // Settings: a new name shows at once (through the event queue).
-      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings' });
       await dialog.getByLabel('Full name').fill('Renamed Owner');
       await dialog.getByRole('button', { name: 'Save name' }).click();

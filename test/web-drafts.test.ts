@@ -141,7 +141,7 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
       const box = page.getByLabel('Message', { exact: true });
       const compose = page.getByRole('region', { name: 'Compose' });
 
-      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
       await page.getByRole('checkbox', { name: /Keep my drafts at the server/ }).uncheck();
       // The server refuses drafts now, saying why.
       await eventually(async () => (await owner.get('/drafts')).body.msg === 'User has disabled synchronizing drafts.', 'the setting off at the server');

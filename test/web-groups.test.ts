@@ -19,7 +19,7 @@ async function groupAtServer(api: Client, name: string): Promise<Record<string, 
 
 /** The Settings dialog's User groups section of a logged-in page, its list, and a row of the list by group name. */
 async function groupsSection(page: Page) {
-  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'User groups' });
   const list = section.getByRole('list', { name: 'User groups' });
   return { section, list, row: (name: string) => list.getByRole('listitem', { name, exact: true }) };

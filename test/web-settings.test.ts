@@ -71,7 +71,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       }, 'the unread count in the title');
 
       // Turned off in Settings: nothing more.
-      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings' });
       await dialog.getByText('Shown while this page is not in front.').waitFor();
       await dialog.getByLabel('Direct messages and mentions').uncheck();
@@ -141,7 +141,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
 
       // Turned off in Settings: none.
       await page.evaluate(() => ((globalThis as any).__front = true));
-      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
       await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/^Sounds/).uncheck();
       const saved = async () => assertSuccess(await t.client(t.owner).request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.enable_sounds;
       await eventually(async () => (await saved()) === false, 'the setting saved');
@@ -230,7 +230,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       };
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings' });
       const emails = dialog.getByLabel(/^Email addresses/);
       // One bad address: nobody is invited, and the client says which and why.
@@ -275,7 +275,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const bobApi = t.client(bob);
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
-      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Bots' });
       const create = async (name: string, short: string, type: string) => {
         await section.getByLabel('Bot name').fill(name);
@@ -311,7 +311,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       // An administrator sees every bot, and reactivates it.
       const ownerCtx = await newContext();
       const owner = await loginPage(ownerCtx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await owner.getByRole('button', { name: 'Settings' }).click();
+      await owner.getByRole('button', { name: 'Settings', exact: true }).click();
       const ownerBots = owner.getByRole('dialog', { name: 'Settings' }).getByRole('list', { name: 'Your bots' });
       await ownerBots.getByRole('button', { name: 'Reactivate Alert Hook' }).click();
       await eventually(async () => assertSuccess(await bobApi.get('/bots')).bots.length === 1, 'the bot reactivated');
@@ -326,7 +326,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Member' });
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const org = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Organization', exact: true });
 
       // Refused by the server (a description over Zulip's 1,000 characters): its reason, and nothing changed.
@@ -373,7 +373,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const memberCtx = await newContext();
       const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Member' });
       const member = await loginPage(memberCtx, t.url, carol.email, PASSWORD);
-      await member.getByRole('button', { name: 'Settings' }).click();
+      await member.getByRole('button', { name: 'Settings', exact: true }).click();
       await member.getByRole('dialog', { name: 'Settings' }).getByRole('heading', { name: 'Invite people' }).waitFor();
       assert.equal(await member.getByRole('region', { name: 'Organization', exact: true }).count(), 0);
       await memberCtx.close();
@@ -385,7 +385,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const owner = t.client(t.owner);
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const theme = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Theme');
       assert.equal(await theme.inputValue(), '1');
 
