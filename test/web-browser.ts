@@ -205,6 +205,39 @@ export async function eventGate(target: Page | BrowserContext): Promise<{ hold()
   };
 }
 
+/**
+ * Stands in for the browser's notifications in `ctx`'s pages: permission
+ * granted, each one recorded (title, body, tag; the last one's `onclick` can
+ * be called), and the page's focus set by the test with `setInFront` (pages
+ * start in front, where nothing notifies).
+ */
+export async function recordNotifications(ctx: BrowserContext): Promise<void> {
+  await ctx.addInitScript(() => {
+    const g = globalThis as any;
+    g.__shown = [];
+    g.__front = true;
+    g.Notification = class {
+      static permission = 'granted';
+      static requestPermission = async () => 'granted';
+      onclick: (() => void) | null = null;
+      constructor(title: string, opts: { body?: string; tag?: string }) {
+        g.__shown.push({ title, body: opts.body, tag: opts.tag });
+        g.__last = this;
+      }
+      close() {}
+    };
+    g.document.hasFocus = () => g.__front;
+  });
+}
+
+/** The notifications `page` has shown so far (see recordNotifications), oldest first. */
+export const notificationsShown = (page: Page): Promise<Array<{ title: string; body: string; tag: string }>> => page.evaluate(() => (globalThis as any).__shown);
+
+/** Puts `page` in front (its document has the focus) or behind, as a page set up by recordNotifications reads it. */
+export async function setInFront(page: Page, front: boolean): Promise<void> {
+  await page.evaluate((f) => ((globalThis as any).__front = f), front);
+}
+
 /** The row of the newest message whose text contains `text`. */
 export function messageRow(page: Page, text: string) {
   return page.locator('article.message-row', { hasText: text }).last();

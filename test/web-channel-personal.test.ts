@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, setInFront, withWebServer } from './web-browser.ts';
 
 /** The owner's subscription to general, as the server has it. */
 async function generalAtServer(c: Client): Promise<Record<string, any>> {
@@ -29,16 +29,10 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       const bobApi = t.client(bob);
       const ownerApi = t.client(t.owner);
       const ctx = await newContext();
-      // The browser's notifications, allowed and recorded (their bodies); the page's focus, set by the test.
-      await ctx.addInitScript(() => {
-        const g = globalThis as any;
-        Object.assign(g, { __shown: [], __front: true });
-        g.document.hasFocus = () => g.__front;
-        g.Notification = Object.assign(function (_title: string, opts: { body?: string }) { g.__shown.push(opts.body); }, { permission: 'granted' });
-      });
+      await recordNotifications(ctx);
       const gate = await eventGate(ctx);
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      const shown = async (): Promise<string[]> => page.evaluate(() => (globalThis as any).__shown);
+      const shown = async () => (await notificationsShown(page)).map((n) => n.body);
       const general = await generalAtServer(ownerApi);
       const inGeneral = async (content: string) => assertSuccess(await bobApi.post('/messages', { type: 'stream', to: 'general', topic: 'plans', content }));
       const dm = async (content: string) => assertSuccess(await bobApi.post('/messages', { type: 'direct', to: JSON.stringify([t.owner.id]), content }));
@@ -78,7 +72,7 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       const desktop = panel.getByLabel('Desktop notifications');
       assert.equal(await desktop.inputValue(), 'default');
       assert.equal((await desktop.locator('option[value="default"]').textContent())?.trim(), 'Default (Off)');
-      await page.evaluate(() => ((globalThis as any).__front = false));
+      await setInFront(page, false);
       await inGeneral('not notified by default');
       await messageRow(page, 'not notified by default').waitFor();
       await dm('a direct message notifies');
@@ -100,7 +94,7 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       await dm('second direct message');
       await eventually(async () => (await shown()).includes('second direct message'), 'the second direct message to notify');
       assert.deepEqual(await shown(), ['a direct message notifies', 'notified now', 'second direct message']);
-      await page.evaluate(() => ((globalThis as any).__front = true));
+      await setInFront(page, true);
 
       // Changes made through the API show live.
       assertSuccess(

@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client } from './helpers.ts';
-import { browserTests, eventGate, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, eventGate, eventually, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, setInFront, withWebServer } from './web-browser.ts';
 
 const sendTo = async (c: Client, topic: string, content: string) => assertSuccess(await c.post('/messages', { type: 'stream', to: 'general', topic, content }));
 
@@ -155,18 +155,9 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       const erin = await t.makeUser({ name: 'Erin Sender' });
       const bobApi = t.client(bob);
       const ctx = await newContext();
-      // The browser's notifications, recorded (their bodies); the page's focus, set by the test.
-      await ctx.addInitScript(() => {
-        const g = globalThis as any;
-        Object.assign(g, { __shown: [], __front: true });
-        g.document.hasFocus = () => g.__front;
-        g.Notification = function (_title: string, opts: { body?: string }) {
-          g.__shown.push(opts.body);
-        };
-        g.Notification.permission = 'granted';
-      });
+      await recordNotifications(ctx);
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
-      const shown = async (): Promise<string[]> => page.evaluate(() => (globalThis as any).__shown);
+      const shown = async () => (await notificationsShown(page)).map((n) => n.body);
       const dialog = await openSettings(page);
       const field = dialog.getByLabel('New alert words (separated by commas)');
       const list = dialog.getByRole('list', { name: 'Alert words' });
@@ -212,7 +203,7 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       assert.equal(await messageRow(page, 'Nothing to see here').locator('.alert-word').count(), 0);
 
       // Away from the page, a channel message notifies when it has an alert word, as a mention does, and not otherwise.
-      await page.evaluate(() => ((globalThis as any).__front = false));
+      await setInFront(page, false);
       await sendTo(t.client(erin), 'ops', 'just chatting');
       await sendTo(t.client(erin), 'ops', 'the pager again');
       await eventually(async () => (await shown()).length > 0, 'a notification');

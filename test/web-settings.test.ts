@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
-import { browserTests, eventually, loginPage, messageRow, PASSWORD, send, withWebServer } from './web-browser.ts';
+import { browserTests, eventually, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, send, setInFront, withWebServer } from './web-browser.ts';
 
 await browserTests('the web client in Chromium: notifications, sounds, the Channels dialog, invitations, bots, organization settings', (newContext) => {
   test('desktop notifications: direct messages and mentions while the page is not in front, as the settings say', () =>
@@ -16,25 +16,9 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Notify' });
       const bobApi = t.client(bob);
       const ctx = await newContext();
-      // The browser's notifications, recorded; the page's focus, set by the test.
-      await ctx.addInitScript(() => {
-        const g = globalThis as any;
-        g.__shown = [];
-        g.__front = true;
-        g.Notification = class {
-          static permission = 'granted';
-          static requestPermission = async () => 'granted';
-          onclick: (() => void) | null = null;
-          constructor(title: string, opts: { body?: string; tag?: string }) {
-            g.__shown.push({ title, body: opts.body, tag: opts.tag });
-            g.__last = this;
-          }
-          close() {}
-        };
-        g.document.hasFocus = () => g.__front;
-      });
+      await recordNotifications(ctx);
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      const shown = async (): Promise<Array<{ title: string; body: string; tag: string }>> => page.evaluate(() => (globalThis as any).__shown);
+      const shown = () => notificationsShown(page);
       const dm = async (content: string) => assertSuccess(await bobApi.request('POST', '/messages', { type: 'direct', to: JSON.stringify([t.owner.id]), content }));
       const inGeneral = async (topic: string, content: string) => assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'general', topic, content }));
 
@@ -43,7 +27,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await messageRow(page, 'while you look').waitFor();
       assert.deepEqual(await shown(), []);
 
-      await page.evaluate(() => ((globalThis as any).__front = false));
+      await setInFront(page, false);
       await dm('psst, **lunch**?');
       await eventually(async () => (await shown()).length === 1, 'the direct message notified');
       assert.deepEqual((await shown())[0], { title: 'Bob Notify', body: 'psst, lunch?', tag: `#narrow/dm/${bob.id}` });
@@ -60,7 +44,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await page.getByRole('heading', { name: '#general › plans' }).waitFor();
       // A message out of view stays unread: the tab's title counts it, as many as the server has unread.
       // (Compared with the server, not with the title before it: the topic opened just now may still be being marked read.)
-      await page.evaluate(() => ((globalThis as any).__front = true));
+      await setInFront(page, true);
       const meanwhile = (await dm('unread meanwhile')).id as number;
       const unreadAtServer = async (): Promise<number[]> =>
         assertSuccess(await t.client(t.owner).request('GET', '/messages', { anchor: 'newest', num_before: 100, num_after: 0, narrow: [{ operator: 'is', operand: 'unread' }] })).messages.map((m: any) => m.id);
@@ -80,7 +64,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await page.keyboard.press('Escape');
       await page.evaluate(() => ((globalThis as any).location.hash = '#feed'));
       await page.getByRole('heading', { name: 'All messages' }).waitFor();
-      await page.evaluate(() => ((globalThis as any).__front = false));
+      await setInFront(page, false);
       await dm('after turning them off');
       await messageRow(page, 'after turning them off').waitFor();
       assert.equal((await shown()).length, 2);
@@ -130,7 +114,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await dm('while you look');
       await messageRow(page, 'while you look').waitFor();
       assert.equal(await sounds(), 0);
-      await page.evaluate(() => ((globalThis as any).__front = false));
+      await setInFront(page, false);
       await dm('a direct message');
       await eventually(async () => (await sounds()) === 1, 'a sound for the direct message');
       // A channel message: not by default; a mention: yes.
@@ -140,13 +124,13 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await eventually(async () => (await sounds()) === 2, 'a sound for the mention');
 
       // Turned off in Settings: none.
-      await page.evaluate(() => ((globalThis as any).__front = true));
+      await setInFront(page, true);
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/^Sounds/).uncheck();
       const saved = async () => assertSuccess(await t.client(t.owner).request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.enable_sounds;
       await eventually(async () => (await saved()) === false, 'the setting saved');
       await page.keyboard.press('Escape');
-      await page.evaluate(() => ((globalThis as any).__front = false));
+      await setInFront(page, false);
       await dm('after turning them off');
       await messageRow(page, 'after turning them off').waitFor();
       // And "none" as the sound (by the API): none either, whatever else asks for one.
