@@ -56,6 +56,7 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
       const first = messageRow(page, 'Carol first words');
       await first.waitFor();
+      await messageRow(page, 'Carol whispers').waitFor();
       const conversations = page.getByRole('navigation', { name: 'Conversations' });
       await conversations.getByRole('link', { name: /Carol Loud/ }).waitFor();
 
@@ -67,17 +68,18 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       assert.deepEqual(await mutedAtServer(bobApi), [carol.id]);
       await card.getByRole('button', { name: 'Close' }).click();
 
-      // Her messages are collapsed, without her name; each is shown on its own.
+      // Her channel messages are collapsed, without her name; each is shown on its own. Her direct message to Bob alone is not shown at all.
       const hiddenText = 'This message was hidden because you muted the sender.';
-      await eventually(async () => (await page.getByText(hiddenText).count()) === 3, 'her three messages to be hidden');
+      await eventually(async () => (await page.getByText(hiddenText).count()) === 2, 'her two channel messages to be hidden');
       assert.equal(await page.getByText('Carol first words').count(), 0);
+      assert.equal(await page.getByText('Carol whispers').count(), 0);
       assert.equal(await page.getByRole('log', { name: 'History' }).getByRole('button', { name: 'Carol Loud' }).count(), 0);
       const hiddenRows = page.getByRole('article', { name: /^Muted user, / });
-      assert.equal(await hiddenRows.count(), 3);
+      assert.equal(await hiddenRows.count(), 2);
       await hiddenRows.nth(1).getByRole('button', { name: 'Show message' }).click();
       await messageRow(page, 'Carol second words').waitFor();
       assert.equal(await page.getByText('Carol first words').count(), 0);
-      assert.equal(await page.getByText(hiddenText).count(), 2);
+      assert.equal(await page.getByText(hiddenText).count(), 1);
 
       // Left out of People, the conversations list and the compose box's suggestions.
       await eventually(async () => (await person(page, 'Carol Loud').count()) === 0, 'Carol to leave People');

@@ -742,6 +742,11 @@ export class Model {
     return this.mutedUsers.has(userId);
   }
 
+  /** A one-on-one direct message sent by a muted user: hidden everywhere, not only collapsed (Zulip's rule for clients). */
+  hiddenByMuting(m: Message): boolean {
+    return m.type === 'private' && this.isUserMuted(m.sender_id) && this.dmKeyOf(m) === String(m.sender_id);
+  }
+
   /** A direct-message conversation (its key) with muted users only (the sidebar leaves it out). */
   onlyMutedIn(dmKey: string): boolean {
     return dmKey.split(',').every((id) => this.isUserMuted(Number(id)));

@@ -329,6 +329,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
     );
   }
   for (const m of rows) {
+    if (model.hiddenByMuting(m)) continue;
     const key = recipientKey(m);
     const day = formatDay(m.timestamp);
     const newBar = key !== prevKey || day !== prevDay;
@@ -362,7 +363,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
         </div>,
       );
     }
-    // A muted sender's message shows collapsed, without their name or avatar, until revealed (as in Zulip).
+    // A muted sender's message in a channel or a group conversation shows collapsed, without their name or avatar, until revealed (as in Zulip).
     const hidden = model.isUserMuted(m.sender_id) && !revealed.has(m.id);
     const senderName = hidden ? 'Muted user' : m.sender_full_name;
     const continued = !newBar && prev && prev.sender_id === m.sender_id && prevHidden === hidden && m.timestamp - prev.timestamp < 600;
