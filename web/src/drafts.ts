@@ -160,7 +160,5 @@ export function deleteDraft(id: number): Promise<void> {
 
 /** The conversation a draft goes to, as the list says it. */
 export function draftPlace(d: Draft): string {
-  if (d.type === 'stream') return `#${model.streamName(d.to[0])} \u203a ${d.topic}`;
-  const ids = d.to.filter((id) => id !== model.me.user_id);
-  return ids.length ? ids.map((id) => model.userName(id)).join(', ') : model.userName(model.me.user_id);
+  return d.type === 'stream' ? model.placeName(d.to[0], d.topic, []) : model.placeName(undefined, '', d.to);
 }

@@ -718,6 +718,17 @@ export class Model {
     return this.users.get(id)?.full_name ?? `User ${id}`;
   }
 
+  /**
+   * Where a message goes, as the lists under the compose box (scheduled
+   * messages, drafts) name it: "#channel > topic" for a channel (`streamId`),
+   * else the other people's names (one's own for notes to self).
+   */
+  placeName(streamId: number | undefined, topic: string, userIds: number[]): string {
+    if (streamId !== undefined) return `#${this.streamName(streamId)} \u203a ${topic}`;
+    const ids = userIds.filter((id) => id !== this.me.user_id);
+    return ids.length ? ids.map((id) => this.userName(id)).join(', ') : this.userName(this.me.user_id);
+  }
+
   streamName(id: number | undefined): string {
     if (id === undefined) return '';
     return this.subs.get(id)?.name ?? this.streams.get(id)?.name ?? `channel ${id}`;

@@ -77,9 +77,7 @@ export function ScheduleForm({ send, onClose }: { send(timestamp: number): Promi
 
 /** Where a scheduled message goes, as the list says it. */
 function target(m: ScheduledMessage): string {
-  if (m.type === 'stream' && typeof m.to === 'number') return `#${model.streamName(m.to)} \u203a ${m.topic ?? ''}`;
-  const ids = Array.isArray(m.to) ? m.to.filter((id) => id !== model.me.user_id) : [];
-  return ids.length ? ids.map((id) => model.userName(id)).join(', ') : model.userName(model.me.user_id);
+  return m.type === 'stream' && typeof m.to === 'number' ? model.placeName(m.to, m.topic ?? '', []) : model.placeName(undefined, '', Array.isArray(m.to) ? m.to : []);
 }
 
 /**
