@@ -33,6 +33,17 @@ export function emojiChar(code: string): string {
   }
 }
 
+/** What `make` gives, remembered in `memo` under `key` (a memo holding more than `limit` is emptied first). */
+function remembered(memo: Map<string, string>, limit: number, key: string, make: () => string): string {
+  let out = memo.get(key);
+  if (out === undefined) {
+    out = make();
+    if (memo.size > limit) memo.clear();
+    memo.set(key, out);
+  }
+  return out;
+}
+
 const cache = new Map<string, string>();
 
 /** The playgrounds prepareHtml last saw, and how many lists it has seen (in its cache's keys, which then follow the list). */
@@ -58,32 +69,28 @@ const IMAGE_BOX = { width: 360, height: 240 };
 export function prepareHtml(html: string): string {
   // Previews follow the organization's inline_image_preview, as the server's do.
   const previews = model.realm.realm_inline_image_preview !== false;
-  const key = (previews ? '1' : '0') + playgroundsKey() + html;
-  let out = cache.get(key);
-  if (out !== undefined) return out;
-  out = html.replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>)[^<]*(<\/span>)/g, (_m, open: string, code: string, close: string) => open + emojiChar(code) + close);
-  // Image links to uploads get an inline preview where the server rendered none
-  // (messages rendered before it made previews of uploads).
-  const rendered = out;
-  if (previews) out = out.replace(/<a href="(\/user_uploads\/[^"]+\.(?:png|jpe?g|gif|webp))"[^>]*>([^<]*)<\/a>/gi, (m, href: string) =>
-    rendered.includes(`<div class="message_inline_image"><a href="${href}"`)
-      ? m
-      : `${m}<span class="message_inline_image"><a href="${href}" target="_blank" rel="noopener noreferrer"><img src="${href}" alt="" loading="lazy"></a></span>`,
-  );
-  // A thumbnailed upload says its size (data-original-dimensions): its box is
-  // laid out before the image loads, so the list does not jump when it arrives.
-  out = out.replace(/<img ([^>]*?)data-original-dimensions="(\d+)x(\d+)"([^>]*)>/g, (m, before: string, w: string, h: string, after: string) => {
-    const width = Number(w);
-    const height = Number(h);
-    if (!width || !height || m.includes(' style=')) return m;
-    const shown = Math.max(1, Math.round(width * Math.min(1, IMAGE_BOX.width / width, IMAGE_BOX.height / height)));
-    return `<img ${before}data-original-dimensions="${w}x${h}"${after} style="aspect-ratio: ${width} / ${height}; width: ${shown}px">`;
+  return remembered(cache, 5000, (previews ? '1' : '0') + playgroundsKey() + html, () => {
+    let out = html.replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>)[^<]*(<\/span>)/g, (_m, open: string, code: string, close: string) => open + emojiChar(code) + close);
+    // Image links to uploads get an inline preview where the server rendered none
+    // (messages rendered before it made previews of uploads).
+    const rendered = out;
+    if (previews) out = out.replace(/<a href="(\/user_uploads\/[^"]+\.(?:png|jpe?g|gif|webp))"[^>]*>([^<]*)<\/a>/gi, (m, href: string) =>
+      rendered.includes(`<div class="message_inline_image"><a href="${href}"`)
+        ? m
+        : `${m}<span class="message_inline_image"><a href="${href}" target="_blank" rel="noopener noreferrer"><img src="${href}" alt="" loading="lazy"></a></span>`,
+    );
+    // A thumbnailed upload says its size (data-original-dimensions): its box is
+    // laid out before the image loads, so the list does not jump when it arrives.
+    out = out.replace(/<img ([^>]*?)data-original-dimensions="(\d+)x(\d+)"([^>]*)>/g, (m, before: string, w: string, h: string, after: string) => {
+      const width = Number(w);
+      const height = Number(h);
+      if (!width || !height || m.includes(' style=')) return m;
+      const shown = Math.max(1, Math.round(width * Math.min(1, IMAGE_BOX.width / width, IMAGE_BOX.height / height)));
+      return `<img ${before}data-original-dimensions="${w}x${h}"${after} style="aspect-ratio: ${width} / ${height}; width: ${shown}px">`;
+    });
+    // Code blocks in a language with playgrounds offer to open their code there.
+    return withPlaygroundLinks(out, model.playgrounds);
   });
-  // Code blocks in a language with playgrounds offer to open their code there.
-  out = withPlaygroundLinks(out, model.playgrounds);
-  if (cache.size > 5000) cache.clear();
-  cache.set(key, out);
-  return out;
 }
 
 /** Where alert words are not highlighted: links, code, mentions (as in Zulip), math and emoji. */
@@ -97,37 +104,33 @@ const alertCache = new Map<string, string>();
  */
 export function highlightAlertWords(html: string, words: string[]): string {
   if (!words.length) return html;
-  const key = `${words.join('\n')}\u0000${html}`;
-  const known = alertCache.get(key);
-  if (known !== undefined) return known;
-  // Longer words first, so that "red alert" wins over "red".
-  const choices = [...words].sort((a, b) => b.length - a.length).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const pattern = new RegExp(`(^|[^\\p{L}\\p{N}_])(${choices.join('|')})(?=$|[^\\p{L}\\p{N}_])`, 'giu');
-  const box = document.createElement('template');
-  box.innerHTML = html;
-  const texts: Text[] = [];
-  const walker = document.createTreeWalker(box.content, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) if (!n.parentElement?.closest(NO_ALERT_WORDS)) texts.push(n as Text);
-  for (const t of texts) {
-    const text = t.data;
-    const parts = document.createDocumentFragment();
-    let done = 0;
-    for (const m of text.matchAll(pattern)) {
-      const start = m.index + m[1]!.length;
-      const span = document.createElement('span');
-      span.className = 'alert-word';
-      span.textContent = m[2]!;
-      parts.append(text.slice(done, start), span);
-      done = start + m[2]!.length;
+  return remembered(alertCache, 2000, `${words.join('\n')}\u0000${html}`, () => {
+    // Longer words first, so that "red alert" wins over "red".
+    const choices = [...words].sort((a, b) => b.length - a.length).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    const pattern = new RegExp(`(^|[^\\p{L}\\p{N}_])(${choices.join('|')})(?=$|[^\\p{L}\\p{N}_])`, 'giu');
+    const box = document.createElement('template');
+    box.innerHTML = html;
+    const texts: Text[] = [];
+    const walker = document.createTreeWalker(box.content, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) if (!n.parentElement?.closest(NO_ALERT_WORDS)) texts.push(n as Text);
+    for (const t of texts) {
+      const text = t.data;
+      const parts = document.createDocumentFragment();
+      let done = 0;
+      for (const m of text.matchAll(pattern)) {
+        const start = m.index + m[1]!.length;
+        const span = document.createElement('span');
+        span.className = 'alert-word';
+        span.textContent = m[2]!;
+        parts.append(text.slice(done, start), span);
+        done = start + m[2]!.length;
+      }
+      if (done === 0) continue;
+      parts.append(text.slice(done));
+      t.replaceWith(parts);
     }
-    if (done === 0) continue;
-    parts.append(text.slice(done));
-    t.replaceWith(parts);
-  }
-  const out = box.innerHTML;
-  if (alertCache.size > 2000) alertCache.clear();
-  alertCache.set(key, out);
-  return out;
+    return box.innerHTML;
+  });
 }
 
 /** The time of day, in the user's 12- or 24-hour style; in `timeZone` when given (an unknown zone throws a RangeError). */
