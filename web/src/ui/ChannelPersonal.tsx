@@ -18,6 +18,11 @@ function sixDigits(color: string): string {
   return (short ? `#${short[1]}${short[1]}${short[2]}${short[2]}${short[3]}${short[3]}` : color).toLowerCase();
 }
 
+/** Sets one of one's own settings of a subscribed channel (POST /users/me/subscriptions/properties); the subscription event shows it. */
+export function setSubscriptionProperty(streamId: number, property: string, value: unknown): Promise<unknown> {
+  return api('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: streamId, property, value }]) });
+}
+
 /**
  * One's own settings for a channel one is subscribed to: its color, muted,
  * pinned, and the notification overrides, each "Default" (the user's global
@@ -31,8 +36,7 @@ export function PersonalSettings({ streamId }: { streamId: number }) {
   const sub = model.subs.get(streamId);
   if (!sub) return <p class="muted-text">You are not subscribed to this channel.</p>;
   const id = `personal-${streamId}`;
-  const set = (property: string, value: unknown) =>
-    run(() => api('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: streamId, property, value }]) }));
+  const set = (property: string, value: unknown) => run(() => setSubscriptionProperty(streamId, property, value));
   const onOff = (on: unknown) => (on === false ? 'Off' : 'On');
 
   return (

@@ -3,7 +3,7 @@ import { api } from '../api.ts';
 import { model, type Stream as Channel, type User } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
-import { PersonalSettings } from './ChannelPersonal.tsx';
+import { PersonalSettings, setSubscriptionProperty } from './ChannelPersonal.tsx';
 import { Dialog } from './Dialog.tsx';
 import { isAdministrator } from './Organization.tsx';
 import { ErrorLine, failureText, useAction, useRequest } from './request.tsx';
@@ -49,10 +49,7 @@ export function Channels({ onClose }: { onClose(): void }) {
 
   const join = (c: Channel) => run(() => api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: c.name }]) }));
   const leave = (c: Channel) => run(() => api('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([c.name]) }));
-  const setProperty = (c: Channel, property: 'is_muted' | 'pin_to_top', value: boolean) =>
-    run(() =>
-      api('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: c.stream_id, property, value }]) }),
-    );
+  const setProperty = (c: Channel, property: 'is_muted' | 'pin_to_top', value: boolean) => run(() => setSubscriptionProperty(c.stream_id, property, value));
 
   /** The button that turns a subscription's property on or off, named for what it does. */
   const toggle = (c: Channel, property: 'is_muted' | 'pin_to_top', [turnOn, turnOff]: [string, string]) => {
