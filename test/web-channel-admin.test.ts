@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client } from './helpers.ts';
-import { browserTests, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, eventGate, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** The channel as the server has it. */
 async function channelAtServer(api: Client, id: number): Promise<Record<string, any>> {
@@ -52,6 +52,7 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       const design = await makeChannel(owner, 'design', 'Old words', [t.owner.id, ada.id]);
       const attic = await makeChannel(owner, 'attic', 'Old things', [t.owner.id]);
       const ctx = await newContext();
+      const events = await eventGate(ctx);
       const page = await loginPage(ctx, t.url, ada.email, PASSWORD);
       const { list, row } = await channelList(page);
 
@@ -86,6 +87,18 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await privacy.selectOption('public');
       await settings.getByRole('button', { name: 'Save channel' }).click();
       await eventually(async () => (await channelAtServer(owner, design)).invite_only === false, 'the channel public again at the server');
+      // The same before the page has the first change's event: shown as saved at once, so choosing public again is a change to send.
+      events.hold();
+      const save = settings.getByRole('button', { name: 'Save channel' });
+      await privacy.selectOption('shared');
+      await save.click();
+      await eventually(async () => (await channelAtServer(owner, design)).invite_only === true, 'the channel private at the server (events held)');
+      await eventually(() => save.isEnabled(), 'the save answered');
+      assert.equal(await privacy.inputValue(), 'shared');
+      await privacy.selectOption('public');
+      await save.click();
+      await eventually(async () => (await channelAtServer(owner, design)).invite_only === false, 'the channel public again at the server (events held)');
+      events.release();
 
       // A default channel, then not.
       const isDefault = settings.getByLabel('Default channel: new users join it');

@@ -542,6 +542,19 @@ export class Model {
    * it (whose event then confirms it); a refusal puts back what was there,
    * unless an event has changed it meanwhile, and is thrown on.
    */
+  /**
+   * Sets properties of a channel as the server now has them: an update
+   * event's, or those a request the server accepted changed (so that what
+   * is shown, and what a next change is compared with, does not wait for
+   * the event). The subscription's copy gets those it has.
+   */
+  updateChannel(id: number, props: Record<string, unknown>): void {
+    const sub = this.subs.get(id);
+    if (sub) for (const [k, v] of Object.entries(props)) if (k in sub) (sub as any)[k] = v;
+    const st = this.streams.get(id);
+    if (st) Object.assign(st, props);
+  }
+
   async tentatively<T extends object, K extends keyof T>(target: T, key: K, value: T[K], send: () => Promise<unknown>): Promise<void> {
     const before = target[key];
     target[key] = value;
@@ -940,13 +953,8 @@ export class Model {
           this.streams.delete(s.stream_id);
           this.subs.delete(s.stream_id);
         }
-        else if (ev.op === 'update') {
-          const s = this.subs.get(ev.stream_id);
-          if (s && ev.property in s) (s as any)[ev.property] = ev.value;
-          const st = this.streams.get(ev.stream_id);
-          // A privacy change carries the other privacy settings along.
-          if (st) Object.assign(st, { [ev.property]: ev.value }, pick(ev, ['history_public_to_subscribers', 'is_web_public', 'invite_only', 'rendered_description']));
-        }
+        // A privacy change carries the other privacy settings along.
+        else if (ev.op === 'update') this.updateChannel(ev.stream_id, { [ev.property]: ev.value, ...pick(ev, ['history_public_to_subscribers', 'is_web_public', 'invite_only', 'rendered_description']) });
         break;
       case 'default_streams':
         this.defaultStreams = new Set(this.defaultStreamIds(ev.default_streams ?? []));

@@ -225,7 +225,16 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
       ...(privacy !== privacyOf(c) ? { is_private: wanted.is_private, history_public_to_subscribers: wanted.history_public_to_subscribers } : {}),
     };
     void save.run(async () => {
-      if (Object.keys(params).length) await api('PATCH', `/streams/${id}`, params);
+      if (Object.keys(params).length) {
+        await api('PATCH', `/streams/${id}`, params);
+        // Shown as saved at once: choosing the old value again before the event comes must be a change to send.
+        model.updateChannel(id, {
+          ...(params.new_name !== undefined ? { name: params.new_name } : {}),
+          ...(params.description !== undefined ? { description: params.description } : {}),
+          ...(params.is_private !== undefined ? { invite_only: params.is_private, history_public_to_subscribers: params.history_public_to_subscribers } : {}),
+        });
+        model.changed();
+      }
       setName(null);
       setDescription(null);
       setPrivacy(null);
