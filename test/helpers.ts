@@ -396,6 +396,8 @@ export const POST_247_FIELDS = new Set<string>([
   'navigation_tour_video_url', // FL 369
   'max_bulk_new_subscription_messages', // FL 397
   'realm_owner_full_content_access', // FL 438
+  'server_min_deactivated_realm_deletion_days', // FL 332
+  'server_max_deactivated_realm_deletion_days', // FL 332
   'realm_incoming_webhook_bots>config_options', // FL 318
   'realm_incoming_webhook_bots>url_options', // FL 403
   // A leading '/' names a field only at the top level of a response.

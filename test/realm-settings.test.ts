@@ -231,6 +231,8 @@ test('register: the current user\'s role booleans and can_invite_others_to_realm
   assert.equal(s.max_bulk_new_subscription_messages, 100);
   assert.equal(s.navigation_tour_video_url, null);
   assert.equal(s.realm_owner_full_content_access, false);
+  assert.equal(s.server_min_deactivated_realm_deletion_days, 14);
+  assert.equal(s.server_max_deactivated_realm_deletion_days, null);
   // can_invite_others_to_realm follows can_invite_users_group.
   assertSuccess(await c(t.owner).patch('/realm', { can_invite_users_group: JSON.stringify({ new: await groupId('role:members') }) }));
   assert.equal((await state(member)).can_invite_others_to_realm, true);

@@ -74,6 +74,9 @@ const provider1: StateProvider = {
       server_presence_offline_threshold_seconds: PRESENCE.OFFLINE_THRESHOLD_SECS,
       server_web_public_streams_enabled: c.webPublicStreamsEnabled,
       server_needs_upgrade: false,
+      // Zulip's defaults (feature level 332): at least 14 days before a deactivated organization's data may be deleted, no maximum.
+      server_min_deactivated_realm_deletion_days: 14,
+      server_max_deactivated_realm_deletion_days: null,
       event_queue_longpoll_timeout_seconds: c.heartbeatSeconds + 45,
       password_min_length: PASSWORD_MIN_LENGTH,
       password_max_length: PASSWORD_MAX_LENGTH,
