@@ -5,14 +5,16 @@
  * their own, an administrator someone else's; a member whom
  * can_add_custom_emoji_group leaves out is offered no form, and gets it back
  * when the owner lets members add emoji; refusals the page did not expect
- * (changes it has not heard of yet) show the server's reason. Skipped (with
- * one line saying why) where Chromium is not installed.
+ * (changes it has not heard of yet) show the server's reason. Emoji picked
+ * by name go into the compose box where the caret is, and into one's status
+ * (shown in People), which can be cleared. Skipped (with one line saying why)
+ * where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Account, type Client } from './helpers.ts';
-import { browserTests, eventGate, PNG, postPng, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, PNG, postPng, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** The custom emoji called `name` as the server has it (deactivated ones included), or undefined. */
 async function emojiAtServer(api: Client, name: string): Promise<Record<string, any> | undefined> {
@@ -141,5 +143,84 @@ await browserTests('the web client in Chromium: custom emoji', (newContext) => {
       await section.getByRole('alert').filter({ hasText: "Emoji 'bob_wave' does not exist" }).waitFor();
       events.release();
       await eventually(async () => (await row('bob_wave').count()) === 0, 'bob_wave gone from the list');
+    }));
+  test('emoji picked by name: into the compose box where the caret is (custom ones too), and into one’s status, which People shows and which can be cleared', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Status' });
+      const bobApi = t.client(bob);
+      await uploadThroughApi(t.url, t.owner, 'team_logo');
+      const logo = (await emojiAtServer(bobApi, 'team_logo'))!;
+      const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('emoji');
+      const box = page.getByLabel('Message', { exact: true });
+      await box.fill('Hello world');
+      await box.evaluate((el) => {
+        const area = el as unknown as { selectionStart: number; selectionEnd: number };
+        area.selectionStart = area.selectionEnd = 5;
+      });
+      const insert = page.getByRole('button', { name: 'Insert emoji' });
+      const picker = page.getByRole('dialog', { name: 'Choose an emoji' });
+
+      // Clicked in the picker: put at the caret, a space on each side, and typing goes on after it.
+      await insert.click();
+      await picker.getByLabel('Emoji name').fill('octopus');
+      await picker.getByRole('button', { name: 'octopus', exact: true }).click();
+      assert.equal(await box.inputValue(), 'Hello :octopus: world');
+      await page.keyboard.type('big ');
+      assert.equal(await box.inputValue(), 'Hello :octopus: big world');
+      // A custom one, the best match of what is typed, by Enter.
+      await box.press('End');
+      await insert.click();
+      await picker.getByLabel('Emoji name').fill('team_lo');
+      await picker.getByLabel('Emoji name').press('Enter');
+      assert.equal(await box.inputValue(), 'Hello :octopus: big world :team_logo: ');
+      // Escape closes the picker with nothing put in.
+      await insert.click();
+      await picker.getByLabel('Emoji name').press('Escape');
+      await eventually(async () => (await picker.count()) === 0, 'the picker to close');
+      assert.equal(await box.inputValue(), 'Hello :octopus: big world :team_logo: ');
+      await box.press('Enter');
+      // (The box empties as the message goes; the server has it a moment later.)
+      let sent: Record<string, any> | undefined;
+      const newest = async () => assertSuccess(await bobApi.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([{ operator: 'sender', operand: bob.id }]) })).messages[0];
+      await eventually(async () => (sent = await newest()) !== undefined, 'the message at the server');
+      assert.match(sent!.content, /^<p>Hello <span aria-label="octopus" class="emoji emoji-1f419" role="img" title="octopus">:octopus:<\/span> big world <img alt=":team_logo:" class="emoji"/);
+
+      // A status with a Unicode emoji: at the server, and in People.
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const settings = page.getByRole('dialog', { name: 'Settings' });
+      const statusPicker = settings.getByRole('dialog', { name: 'Choose an emoji' });
+      await settings.getByRole('button', { name: 'Choose a status emoji' }).click();
+      await statusPicker.getByLabel('Emoji name').fill('palm_tree');
+      await statusPicker.getByRole('button', { name: 'palm_tree', exact: true }).click();
+      await settings.getByLabel('Status', { exact: true }).fill('On holiday');
+      await settings.getByRole('button', { name: 'Set status' }).click();
+      await settings.getByRole('status').filter({ hasText: 'Status saved.' }).waitFor();
+      const statusAtServer = async () => assertSuccess(await bobApi.get(`/users/${bob.id}/status`)).status as Record<string, string>;
+      assert.deepEqual(await statusAtServer(), { status_text: 'On holiday', emoji_name: 'palm_tree', emoji_code: '1f334', reaction_type: 'unicode_emoji' });
+      const inPeople = page.getByRole('complementary', { name: 'People' }).getByRole('button', { name: /Bob Status/ }).locator('.status-text');
+      await eventually(async () => (await inPeople.textContent()) === '\u{1f334} On holiday', 'the status with its emoji in People');
+
+      // A custom emoji instead: its image.
+      await settings.getByRole('button', { name: 'Status emoji :palm_tree:, change it' }).click();
+      await statusPicker.getByLabel('Emoji name').fill('team_logo');
+      await statusPicker.getByLabel('Emoji name').press('Enter');
+      await settings.getByRole('button', { name: 'Set status' }).click();
+      await eventually(async () => (await statusAtServer()).emoji_name === 'team_logo', 'the custom emoji status at the server');
+      assert.deepEqual(await statusAtServer(), { status_text: 'On holiday', emoji_name: 'team_logo', emoji_code: String(logo.id), reaction_type: 'realm_emoji' });
+      await eventually(async () => (await inPeople.getByRole('img', { name: ':team_logo:' }).getAttribute('src').catch(() => null)) === logo.source_url, 'the custom emoji in People');
+
+      // Without an emoji, then cleared altogether.
+      await settings.getByRole('button', { name: 'No emoji' }).click();
+      await settings.getByRole('button', { name: 'Set status' }).click();
+      await eventually(async () => !(await statusAtServer()).emoji_name, 'the emoji gone at the server');
+      assert.equal((await statusAtServer()).status_text, 'On holiday');
+      await eventually(async () => (await inPeople.textContent()) === 'On holiday', 'the status without an emoji in People');
+      await settings.getByRole('button', { name: 'Clear status' }).click();
+      await settings.getByRole('status').filter({ hasText: 'Status cleared.' }).waitFor();
+      assert.deepEqual(await statusAtServer(), {});
+      await eventually(async () => (await inPeople.count()) === 0, 'no status in People');
+      assert.equal(await settings.getByLabel('Status', { exact: true }).inputValue(), '');
     }));
 });

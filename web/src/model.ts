@@ -126,6 +126,7 @@ export interface Status {
   status_text?: string;
   emoji_name?: string;
   emoji_code?: string;
+  reaction_type?: string;
   away?: boolean;
 }
 
@@ -987,6 +988,7 @@ export class Model {
         if ('status_text' in ev) cur.status_text = ev.status_text;
         if ('emoji_name' in ev) cur.emoji_name = ev.emoji_name;
         if ('emoji_code' in ev) cur.emoji_code = ev.emoji_code;
+        if ('reaction_type' in ev) cur.reaction_type = ev.reaction_type;
         if ('away' in ev) cur.away = ev.away;
         this.statuses.set(ev.user_id, cur);
         break;

@@ -188,3 +188,11 @@ export function applyTheme(scheme: number = model.settings.color_scheme ?? 1): v
   const dark = scheme === 2 || (scheme !== 3 && matchMedia('(prefers-color-scheme: dark)').matches);
   document.documentElement.dataset.theme = dark ? 'dark' : 'light';
 }
+
+/** Focuses the element the first time it is rendered (a ref callback), not again when it renders again. */
+export function autoFocusOnce(el: HTMLElement | null): void {
+  if (el && !el.dataset.focused) {
+    el.dataset.focused = '1';
+    el.focus();
+  }
+}

@@ -7,6 +7,7 @@ import { discardDraft, draftFor, draftTarget, saveDraft, targetKey, type DraftSl
 import { cx, fullTime, prepareHtml } from '../util.ts';
 import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
+import { EmojiPicker } from './Emoji.tsx';
 import { ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 
@@ -59,6 +60,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [uploads, setUploads] = useState(0);
   const [dragging, setDragging] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);
+  const [pickingEmoji, setPickingEmoji] = useState(false);
   const topicRef = useRef<HTMLInputElement>(null);
   const dmRef = useRef<HTMLInputElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
@@ -544,6 +546,25 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
               <path d="M13.5 6.5l-5.8 5.8a1.5 1.5 0 0 0 2.1 2.1l6-6a3 3 0 0 0-4.2-4.2l-6 6a4.5 4.5 0 0 0 6.4 6.4l5-5" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" />
             </svg>
           </button>
+          {preview === null && (
+            <span class="compose-emoji">
+              <button type="button" class="icon-btn" aria-label="Insert emoji" title="Insert emoji" aria-expanded={pickingEmoji} onClick={() => setPickingEmoji(!pickingEmoji)}>
+                <span aria-hidden="true">{'\u263a'}</span>
+              </button>
+              {pickingEmoji && (
+                <EmojiPicker
+                  onPick={(name) => {
+                    setPickingEmoji(false);
+                    suggest.insert(`:${name}:`);
+                  }}
+                  onClose={() => {
+                    setPickingEmoji(false);
+                    textRef.current?.focus();
+                  }}
+                />
+              )}
+            </span>
+          )}
           <button type="button" class={cx('btn ghost small', preview !== null && 'on')} aria-pressed={preview !== null} onClick={() => void togglePreview()}>
             {preview !== null ? 'Edit' : 'Preview'}
           </button>

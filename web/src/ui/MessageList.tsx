@@ -4,8 +4,9 @@ import { model, type Message, type MessageList } from '../model.ts';
 import { narrowToHash, type Term } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { failureText, useRequest } from './request.tsx';
-import { findEmoji, loadEmojiNames, useSuggestions } from './Typeahead.tsx';
-import { cx, emojiChar, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml } from '../util.ts';
+import { useSuggestions } from './Typeahead.tsx';
+import { EmojiPicker, Emoji } from './Emoji.tsx';
+import { autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
 import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
@@ -462,7 +463,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
                     title={`${who} reacted with :${g.name}:`}
                     onClick={() => void toggleReaction(m, g.name, g.code, g.type)}
                   >
-                    <ReactionEmoji code={g.code} type={g.type} name={g.name} />
+                    <Emoji code={g.code} type={g.type} name={g.name} />
                     <span class="reaction-count">{g.users.length}</span>
                   </button>
                 );
@@ -649,12 +650,6 @@ function MoreMenu({ onClose, children }: { onClose(): void; children: preact.Com
   );
 }
 
-function autoFocusOnce(el: HTMLElement | null): void {
-  if (el && !el.dataset.focused) {
-    el.dataset.focused = '1';
-    el.focus();
-  }
-}
 
 /** An edited message's text: Enter saves, Escape cancels; the compose box's suggestions as one types. */
 function EditText({ text, inChannel, onText, onSave, onCancel }: { text: string; inChannel: boolean; onText(text: string): void; onSave(): void; onCancel(): void }) {
@@ -686,65 +681,6 @@ function EditText({ text, inChannel, onText, onSave, onCancel }: { text: string;
           }
         }}
       />
-    </div>
-  );
-}
-
-/** The ID of the active custom emoji called `name` ('' if none). */
-function customEmojiId(name: string): string {
-  for (const e of model.realmEmoji.values()) if (e.name === name && !e.deactivated) return e.id;
-  return '';
-}
-
-function ReactionEmoji({ code, type, name }: { code: string; type: string; name: string }) {
-  if (type === 'realm_emoji') {
-    const e = model.realmEmoji.get(code);
-    if (e) return <img class="emoji-img" src={e.source_url} alt={`:${name}:`} />;
-  }
-  if (type === 'unicode_emoji') return <span class="emoji-char">{emojiChar(code)}</span>;
-  return <span class="emoji-char">:{name}:</span>;
-}
-
-function EmojiPicker({ onPick, onClose }: { onPick(name: string): void; onClose(): void }) {
-  const [filter, setFilter] = useState('');
-  const [, setLoaded] = useState(false);
-  useEffect(() => loadEmojiNames(() => setLoaded(true)), []);
-  const query = filter.toLowerCase().replace(/:/g, '').trim();
-  // The popular ones until something is typed; then any emoji by name, custom ones too.
-  const shown = query ? findEmoji(query, 40) : POPULAR_EMOJI;
-  return (
-    <div
-      class="emoji-picker"
-      role="dialog"
-      aria-label="Choose an emoji"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.stopPropagation();
-          onClose();
-        }
-      }}
-    >
-      <input
-        type="text"
-        aria-label="Emoji name"
-        placeholder="Emoji name, e.g. octopus"
-        value={filter}
-        ref={autoFocusOnce}
-        onInput={(e) => setFilter(e.currentTarget.value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' && query) {
-            e.preventDefault();
-            onPick(shown[0]?.[0] ?? query);
-          }
-        }}
-      />
-      <div class="emoji-grid">
-        {shown.map(([name, code]) => (
-          <button type="button" key={name} class="emoji-choice" title={`:${name}:`} aria-label={name} onClick={() => onPick(name)}>
-            {code ? emojiChar(code) : <ReactionEmoji code={customEmojiId(name)} type="realm_emoji" name={name} />}
-          </button>
-        ))}
-      </div>
     </div>
   );
 }

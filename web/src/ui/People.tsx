@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { model } from '../model.ts';
-import { emojiChar } from '../util.ts';
+import { model, type Status } from '../model.ts';
+import { Emoji } from './Emoji.tsx';
 import { Avatar } from './Avatar.tsx';
 
 const ORDER = { active: 0, idle: 1, offline: 2 } as const;
@@ -52,14 +52,23 @@ export function People({ onUser }: { onUser(userId: number): void }) {
   );
 }
 
-/** A user's status (its emoji, where it is a Unicode one, and its text), or nothing without one. */
+/** A user's status (its emoji and its text), or nothing without one. */
 export function StatusText({ userId }: { userId: number }) {
   const st = model.statuses.get(userId);
-  if (!st?.status_text && !st?.emoji_code) return null;
+  if (!st?.status_text && !st?.emoji_name) return null;
   return (
     <span class="status-text">
-      {st.emoji_code && /^[0-9a-f-]+$/.test(st.emoji_code) ? emojiChar(st.emoji_code) + ' ' : ''}
+      {st.emoji_name && (
+        <>
+          <StatusEmoji status={st} />{' '}
+        </>
+      )}
       {st.status_text}
     </span>
   );
+}
+
+/** A status's emoji. */
+export function StatusEmoji({ status: st }: { status: Status }) {
+  return <Emoji code={st.emoji_code ?? ''} type={st.reaction_type ?? ''} name={st.emoji_name ?? ''} />;
 }

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, upload } from '../api.ts';
 import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
+import { EmojiPicker, PickedEmoji, type Picked } from './Emoji.tsx';
 import { useAction } from './request.tsx';
 import { Avatar } from './Avatar.tsx';
 import { uploadedAvatarUrl } from '../util.ts';
@@ -19,10 +20,8 @@ export function Settings({ onClose }: { onClose(): void }) {
   const [name, setName] = useState(model.me.full_name);
   const [oldPw, setOldPw] = useState('');
   const [newPw, setNewPw] = useState('');
-  const [status, setStatus] = useState(model.statuses.get(model.me.user_id)?.status_text ?? '');
   const profile = useAction();
   const pw = useAction();
-  const st = useAction();
   const display = useAction();
 
   // Shown at once; the user_settings event confirms it.
@@ -47,21 +46,7 @@ export function Settings({ onClose }: { onClose(): void }) {
         </div>
         {profile.view}
       </form>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void st.run(() => api('POST', '/users/me/status', { status_text: status }), 'Status saved.');
-        }}
-      >
-        <label for="set-status">Status</label>
-        <div class="row">
-          <input id="set-status" type="text" value={status} placeholder="What are you up to?" maxLength={60} onInput={(e) => setStatus(e.currentTarget.value)} />
-          <button class="btn" type="submit" disabled={st.busy}>
-            Set status
-          </button>
-        </div>
-        {st.view}
-      </form>
+      <StatusForm />
       <OwnAvatar />
       <OwnProfileFields />
       <form
@@ -258,6 +243,80 @@ function InvitePeople() {
           ))}
         </ul>
       )}
+    </form>
+  );
+}
+
+/**
+ * One's status: an emoji, picked by name, and a text (POST
+ * /users/me/status; the emoji by its name alone, the server finds its
+ * code). "Clear status" removes both.
+ */
+function StatusForm() {
+  const mine = model.statuses.get(model.me.user_id);
+  const [text, setText] = useState(mine?.status_text ?? '');
+  const [emoji, setEmoji] = useState<Picked | null>(mine?.emoji_name ? { name: mine.emoji_name, code: mine.reaction_type === 'unicode_emoji' ? (mine.emoji_code ?? '') : '' } : null);
+  const [picking, setPicking] = useState(false);
+  const st = useAction();
+  const hasStatus = Boolean(mine?.status_text || mine?.emoji_name);
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void st.run(() => api('POST', '/users/me/status', { status_text: text.trim(), emoji_name: emoji?.name ?? '' }), 'Status saved.');
+      }}
+    >
+      <label for="set-status">Status</label>
+      <div class="row">
+        <span class="status-emoji">
+          <button
+            type="button"
+            class="icon-btn"
+            aria-label={emoji ? `Status emoji :${emoji.name}:, change it` : 'Choose a status emoji'}
+            aria-expanded={picking}
+            onClick={() => setPicking(!picking)}
+          >
+            {emoji ? <PickedEmoji emoji={emoji} /> : <span aria-hidden="true">{'\u263a'}</span>}
+          </button>
+          {picking && (
+            <EmojiPicker
+              onPick={(name, code) => {
+                setEmoji({ name, code });
+                setPicking(false);
+              }}
+              onClose={() => setPicking(false)}
+            />
+          )}
+        </span>
+        <input id="set-status" type="text" value={text} placeholder="What are you up to?" maxLength={60} onInput={(e) => setText(e.currentTarget.value)} />
+      </div>
+      <div class="row status-actions">
+        {emoji && (
+          <button type="button" class="btn ghost small" onClick={() => setEmoji(null)}>
+            No emoji
+          </button>
+        )}
+        <button class="btn" type="submit" disabled={st.busy}>
+          Set status
+        </button>
+        {hasStatus && (
+          <button
+            type="button"
+            class="btn ghost"
+            disabled={st.busy}
+            onClick={() =>
+              void st.run(async () => {
+                await api('POST', '/users/me/status', { status_text: '', emoji_name: '' });
+                setText('');
+                setEmoji(null);
+              }, 'Status cleared.')
+            }
+          >
+            Clear status
+          </button>
+        )}
+      </div>
+      {st.view}
     </form>
   );
 }

@@ -215,6 +215,18 @@ export function useSuggestions(opts: { id: string; text: string; setText(text: s
     setText(r.text);
     setCaret(r.caret);
   };
+  /** Puts `s` where the caret is (or over the selection), apart from the words around it; the caret after it and its space. */
+  const insert = (s: string) => {
+    const el = textRef.current;
+    const start = el ? el.selectionStart : text.length;
+    const end = el ? el.selectionEnd : text.length;
+    const before = text.slice(0, start);
+    const after = text.slice(end);
+    const added = (before && !/\s$/.test(before) ? ' ' : '') + s + (/^\s/.test(after) ? '' : ' ');
+    caretAfterPick.current = before.length + added.length + (/^\s/.test(after) ? 1 : 0);
+    setText(before + added + after);
+    setCaret(caretAfterPick.current);
+  };
   const keyDown = (e: KeyboardEvent): boolean => {
     if (!choices.length || e.isComposing) return false;
     const move = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : 0;
@@ -238,5 +250,6 @@ export function useSuggestions(opts: { id: string; text: string; setText(text: s
     },
     follow,
     keyDown,
+    insert,
   };
 }
