@@ -8,8 +8,11 @@
  * list, all live; a row's "Mark as read" (the server has it read); the
  * "Participated", text and "Include muted" filters; a row (clicked, or
  * reached with the arrow keys) opening its conversation, whose messages the
- * server then has read. Skipped (with one line saying why) where Chromium is
- * not installed.
+ * server then has read. The Inbox (#inbox): the conversations with unread
+ * messages, direct messages first, then each channel in the sidebar's order,
+ * newest first, mentions marked, muted channels left out; live; "Mark as
+ * read"; a row opening its conversation; empty once all is read. Skipped
+ * (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -142,6 +145,80 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       await links.filter({ hasText: '#design \u203a delta' }).waitFor();
       assertSuccess(await owner.request('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify(['design']) }));
       await eventually(async () => !(await labels()).includes('#design \u203a delta'), 'the topic of the channel left gone');
+      await ctx.close();
+    }));
+  test('the inbox: unread conversations grouped, direct messages first, channels in the sidebar order, newest first; mentions marked; live; mark as read; a row opens its conversation', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Inbox' });
+      const carolAccount = await t.makeUser({ name: 'Carol Inbox' });
+      const bob = t.client(bobAccount);
+      const carol = t.client(carolAccount);
+      for (const c of [owner, bob, carol]) assertSuccess(await c.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'general' }, { name: 'design' }, { name: 'quiet' }]) }));
+      const quietId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'quiet' })).stream_id as number;
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: quietId, property: 'is_muted', value: true }]) }));
+      const ownerName = assertSuccess(await owner.request('GET', '/users/me', {})).full_name as string;
+      // (The owner's welcome message read: only what follows is unread.)
+      assertSuccess(await owner.request('POST', '/mark_all_as_read', {}));
+      const post = async (from: Client, to: string, topic: string, content: string) => assertSuccess(await from.request('POST', '/messages', { type: 'stream', to, topic, content })).id as number;
+      const ideaId = await post(bob, 'design', 'ideas', 'first idea');
+      await post(bob, 'general', 'lunch', 'lunch?');
+      const deployId = await post(carol, 'general', 'deploy', `@**${ownerName}** can you check`);
+      await post(bob, 'quiet', 'noise', 'in a muted channel');
+      assertSuccess(await carol.request('POST', '/messages', { type: 'direct', to: JSON.stringify([t.owner.id]), content: 'just us two' }));
+      assertSuccess(await bob.request('POST', '/messages', { type: 'direct', to: JSON.stringify([t.owner.id, carolAccount.id]), content: 'all three' }));
+
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#inbox');
+      await page.getByRole('heading', { name: 'Inbox', exact: true }).waitFor();
+      const inbox = page.getByRole('region', { name: 'Inbox' });
+      const groupNames = () => inbox.locator('section.inbox-group').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+      const rowsOf = (group: string) => inbox.getByRole('region', { name: group, exact: true }).getByRole('listitem');
+      const rowLabels = (group: string) => rowsOf(group).evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+      const same = async (got: Promise<unknown>, want: unknown) => JSON.stringify(await got) === JSON.stringify(want);
+
+      // Direct messages first, then the channels by name (the muted one left out); the newest first within each.
+      await eventually(() => same(groupNames(), ['Direct messages', '#design', '#general']), 'the groups in order');
+      assert.deepEqual(await rowLabels('Direct messages'), ['Bob Inbox, Carol Inbox', 'Carol Inbox']);
+      assert.deepEqual(await rowLabels('#general'), ['#general \u203a deploy', '#general \u203a lunch']);
+      // Counts, and the mention marked on its topic and its channel.
+      const topicRow = (name: string) => rowsOf('#general').filter({ has: page.getByRole('link', { name, exact: true }) });
+      await topicRow('deploy').getByLabel('1 unread').waitFor();
+      assert.equal(await topicRow('deploy').getByLabel('mentioned').count(), 1);
+      assert.equal(await topicRow('lunch').getByLabel('mentioned').count(), 0);
+      const generalHeading = inbox.getByRole('region', { name: '#general', exact: true }).getByRole('heading');
+      assert.equal(await generalHeading.getByLabel('2 unread').count(), 1);
+      assert.equal(await generalHeading.getByLabel('mentioned').count(), 1);
+      const views = page.getByRole('navigation', { name: 'Views' });
+      const inboxLink = views.getByRole('link', { name: /^Inbox/ });
+      assert.equal(await inboxLink.getAttribute('aria-current'), 'page');
+      await inboxLink.getByLabel('5 unread').waitFor();
+
+      // A new message moves its topic up, live.
+      await post(bob, 'general', 'lunch', 'lunch at noon?');
+      await eventually(() => same(rowLabels('#general'), ['#general \u203a lunch', '#general \u203a deploy']), 'lunch first after a new message');
+      await topicRow('lunch').getByLabel('2 unread').waitFor();
+
+      // "Mark as read": the server has it read, and the row goes.
+      await rowsOf('#general').getByRole('button', { name: 'Mark #general \u203a deploy as read' }).click();
+      await eventually(async () => !(await unreadAtServer(owner, deployId)), 'deploy read at the server');
+      await eventually(() => same(rowLabels('#general'), ['#general \u203a lunch']), 'deploy gone from the inbox');
+      assert.equal(await generalHeading.getByLabel('mentioned').count(), 0);
+
+      // The arrow keys move between the links; Enter opens the conversation, which is then read.
+      await inbox.getByRole('link', { name: '#design', exact: true }).focus();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: '#design \u203a ideas' }).waitFor();
+      await page.getByRole('log', { name: 'History' }).getByText('first idea').waitFor();
+      await eventually(async () => !(await unreadAtServer(owner, ideaId)), 'the idea read at the server once shown');
+      await inboxLink.click();
+      await eventually(() => same(groupNames(), ['Direct messages', '#general']), 'design gone once read');
+
+      // Everything read elsewhere: the inbox says so.
+      assertSuccess(await owner.request('POST', '/mark_all_as_read', {}));
+      await inbox.getByText('There are no unread messages in your inbox.').waitFor();
+      assert.equal(await inboxLink.getByLabel(/unread/).count(), 0);
       await ctx.close();
     }));
 });

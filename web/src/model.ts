@@ -799,6 +799,11 @@ export class Model {
     return !!sub && !sub.is_muted && !this.isTopicMuted(u.streamId, u.topic ?? '');
   }
 
+  /** Whether an unread message is in the inbox: as in All messages, without conversations with muted users only. */
+  inInbox(u: UnreadInfo): boolean {
+    return u.kind === 'dm' ? !!u.dmKey && !this.onlyMutedIn(u.dmKey) : this.inFeed(u);
+  }
+
   unreadInFeed(): number {
     let n = 0;
     for (const u of this.unread.values()) if (this.inFeed(u)) n++;

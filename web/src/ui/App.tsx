@@ -15,6 +15,7 @@ import { Channels } from './Channels.tsx';
 import { ChannelPersonalButton, MarkAllRead, TopicActions } from './NarrowActions.tsx';
 import { UserCard } from './UserCard.tsx';
 import { Recent } from './Recent.tsx';
+import { Inbox } from './Inbox.tsx';
 
 export function go(terms: Term[]): void {
   const hash = narrowToHash(terms);
@@ -22,8 +23,9 @@ export function go(terms: Term[]): void {
 }
 
 const OVERLAYS = new Set(['#settings', '#channels']);
-/** The Recent conversations view's address, as Zulip's. */
-const RECENT = '#recent';
+/** The views that are no narrow, by their addresses (Zulip's), with their titles. */
+const VIEWS: Record<string, string> = { '#inbox': 'Inbox', '#recent': 'Recent conversations' };
+const viewAt = (hash: string): string | null => (Object.hasOwn(VIEWS, hash) ? hash : null);
 
 const isNear = (t: Term) => t.operator === 'near' || t.operator === 'with';
 
@@ -84,8 +86,8 @@ export function App() {
   /** A dialog over the app, opened by its address (#settings, #channels). */
   const [overlay, setOverlay] = useState<string | null>(OVERLAYS.has(location.hash) ? location.hash : null);
   const [search, setSearch] = useState('');
-  /** Whether the Recent conversations view is shown (in place of a narrow's messages). */
-  const [recent, setRecent] = useState(location.hash === RECENT);
+  /** The view shown in place of a narrow's messages (Inbox, Recent conversations), if any. */
+  const [view, setView] = useState<string | null>(viewAt(location.hash));
   /** The user whose card is open, if any. */
   const [card, setCard] = useState<number | null>(null);
   const composeRef = useRef<ComposeHandle>(null);
@@ -96,7 +98,7 @@ export function App() {
     void run(() => {
       setStarted(true);
       setTerms(termsFromLocation());
-      if (location.hash !== RECENT) openNarrow(termsFromLocation(), nearFromLocation());
+      if (!viewAt(location.hash)) openNarrow(termsFromLocation(), nearFromLocation());
       startPresence();
     });
     const onHash = () => {
@@ -105,8 +107,8 @@ export function App() {
         return;
       }
       setOverlay(null);
-      setRecent(location.hash === RECENT);
-      if (location.hash === RECENT) return;
+      setView(viewAt(location.hash));
+      if (viewAt(location.hash)) return;
       const t = termsFromLocation();
       setTerms(t);
       if (model.ready) openNarrow(t, nearFromLocation());
@@ -159,7 +161,7 @@ export function App() {
     return 0;
   })();
   // The tab's title: the unread count first (as Zulip's), so a tab in the background shows it.
-  const viewTitle = recent ? 'Recent conversations' : narrowTitle(terms);
+  const viewTitle = view ? VIEWS[view]! : narrowTitle(terms);
   const title = `${unreadInFeed ? `(${unreadInFeed}) ` : ''}${viewTitle} - Parley`;
   useEffect(() => {
     document.title = title;
@@ -175,7 +177,7 @@ export function App() {
           return;
         }
         if (overlay) {
-          location.hash = recent ? RECENT : narrowToHash(terms);
+          location.hash = view ?? narrowToHash(terms);
           return;
         }
         if (typing) (el as HTMLElement).blur();
@@ -200,7 +202,7 @@ export function App() {
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
-  }, [overlay, terms, card, recent]);
+  }, [overlay, terms, card, view]);
 
   async function doLogout() {
     stop();
@@ -264,11 +266,11 @@ export function App() {
           </button>
         </div>
       </header>
-      <Sidebar terms={terms} recent={recent} onBrowseChannels={() => (location.hash = '#channels')} />
+      <Sidebar terms={terms} view={view} onBrowseChannels={() => (location.hash = '#channels')} />
       <main class="center">
         <div class="narrow-title">
           <h1>{viewTitle}</h1>
-          {!recent && (
+          {!view && (
             <span class="narrow-actions">
               {unreadHere > 0 && model.list && <MarkAllRead list={model.list} />}
               {topicInView && <TopicActions streamId={topicInView.streamId} topic={topicInView.topic} />}
@@ -276,8 +278,10 @@ export function App() {
             </span>
           )}
         </div>
-        {recent ? (
+        {view === '#recent' ? (
           <Recent />
+        ) : view === '#inbox' ? (
+          <Inbox />
         ) : (
           <>
             {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} onUser={setCard} />}
@@ -286,8 +290,8 @@ export function App() {
         )}
       </main>
       <People onUser={setCard} />
-      {overlay === '#settings' && <Settings onClose={() => (location.hash = recent ? RECENT : narrowToHash(terms))} />}
-      {overlay === '#channels' && <Channels onClose={() => (location.hash = recent ? RECENT : narrowToHash(terms))} />}
+      {overlay === '#settings' && <Settings onClose={() => (location.hash = view ?? narrowToHash(terms))} />}
+      {overlay === '#channels' && <Channels onClose={() => (location.hash = view ?? narrowToHash(terms))} />}
       {card !== null && <UserCard userId={card} onClose={() => setCard(null)} />}
     </div>
   );

@@ -24,7 +24,8 @@ function keyOf(m: { type: string; streamId?: number; topic: string; dmKey: strin
   return m.type === 'stream' ? `${m.streamId}:${m.topic.toLowerCase()}` : `dm:${m.dmKey}`;
 }
 
-function dmLabel(dmKey: string): { label: string; others: number[] } {
+/** A direct-message conversation's people, other than the user, and their names (the user's own, with itself). */
+export function dmLabel(dmKey: string): { label: string; others: number[] } {
   const others = dmKey
     .split(',')
     .map(Number)
@@ -73,20 +74,34 @@ function conversations(): Conversation[] {
 }
 
 /** A conversation's unread count, with a button marking the whole conversation read at the server (the events then update the count). */
-function UnreadCell({ c }: { c: Conversation }) {
+export function UnreadCell({ label, terms, unread }: { label: string; terms: Term[]; unread: number }) {
   const request = useRequest();
-  if (c.unread === 0) return null;
+  if (unread === 0) return null;
   return (
     <>
-      <span class="count" aria-label={`${c.unread} unread`}>
-        {c.unread}
+      <span class="count" aria-label={`${unread} unread`}>
+        {unread}
       </span>{' '}
-      <button type="button" class="btn small" aria-label={`Mark ${c.label} as read`} title="Mark as read" disabled={request.busy} onClick={() => void request.run(() => new MessageList(model, c.terms).markAllRead())}>
+      <button type="button" class="btn small" aria-label={`Mark ${label} as read`} title="Mark as read" disabled={request.busy} onClick={() => void request.run(() => new MessageList(model, terms).markAllRead())}>
         {'\u2713'}
       </button>
       <ErrorLine error={request.error} />
     </>
   );
+}
+
+/** A keydown handler moving the focus among the links matching `selector` inside the element with the up and down arrows. */
+export function arrowsBetween(selector: string) {
+  return (e: KeyboardEvent) => {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    const links = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLAnchorElement>(selector)];
+    const i = links.indexOf(document.activeElement as HTMLAnchorElement);
+    const next = links[e.key === 'ArrowDown' ? Math.min(i + 1, links.length - 1) : Math.max(i - 1, 0)];
+    if (next) {
+      e.preventDefault();
+      next.focus();
+    }
+  };
 }
 
 function lastTime(ts: number): string {
@@ -119,16 +134,7 @@ export function Recent() {
       (!needle || c.label.toLowerCase().includes(needle) || c.senders.some((id) => model.userName(id).toLowerCase().includes(needle))),
   );
 
-  function onKey(e: KeyboardEvent) {
-    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
-    const links = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLAnchorElement>('a.recent-link')];
-    const i = links.indexOf(document.activeElement as HTMLAnchorElement);
-    const next = links[e.key === 'ArrowDown' ? Math.min(i + 1, links.length - 1) : Math.max(i - 1, 0)];
-    if (next) {
-      e.preventDefault();
-      next.focus();
-    }
-  }
+  const onKey = arrowsBetween('a.recent-link');
 
   return (
     <section class="recent" aria-label="Recent conversations">
@@ -166,7 +172,7 @@ export function Recent() {
                   {c.muted && <span class="visually-hidden"> (muted)</span>}
                 </td>
                 <td>
-                  <UnreadCell c={c} />
+                  <UnreadCell label={c.label} terms={c.terms} unread={c.unread} />
                 </td>
                 <td>
                   <span class="recent-senders">

@@ -37,6 +37,7 @@ export const LOCK = (
 );
 
 const ICONS = {
+  inbox: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M3 11l2-7h10l2 7v5H3zM3 11h4l1 2h4l1-2h4" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linejoin="round" /></svg>,
   recent: <svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="7" stroke="currentColor" stroke-width="1.6" fill="none" /><path d="M10 6v4l3 2" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linecap="round" /></svg>,
   all: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M3 5h14M3 10h14M3 15h9" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" fill="none" /></svg>,
   dm: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M3 4h14v9H8l-4 3v-3H3z" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linejoin="round" /></svg>,
@@ -44,9 +45,9 @@ const ICONS = {
   star: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 2.8l2.2 4.6 5 .7-3.6 3.5.9 5L10 14.2l-4.5 2.4.9-5L2.8 8.1l5-.7z" stroke="currentColor" stroke-width="1.5" fill="none" stroke-linejoin="round" /></svg>,
 };
 
-export function Sidebar({ terms: narrowTerms, recent, onBrowseChannels }: { terms: Term[]; recent: boolean; onBrowseChannels(): void }) {
-  // The Recent conversations view is no narrow: none is marked current then.
-  const terms = recent ? null : narrowTerms;
+export function Sidebar({ terms: narrowTerms, view, onBrowseChannels }: { terms: Term[]; view: string | null; onBrowseChannels(): void }) {
+  // The Inbox and Recent conversations views are no narrow: none is marked current then.
+  const terms = view ? null : narrowTerms;
   const byStream = model.unreadByStream();
   const dmUnread = model.unreadByDm();
   const subs = model.sidebarChannels();
@@ -55,6 +56,7 @@ export function Sidebar({ terms: narrowTerms, recent, onBrowseChannels }: { term
   const chTerm = terms?.find((t) => t.operator === 'channel' && !t.negated);
   const selectedStream = chTerm && typeof chTerm.operand === 'number' ? chTerm.operand : undefined;
   const mentions = model.unreadCount((u) => u.mentioned);
+  const inboxCount = model.unreadCount((u) => model.inInbox(u));
   // Conversations with muted users only are left out, as in Zulip.
   const dms = [...model.recentDms.entries()].filter(([key]) => !model.onlyMutedIn(key)).sort((a, b) => b[1] - a[1]).slice(0, 12);
 
@@ -97,7 +99,14 @@ export function Sidebar({ terms: narrowTerms, recent, onBrowseChannels }: { term
       <nav aria-label="Views">
         <ul class="side-list">
           <li>
-            <a href="#recent" class={cx('side-item', recent && 'active')} aria-current={recent ? 'page' : undefined}>
+            <a href="#inbox" class={cx('side-item', view === '#inbox' && 'active')} aria-current={view === '#inbox' ? 'page' : undefined}>
+              {ICONS.inbox}
+              <span class="label">Inbox</span>
+              <Count n={inboxCount} />
+            </a>
+          </li>
+          <li>
+            <a href="#recent" class={cx('side-item', view === '#recent' && 'active')} aria-current={view === '#recent' ? 'page' : undefined}>
               {ICONS.recent}
               <span class="label">Recent conversations</span>
             </a>

@@ -1,0 +1,136 @@
+import { model } from '../model.ts';
+import { narrowToHash, type Term } from '../narrow.ts';
+import { arrowsBetween, dmLabel, UnreadCell } from './Recent.tsx';
+
+/** A conversation with unread messages. */
+interface Row {
+  key: string;
+  terms: Term[];
+  /** The topic, or the people. */
+  label: string;
+  /** What its "mark as read" button names. */
+  fullLabel: string;
+  unread: number;
+  mentioned: boolean;
+  /** Its newest unread message. */
+  newest: number;
+}
+
+interface Group {
+  key: string;
+  label: string;
+  /** The channel's narrow (none for direct messages). */
+  terms: Term[] | null;
+  rows: Row[];
+}
+
+/**
+ * The conversations with unread messages, from the unread state the server
+ * gave and its events keep: direct messages first, then the channels in the
+ * left sidebar's order; within each, the newest unread first. What All
+ * messages' count leaves out is left out here too (muted channels and
+ * topics, channels left), and so are conversations with muted users only.
+ */
+function groups(): Group[] {
+  const dms = new Map<string, Row>();
+  const topics = new Map<number, Map<string, Row>>();
+  for (const [id, u] of model.unread) {
+    if (!model.inInbox(u)) continue;
+    let row: Row | undefined;
+    if (u.kind === 'dm' && u.dmKey) {
+      row = dms.get(u.dmKey);
+      if (!row) {
+        const dm = dmLabel(u.dmKey);
+        row = { key: `dm:${u.dmKey}`, terms: [{ operator: 'dm', operand: dm.others.length ? dm.others : [model.me.user_id] }], label: dm.label, fullLabel: dm.label, unread: 0, mentioned: false, newest: 0 };
+        dms.set(u.dmKey, row);
+      }
+    } else {
+      const streamId = u.streamId!;
+      const topic = u.topic ?? '';
+      let byTopic = topics.get(streamId);
+      if (!byTopic) topics.set(streamId, (byTopic = new Map()));
+      row = byTopic.get(topic.toLowerCase());
+      if (!row) {
+        const label = topic || '(no topic)';
+        row = {
+          key: `${streamId}:${topic.toLowerCase()}`,
+          terms: [
+            { operator: 'channel', operand: streamId },
+            { operator: 'topic', operand: topic },
+          ],
+          label,
+          fullLabel: `#${model.streamName(streamId)} \u203a ${label}`,
+          unread: 0,
+          mentioned: false,
+          newest: 0,
+        };
+        byTopic.set(topic.toLowerCase(), row);
+      }
+    }
+    row.unread++;
+    row.mentioned ||= u.mentioned;
+    row.newest = Math.max(row.newest, id);
+  }
+  const newestFirst = (a: Row, b: Row) => b.newest - a.newest;
+  const out: Group[] = [];
+  if (dms.size) out.push({ key: 'dm', label: 'Direct messages', terms: null, rows: [...dms.values()].sort(newestFirst) });
+  for (const sub of model.sidebarChannels()) {
+    const byTopic = topics.get(sub.stream_id);
+    if (byTopic) out.push({ key: `c${sub.stream_id}`, label: `#${sub.name}`, terms: [{ operator: 'channel', operand: sub.stream_id }], rows: [...byTopic.values()].sort(newestFirst) });
+  }
+  return out;
+}
+
+function Mention({ on }: { on: boolean }) {
+  return on ? (
+    <span class="inbox-mention" title="You are mentioned" aria-label="mentioned">
+      @
+    </span>
+  ) : null;
+}
+
+/**
+ * The inbox (#inbox): every conversation with unread messages, grouped (direct
+ * messages, then each channel), each with its unread count, an @ where the
+ * user is mentioned, a link to it and a button marking it read. The arrow
+ * keys move between the links.
+ */
+export function Inbox() {
+  const all = groups();
+  return (
+    <section class="inbox" aria-label="Inbox" onKeyDown={arrowsBetween('a.inbox-link')}>
+      {all.length === 0 && <p class="empty">There are no unread messages in your inbox.</p>}
+      {all.map((g) => {
+        const unread = g.rows.reduce((n, r) => n + r.unread, 0);
+        return (
+          <section key={g.key} class="inbox-group" aria-label={g.label}>
+            <h2 class="inbox-heading">
+              {g.terms ? (
+                <a class="inbox-link" href={narrowToHash(g.terms)}>
+                  {g.label}
+                </a>
+              ) : (
+                g.label
+              )}{' '}
+              <span class="muted-text" aria-label={`${unread} unread`}>
+                {unread}
+              </span>
+              <Mention on={g.rows.some((r) => r.mentioned)} />
+            </h2>
+            <ul class="inbox-rows">
+              {g.rows.map((r) => (
+                <li key={r.key} aria-label={r.fullLabel}>
+                  <a class="inbox-link" href={narrowToHash(r.terms)}>
+                    {r.label}
+                  </a>
+                  <Mention on={r.mentioned} />
+                  <UnreadCell label={r.fullLabel} terms={r.terms} unread={r.unread} />
+                </li>
+              ))}
+            </ul>
+          </section>
+        );
+      })}
+    </section>
+  );
+}
