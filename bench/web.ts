@@ -94,7 +94,8 @@ const seedSeconds = (Date.now() - t0) / 1000;
 await call('POST', '/mark_all_as_read', {});
 const streamId = (await call('GET', '/get_stream_id', { stream: 'history' })).stream_id as number;
 
-// ---- 2. `/` to an interactive message list
+// ---- 2. `/` to an interactive message list (All messages made the home view: the inbox, the default, shows no messages)
+await call('PATCH', '/settings', { web_home_view: 'all_messages' });
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

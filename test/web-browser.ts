@@ -162,7 +162,11 @@ export async function loginToView(ctx: BrowserContext, url: string, email: strin
   return page;
 }
 
-/** Opens `/`, follows the redirect to /login/ and logs in through the form. */
+/**
+ * Opens `/`, follows the redirect to /login/ and logs in through the form;
+ * then, from the home view (the inbox unless the user chose another), opens
+ * All messages, as most tests start there.
+ */
 export async function loginPage(ctx: BrowserContext, url: string, email: string, password: string): Promise<Page> {
   const page = await ctx.newPage();
   page.on('pageerror', (e) => console.error(`[browser ${email}] ${e.message}`));
@@ -172,7 +176,11 @@ export async function loginPage(ctx: BrowserContext, url: string, email: string,
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.waitForURL(`${url}/`);
-  await page.getByRole('log', { name: 'History' }).waitFor();
+  const history = page.getByRole('log', { name: 'History' });
+  const inbox = page.getByRole('region', { name: 'Inbox' });
+  await history.or(inbox).first().waitFor();
+  if (await inbox.count()) await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^All messages/ }).click();
+  await history.waitFor();
   return page;
 }
 

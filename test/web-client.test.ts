@@ -65,7 +65,8 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.getByLabel('Password').fill(OWNER_PASSWORD);
       await page.getByRole('button', { name: 'Log in' }).click();
       await page.waitForURL(`${t.url}/`);
-      await page.getByRole('log', { name: 'History' }).waitFor();
+      // The home view: the inbox (web_home_view's default).
+      await page.getByRole('region', { name: 'Inbox' }).waitFor();
       await page.getByRole('navigation', { name: 'Channels' }).getByRole('link', { name: /general/ }).waitFor();
 
       // The session cookie is HttpOnly, and nothing secret is kept in storage.
@@ -344,7 +345,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
 
         // A script on the page without the token is refused too.
         await page.goto(`${t.url}/`);
-        await page.getByRole('log', { name: 'History' }).waitFor();
+        await page.getByRole('region', { name: 'Inbox' }).waitFor();
         const noToken = await page.evaluate(async () => {
           const r = await fetch('/json/messages', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'type=stream&to=general&topic=x&content=no+token' });
           return { status: r.status, body: (await r.json()) as Record<string, any> };

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
-import { browserTests, eventually, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, send, setInFront, withWebServer } from './web-browser.ts';
+import { browserTests, eventually, loginPage, loginToView, messageRow, notificationsShown, PASSWORD, recordNotifications, send, setInFront, withWebServer } from './web-browser.ts';
 
 await browserTests('the web client in Chromium: notifications, sounds, the Channels dialog, invitations, bots, organization settings', (newContext) => {
   test('desktop notifications: direct messages and mentions while the page is not in front, as the settings say', () =>
@@ -244,7 +244,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await newbie.getByLabel('Email').fill('newbie@example.org');
       await newbie.getByLabel('Password').fill('a-new-and-long-password-9');
       await newbie.getByRole('button', { name: 'Log in' }).click();
-      await newbie.getByRole('log', { name: 'History' }).waitFor();
+      await newbie.getByRole('region', { name: 'Inbox' }).waitFor();
       // Invited into the default channels; the owner sees the new person.
       await newbie.getByRole('navigation', { name: 'Channels' }).getByRole('link', { name: /^general\b/ }).waitFor();
       await page.keyboard.press('Escape');
@@ -398,6 +398,30 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       // The refusal has been handled (its alert is up); the value stays the one the server has.
       assert.equal(await theme.inputValue(), '3');
       assert.equal(assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.color_scheme, 3);
+      await ctx.close();
+    }));
+  test('home view: the inbox by default; chosen in Settings (the server has it), it is what the empty address and the home link show', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const homeAtServer = async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_home_view as string;
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '');
+      await page.getByRole('heading', { name: 'Inbox', exact: true }).waitFor();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const home = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Home view');
+      assert.equal(await home.inputValue(), 'inbox');
+
+      await home.selectOption('recent');
+      await eventually(async () => (await homeAtServer()) === 'recent', 'recent conversations the home view at the server');
+      await page.keyboard.press('Escape');
+      await page.getByRole('link', { name: 'Parley home' }).click();
+      await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();
+
+      // All messages: the empty address (a new page) shows the feed.
+      assertSuccess(await owner.request('PATCH', '/settings', { web_home_view: 'all_messages' }));
+      await page.goto(`${t.url}/`);
+      await page.getByRole('log', { name: 'History' }).waitFor();
+      assert.equal(await page.getByRole('heading', { name: 'All messages', exact: true }).count(), 1);
       await ctx.close();
     }));
 });

@@ -25,7 +25,20 @@ export function go(terms: Term[]): void {
 const OVERLAYS = new Set(['#settings', '#channels']);
 /** The views that are no narrow, by their addresses (Zulip's), with their titles. */
 const VIEWS: Record<string, string> = { '#inbox': 'Inbox', '#recent': 'Recent conversations' };
-const viewAt = (hash: string): string | null => (Object.hasOwn(VIEWS, hash) ? hash : null);
+/**
+ * The view an address shows, if it is no narrow: one of VIEWS, or for the
+ * empty address (once the settings are in) the user's home view
+ * (web_home_view: inbox, recent or all_messages; null for all
+ * messages), as Zulip's.
+ */
+function viewAt(hash: string): string | null {
+  if (Object.hasOwn(VIEWS, hash)) return hash;
+  if ((hash === '' || hash === '#') && model.ready) {
+    const home = model.settings.web_home_view;
+    return home === 'inbox' ? '#inbox' : home === 'recent' ? '#recent' : null;
+  }
+  return null;
+}
 
 const isNear = (t: Term) => t.operator === 'near' || t.operator === 'with';
 
@@ -98,6 +111,7 @@ export function App() {
     void run(() => {
       setStarted(true);
       setTerms(termsFromLocation());
+      setView(viewAt(location.hash));
       if (!viewAt(location.hash)) openNarrow(termsFromLocation(), nearFromLocation());
       startPresence();
     });
@@ -228,7 +242,7 @@ export function App() {
   return (
     <div class="app">
       <header class="topbar">
-        <a class="brand" href="#feed" aria-label="Parley home">
+        <a class="brand" href="#" aria-label="Parley home">
           <span class="brand-mark" aria-hidden="true" />
           <span>{model.realm.realm_name || 'Parley'}</span>
         </a>

@@ -81,6 +81,12 @@ export function Settings({ onClose }: { onClose(): void }) {
           <option value="3">Light</option>
           <option value="2">Dark</option>
         </select>
+        <label for="set-home">Home view</label>
+        <select id="set-home" value={model.settings.web_home_view ?? 'inbox'} onChange={(e) => void setSetting('web_home_view', e.currentTarget.value)}>
+          <option value="inbox">Inbox</option>
+          <option value="recent">Recent conversations</option>
+          <option value="all_messages">All messages</option>
+        </select>
         <label class="check">
           <input type="checkbox" checked={model.settings.send_read_receipts !== false} onChange={(e) => void setSetting('send_read_receipts', e.currentTarget.checked)} />
           Let others see when I have read messages
