@@ -4,8 +4,10 @@
  * in the box on returning to the conversation and after a reload, and goes
  * when the message is sent or scheduled, or the box emptied; the Drafts list (newest first) restores and
  * deletes drafts, shows the ones made elsewhere live and the server's
- * refusal; with synchronization off, drafts stay in the browser. Skipped
- * (with one line saying why) where Chromium is not installed.
+ * refusal; with synchronization off, drafts stay in the browser. Saved
+ * snippets: made from the compose box's text, found by title, put where the
+ * caret is, deleted; ones made elsewhere show. Skipped (with one line saying
+ * why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -166,5 +168,55 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
       await box.press('Enter');
       await compose.getByText('Drafts (0)').waitFor();
       await ctx.close();
+    }));
+  test('saved snippets: one saved from the compose box (the server has it), found by its title and put where the caret is; one made elsewhere shows; deleted', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Snippets' });
+      const bobApi = t.client(bob);
+      const snippetsAtServer = async () => assertSuccess(await bobApi.get('/saved_snippets')).saved_snippets as Array<Record<string, any>>;
+      const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      const box = page.getByLabel('Message', { exact: true });
+      const open = page.getByRole('button', { name: 'Snippets', exact: true });
+      const picker = page.getByRole('dialog', { name: 'Saved snippets' });
+      const list = picker.getByRole('list', { name: 'Your saved snippets' });
+
+      // Saved from what the box holds, with a title.
+      await box.fill('Thanks, we will look into it.');
+      await open.click();
+      await picker.getByText('No saved snippets yet.').waitFor();
+      await picker.getByRole('button', { name: 'New saved snippet' }).click();
+      assert.equal(await picker.getByLabel('Text').inputValue(), 'Thanks, we will look into it.');
+      await picker.getByLabel('Title').fill('Ack');
+      await picker.getByRole('button', { name: 'Save snippet' }).click();
+      await list.getByRole('listitem', { name: 'Ack' }).waitFor();
+      assert.deepEqual((await snippetsAtServer()).map((s) => [s.title, s.content]), [['Ack', 'Thanks, we will look into it.']]);
+
+      // One made elsewhere shows; the filter finds it by title; Enter puts it where the caret is.
+      assertSuccess(await bobApi.post('/saved_snippets', { title: 'Signature', content: '-- Bob' }));
+      await list.getByRole('listitem', { name: 'Signature' }).waitFor();
+      await page.keyboard.press('Escape');
+      await eventually(async () => (await picker.count()) === 0, 'the snippets closed');
+      await box.fill('Hello there');
+      await box.evaluate((el) => {
+        const area = el as unknown as { selectionStart: number; selectionEnd: number };
+        area.selectionStart = area.selectionEnd = 5;
+      });
+      await open.click();
+      await picker.getByLabel('Filter saved snippets').fill('sig');
+      assert.deepEqual(await list.getByRole('listitem').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))), ['Signature']);
+      await picker.getByLabel('Filter saved snippets').press('Enter');
+      assert.equal(await box.inputValue(), 'Hello -- Bob there');
+      // A click on one.
+      await box.press('End');
+      await open.click();
+      await list.getByRole('listitem', { name: 'Ack' }).getByRole('button', { name: /^Ack/ }).click();
+      assert.equal(await box.inputValue(), 'Hello -- Bob there Thanks, we will look into it. ');
+
+      // Deleted: gone from the list and at the server.
+      await open.click();
+      await list.getByRole('button', { name: 'Delete saved snippet Ack' }).click();
+      await eventually(async () => (await list.getByRole('listitem', { name: 'Ack' }).count()) === 0, 'Ack gone from the list');
+      assert.deepEqual((await snippetsAtServer()).map((s) => s.title), ['Signature']);
     }));
 });

@@ -168,6 +168,14 @@ export interface ScheduledMessage {
   failed: boolean;
 }
 
+/** A saved snippet of the user's, as /register and the saved_snippets events give it. */
+export interface SavedSnippet {
+  id: number;
+  title: string;
+  content: string;
+  date_created: number;
+}
+
 /** A draft, as /register's drafts and the drafts events give it ('stream' or 'private'; '' for one without an address). */
 export interface Draft {
   id: number;
@@ -496,6 +504,8 @@ export class Model {
   playgrounds: Playground[] = [];
   /** The user's scheduled messages not sent yet, by ID. */
   scheduledMessages = new Map<number, ScheduledMessage>();
+  /** The user's saved snippets, by ID. */
+  savedSnippets = new Map<number, SavedSnippet>();
   /** The user's drafts at the server, by ID (while enable_drafts_synchronization is on). */
   drafts = new Map<number, Draft>();
   mutedTopics = new Set<string>();
@@ -633,6 +643,8 @@ export class Model {
     this.playgrounds = r.realm_playgrounds ?? [];
     this.scheduledMessages.clear();
     for (const m of r.scheduled_messages ?? []) this.scheduledMessages.set(m.scheduled_message_id, m);
+    this.savedSnippets.clear();
+    for (const s of r.saved_snippets ?? []) this.savedSnippets.set(s.id, s);
     this.drafts.clear();
     for (const d of r.drafts ?? []) this.drafts.set(d.id, d);
     this.mutedTopics.clear();
@@ -1030,6 +1042,10 @@ export class Model {
         if (ev.op === 'add') for (const m of ev.scheduled_messages ?? []) this.scheduledMessages.set(m.scheduled_message_id, m);
         else if (ev.op === 'update') this.scheduledMessages.set(ev.scheduled_message.scheduled_message_id, { ...this.scheduledMessages.get(ev.scheduled_message.scheduled_message_id), ...ev.scheduled_message });
         else if (ev.op === 'remove') this.scheduledMessages.delete(ev.scheduled_message_id);
+        break;
+      case 'saved_snippets':
+        if (ev.op === 'add' || ev.op === 'update') this.savedSnippets.set(ev.saved_snippet.id, ev.saved_snippet);
+        else if (ev.op === 'remove') this.savedSnippets.delete(ev.saved_snippet_id);
         break;
       case 'drafts':
         if (ev.op === 'add') for (const d of ev.drafts ?? []) this.drafts.set(d.id, d);

@@ -8,6 +8,7 @@ import { cx, fullTime, prepareHtml } from '../util.ts';
 import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker } from './Emoji.tsx';
+import { SnippetPicker } from './Snippets.tsx';
 import { ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 
@@ -61,6 +62,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [dragging, setDragging] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);
   const [pickingEmoji, setPickingEmoji] = useState(false);
+  const [pickingSnippet, setPickingSnippet] = useState(false);
   const topicRef = useRef<HTMLInputElement>(null);
   const dmRef = useRef<HTMLInputElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
@@ -547,7 +549,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
             </svg>
           </button>
           {preview === null && (
-            <span class="compose-emoji">
+            <span class="compose-popover">
               <button type="button" class="icon-btn" aria-label="Insert emoji" title="Insert emoji" aria-expanded={pickingEmoji} onClick={() => setPickingEmoji(!pickingEmoji)}>
                 <span aria-hidden="true">{'\u263a'}</span>
               </button>
@@ -559,6 +561,26 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                   }}
                   onClose={() => {
                     setPickingEmoji(false);
+                    textRef.current?.focus();
+                  }}
+                />
+              )}
+            </span>
+          )}
+          {preview === null && (
+            <span class="compose-popover">
+              <button type="button" class="btn ghost small" aria-expanded={pickingSnippet} onClick={() => setPickingSnippet(!pickingSnippet)}>
+                Snippets
+              </button>
+              {pickingSnippet && (
+                <SnippetPicker
+                  draft={content}
+                  onPick={(text) => {
+                    setPickingSnippet(false);
+                    suggest.insert(text);
+                  }}
+                  onClose={() => {
+                    setPickingSnippet(false);
                     textRef.current?.focus();
                   }}
                 />

@@ -41,3 +41,22 @@ export function Dialog({ id, title, wide, onClose, children }: { id: string; tit
     </div>
   );
 }
+
+/** A small non-modal dialog over its button (a picker): Escape closes it, and only it. */
+export function Popover({ class: cls, label, onClose, children }: { class: string; label: string; onClose(): void; children: ComponentChildren }) {
+  return (
+    <div
+      class={cls}
+      role="dialog"
+      aria-label={label}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          onClose();
+        }
+      }}
+    >
+      {children}
+    </div>
+  );
+}

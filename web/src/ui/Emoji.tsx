@@ -6,6 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { model } from '../model.ts';
+import { Popover } from './Dialog.tsx';
 import { findEmoji, loadEmojiNames } from './Typeahead.tsx';
 import { autoFocusOnce, emojiChar, POPULAR_EMOJI } from '../util.ts';
 
@@ -45,17 +46,7 @@ export function EmojiPicker({ onPick, onClose }: { onPick(name: string, code: st
   // The popular ones until something is typed; then any emoji by name, custom ones too.
   const shown = query ? findEmoji(query, 40) : POPULAR_EMOJI;
   return (
-    <div
-      class="emoji-picker"
-      role="dialog"
-      aria-label="Choose an emoji"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.stopPropagation();
-          onClose();
-        }
-      }}
-    >
+    <Popover class="emoji-picker" label="Choose an emoji" onClose={onClose}>
       <input
         type="text"
         aria-label="Emoji name"
@@ -77,6 +68,6 @@ export function EmojiPicker({ onPick, onClose }: { onPick(name: string, code: st
           </button>
         ))}
       </div>
-    </div>
+    </Popover>
   );
 }
