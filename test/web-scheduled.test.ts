@@ -4,14 +4,17 @@
  * the list of scheduled messages (one scheduled elsewhere shows; editing one
  * changes its time, topic and text at the server, and a change made elsewhere
  * shows; cancelling one deletes it at the server), and refusals: a time in the past (the
- * server's reason) and nothing written (the compose box's). Skipped (with one
- * line saying why) where Chromium is not installed.
+ * server's reason) and nothing written (the compose box's). Reminders: "Remind
+ * me about this" on a message (the server has the reminder, for the time and
+ * with the note chosen), listed under the compose box with a link to the
+ * message, cancelled; one set elsewhere shows; a past time is refused.
+ * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** The user's scheduled messages as the server has them. */
 async function scheduledAtServer(api: Client): Promise<Array<Record<string, any>>> {
@@ -118,5 +121,50 @@ await browserTests('the web client in Chromium: scheduled messages', (newContext
       await eventually(async () => (await list.getByRole('listitem').count()) === 1, 'one left in the list');
       assert.deepEqual((await scheduledAtServer(owner)).map((m) => m.content), ['a word, a bit later']);
       await ctx.close();
+    }));
+  test('reminders: set on a message for the time chosen, with a note; listed with a link to the message; cancelled; one set elsewhere shows; a past time refused', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Remind' });
+      const bob = t.client(bobAccount);
+      const remindersAtServer = async () => assertSuccess(await bob.get('/reminders')).reminders as Array<Record<string, any>>;
+      const target = assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'plans', content: 'Review the budget' })).id as number;
+      const page = await loginPage(await newContext(), t.url, bobAccount.email, PASSWORD);
+      const row = messageRow(page, 'Review the budget');
+      await row.hover();
+      await row.getByRole('button', { name: 'More actions' }).click();
+      await row.getByRole('menuitem', { name: 'Remind me about this' }).click();
+      const form = row.getByRole('form', { name: 'Remind me about this message' });
+
+      // A time in the past: the server's reason.
+      const [past] = await browserTime(page, -2);
+      await form.getByLabel('Remind me at').fill(past);
+      await form.getByRole('button', { name: 'Set reminder' }).click();
+      await form.getByRole('alert').waitFor();
+      assert.deepEqual(await remindersAtServer(), []);
+
+      // In three hours, with a note: the server has it, and it is listed.
+      const [value, timestamp] = await browserTime(page, 3);
+      await form.getByLabel('Remind me at').fill(value);
+      await form.getByLabel('Note').fill('before Friday');
+      await form.getByRole('button', { name: 'Set reminder' }).click();
+      await eventually(async () => (await form.count()) === 0, 'the form closed');
+      const [made] = await remindersAtServer();
+      assert.equal(made!.reminder_target_message_id, target);
+      assert.equal(made!.scheduled_delivery_timestamp, timestamp);
+      assert.match(made!.content, /before Friday/);
+      const list = page.getByRole('list', { name: 'Reminders' });
+      await page.getByText('Reminders (1)').click();
+      const item = list.getByRole('listitem');
+      await item.waitFor();
+      assert.match((await item.textContent()) ?? '', /before Friday/);
+      assert.equal(await item.getByRole('link', { name: 'The message' }).getAttribute('href'), `#narrow/near/${target}`);
+
+      // One set elsewhere shows; cancelling one deletes it at the server.
+      assertSuccess(await bob.post('/reminders', { message_id: target, scheduled_delivery_timestamp: timestamp + 3600 }));
+      await page.getByText('Reminders (2)').waitFor();
+      await item.first().getByRole('button', { name: 'Cancel reminder' }).click();
+      await page.getByText('Reminders (1)').waitFor();
+      assert.deepEqual((await remindersAtServer()).map((r) => r.scheduled_delivery_timestamp), [timestamp + 3600]);
     }));
 });

@@ -168,6 +168,16 @@ export interface ScheduledMessage {
   failed: boolean;
 }
 
+/** A reminder of the user's about a message, not sent yet, as /register and the reminders events give it. */
+export interface Reminder {
+  reminder_id: number;
+  reminder_target_message_id: number;
+  /** What the reminder will say (the note, and the message it is about). */
+  content: string;
+  scheduled_delivery_timestamp: number;
+  failed: boolean;
+}
+
 /** A saved snippet of the user's, as /register and the saved_snippets events give it. */
 export interface SavedSnippet {
   id: number;
@@ -504,6 +514,8 @@ export class Model {
   playgrounds: Playground[] = [];
   /** The user's scheduled messages not sent yet, by ID. */
   scheduledMessages = new Map<number, ScheduledMessage>();
+  /** The user's reminders not sent yet, by ID. */
+  reminders = new Map<number, Reminder>();
   /** The user's saved snippets, by ID. */
   savedSnippets = new Map<number, SavedSnippet>();
   /** The user's drafts at the server, by ID (while enable_drafts_synchronization is on). */
@@ -643,6 +655,8 @@ export class Model {
     this.playgrounds = r.realm_playgrounds ?? [];
     this.scheduledMessages.clear();
     for (const m of r.scheduled_messages ?? []) this.scheduledMessages.set(m.scheduled_message_id, m);
+    this.reminders.clear();
+    for (const r2 of r.reminders ?? []) this.reminders.set(r2.reminder_id, r2);
     this.savedSnippets.clear();
     for (const s of r.saved_snippets ?? []) this.savedSnippets.set(s.id, s);
     this.drafts.clear();
@@ -1042,6 +1056,10 @@ export class Model {
         if (ev.op === 'add') for (const m of ev.scheduled_messages ?? []) this.scheduledMessages.set(m.scheduled_message_id, m);
         else if (ev.op === 'update') this.scheduledMessages.set(ev.scheduled_message.scheduled_message_id, { ...this.scheduledMessages.get(ev.scheduled_message.scheduled_message_id), ...ev.scheduled_message });
         else if (ev.op === 'remove') this.scheduledMessages.delete(ev.scheduled_message_id);
+        break;
+      case 'reminders':
+        if (ev.op === 'add') for (const r of ev.reminders ?? []) this.reminders.set(r.reminder_id, r);
+        else if (ev.op === 'remove') this.reminders.delete(ev.reminder_id);
         break;
       case 'saved_snippets':
         if (ev.op === 'add' || ev.op === 'update') this.savedSnippets.set(ev.saved_snippet.id, ev.saved_snippet);

@@ -9,7 +9,7 @@ import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker } from './Emoji.tsx';
 import { SnippetPicker } from './Snippets.tsx';
-import { ScheduledList, ScheduleForm } from './Scheduled.tsx';
+import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 
 /** How long the box waits after the last change before saving its draft (ms). */
@@ -605,6 +605,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
           </p>
         )}
         <ScheduledList />
+        <RemindersList />
         <DraftsList onRestore={restoreDraft} />
       </div>
     </section>

@@ -6,6 +6,7 @@ import { LOCK } from './Sidebar.tsx';
 import { failureText, useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker, Emoji } from './Emoji.tsx';
+import { ReminderForm } from './Scheduled.tsx';
 import { autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
 import { MessageWidget } from './Widget.tsx';
@@ -78,6 +79,8 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
   const [menu, setMenu] = useState<number | null>(null);
   const [historyOf, setHistoryOf] = useState<Message | null>(null);
   const [receiptsOf, setReceiptsOf] = useState<number | null>(null);
+  /** The message whose "Remind me" form is open. */
+  const [remindOf, setRemindOf] = useState<number | null>(null);
   /** The message whose link was just copied ("Copied" beside its menu). */
   const [copied, setCopied] = useState<number | null>(null);
   /**
@@ -447,6 +450,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
           ) : (
             <div class="message-content rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: contentHtml(m) }} />
           )}
+          {remindOf === m.id && <ReminderForm messageId={m.id} onClose={() => setRemindOf(null)} />}
           {m.last_edit_timestamp && !isEditing && <span class="edited" title={`Edited ${fullTime(m.last_edit_timestamp)}`}>(edited)</span>}
           {groups.size > 0 && !hidden && (
             <div class="reactions">
@@ -542,6 +546,9 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
               </button>
               <button type="button" role="menuitem" onClick={() => void copyLink(m)}>
                 Copy link to message
+              </button>
+              <button type="button" role="menuitem" onClick={() => (setMenu(null), setRemindOf(m.id))}>
+                Remind me about this
               </button>
             </MoreMenu>
           )}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type MessageList } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
-import { useRequest } from './request.tsx';
+import { ErrorLine, useRequest } from './request.tsx';
 import { PersonalSettings } from './ChannelPersonal.tsx';
 
 /** What Zulip puts before a resolved topic's name: a heavy check mark and a space. */
@@ -97,11 +97,7 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
           </button>
         </form>
       )}
-      {error && (
-        <span class="form-error" role="alert">
-          {error}
-        </span>
-      )}
+      <ErrorLine error={error} inline />
     </div>
   );
 }
@@ -114,11 +110,7 @@ export function MarkAllRead({ list }: { list: MessageList }) {
       <button type="button" class="btn" disabled={busy} onClick={() => void run(() => list.markAllRead())}>
         Mark all as read
       </button>
-      {error && (
-        <span class="form-error" role="alert">
-          {error}
-        </span>
-      )}
+      <ErrorLine error={error} inline />
     </>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type ScheduledMessage } from '../model.ts';
 import { fullTime } from '../util.ts';
-import { EditorActions, useRequest } from './request.tsx';
+import { EditorActions, ErrorLine, useRequest } from './request.tsx';
 
 /** `<input type="datetime-local">`'s value for a moment (local time, to the minute). */
 function localInputValue(ms: number): string {
@@ -40,6 +40,21 @@ function timeFormHandlers(when: string, setError: (error: string) => void, onClo
   };
 }
 
+/** A time form's last part: its submit button (off while busy), Cancel, and why the server refused. */
+function TimeFormEnd({ submit, busy, error, onClose }: { submit: string; busy: boolean; error: string | null; onClose(): void }) {
+  return (
+    <>
+      <button type="submit" class="btn primary small" disabled={busy}>
+        {submit}
+      </button>
+      <button type="button" class="btn small" onClick={onClose}>
+        Cancel
+      </button>
+      <ErrorLine error={error} inline />
+    </>
+  );
+}
+
 /**
  * The compose box's "Send later": a time, then POST /scheduled_messages with
  * what the box would send (`send(timestamp)` does it and empties the box; it
@@ -60,17 +75,7 @@ export function ScheduleForm({ send, onClose }: { send(timestamp: number): Promi
     >
       <label for="schedule-at">Send at</label>
       <input id="schedule-at" type="datetime-local" required value={when} onInput={(e) => setWhen(e.currentTarget.value)} />
-      <button type="submit" class="btn primary small" disabled={busy}>
-        Schedule
-      </button>
-      <button type="button" class="btn small" onClick={onClose}>
-        Cancel
-      </button>
-      {error && (
-        <span class="form-error" role="alert">
-          {error}
-        </span>
-      )}
+      <TimeFormEnd submit="Schedule" busy={busy} error={error} onClose={onClose} />
     </form>
   );
 }
@@ -161,11 +166,68 @@ export function ScheduledList() {
           </li>
         ))}
       </ul>
-      {error && (
-        <p class="form-error" role="alert">
-          {error}
-        </p>
+      <ErrorLine error={error} />
+    </details>
+  );
+}
+
+/**
+ * "Remind me about this message": a time (the next full hour first) and an
+ * optional note, then POST /reminders; at that time the server sends the
+ * user a direct message about it.
+ */
+export function ReminderForm({ messageId, onClose }: { messageId: number; onClose(): void }) {
+  const [when, setWhen] = useState(nextHour);
+  const [note, setNote] = useState('');
+  const { busy, error, setError, run } = useRequest();
+  return (
+    <form
+      class="schedule-form"
+      aria-label="Remind me about this message"
+      {...timeFormHandlers(when, setError, onClose, (timestamp) =>
+        void run(async () => {
+          await api('POST', '/reminders', { message_id: messageId, scheduled_delivery_timestamp: timestamp, ...(note.trim() ? { note } : {}) });
+          onClose();
+        }),
       )}
+    >
+      <label for={`remind-at-${messageId}`}>Remind me at</label>
+      <input id={`remind-at-${messageId}`} type="datetime-local" required value={when} onInput={(e) => setWhen(e.currentTarget.value)} />
+      <label for={`remind-note-${messageId}`}>Note</label>
+      <input id={`remind-note-${messageId}`} type="text" value={note} maxLength={model.realm.max_reminder_note_length ?? 1000} onInput={(e) => setNote(e.currentTarget.value)} />
+      <TimeFormEnd submit="Set reminder" busy={busy} error={error} onClose={onClose} />
+    </form>
+  );
+}
+
+/** The user's reminders not sent yet (soonest first), each with a link to its message and a button cancelling it. */
+export function RemindersList() {
+  const { busy, error, run } = useRequest();
+  const list = [...model.reminders.values()].sort((a, b) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp);
+  if (!list.length) return null;
+  return (
+    <details class="scheduled">
+      <summary>Reminders ({list.length})</summary>
+      <ul aria-label="Reminders">
+        {list.map((r) => (
+          <li key={r.reminder_id} aria-label={`Reminder, ${fullTime(r.scheduled_delivery_timestamp)}`}>
+            <span class="scheduled-when">
+              {fullTime(r.scheduled_delivery_timestamp)}
+              {r.failed && <span class="form-error"> (not sent: the server could not send it)</span>}
+            </span>
+            <a class="scheduled-target" href={`#narrow/near/${r.reminder_target_message_id}`}>
+              The message
+            </a>
+            <span class="scheduled-text">{r.content}</span>
+            <span class="scheduled-actions">
+              <button type="button" class="btn small" disabled={busy} onClick={() => void run(() => api('DELETE', `/reminders/${r.reminder_id}`))}>
+                Cancel reminder
+              </button>
+            </span>
+          </li>
+        ))}
+      </ul>
+      <ErrorLine error={error} />
     </details>
   );
 }

@@ -31,12 +31,17 @@ export function useRequest() {
 }
 
 /** Why something failed, as a line that screen readers announce; nothing without an error. */
-export function ErrorLine({ error }: { error: string | null }) {
-  return error ? (
+export function ErrorLine({ error, inline }: { error: string | null; inline?: boolean }) {
+  if (!error) return null;
+  return inline ? (
+    <span class="form-error" role="alert">
+      {error}
+    </span>
+  ) : (
     <p class="form-error" role="alert">
       {error}
     </p>
-  ) : null;
+  );
 }
 
 /** An editor's last line: its save button (off while `disabled`), Cancel, and why saving failed. */
