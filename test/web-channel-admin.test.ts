@@ -4,8 +4,12 @@
  * privacy, makes it a default channel, adds and removes a subscriber and
  * archives a channel, each checked at the server; changes made elsewhere
  * show in the open page; a member is offered the settings only of the
- * channels they may administer. Skipped (with one line saying why) where
- * Chromium is not installed.
+ * channels they may administer. Channel folders: an administrator adds,
+ * reorders, edits, archives and unarchives them in Settings and puts a
+ * channel in one from its settings (each checked at the server); the left
+ * sidebar groups the channels by folder, follows changes made elsewhere, and
+ * lists them plainly when the user turns grouping off. Skipped (with one
+ * line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -182,5 +186,75 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await eventually(async () => (await list.getByRole('button', { name: /^(Open|Close) settings of/ }).count()) === 0, 'the settings button gone');
       assert.equal(await settings.count(), 0);
       await ctx.close();
+    }));
+  test('channel folders: an administrator adds, reorders, edits, archives folders and puts a channel in one; the sidebar groups channels by folder unless turned off', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ada = await t.makeUser({ password: PASSWORD, name: 'Ada Folders', role: 200 });
+      const design = await makeChannel(owner, 'design', 'Pixels', [t.owner.id, ada.id]);
+      const ops = await makeChannel(owner, 'ops', 'Servers', [t.owner.id, ada.id]);
+      const foldersAtServer = async () => assertSuccess(await owner.get('/channel_folders', { include_archived: true })).channel_folders as Array<Record<string, any>>;
+      const page = await loginPage(await newContext(), t.url, ada.email, PASSWORD);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Channel folders' });
+      const list = section.getByRole('list', { name: 'Channel folders' });
+      const names = () => list.getByRole('listitem').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+
+      // Added, in order.
+      for (const [name, description] of [['Product', 'Product work'], ['Infra', ''], ['Old', '']]) {
+        await section.getByLabel('Folder name').fill(name!);
+        await section.getByLabel('Folder description').fill(description!);
+        await section.getByRole('button', { name: 'Add folder' }).click();
+        await list.getByRole('listitem', { name: name!, exact: true }).waitFor();
+      }
+      assert.deepEqual((await foldersAtServer()).map((f) => [f.name, f.description]), [['Product', 'Product work'], ['Infra', ''], ['Old', '']]);
+
+      // Moved up: the server has the new order.
+      await list.getByRole('button', { name: 'Move Infra up' }).click();
+      await eventually(async () => JSON.stringify(await names()) === JSON.stringify(['Infra', 'Product', 'Old']), 'Infra first');
+      assert.deepEqual([...(await foldersAtServer())].sort((a, b) => a.order - b.order).map((f) => f.name), ['Infra', 'Product', 'Old']);
+
+      // Edited in its row.
+      await list.getByRole('button', { name: 'Edit Product' }).click();
+      const edit = list.getByRole('form', { name: 'Edit Product' });
+      await edit.getByLabel('Folder name').fill('Product team');
+      await edit.getByRole('button', { name: 'Save folder' }).click();
+      await list.getByRole('listitem', { name: 'Product team', exact: true }).waitFor();
+      const product = (await foldersAtServer()).find((f) => f.name === 'Product team')!;
+      const infra = (await foldersAtServer()).find((f) => f.name === 'Infra')!;
+
+      // Archived, then back.
+      await list.getByRole('button', { name: 'Archive Old' }).click();
+      const archivedList = section.getByRole('list', { name: 'Archived channel folders' });
+      await archivedList.getByRole('listitem', { name: 'Old' }).waitFor();
+      assert.equal((await foldersAtServer()).find((f) => f.name === 'Old')!.is_archived, true);
+      await archivedList.getByRole('button', { name: 'Unarchive Old' }).click();
+      await list.getByRole('listitem', { name: 'Old', exact: true }).waitFor();
+      assert.equal((await foldersAtServer()).find((f) => f.name === 'Old')!.is_archived, false);
+      await page.keyboard.press('Escape');
+
+      // A channel put in a folder from its settings: the server has it, and the sidebar groups it.
+      const { list: channels, row } = await channelList(page);
+      await row('design').getByRole('button', { name: 'Open settings of #design' }).click();
+      const settings = channels.getByRole('group', { name: 'Settings of #design' });
+      await settings.getByLabel('Folder', { exact: true }).selectOption({ label: 'Product team' });
+      await settings.getByRole('button', { name: 'Save channel' }).click();
+      await eventually(async () => (await channelAtServer(owner, design)).folder_id === product.id, 'design in Product team at the server');
+      await page.keyboard.press('Escape');
+      const sidebar = page.getByRole('navigation', { name: 'Channels' });
+      const groups = () => sidebar.locator('.side-folder').evaluateAll((els) => els.map((e) => [e.querySelector('h3')!.textContent, [...e.querySelectorAll('a .label')].map((a) => a.textContent)]));
+      await eventually(async () => JSON.stringify(await groups()) === JSON.stringify([['Product team', ['design']], ['Other channels', ['general', 'ops']]]), 'design grouped under Product team');
+
+      // Put in a folder elsewhere: shown, in the folders' order.
+      assertSuccess(await owner.patch(`/streams/${ops}`, { folder_id: infra.id }));
+      await eventually(async () => JSON.stringify(await groups()) === JSON.stringify([['Infra', ['ops']], ['Product team', ['design']], ['Other channels', ['general']]]), 'ops grouped under Infra, first');
+
+      // Grouping turned off in Settings: one plain list.
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await page.getByRole('dialog', { name: 'Settings' }).getByLabel('Group channels by folder in the left sidebar').uncheck();
+      await eventually(async () => (await groups()).length === 0, 'no folder groups');
+      await sidebar.getByRole('link', { name: /^ops\b/ }).waitFor();
+      const settingAtServer = assertSuccess(await t.client(ada).post('/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_left_sidebar_show_channel_folders;
+      assert.equal(settingAtServer, false);
     }));
 });

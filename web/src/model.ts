@@ -77,6 +77,17 @@ export interface Stream {
   history_public_to_subscribers?: boolean;
   is_web_public?: boolean;
   can_administer_channel_group?: GroupSettingValue;
+  /** The channel folder it is in, if any. */
+  folder_id?: number | null;
+}
+
+/** A channel folder of the organization, as /register and the channel_folder events give it (archived ones included). */
+export interface ChannelFolder {
+  id: number;
+  name: string;
+  description: string;
+  order: number;
+  is_archived: boolean;
 }
 
 export interface Reaction {
@@ -514,6 +525,8 @@ export class Model {
   playgrounds: Playground[] = [];
   /** The user's scheduled messages not sent yet, by ID. */
   scheduledMessages = new Map<number, ScheduledMessage>();
+  /** The organization's channel folders, by ID. */
+  channelFolders = new Map<number, ChannelFolder>();
   /** The user's reminders not sent yet, by ID. */
   reminders = new Map<number, Reminder>();
   /** The user's saved snippets, by ID. */
@@ -655,6 +668,8 @@ export class Model {
     this.playgrounds = r.realm_playgrounds ?? [];
     this.scheduledMessages.clear();
     for (const m of r.scheduled_messages ?? []) this.scheduledMessages.set(m.scheduled_message_id, m);
+    this.channelFolders.clear();
+    for (const f of r.channel_folders ?? []) this.channelFolders.set(f.id, f);
     this.reminders.clear();
     for (const r2 of r.reminders ?? []) this.reminders.set(r2.reminder_id, r2);
     this.savedSnippets.clear();
@@ -834,6 +849,11 @@ export class Model {
     let n = 0;
     for (const u of this.unread.values()) if (this.inFeed(u)) n++;
     return n;
+  }
+
+  /** The organization's folders not archived, in their order. */
+  activeFolders(): ChannelFolder[] {
+    return [...this.channelFolders.values()].filter((f) => !f.is_archived).sort((a, b) => a.order - b.order);
   }
 
   /** The user's channels in the left sidebar's order: pinned first, then by name. */
@@ -1056,6 +1076,18 @@ export class Model {
         if (ev.op === 'add') for (const m of ev.scheduled_messages ?? []) this.scheduledMessages.set(m.scheduled_message_id, m);
         else if (ev.op === 'update') this.scheduledMessages.set(ev.scheduled_message.scheduled_message_id, { ...this.scheduledMessages.get(ev.scheduled_message.scheduled_message_id), ...ev.scheduled_message });
         else if (ev.op === 'remove') this.scheduledMessages.delete(ev.scheduled_message_id);
+        break;
+      case 'channel_folder':
+        if (ev.op === 'add') this.channelFolders.set(ev.channel_folder.id, ev.channel_folder);
+        else if (ev.op === 'update') {
+          const f = this.channelFolders.get(ev.channel_folder_id);
+          if (f) Object.assign(f, ev.data);
+        } else if (ev.op === 'reorder') {
+          (ev.order as number[]).forEach((id, i) => {
+            const f = this.channelFolders.get(id);
+            if (f) f.order = i;
+          });
+        }
         break;
       case 'reminders':
         if (ev.op === 'add') for (const r of ev.reminders ?? []) this.reminders.set(r.reminder_id, r);

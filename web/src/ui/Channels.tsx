@@ -200,6 +200,8 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
   const [typedName, setName] = useState<string | null>(null);
   const [typedDescription, setDescription] = useState<string | null>(null);
   const [chosenPrivacy, setPrivacy] = useState<Privacy | null>(null);
+  /** The folder chosen ('' for none), or null when it is the channel's. */
+  const [chosenFolder, setFolder] = useState<string | null>(null);
   const [confirmArchive, setConfirmArchive] = useState(false);
   const save = useAction();
   const change = useRequest();
@@ -213,6 +215,9 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
   const members = [...(subscribers ?? [])].map((u) => ({ user_id: u, full_name: model.userName(u) })).sort((a, b) => a.full_name.localeCompare(b.full_name));
   const candidates = ([...model.users.values()] as User[]).filter((u) => u.is_active && !subscribers?.has(u.user_id)).sort((a, b) => a.full_name.localeCompare(b.full_name));
   const privacy = chosenPrivacy ?? privacyOf(c);
+  const currentFolder = c.folder_id == null ? '' : String(c.folder_id);
+  const folder = chosenFolder ?? currentFolder;
+  const folders = model.activeFolders();
 
   function submit(e: Event): void {
     e.preventDefault();
@@ -223,6 +228,7 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
       ...(name !== c.name ? { new_name: name } : {}),
       ...(description !== (c.description ?? '') ? { description } : {}),
       ...(privacy !== privacyOf(c) ? { is_private: wanted.is_private, history_public_to_subscribers: wanted.history_public_to_subscribers } : {}),
+      ...(folder !== currentFolder ? { folder_id: folder === '' ? null : Number(folder) } : {}),
     };
     void save.run(async () => {
       if (Object.keys(params).length) {
@@ -232,12 +238,14 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
           ...(params.new_name !== undefined ? { name: params.new_name } : {}),
           ...(params.description !== undefined ? { description: params.description } : {}),
           ...(params.is_private !== undefined ? { invite_only: params.is_private, history_public_to_subscribers: params.history_public_to_subscribers } : {}),
+          ...(params.folder_id !== undefined ? { folder_id: params.folder_id } : {}),
         });
         model.changed();
       }
       setName(null);
       setDescription(null);
       setPrivacy(null);
+      setFolder(null);
     }, 'Channel saved.');
   }
 
@@ -262,6 +270,19 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
             </option>
           ))}
         </select>
+        {(folders.length > 0 || currentFolder) && (
+          <>
+            <label for={`channel-${id}-folder`}>Folder</label>
+            <select id={`channel-${id}-folder`} value={folder} onChange={(e) => setFolder(differs(e.currentTarget.value, currentFolder))}>
+              <option value="">No folder</option>
+              {folders.map((f) => (
+                <option key={f.id} value={String(f.id)}>
+                  {f.name}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
         <button type="submit" class="btn primary" disabled={save.busy}>
           Save channel
         </button>

@@ -14,6 +14,7 @@ import { isAdministrator, Organization } from './Organization.tsx';
 import { Permissions } from './Permissions.tsx';
 import { OwnProfileFields, ProfileFields } from './ProfileFields.tsx';
 import { Playgrounds } from './Playgrounds.tsx';
+import { ChannelFolders } from './ChannelFolders.tsx';
 import { AlertWords, MutedUsers } from './Muting.tsx';
 
 export function Settings({ onClose }: { onClose(): void }) {
@@ -81,6 +82,10 @@ export function Settings({ onClose }: { onClose(): void }) {
           <option value="3">Light</option>
           <option value="2">Dark</option>
         </select>
+        <label class="check">
+          <input type="checkbox" checked={model.settings.web_left_sidebar_show_channel_folders !== false} onChange={(e) => void setSetting('web_left_sidebar_show_channel_folders', e.currentTarget.checked)} />
+          Group channels by folder in the left sidebar
+        </label>
         <label for="set-home">Home view</label>
         <select id="set-home" value={model.settings.web_home_view ?? 'inbox'} onChange={(e) => void setSetting('web_home_view', e.currentTarget.value)}>
           <option value="inbox">Inbox</option>
@@ -113,6 +118,7 @@ export function Settings({ onClose }: { onClose(): void }) {
       <UserGroups />
       <CustomEmoji />
       {isAdministrator(model.me) && <Organization />}
+      {isAdministrator(model.me) && <ChannelFolders />}
       <ProfileFields />
       <Linkifiers />
       <Playgrounds />

@@ -1,4 +1,4 @@
-import { model } from '../model.ts';
+import { model, type Sub } from '../model.ts';
 import { narrowToHash, sameNarrow, type Term } from '../narrow.ts';
 import { cx } from '../util.ts';
 
@@ -45,6 +45,26 @@ const ICONS = {
   star: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 2.8l2.2 4.6 5 .7-3.6 3.5.9 5L10 14.2l-4.5 2.4.9-5L2.8 8.1l5-.7z" stroke="currentColor" stroke-width="1.5" fill="none" stroke-linejoin="round" /></svg>,
 };
 
+/**
+ * Channels grouped by their folders (in the folders' order), then "Other
+ * channels"; null when no channel is in a folder (a plain list then).
+ */
+function folderGroups(subs: Sub[]): Array<{ key: string; label: string; subs: Sub[] }> | null {
+  const folderOf = (s: Sub) => model.streams.get(s.stream_id)?.folder_id ?? null;
+  const out: Array<{ key: string; label: string; subs: Sub[] }> = [];
+  const placed = new Set<number>();
+  for (const f of model.activeFolders()) {
+    const inIt = subs.filter((s) => folderOf(s) === f.id);
+    if (!inIt.length) continue;
+    out.push({ key: `f${f.id}`, label: f.name, subs: inIt });
+    for (const s of inIt) placed.add(s.stream_id);
+  }
+  if (!out.length) return null;
+  const rest = subs.filter((s) => !placed.has(s.stream_id));
+  if (rest.length) out.push({ key: 'other', label: 'Other channels', subs: rest });
+  return out;
+}
+
 export function Sidebar({ terms: narrowTerms, view, onBrowseChannels }: { terms: Term[]; view: string | null; onBrowseChannels(): void }) {
   // The Inbox and Recent conversations views are no narrow: none is marked current then.
   const terms = view ? null : narrowTerms;
@@ -53,6 +73,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels }: { terms:
   const subs = model.sidebarChannels();
   const pinned = subs.filter((s) => s.pin_to_top);
   const others = subs.filter((s) => !s.pin_to_top);
+  const folders = model.settings.web_left_sidebar_show_channel_folders === false ? null : folderGroups(others);
   const chTerm = terms?.find((t) => t.operator === 'channel' && !t.negated);
   const selectedStream = chTerm && typeof chTerm.operand === 'number' ? chTerm.operand : undefined;
   const mentions = model.unreadCount((u) => u.mentioned);
@@ -130,7 +151,18 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels }: { terms:
           </ul>
         )}
         {pinned.length > 0 && others.length > 0 && <hr class="side-sep" />}
-        <ul class="side-list">{others.map(renderSub)}</ul>
+        {folders ? (
+          folders.map((g) => (
+            <div key={g.key} class="side-folder">
+              <h3 class="side-subheading">{g.label}</h3>
+              <ul class="side-list" aria-label={g.label}>
+                {g.subs.map(renderSub)}
+              </ul>
+            </div>
+          ))
+        ) : (
+          <ul class="side-list">{others.map(renderSub)}</ul>
+        )}
         {subs.length === 0 && <p class="side-empty">You are not subscribed to any channel.</p>}
       </nav>
       <nav aria-label="Conversations" class="dms">

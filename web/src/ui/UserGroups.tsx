@@ -3,7 +3,7 @@ import { api } from '../api.ts';
 import { model, type User, type UserGroup } from '../model.ts';
 import { GroupSettingSelect, permissionConfigs, type GroupSettingChange } from './GroupSetting.tsx';
 import { isAdministrator } from './Organization.tsx';
-import { ErrorLine, useAction, useRequest } from './request.tsx';
+import { ErrorLine, NameAndDescription, useAction, useRequest } from './request.tsx';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -84,10 +84,7 @@ export function UserGroups() {
             }, 'Group created.');
           }}
         >
-          <label for="group-name">Group name</label>
-          <input id="group-name" type="text" value={name} required maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
-          <label for="group-description">Group description</label>
-          <input id="group-description" type="text" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+          <NameAndDescription id="group" noun="Group" name={name} description={description} maxName={100} onName={setName} onDescription={setDescription} />
           <button type="submit" class="btn primary" disabled={create.busy}>
             Create group
           </button>

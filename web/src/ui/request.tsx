@@ -80,3 +80,15 @@ export function useAction() {
   );
   return { run, busy: request.busy, view };
 }
+
+/** A form's "<Noun> name" (required) and "<Noun> description" inputs, their IDs starting with `id`. */
+export function NameAndDescription(props: { id: string; noun: string; name: string; description: string; maxName: number; onName(v: string): void; onDescription(v: string): void }) {
+  return (
+    <>
+      <label for={`${props.id}-name`}>{props.noun} name</label>
+      <input id={`${props.id}-name`} type="text" value={props.name} required maxLength={props.maxName} onInput={(e) => props.onName(e.currentTarget.value)} />
+      <label for={`${props.id}-description`}>{props.noun} description</label>
+      <input id={`${props.id}-description`} type="text" value={props.description} onInput={(e) => props.onDescription(e.currentTarget.value)} />
+    </>
+  );
+}
