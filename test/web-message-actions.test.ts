@@ -13,7 +13,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import { assertError, assertSuccess, type Client } from './helpers.ts';
+import { assertError, assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
 import { browserTests, channelLink, eventGate, eventually, focusedLabel, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
 
 const sendTo = async (c: Client, to: string, topic: string, content: string): Promise<number> => assertSuccess(await c.post('/messages', { type: 'stream', to, topic, content })).id as number;
@@ -256,5 +256,41 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await eventually(() => inView(messageRow(other, 'a private word to link')), 'the linked direct message in view');
       await ctx.close();
       await ctx2.close();
+    }));
+  test('report message: offered once an administrator picks a private moderation channel in Settings (the server has it); a member reports another’s message, and the moderation channel gets the report', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Reporter' });
+      const carol = t.client(await t.makeUser({ name: 'Carol Spammer' }));
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'mods' }]), invite_only: true }));
+      const modsId = assertSuccess(await owner.get('/get_stream_id', { stream: 'mods' })).stream_id as number;
+      await sendTo(carol, 'general', 'deals', 'Buy cheap watches here');
+      await sendTo(t.client(bobAccount), 'general', 'deals', 'Not interested');
+      const bob = await loginPage(await newContext(), t.url, bobAccount.email, PASSWORD);
+      const spam = messageRow(bob, 'Buy cheap watches here');
+      await spam.waitFor();
+      assert.ok(!(await menuItems(bob, spam)).includes('Report message'), 'no reports without a moderation channel');
+
+      // The owner picks the moderation channel (only private channels are offered).
+      const ownerPage = await loginPage(await newContext(), t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await ownerPage.getByRole('button', { name: 'Settings', exact: true }).click();
+      const moderation = ownerPage.getByRole('dialog', { name: 'Settings' }).getByLabel('Moderation requests (reported messages)');
+      const offered = await moderation.locator('option').allTextContents();
+      assert.ok(offered.includes('#mods') && !offered.includes('#general'), offered.join(', '));
+      await moderation.selectOption({ label: '#mods' });
+      await eventually(async () => assertSuccess(await owner.post('/register', { fetch_event_types: JSON.stringify(['realm']) })).realm_moderation_request_channel_id === modsId, 'the moderation channel at the server');
+
+      // Bob reports Carol's message (not his own).
+      await eventually(async () => (await menuItems(bob, spam)).includes('Report message'), 'the report item offered');
+      assert.ok(!(await menuItems(bob, messageRow(bob, 'Not interested'))).includes('Report message'), 'not for one\u2019s own message');
+      await (await moreActions(bob, spam)).getByRole('menuitem', { name: 'Report message' }).click();
+      const form = spam.getByRole('form', { name: 'Report this message' });
+      await form.getByLabel('Reason').selectOption({ label: 'Spam' });
+      await form.getByLabel('Details').fill('Posted in every channel');
+      await form.getByRole('button', { name: 'Send report' }).click();
+      await spam.getByRole('status').filter({ hasText: 'Your report was sent to the moderators.' }).waitFor();
+      const newest = assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: false, narrow: JSON.stringify([{ operator: 'channel', operand: modsId }]) })).messages[0];
+      assert.match(newest.content, /\*\*Spam\*\*\. Posted in every channel/);
+      assert.match(newest.content, /Buy cheap watches here/);
     }));
 });

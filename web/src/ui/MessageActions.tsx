@@ -125,3 +125,68 @@ export function ReadReceipts({ messageId, onClose }: { messageId: number; onClos
     </Dialog>
   );
 }
+
+/** Whether messages can be reported here: the organization has a channel for moderation requests. */
+export function reportsEnabled(): boolean {
+  return ((model.realm.realm_moderation_request_channel_id as number | undefined) ?? -1) !== -1;
+}
+
+/**
+ * "Report message": a reason (the server's report types) and details (needed
+ * for "Other reason"), then POST /messages/{id}/report; the server posts the
+ * report to the organization's moderation channel.
+ */
+export function ReportForm({ messageId, onClose }: { messageId: number; onClose(): void }) {
+  const types = (model.realm.server_report_message_types as Array<{ key: string; name: string }> | undefined) ?? [];
+  const [reason, setReason] = useState(types[0]?.key ?? 'spam');
+  const [details, setDetails] = useState('');
+  const [sent, setSent] = useState(false);
+  const { busy, error, run } = useRequest();
+  if (sent) {
+    return (
+      <p class="form-ok" role="status">
+        Your report was sent to the moderators.{' '}
+        <button type="button" class="btn small" onClick={onClose}>
+          Close
+        </button>
+      </p>
+    );
+  }
+  return (
+    <form
+      class="schedule-form"
+      aria-label="Report this message"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void run(async () => {
+          await api('POST', `/messages/${messageId}/report`, { report_type: reason, description: details.trim() });
+          setSent(true);
+        });
+      }}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          onClose();
+        }
+      }}
+    >
+      <label for={`report-${messageId}-reason`}>Reason</label>
+      <select id={`report-${messageId}-reason`} value={reason} onChange={(e) => setReason(e.currentTarget.value)}>
+        {types.map((t) => (
+          <option key={t.key} value={t.key}>
+            {t.name}
+          </option>
+        ))}
+      </select>
+      <label for={`report-${messageId}-details`}>Details</label>
+      <input id={`report-${messageId}-details`} type="text" value={details} required={reason === 'other'} onInput={(e) => setDetails(e.currentTarget.value)} />
+      <button type="submit" class="btn primary small" disabled={busy}>
+        Send report
+      </button>
+      <button type="button" class="btn small" onClick={onClose}>
+        Cancel
+      </button>
+      <ErrorLine error={error} inline />
+    </form>
+  );
+}

@@ -11,7 +11,7 @@ import { autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords
 import { Avatar } from './Avatar.tsx';
 import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
-import { EditHistory, hasVisibleHistory, messageLink, ReadReceipts } from './MessageActions.tsx';
+import { EditHistory, hasVisibleHistory, messageLink, ReadReceipts, ReportForm, reportsEnabled } from './MessageActions.tsx';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */
 const MAX_ROWS = 150;
@@ -81,6 +81,8 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
   const [receiptsOf, setReceiptsOf] = useState<number | null>(null);
   /** The message whose "Remind me" form is open. */
   const [remindOf, setRemindOf] = useState<number | null>(null);
+  /** The message whose "Report" form is open. */
+  const [reportOf, setReportOf] = useState<number | null>(null);
   /** The message whose link was just copied ("Copied" beside its menu). */
   const [copied, setCopied] = useState<number | null>(null);
   /**
@@ -451,6 +453,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
             <div class="message-content rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: contentHtml(m) }} />
           )}
           {remindOf === m.id && <ReminderForm messageId={m.id} onClose={() => setRemindOf(null)} />}
+          {reportOf === m.id && <ReportForm messageId={m.id} onClose={() => setReportOf(null)} />}
           {m.last_edit_timestamp && !isEditing && <span class="edited" title={`Edited ${fullTime(m.last_edit_timestamp)}`}>(edited)</span>}
           {groups.size > 0 && !hidden && (
             <div class="reactions">
@@ -550,6 +553,11 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
               <button type="button" role="menuitem" onClick={() => (setMenu(null), setRemindOf(m.id))}>
                 Remind me about this
               </button>
+              {reportsEnabled() && m.sender_id !== me && (
+                <button type="button" role="menuitem" onClick={() => (setMenu(null), setReportOf(m.id))}>
+                  Report message
+                </button>
+              )}
             </MoreMenu>
           )}
         </div>

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { Fragment } from 'preact';
 import { api } from '../api.ts';
 import { model, type User } from '../model.ts';
 import { ErrorLine, useAction, useRequest } from './request.tsx';
@@ -67,6 +68,7 @@ export function Organization() {
         {profile.view}
       </form>
       <MessageRetention />
+      <NotificationChannels />
       <h3>People</h3>
       <label for="org-filter">Find a person</label>
       <input id="org-filter" type="search" value={filter} placeholder="Name or email" onInput={(e) => setFilter(e.currentTarget.value)} />
@@ -114,6 +116,53 @@ export function Organization() {
       </ul>
       {humans.length > SHOWN && <p class="muted-text">{humans.length - SHOWN} more: narrow the list with the search above.</p>}
     </section>
+  );
+}
+
+/** The organization's notification channels: the realm setting, what it is for, and whether only a private channel will do. */
+const NOTIFICATION_CHANNELS = [
+  ['new_stream_announcements_stream_id', 'New channel announcements', false],
+  ['signup_announcements_stream_id', 'New user announcements', false],
+  ['zulip_update_announcements_stream_id', 'Zulip update announcements', false],
+  ['moderation_request_channel_id', 'Moderation requests (reported messages)', true],
+] as const;
+
+/**
+ * Where the server announces new channels, new users and updates, and where
+ * reported messages go (a private channel); "Disabled" for none (-1).
+ * Shown at once, put back with the server's reason on a refusal; the realm
+ * events show a change made elsewhere.
+ */
+function NotificationChannels() {
+  const save = useAction();
+  const channels = [...model.streams.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return (
+    <>
+      <h3>Notification channels</h3>
+      {NOTIFICATION_CHANNELS.map(([setting, label, privateOnly]) => (
+        <Fragment key={setting}>
+          <label for={`org-${setting}`}>{label}</label>
+          <select
+            id={`org-${setting}`}
+            value={String(model.realm[`realm_${setting}`] ?? -1)}
+            onChange={(e) => {
+              const value = Number(e.currentTarget.value);
+              void save.run(() => model.tentatively(model.realm, `realm_${setting}`, value, () => api('PATCH', '/realm', { [setting]: value })), 'Saved.');
+            }}
+          >
+            <option value="-1">Disabled</option>
+            {channels
+              .filter((c) => !privateOnly || c.invite_only)
+              .map((c) => (
+                <option key={c.stream_id} value={String(c.stream_id)}>
+                  #{c.name}
+                </option>
+              ))}
+          </select>
+        </Fragment>
+      ))}
+      {save.view}
+    </>
   );
 }
 
