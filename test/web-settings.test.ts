@@ -424,4 +424,47 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(await page.getByRole('heading', { name: 'All messages', exact: true }).count(), 1);
       await ctx.close();
     }));
+  test('invitation links: made in Settings for a role and a time (the server has it), listed with the invitations by email, opening the join page; revoked, the link no longer works', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const invitesAtServer = async () => assertSuccess(await owner.get('/invites')).invites as Array<Record<string, any>>;
+      assertSuccess(await owner.post('/invites', { invitee_emails: 'waiting@example.org', invite_as: 400, stream_ids: '[]' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Invitations' });
+      const list = section.getByRole('list', { name: 'Invitations waiting' });
+      await list.getByRole('listitem', { name: 'waiting@example.org' }).waitFor();
+
+      await section.getByLabel('Role given by the link').selectOption({ label: 'Moderator' });
+      await section.getByLabel('Lasting').selectOption({ label: '1 day' });
+      const before = Date.now() / 1000;
+      await section.getByRole('button', { name: 'Make invitation link' }).click();
+      const linkBox = section.getByLabel('New invitation link');
+      await linkBox.waitFor();
+      const link = await linkBox.inputValue();
+      assert.match(link, /\/join\/[a-z0-9]+\/$/);
+      const made = (await invitesAtServer()).find((i) => i.is_multiuse)!;
+      assert.equal(made.link_url, link);
+      assert.equal(made.invited_as, 300);
+      assert.ok(Math.abs(made.expiry_date - (before + 86400)) < 120, `expires in a day: ${made.expiry_date - before}`);
+      const row = list.getByRole('listitem', { name: `Link ${link}` });
+      await row.waitFor();
+      assert.match((await row.textContent()) ?? '', /as Moderator/);
+
+      // The link opens the join page.
+      const visitor = await (await newContext()).newPage();
+      await visitor.goto(link);
+      await visitor.getByRole('heading', { name: 'Join Parley' }).waitFor();
+      await visitor.getByLabel('Email').waitFor();
+
+      // Revoked: gone from the list and at the server; the link no longer offers to join.
+      await row.getByRole('button', { name: `Revoke Link ${link}` }).click();
+      await eventually(async () => (await row.count()) === 0, 'the link gone from the list');
+      assert.deepEqual((await invitesAtServer()).map((i) => i.email ?? i.link_url), ['waiting@example.org']);
+      await visitor.goto(link);
+      await visitor.getByRole('heading', { name: 'This invitation link has expired' }).waitFor();
+      assert.equal(await visitor.getByLabel('Email').count(), 0);
+      await ctx.close();
+    }));
 });

@@ -525,6 +525,8 @@ export class Model {
   playgrounds: Playground[] = [];
   /** The user's scheduled messages not sent yet, by ID. */
   scheduledMessages = new Map<number, ScheduledMessage>();
+  /** Counts the invites_changed events: the invitations shown are fetched again when it moves. */
+  invitesVersion = 0;
   /** The organization's channel folders, by ID. */
   channelFolders = new Map<number, ChannelFolder>();
   /** The user's reminders not sent yet, by ID. */
@@ -1076,6 +1078,9 @@ export class Model {
         if (ev.op === 'add') for (const m of ev.scheduled_messages ?? []) this.scheduledMessages.set(m.scheduled_message_id, m);
         else if (ev.op === 'update') this.scheduledMessages.set(ev.scheduled_message.scheduled_message_id, { ...this.scheduledMessages.get(ev.scheduled_message.scheduled_message_id), ...ev.scheduled_message });
         else if (ev.op === 'remove') this.scheduledMessages.delete(ev.scheduled_message_id);
+        break;
+      case 'invites_changed':
+        this.invitesVersion++;
         break;
       case 'channel_folder':
         if (ev.op === 'add') this.channelFolders.set(ev.channel_folder.id, ev.channel_folder);

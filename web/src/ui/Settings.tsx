@@ -1,11 +1,11 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, upload } from '../api.ts';
 import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
 import { EmojiPicker, PickedEmoji, type Picked } from './Emoji.tsx';
-import { useAction } from './request.tsx';
+import { ErrorLine, useAction, useRequest } from './request.tsx';
 import { Avatar } from './Avatar.tsx';
-import { uploadedAvatarUrl } from '../util.ts';
+import { fullTime, uploadedAvatarUrl } from '../util.ts';
 import { Bots } from './Bots.tsx';
 import { UserGroups } from './UserGroups.tsx';
 import { CustomEmoji } from './CustomEmoji.tsx';
@@ -114,6 +114,7 @@ export function Settings({ onClose }: { onClose(): void }) {
       <AlertWords />
       <MutedUsers />
       <InvitePeople />
+      {model.realm.can_invite_others_to_realm !== false && <Invitations />}
       <Bots />
       <UserGroups />
       <CustomEmoji />
@@ -330,5 +331,114 @@ function StatusForm() {
       </div>
       {st.view}
     </form>
+  );
+}
+
+/** An invitation not used yet, as GET /invites lists it: to an address, or a reusable link. */
+interface Invite {
+  id: number;
+  is_multiuse: boolean;
+  email?: string;
+  link_url?: string;
+  invited_as: number;
+  invited_by_user_id: number;
+  expiry_date: number | null;
+}
+
+/** How long a new invitation link lasts, in minutes ('' for ever). */
+const LINK_LIFETIMES: Array<[string, string]> = [
+  ['1440', '1 day'],
+  ['10080', '7 days'],
+  ['43200', '30 days'],
+  ['', 'Never expires'],
+];
+
+/**
+ * Invitation links (POST /invites/multiuse: the role they join as, how long
+ * they last), and the invitations not used yet (GET /invites: one's own, or
+ * everyone's for administrators), each revoked with a click; those by email
+ * can be sent again. Fetched again on the invites_changed events.
+ */
+function Invitations() {
+  const [role, setRole] = useState(400);
+  const [lifetime, setLifetime] = useState('10080');
+  const [link, setLink] = useState<string | null>(null);
+  const [invites, setInvites] = useState<Invite[]>([]);
+  const make = useAction();
+  const change = useRequest();
+  const version = model.invitesVersion;
+  const load = async () => setInvites(((await api('GET', '/invites')).invites as Invite[]).sort((a, b) => b.id - a.id));
+  useEffect(() => {
+    void change.run(load);
+  }, [version]);
+  const roleName = (value: number) => INVITE_ROLES.find(([v]) => v === value)?.[1] ?? 'Owner';
+
+  return (
+    <section aria-labelledby="invitations-title">
+      <h2 id="invitations-title">Invitations</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void make.run(async () => {
+            const r = await api('POST', '/invites/multiuse', { invite_as: role, invite_expires_in_minutes: lifetime === '' ? null : Number(lifetime), include_realm_default_subscriptions: true });
+            setLink(r.invite_link as string);
+            await load();
+          }, 'Invitation link made.');
+        }}
+      >
+        <label for="link-role">Role given by the link</label>
+        <select id="link-role" value={String(role)} onChange={(e) => setRole(Number(e.currentTarget.value))}>
+          {INVITE_ROLES.map(([value, label]) => (
+            <option key={value} value={String(value)}>
+              {label}
+            </option>
+          ))}
+        </select>
+        <label for="link-lifetime">Lasting</label>
+        <select id="link-lifetime" value={lifetime} onChange={(e) => setLifetime(e.currentTarget.value)}>
+          {LINK_LIFETIMES.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+        <button type="submit" class="btn primary" disabled={make.busy}>
+          Make invitation link
+        </button>
+        {make.view}
+        {link && <input type="text" readOnly aria-label="New invitation link" value={link} onFocus={(e) => e.currentTarget.select()} />}
+      </form>
+      <ErrorLine error={change.error} />
+      {invites.length === 0 ? (
+        <p class="muted-text">No invitations waiting.</p>
+      ) : (
+        <ul class="linkifier-list" aria-label="Invitations waiting">
+          {invites.map((i) => {
+            const what = i.is_multiuse ? `Link ${i.link_url}` : (i.email ?? '');
+            return (
+              <li key={`${i.is_multiuse}:${i.id}`} aria-label={what}>
+                <span class="org-person">
+                  {i.is_multiuse ? <code>{i.link_url}</code> : i.email}{' '}
+                  <span class="muted-text">
+                    as {roleName(i.invited_as)}, by {model.userName(i.invited_by_user_id)}, {i.expiry_date ? `until ${fullTime(i.expiry_date)}` : 'no expiry'}
+                  </span>
+                </span>
+                {!i.is_multiuse && (
+                  <button type="button" class="btn small" aria-label={`Send again to ${i.email}`} disabled={change.busy} onClick={() => void change.run(() => api('POST', `/invites/${i.id}/resend`))}>
+                    Send again
+                  </button>
+                )}
+                <button type="button" class="btn small" aria-label={`Revoke ${what}`} disabled={change.busy} onClick={() => void change.run(async () => {
+                  await api('DELETE', i.is_multiuse ? `/invites/multiuse/${i.id}` : `/invites/${i.id}`);
+                  await load();
+                })}>
+                  Revoke
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
   );
 }
