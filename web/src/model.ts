@@ -576,11 +576,6 @@ export class Model {
   }
 
   /**
-   * Shows `value` at `target[key]` at once while `send` asks the server for
-   * it (whose event then confirms it); a refusal puts back what was there,
-   * unless an event has changed it meanwhile, and is thrown on.
-   */
-  /**
    * Sets properties of a channel as the server now has them: an update
    * event's, or those a request the server accepted changed (so that what
    * is shown, and what a next change is compared with, does not wait for
@@ -593,6 +588,11 @@ export class Model {
     if (st) Object.assign(st, props);
   }
 
+  /**
+   * Shows `value` at `target[key]` at once while `send` asks the server for
+   * it (whose event then confirms it); a refusal puts back what was there,
+   * unless an event has changed it meanwhile, and is thrown on.
+   */
   async tentatively<T extends object, K extends keyof T>(target: T, key: K, value: T[K], send: () => Promise<unknown>): Promise<void> {
     const before = target[key];
     target[key] = value;

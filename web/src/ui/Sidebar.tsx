@@ -45,6 +45,19 @@ const ICONS = {
   star: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 2.8l2.2 4.6 5 .7-3.6 3.5.9 5L10 14.2l-4.5 2.4.9-5L2.8 8.1l5-.7z" stroke="currentColor" stroke-width="1.5" fill="none" stroke-linejoin="round" /></svg>,
 };
 
+/** A link to a view that is no narrow (Inbox, Recent conversations), current when it is shown. */
+function ViewItem({ hash, view, label, icon, count }: { hash: string; view: string | null; label: string; icon: preact.ComponentChildren; count?: number }) {
+  return (
+    <li>
+      <a href={hash} class={cx('side-item', view === hash && 'active')} aria-current={view === hash ? 'page' : undefined}>
+        {icon}
+        <span class="label">{label}</span>
+        <Count n={count ?? 0} />
+      </a>
+    </li>
+  );
+}
+
 /**
  * Channels grouped by their folders (in the folders' order), then "Other
  * channels"; null when no channel is in a folder (a plain list then).
@@ -119,19 +132,8 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels }: { terms:
     <aside class="left-sidebar" aria-label="Views and channels">
       <nav aria-label="Views">
         <ul class="side-list">
-          <li>
-            <a href="#inbox" class={cx('side-item', view === '#inbox' && 'active')} aria-current={view === '#inbox' ? 'page' : undefined}>
-              {ICONS.inbox}
-              <span class="label">Inbox</span>
-              <Count n={inboxCount} />
-            </a>
-          </li>
-          <li>
-            <a href="#recent" class={cx('side-item', view === '#recent' && 'active')} aria-current={view === '#recent' ? 'page' : undefined}>
-              {ICONS.recent}
-              <span class="label">Recent conversations</span>
-            </a>
-          </li>
+          <ViewItem hash="#inbox" view={view} label="Inbox" icon={ICONS.inbox} count={inboxCount} />
+          <ViewItem hash="#recent" view={view} label="Recent conversations" icon={ICONS.recent} />
           <Item terms={[]} current={terms} label="All messages" icon={ICONS.all} count={model.unreadInFeed()} />
           <Item terms={[{ operator: 'is', operand: 'dm' }]} current={terms} label="Direct messages" icon={ICONS.dm} count={model.unreadCount((u) => u.kind === 'dm')} />
           <Item terms={[{ operator: 'is', operand: 'mentioned' }]} current={terms} label="Mentions" icon={ICONS.at} count={mentions} />
