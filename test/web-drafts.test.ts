@@ -6,7 +6,7 @@
  * deletes drafts, shows the ones made elsewhere live and the server's
  * refusal; with synchronization off, drafts stay in the browser. Saved
  * snippets: made from the compose box's text, found by title, put where the
- * caret is, deleted; ones made elsewhere show. Skipped (with one line saying
+ * caret is, edited, deleted; ones made elsewhere show. Skipped (with one line saying
  * why) where Chromium is not installed.
  */
 import { test } from 'node:test';
@@ -169,7 +169,7 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
       await compose.getByText('Drafts (0)').waitFor();
       await ctx.close();
     }));
-  test('saved snippets: one saved from the compose box (the server has it), found by its title and put where the caret is; one made elsewhere shows; deleted', () =>
+  test('saved snippets: one saved from the compose box (the server has it), found by its title and put where the caret is; one made elsewhere shows; edited; deleted', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Snippets' });
       const bobApi = t.client(bob);
@@ -213,10 +213,20 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
       await list.getByRole('listitem', { name: 'Ack' }).getByRole('button', { name: /^Ack/ }).click();
       assert.equal(await box.inputValue(), 'Hello -- Bob there Thanks, we will look into it. ');
 
-      // Deleted: gone from the list and at the server.
+      // Edited: the server has the new title and text.
       await open.click();
+      await list.getByRole('button', { name: 'Edit saved snippet Signature' }).click();
+      const editForm = picker.getByRole('form', { name: 'Edit saved snippet' });
+      assert.equal(await editForm.getByLabel('Text').inputValue(), '-- Bob');
+      await editForm.getByLabel('Title').fill('Sign-off');
+      await editForm.getByLabel('Text').fill('Best, Bob');
+      await editForm.getByRole('button', { name: 'Save snippet' }).click();
+      await list.getByRole('listitem', { name: 'Sign-off' }).waitFor();
+      assert.deepEqual((await snippetsAtServer()).map((s) => [s.title, s.content]).sort(), [['Ack', 'Thanks, we will look into it.'], ['Sign-off', 'Best, Bob']]);
+
+      // Deleted: gone from the list and at the server.
       await list.getByRole('button', { name: 'Delete saved snippet Ack' }).click();
       await eventually(async () => (await list.getByRole('listitem', { name: 'Ack' }).count()) === 0, 'Ack gone from the list');
-      assert.deepEqual((await snippetsAtServer()).map((s) => s.title), ['Signature']);
+      assert.deepEqual((await snippetsAtServer()).map((s) => s.title), ['Sign-off']);
     }));
 });

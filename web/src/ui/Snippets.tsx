@@ -9,12 +9,13 @@ import { ErrorLine, useRequest } from './request.tsx';
  * The compose box's saved snippets: the user's snippets by title, found by
  * their title or text; one picked (a click, or Enter on the filter for the
  * first) goes where the caret is. A new one is saved from a title and a text
- * (the compose box's text offered); one can be deleted. Kept current by the
- * saved_snippets events.
+ * (the compose box's text offered); one can be edited and deleted. Kept
+ * current by the saved_snippets events.
  */
 export function SnippetPicker({ draft, onPick, onClose }: { draft: string; onPick(content: string): void; onClose(): void }) {
   const [filter, setFilter] = useState('');
-  const [adding, setAdding] = useState(false);
+  /** The snippet being edited, 'new' for a new one, or null while the list shows. */
+  const [editing, setEditing] = useState<number | 'new' | null>(null);
   const [title, setTitle] = useState('');
   const [content, setContent] = useState('');
   const request = useRequest();
@@ -25,13 +26,15 @@ export function SnippetPicker({ draft, onPick, onClose }: { draft: string; onPic
 
   return (
     <Popover class="snippet-picker" label="Saved snippets" onClose={onClose}>
-      {adding ? (
+      {editing !== null ? (
         <form
+          aria-label={editing === 'new' ? 'New saved snippet' : 'Edit saved snippet'}
           onSubmit={(e) => {
             e.preventDefault();
             void request.run(async () => {
-              await api('POST', '/saved_snippets', { title, content });
-              setAdding(false);
+              if (editing === 'new') await api('POST', '/saved_snippets', { title, content });
+              else await api('PATCH', `/saved_snippets/${editing}`, { title, content });
+              setEditing(null);
             });
           }}
         >
@@ -43,7 +46,7 @@ export function SnippetPicker({ draft, onPick, onClose }: { draft: string; onPic
             <button type="submit" class="btn primary small" disabled={request.busy}>
               Save snippet
             </button>
-            <button type="button" class="btn small" onClick={() => setAdding(false)}>
+            <button type="button" class="btn small" onClick={() => setEditing(null)}>
               Cancel
             </button>
           </div>
@@ -71,6 +74,18 @@ export function SnippetPicker({ draft, onPick, onClose }: { draft: string; onPic
                   <span class="snippet-title">{s.title}</span>
                   <span class="muted-text snippet-text">{s.content}</span>
                 </button>
+                <button
+                  type="button"
+                  class="icon-btn small"
+                  aria-label={`Edit saved snippet ${s.title}`}
+                  onClick={() => {
+                    setTitle(s.title);
+                    setContent(s.content);
+                    setEditing(s.id);
+                  }}
+                >
+                  {'\u270e'}
+                </button>
                 <button type="button" class="icon-btn small" aria-label={`Delete saved snippet ${s.title}`} disabled={request.busy} onClick={() => void request.run(() => api('DELETE', `/saved_snippets/${s.id}`))}>
                   {'\u00d7'}
                 </button>
@@ -85,7 +100,7 @@ export function SnippetPicker({ draft, onPick, onClose }: { draft: string; onPic
             onClick={() => {
               setTitle('');
               setContent(draft);
-              setAdding(true);
+              setEditing('new');
             }}
           >
             New saved snippet
