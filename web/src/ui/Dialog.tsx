@@ -25,6 +25,16 @@ export function keepFocusInside(e: KeyboardEvent): void {
   }
 }
 
+/** A keydown handler for something that Escape closes (a form in a row, a picker): it closes that, and the key goes no further. */
+export function closeOnEscape(onClose: () => void): (e: KeyboardEvent) => void {
+  return (e) => {
+    if (e.key === 'Escape') {
+      e.stopPropagation();
+      onClose();
+    }
+  };
+}
+
 /** A dialog over the app (settings, channels): a click outside it or its × closes it (Esc: see App); Tab stays inside it. */
 export function Dialog({ id, title, wide, onClose, children }: { id: string; title: string; wide?: string; onClose(): void; children: ComponentChildren }) {
   return (
@@ -49,12 +59,7 @@ export function Popover({ class: cls, label, onClose, children }: { class: strin
       class={cls}
       role="dialog"
       aria-label={label}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.stopPropagation();
-          onClose();
-        }
-      }}
+      onKeyDown={closeOnEscape(onClose)}
     >
       {children}
     </div>

@@ -8,7 +8,7 @@ import { api } from '../api.ts';
 import { model, type Message } from '../model.ts';
 import { messageLinkHash } from '../narrow.ts';
 import { fullTime, prepareHtml } from '../util.ts';
-import { Dialog } from './Dialog.tsx';
+import { closeOnEscape, Dialog } from './Dialog.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
 
 /** Whether the organization lets its members see this message's edit history, and it has one. */
@@ -163,12 +163,7 @@ export function ReportForm({ messageId, onClose }: { messageId: number; onClose(
           setSent(true);
         });
       }}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.stopPropagation();
-          onClose();
-        }
-      }}
+      onKeyDown={closeOnEscape(onClose)}
     >
       <label for={`report-${messageId}-reason`}>Reason</label>
       <select id={`report-${messageId}-reason`} value={reason} onChange={(e) => setReason(e.currentTarget.value)}>

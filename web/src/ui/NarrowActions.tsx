@@ -4,6 +4,7 @@ import { model, type MessageList } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
 import { ErrorLine, useRequest } from './request.tsx';
 import { PersonalSettings } from './ChannelPersonal.tsx';
+import { closeOnEscape } from './Dialog.tsx';
 
 /** What Zulip puts before a resolved topic's name: a heavy check mark and a space. */
 const RESOLVED_PREFIX = '\u2714 ';
@@ -77,7 +78,7 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
           Move or rename topic
         </button>
       ) : (
-        <form class="topic-rename" onSubmit={(e) => void move(e)} onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), setMoving(null))}>
+        <form class="topic-rename" onSubmit={(e) => void move(e)} onKeyDown={closeOnEscape(() => setMoving(null))}>
           <select aria-label="Channel" value={String(moving.channel)} onChange={(e) => setMoving({ ...moving, channel: Number(e.currentTarget.value) })}>
             {channels.map((c) => (
               <option key={c.stream_id} value={String(c.stream_id)}>
@@ -125,7 +126,7 @@ export function ChannelPersonalButton({ streamId }: { streamId: number }) {
         Personal settings
       </button>
       {open && (
-        <div class="personal-popover" onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), setOpen(false))}>
+        <div class="personal-popover" onKeyDown={closeOnEscape(() => setOpen(false))}>
           <PersonalSettings key={streamId} streamId={streamId} />
         </div>
       )}

@@ -3,6 +3,7 @@ import { api } from '../api.ts';
 import { model, type ScheduledMessage } from '../model.ts';
 import { fullTime } from '../util.ts';
 import { EditorActions, ErrorLine, useRequest } from './request.tsx';
+import { closeOnEscape } from './Dialog.tsx';
 
 /** `<input type="datetime-local">`'s value for a moment (local time, to the minute). */
 function localInputValue(ms: number): string {
@@ -31,12 +32,7 @@ function timeFormHandlers(when: string, setError: (error: string) => void, onClo
       if (Number.isNaN(ms)) setError('Choose a date and time.');
       else submit(Math.floor(ms / 1000));
     },
-    onKeyDown(e: KeyboardEvent) {
-      if (e.key === 'Escape') {
-        e.stopPropagation();
-        onClose();
-      }
-    },
+    onKeyDown: closeOnEscape(onClose),
   };
 }
 
