@@ -207,6 +207,19 @@ const INVITE_ROLES: Array<[number, string]> = [
   [200, 'Administrator'],
 ];
 
+/** The role an invitation gives (Zulip's invite_as), to choose. */
+function RoleSelect({ id, role, onRole }: { id: string; role: number; onRole(role: number): void }) {
+  return (
+    <select id={id} value={String(role)} onChange={(e) => onRole(Number(e.currentTarget.value))}>
+      {INVITE_ROLES.map(([value, label]) => (
+        <option key={value} value={String(value)}>
+          {label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 /**
  * Invitations by email (POST /invites): they join the organization's default
  * channels. The server decides who may invite whom, and says why not.
@@ -238,13 +251,7 @@ function InvitePeople() {
       <label for="invite-emails">Email addresses (separated by commas or new lines)</label>
       <textarea id="invite-emails" rows={3} value={emails} onInput={(e) => setEmails(e.currentTarget.value)} />
       <label for="invite-role">Join as</label>
-      <select id="invite-role" value={String(role)} onChange={(e) => setRole(Number(e.currentTarget.value))}>
-        {INVITE_ROLES.map(([value, label]) => (
-          <option key={value} value={String(value)}>
-            {label}
-          </option>
-        ))}
-      </select>
+      <RoleSelect id="invite-role" role={role} onRole={setRole} />
       <button type="submit" class="btn primary" disabled={invite.busy || !emails.trim()}>
         Invite
       </button>
@@ -387,13 +394,7 @@ function Invitations() {
         }}
       >
         <label for="link-role">Role given by the link</label>
-        <select id="link-role" value={String(role)} onChange={(e) => setRole(Number(e.currentTarget.value))}>
-          {INVITE_ROLES.map(([value, label]) => (
-            <option key={value} value={String(value)}>
-              {label}
-            </option>
-          ))}
-        </select>
+        <RoleSelect id="link-role" role={role} onRole={setRole} />
         <label for="link-lifetime">Lasting</label>
         <select id="link-lifetime" value={lifetime} onChange={(e) => setLifetime(e.currentTarget.value)}>
           {LINK_LIFETIMES.map(([value, label]) => (
