@@ -57,18 +57,20 @@ export function ChannelFolders() {
                 <span class="org-person">
                   {f.name} {f.description && <span class="muted-text">{f.description}</span>}
                 </span>
-                <button type="button" class="btn small" aria-label={`Move ${f.name} up`} disabled={change.busy || i === 0} onClick={() => move(i, -1)}>
-                  {'\u2191'}
-                </button>
-                <button type="button" class="btn small" aria-label={`Move ${f.name} down`} disabled={change.busy || i === active.length - 1} onClick={() => move(i, 1)}>
-                  {'\u2193'}
-                </button>
-                <button type="button" class="btn small" aria-label={`Edit ${f.name}`} onClick={() => setEditing(f.id)}>
-                  Edit
-                </button>
-                <button type="button" class="btn small" aria-label={`Archive ${f.name}`} disabled={change.busy} onClick={() => void change.run(() => api('PATCH', `/channel_folders/${f.id}`, { is_archived: true }))}>
-                  Archive
-                </button>
+                <span class="row-buttons">
+                  <button type="button" class="btn small" aria-label={`Move ${f.name} up`} disabled={change.busy || i === 0} onClick={() => move(i, -1)}>
+                    {'\u2191'}
+                  </button>
+                  <button type="button" class="btn small" aria-label={`Move ${f.name} down`} disabled={change.busy || i === active.length - 1} onClick={() => move(i, 1)}>
+                    {'\u2193'}
+                  </button>
+                  <button type="button" class="btn small" aria-label={`Edit ${f.name}`} onClick={() => setEditing(f.id)}>
+                    Edit
+                  </button>
+                  <button type="button" class="btn small" aria-label={`Archive ${f.name}`} disabled={change.busy} onClick={() => void change.run(() => api('PATCH', `/channel_folders/${f.id}`, { is_archived: true }))}>
+                    Archive
+                  </button>
+                </span>
               </>
             )}
           </li>

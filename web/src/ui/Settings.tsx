@@ -424,17 +424,19 @@ function Invitations() {
                     as {roleName(i.invited_as)}, by {model.userName(i.invited_by_user_id)}, {i.expiry_date ? `until ${fullTime(i.expiry_date)}` : 'no expiry'}
                   </span>
                 </span>
-                {!i.is_multiuse && (
-                  <button type="button" class="btn small" aria-label={`Send again to ${i.email}`} disabled={change.busy} onClick={() => void change.run(() => api('POST', `/invites/${i.id}/resend`))}>
-                    Send again
+                <span class="row-buttons">
+                  {!i.is_multiuse && (
+                    <button type="button" class="btn small" aria-label={`Send again to ${i.email}`} disabled={change.busy} onClick={() => void change.run(() => api('POST', `/invites/${i.id}/resend`))}>
+                      Send again
+                    </button>
+                  )}
+                  <button type="button" class="btn small" aria-label={`Revoke ${what}`} disabled={change.busy} onClick={() => void change.run(async () => {
+                    await api('DELETE', i.is_multiuse ? `/invites/multiuse/${i.id}` : `/invites/${i.id}`);
+                    await load();
+                  })}>
+                    Revoke
                   </button>
-                )}
-                <button type="button" class="btn small" aria-label={`Revoke ${what}`} disabled={change.busy} onClick={() => void change.run(async () => {
-                  await api('DELETE', i.is_multiuse ? `/invites/multiuse/${i.id}` : `/invites/${i.id}`);
-                  await load();
-                })}>
-                  Revoke
-                </button>
+                </span>
               </li>
             );
           })}
