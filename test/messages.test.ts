@@ -215,7 +215,7 @@ test('GET /messages: anchors, limits, found_*, history and historical flag', asy
   assert.equal(r.body.anchor, ids[0]);
 });
 
-test('GET /messages with anchor "date": the window around the message sent closest to anchor_date', async () => {
+test('GET /messages with anchor "date": the window at the first message sent at or after anchor_date, else the newest', async () => {
   const ch = await makeChannel(t, { name: 'dated', subscribers: [alice.id] });
   const ids: number[] = [];
   for (let i = 0; i < 4; i++) ids.push(assertSuccess(await send(A, { type: 'stream', to: String(ch), topic: 'd', content: `day ${i}` })).id);
@@ -236,17 +236,22 @@ test('GET /messages with anchor "date": the window around the message sent close
   assert.equal(b.anchor, ids[1]);
   assert.equal(b.found_anchor, true);
   assert.deepEqual(b.messages.map((m: any) => m.id), [ids[1]]);
-  // Between two messages: the nearer one, after or before.
-  assert.equal((await at('2026-01-04T00:00:00Z')).anchor, ids[1]);
+  // Between two messages: the next one, however near the one before is.
+  assert.equal((await at('2026-01-03T12:00:01Z')).anchor, ids[2]);
   assert.equal((await at('2026-01-09T00:00:00Z')).anchor, ids[2]);
   // A date alone is midnight UTC; a time with an offset is read in it.
   assert.equal((await at('2026-01-10')).anchor, ids[2]);
+  assert.equal((await at('2026-01-11')).anchor, ids[3]);
   assert.equal((await at('2026-01-03T23:00:00+11:00')).anchor, ids[1]);
-  // Before the first message and after the last.
+  assert.equal((await at('2026-01-03T13:00:00+01:00')).anchor, ids[1]);
+  // Before the first message: the first.
   assert.equal((await at('2025-06-01T00:00:00Z')).anchor, ids[0]);
+  // After the last: the newest messages, as anchor "newest".
   b = await at('2027-01-01T00:00:00Z', 2, 0);
-  assert.equal(b.anchor, ids[3]);
-  assert.deepEqual(b.messages.map((m: any) => m.id), [ids[1], ids[2], ids[3]]);
+  assert.equal(b.anchor, 10000000000000000);
+  assert.deepEqual(b.messages.map((m: any) => m.id), [ids[2], ids[3]]);
+  assert.equal(b.found_newest, true);
+  assert.equal(b.found_anchor, false);
   // A window around it, as with a message ID.
   b = await at('2026-01-09T18:00:00Z', 1, 1);
   assert.deepEqual(b.messages.map((m: any) => m.id), [ids[1], ids[2], ids[3]]);

@@ -13,7 +13,7 @@ import { escapeText } from '../markdown/tree.ts';
 import { truncateContent } from '../lib/topic.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { flagList, messagesByIds, RECIPIENT } from '../store/messages.ts';
-import { firstUnread, firstVisibleMessageId, LARGER_THAN_MAX_MESSAGE_ID, messageNearDate, narrowIdsAmong, narrowRange, type NarrowQuery } from '../store/narrow.ts';
+import { firstUnread, firstVisibleMessageId, LARGER_THAN_MAX_MESSAGE_ID, messageAtOrAfterDate, narrowIdsAmong, narrowRange, type NarrowQuery } from '../store/narrow.ts';
 import { applyWithOperator, includesHistory, resolveNarrow, streamByOperand, type NarrowTerm } from './narrow.ts';
 import { accessMessage, canAccessHistory, invalidMessage, isSubscribed } from './access.ts';
 import { dmParticipants, formatMessages, formatMessagesJson, loadDirectory, render, type Directory } from './messages-format.ts';
@@ -24,8 +24,8 @@ export const MAX_MESSAGES_PER_FETCH = 5000;
 
 /**
  * Where GET /messages anchors its window: a message ID, null for the first
- * unread message, or the message sent closest to a date (anchor "date",
- * with `anchor_date`), in seconds since the epoch.
+ * unread message, or a date (anchor "date", with `anchor_date`), in seconds
+ * since the epoch: the first message sent at or after it.
  */
 export type Anchor = number | null | { date: number };
 
@@ -138,7 +138,7 @@ export async function fetchWindow(
     return { ids, anchor: null, foundAnchor: false, foundOldest: false, foundNewest: false, historyLimited: false, searchWords: searchWords(prep) };
   }
   const a =
-    anchor === null ? await firstUnread(db, svc.store, prep.query, prep.streamId) : typeof anchor === 'number' ? anchor : await messageNearDate(db, svc.store, prep.query, anchor.date);
+    anchor === null ? await firstUnread(db, svc.store, prep.query, prep.streamId) : typeof anchor === 'number' ? anchor : await messageAtOrAfterDate(db, svc.store, prep.query, anchor.date);
   const firstVisible = await firstVisibleMessageId(db, svc.realmId, svc.config.messageVisibilityLimit);
   const r = await narrowRange(db, svc.store, prep.query, a, numBefore, numAfter, includeAnchor, firstVisible);
   return { ids: r.rows, anchor: a, foundAnchor: r.foundAnchor, foundOldest: r.foundOldest, foundNewest: r.foundNewest, historyLimited: r.historyLimited, searchWords: searchWords(prep) };

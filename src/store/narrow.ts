@@ -8,7 +8,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Store, Tx } from './db.ts';
 import { FLAG, HISTORICAL_FLAGS, MENTION_MASK, RECIPIENT } from './messages.ts';
-import { messageDates } from './message-edit.ts';
 import { RESOLVED_TOPIC_PREFIX } from '../lib/topic.ts';
 
 export type ResolvedTerm = { negated: boolean } & (
@@ -227,16 +226,13 @@ export interface RangeResult {
 }
 
 /**
- * The matching message sent closest to `seconds` (GET /messages with
- * anchor "date"): the first sent at or after it, or the last sent before it
- * when that one is nearer; LARGER_THAN_MAX_MESSAGE_ID when none matches.
+ * Where GET /messages with anchor "date" anchors: the first matching message
+ * sent at or after `seconds`; when there is none, the newest end
+ * (LARGER_THAN_MAX_MESSAGE_ID), as Zulip's API documentation describes.
  */
-export async function messageNearDate(db: Tx, store: Store, q: NarrowQuery, seconds: number): Promise<number> {
+export async function messageAtOrAfterDate(db: Tx, store: Store, q: NarrowQuery, seconds: number): Promise<number> {
   const [after] = await narrowIds(db, store, q, { extra: sql`m.date_sent >= ${seconds}`, order: 'asc', limit: 1 });
-  const [before] = await narrowIds(db, store, q, { extra: sql`m.date_sent < ${seconds}`, order: 'desc', limit: 1 });
-  if (!after || !before) return (after ?? before)?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
-  const dates = await messageDates(db, [before.id, after.id]);
-  return seconds - Number(dates.get(before.id)) < Number(dates.get(after.id)) - seconds ? before.id : after.id;
+  return after?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
 }
 
 /** The anchored window of Zulip's message fetch (limit_query_to_range + post-processing). */

@@ -49,7 +49,7 @@ export default [
     summary: 'Get messages',
     params: {
       anchor: p.str().describe('A message ID, or `newest`, `oldest`, `first_unread` or `date`.').optional(),
-      anchor_date: p.str().describe('With anchor `date`: an ISO 8601 date or date and time (UTC without an offset); the window is anchored at the matching message sent closest to it.').optional(),
+      anchor_date: p.str().describe('With anchor `date`: an ISO 8601 date or date and time (UTC without an offset); the window is anchored at the first matching message sent at or after it, or at the newest end when there is none.').optional(),
       include_anchor: p.bool().default(true),
       num_before: p.int({ min: 0 }).default(0),
       num_after: p.int({ min: 0 }).default(0),
