@@ -417,6 +417,23 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await page.getByRole('link', { name: 'Parley home' }).click();
       await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();
 
+      // Chosen elsewhere while the page shows the home view: it follows at once.
+      assertSuccess(await owner.request('PATCH', '/settings', { web_home_view: 'inbox' }));
+      await page.getByRole('heading', { name: 'Inbox', exact: true }).waitFor();
+      assertSuccess(await owner.request('PATCH', '/settings', { web_home_view: 'all_messages' }));
+      await page.getByRole('log', { name: 'History' }).waitFor();
+      assert.equal(await page.getByRole('heading', { name: 'All messages', exact: true }).count(), 1);
+      // Not where the page shows something else.
+      await page.getByRole('link', { name: /^Recent conversations/ }).first().click();
+      await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();
+      assertSuccess(await owner.request('PATCH', '/settings', { web_home_view: 'inbox' }));
+      // The page has the change (Settings shows it), and stays where it is.
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await eventually(async () => (await home.inputValue()) === 'inbox', 'the change shown in Settings');
+      await page.keyboard.press('Escape');
+      await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();
+      assert.equal(await page.getByRole('log', { name: 'History' }).count(), 0);
+
       // All messages: the empty address (a new page) shows the feed.
       assertSuccess(await owner.request('PATCH', '/settings', { web_home_view: 'all_messages' }));
       await page.goto(`${t.url}/`);

@@ -133,6 +133,18 @@ export function App() {
     };
   }, []);
 
+  // A home view chosen elsewhere (another tab, another client) shows at once where the page shows the home view.
+  const home = model.settings.web_home_view;
+  useEffect(() => {
+    if (!started || (location.hash !== '' && location.hash !== '#')) return;
+    const v = viewAt(location.hash);
+    setView(v);
+    if (!v) {
+      setTerms([]);
+      openNarrow([], null);
+    }
+  }, [home]);
+
   const scheme = model.settings.color_scheme;
   useEffect(() => applyTheme(scheme ?? 1), [scheme]);
 
