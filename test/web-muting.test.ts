@@ -80,6 +80,15 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await messageRow(page, 'Carol second words').waitFor();
       assert.equal(await page.getByText('Carol first words').count(), 0);
       assert.equal(await page.getByText(hiddenText).count(), 1);
+      // Hidden again from its menu (offered only on a shown message of a muted sender).
+      const shown = messageRow(page, 'Carol second words');
+      await shown.hover();
+      await shown.getByRole('button', { name: 'More actions' }).click();
+      await page.getByRole('menu', { name: 'More actions' }).getByRole('menuitem', { name: 'Hide muted message again' }).click();
+      await eventually(async () => (await page.getByText(hiddenText).count()) === 2, 'the message hidden again');
+      assert.equal(await page.getByText('Carol second words').count(), 0);
+      await hiddenRows.nth(1).getByRole('button', { name: 'Show message' }).click();
+      await messageRow(page, 'Carol second words').waitFor();
 
       // Left out of People, the conversations list and the compose box's suggestions.
       await eventually(async () => (await person(page, 'Carol Loud').count()) === 0, 'Carol to leave People');

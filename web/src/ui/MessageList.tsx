@@ -553,6 +553,22 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
               <button type="button" role="menuitem" onClick={() => (setMenu(null), setRemindOf(m.id))}>
                 Remind me about this
               </button>
+              {model.isUserMuted(m.sender_id) && revealed.has(m.id) && (
+                <button
+                  type="button"
+                  role="menuitem"
+                  onClick={() => {
+                    setMenu(null);
+                    setRevealed((r) => {
+                      const next = new Set(r);
+                      next.delete(m.id);
+                      return next;
+                    });
+                  }}
+                >
+                  Hide muted message again
+                </button>
+              )}
               {reportsEnabled() && m.sender_id !== me && (
                 <button type="button" role="menuitem" onClick={() => (setMenu(null), setReportOf(m.id))}>
                   Report message
