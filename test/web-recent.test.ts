@@ -215,6 +215,38 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       await inboxLink.click();
       await eventually(() => same(groupNames(), ['Direct messages', '#general']), 'design gone once read');
 
+      // The filter: by topic, by channel, by people; nothing matching says so.
+      const filter = inbox.getByLabel('Filter conversations');
+      await filter.fill('LUNCH');
+      await eventually(() => same(groupNames(), ['#general']), 'only general for lunch');
+      assert.deepEqual(await rowLabels('#general'), ['#general \u203a lunch']);
+      await filter.fill('carol');
+      await eventually(() => same(groupNames(), ['Direct messages']), 'only the direct messages for carol');
+      assert.deepEqual(await rowLabels('Direct messages'), ['Bob Inbox, Carol Inbox', 'Carol Inbox']);
+      await filter.fill('#gen');
+      await eventually(() => same(groupNames(), ['#general']), 'general by its name');
+      await filter.fill('nothing like this');
+      await inbox.getByText('No conversations match.').waitFor();
+      assert.deepEqual(await groupNames(), []);
+      await filter.fill('');
+      await eventually(() => same(groupNames(), ['Direct messages', '#general']), 'all again');
+
+      // A group collapses to its heading (its count stays), and stays so after a reload.
+      const generalToggle = inbox.getByRole('button', { name: '#general conversations' });
+      assert.equal(await generalToggle.getAttribute('aria-expanded'), 'true');
+      await generalToggle.click();
+      await eventually(async () => (await rowsOf('#general').count()) === 0, 'general collapsed');
+      assert.equal(await generalToggle.getAttribute('aria-expanded'), 'false');
+      assert.equal(await generalHeading.getByLabel('2 unread').count(), 1);
+      assert.equal(await rowsOf('Direct messages').count(), 2);
+      await page.reload();
+      await inbox.getByRole('region', { name: 'Direct messages', exact: true }).waitFor();
+      await rowsOf('Direct messages').first().waitFor();
+      assert.equal(await rowsOf('#general').count(), 0);
+      await inbox.getByRole('button', { name: '#general conversations' }).click();
+      await rowsOf('#general').first().waitFor();
+      assert.deepEqual(await rowLabels('#general'), ['#general \u203a lunch']);
+
       // Everything read elsewhere: the inbox says so.
       assertSuccess(await owner.request('POST', '/mark_all_as_read', {}));
       await inbox.getByText('There are no unread messages in your inbox.').waitFor();

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { model } from '../model.ts';
 import { narrowToHash, type Term } from '../narrow.ts';
 import { arrowsBetween, dmLabel, UnreadCell } from './Recent.tsx';
@@ -89,22 +90,58 @@ function Mention({ on }: { on: boolean }) {
   ) : null;
 }
 
+/** Where this browser keeps which of the user's inbox groups are collapsed. */
+const collapsedKey = () => `parley-inbox-collapsed:${model.me.user_id}`;
+
+function readCollapsed(): Set<string> {
+  try {
+    const list = JSON.parse(localStorage.getItem(collapsedKey()) ?? '[]') as unknown;
+    return new Set(Array.isArray(list) ? list.filter((k): k is string => typeof k === 'string') : []);
+  } catch {
+    return new Set();
+  }
+}
+
 /**
  * The inbox (#inbox): every conversation with unread messages, grouped (direct
  * messages, then each channel), each with its unread count, an @ where the
- * user is mentioned, a link to it and a button marking it read. The arrow
- * keys move between the links.
+ * user is mentioned, a link to it and a button marking it read. A text
+ * filters the conversations (by channel, topic or people); a group can be
+ * collapsed to its heading (remembered in this browser). The arrow keys move
+ * between the links.
  */
 export function Inbox() {
+  const [text, setText] = useState('');
+  const [collapsed, setCollapsed] = useState(readCollapsed);
+  const toggle = (key: string) => {
+    const next = new Set(collapsed);
+    if (!next.delete(key)) next.add(key);
+    setCollapsed(next);
+    localStorage.setItem(collapsedKey(), JSON.stringify([...next]));
+  };
+  const needle = text.trim().toLowerCase();
   const all = groups();
+  const shown = all
+    .map((g) => ({ ...g, shownRows: needle ? g.rows.filter((r) => r.fullLabel.toLowerCase().includes(needle)) : g.rows }))
+    .filter((g) => g.shownRows.length > 0);
   return (
     <section class="inbox" aria-label="Inbox" onKeyDown={arrowsBetween('a.inbox-link')}>
+      {all.length > 0 && (
+        <div class="recent-filters">
+          <input type="search" aria-label="Filter conversations" placeholder="Filter conversations" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        </div>
+      )}
       {all.length === 0 && <p class="empty">There are no unread messages in your inbox.</p>}
-      {all.map((g) => {
+      {all.length > 0 && shown.length === 0 && <p class="side-empty">No conversations match.</p>}
+      {shown.map((g) => {
         const unread = g.rows.reduce((n, r) => n + r.unread, 0);
+        const open = !collapsed.has(g.key);
         return (
           <section key={g.key} class="inbox-group" aria-label={g.label}>
             <h2 class="inbox-heading">
+              <button type="button" class="icon-btn inbox-toggle" aria-expanded={open} aria-label={`${g.label} conversations`} title={open ? 'Collapse' : 'Expand'} onClick={() => toggle(g.key)}>
+                {open ? '\u25be' : '\u25b8'}
+              </button>
               {g.terms ? (
                 <a class="inbox-link" href={narrowToHash(g.terms)}>
                   {g.label}
@@ -117,17 +154,19 @@ export function Inbox() {
               </span>
               <Mention on={g.rows.some((r) => r.mentioned)} />
             </h2>
-            <ul class="inbox-rows">
-              {g.rows.map((r) => (
-                <li key={r.key} aria-label={r.fullLabel}>
-                  <a class="inbox-link" href={narrowToHash(r.terms)}>
-                    {r.label}
-                  </a>
-                  <Mention on={r.mentioned} />
-                  <UnreadCell label={r.fullLabel} terms={r.terms} unread={r.unread} />
-                </li>
-              ))}
-            </ul>
+            {open && (
+              <ul class="inbox-rows">
+                {g.shownRows.map((r) => (
+                  <li key={r.key} aria-label={r.fullLabel}>
+                    <a class="inbox-link" href={narrowToHash(r.terms)}>
+                      {r.label}
+                    </a>
+                    <Mention on={r.mentioned} />
+                    <UnreadCell label={r.fullLabel} terms={r.terms} unread={r.unread} />
+                  </li>
+                ))}
+              </ul>
+            )}
           </section>
         );
       })}
