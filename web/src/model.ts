@@ -174,6 +174,8 @@ export interface ScheduledMessage {
   to: number | number[];
   topic?: string;
   content: string;
+  /** Its content as the server rendered it. */
+  rendered_content: string;
   scheduled_delivery_timestamp: number;
   /** The server tried to send it and could not. */
   failed: boolean;
@@ -185,6 +187,8 @@ export interface Reminder {
   reminder_target_message_id: number;
   /** What the reminder will say (the note, and the message it is about). */
   content: string;
+  /** The same, as the server rendered it. */
+  rendered_content: string;
   scheduled_delivery_timestamp: number;
   failed: boolean;
 }

@@ -97,6 +97,23 @@ export function prepareHtml(html: string): string {
 const NO_ALERT_WORDS = 'a, code, pre, .user-mention, .user-group-mention, .topic-mention, .katex, .emoji';
 const alertCache = new Map<string, string>();
 
+const plainCache = new Map<string, string>();
+
+/**
+ * Rendered message HTML as one line of text (its blocks and line breaks
+ * separated by spaces, emoji as characters, math without its MathML copy),
+ * as the lists of scheduled messages and reminders show a message.
+ */
+export function plainText(html: string): string {
+  return remembered(plainCache, 500, html, () => {
+    const doc = new DOMParser().parseFromString(prepareHtml(html), 'text/html');
+    for (const el of doc.body.querySelectorAll('.katex-mathml')) el.remove();
+    for (const el of doc.body.querySelectorAll('br')) el.replaceWith(' ');
+    for (const el of doc.body.querySelectorAll('p, div, blockquote, pre, li, tr, td, th, h1, h2, h3, h4, h5, h6')) el.append(' ');
+    return (doc.body.textContent ?? '').replace(/\s+/g, ' ').trim();
+  });
+}
+
 /**
  * A message's HTML with each occurrence of the alert words in its text (any
  * case, as whole words) in a `<span class="alert-word">`, outside links,

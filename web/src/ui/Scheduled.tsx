@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type ScheduledMessage } from '../model.ts';
-import { fullTime } from '../util.ts';
+import { fullTime, plainText } from '../util.ts';
 import { EditorActions, ErrorLine, useRequest } from './request.tsx';
 import { closeOnEscape } from './Dialog.tsx';
 
@@ -127,6 +127,16 @@ function ScheduledEdit({ m, onClose }: { m: ScheduledMessage; onClose(): void })
   );
 }
 
+/** A listed message's text on one line, as rendered (the whole in its tooltip). */
+function ListedText({ html }: { html: string }) {
+  const text = plainText(html);
+  return (
+    <span class="scheduled-text" title={text}>
+      {text}
+    </span>
+  );
+}
+
 /**
  * The user's scheduled messages not sent yet (soonest first), each with its
  * time, where it goes, its text, a way to change it, and a way to cancel it
@@ -149,7 +159,7 @@ export function ScheduledList() {
               {m.failed && <span class="form-error"> (not sent: the server could not send it)</span>}
             </span>
             <span class="scheduled-target">{target(m)}</span>
-            <span class="scheduled-text">{m.content}</span>
+            <ListedText html={m.rendered_content} />
             <span class="scheduled-actions">
               <button type="button" class="btn small" aria-expanded={editing === m.scheduled_message_id} onClick={() => setEditing(editing === m.scheduled_message_id ? null : m.scheduled_message_id)}>
                 Edit
@@ -214,7 +224,7 @@ export function RemindersList() {
             <a class="scheduled-target" href={`#narrow/near/${r.reminder_target_message_id}`}>
               The message
             </a>
-            <span class="scheduled-text">{r.content}</span>
+            <ListedText html={r.rendered_content} />
             <span class="scheduled-actions">
               <button type="button" class="btn small" disabled={busy} onClick={() => void run(() => api('DELETE', `/reminders/${r.reminder_id}`))}>
                 Cancel reminder
