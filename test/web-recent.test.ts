@@ -8,10 +8,12 @@
  * list, all live; a row's "Mark as read" (the server has it read); the
  * "Participated", text and "Include muted" filters; a row (clicked, or
  * reached with the arrow keys) opening its conversation, whose messages the
- * server then has read. The Inbox (#inbox): the conversations with unread
+ * server then has read; older conversations than the newest 400 messages
+ * loaded on asking. The Inbox (#inbox): the conversations with unread
  * messages, direct messages first, then each channel in the sidebar's order,
  * newest first, mentions marked, muted channels left out; live; "Mark as
- * read"; a row opening its conversation; empty once all is read. Skipped
+ * read"; a row opening its conversation; filtered by a text; a group
+ * collapsed (still after a reload); empty once all is read. Skipped
  * (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
@@ -145,6 +147,29 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       await links.filter({ hasText: '#design \u203a delta' }).waitFor();
       assertSuccess(await owner.request('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify(['design']) }));
       await eventually(async () => !(await labels()).includes('#design \u203a delta'), 'the topic of the channel left gone');
+      await ctx.close();
+    }));
+  test('older conversations than the newest 400 messages load on asking, until there are none', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'general' }]) }));
+      const post = async (topic: string, content: string) => assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic, content })).id as number;
+      await post('old times', 'long ago');
+      // 400 messages in another topic after it: the first fetch of the view holds only those.
+      for (let i = 0; i < 400; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => post('flood', `flood ${i + j}`)));
+
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#recent');
+      const table = page.getByRole('table', { name: 'Conversations' });
+      await table.getByRole('link', { name: '#general \u203a flood' }).waitFor();
+      assert.equal(await table.getByRole('link', { name: '#general \u203a old times' }).count(), 0);
+      await page.getByRole('button', { name: 'Load more conversations' }).click();
+      await table.getByRole('link', { name: '#general \u203a old times' }).waitFor();
+      // Older first in the list: below the flood.
+      const labels = await table.getByRole('link').allTextContents();
+      assert.ok(labels.indexOf('#general \u203a old times') > labels.indexOf('#general \u203a flood'), labels.join(' | '));
+      // Nothing older is left: the button goes.
+      await eventually(async () => (await page.getByRole('button', { name: /Load more conversations|Loading/ }).count()) === 0, 'the button gone once all is loaded');
       await ctx.close();
     }));
   test('the inbox: unread conversations grouped, direct messages first, channels in the sidebar order, newest first; mentions marked; live; mark as read; a row opens its conversation', () =>

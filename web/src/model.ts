@@ -560,6 +560,10 @@ export class Model {
   recentMessages: Map<number, RecentMessage> | null = null;
   /** Why fetching them failed, if it did. */
   recentError: string | null = null;
+  /** Whether the Recent conversations view has the user's oldest message (nothing older to load). */
+  recentFoundOldest = false;
+  /** Whether older messages for that view are being fetched ("Load more conversations"). */
+  recentLoadingOlder = false;
   /** Cache of every message we hold, by id (for events that carry only ids). */
   private listeners = new Set<Listener>();
   private scheduled = false;
@@ -942,11 +946,38 @@ export class Model {
       // Messages that came by event while this was asked for are kept; older ones are as the server says now.
       for (const m of this.recentMessages?.values() ?? []) if (m.id > newest) fetched.set(m.id, m);
       this.recentMessages = fetched;
+      this.recentFoundOldest = r.found_oldest === true;
       this.recentError = null;
     } catch (err) {
       this.recentError = err instanceof ApiError ? err.message : 'The server could not be reached.';
     }
     this.changed();
+  }
+
+  /** Fetches the messages before the oldest the Recent conversations view has, for older conversations ("Load more conversations"). */
+  async loadOlderRecent(): Promise<void> {
+    const have = this.recentMessages;
+    if (!have || this.recentFoundOldest || this.recentLoadingOlder) return;
+    let oldest = Infinity;
+    for (const id of have.keys()) oldest = Math.min(oldest, id);
+    if (oldest === Infinity) return;
+    this.recentLoadingOlder = true;
+    this.changed();
+    try {
+      const r = await api('GET', '/messages', { anchor: oldest, include_anchor: false, num_before: RECENT_FETCH, num_after: 0, narrow: [], apply_markdown: false, client_gravatar: false });
+      // A reconnect's fetch may have replaced the map meanwhile: older messages go into whatever the view has now.
+      for (const m of r.messages as any[]) {
+        const msg = this.normalize(m);
+        if (!this.recentMessages?.has(msg.id)) this.recentMessages?.set(msg.id, this.recentOf(msg));
+      }
+      if (this.recentMessages === have) this.recentFoundOldest = r.found_oldest === true;
+      this.recentError = null;
+    } catch (err) {
+      this.recentError = err instanceof ApiError ? err.message : 'The server could not be reached.';
+    } finally {
+      this.recentLoadingOlder = false;
+      this.changed();
+    }
   }
 
   private recentOf(m: Message): RecentMessage {

@@ -113,7 +113,8 @@ function lastTime(ts: number): string {
  * Recent conversations (#recent): the latest channel topics and direct-message
  * conversations, newest activity first, with their unread counts, latest
  * senders and last message's time; filters for unread ones, ones the user
- * sent to, muted ones and a text. The arrow keys move between rows.
+ * sent to, muted ones and a text; older conversations load on asking
+ * ("Load more conversations"). The arrow keys move between rows.
  */
 export function Recent() {
   const [unreadOnly, setUnreadOnly] = useState(false);
@@ -195,6 +196,13 @@ export function Recent() {
         </table>
       )}
       {model.recentMessages !== null && rows.length === 0 && <p class="side-empty">No conversations match.</p>}
+      {model.recentMessages !== null && !model.recentFoundOldest && (
+        <p class="recent-more">
+          <button type="button" class="btn" disabled={model.recentLoadingOlder} onClick={() => void model.loadOlderRecent()}>
+            {model.recentLoadingOlder ? 'Loading\u2026' : 'Load more conversations'}
+          </button>
+        </p>
+      )}
     </section>
   );
 }
