@@ -201,11 +201,25 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await search.fill('banana');
       await search.press('Enter');
       await eventually(async () => (await rows.count()) === 2, 'two messages with banana');
+      // The matches are marked, as the server marked them; nothing else is.
+      const marks = page.locator('article.message-row .rendered .highlight');
+      await eventually(async () => (await marks.count()) === 2, 'banana marked in both');
+      assert.deepEqual(await marks.allTextContents(), ['banana', 'banana']);
       // A new match from someone else appears in the results by itself; a non-match does not.
       await sendApi(t.client(bob), 'veg', 'no fruit here');
       await sendApi(t.client(bob), 'veg', 'banana split tonight');
       await messageRow(page, 'banana split tonight').waitFor();
       assert.equal(await rows.filter({ hasText: 'no fruit here' }).count(), 0);
+      // An edited match shows its new text (the marks were for the old one).
+      const bread = (await owner.request('GET', '/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow: JSON.stringify([{ operator: 'search', operand: 'bread' }]) })).body.messages[0].id as number;
+      assertSuccess(await owner.request('PATCH', `/messages/${bread}`, { content: 'I like banana cake' }));
+      await messageRow(page, 'I like banana cake').waitFor();
+      assert.equal(await rows.filter({ hasText: 'banana bread' }).count(), 0);
+      // Other views show no marks.
+      await page.getByRole('link', { name: /^All messages/ }).click();
+      await messageRow(page, 'apples are fine').waitFor();
+      assert.equal(await marks.count(), 0);
+      await page.goBack();
 
       // Starred: only Welcome Bot's greeting to the first owner (every new account's greeting is starred).
       await search.fill('is:starred');

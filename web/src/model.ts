@@ -118,6 +118,8 @@ export interface Message extends LocalMessage {
   reactions: Reaction[];
   /** In ID order; a poll's or to-do list's state is rebuilt from them (`widgets.ts`). */
   submessages: Submessage[];
+  /** In a search's results: the content with the search's words marked (`<span class="highlight">`), as fetched. */
+  match_content?: string;
 }
 
 interface UnreadInfo {
@@ -1196,6 +1198,8 @@ export class Model {
       if (!m) continue;
       if (id === ev.message_id && ev.rendered_content !== undefined) {
         m.content = ev.rendered_content;
+        // The marks were for the text before the edit.
+        delete m.match_content;
         if (ev.edit_timestamp) m.last_edit_timestamp = ev.edit_timestamp;
       }
       if ((newTopic !== undefined || newStream !== undefined) && ev.edit_timestamp) m.last_moved_timestamp = ev.edit_timestamp;

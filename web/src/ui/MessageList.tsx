@@ -40,9 +40,9 @@ function conversationTerms(m: Message): Term[] {
   return [{ operator: 'dm', operand: ids.length ? ids : [model.me.user_id] }];
 }
 
-/** A message's HTML as shown: its alert words highlighted when the server found one in it. */
+/** A message's HTML as shown: a search's matches marked (as the server marked them), its alert words highlighted when the server found one in it. */
 function contentHtml(m: Message): string {
-  const html = prepareHtml(m.content);
+  const html = prepareHtml(m.match_content ?? m.content);
   return m.flags.includes('has_alert_word') ? highlightAlertWords(html, model.alertWords) : html;
 }
 
