@@ -1,6 +1,7 @@
 /**
  * The browser client in real Chromium: desktop notifications and sounds, the
- * Channels dialog, invitations, bots and the organization settings.
+ * Channels dialog, invitations, bots, the organization settings, and one's
+ * account and notifications away from the page.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
@@ -9,6 +10,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
 import { browserTests, eventually, loginPage, loginToView, messageRow, notificationsShown, PASSWORD, recordNotifications, send, setInFront, withWebServer } from './web-browser.ts';
+
+/** The emails the server has sent to `addr` (its log in `dataDir`). */
+function emailsSent(dataDir: string, addr: string): Array<{ text: string }> {
+  const file = join(dataDir, 'emails.log');
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.to.includes(addr)) : [];
+}
 
 await browserTests('the web client in Chromium: notifications, sounds, the Channels dialog, invitations, bots, organization settings', (newContext) => {
   test('desktop notifications: direct messages and mentions while the page is not in front, as the settings say', () =>
@@ -58,7 +65,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings' });
       await dialog.getByText('Shown while this page is not in front.').waitFor();
-      await dialog.getByLabel('Direct messages and mentions').uncheck();
+      await dialog.getByLabel('Direct messages and mentions', { exact: true }).uncheck();
       const saved = async () => assertSuccess(await t.client(t.owner).request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.enable_desktop_notifications;
       await eventually(async () => (await saved()) === false, 'the setting saved');
       await page.keyboard.press('Escape');
@@ -208,10 +215,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
 
   test('invitations: the owner invites from Settings; the invitee signs up by the emailed link and uses the web client', () =>
     withWebServer(async (t) => {
-      const emailsTo = (addr: string): Array<{ text: string }> => {
-        const file = join(t.server.svc.config.dataDir, 'emails.log');
-        return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.to.includes(addr)) : [];
-      };
+      const emailsTo = (addr: string) => emailsSent(t.server.svc.config.dataDir, addr);
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
@@ -439,6 +443,88 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await page.goto(`${t.url}/`);
       await page.getByRole('log', { name: 'History' }).waitFor();
       assert.equal(await page.getByRole('heading', { name: 'All messages', exact: true }).count(), 1);
+      await ctx.close();
+    }));
+  test("account and notifications away: each choice saved at the server and changes elsewhere shown; the time zone; a new email confirmed from its link; deactivating one's account (not the only owner's)", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Account' });
+      const bob = t.client(bobAccount);
+      const settingsOf = async () => assertSuccess(await bob.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings as Record<string, unknown>;
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bobAccount.email, PASSWORD);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+
+      const choices: Array<[string, string, boolean]> = [
+        ['Email me about direct messages and mentions', 'enable_offline_email_notifications', true],
+        ['Notify my phones of direct messages and mentions', 'enable_offline_push_notifications', true],
+        ['Email me about every message in my channels', 'enable_stream_email_notifications', false],
+        ['Notify my phones of every message in my channels', 'enable_stream_push_notifications', false],
+        ['Send me digest emails', 'enable_digest_emails', true],
+        ['Notify me of @all and @topic mentions', 'wildcard_mentions_notify', true],
+        ['Followed topics: desktop notifications', 'enable_followed_topic_desktop_notifications', true],
+        ['Followed topics: sounds', 'enable_followed_topic_audible_notifications', true],
+        ['Followed topics: emails', 'enable_followed_topic_email_notifications', true],
+        ['Followed topics: phones', 'enable_followed_topic_push_notifications', true],
+        ['Let others see when I am online', 'presence_enabled', true],
+      ];
+      for (const [label, property, before] of choices) {
+        const box = dialog.getByLabel(label, { exact: true });
+        assert.equal(await box.isChecked(), before, label);
+        assert.equal((await settingsOf())[property], before, property);
+        await box.click();
+        await eventually(async () => (await settingsOf())[property] === !before, `${property} changed at the server`);
+        assert.equal(await box.isChecked(), !before, label);
+      }
+      await dialog.getByLabel('Wait before emailing').selectOption({ label: '1 hour' });
+      await eventually(async () => (await settingsOf()).email_notifications_batching_period_seconds === 3600, 'the batching period at the server');
+      // Changed elsewhere: shown.
+      assertSuccess(await bob.request('PATCH', '/settings', { enable_digest_emails: true, email_notifications_batching_period_seconds: 600 }));
+      await eventually(async () => await dialog.getByLabel('Send me digest emails', { exact: true }).isChecked(), 'digests on again, shown');
+      await eventually(async () => (await dialog.getByLabel('Wait before emailing').inputValue()) === '600', 'the period from elsewhere shown');
+
+      // The time zone: the server has it, and others see it.
+      assert.equal(await dialog.getByLabel('Time zone').inputValue(), '');
+      await dialog.getByLabel('Time zone').selectOption('Asia/Tokyo');
+      await eventually(async () => (await settingsOf()).timezone === 'Asia/Tokyo', 'the time zone at the server');
+      assert.equal(assertSuccess(await owner.get(`/users/${bobAccount.id}`)).user.timezone, 'Asia/Tokyo');
+
+      // A new email: asked for, then made by the link sent to it; the page shows it.
+      const current = dialog.getByLabel('Current email');
+      assert.equal(await current.textContent(), bobAccount.email);
+      await dialog.getByLabel('New email').fill('bob.moved@example.org');
+      await dialog.getByRole('button', { name: 'Change email' }).click();
+      await dialog.getByRole('status').filter({ hasText: 'Check your new address' }).waitFor();
+      const [mail] = emailsSent(t.server.svc.config.dataDir, 'bob.moved@example.org');
+      const link = /\/accounts\/confirm_new_email\/[A-Za-z0-9]+\//.exec(mail!.text)?.[0];
+      assert.ok(link, mail!.text);
+      assert.equal((await fetch(`${t.url}${link}`)).status, 200);
+      await eventually(async () => (await current.textContent()) === 'bob.moved@example.org', 'the new address shown');
+      // Refused by the organization: the server's reason.
+      assertSuccess(await owner.request('PATCH', '/realm', { email_changes_disabled: true }));
+      await dialog.getByLabel('New email').fill('bob.again@example.org');
+      await dialog.getByRole('button', { name: 'Change email' }).click();
+      await dialog.getByRole('alert').filter({ hasText: 'Email address changes are disabled in this organization.' }).waitFor();
+
+      // The only owner may not deactivate their account: the server's reason.
+      const ownerCtx = await newContext();
+      const ownerPage = await loginPage(ownerCtx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await ownerPage.getByRole('button', { name: 'Settings', exact: true }).click();
+      const ownerDialog = ownerPage.getByRole('dialog', { name: 'Settings' });
+      await ownerDialog.getByRole('button', { name: 'Deactivate my account' }).click();
+      await ownerDialog.getByRole('button', { name: 'Yes, deactivate my account' }).click();
+      await ownerDialog.getByRole('alert').filter({ hasText: 'Cannot deactivate the only organization owner.' }).waitFor();
+      assert.equal(assertSuccess(await owner.get('/users/me')).is_active, true);
+      await ownerCtx.close();
+
+      // Bob deactivates his: asked twice ("Cancel" keeps it), then logged out; the server has it.
+      await dialog.getByRole('button', { name: 'Deactivate my account' }).click();
+      await dialog.getByRole('alertdialog', { name: 'Deactivate your account?' }).getByRole('button', { name: 'Cancel' }).click();
+      await dialog.getByRole('button', { name: 'Deactivate my account' }).click();
+      await dialog.getByRole('button', { name: 'Yes, deactivate my account' }).click();
+      await page.waitForURL(`${t.url}/login/`);
+      assert.equal(assertSuccess(await owner.get(`/users/${bobAccount.id}`)).user.is_active, false);
       await ctx.close();
     }));
   test('invitation links: made in Settings for a role and a time (the server has it), listed with the invitations by email, opening the join page; revoked, the link no longer works', () =>

@@ -6,7 +6,7 @@ import { LOCK } from './Sidebar.tsx';
 import { PersonalSettings, setSubscriptionProperty } from './ChannelPersonal.tsx';
 import { Dialog } from './Dialog.tsx';
 import { isAdministrator } from './Organization.tsx';
-import { ErrorLine, failureText, useAction, useRequest } from './request.tsx';
+import { Confirm, ErrorLine, failureText, useAction, useRequest } from './request.tsx';
 import { PickToAdd } from './UserGroups.tsx';
 
 /** The ID of the channel of this name, once the client knows it (at most 10 s). */
@@ -334,23 +334,17 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
         add={(userId) => change.run(() => api('POST', '/users/me/subscriptions', { subscriptions: [{ name: c.name }], principals: [userId] }))}
       />
       {confirmArchive ? (
-        <div class="confirm" role="alertdialog" aria-label={`Archive #${c.name}?`}>
-          <span>Archive #{c.name}? No one can send to it any more, and it leaves everyone's channel list.</span>
-          <button
-            type="button"
-            class="btn danger small"
-            disabled={change.busy}
-            onClick={() => {
-              setConfirmArchive(false);
-              void change.run(() => api('DELETE', `/streams/${id}`));
-            }}
-          >
-            Archive
-          </button>
-          <button type="button" class="btn small" onClick={() => setConfirmArchive(false)}>
-            Cancel
-          </button>
-        </div>
+        <Confirm
+          label={`Archive #${c.name}?`}
+          text={`Archive #${c.name}? No one can send to it any more, and it leaves everyone's channel list.`}
+          action="Archive"
+          busy={change.busy}
+          onConfirm={() => {
+            setConfirmArchive(false);
+            void change.run(() => api('DELETE', `/streams/${id}`));
+          }}
+          onCancel={() => setConfirmArchive(false)}
+        />
       ) : (
         <button type="button" class="btn" disabled={change.busy} onClick={() => setConfirmArchive(true)}>
           Archive #{c.name}

@@ -3,7 +3,7 @@ import { api } from '../api.ts';
 import { model, setProfileValue, type ProfileField, type User } from '../model.ts';
 import { prepareHtml } from '../util.ts';
 import { isAdministrator } from './Organization.tsx';
-import { EditorActions, ErrorLine, useAction, useRequest } from './request.tsx';
+import { Confirm, EditorActions, ErrorLine, useAction, useRequest } from './request.tsx';
 
 /** Zulip's custom profile field types, as offered here (the order of the choice). */
 const TYPES: Array<[number, string]> = [
@@ -252,23 +252,17 @@ export function ProfileFields() {
                 </button>
               </span>
               {confirming === f.id && (
-                <div class="confirm" role="alertdialog" aria-label={`Delete ${f.name}?`}>
-                  <span>Delete {f.name}? Everyone's value for it goes too.</span>
-                  <button
-                    type="button"
-                    class="btn danger small"
-                    disabled={change.busy}
-                    onClick={() => {
-                      setConfirming(null);
-                      void change.run(() => api('DELETE', `/realm/profile_fields/${f.id}`));
-                    }}
-                  >
-                    Delete
-                  </button>
-                  <button type="button" class="btn small" onClick={() => setConfirming(null)}>
-                    Cancel
-                  </button>
-                </div>
+                <Confirm
+                  label={`Delete ${f.name}?`}
+                  text={`Delete ${f.name}? Everyone's value for it goes too.`}
+                  action="Delete"
+                  busy={change.busy}
+                  onConfirm={() => {
+                    setConfirming(null);
+                    void change.run(() => api('DELETE', `/realm/profile_fields/${f.id}`));
+                  }}
+                  onCancel={() => setConfirming(null)}
+                />
               )}
               {editing === f.id && <EditProfileField field={f} onDone={() => setEditing(null)} />}
             </li>

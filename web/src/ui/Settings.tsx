@@ -4,6 +4,7 @@ import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
 import { EmojiPicker, PickedEmoji, type Picked } from './Emoji.tsx';
 import { ErrorLine, useAction, useRequest } from './request.tsx';
+import { Account, AwayNotifications, SettingCheck } from './Account.tsx';
 import { Avatar } from './Avatar.tsx';
 import { fullTime, uploadedAvatarUrl } from '../util.ts';
 import { Bots } from './Bots.tsx';
@@ -70,32 +71,24 @@ export function Settings({ onClose }: { onClose(): void }) {
         </button>
         {pw.view}
       </form>
+      <Account setSetting={setSetting} />
       <section>
         <h2>Display</h2>
-        <label class="check">
-          <input type="checkbox" checked={!!model.settings.twenty_four_hour_time} onChange={(e) => void setSetting('twenty_four_hour_time', e.currentTarget.checked)} />
-          24-hour time
-        </label>
+        <SettingCheck property="twenty_four_hour_time" label="24-hour time" setSetting={setSetting} on={false} />
         <label for="set-theme">Theme</label>
         <select id="set-theme" value={String(model.settings.color_scheme ?? 1)} onChange={(e) => void setSetting('color_scheme', Number(e.currentTarget.value))}>
           <option value="1">Same as the system</option>
           <option value="3">Light</option>
           <option value="2">Dark</option>
         </select>
-        <label class="check">
-          <input type="checkbox" checked={model.settings.web_left_sidebar_show_channel_folders !== false} onChange={(e) => void setSetting('web_left_sidebar_show_channel_folders', e.currentTarget.checked)} />
-          Group channels by folder in the left sidebar
-        </label>
+        <SettingCheck property="web_left_sidebar_show_channel_folders" label="Group channels by folder in the left sidebar" setSetting={setSetting} />
         <label for="set-home">Home view</label>
         <select id="set-home" value={model.settings.web_home_view ?? 'inbox'} onChange={(e) => void setSetting('web_home_view', e.currentTarget.value)}>
           <option value="inbox">Inbox</option>
           <option value="recent">Recent conversations</option>
           <option value="all_messages">All messages</option>
         </select>
-        <label class="check">
-          <input type="checkbox" checked={model.settings.send_read_receipts !== false} onChange={(e) => void setSetting('send_read_receipts', e.currentTarget.checked)} />
-          Let others see when I have read messages
-        </label>
+        <SettingCheck property="send_read_receipts" label="Let others see when I have read messages" setSetting={setSetting} />
         <label class="check">
           <input type="checkbox" checked={model.settings.send_stream_typing_notifications !== false && model.settings.send_private_typing_notifications !== false} onChange={async (e) => {
             const v = e.currentTarget.checked;
@@ -104,10 +97,7 @@ export function Settings({ onClose }: { onClose(): void }) {
           }} />
           Let others see when I am typing
         </label>
-        <label class="check">
-          <input type="checkbox" checked={model.settings.enable_drafts_synchronization !== false} onChange={(e) => void setSetting('enable_drafts_synchronization', e.currentTarget.checked)} />
-          Keep my drafts at the server (else only in this browser)
-        </label>
+        <SettingCheck property="enable_drafts_synchronization" label="Keep my drafts at the server (else only in this browser)" setSetting={setSetting} />
         {display.view}
       </section>
       <Notifications setSetting={setSetting} />
@@ -183,18 +173,10 @@ function Notifications({ setSetting }: { setSetting(property: string, value: unk
       ) : (
         <p>Shown while this page is not in front.</p>
       )}
-      <label class="check">
-        <input type="checkbox" checked={model.settings.enable_desktop_notifications !== false} onChange={(e) => void setSetting('enable_desktop_notifications', e.currentTarget.checked)} />
-        Direct messages and mentions
-      </label>
-      <label class="check">
-        <input type="checkbox" checked={!!model.settings.enable_stream_desktop_notifications} onChange={(e) => void setSetting('enable_stream_desktop_notifications', e.currentTarget.checked)} />
-        Every message in my channels
-      </label>
-      <label class="check">
-        <input type="checkbox" checked={model.settings.enable_sounds !== false} onChange={(e) => void setSetting('enable_sounds', e.currentTarget.checked)} />
-        Sounds (direct messages, mentions), while this page is not in front
-      </label>
+      <SettingCheck property="enable_desktop_notifications" label="Direct messages and mentions" setSetting={setSetting} />
+      <SettingCheck property="enable_stream_desktop_notifications" label="Every message in my channels" setSetting={setSetting} on={false} />
+      <SettingCheck property="enable_sounds" label="Sounds (direct messages, mentions), while this page is not in front" setSetting={setSetting} />
+      <AwayNotifications setSetting={setSetting} />
     </section>
   );
 }

@@ -92,3 +92,18 @@ export function NameAndDescription(props: { id: string; noun: string; name: stri
     </>
   );
 }
+
+/** A question before something not undone: what it does, a button doing it and one cancelling. */
+export function Confirm(props: { label: string; text: string; action: string; busy: boolean; onConfirm(): void; onCancel(): void }) {
+  return (
+    <div class="confirm" role="alertdialog" aria-label={props.label}>
+      <span>{props.text}</span>
+      <button type="button" class="btn danger small" disabled={props.busy} onClick={props.onConfirm}>
+        {props.action}
+      </button>
+      <button type="button" class="btn small" onClick={props.onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}

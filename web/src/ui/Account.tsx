@@ -1,0 +1,145 @@
+import { useState } from 'preact/hooks';
+import { api, logout } from '../api.ts';
+import { stop } from '../events.ts';
+import { model } from '../model.ts';
+import { Confirm, useAction } from './request.tsx';
+
+type SetSetting = (property: string, value: unknown) => Promise<void>;
+
+/** A user setting that is true or false, as a checkbox (`on` when the server has not said). */
+export function SettingCheck({ property, label, setSetting, on = true }: { property: string; label: string; setSetting: SetSetting; on?: boolean }) {
+  const value = model.settings[property];
+  return (
+    <label class="check">
+      <input type="checkbox" checked={value === undefined ? on : !!value} onChange={(e) => void setSetting(property, e.currentTarget.checked)} />
+      {label}
+    </label>
+  );
+}
+
+/** Zulip's choices for how long to wait before emailing about missed messages, in seconds. */
+const BATCHING: Array<[number, string]> = [
+  [120, '2 minutes'],
+  [300, '5 minutes'],
+  [600, '10 minutes'],
+  [1800, '30 minutes'],
+  [3600, '1 hour'],
+  [21600, '6 hours'],
+  [86400, '1 day'],
+  [259200, '3 days'],
+  [604800, '1 week'],
+];
+
+/**
+ * Notifications away from this page: emails and phones (while the user is
+ * away), digests, mentions of everyone, and followed topics on each way.
+ */
+export function AwayNotifications({ setSetting }: { setSetting: SetSetting }) {
+  const batching = Number(model.settings.email_notifications_batching_period_seconds ?? 120);
+  return (
+    <>
+      <h3>While I am away</h3>
+      <SettingCheck property="enable_offline_email_notifications" label="Email me about direct messages and mentions" setSetting={setSetting} />
+      <SettingCheck property="enable_offline_push_notifications" label="Notify my phones of direct messages and mentions" setSetting={setSetting} />
+      <SettingCheck property="enable_stream_email_notifications" label="Email me about every message in my channels" setSetting={setSetting} on={false} />
+      <SettingCheck property="enable_stream_push_notifications" label="Notify my phones of every message in my channels" setSetting={setSetting} on={false} />
+      <SettingCheck property="enable_digest_emails" label="Send me digest emails" setSetting={setSetting} />
+      <label for="set-batching">Wait before emailing</label>
+      <select id="set-batching" value={String(batching)} onChange={(e) => void setSetting('email_notifications_batching_period_seconds', Number(e.currentTarget.value))}>
+        {(BATCHING.some(([s]) => s === batching) ? BATCHING : [...BATCHING, [batching, `${batching} seconds`] as [number, string]]).map(([s, label]) => (
+          <option key={s} value={String(s)}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <h3>Mentions of everyone and followed topics</h3>
+      <SettingCheck property="wildcard_mentions_notify" label="Notify me of @all and @topic mentions" setSetting={setSetting} />
+      <SettingCheck property="enable_followed_topic_desktop_notifications" label="Followed topics: desktop notifications" setSetting={setSetting} />
+      <SettingCheck property="enable_followed_topic_audible_notifications" label="Followed topics: sounds" setSetting={setSetting} />
+      <SettingCheck property="enable_followed_topic_email_notifications" label="Followed topics: emails" setSetting={setSetting} />
+      <SettingCheck property="enable_followed_topic_push_notifications" label="Followed topics: phones" setSetting={setSetting} />
+    </>
+  );
+}
+
+/** The time zones this browser knows, by their IANA names. */
+function timeZones(): string[] {
+  try {
+    return Intl.supportedValuesOf('timeZone');
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The account: its email address (a change is confirmed from the new
+ * address), whether others see when one is online, one's time zone, and
+ * deactivating it (asked twice; the server says when it may not be).
+ */
+export function Account({ setSetting }: { setSetting: SetSetting }) {
+  const [email, setEmail] = useState('');
+  const [confirming, setConfirming] = useState(false);
+  const change = useAction();
+  const deactivate = useAction();
+  const zone = String(model.settings.timezone ?? '');
+  const zones = timeZones();
+  return (
+    <section aria-labelledby="account-title">
+      <h2 id="account-title">Account</h2>
+      <p>
+        Email: <span aria-label="Current email">{model.me.delivery_email || model.me.email}</span>
+      </p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void change.run(async () => {
+            await api('PATCH', '/settings', { email: email.trim() });
+            setEmail('');
+          }, 'Check your new address: the change is made once you follow the link sent there.');
+        }}
+      >
+        <label for="set-email">New email</label>
+        <div class="row">
+          <input id="set-email" type="email" autocomplete="email" value={email} required onInput={(e) => setEmail(e.currentTarget.value)} />
+          <button class="btn" type="submit" disabled={change.busy}>
+            Change email
+          </button>
+        </div>
+        {change.view}
+      </form>
+      <SettingCheck property="presence_enabled" label="Let others see when I am online" setSetting={setSetting} />
+      <label for="set-timezone">Time zone</label>
+      <select id="set-timezone" value={zone} onChange={(e) => void setSetting('timezone', e.currentTarget.value)}>
+        <option value="">Not set</option>
+        {zone && !zones.includes(zone) && <option value={zone}>{zone}</option>}
+        {zones.map((z) => (
+          <option key={z} value={z}>
+            {z}
+          </option>
+        ))}
+      </select>
+      {!confirming ? (
+        <button type="button" class="btn danger" onClick={() => setConfirming(true)}>
+          Deactivate my account
+        </button>
+      ) : (
+        <Confirm
+          label="Deactivate your account?"
+          text="Deactivate your account? You will be logged out, and only an administrator can reactivate it."
+          action="Yes, deactivate my account"
+          busy={deactivate.busy}
+          onConfirm={() =>
+            void deactivate.run(async () => {
+              await api('DELETE', '/users/me');
+              stop();
+              await logout();
+              location.assign('/login/');
+            }, 'Deactivated.')
+          }
+          onCancel={() => setConfirming(false)}
+        />
+      )}
+      {deactivate.view}
+    </section>
+  );
+}
