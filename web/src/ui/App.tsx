@@ -14,6 +14,7 @@ import { Settings } from './Settings.tsx';
 import { Channels } from './Channels.tsx';
 import { ChannelPersonalButton, MarkAllRead, TopicActions } from './NarrowActions.tsx';
 import { UserCard } from './UserCard.tsx';
+import { closeNewestModal } from './Dialog.tsx';
 import { Recent } from './Recent.tsx';
 import { Inbox } from './Inbox.tsx';
 
@@ -198,15 +199,8 @@ export function App() {
       const el = e.target as HTMLElement;
       const typing = el.closest('input, textarea, select, [contenteditable]');
       if (e.key === 'Escape') {
-        if (card !== null) {
-          setCard(null);
-          return;
-        }
-        if (overlay) {
-          location.hash = view ?? narrowToHash(terms);
-          return;
-        }
-        if (typing) (el as HTMLElement).blur();
+        // The newest dialog (a user's card, Settings, Channels, a message's history) closes; else a field is left.
+        if (!closeNewestModal() && typing) (el as HTMLElement).blur();
         return;
       }
       if (typing || e.ctrlKey || e.metaKey || e.altKey) return;

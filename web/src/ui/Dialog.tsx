@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 
 /** What Tab can reach inside a dialog. */
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
@@ -35,8 +36,37 @@ export function closeOnEscape(onClose: () => void): (e: KeyboardEvent) => void {
   };
 }
 
-/** A dialog over the app (settings, channels): a click outside it or its × closes it (Esc: see App); Tab stays inside it. */
+/** The open modal dialogs' ways to close, the newest last. */
+const openModals: Array<{ close(): void }> = [];
+
+/**
+ * Makes a modal dialog one that Escape closes: while it is open, it is on
+ * the stack of open modal dialogs, and closeNewestModal (App's Escape)
+ * closes the newest only (a user's card over Settings, then Settings).
+ */
+export function useModal(onClose: () => void): void {
+  const entry = useRef({ close: onClose });
+  entry.current.close = onClose;
+  useEffect(() => {
+    const e = entry.current;
+    openModals.push(e);
+    return () => {
+      const i = openModals.indexOf(e);
+      if (i >= 0) openModals.splice(i, 1);
+    };
+  }, []);
+}
+
+/** Closes the newest open modal dialog; whether there was one. */
+export function closeNewestModal(): boolean {
+  const newest = openModals[openModals.length - 1];
+  newest?.close();
+  return newest !== undefined;
+}
+
+/** A dialog over the app (settings, channels, a message's history): a click outside it, its × or Escape closes it; Tab stays inside it. */
 export function Dialog({ id, title, wide, onClose, children }: { id: string; title: string; wide?: string; onClose(): void; children: ComponentChildren }) {
+  useModal(onClose);
   return (
     <div class="overlay" role="dialog" aria-modal="true" aria-labelledby={id} onClick={(e) => e.target === e.currentTarget && onClose()} onKeyDown={keepFocusInside}>
       <div class={wide ? `settings ${wide}` : 'settings'}>

@@ -24,13 +24,10 @@ export function messageLink(m: Message): string {
   return `${location.origin}/${messageLinkHash(m, model.streamName(m.stream_id) ?? '')}`;
 }
 
-/** A dialog titled by the element `id`: the focus on its first button (Close) when it opens; Escape closes it. */
-function useDialog(id: string, onClose: () => void): void {
+/** A dialog titled by the element `id`: the focus on its first button (Close) when it opens. */
+function useFocusOnClose(id: string): void {
   useEffect(() => {
     document.getElementById(id)?.closest('[role="dialog"]')?.querySelector('button')?.focus();
-    const f = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
-    addEventListener('keydown', f);
-    return () => removeEventListener('keydown', f);
   }, []);
 }
 
@@ -51,7 +48,7 @@ const place = (streamId: number | undefined, topic: string) => `#${model.streamN
 export function EditHistory({ message, onClose }: { message: Message; onClose(): void }) {
   const [versions, setVersions] = useState<Version[] | null>(null);
   const { error, run } = useRequest();
-  useDialog('edit-history-title', onClose);
+  useFocusOnClose('edit-history-title');
   useEffect(() => {
     void run(async () => setVersions((await api('GET', `/messages/${message.id}/history`)).message_history));
   }, [message.id]);
@@ -100,7 +97,7 @@ export function EditHistory({ message, onClose }: { message: Message; onClose():
 export function ReadReceipts({ messageId, onClose }: { messageId: number; onClose(): void }) {
   const [readers, setReaders] = useState<number[] | null>(null);
   const { error, run } = useRequest();
-  useDialog('read-receipts-title', onClose);
+  useFocusOnClose('read-receipts-title');
   useEffect(() => {
     void run(async () => setReaders((await api('GET', `/messages/${messageId}/read_receipts`)).user_ids));
   }, [messageId]);

@@ -4,7 +4,7 @@ import { model } from '../model.ts';
 import { narrowToHash, type Term } from '../narrow.ts';
 import { formatTime } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
-import { keepFocusInside } from './Dialog.tsx';
+import { keepFocusInside, useModal } from './Dialog.tsx';
 import { ROLES } from './Organization.tsx';
 import { LABEL, StatusText } from './People.tsx';
 import { ProfileFieldValues } from './ProfileFields.tsx';
@@ -25,13 +25,13 @@ function localTime(timeZone: string | undefined): string | null {
  * A user's card (a click on a sender or on someone in People): who they
  * are, as the organization knows them, kept current by the events, with
  * ways to their direct messages and to the messages they sent, and to mute
- * or unmute them (not oneself). Esc (see
- * App), a click outside or Close closes it, and the focus goes back to
+ * or unmute them (not oneself). Esc, a click outside or Close closes it, and the focus goes back to
  * where it was; Tab stays inside it meanwhile.
  */
 export function UserCard({ userId, onClose }: { userId: number; onClose(): void }) {
   const box = useRef<HTMLDivElement>(null);
   const mute = useRequest();
+  useModal(onClose);
   // Right after the card is in the page: the focus is still where the click or key was.
   useLayoutEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
