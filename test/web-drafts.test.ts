@@ -87,6 +87,8 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
 
       // A direct message's draft.
       await page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /Bob Drafts/ }).click();
+      // (Typed once the conversation is in view: text typed before is the previous conversation's.)
+      await page.getByRole('heading', { name: 'Bob Drafts', exact: true }).waitFor();
       await box.fill('psst');
       await (await channelLink(page, 'general')).click();
       await eventually(async () => (await draftsAtServer(owner)).length === 1, 'the direct-message draft at the server');
