@@ -4,7 +4,7 @@
  * read it directly and re-render when `changed()` fires.
  */
 import { api, ApiError, NetworkError } from './api.ts';
-import { matches, type LocalMessage, type MatchContext, type Term } from './narrow.ts';
+import { matches, type LocalMessage, type MatchContext, type Place, type Term } from './narrow.ts';
 
 export interface User {
   user_id: number;
@@ -779,6 +779,11 @@ export class Model {
 
   dmKeyOf(m: Message): string {
     return Array.isArray(m.display_recipient) ? this.dmKey(m.display_recipient.map((r) => r.id)) : '';
+  }
+
+  /** A message's conversation. */
+  placeOf(m: Message): Place {
+    return m.type === 'stream' ? { kind: 'stream', streamId: m.stream_id, topic: m.subject } : { kind: 'dm', dmKey: this.dmKeyOf(m) };
   }
 
   userName(id: number): string {

@@ -11,6 +11,34 @@ export interface Term {
   negated?: boolean;
 }
 
+/**
+ * A conversation: a channel's topic, or a direct-message conversation by its
+ * key (`Model.dmKey`: the other people's IDs, sorted; one's own ID for a
+ * conversation with oneself).
+ */
+export interface Place {
+  kind: 'stream' | 'dm';
+  streamId?: number;
+  topic?: string;
+  dmKey?: string;
+}
+
+/** A conversation's key: topics compare without case, as the server's do. */
+export function placeKey(p: Place): string {
+  return p.kind === 'stream' ? `${p.streamId}:${(p.topic ?? '').toLowerCase()}` : `dm:${p.dmKey}`;
+}
+
+/** A conversation's narrow. */
+export function placeTerms(p: Place): Term[] {
+  if (p.kind === 'stream') {
+    return [
+      { operator: 'channel', operand: p.streamId! },
+      { operator: 'topic', operand: p.topic ?? '' },
+    ];
+  }
+  return [{ operator: 'dm', operand: (p.dmKey ?? '').split(',').map(Number) }];
+}
+
 export function parseSearch(input: string): Term[] {
   const terms: Term[] = [];
   const words: string[] = [];

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { model } from '../model.ts';
-import { narrowToHash, type Term } from '../narrow.ts';
+import { narrowToHash, placeKey, placeTerms, type Term } from '../narrow.ts';
 import { arrowsBetween, dmLabel, UnreadCell } from './Recent.tsx';
 
 /** A conversation with unread messages. */
@@ -36,37 +36,16 @@ function groups(): Group[] {
   const dms = new Map<string, Row>();
   const topics = new Map<number, Map<string, Row>>();
   for (const [id, u] of model.unread) {
-    if (!model.inInbox(u)) continue;
-    let row: Row | undefined;
-    if (u.kind === 'dm' && u.dmKey) {
-      row = dms.get(u.dmKey);
-      if (!row) {
-        const dm = dmLabel(u.dmKey);
-        row = { key: `dm:${u.dmKey}`, terms: [{ operator: 'dm', operand: dm.others.length ? dm.others : [model.me.user_id] }], label: dm.label, fullLabel: dm.label, unread: 0, mentioned: false, newest: 0 };
-        dms.set(u.dmKey, row);
-      }
-    } else {
-      const streamId = u.streamId!;
-      const topic = u.topic ?? '';
-      let byTopic = topics.get(streamId);
-      if (!byTopic) topics.set(streamId, (byTopic = new Map()));
-      row = byTopic.get(topic.toLowerCase());
-      if (!row) {
-        const label = topic || '(no topic)';
-        row = {
-          key: `${streamId}:${topic.toLowerCase()}`,
-          terms: [
-            { operator: 'channel', operand: streamId },
-            { operator: 'topic', operand: topic },
-          ],
-          label,
-          fullLabel: `#${model.streamName(streamId)} \u203a ${label}`,
-          unread: 0,
-          mentioned: false,
-          newest: 0,
-        };
-        byTopic.set(topic.toLowerCase(), row);
-      }
+    if (!model.inInbox(u) || (u.kind === 'dm' && !u.dmKey)) continue;
+    const dm = u.kind === 'dm';
+    let rows = dm ? dms : topics.get(u.streamId!);
+    if (!rows) topics.set(u.streamId!, (rows = new Map()));
+    const key = placeKey(u);
+    let row = rows.get(key);
+    if (!row) {
+      const label = dm ? dmLabel(u.dmKey!).label : u.topic || '(no topic)';
+      row = { key, terms: placeTerms(u), label, fullLabel: dm ? label : `#${model.streamName(u.streamId)} \u203a ${label}`, unread: 0, mentioned: false, newest: 0 };
+      rows.set(key, row);
     }
     row.unread++;
     row.mentioned ||= u.mentioned;

@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type Message, type MessageList } from '../model.ts';
-import { narrowToHash, type Term } from '../narrow.ts';
+import { narrowToHash, placeKey, placeTerms } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { failureText, useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
@@ -30,15 +30,6 @@ interface Props {
   onUser(userId: number): void;
 }
 
-function recipientKey(m: Message): string {
-  return m.type === 'stream' ? `s:${m.stream_id}:${m.subject.toLowerCase()}` : `d:${model.dmKeyOf(m)}`;
-}
-
-function conversationTerms(m: Message): Term[] {
-  if (m.type === 'stream') return [{ operator: 'channel', operand: m.stream_id! }, { operator: 'topic', operand: m.subject }];
-  const ids = Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).filter((id) => id !== model.me.user_id) : [];
-  return [{ operator: 'dm', operand: ids.length ? ids : [model.me.user_id] }];
-}
 
 /** A message's HTML as shown: a search's matches marked (as the server marked them), its alert words highlighted when the server found one in it. */
 function contentHtml(m: Message): string {
@@ -336,12 +327,13 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
   }
   for (const m of rows) {
     if (model.hiddenByMuting(m)) continue;
-    const key = recipientKey(m);
+    const place = model.placeOf(m);
+    const key = placeKey(place);
     const day = formatDay(m.timestamp);
     const newBar = key !== prevKey || day !== prevDay;
     if (newBar) {
       const sub = m.stream_id !== undefined ? model.subs.get(m.stream_id) : undefined;
-      const terms = conversationTerms(m);
+      const terms = placeTerms(place);
       out.push(
         <div class={cx('recipient-bar', m.type === 'private' && 'dm')} key={`bar-${m.id}`} style={m.type === 'stream' ? { '--stream-color': sub?.color ?? '#999' } : undefined}>
           {m.type === 'stream' ? (

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { MessageList, model, type RecentMessage } from '../model.ts';
-import { narrowToHash, type Term } from '../narrow.ts';
+import { narrowToHash, placeKey, placeTerms, type Place, type Term } from '../narrow.ts';
 import { formatDay, formatTime, fullTime } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
@@ -19,25 +19,23 @@ interface Conversation {
   unread: number;
 }
 
-/** The key of a message's conversation (topics compare without case, as the server's do). */
-function keyOf(m: { type: string; streamId?: number; topic: string; dmKey: string }): string {
-  return m.type === 'stream' ? `${m.streamId}:${m.topic.toLowerCase()}` : `dm:${m.dmKey}`;
-}
+/** A listed message's conversation. */
+const placeOf = (m: RecentMessage): Place => (m.type === 'stream' ? { kind: 'stream', streamId: m.streamId, topic: m.topic } : { kind: 'dm', dmKey: m.dmKey });
 
-/** A direct-message conversation's people, other than the user, and their names (the user's own, with itself). */
-export function dmLabel(dmKey: string): { label: string; others: number[] } {
+/** A direct-message conversation's people, other than the user, by name (the user's own, with itself). */
+export function dmLabel(dmKey: string): { label: string } {
   const others = dmKey
     .split(',')
     .map(Number)
     .filter((id) => id !== model.me.user_id);
-  return { label: others.length ? others.map((id) => model.userName(id)).join(', ') : `${model.me.full_name} (you)`, others };
+  return { label: others.length ? others.map((id) => model.userName(id)).join(', ') : `${model.me.full_name} (you)` };
 }
 
 /** The loaded messages grouped by conversation, newest activity first. */
 function conversations(): Conversation[] {
   const unread = new Map<string, number>();
   for (const u of model.unread.values()) {
-    const k = keyOf({ type: u.kind === 'stream' ? 'stream' : 'private', streamId: u.streamId, topic: u.topic ?? '', dmKey: u.dmKey ?? '' });
+    const k = placeKey(u);
     unread.set(k, (unread.get(k) ?? 0) + 1);
   }
   const byKey = new Map<string, Conversation>();
@@ -45,26 +43,14 @@ function conversations(): Conversation[] {
   for (const m of newestFirst) {
     // Channels one is not (or no longer) subscribed to are left out, as in Zulip.
     if (m.type === 'stream' && !model.subs.has(m.streamId!)) continue;
-    const key = keyOf(m);
+    const place = placeOf(m);
+    const key = placeKey(place);
     let c = byKey.get(key);
     if (!c) {
-      let terms: Term[];
-      let label: string;
-      let muted: boolean;
-      if (m.type === 'stream') {
-        terms = [
-          { operator: 'channel', operand: m.streamId! },
-          { operator: 'topic', operand: m.topic },
-        ];
-        label = `#${model.streamName(m.streamId)} \u203a ${m.topic || '(no topic)'}`;
-        muted = model.isMuted({ type: 'stream', stream_id: m.streamId, subject: m.topic });
-      } else {
-        const dm = dmLabel(m.dmKey);
-        terms = [{ operator: 'dm', operand: dm.others.length ? dm.others : [model.me.user_id] }];
-        label = dm.label;
-        muted = model.onlyMutedIn(m.dmKey);
-      }
-      c = { key, terms, label, muted, newest: m, senders: [], participated: false, unread: unread.get(key) ?? 0 };
+      const stream = m.type === 'stream';
+      const label = stream ? `#${model.streamName(m.streamId)} \u203a ${m.topic || '(no topic)'}` : dmLabel(m.dmKey).label;
+      const muted = stream ? model.isMuted({ type: 'stream', stream_id: m.streamId, subject: m.topic }) : model.onlyMutedIn(m.dmKey);
+      c = { key, terms: placeTerms(place), label, muted, newest: m, senders: [], participated: false, unread: unread.get(key) ?? 0 };
       byKey.set(key, c);
     }
     if (!c.senders.includes(m.senderId)) c.senders.push(m.senderId);
