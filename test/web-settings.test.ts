@@ -527,7 +527,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(assertSuccess(await owner.get(`/users/${bobAccount.id}`)).user.is_active, false);
       await ctx.close();
     }));
-  test('invitation links: made in Settings for a role and a time (the server has it), listed with the invitations by email, opening the join page; revoked, the link no longer works', () =>
+  test('invitation links: made in Settings for a role and a time (the server has it), listed with the invitations by email; someone signs up through one (confirming their address) with its role; revoked, the link no longer works', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const invitesAtServer = async () => assertSuccess(await owner.get('/invites')).invites as Array<Record<string, any>>;
@@ -555,11 +555,32 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await row.waitFor();
       assert.match((await row.textContent()) ?? '', /as Moderator/);
 
-      // The link opens the join page.
-      const visitor = await (await newContext()).newPage();
+      // The link opens the join page; a visitor signs up through it (an email to confirm the address) and joins as a moderator.
+      const visitorCtx = await newContext();
+      const visitor = await visitorCtx.newPage();
       await visitor.goto(link);
       await visitor.getByRole('heading', { name: 'Join Parley' }).waitFor();
-      await visitor.getByLabel('Email').waitFor();
+      await visitor.getByLabel('Email').fill('linked@example.org');
+      await visitor.getByRole('button', { name: 'Sign up' }).click();
+      await visitor.getByRole('heading', { name: 'Check your email' }).waitFor();
+      const [mail] = emailsSent(t.server.svc.config.dataDir, 'linked@example.org');
+      const confirm = /https?:\/\/\S+\/accounts\/do_confirm\/\S+/.exec(mail!.text)?.[0];
+      assert.ok(confirm, mail!.text);
+      await visitor.goto(confirm);
+      assert.equal(await visitor.getByLabel('Email').inputValue(), 'linked@example.org');
+      await visitor.getByLabel('Full name').fill('Linked Person');
+      await visitor.getByLabel('Password').fill('a-linked-and-long-password-7');
+      await visitor.getByRole('button', { name: 'Create account' }).click();
+      await visitor.getByRole('link', { name: 'Log in to the web app' }).click();
+      await visitor.getByLabel('Email').fill('linked@example.org');
+      await visitor.getByLabel('Password').fill('a-linked-and-long-password-7');
+      await visitor.getByRole('button', { name: 'Log in' }).click();
+      await visitor.getByRole('region', { name: 'Inbox' }).waitFor();
+      const linked = (assertSuccess(await owner.get('/users')).members as Array<Record<string, any>>).find((u) => u.delivery_email === 'linked@example.org' || u.email === 'linked@example.org');
+      assert.equal(linked?.full_name, 'Linked Person');
+      assert.equal(linked?.role, 300);
+      // The link stays usable by others until it expires or is revoked.
+      await row.waitFor();
 
       // Revoked: gone from the list and at the server; the link no longer offers to join.
       await row.getByRole('button', { name: `Revoke Link ${link}` }).click();
@@ -568,6 +589,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await visitor.goto(link);
       await visitor.getByRole('heading', { name: 'This invitation link has expired' }).waitFor();
       assert.equal(await visitor.getByLabel('Email').count(), 0);
+      await visitorCtx.close();
       await ctx.close();
     }));
 });
