@@ -7,7 +7,9 @@
  * flags and the sidebar's count, and the list does not mark them read again
  * until the user moves in it) and "Copy link to message" (the link copied
  * opens the conversation at that message in another page, for a channel and
- * a direct message). Skipped (with one line saying why) where Chromium is
+ * a direct message), "Move message" (one, or it and the later ones, to
+ * another topic or channel; offered as the organization allows; the
+ * server's refusal) and "Report message". Skipped (with one line saying why) where Chromium is
  * not installed.
  */
 import { test } from 'node:test';
@@ -256,6 +258,79 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await eventually(() => inView(messageRow(other, 'a private word to link')), 'the linked direct message in view');
       await ctx.close();
       await ctx2.close();
+    }));
+  test('move message: one message, or it and the later ones, to another topic or channel as the server has them, the view following; offered as the organization allows; the server\u2019s refusal shown', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Mover' });
+      const bobApi = t.client(bob);
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'archive' }, { name: 'general' }]), principals: JSON.stringify([bob.id, t.owner.id]) }));
+      const generalId = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const archiveId = assertSuccess(await owner.get('/get_stream_id', { stream: 'archive' })).stream_id as number;
+      const first = await sendTo(bobApi, 'general', 'plans', 'first plan');
+      const second = await sendTo(owner, 'general', 'plans', 'second plan');
+      const third = await sendTo(bobApi, 'general', 'plans', 'third plan');
+      const where = async (id: number) => {
+        const m = assertSuccess(await owner.get(`/messages/${id}`)).message;
+        return `${m.stream_id}/${m.subject}`;
+      };
+      const topicMessages = async (streamId: number, topic: string) =>
+        (assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: streamId }, { operator: 'topic', operand: topic }]) })).messages as Array<Record<string, any>>).map((m) => m.content as string);
+
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByRole('list', { name: 'In general' }).getByRole('link', { name: /^plans/ }).click();
+      await messageRow(page, 'third plan').waitFor();
+
+      // The second message and the later ones to a new topic: they leave the view; Notification Bot tells the new topic.
+      let menu = await moreActions(page, messageRow(page, 'second plan'));
+      await menu.getByRole('menuitem', { name: 'Move message' }).click();
+      let form = page.getByRole('form', { name: 'Move this message' });
+      assert.equal(await form.getByLabel('To channel').inputValue(), String(generalId));
+      assert.equal(await form.getByLabel('Topic', { exact: true }).inputValue(), 'plans');
+      await form.getByLabel('Topic', { exact: true }).fill('later plans');
+      await form.getByLabel('Move', { exact: true }).selectOption({ label: 'This and later messages' });
+      await form.getByRole('button', { name: 'Move', exact: true }).click();
+      await eventually(async () => (await where(third)) === `${generalId}/later plans`, 'the later messages moved at the server');
+      assert.equal(await where(second), `${generalId}/later plans`);
+      assert.equal(await where(first), `${generalId}/plans`);
+      await eventually(async () => (await messageRow(page, 'second plan').count()) === 0 && (await messageRow(page, 'third plan').count()) === 0, 'the moved messages gone from the view');
+      await messageRow(page, 'first plan').waitFor();
+      const told = await topicMessages(generalId, 'later plans');
+      assert.equal(told.length, 3, told.join(' | '));
+
+      // One message to another channel, without telling anyone.
+      menu = await moreActions(page, messageRow(page, 'first plan'));
+      await menu.getByRole('menuitem', { name: 'Move message' }).click();
+      form = page.getByRole('form', { name: 'Move this message' });
+      await form.getByLabel('To channel').selectOption({ label: '#archive' });
+      await form.getByLabel('Tell the new topic').uncheck();
+      await form.getByRole('button', { name: 'Move', exact: true }).click();
+      await eventually(async () => (await where(first)) === `${archiveId}/plans`, 'moved to archive at the server');
+      assert.deepEqual(await topicMessages(archiveId, 'plans'), ['<p>first plan</p>']);
+
+      // Bob, who may move between topics but (now) not between channels: the server's refusal; then, allowed neither, no offer.
+      const groups = assertSuccess(await owner.get('/user_groups')).user_groups as Array<Record<string, any>>;
+      const nobody = groups.find((g) => g.name === 'role:nobody')!.id as number;
+      assertSuccess(await owner.request('PATCH', '/realm', { can_move_messages_between_channels_group: JSON.stringify({ new: nobody }) }));
+      const bobCtx = await newContext();
+      const bobPage = await loginPage(bobCtx, t.url, bob.email, PASSWORD);
+      await (await channelLink(bobPage, 'general')).click();
+      const bobRow = messageRow(bobPage, 'third plan');
+      await bobRow.waitFor();
+      menu = await moreActions(bobPage, bobRow);
+      await menu.getByRole('menuitem', { name: 'Move message' }).click();
+      form = bobPage.getByRole('form', { name: 'Move this message' });
+      await form.getByLabel('To channel').selectOption({ label: '#archive' });
+      await form.getByRole('button', { name: 'Move', exact: true }).click();
+      await form.getByRole('alert').waitFor();
+      assert.equal(await where(third), `${generalId}/later plans`);
+      await form.getByRole('button', { name: 'Cancel' }).click();
+      assertSuccess(await owner.request('PATCH', '/realm', { can_move_messages_between_topics_group: JSON.stringify({ new: nobody }) }));
+      await eventually(async () => !(await menuItems(bobPage, bobRow)).includes('Move message'), 'no move offered once neither is allowed');
+      await bobCtx.close();
+      await ctx.close();
     }));
   test('report message: offered once an administrator picks a private moderation channel in Settings (the server has it); a member reports another’s message, and the moderation channel gets the report', () =>
     withWebServer(async (t) => {

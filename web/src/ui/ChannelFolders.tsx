@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type ChannelFolder } from '../model.ts';
-import { EditorActions, ErrorLine, NameAndDescription, useAction, useRequest } from './request.tsx';
+import { ErrorLine, FormButtons, NameAndDescription, useAction, useRequest } from './request.tsx';
 
 /**
  * The organization's channel folders, for administrators: a folder added
@@ -110,7 +110,7 @@ function FolderEdit({ folder: f, onClose }: { folder: ChannelFolder; onClose(): 
       }}
     >
       <NameAndDescription id={`folder-${f.id}`} noun="Folder" name={name} description={description} maxName={60} onName={setName} onDescription={setDescription} />
-      <EditorActions save="Save folder" disabled={busy} error={error} onCancel={onClose} />
+      <FormButtons submit="Save folder" disabled={busy} error={error} onCancel={onClose} />
     </form>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type Linkifier } from '../model.ts';
 import { isAdministrator } from './Organization.tsx';
-import { EditorActions, ErrorLine, useAction, useRequest } from './request.tsx';
+import { ErrorLine, FormButtons, useAction, useRequest } from './request.tsx';
 
 /**
  * A linkifier's two fields, for adding one and for editing one: the pattern
@@ -105,7 +105,7 @@ function EditLinkifier({ linkifier, onDone }: { linkifier: Linkifier; onDone(): 
       }}
     >
       <LinkifierFields ids={`linkifier-${linkifier.id}`} pattern={pattern} urlTemplate={urlTemplate} setPattern={setPattern} setUrlTemplate={setUrlTemplate} />
-      <EditorActions save="Save linkifier" disabled={save.busy || !pattern || !urlTemplate} error={save.error} onCancel={onDone} />
+      <FormButtons submit="Save linkifier" disabled={save.busy || !pattern || !urlTemplate} error={save.error} onCancel={onDone} />
     </form>
   );
 }

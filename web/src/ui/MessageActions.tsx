@@ -9,7 +9,7 @@ import { model, type Message } from '../model.ts';
 import { messageLinkHash } from '../narrow.ts';
 import { fullTime, prepareHtml } from '../util.ts';
 import { closeOnEscape, Dialog } from './Dialog.tsx';
-import { ErrorLine, useRequest } from './request.tsx';
+import { ErrorLine, FormButtons, useRequest } from './request.tsx';
 
 /** Whether the organization lets its members see this message's edit history, and it has one. */
 export function hasVisibleHistory(m: Message): boolean {
@@ -172,13 +172,85 @@ export function ReportForm({ messageId, onClose }: { messageId: number; onClose(
       </select>
       <label for={`report-${messageId}-details`}>Details</label>
       <input id={`report-${messageId}-details`} type="text" value={details} required={reason === 'other'} onInput={(e) => setDetails(e.currentTarget.value)} />
-      <button type="submit" class="btn primary small" disabled={busy}>
-        Send report
-      </button>
-      <button type="button" class="btn small" onClick={onClose}>
-        Cancel
-      </button>
-      <ErrorLine error={error} inline />
+      <FormButtons submit="Send report" disabled={busy} error={error} onCancel={onClose} inline />
+    </form>
+  );
+}
+
+/** Zulip's propagate_mode choices for moving a message, as offered. */
+const MOVE_SCOPES: Array<[string, string]> = [
+  ['change_one', 'This message only'],
+  ['change_later', 'This and later messages'],
+  ['change_all', 'All messages in the topic'],
+];
+
+/** Whether the organization lets the user move messages to another topic or channel (the server still decides, with its time limits). */
+export function mayMove(): boolean {
+  const me = model.me.user_id;
+  return model.allows(me, model.realm.realm_can_move_messages_between_topics_group) || model.allows(me, model.realm.realm_can_move_messages_between_channels_group);
+}
+
+/**
+ * "Move message": a channel message (and, as chosen, the later ones or all
+ * of its topic) to another topic and/or channel, PATCH /messages/{id} with
+ * Zulip's propagate_mode and whether Notification Bot tells the new and the
+ * old topic. The server's refusal shows.
+ */
+export function MoveForm({ message, onClose }: { message: Message; onClose(): void }) {
+  const [channel, setChannel] = useState(message.stream_id!);
+  const [topic, setTopic] = useState(message.subject);
+  const [scope, setScope] = useState('change_one');
+  const [notifyNew, setNotifyNew] = useState(true);
+  const [notifyOld, setNotifyOld] = useState(false);
+  const { busy, error, run } = useRequest();
+  const channels = [...model.subs.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const id = `move-${message.id}`;
+  return (
+    <form
+      class="schedule-form"
+      aria-label="Move this message"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const to = topic.trim();
+        if (to === message.subject && channel === message.stream_id) return onClose();
+        void run(async () => {
+          await api('PATCH', `/messages/${message.id}`, {
+            propagate_mode: scope,
+            ...(to !== message.subject ? { topic: to } : {}),
+            ...(channel !== message.stream_id ? { stream_id: channel } : {}),
+            send_notification_to_new_thread: notifyNew,
+            send_notification_to_old_thread: notifyOld,
+          });
+          onClose();
+        });
+      }}
+      onKeyDown={closeOnEscape(onClose)}
+    >
+      <label for={`${id}-channel`}>To channel</label>
+      <select id={`${id}-channel`} value={String(channel)} onChange={(e) => setChannel(Number(e.currentTarget.value))}>
+        {channels.map((c) => (
+          <option key={c.stream_id} value={String(c.stream_id)}>
+            #{c.name}
+          </option>
+        ))}
+      </select>
+      <label for={`${id}-topic`}>Topic</label>
+      <input id={`${id}-topic`} type="text" value={topic} maxLength={model.realm.max_topic_length ?? 60} onInput={(e) => setTopic(e.currentTarget.value)} />
+      <label for={`${id}-scope`}>Move</label>
+      <select id={`${id}-scope`} value={scope} onChange={(e) => setScope(e.currentTarget.value)}>
+        {MOVE_SCOPES.map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <label class="check">
+        <input type="checkbox" checked={notifyNew} onChange={(e) => setNotifyNew(e.currentTarget.checked)} /> Tell the new topic
+      </label>
+      <label class="check">
+        <input type="checkbox" checked={notifyOld} onChange={(e) => setNotifyOld(e.currentTarget.checked)} /> Tell the old topic
+      </label>
+      <FormButtons submit="Move" disabled={busy} error={error} onCancel={onClose} inline />
     </form>
   );
 }

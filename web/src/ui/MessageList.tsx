@@ -11,7 +11,7 @@ import { autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords
 import { Avatar } from './Avatar.tsx';
 import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
-import { EditHistory, hasVisibleHistory, messageLink, ReadReceipts, ReportForm, reportsEnabled } from './MessageActions.tsx';
+import { EditHistory, hasVisibleHistory, mayMove, messageLink, MoveForm, ReadReceipts, ReportForm, reportsEnabled } from './MessageActions.tsx';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */
 const MAX_ROWS = 150;
@@ -74,6 +74,8 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
   const [remindOf, setRemindOf] = useState<number | null>(null);
   /** The message whose "Report" form is open. */
   const [reportOf, setReportOf] = useState<number | null>(null);
+  /** The message whose "Move" form is open. */
+  const [moveOf, setMoveOf] = useState<number | null>(null);
   /** The message whose link was just copied ("Copied" beside its menu). */
   const [copied, setCopied] = useState<number | null>(null);
   /**
@@ -446,6 +448,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
           )}
           {remindOf === m.id && <ReminderForm messageId={m.id} onClose={() => setRemindOf(null)} />}
           {reportOf === m.id && <ReportForm messageId={m.id} onClose={() => setReportOf(null)} />}
+          {moveOf === m.id && <MoveForm message={m} onClose={() => setMoveOf(null)} />}
           {m.last_edit_timestamp && !isEditing && <span class="edited" title={`Edited ${fullTime(m.last_edit_timestamp)}`}>(edited)</span>}
           {groups.size > 0 && !hidden && (
             <div class="reactions">
@@ -545,6 +548,11 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
               <button type="button" role="menuitem" onClick={() => (setMenu(null), setRemindOf(m.id))}>
                 Remind me about this
               </button>
+              {m.type === 'stream' && mayMove() && (
+                <button type="button" role="menuitem" onClick={() => (setMenu(null), setMoveOf(m.id))}>
+                  Move message
+                </button>
+              )}
               {model.isUserMuted(m.sender_id) && revealed.has(m.id) && (
                 <button
                   type="button"

@@ -3,7 +3,7 @@ import { api } from '../api.ts';
 import { model, setProfileValue, type ProfileField, type User } from '../model.ts';
 import { prepareHtml } from '../util.ts';
 import { isAdministrator } from './Organization.tsx';
-import { Confirm, EditorActions, ErrorLine, useAction, useRequest } from './request.tsx';
+import { Confirm, ErrorLine, FormButtons, useAction, useRequest } from './request.tsx';
 
 /** Zulip's custom profile field types, as offered here (the order of the choice). */
 const TYPES: Array<[number, string]> = [
@@ -320,7 +320,7 @@ function EditProfileField({ field: f, onDone }: { field: ProfileField; onDone():
         </>
       )}
       <FieldSettings ids={`profile-field-${f.id}`} type={f.type} draft={draft} set={set} nameFixed={f.type === TYPE.EXTERNAL_ACCOUNT && !customAccount} />
-      <EditorActions save="Save field" disabled={save.busy} error={save.error} onCancel={onDone} />
+      <FormButtons submit="Save field" disabled={save.busy} error={save.error} onCancel={onDone} />
     </form>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type ScheduledMessage } from '../model.ts';
 import { fullTime, plainText } from '../util.ts';
-import { EditorActions, ErrorLine, useRequest } from './request.tsx';
+import { ErrorLine, FormButtons, useRequest } from './request.tsx';
 import { closeOnEscape } from './Dialog.tsx';
 
 /** `<input type="datetime-local">`'s value for a moment (local time, to the minute). */
@@ -36,21 +36,6 @@ function timeFormHandlers(when: string, setError: (error: string) => void, onClo
   };
 }
 
-/** A time form's last part: its submit button (off while busy), Cancel, and why the server refused. */
-function TimeFormEnd({ submit, busy, error, onClose }: { submit: string; busy: boolean; error: string | null; onClose(): void }) {
-  return (
-    <>
-      <button type="submit" class="btn primary small" disabled={busy}>
-        {submit}
-      </button>
-      <button type="button" class="btn small" onClick={onClose}>
-        Cancel
-      </button>
-      <ErrorLine error={error} inline />
-    </>
-  );
-}
-
 /**
  * The compose box's "Send later": a time, then POST /scheduled_messages with
  * what the box would send (`send(timestamp)` does it and empties the box; it
@@ -71,7 +56,7 @@ export function ScheduleForm({ send, onClose }: { send(timestamp: number): Promi
     >
       <label for="schedule-at">Send at</label>
       <input id="schedule-at" type="datetime-local" required value={when} onInput={(e) => setWhen(e.currentTarget.value)} />
-      <TimeFormEnd submit="Schedule" busy={busy} error={error} onClose={onClose} />
+      <FormButtons submit="Schedule" disabled={busy} error={error} onCancel={onClose} inline />
     </form>
   );
 }
@@ -122,7 +107,7 @@ function ScheduledEdit({ m, onClose }: { m: ScheduledMessage; onClose(): void })
       )}
       <label for={`${id}-text`}>Message</label>
       <textarea id={`${id}-text`} rows={3} value={content} onInput={(e) => setContent(e.currentTarget.value)} />
-      <EditorActions save="Save" disabled={busy} error={error} onCancel={onClose} />
+      <FormButtons submit="Save" disabled={busy} error={error} onCancel={onClose} />
     </form>
   );
 }
@@ -201,7 +186,7 @@ export function ReminderForm({ messageId, onClose }: { messageId: number; onClos
       <input id={`remind-at-${messageId}`} type="datetime-local" required value={when} onInput={(e) => setWhen(e.currentTarget.value)} />
       <label for={`remind-note-${messageId}`}>Note</label>
       <input id={`remind-note-${messageId}`} type="text" value={note} maxLength={model.realm.max_reminder_note_length ?? 1000} onInput={(e) => setNote(e.currentTarget.value)} />
-      <TimeFormEnd submit="Set reminder" busy={busy} error={error} onClose={onClose} />
+      <FormButtons submit="Set reminder" disabled={busy} error={error} onCancel={onClose} inline />
     </form>
   );
 }

@@ -3,7 +3,7 @@ import { api } from '../api.ts';
 import { model, type Message } from '../model.ts';
 import { cx } from '../util.ts';
 import type { Poll, Task, TodoList, Widget } from '../widgets.ts';
-import { EditorActions, ErrorLine, useRequest } from './request.tsx';
+import { ErrorLine, FormButtons, useRequest } from './request.tsx';
 
 type Run = (fn: () => Promise<unknown>) => Promise<boolean>;
 
@@ -58,7 +58,7 @@ function EditableHeading({ m, text, field, onSave }: { m: Message; text: string;
         {field}
         <input value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
       </label>
-      <EditorActions save="Save" disabled={busy || !draft.trim()} error={error} onCancel={() => setDraft(null)} />
+      <FormButtons submit="Save" disabled={busy || !draft.trim()} error={error} onCancel={() => setDraft(null)} />
     </form>
   );
 }

@@ -44,22 +44,6 @@ export function ErrorLine({ error, inline }: { error: string | null; inline?: bo
   );
 }
 
-/** An editor's last line: its save button (off while `disabled`), Cancel, and why saving failed. */
-export function EditorActions({ save, disabled, error, onCancel }: { save: string; disabled: boolean; error: string | null; onCancel(): void }) {
-  return (
-    <>
-      <div class="group-actions">
-        <button type="submit" class="btn primary" disabled={disabled}>
-          {save}
-        </button>
-        <button type="button" class="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-      <ErrorLine error={error} />
-    </>
-  );
-}
 
 /** A request with a line under it: what it did, or why it failed. */
 export function useAction() {
@@ -105,5 +89,34 @@ export function Confirm(props: { label: string; text: string; action: string; bu
         Cancel
       </button>
     </div>
+  );
+}
+
+/**
+ * A form's last part: its submit button (off while `disabled`), Cancel, and
+ * why the server refused; on a line of their own, or small and inline
+ * (`inline`: a form in a row, a time form).
+ */
+export function FormButtons({ submit, disabled, error, onCancel, inline }: { submit: string; disabled: boolean; error: string | null; onCancel(): void; inline?: boolean }) {
+  const buttons = (
+    <>
+      <button type="submit" class={inline ? 'btn primary small' : 'btn primary'} disabled={disabled}>
+        {submit}
+      </button>
+      <button type="button" class={inline ? 'btn small' : 'btn'} onClick={onCancel}>
+        Cancel
+      </button>
+    </>
+  );
+  return inline ? (
+    <>
+      {buttons}
+      <ErrorLine error={error} inline />
+    </>
+  ) : (
+    <>
+      <div class="group-actions">{buttons}</div>
+      <ErrorLine error={error} />
+    </>
   );
 }
