@@ -282,6 +282,18 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await (await channelLink(page, 'general')).click();
       await page.getByRole('heading', { name: '#general' }).waitFor();
 
+      // "?" shows the keyboard shortcuts; Escape closes them. "t" opens Recent conversations.
+      await page.locator('body').press('?');
+      const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+      await help.getByRole('row', { name: /New direct message/ }).waitFor();
+      assert.equal(await help.getByRole('row').count(), 11);
+      await page.keyboard.press('Escape');
+      await help.waitFor({ state: 'detached' });
+      await page.locator('body').press('t');
+      await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();
+      await page.goBack();
+      await page.getByRole('heading', { name: '#general' }).waitFor();
+
       // Keyboard: "/" goes to search, Escape leaves it, "c" to the compose box's topic.
       await page.locator('body').press('/');
       assert.equal(await focusedLabel(page, 'Search'), 'Search');

@@ -15,6 +15,7 @@ import { Channels } from './Channels.tsx';
 import { ChannelPersonalButton, MarkAllRead, TopicActions } from './NarrowActions.tsx';
 import { UserCard } from './UserCard.tsx';
 import { closeNewestModal } from './Dialog.tsx';
+import { Shortcuts } from './Shortcuts.tsx';
 import { Recent } from './Recent.tsx';
 import { Inbox } from './Inbox.tsx';
 
@@ -104,6 +105,8 @@ export function App() {
   const [view, setView] = useState<string | null>(viewAt(location.hash));
   /** The user whose card is open, if any. */
   const [card, setCard] = useState<number | null>(null);
+  /** Whether the keyboard shortcuts are shown (the ? key). */
+  const [shortcuts, setShortcuts] = useState(false);
   const composeRef = useRef<ComposeHandle>(null);
   const searchRef = useRef<HTMLInputElement>(null);
 
@@ -204,7 +207,13 @@ export function App() {
         return;
       }
       if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
-      if (e.key === '/') {
+      if (e.key === '?') {
+        e.preventDefault();
+        setShortcuts(true);
+      } else if (e.key === 't') {
+        e.preventDefault();
+        location.hash = '#recent';
+      } else if (e.key === '/') {
         e.preventDefault();
         searchRef.current?.focus();
       } else if (e.key === 'c') {
@@ -313,6 +322,7 @@ export function App() {
       {overlay === '#settings' && <Settings onClose={() => (location.hash = view ?? narrowToHash(terms))} />}
       {overlay === '#channels' && <Channels onClose={() => (location.hash = view ?? narrowToHash(terms))} />}
       {card !== null && <UserCard userId={card} onClose={() => setCard(null)} />}
+      {shortcuts && <Shortcuts onClose={() => setShortcuts(false)} />}
     </div>
   );
 }

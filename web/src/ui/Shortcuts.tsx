@@ -1,0 +1,36 @@
+import { Dialog } from './Dialog.tsx';
+
+/** The keys the client answers to, as the help lists them (App handles the global ones). */
+const SHORTCUTS: Array<[string, string]> = [
+  ['?', 'Show these keyboard shortcuts'],
+  ['/', 'Search'],
+  ['c', 'New channel message'],
+  ['x', 'New direct message'],
+  ['n', 'Next topic with unread messages'],
+  ['p', 'Next direct-message conversation with unread messages'],
+  ['t', 'Recent conversations'],
+  ['Enter', 'Send the message (in the compose box)'],
+  ['Shift+Enter', 'New line (in the compose box)'],
+  ['\u2191 \u2193', 'Move between conversations (Inbox, Recent conversations) and suggestions'],
+  ['Esc', 'Close a dialog or a card; leave a field'],
+];
+
+/** The keyboard shortcuts (the ? key). */
+export function Shortcuts({ onClose }: { onClose(): void }) {
+  return (
+    <Dialog id="shortcuts-title" title="Keyboard shortcuts" onClose={onClose}>
+      <table class="shortcuts" aria-labelledby="shortcuts-title">
+        <tbody>
+          {SHORTCUTS.map(([key, what]) => (
+            <tr key={key}>
+              <td>
+                <kbd>{key}</kbd>
+              </td>
+              <td>{what}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Dialog>
+  );
+}
