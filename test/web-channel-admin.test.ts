@@ -3,7 +3,8 @@
  * an administrator renames a channel, changes its description and
  * privacy, makes it a default channel, adds and removes a subscriber and
  * archives a channel, each checked at the server; changes made elsewhere
- * show in the open page; a member is offered the settings only of the
+ * show in the open page, the description under the name of the channel in
+ * view too; a member is offered the settings only of the
  * channels they may administer. Channel folders: an administrator adds,
  * reorders, edits, archives and unarchives them in Settings and puts a
  * channel in one from its settings (each checked at the server); the left
@@ -15,7 +16,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client } from './helpers.ts';
-import { browserTests, eventGate, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** The channel as the server has it. */
 async function channelAtServer(api: Client, id: number): Promise<Record<string, any>> {
@@ -155,6 +156,14 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await confirm.getByRole('button', { name: 'Archive', exact: true }).click();
       await eventually(async () => (await row('attic').count()) === 0, 'the archived channel gone from the list');
       assert.equal((await channelAtServer(owner, attic)).is_archived, true);
+
+      // The channel in view shows its description (rendered) under its name, kept current.
+      await page.keyboard.press('Escape');
+      await (await channelLink(page, 'studio')).click();
+      const heading = page.locator('.narrow-heading');
+      await heading.getByText('Set by the owner').waitFor();
+      assertSuccess(await owner.patch(`/streams/${design}`, { description: 'Now **bold**' }));
+      await heading.locator('strong', { hasText: 'bold' }).waitFor();
       await ctx.close();
     }));
 

@@ -59,6 +59,8 @@ export interface Sub {
   pin_to_top: boolean;
   is_muted: boolean;
   description: string;
+  /** The description as the server rendered it. */
+  rendered_description: string;
   invite_only: boolean;
   /** The subscription's own notification choices (null: the user's defaults). */
   desktop_notifications: boolean | null;
@@ -706,6 +708,7 @@ export class Model {
       pin_to_top: !!s.pin_to_top,
       is_muted: !!(s.is_muted ?? s.in_home_view === false),
       description: s.description ?? '',
+      rendered_description: s.rendered_description ?? '',
       invite_only: !!s.invite_only,
       desktop_notifications: typeof s.desktop_notifications === 'boolean' ? s.desktop_notifications : null,
       audible_notifications: typeof s.audible_notifications === 'boolean' ? s.audible_notifications : null,

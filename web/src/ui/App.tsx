@@ -4,7 +4,7 @@ import { run, startPresence, stop } from '../events.ts';
 import { model, MessageList } from '../model.ts';
 import { describeTerms, hashToNarrow, narrowToHash, parseSearch, sameNarrow, type Term } from '../narrow.ts';
 import { nextUnreadDm, nextUnreadTopic } from '../unread-nav.ts';
-import { applyTheme, useModel } from '../util.ts';
+import { applyTheme, prepareHtml, useModel } from '../util.ts';
 import { notifyIfWanted } from '../notify.ts';
 import { Sidebar } from './Sidebar.tsx';
 import { MessageListView } from './MessageList.tsx';
@@ -171,6 +171,8 @@ export function App() {
     const onlyChannel = terms.length === 1 || channelTopic !== null;
     return onlyChannel && ch && !ch.negated && typeof ch.operand === 'number' && model.subs.has(ch.operand) ? ch.operand : null;
   })();
+  // The description of the channel in view, under its name (as the server rendered it).
+  const description = channelInView !== null ? model.subs.get(channelInView)?.rendered_description : undefined;
   const unreadInFeed = model.ready ? model.unreadInFeed() : 0;
   // Unread messages of the narrow in view, where the client counts them (the feed, a channel, a topic, a conversation).
   const unreadHere = (() => {
@@ -298,7 +300,10 @@ export function App() {
       <Sidebar terms={terms} view={view} onBrowseChannels={() => (location.hash = '#channels')} />
       <main class="center">
         <div class="narrow-title">
-          <h1>{viewTitle}</h1>
+          <div class="narrow-heading">
+            <h1>{viewTitle}</h1>
+            {description && <div class="narrow-description rendered" dangerouslySetInnerHTML={{ __html: prepareHtml(description) }} />}
+          </div>
           {!view && (
             <span class="narrow-actions">
               {unreadHere > 0 && model.list && <MarkAllRead list={model.list} />}
