@@ -165,6 +165,14 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await eventually(() => photoImg.evaluate((img) => (img as any).complete && (img as any).naturalWidth > 0), 'the thumbnail to load');
       const shownBox = (await photoImg.boundingBox())!;
       assert.ok(Math.abs(shownBox.width - 343) <= 2 && Math.abs(shownBox.height - 240) <= 2, `shown ${shownBox.width}×${shownBox.height}`);
+      // A click on the preview shows the whole image over the app, with a link to it; Escape closes it.
+      await photoImg.click();
+      const lightbox = page.getByRole('dialog', { name: 'photo.png' });
+      const whole = lightbox.getByRole('img', { name: 'photo.png' });
+      await eventually(() => whole.evaluate((img) => (img as any).complete && (img as any).naturalWidth === 1000), 'the whole image loaded');
+      assert.equal(await lightbox.getByRole('link', { name: 'Open in a new tab' }).getAttribute('href'), photoUrl);
+      await page.keyboard.press('Escape');
+      await lightbox.waitFor({ state: 'detached' });
       // With the organization's previews off, neither the server nor the client adds one.
       const dotLink = (await imgRow.getByRole('link', { name: 'dot.png' }).first().getAttribute('href'))!;
       assertSuccess(await t.client(t.owner).request('PATCH', '/realm', { inline_image_preview: false }));

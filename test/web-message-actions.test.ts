@@ -9,7 +9,8 @@
  * opens the conversation at that message in another page, for a channel and
  * a direct message), "Move message" (one, or it and the later ones, to
  * another topic or channel; offered as the organization allows; the
- * server's refusal) and "Report message". Skipped (with one line saying why) where Chromium is
+ * server's refusal) and "Report message"; a code block's copy button.
+ * Skipped (with one line saying why) where Chromium is
  * not installed.
  */
 import { test } from 'node:test';
@@ -258,6 +259,20 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await eventually(() => inView(messageRow(other, 'a private word to link')), 'the linked direct message in view');
       await ctx.close();
       await ctx2.close();
+    }));
+  test('copy code: a code block\u2019s button puts its code on the clipboard', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      await sendTo(owner, 'general', 'snippets', "Try this:\n```python\nprint('hi')\nx = 1\n```");
+      const ctx = await newContext();
+      await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const row = messageRow(page, 'Try this:');
+      await row.hover();
+      await row.getByRole('button', { name: 'Copy code' }).click();
+      await row.getByRole('button', { name: 'Copied' }).waitFor();
+      assert.equal((await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).trimEnd(), "print('hi')\nx = 1");
+      await ctx.close();
     }));
   test('move message: one message, or it and the later ones, to another topic or channel as the server has them, the view following; offered as the organization allows; the server\u2019s refusal shown', () =>
     withWebServer(async (t) => {

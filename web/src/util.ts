@@ -97,6 +97,16 @@ export function prepareHtml(html: string): string {
 const NO_ALERT_WORDS = 'a, code, pre, .user-mention, .user-group-mention, .topic-mention, .katex, .emoji';
 const alertCache = new Map<string, string>();
 
+const copyCache = new Map<string, string>();
+
+/** Code blocks with a button copying their code (the message list handles its clicks). */
+export function withCopyButtons(html: string): string {
+  if (!html.includes('class="codehilite"')) return html;
+  return remembered(copyCache, 2000, html, () =>
+    html.replace(/<div class="codehilite"([^>]*)>/g, '<div class="codehilite"$1><button type="button" class="copy-code" aria-label="Copy code">Copy</button>'),
+  );
+}
+
 const plainCache = new Map<string, string>();
 
 /**

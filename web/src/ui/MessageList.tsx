@@ -7,7 +7,8 @@ import { failureText, useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker, Emoji } from './Emoji.tsx';
 import { ReminderForm } from './Scheduled.tsx';
-import { autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml } from '../util.ts';
+import { autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, withCopyButtons } from '../util.ts';
+import { Lightbox } from './Lightbox.tsx';
 import { Avatar } from './Avatar.tsx';
 import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
@@ -31,10 +32,10 @@ interface Props {
 }
 
 
-/** A message's HTML as shown: a search's matches marked (as the server marked them), its alert words highlighted when the server found one in it. */
+/** A message's HTML as shown: a search's matches marked (as the server marked them), its alert words highlighted when the server found one in it, its code blocks with a copy button. */
 function contentHtml(m: Message): string {
   const html = prepareHtml(m.match_content ?? m.content);
-  return m.flags.includes('has_alert_word') ? highlightAlertWords(html, model.alertWords) : html;
+  return withCopyButtons(m.flags.includes('has_alert_word') ? highlightAlertWords(html, model.alertWords) : html);
 }
 
 function canEdit(m: Message): boolean {
@@ -76,6 +77,8 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
   const [reportOf, setReportOf] = useState<number | null>(null);
   /** The message whose "Move" form is open. */
   const [moveOf, setMoveOf] = useState<number | null>(null);
+  /** The uploaded image shown whole (a click on its preview), if any. */
+  const [viewing, setViewing] = useState<{ src: string; name: string } | null>(null);
   /** The message whose link was just copied ("Copied" beside its menu). */
   const [copied, setCopied] = useState<number | null>(null);
   /**
@@ -285,6 +288,30 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
 
   function onContentClick(ev: MouseEvent): void {
     const t = ev.target as HTMLElement;
+    const copy = t.closest<HTMLButtonElement>('.copy-code');
+    if (copy) {
+      const code = copy.parentElement?.querySelector('pre')?.textContent ?? '';
+      void navigator.clipboard.writeText(code).then(
+        () => {
+          copy.setAttribute('aria-label', 'Copied');
+          copy.textContent = 'Copied';
+          setTimeout(() => {
+            copy.setAttribute('aria-label', 'Copy code');
+            copy.textContent = 'Copy';
+          }, 2000);
+        },
+        () => setActionError('The browser did not let the code be copied.'),
+      );
+      return;
+    }
+    // An uploaded image's preview opens the image over the app.
+    const preview = t.tagName === 'IMG' ? t.closest<HTMLAnchorElement>('.message_inline_image a') : null;
+    const previewHref = preview?.getAttribute('href') ?? '';
+    if (preview && previewHref.startsWith('/user_uploads/')) {
+      ev.preventDefault();
+      setViewing({ src: previewHref, name: preview.title || decodeURIComponent(previewHref.split('/').pop() ?? 'Image') });
+      return;
+    }
     const header = t.closest('.spoiler-header');
     if (header) {
       header.parentElement?.classList.toggle('spoiler-open');
@@ -597,6 +624,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
         </div>
       )}
       {historyOf && <EditHistory message={historyOf} onClose={() => setHistoryOf(null)} />}
+      {viewing && <Lightbox src={viewing.src} name={viewing.name} onClose={() => setViewing(null)} />}
       {receiptsOf !== null && <ReadReceipts messageId={receiptsOf} onClose={() => setReceiptsOf(null)} />}
       <div
         class="message-scroller"
