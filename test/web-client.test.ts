@@ -1,7 +1,8 @@
 /**
  * The browser client in real Chromium: login and logout, reconnecting after
  * a server restart, uploads, search, loading older messages, the keyboard and
- * settings, and CSRF rejection of a forged cross-site request; and the rule
+ * settings, a phone-sized window's sidebars, and CSRF rejection of a forged
+ * cross-site request; and the rule
  * that the client uses only the public API.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
@@ -356,6 +357,38 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
+  test('a phone-sized window: the views and channels, and People, open over the app from the top bar, and close on going somewhere or with Escape', () =>
+    withWebServer(async (t) => {
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.setViewportSize({ width: 390, height: 800 });
+      const nav = page.getByRole('navigation', { name: 'Channels' });
+      const people = page.getByRole('complementary', { name: 'People' });
+      const menu = page.getByRole('button', { name: 'Views and channels' });
+      await eventually(async () => !(await nav.isVisible()) && !(await people.isVisible()), 'both sidebars out of the way');
+      await menu.click();
+      await nav.waitFor();
+      assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+      await (await channelLink(page, 'general')).click();
+      await page.getByRole('heading', { name: '#general' }).waitFor();
+      await eventually(async () => !(await nav.isVisible()), 'the sidebar closed on going to #general');
+      await page.getByRole('button', { name: 'People', exact: true }).click();
+      await people.waitFor();
+      await people.getByText(/^Owner/).first().waitFor();
+      await page.keyboard.press('Escape');
+      await eventually(async () => !(await people.isVisible()), 'People closed by Escape');
+      // A click beside it closes it too.
+      await menu.click();
+      await nav.waitFor();
+      await page.mouse.click(380, 400);
+      await eventually(async () => !(await nav.isVisible()), 'closed by a click beside it');
+      // Wide again: both sidebars in the page, no buttons for them.
+      await page.setViewportSize({ width: 1280, height: 720 });
+      await nav.waitFor();
+      await people.waitFor();
+      assert.equal(await menu.isVisible(), false);
+      await ctx.close();
+    }));
   test('a forged cross-site request is rejected (CSRF), and the logged-in page itself works', () =>
     withWebServer(async (t) => {
       let evil: Server | undefined;

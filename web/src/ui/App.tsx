@@ -107,6 +107,11 @@ export function App() {
   const [card, setCard] = useState<number | null>(null);
   /** Whether the keyboard shortcuts are shown (the ? key). */
   const [shortcuts, setShortcuts] = useState(false);
+  /** On a narrow window, the sidebar shown over the app (the views and channels, or People), if one is. */
+  const [drawer, setDrawer] = useState<'left' | 'right' | null>(null);
+  // For the keys: the drawer as of this render (the key handler is set up after the render, which can be after a key).
+  const drawerOpen = useRef(false);
+  drawerOpen.current = drawer !== null;
   const composeRef = useRef<ComposeHandle>(null);
   const searchRef = useRef<HTMLInputElement>(null);
 
@@ -120,6 +125,8 @@ export function App() {
       startPresence();
     });
     const onHash = () => {
+      // Going somewhere closes a sidebar shown over the app.
+      setDrawer(null);
       if (OVERLAYS.has(location.hash)) {
         setOverlay(location.hash);
         return;
@@ -204,8 +211,10 @@ export function App() {
       const el = e.target as HTMLElement;
       const typing = el.closest('input, textarea, select, [contenteditable]');
       if (e.key === 'Escape') {
-        // The newest dialog (a user's card, Settings, Channels, a message's history) closes; else a field is left.
-        if (!closeNewestModal() && typing) (el as HTMLElement).blur();
+        // The newest dialog (a user's card, Settings, Channels, a message's history) closes; else a sidebar shown over the app; else a field is left.
+        if (closeNewestModal()) return;
+        if (drawerOpen.current) setDrawer(null);
+        else if (typing) (el as HTMLElement).blur();
         return;
       }
       if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
@@ -257,8 +266,11 @@ export function App() {
   }
 
   return (
-    <div class="app">
+    <div class={drawer ? `app drawer-${drawer}` : 'app'}>
       <header class="topbar">
+        <button type="button" class="icon-btn drawer-btn drawer-btn-left" aria-label="Views and channels" aria-expanded={drawer === 'left'} onClick={() => setDrawer(drawer === 'left' ? null : 'left')}>
+          {'\u2630'}
+        </button>
         <a class="brand" href="#" aria-label="Parley home">
           <span class="brand-mark" aria-hidden="true" />
           <span>{model.realm.realm_name || 'Parley'}</span>
@@ -278,6 +290,9 @@ export function App() {
           />
         </form>
         <div class="topbar-right">
+          <button type="button" class="btn ghost drawer-btn drawer-btn-right" aria-label="People" aria-expanded={drawer === 'right'} onClick={() => setDrawer(drawer === 'right' ? null : 'right')}>
+            People
+          </button>
           {model.conn === 'reconnecting' && (
             <span class="conn-badge" role="status">
               Reconnecting…
@@ -323,7 +338,13 @@ export function App() {
           </>
         )}
       </main>
-      <People onUser={setCard} />
+      <People
+        onUser={(id) => {
+          setDrawer(null);
+          setCard(id);
+        }}
+      />
+      {drawer && <div class="drawer-backdrop" onClick={() => setDrawer(null)} />}
       {overlay === '#settings' && <Settings onClose={() => (location.hash = view ?? narrowToHash(terms))} />}
       {overlay === '#channels' && <Channels onClose={() => (location.hash = view ?? narrowToHash(terms))} />}
       {card !== null && <UserCard userId={card} onClose={() => setCard(null)} />}
