@@ -230,6 +230,34 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       assert.equal(await marks.count(), 0);
       await page.goBack();
 
+      // Suggestions: an operator from its first letters (arrows and Enter), then a person; a channel by a plain word (Tab), then its topics.
+      await search.fill('');
+      await search.pressSequentially('sen');
+      const suggestions = page.getByRole('listbox', { name: 'Search suggestions' });
+      await suggestions.getByRole('option', { name: /^sender:/ }).waitFor();
+      await search.press('ArrowDown');
+      await search.press('Enter');
+      assert.equal(await search.inputValue(), 'sender:');
+      await search.pressSequentially('Bob S');
+      await suggestions.getByRole('option', { name: /Bob Search/ }).click();
+      assert.equal(await search.inputValue(), `sender:${bob.email} `);
+      await search.press('Enter');
+      await eventually(async () => (await rows.count()) === 3, "Bob's three messages");
+      await search.fill('');
+      await search.pressSequentially('gene');
+      await suggestions.getByRole('option', { name: /^#general/ }).waitFor();
+      await search.press('Tab');
+      assert.equal(await search.inputValue(), 'channel:general ');
+      await search.pressSequentially('topic:fr');
+      await suggestions.getByRole('option', { name: /^fruit/ }).click();
+      assert.equal(await search.inputValue(), 'channel:general topic:fruit ');
+      await search.pressSequentially('is:st');
+      await suggestions.getByRole('option', { name: 'is:starred' }).waitFor();
+      // Escape closes the list and keeps the text; Enter with nothing chosen searches what is typed.
+      await search.press('Escape');
+      assert.equal(await suggestions.count(), 0);
+      assert.equal(await search.inputValue(), 'channel:general topic:fruit is:st');
+
       // Starred: only Welcome Bot's greeting to the first owner (every new account's greeting is starred).
       await search.fill('is:starred');
       await search.press('Enter');

@@ -16,6 +16,7 @@ import { ChannelPersonalButton, MarkAllRead, TopicActions } from './NarrowAction
 import { UserCard } from './UserCard.tsx';
 import { closeNewestModal } from './Dialog.tsx';
 import { Shortcuts } from './Shortcuts.tsx';
+import { SearchBox } from './SearchBox.tsx';
 import { Recent } from './Recent.tsx';
 import { Inbox } from './Inbox.tsx';
 
@@ -250,12 +251,6 @@ export function App() {
     location.assign('/login/');
   }
 
-  function submitSearch(e: Event) {
-    e.preventDefault();
-    const t = parseSearch(search);
-    go(t);
-  }
-
   if (!started) {
     return (
       <div class="loading-screen" role="status">
@@ -275,20 +270,7 @@ export function App() {
           <span class="brand-mark" aria-hidden="true" />
           <span>{model.realm.realm_name || 'Parley'}</span>
         </a>
-        <form class="search" role="search" onSubmit={submitSearch}>
-          <svg viewBox="0 0 20 20" aria-hidden="true" class="search-icon">
-            <circle cx="8.5" cy="8.5" r="5.5" fill="none" stroke="currentColor" stroke-width="2" />
-            <path d="M13 13l4 4" stroke="currentColor" stroke-width="2" stroke-linecap="round" />
-          </svg>
-          <input
-            ref={searchRef}
-            type="search"
-            aria-label="Search"
-            placeholder="Search — channel:  topic:  sender:  is:  has:  or words"
-            value={search}
-            onInput={(e) => setSearch(e.currentTarget.value)}
-          />
-        </form>
+        <SearchBox value={search} setValue={setSearch} inputRef={searchRef} onSearch={() => go(parseSearch(search))} />
         <div class="topbar-right">
           <button type="button" class="btn ghost drawer-btn drawer-btn-right" aria-label="People" aria-expanded={drawer === 'right'} onClick={() => setDrawer(drawer === 'right' ? null : 'right')}>
             People

@@ -66,7 +66,7 @@ function rank(name: string, query: string): number {
 }
 
 /** The candidates that match, best first (a prefix of the whole name, then of a word; then by name), at most `limit`. */
-function best<T>(items: T[], query: string, names: (item: T) => string[], label: (item: T) => string, limit = SHOWN): T[] {
+export function best<T>(items: T[], query: string, names: (item: T) => string[], label: (item: T) => string, limit = SHOWN): T[] {
   const scored: Array<[number, T]> = [];
   for (const item of items) {
     const ranks = names(item).map((n) => rank(n, query)).filter((r) => r >= 0);
