@@ -8,8 +8,21 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
 import { browserTests, eventually, loginPage, loginToView, messageRow, notificationsShown, PASSWORD, recordNotifications, send, setInFront, withWebServer } from './web-browser.ts';
+
+/** On the registration page a confirmation link opened: the form filled in and sent, then the login, until the web client shows its inbox. */
+async function createAccountAndLogIn(page: Page, email: string, name: string, password: string): Promise<void> {
+  await page.getByLabel('Full name').fill(name);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('link', { name: 'Log in to the web app' }).click();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('region', { name: 'Inbox' }).waitFor();
+}
 
 /** The emails the server has sent to `addr` (its log in `dataDir`). */
 function emailsSent(dataDir: string, addr: string): Array<{ text: string }> {
@@ -241,14 +254,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const newbieCtx = await newContext();
       const newbie = await newbieCtx.newPage();
       await newbie.goto(link);
-      await newbie.getByLabel('Full name').fill('Newbie Person');
-      await newbie.getByLabel('Password').fill('a-new-and-long-password-9');
-      await newbie.getByRole('button', { name: 'Create account' }).click();
-      await newbie.getByRole('link', { name: 'Log in to the web app' }).click();
-      await newbie.getByLabel('Email').fill('newbie@example.org');
-      await newbie.getByLabel('Password').fill('a-new-and-long-password-9');
-      await newbie.getByRole('button', { name: 'Log in' }).click();
-      await newbie.getByRole('region', { name: 'Inbox' }).waitFor();
+      await createAccountAndLogIn(newbie, 'newbie@example.org', 'Newbie Person', 'a-new-and-long-password-9');
       // Invited into the default channels; the owner sees the new person.
       await newbie.getByRole('navigation', { name: 'Channels' }).getByRole('link', { name: /^general\b/ }).waitFor();
       await page.keyboard.press('Escape');
@@ -568,14 +574,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.ok(confirm, mail!.text);
       await visitor.goto(confirm);
       assert.equal(await visitor.getByLabel('Email').inputValue(), 'linked@example.org');
-      await visitor.getByLabel('Full name').fill('Linked Person');
-      await visitor.getByLabel('Password').fill('a-linked-and-long-password-7');
-      await visitor.getByRole('button', { name: 'Create account' }).click();
-      await visitor.getByRole('link', { name: 'Log in to the web app' }).click();
-      await visitor.getByLabel('Email').fill('linked@example.org');
-      await visitor.getByLabel('Password').fill('a-linked-and-long-password-7');
-      await visitor.getByRole('button', { name: 'Log in' }).click();
-      await visitor.getByRole('region', { name: 'Inbox' }).waitFor();
+      await createAccountAndLogIn(visitor, 'linked@example.org', 'Linked Person', 'a-linked-and-long-password-7');
       const linked = (assertSuccess(await owner.get('/users')).members as Array<Record<string, any>>).find((u) => u.delivery_email === 'linked@example.org' || u.email === 'linked@example.org');
       assert.equal(linked?.full_name, 'Linked Person');
       assert.equal(linked?.role, 300);
