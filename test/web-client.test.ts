@@ -353,10 +353,13 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       const row = messageRow(page, 'second line');
       await row.locator('strong', { hasText: 'first line' }).waitFor();
 
-      // Star it; it shows in Starred.
+      // Star it; it shows in Starred, whose count goes up (Welcome Bot's greeting was the one starred message).
+      const starredLink = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Starred/ });
+      await starredLink.getByLabel('1 starred').waitFor();
       await row.hover();
       await row.getByRole('button', { name: 'Star' }).click();
       await row.getByRole('button', { name: 'Unstar' }).waitFor();
+      await starredLink.getByLabel('2 starred').waitFor();
       await page.getByRole('link', { name: 'Starred' }).click();
       await messageRow(page, 'second line').waitFor();
 

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import type { Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
 import { browserTests, eventually, loginPage, loginToView, messageRow, notificationsShown, PASSWORD, recordNotifications, send, setInFront, withWebServer } from './web-browser.ts';
@@ -339,6 +340,20 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(settings.realm_description, '<p>Where we talk.</p>');
       // The header follows the realm event.
       await page.getByRole('banner').getByText('Renamed Org').waitFor();
+
+      // An icon uploaded: the server has it, and the top bar shows it (here and on a member's page); removed, Parley's mark is back.
+      const bobCtx = await newContext();
+      const bobPage = await loginPage(bobCtx, t.url, bob.email, PASSWORD);
+      const icon = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 200, g: 40, b: 40 } } }).png().toBuffer();
+      await org.getByLabel('Upload a new icon').setInputFiles({ name: 'icon.png', mimeType: 'image/png', buffer: icon });
+      await org.getByRole('status').filter({ hasText: 'Icon uploaded.' }).waitFor();
+      const iconUrl = assertSuccess(await owner.post('/register', { fetch_event_types: JSON.stringify(['realm']) })).realm_icon_url as string;
+      assert.match(iconUrl, /\/realm\/icon\.png\?version=/);
+      for (const p of [page, bobPage]) await eventually(async () => (await p.locator('.topbar img.brand-icon').getAttribute('src').catch(() => null)) === iconUrl, 'the icon in the top bar');
+      await org.getByRole('button', { name: 'Remove icon' }).click();
+      await eventually(async () => (await bobPage.locator('.topbar img.brand-icon').count()) === 0, 'the icon gone from the top bar');
+      assert.equal(assertSuccess(await owner.post('/register', { fetch_event_types: JSON.stringify(['realm']) })).realm_icon_source, 'G');
+      await bobCtx.close();
       // Changed elsewhere while the form is open: a field not being edited shows the new value; one being edited keeps what is typed.
       await org.getByLabel('Description').fill('Half typed');
       assertSuccess(await owner.patch('/realm', { name: 'Renamed Elsewhere', description: 'Changed elsewhere.' }));
@@ -457,6 +472,8 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Account' });
       const bob = t.client(bobAccount);
       const settingsOf = async () => assertSuccess(await bob.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings as Record<string, unknown>;
+      const kept = assertSuccess(await owner.request('POST', '/messages', { type: 'direct', to: JSON.stringify([bobAccount.id]), content: 'keep this' })).id as number;
+      assertSuccess(await bob.request('POST', '/messages/flags', { messages: JSON.stringify([kept]), op: 'add', flag: 'starred' }));
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, bobAccount.email, PASSWORD);
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
@@ -474,7 +491,10 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
         ['Followed topics: emails', 'enable_followed_topic_email_notifications', true],
         ['Followed topics: phones', 'enable_followed_topic_push_notifications', true],
         ['Let others see when I am online', 'presence_enabled', true],
+        ['Show how many messages I have starred', 'starred_message_counts', true],
       ];
+      const starredCount = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Starred/ }).getByLabel(/starred$/);
+      await starredCount.waitFor();
       for (const [label, property, before] of choices) {
         const box = dialog.getByLabel(label, { exact: true });
         assert.equal(await box.isChecked(), before, label);
@@ -483,6 +503,8 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
         await eventually(async () => (await settingsOf())[property] === !before, `${property} changed at the server`);
         assert.equal(await box.isChecked(), !before, label);
       }
+      // The starred count (the message Bob starred) turned off: the sidebar shows none.
+      assert.equal(await starredCount.count(), 0);
       await dialog.getByLabel('Wait before emailing').selectOption({ label: '1 hour' });
       await eventually(async () => (await settingsOf()).email_notifications_batching_period_seconds === 3600, 'the batching period at the server');
       // Changed elsewhere: shown.

@@ -548,6 +548,8 @@ export class Model {
   mutedUsers = new Map<number, number>();
   /** The user's alert words, as the server keeps them (alert_words and its events). */
   alertWords: string[] = [];
+  /** The IDs of the user's starred messages (/register's starred_messages, kept by the flag and deletion events). */
+  starred = new Set<number>();
   followedTopics = new Set<string>();
   /** Called with each new message from the server (not with the ones fetched): desktop notifications. */
   onIncoming: ((m: Message) => void) | null = null;
@@ -695,6 +697,7 @@ export class Model {
     for (const t of r.user_topics ?? []) this.noteTopicPolicy(t);
     this.loadMutedUsers(r.muted_users ?? []);
     this.alertWords = r.alert_words ?? [];
+    this.starred = new Set(r.starred_messages ?? []);
     this.topics.clear();
     this.ready = true;
     this.changed();
@@ -1013,6 +1016,7 @@ export class Model {
         for (const id of ids) {
           this.unread.delete(id);
           this.recentMessages?.delete(id);
+          this.starred.delete(id);
         }
         this.list?.remove(ids);
         if (ev.message_type === 'stream' && ev.stream_id !== undefined) this.loadTopics(ev.stream_id);
@@ -1240,6 +1244,7 @@ export class Model {
   private onFlags(ev: Record<string, any>): void {
     const add = ev.op === 'add';
     const ids: number[] = ev.messages ?? [];
+    if (ev.flag === 'starred') for (const id of ids) add ? this.starred.add(id) : this.starred.delete(id);
     if (ev.flag === 'read') {
       if (add) {
         if (ev.all) this.unread.clear();

@@ -267,7 +267,7 @@ export function App() {
           {'\u2630'}
         </button>
         <a class="brand" href="#" aria-label="Parley home">
-          <span class="brand-mark" aria-hidden="true" />
+          {model.realm.realm_icon_source === 'U' ? <img class="brand-mark brand-icon" src={model.realm.realm_icon_url} alt="" /> : <span class="brand-mark" aria-hidden="true" />}
           <span>{model.realm.realm_name || 'Parley'}</span>
         </a>
         <SearchBox value={search} setValue={setSearch} inputRef={searchRef} onSearch={() => go(parseSearch(search))} />

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { Fragment } from 'preact';
 import { api } from '../api.ts';
 import { model, type User } from '../model.ts';
-import { ErrorLine, useAction, useRequest } from './request.tsx';
+import { ErrorLine, ImageChoice, useAction, useRequest } from './request.tsx';
 
 /** Zulip's roles, highest first. */
 export const ROLES: Array<[number, string]> = [
@@ -67,6 +67,7 @@ export function Organization() {
         </button>
         {profile.view}
       </form>
+      <OrganizationIcon />
       <MessageRetention />
       <NotificationChannels />
       <h3>People</h3>
@@ -115,6 +116,28 @@ export function Organization() {
         })}
       </ul>
       {humans.length > SHOWN && <p class="muted-text">{humans.length - SHOWN} more: narrow the list with the search above.</p>}
+    </section>
+  );
+}
+
+/**
+ * The organization's icon (in the top bar): an uploaded one (the server
+ * makes it square), or none (Parley's mark; the server's default, a
+ * Gravatar identicon, is never loaded). The realm event brings the change.
+ */
+function OrganizationIcon() {
+  const uploaded = model.realm.realm_icon_source === 'U';
+  return (
+    <section aria-label="Organization icon">
+      <h3>Icon</h3>
+      <ImageChoice
+        id="org-icon"
+        label="Upload a new icon"
+        noun="Icon"
+        path="/realm/icon"
+        current={uploaded ? <img class="org-icon" src={model.realm.realm_icon_url} alt="The organization's icon" /> : <span class="brand-mark big" aria-hidden="true" />}
+        uploaded={uploaded}
+      />
     </section>
   );
 }

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, upload } from '../api.ts';
+import { api, ApiError } from '../api.ts';
 import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
 import { EmojiPicker, PickedEmoji, type Picked } from './Emoji.tsx';
-import { ErrorLine, useAction, useRequest } from './request.tsx';
+import { ErrorLine, ImageChoice, useAction, useRequest } from './request.tsx';
 import { Account, AwayNotifications, SettingCheck } from './Account.tsx';
 import { Avatar } from './Avatar.tsx';
 import { fullTime, uploadedAvatarUrl } from '../util.ts';
@@ -82,6 +82,7 @@ export function Settings({ onClose }: { onClose(): void }) {
           <option value="2">Dark</option>
         </select>
         <SettingCheck property="web_left_sidebar_show_channel_folders" label="Group channels by folder in the left sidebar" setSetting={setSetting} />
+        <SettingCheck property="starred_message_counts" label="Show how many messages I have starred" setSetting={setSetting} />
         <label for="set-home">Home view</label>
         <select id="set-home" value={model.settings.web_home_view ?? 'inbox'} onChange={(e) => void setSetting('web_home_view', e.currentTarget.value)}>
           <option value="inbox">Inbox</option>
@@ -124,33 +125,17 @@ export function Settings({ onClose }: { onClose(): void }) {
  * The realm_user event brings the new address.
  */
 function OwnAvatar() {
-  const action = useAction();
   const me = model.me;
   return (
     <section aria-label="Avatar">
-      <label for="set-avatar">Avatar</label>
-      <div class="row avatar-row">
-        <Avatar userId={me.user_id} name={me.full_name} size="large" />
-        <div class="avatar-choices">
-          <input
-            id="set-avatar"
-            type="file"
-            accept="image/*"
-            disabled={action.busy}
-            onChange={(e) => {
-              const file = e.currentTarget.files?.[0];
-              e.currentTarget.value = '';
-              if (file) void action.run(() => upload(file, '/users/me/avatar'), 'Avatar uploaded.');
-            }}
-          />
-          {uploadedAvatarUrl(me.avatar_url) && (
-            <button type="button" class="btn" disabled={action.busy} onClick={() => void action.run(() => api('DELETE', '/users/me/avatar'), 'Avatar removed.')}>
-              Remove avatar
-            </button>
-          )}
-        </div>
-      </div>
-      {action.view}
+      <ImageChoice
+        id="set-avatar"
+        label="Avatar"
+        noun="Avatar"
+        path="/users/me/avatar"
+        current={<Avatar userId={me.user_id} name={me.full_name} size="large" />}
+        uploaded={uploadedAvatarUrl(me.avatar_url) !== null}
+      />
     </section>
   );
 }

@@ -2,16 +2,16 @@ import { model, type Sub } from '../model.ts';
 import { narrowToHash, sameNarrow, type Term } from '../narrow.ts';
 import { cx } from '../util.ts';
 
-function Count({ n, muted }: { n: number; muted?: boolean }) {
+function Count({ n, muted, what = 'unread' }: { n: number; muted?: boolean; what?: string }) {
   if (!n) return null;
   return (
-    <span class={cx('count', muted && 'muted')} aria-label={`${n} unread`}>
+    <span class={cx('count', muted && 'muted')} aria-label={`${n} ${what}`}>
       {n}
     </span>
   );
 }
 
-function Item(props: { terms: Term[]; current: Term[] | null; label: string; icon?: preact.ComponentChildren; count?: number; muted?: boolean; cls?: string; color?: string; title?: string }) {
+function Item(props: { terms: Term[]; current: Term[] | null; label: string; icon?: preact.ComponentChildren; count?: number; countWhat?: string; muted?: boolean; cls?: string; color?: string; title?: string }) {
   const active = props.current !== null && sameNarrow(props.terms, props.current);
   return (
     <li>
@@ -23,7 +23,7 @@ function Item(props: { terms: Term[]; current: Term[] | null; label: string; ico
       >
         {props.icon}
         <span class="label">{props.label}</span>
-        <Count n={props.count ?? 0} muted={props.muted} />
+        <Count n={props.count ?? 0} muted={props.muted || props.countWhat !== undefined} what={props.countWhat} />
       </a>
     </li>
   );
@@ -137,7 +137,15 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels }: { terms:
           <Item terms={[]} current={terms} label="All messages" icon={ICONS.all} count={model.unreadInFeed()} />
           <Item terms={[{ operator: 'is', operand: 'dm' }]} current={terms} label="Direct messages" icon={ICONS.dm} count={model.unreadCount((u) => u.kind === 'dm')} />
           <Item terms={[{ operator: 'is', operand: 'mentioned' }]} current={terms} label="Mentions" icon={ICONS.at} count={mentions} />
-          <Item terms={[{ operator: 'is', operand: 'starred' }]} current={terms} label="Starred" icon={ICONS.star} />
+          <Item
+            terms={[{ operator: 'is', operand: 'starred' }]}
+            current={terms}
+            label="Starred"
+            icon={ICONS.star}
+            // How many, unless the user turned the count off (Zulip's starred_message_counts).
+            count={model.settings.starred_message_counts !== false ? model.starred.size : 0}
+            countWhat="starred"
+          />
         </ul>
       </nav>
       <nav aria-label="Channels" class="channels">

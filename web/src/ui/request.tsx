@@ -1,5 +1,6 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiError } from '../api.ts';
+import { api, ApiError, upload } from '../api.ts';
 
 /** What to show for a request that failed: the server's message, or that it could not be reached. */
 export function failureText(err: unknown): string {
@@ -117,6 +118,43 @@ export function FormButtons({ submit, disabled, error, onCancel, inline }: { sub
     <>
       <div class="group-actions">{buttons}</div>
       <ErrorLine error={error} />
+    </>
+  );
+}
+
+/**
+ * An uploaded image to choose (an avatar, the organization's icon): what
+ * shows now, a file picker that uploads a new one (POST `path`), and, when
+ * one was uploaded, a button removing it (DELETE `path`); the server's
+ * answer under them. The events bring the change.
+ */
+export function ImageChoice({ id, label, noun, path, current, uploaded }: { id: string; label: string; noun: string; path: string; current: ComponentChildren; uploaded: boolean }) {
+  const action = useAction();
+  return (
+    <>
+      <label for={id}>{label}</label>
+      <div class="row avatar-row">
+        {current}
+        <div class="avatar-choices">
+          <input
+            id={id}
+            type="file"
+            accept="image/*"
+            disabled={action.busy}
+            onChange={(e) => {
+              const file = e.currentTarget.files?.[0];
+              e.currentTarget.value = '';
+              if (file) void action.run(() => upload(file, path), `${noun} uploaded.`);
+            }}
+          />
+          {uploaded && (
+            <button type="button" class="btn" disabled={action.busy} onClick={() => void action.run(() => api('DELETE', path), `${noun} removed.`)}>
+              Remove {noun.toLowerCase()}
+            </button>
+          )}
+        </div>
+      </div>
+      {action.view}
     </>
   );
 }
