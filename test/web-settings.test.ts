@@ -315,7 +315,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await ctx.close();
     }));
 
-  test('organization settings: an administrator renames the organization, changes a role, deactivates and reactivates an account; members do not see them', () =>
+  test('organization settings: an administrator renames the organization, uploads its icon, renames a person, changes a role, deactivates and reactivates an account; members do not see them', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Member' });
@@ -370,6 +370,23 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const myName = assertSuccess(await owner.get('/users/me')).full_name as string;
       assert.equal(await people.getByLabel(`Role of ${myName}`).isDisabled(), true);
       assert.equal(await people.getByRole('button', { name: `Deactivate ${myName}` }).count(), 0);
+
+      // Renamed: the server has the new name; a name the server refuses says why and changes nothing.
+      await people.getByRole('button', { name: 'Rename Bob Member' }).click();
+      let rename = people.getByRole('form', { name: 'Rename Bob Member' });
+      await rename.getByLabel('New name').fill('Robert Member');
+      await rename.getByRole('button', { name: 'Save name' }).click();
+      await eventually(async () => assertSuccess(await owner.get(`/users/${bob.id}`)).user.full_name === 'Robert Member', "Bob's new name at the server");
+      await people.getByRole('listitem', { name: 'Robert Member' }).waitFor();
+      await people.getByRole('button', { name: 'Rename Robert Member' }).click();
+      rename = people.getByRole('form', { name: 'Rename Robert Member' });
+      await rename.getByLabel('New name').fill('Bad * name');
+      await rename.getByRole('button', { name: 'Save name' }).click();
+      await org.getByRole('alert').filter({ hasText: 'Invalid characters in name!' }).waitFor();
+      assert.equal(assertSuccess(await owner.get(`/users/${bob.id}`)).user.full_name, 'Robert Member');
+      await rename.getByLabel('New name').fill('Bob Member');
+      await rename.getByRole('button', { name: 'Save name' }).click();
+      await people.getByRole('listitem', { name: 'Bob Member' }).waitFor();
 
       await people.getByRole('button', { name: 'Deactivate Bob Member' }).click();
       await people.getByRole('button', { name: 'Reactivate Bob Member' }).waitFor();

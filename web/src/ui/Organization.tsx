@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { Fragment } from 'preact';
 import { api } from '../api.ts';
 import { model, type User } from '../model.ts';
-import { ErrorLine, ImageChoice, useAction, useRequest } from './request.tsx';
+import { ErrorLine, FormButtons, ImageChoice, useAction, useRequest } from './request.tsx';
+import { closeOnEscape } from './Dialog.tsx';
 
 /** Zulip's roles, highest first. */
 export const ROLES: Array<[number, string]> = [
@@ -36,6 +37,8 @@ export function Organization() {
   const name = typedName ?? model.realm.realm_name ?? '';
   const description = typedDescription ?? model.realm.realm_description ?? '';
   const [filter, setFilter] = useState('');
+  /** The person being renamed, and the name typed. */
+  const [renaming, setRenaming] = useState<{ id: number; name: string } | null>(null);
   const profile = useAction();
   const people = useRequest();
 
@@ -101,6 +104,9 @@ export function Organization() {
                   </option>
                 ))}
               </select>
+              <button type="button" class="btn" disabled={people.busy} aria-label={`Rename ${u.full_name}`} aria-expanded={renaming?.id === u.user_id} onClick={() => setRenaming(renaming?.id === u.user_id ? null : { id: u.user_id, name: u.full_name })}>
+                Rename
+              </button>
               {!self &&
                 (u.is_active ? (
                   <button type="button" class="btn" disabled={people.busy} aria-label={`Deactivate ${u.full_name}`} onClick={() => void people.run(() => api('DELETE', `/users/${u.user_id}`))}>
@@ -111,6 +117,21 @@ export function Organization() {
                     Reactivate
                   </button>
                 ))}
+              {renaming?.id === u.user_id && (
+                <form
+                  class="schedule-form org-rename"
+                  aria-label={`Rename ${u.full_name}`}
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    void people.run(() => api('PATCH', `/users/${u.user_id}`, { full_name: renaming.name.trim() })).then((ok) => ok && setRenaming(null));
+                  }}
+                  onKeyDown={closeOnEscape(() => setRenaming(null))}
+                >
+                  <label for={`rename-${u.user_id}`}>New name</label>
+                  <input id={`rename-${u.user_id}`} type="text" value={renaming.name} required maxLength={60} onInput={(e) => setRenaming({ id: u.user_id, name: e.currentTarget.value })} />
+                  <FormButtons submit="Save name" disabled={people.busy} error={null} onCancel={() => setRenaming(null)} inline />
+                </form>
+              )}
             </li>
           );
         })}
