@@ -137,4 +137,56 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       gate.release();
       await ctx.close();
     }));
+  test("a channel's menu in the sidebar: mark all as read, pin and unpin, mute and unmute, as the server has them", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Menu' });
+      const bobApi = t.client(bob);
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'general' }]), principals: JSON.stringify([bob.id]) }));
+      for (const content of ['one', 'two']) assertSuccess(await bobApi.post('/messages', { type: 'stream', to: 'general', topic: 'menu', content }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      // (Elsewhere than All messages, whose view would mark general's messages read once seen.)
+      await (await channelLink(page, 'core team')).click();
+      await page.getByRole('heading', { name: '#core team' }).waitFor();
+      const link = await channelLink(page, 'general');
+      await link.getByLabel('2 unread').waitFor();
+      const openMenu = async () => {
+        await link.hover();
+        await page.getByRole('button', { name: 'Actions for #general' }).click();
+        const menu = page.getByRole('menu', { name: '#general' });
+        await menu.waitFor();
+        return menu;
+      };
+
+      // Its unread messages read: the server has them read, the count goes.
+      await (await openMenu()).getByRole('menuitem', { name: 'Mark all as read' }).click();
+      await eventually(async () => (await link.getByLabel(/unread/).count()) === 0, 'the count gone');
+      const unreadAtServer = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: JSON.stringify([{ operator: 'is', operand: 'unread' }, { operator: 'channel', operand: 'general' }]) })).messages;
+      assert.deepEqual(unreadAtServer, []);
+      // With nothing unread, the menu does not offer it.
+      let menu = await openMenu();
+      assert.equal(await menu.getByRole('menuitem', { name: 'Mark all as read' }).count(), 0);
+
+      // Pinned: the server has it, and the channel is listed under the pinned ones; then unpinned.
+      await menu.getByRole('menuitem', { name: 'Pin to top' }).click();
+      await eventually(async () => (await generalAtServer(owner)).pin_to_top === true, 'pinned at the server');
+      await page.getByRole('list', { name: 'Pinned channels' }).getByRole('link', { name: /^general/ }).waitFor();
+      await (await openMenu()).getByRole('menuitem', { name: 'Unpin' }).click();
+      await eventually(async () => (await generalAtServer(owner)).pin_to_top === false, 'unpinned at the server');
+      await eventually(async () => (await page.getByRole('list', { name: 'Pinned channels' }).count()) === 0, 'no pinned list');
+
+      // Muted, then unmuted.
+      await (await openMenu()).getByRole('menuitem', { name: 'Mute' }).click();
+      await eventually(async () => (await generalAtServer(owner)).is_muted === true, 'muted at the server');
+      menu = await openMenu();
+      await menu.getByRole('menuitem', { name: 'Unmute' }).click();
+      await eventually(async () => (await generalAtServer(owner)).is_muted === false, 'unmuted at the server');
+
+      // Escape closes the menu, back to its button.
+      menu = await openMenu();
+      await page.keyboard.press('Escape');
+      await menu.waitFor({ state: 'detached' });
+      await ctx.close();
+    }));
 });

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { autoFocusOnce } from '../util.ts';
 
 /** What Tab can reach inside a dialog. */
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
@@ -90,6 +91,42 @@ export function Popover({ class: cls, label, onClose, children }: { class: strin
       role="dialog"
       aria-label={label}
       onKeyDown={closeOnEscape(onClose)}
+    >
+      {children}
+    </div>
+  );
+}
+
+/**
+ * A menu of actions beside its button (a message's "More actions", a
+ * channel's in the sidebar), named `label`: its first item focused; Up and
+ * Down move between items; Escape closes it (back to its button, the
+ * element with aria-haspopup beside it), and so does the focus leaving
+ * the menu and its button.
+ */
+export function Menu({ label, class: cls = 'msg-menu', onClose, children }: { label: string; class?: string; onClose(): void; children: ComponentChildren }) {
+  return (
+    <div
+      class={cls}
+      role="menu"
+      aria-label={label}
+      ref={(el) => autoFocusOnce(el?.querySelector<HTMLElement>('[role="menuitem"]') ?? null)}
+      onKeyDown={(e) => {
+        const items = [...e.currentTarget.querySelectorAll<HTMLElement>('[role="menuitem"]')];
+        const at = items.indexOf(document.activeElement as HTMLElement);
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          e.currentTarget.parentElement?.querySelector<HTMLElement>('[aria-haspopup="menu"]')?.focus();
+          onClose();
+        } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+          e.preventDefault();
+          items[(at + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
+        }
+      }}
+      onFocusOut={(e) => {
+        const to = e.relatedTarget as Node | null;
+        if (!to || !e.currentTarget.parentElement?.contains(to)) onClose();
+      }}
     >
       {children}
     </div>

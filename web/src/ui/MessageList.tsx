@@ -9,6 +9,7 @@ import { EmojiPicker, Emoji } from './Emoji.tsx';
 import { ReminderForm } from './Scheduled.tsx';
 import { autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, withCopyButtons } from '../util.ts';
 import { Lightbox } from './Lightbox.tsx';
+import { Menu } from './Dialog.tsx';
 import { Avatar } from './Avatar.tsx';
 import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
@@ -555,7 +556,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
           )}
           {picker === m.id && <EmojiPicker onPick={(name) => void addReactionByName(m, name)} onClose={() => setPicker(null)} />}
           {menu === m.id && (
-            <MoreMenu onClose={() => setMenu(null)}>
+            <Menu label="More actions" onClose={() => setMenu(null)}>
               {hasVisibleHistory(m) && (
                 <button type="button" role="menuitem" onClick={() => (setMenu(null), setHistoryOf(m))}>
                   View edit history
@@ -601,7 +602,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
                   Report message
                 </button>
               )}
-            </MoreMenu>
+            </Menu>
           )}
         </div>
       </article>,
@@ -675,39 +676,6 @@ const ICON = {
   ),
 };
 
-/**
- * A message's "More actions" menu: its first item focused; Up and Down move
- * between items; Escape closes it (back to its button), and so does the
- * focus leaving the message's actions.
- */
-function MoreMenu({ onClose, children }: { onClose(): void; children: preact.ComponentChildren }) {
-  return (
-    <div
-      class="msg-menu"
-      role="menu"
-      aria-label="More actions"
-      ref={(el) => autoFocusOnce(el?.querySelector<HTMLElement>('[role="menuitem"]') ?? null)}
-      onKeyDown={(e) => {
-        const items = [...e.currentTarget.querySelectorAll<HTMLElement>('[role="menuitem"]')];
-        const at = items.indexOf(document.activeElement as HTMLElement);
-        if (e.key === 'Escape') {
-          e.stopPropagation();
-          e.currentTarget.parentElement?.querySelector<HTMLElement>('[aria-haspopup="menu"]')?.focus();
-          onClose();
-        } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-          e.preventDefault();
-          items[(at + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
-        }
-      }}
-      onFocusOut={(e) => {
-        const to = e.relatedTarget as Node | null;
-        if (!to || !e.currentTarget.parentElement?.contains(to)) onClose();
-      }}
-    >
-      {children}
-    </div>
-  );
-}
 
 
 /** An edited message's text: Enter saves, Escape cancels; the compose box's suggestions as one types. */

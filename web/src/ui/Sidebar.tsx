@@ -1,6 +1,10 @@
-import { model, type Sub } from '../model.ts';
+import { useState } from 'preact/hooks';
+import { MessageList, model, type Sub } from '../model.ts';
 import { narrowToHash, sameNarrow, type Term } from '../narrow.ts';
 import { cx } from '../util.ts';
+import { setSubscriptionProperty } from './ChannelPersonal.tsx';
+import { Menu } from './Dialog.tsx';
+import { ErrorLine, useRequest } from './request.tsx';
 
 function Count({ n, muted, what = 'unread' }: { n: number; muted?: boolean; what?: string }) {
   if (!n) return null;
@@ -94,6 +98,15 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels }: { terms:
   // Conversations with muted users only are left out, as in Zulip.
   const dms = [...model.recentDms.entries()].filter(([key]) => !model.onlyMutedIn(key)).sort((a, b) => b[1] - a[1]).slice(0, 12);
 
+  /** The channel whose menu is open. */
+  const [menuOf, setMenuOf] = useState<number | null>(null);
+  const action = useRequest();
+  /** Runs one of a channel's menu actions, closing the menu; the events bring the change. */
+  const act = (fn: () => Promise<unknown>) => {
+    setMenuOf(null);
+    void action.run(fn);
+  };
+
   const renderSub = (s: (typeof subs)[number]) => {
     const chTerms: Term[] = [{ operator: 'channel', operand: s.stream_id }];
     const open = selectedStream === s.stream_id;
@@ -115,6 +128,33 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels }: { terms:
           {s.is_muted && <span class="visually-hidden">(muted)</span>}
           <Count n={byStream.get(s.stream_id) ?? 0} muted={s.is_muted} />
         </a>
+        <span class="side-menu-anchor">
+          <button
+            type="button"
+            class="icon-btn side-more"
+            aria-label={`Actions for #${s.name}`}
+            aria-haspopup="menu"
+            aria-expanded={menuOf === s.stream_id}
+            onClick={() => setMenuOf(menuOf === s.stream_id ? null : s.stream_id)}
+          >
+            {'\u22ef'}
+          </button>
+          {menuOf === s.stream_id && (
+            <Menu label={`#${s.name}`} class="msg-menu side-menu" onClose={() => setMenuOf(null)}>
+              {(byStream.get(s.stream_id) ?? 0) > 0 && (
+                <button type="button" role="menuitem" onClick={() => act(() => new MessageList(model, chTerms).markAllRead())}>
+                  Mark all as read
+                </button>
+              )}
+              <button type="button" role="menuitem" onClick={() => act(() => setSubscriptionProperty(s.stream_id, 'pin_to_top', !s.pin_to_top))}>
+                {s.pin_to_top ? 'Unpin' : 'Pin to top'}
+              </button>
+              <button type="button" role="menuitem" onClick={() => act(() => setSubscriptionProperty(s.stream_id, 'is_muted', !s.is_muted))}>
+                {s.is_muted ? 'Unmute' : 'Mute'}
+              </button>
+            </Menu>
+          )}
+        </span>
         {open && topics.length > 0 && (
           <ul class="topics" aria-label={`In ${s.name}`}>
             {topics.slice(0, 30).map((t) => {
@@ -149,6 +189,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels }: { terms:
         </ul>
       </nav>
       <nav aria-label="Channels" class="channels">
+        <ErrorLine error={action.error} />
         <div class="side-heading-row">
           <h2 class="side-heading">Channels</h2>
           <button type="button" class="icon-btn small" aria-label="Browse and create channels" title="Browse and create channels" onClick={onBrowseChannels}>
