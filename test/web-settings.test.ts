@@ -162,12 +162,12 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await ctx.close();
     }));
 
-  test('channels: browse, join, pin, mute, leave and create one from the web client', () =>
+  test('channels: browse, join, pin, mute, leave and create one (with the people it starts with) from the web client', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Channels' });
       assertSuccess(await t.client(bob).request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'random', description: 'Anything goes' }]) }));
       const owner = t.client(t.owner);
-      const mine = async () => (assertSuccess(await owner.request('GET', '/users/me/subscriptions')).subscriptions as Array<{ name: string; invite_only: boolean; description: string }>);
+      const mine = async () => (assertSuccess(await owner.request('GET', '/users/me/subscriptions')).subscriptions as Array<{ stream_id: number; name: string; invite_only: boolean; description: string }>);
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       const sidebar = page.getByRole('navigation', { name: 'Channels' });
@@ -216,6 +216,11 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await dialog.getByLabel('Name', { exact: true }).fill('design');
       await dialog.getByLabel('Description').fill('Pixels and fonts');
       await dialog.getByLabel(/^Private/).check();
+      // With two people besides the creator.
+      const dora = await t.makeUser({ name: 'Dora Design' });
+      const eli = await t.makeUser({ name: 'Eli Design' });
+      await dialog.getByLabel('People to add (besides you)').getByRole('option', { name: 'Eli Design' }).waitFor({ state: 'attached' });
+      await dialog.getByLabel('People to add (besides you)').selectOption([String(dora.id), String(eli.id)]);
       await dialog.getByRole('button', { name: 'Create channel' }).click();
       await page.getByRole('heading', { name: '#design' }).waitFor();
       assert.equal(await dialog.count(), 0, 'the dialog closed');
@@ -223,6 +228,8 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.ok(design, 'subscribed to the new channel');
       assert.equal(design.invite_only, true);
       assert.equal(design.description, 'Pixels and fonts');
+      const members = assertSuccess(await t.client(t.owner).get(`/streams/${design.stream_id}/members`)).subscribers as number[];
+      assert.deepEqual([...members].sort((a, b) => a - b), [t.owner.id, dora.id, eli.id].sort((a, b) => a - b));
       await sidebar.getByRole('link', { name: /^design\b/ }).waitFor();
       await ctx.close();
     }));

@@ -31,7 +31,8 @@ function channelNamed(name: string): Promise<number | undefined> {
 /**
  * The organization's channels this user can see: join, pin, mute, leave, open,
  * one's own settings for it (PersonalSettings); and a
- * form to create one (the creator is subscribed). Everything through
+ * form to create one (the creator is subscribed, with the people chosen
+ * there). Everything through
  * /users/me/subscriptions, as Zulip's web app does; the lists follow the
  * server's events. Those who may administer a channel open its settings
  * (ChannelSettings).
@@ -40,6 +41,8 @@ export function Channels({ onClose }: { onClose(): void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [isPrivate, setPrivate] = useState(false);
+  /** The people the new channel starts with, besides its creator. */
+  const [members, setMembers] = useState<number[]>([]);
   const [open, setOpen] = useState<number | null>(null);
   const [personal, setPersonal] = useState<number | null>(null);
   const { busy, error, setError, run } = useRequest();
@@ -75,12 +78,17 @@ export function Channels({ onClose }: { onClose(): void }) {
       return;
     }
     const made = await run(() =>
-      api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: wanted, description: description.trim() }]), invite_only: isPrivate }),
+      api('POST', '/users/me/subscriptions', {
+        subscriptions: JSON.stringify([{ name: wanted, description: description.trim() }]),
+        invite_only: isPrivate,
+        ...(members.length ? { principals: JSON.stringify([model.me.user_id, ...members]) } : {}),
+      }),
     );
     if (!made) return;
     setName('');
     setDescription('');
     setPrivate(false);
+    setMembers([]);
     // Straight to the new channel, once its event has come in.
     const id = await channelNamed(wanted);
     if (id !== undefined) location.hash = narrowToHash([{ operator: 'channel', operand: id }]);
@@ -156,6 +164,22 @@ export function Channels({ onClose }: { onClose(): void }) {
           <input type="checkbox" checked={isPrivate} onChange={(e) => setPrivate(e.currentTarget.checked)} />
           Private: only people added to it can see it
         </label>
+        <label for="new-channel-members">People to add (besides you)</label>
+        <select
+          id="new-channel-members"
+          multiple
+          size={5}
+          onChange={(e) => setMembers([...e.currentTarget.selectedOptions].map((o) => Number(o.value)))}
+        >
+          {[...model.users.values()]
+            .filter((u) => u.is_active && !u.is_bot && u.user_id !== model.me.user_id)
+            .sort((a, b) => a.full_name.localeCompare(b.full_name))
+            .map((u) => (
+              <option key={u.user_id} value={String(u.user_id)} selected={members.includes(u.user_id)}>
+                {u.full_name}
+              </option>
+            ))}
+        </select>
         <button type="submit" class="btn primary" disabled={busy}>
           Create channel
         </button>
