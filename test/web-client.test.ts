@@ -403,6 +403,10 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await (await channelLink(page, 'general')).click();
       await page.getByRole('heading', { name: '#general' }).waitFor();
       await eventually(async () => !(await nav.isVisible()), 'the sidebar closed on going to #general');
+      // Also when the link is to where the page already is.
+      await menu.click();
+      await (await channelLink(page, 'general')).click();
+      await eventually(async () => !(await nav.isVisible()), 'the sidebar closed on #general again');
       await page.getByRole('button', { name: 'People', exact: true }).click();
       await people.waitFor();
       await people.getByText(/^Owner/).first().waitFor();

@@ -294,7 +294,7 @@ export function App() {
           </button>
         </div>
       </header>
-      <Sidebar terms={terms} view={view} onBrowseChannels={() => (location.hash = '#channels')} />
+      <Sidebar terms={terms} view={view} onBrowseChannels={() => (location.hash = '#channels')} onGo={() => setDrawer(null)} />
       <main class="center">
         <div class="narrow-title">
           <div class="narrow-heading">

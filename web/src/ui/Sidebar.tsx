@@ -82,7 +82,7 @@ function folderGroups(subs: Sub[]): Array<{ key: string; label: string; subs: Su
   return out;
 }
 
-export function Sidebar({ terms: narrowTerms, view, onBrowseChannels }: { terms: Term[]; view: string | null; onBrowseChannels(): void }) {
+export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { terms: Term[]; view: string | null; onBrowseChannels(): void; onGo?(): void }) {
   // The Inbox and Recent conversations views are no narrow: none is marked current then.
   const terms = view ? null : narrowTerms;
   const byStream = model.unreadByStream();
@@ -169,7 +169,8 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels }: { terms:
   };
 
   return (
-    <aside class="left-sidebar" aria-label="Views and channels">
+    // A link followed (even to where the page already is) tells the app, which closes the sidebar shown over it on a narrow window.
+    <aside class="left-sidebar" aria-label="Views and channels" onClick={(e) => (e.target as HTMLElement).closest('a') && onGo?.()}>
       <nav aria-label="Views">
         <ul class="side-list">
           <ViewItem hash="#inbox" view={view} label="Inbox" icon={ICONS.inbox} count={inboxCount} />
