@@ -137,7 +137,7 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       gate.release();
       await ctx.close();
     }));
-  test("a channel's menu in the sidebar: mark all as read, pin and unpin, mute and unmute, as the server has them", () =>
+  test("a channel's menu in the sidebar: mark all as read, pin and unpin, mute and unmute, as the server has them; its link copied", () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Menu' });
@@ -145,6 +145,7 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'general' }]), principals: JSON.stringify([bob.id]) }));
       for (const content of ['one', 'two']) assertSuccess(await bobApi.post('/messages', { type: 'stream', to: 'general', topic: 'menu', content }));
       const ctx = await newContext();
+      await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       // (Elsewhere than All messages, whose view would mark general's messages read once seen.)
       await (await channelLink(page, 'core team')).click();
@@ -182,6 +183,11 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       menu = await openMenu();
       await menu.getByRole('menuitem', { name: 'Unmute' }).click();
       await eventually(async () => (await generalAtServer(owner)).is_muted === false, 'unmuted at the server');
+
+      // Its link copied, in Zulip's form.
+      await (await openMenu()).getByRole('menuitem', { name: 'Copy link to channel' }).click();
+      const generalId = (await generalAtServer(owner)).stream_id as number;
+      await eventually(async () => (await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())) === `${t.url}/#narrow/channel/${generalId}-general`, 'the link on the clipboard');
 
       // Escape closes the menu, back to its button.
       menu = await openMenu();

@@ -213,6 +213,11 @@ export function narrowToHash(terms: Term[]): string {
   );
 }
 
+/** A channel's link, as Zulip's web app makes it: #narrow/channel/12-general. */
+export function channelLinkHash(id: number, name: string): string {
+  return `#narrow/channel/${channelSlug(id, name)}`;
+}
+
 /** A channel as Zulip's links name it: "<id>-<name>", spaces as dashes. */
 function channelSlug(id: number, name: string): string {
   return `${id}-${encodeHashPart(name.replace(/ /g, '-'))}`;
@@ -224,7 +229,7 @@ function channelSlug(id: number, name: string): string {
  * #narrow/dm/5,9-dm/near/345 (every participant's ID, "-group" for three or more).
  */
 export function messageLinkHash(m: { id: number; type: string; stream_id?: number; subject: string; display_recipient: string | { id: number }[] }, channelName: string): string {
-  if (m.type === 'stream') return `#narrow/channel/${channelSlug(m.stream_id!, channelName)}/topic/${encodeHashPart(m.subject)}/near/${m.id}`;
+  if (m.type === 'stream') return `${channelLinkHash(m.stream_id!, channelName)}/topic/${encodeHashPart(m.subject)}/near/${m.id}`;
   const ids = Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).sort((a, b) => a - b) : [];
   return `#narrow/dm/${ids.join(',')}-${ids.length >= 3 ? 'group' : 'dm'}/near/${m.id}`;
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { MessageList, model, type Sub } from '../model.ts';
-import { narrowToHash, sameNarrow, type Term } from '../narrow.ts';
+import { channelLinkHash, narrowToHash, sameNarrow, type Term } from '../narrow.ts';
 import { cx } from '../util.ts';
 import { setSubscriptionProperty } from './ChannelPersonal.tsx';
 import { Menu } from './Dialog.tsx';
@@ -151,6 +151,9 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
               </button>
               <button type="button" role="menuitem" onClick={() => act(() => setSubscriptionProperty(s.stream_id, 'is_muted', !s.is_muted))}>
                 {s.is_muted ? 'Unmute' : 'Mute'}
+              </button>
+              <button type="button" role="menuitem" onClick={() => act(() => navigator.clipboard.writeText(`${location.origin}/${channelLinkHash(s.stream_id, s.name)}`))}>
+                Copy link to channel
               </button>
             </Menu>
           )}
