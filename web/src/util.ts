@@ -97,6 +97,11 @@ export function prepareHtml(html: string): string {
 const NO_ALERT_WORDS = 'a, code, pre, .user-mention, .user-group-mention, .topic-mention, .katex, .emoji';
 const alertCache = new Map<string, string>();
 
+/** `now`, or undefined when it is what `was` (a parameter the API then leaves out: encodeParams skips undefined ones), so a PATCH sends only what changed. */
+export function ifChanged<T>(now: T, was: T): T | undefined {
+  return now === was ? undefined : now;
+}
+
 const copyCache = new Map<string, string>();
 
 /** Code blocks with a button copying their code (the message list handles its clicks). */

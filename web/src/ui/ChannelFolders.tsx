@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { ifChanged } from '../util.ts';
 import { model, type ChannelFolder } from '../model.ts';
 import { ErrorLine, FormButtons, NameAndDescription, useAction, useRequest } from './request.tsx';
 
@@ -104,7 +105,7 @@ function FolderEdit({ folder: f, onClose }: { folder: ChannelFolder; onClose(): 
       onSubmit={(e) => {
         e.preventDefault();
         void run(async () => {
-          await api('PATCH', `/channel_folders/${f.id}`, { ...(name !== f.name ? { name } : {}), ...(description !== f.description ? { description } : {}) });
+          await api('PATCH', `/channel_folders/${f.id}`, { name: ifChanged(name, f.name), description: ifChanged(description, f.description) });
           onClose();
         });
       }}

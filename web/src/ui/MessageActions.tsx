@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type Message } from '../model.ts';
 import { messageLinkHash } from '../narrow.ts';
-import { fullTime, prepareHtml } from '../util.ts';
+import { fullTime, ifChanged, prepareHtml } from '../util.ts';
 import { closeOnEscape, Dialog } from './Dialog.tsx';
 import { ErrorLine, FormButtons, useRequest } from './request.tsx';
 
@@ -216,8 +216,8 @@ export function MoveForm({ message, onClose }: { message: Message; onClose(): vo
         void run(async () => {
           await api('PATCH', `/messages/${message.id}`, {
             propagate_mode: scope,
-            ...(to !== message.subject ? { topic: to } : {}),
-            ...(channel !== message.stream_id ? { stream_id: channel } : {}),
+            topic: ifChanged(to, message.subject),
+            stream_id: ifChanged(channel, message.stream_id),
             send_notification_to_new_thread: notifyNew,
             send_notification_to_old_thread: notifyOld,
           });

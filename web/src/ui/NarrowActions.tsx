@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { ifChanged } from '../util.ts';
 import { model, type MessageList } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
 import { ErrorLine, useRequest } from './request.tsx';
@@ -38,8 +39,8 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
     await run(async () => {
       await api('PATCH', `/messages/${anyMessage.id}`, {
         propagate_mode: 'change_all',
-        ...(to !== topic ? { topic: to } : {}),
-        ...(channel !== streamId ? { stream_id: channel } : {}),
+        topic: ifChanged(to, topic),
+        stream_id: ifChanged(channel, streamId),
       });
       setMoving(null);
       location.hash = narrowToHash([

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, setProfileValue, type ProfileField, type User } from '../model.ts';
-import { prepareHtml } from '../util.ts';
+import { ifChanged, prepareHtml } from '../util.ts';
 import { isAdministrator } from './Organization.tsx';
 import { Confirm, ErrorLine, FormButtons, useAction, useRequest } from './request.tsx';
 
@@ -290,7 +290,6 @@ function EditProfileField({ field: f, onDone }: { field: ProfileField; onDone():
   // A custom external account's URL pattern is its own field data.
   const customAccount = f.type === TYPE.EXTERNAL_ACCOUNT && d.subtype === 'custom';
   const [urlPattern, setUrlPattern] = useState(typeof d.url_pattern === 'string' ? d.url_pattern : '');
-  const changed = <T,>(now: T, was: T) => (now === was ? undefined : now);
   return (
     <form
       class="group-editor"
@@ -298,17 +297,17 @@ function EditProfileField({ field: f, onDone }: { field: ProfileField; onDone():
       onSubmit={(e) => {
         e.preventDefault();
         const params = {
-          name: changed(draft.name, initial.name),
-          hint: changed(draft.hint, initial.hint),
+          name: ifChanged(draft.name, initial.name),
+          hint: ifChanged(draft.hint, initial.hint),
           field_data:
             f.type === TYPE.SELECT && draft.options !== initial.options
               ? optionsData(draft.options, before)
               : customAccount && urlPattern !== d.url_pattern
                 ? { subtype: 'custom', url_pattern: urlPattern }
                 : undefined,
-          display_in_profile_summary: changed(draft.summary, initial.summary),
-          required: changed(draft.required, initial.required),
-          editable_by_user: changed(draft.editable, initial.editable),
+          display_in_profile_summary: ifChanged(draft.summary, initial.summary),
+          required: ifChanged(draft.required, initial.required),
+          editable_by_user: ifChanged(draft.editable, initial.editable),
         };
         void save.run(() => api('PATCH', `/realm/profile_fields/${f.id}`, params)).then((ok) => ok && onDone());
       }}

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { ifChanged } from '../util.ts';
 import { model, type User, type UserGroup } from '../model.ts';
 import { GroupSettingSelect, permissionConfigs, type GroupSettingChange } from './GroupSetting.tsx';
 import { isAdministrator } from './Organization.tsx';
@@ -189,7 +190,7 @@ function GroupEditor({ group: g }: { group: UserGroup }) {
             const name = (typedName ?? g.name).trim();
             const description = typedDescription ?? g.description;
             void save.run(async () => {
-              await api('PATCH', `/user_groups/${g.id}`, { ...(name !== g.name ? { name } : {}), ...(description !== g.description ? { description } : {}) });
+              await api('PATCH', `/user_groups/${g.id}`, { name: ifChanged(name, g.name), description: ifChanged(description, g.description) });
               setName(null);
               setDescription(null);
             }, 'Group saved.');
