@@ -29,6 +29,11 @@ export function csrfToken(): string {
   return m ? decodeURIComponent(m[1]!) : '';
 }
 
+/** What to show for a request that failed: the server's message, or that it could not be reached. */
+export function failureText(err: unknown): string {
+  return err instanceof ApiError ? err.message : 'The server could not be reached.';
+}
+
 export function encodeParams(params: Params): URLSearchParams {
   const sp = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) {

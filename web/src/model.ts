@@ -3,7 +3,7 @@
  * event queue, plus the message list of the narrow being viewed. Components
  * read it directly and re-render when `changed()` fires.
  */
-import { api, ApiError, NetworkError } from './api.ts';
+import { api, ApiError, failureText, NetworkError } from './api.ts';
 import { matches, type LocalMessage, type MatchContext, type Place, type Term } from './narrow.ts';
 
 export interface User {
@@ -962,7 +962,7 @@ export class Model {
       this.recentFoundOldest = r.found_oldest === true;
       this.recentError = null;
     } catch (err) {
-      this.recentError = err instanceof ApiError ? err.message : 'The server could not be reached.';
+      this.recentError = failureText(err);
     }
     this.changed();
   }
@@ -986,7 +986,7 @@ export class Model {
       if (this.recentMessages === have) this.recentFoundOldest = r.found_oldest === true;
       this.recentError = null;
     } catch (err) {
-      this.recentError = err instanceof ApiError ? err.message : 'The server could not be reached.';
+      this.recentError = failureText(err);
     } finally {
       this.recentLoadingOlder = false;
       this.changed();

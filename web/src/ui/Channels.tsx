@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { api, failureText } from '../api.ts';
 import { model, type Stream as Channel, type User } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { PersonalSettings, setSubscriptionProperty } from './ChannelPersonal.tsx';
 import { Dialog } from './Dialog.tsx';
 import { isAdministrator } from './Organization.tsx';
-import { Confirm, ErrorLine, failureText, useAction, useRequest } from './request.tsx';
+import { Confirm, ErrorLine, useAction, useRequest } from './request.tsx';
 import { PickToAdd } from './UserGroups.tsx';
 
 /** The ID of the channel of this name, once the client knows it (at most 10 s). */

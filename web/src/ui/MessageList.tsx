@@ -1,9 +1,9 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { api, failureText } from '../api.ts';
 import { model, type Message, type MessageList } from '../model.ts';
 import { narrowToHash, placeKey, placeTerms } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
-import { failureText, useRequest } from './request.tsx';
+import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker, Emoji } from './Emoji.tsx';
 import { ReminderForm } from './Scheduled.tsx';

@@ -1,11 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, ApiError, upload } from '../api.ts';
+import { api, failureText, upload } from '../api.ts';
 
-/** What to show for a request that failed: the server's message, or that it could not be reached. */
-export function failureText(err: unknown): string {
-  return err instanceof ApiError ? err.message : 'The server could not be reached.';
-}
 
 /**
  * A request started from the page: whether one is under way (`busy`), and
