@@ -7,6 +7,7 @@
  */
 import { api } from './api.ts';
 import { model, type Draft } from './model.ts';
+import { storedList } from './util.ts';
 
 /** Where a draft goes: a channel and topic, or the direct-message recipients (without oneself). */
 export interface DraftTarget {
@@ -47,12 +48,7 @@ function storageKey(): string {
 }
 
 function localDrafts(): Draft[] {
-  try {
-    const list = JSON.parse(localStorage.getItem(storageKey()) ?? '[]') as unknown;
-    return Array.isArray(list) ? (list as Draft[]) : [];
-  } catch {
-    return [];
-  }
+  return storedList(storageKey()) as Draft[];
 }
 
 function writeLocal(list: Draft[]): void {

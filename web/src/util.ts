@@ -97,6 +97,16 @@ export function prepareHtml(html: string): string {
 const NO_ALERT_WORDS = 'a, code, pre, .user-mention, .user-group-mention, .topic-mention, .katex, .emoji';
 const alertCache = new Map<string, string>();
 
+/** The list this browser's localStorage keeps under `key` (empty when there is none, or what is there is not a JSON list). */
+export function storedList(key: string): unknown[] {
+  try {
+    const list = JSON.parse(localStorage.getItem(key) ?? '[]') as unknown;
+    return Array.isArray(list) ? list : [];
+  } catch {
+    return [];
+  }
+}
+
 /** `now`, or undefined when it is what `was` (a parameter the API then leaves out: encodeParams skips undefined ones), so a PATCH sends only what changed. */
 export function ifChanged<T>(now: T, was: T): T | undefined {
   return now === was ? undefined : now;

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { model } from '../model.ts';
+import { storedList } from '../util.ts';
 import { narrowToHash, placeKey, placeTerms, type Term } from '../narrow.ts';
 import { arrowsBetween, dmLabel, UnreadCell } from './Recent.tsx';
 
@@ -73,12 +74,7 @@ function Mention({ on }: { on: boolean }) {
 const collapsedKey = () => `parley-inbox-collapsed:${model.me.user_id}`;
 
 function readCollapsed(): Set<string> {
-  try {
-    const list = JSON.parse(localStorage.getItem(collapsedKey()) ?? '[]') as unknown;
-    return new Set(Array.isArray(list) ? list.filter((k): k is string => typeof k === 'string') : []);
-  } catch {
-    return new Set();
-  }
+  return new Set(storedList(collapsedKey()).filter((k): k is string => typeof k === 'string'));
 }
 
 /**
