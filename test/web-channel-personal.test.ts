@@ -137,7 +137,7 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       gate.release();
       await ctx.close();
     }));
-  test("a channel's menu in the sidebar: mark all as read, pin and unpin, mute and unmute, as the server has them; its link copied", () =>
+  test("a channel's menu in the sidebar: mark all as read, pin and unpin, mute and unmute, as the server has them; its link copied; its settings opened", () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Menu' });
@@ -193,6 +193,24 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       menu = await openMenu();
       await page.keyboard.press('Escape');
       await menu.waitFor({ state: 'detached' });
+
+      // "Channel settings" opens the channel's settings at Zulip's address (the owner may administer it); Escape goes back.
+      await (await openMenu()).getByRole('menuitem', { name: 'Channel settings' }).click();
+      await page.waitForURL(`${t.url}/#channels/${generalId}/general/general`);
+      const dialog = page.getByRole('dialog', { name: 'Channels' });
+      await eventually(async () => (await dialog.getByLabel('Channel name').inputValue()) === 'general', "general's settings open");
+      assert.equal(await dialog.getByRole('button', { name: 'Close settings of #general' }).count(), 1);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByRole('heading', { name: '#core team' }).waitFor();
       await ctx.close();
+
+      // A member who may not administer it gets their own settings for it there.
+      const bobCtx = await newContext();
+      const bobPage = await loginPage(bobCtx, t.url, bob.email, PASSWORD);
+      await bobPage.goto(`${t.url}/#channels/${generalId}/general/general`);
+      await bobPage.getByRole('dialog', { name: 'Channels' }).getByRole('group', { name: 'Personal settings of #general' }).waitFor();
+      assert.equal(await bobPage.getByLabel('Channel name').count(), 0);
+      await bobCtx.close();
     }));
 });

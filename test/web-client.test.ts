@@ -388,7 +388,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
-  test('a phone-sized window: the views and channels, and People, open over the app from the top bar, and close on going somewhere or with Escape', () =>
+  test('a phone-sized window: the views and channels, and People, open over the app from the top bar, and close on going somewhere or with Escape; Recent conversations and the Channels dialog fit', () =>
     withWebServer(async (t) => {
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
@@ -417,6 +417,24 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await nav.waitFor();
       await page.mouse.click(380, 400);
       await eventually(async () => !(await nav.isVisible()), 'closed by a click beside it');
+      // Recent conversations fit the width: the participants column is left out there.
+      await page.goto(`${t.url}/#recent`);
+      const table = page.getByRole('table', { name: 'Conversations' });
+      await table.waitFor();
+      assert.equal(await table.getByRole('columnheader', { name: 'Participants' }).isVisible(), false);
+      assert.ok(await page.locator('.recent').evaluate((e) => e.scrollWidth <= e.clientWidth), 'no sideways scrolling in Recent conversations');
+      // A channel's buttons and its settings stay inside the Channels dialog.
+      const general = assertSuccess(await t.client(t.owner).request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      await page.goto(`${t.url}/#channels/${general}/general/general`);
+      const dialog = page.getByRole('dialog', { name: 'Channels' });
+      await dialog.getByLabel('Channel name').waitFor();
+      const outside = await dialog.evaluate((d) => {
+        const right = d.getBoundingClientRect().right;
+        return [...d.querySelectorAll('button, input, select')].filter((e) => e.getBoundingClientRect().right > right).map((e) => e.outerHTML.slice(0, 80));
+      });
+      assert.deepEqual(outside, []);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
       // Wide again: both sidebars in the page, no buttons for them.
       await page.setViewportSize({ width: 1280, height: 720 });
       await nav.waitFor();

@@ -75,6 +75,8 @@ export interface Stream {
   stream_id: number;
   name: string;
   description?: string;
+  /** The description as the server rendered it. */
+  rendered_description?: string;
   invite_only?: boolean;
   history_public_to_subscribers?: boolean;
   is_web_public?: boolean;

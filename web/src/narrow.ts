@@ -218,6 +218,11 @@ export function channelLinkHash(id: number, name: string): string {
   return `#narrow/channel/${channelSlug(id, name)}`;
 }
 
+/** The address of a channel's settings, as Zulip's web app writes it: #channels/<id>/<name>/general. */
+export function channelSettingsHash(id: number, name: string): string {
+  return `#channels/${id}/${encodeHashPart(name.replace(/ /g, '-'))}/general`;
+}
+
 /** A channel as Zulip's links name it: "<id>-<name>", spaces as dashes. */
 function channelSlug(id: number, name: string): string {
   return `${id}-${encodeHashPart(name.replace(/ /g, '-'))}`;

@@ -26,6 +26,8 @@ export function go(terms: Term[]): void {
 }
 
 const OVERLAYS = new Set(['#settings', '#channels']);
+/** Whether an address opens a dialog over the app: #settings, #channels, or #channels/<id>/… (one channel's settings, as Zulip's). */
+const isOverlay = (hash: string): boolean => OVERLAYS.has(hash) || /^#channels\/\d+(\/|$)/.test(hash);
 /** The views that are no narrow, by their addresses (Zulip's), with their titles. */
 const VIEWS: Record<string, string> = { '#inbox': 'Inbox', '#recent': 'Recent conversations' };
 /**
@@ -100,7 +102,7 @@ export function App() {
   const [started, setStarted] = useState(false);
   const [terms, setTerms] = useState<Term[]>(termsFromLocation());
   /** A dialog over the app, opened by its address (#settings, #channels). */
-  const [overlay, setOverlay] = useState<string | null>(OVERLAYS.has(location.hash) ? location.hash : null);
+  const [overlay, setOverlay] = useState<string | null>(isOverlay(location.hash) ? location.hash : null);
   const [search, setSearch] = useState('');
   /** The view shown in place of a narrow's messages (Inbox, Recent conversations), if any. */
   const [view, setView] = useState<string | null>(viewAt(location.hash));
@@ -128,7 +130,7 @@ export function App() {
     const onHash = () => {
       // Going somewhere closes a sidebar shown over the app.
       setDrawer(null);
-      if (OVERLAYS.has(location.hash)) {
+      if (isOverlay(location.hash)) {
         setOverlay(location.hash);
         return;
       }
@@ -328,7 +330,9 @@ export function App() {
       />
       {drawer && <div class="drawer-backdrop" onClick={() => setDrawer(null)} />}
       {overlay === '#settings' && <Settings onClose={() => (location.hash = view ?? narrowToHash(terms))} />}
-      {overlay === '#channels' && <Channels onClose={() => (location.hash = view ?? narrowToHash(terms))} />}
+      {overlay?.startsWith('#channels') && (
+        <Channels key={overlay} focus={Number(overlay.split('/')[1]) || undefined} onClose={() => (location.hash = view ?? narrowToHash(terms))} />
+      )}
       {card !== null && <UserCard userId={card} onClose={() => setCard(null)} />}
       {shortcuts && <Shortcuts onClose={() => setShortcuts(false)} />}
     </div>

@@ -1,7 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText } from '../api.ts';
 import { model, type Stream as Channel, type User } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
+import { prepareHtml } from '../util.ts';
 import { LOCK } from './Sidebar.tsx';
 import { PersonalSettings, setSubscriptionProperty } from './ChannelPersonal.tsx';
 import { Dialog } from './Dialog.tsx';
@@ -37,14 +38,20 @@ function channelNamed(name: string): Promise<number | undefined> {
  * server's events. Those who may administer a channel open its settings
  * (ChannelSettings).
  */
-export function Channels({ onClose }: { onClose(): void }) {
+export function Channels({ focus, onClose }: { focus?: number; onClose(): void }) {
+  const focused = focus !== undefined ? model.streams.get(focus) : undefined;
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [isPrivate, setPrivate] = useState(false);
   /** The people the new channel starts with, besides its creator. */
   const [members, setMembers] = useState<number[]>([]);
-  const [open, setOpen] = useState<number | null>(null);
-  const [personal, setPersonal] = useState<number | null>(null);
+  // A channel's address (#channels/<id>) opens its settings, for those who may administer it, else one's own settings for it.
+  const [open, setOpen] = useState<number | null>(focused && mayAdminister(focused) ? focused.stream_id : null);
+  const [personal, setPersonal] = useState<number | null>(focused && !mayAdminister(focused) && model.subs.has(focused.stream_id) ? focused.stream_id : null);
+  const listRef = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    if (focused) listRef.current?.querySelector(`[data-channel="${focused.stream_id}"]`)?.scrollIntoView({ block: 'start' });
+  }, []);
   const { busy, error, setError, run } = useRequest();
 
   const channels = [...model.streams.values()] as Channel[];
@@ -99,18 +106,18 @@ export function Channels({ onClose }: { onClose(): void }) {
       <ErrorLine error={error} />
       <section>
         <h2>All channels</h2>
-        <ul class="channel-browser" aria-label="All channels">
+        <ul class="channel-browser" aria-label="All channels" ref={listRef}>
           {channels.map((c) => {
             const subscribed = model.subs.has(c.stream_id);
             const opened = open === c.stream_id;
             const personalOpen = subscribed && personal === c.stream_id;
             return (
-              <li key={c.stream_id} aria-label={`#${c.name}`}>
+              <li key={c.stream_id} aria-label={`#${c.name}`} data-channel={c.stream_id}>
                 <div class="channel-info">
                   <a href={narrowToHash([{ operator: 'channel', operand: c.stream_id }])} class="channel-name">
                     {c.invite_only && LOCK}#{c.name}
                   </a>
-                  {c.description && <span class="channel-description">{c.description}</span>}
+                  {c.rendered_description && <span class="channel-description rendered" dangerouslySetInnerHTML={{ __html: prepareHtml(c.rendered_description) }} />}
                 </div>
                 <span class="channel-actions">
                   {subscribed ? (

@@ -145,7 +145,7 @@ export function Recent() {
             <tr>
               <th scope="col">Conversation</th>
               <th scope="col">Unread</th>
-              <th scope="col">Participants</th>
+              <th scope="col" class="recent-participants">Participants</th>
               <th scope="col">Last message</th>
             </tr>
           </thead>
@@ -161,7 +161,7 @@ export function Recent() {
                 <td>
                   <UnreadCell label={c.label} terms={c.terms} unread={c.unread} />
                 </td>
-                <td>
+                <td class="recent-participants">
                   <span class="recent-senders">
                     {c.senders.slice(0, 4).map((id) => (
                       <span key={id} title={model.userName(id)}>

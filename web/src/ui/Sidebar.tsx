@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { MessageList, model, type Sub } from '../model.ts';
-import { channelLinkHash, narrowToHash, sameNarrow, type Term } from '../narrow.ts';
+import { channelLinkHash, channelSettingsHash, narrowToHash, sameNarrow, type Term } from '../narrow.ts';
 import { cx } from '../util.ts';
 import { setSubscriptionProperty } from './ChannelPersonal.tsx';
 import { Menu } from './Dialog.tsx';
@@ -154,6 +154,16 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
               </button>
               <button type="button" role="menuitem" onClick={() => act(() => navigator.clipboard.writeText(`${location.origin}/${channelLinkHash(s.stream_id, s.name)}`))}>
                 Copy link to channel
+              </button>
+              <button
+                type="button"
+                role="menuitem"
+                onClick={() => {
+                  setMenuOf(null);
+                  location.hash = channelSettingsHash(s.stream_id, s.name);
+                }}
+              >
+                Channel settings
               </button>
             </Menu>
           )}
