@@ -382,6 +382,40 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test("a channel's topics in the sidebar: the newest eight and those with unread messages or in view; all of them, filtered, on asking", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ name: 'Bob Topics' });
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'many' }], principals: [t.owner.id, bob.id] }));
+      // An unread topic older than the newest eight, then eleven read ones.
+      assertSuccess(await t.client(bob).request('POST', '/messages', { type: 'stream', to: 'many', topic: 'old news', content: 'unread and old' }));
+      const own: number[] = [];
+      for (let i = 1; i <= 11; i++) own.push(assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'many', topic: `topic ${String(i).padStart(2, '0')}`, content: `number ${i}` })).id);
+      // (Sent through the API, they start unread for their sender too, as in Zulip.)
+      assertSuccess(await owner.request('POST', '/messages/flags', { messages: JSON.stringify(own), op: 'add', flag: 'read' }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      await (await channelLink(page, 'many')).click();
+      const topics = page.getByRole('list', { name: 'In many' });
+      await topics.getByRole('link', { name: /^topic 11/ }).waitFor();
+      const names = () => topics.locator('a .label').allInnerTexts();
+      assert.deepEqual(await names(), ['topic 11', 'topic 10', 'topic 09', 'topic 08', 'topic 07', 'topic 06', 'topic 05', 'topic 04', 'old news']);
+
+      // All of them, and a filter over them.
+      await page.getByRole('button', { name: 'All 12 topics' }).click();
+      await eventually(async () => (await names()).length === 12, 'all twelve topics listed');
+      await page.getByLabel('Filter topics of #many').fill('02');
+      await eventually(async () => (await names()).join() === 'topic 02', 'the filtered topic');
+      await topics.getByRole('link', { name: /^topic 02/ }).click();
+      await messageRow(page, 'number 2').waitFor();
+      // Back to the newest few: the topic in view stays listed.
+      await page.getByRole('button', { name: 'Fewer topics' }).click();
+      await eventually(async () => (await names()).length === 10, 'the newest eight, the unread one and the one in view');
+      assert.deepEqual(await names(), ['topic 11', 'topic 10', 'topic 09', 'topic 08', 'topic 07', 'topic 06', 'topic 05', 'topic 04', 'topic 02', 'old news']);
+      assert.equal(await page.getByLabel('Filter topics of #many').count(), 0);
+      await ctx.close();
+    }));
+
   test('leaving a channel takes its unread messages out of All messages', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

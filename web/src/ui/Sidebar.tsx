@@ -33,6 +33,9 @@ function Item(props: { terms: Term[]; current: Term[] | null; label: string; ico
   );
 }
 
+/** How many of a channel's newest topics the sidebar lists until all are asked for. */
+const FEW_TOPICS = 8;
+
 export const LOCK = (
   <svg viewBox="0 0 20 20" class="lock" aria-hidden="true">
     <rect x="4.5" y="9" width="11" height="8" rx="1.5" fill="currentColor" />
@@ -100,6 +103,14 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
 
   /** The channel whose menu is open. */
   const [menuOf, setMenuOf] = useState<number | null>(null);
+  /** The channel whose topics are all listed (with a filter), if any; the others list their few newest. */
+  const [allTopicsOf, setAllTopicsOf] = useState<number | null>(null);
+  const [topicFilter, setTopicFilter] = useState('');
+  const showAllTopics = (id: number | null) => {
+    setAllTopicsOf(id);
+    setTopicFilter('');
+  };
+  const topicInView = terms?.find((t) => t.operator === 'topic' && !t.negated)?.operand;
   const action = useRequest();
   /** Runs one of a channel's menu actions, closing the menu; the events bring the change. */
   const act = (fn: () => Promise<unknown>) => {
@@ -113,6 +124,12 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
     const active = terms !== null && sameNarrow(chTerms, terms);
     const topics = open ? (model.topics.get(s.stream_id) ?? []) : [];
     const topicUnread = open ? model.unreadByTopic(s.stream_id) : new Map<string, number>();
+    // As Zulip's: the newest few topics, and any other with unread messages or in view; or all of them (filtered) when asked.
+    const allTopics = allTopicsOf === s.stream_id;
+    const filter = topicFilter.trim().toLowerCase();
+    const shownTopics = allTopics
+      ? topics.filter((t) => t.name.toLowerCase().includes(filter))
+      : topics.filter((t, i) => i < FEW_TOPICS || (topicUnread.get(t.name.toLowerCase()) ?? 0) > 0 || (typeof topicInView === 'string' && t.name.toLowerCase() === topicInView.toLowerCase()));
     return (
       <li key={s.stream_id} class={cx('channel', open && 'open')}>
         <a
@@ -169,13 +186,31 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
           )}
         </span>
         {open && topics.length > 0 && (
-          <ul class="topics" aria-label={`In ${s.name}`}>
-            {topics.slice(0, 30).map((t) => {
-              const tt: Term[] = [...chTerms, { operator: 'topic', operand: t.name }];
-              const muted = model.isTopicMuted(s.stream_id, t.name);
-              return <Item key={t.name} terms={tt} current={terms} label={t.name || '(no topic)'} count={topicUnread.get(t.name.toLowerCase()) ?? 0} muted={muted} cls="topic" />;
-            })}
-          </ul>
+          <>
+            {allTopics && (
+              <input
+                type="search"
+                class="topic-filter"
+                placeholder="Filter topics"
+                aria-label={`Filter topics of #${s.name}`}
+                value={topicFilter}
+                onInput={(e) => setTopicFilter(e.currentTarget.value)}
+                onKeyDown={(e) => e.key === 'Escape' && topicFilter && (e.stopPropagation(), setTopicFilter(''))}
+              />
+            )}
+            <ul class="topics" aria-label={`In ${s.name}`}>
+              {shownTopics.map((t) => {
+                const tt: Term[] = [...chTerms, { operator: 'topic', operand: t.name }];
+                const muted = model.isTopicMuted(s.stream_id, t.name);
+                return <Item key={t.name} terms={tt} current={terms} label={t.name || '(no topic)'} count={topicUnread.get(t.name.toLowerCase()) ?? 0} muted={muted} cls="topic" />;
+              })}
+            </ul>
+            {(allTopics || shownTopics.length < topics.length) && (
+              <button type="button" class="btn ghost small more-topics" onClick={() => showAllTopics(allTopics ? null : s.stream_id)}>
+                {allTopics ? 'Fewer topics' : `All ${topics.length} topics`}
+              </button>
+            )}
+          </>
         )}
       </li>
     );
