@@ -388,6 +388,27 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
+  test('a global time (<time:…>) shows in the reader\u2019s time zone and clock style, following the setting, with the text written in its tooltip', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'times', content: 'Meet at <time:1496701800>.' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const time = messageRow(page, 'Meet at').locator('time[datetime="2017-06-05T22:30:00Z"]');
+      await time.waitFor();
+      // The hour and minute of that moment in the browser's time zone.
+      const [hours, minutes] = await page.evaluate(() => {
+        const d = new Date(1496701800 * 1000);
+        return [d.getHours(), String(d.getMinutes()).padStart(2, '0')] as const;
+      });
+      const text = await time.textContent();
+      assert.ok(text!.includes('2017') && text!.includes(`${hours % 12 || 12}:${minutes}`) && /PM|AM/.test(text!), text!);
+      assert.equal(await time.getAttribute('title'), 'In your time zone. Written as: 1496701800');
+      assertSuccess(await owner.patch('/settings', { twenty_four_hour_time: true }));
+      await eventually(async () => (await time.textContent())!.includes(`${String(hours).padStart(2, '0')}:${minutes}`) && !/PM|AM/.test((await time.textContent())!), 'the 24-hour clock');
+      await ctx.close();
+    }));
+
   test('a phone-sized window: the views and channels, and People, open over the app from the top bar, and close on going somewhere or with Escape; Recent conversations and the Channels dialog fit', () =>
     withWebServer(async (t) => {
       const ctx = await newContext();

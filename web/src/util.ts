@@ -69,8 +69,9 @@ const IMAGE_BOX = { width: 360, height: 240 };
 export function prepareHtml(html: string): string {
   // Previews follow the organization's inline_image_preview, as the server's do.
   const previews = model.realm.realm_inline_image_preview !== false;
-  return remembered(cache, 5000, (previews ? '1' : '0') + playgroundsKey() + html, () => {
-    let out = html.replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>)[^<]*(<\/span>)/g, (_m, open: string, code: string, close: string) => open + emojiChar(code) + close);
+  const h24 = !!model.settings.twenty_four_hour_time;
+  return remembered(cache, 5000, (previews ? '1' : '0') + (h24 ? '1' : '0') + playgroundsKey() + html, () => {
+    let out = localTimes(html, h24).replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>)[^<]*(<\/span>)/g, (_m, open: string, code: string, close: string) => open + emojiChar(code) + close);
     // Image links to uploads get an inline preview where the server rendered none
     // (messages rendered before it made previews of uploads).
     const rendered = out;
@@ -92,6 +93,25 @@ export function prepareHtml(html: string): string {
     return withPlaygroundLinks(out, model.playgrounds);
   });
 }
+
+/**
+ * A global time (Markdown's `<time:…>`, which the server renders as a
+ * `<time datetime>` holding the text written) shown as the date and time in
+ * the reader's time zone and clock style, as Zulip's web app shows it; the
+ * text written is in its tooltip.
+ */
+function localTimes(html: string, h24: boolean): string {
+  return html.replace(/<time datetime="([^"]+)">([^<]*)<\/time>/g, (m, iso: string, written: string) => {
+    const ms = Date.parse(iso);
+    if (Number.isNaN(ms)) return m;
+    const shown = new Date(ms).toLocaleString(undefined, { ...LOCAL_TIME, hour12: !h24 });
+    const tip = `In your time zone. Written as: ${written.replace(/"/g, '&quot;')}`;
+    return `<time datetime="${iso}" title="${tip}">${shown}</time>`;
+  });
+}
+
+/** How a global time shows. */
+export const LOCAL_TIME: Intl.DateTimeFormatOptions = { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' };
 
 /** Where alert words are not highlighted: links, code, mentions (as in Zulip), math and emoji. */
 const NO_ALERT_WORDS = 'a, code, pre, .user-mention, .user-group-mention, .topic-mention, .katex, .emoji';
