@@ -6,9 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { startTestServer, assertSuccess, type TestServer, type Account } from './helpers.ts';
+import { sentEmails, startTestServer, assertSuccess, type TestServer, type Account } from './helpers.ts';
 import { deliverDigestEmails } from '../src/actions/digest-emails.ts';
 
 let t: TestServer;
@@ -24,14 +22,7 @@ before(async () => {
 });
 after(() => t.close());
 
-function emails(): Array<Record<string, any>> {
-  const file = join(t.server.svc.config.dataDir, 'emails.log');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
-}
+const emails = () => sentEmails(t.server.svc.config.dataDir);
 
 async function setRealm(values: Record<string, unknown>) {
   const db = t.server.svc.store.db;

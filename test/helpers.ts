@@ -586,6 +586,27 @@ export async function openQueue(client: Client, params: Params = {}) {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** An email a server sent: a line of DATA_DIR/emails.log, where mail goes without SMTP. */
+export interface SentEmail {
+  to: string[];
+  from: string;
+  subject: string;
+  text: string;
+  template: string;
+  date: string;
+}
+
+/** The emails the server with this DATA_DIR has sent so far, oldest first (those to `addr`, when given). */
+export function sentEmails(dataDir: string, addr?: string): SentEmail[] {
+  const file = join(dataDir, 'emails.log');
+  if (!existsSync(file)) return [];
+  const all = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as SentEmail);
+  return addr === undefined ? all : all.filter((e) => e.to.includes(addr));
+}
+
 // ---------------------------------------------------------------------------
 // Servers as child processes (`node src/main.js`), for tests that need real processes
 

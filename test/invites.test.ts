@@ -1,13 +1,12 @@
 /** Email invitations: POST/GET /invites, DELETE /invites/{id}, POST /invites/{id}/resend, invites_changed events. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   assertError,
   assertSchema,
   assertSuccess,
   openQueue,
+  sentEmails,
   startTestServer,
   type Account,
   type Client,
@@ -28,15 +27,7 @@ let publicChannel: number;
 
 const c = (a: Account): Client => t.client(a);
 
-function emails(): Array<{ to: string[]; subject: string; text: string; template: string }> {
-  const file = join(t.server.svc.config.dataDir, 'emails.log');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
-}
+const emails = () => sentEmails(t.server.svc.config.dataDir);
 const invitationEmailsTo = (addr: string) => emails().filter((e) => e.template === 'invitation' && e.to.includes(addr));
 
 async function row(id: number) {

@@ -8,9 +8,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { startTestServer, assertError, assertSuccess, openQueue, type Account, type TestServer } from './helpers.ts';
+import { startTestServer, assertError, assertSuccess, openQueue, sentEmails, type Account, type TestServer } from './helpers.ts';
 import { ROLE } from '../src/store/users.ts';
 
 let t: TestServer;
@@ -33,15 +31,7 @@ const form = (fields: Record<string, string>) => ({
   body: new URLSearchParams(fields).toString(),
 });
 
-function emailsTo(addr: string): Array<{ text: string; subject: string }> {
-  const file = join(t.server.svc.config.dataDir, 'emails.log');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l))
-    .filter((e) => e.to.includes(addr));
-}
+const emailsTo = (addr: string) => sentEmails(t.server.svc.config.dataDir, addr);
 
 /** POSTs an address to a sign-up form; returns the status and the page's error text, if any. */
 async function signUp(path: string, email: string): Promise<{ status: number; error: string | null }> {

@@ -1,9 +1,7 @@
 /** Accepting invitations: GET/POST /accounts/do_confirm/<key>. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { assertSuccess, openQueue, startTestServer, type Account, type Client, type TestServer } from './helpers.ts';
+import { sentEmails, assertSuccess, openQueue, startTestServer, type Account, type Client, type TestServer } from './helpers.ts';
 import { makeChannel } from './messages-fixtures.ts';
 import { sql } from 'kysely';
 
@@ -20,13 +18,7 @@ let n = 0;
 const fresh = () => `joiner${++n}@example.org`;
 
 function keyFor(addr: string): string {
-  const file = join(t.server.svc.config.dataDir, 'emails.log');
-  assert.ok(existsSync(file));
-  const mails = readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { to: string[]; text: string; template: string })
-    .filter((e) => e.template === 'invitation' && e.to.includes(addr));
+  const mails = sentEmails(t.server.svc.config.dataDir, addr).filter((e) => e.template === 'invitation');
   const m = /\/accounts\/do_confirm\/([a-z0-9]+)/.exec(mails[mails.length - 1].text);
   assert.ok(m, 'registration link in the email');
   return m[1];
