@@ -1,16 +1,14 @@
 /**
  * The browser client in real Chromium: desktop notifications and sounds, the
- * Channels dialog, invitations, bots, the organization settings, and one's
- * account and notifications away from the page.
+ * Channels dialog, invitations, bots, the organization settings, one's
+ * account and notifications away from the page, and a forgotten password.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, sentEmails } from './helpers.ts';
 import { browserTests, eventually, loginPage, loginToView, messageRow, notificationsShown, PASSWORD, recordNotifications, send, setInFront, withWebServer } from './web-browser.ts';
 
 /** On the registration page a confirmation link opened: the form filled in and sent, then the login, until the web client shows its inbox. */
@@ -23,12 +21,6 @@ async function createAccountAndLogIn(page: Page, email: string, name: string, pa
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.getByRole('region', { name: 'Inbox' }).waitFor();
-}
-
-/** The emails the server has sent to `addr` (its log in `dataDir`). */
-function emailsSent(dataDir: string, addr: string): Array<{ text: string }> {
-  const file = join(dataDir, 'emails.log');
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.to.includes(addr)) : [];
 }
 
 await browserTests('the web client in Chromium: notifications, sounds, the Channels dialog, invitations, bots, organization settings', (newContext) => {
@@ -236,7 +228,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
 
   test('invitations: the owner invites from Settings; the invitee signs up by the emailed link and uses the web client', () =>
     withWebServer(async (t) => {
-      const emailsTo = (addr: string) => emailsSent(t.server.svc.config.dataDir, addr);
+      const emailsTo = (addr: string) => sentEmails(t.server.svc.config.dataDir, addr);
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
@@ -548,7 +540,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await dialog.getByLabel('New email').fill('bob.moved@example.org');
       await dialog.getByRole('button', { name: 'Change email' }).click();
       await dialog.getByRole('status').filter({ hasText: 'Check your new address' }).waitFor();
-      const [mail] = emailsSent(t.server.svc.config.dataDir, 'bob.moved@example.org');
+      const [mail] = sentEmails(t.server.svc.config.dataDir, 'bob.moved@example.org');
       const link = /\/accounts\/confirm_new_email\/[A-Za-z0-9]+\//.exec(mail!.text)?.[0];
       assert.ok(link, mail!.text);
       assert.equal((await fetch(`${t.url}${link}`)).status, 200);
@@ -579,6 +571,33 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(assertSuccess(await owner.get(`/users/${bobAccount.id}`)).user.is_active, false);
       await ctx.close();
     }));
+  test('a forgotten password: from the login page to the emailed link, a new password there, and logged in with it', () =>
+    withWebServer(async (t) => {
+      const forgetful = await t.makeUser({ password: PASSWORD, name: 'Forgetful User' });
+      const fresh = 'a-fresh-start-password-4';
+      const ctx = await newContext();
+      const page = await ctx.newPage();
+      await page.goto(`${t.url}/login/`);
+      await page.getByRole('link', { name: 'Forgot your password?' }).click();
+      await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
+      await page.getByLabel('Email').fill(forgetful.email);
+      await page.getByRole('button', { name: 'Send the link' }).click();
+      await page.getByRole('heading', { name: 'Check your email' }).waitFor();
+      const link = /http\S+\/accounts\/password\/reset\/[A-Za-z0-9]+\//.exec(sentEmails(t.server.svc.config.dataDir, forgetful.email).at(-1)!.text)?.[0];
+      assert.ok(link);
+      await page.goto(link);
+      await page.getByLabel('New password', { exact: true }).fill(fresh);
+      await page.getByLabel('New password again').fill(fresh);
+      await page.getByRole('button', { name: 'Set the password' }).click();
+      await page.getByRole('heading', { name: 'Your password has been changed' }).waitFor();
+      await page.getByRole('link', { name: 'Log in' }).click();
+      await page.getByLabel('Email').fill(forgetful.email);
+      await page.getByLabel('Password').fill(fresh);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('region', { name: 'Inbox' }).waitFor();
+      await ctx.close();
+    }));
+
   test('invitation links: made in Settings for a role and a time (the server has it), listed with the invitations by email; someone signs up through one (confirming their address) with its role; revoked, the link no longer works', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
@@ -615,7 +634,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await visitor.getByLabel('Email').fill('linked@example.org');
       await visitor.getByRole('button', { name: 'Sign up' }).click();
       await visitor.getByRole('heading', { name: 'Check your email' }).waitFor();
-      const [mail] = emailsSent(t.server.svc.config.dataDir, 'linked@example.org');
+      const [mail] = sentEmails(t.server.svc.config.dataDir, 'linked@example.org');
       const confirm = /https?:\/\/\S+\/accounts\/do_confirm\/\S+/.exec(mail!.text)?.[0];
       assert.ok(confirm, mail!.text);
       await visitor.goto(confirm);

@@ -23,7 +23,7 @@ import { registerUploadServing } from './uploads.ts';
 import { registerTus } from './tus.ts';
 import { registerAvatarServing } from './avatars.ts';
 import { registerExportServing } from './exports.ts';
-import { registerEmailChangeRoutes, registerJoinRoutes, registerOpenSignupRoutes, registerSignupRoutes } from './signup.ts';
+import { registerEmailChangeRoutes, registerJoinRoutes, registerOpenSignupRoutes, registerPasswordResetRoutes, registerSignupRoutes } from './signup.ts';
 import { authenticateSession, registerWeb } from './web.ts';
 import { registerOps, UNMATCHED_ROUTE } from './ops.ts';
 import { EMOJI_DATA_PATH, LOGO_PATH, UNKNOWN_USER_AVATAR_PATH, ZULIP_EMOJI_PATH } from '../lib/static-paths.ts';
@@ -337,6 +337,7 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   registerJoinRoutes(app, svc);
   registerOpenSignupRoutes(app, svc);
   registerEmailChangeRoutes(app, svc);
+  registerPasswordResetRoutes(app, svc);
   // Incoming webhooks (/api/v1/external/<integration>).
   registerIncomingWebhooks(app, svc, limits);
   // Email unsubscribe links (no login needed).

@@ -21,6 +21,7 @@ import type { Services } from '../services.ts';
 import { acceptInvitation, checkConfirmationKey, type SignupResult } from '../actions/signup.ts';
 import { checkMultiuseKey, openSignupState, startMultiuseSignup, startOpenSignup } from '../actions/invites.ts';
 import { confirmEmailChange } from '../actions/email-change.ts';
+import { checkPasswordResetLink, PASSWORD_RESET_PATH, requestPasswordReset, resetPassword } from '../actions/password-reset.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../lib/passwords.ts';
 
 export const SIGNUP_PATH_PREFIX = '/accounts/do_confirm/';
@@ -208,5 +209,78 @@ export function registerEmailChangeRoutes(app: FastifyInstance, svc: Services): 
       200,
       page('Email address changed', `<h1>Email address changed</h1><p>The email address for your account was changed from <strong>${escapeHtml(r.oldEmail)}</strong> to <strong>${escapeHtml(r.newEmail)}</strong>.</p>`),
     );
+  });
+}
+
+function resetRequestForm(email: string, error: string | null): string {
+  return page(
+    'Reset your password',
+    '<h1>Reset your password</h1>' +
+      (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '') +
+      '<p>Enter your email address, and we will send you a link to choose a new password.</p>' +
+      `<form method="post" action="${PASSWORD_RESET_PATH}">` +
+      `<label for="email">Email</label><input id="email" name="email" type="email" required autocomplete="email" value="${escapeHtml(email)}">` +
+      '<button type="submit">Send the link</button></form><p><a href="/login/">Back to the login page</a></p>',
+  );
+}
+
+function newPasswordForm(key: string, email: string, error: string | null): string {
+  return page(
+    'Choose a new password',
+    '<h1>Choose a new password</h1>' +
+      (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '') +
+      `<form method="post" action="${escapeHtml(PASSWORD_RESET_PATH + encodeURIComponent(key))}/">` +
+      `<label for="email">Email</label><input id="email" type="email" value="${escapeHtml(email)}" readonly autocomplete="username">` +
+      `<label for="new_password1">New password</label><input id="new_password1" name="new_password1" type="password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}" autocomplete="new-password">` +
+      `<label for="new_password2">New password again</label><input id="new_password2" name="new_password2" type="password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}" autocomplete="new-password">` +
+      '<button type="submit">Set the password</button></form>',
+  );
+}
+
+/**
+ * The password reset pages, at Zulip's address for the form:
+ * - GET  /accounts/password/reset/  a form asking for an email address
+ * - POST the same, form-encoded `email`: mails the link (or why there is none) and says to check the email;
+ *   an invalid address re-shows the form (400); over the limit, 429 saying when to try again
+ * - GET  /accounts/password/reset/<key>/  the new password, twice (unknown keys 404; used or expired ones 410)
+ * - POST the same, form-encoded `new_password1`, `new_password2`: sets it, or re-shows the form with why not (400)
+ */
+export function registerPasswordResetRoutes(app: FastifyInstance, svc: Services): void {
+  app.get(PASSWORD_RESET_PATH, async (_req: FastifyRequest, reply) => send(reply, 200, resetRequestForm('', null)));
+  app.post(PASSWORD_RESET_PATH, async (req: FastifyRequest, reply) => {
+    const email = (req.formFields ?? new Map<string, string>()).get('email') ?? '';
+    const r = await requestPasswordReset(svc, email);
+    if (r.kind === 'form_error') return send(reply, 400, resetRequestForm(email, r.error));
+    if (r.kind === 'rate_limited') {
+      const minutes = Math.max(1, Math.ceil(r.seconds / 60));
+      reply.header('Retry-After', String(r.seconds));
+      return send(reply, 429, page('Too many requests', `<h1>Too many password reset requests</h1><p>Too many links were asked for this address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.</p>`));
+    }
+    send(
+      reply,
+      200,
+      page('Check your email', `<h1>Check your email</h1><p>If <strong>${escapeHtml(r.email)}</strong> has an account here, we sent it a link to choose a new password. Check your email in a few minutes.</p>`),
+    );
+  });
+  const invalid = (reply: FastifyReply) => send(reply, 404, page('Invalid link', '<h1>This password reset link is invalid</h1><p>Check that you copied the whole link from the email.</p>'));
+  const expired = (reply: FastifyReply) =>
+    send(reply, 410, page('Link expired', `<h1>This password reset link has expired or was already used</h1><p><a href="${PASSWORD_RESET_PATH}">Ask for a new link</a>.</p>`));
+  const path = `${PASSWORD_RESET_PATH}:key/`;
+  app.get(path, async (req: FastifyRequest, reply) => {
+    const { key } = req.params as { key: string };
+    const r = await checkPasswordResetLink(svc, key);
+    if (r.kind === 'invalid') return invalid(reply);
+    if (r.kind === 'expired') return expired(reply);
+    send(reply, 200, newPasswordForm(key, r.email, null));
+  });
+  app.post(path, async (req: FastifyRequest, reply) => {
+    const { key } = req.params as { key: string };
+    const fields = req.formFields ?? new Map<string, string>();
+    const r = await resetPassword(svc, key, fields.get('new_password1') ?? '', fields.get('new_password2') ?? '');
+    if (r.kind === 'invalid') return invalid(reply);
+    if (r.kind === 'expired') return expired(reply);
+    if (r.kind === 'form_error') return send(reply, 400, newPasswordForm(key, r.email, r.error));
+    if (r.kind === 'valid') return send(reply, 200, newPasswordForm(key, r.email, null));
+    send(reply, 200, page('Password changed', `<h1>Your password has been changed</h1><p>Log in with <strong>${escapeHtml(r.email)}</strong> and your new password. <a href="/login/">Log in</a></p>`));
   });
 }

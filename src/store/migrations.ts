@@ -910,3 +910,21 @@ migration('1030_user_setting_edits', async (db) => {
     .addPrimaryKeyConstraint('user_setting_edits_pkey', ['user_id', 'setting'])
     .execute();
 });
+
+// Password resets (the "Forgot your password?" link of the login page): the
+// link mailed to the account's address carries a random key, of which only
+// its SHA-256 is kept; `password_marker` is a digest of the password hash
+// when the link was made (a link stops working once the password changes);
+// status 0 pending, 1 used.
+migration('1040_password_resets', async (db, c, d) => {
+  await db.schema
+    .createTable('password_resets')
+    .addColumn('id', c.id, idColumn(d))
+    .addColumn('realm_id', 'integer', (col) => col.notNull().references('realm.id'))
+    .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('key_hash', 'text', (col) => col.notNull().unique())
+    .addColumn('password_marker', 'text', (col) => col.notNull())
+    .addColumn('created', c.big, (col) => col.notNull())
+    .addColumn('status', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
+});

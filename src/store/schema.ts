@@ -543,7 +543,22 @@ export interface UserSettingEditsTable {
   setting: string;
 }
 
+/** A password reset link (see migration 1040). */
+export interface PasswordResetsTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  /** SHA-256 (hex) of the link's key. */
+  key_hash: string;
+  /** A digest of the account's password hash when the link was made. */
+  password_marker: string;
+  created: number;
+  /** 0 pending, 1 used. */
+  status: Generated<number>;
+}
+
 export interface Database {
+  password_resets: PasswordResetsTable;
   user_setting_edits: UserSettingEditsTable;
   email_changes: EmailChangesTable;
   cluster_nodes: ClusterNodesTable;

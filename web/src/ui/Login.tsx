@@ -53,6 +53,10 @@ export function Login() {
         <button type="submit" class="btn primary wide" disabled={busy}>
           {busy ? 'Logging in…' : 'Log in'}
         </button>
+        {/* The server's own pages (Zulip's address): a link mailed to the account's address. */}
+        <a class="login-forgot" href="/accounts/password/reset/">
+          Forgot your password?
+        </a>
       </form>
     </main>
   );
