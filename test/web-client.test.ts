@@ -323,7 +323,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.locator('body').press('?');
       const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
       await help.getByRole('row', { name: /New direct message/ }).waitFor();
-      assert.equal(await help.getByRole('row').count(), 11);
+      assert.equal(await help.getByRole('row').count(), 23);
       await page.keyboard.press('Escape');
       await help.waitFor({ state: 'detached' });
       await page.locator('body').press('t');
@@ -385,6 +385,71 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       assert.equal(me.body.full_name, 'Renamed Owner');
       const settings = await t.client(t.owner).request('POST', '/register', { fetch_event_types: ['user_settings'] });
       assert.equal(settings.body.user_settings.twenty_four_hour_time, true);
+      await ctx.close();
+    }));
+
+  test('the selected message: the arrows and j/k move it, and keys reply, quote, edit, star, react, open its actions, its sender and its conversation', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'keys' }]) }));
+      const ids: number[] = [];
+      for (const [topic, content] of [['one', 'first words'], ['two', 'second words'], ['two', 'third words']]) {
+        ids.push(assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'keys', topic, content })).id);
+      }
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'keys')).click();
+      await messageRow(page, 'third words').waitFor();
+      const selected = page.locator('article.message-row[aria-current="true"]');
+      const body = page.locator('body');
+
+      // The first key selects the lowest message in view; then up and down.
+      await body.press('k');
+      await selected.filter({ hasText: 'third words' }).waitFor();
+      await body.press('k');
+      await selected.filter({ hasText: 'second words' }).waitFor();
+      await body.press('ArrowUp');
+      await selected.filter({ hasText: 'first words' }).waitFor();
+      await body.press('j');
+      await body.press('ArrowDown');
+      await selected.filter({ hasText: 'third words' }).waitFor();
+      await body.press('k');
+
+      // Starred and reacted to at the server.
+      await body.press('Control+s');
+      await eventually(async () => (assertSuccess(await owner.request('GET', `/messages/${ids[1]}`)).message.flags as string[]).includes('starred'), 'starred at the server');
+      await body.press('+');
+      await eventually(async () => (assertSuccess(await owner.request('GET', `/messages/${ids[1]}`)).message.reactions as Array<{ emoji_code: string }>).some((r) => r.emoji_code === '1f44d'), 'the reaction at the server');
+
+      // Its actions menu; Escape closes it.
+      await body.press('i');
+      await page.getByRole('menu', { name: 'More actions' }).waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('menu', { name: 'More actions' }).waitFor({ state: 'detached' });
+
+      // Edited in place: the box holds its Markdown; Escape leaves it.
+      await body.press('e');
+      const edit = selected.getByRole('textbox');
+      await eventually(async () => (await edit.inputValue()) === 'second words', 'the edit box with the text');
+      await edit.press('Escape');
+      await edit.waitFor({ state: 'detached' });
+
+      // Reply: the compose box to its topic; quote: its text quoted.
+      await body.press('r');
+      assert.equal(await focusedLabel(page, 'Message'), 'Message');
+      assert.equal(await page.getByLabel('Topic', { exact: true }).inputValue(), 'two');
+      await page.keyboard.press('Escape');
+      await body.press('>');
+      await eventually(async () => (await page.getByLabel('Message', { exact: true }).inputValue()).includes('```quote\nsecond words\n```'), 'the quote in the compose box');
+      await page.getByLabel('Message', { exact: true }).fill('');
+      await page.keyboard.press('Escape');
+
+      // The sender's card, then the message's conversation.
+      await body.press('u');
+      await page.getByRole('dialog', { name: /Owner/ }).waitFor();
+      await page.keyboard.press('Escape');
+      await body.press('s');
+      await page.getByRole('heading', { name: '#keys \u203a two' }).waitFor();
       await ctx.close();
     }));
 

@@ -89,6 +89,8 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
    */
   const keepUnreadFrom = useRef<number | null>(null);
   const { error: actionError, setError: setActionError, run } = useRequest();
+  /** The message the keyboard acts on (Zulip's selected message), once a key has chosen one. */
+  const [selected, setSelected] = useState<number | null>(null);
 
   const msgs = list.messages;
   let s = msgs.findIndex((m) => m.id >= startId);
@@ -334,6 +336,81 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
     }
   }
 
+  // ---- the keyboard (Zulip's shortcuts for the selected message)
+  const keys = useRef<(e: KeyboardEvent) => void>(() => {});
+  keys.current = (e: KeyboardEvent) => {
+    const el = e.target as HTMLElement;
+    if (el.closest('input, textarea, select, [contenteditable], [role="menu"], .emoji-picker') || document.querySelector('[role="dialog"], [role="alertdialog"]')) return;
+    // Enter on a focused link or button is theirs.
+    if (e.key === 'Enter' && el.closest('a, button, summary')) return;
+    const starKey = e.key === 's' && (e.ctrlKey || e.metaKey) && !e.altKey;
+    if ((e.ctrlKey || e.metaKey || e.altKey) && !starKey) return;
+    const shown = [...(scroller.current?.querySelectorAll<HTMLElement>('.message-row') ?? [])];
+    if (!shown.length) return;
+    const ids = shown.map((r) => Number(r.dataset.id));
+    const select = (id: number) => {
+      setSelected(id);
+      shown[ids.indexOf(id)]?.scrollIntoView({ block: 'nearest' });
+    };
+    // With none selected yet, a key acts on the lowest message in view.
+    const current = (): number => {
+      if (selected !== null && ids.includes(selected)) return selected;
+      const bottom = scroller.current!.getBoundingClientRect().bottom;
+      const inView = shown.filter((r) => r.getBoundingClientRect().top < bottom);
+      return Number((inView.at(-1) ?? shown.at(-1)!).dataset.id);
+    };
+    const message = () => msgs.find((m) => m.id === current());
+    let handled = true;
+    if (e.key === 'ArrowDown' || e.key === 'j') {
+      const i = selected !== null && ids.includes(selected) ? ids.indexOf(selected) + 1 : ids.indexOf(current());
+      if (i < ids.length) select(ids[i]!);
+      if (i >= ids.length - 1) extendDown();
+    } else if (e.key === 'ArrowUp' || e.key === 'k') {
+      const i = selected !== null && ids.includes(selected) ? ids.indexOf(selected) - 1 : ids.indexOf(current());
+      if (i >= 0) select(ids[i]!);
+      if (i <= 0) void extendUp();
+    } else if (e.key === 'End' || e.key === 'G') {
+      select(ids.at(-1)!);
+      extendDown();
+    } else if (e.key === 'Enter' || e.key === 'r') {
+      const m = message();
+      if (m) onQuote({ text: '', message: m });
+    } else if (e.key === '>') {
+      const m = message();
+      if (m) void quote(m);
+    } else if (e.key === 'e') {
+      const m = message();
+      if (m && canEdit(m)) void startEdit(m);
+    } else if (starKey) {
+      const m = message();
+      if (m) void run(() => api('POST', '/messages/flags', { messages: [m.id], op: m.flags.includes('starred') ? 'remove' : 'add', flag: 'starred' }));
+    } else if (e.key === '+') {
+      const m = message();
+      if (m) void toggleReaction(m, 'thumbs_up', '1f44d', 'unicode_emoji');
+    } else if (e.key === ':') {
+      const m = message();
+      if (m) (setSelected(m.id), setPicker(m.id));
+    } else if (e.key === 'i') {
+      const m = message();
+      if (m) (setSelected(m.id), setMenu(m.id));
+    } else if (e.key === 'u') {
+      const m = message();
+      if (m) onUser(m.sender_id);
+    } else if (e.key === 's' || e.key === 'S') {
+      const m = message();
+      if (m) location.hash = narrowToHash(e.key === 's' ? placeTerms(model.placeOf(m)) : m.type === 'stream' ? [placeTerms(model.placeOf(m))[0]!] : placeTerms(model.placeOf(m)));
+    } else if (e.key === 'U') {
+      const m = message();
+      if (m) void markUnreadFrom(m);
+    } else handled = false;
+    if (handled) e.preventDefault();
+  };
+  useEffect(() => {
+    const f = (e: KeyboardEvent) => keys.current(e);
+    addEventListener('keydown', f);
+    return () => removeEventListener('keydown', f);
+  }, []);
+
   const me = model.me.user_id;
   // The linked message the list opened at (or the first after it, if it is gone).
   const targetId = list.near === null ? null : (msgs.find((m) => m.id >= list.near!)?.id ?? null);
@@ -411,7 +488,10 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
       <article
         key={m.id}
         data-id={m.id}
-        class={cx('message-row', continued && 'continued', unread && 'unread', mentioned && 'mentioned', m.sender_id === me && 'own', m.id === targetId && 'linked')}
+        class={cx('message-row', continued && 'continued', unread && 'unread', mentioned && 'mentioned', m.sender_id === me && 'own', m.id === targetId && 'linked', m.id === selected && 'selected')}
+        aria-current={m.id === selected ? 'true' : undefined}
+        // Once the keyboard has selected a message, a click selects the one clicked.
+        onClick={() => selected !== null && selected !== m.id && setSelected(m.id)}
         aria-label={`${senderName}, ${formatTime(m.timestamp)}`}
       >
         <div class="gutter">
