@@ -323,7 +323,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.locator('body').press('?');
       const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
       await help.getByRole('row', { name: /New direct message/ }).waitFor();
-      assert.equal(await help.getByRole('row').count(), 23);
+      assert.equal(await help.getByRole('row').count(), 24);
       await page.keyboard.press('Escape');
       await help.waitFor({ state: 'detached' });
       await page.locator('body').press('t');
@@ -434,6 +434,12 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await edit.press('Escape');
       await edit.waitFor({ state: 'detached' });
 
+      // The left arrow edits one's last message (the third), whichever is selected.
+      await body.press('ArrowLeft');
+      await eventually(async () => (await selected.getByRole('textbox').inputValue()) === 'third words', 'the last message in its edit box');
+      await selected.getByRole('textbox').press('Escape');
+      await body.press('k');
+
       // Reply: the compose box to its topic; quote: its text quoted.
       await body.press('r');
       assert.equal(await focusedLabel(page, 'Message'), 'Message');
@@ -450,6 +456,22 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.keyboard.press('Escape');
       await body.press('s');
       await page.getByRole('heading', { name: '#keys \u203a two' }).waitFor();
+      await ctx.close();
+    }));
+
+  test('a /me message shows as what its sender does, also once edited into one', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'me', content: '/me waves at **everyone**' }));
+      const plain = assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'me', content: 'plain words' })).id as number;
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const me = messageRow(page, 'waves at').locator('.me-message');
+      await me.waitFor();
+      assert.equal((await me.textContent())!.trim(), 'Owner waves at everyone');
+      await me.locator('strong', { hasText: 'everyone' }).waitFor();
+      assertSuccess(await owner.patch(`/messages/${plain}`, { content: '/me edits' }));
+      await eventually(async () => ((await messageRow(page, 'edits').locator('.me-message').textContent()) ?? '').trim() === 'Owner edits', 'the edited /me message');
       await ctx.close();
     }));
 

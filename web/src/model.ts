@@ -124,6 +124,8 @@ export interface Message extends LocalMessage {
   submessages: Submessage[];
   /** In a search's results: the content with the search's words marked (`<span class="highlight">`), as fetched. */
   match_content?: string;
+  /** A `/me` message (its content is one paragraph starting "/me "): shown as what the sender does. */
+  is_me_message?: boolean;
 }
 
 interface UnreadInfo {
@@ -1212,6 +1214,7 @@ export class Model {
       if (!m) continue;
       if (id === ev.message_id && ev.rendered_content !== undefined) {
         m.content = ev.rendered_content;
+        if (ev.is_me_message !== undefined) m.is_me_message = ev.is_me_message;
         // The marks were for the text before the edit.
         delete m.match_content;
         if (ev.edit_timestamp) m.last_edit_timestamp = ev.edit_timestamp;

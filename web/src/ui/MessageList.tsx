@@ -35,7 +35,9 @@ interface Props {
 
 /** A message's HTML as shown: a search's matches marked (as the server marked them), its alert words highlighted when the server found one in it, its code blocks with a copy button. */
 function contentHtml(m: Message): string {
-  const html = prepareHtml(m.match_content ?? m.content);
+  let html = prepareHtml(m.match_content ?? m.content);
+  // A /me message shows after its sender's name, without the "/me" (as Zulip's web app shows it).
+  if (m.is_me_message) html = html.replace(/^<p>\/me /, '<p>');
   return withCopyButtons(m.flags.includes('has_alert_word') ? highlightAlertWords(html, model.alertWords) : html);
 }
 
@@ -399,6 +401,13 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
     } else if (e.key === 's' || e.key === 'S') {
       const m = message();
       if (m) location.hash = narrowToHash(e.key === 's' ? placeTerms(model.placeOf(m)) : m.type === 'stream' ? [placeTerms(model.placeOf(m))[0]!] : placeTerms(model.placeOf(m)));
+    } else if (e.key === 'ArrowLeft') {
+      // Zulip's "edit your last message": the newest loaded message of one's own that may still be edited.
+      const mine = [...msgs].reverse().find((m) => m.sender_id === model.me.user_id && canEdit(m));
+      if (mine) {
+        if (ids.includes(mine.id)) select(mine.id);
+        void startEdit(mine);
+      }
     } else if (e.key === 'U') {
       const m = message();
       if (m) void markUnreadFrom(m);
@@ -551,6 +560,10 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
             </p>
           ) : widget ? (
             <MessageWidget message={m} widget={widget} />
+          ) : m.is_me_message ? (
+            <div class="message-content rendered me-message" onClick={onContentClick}>
+              <span class="me-sender">{senderName}</span> <span dangerouslySetInnerHTML={{ __html: contentHtml(m) }} />
+            </div>
           ) : (
             <div class="message-content rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: contentHtml(m) }} />
           )}

@@ -14,6 +14,7 @@ const SHORTCUTS: Array<[string, string]> = [
   ['Enter r', 'Reply to the selected message'],
   ['>', 'Quote and reply to the selected message'],
   ['e', 'Edit the selected message'],
+  ['\u2190', 'Edit your last message'],
   ['Ctrl+s', 'Star or unstar the selected message'],
   ['+', 'React to the selected message with \u{1f44d}'],
   [':', 'Add a reaction to the selected message'],
