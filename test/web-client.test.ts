@@ -281,7 +281,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
-  test('older messages load on scrolling up, with a bounded number of rows in the page', () =>
+  test('older messages load on scrolling up, with a bounded number of rows in the page; a button jumps back to the newest', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       for (let i = 1; i <= 260; i++) assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'history', content: `history message ${i}` }));
@@ -301,7 +301,20 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       }, 'the first message after scrolling up', 30_000);
       assert.ok(maxRows <= 150, `at most 150 rows in the page, saw ${maxRows}`);
       assert.equal(await page.getByText('history message 260', { exact: true }).count(), 0, 'the newest rows left the page');
-      // And back down to the newest.
+      // The button back to the newest, which then goes.
+      const jump = page.getByRole('button', { name: '\u2193 Jump to newest' });
+      await jump.click();
+      await messageRow(page, 'history message 260').waitFor();
+      await eventually(async () => (await page.locator('.message-scroller').evaluate((sc) => sc.scrollHeight - sc.scrollTop - sc.clientHeight)) < 40, 'scrolled to the bottom');
+      await jump.waitFor({ state: 'detached' });
+      // Up again, and back down to the newest by scrolling.
+      await eventually(async () => {
+        await page.evaluate(() => {
+          const sc = (globalThis as any).document.querySelector('.message-scroller');
+          sc.scrollTop = 0;
+        });
+        return (await page.getByText('history message 260', { exact: true }).count()) === 0;
+      }, 'the newest rows out of the page again', 30_000);
       await eventually(async () => {
         await page.evaluate(() => {
           const sc = (globalThis as any).document.querySelector('.message-scroller');

@@ -91,6 +91,8 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
    */
   const keepUnreadFrom = useRef<number | null>(null);
   const { error: actionError, setError: setActionError, run } = useRequest();
+  /** Whether the list is scrolled away from its newest messages (a button then jumps back). */
+  const [awayFromNewest, setAwayFromNewest] = useState(false);
   /** The message the keyboard acts on (Zulip's selected message), once a key has chosen one. */
   const [selected, setSelected] = useState<number | null>(null);
 
@@ -189,6 +191,7 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
   function onScroll(): void {
     const sc = scroller.current!;
     atBottom.current = sc.scrollHeight - sc.scrollTop - sc.clientHeight < 40;
+    setAwayFromNewest(sc.scrollHeight - sc.scrollTop - sc.clientHeight > sc.clientHeight);
     if (sc.scrollTop < EDGE_PX) void extendUp();
     else if (sc.scrollHeight - sc.scrollTop - sc.clientHeight < EDGE_PX) extendDown();
     scheduleReadCheck();
@@ -338,6 +341,20 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
     }
   }
 
+  /** Back to the newest messages: the rows at the end, or (a list opened at a linked message, not loaded to the end) the narrow opened anew. */
+  function jumpToNewest(): void {
+    if (!list.foundNewest) {
+      location.hash = narrowToHash(list.terms);
+      return;
+    }
+    atBottom.current = true;
+    setEndId(null);
+    setStartId(msgs[Math.max(0, msgs.length - MAX_ROWS)]?.id ?? 0);
+    const sc = scroller.current;
+    if (sc) sc.scrollTop = sc.scrollHeight;
+    setAwayFromNewest(false);
+  }
+
   // ---- the keyboard (Zulip's shortcuts for the selected message)
   const keys = useRef<(e: KeyboardEvent) => void>(() => {});
   keys.current = (e: KeyboardEvent) => {
@@ -372,8 +389,8 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
       if (i >= 0) select(ids[i]!);
       if (i <= 0) void extendUp();
     } else if (e.key === 'End' || e.key === 'G') {
-      select(ids.at(-1)!);
-      extendDown();
+      jumpToNewest();
+      setSelected(list.foundNewest ? (msgs.at(-1)?.id ?? null) : null);
     } else if (e.key === 'Enter' || e.key === 'r') {
       const m = message();
       if (m) onQuote({ text: '', message: m });
@@ -741,6 +758,11 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
         {empty && !list.error && <div class="empty-state">No messages here yet.</div>}
         {out}
       </div>
+      {(awayFromNewest || endId !== null || !list.foundNewest) && msgs.length > 0 && !list.loading && (
+        <button type="button" class="btn jump-newest" onClick={jumpToNewest}>
+          {'\u2193 Jump to newest'}
+        </button>
+      )}
     </div>
   );
 }

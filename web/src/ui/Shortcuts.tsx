@@ -10,7 +10,7 @@ const SHORTCUTS: Array<[string, string]> = [
   ['p', 'Next direct-message conversation with unread messages'],
   ['t', 'Recent conversations'],
   ['\u2193 j / \u2191 k', 'Select the next / previous message'],
-  ['End G', 'Select the last message'],
+  ['End G', 'Jump to the newest message and select it'],
   ['Enter r', 'Reply to the selected message'],
   ['>', 'Quote and reply to the selected message'],
   ['e', 'Edit the selected message'],
