@@ -423,6 +423,11 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await selected.filter({ hasText: 'second words' }).waitFor();
       await body.press('ArrowUp');
       await selected.filter({ hasText: 'first words' }).waitFor();
+      await body.press('End');
+      await selected.filter({ hasText: 'third words' }).waitFor();
+      await body.press('k');
+      await body.press('k');
+      await selected.filter({ hasText: 'first words' }).waitFor();
       await body.press('j');
       await body.press('ArrowDown');
       await selected.filter({ hasText: 'third words' }).waitFor();
