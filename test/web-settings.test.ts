@@ -405,6 +405,48 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await ctx.close();
     }));
 
+  test('data exports: an administrator starts one, downloads it once written, deletes it; a full export needs an owner who allows it (Settings, Account); the list follows the server', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const org = dialog.getByRole('region', { name: 'Organization', exact: true });
+      const exportsList = org.getByRole('list', { name: 'Data exports' });
+      await org.getByText('No exports yet.').waitFor();
+
+      // A public export: listed at once, then ready to download (the realm_export event).
+      await org.getByLabel('What to export').selectOption('public');
+      await org.getByRole('button', { name: 'Start export' }).click();
+      const first = exportsList.getByRole('listitem');
+      await first.getByRole('link', { name: 'Download' }).waitFor();
+      const [atServer] = assertSuccess(await owner.get('/export/realm')).exports as Array<{ id: number; export_url: string; export_type: string }>;
+      assert.equal(atServer!.export_type, 'public');
+      assert.equal(await first.getByRole('link', { name: 'Download' }).getAttribute('href'), atServer!.export_url);
+      const download = await page.evaluate(async (url) => (await fetch(url)).status, atServer!.export_url);
+      assert.equal(download, 200);
+
+      // Deleted once confirmed.
+      await first.getByRole('button', { name: `Delete export ${atServer!.id}` }).click();
+      await first.getByRole('alertdialog', { name: `Delete export ${atServer!.id}?` }).getByRole('button', { name: 'Delete', exact: true }).click();
+      await first.getByText(/^Deleted /).waitFor();
+      assert.ok((assertSuccess(await owner.get('/export/realm')).exports as Array<{ deleted_timestamp: number | null }>)[0]!.deleted_timestamp);
+
+      // A full export: refused while no owner allows it, with the server's reason; started once the owner does.
+      await org.getByLabel('What to export').selectOption('full_with_consent');
+      await org.getByRole('button', { name: 'Start export' }).click();
+      await org.getByRole('alert').filter({ hasText: 'Make sure at least one Organization Owner is consenting to the export' }).waitFor();
+      await dialog.getByLabel('Let administrators export my private data').check();
+      await eventually(async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: ['user_settings'] })).user_settings.allow_private_data_export === true, 'the consent at the server');
+      await org.getByRole('button', { name: 'Start export' }).click();
+      await eventually(async () => (await exportsList.getByRole('listitem').count()) === 2, 'the second export listed');
+      const second = exportsList.getByRole('listitem').first();
+      await second.getByText('Full, with the private data of those who allow it').waitFor();
+      await second.getByRole('link', { name: 'Download' }).waitFor();
+      await ctx.close();
+    }));
+
   test('display settings: shown at once, put back when the server refuses, but not over a change made meanwhile', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

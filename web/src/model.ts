@@ -85,6 +85,19 @@ export interface Stream {
   folder_id?: number | null;
 }
 
+/** A data export of the organization, as GET /export/realm and the realm_export events give it. */
+export interface RealmExport {
+  id: number;
+  acting_user_id: number;
+  export_time: number;
+  deleted_timestamp: number | null;
+  failed_timestamp: number | null;
+  export_url: string | null;
+  pending: boolean;
+  /** 'public', or 'full_with_consent' (with the private data of those who allow it). */
+  export_type: string;
+}
+
 /** A channel folder of the organization, as /register and the channel_folder events give it (archived ones included). */
 export interface ChannelFolder {
   id: number;
@@ -537,6 +550,8 @@ export class Model {
   playgrounds: Playground[] = [];
   /** The user's scheduled messages not sent yet, by ID. */
   scheduledMessages = new Map<number, ScheduledMessage>();
+  /** The organization's data exports (administrators), once fetched; the realm_export events replace them. */
+  realmExports: RealmExport[] | null = null;
   /** Counts the invites_changed events: the invitations shown are fetched again when it moves. */
   invitesVersion = 0;
   /** The organization's channel folders, by ID. */
@@ -1134,6 +1149,9 @@ export class Model {
         break;
       case 'invites_changed':
         this.invitesVersion++;
+        break;
+      case 'realm_export':
+        this.realmExports = ev.exports;
         break;
       case 'channel_folder':
         if (ev.op === 'add') this.channelFolders.set(ev.channel_folder.id, ev.channel_folder);

@@ -108,6 +108,7 @@ export function Account({ setSetting }: { setSetting: SetSetting }) {
         {change.view}
       </form>
       <SettingCheck property="presence_enabled" label="Let others see when I am online" setSetting={setSetting} />
+      <SettingCheck property="allow_private_data_export" label="Let administrators export my private data" setSetting={setSetting} on={false} />
       <label for="set-timezone">Time zone</label>
       <select id="set-timezone" value={zone} onChange={(e) => void setSetting('timezone', e.currentTarget.value)}>
         <option value="">Not set</option>

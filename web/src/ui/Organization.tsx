@@ -1,3 +1,4 @@
+import { DataExports } from './DataExports.tsx';
 import { useState } from 'preact/hooks';
 import { Fragment } from 'preact';
 import { api } from '../api.ts';
@@ -73,6 +74,7 @@ export function Organization() {
       <OrganizationIcon />
       <MessageRetention />
       <NotificationChannels />
+      <DataExports />
       <h3>People</h3>
       <label for="org-filter">Find a person</label>
       <input id="org-filter" type="search" value={filter} placeholder="Name or email" onInput={(e) => setFilter(e.currentTarget.value)} />
