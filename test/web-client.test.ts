@@ -477,6 +477,38 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
+  test('calls: the compose box adds a Jitsi Meet video or voice call link, on the organization\u2019s Jitsi server once an administrator sets it; no buttons once calls are turned off', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const box = page.getByLabel('Message', { exact: true });
+      await page.getByRole('button', { name: 'Add a video call' }).click();
+      assert.match(await box.inputValue(), /^\[Join video call\.\]\(https:\/\/meet\.jit\.si\/\d{15}\) $/);
+      await box.fill('');
+      // An administrator sets the organization's Jitsi server in the organization settings.
+      const realmAtServer = async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: ['realm'] }));
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const org = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Organization', exact: true });
+      await org.getByLabel('Jitsi server').fill('https://jitsi.example.com');
+      await org.getByRole('button', { name: 'Save server' }).click();
+      await eventually(async () => (await realmAtServer()).realm_jitsi_server_url === 'https://jitsi.example.com', 'the Jitsi server at the server');
+      await page.keyboard.press('Escape');
+      await eventually(async () => {
+        await box.fill('');
+        await page.getByRole('button', { name: 'Add a voice call' }).click();
+        return /^\[Join voice call\.\]\(https:\/\/jitsi\.example\.com\/\d{15}#config\.startWithVideoMuted=true\) $/.test(await box.inputValue());
+      }, 'a voice call on the organization\u2019s server');
+      // Calls turned off there: the server has it, and the buttons go.
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await org.getByLabel('Video and voice calls').selectOption({ label: 'None' });
+      await eventually(async () => (await realmAtServer()).realm_video_chat_provider === 0, 'calls off at the server');
+      await page.keyboard.press('Escape');
+      await page.getByRole('button', { name: 'Add a video call' }).waitFor({ state: 'detached' });
+      assert.equal(await page.getByRole('button', { name: 'Add a voice call' }).count(), 0);
+      await ctx.close();
+    }));
+
   test('a /me message shows as what its sender does, also once edited into one', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -25,6 +25,21 @@ export interface ComposeHandle {
 
 type Mode = 'stream' | 'dm';
 
+/** Zulip's video_chat_provider for Jitsi Meet (the one Parley offers). */
+const JITSI_MEET = 1;
+
+/**
+ * A call in a new Jitsi Meet room of the organization's server (or the
+ * server's default), as Zulip's compose box writes it: a link with a random
+ * 15-digit room; a voice call starts with the video off.
+ */
+function callLink(voice: boolean): string {
+  const server = String(model.realm.realm_jitsi_server_url ?? model.realm.server_jitsi_server_url ?? 'https://meet.jit.si').replace(/\/+$/, '');
+  const digits = crypto.getRandomValues(new Uint32Array(2));
+  const room = String(100000000000000 + ((digits[0]! * 0x100000000 + digits[1]!) % 900000000000000));
+  return voice ? `[Join voice call.](${server}/${room}#config.startWithVideoMuted=true)` : `[Join video call.](${server}/${room})`;
+}
+
 function targetFromNarrow(terms: Term[]): { mode: Mode; streamId?: number; topic?: string; dm?: number[] } {
   const ch = terms.find((t) => t.operator === 'channel' && !t.negated);
   const topic = terms.find((t) => t.operator === 'topic' && !t.negated);
@@ -586,6 +601,21 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 />
               )}
             </span>
+          )}
+          {preview === null && model.realm.realm_video_chat_provider === JITSI_MEET && (
+            <button type="button" class="icon-btn" aria-label="Add a video call" title="Add a video call" onClick={() => suggest.insert(callLink(false))}>
+              <svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true">
+                <rect x="2.5" y="5.5" width="10.5" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.6" />
+                <path d="M13 9l4.5-2.5v7L13 11z" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linejoin="round" />
+              </svg>
+            </button>
+          )}
+          {preview === null && model.realm.realm_video_chat_provider === JITSI_MEET && (
+            <button type="button" class="icon-btn" aria-label="Add a voice call" title="Add a voice call" onClick={() => suggest.insert(callLink(true))}>
+              <svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true">
+                <path d="M5 3h3l1.5 4-2 1.2a9 9 0 0 0 4.3 4.3l1.2-2 4 1.5v3a2 2 0 0 1-2 2A14 14 0 0 1 3 5a2 2 0 0 1 2-2z" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linejoin="round" />
+              </svg>
+            </button>
           )}
           <button type="button" class={cx('btn ghost small', preview !== null && 'on')} aria-pressed={preview !== null} onClick={() => void togglePreview()}>
             {preview !== null ? 'Edit' : 'Preview'}

@@ -74,6 +74,7 @@ export function Organization() {
       <OrganizationIcon />
       <MessageRetention />
       <NotificationChannels />
+      <Calls />
       <DataExports />
       <h3>People</h3>
       <label for="org-filter">Find a person</label>
@@ -213,6 +214,56 @@ function NotificationChannels() {
 }
 
 /** How long the organization keeps messages, as the policy reads: -1 (Zulip's "unlimited") is forever. */
+/**
+ * Calls from the compose box (video_chat_provider: none or Jitsi Meet) and
+ * the Jitsi server they open (jitsi_server_url; empty: the server's
+ * default). Shown at once, put back on a refusal; the realm events show a
+ * change made elsewhere.
+ */
+function Calls() {
+  const save = useAction();
+  const [typedUrl, setUrl] = useState<string | null>(null);
+  const url = typedUrl ?? String(model.realm.realm_jitsi_server_url ?? '');
+  const provider = Number(model.realm.realm_video_chat_provider ?? 1);
+  return (
+    <>
+      <h3>Calls</h3>
+      <label for="org-calls">Video and voice calls</label>
+      <select
+        id="org-calls"
+        value={String(provider)}
+        onChange={(e) => {
+          const value = Number(e.currentTarget.value);
+          void save.run(() => model.tentatively(model.realm, 'realm_video_chat_provider', value, () => api('PATCH', '/realm', { video_chat_provider: value })), 'Saved.');
+        }}
+      >
+        <option value="0">None</option>
+        <option value="1">Jitsi Meet</option>
+      </select>
+      {provider === 1 && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save.run(async () => {
+              await api('PATCH', '/realm', { jitsi_server_url: JSON.stringify(url.trim() || 'default') });
+              setUrl(null);
+            }, 'Saved.');
+          }}
+        >
+          <label for="org-jitsi">Jitsi server</label>
+          <div class="row">
+            <input id="org-jitsi" type="url" placeholder={String(model.realm.server_jitsi_server_url ?? 'https://meet.jit.si')} value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+            <button type="submit" class="btn" disabled={save.busy}>
+              Save server
+            </button>
+          </div>
+        </form>
+      )}
+      {save.view}
+    </>
+  );
+}
+
 function retentionText(days: number): string {
   return days === -1 ? 'Keep messages forever' : `Delete messages after ${days} ${days === 1 ? 'day' : 'days'}`;
 }
