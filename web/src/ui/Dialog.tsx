@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { autoFocusOnce } from '../util.ts';
 
 /** What Tab can reach inside a dialog. */
@@ -48,7 +48,8 @@ const openModals: Array<{ close(): void }> = [];
 export function useModal(onClose: () => void): void {
   const entry = useRef({ close: onClose });
   entry.current.close = onClose;
-  useEffect(() => {
+  // Before the browser paints the dialog: an Escape pressed as soon as it shows closes it.
+  useLayoutEffect(() => {
     const e = entry.current;
     openModals.push(e);
     return () => {
