@@ -336,7 +336,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.locator('body').press('?');
       const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
       await help.getByRole('row', { name: /New direct message/ }).waitFor();
-      assert.equal(await help.getByRole('row').count(), 24);
+      assert.equal(await help.getByRole('row').count(), 25);
       await page.keyboard.press('Escape');
       await help.waitFor({ state: 'detached' });
       await page.locator('body').press('t');
@@ -468,10 +468,20 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.getByLabel('Message', { exact: true }).fill('');
       await page.keyboard.press('Escape');
 
+      // A direct message to its sender.
+      await body.press('R');
+      assert.equal(await focusedLabel(page, 'Message'), 'Message');
+      await eventually(async () => (await page.getByRole('button', { name: 'Direct message', exact: true }).getAttribute('aria-pressed')) === 'true', 'the box set to a direct message');
+      // (The owner wrote it: a note to self.)
+      await page.locator('.dm-recipients .chip', { hasText: 'Owner' }).waitFor();
+      await page.keyboard.press('Escape');
+
       // The sender's card, then the message's conversation.
       await body.press('u');
-      await page.getByRole('dialog', { name: /Owner/ }).waitFor();
+      const card = page.getByRole('dialog', { name: /Owner/ });
+      await card.waitFor();
       await page.keyboard.press('Escape');
+      await card.waitFor({ state: 'detached' });
       await body.press('s');
       await page.getByRole('heading', { name: '#keys \u203a two' }).waitFor();
       await ctx.close();
@@ -506,6 +516,23 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.keyboard.press('Escape');
       await page.getByRole('button', { name: 'Add a video call' }).waitFor({ state: 'detached' });
       assert.equal(await page.getByRole('button', { name: 'Add a voice call' }).count(), 0);
+      await ctx.close();
+    }));
+
+  test('notes to self: written in the conversation with oneself, sent there', () =>
+    withWebServer(async (t) => {
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.goto(`${t.url}/#narrow/dm/${t.owner.id}-dm`);
+      await page.locator('.dm-recipients .chip', { hasText: 'Owner' }).waitFor();
+      await page.getByLabel('Message', { exact: true }).fill('remember the milk');
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      await messageRow(page, 'remember the milk').waitFor();
+      const [sent] = assertSuccess(
+        await t.client(t.owner).request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([{ operator: 'dm', operand: [t.owner.id] }]) }),
+      ).messages as Array<{ content: string; display_recipient: Array<{ id: number }> }>;
+      assert.equal(sent!.content, '<p>remember the milk</p>');
+      assert.deepEqual(sent!.display_recipient.map((r) => r.id), [t.owner.id]);
       await ctx.close();
     }));
 

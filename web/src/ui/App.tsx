@@ -317,7 +317,7 @@ export function App() {
           <Inbox />
         ) : (
           <>
-            {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} onUser={setCard} />}
+            {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} onUser={setCard} onReplyPrivately={(id) => composeRef.current?.directMessage([id])} />}
             <Compose handle={composeRef} terms={terms} />
           </>
         )}

@@ -21,9 +21,17 @@ const PLAYABLE_AUDIO_TYPES = new Set(['audio/aac', 'audio/flac', 'audio/mp4', 'a
 export interface ComposeHandle {
   focus(mode: 'stream' | 'dm'): void;
   insertQuote(q: QuoteTarget): void;
+  /** A direct message to these people: the box set to them, the text focused. */
+  directMessage(userIds: number[]): void;
 }
 
 type Mode = 'stream' | 'dm';
+
+/** A direct message's recipients as the box shows them: the others, or oneself for notes to self. */
+function othersOrSelf(userIds: number[]): number[] {
+  const others = userIds.filter((id) => id !== model.me.user_id);
+  return others.length || !userIds.includes(model.me.user_id) ? others : [model.me.user_id];
+}
 
 /** Zulip's video_chat_provider for Jitsi Meet (the one Parley offers). */
 const JITSI_MEET = 1;
@@ -44,7 +52,7 @@ function targetFromNarrow(terms: Term[]): { mode: Mode; streamId?: number; topic
   const ch = terms.find((t) => t.operator === 'channel' && !t.negated);
   const topic = terms.find((t) => t.operator === 'topic' && !t.negated);
   const dm = terms.find((t) => t.operator === 'dm' && !t.negated);
-  if (dm && Array.isArray(dm.operand)) return { mode: 'dm', dm: dm.operand.filter((id) => id !== model.me.user_id) };
+  if (dm && Array.isArray(dm.operand)) return { mode: 'dm', dm: othersOrSelf(dm.operand) };
   if (ch && typeof ch.operand === 'number') return { mode: 'stream', streamId: ch.operand, topic: topic ? String(topic.operand) : undefined };
   if (terms.length === 1 && terms[0]!.operator === 'is' && terms[0]!.operand === 'dm') return { mode: 'dm' };
   return { mode: 'stream' };
@@ -208,7 +216,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       setDmIds([]);
     } else {
       setMode('dm');
-      setDmIds(t.to.filter((id) => id !== model.me.user_id));
+      setDmIds(othersOrSelf(t.to));
     }
     setContent(d.content);
     setPreview(null);
@@ -225,6 +233,11 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         setMode(m);
         setTimeout(() => (m === 'dm' && !dmIds.length ? dmRef.current : m === 'stream' && !topic ? topicRef.current : textRef.current)?.focus(), 0);
       },
+      directMessage(userIds) {
+        setMode('dm');
+        setDmIds(othersOrSelf(userIds));
+        setTimeout(() => textRef.current?.focus(), 0);
+      },
       insertQuote({ text, message }) {
         if (message.type === 'stream') {
           setMode('stream');
@@ -232,7 +245,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
           setTopic(message.subject);
         } else {
           setMode('dm');
-          setDmIds(Array.isArray(message.display_recipient) ? message.display_recipient.map((r) => r.id).filter((id) => id !== model.me.user_id) : []);
+          setDmIds(Array.isArray(message.display_recipient) ? othersOrSelf(message.display_recipient.map((r) => r.id)) : []);
         }
         setContent((c) => (c && !c.endsWith('\n') ? c + '\n' : c) + text);
         setTimeout(() => {

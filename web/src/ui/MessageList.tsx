@@ -30,6 +30,8 @@ interface Props {
   onQuote(q: QuoteTarget): void;
   /** A sender's name or avatar clicked: their card. */
   onUser(userId: number): void;
+  /** Reply to a sender in a direct message (Shift+R). */
+  onReplyPrivately(userId: number): void;
 }
 
 
@@ -57,7 +59,7 @@ function canDelete(m: Message): boolean {
   return Date.now() / 1000 + model.serverTimeOffset - m.timestamp < limit + 10;
 }
 
-export function MessageListView({ list, onQuote, onUser }: Props) {
+export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   // The window of rendered rows, by message id; endId null = follow the newest.
   const [startId, setStartId] = useState<number>(0);
@@ -394,6 +396,9 @@ export function MessageListView({ list, onQuote, onUser }: Props) {
     } else if (e.key === 'Enter' || e.key === 'r') {
       const m = message();
       if (m) onQuote({ text: '', message: m });
+    } else if (e.key === 'R') {
+      const m = message();
+      if (m) onReplyPrivately(m.sender_id);
     } else if (e.key === '>') {
       const m = message();
       if (m) void quote(m);

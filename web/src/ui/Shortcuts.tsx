@@ -12,6 +12,7 @@ const SHORTCUTS: Array<[string, string]> = [
   ['\u2193 j / \u2191 k', 'Select the next / previous message'],
   ['End G', 'Jump to the newest message and select it'],
   ['Enter r', 'Reply to the selected message'],
+  ['R', 'Reply to the selected message\u2019s sender in a direct message'],
   ['>', 'Quote and reply to the selected message'],
   ['e', 'Edit the selected message'],
   ['\u2190', 'Edit your last message'],
