@@ -224,7 +224,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
-  test('a topic in view can be followed, muted, renamed and moved to another channel; a muted topic leaves All messages', () =>
+  test('a topic in view can be followed, muted, renamed, moved to another channel, resolved and deleted (administrators); a muted topic leaves All messages', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = t.client(await t.makeUser({ password: PASSWORD, name: 'Bob Topics' }));
@@ -299,6 +299,25 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await page.getByRole('heading', { name: '#design \u203a roadmap' }).waitFor();
       assert.deepEqual(await inTopic(designId, 'roadmap'), ['first plan', 'quiet plan']);
       assert.match((await notices('roadmap')).at(-1)!, /has marked this topic as unresolved\.$/);
+
+      // A member is not offered to delete it.
+      const bobId = (await bob.request('GET', '/users/me')).body.user_id as number;
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'design' }]), principals: JSON.stringify([bobId]) }));
+      const bobCtx = await newContext();
+      const bobPage = await loginPage(bobCtx, t.url, (await bob.request('GET', '/users/me')).body.email, PASSWORD);
+      await bobPage.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}/topic/roadmap`), designId);
+      await bobPage.getByRole('group', { name: 'This topic' }).getByRole('button', { name: 'Move or rename topic' }).waitFor();
+      assert.equal(await bobPage.getByRole('button', { name: 'Delete topic' }).count(), 0);
+      await bobCtx.close();
+
+      // Deleted by the owner once confirmed (not when cancelled): no message left in it, and the view goes to the channel.
+      await actions.getByRole('button', { name: 'Delete topic' }).click();
+      await actions.getByRole('alertdialog', { name: 'Delete this topic?' }).getByRole('button', { name: 'Cancel' }).click();
+      assert.deepEqual(await inTopic(designId, 'roadmap'), ['first plan', 'quiet plan']);
+      await actions.getByRole('button', { name: 'Delete topic' }).click();
+      await actions.getByRole('alertdialog', { name: 'Delete this topic?' }).getByRole('button', { name: 'Delete topic' }).click();
+      await page.getByRole('heading', { name: '#design', exact: true }).waitFor();
+      assert.equal((assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: designId }, { operator: 'topic', operand: 'roadmap' }]) })).messages as unknown[]).length, 0);
       await ctx.close();
     }));
 

@@ -3,7 +3,8 @@ import { api } from '../api.ts';
 import { ifChanged } from '../util.ts';
 import { model, type MessageList } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
-import { ErrorLine, useRequest } from './request.tsx';
+import { Confirm, ErrorLine, useRequest } from './request.tsx';
+import { isAdministrator } from './Organization.tsx';
 import { PersonalSettings } from './ChannelPersonal.tsx';
 import { closeOnEscape } from './Dialog.tsx';
 
@@ -22,7 +23,9 @@ function unresolvedName(topic: string): string {
  * /messages/{id} of one of its messages with propagate_mode change_all, as
  * Zulip's web app does; the server says who may), or mark it resolved or
  * unresolved (a rename that adds or drops Zulip's check mark prefix; the
- * server then has Notification Bot say so in the topic).
+ * server then has Notification Bot say so in the topic). Administrators
+ * delete it, once confirmed (POST /streams/{id}/delete_topic, repeated
+ * until the server says it is complete).
  */
 export function TopicActions({ streamId, topic }: { streamId: number; topic: string }) {
   const { busy, error, setError, run } = useRequest();
@@ -59,6 +62,15 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
     }
     await moveTo(moving.channel, to);
   };
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  /** Every message of the topic deleted (administrators): the server deletes in batches and says whether it is done; then the channel's view. */
+  const deleteTopic = () =>
+    run(async () => {
+      let complete = false;
+      while (!complete) complete = !!(await api('POST', `/streams/${streamId}/delete_topic`, { topic_name: topic })).complete;
+      setConfirmingDelete(false);
+      location.hash = narrowToHash([{ operator: 'channel', operand: streamId }]);
+    });
   const resolved = topic.startsWith(RESOLVED_PREFIX);
   const set = (visibility: number) => run(() => api('POST', '/user_topics', { stream_id: streamId, topic, visibility_policy: visibility }));
   return (
@@ -99,6 +111,21 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
           </button>
         </form>
       )}
+      {isAdministrator(model.me) &&
+        (confirmingDelete ? (
+          <Confirm
+            label="Delete this topic?"
+            text="Delete every message of this topic, for everyone?"
+            action="Delete topic"
+            busy={busy}
+            onConfirm={() => void deleteTopic()}
+            onCancel={() => setConfirmingDelete(false)}
+          />
+        ) : (
+          <button type="button" class="btn" disabled={busy} onClick={() => setConfirmingDelete(true)}>
+            Delete topic
+          </button>
+        ))}
       <ErrorLine error={error} inline />
     </div>
   );
