@@ -336,7 +336,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.locator('body').press('?');
       const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
       await help.getByRole('row', { name: /New direct message/ }).waitFor();
-      assert.equal(await help.getByRole('row').count(), 25);
+      assert.equal(await help.getByRole('row').count(), 27);
       await page.keyboard.press('Escape');
       await help.waitFor({ state: 'detached' });
       await page.locator('body').press('t');
@@ -516,6 +516,29 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.keyboard.press('Escape');
       await page.getByRole('button', { name: 'Add a video call' }).waitFor({ state: 'detached' });
       assert.equal(await page.getByRole('button', { name: 'Add a voice call' }).count(), 0);
+      await ctx.close();
+    }));
+
+  test('formatting keys in the compose box: Ctrl+B bold and again plain, Ctrl+I italic, Ctrl+Shift+L a link with "url" to type over; Ctrl+Z undoes', () =>
+    withWebServer(async (t) => {
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const box = page.getByLabel('Message', { exact: true });
+      const select = (from: number, to: number) => box.evaluate((el, [a, b]) => (el as unknown as { setSelectionRange(a: number, b: number): void }).setSelectionRange(a!, b!), [from, to]);
+      await box.fill('make this bold');
+      await select(10, 14);
+      await box.press('Control+b');
+      assert.equal(await box.inputValue(), 'make this **bold**');
+      await box.press('Control+b');
+      assert.equal(await box.inputValue(), 'make this bold');
+      await box.press('Control+i');
+      assert.equal(await box.inputValue(), 'make this *bold*');
+      await box.press('Control+z');
+      assert.equal(await box.inputValue(), 'make this bold');
+      await select(0, 4);
+      await box.press('Control+Shift+L');
+      await page.keyboard.type('https://example.com');
+      assert.equal(await box.inputValue(), '[make](https://example.com) this bold');
       await ctx.close();
     }));
 

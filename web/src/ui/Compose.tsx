@@ -9,6 +9,7 @@ import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker } from './Emoji.tsx';
 import { SnippetPicker } from './Snippets.tsx';
+import { formattingKey } from '../format-keys.ts';
 import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 
@@ -544,7 +545,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 else stopTyping();
               }}
               onKeyDown={(e) => {
-                if (suggest.keyDown(e)) return;
+                if (suggest.keyDown(e) || formattingKey(e, e.currentTarget)) return;
                 if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
                   e.preventDefault();
                   void send();

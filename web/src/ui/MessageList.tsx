@@ -13,6 +13,7 @@ import { Menu } from './Dialog.tsx';
 import { Avatar } from './Avatar.tsx';
 import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
+import { formattingKey } from '../format-keys.ts';
 import { EditHistory, hasVisibleHistory, mayMove, messageLink, MoveForm, ReadReceipts, ReportForm, reportsEnabled } from './MessageActions.tsx';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */
@@ -818,7 +819,7 @@ function EditText({ text, inChannel, onText, onSave, onCancel }: { text: string;
           suggest.follow(ev.currentTarget);
         }}
         onKeyDown={(ev) => {
-          if (suggest.keyDown(ev)) return;
+          if (suggest.keyDown(ev) || formattingKey(ev, ev.currentTarget)) return;
           if (ev.key === 'Enter' && !ev.shiftKey) {
             ev.preventDefault();
             onSave();

@@ -25,6 +25,8 @@ const SHORTCUTS: Array<[string, string]> = [
   ['U', 'Mark as unread from the selected message'],
   ['Enter', 'Send the message (in the compose box)'],
   ['Shift+Enter', 'New line (in the compose box)'],
+  ['Ctrl+b / Ctrl+i', 'Bold / italic (in the compose box)'],
+  ['Ctrl+Shift+l', 'A link (in the compose box)'],
   ['\u2191 \u2193', 'Move between conversations (Inbox, Recent conversations) and suggestions'],
   ['Esc', 'Close a dialog or a card; leave a field'],
 ];
