@@ -435,6 +435,50 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test("a topic's menu in the sidebar: mark all as read, follow and unfollow, mute and unmute, as the server has them; its link copied", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ name: 'Bob Menus' });
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'menus' }], principals: [t.owner.id, bob.id] }));
+      for (const content of ['one', 'two']) assertSuccess(await t.client(bob).request('POST', '/messages', { type: 'stream', to: 'menus', topic: 'alpha', content }));
+      const menusId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'menus' })) as { stream_id: number }).stream_id;
+      const policy = async () =>
+        (assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_topic']) })).user_topics as Array<{ stream_id: number; topic_name: string; visibility_policy: number }>).find(
+          (x) => x.stream_id === menusId && x.topic_name === 'alpha',
+        )?.visibility_policy ?? 0;
+      const ctx = await newContext();
+      await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+      // (A view that marks nothing read; then the channel's topics, listed once the channel is the one in view.)
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, `#narrow/channel/${menusId}/topic/none`);
+      const topic = page.getByRole('list', { name: 'In menus' }).getByRole('link', { name: /^alpha/ });
+      await topic.getByLabel('2 unread').waitFor();
+      const openMenu = async () => {
+        await topic.hover();
+        await page.getByRole('button', { name: 'Actions for alpha' }).click();
+        const menu = page.getByRole('menu', { name: 'alpha' });
+        await menu.waitFor();
+        return menu;
+      };
+
+      await (await openMenu()).getByRole('menuitem', { name: 'Mark all as read' }).click();
+      await eventually(async () => (await topic.getByLabel(/unread/).count()) === 0, 'the count gone');
+      const unreadAtServer = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: JSON.stringify([{ operator: 'is', operand: 'unread' }, { operator: 'channel', operand: menusId }]) })).messages;
+      assert.deepEqual(unreadAtServer, []);
+
+      await (await openMenu()).getByRole('menuitem', { name: 'Follow topic' }).click();
+      await eventually(async () => (await policy()) === 3, 'followed at the server');
+      await (await openMenu()).getByRole('menuitem', { name: 'Unfollow topic' }).click();
+      await eventually(async () => (await policy()) === 0, 'unfollowed at the server');
+      await (await openMenu()).getByRole('menuitem', { name: 'Mute topic' }).click();
+      await eventually(async () => (await policy()) === 1, 'muted at the server');
+      await (await openMenu()).getByRole('menuitem', { name: 'Unmute topic' }).click();
+      await eventually(async () => (await policy()) === 0, 'unmuted at the server');
+
+      await (await openMenu()).getByRole('menuitem', { name: 'Copy link to topic' }).click();
+      await eventually(async () => (await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())) === `${t.url}/#narrow/channel/${menusId}-menus/topic/alpha`, 'the link on the clipboard');
+      await ctx.close();
+    }));
+
   test('leaving a channel takes its unread messages out of All messages', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -218,6 +218,11 @@ export function channelLinkHash(id: number, name: string): string {
   return `#narrow/channel/${channelSlug(id, name)}`;
 }
 
+/** A topic's link, as Zulip's web app makes it: #narrow/channel/12-general/topic/hello.20world. */
+export function topicLinkHash(id: number, name: string, topic: string): string {
+  return `${channelLinkHash(id, name)}/topic/${encodeHashPart(topic)}`;
+}
+
 /** The address of a channel's settings, as Zulip's web app writes it: #channels/<id>/<name>/general. */
 export function channelSettingsHash(id: number, name: string): string {
   return `#channels/${id}/${encodeHashPart(name.replace(/ /g, '-'))}/general`;
@@ -234,7 +239,7 @@ function channelSlug(id: number, name: string): string {
  * #narrow/dm/5,9-dm/near/345 (every participant's ID, "-group" for three or more).
  */
 export function messageLinkHash(m: { id: number; type: string; stream_id?: number; subject: string; display_recipient: string | { id: number }[] }, channelName: string): string {
-  if (m.type === 'stream') return `${channelLinkHash(m.stream_id!, channelName)}/topic/${encodeHashPart(m.subject)}/near/${m.id}`;
+  if (m.type === 'stream') return `${topicLinkHash(m.stream_id!, channelName, m.subject)}/near/${m.id}`;
   const ids = Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).sort((a, b) => a - b) : [];
   return `#narrow/dm/${ids.join(',')}-${ids.length >= 3 ? 'group' : 'dm'}/near/${m.id}`;
 }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
 import { MessageList, model, type Sub } from '../model.ts';
-import { channelLinkHash, channelSettingsHash, narrowToHash, sameNarrow, type Term } from '../narrow.ts';
+import { channelLinkHash, channelSettingsHash, narrowToHash, topicLinkHash, sameNarrow, type Term } from '../narrow.ts';
 import { cx } from '../util.ts';
 import { setSubscriptionProperty } from './ChannelPersonal.tsx';
 import { Menu } from './Dialog.tsx';
@@ -15,10 +16,10 @@ function Count({ n, muted, what = 'unread' }: { n: number; muted?: boolean; what
   );
 }
 
-function Item(props: { terms: Term[]; current: Term[] | null; label: string; icon?: preact.ComponentChildren; count?: number; countWhat?: string; muted?: boolean; cls?: string; color?: string; title?: string }) {
+function Item(props: { terms: Term[]; current: Term[] | null; label: string; icon?: preact.ComponentChildren; count?: number; countWhat?: string; muted?: boolean; cls?: string; color?: string; title?: string; menu?: preact.ComponentChildren }) {
   const active = props.current !== null && sameNarrow(props.terms, props.current);
   return (
-    <li>
+    <li class={props.menu ? 'has-menu' : undefined}>
       <a
         href={narrowToHash(props.terms)}
         class={cx('side-item', active && 'active', props.muted && 'is-muted', props.cls)}
@@ -29,6 +30,7 @@ function Item(props: { terms: Term[]; current: Term[] | null; label: string; ico
         <span class="label">{props.label}</span>
         <Count n={props.count ?? 0} muted={props.muted || props.countWhat !== undefined} what={props.countWhat} />
       </a>
+      {props.menu}
     </li>
   );
 }
@@ -103,6 +105,8 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
 
   /** The channel whose menu is open. */
   const [menuOf, setMenuOf] = useState<number | null>(null);
+  /** The topic whose menu is open ("<channel id>:<topic>"). */
+  const [topicMenuOf, setTopicMenuOf] = useState<string | null>(null);
   /** The channel whose topics are all listed (with a filter), if any; the others list their few newest. */
   const [allTopicsOf, setAllTopicsOf] = useState<number | null>(null);
   const [topicFilter, setTopicFilter] = useState('');
@@ -115,6 +119,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
   /** Runs one of a channel's menu actions, closing the menu; the events bring the change. */
   const act = (fn: () => Promise<unknown>) => {
     setMenuOf(null);
+    setTopicMenuOf(null);
     void action.run(fn);
   };
 
@@ -202,7 +207,44 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
               {shownTopics.map((t) => {
                 const tt: Term[] = [...chTerms, { operator: 'topic', operand: t.name }];
                 const muted = model.isTopicMuted(s.stream_id, t.name);
-                return <Item key={t.name} terms={tt} current={terms} label={t.name || '(no topic)'} count={topicUnread.get(t.name.toLowerCase()) ?? 0} muted={muted} cls="topic" />;
+                const unread = topicUnread.get(t.name.toLowerCase()) ?? 0;
+                const key = `${s.stream_id}:${t.name}`;
+                const label = t.name || '(no topic)';
+                const policy = model.topicPolicy(s.stream_id, t.name);
+                const setPolicy = (visibility: number) => act(() => api('POST', '/user_topics', { stream_id: s.stream_id, topic: t.name, visibility_policy: visibility }));
+                const menu = (
+                  <span class="side-menu-anchor">
+                    <button
+                      type="button"
+                      class="icon-btn side-more"
+                      aria-label={`Actions for ${label}`}
+                      aria-haspopup="menu"
+                      aria-expanded={topicMenuOf === key}
+                      onClick={() => setTopicMenuOf(topicMenuOf === key ? null : key)}
+                    >
+                      {'\u22ef'}
+                    </button>
+                    {topicMenuOf === key && (
+                      <Menu label={label} class="msg-menu side-menu" onClose={() => setTopicMenuOf(null)}>
+                        {unread > 0 && (
+                          <button type="button" role="menuitem" onClick={() => act(() => new MessageList(model, tt).markAllRead())}>
+                            Mark all as read
+                          </button>
+                        )}
+                        <button type="button" role="menuitem" onClick={() => setPolicy(policy === 3 ? 0 : 3)}>
+                          {policy === 3 ? 'Unfollow topic' : 'Follow topic'}
+                        </button>
+                        <button type="button" role="menuitem" onClick={() => setPolicy(policy === 1 ? 0 : 1)}>
+                          {policy === 1 ? 'Unmute topic' : 'Mute topic'}
+                        </button>
+                        <button type="button" role="menuitem" onClick={() => act(() => navigator.clipboard.writeText(`${location.origin}/${topicLinkHash(s.stream_id, s.name, t.name)}`))}>
+                          Copy link to topic
+                        </button>
+                      </Menu>
+                    )}
+                  </span>
+                );
+                return <Item key={t.name} terms={tt} current={terms} label={label} count={unread} muted={muted} cls="topic" menu={menu} />;
               })}
             </ul>
             {(allTopics || shownTopics.length < topics.length) && (
