@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
-import { browserTests, channelLink, eventually, focusedLabel, loginPage, messageRow, PASSWORD, send, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventually, focusedLabel, loginPage, loginToView, messageRow, PASSWORD, send, withWebServer } from './web-browser.ts';
 
 test('the web client uses only the public API: nothing under web/ imports the server code', () => {
   const webDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'web', 'src');
@@ -285,6 +285,8 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       for (let i = 1; i <= 260; i++) assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'history', content: `history message ${i}` }));
+      // Read (sent through the API, they start unread for their sender too): the channel opens at its newest messages.
+      assertSuccess(await owner.request('POST', '/messages/flags/narrow', { anchor: 'oldest', num_before: 0, num_after: 1000, narrow: '[]', op: 'add', flag: 'read' }));
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       await (await channelLink(page, 'general')).click();
@@ -539,6 +541,31 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await box.press('Control+Shift+L');
       await page.keyboard.type('https://example.com');
       assert.equal(await box.inputValue(), '[make](https://example.com) this bold');
+      await ctx.close();
+    }));
+
+  test('a narrow opens at its first unread message, what came before above it; the newer ones follow on asking', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ name: 'Bob Catchup' });
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'catchup' }]), principals: JSON.stringify([t.owner.id, bob.id]) }));
+      for (let i = 1; i <= 60; i++) assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'catchup', topic: 'days', content: `seen ${String(i).padStart(2, '0')}` }));
+      assertSuccess(await owner.request('POST', '/messages/flags/narrow', { anchor: 'oldest', num_before: 0, num_after: 1000, narrow: '[]', op: 'add', flag: 'read' }));
+      for (let i = 1; i <= 150; i++) assertSuccess(await t.client(bob).request('POST', '/messages', { type: 'stream', to: 'catchup', topic: 'days', content: `fresh ${String(i).padStart(3, '0')}` }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      await (await channelLink(page, 'catchup')).click();
+      const first = messageRow(page, 'fresh 001');
+      await first.waitFor();
+      // In the upper half of the list, with the read messages before it above.
+      const pane = (await page.locator('.message-scroller').boundingBox())!;
+      const row = (await first.boundingBox())!;
+      assert.ok(row.y >= pane.y && row.y < pane.y + pane.height / 2, `the first unread message at ${row.y - pane.y} px in a ${pane.height} px list`);
+      await messageRow(page, 'seen 60').waitFor();
+      // Not all of the newer ones yet: the button jumps to them.
+      assert.equal(await messageRow(page, 'fresh 150').count(), 0);
+      await page.getByRole('button', { name: '\u2193 Jump to newest' }).click();
+      await messageRow(page, 'fresh 150').waitFor();
       await ctx.close();
     }));
 

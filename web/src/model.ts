@@ -286,8 +286,10 @@ let listCounter = 0;
 
 export class MessageList {
   readonly terms: Term[];
-  /** The message to open the list at (a link's `near`), or null for the newest. */
+  /** The message to open the list at (a link's `near`), or null for the first unread one (else the newest). */
   readonly near: number | null;
+  /** The first unread message of the narrow, which the list opened at (as Zulip opens a narrow); null when there was none. */
+  firstUnread: number | null = null;
   /** Distinguishes lists (the view starts afresh for each). */
   readonly key = ++listCounter;
   messages: Message[] = [];
@@ -357,7 +359,7 @@ export class MessageList {
     return this.terms.length ? this.terms : [{ operator: 'in', operand: 'home' }];
   }
 
-  private async fetch(anchor: string | number, before: number, after: number): Promise<{ messages: Message[]; found_oldest: boolean; found_newest: boolean }> {
+  private async fetch(anchor: string | number, before: number, after: number): Promise<{ messages: Message[]; found_oldest: boolean; found_newest: boolean; anchor: number }> {
     const r = await api('GET', '/messages', {
       anchor: String(anchor),
       num_before: before,
@@ -374,11 +376,16 @@ export class MessageList {
     this.loading = true;
     this.error = null;
     try {
-      // Around a linked message: half a page each side (String: the anchor itself included).
-      const r = this.near === null ? await this.fetch('newest', PAGE, 0) : await this.fetch(String(this.near), PAGE / 2, PAGE / 2);
+      // Around a linked message: half a page each side (String: the anchor itself included). Else a page
+      // each side of the first unread message (the newest page when none is unread, as the server answers).
+      const r = this.near === null ? await this.fetch('first_unread', PAGE, PAGE) : await this.fetch(String(this.near), PAGE / 2, PAGE / 2);
       this.merge(r.messages, true);
       this.foundOldest = r.found_oldest;
-      this.foundNewest = this.near === null || r.found_newest;
+      this.foundNewest = r.found_newest;
+      if (this.near === null) {
+        const first = r.messages.find((m) => m.id === r.anchor);
+        this.firstUnread = first && !first.flags.includes('read') ? first.id : null;
+      }
       this.takePending();
     } catch (err) {
       this.error = (err as Error).message;

@@ -130,12 +130,12 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       initialScrollDone.current = true;
       sc.scrollTop = sc.scrollHeight;
       atBottom.current = true;
-      // A link to a message: that message in the middle of the pane.
+      // A link to a message: that message in the middle of the pane. Else the first unread message near the top (what comes before it above).
       const target = list.near === null ? null : sc.querySelector<HTMLElement>(`.message-row[data-id="${targetId}"]`);
-      if (target) {
-        target.scrollIntoView({ block: 'center' });
-        atBottom.current = sc.scrollHeight - sc.scrollTop - sc.clientHeight < 40;
-      }
+      const firstUnread = list.firstUnread === null ? null : sc.querySelector<HTMLElement>(`.message-row[data-id="${list.firstUnread}"]`);
+      if (target) target.scrollIntoView({ block: 'center' });
+      else if (firstUnread) sc.scrollTop = Math.min(sc.scrollTop, sc.scrollTop + firstUnread.getBoundingClientRect().top - sc.getBoundingClientRect().top - 60);
+      atBottom.current = sc.scrollHeight - sc.scrollTop - sc.clientHeight < 40;
       // For `npm run bench:web`: when the first list became usable.
       if (!performance.getEntriesByName('parley:list-ready').length) performance.mark('parley:list-ready');
     } else if (anchor.current) {
@@ -344,12 +344,14 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     }
   }
 
-  /** Back to the newest messages: the rows at the end, or (a list opened at a linked message, not loaded to the end) the narrow opened anew. */
+  /** Back to the newest messages: the rows at the end; a list not loaded to the end opened anew (at a linked message) or given its newest page (at the first unread one). */
   function jumpToNewest(): void {
-    if (!list.foundNewest) {
+    if (!list.foundNewest && list.near !== null) {
       location.hash = narrowToHash(list.terms);
       return;
     }
+    // (Opened at its first unread message: the newest page is fetched, in place of the gap.)
+    if (!list.foundNewest) void list.refresh();
     atBottom.current = true;
     setEndId(null);
     setStartId(msgs[Math.max(0, msgs.length - MAX_ROWS)]?.id ?? 0);
