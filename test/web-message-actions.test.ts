@@ -260,6 +260,31 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await ctx.close();
       await ctx2.close();
     }));
+  test("view original message: someone else's message shows its Markdown (from its menu, or with e once selected); one's own editable message offers editing instead", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = t.client(await t.makeUser({ password: PASSWORD, name: 'Bob Source' }));
+      await sendTo(bob, 'general', 'source', 'Some **bold** words and a [link](https://example.com)');
+      await sendTo(owner, 'general', 'source', 'my own words');
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const theirs = messageRow(page, 'Some bold words');
+      await theirs.waitFor();
+      assert.ok(!(await menuItems(page, messageRow(page, 'my own words'))).includes('View original message'));
+      await (await moreActions(page, theirs)).getByRole('menuitem', { name: 'View original message' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Original message' });
+      await eventually(async () => (await dialog.getByLabel('Markdown').textContent()) === 'Some **bold** words and a [link](https://example.com)', 'the Markdown shown');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      // With the keyboard: the lowest message (the owner's) edited, the one above shown.
+      await page.locator('body').press('k');
+      await page.locator('body').press('k');
+      await page.locator('article.message-row[aria-current="true"]', { hasText: 'Some bold words' }).waitFor();
+      await page.locator('body').press('e');
+      await dialog.getByLabel('Markdown').waitFor();
+      await ctx.close();
+    }));
+
   test('copy code: a code block\u2019s button puts its code on the clipboard', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

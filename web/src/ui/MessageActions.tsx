@@ -123,6 +123,30 @@ export function ReadReceipts({ messageId, onClose }: { messageId: number; onClos
   );
 }
 
+/** A message's Markdown as its sender wrote it (GET /messages/{id}, the raw content), for a message one cannot edit. */
+export function MessageSource({ messageId, onClose }: { messageId: number; onClose(): void }) {
+  const [source, setSource] = useState<string | null>(null);
+  const { error, run } = useRequest();
+  useFocusOnClose('message-source-title');
+  useEffect(() => {
+    void run(async () => {
+      const r = await api('GET', `/messages/${messageId}`, { apply_markdown: false });
+      setSource(String(r.raw_content ?? r.message?.content ?? ''));
+    });
+  }, [messageId]);
+  return (
+    <Dialog id="message-source-title" title="Original message" onClose={onClose}>
+      <ErrorLine error={error} />
+      {source === null && !error && <p role="status">{'Loading\u2026'}</p>}
+      {source !== null && (
+        <pre class="message-source" aria-label="Markdown">
+          {source}
+        </pre>
+      )}
+    </Dialog>
+  );
+}
+
 /** Whether messages can be reported here: the organization has a channel for moderation requests. */
 export function reportsEnabled(): boolean {
   return ((model.realm.realm_moderation_request_channel_id as number | undefined) ?? -1) !== -1;

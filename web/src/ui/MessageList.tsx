@@ -14,7 +14,7 @@ import { Avatar } from './Avatar.tsx';
 import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
 import { formattingKey } from '../format-keys.ts';
-import { EditHistory, hasVisibleHistory, mayMove, messageLink, MoveForm, ReadReceipts, ReportForm, reportsEnabled } from './MessageActions.tsx';
+import { EditHistory, hasVisibleHistory, mayMove, messageLink, MessageSource, MoveForm, ReadReceipts, ReportForm, reportsEnabled } from './MessageActions.tsx';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */
 const MAX_ROWS = 150;
@@ -77,6 +77,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   const [menu, setMenu] = useState<number | null>(null);
   const [historyOf, setHistoryOf] = useState<Message | null>(null);
   const [receiptsOf, setReceiptsOf] = useState<number | null>(null);
+  /** The message whose original Markdown is shown (one the user cannot edit). */
+  const [sourceOf, setSourceOf] = useState<number | null>(null);
   /** The message whose "Remind me" form is open. */
   const [remindOf, setRemindOf] = useState<number | null>(null);
   /** The message whose "Report" form is open. */
@@ -406,8 +408,10 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       const m = message();
       if (m) void quote(m);
     } else if (e.key === 'e') {
+      // Zulip's "edit or view source": one's own editable message is edited, any other's Markdown shown.
       const m = message();
       if (m && canEdit(m)) void startEdit(m);
+      else if (m) setSourceOf(m.id);
     } else if (starKey) {
       const m = message();
       if (m) void run(() => api('POST', '/messages/flags', { messages: [m.id], op: m.flags.includes('starred') ? 'remove' : 'add', flag: 'starred' }));
@@ -685,6 +689,11 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
                   Read receipts
                 </button>
               )}
+              {!canEdit(m) && (
+                <button type="button" role="menuitem" onClick={() => (setMenu(null), setSourceOf(m.id))}>
+                  View original message
+                </button>
+              )}
               <button type="button" role="menuitem" onClick={() => void markUnreadFrom(m)}>
                 Mark as unread from here
               </button>
@@ -745,6 +754,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       {historyOf && <EditHistory message={historyOf} onClose={() => setHistoryOf(null)} />}
       {viewing && <Lightbox src={viewing.src} name={viewing.name} onClose={() => setViewing(null)} />}
       {receiptsOf !== null && <ReadReceipts messageId={receiptsOf} onClose={() => setReceiptsOf(null)} />}
+      {sourceOf !== null && <MessageSource messageId={sourceOf} onClose={() => setSourceOf(null)} />}
       <div
         class="message-scroller"
         ref={scroller}

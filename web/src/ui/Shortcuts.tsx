@@ -14,7 +14,7 @@ const SHORTCUTS: Array<[string, string]> = [
   ['Enter r', 'Reply to the selected message'],
   ['R', 'Reply to the selected message\u2019s sender in a direct message'],
   ['>', 'Quote and reply to the selected message'],
-  ['e', 'Edit the selected message'],
+  ['e', 'Edit the selected message (or see its Markdown)'],
   ['\u2190', 'Edit your last message'],
   ['Ctrl+s', 'Star or unstar the selected message'],
   ['+', 'React to the selected message with \u{1f44d}'],
