@@ -262,6 +262,15 @@ export async function eventually(fn: () => Promise<boolean> | boolean, what: str
 }
 
 /** The link to a channel in the sidebar. */
+/** Opens the menu of a sidebar row (`link`, a channel's or topic's link, whose menu is named `label`); the menu. */
+export async function openSidebarMenu(page: Page, link: Locator, label: string): Promise<Locator> {
+  await link.hover();
+  await page.getByRole('button', { name: `Actions for ${label}` }).click();
+  const menu = page.getByRole('menu', { name: label });
+  await menu.waitFor();
+  return menu;
+}
+
 export function channelLink(page: Page, name: string) {
   return page.getByRole('navigation', { name: 'Channels' }).getByRole('link', { name: new RegExp(`^${name}\\b`) });
 }

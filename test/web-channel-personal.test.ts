@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, setInFront, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, setInFront, withWebServer, openSidebarMenu } from './web-browser.ts';
 
 /** The owner's subscription to general, as the server has it. */
 async function generalAtServer(c: Client): Promise<Record<string, any>> {
@@ -152,13 +152,7 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       await page.getByRole('heading', { name: '#core team' }).waitFor();
       const link = await channelLink(page, 'general');
       await link.getByLabel('2 unread').waitFor();
-      const openMenu = async () => {
-        await link.hover();
-        await page.getByRole('button', { name: 'Actions for #general' }).click();
-        const menu = page.getByRole('menu', { name: '#general' });
-        await menu.waitFor();
-        return menu;
-      };
+      const openMenu = () => openSidebarMenu(page, link, '#general');
 
       // Its unread messages read: the server has them read, the count goes.
       await (await openMenu()).getByRole('menuitem', { name: 'Mark all as read' }).click();

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
-import { browserTests, channelLink, eventually, loginPage, loginToView, messageRow, PASSWORD, send, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventually, loginPage, loginToView, messageRow, PASSWORD, send, withWebServer, openSidebarMenu } from './web-browser.ts';
 
 await browserTests('the web client in Chromium: chatting, the compose box, topics and channels in the sidebar', (newContext) => {
   test('two people chat live: channel messages, topics, unread counts, reactions, edits, deletion, direct messages, typing, presence', () =>
@@ -453,13 +453,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, `#narrow/channel/${menusId}/topic/none`);
       const topic = page.getByRole('list', { name: 'In menus' }).getByRole('link', { name: /^alpha/ });
       await topic.getByLabel('2 unread').waitFor();
-      const openMenu = async () => {
-        await topic.hover();
-        await page.getByRole('button', { name: 'Actions for alpha' }).click();
-        const menu = page.getByRole('menu', { name: 'alpha' });
-        await menu.waitFor();
-        return menu;
-      };
+      const openMenu = () => openSidebarMenu(page, topic, 'alpha');
 
       await (await openMenu()).getByRole('menuitem', { name: 'Mark all as read' }).click();
       await eventually(async () => (await topic.getByLabel(/unread/).count()) === 0, 'the count gone');

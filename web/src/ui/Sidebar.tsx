@@ -35,6 +35,22 @@ function Item(props: { terms: Term[]; current: Term[] | null; label: string; ico
   );
 }
 
+/** A sidebar row's "\u22ef" button (shown on hover or focus) and, while open, its menu. */
+function SideMenu({ label, open, onToggle, onClose, children }: { label: string; open: boolean; onToggle(): void; onClose(): void; children: preact.ComponentChildren }) {
+  return (
+    <span class="side-menu-anchor">
+      <button type="button" class="icon-btn side-more" aria-label={`Actions for ${label}`} aria-haspopup="menu" aria-expanded={open} onClick={onToggle}>
+        {'\u22ef'}
+      </button>
+      {open && (
+        <Menu label={label} class="msg-menu side-menu" onClose={onClose}>
+          {children}
+        </Menu>
+      )}
+    </span>
+  );
+}
+
 /** How many of a channel's newest topics the sidebar lists until all are asked for. */
 const FEW_TOPICS = 8;
 
@@ -103,10 +119,10 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
   // Conversations with muted users only are left out, as in Zulip.
   const dms = [...model.recentDms.entries()].filter(([key]) => !model.onlyMutedIn(key)).sort((a, b) => b[1] - a[1]).slice(0, 12);
 
-  /** The channel whose menu is open. */
-  const [menuOf, setMenuOf] = useState<number | null>(null);
-  /** The topic whose menu is open ("<channel id>:<topic>"). */
-  const [topicMenuOf, setTopicMenuOf] = useState<string | null>(null);
+  /** The row whose menu is open: a channel ("<id>") or a topic ("<channel id>:<topic>"). */
+  const [menuOf, setMenuOf] = useState<string | null>(null);
+  /** The props that make `key`'s SideMenu open and close. */
+  const menuFor = (key: string) => ({ open: menuOf === key, onToggle: () => setMenuOf(menuOf === key ? null : key), onClose: () => setMenuOf(null) });
   /** The channel whose topics are all listed (with a filter), if any; the others list their few newest. */
   const [allTopicsOf, setAllTopicsOf] = useState<number | null>(null);
   const [topicFilter, setTopicFilter] = useState('');
@@ -116,10 +132,9 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
   };
   const topicInView = terms?.find((t) => t.operator === 'topic' && !t.negated)?.operand;
   const action = useRequest();
-  /** Runs one of a channel's menu actions, closing the menu; the events bring the change. */
+  /** Runs one of a channel's or topic's menu actions, closing the menu; the events bring the change. */
   const act = (fn: () => Promise<unknown>) => {
     setMenuOf(null);
-    setTopicMenuOf(null);
     void action.run(fn);
   };
 
@@ -150,46 +165,32 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
           {s.is_muted && <span class="visually-hidden">(muted)</span>}
           <Count n={byStream.get(s.stream_id) ?? 0} muted={s.is_muted} />
         </a>
-        <span class="side-menu-anchor">
+        <SideMenu label={`#${s.name}`} {...menuFor(String(s.stream_id))}>
+          {(byStream.get(s.stream_id) ?? 0) > 0 && (
+            <button type="button" role="menuitem" onClick={() => act(() => new MessageList(model, chTerms).markAllRead())}>
+              Mark all as read
+            </button>
+          )}
+          <button type="button" role="menuitem" onClick={() => act(() => setSubscriptionProperty(s.stream_id, 'pin_to_top', !s.pin_to_top))}>
+            {s.pin_to_top ? 'Unpin' : 'Pin to top'}
+          </button>
+          <button type="button" role="menuitem" onClick={() => act(() => setSubscriptionProperty(s.stream_id, 'is_muted', !s.is_muted))}>
+            {s.is_muted ? 'Unmute' : 'Mute'}
+          </button>
+          <button type="button" role="menuitem" onClick={() => act(() => navigator.clipboard.writeText(`${location.origin}/${channelLinkHash(s.stream_id, s.name)}`))}>
+            Copy link to channel
+          </button>
           <button
             type="button"
-            class="icon-btn side-more"
-            aria-label={`Actions for #${s.name}`}
-            aria-haspopup="menu"
-            aria-expanded={menuOf === s.stream_id}
-            onClick={() => setMenuOf(menuOf === s.stream_id ? null : s.stream_id)}
+            role="menuitem"
+            onClick={() => {
+              setMenuOf(null);
+              location.hash = channelSettingsHash(s.stream_id, s.name);
+            }}
           >
-            {'\u22ef'}
+            Channel settings
           </button>
-          {menuOf === s.stream_id && (
-            <Menu label={`#${s.name}`} class="msg-menu side-menu" onClose={() => setMenuOf(null)}>
-              {(byStream.get(s.stream_id) ?? 0) > 0 && (
-                <button type="button" role="menuitem" onClick={() => act(() => new MessageList(model, chTerms).markAllRead())}>
-                  Mark all as read
-                </button>
-              )}
-              <button type="button" role="menuitem" onClick={() => act(() => setSubscriptionProperty(s.stream_id, 'pin_to_top', !s.pin_to_top))}>
-                {s.pin_to_top ? 'Unpin' : 'Pin to top'}
-              </button>
-              <button type="button" role="menuitem" onClick={() => act(() => setSubscriptionProperty(s.stream_id, 'is_muted', !s.is_muted))}>
-                {s.is_muted ? 'Unmute' : 'Mute'}
-              </button>
-              <button type="button" role="menuitem" onClick={() => act(() => navigator.clipboard.writeText(`${location.origin}/${channelLinkHash(s.stream_id, s.name)}`))}>
-                Copy link to channel
-              </button>
-              <button
-                type="button"
-                role="menuitem"
-                onClick={() => {
-                  setMenuOf(null);
-                  location.hash = channelSettingsHash(s.stream_id, s.name);
-                }}
-              >
-                Channel settings
-              </button>
-            </Menu>
-          )}
-        </span>
+        </SideMenu>
         {open && topics.length > 0 && (
           <>
             {allTopics && (
@@ -213,36 +214,22 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
                 const policy = model.topicPolicy(s.stream_id, t.name);
                 const setPolicy = (visibility: number) => act(() => api('POST', '/user_topics', { stream_id: s.stream_id, topic: t.name, visibility_policy: visibility }));
                 const menu = (
-                  <span class="side-menu-anchor">
-                    <button
-                      type="button"
-                      class="icon-btn side-more"
-                      aria-label={`Actions for ${label}`}
-                      aria-haspopup="menu"
-                      aria-expanded={topicMenuOf === key}
-                      onClick={() => setTopicMenuOf(topicMenuOf === key ? null : key)}
-                    >
-                      {'\u22ef'}
-                    </button>
-                    {topicMenuOf === key && (
-                      <Menu label={label} class="msg-menu side-menu" onClose={() => setTopicMenuOf(null)}>
-                        {unread > 0 && (
-                          <button type="button" role="menuitem" onClick={() => act(() => new MessageList(model, tt).markAllRead())}>
-                            Mark all as read
-                          </button>
-                        )}
-                        <button type="button" role="menuitem" onClick={() => setPolicy(policy === 3 ? 0 : 3)}>
-                          {policy === 3 ? 'Unfollow topic' : 'Follow topic'}
-                        </button>
-                        <button type="button" role="menuitem" onClick={() => setPolicy(policy === 1 ? 0 : 1)}>
-                          {policy === 1 ? 'Unmute topic' : 'Mute topic'}
-                        </button>
-                        <button type="button" role="menuitem" onClick={() => act(() => navigator.clipboard.writeText(`${location.origin}/${topicLinkHash(s.stream_id, s.name, t.name)}`))}>
-                          Copy link to topic
-                        </button>
-                      </Menu>
+                  <SideMenu label={label} {...menuFor(key)}>
+                    {unread > 0 && (
+                      <button type="button" role="menuitem" onClick={() => act(() => new MessageList(model, tt).markAllRead())}>
+                        Mark all as read
+                      </button>
                     )}
-                  </span>
+                    <button type="button" role="menuitem" onClick={() => setPolicy(policy === 3 ? 0 : 3)}>
+                      {policy === 3 ? 'Unfollow topic' : 'Follow topic'}
+                    </button>
+                    <button type="button" role="menuitem" onClick={() => setPolicy(policy === 1 ? 0 : 1)}>
+                      {policy === 1 ? 'Unmute topic' : 'Mute topic'}
+                    </button>
+                    <button type="button" role="menuitem" onClick={() => act(() => navigator.clipboard.writeText(`${location.origin}/${topicLinkHash(s.stream_id, s.name, t.name)}`))}>
+                      Copy link to topic
+                    </button>
+                  </SideMenu>
                 );
                 return <Item key={t.name} terms={tt} current={terms} label={label} count={unread} muted={muted} cls="topic" menu={menu} />;
               })}
