@@ -385,9 +385,27 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       const inView = shown.filter((r) => r.getBoundingClientRect().top < bottom);
       return Number((inView.at(-1) ?? shown.at(-1)!).dataset.id);
     };
-    const message = () => msgs.find((m) => m.id === current());
-    let handled = true;
-    if (e.key === 'ArrowDown' || e.key === 'j') {
+    // The keys that act on the selected message (Zulip's).
+    const place = (m: Message) => placeTerms(model.placeOf(m));
+    const onMessage: Record<string, (m: Message) => void> = {
+      Enter: (m) => onQuote({ text: '', message: m }),
+      r: (m) => onQuote({ text: '', message: m }),
+      R: (m) => onReplyPrivately(m.sender_id),
+      '>': (m) => void quote(m),
+      // "Edit or view source": one's own editable message is edited, any other's Markdown shown.
+      e: (m) => (canEdit(m) ? void startEdit(m) : setSourceOf(m.id)),
+      '+': (m) => void toggleReaction(m, 'thumbs_up', '1f44d', 'unicode_emoji'),
+      ':': (m) => (setSelected(m.id), setPicker(m.id)),
+      i: (m) => (setSelected(m.id), setMenu(m.id)),
+      u: (m) => onUser(m.sender_id),
+      s: (m) => (location.hash = narrowToHash(place(m))),
+      S: (m) => (location.hash = narrowToHash(m.type === 'stream' ? [place(m)[0]!] : place(m))),
+      U: (m) => void markUnreadFrom(m),
+    };
+    if (starKey) {
+      const m = msgs.find((x) => x.id === current());
+      if (m) void run(() => api('POST', '/messages/flags', { messages: [m.id], op: m.flags.includes('starred') ? 'remove' : 'add', flag: 'starred' }));
+    } else if (e.key === 'ArrowDown' || e.key === 'j') {
       const i = selected !== null && ids.includes(selected) ? ids.indexOf(selected) + 1 : ids.indexOf(current());
       if (i < ids.length) select(ids[i]!);
       if (i >= ids.length - 1) extendDown();
@@ -398,38 +416,6 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     } else if (e.key === 'End' || e.key === 'G') {
       jumpToNewest();
       setSelected(list.foundNewest ? (msgs.at(-1)?.id ?? null) : null);
-    } else if (e.key === 'Enter' || e.key === 'r') {
-      const m = message();
-      if (m) onQuote({ text: '', message: m });
-    } else if (e.key === 'R') {
-      const m = message();
-      if (m) onReplyPrivately(m.sender_id);
-    } else if (e.key === '>') {
-      const m = message();
-      if (m) void quote(m);
-    } else if (e.key === 'e') {
-      // Zulip's "edit or view source": one's own editable message is edited, any other's Markdown shown.
-      const m = message();
-      if (m && canEdit(m)) void startEdit(m);
-      else if (m) setSourceOf(m.id);
-    } else if (starKey) {
-      const m = message();
-      if (m) void run(() => api('POST', '/messages/flags', { messages: [m.id], op: m.flags.includes('starred') ? 'remove' : 'add', flag: 'starred' }));
-    } else if (e.key === '+') {
-      const m = message();
-      if (m) void toggleReaction(m, 'thumbs_up', '1f44d', 'unicode_emoji');
-    } else if (e.key === ':') {
-      const m = message();
-      if (m) (setSelected(m.id), setPicker(m.id));
-    } else if (e.key === 'i') {
-      const m = message();
-      if (m) (setSelected(m.id), setMenu(m.id));
-    } else if (e.key === 'u') {
-      const m = message();
-      if (m) onUser(m.sender_id);
-    } else if (e.key === 's' || e.key === 'S') {
-      const m = message();
-      if (m) location.hash = narrowToHash(e.key === 's' ? placeTerms(model.placeOf(m)) : m.type === 'stream' ? [placeTerms(model.placeOf(m))[0]!] : placeTerms(model.placeOf(m)));
     } else if (e.key === 'ArrowLeft') {
       // Zulip's "edit your last message": the newest loaded message of one's own that may still be edited.
       const mine = [...msgs].reverse().find((m) => m.sender_id === model.me.user_id && canEdit(m));
@@ -437,11 +423,11 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
         if (ids.includes(mine.id)) select(mine.id);
         void startEdit(mine);
       }
-    } else if (e.key === 'U') {
-      const m = message();
-      if (m) void markUnreadFrom(m);
-    } else handled = false;
-    if (handled) e.preventDefault();
+    } else if (Object.hasOwn(onMessage, e.key)) {
+      const m = msgs.find((x) => x.id === current());
+      if (m) onMessage[e.key]!(m);
+    } else return;
+    e.preventDefault();
   };
   useEffect(() => {
     const f = (e: KeyboardEvent) => keys.current(e);
