@@ -544,7 +544,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
-  test('a narrow opens at its first unread message, what came before above it; the newer ones follow on asking', () =>
+  test('a narrow opens at its first unread message, what came before above it; one\u2019s own message sent there brings the newest into view; the button jumps there too', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ name: 'Bob Catchup' });
@@ -564,8 +564,27 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await messageRow(page, 'seen 60').waitFor();
       // Not all of the newer ones yet: the button jumps to them.
       assert.equal(await messageRow(page, 'fresh 150').count(), 0);
-      await page.getByRole('button', { name: '\u2193 Jump to newest' }).click();
+      // One's own message sent from there: the newest page comes, and the view goes to it.
+      await page.getByLabel('Topic', { exact: true }).fill('days');
+      await page.getByLabel('Message', { exact: true }).fill('caught up now');
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      const mine = messageRow(page, 'caught up now');
+      await mine.waitFor();
       await messageRow(page, 'fresh 150').waitFor();
+      const inView = async (row: typeof mine) => {
+        const p = (await page.locator('.message-scroller').boundingBox())!;
+        const r = (await row.boundingBox())!;
+        return r.y >= p.y - 1 && r.y + r.height <= p.y + p.height + 1;
+      };
+      await eventually(() => inView(mine), 'the sent message in view');
+      // Scrolled up, a message sent goes into view too; and up again, the button jumps to the newest.
+      await page.locator('.message-scroller').evaluate((sc) => (sc.scrollTop = 0));
+      await page.getByLabel('Message', { exact: true }).fill('one more');
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      await eventually(() => inView(messageRow(page, 'one more')), 'the second sent message in view');
+      await page.locator('.message-scroller').evaluate((sc) => (sc.scrollTop = 0));
+      await page.getByRole('button', { name: '\u2193 Jump to newest' }).click();
+      await eventually(() => inView(messageRow(page, 'one more')), 'the newest in view after the jump');
       await ctx.close();
     }));
 

@@ -290,6 +290,8 @@ export class MessageList {
   readonly near: number | null;
   /** The first unread message of the narrow, which the list opened at (as Zulip opens a narrow); null when there was none. */
   firstUnread: number | null = null;
+  /** Counts the times the view should go to the newest messages (one's own message sent into the narrow). */
+  newestWanted = 0;
   /** Distinguishes lists (the view starts afresh for each). */
   readonly key = ++listCounter;
   messages: Message[] = [];
@@ -477,8 +479,19 @@ export class MessageList {
   }
 
   onNewMessage(m: Message): void {
+    const mine = m.sender_id === this.model.me.user_id;
     if (!this.foundNewest) {
       if (this.loading || this.loadingNewer) this.pending.push(m);
+      // One's own message sent into this narrow, which is not loaded to its newest: the newest page, and the view goes there to show it.
+      else if (mine && matches(this.terms, m, this.model.matchContext()) === true) {
+        this.refresh().then(
+          () => {
+            this.newestWanted++;
+            this.touch();
+          },
+          () => {},
+        );
+      }
       return;
     }
     const r = matches(this.terms, m, this.model.matchContext());
@@ -486,6 +499,8 @@ export class MessageList {
     if (r === true) {
       if (!this.messages.some((x) => x.id === m.id)) {
         this.messages.push(m);
+        // One's own message: the view goes to it, even when scrolled up.
+        if (mine) this.newestWanted++;
         if (this.messages.length > 1 && this.messages[this.messages.length - 2]!.id > m.id) this.messages.sort((a, b) => a.id - b.id);
         this.touch();
       }

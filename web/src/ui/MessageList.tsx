@@ -354,6 +354,13 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     }
     // (Opened at its first unread message: the newest page is fetched, in place of the gap.)
     if (!list.foundNewest) void list.refresh();
+    showNewestRows();
+  }
+
+  /** The rows at the end of what is loaded, scrolled to the bottom (and kept there as more arrive). */
+  function showNewestRows(): void {
+    // (Not kept where a row was: an anchor taken while loading is dropped.)
+    anchor.current = null;
     atBottom.current = true;
     setEndId(null);
     setStartId(msgs[Math.max(0, msgs.length - MAX_ROWS)]?.id ?? 0);
@@ -361,6 +368,11 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     if (sc) sc.scrollTop = sc.scrollHeight;
     setAwayFromNewest(false);
   }
+
+  // One's own message sent into the narrow: shown at the bottom (the list fetches the newest page itself when it must).
+  useEffect(() => {
+    if (list.newestWanted) showNewestRows();
+  }, [list.newestWanted]);
 
   // ---- the keyboard (Zulip's shortcuts for the selected message)
   const keys = useRef<(e: KeyboardEvent) => void>(() => {});
