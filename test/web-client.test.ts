@@ -588,6 +588,27 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
+  test('a long message shows condensed until "Show more", and "Show less" condenses it again; a short one has no button', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const lines = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join('\n');
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'long', content: `A long log:\n\`\`\`\n${lines}\n\`\`\`` }));
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'long', content: 'short and sweet' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const row = messageRow(page, 'A long log');
+      const content = row.locator('.message-content');
+      await content.waitFor();
+      const cut = () => content.evaluate((el) => el.scrollHeight > el.clientHeight + 1);
+      assert.equal(await cut(), true, 'condensed');
+      await row.getByRole('button', { name: 'Show more' }).click();
+      await eventually(async () => !(await cut()), 'shown whole');
+      await row.getByRole('button', { name: 'Show less' }).click();
+      await eventually(() => cut(), 'condensed again');
+      assert.equal(await messageRow(page, 'short and sweet').getByRole('button', { name: /Show (more|less)/ }).count(), 0);
+      await ctx.close();
+    }));
+
   test('notes to self: written in the conversation with oneself, sent there', () =>
     withWebServer(async (t) => {
       const ctx = await newContext();

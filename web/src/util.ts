@@ -34,7 +34,7 @@ export function emojiChar(code: string): string {
 }
 
 /** What `make` gives, remembered in `memo` under `key` (a memo holding more than `limit` is emptied first). */
-function remembered(memo: Map<string, string>, limit: number, key: string, make: () => string): string {
+export function remembered<T>(memo: Map<string, T>, limit: number, key: string, make: () => T): T {
   let out = memo.get(key);
   if (out === undefined) {
     out = make();

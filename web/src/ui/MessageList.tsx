@@ -7,7 +7,7 @@ import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker, Emoji } from './Emoji.tsx';
 import { ReminderForm } from './Scheduled.tsx';
-import { autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, withCopyButtons } from '../util.ts';
+import { autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, remembered, withCopyButtons } from '../util.ts';
 import { Lightbox } from './Lightbox.tsx';
 import { Menu } from './Dialog.tsx';
 import { Avatar } from './Avatar.tsx';
@@ -44,6 +44,22 @@ function contentHtml(m: Message): string {
   return withCopyButtons(m.flags.includes('has_alert_word') ? highlightAlertWords(html, model.alertWords) : html);
 }
 
+/**
+ * Whether a message is long enough to show condensed behind "Show more" (as
+ * Zulip condenses long messages): judged from its rendered HTML (its
+ * paragraphs, list items, lines and code lines), so a row has its height
+ * from its first render and the list does not jump.
+ */
+function isLong(html: string): boolean {
+  return remembered(longCache, 5000, html, () => {
+    if (html.length > 6000) return true;
+    const blocks = (html.match(/<(p|li|br|tr|h[1-6]|blockquote)\b/g) ?? []).length;
+    const codeLines = [...html.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].reduce((n, m) => n + m[1]!.split('\n').length, 0);
+    return blocks + codeLines > 24;
+  });
+}
+const longCache = new Map<string, boolean>();
+
 function canEdit(m: Message): boolean {
   if (m.sender_id !== model.me.user_id) return false;
   if (model.realm.realm_allow_message_editing === false) return false;
@@ -73,6 +89,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   const [picker, setPicker] = useState<number | null>(null);
   // Messages of muted senders shown anyway ("Show message").
   const [revealed, setRevealed] = useState<ReadonlySet<number>>(new Set());
+  /** Long messages shown whole ("Show more"). */
+  const [expanded, setExpanded] = useState<ReadonlySet<number>>(new Set());
   /** The message whose "More actions" menu is open. */
   const [menu, setMenu] = useState<number | null>(null);
   const [historyOf, setHistoryOf] = useState<Message | null>(null);
@@ -519,6 +537,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       groups.set(k, g);
     }
     const isEditing = editing?.id === m.id;
+    const long = isLong(m.content);
     const widget = widgetOf(m, me);
     out.push(
       <article
@@ -592,7 +611,25 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
               <span class="me-sender">{senderName}</span> <span dangerouslySetInnerHTML={{ __html: contentHtml(m) }} />
             </div>
           ) : (
-            <div class="message-content rendered" onClick={onContentClick} dangerouslySetInnerHTML={{ __html: contentHtml(m) }} />
+            <>
+              <div class={cx('message-content rendered', long && !expanded.has(m.id) && 'condensed')} onClick={onContentClick} dangerouslySetInnerHTML={{ __html: contentHtml(m) }} />
+              {long && (
+                <button
+                  type="button"
+                  class="btn small show-more"
+                  aria-expanded={expanded.has(m.id)}
+                  onClick={() =>
+                    setExpanded((x) => {
+                      const next = new Set(x);
+                      if (!next.delete(m.id)) next.add(m.id);
+                      return next;
+                    })
+                  }
+                >
+                  {expanded.has(m.id) ? 'Show less' : 'Show more'}
+                </button>
+              )}
+            </>
           )}
           {remindOf === m.id && <ReminderForm messageId={m.id} onClose={() => setRemindOf(null)} />}
           {reportOf === m.id && <ReportForm messageId={m.id} onClose={() => setReportOf(null)} />}
