@@ -447,6 +447,39 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await ctx.close();
     }));
 
+  test('marking messages read on scroll: never, or only in a conversation view, as chosen in Settings (the server has it)', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = t.client(await t.makeUser({ name: 'Bob Scroll' }));
+      const id = assertSuccess(await bob.post('/messages', { type: 'stream', to: 'general', topic: 'scroll', content: 'seen or not' })).id as number;
+      const isRead = async () => (assertSuccess(await owner.get(`/messages/${id}`)).message.flags as string[]).includes('read');
+      const policyAtServer = async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: ['user_settings'] })).user_settings.web_mark_read_on_scroll_policy;
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const choose = async (label: string, value: number) => {
+        await page.getByRole('button', { name: 'Settings', exact: true }).click();
+        await page.getByLabel('Mark messages as read when they scroll into view').selectOption({ label });
+        await eventually(async () => (await policyAtServer()) === value, `${label} at the server`);
+        await page.keyboard.press('Escape');
+      };
+      const generalId = (assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+
+      await choose('Never', 3);
+      await page.evaluate((g) => ((globalThis as any).location.hash = `#narrow/channel/${g}`), generalId);
+      await messageRow(page, 'seen or not').waitFor();
+      await page.waitForTimeout(1500);
+      assert.equal(await isRead(), false, 'not read in a channel view with "Never"');
+
+      await choose('Only in conversation views (a topic or a direct-message conversation)', 2);
+      await page.evaluate((g) => ((globalThis as any).location.hash = `#narrow/channel/${g}`), generalId);
+      await messageRow(page, 'seen or not').waitFor();
+      await page.waitForTimeout(1500);
+      assert.equal(await isRead(), false, 'not read in a channel view');
+      await page.evaluate((g) => ((globalThis as any).location.hash = `#narrow/channel/${g}/topic/scroll`), generalId);
+      await eventually(() => isRead(), 'read in the topic view');
+      await ctx.close();
+    }));
+
   test('display settings: shown at once, put back when the server refuses, but not over a change made meanwhile', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText } from '../api.ts';
 import { model, type Message, type MessageList } from '../model.ts';
-import { narrowToHash, placeKey, placeTerms } from '../narrow.ts';
+import { narrowToHash, placeKey, placeTerms, type Term } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
@@ -59,6 +59,20 @@ function isLong(html: string): boolean {
   });
 }
 const longCache = new Map<string, boolean>();
+
+/**
+ * Whether messages seen in this narrow are marked read (the user's
+ * web_mark_read_on_scroll_policy, as Zulip's: 1 always, 2 only in
+ * conversation views, a topic or a direct-message conversation, 3 never).
+ */
+function marksReadOnScroll(terms: Term[]): boolean {
+  const policy = Number(model.settings.web_mark_read_on_scroll_policy ?? 1);
+  if (policy === 3) return false;
+  if (policy !== 2) return true;
+  const positive = terms.filter((t) => !t.negated);
+  const only = (...ops: string[]) => positive.length === ops.length && ops.every((op) => positive.some((t) => t.operator === op));
+  return only('channel', 'topic') || only('dm');
+}
 
 function canEdit(m: Message): boolean {
   if (m.sender_id !== model.me.user_id) return false;
@@ -227,7 +241,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     readTimer.current = window.setTimeout(() => {
       readTimer.current = null;
       const sc = scroller.current;
-      if (!sc || document.visibilityState !== 'visible') return;
+      if (!sc || document.visibilityState !== 'visible' || !marksReadOnScroll(list.terms)) return;
       const box = sc.getBoundingClientRect();
       const seen: number[] = [];
       for (const el of sc.querySelectorAll<HTMLElement>('.message-row.unread')) {

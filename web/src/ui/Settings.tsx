@@ -89,6 +89,12 @@ export function Settings({ onClose }: { onClose(): void }) {
           <option value="recent">Recent conversations</option>
           <option value="all_messages">All messages</option>
         </select>
+        <label for="set-mark-read">Mark messages as read when they scroll into view</label>
+        <select id="set-mark-read" value={String(model.settings.web_mark_read_on_scroll_policy ?? 1)} onChange={(e) => void setSetting('web_mark_read_on_scroll_policy', Number(e.currentTarget.value))}>
+          <option value="1">Always</option>
+          <option value="2">Only in conversation views (a topic or a direct-message conversation)</option>
+          <option value="3">Never</option>
+        </select>
         <SettingCheck property="send_read_receipts" label="Let others see when I have read messages" setSetting={setSetting} />
         <label class="check">
           <input type="checkbox" checked={model.settings.send_stream_typing_notifications !== false && model.settings.send_private_typing_notifications !== false} onChange={async (e) => {
