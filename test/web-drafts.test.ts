@@ -171,6 +171,36 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
       await compose.getByText('Drafts (0)').waitFor();
       await ctx.close();
     }));
+  test('turning synchronizing drafts off keeps the server\u2019s drafts in the browser, and turning it on again gives them back to the server', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const generalId = (assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      assertSuccess(await owner.post('/drafts', { drafts: JSON.stringify([{ type: 'stream', to: [generalId], topic: 'moving', content: 'keep me', timestamp: Math.floor(Date.now() / 1000) }]) }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const compose = page.getByRole('region', { name: 'Compose' });
+      await compose.getByText('Drafts (1)').waitFor();
+      const sync = page.getByRole('checkbox', { name: /Keep my drafts at the server/ });
+
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await sync.uncheck();
+      await eventually(async () => (await owner.get('/drafts')).body.msg === 'User has disabled synchronizing drafts.', 'the setting off at the server');
+      await page.keyboard.press('Escape');
+      await compose.getByText('Drafts (1)').click();
+      await compose.getByText('Drafts are kept in this browser only', { exact: false }).waitFor();
+      assert.match((await compose.getByRole('list', { name: 'Drafts' }).getByRole('listitem').textContent())!, /#general \u203a moving.*keep me/);
+
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await sync.check();
+      await eventually(async () => {
+        const r = await owner.get('/drafts');
+        return r.body.result === 'success' && (r.body.drafts as Array<{ content: string }>).map((d) => d.content).join() === 'keep me';
+      }, 'the draft at the server again');
+      await page.keyboard.press('Escape');
+      await compose.getByText('Drafts (1)').waitFor();
+      assert.equal(await page.evaluate(() => Object.keys((globalThis as any).localStorage).filter((k) => k.startsWith('parley-drafts:')).map((k) => (globalThis as any).localStorage.getItem(k)).join()), '[]');
+      await ctx.close();
+    }));
   test('saved snippets: one saved from the compose box (the server has it), found by its title and put where the caret is; one made elsewhere shows; edited; deleted', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Snippets' });

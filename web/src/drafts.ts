@@ -154,6 +154,35 @@ export function deleteDraft(id: number): Promise<void> {
   });
 }
 
+/**
+ * Turns keeping drafts at the server on or off without losing them: turned
+ * off, the server's drafts are copied into this browser first (the server
+ * deletes its own then, as Zulip's does); turned on, this browser's drafts
+ * are sent to the server after, and kept there only. After the drafts
+ * being saved, so none is caught half-way.
+ */
+export function setDraftsSynchronization(on: boolean): Promise<void> {
+  return queued(async () => {
+    if (on === syncing()) return;
+    if (!on) {
+      const local = localDrafts();
+      let next = Math.max(0, ...local.map((d) => d.id));
+      writeLocal([...local, ...[...model.drafts.values()].filter((d) => d.type !== '').map((d) => ({ ...d, id: ++next }))]);
+      await api('PATCH', '/settings', { enable_drafts_synchronization: false });
+      model.settings.enable_drafts_synchronization = false;
+      return;
+    }
+    await api('PATCH', '/settings', { enable_drafts_synchronization: true });
+    model.settings.enable_drafts_synchronization = true;
+    const local = localDrafts().filter((d) => d.type !== '');
+    if (local.length) {
+      const r = await api('POST', '/drafts', { drafts: local.map(({ type, to, topic, content, timestamp }) => ({ type, to, topic, content, timestamp })) });
+      (r.ids as number[]).forEach((id, i) => model.drafts.set(id, { ...local[i]!, id }));
+    }
+    writeLocal([]);
+  });
+}
+
 /** The conversation a draft goes to, as the list says it. */
 export function draftPlace(d: Draft): string {
   return d.type === 'stream' ? model.placeName(d.to[0], d.topic, []) : model.placeName(undefined, '', d.to);

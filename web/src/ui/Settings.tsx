@@ -1,3 +1,4 @@
+import { setDraftsSynchronization } from '../drafts.ts';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import { model } from '../model.ts';
@@ -25,6 +26,8 @@ export function Settings({ onClose }: { onClose(): void }) {
   const profile = useAction();
   const pw = useAction();
   const display = useAction();
+  /** Drafts synchronization as just chosen, while the drafts move. */
+  const [draftSync, setDraftSync] = useState<boolean | null>(null);
 
   // Shown at once; the user_settings event confirms it.
   const setSetting = (property: string, value: unknown) =>
@@ -104,7 +107,19 @@ export function Settings({ onClose }: { onClose(): void }) {
           }} />
           Let others see when I am typing
         </label>
-        <SettingCheck property="enable_drafts_synchronization" label="Keep my drafts at the server (else only in this browser)" setSetting={setSetting} />
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={draftSync ?? model.settings.enable_drafts_synchronization !== false}
+            onChange={(e) => {
+              const on = e.currentTarget.checked;
+              // Shown at once; the drafts move before the setting changes.
+              setDraftSync(on);
+              void display.run(() => setDraftsSynchronization(on), 'Saved.').finally(() => setDraftSync(null));
+            }}
+          />
+          Keep my drafts at the server (else only in this browser; they move when this changes)
+        </label>
         {display.view}
       </section>
       <Notifications setSetting={setSetting} />
