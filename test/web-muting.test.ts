@@ -170,7 +170,7 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
       const shown = async () => (await notificationsShown(page)).map((n) => n.body);
       const dialog = await openSettings(page);
-      const field = dialog.getByLabel('New alert words (separated by commas)');
+      const field = dialog.getByLabel(/^New alert words \(separated by commas/);
       const list = dialog.getByRole('list', { name: 'Alert words' });
 
       // Two at once.
@@ -187,6 +187,14 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       const refusal = dialog.getByRole('alert').filter({ hasText: /too long/ });
       await refusal.waitFor();
       assert.deepEqual(await alertWordsAtServer(bobApi), ['Outage', 'deploy']);
+
+      // One with a comma, in double quotes, beside another.
+      await field.fill('"hello, world", ping');
+      await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+      await eventually(async () => (await alertWordsAtServer(bobApi)).join('|') === 'Outage|deploy|hello, world|ping', 'the quoted word whole at the server');
+      await list.getByRole('button', { name: 'Remove hello, world' }).click();
+      await list.getByRole('button', { name: 'Remove ping' }).click();
+      await eventually(async () => (await alertWordsAtServer(bobApi)).length === 2, 'both removed');
 
       // Removed.
       await list.getByRole('button', { name: 'Remove deploy' }).click();

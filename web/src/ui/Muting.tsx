@@ -37,6 +37,21 @@ export function MutedUsers() {
   );
 }
 
+/** Alert words typed in one field: separated by commas, one in double quotes kept whole (commas and all). */
+export function splitAlertWords(text: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let quoted = false;
+  for (const ch of text + ',') {
+    if (ch === '"') quoted = !quoted;
+    else if (ch === ',' && !quoted) {
+      if (word.trim()) words.push(word.trim());
+      word = '';
+    } else word += ch;
+  }
+  return words;
+}
+
 /**
  * The user's alert words: messages containing one have them highlighted and
  * notify as mentions do. Several can be added at once, separated by commas
@@ -53,14 +68,14 @@ export function AlertWords() {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          const list = words.split(',').map((w) => w.trim()).filter((w) => w !== '');
+          const list = splitAlertWords(words);
           void add.run(async () => {
             await api('POST', '/users/me/alert_words', { alert_words: list });
             setWords('');
           }, list.length > 1 ? 'Alert words added.' : 'Alert word added.');
         }}
       >
-        <label for="alert-word-new">New alert words (separated by commas)</label>
+        <label for="alert-word-new">New alert words (separated by commas; one with a comma in double quotes)</label>
         <div class="row">
           <input id="alert-word-new" type="text" value={words} onInput={(e) => setWords(e.currentTarget.value)} />
           <button type="submit" class="btn primary" disabled={add.busy || !words.trim()}>
