@@ -225,12 +225,17 @@ export function topicLinkHash(id: number, name: string, topic: string): string {
 
 /** The address of a channel's settings, as Zulip's web app writes it: #channels/<id>/<name>/general. */
 export function channelSettingsHash(id: number, name: string): string {
-  return `#channels/${id}/${encodeHashPart(name.replace(/ /g, '-'))}/general`;
+  return `#channels/${id}/${slugName(name)}/general`;
 }
 
 /** A channel as Zulip's links name it: "<id>-<name>", spaces as dashes. */
 function channelSlug(id: number, name: string): string {
-  return `${id}-${encodeHashPart(name.replace(/ /g, '-'))}`;
+  return `${id}-${slugName(name)}`;
+}
+
+/** A channel's name as its links write it: spaces as dashes, encoded. */
+function slugName(name: string): string {
+  return encodeHashPart(name.replace(/ /g, '-'));
 }
 
 /**

@@ -111,7 +111,7 @@ function localTimes(html: string, h24: boolean): string {
 }
 
 /** How a global time shows. */
-export const LOCAL_TIME: Intl.DateTimeFormatOptions = { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' };
+const LOCAL_TIME: Intl.DateTimeFormatOptions = { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' };
 
 /** Where alert words are not highlighted: links, code, mentions (as in Zulip), math and emoji. */
 const NO_ALERT_WORDS = 'a, code, pre, .user-mention, .user-group-mention, .topic-mention, .katex, .emoji';

@@ -617,19 +617,19 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
             </span>
           )}
           {preview === null && model.realm.realm_video_chat_provider === JITSI_MEET && (
-            <button type="button" class="icon-btn" aria-label="Add a video call" title="Add a video call" onClick={() => suggest.insert(callLink(false))}>
-              <svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true">
-                <rect x="2.5" y="5.5" width="10.5" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.6" />
-                <path d="M13 9l4.5-2.5v7L13 11z" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linejoin="round" />
-              </svg>
-            </button>
-          )}
-          {preview === null && model.realm.realm_video_chat_provider === JITSI_MEET && (
-            <button type="button" class="icon-btn" aria-label="Add a voice call" title="Add a voice call" onClick={() => suggest.insert(callLink(true))}>
-              <svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true">
-                <path d="M5 3h3l1.5 4-2 1.2a9 9 0 0 0 4.3 4.3l1.2-2 4 1.5v3a2 2 0 0 1-2 2A14 14 0 0 1 3 5a2 2 0 0 1 2-2z" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linejoin="round" />
-              </svg>
-            </button>
+            <>
+              <button type="button" class="icon-btn" aria-label="Add a video call" title="Add a video call" onClick={() => suggest.insert(callLink(false))}>
+                <svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true">
+                  <rect x="2.5" y="5.5" width="10.5" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.6" />
+                  <path d="M13 9l4.5-2.5v7L13 11z" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linejoin="round" />
+                </svg>
+              </button>
+              <button type="button" class="icon-btn" aria-label="Add a voice call" title="Add a voice call" onClick={() => suggest.insert(callLink(true))}>
+                <svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true">
+                  <path d="M5 3h3l1.5 4-2 1.2a9 9 0 0 0 4.3 4.3l1.2-2 4 1.5v3a2 2 0 0 1-2 2A14 14 0 0 1 3 5a2 2 0 0 1 2-2z" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linejoin="round" />
+                </svg>
+              </button>
+            </>
           )}
           <button type="button" class={cx('btn ghost small', preview !== null && 'on')} aria-pressed={preview !== null} onClick={() => void togglePreview()}>
             {preview !== null ? 'Edit' : 'Preview'}
