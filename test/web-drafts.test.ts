@@ -179,24 +179,36 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       const compose = page.getByRole('region', { name: 'Compose' });
-      await compose.getByText('Drafts (1)').waitFor();
+      await compose.getByText('Drafts (1)').click();
+      const list = compose.getByRole('list', { name: 'Drafts' });
+      // The draft in the box, where it is being written while the setting turns.
+      await list.getByRole('listitem').filter({ hasText: 'keep me' }).getByRole('button', { name: 'Restore' }).click();
+      const box = page.getByLabel('Message', { exact: true });
+      await eventually(async () => (await box.inputValue()) === 'keep me', 'the restored draft in the box');
       const sync = page.getByRole('checkbox', { name: /Keep my drafts at the server/ });
 
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       await sync.uncheck();
       await eventually(async () => (await owner.get('/drafts')).body.msg === 'User has disabled synchronizing drafts.', 'the setting off at the server');
       await page.keyboard.press('Escape');
-      await compose.getByText('Drafts (1)').click();
+      // Written on in the box: the browser's copy changes, no second draft.
+      await box.fill('keep me, in the browser');
+      // (The list stayed open.)
       await compose.getByText('Drafts are kept in this browser only', { exact: false }).waitFor();
-      assert.match((await compose.getByRole('list', { name: 'Drafts' }).getByRole('listitem').textContent())!, /#general \u203a moving.*keep me/);
+      await eventually(async () => ((await list.getByRole('listitem').allTextContents()).join('|').match(/keep me, in the browser/g) ?? []).length === 1, 'the browser draft changed');
+      assert.equal(await list.getByRole('listitem').count(), 1);
+      assert.match((await list.getByRole('listitem').textContent())!, /#general \u203a moving.*keep me, in the browser/);
 
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       await sync.check();
       await eventually(async () => {
         const r = await owner.get('/drafts');
-        return r.body.result === 'success' && (r.body.drafts as Array<{ content: string }>).map((d) => d.content).join() === 'keep me';
+        return r.body.result === 'success' && (r.body.drafts as Array<{ content: string }>).map((d) => d.content).join() === 'keep me, in the browser';
       }, 'the draft at the server again');
       await page.keyboard.press('Escape');
+      // Written on again: the server's draft changes, still one.
+      await box.fill('keep me, at the server');
+      await eventually(async () => (await draftsAtServer(owner)).map((d) => d.content).join('|') === 'keep me, at the server', 'the server draft changed, and no second one');
       await compose.getByText('Drafts (1)').waitFor();
       assert.equal(await page.evaluate(() => Object.keys((globalThis as any).localStorage).filter((k) => k.startsWith('parley-drafts:')).map((k) => (globalThis as any).localStorage.getItem(k)).join()), '[]');
       await ctx.close();

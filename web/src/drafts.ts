@@ -19,10 +19,44 @@ export interface DraftTarget {
 /**
  * The draft the compose box is writing (`id` null until it is saved). The
  * queued requests read and set the id, so a save that waits behind the first
- * one's creation changes that draft instead of making a second.
+ * one's creation changes that draft instead of making a second. `synced` and
+ * `turn`: where the ID is (at the server or in this browser), and how many
+ * times this page had moved the drafts between the two then (see `turns`).
  */
 export interface DraftSlot {
   id: number | null;
+  synced: boolean;
+  turn: number;
+}
+
+/**
+ * Each time this page turns drafts synchronization on or off, the drafts
+ * move to the other store under new IDs: each turn's old ID → new ID, in
+ * order. A slot made before a turn follows them to its draft's new ID (else
+ * the box would write a second draft for its conversation, or, with an ID
+ * taken in the other store, change another conversation's draft).
+ */
+const turns: Array<Map<number, number>> = [];
+
+/** A slot for the draft with this ID (null: a draft not saved yet). */
+export function draftSlot(id: number | null = null): DraftSlot {
+  return { id, synced: syncing(), turn: turns.length };
+}
+
+/**
+ * Brings the slot's ID to the store drafts are in now. Turned elsewhere (in
+ * another tab or device, which moved its own copy of the drafts), the slot
+ * starts a new draft.
+ */
+function rehome(slot: DraftSlot): void {
+  for (; slot.turn < turns.length; slot.turn++) {
+    slot.id = slot.id === null ? null : (turns[slot.turn]!.get(slot.id) ?? null);
+    slot.synced = !slot.synced;
+  }
+  if (slot.synced !== syncing()) {
+    slot.id = null;
+    slot.synced = syncing();
+  }
 }
 
 /** Whether drafts are kept at the server (the user's setting, on unless turned off). */
@@ -93,6 +127,7 @@ function draftParam(t: DraftTarget, content: string): Record<string, unknown> {
 
 async function saveNow(slot: DraftSlot, t: DraftTarget, content: string): Promise<void> {
   if (!content.trim()) return discardNow(slot);
+  rehome(slot);
   const draft = draftParam(t, content);
   if (!syncing()) {
     const list = localDrafts();
@@ -118,6 +153,7 @@ async function saveNow(slot: DraftSlot, t: DraftTarget, content: string): Promis
 }
 
 async function discardNow(slot: DraftSlot): Promise<void> {
+  rehome(slot);
   const id = slot.id;
   slot.id = null;
   if (id === null) return;
@@ -164,12 +200,18 @@ export function deleteDraft(id: number): Promise<void> {
 export function setDraftsSynchronization(on: boolean): Promise<void> {
   return queued(async () => {
     if (on === syncing()) return;
+    const moved = new Map<number, number>();
     if (!on) {
       const local = localDrafts();
       let next = Math.max(0, ...local.map((d) => d.id));
-      writeLocal([...local, ...[...model.drafts.values()].filter((d) => d.type !== '').map((d) => ({ ...d, id: ++next }))]);
+      const copies = [...model.drafts.values()].filter((d) => d.type !== '').map((d) => {
+        moved.set(d.id, ++next);
+        return { ...d, id: next };
+      });
+      writeLocal([...local, ...copies]);
       await api('PATCH', '/settings', { enable_drafts_synchronization: false });
       model.settings.enable_drafts_synchronization = false;
+      turns.push(moved);
       return;
     }
     await api('PATCH', '/settings', { enable_drafts_synchronization: true });
@@ -177,9 +219,13 @@ export function setDraftsSynchronization(on: boolean): Promise<void> {
     const local = localDrafts().filter((d) => d.type !== '');
     if (local.length) {
       const r = await api('POST', '/drafts', { drafts: local.map(({ type, to, topic, content, timestamp }) => ({ type, to, topic, content, timestamp })) });
-      (r.ids as number[]).forEach((id, i) => model.drafts.set(id, { ...local[i]!, id }));
+      (r.ids as number[]).forEach((id, i) => {
+        model.drafts.set(id, { ...local[i]!, id });
+        moved.set(local[i]!.id, id);
+      });
     }
     writeLocal([]);
+    turns.push(moved);
   });
 }
 

@@ -3,7 +3,7 @@ import type { Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
 import { model, type Draft } from '../model.ts';
 import { narrowToHash, type Term } from '../narrow.ts';
-import { discardDraft, draftFor, draftTarget, saveDraft, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
+import { discardDraft, draftFor, draftSlot, draftTarget, saveDraft, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
 import { cx, fullTime, prepareHtml } from '../util.ts';
 import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
@@ -100,7 +100,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const topicTypedAt = useRef<string | null>(null);
 
   /** The draft the box writes to (a new one until saved). */
-  const slot = useRef<DraftSlot>({ id: null });
+  const slot = useRef<DraftSlot>(draftSlot());
   /** The conversation and text last saved to (or restored from) that draft: nothing to save while the box still holds them. */
   const savedAs = useRef('');
   const draftTimer = useRef<number | null>(null);
@@ -127,7 +127,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       if (here) flushRef.current();
       if (here || !content.trim()) {
         const d = draftFor(next);
-        slot.current = { id: d?.id ?? null };
+        slot.current = draftSlot(d?.id ?? null);
         savedAs.current = `${targetKey(next)}\n${d?.content ?? ''}`;
         setContent(d?.content ?? '');
       }
@@ -198,7 +198,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   /** The box's draft is done with (its message is going): the box starts a new one; the caller deletes the old one once the message went. */
   function takeDraft(): DraftSlot {
     const taken = slot.current;
-    slot.current = { id: null };
+    slot.current = draftSlot();
     if (draftTimer.current !== null) clearTimeout(draftTimer.current);
     draftTimer.current = null;
     const t = draftTargetNow();
@@ -221,7 +221,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     }
     setContent(d.content);
     setPreview(null);
-    slot.current = { id: d.id };
+    slot.current = draftSlot(d.id);
     savedAs.current = `${targetKey(t)}\n${d.content}`;
     const narrow: Term[] = t.type === 'stream' ? [{ operator: 'channel', operand: t.to[0]! }, { operator: 'topic', operand: t.topic }] : [{ operator: 'dm', operand: t.to }];
     location.hash = narrowToHash(narrow);
