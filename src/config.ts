@@ -39,6 +39,8 @@ export interface Config {
   /** Failed authentications per client address within authFailureWindowSeconds before 429. */
   authFailureLimit: number;
   authFailureWindowSeconds: number;
+  /** Emails that unauthenticated forms (password reset) may send per client address a day (Zulip's sends_email_by_ip; 0 disables). */
+  emailsPerAddressPerDay: number;
   maxMessageLength: number;
   /** Seconds an outgoing-webhook request may take (Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS). */
   outgoingWebhookTimeoutSeconds: number;
@@ -147,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiRateLimitPerMinute: int(env, 'PARLEY_API_RATE_LIMIT_PER_MINUTE', 200),
     authFailureLimit: int(env, 'PARLEY_AUTH_FAILURE_LIMIT', 10),
     authFailureWindowSeconds: int(env, 'PARLEY_AUTH_FAILURE_WINDOW_SECONDS', 60),
+    emailsPerAddressPerDay: int(env, 'PARLEY_EMAILS_PER_IP_PER_DAY', 5),
     maxMessageLength: 10000,
     outgoingWebhookTimeoutSeconds: int(env, 'OUTGOING_WEBHOOK_TIMEOUT_SECONDS', 10),
     maxTopicLength: 60,

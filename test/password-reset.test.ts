@@ -3,7 +3,7 @@
  * it sends (a link for an account; why there is none otherwise), the link's
  * form, the new password in use (the old one refused, web sessions ended),
  * the link used once, dead after the password changes or after a day, and
- * the per-address limit.
+ * the limits per email address and per client address.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +12,8 @@ import { WebClient } from './web-helpers.ts';
 
 let t: TestServer;
 before(async () => {
-  t = await startTestServer();
+  // Each form request comes from its own client address (X-Forwarded-For), unless a test says which.
+  t = await startTestServer({ TRUST_PROXY: '127.0.0.1' });
 });
 after(() => t.close());
 
@@ -22,9 +23,18 @@ const NEW_PASSWORD = 'a-brand-new-password-7';
 /** The password reset emails sent to `addr` (new accounts get a welcome email too). */
 const resetEmailsTo = (addr: string) => sentEmails(t.server.svc.config.dataDir, addr).filter((m) => m.subject.startsWith('Reset your password for '));
 
-/** POSTs form fields to `path`: the status, the page's error text (if any) and the page. */
-async function postForm(path: string, fields: Record<string, string>): Promise<{ status: number; error: string | null; html: string; headers: Headers }> {
-  const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+let clients = 0;
+/** POSTs form fields to `path` from client address `ip` (a new one each time unless given): the status, the page's error text (if any) and the page. */
+async function postForm(
+  path: string,
+  fields: Record<string, string>,
+  ip = `198.51.100.${++clients}`,
+): Promise<{ status: number; error: string | null; html: string; headers: Headers }> {
+  const res = await fetch(`${t.url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': ip },
+    body: new URLSearchParams(fields).toString(),
+  });
   const html = await res.text();
   const m = /<p class="error" role="alert">([^<]*)<\/p>/.exec(html);
   return { status: res.status, error: m ? m[1].replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))) : null, html, headers: res.headers };
@@ -151,4 +161,18 @@ test('two requests an hour per address: the third is refused with when to try ag
   assert.equal(resetEmailsTo(frank.email).length, 2);
   // Another address is not held up.
   assert.ok(await askForLink((await user('gina-reset@example.com')).email));
+});
+
+test('five emails a day from one client address (any email addresses): the sixth is refused with when to try again, and mails nothing', async () => {
+  const ip = '203.0.113.7';
+  for (let i = 1; i <= 5; i++) assert.equal((await postForm('/accounts/password/reset/', { email: `nobody-${i}@example.com` }, ip)).status, 200);
+  const henry = await user('henry-reset@example.com');
+  const sixth = await postForm('/accounts/password/reset/', { email: henry.email }, ip);
+  assert.equal(sixth.status, 429);
+  assert.match(sixth.html, /Too many emails were asked for from your network\. Try again in \d+ minutes?\./);
+  assert.ok(Number(sixth.headers.get('retry-after')) > 0);
+  assert.equal(resetEmailsTo(henry.email).length, 0);
+  // Another client address is not held up.
+  assert.equal((await postForm('/accounts/password/reset/', { email: henry.email }, '203.0.113.8')).status, 200);
+  assert.equal(resetEmailsTo(henry.email).length, 1);
 });

@@ -4,7 +4,8 @@
  * a one-use link that works for a day; an address without an account, or
  * whose account is deactivated, gets an email saying so (so the form itself
  * never tells whether an account exists). At most 2 requests an hour and 5 a
- * day per address (Zulip's password_reset_form_by_email limits). Opening
+ * day per address (Zulip's password_reset_form_by_email limits), and 5 a day
+ * from one client address (Zulip's sends_email_by_ip). Opening
  * the link and choosing a new password (with Zulip's strength rule) sets it,
  * ends the account's web sessions (as any password change does) and marks
  * every pending link of the account used. A link also stops working once
@@ -28,10 +29,23 @@ const LINK_VALIDITY_SECONDS = 24 * 3600;
 
 export const PASSWORD_RESET_PATH = '/accounts/password/reset/';
 
-const limits = new WeakMap<Services, RateLimit[]>();
-function limitsOf(svc: Services): RateLimit[] {
+interface Limits {
+  /** Per email address. */
+  byEmail: RateLimit[];
+  /** Per client (IP) address. */
+  byClient: RateLimit;
+}
+const limits = new WeakMap<Services, Limits>();
+function limitsOf(svc: Services): Limits {
   let l = limits.get(svc);
-  if (!l) limits.set(svc, (l = [new RateLimit(svc.redis, 'password-reset-hour', 2, 3600), new RateLimit(svc.redis, 'password-reset-day', 5, 86400)]));
+  if (!l)
+    limits.set(
+      svc,
+      (l = {
+        byEmail: [new RateLimit(svc.redis, 'password-reset-hour', 2, 3600), new RateLimit(svc.redis, 'password-reset-day', 5, 86400)],
+        byClient: new RateLimit(svc.redis, 'sends-email-by-ip', svc.config.emailsPerAddressPerDay, 86400),
+      }),
+    );
   return l;
 }
 
@@ -39,19 +53,27 @@ const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex
 /** What ties a link to the password it was made for. */
 const passwordMarker = (user: UserRow): string => sha256(`parley-password-reset:${user.password_hash ?? ''}`);
 
-export type ResetRequestResult = { kind: 'form_error'; error: string } | { kind: 'rate_limited'; seconds: number } | { kind: 'sent'; email: string };
+export type ResetRequestResult =
+  | { kind: 'form_error'; error: string }
+  /** `by`: the limit reached, the email address's or the client's. */
+  | { kind: 'rate_limited'; seconds: number; by: 'email' | 'client' }
+  | { kind: 'sent'; email: string };
 
-/** The reset form's request: mails the address its link, or why there is none. */
-export async function requestPasswordReset(svc: Services, requested: string): Promise<ResetRequestResult> {
+/** The reset form's request from client address `ip`: mails the address its link, or why there is none. */
+export async function requestPasswordReset(svc: Services, requested: string, ip: string): Promise<ResetRequestResult> {
   const email = requested.trim();
   if (!validEmail(email)) return { kind: 'form_error', error: 'Enter a valid email address.' };
   const realm = await realmById(svc.store.db, svc.realmId);
   // As Zulip: nothing is sent for a deactivated organization (the page says the same).
   if (realm.deactivated) return { kind: 'sent', email };
   const key = email.toLowerCase();
-  const wait = Math.max(...(await Promise.all(limitsOf(svc).map((l) => l.blockedFor(key)))));
-  if (wait > 0) return { kind: 'rate_limited', seconds: Math.ceil(wait) };
-  for (const l of limitsOf(svc)) await l.hit(key);
+  const { byEmail, byClient } = limitsOf(svc);
+  const emailWait = Math.max(...(await Promise.all(byEmail.map((l) => l.blockedFor(key)))));
+  if (emailWait > 0) return { kind: 'rate_limited', seconds: Math.ceil(emailWait), by: 'email' };
+  const clientWait = await byClient.blockedFor(ip);
+  if (clientWait > 0) return { kind: 'rate_limited', seconds: Math.ceil(clientWait), by: 'client' };
+  for (const l of byEmail) await l.hit(key);
+  await byClient.hit(ip);
 
   const user = await userByDeliveryEmail(svc.store.db, svc.realmId, email);
   const where = `${realm.name} (${svc.config.externalUrl})`;

@@ -241,7 +241,7 @@ function newPasswordForm(key: string, email: string, error: string | null): stri
  * The password reset pages, at Zulip's address for the form:
  * - GET  /accounts/password/reset/  a form asking for an email address
  * - POST the same, form-encoded `email`: mails the link (or why there is none) and says to check the email;
- *   an invalid address re-shows the form (400); over the limit, 429 saying when to try again
+ *   an invalid address re-shows the form (400); over a limit (the email address's or the client's), 429 saying when to try again
  * - GET  /accounts/password/reset/<key>/  the new password, twice (unknown keys 404; used or expired ones 410)
  * - POST the same, form-encoded `new_password1`, `new_password2`: sets it, or re-shows the form with why not (400)
  */
@@ -249,12 +249,13 @@ export function registerPasswordResetRoutes(app: FastifyInstance, svc: Services)
   app.get(PASSWORD_RESET_PATH, async (_req: FastifyRequest, reply) => send(reply, 200, resetRequestForm('', null)));
   app.post(PASSWORD_RESET_PATH, async (req: FastifyRequest, reply) => {
     const email = (req.formFields ?? new Map<string, string>()).get('email') ?? '';
-    const r = await requestPasswordReset(svc, email);
+    const r = await requestPasswordReset(svc, email, req.ip);
     if (r.kind === 'form_error') return send(reply, 400, resetRequestForm(email, r.error));
     if (r.kind === 'rate_limited') {
       const minutes = Math.max(1, Math.ceil(r.seconds / 60));
+      const why = r.by === 'email' ? 'Too many links were asked for this address.' : 'Too many emails were asked for from your network.';
       reply.header('Retry-After', String(r.seconds));
-      return send(reply, 429, page('Too many requests', `<h1>Too many password reset requests</h1><p>Too many links were asked for this address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.</p>`));
+      return send(reply, 429, page('Too many requests', `<h1>Too many password reset requests</h1><p>${why} Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.</p>`));
     }
     send(
       reply,
