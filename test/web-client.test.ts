@@ -174,6 +174,13 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       assert.equal(await lightbox.getByRole('link', { name: 'Open in a new tab' }).getAttribute('href'), photoUrl);
       await page.keyboard.press('Escape');
       await lightbox.waitFor({ state: 'detached' });
+      // The v key shows the selected message's image the same way.
+      await page.locator('body').press('End');
+      await page.locator('article.message-row[aria-current="true"]').filter({ hasText: 'photo.png' }).waitFor();
+      await page.locator('body').press('v');
+      await lightbox.waitFor();
+      await page.keyboard.press('Escape');
+      await lightbox.waitFor({ state: 'detached' });
       // With the organization's previews off, neither the server nor the client adds one.
       const dotLink = (await imgRow.getByRole('link', { name: 'dot.png' }).first().getAttribute('href'))!;
       assertSuccess(await t.client(t.owner).request('PATCH', '/realm', { inline_image_preview: false }));
@@ -338,7 +345,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.locator('body').press('?');
       const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
       await help.getByRole('row', { name: /New direct message/ }).waitFor();
-      assert.equal(await help.getByRole('row').count(), 27);
+      assert.equal(await help.getByRole('row').count(), 29);
       await page.keyboard.press('Escape');
       await help.waitFor({ state: 'detached' });
       await page.locator('body').press('t');
@@ -403,7 +410,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
-  test('the selected message: the arrows and j/k move it, and keys reply, quote, edit, star, react, open its actions, its sender and its conversation', () =>
+  test('the selected message: the arrows and j/k move it, and keys reply, quote, edit, star, react, open its actions, its sender and its conversation, and collapse it', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'keys' }]) }));
@@ -484,6 +491,25 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await card.waitFor();
       await page.keyboard.press('Escape');
       await card.waitFor({ state: 'detached' });
+      // Collapsed (the flag at the server, and the text hidden), then expanded, with the key; from the menu too.
+      const second = messageRow(page, 'second words');
+      const flags = async () => assertSuccess(await owner.request('GET', `/messages/${ids[1]}`)).message.flags as string[];
+      await body.press('-');
+      await eventually(async () => (await flags()).includes('collapsed'), 'collapsed at the server');
+      const showMore = page.locator('article.message-row[aria-current="true"]').getByRole('button', { name: 'Show more' });
+      await showMore.waitFor();
+      assert.equal(await page.locator('article.message-row[aria-current="true"] .message-content').count(), 0);
+      await body.press('-');
+      await eventually(async () => !(await flags()).includes('collapsed'), 'expanded at the server');
+      await second.getByText('second words').waitFor();
+      await second.hover();
+      await second.getByRole('button', { name: 'More actions' }).click();
+      await page.getByRole('menuitem', { name: 'Collapse message' }).click();
+      await showMore.waitFor();
+      await showMore.click();
+      await second.getByText('second words').waitFor();
+      assert.ok(!(await flags()).includes('collapsed'));
+
       await body.press('s');
       await page.getByRole('heading', { name: '#keys \u203a two' }).waitFor();
       await ctx.close();

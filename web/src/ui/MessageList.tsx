@@ -351,10 +351,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     }
     // An uploaded image's preview opens the image over the app.
     const preview = t.tagName === 'IMG' ? t.closest<HTMLAnchorElement>('.message_inline_image a') : null;
-    const previewHref = preview?.getAttribute('href') ?? '';
-    if (preview && previewHref.startsWith('/user_uploads/')) {
+    if (preview && viewImage(preview)) {
       ev.preventDefault();
-      setViewing({ src: previewHref, name: preview.title || decodeURIComponent(previewHref.split('/').pop() ?? 'Image') });
       return;
     }
     const header = t.closest('.spoiler-header');
@@ -376,6 +374,19 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       }
       window.open(a.href, '_blank', 'noopener,noreferrer');
     }
+  }
+
+  /** Shows an uploaded image's preview (its link) whole over the app; false for another link. */
+  function viewImage(preview: HTMLAnchorElement): boolean {
+    const href = preview.getAttribute('href') ?? '';
+    if (!href.startsWith('/user_uploads/')) return false;
+    setViewing({ src: href, name: preview.title || decodeURIComponent(href.split('/').pop() ?? 'Image') });
+    return true;
+  }
+
+  /** Collapses a message to a line or shows it again (the `collapsed` flag at the server, as Zulip's). */
+  function setCollapsed(m: Message, on: boolean): Promise<boolean> {
+    return run(() => api('POST', '/messages/flags', { messages: [m.id], op: on ? 'add' : 'remove', flag: 'collapsed' }));
   }
 
   /** Back to the newest messages: the rows at the end; a list not loaded to the end opened anew (at a linked message) or given its newest page (at the first unread one). */
@@ -445,6 +456,12 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       s: (m) => (location.hash = narrowToHash(place(m))),
       S: (m) => (location.hash = narrowToHash(m.type === 'stream' ? [place(m)[0]!] : place(m))),
       U: (m) => void markUnreadFrom(m),
+      '-': (m) => void setCollapsed(m, !m.flags.includes('collapsed')),
+      // The message's first uploaded image, whole.
+      v: (m) => {
+        const row = shown[ids.indexOf(m.id)];
+        for (const a of row?.querySelectorAll<HTMLAnchorElement>('.message_inline_image a') ?? []) if (viewImage(a)) break;
+      },
     };
     if (starKey) {
       const m = msgs.find((x) => x.id === current());
@@ -552,6 +569,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     }
     const isEditing = editing?.id === m.id;
     const long = isLong(m.content);
+    const collapsed = m.flags.includes('collapsed');
     const widget = widgetOf(m, me);
     out.push(
       <article
@@ -618,6 +636,10 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
                 Show message
               </button>
             </p>
+          ) : collapsed ? (
+            <button type="button" class="btn small show-more" aria-expanded="false" onClick={() => void setCollapsed(m, false)}>
+              Show more
+            </button>
           ) : widget ? (
             <MessageWidget message={m} widget={widget} />
           ) : m.is_me_message ? (
@@ -751,6 +773,9 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
               </button>
               <button type="button" role="menuitem" onClick={() => (setMenu(null), setRemindOf(m.id))}>
                 Remind me about this
+              </button>
+              <button type="button" role="menuitem" onClick={() => (setMenu(null), void setCollapsed(m, !collapsed))}>
+                {collapsed ? 'Expand message' : 'Collapse message'}
               </button>
               {m.type === 'stream' && mayMove() && (
                 <button type="button" role="menuitem" onClick={() => (setMenu(null), setMoveOf(m.id))}>

@@ -23,6 +23,8 @@ const SHORTCUTS: Array<[string, string]> = [
   ['u', 'The sender\u2019s card'],
   ['s / S', 'Go to the selected message\u2019s conversation / channel'],
   ['U', 'Mark as unread from the selected message'],
+  ['-', 'Collapse or expand the selected message'],
+  ['v', 'Show the selected message\u2019s image'],
   ['Enter', 'Send the message (in the compose box)'],
   ['Shift+Enter', 'New line (in the compose box)'],
   ['Ctrl+b / Ctrl+i', 'Bold / italic (in the compose box)'],
