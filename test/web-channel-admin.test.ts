@@ -4,7 +4,7 @@
  * privacy, makes it a default channel, adds and removes a subscriber and
  * archives a channel, each checked at the server; changes made elsewhere
  * show in the open page, the description under the name of the channel in
- * view too; a member is offered the settings only of the
+ * view too (and not under Inbox or Recent conversations); a member is offered the settings only of the
  * channels they may administer. Channel folders: an administrator adds,
  * reorders, edits, archives and unarchives them in Settings and puts a
  * channel in one from its settings (each checked at the server); the left
@@ -165,6 +165,12 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await heading.getByText('Set by the owner').waitFor();
       assertSuccess(await owner.patch(`/streams/${design}`, { description: 'Now **bold**' }));
       await heading.locator('strong', { hasText: 'bold' }).waitFor();
+      // Not under the views shown over it.
+      for (const view of [/^Inbox/, /^Recent conversations/]) {
+        await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: view }).click();
+        await page.getByRole('heading', { level: 1, name: view }).waitFor();
+        assert.equal(await heading.locator('.narrow-description').count(), 0);
+      }
       await ctx.close();
     }));
 

@@ -181,8 +181,8 @@ export function App() {
     const onlyChannel = terms.length === 1 || channelTopic !== null;
     return onlyChannel && ch && !ch.negated && typeof ch.operand === 'number' && model.subs.has(ch.operand) ? ch.operand : null;
   })();
-  // The description of the channel in view, under its name (as the server rendered it).
-  const description = channelInView !== null ? model.subs.get(channelInView)?.rendered_description : undefined;
+  // The description of the channel in view, under its name (as the server rendered it); not under Inbox or Recent conversations, shown over the last narrow.
+  const description = !view && channelInView !== null ? model.subs.get(channelInView)?.rendered_description : undefined;
   const unreadInFeed = model.ready ? model.unreadInFeed() : 0;
   // Unread messages of the narrow in view, where the client counts them (the feed, a channel, a topic, a conversation).
   const unreadHere = (() => {
