@@ -285,6 +285,10 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await link.click();
       await messageRow(page, 'kiwi and lime').waitFor();
       await eventually(async () => (await rows.count()) === 1, 'the one message of the linked topic');
+      // An address naming the channel (older links): that channel, as by its ID.
+      await page.evaluate(() => ((globalThis as any).location.hash = '#narrow/stream/General/topic/links'));
+      await page.getByRole('heading', { level: 1, name: '#general \u203a links' }).waitFor();
+      await messageRow(page, 'see').waitFor();
       await ctx.close();
     }));
 

@@ -54,7 +54,15 @@ const isNear = (t: Term) => t.operator === 'near' || t.operator === 'with';
  */
 function termsFromLocation(): Term[] {
   const terms = (hashToNarrow(location.hash) ?? []).filter((t) => !isNear(t));
-  return terms.map((t) => (t.operator === 'dm' && Array.isArray(t.operand) && model.me ? { ...t, operand: model.dmKey(t.operand).split(',').map(Number) } : t));
+  return terms.map((t) => {
+    if (t.operator === 'dm' && Array.isArray(t.operand) && model.me) return { ...t, operand: model.dmKey(t.operand).split(',').map(Number) };
+    // A channel by its name (older links, or typed): the channel's ID, as Zulip's web app finds it.
+    if (t.operator === 'channel' && typeof t.operand === 'string' && model.ready) {
+      const id = model.matchContext().streamIdByName(t.operand);
+      if (id !== undefined) return { ...t, operand: id };
+    }
+    return t;
+  });
 }
 
 /** The message a link's address opens the narrow at (`near/<id>`, or Zulip's newer `with/<id>`), if any. */
