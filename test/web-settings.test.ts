@@ -516,6 +516,52 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.color_scheme, 3);
       await ctx.close();
     }));
+  test('default settings for new users: an administrator changes them (the server has them, a new user starts with them, the administrator keeps their own); a change made elsewhere shows; members are not offered them', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const registered = async (client: ReturnType<typeof t.client>) =>
+        assertSuccess(await client.request('POST', '/register', { fetch_event_types: JSON.stringify(['realm_user_settings_defaults', 'user_settings']) }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('button', { name: 'Show the defaults' }).click();
+      const panel = dialog.getByRole('group', { name: 'Default settings for new users' });
+      await panel.getByLabel('Theme').selectOption({ label: 'Dark' });
+      await panel.getByLabel('Who can see their email address').selectOption({ label: 'Admins only' });
+      await panel.getByLabel('24-hour time').check();
+      await panel.getByLabel('Digest emails').uncheck();
+      await eventually(async () => {
+        const d = (await registered(owner)).realm_user_settings_defaults;
+        return d.color_scheme === 2 && d.email_address_visibility === 3 && d.twenty_four_hour_time === true && d.enable_digest_emails === false;
+      }, 'the defaults at the server');
+      // The administrator's own settings stay as they were.
+      const own = (await registered(owner)).user_settings;
+      assert.equal(own.color_scheme, 1);
+      assert.equal(own.twenty_four_hour_time, false);
+      // Someone who joins now starts with them.
+      const newcomer = await t.makeUser({ password: PASSWORD });
+      const theirs = (await registered(t.client(newcomer))).user_settings;
+      assert.equal(theirs.color_scheme, 2);
+      assert.equal(theirs.email_address_visibility, 3);
+      assert.equal(theirs.twenty_four_hour_time, true);
+      assert.equal(theirs.enable_digest_emails, false);
+
+      // Changed elsewhere: shown here.
+      assertSuccess(await owner.request('PATCH', '/realm/user_settings_defaults', { web_home_view: 'recent', enable_sounds: false }));
+      await eventually(async () => (await panel.getByLabel('Home view').inputValue()) === 'recent', 'the home view default from elsewhere');
+      await eventually(async () => !(await panel.getByLabel('Sounds for direct messages and mentions').isChecked()), 'the sounds default from elsewhere');
+      await ctx.close();
+
+      // A member has no such part.
+      const memberCtx = await newContext();
+      const memberPage = await loginPage(memberCtx, t.url, newcomer.email, PASSWORD);
+      await memberPage.getByRole('button', { name: 'Settings', exact: true }).click();
+      await memberPage.getByRole('dialog', { name: 'Settings' }).getByRole('heading', { name: 'Profile' }).waitFor();
+      assert.equal(await memberPage.getByRole('heading', { name: 'Default settings for new users' }).count(), 0);
+      await memberCtx.close();
+    }));
+
   test('home view: the inbox by default; chosen in Settings (the server has it), it is what the empty address and the home link show', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -539,6 +539,8 @@ export class Model {
   me!: User;
   realm: Record<string, any> = {};
   settings: Record<string, any> = {};
+  /** The settings new users start with (realm_user_settings_defaults; administrators change them). */
+  userDefaults: Record<string, any> = {};
   users = new Map<number, User>();
   /**
    * The bots the user may manage (realm_bots: one's own, or every bot for
@@ -692,6 +694,7 @@ export class Model {
   loadRegister(r: Record<string, any>): void {
     this.realm = r;
     this.settings = r.user_settings ?? {};
+    this.userDefaults = r.realm_user_settings_defaults ?? {};
     this.users.clear();
     for (const u of r.realm_users ?? []) this.users.set(u.user_id, u);
     for (const u of r.realm_non_active_users ?? []) this.users.set(u.user_id, u);
@@ -1136,6 +1139,9 @@ export class Model {
         this.statuses.set(ev.user_id, cur);
         break;
       }
+      case 'realm_user_settings_defaults':
+        if (ev.op === 'update') this.userDefaults[ev.property] = ev.value;
+        break;
       case 'user_settings':
         if (ev.op === 'update') this.settings[ev.property] = ev.value;
         // Turning synchronization off deletes the server's drafts (without drafts events).

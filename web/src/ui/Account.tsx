@@ -6,9 +6,25 @@ import { Confirm, useAction } from './request.tsx';
 
 type SetSetting = (property: string, value: unknown) => Promise<void>;
 
-/** A user setting that is true or false, as a checkbox (`on` when the server has not said). */
-export function SettingCheck({ property, label, setSetting, on = true }: { property: string; label: string; setSetting: SetSetting; on?: boolean }) {
-  const value = model.settings[property];
+/**
+ * A user setting that is true or false, as a checkbox (`on` when the server
+ * has not said): the user's own (`values` model.settings), or another set's
+ * such as the organization's defaults for new users.
+ */
+export function SettingCheck({
+  property,
+  label,
+  setSetting,
+  on = true,
+  values = model.settings,
+}: {
+  property: string;
+  label: string;
+  setSetting: SetSetting;
+  on?: boolean;
+  values?: Record<string, unknown>;
+}) {
+  const value = values[property];
   return (
     <label class="check">
       <input type="checkbox" checked={value === undefined ? on : !!value} onChange={(e) => void setSetting(property, e.currentTarget.checked)} />

@@ -18,6 +18,7 @@ import { OwnProfileFields, ProfileFields } from './ProfileFields.tsx';
 import { Playgrounds } from './Playgrounds.tsx';
 import { ChannelFolders } from './ChannelFolders.tsx';
 import { AlertWords, MutedUsers } from './Muting.tsx';
+import { UserDefaults } from './UserDefaults.tsx';
 
 export function Settings({ onClose }: { onClose(): void }) {
   const [name, setName] = useState(model.me.full_name);
@@ -131,6 +132,7 @@ export function Settings({ onClose }: { onClose(): void }) {
       <UserGroups />
       <CustomEmoji />
       {isAdministrator(model.me) && <Organization />}
+      {isAdministrator(model.me) && <UserDefaults />}
       {isAdministrator(model.me) && <ChannelFolders />}
       <ProfileFields />
       <Linkifiers />

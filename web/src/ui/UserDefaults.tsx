@@ -1,0 +1,80 @@
+/**
+ * The settings new users start with (Zulip's "Default user settings"): an
+ * administrator changes them with PATCH /realm/user_settings_defaults; people
+ * already in the organization keep their own. Shown on request, under the
+ * Organization settings; the realm_user_settings_defaults events keep it
+ * current.
+ */
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { model } from '../model.ts';
+import { SettingCheck } from './Account.tsx';
+import { useAction } from './request.tsx';
+
+/** The true-or-false defaults offered, with their labels and their value when the server has not said. */
+const CHECKS: Array<[property: string, label: string, on: boolean]> = [
+  ['twenty_four_hour_time', '24-hour time', false],
+  ['send_read_receipts', 'Let others see when they have read messages', true],
+  ['presence_enabled', 'Let others see when they are online', true],
+  ['enable_drafts_synchronization', 'Keep their drafts at the server', true],
+  ['enable_desktop_notifications', 'Desktop notifications of direct messages and mentions', true],
+  ['enable_sounds', 'Sounds for direct messages and mentions', true],
+  ['enable_offline_email_notifications', 'Emails about direct messages and mentions while away', true],
+  ['enable_offline_push_notifications', 'Phone notifications of direct messages and mentions while away', true],
+  ['enable_digest_emails', 'Digest emails', true],
+];
+
+/** Zulip's email_address_visibility values. */
+const EMAIL_VISIBILITY: Array<[number, string]> = [
+  [1, 'Admins, moderators, members and guests'],
+  [2, 'Admins, moderators and members'],
+  [5, 'Admins and moderators'],
+  [3, 'Admins only'],
+  [4, 'Nobody'],
+];
+
+export function UserDefaults() {
+  const [open, setOpen] = useState(false);
+  const save = useAction();
+  const values = model.userDefaults;
+  // Shown at once; the realm_user_settings_defaults event confirms it.
+  const setDefault = (property: string, value: unknown) =>
+    save.run(() => model.tentatively(values, property, value, () => api('PATCH', '/realm/user_settings_defaults', { [property]: value })), 'Saved.');
+  return (
+    <section aria-labelledby="defaults-title">
+      <h3 id="defaults-title">Default settings for new users</h3>
+      <button type="button" class="btn" aria-expanded={open} aria-controls="user-defaults" onClick={() => setOpen(!open)}>
+        {open ? 'Hide the defaults' : 'Show the defaults'}
+      </button>
+      {open && (
+        <div id="user-defaults" class="settings-group" role="group" aria-label="Default settings for new users">
+          <p class="muted-text">People who join from now on start with these; everyone can change their own, and people already here keep theirs.</p>
+          <label for="defaults-theme">Theme</label>
+          <select id="defaults-theme" value={String(values.color_scheme ?? 1)} onChange={(e) => void setDefault('color_scheme', Number(e.currentTarget.value))}>
+            <option value="1">Same as the system</option>
+            <option value="3">Light</option>
+            <option value="2">Dark</option>
+          </select>
+          <label for="defaults-home">Home view</label>
+          <select id="defaults-home" value={values.web_home_view ?? 'inbox'} onChange={(e) => void setDefault('web_home_view', e.currentTarget.value)}>
+            <option value="inbox">Inbox</option>
+            <option value="recent">Recent conversations</option>
+            <option value="all_messages">All messages</option>
+          </select>
+          <label for="defaults-email">Who can see their email address</label>
+          <select id="defaults-email" value={String(values.email_address_visibility ?? 1)} onChange={(e) => void setDefault('email_address_visibility', Number(e.currentTarget.value))}>
+            {EMAIL_VISIBILITY.map(([v, label]) => (
+              <option key={v} value={String(v)}>
+                {label}
+              </option>
+            ))}
+          </select>
+          {CHECKS.map(([property, label, on]) => (
+            <SettingCheck key={property} property={property} label={label} on={on} values={values} setSetting={setDefault} />
+          ))}
+          {save.view}
+        </div>
+      )}
+    </section>
+  );
+}
