@@ -603,7 +603,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(await page.getByRole('heading', { name: 'All messages', exact: true }).count(), 1);
       await ctx.close();
     }));
-  test("account and notifications away: each choice saved at the server and changes elsewhere shown; the time zone; a new email confirmed from its link; deactivating one's account (not the only owner's)", () =>
+  test("account and notifications away: each choice saved at the server and changes elsewhere shown; the time zone; who can see the email address; a new email confirmed from its link; deactivating one's account (not the only owner's)", () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Account' });
@@ -654,6 +654,15 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await dialog.getByLabel('Time zone').selectOption('Asia/Tokyo');
       await eventually(async () => (await settingsOf()).timezone === 'Asia/Tokyo', 'the time zone at the server');
       assert.equal(assertSuccess(await owner.get(`/users/${bobAccount.id}`)).user.timezone, 'Asia/Tokyo');
+
+      // Who can see the email address: administrators only; a member sees the stand-in address.
+      assert.equal(await dialog.getByLabel('Who can see my email address').inputValue(), '1');
+      await dialog.getByLabel('Who can see my email address').selectOption({ label: 'Admins only' });
+      await eventually(async () => (await settingsOf()).email_address_visibility === 3, 'the email visibility at the server');
+      assert.equal(assertSuccess(await owner.get(`/users/${bobAccount.id}`)).user.delivery_email, bobAccount.email);
+      const member = t.client(await t.makeUser());
+      assert.match(assertSuccess(await member.get(`/users/${bobAccount.id}`)).user.email, /^user\d+@/);
+      assert.equal(assertSuccess(await member.get(`/users/${bobAccount.id}`)).user.delivery_email ?? null, null);
 
       // A new email: asked for, then made by the link sent to it; the page shows it.
       const current = dialog.getByLabel('Current email');

@@ -33,6 +33,15 @@ export function SettingCheck({
   );
 }
 
+/** Zulip's email_address_visibility values: who can see a user's real email address. */
+export const EMAIL_VISIBILITY: Array<[number, string]> = [
+  [1, 'Admins, moderators, members and guests'],
+  [2, 'Admins, moderators and members'],
+  [5, 'Admins and moderators'],
+  [3, 'Admins only'],
+  [4, 'Nobody'],
+];
+
 /** Zulip's choices for how long to wait before emailing about missed messages, in seconds. */
 const BATCHING: Array<[number, string]> = [
   [120, '2 minutes'],
@@ -123,6 +132,14 @@ export function Account({ setSetting }: { setSetting: SetSetting }) {
         </div>
         {change.view}
       </form>
+      <label for="set-email-visibility">Who can see my email address</label>
+      <select id="set-email-visibility" value={String(model.settings.email_address_visibility ?? 1)} onChange={(e) => void setSetting('email_address_visibility', Number(e.currentTarget.value))}>
+        {EMAIL_VISIBILITY.map(([v, label]) => (
+          <option key={v} value={String(v)}>
+            {label}
+          </option>
+        ))}
+      </select>
       <SettingCheck property="presence_enabled" label="Let others see when I am online" setSetting={setSetting} />
       <SettingCheck property="allow_private_data_export" label="Let administrators export my private data" setSetting={setSetting} on={false} />
       <label for="set-timezone">Time zone</label>

@@ -8,7 +8,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model } from '../model.ts';
-import { SettingCheck } from './Account.tsx';
+import { EMAIL_VISIBILITY, SettingCheck } from './Account.tsx';
 import { useAction } from './request.tsx';
 
 /** The true-or-false defaults offered, with their labels and their value when the server has not said. */
@@ -22,15 +22,6 @@ const CHECKS: Array<[property: string, label: string, on: boolean]> = [
   ['enable_offline_email_notifications', 'Emails about direct messages and mentions while away', true],
   ['enable_offline_push_notifications', 'Phone notifications of direct messages and mentions while away', true],
   ['enable_digest_emails', 'Digest emails', true],
-];
-
-/** Zulip's email_address_visibility values. */
-const EMAIL_VISIBILITY: Array<[number, string]> = [
-  [1, 'Admins, moderators, members and guests'],
-  [2, 'Admins, moderators and members'],
-  [5, 'Admins and moderators'],
-  [3, 'Admins only'],
-  [4, 'Nobody'],
 ];
 
 export function UserDefaults() {
