@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import assert from 'node:assert/strict';
-import { CLUSTER_SIZE, startTestServer, type Account, type TestServer } from './helpers.ts';
+import { assertSuccess, CLUSTER_SIZE, startTestServer, type Account, type TestServer } from './helpers.ts';
 import { startServer } from '../src/server.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -114,6 +114,12 @@ export interface WebTestServer extends TestServer {
 export async function startWebTestServer(env: Record<string, string> = {}): Promise<WebTestServer> {
   const dist = await builtClient();
   const t = await startTestServer({ WEB_DIST_DIR: dist, ...env });
+  // In these tests' organization Enter sends (enter_sends, for the owner and
+  // everyone who joins): most tests type a message and press Enter. Zulip's
+  // default, Enter for a new line and Ctrl+Enter to send, has its own test.
+  const owner = t.client(t.owner);
+  assertSuccess(await owner.request('PATCH', '/settings', { enter_sends: true }));
+  assertSuccess(await owner.request('PATCH', '/realm/user_settings_defaults', { enter_sends: true }));
   const config = { ...t.server.svc.config, port: Number(new URL(t.url).port) };
   let current = t.server;
   const closeAll = t.close.bind(t);

@@ -1,6 +1,6 @@
 /**
  * The browser client in real Chromium: two people chatting live in two
- * browser profiles, the compose box, the actions on the topic in view, marking
+ * browser profiles, the compose box (its send keys too), the actions on the topic in view, marking
  * a narrow as read, and the channels and topics of the sidebar.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
@@ -176,6 +176,61 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await page.getByRole('alert').filter({ hasText: 'Wait until the upload is done' }).waitFor();
       await eventually(async () => /\[slow\.txt\]\(\/user_uploads\/[^)]+\)$/.test(await box.inputValue()), 'the upload link after the wait');
       assert.ok((await box.inputValue()).startsWith('a draft\nmore '));
+      await ctx.close();
+    }));
+
+  test('Zulip\u2019s default keys: Enter starts a new line and Ctrl+Enter sends (also in the edit box); with "Enter sends" chosen in Settings (the server has it), Enter sends and Shift+Enter starts a new line', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      // (These tests' organization has Enter send; this one takes Zulip's default.)
+      assertSuccess(await owner.request('PATCH', '/realm/user_settings_defaults', { enter_sends: false }));
+      const carl = await t.makeUser({ password: PASSWORD, name: 'Carl Keys' });
+      const carlApi = t.client(carl);
+      const enterSends = async () => assertSuccess(await carlApi.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.enter_sends;
+      assert.equal(await enterSends(), false);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, carl.email, PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('keys');
+      const compose = page.getByRole('region', { name: 'Compose' });
+      await compose.getByText('Ctrl+Enter to send \u00b7 Enter for a new line').waitFor();
+      const box = page.getByLabel('Message', { exact: true });
+      await box.fill('first line');
+      await box.press('Enter');
+      await box.pressSequentially('second line');
+      assert.equal(await box.inputValue(), 'first line\nsecond line');
+      await box.press('Control+Enter');
+      await messageRow(page, 'second line').waitFor();
+      assert.equal(await box.inputValue(), '');
+      const sent = assertSuccess(await carlApi.request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: 'false' })).messages[0];
+      assert.equal(sent.content, 'first line\nsecond line');
+
+      // The edit box: the same keys.
+      const row = page.locator(`article.message-row[data-id="${sent.id}"]`);
+      await row.hover();
+      await row.getByRole('button', { name: 'Edit' }).click();
+      const edit = row.getByRole('textbox');
+      await edit.press('End');
+      await edit.press('Enter');
+      await edit.pressSequentially('third line');
+      assert.equal(await edit.inputValue(), 'first line\nsecond line\nthird line');
+      await edit.press('Control+Enter');
+      await edit.waitFor({ state: 'detached' });
+      await eventually(async () => (assertSuccess(await carlApi.request('GET', `/messages/${sent.id}`, { apply_markdown: 'false' })).message.content as string) === 'first line\nsecond line\nthird line', 'the edit saved');
+
+      // Enter sends, once chosen.
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/^Enter sends the message/).check();
+      await eventually(async () => (await enterSends()) === true, 'enter_sends at the server');
+      await page.keyboard.press('Escape');
+      await compose.getByText('Enter to send \u00b7 Shift+Enter for a new line').waitFor();
+      await box.fill('one');
+      await box.press('Shift+Enter');
+      await box.pressSequentially('two');
+      await box.press('Enter');
+      await messageRow(page, 'two').waitFor();
+      assert.equal(await box.inputValue(), '');
+      assert.equal(assertSuccess(await carlApi.request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: 'false' })).messages[0].content, 'one\ntwo');
       await ctx.close();
     }));
 

@@ -4,7 +4,10 @@
  * type over). The marks go around the selection; bold or italic marks
  * already around it come off. The text changes through the browser's own
  * editing (insertText), so Undo undoes it and the box's input handler sees it.
+ * And which key sends what the box holds.
  */
+import { model } from './model.ts';
+
 export function formattingKey(e: KeyboardEvent, el: HTMLTextAreaElement): boolean {
   if (!(e.ctrlKey || e.metaKey) || e.altKey) return false;
   const key = e.key.toLowerCase();
@@ -35,4 +38,21 @@ export function formattingKey(e: KeyboardEvent, el: HTMLTextAreaElement): boolea
     el.setSelectionRange(start + mark.length, end + mark.length);
   }
   return true;
+}
+
+/**
+ * Whether a key in the compose or edit box sends (or saves), as the user's
+ * enter_sends says (Zulip's): on, Enter sends and Shift+Enter starts a new
+ * line; off (Zulip's default), Enter starts a new line. Ctrl+Enter (⌘+Enter)
+ * sends either way.
+ */
+export function sendsMessage(e: KeyboardEvent): boolean {
+  if (e.key !== 'Enter' || e.isComposing || e.altKey) return false;
+  if (e.ctrlKey || e.metaKey) return true;
+  return !!model.settings.enter_sends && !e.shiftKey;
+}
+
+/** The compose box's hint: which keys send and which start a new line. */
+export function sendKeysHint(): string {
+  return model.settings.enter_sends ? 'Enter to send \u00b7 Shift+Enter for a new line' : 'Ctrl+Enter to send \u00b7 Enter for a new line';
 }

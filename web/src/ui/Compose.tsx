@@ -9,7 +9,7 @@ import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker } from './Emoji.tsx';
 import { SnippetPicker } from './Snippets.tsx';
-import { formattingKey } from '../format-keys.ts';
+import { formattingKey, sendKeysHint, sendsMessage } from '../format-keys.ts';
 import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 
@@ -546,7 +546,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
               }}
               onKeyDown={(e) => {
                 if (suggest.keyDown(e) || formattingKey(e, e.currentTarget)) return;
-                if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+                if (sendsMessage(e)) {
                   e.preventDefault();
                   void send();
                 }
@@ -634,7 +634,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
           <button type="button" class={cx('btn ghost small', preview !== null && 'on')} aria-pressed={preview !== null} onClick={() => void togglePreview()}>
             {preview !== null ? 'Edit' : 'Preview'}
           </button>
-          <span class="hint">{uploads ? 'Uploading…' : 'Enter to send · Shift+Enter for a new line'}</span>
+          <span class="hint">{uploads ? 'Uploading…' : sendKeysHint()}</span>
           <button type="button" class="btn ghost small" aria-expanded={scheduling} onClick={() => setScheduling(!scheduling)}>
             Send later
           </button>

@@ -13,7 +13,7 @@ import { Menu } from './Dialog.tsx';
 import { Avatar } from './Avatar.tsx';
 import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
-import { formattingKey } from '../format-keys.ts';
+import { formattingKey, sendsMessage } from '../format-keys.ts';
 import { EditHistory, hasVisibleHistory, mayMove, messageLink, MessageSource, MoveForm, ReadReceipts, ReportForm, reportsEnabled } from './MessageActions.tsx';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */
@@ -906,7 +906,7 @@ function EditText({ text, inChannel, onText, onSave, onCancel }: { text: string;
         }}
         onKeyDown={(ev) => {
           if (suggest.keyDown(ev) || formattingKey(ev, ev.currentTarget)) return;
-          if (ev.key === 'Enter' && !ev.shiftKey) {
+          if (sendsMessage(ev)) {
             ev.preventDefault();
             onSave();
           } else if (ev.key === 'Escape') {

@@ -1,3 +1,4 @@
+import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
 
 /** The keys the client answers to, as the help lists them (App handles the global ones). */
@@ -25,8 +26,10 @@ const SHORTCUTS: Array<[string, string]> = [
   ['U', 'Mark as unread from the selected message'],
   ['-', 'Collapse or expand the selected message'],
   ['v', 'Show the selected message\u2019s image'],
-  ['Enter', 'Send the message (in the compose box)'],
-  ['Shift+Enter', 'New line (in the compose box)'],
+];
+
+/** The keys after those that send and start a new line in the compose box. */
+const MORE_SHORTCUTS: Array<[string, string]> = [
   ['Ctrl+b / Ctrl+i', 'Bold / italic (in the compose box)'],
   ['Ctrl+Shift+l', 'A link (in the compose box)'],
   ['\u2191 \u2193', 'Move between conversations (Inbox, Recent conversations) and suggestions'],
@@ -35,11 +38,22 @@ const SHORTCUTS: Array<[string, string]> = [
 
 /** The keyboard shortcuts (the ? key). */
 export function Shortcuts({ onClose }: { onClose(): void }) {
+  const sendKeys: Array<[string, string]> = model.settings.enter_sends
+    ? [
+        ['Enter', 'Send the message (in the compose box)'],
+        ['Shift+Enter', 'New line (in the compose box)'],
+      ]
+    : [
+        ['Ctrl+Enter', 'Send the message (in the compose box)'],
+        ['Enter', 'New line (in the compose box)'],
+      ];
+  // Which keys send and which start a new line, as the user's enter_sends says.
+  const shown = [...SHORTCUTS, ...sendKeys, ...MORE_SHORTCUTS];
   return (
     <Dialog id="shortcuts-title" title="Keyboard shortcuts" onClose={onClose}>
       <table class="shortcuts" aria-labelledby="shortcuts-title">
         <tbody>
-          {SHORTCUTS.map(([key, what]) => (
+          {shown.map(([key, what]) => (
             <tr key={key}>
               <td>
                 <kbd>{key}</kbd>

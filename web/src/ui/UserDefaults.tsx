@@ -14,6 +14,7 @@ import { useAction } from './request.tsx';
 /** The true-or-false defaults offered, with their labels and their value when the server has not said. */
 const CHECKS: Array<[property: string, label: string, on: boolean]> = [
   ['twenty_four_hour_time', '24-hour time', false],
+  ['enter_sends', 'Enter sends the message (else Ctrl+Enter)', false],
   ['send_read_receipts', 'Let others see when they have read messages', true],
   ['presence_enabled', 'Let others see when they are online', true],
   ['enable_drafts_synchronization', 'Keep their drafts at the server', true],
