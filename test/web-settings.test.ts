@@ -154,7 +154,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await ctx.close();
     }));
 
-  test('channels: browse, join, pin, mute, leave and create one (with the people it starts with) from the web client', () =>
+  test('channels: browse (with subscriber counts), join, pin, mute, leave and create one (with the people it starts with) from the web client', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Channels' });
       assertSuccess(await t.client(bob).request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'random', description: 'Anything goes' }]) }));
@@ -168,10 +168,14 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const list = dialog.getByRole('list', { name: 'All channels' });
       await list.getByText('Anything goes').waitFor();
       await list.getByRole('button', { name: 'Leave #general' }).waitFor();
+      // Each channel says how many are in it, kept current.
+      const randomCount = list.getByRole('listitem', { name: '#random' }).locator('.channel-subscribers');
+      assert.equal(await randomCount.textContent(), '1 subscriber');
 
       // Join, then leave: the sidebar and the server follow.
       await list.getByRole('button', { name: 'Join #random', exact: true }).click();
       await list.getByRole('button', { name: 'Leave #random' }).waitFor();
+      await eventually(async () => (await randomCount.textContent()) === '2 subscribers', 'two subscribers once joined');
       await sidebar.getByRole('link', { name: /^random\b/ }).waitFor();
       assert.ok((await mine()).some((s) => s.name === 'random'));
       // Pinned: in the sidebar's pinned list; then unpinned.
@@ -198,6 +202,11 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await list.getByRole('button', { name: 'Join #random', exact: true }).waitFor();
       await eventually(async () => (await sidebar.getByRole('link', { name: /^random\b/ }).count()) === 0, 'random gone from the sidebar');
       assert.ok(!(await mine()).some((s) => s.name === 'random'));
+      await eventually(async () => (await randomCount.textContent()) === '1 subscriber', 'one subscriber once left');
+      // Someone else joins: counted.
+      const carol = await t.makeUser({ name: 'Carol Channels' });
+      assertSuccess(await t.client(carol).request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'random' }]) }));
+      await eventually(async () => (await randomCount.textContent()) === '2 subscribers', 'another subscriber counted');
 
       // A name already taken is refused before anything is sent.
       await dialog.getByLabel('Name', { exact: true }).fill('General');

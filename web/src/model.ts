@@ -83,6 +83,8 @@ export interface Stream {
   can_administer_channel_group?: GroupSettingValue;
   /** The channel folder it is in, if any. */
   folder_id?: number | null;
+  /** How many users are subscribed (kept by the subscription events). */
+  subscriber_count?: number;
 }
 
 /** A data export of the organization, as GET /export/realm and the realm_export events give it. */
@@ -1334,15 +1336,26 @@ export class Model {
       for (const s of ev.subscriptions) {
         this.subs.delete(s.stream_id);
         this.notePeers(s.stream_id, false, [this.me.user_id]);
+        this.countSubscribers(s.stream_id, -1);
       }
     } else if (ev.op === 'peer_add' || ev.op === 'peer_remove') {
-      for (const id of ev.stream_ids ?? []) this.notePeers(id, ev.op === 'peer_add', ev.user_ids ?? []);
+      const add = ev.op === 'peer_add';
+      for (const id of ev.stream_ids ?? []) {
+        this.notePeers(id, add, ev.user_ids ?? []);
+        this.countSubscribers(id, (add ? 1 : -1) * (ev.user_ids ?? []).length);
+      }
     } else if (ev.op === 'update') {
       const s = this.subs.get(ev.stream_id);
       if (!s) return;
       if (ev.property === 'in_home_view') s.is_muted = !ev.value;
       else if (ev.property in s) (s as any)[ev.property] = ev.value;
     }
+  }
+
+  /** A channel's subscriber count changed by `delta` (one's own subscription's event carries the count itself). */
+  private countSubscribers(streamId: number, delta: number): void {
+    const s = this.streams.get(streamId);
+    if (s && typeof s.subscriber_count === 'number') s.subscriber_count = Math.max(0, s.subscriber_count + delta);
   }
 
   /** Users subscribed to (`add`) or unsubscribed from a channel whose subscribers are kept. */

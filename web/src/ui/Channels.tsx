@@ -118,6 +118,7 @@ export function Channels({ focus, onClose }: { focus?: number; onClose(): void }
                     {c.invite_only && LOCK}#{c.name}
                   </a>
                   {c.rendered_description && <span class="channel-description rendered" dangerouslySetInnerHTML={{ __html: prepareHtml(c.rendered_description) }} />}
+                  {c.subscriber_count !== undefined && <span class="channel-subscribers">{c.subscriber_count === 1 ? '1 subscriber' : `${c.subscriber_count} subscribers`}</span>}
                 </div>
                 <span class="channel-actions">
                   {subscribed ? (
