@@ -2,6 +2,7 @@
  * The compose box's suggestions in real Chromium: `@` people (with the ID
  * when two share a name), silent mentions, user groups and wildcards; `#`
  * channels; `:` emoji (Unicode from the server's emoji data, and custom);
+ * `/` commands at the start of a new message (not in an edit);
  * the keyboard (arrows, Enter, Tab, Escape) and the mouse; nothing offered
  * inside an email address or a time. What is picked is the Markdown the
  * server then renders as a mention, a channel link or an emoji. Skipped
@@ -209,6 +210,44 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await eventually(async () => (await box.count()) === 0, 'the edit saved');
       const raw = assertSuccess(await owner.request('GET', `/messages/${id}`, { apply_markdown: 'false' })).message.content;
       assert.equal(raw, 'thanks @**Bob Builder** :giraffe:');
+      // No commands in an edit: a message does not become a poll.
+      await row.hover();
+      await row.getByRole('button', { name: 'Edit' }).click();
+      await eventually(async () => (await box.inputValue()).startsWith('thanks'), 'the raw content loaded again');
+      await box.fill('/p');
+      assert.deepEqual(await shown(page), []);
+      await box.press('Escape');
+      await ctx.close();
+    }));
+
+  test('/ at the start of a message offers Zulip\u2019s commands; /poll picked makes a poll', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('commands');
+      const box = page.getByLabel('Message', { exact: true });
+      await box.pressSequentially('/');
+      await eventually(async () => (await shown(page)).length === 3, 'the commands suggested');
+      assert.deepEqual(await shown(page), ['/me Action message', '/poll Create a poll', '/todo Create a collaborative to-do list']);
+      await box.pressSequentially('p');
+      await eventually(async () => (await shown(page)).length === 1, 'only /poll');
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), '/poll ');
+      // Not after the start of the message, nor in a path.
+      await box.pressSequentially('Lunch? /p');
+      assert.deepEqual(await shown(page), []);
+      await box.fill('/usr/bin');
+      assert.deepEqual(await shown(page), []);
+      await box.fill('/poll Lunch?');
+      await box.press('Shift+Enter');
+      await box.pressSequentially('Pizza');
+      await box.press('Enter');
+      await page.getByRole('region', { name: 'Poll: Lunch?' }).or(page.getByText('Pizza', { exact: true })).first().waitFor();
+      const sent = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: 'false' })).messages[0];
+      assert.equal(sent.content, '/poll Lunch?\nPizza');
+      assert.equal(sent.submessages[0].content ? JSON.parse(sent.submessages[0].content).widget_type : null, 'poll');
       await ctx.close();
     }));
 });

@@ -414,7 +414,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
 
 
   // ---- suggestions for what is typed at the caret (@ mentions, # channels, : emoji)
-  const suggest = useSuggestions({ id: 'compose-suggestions', text: content, setText: setContent, textRef, inChannel: mode === 'stream', enabled: preview === null });
+  const suggest = useSuggestions({ id: 'compose-suggestions', text: content, setText: setContent, textRef, inChannel: mode === 'stream', enabled: preview === null, commands: true });
 
   function addDm(id: number): void {
     setDmIds((ids) => (ids.includes(id) ? ids : [...ids, id]));

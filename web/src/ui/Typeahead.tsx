@@ -1,10 +1,11 @@
 /**
  * The compose box's suggestions, as Zulip's web app offers them while one
  * types: `@` people, user groups and wildcard mentions (`@_` for silent
- * ones), `#` channels, `:` emoji. Picking one puts Zulip's Markdown for it
- * in place of what was typed: `@**Full Name**` (with `|id` when another
- * active user has the same name), `@*group*`, `@**all**`, `#**channel**`,
- * `:emoji_name:`.
+ * ones), `#` channels, `:` emoji, and in the compose box `/` commands at
+ * the start of a message (`/me`, `/poll`, `/todo`). Picking one puts Zulip's
+ * Markdown for it in place of what was typed: `@**Full Name**` (with `|id`
+ * when another active user has the same name), `@*group*`, `@**all**`,
+ * `#**channel**`, `:emoji_name:`, `/poll`.
  */
 import type { RefObject } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
@@ -13,8 +14,8 @@ import { emojiChar } from '../util.ts';
 
 /** What is being typed at the caret that suggestions complete. */
 export interface Trigger {
-  kind: 'mention' | 'channel' | 'emoji';
-  /** Where the typed token starts (its `@`, `#` or `:`). */
+  kind: 'mention' | 'channel' | 'emoji' | 'command';
+  /** Where the typed token starts (its `@`, `#`, `:` or `/`). */
   start: number;
   /** What follows the token's prefix, as typed. */
   query: string;
@@ -40,10 +41,25 @@ const SHOWN = 8;
 const MENTION = /(?:^|[\s([{"'>])@(_?)\*{0,2}([^\s@*][^\n@*]{0,49})?$/;
 const CHANNEL = /(?:^|[\s([{"'>])#\*{0,2}([^\s#*>][^\n#*>]{0,49})$/;
 const EMOJI = /(?:^|[\s([{"'>]):([a-z0-9_+-]{2,50})$/i;
+/** A command: only what starts the message. */
+const COMMAND = /^\/([a-z]*)$/;
 
-/** The token at the caret that suggestions complete, or null (of several, the one typed last: a mention's words may run on). */
-export function triggerAt(text: string, caret: number): Trigger | null {
+/** Zulip's slash commands: what each inserts and what it does. */
+const COMMANDS: Array<[name: string, detail: string]> = [
+  ['me', 'Action message'],
+  ['poll', 'Create a poll'],
+  ['todo', 'Create a collaborative to-do list'],
+];
+
+/**
+ * The token at the caret that suggestions complete, or null (of several, the
+ * one typed last: a mention's words may run on). `commands`: `/` commands
+ * too (the compose box).
+ */
+export function triggerAt(text: string, caret: number, commands = false): Trigger | null {
   const before = text.slice(0, caret);
+  const command = commands ? COMMAND.exec(before) : null;
+  if (command) return { kind: 'command', start: 0, query: command[1]!, silent: false };
   const found: Trigger[] = [];
   let m = MENTION.exec(before);
   if (m) found.push({ kind: 'mention', start: before.lastIndexOf('@'), query: m[2] ?? '', silent: m[1] === '_' });
@@ -143,10 +159,15 @@ function emojiChoices(t: Trigger): Choice[] {
   return findEmoji(t.query).map(([name, code]): Choice => ({ label: `:${name}:`, detail: code ? emojiChar(code) : 'Custom emoji', insert: `:${name}:` }));
 }
 
+function commandChoices(t: Trigger): Choice[] {
+  return COMMANDS.filter(([name]) => name.startsWith(t.query)).map(([name, detail]): Choice => ({ label: `/${name}`, detail, insert: `/${name}` }));
+}
+
 /** The suggestions for a trigger, best first. */
 export function choicesFor(t: Trigger, inChannel: boolean): Choice[] {
   if (t.kind === 'mention') return mentionChoices(t, inChannel);
   if (t.kind === 'channel') return channelChoices(t);
+  if (t.kind === 'command') return commandChoices(t);
   return emojiChoices(t);
 }
 
@@ -176,9 +197,18 @@ export function Suggestions({ id, choices, active, onPick }: { id: string; choic
  * caret handlers, `follow` for its input handler, and `keyDown`, which
  * handles the arrows, Enter, Tab and Escape while the list shows (true when
  * it did). `enabled` false (the textarea not shown): no suggestions.
+ * `commands`: `/` commands at the start too (a new message, not an edit).
  */
-export function useSuggestions(opts: { id: string; text: string; setText(text: string): void; textRef: RefObject<HTMLTextAreaElement | null>; inChannel: boolean; enabled?: boolean }) {
-  const { id, text, setText, textRef, inChannel, enabled = true } = opts;
+export function useSuggestions(opts: {
+  id: string;
+  text: string;
+  setText(text: string): void;
+  textRef: RefObject<HTMLTextAreaElement | null>;
+  inChannel: boolean;
+  enabled?: boolean;
+  commands?: boolean;
+}) {
+  const { id, text, setText, textRef, inChannel, enabled = true, commands = false } = opts;
   /** Where the caret is in the text (what the suggestions complete). */
   const [caret, setCaret] = useState(0);
   /** The highlighted suggestion, for the token typed so far (a new token starts at the first). */
@@ -196,14 +226,14 @@ export function useSuggestions(opts: { id: string; text: string; setText(text: s
     caretAfterPick.current = null;
   });
 
-  const trigger = enabled ? triggerAt(text, caret) : null;
+  const trigger = enabled ? triggerAt(text, caret, commands) : null;
   const choices = trigger && trigger.start !== dismissed ? choicesFor(trigger, inChannel) : [];
   const triggerKey = trigger ? `${trigger.start}:${trigger.query}` : '';
   const activeIndex = active.key === triggerKey ? Math.min(active.index, choices.length - 1) : 0;
 
   const follow = (el: HTMLTextAreaElement) => {
     setCaret(el.selectionStart);
-    const t = triggerAt(el.value, el.selectionStart);
+    const t = triggerAt(el.value, el.selectionStart, commands);
     if (!t) setDismissed(null);
     else if (t.kind === 'emoji') loadEmojiNames(() => setEmojiLoaded(true));
   };
