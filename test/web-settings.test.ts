@@ -636,6 +636,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
         ['Followed topics: sounds', 'enable_followed_topic_audible_notifications', true],
         ['Followed topics: emails', 'enable_followed_topic_email_notifications', true],
         ['Followed topics: phones', 'enable_followed_topic_push_notifications', true],
+        ['Automatically follow topics where I am mentioned', 'automatically_follow_topics_where_mentioned', true],
         ['Let others see when I am online', 'presence_enabled', true],
         ['Show how many messages I have starred', 'starred_message_counts', true],
       ];
@@ -657,6 +658,20 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assertSuccess(await bob.request('PATCH', '/settings', { enable_digest_emails: true, email_notifications_batching_period_seconds: 600 }));
       await eventually(async () => await dialog.getByLabel('Send me digest emails', { exact: true }).isChecked(), 'digests on again, shown');
       await eventually(async () => (await dialog.getByLabel('Wait before emailing').inputValue()) === '600', 'the period from elsewhere shown');
+
+      // Which topics are followed, and unmuted in muted channels, as one writes: the server has them; a change elsewhere shows.
+      const follow = dialog.getByLabel('Automatically follow topics', { exact: true });
+      const unmute = dialog.getByLabel('Automatically unmute topics in muted channels');
+      assert.equal(await follow.inputValue(), '3');
+      assert.equal(await unmute.inputValue(), '2');
+      await follow.selectOption({ label: 'Topics I send a message to' });
+      await unmute.selectOption({ label: 'Never' });
+      await eventually(async () => {
+        const s = await settingsOf();
+        return s.automatically_follow_topics_policy === 2 && s.automatically_unmute_topics_in_muted_streams_policy === 4;
+      }, 'the topic policies at the server');
+      assertSuccess(await bob.request('PATCH', '/settings', { automatically_follow_topics_policy: 1 }));
+      await eventually(async () => (await follow.inputValue()) === '1', 'the follow policy from elsewhere shown');
 
       // The time zone: the server has it, and others see it.
       assert.equal(await dialog.getByLabel('Time zone').inputValue(), '');

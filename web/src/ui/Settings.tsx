@@ -185,8 +185,44 @@ function Notifications({ setSetting }: { setSetting(property: string, value: unk
       <SettingCheck property="enable_desktop_notifications" label="Direct messages and mentions" setSetting={setSetting} />
       <SettingCheck property="enable_stream_desktop_notifications" label="Every message in my channels" setSetting={setSetting} on={false} />
       <SettingCheck property="enable_sounds" label="Sounds (direct messages, mentions), while this page is not in front" setSetting={setSetting} />
+      <TopicPolicies setSetting={setSetting} />
       <AwayNotifications setSetting={setSetting} />
     </section>
+  );
+}
+
+/** Zulip's values for automatically following or unmuting topics. */
+const TOPIC_POLICIES: Array<[number, string]> = [
+  [1, 'Topics I participate in'],
+  [2, 'Topics I send a message to'],
+  [3, 'Topics I start'],
+  [4, 'Never'],
+];
+
+/**
+ * Which topics the server follows (or, in muted channels, unmutes) for the
+ * user as they write in them, and following topics where they are mentioned.
+ */
+function TopicPolicies({ setSetting }: { setSetting(property: string, value: unknown): Promise<void> }) {
+  const select = (property: string, label: string, fallback: number) => (
+    <>
+      <label for={`set-${property}`}>{label}</label>
+      <select id={`set-${property}`} value={String(model.settings[property] ?? fallback)} onChange={(e) => void setSetting(property, Number(e.currentTarget.value))}>
+        {TOPIC_POLICIES.map(([v, text]) => (
+          <option key={v} value={String(v)}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+  return (
+    <>
+      <h3>Topics</h3>
+      {select('automatically_follow_topics_policy', 'Automatically follow topics', 3)}
+      {select('automatically_unmute_topics_in_muted_streams_policy', 'Automatically unmute topics in muted channels', 2)}
+      <SettingCheck property="automatically_follow_topics_where_mentioned" label="Automatically follow topics where I am mentioned" setSetting={setSetting} />
+    </>
   );
 }
 
