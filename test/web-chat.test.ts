@@ -58,8 +58,14 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ownerRow.getByRole('button', { name: 'tada reaction, 1' }).waitFor();
       await ownerRow.getByRole('button', { name: 'tada reaction, 1' }).click();
       await bobRow.getByRole('button', { name: 'tada reaction, 2' }).waitFor();
+      // With few reactions, who reacted shows in place of the count.
+      assert.equal(await bobRow.getByRole('button', { name: 'tada reaction, 2' }).locator('.reaction-count').textContent(), 'You, Owner');
       await bobRow.getByRole('button', { name: 'tada reaction, 2' }).click();
       await ownerRow.getByRole('button', { name: 'tada reaction, 1' }).waitFor();
+      assert.equal(await ownerRow.getByRole('button', { name: 'tada reaction, 1' }).locator('.reaction-count').textContent(), 'You');
+      // The owner's display_emoji_reaction_users off (elsewhere): the count again.
+      assertSuccess(await t.client(t.owner).request('PATCH', '/settings', { display_emoji_reaction_users: false }));
+      await eventually(async () => (await ownerRow.getByRole('button', { name: 'tada reaction, 1' }).locator('.reaction-count').textContent()) === '1', 'the count shown');
 
       // The owner edits his message; Bob sees the new text.
       await ownerRow.hover();

@@ -637,6 +637,8 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
         ['Followed topics: emails', 'enable_followed_topic_email_notifications', true],
         ['Followed topics: phones', 'enable_followed_topic_push_notifications', true],
         ['Automatically follow topics where I am mentioned', 'automatically_follow_topics_where_mentioned', true],
+        ['Show when others are typing', 'receives_typing_notifications', true],
+        ['Show who reacted, in place of the count, while a message has few reactions', 'display_emoji_reaction_users', true],
         ['Let others see when I am online', 'presence_enabled', true],
         ['Show how many messages I have starred', 'starred_message_counts', true],
       ];

@@ -674,6 +674,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
           {groups.size > 0 && !hidden && (
             <div class="reactions">
               {[...groups.values()].map((g) => {
+                // Names in place of the counts while there are few reactions (3 or fewer, as Zulip's web app), unless the user turned that off.
+                const names = model.settings.display_emoji_reaction_users !== false && m.reactions.length <= 3;
                 const mine = g.users.includes(me);
                 const who = g.users.map((id) => (id === me ? 'You' : model.userName(id))).join(', ');
                 return (
@@ -687,7 +689,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
                     onClick={() => void toggleReaction(m, g.name, g.code, g.type)}
                   >
                     <Emoji code={g.code} type={g.type} name={g.name} />
-                    <span class="reaction-count">{g.users.length}</span>
+                    <span class="reaction-count">{names ? who : g.users.length}</span>
                   </button>
                 );
               })}

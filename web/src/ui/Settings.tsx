@@ -87,6 +87,8 @@ export function Settings({ onClose }: { onClose(): void }) {
         </select>
         <SettingCheck property="web_left_sidebar_show_channel_folders" label="Group channels by folder in the left sidebar" setSetting={setSetting} />
         <SettingCheck property="starred_message_counts" label="Show how many messages I have starred" setSetting={setSetting} />
+        <SettingCheck property="display_emoji_reaction_users" label="Show who reacted, in place of the count, while a message has few reactions" setSetting={setSetting} />
+        <SettingCheck property="receives_typing_notifications" label="Show when others are typing" setSetting={setSetting} />
         <SettingCheck property="enter_sends" label="Enter sends the message (else Ctrl+Enter sends, and Enter starts a new line)" setSetting={setSetting} on={false} />
         <label for="set-home">Home view</label>
         <select id="set-home" value={model.settings.web_home_view ?? 'inbox'} onChange={(e) => void setSetting('web_home_view', e.currentTarget.value)}>
