@@ -106,6 +106,9 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await eventually(async () => (await a.getByText('Bob Browser is typing…').count()) === 0, 'the typing notice to end');
       const dmList = a.getByRole('navigation', { name: 'Conversations' });
       await dmList.getByRole('link', { name: /Bob Browser/ }).waitFor();
+      // From the conversation to Mentions: the compose box goes back to a channel message.
+      await a.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Mentions/ }).click();
+      await eventually(async () => (await a.getByRole('button', { name: 'Channel', exact: true }).getAttribute('aria-pressed')) === 'true', 'the box set to a channel message');
 
       // A direct message to two people.
       const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Third' });

@@ -142,6 +142,8 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         setStreamId(t.streamId);
         if (!topicTyped) setTopic(t.topic ?? '');
       } else if (t.mode === 'dm') setMode('dm');
+      // Leaving a direct-message conversation for a view of many conversations: a channel message next, not a direct message to nobody.
+      else if (mode === 'dm' && dmIds.length) setMode('stream');
     }
     setPreview(null);
   }, [narrowKey]);
