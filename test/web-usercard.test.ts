@@ -198,6 +198,10 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await factBecomes(card, 'Role', 'Member');
       assertSuccess(await carolApi.post('/users/me/status', { status_text: 'Back at work' }));
       await factBecomes(card, 'Status', 'Back at work');
+      // A status emoji shows beside her name on her messages too (a text alone does not).
+      assert.equal(await carolRow.locator('.sender-status').count(), 0);
+      assertSuccess(await carolApi.post('/users/me/status', { status_text: 'Back at work', emoji_name: 'palm_tree', emoji_code: '1f334', reaction_type: 'unicode_emoji' }));
+      await carolRow.locator('.sender-status[title="Back at work"]').waitFor();
       assertSuccess(await carolApi.patch('/settings', { timezone: '' }));
       await factBecomes(card, 'Local time', null);
 

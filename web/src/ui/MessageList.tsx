@@ -11,6 +11,7 @@ import { autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords
 import { Lightbox } from './Lightbox.tsx';
 import { Menu } from './Dialog.tsx';
 import { Avatar } from './Avatar.tsx';
+import { StatusEmoji } from './People.tsx';
 import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
 import { formattingKey, sendsMessage } from '../format-keys.ts';
@@ -570,6 +571,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     const isEditing = editing?.id === m.id;
     const long = isLong(m.content);
     const collapsed = m.flags.includes('collapsed');
+    // The sender's status emoji beside their name, as Zulip's.
+    const senderStatus = hidden ? undefined : model.statuses.get(m.sender_id);
     const widget = widgetOf(m, me);
     out.push(
       <article
@@ -601,6 +604,11 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
               <button type="button" class="sender" aria-haspopup="dialog" onClick={() => onUser(m.sender_id)}>
                 {senderName}
               </button>
+              {senderStatus?.emoji_name && (
+                <span class="sender-status" title={senderStatus.status_text || undefined}>
+                  <StatusEmoji status={senderStatus} />
+                </span>
+              )}
               <time dateTime={new Date(m.timestamp * 1000).toISOString()} title={fullTime(m.timestamp)}>
                 {formatTime(m.timestamp)}
               </time>
