@@ -553,7 +553,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
-  test('formatting keys in the compose box: Ctrl+B bold and again plain, Ctrl+I italic, Ctrl+Shift+L a link with "url" to type over; Ctrl+Z undoes', () =>
+  test('formatting keys in the compose box: Ctrl+B bold and again plain, Ctrl+I italic, Ctrl+Shift+L a link with "url" to type over; Ctrl+Z undoes; the formatting buttons too', () =>
     withWebServer(async (t) => {
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
@@ -573,6 +573,32 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await box.press('Control+Shift+L');
       await page.keyboard.type('https://example.com');
       assert.equal(await box.inputValue(), '[make](https://example.com) this bold');
+
+      // The same by the formatting buttons (shown on asking), and strikethrough, code and a quote.
+      const bar = page.getByRole('toolbar', { name: 'Formatting' });
+      assert.equal(await bar.count(), 0);
+      await page.getByRole('button', { name: 'Formatting', exact: true }).click();
+      await box.fill('one two three');
+      await select(4, 7);
+      await bar.getByRole('button', { name: 'Bold' }).click();
+      assert.equal(await box.inputValue(), 'one **two** three');
+      await bar.getByRole('button', { name: 'Bold' }).click();
+      assert.equal(await box.inputValue(), 'one two three');
+      await bar.getByRole('button', { name: 'Strikethrough' }).click();
+      assert.equal(await box.inputValue(), 'one ~~two~~ three');
+      await box.press('Control+z');
+      await select(0, 3);
+      await bar.getByRole('button', { name: 'Code' }).click();
+      assert.equal(await box.inputValue(), '`one` two three');
+      await box.fill('said so');
+      await select(0, 7);
+      await bar.getByRole('button', { name: 'Quote' }).click();
+      assert.equal(await box.inputValue(), '```quote\nsaid so\n```');
+      await box.fill('docs');
+      await select(0, 4);
+      await bar.getByRole('button', { name: 'Link' }).click();
+      await page.keyboard.type('https://example.org');
+      assert.equal(await box.inputValue(), '[docs](https://example.org)');
       await ctx.close();
     }));
 

@@ -1,31 +1,58 @@
 /**
  * Zulip's formatting keys in a message box: Ctrl+B bold (`**`), Ctrl+I
  * italic (`*`), Ctrl+Shift+L a link (`[text](url)`, with "url" selected to
- * type over). The marks go around the selection; bold or italic marks
- * already around it come off. The text changes through the browser's own
+ * type over); the compose box's formatting buttons also strike through,
+ * mark code and quote. The marks go around the selection; marks already
+ * around it come off. The text changes through the browser's own
  * editing (insertText), so Undo undoes it and the box's input handler sees it.
  * And which key sends what the box holds.
  */
 import { model } from './model.ts';
 
+/** What the formatting keys and the compose box's formatting buttons do. */
+export type Format = 'bold' | 'italic' | 'strikethrough' | 'code' | 'link' | 'quote';
+
+/** The marks each inline format puts on both sides of the selection. */
+const MARKS: Partial<Record<Format, string>> = { bold: '**', italic: '*', strikethrough: '~~', code: '`' };
+
 export function formattingKey(e: KeyboardEvent, el: HTMLTextAreaElement): boolean {
   if (!(e.ctrlKey || e.metaKey) || e.altKey) return false;
   const key = e.key.toLowerCase();
-  let mark: string;
-  if (key === 'b' && !e.shiftKey) mark = '**';
-  else if (key === 'i' && !e.shiftKey) mark = '*';
-  else if (key === 'l' && e.shiftKey) mark = '';
+  let format: Format;
+  if (key === 'b' && !e.shiftKey) format = 'bold';
+  else if (key === 'i' && !e.shiftKey) format = 'italic';
+  else if (key === 'l' && e.shiftKey) format = 'link';
   else return false;
   e.preventDefault();
+  applyFormat(el, format);
+  return true;
+}
+
+/**
+ * Formats the box's selection (or puts empty marks at the caret): inline
+ * marks around it, or off when they are already there; a link with "url"
+ * selected to type over; a quote block around it.
+ */
+export function applyFormat(el: HTMLTextAreaElement, format: Format): void {
+  el.focus();
   const { selectionStart: start, selectionEnd: end, value } = el;
   const selected = value.slice(start, end);
-  if (!mark) {
-    el.setSelectionRange(start, end);
+  if (format === 'link') {
     document.execCommand('insertText', false, `[${selected}](url)`);
     const url = start + selected.length + 3;
     el.setSelectionRange(url, url + 3);
-    return true;
+    return;
   }
+  if (format === 'quote') {
+    // On lines of its own.
+    const before = start > 0 && value[start - 1] !== '\n' ? '\n' : '';
+    const after = end < value.length && value[end] !== '\n' ? '\n' : '';
+    const open = `${before}\`\`\`quote\n`;
+    document.execCommand('insertText', false, `${open}${selected}\n\`\`\`${after}`);
+    el.setSelectionRange(start + open.length, start + open.length + selected.length);
+    return;
+  }
+  const mark = MARKS[format]!;
   const outer = value.slice(start - mark.length, start) === mark && value.slice(end, end + mark.length) === mark;
   // (An italic mark next to a bold one is the bold's.)
   const wrapped = outer && (mark !== '*' || (value[start - 2] !== '*' && value[end + 1] !== '*'));
@@ -37,7 +64,6 @@ export function formattingKey(e: KeyboardEvent, el: HTMLTextAreaElement): boolea
     document.execCommand('insertText', false, mark + selected + mark);
     el.setSelectionRange(start + mark.length, end + mark.length);
   }
-  return true;
 }
 
 /**

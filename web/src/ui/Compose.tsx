@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { Ref } from 'preact';
+import type { ComponentChild, Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
 import { model, type Draft } from '../model.ts';
 import { narrowToHash, type Term } from '../narrow.ts';
@@ -9,7 +9,7 @@ import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker } from './Emoji.tsx';
 import { SnippetPicker } from './Snippets.tsx';
-import { formattingKey, sendKeysHint, sendsMessage } from '../format-keys.ts';
+import { applyFormat, formattingKey, sendKeysHint, sendsMessage, type Format } from '../format-keys.ts';
 import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 
@@ -66,6 +66,23 @@ function narrowDraftTarget(t: ReturnType<typeof targetFromNarrow>): DraftTarget 
   return null;
 }
 
+/** A chain link (the Link button). */
+const LINK_ICON = (
+  <svg viewBox="0 0 20 20" width="16" height="16" aria-hidden="true">
+    <path d="M8.5 11.5a3 3 0 0 0 4.2 0l3-3a3 3 0 0 0-4.2-4.2l-1 1M11.5 8.5a3 3 0 0 0-4.2 0l-3 3a3 3 0 0 0 4.2 4.2l1-1" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" />
+  </svg>
+);
+
+/** The compose box's formatting buttons: what each does, its name, and what it shows. */
+const FORMAT_BUTTONS: Array<[Format, string, ComponentChild]> = [
+  ['bold', 'Bold', 'B'],
+  ['italic', 'Italic', 'I'],
+  ['strikethrough', 'Strikethrough', 'S'],
+  ['link', 'Link', LINK_ICON],
+  ['code', 'Code', '</>'],
+  ['quote', 'Quote', '\u201c'],
+];
+
 export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: Term[] }) {
   const initial = targetFromNarrow(terms);
   const [mode, setMode] = useState<Mode>(initial.mode);
@@ -78,6 +95,8 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [error, setError] = useState<string | null>(null);
   /** The "Send later" form is open. */
   const [scheduling, setScheduling] = useState(false);
+  /** Whether the formatting buttons show. */
+  const [formatting, setFormatting] = useState(false);
   /** What the last scheduling did (shown until the next message is written). */
   const [scheduled, setScheduled] = useState<string | null>(null);
   /** Messages sent one after another, in the order written: each waits for the one before. */
@@ -568,6 +587,24 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
             {error}
           </p>
         )}
+        {formatting && preview === null && (
+          <div class="format-bar" role="toolbar" aria-label="Formatting">
+            {FORMAT_BUTTONS.map(([format, label, text]) => (
+              <button
+                type="button"
+                key={format}
+                class={cx('icon-btn', `format-${format}`)}
+                aria-label={label}
+                title={label}
+                // (The box keeps the focus and its selection.)
+                onMouseDown={(e) => e.preventDefault()}
+                onClick={() => textRef.current && applyFormat(textRef.current, format)}
+              >
+                {text}
+              </button>
+            ))}
+          </div>
+        )}
         <div class="compose-actions">
           <input ref={fileRef} type="file" multiple hidden aria-label="Attach files" onChange={(e) => {
             const files = e.currentTarget.files;
@@ -597,6 +634,11 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 />
               )}
             </span>
+          )}
+          {preview === null && (
+            <button type="button" class="icon-btn" aria-label="Formatting" title="Formatting" aria-expanded={formatting} onClick={() => setFormatting(!formatting)}>
+              <span aria-hidden="true">Aa</span>
+            </button>
           )}
           {preview === null && (
             <span class="compose-popover">
@@ -636,7 +678,9 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
           <button type="button" class={cx('btn ghost small', preview !== null && 'on')} aria-pressed={preview !== null} onClick={() => void togglePreview()}>
             {preview !== null ? 'Edit' : 'Preview'}
           </button>
-          <span class="hint">{uploads ? 'Uploading…' : sendKeysHint()}</span>
+          <span class="hint" title={uploads ? undefined : sendKeysHint()}>
+            {uploads ? 'Uploading…' : sendKeysHint()}
+          </span>
           <button type="button" class="btn ghost small" aria-expanded={scheduling} onClick={() => setScheduling(!scheduling)}>
             Send later
           </button>
