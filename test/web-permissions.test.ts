@@ -136,10 +136,18 @@ await browserTests('the web client in Chromium: organization permissions', (newC
       const adminPage = await loginPage(adminCtx, t.url, admin.email, PASSWORD);
       const adminSection = await permissions(adminPage);
       await adminSection.getByText('Some of these only organization owners can change.').waitFor();
-      for (const label of ['Who can invite people', 'Who can create user groups', 'Invitations are required for joining', 'Days before new members become full members']) {
+      for (const label of [
+        'Who can invite people',
+        'Who can create user groups',
+        'Invitations are required for joining',
+        'Days before new members become full members',
+        "Only email addresses in the organization's domains (below) can join",
+        'Disposable email addresses cannot join',
+      ]) {
         assert.equal(await adminSection.getByLabel(label, { exact: true }).isDisabled(), true, label);
       }
       assert.equal(await adminSection.getByRole('button', { name: 'Save waiting period' }).count(), 0);
+      assert.equal(await adminSection.getByRole('button', { name: 'Add domain' }).count(), 0);
       await adminSection.getByLabel('Who can create private channels').selectOption({ label: 'Moderators' });
       await eventually(async () => (await realmAt(owner)).realm_can_create_private_channel_group === sys['role:moderators'], 'private channels: moderators');
       await adminSection.getByLabel('Time limit for editing, in minutes (empty for none)').fill('5');
@@ -165,5 +173,53 @@ await browserTests('the web client in Chromium: organization permissions', (newC
       await eventually(async () => (await realmAt(owner)).realm_can_create_public_channel_group === sys['role:fullmembers'], 'public channels: full members');
       assert.equal(await section.getByLabel('Who can invite people').isDisabled(), true);
       await memberCtx.close();
+    }));
+
+  test('joining by email domain and topics: the owner restricts joining to the organization\u2019s domains (added, changed, removed; the server has them) and refuses disposable addresses; channel messages may need a topic; changes elsewhere show', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const domainsAt = async () => assertSuccess(await owner.get('/realm/domains')).domains as Array<{ domain: string; allow_subdomains: boolean }>;
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const section = await permissions(page);
+      const domains = section.getByRole('group', { name: 'Email domains' });
+
+      await domains.getByLabel('New domain').fill('example.org');
+      await domains.getByLabel('Its subdomains too').check();
+      await domains.getByRole('button', { name: 'Add domain' }).click();
+      await eventually(async () => JSON.stringify(await domainsAt()) === JSON.stringify([{ domain: 'example.org', allow_subdomains: true }]), 'the domain at the server');
+      const row = domains.getByRole('list', { name: 'Email domains' }).getByRole('listitem').filter({ hasText: 'example.org' });
+      await row.waitFor();
+      assert.equal(await domains.getByLabel('New domain').inputValue(), '');
+      await row.getByLabel('and its subdomains').uncheck();
+      await eventually(async () => (await domainsAt())[0]?.allow_subdomains === false, 'subdomains off at the server');
+      // A bad domain: the server's reason.
+      await domains.getByLabel('New domain').fill('nodot');
+      await domains.getByRole('button', { name: 'Add domain' }).click();
+      await domains.getByRole('alert').filter({ hasText: 'Domain must have at least one dot (.)' }).waitFor();
+
+      await section.getByLabel("Only email addresses in the organization's domains (below) can join").check();
+      await eventually(async () => (await realmAt(owner)).realm_emails_restricted_to_domains === true, 'joining restricted to the domains');
+      await section.getByLabel('Disposable email addresses cannot join').uncheck();
+      await eventually(async () => (await realmAt(owner)).realm_disallow_disposable_email_addresses === false, 'disposable addresses allowed');
+
+      // Topics required, then not.
+      const topics = section.getByLabel('Channel messages without a topic');
+      assert.equal(await topics.inputValue(), 'allow_empty_topic');
+      assert.deepEqual(await topics.locator('option').allTextContents(), ['Allowed (shown as \u201cgeneral chat\u201d)', 'Not allowed: every channel message needs a topic']);
+      await topics.selectOption('disable_empty_topic');
+      await eventually(async () => (await realmAt(owner)).realm_topics_policy === 'disable_empty_topic', 'topics required at the server');
+
+      // Elsewhere: a domain added and one removed, the topic rule changed.
+      assertSuccess(await owner.post('/realm/domains', { domain: 'example.net', allow_subdomains: false }));
+      assertSuccess(await owner.delete('/realm/domains/example.org'));
+      await domains.getByRole('listitem').filter({ hasText: 'example.net' }).waitFor();
+      await eventually(async () => (await domains.getByRole('listitem').filter({ hasText: 'example.org' }).count()) === 0, 'the removed domain gone');
+      assertSuccess(await owner.patch('/realm', { topics_policy: 'allow_empty_topic' }));
+      await eventually(async () => (await topics.inputValue()) === 'allow_empty_topic', 'the topic rule from elsewhere');
+      // Removed from the list here: the server no longer has it.
+      await domains.getByRole('button', { name: 'Remove example.net' }).click();
+      await eventually(async () => (await domainsAt()).length === 0, 'no domains left');
+      await ctx.close();
     }));
 });

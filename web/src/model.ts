@@ -571,6 +571,8 @@ export class Model {
   statuses = new Map<number, Status>();
   realmEmoji = new Map<string, RealmEmoji>();
   linkifiers: Linkifier[] = [];
+  /** The email domains the organization may restrict joining to (realm_domains, kept by its events). */
+  realmDomains: Array<{ domain: string; allow_subdomains: boolean }> = [];
   /** The organization's custom profile fields, in their order. */
   profileFields: ProfileField[] = [];
   playgrounds: Playground[] = [];
@@ -726,6 +728,7 @@ export class Model {
     this.realmEmoji.clear();
     for (const [id, e] of Object.entries(r.realm_emoji ?? {})) this.realmEmoji.set(id, e as any);
     this.linkifiers = r.realm_linkifiers ?? [];
+    this.realmDomains = r.realm_domains ?? [];
     this.profileFields = byOrder(r.custom_profile_fields ?? []);
     this.playgrounds = r.realm_playgrounds ?? [];
     this.scheduledMessages.clear();
@@ -1165,6 +1168,11 @@ export class Model {
           this.realmEmoji.clear();
           for (const [id, e] of Object.entries(ev.realm_emoji ?? {})) this.realmEmoji.set(id, e as any);
         }
+        break;
+      case 'realm_domains':
+        if (ev.op === 'add') this.realmDomains = [...this.realmDomains.filter((d) => d.domain !== ev.realm_domain.domain), ev.realm_domain];
+        else if (ev.op === 'change') this.realmDomains = this.realmDomains.map((d) => (d.domain === ev.realm_domain.domain ? ev.realm_domain : d));
+        else if (ev.op === 'remove') this.realmDomains = this.realmDomains.filter((d) => d.domain !== ev.domain);
         break;
       case 'realm_linkifiers':
         this.linkifiers = ev.realm_linkifiers ?? [];

@@ -18,7 +18,15 @@ const GROUP_SETTINGS: Array<[string, string]> = [
 ];
 
 /** Settings only owners may change (as Zulip's server decides; it does not say so in /register). */
-const OWNER_ONLY = new Set(['can_invite_users_group', 'can_create_groups', 'invite_required', 'waiting_period_threshold']);
+const OWNER_ONLY = new Set([
+  'can_invite_users_group',
+  'can_create_groups',
+  'invite_required',
+  'waiting_period_threshold',
+  'emails_restricted_to_domains',
+  'disallow_disposable_email_addresses',
+  'realm_domains',
+]);
 
 /** Changes an organization setting (PATCH /realm), shown at once (model.tentatively). */
 function setRealm(property: string, value: unknown, param: unknown = value): Promise<void> {
@@ -41,6 +49,7 @@ export function Permissions() {
   const configs = permissionConfigs('realm');
   const joining = useAction();
   const editing = useAction();
+  const topics = useAction();
   const who = useAction();
 
   // Typed and not yet saved; null shows the organization's value.
@@ -63,6 +72,23 @@ export function Permissions() {
       <RealmCheck property="invite_required" checked={!!model.realm.realm_invite_required} disabled={!mayChange('invite_required')} run={(change) => void joining.run(change, 'Saved.')}>
         Invitations are required for joining
       </RealmCheck>
+      <RealmCheck
+        property="emails_restricted_to_domains"
+        checked={!!model.realm.realm_emails_restricted_to_domains}
+        disabled={!mayChange('emails_restricted_to_domains')}
+        run={(change) => void joining.run(change, 'Saved.')}
+      >
+        Only email addresses in the organization's domains (below) can join
+      </RealmCheck>
+      <RealmCheck
+        property="disallow_disposable_email_addresses"
+        checked={!!model.realm.realm_disallow_disposable_email_addresses}
+        disabled={!mayChange('disallow_disposable_email_addresses')}
+        run={(change) => void joining.run(change, 'Saved.')}
+      >
+        Disposable email addresses cannot join
+      </RealmCheck>
+      <RealmDomains canChange={mayChange('realm_domains')} />
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -111,6 +137,21 @@ export function Permissions() {
         </div>
       </form>
       {editing.view}
+      <h3>Topics</h3>
+      <label for="perm-topics">Channel messages without a topic</label>
+      <select
+        id="perm-topics"
+        value={String(model.realm.realm_topics_policy ?? 'allow_empty_topic')}
+        disabled={!admin}
+        onChange={(e) => {
+          const value = e.currentTarget.value;
+          void topics.run(() => setRealm('topics_policy', value), 'Saved.');
+        }}
+      >
+        <option value="allow_empty_topic">Allowed (shown as “{model.realm.realm_empty_topic_display_name ?? 'general chat'}”)</option>
+        <option value="disable_empty_topic">Not allowed: every channel message needs a topic</option>
+      </select>
+      {topics.view}
       <h3>Who can do what</h3>
       {GROUP_SETTINGS.map(([name, label]) => (
         <GroupSettingSelect
@@ -136,5 +177,76 @@ function RealmCheck({ property, checked, disabled, run, children }: { property: 
       <input type="checkbox" checked={checked} disabled={disabled} onChange={(e) => run(() => setRealm(property, e.currentTarget.checked))} />
       {children}
     </label>
+  );
+}
+
+/**
+ * The organization's email domains (realm_domains): each with whether its
+ * subdomains count, changed or removed there, and a new one added. Owners
+ * change them; everyone sees them.
+ */
+function RealmDomains({ canChange }: { canChange: boolean }) {
+  const [domain, setDomain] = useState('');
+  const [subdomains, setSubdomains] = useState(false);
+  const change = useAction();
+  const path = (d: string) => `/realm/domains/${encodeURIComponent(d)}`;
+  return (
+    <div class="settings-group" role="group" aria-label="Email domains">
+      <span class="group-label">Email domains</span>
+      {model.realmDomains.length === 0 ? (
+        <p class="muted-text">None yet.</p>
+      ) : (
+        <ul class="domain-list" aria-label="Email domains">
+          {model.realmDomains.map((d) => (
+            <li key={d.domain}>
+              <strong>{d.domain}</strong>
+              <label class="check">
+                <input
+                  type="checkbox"
+                  checked={d.allow_subdomains}
+                  disabled={!canChange || change.busy}
+                  onChange={(e) => {
+                    const allow = e.currentTarget.checked;
+                    // Shown at once; the realm_domains event confirms it.
+                    void change.run(() => model.tentatively(d, 'allow_subdomains', allow, () => api('PATCH', path(d.domain), { allow_subdomains: allow })), 'Saved.');
+                  }}
+                />
+                and its subdomains
+              </label>
+              {canChange && (
+                <button type="button" class="btn small" aria-label={`Remove ${d.domain}`} disabled={change.busy} onClick={() => void change.run(() => api('DELETE', path(d.domain)), 'Removed.')}>
+                  Remove
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {canChange && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void change.run(async () => {
+              await api('POST', '/realm/domains', { domain: domain.trim(), allow_subdomains: subdomains });
+              setDomain('');
+              setSubdomains(false);
+            }, 'Added.');
+          }}
+        >
+          <label for="perm-domain">New domain</label>
+          <div class="row">
+            <input id="perm-domain" type="text" placeholder="example.com" value={domain} required onInput={(e) => setDomain(e.currentTarget.value)} />
+            <button type="submit" class="btn" disabled={change.busy}>
+              Add domain
+            </button>
+          </div>
+          <label class="check">
+            <input type="checkbox" checked={subdomains} onChange={(e) => setSubdomains(e.currentTarget.checked)} />
+            Its subdomains too
+          </label>
+        </form>
+      )}
+      {change.view}
+    </div>
   );
 }
