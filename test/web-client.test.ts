@@ -599,6 +599,34 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await bar.getByRole('button', { name: 'Link' }).click();
       await page.keyboard.type('https://example.org');
       assert.equal(await box.inputValue(), '[docs](https://example.org)');
+      // Lists: each line the selection touches; math; a spoiler with its header to type over.
+      await box.fill('eggs\nmilk');
+      await select(1, 6);
+      await bar.getByRole('button', { name: 'Bulleted list' }).click();
+      assert.equal(await box.inputValue(), '- eggs\n- milk');
+      await box.fill('first\nsecond');
+      await select(0, 12);
+      await bar.getByRole('button', { name: 'Numbered list' }).click();
+      assert.equal(await box.inputValue(), '1. first\n2. second');
+      await box.fill('x^2');
+      await select(0, 3);
+      await bar.getByRole('button', { name: 'Math (LaTeX)' }).click();
+      assert.equal(await box.inputValue(), '$$x^2$$');
+      await box.fill('the ending');
+      await select(0, 10);
+      await bar.getByRole('button', { name: 'Spoiler' }).click();
+      await page.keyboard.type('Plot');
+      assert.equal(await box.inputValue(), '```spoiler Plot\nthe ending\n```');
+      // A global time: the date and time picked, with this browser's offset (UTC here).
+      await box.fill('meet at ');
+      await select(8, 8);
+      await bar.getByRole('button', { name: 'Global time' }).click();
+      await bar.getByLabel('Date and time').fill('2026-12-01T10:30');
+      await bar.getByRole('button', { name: 'Insert' }).click();
+      const offset = await page.evaluate(() => -new Date('2026-12-01T10:30').getTimezoneOffset());
+      const sign = offset < 0 ? '-' : '+';
+      const hhmm = `${String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')}:${String(Math.abs(offset) % 60).padStart(2, '0')}`;
+      assert.equal(await box.inputValue(), `meet at <time:2026-12-01T10:30:00${sign}${hhmm}> `);
       await ctx.close();
     }));
 

@@ -2,18 +2,18 @@
  * Zulip's formatting keys in a message box: Ctrl+B bold (`**`), Ctrl+I
  * italic (`*`), Ctrl+Shift+L a link (`[text](url)`, with "url" selected to
  * type over); the compose box's formatting buttons also strike through,
- * mark code and quote. The marks go around the selection; marks already
- * around it come off. The text changes through the browser's own
+ * mark code and math, quote, hide behind a spoiler and make lists. The marks
+ * go around the selection; marks already around it come off. The text changes through the browser's own
  * editing (insertText), so Undo undoes it and the box's input handler sees it.
  * And which key sends what the box holds.
  */
 import { model } from './model.ts';
 
 /** What the formatting keys and the compose box's formatting buttons do. */
-export type Format = 'bold' | 'italic' | 'strikethrough' | 'code' | 'link' | 'quote';
+export type Format = 'bold' | 'italic' | 'strikethrough' | 'code' | 'math' | 'link' | 'quote' | 'spoiler' | 'bulleted' | 'numbered';
 
 /** The marks each inline format puts on both sides of the selection. */
-const MARKS: Partial<Record<Format, string>> = { bold: '**', italic: '*', strikethrough: '~~', code: '`' };
+const MARKS: Partial<Record<Format, string>> = { bold: '**', italic: '*', strikethrough: '~~', code: '`', math: '$$' };
 
 export function formattingKey(e: KeyboardEvent, el: HTMLTextAreaElement): boolean {
   if (!(e.ctrlKey || e.metaKey) || e.altKey) return false;
@@ -43,13 +43,26 @@ export function applyFormat(el: HTMLTextAreaElement, format: Format): void {
     el.setSelectionRange(url, url + 3);
     return;
   }
-  if (format === 'quote') {
-    // On lines of its own.
+  if (format === 'quote' || format === 'spoiler') {
+    // A block, on lines of its own (a spoiler with "Header" selected to type over).
     const before = start > 0 && value[start - 1] !== '\n' ? '\n' : '';
     const after = end < value.length && value[end] !== '\n' ? '\n' : '';
-    const open = `${before}\`\`\`quote\n`;
-    document.execCommand('insertText', false, `${open}${selected}\n\`\`\`${after}`);
-    el.setSelectionRange(start + open.length, start + open.length + selected.length);
+    const fence = `${before}\`\`\`${format === 'quote' ? 'quote' : 'spoiler Header'}\n`;
+    document.execCommand('insertText', false, `${fence}${selected}\n\`\`\`${after}`);
+    if (format === 'spoiler') el.setSelectionRange(start + fence.length - 7, start + fence.length - 1);
+    else el.setSelectionRange(start + fence.length, start + fence.length + selected.length);
+    return;
+  }
+  if (format === 'bulleted' || format === 'numbered') {
+    // Each selected line an item (the whole lines the selection touches).
+    const from = start === 0 ? 0 : value.lastIndexOf('\n', start - 1) + 1;
+    const lineEnd = value.indexOf('\n', end);
+    const to = lineEnd === -1 ? value.length : lineEnd;
+    const lines = value.slice(from, to).split('\n');
+    const items = lines.map((line, i) => `${format === 'bulleted' ? '-' : `${i + 1}.`} ${line}`).join('\n');
+    el.setSelectionRange(from, to);
+    document.execCommand('insertText', false, items);
+    el.setSelectionRange(from + items.length, from + items.length);
     return;
   }
   const mark = MARKS[format]!;
@@ -81,4 +94,17 @@ export function sendsMessage(e: KeyboardEvent): boolean {
 /** The compose box's hint: which keys send and which start a new line. */
 export function sendKeysHint(): string {
   return model.settings.enter_sends ? 'Enter to send \u00b7 Shift+Enter for a new line' : 'Ctrl+Enter to send \u00b7 Enter for a new line';
+}
+
+/**
+ * Zulip's global time for a local date and time as a datetime-local input
+ * gives it ("2026-12-01T10:30"): `<time:2026-12-01T10:30:00+01:00>`, with
+ * this browser's offset then, which every reader sees in their own zone.
+ */
+export function globalTime(local: string): string {
+  const at = new Date(local);
+  const offset = -at.getTimezoneOffset();
+  const sign = offset < 0 ? '-' : '+';
+  const pad = (n: number) => String(Math.floor(Math.abs(n))).padStart(2, '0');
+  return `<time:${local.length === 16 ? `${local}:00` : local}${sign}${pad(offset / 60)}:${pad(offset % 60)}>`;
 }

@@ -9,7 +9,7 @@ import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker } from './Emoji.tsx';
 import { SnippetPicker } from './Snippets.tsx';
-import { applyFormat, formattingKey, sendKeysHint, sendsMessage, type Format } from '../format-keys.ts';
+import { applyFormat, formattingKey, globalTime, sendKeysHint, sendsMessage, type Format } from '../format-keys.ts';
 import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 
@@ -80,7 +80,11 @@ const FORMAT_BUTTONS: Array<[Format, string, ComponentChild]> = [
   ['strikethrough', 'Strikethrough', 'S'],
   ['link', 'Link', LINK_ICON],
   ['code', 'Code', '</>'],
+  ['math', 'Math (LaTeX)', '\u2211'],
   ['quote', 'Quote', '\u201c'],
+  ['spoiler', 'Spoiler', '\u25b8'],
+  ['bulleted', 'Bulleted list', '\u2022'],
+  ['numbered', 'Numbered list', '1.'],
 ];
 
 export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: Term[] }) {
@@ -95,8 +99,9 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [error, setError] = useState<string | null>(null);
   /** The "Send later" form is open. */
   const [scheduling, setScheduling] = useState(false);
-  /** Whether the formatting buttons show. */
+  /** Whether the formatting buttons show, and the global time's picker. */
   const [formatting, setFormatting] = useState(false);
+  const [pickingTime, setPickingTime] = useState(false);
   /** What the last scheduling did (shown until the next message is written). */
   const [scheduled, setScheduled] = useState<string | null>(null);
   /** Messages sent one after another, in the order written: each waits for the one before. */
@@ -603,6 +608,30 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 {text}
               </button>
             ))}
+            <button type="button" class="icon-btn" aria-label="Global time" title="Global time (each reader sees it in their time zone)" aria-expanded={pickingTime} onClick={() => setPickingTime(!pickingTime)}>
+              <svg viewBox="0 0 20 20" width="16" height="16" aria-hidden="true">
+                <circle cx="10" cy="10" r="7" fill="none" stroke="currentColor" stroke-width="1.6" />
+                <path d="M10 6v4l3 2" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" />
+              </svg>
+            </button>
+            {pickingTime && (
+              <form
+                class="time-pick"
+                aria-label="Global time"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  const local = new FormData(e.currentTarget).get('at');
+                  if (typeof local !== 'string' || !local) return;
+                  setPickingTime(false);
+                  suggest.insert(globalTime(local));
+                }}
+              >
+                <input type="datetime-local" name="at" aria-label="Date and time" required />
+                <button type="submit" class="btn small">
+                  Insert
+                </button>
+              </form>
+            )}
           </div>
         )}
         <div class="compose-actions">
