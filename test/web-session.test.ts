@@ -320,9 +320,24 @@ test('/json without a session is 401 as Zulip answers it; Basic auth is not acce
   assertError(await w.get('/json/users/me'), 401, 'UNAUTHORIZED');
   // Public endpoints answer without a session.
   assertSuccess(await w.get('/json/server_settings'));
-  // POST /fetch_api_key is not mirrored: the browser never gets an API key.
+  // POST /fetch_api_key (email and password for the key) is not mirrored: /json/fetch_api_key is the logged-in user's own, below.
   await w.get('/login/');
-  assert.equal((await w.post('/json/fetch_api_key', { username: OWNER_EMAIL, password: OWNER_PASSWORD })).status, 404);
+  assertError(await w.post('/json/fetch_api_key', { username: OWNER_EMAIL, password: OWNER_PASSWORD }), 401, 'UNAUTHORIZED');
+});
+
+test('/json/fetch_api_key: the logged-in user has their API key by giving their password again (Zulip\u2019s json_fetch_api_key); failures count toward the login limit; not under /api/v1', async () => {
+  const acc = await userWithPassword();
+  const w = await loggedIn(acc);
+  assertError(await w.post('/json/fetch_api_key', { password: 'not-my-password' }), 400, 'BAD_REQUEST', 'Password is incorrect.');
+  assertError(await w.post('/json/fetch_api_key'), 400, 'BAD_REQUEST', 'Password is incorrect.');
+  const r = assertSuccess(await w.post('/json/fetch_api_key', { password: PASSWORD }));
+  assert.equal(r.api_key, acc.apiKey);
+  assert.equal(r.email, acc.email);
+  // Under /api/v1 it is the public POST /fetch_api_key, which needs the email too.
+  assertError(await t.client(acc).post('/fetch_api_key', { password: PASSWORD }), 400, 'REQUEST_VARIABLE_MISSING', "Missing 'username' argument");
+  // Three more failures make five: the next try waits, whatever the password.
+  for (let i = 0; i < 3; i++) assertError(await w.post('/json/fetch_api_key', { password: 'wrong' }), 400, 'BAD_REQUEST', 'Password is incorrect.');
+  assertError(await w.post('/json/fetch_api_key', { password: PASSWORD }), 429, 'RATE_LIMIT_HIT');
 });
 
 test('/json mirrors the API: same answers as /api/v1 for the session user', async () => {

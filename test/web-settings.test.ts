@@ -727,6 +727,38 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(assertSuccess(await owner.get(`/users/${bobAccount.id}`)).user.is_active, false);
       await ctx.close();
     }));
+  test('one\u2019s API key: shown once the password is given again, with a zuliprc; a new one generated (the old one stops working)', () =>
+    withWebServer(async (t) => {
+      const dana = await t.makeUser({ password: PASSWORD, name: 'Dana Keys' });
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, dana.email, PASSWORD);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const group = page.getByRole('dialog', { name: 'Settings' }).getByRole('group', { name: 'API key' });
+      await group.getByRole('button', { name: 'Manage your API key' }).click();
+      await group.getByLabel('Your password, to show the key').fill('not it');
+      await group.getByRole('button', { name: 'Show API key' }).click();
+      await group.getByRole('alert').filter({ hasText: 'Password is incorrect.' }).waitFor();
+      await group.getByLabel('Your password, to show the key').fill(PASSWORD);
+      await group.getByRole('button', { name: 'Show API key' }).click();
+      const key = group.getByLabel('Your API key');
+      await key.waitFor();
+      assert.equal(await key.textContent(), dana.apiKey);
+      const rc = decodeURIComponent((await group.getByRole('link', { name: 'Download zuliprc' }).getAttribute('href'))!.replace(/^data:text\/plain;charset=utf-8,/, ''));
+      assert.equal(rc, `[api]\nemail=${dana.email}\nkey=${dana.apiKey}\nsite=${t.url}\n`);
+
+      // A new key, once confirmed: the old one no longer works, the new one does; this page goes on.
+      await group.getByRole('button', { name: 'Generate a new API key' }).click();
+      await group.getByRole('alertdialog', { name: 'Generate a new API key?' }).getByRole('button', { name: 'Yes, generate a new key' }).click();
+      await eventually(async () => (await key.textContent()) !== dana.apiKey, 'the new key shown');
+      const fresh = (await key.textContent())!;
+      assert.equal((await t.client(dana).get('/users/me')).status, 401);
+      assertSuccess(await t.client({ ...dana, apiKey: fresh }).get('/users/me'));
+      await group.getByRole('status').filter({ hasText: 'A new API key is in use.' }).waitFor();
+      await group.getByRole('button', { name: 'Hide' }).click();
+      await group.getByRole('button', { name: 'Manage your API key' }).waitFor();
+      await ctx.close();
+    }));
+
   test('a forgotten password: from the login page to the emailed link, a new password there, and logged in with it', () =>
     withWebServer(async (t) => {
       const forgetful = await t.makeUser({ password: PASSWORD, name: 'Forgetful User' });

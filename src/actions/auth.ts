@@ -12,6 +12,11 @@ import { userIdsWhoCanAccess } from './user-access.ts';
 
 // Zulip allows 5 failed password attempts per username per 30 minutes.
 const attempts = new WeakMap<Services, RateLimit>();
+function loginLimiter(svc: Services): RateLimit {
+  let limiter = attempts.get(svc);
+  if (!limiter) attempts.set(svc, (limiter = new RateLimit(svc.redis, 'password', 5, 1800)));
+  return limiter;
+}
 
 /**
  * Checks an email and password with Zulip's errors (invalid email, deactivated
@@ -19,8 +24,7 @@ const attempts = new WeakMap<Services, RateLimit>();
  * failed attempts. Returns the account.
  */
 export async function passwordLogin(svc: Services, username: string, password: string): Promise<UserRow> {
-  let limiter = attempts.get(svc);
-  if (!limiter) attempts.set(svc, (limiter = new RateLimit(svc.redis, 'password', 5, 1800)));
+  const limiter = loginLimiter(svc);
   const key = username.trim().toLowerCase();
   const wait = await limiter.blockedFor(key);
   if (wait > 0) throw rateLimited(wait);
@@ -48,6 +52,23 @@ async function joinOnFirstLogin(svc: Services, user: UserRow): Promise<UserRow> 
   const joined = { ...user, date_joined: now, joins_on_first_login: 0 };
   svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: user.id, date_joined: isoFromSeconds(now) } }, await userIdsWhoCanAccess(svc, joined));
   return joined;
+}
+
+/**
+ * POST /json/fetch_api_key (Zulip's json_fetch_api_key): the logged-in user's
+ * API key, once they give their password again; failures count against the
+ * same per-username limit as logins.
+ */
+export async function fetchOwnApiKey(svc: Services, user: UserRow, password: string): Promise<Record<string, unknown>> {
+  const limiter = loginLimiter(svc);
+  const key = user.delivery_email.toLowerCase();
+  const wait = await limiter.blockedFor(key);
+  if (wait > 0) throw rateLimited(wait);
+  if (!(await checkPassword(password, user.password_hash))) {
+    await limiter.hit(key);
+    throw new ApiError('Password is incorrect.');
+  }
+  return { api_key: user.api_key, email: user.delivery_email };
 }
 
 /** POST /fetch_api_key: trade an email and password for the API key. */

@@ -13,9 +13,9 @@ import type { RouteDef } from '../http/route.ts';
 import type { Param } from '../http/params.ts';
 import { NOT_PROVIDED, OTHER_ENDPOINTS } from '../http/routes/not-provided.ts';
 
-/** `/users/:user_id(^\d+$)` -> `/users/{user_id}`, as Zulip's documentation writes paths. */
-export function displayPath(path: string): string {
-  return '/api/v1' + path.replace(/:(\w+)(\([^/]*\))?/g, '{$1}');
+/** `/users/:user_id(^\d+$)` -> `/api/v1/users/{user_id}`, as Zulip's documentation writes paths (`/json/...` for a route only the web client has). */
+export function displayPath(path: string, sessionOnly = false): string {
+  return (sessionOnly ? '/json' : '/api/v1') + path.replace(/:(\w+)(\([^/]*\))?/g, '{$1}');
 }
 
 const AUTH: Record<RouteDef['auth'], string> = { user: 'authenticated', none: 'public', optional: 'optional auth' };
@@ -39,7 +39,7 @@ function paramsOf(r: RouteDef) {
 export function routesText(routes: RouteDef[]): string {
   const out: string[] = [];
   for (const r of routes) {
-    out.push(`${r.method.padEnd(6)} ${displayPath(r.path)}  \u2014 ${r.summary} [${AUTH[r.auth]}]`);
+    out.push(`${r.method.padEnd(6)} ${displayPath(r.path, r.sessionOnly)}  \u2014 ${r.summary} [${AUTH[r.auth]}]`);
     for (const prm of paramsOf(r)) out.push(`         ${prm.name}: ${prm.type}, ${prm.req}${prm.doc ? ` \u2014 ${prm.doc}` : ''}`);
   }
   out.push('', 'Other endpoints:');
@@ -64,14 +64,15 @@ export function routesMarkdown(routes: RouteDef[]): string {
     '`subject`) is refused with `REQUEST_CONFUSING_VAR`.',
     '',
     'The web client uses the same endpoints under `/json` instead of `/api/v1` (`/json/users/me`, ...), authenticated by',
-    'its login session cookie with a CSRF token (see docs/DEVELOPING.md), except `POST /fetch_api_key`.',
+    'its login session cookie with a CSRF token (see docs/DEVELOPING.md), except `POST /fetch_api_key`; the routes listed',
+    'under `/json` are the web client\'s only.',
     '',
     `${routes.length} endpoints.`,
     '',
     '| Method | Path | Auth | Summary |',
     '| --- | --- | --- | --- |',
   ];
-  for (const r of routes) out.push(`| ${r.method} | \`${displayPath(r.path)}\` | ${AUTH[r.auth]} | ${cell(r.summary)} |`);
+  for (const r of routes) out.push(`| ${r.method} | \`${displayPath(r.path, r.sessionOnly)}\` | ${AUTH[r.auth]} | ${cell(r.summary)} |`);
   out.push('', '## Other endpoints', '', 'Served by handlers of their own rather than route declarations:', '');
   out.push('| Method | Path | Summary |', '| --- | --- | --- |');
   for (const e of OTHER_ENDPOINTS) out.push(`| ${e.methods} | \`${e.path}\` | ${cell(e.summary)} |`);
@@ -81,7 +82,7 @@ export function routesMarkdown(routes: RouteDef[]): string {
   for (const n of NOT_PROVIDED) out.push(`| ${n.method} | \`/api/v1${n.path}\` | \`${n.operation}\` | ${cell(n.reason)} |`);
   out.push('', '## Endpoints in detail', '');
   for (const r of routes) {
-    out.push(`### ${r.method} \`${displayPath(r.path)}\``, '', `${r.summary} (${AUTH[r.auth]}).`, '');
+    out.push(`### ${r.method} \`${displayPath(r.path, r.sessionOnly)}\``, '', `${r.summary} (${AUTH[r.auth]}).`, '');
     const params = paramsOf(r);
     if (params.length) {
       out.push('| Parameter | Type | Required / default | Description |', '| --- | --- | --- | --- |');

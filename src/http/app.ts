@@ -348,6 +348,7 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
     const methodsByPath = new Map<string, Set<Method>>();
     for (const def of opts.routes) {
       if (mode === 'json' && def.noSessionMirror) continue;
+      if (mode === 'api' && def.sessionOnly) continue;
       let set = methodsByPath.get(def.path);
       if (!set) methodsByPath.set(def.path, (set = new Set()));
       if (set.has(def.method)) throw new Error(`duplicate route ${def.method} ${def.path}`);

@@ -37,6 +37,8 @@ export interface RouteDef<S extends ParamSpec = ParamSpec, PS extends ParamSpec 
   params: S;
   /** Not mirrored under /json (the session-authenticated copy every other route gets). */
   noSessionMirror?: boolean;
+  /** Only under /json, for the logged-in web client (Zulip's json_* views); not under /api/v1. */
+  sessionOnly?: boolean;
   /** Skip the per-user API rate limit (long-polls). */
   noRateLimit?: boolean;
   /** Incoming-webhook bots may call it (Zulip: only sending messages); others are refused. */

@@ -258,3 +258,8 @@ export function autoFocusOnce(el: HTMLElement | null): void {
     el.focus();
   }
 }
+
+/** A zuliprc file (a user's or a bot's), as Zulip's apps, libraries and terminal client read it. */
+export function zuliprc(email: string, apiKey: string): string {
+  return `[api]\nemail=${email}\nkey=${apiKey}\nsite=${location.origin}\n`;
+}

@@ -2,7 +2,7 @@
 import { route } from '../route.ts';
 import { p } from '../params.ts';
 import { getOwnUser, getUser, listUsers, requireSpectatorAccess } from '../../actions/users-read.ts';
-import { fetchApiKey } from '../../actions/auth.ts';
+import { fetchApiKey, fetchOwnApiKey } from '../../actions/auth.ts';
 
 export default [
   route({
@@ -14,6 +14,15 @@ export default [
     noSessionMirror: true,
     params: { username: p.str(), password: p.str() },
     handler: (ctx, a) => fetchApiKey(ctx.svc, a.username, a.password),
+  }),
+  route({
+    method: 'POST',
+    path: '/fetch_api_key',
+    auth: 'user',
+    summary: "The logged-in user's API key, given their password again (the web client's Settings)",
+    sessionOnly: true,
+    params: { password: p.str().default('') },
+    handler: (ctx, a) => fetchOwnApiKey(ctx.svc, ctx.user, a.password),
   }),
   route({
     method: 'GET',

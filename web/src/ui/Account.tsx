@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, logout } from '../api.ts';
 import { stop } from '../events.ts';
 import { model } from '../model.ts';
+import { zuliprc } from '../util.ts';
 import { Confirm, useAction } from './request.tsx';
 
 type SetSetting = (property: string, value: unknown) => Promise<void>;
@@ -152,6 +153,7 @@ export function Account({ setSetting }: { setSetting: SetSetting }) {
           </option>
         ))}
       </select>
+      <OwnApiKey />
       {!confirming ? (
         <button type="button" class="btn danger" onClick={() => setConfirming(true)}>
           Deactivate my account
@@ -175,5 +177,85 @@ export function Account({ setSetting }: { setSetting: SetSetting }) {
       )}
       {deactivate.view}
     </section>
+  );
+}
+
+/**
+ * One's own API key, for Zulip's apps, libraries and bots acting as oneself
+ * (Zulip's "Manage your API key"): shown once the password is given again
+ * (POST /json/fetch_api_key), with a zuliprc to download; a new one made
+ * (POST /users/me/api_key/regenerate) once confirmed, which stops the old one
+ * and ends one's other web sessions.
+ */
+function OwnApiKey() {
+  const [asking, setAsking] = useState(false);
+  const [password, setPassword] = useState('');
+  const [shown, setShown] = useState<{ key: string; email: string } | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const action = useAction();
+  return (
+    <div class="settings-group" role="group" aria-label="API key">
+      <span class="group-label">API key</span>
+      {shown ? (
+        <>
+          <p>
+            Your API key: <code aria-label="Your API key">{shown.key}</code>{' '}
+            <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(zuliprc(shown.email, shown.key))}`} download="zuliprc">
+              Download zuliprc
+            </a>
+          </p>
+          {!confirming ? (
+            <div class="row">
+              <button type="button" class="btn" onClick={() => setConfirming(true)}>
+                Generate a new API key
+              </button>
+              <button type="button" class="btn" onClick={() => setShown(null)}>
+                Hide
+              </button>
+            </div>
+          ) : (
+            <Confirm
+              label="Generate a new API key?"
+              text="Generate a new API key? Apps and bots using the old one stop working, and your other web sessions end."
+              action="Yes, generate a new key"
+              busy={action.busy}
+              onConfirm={() =>
+                void action.run(async () => {
+                  const r = await api('POST', '/users/me/api_key/regenerate');
+                  setShown({ key: r.api_key as string, email: shown.email });
+                  setConfirming(false);
+                }, 'A new API key is in use.')
+              }
+              onCancel={() => setConfirming(false)}
+            />
+          )}
+        </>
+      ) : asking ? (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void action.run(async () => {
+              const r = await api('POST', '/fetch_api_key', { password });
+              setShown({ key: r.api_key as string, email: r.email as string });
+              setPassword('');
+              setAsking(false);
+            }, 'Keep it secret: it acts as you.');
+          }}
+        >
+          <label for="set-api-password">Your password, to show the key</label>
+          <div class="row">
+            <input id="set-api-password" type="password" autocomplete="current-password" value={password} required onInput={(e) => setPassword(e.currentTarget.value)} />
+            <button type="submit" class="btn" disabled={action.busy}>
+              Show API key
+            </button>
+          </div>
+        </form>
+      ) : (
+        <button type="button" class="btn" onClick={() => setAsking(true)}>
+          Manage your API key
+        </button>
+      )}
+      {action.view}
+    </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type User } from '../model.ts';
+import { zuliprc } from '../util.ts';
 import { isAdministrator } from './Organization.tsx';
 import { ErrorLine, useAction, useRequest } from './request.tsx';
 
@@ -11,10 +12,6 @@ const BOT_TYPES: Array<[number, string]> = [
   [3, 'Outgoing webhook'],
 ];
 
-/** A zuliprc file for the bot, as Zulip's clients and libraries read it. */
-function zuliprc(bot: User, apiKey: string): string {
-  return `[api]\nemail=${bot.email}\nkey=${apiKey}\nsite=${location.origin}\n`;
-}
 
 /**
  * The bots one may manage (one's own; every bot for administrators: the IDs
@@ -103,7 +100,7 @@ export function Bots() {
                 ) : (
                   <>
                     API key: <code aria-label={`API key of ${b.full_name}`}>{key}</code>{' '}
-                    <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(zuliprc(b, key))}`} download="zuliprc">
+                    <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(zuliprc(b.email, key))}`} download="zuliprc">
                       Download zuliprc
                     </a>
                   </>
