@@ -114,12 +114,15 @@ export interface WebTestServer extends TestServer {
 export async function startWebTestServer(env: Record<string, string> = {}): Promise<WebTestServer> {
   const dist = await builtClient();
   const t = await startTestServer({ WEB_DIST_DIR: dist, ...env });
-  // In these tests' organization Enter sends (enter_sends, for the owner and
-  // everyone who joins): most tests type a message and press Enter. Zulip's
-  // default, Enter for a new line and Ctrl+Enter to send, has its own test.
+  // In these tests' organization (for the owner and everyone who joins)
+  // Enter sends (enter_sends) and the view stays where it is after sending
+  // (web_navigate_to_sent_message off): most tests type a message, press
+  // Enter and look on in the same view. Zulip's defaults have tests of their
+  // own (test/web-chat.test.ts).
   const owner = t.client(t.owner);
-  assertSuccess(await owner.request('PATCH', '/settings', { enter_sends: true }));
-  assertSuccess(await owner.request('PATCH', '/realm/user_settings_defaults', { enter_sends: true }));
+  const testDefaults = { enter_sends: true, web_navigate_to_sent_message: false };
+  assertSuccess(await owner.request('PATCH', '/settings', testDefaults));
+  assertSuccess(await owner.request('PATCH', '/realm/user_settings_defaults', testDefaults));
   const config = { ...t.server.svc.config, port: Number(new URL(t.url).port) };
   let current = t.server;
   const closeAll = t.close.bind(t);

@@ -243,6 +243,49 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test('Zulip\u2019s default after sending: the view goes to the message\u2019s conversation unless that conversation alone is in view, saying so; not once turned off in Settings', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      // (These tests' organization keeps the view; this one takes Zulip's default.)
+      assertSuccess(await owner.request('PATCH', '/realm/user_settings_defaults', { web_navigate_to_sent_message: true }));
+      const erin = await t.makeUser({ password: PASSWORD, name: 'Erin Jumps' });
+      const generalId = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, erin.email, PASSWORD);
+      const hash = () => page.evaluate(() => (globalThis as any).location.hash as string);
+      const banner = page.getByRole('region', { name: 'Compose' }).getByRole('status').filter({ hasText: 'Viewing the conversation where you sent your message' });
+      // From All messages: the topic, with the banner.
+      const feed = await hash();
+      await send(page, 'jumping', 'first jump');
+      await page.getByRole('heading', { name: '#general \u203a jumping' }).waitFor();
+      assert.match(await hash(), new RegExp(`^#narrow/channel/${generalId}(-general)?/topic/jumping$`));
+      await banner.waitFor();
+      assert.equal(await banner.locator('span').textContent(), 'Viewing the conversation where you sent your message. To go back, use your browser\u2019s back button.');
+      // Sent again there: the view stays, the banner goes.
+      await send(page, null, 'second, same place');
+      await messageRow(page, 'second, same place').waitFor();
+      await eventually(async () => (await banner.count()) === 0, 'the banner gone');
+      assert.match(await hash(), /\/topic\/jumping$/);
+      // From a topic, to another topic: there.
+      await send(page, 'next door', 'sent from the other topic');
+      await page.getByRole('heading', { name: '#general \u203a next door' }).waitFor();
+      await banner.waitFor();
+      // Going elsewhere takes the banner away.
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^All messages/ }).click();
+      await eventually(async () => (await banner.count()) === 0, 'no banner in All messages');
+
+      // Turned off: the view stays in All messages.
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/^After sending a message, go to its conversation/).uncheck();
+      await eventually(async () => assertSuccess(await t.client(erin).request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_navigate_to_sent_message === false, 'the setting off at the server');
+      await page.keyboard.press('Escape');
+      await send(page, 'staying', 'no jump now');
+      await messageRow(page, 'no jump now').waitFor();
+      assert.equal(await hash(), feed);
+      assert.equal(await banner.count(), 0);
+      await ctx.close();
+    }));
+
   test('a topic and message typed right after choosing a channel stay, and go to that channel', () =>
     withWebServer(async (t) => {
       const ctx = await newContext();

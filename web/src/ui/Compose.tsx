@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChild, Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
 import { model, type Draft } from '../model.ts';
-import { narrowToHash, type Term } from '../narrow.ts';
+import { narrowToHash, placeKey, placeTerms, type Place, type Term } from '../narrow.ts';
 import { discardDraft, draftFor, draftSlot, draftTarget, saveDraft, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
 import { cx, fullTime, prepareHtml } from '../util.ts';
 import type { QuoteTarget } from './MessageList.tsx';
@@ -87,6 +87,17 @@ const FORMAT_BUTTONS: Array<[Format, string, ComponentChild]> = [
   ['numbered', 'Numbered list', '1.'],
 ];
 
+/** The conversation a narrow shows alone (a topic, or a direct-message conversation), if it is one. */
+function conversationOf(terms: Term[]): Place | null {
+  const ch = terms.find((t) => t.operator === 'channel' && !t.negated);
+  const topic = terms.find((t) => t.operator === 'topic' && !t.negated);
+  if (terms.length === 2 && ch && topic && typeof ch.operand === 'number') return { kind: 'stream', streamId: ch.operand, topic: String(topic.operand) };
+  const dm = terms.find((t) => t.operator === 'dm' && !t.negated);
+  if (terms.length === 1 && dm && Array.isArray(dm.operand)) return { kind: 'dm', dmKey: model.dmKey(dm.operand) };
+  return null;
+}
+
+/** The compose box, under the message list of the narrow `terms`. */
 export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: Term[] }) {
   const initial = targetFromNarrow(terms);
   const [mode, setMode] = useState<Mode>(initial.mode);
@@ -99,6 +110,15 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [error, setError] = useState<string | null>(null);
   /** The "Send later" form is open. */
   const [scheduling, setScheduling] = useState(false);
+  /** Whether the view went to the conversation of a message just sent (a banner says so), and its address. */
+  const [jumped, setJumped] = useState(false);
+  const jumpedTo = useRef<string | null>(null);
+  // That banner stays only while the view is there.
+  useEffect(() => {
+    const onHash = () => location.hash !== jumpedTo.current && setJumped(false);
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
   /** Whether the formatting buttons show, and the global time's picker. */
   const [formatting, setFormatting] = useState(false);
   const [pickingTime, setPickingTime] = useState(false);
@@ -378,17 +398,35 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     setPreview(null);
     stopTyping();
     setTimeout(() => textRef.current?.focus()); // (once rendered: the preview may have been showing)
+    setJumped(false);
+    const place: Place = params.type === 'stream' ? { kind: 'stream', streamId: params.to as number, topic: params.topic as string } : { kind: 'dm', dmKey: model.dmKey(params.to as number[]) };
     const sent = outbox.current.then(() => api('POST', '/messages', params));
     outbox.current = sent.catch(() => {});
     try {
       await sent;
       // Sent: its draft goes (after any save of it still under way).
       void discardDraft(draft).catch(() => {});
+      goToSent(place);
     } catch (err) {
       if (slot.current.id === null) slot.current = draft;
       setContent((c) => (c ? `${content}\n${c}` : content));
       setError(err instanceof ApiError ? err.message : 'Not sent: the server could not be reached. Your message is still here.');
     }
+  }
+
+  /**
+   * Zulip's web_navigate_to_sent_message (on unless turned off): after a
+   * message is sent, the view goes to its conversation unless that
+   * conversation alone is in view, saying so.
+   */
+  function goToSent(place: Place): void {
+    if (model.settings.web_navigate_to_sent_message === false) return;
+    const here = conversationOf(terms);
+    if (here && placeKey(here) === placeKey(place)) return;
+    const hash = narrowToHash(placeTerms(place));
+    jumpedTo.current = hash;
+    setJumped(true);
+    location.hash = hash;
   }
 
   async function togglePreview(): Promise<void> {
@@ -470,6 +508,14 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       <div class="typing-line" aria-live="polite">
         {typers.length > 0 && `${typers.map((id) => model.userName(id)).join(', ')} ${typers.length > 1 ? 'are' : 'is'} typing…`}
       </div>
+      {jumped && (
+        <div class="compose-banner" role="status">
+          <span>Viewing the conversation where you sent your message. To go back, use your browser’s back button.</span>
+          <button type="button" class="icon-btn" aria-label="Dismiss" onClick={() => setJumped(false)}>
+            ×
+          </button>
+        </div>
+      )}
       <div class="compose-box">
         <div class="compose-target">
           <div class="mode-switch" role="group" aria-label="Send to">

@@ -89,6 +89,7 @@ export function Settings({ onClose }: { onClose(): void }) {
         <SettingCheck property="starred_message_counts" label="Show how many messages I have starred" setSetting={setSetting} />
         <SettingCheck property="display_emoji_reaction_users" label="Show who reacted, in place of the count, while a message has few reactions" setSetting={setSetting} />
         <SettingCheck property="receives_typing_notifications" label="Show when others are typing" setSetting={setSetting} />
+        <SettingCheck property="web_navigate_to_sent_message" label="After sending a message, go to its conversation (unless it alone is in view)" setSetting={setSetting} />
         <SettingCheck property="enter_sends" label="Enter sends the message (else Ctrl+Enter sends, and Enter starts a new line)" setSetting={setSetting} on={false} />
         <label for="set-home">Home view</label>
         <select id="set-home" value={model.settings.web_home_view ?? 'inbox'} onChange={(e) => void setSetting('web_home_view', e.currentTarget.value)}>
