@@ -292,6 +292,39 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
+  test('a search started in a channel or topic is within it (the box starts with its operators); left untouched, the box empties again', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'lunch', content: 'pizza in general' }));
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'core team', topic: 'lunch', content: 'pizza in core' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const search = page.getByRole('searchbox', { name: 'Search' });
+      const rows = page.locator('article.message-row');
+      await (await channelLink(page, 'general')).click();
+      await page.getByRole('heading', { name: '#general' }).waitFor();
+      await search.click();
+      assert.equal(await search.inputValue(), 'channel:general ');
+      // Left untouched: empty again.
+      await page.locator('body').click({ position: { x: 5, y: 400 } });
+      assert.equal(await search.inputValue(), '');
+      // "/" too; the words typed are searched in the channel only.
+      await page.locator('body').press('/');
+      assert.equal(await search.inputValue(), 'channel:general ');
+      await search.pressSequentially('pizza');
+      await search.press('Enter');
+      await messageRow(page, 'pizza in general').waitFor();
+      await eventually(async () => (await rows.count()) === 1, 'only the channel\u2019s pizza');
+      // In All messages the box starts empty: a search of everything.
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^All messages/ }).click();
+      await search.click();
+      assert.equal(await search.inputValue(), '');
+      await search.fill('pizza');
+      await search.press('Enter');
+      await eventually(async () => (await rows.count()) === 2, 'both pizzas');
+      await ctx.close();
+    }));
+
   test('older messages load on scrolling up, with a bounded number of rows in the page; a button jumps back to the newest', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

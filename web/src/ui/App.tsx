@@ -210,6 +210,9 @@ export function App() {
     }
     return 0;
   })();
+  // A search started in a channel, a topic or a direct-message conversation is within it (Zulip's search starts from the view).
+  const dmInView = terms.length === 1 && terms[0]!.operator === 'dm' && !terms[0]!.negated;
+  const searchScope = !view && (channelInView !== null || dmInView) ? searchText(terms) : '';
   // The tab's title: the unread count first (as Zulip's), so a tab in the background shows it.
   const viewTitle = view ? VIEWS[view]! : narrowTitle(terms);
   const title = `${unreadInFeed ? `(${unreadInFeed}) ` : ''}${viewTitle} - Parley`;
@@ -280,7 +283,7 @@ export function App() {
           {model.realm.realm_icon_source === 'U' ? <img class="brand-mark brand-icon" src={model.realm.realm_icon_url} alt="" /> : <span class="brand-mark" aria-hidden="true" />}
           <span>{model.realm.realm_name || 'Parley'}</span>
         </a>
-        <SearchBox value={search} setValue={setSearch} inputRef={searchRef} onSearch={() => go(parseSearch(search))} />
+        <SearchBox value={search} setValue={setSearch} inputRef={searchRef} onSearch={() => go(parseSearch(search))} scope={searchScope} />
         <div class="topbar-right">
           <button type="button" class="btn ghost drawer-btn drawer-btn-right" aria-label="People" aria-expanded={drawer === 'right'} onClick={() => setDrawer(drawer === 'right' ? null : 'right')}>
             People

@@ -93,7 +93,25 @@ function choicesFor(before: string, word: string): Choice[] {
 }
 
 /** The search form: its input (`inputRef`, the text `value`) and the suggestions under it. */
-export function SearchBox({ value, setValue, inputRef, onSearch }: { value: string; setValue(v: string): void; inputRef: RefObject<HTMLInputElement | null>; onSearch(): void }) {
+/**
+ * The search box. `scope`: the narrow in view as search operators
+ * ("channel:general topic:lunch"), which an empty box starts with when it
+ * gets the focus, so that a search is within that view (as Zulip's search
+ * starts from the view); left untouched, it goes again when the box loses the focus.
+ */
+export function SearchBox({
+  value,
+  setValue,
+  inputRef,
+  onSearch,
+  scope = '',
+}: {
+  value: string;
+  setValue(v: string): void;
+  inputRef: RefObject<HTMLInputElement | null>;
+  onSearch(): void;
+  scope?: string;
+}) {
   /** The suggestion chosen with the arrows (-1: none), for the text it was chosen in. */
   const [active, setActive] = useState({ text: '', index: -1 });
   /** The text whose suggestions Escape closed. */
@@ -127,8 +145,14 @@ export function SearchBox({ value, setValue, inputRef, onSearch }: { value: stri
         aria-controls={choices.length ? 'search-suggestions' : undefined}
         aria-activedescendant={index >= 0 ? `search-suggestions-${index}` : undefined}
         aria-autocomplete="list"
-        onFocus={() => setFocused(true)}
-        onBlur={() => setFocused(false)}
+        onFocus={() => {
+          setFocused(true);
+          if (!value && scope) setValue(`${scope} `);
+        }}
+        onBlur={() => {
+          setFocused(false);
+          if (scope && value.trim() === scope) setValue('');
+        }}
         onInput={(e) => setValue(e.currentTarget.value)}
         onKeyDown={(e) => {
           if (!choices.length) return;
