@@ -325,6 +325,34 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
+  test('a message near the length limit says its length; over it, it is not sent and the box says why', () =>
+    withWebServer(async (t) => {
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('long one');
+      const compose = page.getByRole('region', { name: 'Compose' });
+      const box = page.getByLabel('Message', { exact: true });
+      const length = compose.locator('.message-length');
+      await box.fill('x'.repeat(8000));
+      assert.equal(await length.count(), 0);
+      await box.fill('x'.repeat(9500));
+      assert.equal(await length.textContent(), '9500/10000');
+      await box.fill('x'.repeat(10001));
+      assert.equal(await length.textContent(), '10001/10000');
+      assert.equal(await compose.getByRole('button', { name: 'Send', exact: true }).isDisabled(), true);
+      await box.press('Enter');
+      await compose.getByRole('alert').filter({ hasText: "Message length shouldn't be greater than 10000 characters." }).waitFor();
+      assert.equal((await box.inputValue()).length, 10001);
+      // Back under the limit: sent.
+      await box.press('Backspace');
+      await box.press('Enter');
+      await eventually(async () => (await box.inputValue()) === '', 'the box emptied');
+      const newest = async () => assertSuccess(await t.client(t.owner).request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: 'false' })).messages[0];
+      await eventually(async () => (await newest()).content === 'x'.repeat(10000), 'the whole message at the server');
+      await ctx.close();
+    }));
+
   test('older messages load on scrolling up, with a bounded number of rows in the page; a button jumps back to the newest', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -110,6 +110,9 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [error, setError] = useState<string | null>(null);
   /** The "Send later" form is open. */
   const [scheduling, setScheduling] = useState(false);
+  /** The longest message the server keeps whole, and from what length the box says how long it is (Zulip's web app: the last tenth). */
+  const maxLength = Number(model.realm.max_message_length ?? 10000);
+  const showLength = content.length > maxLength * 0.9;
   /** Whether the view went to the conversation of a message just sent (a banner says so), and its address. */
   const [jumped, setJumped] = useState(false);
   const jumpedTo = useRef<string | null>(null);
@@ -355,6 +358,11 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     const text = content.trim();
     if (!text) {
       setError('Write a message first.');
+      return null;
+    }
+    if (content.length > maxLength) {
+      // (The server would cut it, as Zulip's does.)
+      setError(`Message length shouldn't be greater than ${maxLength} characters.`);
       return null;
     }
     let params: Record<string, unknown>;
@@ -753,13 +761,18 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
           <button type="button" class={cx('btn ghost small', preview !== null && 'on')} aria-pressed={preview !== null} onClick={() => void togglePreview()}>
             {preview !== null ? 'Edit' : 'Preview'}
           </button>
+          {showLength && (
+            <span class={cx('message-length', content.length > maxLength && 'over')} aria-label={`${content.length} of ${maxLength} characters`}>
+              {content.length}/{maxLength}
+            </span>
+          )}
           <span class="hint" title={uploads ? undefined : sendKeysHint()}>
             {uploads ? 'Uploading…' : sendKeysHint()}
           </span>
           <button type="button" class="btn ghost small" aria-expanded={scheduling} onClick={() => setScheduling(!scheduling)}>
             Send later
           </button>
-          <button type="button" class="btn primary" onClick={() => void send()} disabled={uploads > 0}>
+          <button type="button" class="btn primary" onClick={() => void send()} disabled={uploads > 0 || content.length > maxLength}>
             Send
           </button>
         </div>
