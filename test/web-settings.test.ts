@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, sentEmails } from './helpers.ts';
-import { browserTests, eventually, loginPage, loginToView, messageRow, notificationsShown, PASSWORD, recordNotifications, send, setInFront, withWebServer } from './web-browser.ts';
+import { browserTests, eventually, loginPage, loginToView, messageRow, notificationsShown, PASSWORD, postPng, recordNotifications, send, setInFront, withWebServer } from './web-browser.ts';
 
 /** On the registration page a confirmation link opened: the form filled in and sent, then the login, until the web client shows its inbox. */
 async function createAccountAndLogIn(page: Page, email: string, name: string, password: string): Promise<void> {
@@ -756,6 +756,35 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await group.getByRole('status').filter({ hasText: 'A new API key is in use.' }).waitFor();
       await group.getByRole('button', { name: 'Hide' }).click();
       await group.getByRole('button', { name: 'Manage your API key' }).waitFor();
+      await ctx.close();
+    }));
+
+  test('uploaded files: listed with their size and how many messages link to them; one deleted (confirmed) goes at the server; a new upload shows', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const kept = (await postPng(t.url, t.owner, '/user_uploads', 'kept.png')).url as string;
+      await postPng(t.url, t.owner, '/user_uploads', 'loose.png');
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'files', content: `[kept.png](${kept})` }));
+      const atServer = async () => (assertSuccess(await owner.get('/attachments')).attachments as Array<{ name: string }>).map((a) => a.name).sort();
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Uploaded files' });
+      await section.getByRole('button', { name: 'Show my files' }).click();
+      const list = section.getByRole('list', { name: 'My uploaded files' });
+      await eventually(async () => (await list.getByRole('listitem').count()) === 2, 'both files listed');
+      assert.match((await list.getByRole('listitem', { name: 'kept.png' }).textContent())!, /kept\.png.*B · .* · in 1 message/);
+      assert.match((await list.getByRole('listitem', { name: 'loose.png' }).textContent())!, /in no message/);
+      assert.equal(await list.getByRole('link', { name: 'kept.png' }).getAttribute('href'), kept);
+
+      // Deleted, once confirmed.
+      await list.getByRole('button', { name: 'Delete loose.png' }).click();
+      await list.getByRole('alertdialog', { name: 'Delete loose.png?' }).getByRole('button', { name: 'Delete', exact: true }).click();
+      await eventually(async () => (await atServer()).join() === 'kept.png', 'deleted at the server');
+      await eventually(async () => (await list.getByRole('listitem').count()) === 1, 'gone from the list');
+      // Uploaded elsewhere: shown.
+      await postPng(t.url, t.owner, '/user_uploads', 'fresh.png');
+      await list.getByRole('listitem', { name: 'fresh.png' }).waitFor();
       await ctx.close();
     }));
 

@@ -87,6 +87,18 @@ export interface Stream {
   subscriber_count?: number;
 }
 
+/** A file the user uploaded, as GET /attachments and the attachment events give it. */
+export interface Attachment {
+  id: number;
+  name: string;
+  path_id: string;
+  size: number;
+  /** Seconds since the epoch (since feature level 472). */
+  create_time: number;
+  /** The messages that link to it (since feature level 472). */
+  message_ids: number[];
+}
+
 /** A data export of the organization, as GET /export/realm and the realm_export events give it. */
 export interface RealmExport {
   id: number;
@@ -578,6 +590,8 @@ export class Model {
   playgrounds: Playground[] = [];
   /** The user's scheduled messages not sent yet, by ID. */
   scheduledMessages = new Map<number, ScheduledMessage>();
+  /** The files the user uploaded (GET /attachments), by ID, once fetched; the attachment events keep them. */
+  attachments: Map<number, Attachment> | null = null;
   /** The organization's data exports (administrators), once fetched; the realm_export events replace them. */
   realmExports: RealmExport[] | null = null;
   /** Counts the invites_changed events: the invitations shown are fetched again when it moves. */
@@ -1187,6 +1201,11 @@ export class Model {
         break;
       case 'invites_changed':
         this.invitesVersion++;
+        break;
+      case 'attachment':
+        if (!this.attachments) break;
+        if (ev.op === 'remove') this.attachments.delete(ev.attachment.id);
+        else this.attachments.set(ev.attachment.id, { ...this.attachments.get(ev.attachment.id), ...ev.attachment });
         break;
       case 'realm_export':
         this.realmExports = ev.exports;

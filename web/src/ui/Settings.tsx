@@ -19,6 +19,7 @@ import { Playgrounds } from './Playgrounds.tsx';
 import { ChannelFolders } from './ChannelFolders.tsx';
 import { AlertWords, MutedUsers } from './Muting.tsx';
 import { UserDefaults } from './UserDefaults.tsx';
+import { Uploads } from './Uploads.tsx';
 
 export function Settings({ onClose }: { onClose(): void }) {
   const [name, setName] = useState(model.me.full_name);
@@ -128,6 +129,7 @@ export function Settings({ onClose }: { onClose(): void }) {
         {display.view}
       </section>
       <Notifications setSetting={setSetting} />
+      <Uploads />
       <AlertWords />
       <MutedUsers />
       <InvitePeople />
