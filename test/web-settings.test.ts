@@ -788,6 +788,27 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await ctx.close();
     }));
 
+  test('Settings has a button to each of its sections, which brings it into view', () =>
+    withWebServer(async (t) => {
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const sections = dialog.getByRole('navigation', { name: 'Sections' });
+      const names = await sections.getByRole('button').allTextContents();
+      assert.deepEqual(names.slice(0, 4), ['Profile', 'Password', 'Account', 'Display']);
+      assert.ok(names.includes('Organization permissions') && names.includes('Uploaded files'), names.join());
+      const heading = dialog.getByRole('heading', { level: 2, name: 'Organization permissions' });
+      const inView = () => heading.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= (globalThis as any).innerHeight;
+      });
+      assert.equal(await inView(), false);
+      await sections.getByRole('button', { name: 'Organization permissions' }).click();
+      await eventually(inView, 'the section in view');
+      await ctx.close();
+    }));
+
   test('a forgotten password: from the login page to the emailed link, a new password there, and logged in with it', () =>
     withWebServer(async (t) => {
       const forgetful = await t.makeUser({ password: PASSWORD, name: 'Forgetful User' });

@@ -1,5 +1,5 @@
 import { setDraftsSynchronization } from '../drafts.ts';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
@@ -37,6 +37,7 @@ export function Settings({ onClose }: { onClose(): void }) {
 
   return (
     <Dialog id="settings-title" title="Settings" onClose={onClose}>
+      <SectionIndex />
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -145,6 +146,23 @@ export function Settings({ onClose }: { onClose(): void }) {
       <Playgrounds />
       <Permissions />
     </Dialog>
+  );
+}
+
+/** Buttons that scroll to each of the dialog's sections (its h2 headings): Settings is long. */
+function SectionIndex() {
+  const ref = useRef<HTMLElement>(null);
+  const [names, setNames] = useState<string[]>([]);
+  const headings = () => [...(ref.current?.parentElement?.querySelectorAll('h2') ?? [])];
+  useLayoutEffect(() => setNames(headings().map((h) => h.textContent ?? '')), []);
+  return (
+    <nav ref={ref} class="section-index" aria-label="Sections">
+      {names.map((name, i) => (
+        <button type="button" class="btn small" key={i} onClick={() => headings()[i]?.scrollIntoView({ block: 'start' })}>
+          {name}
+        </button>
+      ))}
+    </nav>
   );
 }
 
