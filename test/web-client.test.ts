@@ -292,11 +292,13 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
-  test('a search started in a channel or topic is within it (the box starts with its operators); left untouched, the box empties again', () =>
+  test('a search started in a channel or a direct-message conversation is within it (the box starts with its operators); left untouched, the box empties again', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'lunch', content: 'pizza in general' }));
       assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'core team', topic: 'lunch', content: 'pizza in core' }));
+      const pat = await t.makeUser({ name: 'Pat Pizza' });
+      assertSuccess(await owner.request('POST', '/messages', { type: 'direct', to: JSON.stringify([pat.id]), content: 'pizza for two' }));
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       const search = page.getByRole('searchbox', { name: 'Search' });
@@ -315,13 +317,22 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await search.press('Enter');
       await messageRow(page, 'pizza in general').waitFor();
       await eventually(async () => (await rows.count()) === 1, 'only the channel\u2019s pizza');
+      // In a direct-message conversation: within it.
+      await page.getByRole('navigation', { name: 'Conversations' }).getByRole('link', { name: /Pat Pizza/ }).click();
+      await page.getByRole('heading', { name: 'Pat Pizza', exact: true }).waitFor();
+      await search.click();
+      assert.equal(await search.inputValue(), `dm:${pat.email} `);
+      await search.pressSequentially('pizza');
+      await search.press('Enter');
+      await messageRow(page, 'pizza for two').waitFor();
+      await eventually(async () => (await rows.count()) === 1, 'only the conversation\u2019s pizza');
       // In All messages the box starts empty: a search of everything.
       await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^All messages/ }).click();
       await search.click();
       assert.equal(await search.inputValue(), '');
       await search.fill('pizza');
       await search.press('Enter');
-      await eventually(async () => (await rows.count()) === 2, 'both pizzas');
+      await eventually(async () => (await rows.count()) === 3, 'every pizza');
       await ctx.close();
     }));
 
