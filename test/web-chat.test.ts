@@ -286,6 +286,28 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test('a channel and a topic with unread messages that mention the user are marked "@" in the sidebar until read', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ name: 'Bob Mentions' });
+      const bobApi = t.client(bob);
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'quiet', content: 'nothing for you' }));
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'ping', content: `@**${t.owner.row.full_name}** look here` }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#inbox');
+      const general = await channelLink(page, 'general');
+      await general.getByLabel('mentions you').waitFor();
+      await general.click();
+      const topics = page.getByRole('list', { name: 'In general' });
+      await topics.getByRole('link', { name: /^ping/ }).getByLabel('mentions you').waitFor();
+      assert.equal(await topics.getByRole('link', { name: /^quiet/ }).getByLabel('mentions you').count(), 0);
+      // Read: the marks go.
+      await topics.getByRole('link', { name: /^ping/ }).click();
+      await messageRow(page, 'look here').waitFor();
+      await eventually(async () => (await general.getByLabel('mentions you').count()) === 0, 'the channel mark gone once read');
+      assert.equal(await topics.getByRole('link', { name: /^ping/ }).getByLabel('mentions you').count(), 0);
+      await ctx.close();
+    }));
+
   test('a topic and message typed right after choosing a channel stay, and go to that channel', () =>
     withWebServer(async (t) => {
       const ctx = await newContext();

@@ -16,7 +16,30 @@ function Count({ n, muted, what = 'unread' }: { n: number; muted?: boolean; what
   );
 }
 
-function Item(props: { terms: Term[]; current: Term[] | null; label: string; icon?: preact.ComponentChildren; count?: number; countWhat?: string; muted?: boolean; cls?: string; color?: string; title?: string; menu?: preact.ComponentChildren }) {
+/** The "@" beside a channel or topic with unread messages that mention the user (as Zulip's sidebar). */
+function MentionMark({ on }: { on: boolean }) {
+  if (!on) return null;
+  return (
+    <span class="mention-mark" title="Unread messages mention you" aria-label="mentions you">
+      @
+    </span>
+  );
+}
+
+function Item(props: {
+  terms: Term[];
+  current: Term[] | null;
+  label: string;
+  icon?: preact.ComponentChildren;
+  count?: number;
+  countWhat?: string;
+  muted?: boolean;
+  mentioned?: boolean;
+  cls?: string;
+  color?: string;
+  title?: string;
+  menu?: preact.ComponentChildren;
+}) {
   const active = props.current !== null && sameNarrow(props.terms, props.current);
   return (
     <li class={props.menu ? 'has-menu' : undefined}>
@@ -28,6 +51,7 @@ function Item(props: { terms: Term[]; current: Term[] | null; label: string; ico
       >
         {props.icon}
         <span class="label">{props.label}</span>
+        <MentionMark on={!!props.mentioned} />
         <Count n={props.count ?? 0} muted={props.muted || props.countWhat !== undefined} what={props.countWhat} />
       </a>
       {props.menu}
@@ -115,6 +139,13 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
   const chTerm = terms?.find((t) => t.operator === 'channel' && !t.negated);
   const selectedStream = chTerm && typeof chTerm.operand === 'number' ? chTerm.operand : undefined;
   const mentions = model.unreadCount((u) => u.mentioned);
+  /** The channels ("<id>") and topics ("<id>:<topic>") with unread messages that mention the user. */
+  const mentionedIn = new Set<string>();
+  for (const u of model.unread.values()) {
+    if (u.kind !== 'stream' || !u.mentioned) continue;
+    mentionedIn.add(`${u.streamId}`);
+    mentionedIn.add(`${u.streamId}:${(u.topic ?? '').toLowerCase()}`);
+  }
   const inboxCount = model.unreadCount((u) => model.inInbox(u));
   // Conversations with muted users only are left out, as in Zulip.
   const dms = [...model.recentDms.entries()].filter(([key]) => !model.onlyMutedIn(key)).sort((a, b) => b[1] - a[1]).slice(0, 12);
@@ -163,6 +194,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
           </span>
           <span class="label">{s.name}</span>
           {s.is_muted && <span class="visually-hidden">(muted)</span>}
+          <MentionMark on={mentionedIn.has(`${s.stream_id}`)} />
           <Count n={byStream.get(s.stream_id) ?? 0} muted={s.is_muted} />
         </a>
         <SideMenu label={`#${s.name}`} {...menuFor(String(s.stream_id))}>
@@ -231,7 +263,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
                     </button>
                   </SideMenu>
                 );
-                return <Item key={t.name} terms={tt} current={terms} label={label} count={unread} muted={muted} cls="topic" menu={menu} />;
+                return <Item key={t.name} terms={tt} current={terms} label={label} count={unread} muted={muted} mentioned={mentionedIn.has(`${s.stream_id}:${t.name.toLowerCase()}`)} cls="topic" menu={menu} />;
               })}
             </ul>
             {(allTopics || shownTopics.length < topics.length) && (
