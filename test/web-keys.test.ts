@@ -1,9 +1,11 @@
 /**
  * Zulip's "next unread" keys in the web client, in real Chromium: `n` opens
  * the next topic with unread messages (the channel in view first, then the
- * channels after it in the sidebar's order; muted topics skipped), `p` the
- * next direct-message conversation with unread messages. Skipped (with one
- * line saying why) where Chromium is not installed.
+ * channels after it in the sidebar's order; within a channel the newest
+ * topic first, and after the topic in view the older ones; muted topics
+ * skipped), `p` the next direct-message conversation with unread messages
+ * (newest first). Skipped (with one line saying why) where Chromium is not
+ * installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +20,7 @@ async function shortcut(page: Page, key: string): Promise<void> {
 }
 
 await browserTests('the web client in Chromium: next unread topic and conversation', (newContext) => {
-  test('n goes through the unread topics (the channel in view first, muted ones skipped); p through the unread conversations', () =>
+  test('n goes through the unread topics (the channel in view first, newest topics first, muted ones skipped); p through the unread conversations (newest first)', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Sender' });
@@ -32,6 +34,7 @@ await browserTests('the web client in Chromium: next unread topic and conversati
       const post = async (to: string, topic: string, content: string) => assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to, topic, content })).id as number;
       const ids = [await post('general', 'alpha', 'alpha one'), await post('design', 'beta', 'beta one'), await post('general', 'gamma', 'gamma one'), await post('general', 'hush', 'hush one')];
       ids.push(await post('general', 'alpha', 'alpha two'));
+      ids.push(await post('design', 'zeta', 'zeta one'));
       assertSuccess(await bob.request('POST', '/messages', { type: 'direct', to: JSON.stringify([t.owner.id, carol.id]), content: 'group hello' }));
       assertSuccess(await bob.request('POST', '/messages', { type: 'direct', to: JSON.stringify([t.owner.id]), content: 'just us' }));
 
@@ -52,10 +55,13 @@ await browserTests('the web client in Chromium: next unread topic and conversati
         await eventually(async () => !(await unreadTopics()).includes(topic), `${topic} marked read`);
       };
 
-      // From a view of no channel: the first channel in the sidebar's order with an unread topic ("design" before "general").
+      // From a view of no channel: the first channel in the sidebar's order with an unread topic ("design" before "general"), its newest topic first.
+      await shortcut(page, 'n');
+      await shownAndRead('#design \u203a zeta', 'zeta');
+      // Then the older topic of the channel in view.
       await shortcut(page, 'n');
       await shownAndRead('#design \u203a beta', 'beta');
-      // Then on to the next channel: its topic with the oldest unread message.
+      // Then on to the next channel: its newest unread topic (alpha has the newest message).
       await shortcut(page, 'n');
       await shownAndRead('#general \u203a alpha', 'alpha');
       // The channel in view first: gamma, not hush (muted).
@@ -67,12 +73,12 @@ await browserTests('the web client in Chromium: next unread topic and conversati
       await page.waitForTimeout(300);
       await heading('#general \u203a gamma');
 
-      // p: the conversation with the oldest unread message first (the group), then the other.
-      await shortcut(page, 'p');
-      await heading('Bob Sender, Carol Third');
+      // p: the conversation with the newest message first (Bob alone), then the other.
       await shortcut(page, 'p');
       await heading('Bob Sender');
       assert.match(await hash(), new RegExp(`dm/${bobAccount.id}\\b`));
+      await shortcut(page, 'p');
+      await heading('Bob Sender, Carol Third');
       await ctx.close();
     }));
 });
