@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, loginPage, PASSWORD, selectedText, withWebServer } from './web-browser.ts';
 
 /** The channel as the server has it. */
 async function channelAtServer(api: Client, id: number): Promise<Record<string, any>> {
@@ -171,6 +171,34 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
         await page.getByRole('heading', { level: 1, name: view }).waitFor();
         assert.equal(await heading.locator('.narrow-description').count(), 0);
       }
+      await ctx.close();
+    }));
+
+  test('channel permissions: an administrator makes a channel one only administrators post to (the server has it, and refuses a member\u2019s message); a change made elsewhere shows', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ada = await t.makeUser({ password: PASSWORD, name: 'Ada Admin', role: 200 });
+      const bea = await t.makeUser({ name: 'Bea Member' });
+      const news = await makeChannel(owner, 'news', 'Announcements', [t.owner.id, ada.id, bea.id]);
+      const groups = assertSuccess(await owner.get('/user_groups')).user_groups as Array<{ id: number; name: string; is_system_group: boolean }>;
+      const sys = (name: string) => groups.find((g) => g.is_system_group && g.name === name)!.id;
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, ada.email, PASSWORD);
+      const { list, row } = await channelList(page);
+      await row('news').getByRole('button', { name: 'Open settings of #news' }).click();
+      const perms = list.getByRole('group', { name: 'Permissions of #news' });
+      const post = perms.getByLabel('Who can post to it');
+      assert.equal(await selectedText(post), 'Everyone, guests included');
+      await post.selectOption({ label: 'Administrators' });
+      await eventually(async () => (await channelAtServer(owner, news)).can_send_message_group === sys('role:administrators'), 'administrators only, at the server');
+      await perms.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      // Bea can no longer post there; Ada can.
+      const refused = await t.client(bea).request('POST', '/messages', { type: 'stream', to: 'news', topic: 'hi', content: 'may I?' });
+      assert.equal(refused.body.result, 'error');
+      assertSuccess(await t.client(ada).request('POST', '/messages', { type: 'stream', to: 'news', topic: 'hi', content: 'news!' }));
+      // Changed elsewhere: shown.
+      assertSuccess(await owner.patch(`/streams/${news}`, { can_send_message_group: JSON.stringify({ new: sys('role:moderators'), old: sys('role:administrators') }) }));
+      await eventually(async () => (await selectedText(post)) === 'Moderators', 'moderators, from elsewhere');
       await ctx.close();
     }));
 

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText } from '../api.ts';
-import { model, type Stream as Channel, type User } from '../model.ts';
+import { model, type GroupSettingValue, type Stream as Channel, type User } from '../model.ts';
 import { narrowToHash } from '../narrow.ts';
 import { prepareHtml } from '../util.ts';
 import { LOCK } from './Sidebar.tsx';
@@ -9,6 +9,7 @@ import { Dialog } from './Dialog.tsx';
 import { isAdministrator } from './Organization.tsx';
 import { Confirm, ErrorLine, useAction, useRequest } from './request.tsx';
 import { PickToAdd } from './UserGroups.tsx';
+import { GroupSettingSelect, permissionConfigs } from './GroupSetting.tsx';
 
 /** The ID of the channel of this name, once the client knows it (at most 10 s). */
 function channelNamed(name: string): Promise<number | undefined> {
@@ -227,6 +228,52 @@ function privacyOf(c: Channel): Privacy {
  * whether new users join it (POST/DELETE /default_streams). What is shown
  * follows the server's events; its refusals are shown as they come.
  */
+/** The channel group settings offered here, with what they let people do. */
+const CHANNEL_PERMISSIONS: Array<[string, string]> = [
+  ['can_send_message_group', 'Who can post to it'],
+  ['can_subscribe_group', 'Who can subscribe themselves'],
+  ['can_add_subscribers_group', 'Who can add subscribers'],
+  ['can_remove_subscribers_group', 'Who can remove subscribers'],
+  ['can_administer_channel_group', 'Who can administer it'],
+  ['can_resolve_topics_group', 'Who can resolve topics'],
+  ['can_move_messages_within_channel_group', 'Who can move messages between its topics'],
+  ['can_delete_any_message_group', 'Who can delete any message in it'],
+];
+
+/**
+ * A channel's group settings (who can post to it, subscribe, administer it,
+ * and so on): each a role, nobody or a user group, as the server allows;
+ * changed with Zulip's {new, old} (PATCH /streams/{id}), refused by the
+ * server where the user may not, and kept current by the stream events.
+ */
+function ChannelPermissions({ channel: c }: { channel: Channel }) {
+  const change = useAction();
+  const configs = permissionConfigs('stream');
+  const values = c as unknown as Record<string, GroupSettingValue | undefined>;
+  return (
+    <div class="settings-group" role="group" aria-label={`Permissions of #${c.name}`}>
+      <h4>Permissions</h4>
+      <p class="muted-text">For this channel, in addition to what the organization's permissions allow.</p>
+      {CHANNEL_PERMISSIONS.map(([name, label]) => (
+        <GroupSettingSelect
+          key={name}
+          id={`channel-${c.stream_id}-${name}`}
+          label={label}
+          current={values[name]}
+          config={configs[name]}
+          disabled={change.busy}
+          save={(next, value) =>
+            // Shown at once; the stream event confirms it.
+            model.tentatively(values, name, next, () => api('PATCH', `/streams/${c.stream_id}`, { [name]: value }))
+          }
+          onChange={(run) => void change.run(run, 'Saved.')}
+        />
+      ))}
+      {change.view}
+    </div>
+  );
+}
+
 function ChannelSettings({ channel: c }: { channel: Channel }) {
   // What is typed or chosen here; null until then (or when it is what the channel has), so a change made elsewhere shows.
   const [typedName, setName] = useState<string | null>(null);
@@ -337,6 +384,7 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
           Default channel: new users join it
         </label>
       )}
+      <ChannelPermissions channel={c} />
       <h4>Subscribers</h4>
       <ul class="org-people" aria-label={`Subscribers of #${c.name}`}>
         {members.map((u) => (

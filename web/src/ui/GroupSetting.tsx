@@ -9,8 +9,8 @@ export interface PermissionConfig {
   allowed_system_groups?: string[];
 }
 
-/** server_supported_permission_settings' configurations of one kind of setting: the organization's (`realm`) or a user group's (`group`). */
-export function permissionConfigs(kind: 'realm' | 'group'): Record<string, PermissionConfig> {
+/** server_supported_permission_settings' configurations of one kind of setting: the organization's (`realm`), a channel's (`stream`) or a user group's (`group`). */
+export function permissionConfigs(kind: 'realm' | 'stream' | 'group'): Record<string, PermissionConfig> {
   return (model.realm.server_supported_permission_settings as Record<string, Record<string, PermissionConfig>> | undefined)?.[kind] ?? {};
 }
 
