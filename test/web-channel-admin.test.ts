@@ -174,11 +174,11 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await ctx.close();
     }));
 
-  test('channel permissions: an administrator makes a channel one only administrators post to (the server has it, and refuses a member\u2019s message); a change made elsewhere shows', () =>
+  test('channel permissions: an administrator makes a channel one only administrators post to (the server has it, and refuses a member\u2019s message; her compose box says so); a change made elsewhere shows', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const ada = await t.makeUser({ password: PASSWORD, name: 'Ada Admin', role: 200 });
-      const bea = await t.makeUser({ name: 'Bea Member' });
+      const bea = await t.makeUser({ name: 'Bea Member', password: PASSWORD });
       const news = await makeChannel(owner, 'news', 'Announcements', [t.owner.id, ada.id, bea.id]);
       const groups = assertSuccess(await owner.get('/user_groups')).user_groups as Array<{ id: number; name: string; is_system_group: boolean }>;
       const sys = (name: string) => groups.find((g) => g.is_system_group && g.name === name)!.id;
@@ -196,6 +196,14 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       const refused = await t.client(bea).request('POST', '/messages', { type: 'stream', to: 'news', topic: 'hi', content: 'may I?' });
       assert.equal(refused.body.result, 'error');
       assertSuccess(await t.client(ada).request('POST', '/messages', { type: 'stream', to: 'news', topic: 'hi', content: 'news!' }));
+      // Bea's compose box says so before she sends.
+      const beaCtx = await newContext();
+      const beaPage = await loginPage(beaCtx, t.url, bea.email, PASSWORD);
+      await (await channelLink(beaPage, 'news')).click();
+      const compose = beaPage.getByRole('region', { name: 'Compose' });
+      await compose.getByText('You do not have permission to post in this channel.').waitFor();
+      assert.equal(await compose.getByRole('button', { name: 'Send', exact: true }).isDisabled(), true);
+      await beaCtx.close();
       // Changed elsewhere: shown.
       assertSuccess(await owner.patch(`/streams/${news}`, { can_send_message_group: JSON.stringify({ new: sys('role:moderators'), old: sys('role:administrators') }) }));
       await eventually(async () => (await selectedText(post)) === 'Moderators', 'moderators, from elsewhere');

@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChild, Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
-import { model, type Draft } from '../model.ts';
+import { model, type Draft, type GroupSettingValue } from '../model.ts';
 import { narrowToHash, placeKey, placeTerms, type Place, type Term } from '../narrow.ts';
 import { discardDraft, draftFor, draftSlot, draftTarget, saveDraft, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
 import { cx, fullTime, prepareHtml } from '../util.ts';
@@ -206,6 +206,9 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     return (subs.find((x) => !x.invite_only) ?? subs[0])?.stream_id;
   })();
   const effectiveStream = streamId !== undefined && model.subs.has(streamId) ? streamId : fallbackStream;
+  // The channel's can_send_message_group: who may post to it (the server decides; this says so before sending).
+  const sendGroup = effectiveStream === undefined ? undefined : (model.streams.get(effectiveStream) as { can_send_message_group?: GroupSettingValue } | undefined)?.can_send_message_group;
+  const mayPost = mode !== 'stream' || sendGroup === undefined || model.allows(model.me.user_id, sendGroup);
 
   // ---- drafts: saved a moment after the last change, and at once on leaving the conversation or the page
   function draftTargetNow(): DraftTarget | null {
@@ -358,6 +361,10 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     const text = content.trim();
     if (!text) {
       setError('Write a message first.');
+      return null;
+    }
+    if (!mayPost) {
+      setError('You do not have permission to post in this channel.');
       return null;
     }
     if (content.length > maxLength) {
@@ -646,6 +653,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
             {error}
           </p>
         )}
+        {!mayPost && !error && <p class="muted-text">You do not have permission to post in this channel.</p>}
         {formatting && preview === null && (
           <div class="format-bar" role="toolbar" aria-label="Formatting">
             {FORMAT_BUTTONS.map(([format, label, text]) => (
@@ -772,7 +780,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
           <button type="button" class="btn ghost small" aria-expanded={scheduling} onClick={() => setScheduling(!scheduling)}>
             Send later
           </button>
-          <button type="button" class="btn primary" onClick={() => void send()} disabled={uploads > 0 || content.length > maxLength}>
+          <button type="button" class="btn primary" onClick={() => void send()} disabled={uploads > 0 || content.length > maxLength || !mayPost}>
             Send
           </button>
         </div>
