@@ -81,4 +81,40 @@ await browserTests('the web client in Chromium: next unread topic and conversati
       await heading('Bob Sender, Carol Third');
       await ctx.close();
     }));
+
+  test('N goes through the unread followed topics only, in muted channels too', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = t.client(await t.makeUser({ password: PASSWORD, name: 'Bob Follow' }));
+      for (const c of [owner, bob]) assertSuccess(await c.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'design' }, { name: 'quietroom' }]) }));
+      const id = async (name: string) => assertSuccess(await owner.request('GET', '/get_stream_id', { stream: name })).stream_id as number;
+      const [design, quiet] = [await id('design'), await id('quietroom')];
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: quiet, property: 'is_muted', value: true }]) }));
+      for (const [streamId, topic] of [[design, 'watched'], [quiet, 'keep']] as const) {
+        assertSuccess(await owner.request('POST', '/user_topics', { stream_id: streamId, topic, visibility_policy: 3 }));
+      }
+      assertSuccess(await owner.request('POST', '/mark_all_as_read', {}));
+      const post = (to: string, topic: string) => bob.request('POST', '/messages', { type: 'stream', to, topic, content: `${topic} news` });
+      await post('design', 'watched');
+      await post('quietroom', 'keep');
+      await post('general', 'plain');
+
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const heading = (name: string) => page.getByRole('heading', { name, exact: true }).waitFor();
+      await heading('Starred messages');
+      await shortcut(page, 'N');
+      await heading('#design \u203a watched');
+      // (The next key once the page has marked it read and the server has that, as in the test above.)
+      const unreadTopics = async () =>
+        (assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow: JSON.stringify([{ operator: 'is', operand: 'unread' }]) })).messages as Array<{ subject: string }>).map((m) => m.subject);
+      await eventually(async () => !(await unreadTopics()).includes('watched'), 'watched marked read');
+      await shortcut(page, 'N');
+      await heading('#quietroom \u203a keep');
+      // general › plain is unread but not followed: N stays.
+      await shortcut(page, 'N');
+      await page.waitForTimeout(300);
+      await heading('#quietroom \u203a keep');
+      await ctx.close();
+    }));
 });

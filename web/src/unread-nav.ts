@@ -8,17 +8,25 @@
  * ones) first, then the newer ones. Conversations: newest first (by their
  * newest message), from the one after the conversation in view round to it.
  * Muted channels and topics are skipped, as in All messages' unread count.
+ * `N`: the same through followed topics only (in muted channels too).
  */
 import { model } from './model.ts';
 import type { Term } from './narrow.ts';
+
+/** A topic's visibility policy when the user follows it. */
+const FOLLOWED = 3;
 
 /** `list` from the item after `current` (the start if absent) round to the one before it. */
 function after<T>(list: T[], current: number): T[] {
   return current < 0 ? list : [...list.slice(current + 1), ...list.slice(0, current)];
 }
 
-/** The narrow of the next unread topic after the one in view (`terms`), or null when no other has unread messages. */
-export function nextUnreadTopic(terms: Term[]): Term[] | null {
+/**
+ * The narrow of the next unread topic after the one in view (`terms`), or
+ * null when no other has unread messages. `followedOnly` (Zulip's `N`): only
+ * followed topics, muted channels included.
+ */
+export function nextUnreadTopic(terms: Term[], followedOnly = false): Term[] | null {
   const channel = terms.find((t) => t.operator === 'channel' && !t.negated)?.operand;
   const topic = terms.find((t) => t.operator === 'topic' && !t.negated)?.operand;
   const here = typeof channel === 'number' ? channel : undefined;
@@ -27,8 +35,9 @@ export function nextUnreadTopic(terms: Term[]): Term[] | null {
   // Each channel's unread topics (by lowercase name), each with its name and newest message known.
   const byChannel = new Map<number, Map<string, { name: string; newest: number }>>();
   for (const [id, u] of model.unread) {
-    if (u.kind !== 'stream' || u.streamId === undefined || !model.inFeed(u)) continue;
+    if (u.kind !== 'stream' || u.streamId === undefined) continue;
     const name = u.topic ?? '';
+    if (followedOnly ? !model.subs.has(u.streamId) || model.topicPolicy(u.streamId, name) !== FOLLOWED : !model.inFeed(u)) continue;
     let topics = byChannel.get(u.streamId);
     if (!topics) byChannel.set(u.streamId, (topics = new Map()));
     const seen = topics.get(name.toLowerCase());

@@ -247,10 +247,10 @@ export function App() {
       } else if (e.key === 'x') {
         e.preventDefault();
         composeRef.current?.focus('dm');
-      } else if (e.key === 'n' || e.key === 'p') {
-        // Zulip's next unread topic (n) and next unread direct message (p).
+      } else if (e.key === 'n' || e.key === 'N' || e.key === 'p') {
+        // Zulip's next unread topic (n), next unread followed topic (N) and next unread direct message (p).
         e.preventDefault();
-        const next = e.key === 'n' ? nextUnreadTopic(terms) : nextUnreadDm(terms);
+        const next = e.key === 'p' ? nextUnreadDm(terms) : nextUnreadTopic(terms, e.key === 'N');
         if (next) location.hash = narrowToHash(next);
       }
     };

@@ -8,6 +8,7 @@ const SHORTCUTS: Array<[string, string]> = [
   ['c', 'New channel message'],
   ['x', 'New direct message'],
   ['n', 'Next topic with unread messages'],
+  ['N', 'Next followed topic with unread messages'],
   ['p', 'Next direct-message conversation with unread messages'],
   ['t', 'Recent conversations'],
   ['\u2193 j / \u2191 k', 'Select the next / previous message'],
