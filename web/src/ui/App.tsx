@@ -250,7 +250,9 @@ export function App() {
       } else if (e.key === 'n' || e.key === 'N' || e.key === 'p') {
         // Zulip's next unread topic (n), next unread followed topic (N) and next unread direct message (p).
         e.preventDefault();
-        const next = e.key === 'p' ? nextUnreadDm(terms) : nextUnreadTopic(terms, e.key === 'N');
+        // (From the address, not this handler's `terms`, which a key pressed right after going somewhere would find old.)
+        const here = viewAt(location.hash) ? [] : termsFromLocation();
+        const next = e.key === 'p' ? nextUnreadDm(here) : nextUnreadTopic(here, e.key === 'N');
         if (next) location.hash = narrowToHash(next);
       }
     };
