@@ -115,12 +115,13 @@ export async function startWebTestServer(env: Record<string, string> = {}): Prom
   const dist = await builtClient();
   const t = await startTestServer({ WEB_DIST_DIR: dist, ...env });
   // In these tests' organization (for the owner and everyone who joins)
-  // Enter sends (enter_sends) and the view stays where it is after sending
-  // (web_navigate_to_sent_message off): most tests type a message, press
-  // Enter and look on in the same view. Zulip's defaults have tests of their
-  // own (test/web-chat.test.ts).
+  // Enter sends (enter_sends), the view stays where it is after sending
+  // (web_navigate_to_sent_message off) and a channel clicked in the sidebar
+  // opens its feed (web_channel_default_view 2): most tests type a message,
+  // press Enter and look on in the same view, and open channels from the
+  // sidebar. Zulip's defaults have tests of their own (test/web-chat.test.ts).
   const owner = t.client(t.owner);
-  const testDefaults = { enter_sends: true, web_navigate_to_sent_message: false };
+  const testDefaults = { enter_sends: true, web_navigate_to_sent_message: false, web_channel_default_view: 2 };
   assertSuccess(await owner.request('PATCH', '/settings', testDefaults));
   assertSuccess(await owner.request('PATCH', '/realm/user_settings_defaults', testDefaults));
   const config = { ...t.server.svc.config, port: Number(new URL(t.url).port) };

@@ -308,6 +308,51 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test('Zulip\u2019s default for a click on a channel: its newest topic; or, as chosen in Settings, its newest unread topic, its feed, or its feed with all its topics listed', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      // (These tests' organization opens feeds; this one takes Zulip's default.)
+      assertSuccess(await owner.request('PATCH', '/realm/user_settings_defaults', { web_channel_default_view: 1 }));
+      const fay = await t.makeUser({ password: PASSWORD, name: 'Fay Clicks' });
+      const fayApi = t.client(fay);
+      assertSuccess(await fayApi.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'garden' }]) }));
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'garden' }]) }));
+      const post = (topic: string, by = owner) => by.request('POST', '/messages', { type: 'stream', to: 'garden', topic, content: `about ${topic}` });
+      await post('roses');
+      await post('tulips');
+      // Fay's own message: her newest topic, but nothing unread in it.
+      await post('weeds', fayApi);
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, fay.email, PASSWORD, '#narrow/is/starred');
+      await page.getByRole('heading', { name: 'Starred messages', exact: true }).waitFor();
+      const settings = async (label: string) => {
+        await page.getByRole('button', { name: 'Settings', exact: true }).click();
+        await page.getByRole('dialog', { name: 'Settings' }).getByLabel('A click on a channel in the sidebar opens').selectOption({ label });
+        await page.keyboard.press('Escape');
+      };
+      // The default: the newest topic.
+      await (await channelLink(page, 'garden')).click();
+      await page.getByRole('heading', { name: '#garden \u203a weeds', exact: true }).waitFor();
+      // The newest topic with unread messages.
+      await settings('Its newest topic with unread messages');
+      await eventually(async () => assertSuccess(await fayApi.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_channel_default_view === 4, 'the setting at the server');
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Starred/ }).click();
+      await (await channelLink(page, 'garden')).click();
+      await page.getByRole('heading', { name: '#garden \u203a tulips', exact: true }).waitFor();
+      // The feed.
+      await settings('The channel feed');
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Starred/ }).click();
+      await (await channelLink(page, 'garden')).click();
+      await page.getByRole('heading', { name: '#garden', exact: true }).waitFor();
+      // The feed, with every topic listed (a filter among them).
+      await settings('The channel feed, with all its topics listed');
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Starred/ }).click();
+      await (await channelLink(page, 'garden')).click();
+      await page.getByRole('heading', { name: '#garden', exact: true }).waitFor();
+      await page.getByRole('navigation', { name: 'Channels' }).getByLabel('Filter topics of #garden').waitFor();
+      await ctx.close();
+    }));
+
   test('a topic and message typed right after choosing a channel stay, and go to that channel', () =>
     withWebServer(async (t) => {
       const ctx = await newContext();

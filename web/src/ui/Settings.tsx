@@ -99,6 +99,13 @@ export function Settings({ onClose }: { onClose(): void }) {
           <option value="recent">Recent conversations</option>
           <option value="all_messages">All messages</option>
         </select>
+        <label for="set-channel-view">A click on a channel in the sidebar opens</label>
+        <select id="set-channel-view" value={String(model.settings.web_channel_default_view ?? 1)} onChange={(e) => void setSetting('web_channel_default_view', Number(e.currentTarget.value))}>
+          <option value="1">Its newest topic</option>
+          <option value="4">Its newest topic with unread messages</option>
+          <option value="2">The channel feed</option>
+          <option value="3">The channel feed, with all its topics listed</option>
+        </select>
         <label for="set-mark-read">Mark messages as read when they scroll into view</label>
         <select id="set-mark-read" value={String(model.settings.web_mark_read_on_scroll_policy ?? 1)} onChange={(e) => void setSetting('web_mark_read_on_scroll_policy', Number(e.currentTarget.value))}>
           <option value="1">Always</option>

@@ -16,6 +16,29 @@ function Count({ n, muted, what = 'unread' }: { n: number; muted?: boolean; what
   );
 }
 
+/**
+ * Opens a channel as the user's web_channel_default_view says (Zulip's): 1
+ * (the default) its newest topic, 2 its feed, 3 its feed with all its topics
+ * listed (true: the caller lists them), 4 its newest topic with unread
+ * messages (else its newest topic). A channel without topics opens its feed.
+ */
+async function openChannel(streamId: number): Promise<boolean> {
+  const view = Number(model.settings.web_channel_default_view ?? 1);
+  const feed: Term[] = [{ operator: 'channel', operand: streamId }];
+  let topic: string | undefined;
+  if (view === 1 || view === 4) {
+    if (!model.topics.has(streamId)) await model.loadTopics(streamId);
+    const topics = model.topics.get(streamId) ?? [];
+    if (view === 4) {
+      const unread = model.unreadByTopic(streamId);
+      topic = topics.find((t) => (unread.get(t.name.toLowerCase()) ?? 0) > 0)?.name;
+    }
+    topic ??= topics[0]?.name;
+  }
+  location.hash = narrowToHash(topic === undefined ? feed : [...feed, { operator: 'topic', operand: topic }]);
+  return view === 3;
+}
+
 /** The "@" beside a channel or topic with unread messages that mention the user (as Zulip's sidebar). */
 function MentionMark({ on }: { on: boolean }) {
   if (!on) return null;
@@ -185,6 +208,12 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
       <li key={s.stream_id} class={cx('channel', open && 'open')}>
         <a
           href={narrowToHash(chTerms)}
+          onClick={(e) => {
+            // Where a click on a channel goes: the user's web_channel_default_view (the link itself is the channel's feed).
+            if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+            e.preventDefault();
+            void openChannel(s.stream_id).then((listAll) => listAll && showAllTopics(s.stream_id));
+          }}
           class={cx('side-item', active && 'active', s.is_muted && 'is-muted')}
           aria-current={active ? 'page' : undefined}
           title={s.description || s.name}
