@@ -320,8 +320,9 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const post = (topic: string, by = owner) => by.request('POST', '/messages', { type: 'stream', to: 'garden', topic, content: `about ${topic}` });
       await post('roses');
       await post('tulips');
-      // Fay's own message: her newest topic, but nothing unread in it.
-      await post('weeds', fayApi);
+      // Fay's own message: her newest topic, but nothing unread in it (sent through the API, it starts unread: read now).
+      const weeds = assertSuccess(await post('weeds', fayApi)).id as number;
+      assertSuccess(await fayApi.request('POST', '/messages/flags', { messages: JSON.stringify([weeds]), op: 'add', flag: 'read' }));
       const ctx = await newContext();
       const page = await loginToView(ctx, t.url, fay.email, PASSWORD, '#narrow/is/starred');
       await page.getByRole('heading', { name: 'Starred messages', exact: true }).waitFor();
@@ -329,6 +330,13 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
         await page.getByRole('button', { name: 'Settings', exact: true }).click();
         await page.getByRole('dialog', { name: 'Settings' }).getByLabel('A click on a channel in the sidebar opens').selectOption({ label });
         await page.keyboard.press('Escape');
+        await page.getByRole('dialog', { name: 'Settings' }).waitFor({ state: 'detached' });
+      };
+      /** Starred (nothing there), then a click on the channel. */
+      const fromStarred = async () => {
+        await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Starred/ }).click();
+        await page.getByRole('heading', { name: 'Starred messages', exact: true }).waitFor();
+        await (await channelLink(page, 'garden')).click();
       };
       // The default: the newest topic.
       await (await channelLink(page, 'garden')).click();
@@ -336,18 +344,15 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       // The newest topic with unread messages.
       await settings('Its newest topic with unread messages');
       await eventually(async () => assertSuccess(await fayApi.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_channel_default_view === 4, 'the setting at the server');
-      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Starred/ }).click();
-      await (await channelLink(page, 'garden')).click();
+      await fromStarred();
       await page.getByRole('heading', { name: '#garden \u203a tulips', exact: true }).waitFor();
       // The feed.
       await settings('The channel feed');
-      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Starred/ }).click();
-      await (await channelLink(page, 'garden')).click();
+      await fromStarred();
       await page.getByRole('heading', { name: '#garden', exact: true }).waitFor();
       // The feed, with every topic listed (a filter among them).
       await settings('The channel feed, with all its topics listed');
-      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Starred/ }).click();
-      await (await channelLink(page, 'garden')).click();
+      await fromStarred();
       await page.getByRole('heading', { name: '#garden', exact: true }).waitFor();
       await page.getByRole('navigation', { name: 'Channels' }).getByLabel('Filter topics of #garden').waitFor();
       await ctx.close();

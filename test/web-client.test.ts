@@ -250,7 +250,9 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       assert.equal(await search.inputValue(), `sender:${bob.email} `);
       await search.press('Enter');
       await eventually(async () => (await rows.count()) === 3, "Bob's three messages");
+      await eventually(async () => (await search.inputValue()) === `sender:${bob.email}`, 'the search in the box');
       await search.fill('');
+      await search.click();
       await search.pressSequentially('gene');
       await suggestions.getByRole('option', { name: /^#general/ }).waitFor();
       await search.press('Tab');
