@@ -34,6 +34,61 @@ export function SettingCheck({
   );
 }
 
+/**
+ * A user setting with a few values, as a select (`fallback` when the server
+ * has not said; a number setting's values are numbers): the user's own
+ * (`values` model.settings), or another set's such as the organization's
+ * defaults for new users.
+ */
+export function SettingSelect<T extends string | number>({
+  id,
+  property,
+  label,
+  choices,
+  fallback,
+  setSetting,
+  values = model.settings,
+}: {
+  id: string;
+  property: string;
+  label: string;
+  choices: ReadonlyArray<readonly [T, string]>;
+  fallback: T;
+  setSetting: SetSetting;
+  values?: Record<string, unknown>;
+}) {
+  return (
+    <>
+      <label for={id}>{label}</label>
+      <select
+        id={id}
+        value={String(values[property] ?? fallback)}
+        onChange={(e) => void setSetting(property, typeof fallback === 'number' ? Number(e.currentTarget.value) : e.currentTarget.value)}
+      >
+        {choices.map(([v, text]) => (
+          <option key={v} value={String(v)}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
+/** Zulip's color_scheme values, as offered. */
+export const THEMES: Array<[number, string]> = [
+  [1, 'Same as the system'],
+  [3, 'Light'],
+  [2, 'Dark'],
+];
+
+/** Zulip's web_home_view values. */
+export const HOME_VIEWS: Array<[string, string]> = [
+  ['inbox', 'Inbox'],
+  ['recent', 'Recent conversations'],
+  ['all_messages', 'All messages'],
+];
+
 /** Zulip's email_address_visibility values: who can see a user's real email address. */
 export const EMAIL_VISIBILITY: Array<[number, string]> = [
   [1, 'Admins, moderators, members and guests'],
@@ -133,14 +188,7 @@ export function Account({ setSetting }: { setSetting: SetSetting }) {
         </div>
         {change.view}
       </form>
-      <label for="set-email-visibility">Who can see my email address</label>
-      <select id="set-email-visibility" value={String(model.settings.email_address_visibility ?? 1)} onChange={(e) => void setSetting('email_address_visibility', Number(e.currentTarget.value))}>
-        {EMAIL_VISIBILITY.map(([v, label]) => (
-          <option key={v} value={String(v)}>
-            {label}
-          </option>
-        ))}
-      </select>
+      <SettingSelect id="set-email-visibility" property="email_address_visibility" label="Who can see my email address" choices={EMAIL_VISIBILITY} fallback={1} setSetting={setSetting} />
       <SettingCheck property="presence_enabled" label="Let others see when I am online" setSetting={setSetting} />
       <SettingCheck property="allow_private_data_export" label="Let administrators export my private data" setSetting={setSetting} on={false} />
       <label for="set-timezone">Time zone</label>

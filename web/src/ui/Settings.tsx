@@ -5,7 +5,7 @@ import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
 import { EmojiPicker, PickedEmoji, type Picked } from './Emoji.tsx';
 import { ErrorLine, ImageChoice, useAction, useRequest } from './request.tsx';
-import { Account, AwayNotifications, SettingCheck } from './Account.tsx';
+import { Account, AwayNotifications, HOME_VIEWS, SettingCheck, SettingSelect, THEMES } from './Account.tsx';
 import { Avatar } from './Avatar.tsx';
 import { fullTime, uploadedAvatarUrl } from '../util.ts';
 import { Bots } from './Bots.tsx';
@@ -81,37 +81,16 @@ export function Settings({ onClose }: { onClose(): void }) {
       <section>
         <h2>Display</h2>
         <SettingCheck property="twenty_four_hour_time" label="24-hour time" setSetting={setSetting} on={false} />
-        <label for="set-theme">Theme</label>
-        <select id="set-theme" value={String(model.settings.color_scheme ?? 1)} onChange={(e) => void setSetting('color_scheme', Number(e.currentTarget.value))}>
-          <option value="1">Same as the system</option>
-          <option value="3">Light</option>
-          <option value="2">Dark</option>
-        </select>
+        <SettingSelect id="set-theme" property="color_scheme" label="Theme" choices={THEMES} fallback={1} setSetting={setSetting} />
         <SettingCheck property="web_left_sidebar_show_channel_folders" label="Group channels by folder in the left sidebar" setSetting={setSetting} />
         <SettingCheck property="starred_message_counts" label="Show how many messages I have starred" setSetting={setSetting} />
         <SettingCheck property="display_emoji_reaction_users" label="Show who reacted, in place of the count, while a message has few reactions" setSetting={setSetting} />
         <SettingCheck property="receives_typing_notifications" label="Show when others are typing" setSetting={setSetting} />
         <SettingCheck property="web_navigate_to_sent_message" label="After sending a message, go to its conversation (unless it alone is in view)" setSetting={setSetting} />
         <SettingCheck property="enter_sends" label="Enter sends the message (else Ctrl+Enter sends, and Enter starts a new line)" setSetting={setSetting} on={false} />
-        <label for="set-home">Home view</label>
-        <select id="set-home" value={model.settings.web_home_view ?? 'inbox'} onChange={(e) => void setSetting('web_home_view', e.currentTarget.value)}>
-          <option value="inbox">Inbox</option>
-          <option value="recent">Recent conversations</option>
-          <option value="all_messages">All messages</option>
-        </select>
-        <label for="set-channel-view">A click on a channel in the sidebar opens</label>
-        <select id="set-channel-view" value={String(model.settings.web_channel_default_view ?? 1)} onChange={(e) => void setSetting('web_channel_default_view', Number(e.currentTarget.value))}>
-          <option value="1">Its newest topic</option>
-          <option value="4">Its newest topic with unread messages</option>
-          <option value="2">The channel feed</option>
-          <option value="3">The channel feed, with all its topics listed</option>
-        </select>
-        <label for="set-mark-read">Mark messages as read when they scroll into view</label>
-        <select id="set-mark-read" value={String(model.settings.web_mark_read_on_scroll_policy ?? 1)} onChange={(e) => void setSetting('web_mark_read_on_scroll_policy', Number(e.currentTarget.value))}>
-          <option value="1">Always</option>
-          <option value="2">Only in conversation views (a topic or a direct-message conversation)</option>
-          <option value="3">Never</option>
-        </select>
+        <SettingSelect id="set-home" property="web_home_view" label="Home view" choices={HOME_VIEWS} fallback="inbox" setSetting={setSetting} />
+        <SettingSelect id="set-channel-view" property="web_channel_default_view" label="A click on a channel in the sidebar opens" choices={CHANNEL_VIEWS} fallback={1} setSetting={setSetting} />
+        <SettingSelect id="set-mark-read" property="web_mark_read_on_scroll_policy" label="Mark messages as read when they scroll into view" choices={MARK_READ} fallback={1} setSetting={setSetting} />
         <SettingCheck property="send_read_receipts" label="Let others see when I have read messages" setSetting={setSetting} />
         <label class="check">
           <input type="checkbox" checked={model.settings.send_stream_typing_notifications !== false && model.settings.send_private_typing_notifications !== false} onChange={async (e) => {
@@ -221,6 +200,21 @@ function Notifications({ setSetting }: { setSetting(property: string, value: unk
   );
 }
 
+/** Zulip's web_channel_default_view values, as offered. */
+const CHANNEL_VIEWS: Array<[number, string]> = [
+  [1, 'Its newest topic'],
+  [4, 'Its newest topic with unread messages'],
+  [2, 'The channel feed'],
+  [3, 'The channel feed, with all its topics listed'],
+];
+
+/** Zulip's web_mark_read_on_scroll_policy values. */
+const MARK_READ: Array<[number, string]> = [
+  [1, 'Always'],
+  [2, 'Only in conversation views (a topic or a direct-message conversation)'],
+  [3, 'Never'],
+];
+
 /** Zulip's values for automatically following or unmuting topics. */
 const TOPIC_POLICIES: Array<[number, string]> = [
   [1, 'Topics I participate in'],
@@ -234,23 +228,18 @@ const TOPIC_POLICIES: Array<[number, string]> = [
  * user as they write in them, and following topics where they are mentioned.
  */
 function TopicPolicies({ setSetting }: { setSetting(property: string, value: unknown): Promise<void> }) {
-  const select = (property: string, label: string, fallback: number) => (
-    <>
-      <label for={`set-${property}`}>{label}</label>
-      <select id={`set-${property}`} value={String(model.settings[property] ?? fallback)} onChange={(e) => void setSetting(property, Number(e.currentTarget.value))}>
-        {TOPIC_POLICIES.map(([v, text]) => (
-          <option key={v} value={String(v)}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </>
-  );
   return (
     <>
       <h3>Topics</h3>
-      {select('automatically_follow_topics_policy', 'Automatically follow topics', 3)}
-      {select('automatically_unmute_topics_in_muted_streams_policy', 'Automatically unmute topics in muted channels', 2)}
+      <SettingSelect id="set-automatically_follow_topics_policy" property="automatically_follow_topics_policy" label="Automatically follow topics" choices={TOPIC_POLICIES} fallback={3} setSetting={setSetting} />
+      <SettingSelect
+        id="set-automatically_unmute_topics_in_muted_streams_policy"
+        property="automatically_unmute_topics_in_muted_streams_policy"
+        label="Automatically unmute topics in muted channels"
+        choices={TOPIC_POLICIES}
+        fallback={2}
+        setSetting={setSetting}
+      />
       <SettingCheck property="automatically_follow_topics_where_mentioned" label="Automatically follow topics where I am mentioned" setSetting={setSetting} />
     </>
   );

@@ -8,7 +8,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model } from '../model.ts';
-import { EMAIL_VISIBILITY, SettingCheck } from './Account.tsx';
+import { EMAIL_VISIBILITY, HOME_VIEWS, SettingCheck, SettingSelect, THEMES } from './Account.tsx';
 import { useAction } from './request.tsx';
 
 /** The true-or-false defaults offered, with their labels and their value when the server has not said. */
@@ -41,26 +41,9 @@ export function UserDefaults() {
       {open && (
         <div id="user-defaults" class="settings-group" role="group" aria-label="Default settings for new users">
           <p class="muted-text">People who join from now on start with these; everyone can change their own, and people already here keep theirs.</p>
-          <label for="defaults-theme">Theme</label>
-          <select id="defaults-theme" value={String(values.color_scheme ?? 1)} onChange={(e) => void setDefault('color_scheme', Number(e.currentTarget.value))}>
-            <option value="1">Same as the system</option>
-            <option value="3">Light</option>
-            <option value="2">Dark</option>
-          </select>
-          <label for="defaults-home">Home view</label>
-          <select id="defaults-home" value={values.web_home_view ?? 'inbox'} onChange={(e) => void setDefault('web_home_view', e.currentTarget.value)}>
-            <option value="inbox">Inbox</option>
-            <option value="recent">Recent conversations</option>
-            <option value="all_messages">All messages</option>
-          </select>
-          <label for="defaults-email">Who can see their email address</label>
-          <select id="defaults-email" value={String(values.email_address_visibility ?? 1)} onChange={(e) => void setDefault('email_address_visibility', Number(e.currentTarget.value))}>
-            {EMAIL_VISIBILITY.map(([v, label]) => (
-              <option key={v} value={String(v)}>
-                {label}
-              </option>
-            ))}
-          </select>
+          <SettingSelect id="defaults-theme" property="color_scheme" label="Theme" choices={THEMES} fallback={1} values={values} setSetting={setDefault} />
+          <SettingSelect id="defaults-home" property="web_home_view" label="Home view" choices={HOME_VIEWS} fallback="inbox" values={values} setSetting={setDefault} />
+          <SettingSelect id="defaults-email" property="email_address_visibility" label="Who can see their email address" choices={EMAIL_VISIBILITY} fallback={1} values={values} setSetting={setDefault} />
           {CHECKS.map(([property, label, on]) => (
             <SettingCheck key={property} property={property} label={label} on={on} values={values} setSetting={setDefault} />
           ))}
