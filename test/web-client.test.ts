@@ -363,6 +363,15 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await eventually(async () => (await box.inputValue()) === '', 'the box emptied');
       const newest = async () => assertSuccess(await t.client(t.owner).request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: 'false' })).messages[0];
       await eventually(async () => (await newest()).content === 'x'.repeat(10000), 'the whole message at the server');
+      // Characters as the server counts them: an emoji is one (two UTF-16 units).
+      await box.fill('\u{1F600}'.repeat(9500));
+      assert.equal(await length.textContent(), '9500/10000');
+      const emojiEnd = 'x'.repeat(9999) + '\u{1F600}';
+      await box.fill(emojiEnd);
+      assert.equal(await length.textContent(), '10000/10000');
+      assert.equal(await compose.getByRole('button', { name: 'Send', exact: true }).isDisabled(), false);
+      await box.press('Enter');
+      await eventually(async () => (await newest()).content === emojiEnd, 'the emoji-ended message whole at the server');
       await ctx.close();
     }));
 

@@ -263,3 +263,19 @@ export function autoFocusOnce(el: HTMLElement | null): void {
 export function zuliprc(email: string, apiKey: string): string {
   return `[api]\nemail=${email}\nkey=${apiKey}\nsite=${location.origin}\n`;
 }
+
+/** How many characters (Unicode code points) a text has, as the server counts a message's length: a UTF-16 surrogate pair is one. */
+export function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}

@@ -1,10 +1,10 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ComponentChild, Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
 import { model, type Draft, type GroupSettingValue } from '../model.ts';
 import { narrowToHash, placeKey, placeTerms, type Place, type Term } from '../narrow.ts';
 import { discardDraft, draftFor, draftSlot, draftTarget, saveDraft, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
-import { cx, fullTime, prepareHtml } from '../util.ts';
+import { codePoints, cx, fullTime, prepareHtml } from '../util.ts';
 import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker } from './Emoji.tsx';
@@ -112,7 +112,9 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [scheduling, setScheduling] = useState(false);
   /** The longest message the server keeps whole, and from what length the box says how long it is (Zulip's web app: the last tenth). */
   const maxLength = Number(model.realm.max_message_length ?? 10000);
-  const showLength = content.length > maxLength * 0.9;
+  /** The length as the server counts it: characters (code points), so an emoji is one, not two UTF-16 units. */
+  const length = useMemo(() => codePoints(content), [content]);
+  const showLength = length > maxLength * 0.9;
   /** Whether the view went to the conversation of a message just sent (a banner says so), and its address. */
   const [jumped, setJumped] = useState(false);
   const jumpedTo = useRef<string | null>(null);
@@ -367,7 +369,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       setError('You do not have permission to post in this channel.');
       return null;
     }
-    if (content.length > maxLength) {
+    if (length > maxLength) {
       // (The server would cut it, as Zulip's does.)
       setError(`Message length shouldn't be greater than ${maxLength} characters.`);
       return null;
@@ -770,8 +772,8 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
             {preview !== null ? 'Edit' : 'Preview'}
           </button>
           {showLength && (
-            <span class={cx('message-length', content.length > maxLength && 'over')} aria-label={`${content.length} of ${maxLength} characters`}>
-              {content.length}/{maxLength}
+            <span class={cx('message-length', length > maxLength && 'over')} aria-label={`${length} of ${maxLength} characters`}>
+              {length}/{maxLength}
             </span>
           )}
           <span class="hint" title={uploads ? undefined : sendKeysHint()}>
@@ -780,7 +782,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
           <button type="button" class="btn ghost small" aria-expanded={scheduling} onClick={() => setScheduling(!scheduling)}>
             Send later
           </button>
-          <button type="button" class="btn primary" onClick={() => void send()} disabled={uploads > 0 || content.length > maxLength || !mayPost}>
+          <button type="button" class="btn primary" onClick={() => void send()} disabled={uploads > 0 || length > maxLength || !mayPost}>
             Send
           </button>
         </div>
