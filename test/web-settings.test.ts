@@ -558,7 +558,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
 
       // Changed elsewhere: shown here.
       assertSuccess(await owner.request('PATCH', '/realm/user_settings_defaults', { web_home_view: 'recent', enable_sounds: false }));
-      await eventually(async () => (await panel.getByLabel('Home view').inputValue()) === 'recent', 'the home view default from elsewhere');
+      await eventually(async () => (await panel.getByLabel('Home view', { exact: true }).inputValue()) === 'recent', 'the home view default from elsewhere');
       await eventually(async () => !(await panel.getByLabel('Sounds for direct messages and mentions').isChecked()), 'the sounds default from elsewhere');
       await ctx.close();
 
@@ -579,7 +579,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '');
       await page.getByRole('heading', { name: 'Inbox', exact: true }).waitFor();
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const home = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Home view');
+      const home = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Home view', { exact: true });
       assert.equal(await home.inputValue(), 'inbox');
 
       await home.selectOption('recent');
@@ -610,6 +610,73 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await page.goto(`${t.url}/`);
       await page.getByRole('log', { name: 'History' }).waitFor();
       assert.equal(await page.getByRole('heading', { name: 'All messages', exact: true }).count(), 1);
+      await ctx.close();
+    }));
+  test('Escape: closes what is open, leaves a field, else goes to the home view (Zulip\u2019s web_escape_navigates_to_home_view, chosen in Settings); Ctrl+[ always', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const escapeAtServer = async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_escape_navigates_to_home_view as boolean;
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'escape', content: 'an escape message' }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/channel/general');
+      const general = page.getByRole('heading', { name: '#general', exact: true });
+      const inbox = page.getByRole('heading', { name: 'Inbox', exact: true });
+      await general.waitFor();
+      await page.getByText('an escape message').waitFor();
+      // In the compose box, Escape leaves the box and the view stays.
+      const box = page.getByLabel('Message', { exact: true });
+      await box.click();
+      await page.keyboard.press('Escape');
+      await eventually(async () => !(await box.evaluate((el) => el === (globalThis as any).document.activeElement)), 'the box left');
+      // A dialog closes and the view stays.
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const settings = page.getByRole('dialog', { name: 'Settings' });
+      await settings.waitFor();
+      await page.keyboard.press('Escape');
+      await settings.waitFor({ state: 'detached' });
+      // A menu closes and the view stays.
+      const row = page.locator('article.message-row').filter({ hasText: 'an escape message' });
+      await row.hover();
+      await row.getByRole('button', { name: 'More actions' }).click();
+      const menu = page.getByRole('menu');
+      await menu.waitFor();
+      await page.keyboard.press('Escape');
+      await menu.waitFor({ state: 'detached' });
+      assert.equal(await general.count(), 1);
+      assert.equal(await inbox.count(), 0);
+      // Nothing open: the home view (the inbox), at the empty address.
+      await page.keyboard.press('Escape');
+      await inbox.waitFor();
+      assert.equal(new URL(page.url()).hash, '');
+      // Back to the channel with the browser's Back.
+      await page.goBack();
+      await general.waitFor();
+
+      // Turned off in Settings: Escape stays; Ctrl+[ still goes home.
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const check = settings.getByRole('checkbox', { name: 'Escape goes to the home view (when nothing else is open)' });
+      assert.equal(await check.isChecked(), true);
+      await check.uncheck();
+      await eventually(async () => (await escapeAtServer()) === false, 'the setting off at the server');
+      await page.keyboard.press('Escape');
+      await settings.waitFor({ state: 'detached' });
+      await page.keyboard.press('Escape');
+      await page.getByText('an escape message').click();
+      await page.keyboard.press('Escape');
+      assert.equal(await general.count(), 1);
+      assert.equal(await inbox.count(), 0);
+      await page.keyboard.press('Control+BracketLeft');
+      await inbox.waitFor();
+      // Changed elsewhere: followed at once.
+      await page.goBack();
+      await general.waitFor();
+      assertSuccess(await owner.request('PATCH', '/settings', { web_escape_navigates_to_home_view: true }));
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await eventually(async () => await check.isChecked(), 'the change shown in Settings');
+      await page.keyboard.press('Escape');
+      await settings.waitFor({ state: 'detached' });
+      await page.keyboard.press('Escape');
+      await inbox.waitFor();
       await ctx.close();
     }));
   test("account and notifications away: each choice saved at the server and changes elsewhere shown; the time zone; who can see the email address; a new email confirmed from its link; deactivating one's account (not the only owner's)", () =>

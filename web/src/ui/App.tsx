@@ -45,6 +45,15 @@ function viewAt(hash: string): string | null {
   return null;
 }
 
+/** The address of the user's home view (Zulip's set_hash_to_home_view): the empty one, unless the view is already there under its own name. */
+function goHome(): void {
+  const home = model.settings.web_home_view;
+  const named = home === 'inbox' ? '#inbox' : home === 'recent' ? '#recent' : '#feed';
+  if (location.hash === '' || location.hash === '#' || location.hash === named) return;
+  history.pushState(null, '', location.pathname + location.search);
+  dispatchEvent(new HashChangeEvent('hashchange'));
+}
+
 const isNear = (t: Term) => t.operator === 'near' || t.operator === 'with';
 
 /**
@@ -224,11 +233,17 @@ export function App() {
     const onKey = (e: KeyboardEvent) => {
       const el = e.target as HTMLElement;
       const typing = el.closest('input, textarea, select, [contenteditable]');
-      if (e.key === 'Escape') {
-        // The newest dialog (a user's card, Settings, Channels, a message's history) closes; else a sidebar shown over the app; else a field is left.
+      // Escape, and Ctrl+[ as Zulip's: the newest dialog (a user's card, Settings, Channels, a message's history) closes; else a field is
+      // left; else a sidebar shown over the app closes; else the home view (Escape only while web_escape_navigates_to_home_view is on, its default).
+      // (Menus, pickers, suggestions and the edit box close on their own Escape, which goes no further.)
+      if (e.key === 'Escape' || (e.key === '[' && e.ctrlKey && !e.altKey && !e.metaKey)) {
         if (closeNewestModal()) return;
-        if (drawerOpen.current) setDrawer(null);
-        else if (typing) (el as HTMLElement).blur();
+        if (typing) (el as HTMLElement).blur();
+        else if (drawerOpen.current) setDrawer(null);
+        else if (e.key === '[' || model.settings.web_escape_navigates_to_home_view !== false) {
+          e.preventDefault();
+          goHome();
+        }
         return;
       }
       if (typing || e.ctrlKey || e.metaKey || e.altKey) return;

@@ -87,6 +87,7 @@ export function Settings({ onClose }: { onClose(): void }) {
         <SettingCheck property="display_emoji_reaction_users" label="Show who reacted, in place of the count, while a message has few reactions" setSetting={setSetting} />
         <SettingCheck property="receives_typing_notifications" label="Show when others are typing" setSetting={setSetting} />
         <SettingCheck property="web_navigate_to_sent_message" label="After sending a message, go to its conversation (unless it alone is in view)" setSetting={setSetting} />
+        <SettingCheck property="web_escape_navigates_to_home_view" label="Escape goes to the home view (when nothing else is open)" setSetting={setSetting} />
         <SettingCheck property="enter_sends" label="Enter sends the message (else Ctrl+Enter sends, and Enter starts a new line)" setSetting={setSetting} on={false} />
         <SettingSelect id="set-home" property="web_home_view" label="Home view" choices={HOME_VIEWS} fallback="inbox" setSetting={setSetting} />
         <SettingSelect id="set-channel-view" property="web_channel_default_view" label="A click on a channel in the sidebar opens" choices={CHANNEL_VIEWS} fallback={1} setSetting={setSetting} />

@@ -34,7 +34,6 @@ const MORE_SHORTCUTS: Array<[string, string]> = [
   ['Ctrl+b / Ctrl+i', 'Bold / italic (in the compose box)'],
   ['Ctrl+Shift+l', 'A link (in the compose box)'],
   ['\u2191 \u2193', 'Move between conversations (Inbox, Recent conversations) and suggestions'],
-  ['Esc', 'Close a dialog or a card; leave a field'],
 ];
 
 /** The keyboard shortcuts (the ? key). */
@@ -48,8 +47,13 @@ export function Shortcuts({ onClose }: { onClose(): void }) {
         ['Ctrl+Enter', 'Send the message (in the compose box)'],
         ['Enter', 'New line (in the compose box)'],
       ];
+  // Escape goes on to the home view as the user's web_escape_navigates_to_home_view says; Ctrl+[ always.
+  const escape: Array<[string, string]> = [
+    ['Esc', model.settings.web_escape_navigates_to_home_view !== false ? 'Close a dialog or a card; leave a field; else go to the home view' : 'Close a dialog or a card; leave a field'],
+    ['Ctrl+[', 'As Esc, going to the home view in the end'],
+  ];
   // Which keys send and which start a new line, as the user's enter_sends says.
-  const shown = [...SHORTCUTS, ...sendKeys, ...MORE_SHORTCUTS];
+  const shown = [...SHORTCUTS, ...sendKeys, ...MORE_SHORTCUTS, ...escape];
   return (
     <Dialog id="shortcuts-title" title="Keyboard shortcuts" onClose={onClose}>
       <table class="shortcuts" aria-labelledby="shortcuts-title">

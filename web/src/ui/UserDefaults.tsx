@@ -15,6 +15,7 @@ import { useAction } from './request.tsx';
 const CHECKS: Array<[property: string, label: string, on: boolean]> = [
   ['twenty_four_hour_time', '24-hour time', false],
   ['enter_sends', 'Enter sends the message (else Ctrl+Enter)', false],
+  ['web_escape_navigates_to_home_view', 'Escape goes to the home view', true],
   ['send_read_receipts', 'Let others see when they have read messages', true],
   ['presence_enabled', 'Let others see when they are online', true],
   ['enable_drafts_synchronization', 'Keep their drafts at the server', true],
