@@ -759,11 +759,13 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
-  test('a long message shows condensed until "Show more", and "Show less" condenses it again; a short one has no button', () =>
+  test('a long message shows condensed until "Show more", and "Show less" condenses it again; a short one has no button; long is a height, measured again in a window of another size', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const lines = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join('\n');
       assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'long', content: `A long log:\n\`\`\`\n${lines}\n\`\`\`` }));
+      // One paragraph, long by its height alone.
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'long', content: `A long paragraph: ${'word '.repeat(1000)}` }));
       assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'long', content: 'short and sweet' }));
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
@@ -776,7 +778,17 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await eventually(async () => !(await cut()), 'shown whole');
       await row.getByRole('button', { name: 'Show less' }).click();
       await eventually(() => cut(), 'condensed again');
+      const paragraph = messageRow(page, 'A long paragraph');
+      assert.equal(await paragraph.locator('.message-content').evaluate((el) => el.scrollHeight > el.clientHeight + 1), true, 'the paragraph condensed');
+      await paragraph.getByRole('button', { name: 'Show more' }).waitFor();
       assert.equal(await messageRow(page, 'short and sweet').getByRole('button', { name: /Show (more|less)/ }).count(), 0);
+      // A window tall enough for both (the cutoff grows with it): shown whole, without the button.
+      await page.setViewportSize({ width: 1280, height: 2600 });
+      await eventually(async () => (await page.getByRole('button', { name: /Show (more|less)/ }).count()) === 0, 'no message long in a tall window');
+      assert.equal(await cut(), false);
+      // Back to a small one: condensed again.
+      await page.setViewportSize({ width: 1280, height: 720 });
+      await eventually(async () => (await paragraph.getByRole('button', { name: 'Show more' }).count()) === 1, 'the paragraph long again');
       await ctx.close();
     }));
 

@@ -7,7 +7,7 @@ import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker, Emoji } from './Emoji.tsx';
 import { ReminderForm } from './Scheduled.tsx';
-import { autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, remembered, withCopyButtons } from '../util.ts';
+import { autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, withCopyButtons } from '../util.ts';
 import { Lightbox } from './Lightbox.tsx';
 import { Menu } from './Dialog.tsx';
 import { Avatar } from './Avatar.tsx';
@@ -46,20 +46,16 @@ function contentHtml(m: Message): string {
 }
 
 /**
- * Whether a message is long enough to show condensed behind "Show more" (as
- * Zulip condenses long messages): judged from its rendered HTML (its
- * paragraphs, list items, lines and code lines), so a row has its height
- * from its first render and the list does not jump.
+ * The heights past which a message's content is long, condensed behind "Show
+ * more" (Zulip's condense.ts): 0.65 of the window's height for a message read
+ * when first shown, and for one unread then the window less 12 em (room for
+ * what is around it), so that a message being read does not condense under
+ * its reader; each at least 35 em.
  */
-function isLong(html: string): boolean {
-  return remembered(longCache, 5000, html, () => {
-    if (html.length > 6000) return true;
-    const blocks = (html.match(/<(p|li|br|tr|h[1-6]|blockquote)\b/g) ?? []).length;
-    const codeLines = [...html.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].reduce((n, m) => n + m[1]!.split('\n').length, 0);
-    return blocks + codeLines > 24;
-  });
+function longCutoffs(): { read: number; unread: number } {
+  const em = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+  return { read: Math.max(35 * em, 0.65 * innerHeight), unread: Math.max(35 * em, innerHeight - 12 * em) };
 }
-const longCache = new Map<string, boolean>();
 
 /**
  * Whether messages seen in this narrow are marked read (the user's
@@ -106,6 +102,11 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   const [revealed, setRevealed] = useState<ReadonlySet<number>>(new Set());
   /** Long messages shown whole ("Show more"). */
   const [expanded, setExpanded] = useState<ReadonlySet<number>>(new Set());
+  /** Whether each message's content, as rendered, is long (measured after its render; see measureLong), with the content measured. */
+  const measured = useRef(new Map<number, { content: string; long: boolean }>());
+  /** Messages that were unread when first measured: they have the longer cutoff (longCutoffs). */
+  const unreadWhenShown = useRef(new Set<number>());
+  const [, setMeasures] = useState(0);
   /** The message whose "More actions" menu is open. */
   const [menu, setMenu] = useState<number | null>(null);
   const [historyOf, setHistoryOf] = useState<Message | null>(null);
@@ -158,9 +159,61 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     }
   }
 
+  /**
+   * Measures the rendered messages not measured yet (or edited since): whether
+   * each is long. True if one is, as it was then rendered whole: the list
+   * renders again, condensed, before the browser paints.
+   */
+  function measureLong(sc: HTMLElement): boolean {
+    let cutoffs: ReturnType<typeof longCutoffs> | undefined;
+    let boxes: Map<number, HTMLElement> | undefined;
+    let found = false;
+    for (const m of rows) {
+      const before = measured.current.get(m.id);
+      if (before?.content === m.content) continue;
+      if (!boxes) {
+        boxes = new Map();
+        for (const el of sc.querySelectorAll<HTMLElement>('.message-content:not(.me-message)')) {
+          const id = Number(el.closest<HTMLElement>('.message-row')?.dataset.id);
+          if (id && !boxes.has(id)) boxes.set(id, el);
+        }
+        cutoffs = longCutoffs();
+      }
+      // (Not for a message shown collapsed, hidden or as "/me": no content box to condense.)
+      const el = boxes.get(m.id);
+      if (!el || !cutoffs) continue;
+      if (!before && !m.flags.includes('read')) unreadWhenShown.current.add(m.id);
+      const long = el.scrollHeight > (unreadWhenShown.current.has(m.id) ? cutoffs.unread : cutoffs.read);
+      measured.current.set(m.id, { content: m.content, long });
+      found ||= long;
+    }
+    return found;
+  }
+  // A window of another size: measured again.
+  useEffect(() => {
+    let frame = 0;
+    const f = () => {
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => {
+        measured.current.clear();
+        setMeasures((n) => n + 1);
+      });
+    };
+    addEventListener('resize', f);
+    return () => {
+      cancelAnimationFrame(frame);
+      removeEventListener('resize', f);
+    };
+  }, []);
+
   useLayoutEffect(() => {
     const sc = scroller.current;
     if (!sc) return;
+    // Long messages found: the scrolling below waits for them to be condensed (the next render, before the browser paints).
+    if (measureLong(sc)) {
+      setMeasures((n) => n + 1);
+      return;
+    }
     if (!initialScrollDone.current && msgs.length) {
       initialScrollDone.current = true;
       sc.scrollTop = sc.scrollHeight;
@@ -569,7 +622,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       groups.set(k, g);
     }
     const isEditing = editing?.id === m.id;
-    const long = isLong(m.content);
+    const fit = measured.current.get(m.id);
+    const long = fit?.content === m.content && fit.long;
     const collapsed = m.flags.includes('collapsed');
     // The sender's status emoji beside their name, as Zulip's.
     const senderStatus = hidden ? undefined : model.statuses.get(m.sender_id);
