@@ -612,7 +612,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(await page.getByRole('heading', { name: 'All messages', exact: true }).count(), 1);
       await ctx.close();
     }));
-  test('Escape: closes what is open, leaves a field, else goes to the home view (Zulip\u2019s web_escape_navigates_to_home_view, chosen in Settings); Ctrl+[ always', () =>
+  test('Escape: closes what is open (a picker also once the focus has left it), leaves a field, else goes to the home view (Zulip\u2019s web_escape_navigates_to_home_view, chosen in Settings); Ctrl+[ always', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const escapeAtServer = async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_escape_navigates_to_home_view as boolean;
@@ -642,6 +642,14 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await menu.waitFor();
       await page.keyboard.press('Escape');
       await menu.waitFor({ state: 'detached' });
+      // A picker closes, also once the focus has left it, and the view stays.
+      await row.hover();
+      await row.getByRole('button', { name: 'Add reaction' }).click();
+      const picker = page.getByRole('dialog', { name: 'Choose an emoji' });
+      await picker.waitFor();
+      await page.evaluate(() => (globalThis as any).document.activeElement?.blur());
+      await page.keyboard.press('Escape');
+      await picker.waitFor({ state: 'detached' });
       assert.equal(await general.count(), 1);
       assert.equal(await inbox.count(), 0);
       // Nothing open: the home view (the inbox), at the empty address.

@@ -45,7 +45,7 @@ function viewAt(hash: string): string | null {
   return null;
 }
 
-/** The address of the user's home view (Zulip's set_hash_to_home_view): the empty one, unless the view is already there under its own name. */
+/** Goes to the user's home view (Zulip's set_hash_to_home_view): to the empty address, unless the view is already there under its own name. */
 function goHome(): void {
   const home = model.settings.web_home_view;
   const named = home === 'inbox' ? '#inbox' : home === 'recent' ? '#recent' : '#feed';

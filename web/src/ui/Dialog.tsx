@@ -84,8 +84,9 @@ export function Dialog({ id, title, wide, onClose, children }: { id: string; tit
   );
 }
 
-/** A small non-modal dialog over its button (a picker): Escape closes it, and only it. */
+/** A small non-modal dialog over its button (a picker): Escape closes it, and only it, also when the focus has left it (as Zulip's popovers). */
 export function Popover({ class: cls, label, onClose, children }: { class: string; label: string; onClose(): void; children: ComponentChildren }) {
+  useModal(onClose);
   return (
     <div
       class={cls}
