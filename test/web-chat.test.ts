@@ -286,6 +286,41 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test('the Reactions view (Zulip\u2019s): one\u2019s own messages that have reactions, from the sidebar and from Zulip\u2019s address for it, kept live as reactions come and go', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ name: 'Bob Reacts' });
+      const bobApi = t.client(bob);
+      const owner = t.client(t.owner);
+      const liked = assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'likes', content: 'mine, liked' })).id as number;
+      const later = assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'likes', content: 'mine, not liked' })).id as number;
+      const his = assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'likes', content: 'his, liked' })).id as number;
+      assertSuccess(await bobApi.request('POST', `/messages/${liked}/reactions`, { emoji_name: 'smile' }));
+      assertSuccess(await owner.request('POST', `/messages/${his}/reactions`, { emoji_name: 'smile' }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#inbox');
+      const rows = page.locator('article.message-row');
+      const view = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Reactions' });
+      await view.click();
+      await page.getByRole('heading', { name: 'Reactions', exact: true }).waitFor();
+      await messageRow(page, 'mine, liked').waitFor();
+      await eventually(async () => (await rows.count()) === 1, 'only the owner\u2019s message with a reaction');
+      assert.equal(await view.getAttribute('aria-current'), 'page');
+      // A view, not a search: the search box stays empty.
+      assert.equal(await page.getByRole('search').getByRole('searchbox').inputValue(), '');
+      // Zulip's address for it.
+      await page.goto(`${t.url}/#narrow/has/reaction/sender/me`);
+      await page.getByRole('heading', { name: 'Reactions', exact: true }).waitFor();
+      await messageRow(page, 'mine, liked').waitFor();
+      await eventually(async () => (await rows.count()) === 1, 'the same message');
+      assert.equal(await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Reactions' }).getAttribute('aria-current'), 'page');
+      // Live: a reaction brings a message in; the last one taken off takes it out.
+      assertSuccess(await bobApi.request('POST', `/messages/${later}/reactions`, { emoji_name: 'tada' }));
+      await messageRow(page, 'mine, not liked').waitFor();
+      assertSuccess(await bobApi.request('DELETE', `/messages/${liked}/reactions`, { emoji_name: 'smile' }));
+      await messageRow(page, 'mine, liked').waitFor({ state: 'detached' });
+      assert.equal(await rows.count(), 1);
+      await ctx.close();
+    }));
   test('a channel and a topic with unread messages that mention the user are marked "@" in the sidebar until read', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ name: 'Bob Mentions' });

@@ -537,6 +537,22 @@ export class MessageList {
     }, 150);
   }
 
+  /**
+   * A message that may have come into this narrow or left it in a way only
+   * the server can judge (a reaction, under has:reaction): asked again, and
+   * added (within the loaded stretch) or taken out.
+   */
+  recheck(id: number): void {
+    this.fetch(String(id), 0, 0)
+      .then((r) => {
+        const found = r.messages.filter((m) => m.id === id);
+        const within = this.foundOldest || (this.messages.length > 0 && id > this.messages[0]!.id);
+        if (!found.length) this.remove(new Set([id]));
+        else if (within && (this.foundNewest || id < this.messages.at(-1)!.id) && this.merge(found, false)) this.touch();
+      })
+      .catch(() => {});
+  }
+
   remove(ids: Set<number>): void {
     const before = this.messages.length;
     this.messages = this.messages.filter((m) => !ids.has(m.id));
@@ -1096,6 +1112,8 @@ export class Model {
           }
           this.list?.touch();
         }
+        // The Reactions view (has:reaction): the message may have come in or gone.
+        if (this.list?.terms.some((t) => t.operator === 'has' && t.operand === 'reaction' && !t.negated)) this.list.recheck(ev.message_id);
         break;
       }
       case 'submessage': {

@@ -39,6 +39,14 @@ export function placeTerms(p: Place): Term[] {
   return [{ operator: 'dm', operand: (p.dmKey ?? '').split(',').map(Number) }];
 }
 
+/** Zulip's Reactions view: the user's own messages that have reactions (Zulip's address for it says "sender/me"). */
+export function reactionsTerms(me: number): Term[] {
+  return [
+    { operator: 'has', operand: 'reaction' },
+    { operator: 'sender', operand: me },
+  ];
+}
+
 export function parseSearch(input: string): Term[] {
   const terms: Term[] = [];
   const words: string[] = [];

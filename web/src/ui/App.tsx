@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { logout } from '../api.ts';
 import { run, startPresence, stop } from '../events.ts';
 import { model, MessageList } from '../model.ts';
-import { describeTerms, hashToNarrow, narrowToHash, parseSearch, sameNarrow, type Term } from '../narrow.ts';
+import { describeTerms, hashToNarrow, narrowToHash, parseSearch, reactionsTerms, sameNarrow, type Term } from '../narrow.ts';
 import { nextUnreadDm, nextUnreadTopic } from '../unread-nav.ts';
 import { applyTheme, prepareHtml, useModel } from '../util.ts';
 import { notifyIfWanted } from '../notify.ts';
@@ -65,6 +65,8 @@ function termsFromLocation(): Term[] {
   const terms = (hashToNarrow(location.hash) ?? []).filter((t) => !isNear(t));
   return terms.map((t) => {
     if (t.operator === 'dm' && Array.isArray(t.operand) && model.me) return { ...t, operand: model.dmKey(t.operand).split(',').map(Number) };
+    // "me" (Zulip's address of the Reactions view): the user.
+    if (t.operator === 'sender' && t.operand === 'me' && model.me) return { ...t, operand: model.me.user_id };
     // A channel by its name (older links, or typed): the channel's ID, as Zulip's web app finds it.
     if (t.operator === 'channel' && typeof t.operand === 'string' && model.ready) {
       const id = model.matchContext().streamIdByName(t.operand);
@@ -92,6 +94,7 @@ function openNarrow(terms: Term[], near: number | null): void {
 
 export function narrowTitle(terms: Term[]): string {
   if (!terms.length) return 'All messages';
+  if (model.me && sameNarrow(terms, reactionsTerms(model.me.user_id))) return 'Reactions';
   const ch = terms.find((t) => t.operator === 'channel');
   const topic = terms.find((t) => t.operator === 'topic');
   if (terms.length <= 2 && ch && typeof ch.operand === 'number' && (terms.length === 1 || topic)) return `#${model.streamName(ch.operand)}${topic ? ` › ${topic.operand}` : ''}`;
@@ -181,7 +184,8 @@ export function App() {
 
   useEffect(() => {
     // A search shows in the search box (one person's messages are one too); the sidebar's views do not.
-    setSearch(terms.length && (narrowTitle(terms) === 'Search results' || terms.some((t) => t.operator === 'sender')) ? searchText(terms) : '');
+    const title = terms.length ? narrowTitle(terms) : '';
+    setSearch(title === 'Search results' || (title !== 'Reactions' && terms.some((t) => t.operator === 'sender')) ? searchText(terms) : '');
   }, [terms, started]);
   // The channel and topic of a one-topic narrow, if that is what is in view.
   const channelTopic = (() => {

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { MessageList, model, type Sub } from '../model.ts';
-import { channelLinkHash, channelSettingsHash, narrowToHash, topicLinkHash, sameNarrow, type Term } from '../narrow.ts';
+import { channelLinkHash, channelSettingsHash, narrowToHash, reactionsTerms, topicLinkHash, sameNarrow, type Term } from '../narrow.ts';
 import { cx } from '../util.ts';
 import { setSubscriptionProperty } from './ChannelPersonal.tsx';
 import { Menu } from './Dialog.tsx';
@@ -114,6 +114,7 @@ const ICONS = {
   all: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M3 5h14M3 10h14M3 15h9" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" fill="none" /></svg>,
   dm: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M3 4h14v9H8l-4 3v-3H3z" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linejoin="round" /></svg>,
   at: <svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="3" stroke="currentColor" stroke-width="1.6" fill="none" /><path d="M13 10v1.5a2 2 0 0 0 4 0V10a7 7 0 1 0-3 5.7" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linecap="round" /></svg>,
+  smile: <svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="7" stroke="currentColor" stroke-width="1.6" fill="none" /><path d="M7 11.5a3.5 3.5 0 0 0 6 0" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linecap="round" /><circle cx="7.6" cy="8" r="1" fill="currentColor" /><circle cx="12.4" cy="8" r="1" fill="currentColor" /></svg>,
   star: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 2.8l2.2 4.6 5 .7-3.6 3.5.9 5L10 14.2l-4.5 2.4.9-5L2.8 8.1l5-.7z" stroke="currentColor" stroke-width="1.5" fill="none" stroke-linejoin="round" /></svg>,
 };
 
@@ -316,6 +317,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
           <Item terms={[]} current={terms} label="All messages" icon={ICONS.all} count={model.unreadInFeed()} />
           <Item terms={[{ operator: 'is', operand: 'dm' }]} current={terms} label="Direct messages" icon={ICONS.dm} count={model.unreadCount((u) => u.kind === 'dm')} />
           <Item terms={[{ operator: 'is', operand: 'mentioned' }]} current={terms} label="Mentions" icon={ICONS.at} count={mentions} />
+          <Item terms={reactionsTerms(model.me.user_id)} current={terms} label="Reactions" icon={ICONS.smile} />
           <Item
             terms={[{ operator: 'is', operand: 'starred' }]}
             current={terms}
