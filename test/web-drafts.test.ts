@@ -12,7 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, loginPage, loginToView, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** The user's drafts as the server has them. */
 async function draftsAtServer(api: Client): Promise<Array<Record<string, any>>> {
@@ -136,6 +136,59 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
       await ctx.close();
     }));
 
+  test('Drafts, Scheduled messages and Reminders in the sidebar (Zulip\u2019s #drafts, #scheduled, #reminders) open their lists over the view; a draft restored from there, the home view under it, goes to its conversation and into the box; d opens Drafts', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const generalId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      assertSuccess(await owner.post('/drafts', { drafts: JSON.stringify([{ type: 'stream', to: [generalId], topic: 'later', content: 'a draft for later' }]) }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '');
+      const views = page.getByRole('navigation', { name: 'Views' });
+      await page.getByRole('heading', { name: 'Inbox', exact: true }).waitFor();
+      // No scheduled messages or reminders: not listed.
+      assert.equal(await views.getByRole('link', { name: /^Scheduled messages/ }).count(), 0);
+      assert.equal(await views.getByRole('link', { name: /^Reminders/ }).count(), 0);
+      await views.getByRole('link', { name: /^Drafts/ }).getByLabel('1 drafts').waitFor();
+      await views.getByRole('link', { name: /^Drafts/ }).click();
+      const dialog = page.getByRole('dialog', { name: 'Drafts' });
+      const item = dialog.getByRole('list', { name: 'Drafts' }).getByRole('listitem');
+      await item.filter({ hasText: 'a draft for later' }).getByRole('button', { name: 'Restore' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByRole('heading', { name: '#general \u203a later' }).waitFor();
+      await eventually(async () => (await page.getByLabel('Message', { exact: true }).inputValue()) === 'a draft for later', 'the draft in the box');
+      assert.equal(await page.getByLabel('Topic', { exact: true }).inputValue(), 'later');
+      // d opens them; Escape closes them, back to the view.
+      await page.getByLabel('Message', { exact: true }).press('Escape');
+      await page.keyboard.press('d');
+      await dialog.waitFor();
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByRole('heading', { name: '#general \u203a later' }).waitFor();
+
+      // A scheduled message: listed in the sidebar; its address opens its list.
+      assertSuccess(await owner.post('/scheduled_messages', { type: 'stream', to: JSON.stringify(generalId), topic: 'soon', content: 'a message for tomorrow', scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86400 }));
+      await views.getByRole('link', { name: /^Scheduled messages/ }).getByLabel('1 scheduled').waitFor();
+      await page.goto(`${t.url}/#scheduled`);
+      const scheduled = page.getByRole('dialog', { name: 'Scheduled messages' });
+      await scheduled.getByRole('list', { name: 'Scheduled messages' }).getByText('a message for tomorrow').waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('heading', { name: '#general \u203a later' }).waitFor();
+      // Opened at that address: the home view under it.
+      const fresh = await ctx.newPage();
+      await fresh.goto(`${t.url}/#scheduled`);
+      await fresh.getByRole('dialog', { name: 'Scheduled messages' }).getByText('a message for tomorrow').waitFor();
+      await fresh.getByRole('heading', { name: 'Inbox', exact: true }).waitFor();
+      // A reminder: listed in the sidebar, its list opened from there.
+      const msg = assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'later', content: 'remind me of this' })).id as number;
+      assertSuccess(await owner.post('/reminders', { message_id: msg, scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86400 }));
+      const freshViews = fresh.getByRole('navigation', { name: 'Views' });
+      await freshViews.getByRole('link', { name: /^Reminders/ }).getByLabel('1 reminders').waitFor();
+      await fresh.keyboard.press('Escape');
+      await fresh.getByRole('dialog', { name: 'Scheduled messages' }).waitFor({ state: 'detached' });
+      await freshViews.getByRole('link', { name: /^Reminders/ }).click();
+      await fresh.getByRole('dialog', { name: 'Reminders' }).getByRole('list', { name: 'Reminders' }).getByRole('listitem').waitFor();
+      await ctx.close();
+    }));
   test('with synchronizing drafts off (in Settings), drafts are kept in the browser and the list says so', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -8,6 +8,7 @@
 import { api } from './api.ts';
 import { model, type Draft } from './model.ts';
 import { storedList } from './util.ts';
+import type { Term } from './narrow.ts';
 
 /** Where a draft goes: a channel and topic, or the direct-message recipients (without oneself). */
 export interface DraftTarget {
@@ -75,6 +76,12 @@ export function draftTarget(d: Draft): DraftTarget {
   return { type: d.type === 'stream' ? 'stream' : 'private', to: d.to, topic: d.topic };
 }
 
+/** The conversation a draft is for, as a narrow. */
+export function draftNarrow(d: Draft): Term[] {
+  const t = draftTarget(d);
+  return t.type === 'stream' ? [{ operator: 'channel', operand: t.to[0]! }, { operator: 'topic', operand: t.topic }] : [{ operator: 'dm', operand: t.to }];
+}
+
 // ------------------------------------------------------------ this browser's drafts
 
 function storageKey(): string {
@@ -107,6 +114,21 @@ export function allDrafts(): Draft[] {
 export function draftFor(t: DraftTarget): Draft | undefined {
   const key = targetKey(t);
   return allDrafts().find((d) => targetKey(draftTarget(d)) === key);
+}
+
+/** A draft to restore once the compose box is there (chosen in the Drafts dialog over a view without one). */
+let pendingRestore: Draft | null = null;
+
+/** Asks the next compose box shown to restore `d`. */
+export function restoreLater(d: Draft): void {
+  pendingRestore = d;
+}
+
+/** The draft waiting to be restored, once. */
+export function takeRestore(): Draft | null {
+  const d = pendingRestore;
+  pendingRestore = null;
+  return d;
 }
 
 // ------------------------------------------------------------ writing

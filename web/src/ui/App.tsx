@@ -15,6 +15,8 @@ import { Channels } from './Channels.tsx';
 import { ChannelPersonalButton, MarkAllRead, TopicActions } from './NarrowActions.tsx';
 import { UserCard } from './UserCard.tsx';
 import { closeNewestModal } from './Dialog.tsx';
+import { SavedList } from './Drafts.tsx';
+import { draftNarrow, restoreLater } from '../drafts.ts';
 import { Shortcuts } from './Shortcuts.tsx';
 import { SearchBox } from './SearchBox.tsx';
 import { Recent } from './Recent.tsx';
@@ -25,7 +27,7 @@ export function go(terms: Term[]): void {
   if (location.hash !== hash) location.hash = hash;
 }
 
-const OVERLAYS = new Set(['#settings', '#channels']);
+const OVERLAYS = new Set(['#settings', '#channels', '#drafts', '#scheduled', '#reminders']);
 /** Whether an address opens a dialog over the app: #settings, #channels, or #channels/<id>/… (one channel's settings, as Zulip's). */
 const isOverlay = (hash: string): boolean => OVERLAYS.has(hash) || /^#channels\/\d+(\/|$)/.test(hash);
 /** The views that are no narrow, by their addresses (Zulip's), with their titles. */
@@ -143,8 +145,10 @@ export function App() {
     void run(() => {
       setStarted(true);
       setTerms(termsFromLocation());
-      setView(viewAt(location.hash));
-      if (!viewAt(location.hash)) openNarrow(termsFromLocation(), nearFromLocation());
+      // Under a dialog opened by the address (#settings, #drafts, …): the home view.
+      const behind = isOverlay(location.hash) ? '' : location.hash;
+      setView(viewAt(behind));
+      if (!viewAt(behind)) openNarrow(termsFromLocation(), nearFromLocation());
       startPresence();
     });
     const onHash = () => {
@@ -257,6 +261,9 @@ export function App() {
       } else if (e.key === 't') {
         e.preventDefault();
         location.hash = '#recent';
+      } else if (e.key === 'd') {
+        e.preventDefault();
+        location.hash = '#drafts';
       } else if (e.key === '/') {
         e.preventDefault();
         searchRef.current?.focus();
@@ -364,6 +371,20 @@ export function App() {
       {overlay === '#settings' && <Settings onClose={() => (location.hash = view ?? narrowToHash(terms))} />}
       {overlay?.startsWith('#channels') && (
         <Channels key={overlay} focus={Number(overlay.split('/')[1]) || undefined} onClose={() => (location.hash = view ?? narrowToHash(terms))} />
+      )}
+      {(overlay === '#drafts' || overlay === '#scheduled' || overlay === '#reminders') && (
+        <SavedList
+          which={overlay}
+          onClose={() => (location.hash = view ?? narrowToHash(terms))}
+          onRestore={(d) => {
+            // Into the compose box under the dialog, or the one its conversation shows.
+            if (composeRef.current && !view) composeRef.current.restore(d);
+            else {
+              restoreLater(d);
+              location.hash = narrowToHash(draftNarrow(d));
+            }
+          }}
+        />
       )}
       {card !== null && <UserCard userId={card} onClose={() => setCard(null)} />}
       {shortcuts && <Shortcuts onClose={() => setShortcuts(false)} />}

@@ -3,7 +3,7 @@ import type { ComponentChild, Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
 import { model, type Draft, type GroupSettingValue } from '../model.ts';
 import { narrowToHash, placeKey, placeTerms, type Place, type Term } from '../narrow.ts';
-import { discardDraft, draftFor, draftSlot, draftTarget, saveDraft, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
+import { discardDraft, draftFor, draftNarrow, draftSlot, draftTarget, saveDraft, takeRestore, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
 import { codePoints, cx, fullTime, prepareHtml } from '../util.ts';
 import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
@@ -24,6 +24,8 @@ export interface ComposeHandle {
   insertQuote(q: QuoteTarget): void;
   /** A direct message to these people: the box set to them, the text focused. */
   directMessage(userIds: number[]): void;
+  /** A draft back in the box, in its conversation. */
+  restore(d: Draft): void;
 }
 
 type Mode = 'stream' | 'dm';
@@ -277,13 +279,19 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     setPreview(null);
     slot.current = draftSlot(d.id);
     savedAs.current = `${targetKey(t)}\n${d.content}`;
-    const narrow: Term[] = t.type === 'stream' ? [{ operator: 'channel', operand: t.to[0]! }, { operator: 'topic', operand: t.topic }] : [{ operator: 'dm', operand: t.to }];
-    location.hash = narrowToHash(narrow);
+    location.hash = narrowToHash(draftNarrow(d));
     setTimeout(() => textRef.current?.focus(), 0);
   }
 
+  // A draft chosen in the Drafts dialog over a view without this box: restored now it is here.
+  useEffect(() => {
+    const d = takeRestore();
+    if (d) restoreDraft(d);
+  }, []);
+
   if (handle && typeof handle === 'object') {
     handle.current = {
+      restore: restoreDraft,
       focus(m) {
         setMode(m);
         setTimeout(() => (m === 'dm' && !dmIds.length ? dmRef.current : m === 'stream' && !topic ? topicRef.current : textRef.current)?.focus(), 0);

@@ -2,6 +2,8 @@ import { allDrafts, deleteDraft, draftPlace, syncing } from '../drafts.ts';
 import type { Draft } from '../model.ts';
 import { fullTime } from '../util.ts';
 import { ErrorLine, useRequest } from './request.tsx';
+import { Dialog } from './Dialog.tsx';
+import { RemindersList, SavedListBox, ScheduledList } from './Scheduled.tsx';
 
 /**
  * The user's drafts, newest first, each with where it goes, its text,
@@ -9,12 +11,11 @@ import { ErrorLine, useRequest } from './request.tsx';
  * "Delete"; the drafts events (or, in this browser only, localStorage) keep
  * it current.
  */
-export function DraftsList({ onRestore }: { onRestore(d: Draft): void }) {
+export function DraftsList({ onRestore, inDialog }: { onRestore(d: Draft): void; inDialog?: boolean }) {
   const { busy, error, run } = useRequest();
   const list = allDrafts();
   return (
-    <details class="scheduled drafts">
-      <summary>Drafts ({list.length})</summary>
+    <SavedListBox summary={`Drafts (${list.length})`} inDialog={inDialog} drafts>
       {!syncing() && <p class="muted-text">Drafts are kept in this browser only (synchronizing drafts is off in Settings).</p>}
       {list.length ? (
         <ul aria-label="Drafts">
@@ -35,6 +36,19 @@ export function DraftsList({ onRestore }: { onRestore(d: Draft): void }) {
         <p class="muted-text">No drafts.</p>
       )}
       <ErrorLine error={error} />
-    </details>
+    </SavedListBox>
+  );
+}
+
+/**
+ * Zulip's Drafts, Scheduled messages and Reminders pages (#drafts,
+ * #scheduled, #reminders), as a dialog over the view: the list, open.
+ */
+export function SavedList({ which, onRestore, onClose }: { which: string; onRestore(d: Draft): void; onClose(): void }) {
+  const title = which === '#drafts' ? 'Drafts' : which === '#scheduled' ? 'Scheduled messages' : 'Reminders';
+  return (
+    <Dialog id="saved-title" title={title} onClose={onClose}>
+      {which === '#drafts' ? <DraftsList inDialog onRestore={onRestore} /> : which === '#scheduled' ? <ScheduledList inDialog /> : <RemindersList inDialog />}
+    </Dialog>
   );
 }

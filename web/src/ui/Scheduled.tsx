@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
 import { api } from '../api.ts';
 import { model, type ScheduledMessage } from '../model.ts';
-import { fullTime, plainText } from '../util.ts';
+import { cx, fullTime, plainText } from '../util.ts';
 import { ErrorLine, FormButtons, useRequest } from './request.tsx';
 import { closeOnEscape } from './Dialog.tsx';
 
@@ -122,20 +123,33 @@ function ListedText({ html }: { html: string }) {
   );
 }
 
+/** A saved list: under the compose box a disclosure ("Drafts (2)"), in its own dialog (#drafts, …) the list alone. */
+export function SavedListBox({ summary, inDialog, drafts, children }: { summary: string; inDialog?: boolean; drafts?: boolean; children: ComponentChildren }) {
+  const cls = cx('scheduled', drafts && 'drafts');
+  return inDialog ? (
+    <div class={cls}>{children}</div>
+  ) : (
+    <details class={cls}>
+      <summary>{summary}</summary>
+      {children}
+    </details>
+  );
+}
+
 /**
  * The user's scheduled messages not sent yet (soonest first), each with its
  * time, where it goes, its text, a way to change it, and a way to cancel it
  * (DELETE /scheduled_messages/{id}); the scheduled_messages events keep it
  * current.
  */
-export function ScheduledList() {
+export function ScheduledList({ inDialog }: { inDialog?: boolean }) {
   const { busy, error, run } = useRequest();
   const [editing, setEditing] = useState<number | null>(null);
   const list = [...model.scheduledMessages.values()].sort((a, b) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp);
-  if (!list.length) return null;
+  // (Under the compose box only when there are some; in its dialog, saying there are none.)
+  if (!list.length) return inDialog ? <p class="muted-text">No scheduled messages.</p> : null;
   return (
-    <details class="scheduled">
-      <summary>Scheduled messages ({list.length})</summary>
+    <SavedListBox summary={`Scheduled messages (${list.length})`} inDialog={inDialog}>
       <ul aria-label="Scheduled messages">
         {list.map((m) => (
           <li key={m.scheduled_message_id} aria-label={`${target(m)}, ${fullTime(m.scheduled_delivery_timestamp)}`}>
@@ -158,7 +172,7 @@ export function ScheduledList() {
         ))}
       </ul>
       <ErrorLine error={error} />
-    </details>
+    </SavedListBox>
   );
 }
 
@@ -192,13 +206,12 @@ export function ReminderForm({ messageId, onClose }: { messageId: number; onClos
 }
 
 /** The user's reminders not sent yet (soonest first), each with a link to its message and a button cancelling it. */
-export function RemindersList() {
+export function RemindersList({ inDialog }: { inDialog?: boolean }) {
   const { busy, error, run } = useRequest();
   const list = [...model.reminders.values()].sort((a, b) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp);
-  if (!list.length) return null;
+  if (!list.length) return inDialog ? <p class="muted-text">No reminders.</p> : null;
   return (
-    <details class="scheduled">
-      <summary>Reminders ({list.length})</summary>
+    <SavedListBox summary={`Reminders (${list.length})`} inDialog={inDialog}>
       <ul aria-label="Reminders">
         {list.map((r) => (
           <li key={r.reminder_id} aria-label={`Reminder, ${fullTime(r.scheduled_delivery_timestamp)}`}>
@@ -219,6 +232,6 @@ export function RemindersList() {
         ))}
       </ul>
       <ErrorLine error={error} />
-    </details>
+    </SavedListBox>
   );
 }

@@ -11,6 +11,7 @@ const SHORTCUTS: Array<[string, string]> = [
   ['N', 'Next followed topic with unread messages'],
   ['p', 'Next direct-message conversation with unread messages'],
   ['t', 'Recent conversations'],
+  ['d', 'Drafts'],
   ['\u2193 j / \u2191 k', 'Select the next / previous message'],
   ['End G', 'Jump to the newest message and select it'],
   ['Enter r', 'Reply to the selected message'],

@@ -3,6 +3,7 @@ import { api } from '../api.ts';
 import { MessageList, model, type Sub } from '../model.ts';
 import { channelLinkHash, channelSettingsHash, narrowToHash, reactionsTerms, topicLinkHash, sameNarrow, type Term } from '../narrow.ts';
 import { cx } from '../util.ts';
+import { allDrafts } from '../drafts.ts';
 import { setSubscriptionProperty } from './ChannelPersonal.tsx';
 import { Menu } from './Dialog.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
@@ -115,17 +116,18 @@ const ICONS = {
   dm: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M3 4h14v9H8l-4 3v-3H3z" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linejoin="round" /></svg>,
   at: <svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="3" stroke="currentColor" stroke-width="1.6" fill="none" /><path d="M13 10v1.5a2 2 0 0 0 4 0V10a7 7 0 1 0-3 5.7" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linecap="round" /></svg>,
   smile: <svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="7" stroke="currentColor" stroke-width="1.6" fill="none" /><path d="M7 11.5a3.5 3.5 0 0 0 6 0" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linecap="round" /><circle cx="7.6" cy="8" r="1" fill="currentColor" /><circle cx="12.4" cy="8" r="1" fill="currentColor" /></svg>,
+  draft: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M4 16l1-4 8-8 3 3-8 8zM11.5 5.5l3 3" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linejoin="round" /></svg>,
   star: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 2.8l2.2 4.6 5 .7-3.6 3.5.9 5L10 14.2l-4.5 2.4.9-5L2.8 8.1l5-.7z" stroke="currentColor" stroke-width="1.5" fill="none" stroke-linejoin="round" /></svg>,
 };
 
 /** A link to a view that is no narrow (Inbox, Recent conversations), current when it is shown. */
-function ViewItem({ hash, view, label, icon, count }: { hash: string; view: string | null; label: string; icon: preact.ComponentChildren; count?: number }) {
+function ViewItem({ hash, view, label, icon, count, countWhat }: { hash: string; view: string | null; label: string; icon: preact.ComponentChildren; count?: number; countWhat?: string }) {
   return (
     <li>
       <a href={hash} class={cx('side-item', view === hash && 'active')} aria-current={view === hash ? 'page' : undefined}>
         {icon}
         <span class="label">{label}</span>
-        <Count n={count ?? 0} />
+        <Count n={count ?? 0} muted={countWhat !== undefined} what={countWhat} />
       </a>
     </li>
   );
@@ -327,6 +329,10 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
             count={model.settings.starred_message_counts !== false ? model.starred.size : 0}
             countWhat="starred"
           />
+          {/* Zulip's Drafts, and its Scheduled messages and Reminders while there are some: dialogs over the view. */}
+          <ViewItem hash="#drafts" view={view} label="Drafts" icon={ICONS.draft} count={allDrafts().length} countWhat="drafts" />
+          {model.scheduledMessages.size > 0 && <ViewItem hash="#scheduled" view={view} label="Scheduled messages" icon={ICONS.recent} count={model.scheduledMessages.size} countWhat="scheduled" />}
+          {model.reminders.size > 0 && <ViewItem hash="#reminders" view={view} label="Reminders" icon={ICONS.recent} count={model.reminders.size} countWhat="reminders" />}
         </ul>
       </nav>
       <nav aria-label="Channels" class="channels">
