@@ -687,6 +687,36 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await inbox.waitFor();
       await ctx.close();
     }));
+  test('the People list as the user\u2019s user_list_style says (Zulip\u2019s): avatars by default; status text without them; compact, a status\u2019s emoji beside the name; chosen in Settings (the server has it)', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const styleAtServer = async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.user_list_style as number;
+      const bob = await t.makeUser({ name: 'Bob Status' });
+      assertSuccess(await t.client(bob).post('/users/me/status', { status_text: 'At lunch', emoji_name: 'palm_tree', emoji_code: '1f334', reaction_type: 'unicode_emoji' }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '');
+      const person = page.getByRole('complementary', { name: 'People' }).getByRole('button', { name: /^Bob Status/ });
+      await person.getByText('At lunch').waitFor();
+      assert.equal(await person.locator('.avatar').count(), 1);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const select = page.getByRole('dialog', { name: 'Settings' }).getByLabel('People list', { exact: true });
+      assert.equal(await select.inputValue(), '3');
+      await select.selectOption('2');
+      await eventually(async () => (await styleAtServer()) === 2, 'status text at the server');
+      await eventually(async () => (await person.locator('.avatar').count()) === 0, 'no avatar');
+      await person.getByText('At lunch').waitFor();
+      assert.equal(await person.locator('.presence-dot').count(), 1);
+      await select.selectOption('1');
+      await eventually(async () => (await styleAtServer()) === 1, 'compact at the server');
+      await eventually(async () => (await person.getByText('At lunch').count()) === 0, 'no status text');
+      assert.equal(await person.locator('.person-name .emoji-char').textContent(), '\u{1F334}');
+      assert.equal(await person.locator('.avatar').count(), 0);
+      // Chosen elsewhere: followed.
+      assertSuccess(await owner.request('PATCH', '/settings', { user_list_style: 3 }));
+      await person.locator('.avatar').waitFor();
+      await person.getByText('At lunch').waitFor();
+      await ctx.close();
+    }));
   test("account and notifications away: each choice saved at the server and changes elsewhere shown; the time zone; who can see the email address; a new email confirmed from its link; deactivating one's account (not the only owner's)", () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

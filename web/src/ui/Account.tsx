@@ -82,6 +82,13 @@ export const THEMES: Array<[number, string]> = [
   [2, 'Dark'],
 ];
 
+/** Zulip's user_list_style values: how People lists each person. */
+export const USER_LIST_STYLES: Array<[number, string]> = [
+  [1, 'Compact'],
+  [2, 'Show status text'],
+  [3, 'Show avatar'],
+];
+
 /** Zulip's web_home_view values. */
 export const HOME_VIEWS: Array<[string, string]> = [
   ['inbox', 'Inbox'],

@@ -14,6 +14,8 @@ export function People({ onUser }: { onUser(userId: number): void }) {
     .filter((u) => u.is_active && !u.is_system_bot && !model.isUserMuted(u.user_id) && (!q || u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q)))
     .map((u) => ({ u, p: model.presenceOf(u.user_id) }))
     .sort((a, b) => ORDER[a.p] - ORDER[b.p] || Number(a.u.is_bot) - Number(b.u.is_bot) || a.u.full_name.localeCompare(b.u.full_name));
+  // Zulip's user_list_style: 1 compact (names, a status's emoji beside them), 2 with status text, 3 (the default) with avatars too.
+  const style = Number(model.settings.user_list_style ?? 3);
   const groups = (['active', 'idle', 'offline'] as const).map((p) => [p, people.filter((x) => x.p === p)] as const).filter(([, l]) => l.length);
   return (
     <aside class="right-sidebar" aria-label="People">
@@ -30,16 +32,21 @@ export function People({ onUser }: { onUser(userId: number): void }) {
               return (
                 <li key={u.user_id}>
                   <button type="button" class="person" aria-haspopup="dialog" onClick={() => onUser(u.user_id)} title={`${u.full_name} — ${LABEL[p]}`} data-presence={p}>
-                    <Avatar userId={u.user_id} name={u.full_name} size="small">
+                    {style === 3 ? (
+                      <Avatar userId={u.user_id} name={u.full_name} size="small">
+                        <span class={`presence-dot ${p}`} />
+                      </Avatar>
+                    ) : (
                       <span class={`presence-dot ${p}`} />
-                    </Avatar>
+                    )}
                     <span class="person-text">
                       <span class="person-name">
                         {u.full_name}
                         {me && <span class="muted-text"> (you)</span>}
                         <span class="visually-hidden">, {LABEL[p]}</span>
+                        {style === 1 && <StatusText userId={u.user_id} emojiOnly />}
                       </span>
-                      <StatusText userId={u.user_id} />
+                      {style !== 1 && <StatusText userId={u.user_id} />}
                     </span>
                   </button>
                 </li>
@@ -52,9 +59,10 @@ export function People({ onUser }: { onUser(userId: number): void }) {
   );
 }
 
-/** A user's status (its emoji and its text), or nothing without one. */
-export function StatusText({ userId }: { userId: number }) {
+/** A user's status (its emoji and its text; `emojiOnly`: its emoji, beside a name), or nothing without one. */
+export function StatusText({ userId, emojiOnly }: { userId: number; emojiOnly?: boolean }) {
   const st = model.statuses.get(userId);
+  if (emojiOnly) return st?.emoji_name ? <> <StatusEmoji status={st} /></> : null;
   if (!st?.status_text && !st?.emoji_name) return null;
   return (
     <span class="status-text">
