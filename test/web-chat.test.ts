@@ -327,11 +327,12 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const bobApi = t.client(bob);
       assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'quiet', content: 'nothing for you' }));
       assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'ping', content: `@**${t.owner.row.full_name}** look here` }));
+      const generalId = assertSuccess(await bobApi.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
       const ctx = await newContext();
-      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#inbox');
+      // In the channel's other topic (the channel's feed would show the mention, and mark it read as seen).
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, `#narrow/channel/${generalId}-general/topic/quiet`);
       const general = await channelLink(page, 'general');
       await general.getByLabel('mentions you').waitFor();
-      await general.click();
       const topics = page.getByRole('list', { name: 'In general' });
       await topics.getByRole('link', { name: /^ping/ }).getByLabel('mentions you').waitFor();
       assert.equal(await topics.getByRole('link', { name: /^quiet/ }).getByLabel('mentions you').count(), 0);
@@ -566,6 +567,46 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test('channels\u2019 unread counts as the user\u2019s web_stream_unreads_count_display_policy says (Zulip\u2019s): a muted channel shows its followed topics\u2019 count, else a dot; no channels, dots; all channels, counts; chosen in Settings', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const policyAtServer = async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_stream_unreads_count_display_policy as number;
+      const bob = await t.makeUser({ name: 'Bob Counts' });
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'quiet' }], principals: [t.owner.id, bob.id] }));
+      const quietId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'quiet' })).stream_id as number;
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: [{ stream_id: quietId, property: 'is_muted', value: true }] }));
+      const bobApi = t.client(bob);
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'quiet', topic: 'shh', content: 'in the muted channel' }));
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'quiet', topic: 'kept', content: 'in a followed topic' }));
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'loud', content: 'in general' }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const nav = page.getByRole('navigation', { name: 'Channels' });
+      const quiet = nav.getByRole('link', { name: /^quiet/ });
+      const general = nav.getByRole('link', { name: /^general/ });
+      // The default (2): the muted channel a dot, general its count.
+      await quiet.getByRole('img', { name: 'has unread messages' }).waitFor();
+      assert.equal(await quiet.locator('.count').count(), 0);
+      await general.getByLabel('1 unread').waitFor();
+      // A topic followed in the muted channel: its count.
+      assertSuccess(await owner.request('POST', '/user_topics', { stream_id: quietId, topic: 'kept', visibility_policy: 3 }));
+      await quiet.getByLabel('1 unread').waitFor();
+      // No channels (3): dots.
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const select = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Unread counts in the sidebar for', { exact: true });
+      assert.equal(await select.inputValue(), '2');
+      await select.selectOption('3');
+      await eventually(async () => (await policyAtServer()) === 3, 'no channels at the server');
+      await general.getByRole('img', { name: 'has unread messages' }).waitFor();
+      assert.equal(await general.locator('.count').count(), 0);
+      await quiet.getByRole('img', { name: 'has unread messages' }).waitFor();
+      // All channels (1): the muted channel's whole count.
+      await select.selectOption('1');
+      await eventually(async () => (await policyAtServer()) === 1, 'all channels at the server');
+      await quiet.getByLabel('2 unread').waitFor();
+      await general.getByLabel('1 unread').waitFor();
+      await ctx.close();
+    }));
   test('channels: pinned first, muted ones marked and left out of All messages, topics with unread counts', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

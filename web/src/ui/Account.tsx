@@ -89,6 +89,13 @@ export const USER_LIST_STYLES: Array<[number, string]> = [
   [3, 'Show avatar'],
 ];
 
+/** Zulip's web_stream_unreads_count_display_policy values: which channels show their unread counts in the sidebar. */
+export const CHANNEL_COUNTS: Array<[number, string]> = [
+  [1, 'All channels'],
+  [2, 'Unmuted channels and topics'],
+  [3, 'No channels'],
+];
+
 /** Zulip's web_home_view values. */
 export const HOME_VIEWS: Array<[string, string]> = [
   ['inbox', 'Inbox'],

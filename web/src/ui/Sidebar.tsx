@@ -18,6 +18,21 @@ function Count({ n, muted, what = 'unread' }: { n: number; muted?: boolean; what
 }
 
 /**
+ * A channel's unread count as the user's web_stream_unreads_count_display_policy
+ * says (Zulip's): 1 every channel's count; 2 (the default) unmuted channels'
+ * counts, and a muted channel's count of its topics followed there, or with
+ * none of those a dot saying it has unread messages; 3 a dot for every
+ * channel with unread messages. `unread`: its unread messages outside muted topics.
+ */
+function ChannelCount({ sub, unread }: { sub: Sub; unread: number }) {
+  const policy = Number(model.settings.web_stream_unreads_count_display_policy ?? 2);
+  const id = sub.stream_id;
+  const count = sub.is_muted && policy === 2 ? model.unreadCount((u) => u.kind === 'stream' && u.streamId === id && model.isTopicFollowed(id, u.topic ?? '')) : unread;
+  if (unread > 0 && (policy === 3 || count === 0)) return <span class="unread-dot" role="img" aria-label="has unread messages" />;
+  return <Count n={count} muted={sub.is_muted} />;
+}
+
+/**
  * Opens a channel as the user's web_channel_default_view says (Zulip's): 1
  * (the default) its newest topic, 2 its feed, 3 its feed with all its topics
  * listed (true: the caller lists them), 4 its newest topic with unread
@@ -227,7 +242,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
           <span class="label">{s.name}</span>
           {s.is_muted && <span class="visually-hidden">(muted)</span>}
           <MentionMark on={mentionedIn.has(`${s.stream_id}`)} />
-          <Count n={byStream.get(s.stream_id) ?? 0} muted={s.is_muted} />
+          <ChannelCount sub={s} unread={byStream.get(s.stream_id) ?? 0} />
         </a>
         <SideMenu label={`#${s.name}`} {...menuFor(String(s.stream_id))}>
           {(byStream.get(s.stream_id) ?? 0) > 0 && (
