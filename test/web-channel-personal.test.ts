@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, setInFront, withWebServer, openSidebarMenu } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, loginPage, loginToView, messageRow, notificationsShown, PASSWORD, recordNotifications, setInFront, withWebServer, openSidebarMenu } from './web-browser.ts';
 
 /** The owner's subscription to general, as the server has it. */
 async function generalAtServer(c: Client): Promise<Record<string, any>> {
@@ -146,8 +146,8 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       for (const content of ['one', 'two']) assertSuccess(await bobApi.post('/messages', { type: 'stream', to: 'general', topic: 'menu', content }));
       const ctx = await newContext();
       await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
-      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      // (Elsewhere than All messages, whose view would mark general's messages read once seen.)
+      // (Never in All messages, whose view would mark general's messages read once seen: it opens on Starred.)
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
       await (await channelLink(page, 'core team')).click();
       await page.getByRole('heading', { name: '#core team' }).waitFor();
       const link = await channelLink(page, 'general');
