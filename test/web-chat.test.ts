@@ -607,6 +607,36 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await general.getByLabel('1 unread').waitFor();
       await ctx.close();
     }));
+  test('a muted channel\u2019s topics unmuted or followed there are in All messages and its count, live too (as the server\u2019s in:home); its other topics are not', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ name: 'Bob Topics' });
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'quiet' }], principals: [t.owner.id, bob.id] }));
+      const quietId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'quiet' })).stream_id as number;
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: [{ stream_id: quietId, property: 'is_muted', value: true }] }));
+      assertSuccess(await owner.request('POST', '/user_topics', { stream_id: quietId, topic: 'open', visibility_policy: 2 }));
+      assertSuccess(await owner.request('POST', '/user_topics', { stream_id: quietId, topic: 'kept', visibility_policy: 3 }));
+      const bobApi = t.client(bob);
+      const say = (topic: string, content: string) => bobApi.request('POST', '/messages', { type: 'stream', to: 'quiet', topic, content });
+      assertSuccess(await say('shh', 'muted as its channel'));
+      assertSuccess(await say('open', 'in an unmuted topic'));
+      assertSuccess(await say('kept', 'in a followed topic'));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const feedLink = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^All messages/ });
+      // The welcome message and the two topics'.
+      await feedLink.getByLabel('3 unread').waitFor();
+      await feedLink.click();
+      await messageRow(page, 'in an unmuted topic').waitFor();
+      await messageRow(page, 'in a followed topic').waitFor();
+      assert.equal(await page.locator('article.message-row', { hasText: 'muted as its channel' }).count(), 0);
+      // Live: a new message in the unmuted topic comes in; one in the other topic does not.
+      assertSuccess(await say('shh', 'still muted'));
+      assertSuccess(await say('open', 'more in the open topic'));
+      await messageRow(page, 'more in the open topic').waitFor();
+      assert.equal(await page.locator('article.message-row', { hasText: 'still muted' }).count(), 0);
+      await ctx.close();
+    }));
   test('channels: pinned first, muted ones marked and left out of All messages, topics with unread counts', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -628,6 +628,8 @@ export class Model {
   /** The IDs of the user's starred messages (/register's starred_messages, kept by the flag and deletion events). */
   starred = new Set<number>();
   followedTopics = new Set<string>();
+  /** Topics unmuted (visibility_policy 2), which matters in muted channels: as followed ones, they are not muted there. */
+  unmutedTopics = new Set<string>();
   /** Called with each new message from the server (not with the ones fetched): desktop notifications. */
   onIncoming: ((m: Message) => void) | null = null;
   /** conversation key → user id → expiry (ms) */
@@ -773,6 +775,7 @@ export class Model {
     for (const d of r.drafts ?? []) this.drafts.set(d.id, d);
     this.mutedTopics.clear();
     this.followedTopics.clear();
+    this.unmutedTopics.clear();
     for (const t of r.user_topics ?? []) this.noteTopicPolicy(t);
     this.loadMutedUsers(r.muted_users ?? []);
     this.alertWords = r.alert_words ?? [];
@@ -896,7 +899,9 @@ export class Model {
     const key = `${t.stream_id}:${String(t.topic_name).toLowerCase()}`;
     this.mutedTopics.delete(key);
     this.followedTopics.delete(key);
+    this.unmutedTopics.delete(key);
     if (t.visibility_policy === 1) this.mutedTopics.add(key);
+    else if (t.visibility_policy === 2) this.unmutedTopics.add(key);
     else if (t.visibility_policy === 3) this.followedTopics.add(key);
   }
 
@@ -924,22 +929,32 @@ export class Model {
     return this.followedTopics.has(`${streamId}:${topic.toLowerCase()}`);
   }
 
-  /** The user's visibility_policy for a topic: 1 muted, 3 followed, else 0 (none kept here). */
+  /** The user's visibility_policy for a topic: 1 muted, 2 unmuted, 3 followed, else 0. */
   topicPolicy(streamId: number, topic: string): number {
-    return this.isTopicMuted(streamId, topic) ? 1 : this.isTopicFollowed(streamId, topic) ? 3 : 0;
+    return this.isTopicMuted(streamId, topic) ? 1 : this.isTopicFollowed(streamId, topic) ? 3 : this.unmutedTopics.has(`${streamId}:${topic.toLowerCase()}`) ? 2 : 0;
   }
 
-  /** In a muted channel or topic (left out of the combined feed and its count). */
+  /**
+   * In a muted topic, or a muted channel's topic that is not unmuted or
+   * followed there (left out of the combined feed and its count, as the
+   * server's in:home and Zulip's feed leave them out).
+   */
   isMuted(m: { type: string; stream_id?: number; subject: string }): boolean {
     if (m.type !== 'stream' || m.stream_id === undefined) return false;
-    return !!this.subs.get(m.stream_id)?.is_muted || this.isTopicMuted(m.stream_id, m.subject);
+    return this.isTopicMuted(m.stream_id, m.subject) || (!!this.subs.get(m.stream_id)?.is_muted && !this.isTopicUnmutedOrFollowed(m.stream_id, m.subject));
+  }
+
+  /** Whether a topic is unmuted (visibility_policy 2) or followed (3): not muted in a muted channel. */
+  isTopicUnmutedOrFollowed(streamId: number, topic: string): boolean {
+    const key = `${streamId}:${topic.toLowerCase()}`;
+    return this.unmutedTopics.has(key) || this.followedTopics.has(key);
   }
 
   /** Whether an unread message counts in All messages: channels left (as the server leaves them out of unread_msgs), muted channels and topics do not. */
   inFeed(u: UnreadInfo): boolean {
     if (u.kind !== 'stream' || u.streamId === undefined) return true;
     const sub = this.subs.get(u.streamId);
-    return !!sub && !sub.is_muted && !this.isTopicMuted(u.streamId, u.topic ?? '');
+    return !!sub && !this.isMuted({ type: 'stream', stream_id: u.streamId, subject: u.topic ?? '' });
   }
 
   /** Whether an unread message is in the inbox: as in All messages, without conversations with muted users only. */

@@ -20,14 +20,14 @@ function Count({ n, muted, what = 'unread' }: { n: number; muted?: boolean; what
 /**
  * A channel's unread count as the user's web_stream_unreads_count_display_policy
  * says (Zulip's): 1 every channel's count; 2 (the default) unmuted channels'
- * counts, and a muted channel's count of its topics followed there, or with
+ * counts, and a muted channel's count of its topics unmuted or followed there, or with
  * none of those a dot saying it has unread messages; 3 a dot for every
  * channel with unread messages. `unread`: its unread messages outside muted topics.
  */
 function ChannelCount({ sub, unread }: { sub: Sub; unread: number }) {
   const policy = Number(model.settings.web_stream_unreads_count_display_policy ?? 2);
   const id = sub.stream_id;
-  const count = sub.is_muted && policy === 2 ? model.unreadCount((u) => u.kind === 'stream' && u.streamId === id && model.isTopicFollowed(id, u.topic ?? '')) : unread;
+  const count = sub.is_muted && policy === 2 ? model.unreadCount((u) => u.kind === 'stream' && u.streamId === id && model.isTopicUnmutedOrFollowed(id, u.topic ?? '')) : unread;
   if (unread > 0 && (policy === 3 || count === 0)) return <span class="unread-dot" role="img" aria-label="has unread messages" />;
   return <Count n={count} muted={sub.is_muted} />;
 }
