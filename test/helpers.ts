@@ -295,6 +295,11 @@ export function assertSuccess(res: Res): Record<string, any> {
   return res.body;
 }
 
+/** The user's settings as the server has them: `user_settings` from POST /register. */
+export async function settingsAtServer(api: Client): Promise<Record<string, any>> {
+  return assertSuccess(await api.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings as Record<string, any>;
+}
+
 // ---------------------------------------------------------------------------
 // OpenAPI validation
 

@@ -1,7 +1,7 @@
 /** PATCH /settings, PATCH /realm/user_settings_defaults: validation, permissions, events, /register state. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account } from './helpers.ts';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account, settingsAtServer } from './helpers.ts';
 import { ROLE } from '../src/store/users.ts';
 import { updateRealm } from '../src/store/realm.ts';
 
@@ -323,8 +323,7 @@ test('PATCH /settings target_users (FL 444): an administrator changes settings f
   const groupBot = await t.makeUser({ isBot: true, botOwnerId: carol.id });
   const group = assertSuccess(await A.post('/user_groups/create', { name: 'target settings', description: '', members: JSON.stringify([carol.id, groupBot.id]) })).group_id as number;
   const settingsOf = async (who: Account) => {
-    const r = assertSuccess(await t.client(who).post('/register', { fetch_event_types: JSON.stringify(['user_settings']) }));
-    return r.user_settings as Record<string, unknown>;
+    return (await settingsAtServer(t.client(who))) as Record<string, unknown>;
   };
   const target = (v: Record<string, unknown>) => JSON.stringify(v);
 

@@ -15,7 +15,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { assertSuccess, type Client } from './helpers.ts';
+import { assertSuccess, type Client, settingsAtServer } from './helpers.ts';
 import { browserTests, channelLink, eventGate, eventually, loginPage, PASSWORD, selectedText, withWebServer } from './web-browser.ts';
 
 /** The channel as the server has it. */
@@ -307,7 +307,7 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await eventually(async () => (await groups()).length === 0, 'no folder groups');
       await sidebar.getByRole('link', { name: /^ops\b/ }).waitFor();
       // (The page shows the change at once; the server has it once its request is done.)
-      const settingAtServer = async () => assertSuccess(await t.client(ada).post('/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_left_sidebar_show_channel_folders;
+      const settingAtServer = async () => (await settingsAtServer(t.client(ada))).web_left_sidebar_show_channel_folders;
       await eventually(async () => (await settingAtServer()) === false, 'grouping off at the server');
     }));
 });

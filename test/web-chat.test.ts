@@ -7,8 +7,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
-import { browserTests, channelLink, eventually, loginPage, loginToView, messageRow, PASSWORD, send, withWebServer, openSidebarMenu } from './web-browser.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer, type Account } from './helpers.ts';
+import { browserTests, channelLink, eventually, loginPage, loginToView, messageRow, PASSWORD, send, withWebServer, openSidebarMenu, type WebTestServer } from './web-browser.ts';
+
+/** A new channel `name` with the owner and `member` in it, muted by the owner: its ID. */
+async function mutedChannel(t: WebTestServer, name: string, member: Account): Promise<number> {
+  const owner = t.client(t.owner);
+  assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name }], principals: [t.owner.id, member.id] }));
+  const id = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: name })).stream_id as number;
+  assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: [{ stream_id: id, property: 'is_muted', value: true }] }));
+  return id;
+}
 
 await browserTests('the web client in Chromium: chatting, the compose box, topics and channels in the sidebar', (newContext) => {
   test('two people chat live: channel messages, topics, unread counts, reactions, edits, deletion, direct messages, typing, presence', () =>
@@ -195,7 +204,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       assertSuccess(await owner.request('PATCH', '/realm/user_settings_defaults', { enter_sends: false }));
       const carl = await t.makeUser({ password: PASSWORD, name: 'Carl Keys' });
       const carlApi = t.client(carl);
-      const enterSends = async () => assertSuccess(await carlApi.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.enter_sends;
+      const enterSends = async () => (await settingsAtServer(carlApi)).enter_sends;
       assert.equal(await enterSends(), false);
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, carl.email, PASSWORD);
@@ -277,7 +286,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       // Turned off: the view stays in All messages.
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/^After sending a message, go to its conversation/).uncheck();
-      await eventually(async () => assertSuccess(await t.client(erin).request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_navigate_to_sent_message === false, 'the setting off at the server');
+      await eventually(async () => (await settingsAtServer(t.client(erin))).web_navigate_to_sent_message === false, 'the setting off at the server');
       await page.keyboard.press('Escape');
       await send(page, 'staying', 'no jump now');
       await messageRow(page, 'no jump now').waitFor();
@@ -379,7 +388,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await page.getByRole('heading', { name: '#garden \u203a weeds', exact: true }).waitFor();
       // The newest topic with unread messages.
       await settings('Its newest topic with unread messages');
-      await eventually(async () => assertSuccess(await fayApi.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_channel_default_view === 4, 'the setting at the server');
+      await eventually(async () => (await settingsAtServer(fayApi)).web_channel_default_view === 4, 'the setting at the server');
       await fromStarred();
       await page.getByRole('heading', { name: '#garden \u203a tulips', exact: true }).waitFor();
       // The feed.
@@ -567,14 +576,12 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
-  test('channels\u2019 unread counts as the user\u2019s web_stream_unreads_count_display_policy says (Zulip\u2019s): a muted channel shows its followed topics\u2019 count, else a dot; no channels, dots; all channels, counts; chosen in Settings', () =>
+  test('channels\u2019 unread counts as the user\u2019s web_stream_unreads_count_display_policy says (Zulip\u2019s): a muted channel shows its unmuted or followed topics\u2019 count, else a dot; no channels, dots; all channels, counts; chosen in Settings', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
-      const policyAtServer = async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_stream_unreads_count_display_policy as number;
+      const policyAtServer = async () => (await settingsAtServer(owner)).web_stream_unreads_count_display_policy as number;
       const bob = await t.makeUser({ name: 'Bob Counts' });
-      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'quiet' }], principals: [t.owner.id, bob.id] }));
-      const quietId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'quiet' })).stream_id as number;
-      assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: [{ stream_id: quietId, property: 'is_muted', value: true }] }));
+      const quietId = await mutedChannel(t, 'quiet', bob);
       const bobApi = t.client(bob);
       assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'quiet', topic: 'shh', content: 'in the muted channel' }));
       assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'quiet', topic: 'kept', content: 'in a followed topic' }));
@@ -611,9 +618,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ name: 'Bob Topics' });
-      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'quiet' }], principals: [t.owner.id, bob.id] }));
-      const quietId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'quiet' })).stream_id as number;
-      assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: [{ stream_id: quietId, property: 'is_muted', value: true }] }));
+      const quietId = await mutedChannel(t, 'quiet', bob);
       assertSuccess(await owner.request('POST', '/user_topics', { stream_id: quietId, topic: 'open', visibility_policy: 2 }));
       assertSuccess(await owner.request('POST', '/user_topics', { stream_id: quietId, topic: 'kept', visibility_policy: 3 }));
       const bobApi = t.client(bob);

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, sentEmails } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, sentEmails, settingsAtServer } from './helpers.ts';
 import { browserTests, eventually, loginPage, loginToView, messageRow, notificationsShown, PASSWORD, postPng, recordNotifications, send, setInFront, withWebServer } from './web-browser.ts';
 
 /** On the registration page a confirmation link opened: the form filled in and sent, then the login, until the web client shows its inbox. */
@@ -72,7 +72,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const dialog = page.getByRole('dialog', { name: 'Settings' });
       await dialog.getByText('Shown while this page is not in front.').waitFor();
       await dialog.getByLabel('Direct messages and mentions', { exact: true }).uncheck();
-      const saved = async () => assertSuccess(await t.client(t.owner).request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.enable_desktop_notifications;
+      const saved = async () => (await settingsAtServer(t.client(t.owner))).enable_desktop_notifications;
       await eventually(async () => (await saved()) === false, 'the setting saved');
       await page.keyboard.press('Escape');
       await page.evaluate(() => ((globalThis as any).location.hash = '#feed'));
@@ -140,7 +140,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await setInFront(page, true);
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/^Sounds/).uncheck();
-      const saved = async () => assertSuccess(await t.client(t.owner).request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.enable_sounds;
+      const saved = async () => (await settingsAtServer(t.client(t.owner))).enable_sounds;
       await eventually(async () => (await saved()) === false, 'the setting saved');
       await page.keyboard.press('Escape');
       await setInFront(page, false);
@@ -522,7 +522,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await page.getByRole('alert').filter({ hasText: 'Still not.' }).waitFor();
       // The refusal has been handled (its alert is up); the value stays the one the server has.
       assert.equal(await theme.inputValue(), '3');
-      assert.equal(assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.color_scheme, 3);
+      assert.equal((await settingsAtServer(owner)).color_scheme, 3);
       await ctx.close();
     }));
   test('default settings for new users: an administrator changes them (the server has them, a new user starts with them, the administrator keeps their own); a change made elsewhere shows; members are not offered them', () =>
@@ -574,7 +574,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
   test('home view: the inbox by default; chosen in Settings (the server has it), it is what the empty address and the home link show', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
-      const homeAtServer = async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_home_view as string;
+      const homeAtServer = async () => (await settingsAtServer(owner)).web_home_view as string;
       const ctx = await newContext();
       const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '');
       await page.getByRole('heading', { name: 'Inbox', exact: true }).waitFor();
@@ -615,7 +615,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
   test('Escape: closes what is open (a picker also once the focus has left it), leaves a field, else goes to the home view (Zulip\u2019s web_escape_navigates_to_home_view, chosen in Settings); Ctrl+[ always', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
-      const escapeAtServer = async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.web_escape_navigates_to_home_view as boolean;
+      const escapeAtServer = async () => (await settingsAtServer(owner)).web_escape_navigates_to_home_view as boolean;
       assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'escape', content: 'an escape message' }));
       const ctx = await newContext();
       const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/channel/general');
@@ -690,7 +690,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
   test('the People list as the user\u2019s user_list_style says (Zulip\u2019s): avatars by default; status text without them; compact, a status\u2019s emoji beside the name; chosen in Settings (the server has it)', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
-      const styleAtServer = async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings.user_list_style as number;
+      const styleAtServer = async () => (await settingsAtServer(owner)).user_list_style as number;
       const bob = await t.makeUser({ name: 'Bob Status' });
       assertSuccess(await t.client(bob).post('/users/me/status', { status_text: 'At lunch', emoji_name: 'palm_tree', emoji_code: '1f334', reaction_type: 'unicode_emoji' }));
       const ctx = await newContext();
@@ -722,7 +722,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const owner = t.client(t.owner);
       const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Account' });
       const bob = t.client(bobAccount);
-      const settingsOf = async () => assertSuccess(await bob.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings as Record<string, unknown>;
+      const settingsOf = async () => (await settingsAtServer(bob)) as Record<string, unknown>;
       const kept = assertSuccess(await owner.request('POST', '/messages', { type: 'direct', to: JSON.stringify([bobAccount.id]), content: 'keep this' })).id as number;
       assertSuccess(await bob.request('POST', '/messages/flags', { messages: JSON.stringify([kept]), op: 'add', flag: 'starred' }));
       const ctx = await newContext();
