@@ -49,8 +49,8 @@ function viewAt(hash: string): string | null {
 
 /** Goes to the user's home view (Zulip's set_hash_to_home_view): to the empty address, unless the view is already there under its own name. */
 function goHome(): void {
-  const home = model.settings.web_home_view;
-  const named = home === 'inbox' ? '#inbox' : home === 'recent' ? '#recent' : '#feed';
+  // (The home view's own address: Inbox's or Recent's, else All messages'.)
+  const named = viewAt('') ?? '#feed';
   if (location.hash === '' || location.hash === '#' || location.hash === named) return;
   history.pushState(null, '', location.pathname + location.search);
   dispatchEvent(new HashChangeEvent('hashchange'));
