@@ -614,7 +614,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await general.getByLabel('1 unread').waitFor();
       await ctx.close();
     }));
-  test('a muted channel\u2019s topics unmuted or followed there are in All messages and its count, live too (as the server\u2019s in:home); its other topics are not', () =>
+  test('a muted channel\u2019s topics unmuted or followed there are in All messages and its count, live too (as the server\u2019s in:home); its other topics are not; its topics are unmuted there and muted again (Zulip\u2019s menu in a muted channel)', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ name: 'Bob Topics' });
@@ -640,6 +640,27 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       assertSuccess(await say('open', 'more in the open topic'));
       await messageRow(page, 'more in the open topic').waitFor();
       assert.equal(await page.locator('article.message-row', { hasText: 'still muted' }).count(), 0);
+
+      // In a muted channel a topic is unmuted (2), as Zulip's menu offers it, and muted again by going back to the channel's (0).
+      const policy = async (topic: string) =>
+        (assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_topic']) })).user_topics as Array<{ stream_id: number; topic_name: string; visibility_policy: number }>).find(
+          (x) => x.stream_id === quietId && x.topic_name === topic,
+        )?.visibility_policy ?? 0;
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}/topic/shh`), quietId);
+      await page.getByRole('heading', { name: '#quiet \u203a shh' }).waitFor();
+      const actions = page.getByRole('group', { name: 'This topic' });
+      await actions.getByRole('button', { name: 'Unmute topic', pressed: true }).click();
+      await actions.getByRole('button', { name: 'Mute topic', exact: true, pressed: false }).waitFor();
+      assert.equal(await policy('shh'), 2);
+      await page.evaluate(() => ((globalThis as any).location.hash = '#feed'));
+      assertSuccess(await say('shh', 'now heard'));
+      await messageRow(page, 'now heard').waitFor();
+      // The sidebar's topic menu offers the same.
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}`), quietId);
+      const shh = page.getByRole('list', { name: 'In quiet' }).getByRole('link', { name: /^shh/ });
+      await (await openSidebarMenu(page, shh, 'shh')).getByRole('menuitem', { name: 'Mute topic' }).click();
+      await eventually(async () => (await policy('shh')) === 0, 'the channel\u2019s policy again');
+      await (await openSidebarMenu(page, shh, 'shh')).getByRole('menuitem', { name: 'Unmute topic' }).waitFor();
       await ctx.close();
     }));
   test('channels: pinned first, muted ones marked and left out of All messages, topics with unread counts', () =>

@@ -935,6 +935,18 @@ export class Model {
   }
 
   /**
+   * The topic's mute action as Zulip's web app offers it: in a channel not
+   * muted, muting (policy 1) and back (0); in a muted channel, where its topics
+   * are muted unless unmuted or followed there, unmuting (2) and back (0).
+   * `muted` says whether the topic is muted now.
+   */
+  topicMuteAction(streamId: number, topic: string): { muted: boolean; label: string; visibility: number } {
+    const muted = this.isMuted({ type: 'stream', stream_id: streamId, subject: topic });
+    if (this.subs.get(streamId)?.is_muted) return muted ? { muted, label: 'Unmute topic', visibility: 2 } : { muted, label: 'Mute topic', visibility: 0 };
+    return muted ? { muted, label: 'Unmute topic', visibility: 0 } : { muted, label: 'Mute topic', visibility: 1 };
+  }
+
+  /**
    * In a muted topic, or a muted channel's topic that is not unmuted or
    * followed there (left out of the combined feed and its count, as the
    * server's in:home and Zulip's feed leave them out).

@@ -31,6 +31,7 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
   const { busy, error, setError, run } = useRequest();
   const [moving, setMoving] = useState<{ channel: number; topic: string } | null>(null);
   const policy = model.topicPolicy(streamId, topic);
+  const mute = model.topicMuteAction(streamId, topic);
   const channels = [...model.subs.values()].sort((a, b) => a.name.localeCompare(b.name));
   /** Moves the whole topic to `to` in `channel`, and the view with it. */
   const moveTo = async (channel: number, to: string) => {
@@ -78,8 +79,8 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
       <button type="button" class="btn" disabled={busy} aria-pressed={policy === 3} onClick={() => void set(policy === 3 ? 0 : 3)}>
         {policy === 3 ? 'Unfollow topic' : 'Follow topic'}
       </button>
-      <button type="button" class="btn" disabled={busy} aria-pressed={policy === 1} onClick={() => void set(policy === 1 ? 0 : 1)}>
-        {policy === 1 ? 'Unmute topic' : 'Mute topic'}
+      <button type="button" class="btn" disabled={busy} aria-pressed={mute.muted} onClick={() => void set(mute.visibility)}>
+        {mute.label}
       </button>
       {topic !== '' && (
         <button type="button" class="btn" disabled={busy} onClick={() => void moveTo(streamId, resolved ? unresolvedName(topic) : RESOLVED_PREFIX + topic)}>

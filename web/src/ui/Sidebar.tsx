@@ -286,7 +286,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
             <ul class="topics" aria-label={`In ${s.name}`}>
               {shownTopics.map((t) => {
                 const tt: Term[] = [...chTerms, { operator: 'topic', operand: t.name }];
-                const muted = model.isTopicMuted(s.stream_id, t.name);
+                const mute = model.topicMuteAction(s.stream_id, t.name);
                 const unread = topicUnread.get(t.name.toLowerCase()) ?? 0;
                 const key = `${s.stream_id}:${t.name}`;
                 const label = t.name || '(no topic)';
@@ -302,15 +302,15 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
                     <button type="button" role="menuitem" onClick={() => setPolicy(policy === 3 ? 0 : 3)}>
                       {policy === 3 ? 'Unfollow topic' : 'Follow topic'}
                     </button>
-                    <button type="button" role="menuitem" onClick={() => setPolicy(policy === 1 ? 0 : 1)}>
-                      {policy === 1 ? 'Unmute topic' : 'Mute topic'}
+                    <button type="button" role="menuitem" onClick={() => setPolicy(mute.visibility)}>
+                      {mute.label}
                     </button>
                     <button type="button" role="menuitem" onClick={() => act(() => navigator.clipboard.writeText(`${location.origin}/${topicLinkHash(s.stream_id, s.name, t.name)}`))}>
                       Copy link to topic
                     </button>
                   </SideMenu>
                 );
-                return <Item key={t.name} terms={tt} current={terms} label={label} count={unread} muted={muted} mentioned={mentionedIn.has(`${s.stream_id}:${t.name.toLowerCase()}`)} cls="topic" menu={menu} />;
+                return <Item key={t.name} terms={tt} current={terms} label={label} count={unread} muted={mute.muted} mentioned={mentionedIn.has(`${s.stream_id}:${t.name.toLowerCase()}`)} cls="topic" menu={menu} />;
               })}
             </ul>
             {(allTopics || shownTopics.length < topics.length) && (
