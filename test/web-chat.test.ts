@@ -800,4 +800,40 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await eventually(async () => (await all.getByLabel(/unread/).count()) === 0, 'the unread count of the channel left to go');
       await ctx.close();
     }));
+
+  test('views unpinned from the sidebar go to More views and are pinned back from there (Zulip\u2019s navigation_views, saved at the server); views of the user\u2019s own too, live', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const saved = async () => assertSuccess(await owner.request('GET', '/navigation_views')).navigation_views as Array<{ fragment: string; is_pinned: boolean; name: string | null }>;
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const views = page.getByRole('navigation', { name: 'Views' });
+      const mentions = views.getByRole('link', { name: /^Mentions/ });
+      const more = views.getByRole('button', { name: 'More views' });
+      assert.equal(await more.count(), 0, 'every view pinned at first');
+
+      await (await openSidebarMenu(page, mentions, 'Mentions')).getByRole('menuitem', { name: 'Unpin from the sidebar' }).click();
+      await eventually(async () => (await mentions.count()) === 0, 'Mentions out of the sidebar');
+      assert.deepEqual(await saved(), [{ fragment: 'narrow/is/mentioned', is_pinned: false, name: null }]);
+      // From More views: the view opened, then pinned back (its saved configuration changed).
+      await more.click();
+      await page.getByRole('menu', { name: 'More views' }).getByRole('menuitem', { name: 'Mentions', exact: true }).click();
+      await page.getByRole('heading', { name: 'Mentions' }).waitFor();
+      await more.click();
+      await page.getByRole('menu', { name: 'More views' }).getByRole('menuitem', { name: 'Pin Mentions to the sidebar' }).click();
+      await mentions.waitFor();
+      assert.equal(await more.count(), 0);
+      assert.deepEqual(await saved(), [{ fragment: 'narrow/is/mentioned', is_pinned: true, name: null }]);
+
+      // A view of the user's own, added and unpinned elsewhere: listed, then in More views.
+      assertSuccess(await owner.request('POST', '/navigation_views', { fragment: 'narrow/is/alerted', is_pinned: true, name: 'Alert words' }));
+      const alerted = views.getByRole('link', { name: 'Alert words' });
+      await alerted.waitFor();
+      assert.equal(await alerted.getAttribute('href'), '#narrow/is/alerted');
+      assertSuccess(await owner.request('PATCH', '/navigation_views/narrow/is/alerted', { is_pinned: false }));
+      await eventually(async () => (await alerted.count()) === 0, 'the own view out of the sidebar');
+      await more.click();
+      await page.getByRole('menu', { name: 'More views' }).getByRole('menuitem', { name: 'Alert words', exact: true }).waitFor();
+      await ctx.close();
+    }));
 });

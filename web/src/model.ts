@@ -236,6 +236,13 @@ export interface SavedSnippet {
   date_created: number;
 }
 
+/** A left-sidebar view's saved configuration, as /register's navigation_views and the navigation_view events give it (built-in views have no name). */
+export interface NavigationView {
+  fragment: string;
+  is_pinned: boolean;
+  name: string | null;
+}
+
 /** A draft, as /register's drafts and the drafts events give it ('stream' or 'private'; '' for one without an address). */
 export interface Draft {
   id: number;
@@ -618,6 +625,8 @@ export class Model {
   reminders = new Map<number, Reminder>();
   /** The user's saved snippets, by ID. */
   savedSnippets = new Map<number, SavedSnippet>();
+  /** The user's saved navigation views by fragment: built-in views unpinned (or pinned) and views of their own. */
+  navigationViews = new Map<string, NavigationView>();
   /** The user's drafts at the server, by ID (while enable_drafts_synchronization is on). */
   drafts = new Map<number, Draft>();
   mutedTopics = new Set<string>();
@@ -771,6 +780,8 @@ export class Model {
     for (const r2 of r.reminders ?? []) this.reminders.set(r2.reminder_id, r2);
     this.savedSnippets.clear();
     for (const s of r.saved_snippets ?? []) this.savedSnippets.set(s.id, s);
+    this.navigationViews.clear();
+    for (const v of r.navigation_views ?? []) this.navigationViews.set(v.fragment, v);
     this.drafts.clear();
     for (const d of r.drafts ?? []) this.drafts.set(d.id, d);
     this.mutedTopics.clear();
@@ -1271,6 +1282,13 @@ export class Model {
         if (ev.op === 'add') for (const r of ev.reminders ?? []) this.reminders.set(r.reminder_id, r);
         else if (ev.op === 'remove') this.reminders.delete(ev.reminder_id);
         break;
+      case 'navigation_view': {
+        const cur = this.navigationViews.get(ev.fragment);
+        if (ev.op === 'add') this.navigationViews.set(ev.navigation_view.fragment, ev.navigation_view);
+        else if (ev.op === 'update' && cur) this.navigationViews.set(ev.fragment, { ...cur, ...ev.data });
+        else if (ev.op === 'remove') this.navigationViews.delete(ev.fragment);
+        break;
+      }
       case 'saved_snippets':
         if (ev.op === 'add' || ev.op === 'update') this.savedSnippets.set(ev.saved_snippet.id, ev.saved_snippet);
         else if (ev.op === 'remove') this.savedSnippets.delete(ev.saved_snippet_id);

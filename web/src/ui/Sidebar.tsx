@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { MessageList, model, type Sub } from '../model.ts';
@@ -117,6 +118,9 @@ function SideMenu({ label, open, onToggle, onClose, children }: { label: string;
 /** How many of a channel's newest topics the sidebar lists until all are asked for. */
 const FEW_TOPICS = 8;
 
+/** The key of the More views menu among the sidebar's menus. */
+const MORE_VIEWS = 'more-views';
+
 export const LOCK = (
   <svg viewBox="0 0 20 20" class="lock" aria-hidden="true">
     <rect x="4.5" y="9" width="11" height="8" rx="1.5" fill="currentColor" />
@@ -132,20 +136,35 @@ const ICONS = {
   at: <svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="3" stroke="currentColor" stroke-width="1.6" fill="none" /><path d="M13 10v1.5a2 2 0 0 0 4 0V10a7 7 0 1 0-3 5.7" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linecap="round" /></svg>,
   smile: <svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="7" stroke="currentColor" stroke-width="1.6" fill="none" /><path d="M7 11.5a3.5 3.5 0 0 0 6 0" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linecap="round" /><circle cx="7.6" cy="8" r="1" fill="currentColor" /><circle cx="12.4" cy="8" r="1" fill="currentColor" /></svg>,
   draft: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M4 16l1-4 8-8 3 3-8 8zM11.5 5.5l3 3" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linejoin="round" /></svg>,
+  more: <svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="5" cy="10" r="1.5" fill="currentColor" /><circle cx="10" cy="10" r="1.5" fill="currentColor" /><circle cx="15" cy="10" r="1.5" fill="currentColor" /></svg>,
+  pin: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M7 3h6l-1 5 3 3H5l3-3zM10 11v6" stroke="currentColor" stroke-width="1.6" fill="none" stroke-linejoin="round" stroke-linecap="round" /></svg>,
   star: <svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 2.8l2.2 4.6 5 .7-3.6 3.5.9 5L10 14.2l-4.5 2.4.9-5L2.8 8.1l5-.7z" stroke="currentColor" stroke-width="1.5" fill="none" stroke-linejoin="round" /></svg>,
 };
 
 /** A link to a view that is no narrow (Inbox, Recent conversations), current when it is shown. */
-function ViewItem({ hash, view, label, icon, count, countWhat }: { hash: string; view: string | null; label: string; icon: preact.ComponentChildren; count?: number; countWhat?: string }) {
+function ViewItem(props: { hash: string; view: string | null; label: string; icon: preact.ComponentChildren; count?: number; countWhat?: string; menu?: preact.ComponentChildren }) {
+  const { hash, view, label, icon, count, countWhat, menu } = props;
   return (
-    <li>
+    <li class={menu ? 'has-menu' : undefined}>
       <a href={hash} class={cx('side-item', view === hash && 'active')} aria-current={view === hash ? 'page' : undefined}>
         {icon}
         <span class="label">{label}</span>
         <Count n={count ?? 0} muted={countWhat !== undefined} what={countWhat} />
       </a>
+      {menu}
     </li>
   );
+}
+
+/** The fragments of Zulip's built-in views (its BUILT_IN_VIEW_FRAGMENTS): each is pinned to the sidebar unless the user's navigation_views unpin it. */
+const BUILT_IN_VIEWS = new Set(['inbox', 'recent', 'feed', 'narrow/is/mentioned', 'narrow/has/reaction/sender/me', 'narrow/is/starred', 'drafts', 'scheduled', 'reminders']);
+
+/** A view of the Views list: its navigation_views fragment ('' for Direct messages, which is always there), its name and address, and its row given its menu. */
+interface SideView {
+  fragment: string;
+  label: string;
+  href: string;
+  row(menu?: preact.ComponentChildren): preact.JSX.Element;
 }
 
 /**
@@ -191,7 +210,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
   // Conversations with muted users only are left out, as in Zulip.
   const dms = [...model.recentDms.entries()].filter(([key]) => !model.onlyMutedIn(key)).sort((a, b) => b[1] - a[1]).slice(0, 12);
 
-  /** The row whose menu is open: a channel ("<id>") or a topic ("<channel id>:<topic>"). */
+  /** The row whose menu is open: a channel ("<id>"), a topic ("<channel id>:<topic>"), a view ("view:<fragment>") or More views. */
   const [menuOf, setMenuOf] = useState<string | null>(null);
   /** The props that make `key`'s SideMenu open and close. */
   const menuFor = (key: string) => ({ open: menuOf === key, onToggle: () => setMenuOf(menuOf === key ? null : key), onClose: () => setMenuOf(null) });
@@ -209,6 +228,56 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
     setMenuOf(null);
     void action.run(fn);
   };
+
+  /** Whether a view is in the sidebar: Zulip's built-in ones unless unpinned, the user's own when pinned. */
+  const isPinned = (fragment: string) => model.navigationViews.get(fragment)?.is_pinned ?? BUILT_IN_VIEWS.has(fragment);
+  /** Pins or unpins a view: its saved configuration changed, or saved first (a built-in view has none until then). */
+  const setPinned = (fragment: string, pinned: boolean) =>
+    act(() => (model.navigationViews.has(fragment) ? api('PATCH', `/navigation_views/${fragment}`, { is_pinned: pinned }) : api('POST', '/navigation_views', { fragment, is_pinned: pinned })));
+  const viewMenu = (v: SideView) => (
+    <SideMenu label={v.label} {...menuFor(`view:${v.fragment}`)}>
+      <button type="button" role="menuitem" onClick={() => setPinned(v.fragment, false)}>
+        Unpin from the sidebar
+      </button>
+    </SideMenu>
+  );
+  const feedTerms: Term[] = [];
+  const dmTerms: Term[] = [{ operator: 'is', operand: 'dm' }];
+  const mentionTerms: Term[] = [{ operator: 'is', operand: 'mentioned' }];
+  const starredTerms: Term[] = [{ operator: 'is', operand: 'starred' }];
+  const myReactions = reactionsTerms(model.me.user_id);
+  /** The Views list in Zulip's order (Direct messages, its own section in Zulip, after All messages), then the user's own views. */
+  const views: SideView[] = [
+    { fragment: 'inbox', label: 'Inbox', href: '#inbox', row: (menu) => <ViewItem hash="#inbox" view={view} label="Inbox" icon={ICONS.inbox} count={inboxCount} menu={menu} /> },
+    { fragment: 'recent', label: 'Recent conversations', href: '#recent', row: (menu) => <ViewItem hash="#recent" view={view} label="Recent conversations" icon={ICONS.recent} menu={menu} /> },
+    { fragment: 'feed', label: 'All messages', href: narrowToHash(feedTerms), row: (menu) => <Item terms={feedTerms} current={terms} label="All messages" icon={ICONS.all} count={model.unreadInFeed()} menu={menu} /> },
+    { fragment: '', label: 'Direct messages', href: narrowToHash(dmTerms), row: () => <Item terms={dmTerms} current={terms} label="Direct messages" icon={ICONS.dm} count={model.unreadCount((u) => u.kind === 'dm')} /> },
+    { fragment: 'narrow/is/mentioned', label: 'Mentions', href: narrowToHash(mentionTerms), row: (menu) => <Item terms={mentionTerms} current={terms} label="Mentions" icon={ICONS.at} count={mentions} menu={menu} /> },
+    { fragment: 'narrow/has/reaction/sender/me', label: 'Reactions', href: narrowToHash(myReactions), row: (menu) => <Item terms={myReactions} current={terms} label="Reactions" icon={ICONS.smile} menu={menu} /> },
+    {
+      fragment: 'narrow/is/starred',
+      label: 'Starred',
+      href: narrowToHash(starredTerms),
+      // How many, unless the user turned the count off (Zulip's starred_message_counts).
+      row: (menu) => <Item terms={starredTerms} current={terms} label="Starred" icon={ICONS.star} count={model.settings.starred_message_counts !== false ? model.starred.size : 0} countWhat="starred" menu={menu} />,
+    },
+    // Zulip's Drafts, and its Scheduled messages and Reminders while there are some: dialogs over the view.
+    { fragment: 'drafts', label: 'Drafts', href: '#drafts', row: (menu) => <ViewItem hash="#drafts" view={view} label="Drafts" icon={ICONS.draft} count={allDrafts().length} countWhat="drafts" menu={menu} /> },
+    ...(model.scheduledMessages.size > 0
+      ? [{ fragment: 'scheduled', label: 'Scheduled messages', href: '#scheduled', row: (menu?: preact.ComponentChildren) => <ViewItem hash="#scheduled" view={view} label="Scheduled messages" icon={ICONS.recent} count={model.scheduledMessages.size} countWhat="scheduled" menu={menu} /> }]
+      : []),
+    ...(model.reminders.size > 0
+      ? [{ fragment: 'reminders', label: 'Reminders', href: '#reminders', row: (menu?: preact.ComponentChildren) => <ViewItem hash="#reminders" view={view} label="Reminders" icon={ICONS.recent} count={model.reminders.size} countWhat="reminders" menu={menu} /> }]
+      : []),
+    ...[...model.navigationViews.values()]
+      .filter((v) => !BUILT_IN_VIEWS.has(v.fragment))
+      .map((v) => {
+        const label = v.name ?? v.fragment;
+        const href = `#${v.fragment}`;
+        return { fragment: v.fragment, label, href, row: (menu?: preact.ComponentChildren) => <ViewItem hash={href} view={view} label={label} icon={ICONS.all} menu={menu} /> };
+      }),
+  ];
+  const unpinned = views.filter((v) => v.fragment && !isPinned(v.fragment));
 
   const renderSub = (s: (typeof subs)[number]) => {
     const chTerms: Term[] = [{ operator: 'channel', operand: s.stream_id }];
@@ -329,25 +398,31 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
     <aside class="left-sidebar" aria-label="Views and channels" onClick={(e) => (e.target as HTMLElement).closest('a') && onGo?.()}>
       <nav aria-label="Views">
         <ul class="side-list">
-          <ViewItem hash="#inbox" view={view} label="Inbox" icon={ICONS.inbox} count={inboxCount} />
-          <ViewItem hash="#recent" view={view} label="Recent conversations" icon={ICONS.recent} />
-          <Item terms={[]} current={terms} label="All messages" icon={ICONS.all} count={model.unreadInFeed()} />
-          <Item terms={[{ operator: 'is', operand: 'dm' }]} current={terms} label="Direct messages" icon={ICONS.dm} count={model.unreadCount((u) => u.kind === 'dm')} />
-          <Item terms={[{ operator: 'is', operand: 'mentioned' }]} current={terms} label="Mentions" icon={ICONS.at} count={mentions} />
-          <Item terms={reactionsTerms(model.me.user_id)} current={terms} label="Reactions" icon={ICONS.smile} />
-          <Item
-            terms={[{ operator: 'is', operand: 'starred' }]}
-            current={terms}
-            label="Starred"
-            icon={ICONS.star}
-            // How many, unless the user turned the count off (Zulip's starred_message_counts).
-            count={model.settings.starred_message_counts !== false ? model.starred.size : 0}
-            countWhat="starred"
-          />
-          {/* Zulip's Drafts, and its Scheduled messages and Reminders while there are some: dialogs over the view. */}
-          <ViewItem hash="#drafts" view={view} label="Drafts" icon={ICONS.draft} count={allDrafts().length} countWhat="drafts" />
-          {model.scheduledMessages.size > 0 && <ViewItem hash="#scheduled" view={view} label="Scheduled messages" icon={ICONS.recent} count={model.scheduledMessages.size} countWhat="scheduled" />}
-          {model.reminders.size > 0 && <ViewItem hash="#reminders" view={view} label="Reminders" icon={ICONS.recent} count={model.reminders.size} countWhat="reminders" />}
+          {views.filter((v) => !v.fragment || isPinned(v.fragment)).map((v) => (
+            <Fragment key={v.fragment || 'dm'}>{v.row(v.fragment ? viewMenu(v) : undefined)}</Fragment>
+          ))}
+          {unpinned.length > 0 && (
+            <li class="more-views">
+              <button type="button" class="side-item" aria-haspopup="menu" aria-expanded={menuOf === MORE_VIEWS} onClick={() => setMenuOf(menuOf === MORE_VIEWS ? null : MORE_VIEWS)}>
+                {ICONS.more}
+                <span class="label">More views</span>
+              </button>
+              {menuOf === MORE_VIEWS && (
+                <Menu label="More views" class="msg-menu side-menu" onClose={() => setMenuOf(null)}>
+                  {unpinned.map((v) => (
+                    <div class="menu-row" key={v.fragment}>
+                      <a role="menuitem" href={v.href} onClick={() => setMenuOf(null)}>
+                        {v.label}
+                      </a>
+                      <button type="button" role="menuitem" class="pin-view" aria-label={`Pin ${v.label} to the sidebar`} title="Pin to the sidebar" onClick={() => setPinned(v.fragment, true)}>
+                        {ICONS.pin}
+                      </button>
+                    </div>
+                  ))}
+                </Menu>
+              )}
+            </li>
+          )}
         </ul>
       </nav>
       <nav aria-label="Channels" class="channels">
