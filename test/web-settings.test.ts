@@ -525,6 +525,41 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal((await settingsAtServer(owner)).color_scheme, 3);
       await ctx.close();
     }));
+  test('font size and line spacing (Zulip\u2019s web_font_size_px and web_line_height_percent, with its choices): the page follows them, chosen here or elsewhere', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      /** The page's text size in px and its lines' spacing (a ratio), as the browser computes them for the message list. */
+      const density = () =>
+        page.evaluate(() => {
+          const g = globalThis as any;
+          const style = g.getComputedStyle(g.document.querySelector('main') ?? g.document.body);
+          const size = parseFloat(style.fontSize);
+          return { size, spacing: Math.round((parseFloat(style.lineHeight) / size) * 100) };
+        });
+      // Zulip's defaults (16 px, 140%): the page's own 14 px.
+      assert.deepEqual(await density(), { size: 14, spacing: 140 });
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const fontSize = dialog.getByLabel('Font size', { exact: true });
+      const spacing = dialog.getByLabel('Line spacing', { exact: true });
+      assert.equal(await fontSize.inputValue(), '16');
+      assert.deepEqual(await fontSize.locator('option').allInnerTexts(), ['12 px', '13 px', '14 px', '15 px', '16 px (default)', '17 px', '18 px', '19 px', '20 px']);
+      assert.deepEqual(await spacing.locator('option').allInnerTexts(), ['122%', '131%', '140% (default)', '149%', '158%']);
+      await fontSize.selectOption('20');
+      await spacing.selectOption('158');
+      await eventually(async () => {
+        const s = await settingsAtServer(owner);
+        return s.web_font_size_px === 20 && s.web_line_height_percent === 158;
+      }, 'both at the server');
+      assert.deepEqual(await density(), { size: 17.5, spacing: 158 });
+      // Changed elsewhere: the page follows.
+      assertSuccess(await owner.request('PATCH', '/settings', { web_font_size_px: 12, web_line_height_percent: 122 }));
+      await eventually(async () => (await fontSize.inputValue()) === '12' && (await spacing.inputValue()) === '122', 'the choices from elsewhere');
+      assert.deepEqual(await density(), { size: 10.5, spacing: 122 });
+      await ctx.close();
+    }));
   test('default settings for new users: an administrator changes them (the server has them, a new user starts with them, the administrator keeps their own); a change made elsewhere shows; members are not offered them', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -251,6 +251,23 @@ export function applyTheme(scheme: number = model.settings.color_scheme ?? 1): v
   document.documentElement.dataset.theme = dark ? 'dark' : 'light';
 }
 
+/** Zulip's default web_font_size_px, at which the page's text is its own 14 px. */
+const DEFAULT_FONT_SIZE_PX = 16;
+/** Zulip's default web_line_height_percent. */
+const DEFAULT_LINE_HEIGHT_PERCENT = 140;
+
+/**
+ * The user's information density, as Zulip's web app has it for the whole
+ * page: its text scaled by web_font_size_px (14 px at Zulip's default 16:
+ * this page's text is that much smaller than Zulip's at every size), its
+ * lines spaced by web_line_height_percent.
+ */
+export function applyDensity(fontPx: number = model.settings.web_font_size_px ?? DEFAULT_FONT_SIZE_PX, linePercent: number = model.settings.web_line_height_percent ?? DEFAULT_LINE_HEIGHT_PERCENT): void {
+  const root = document.documentElement.style;
+  root.setProperty('--base-font-size', `${(fontPx * 14) / DEFAULT_FONT_SIZE_PX}px`);
+  root.setProperty('--base-line-height', String(linePercent / 100));
+}
+
 /** Focuses the element the first time it is rendered (a ref callback), not again when it renders again. */
 export function autoFocusOnce(el: HTMLElement | null): void {
   if (el && !el.dataset.focused) {

@@ -82,6 +82,12 @@ export const THEMES: Array<[number, string]> = [
   [2, 'Dark'],
 ];
 
+/** The font sizes Zulip's web app offers for web_font_size_px (12 to 20 px; 16 its default). */
+export const FONT_SIZES: Array<[number, string]> = Array.from({ length: 9 }, (_, i) => 12 + i).map((px) => [px, px === 16 ? '16 px (default)' : `${px} px`]);
+
+/** The line spacings Zulip's web app offers for web_line_height_percent (122% to 158% in steps of 9; 140% its default). */
+export const LINE_HEIGHTS: Array<[number, string]> = [122, 131, 140, 149, 158].map((pct) => [pct, pct === 140 ? '140% (default)' : `${pct}%`]);
+
 /** Zulip's user_list_style values: how People lists each person. */
 export const USER_LIST_STYLES: Array<[number, string]> = [
   [1, 'Compact'],

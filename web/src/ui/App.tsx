@@ -4,7 +4,7 @@ import { run, startPresence, stop } from '../events.ts';
 import { model, MessageList } from '../model.ts';
 import { describeTerms, hashToNarrow, narrowToHash, parseSearch, reactionsTerms, sameNarrow, type Term } from '../narrow.ts';
 import { nextUnreadDm, nextUnreadTopic } from '../unread-nav.ts';
-import { applyTheme, prepareHtml, useModel } from '../util.ts';
+import { applyDensity, applyTheme, prepareHtml, useModel } from '../util.ts';
 import { notifyIfWanted } from '../notify.ts';
 import { Sidebar } from './Sidebar.tsx';
 import { MessageListView } from './MessageList.tsx';
@@ -185,6 +185,9 @@ export function App() {
 
   const scheme = model.settings.color_scheme;
   useEffect(() => applyTheme(scheme ?? 1), [scheme]);
+  const fontPx = model.settings.web_font_size_px;
+  const linePercent = model.settings.web_line_height_percent;
+  useEffect(() => applyDensity(fontPx, linePercent), [fontPx, linePercent]);
 
   useEffect(() => {
     // A search shows in the search box (one person's messages are one too); the sidebar's views do not.

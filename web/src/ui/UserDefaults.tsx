@@ -8,7 +8,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model } from '../model.ts';
-import { EMAIL_VISIBILITY, HOME_VIEWS, SettingCheck, SettingSelect, THEMES } from './Account.tsx';
+import { EMAIL_VISIBILITY, FONT_SIZES, HOME_VIEWS, LINE_HEIGHTS, SettingCheck, SettingSelect, THEMES } from './Account.tsx';
 import { useAction } from './request.tsx';
 
 /** The true-or-false defaults offered, with their labels and their value when the server has not said. */
@@ -43,6 +43,8 @@ export function UserDefaults() {
         <div id="user-defaults" class="settings-group" role="group" aria-label="Default settings for new users">
           <p class="muted-text">People who join from now on start with these; everyone can change their own, and people already here keep theirs.</p>
           <SettingSelect id="defaults-theme" property="color_scheme" label="Theme" choices={THEMES} fallback={1} values={values} setSetting={setDefault} />
+          <SettingSelect id="defaults-font-size" property="web_font_size_px" label="Font size" choices={FONT_SIZES} fallback={16} values={values} setSetting={setDefault} />
+          <SettingSelect id="defaults-line-height" property="web_line_height_percent" label="Line spacing" choices={LINE_HEIGHTS} fallback={140} values={values} setSetting={setDefault} />
           <SettingSelect id="defaults-home" property="web_home_view" label="Home view" choices={HOME_VIEWS} fallback="inbox" values={values} setSetting={setDefault} />
           <SettingSelect id="defaults-email" property="email_address_visibility" label="Who can see their email address" choices={EMAIL_VISIBILITY} fallback={1} values={values} setSetting={setDefault} />
           {CHECKS.map(([property, label, on]) => (
