@@ -759,7 +759,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
-  test('a long message shows condensed until "Show more", and "Show less" condenses it again; a short one has no button; long is a height, measured again in a window of another size', () =>
+  test('a long message shows condensed until "Show more", and "Show less" condenses it again; a short one has no button; long is a height, measured again in a window of another size and when its images load', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const lines = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join('\n');
@@ -767,8 +767,20 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       // One paragraph, long by its height alone.
       assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'long', content: `A long paragraph: ${'word '.repeat(1000)}` }));
       assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'long', content: 'short and sweet' }));
+      // Three previews of another site's images, whose sizes are known only once they load (late here): long then.
+      const pictures = ['one', 'two', 'three'].map((n) => `https://images.example.com/${n}.png`);
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'long', content: `Pictures:\n${pictures.join('\n')}` }));
+      const tall = await sharp({ create: { width: 200, height: 600, channels: 3, background: '#3a6' } }).png().toBuffer();
       const ctx = await newContext();
+      await ctx.route('**/thumbnail?*', async (route) => {
+        await new Promise((r) => setTimeout(r, 1500));
+        await route.fulfill({ status: 200, contentType: 'image/png', body: tall }).catch(() => {});
+      });
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const pictureRow = messageRow(page, 'Pictures');
+      await pictureRow.locator('.message_inline_image img').first().waitFor();
+      await eventually(async () => (await pictureRow.locator('.message_inline_image img').evaluateAll((els) => els.every((el) => (el as any).naturalHeight > 0))) === true, 'the images loaded');
+      await pictureRow.getByRole('button', { name: 'Show more' }).waitFor();
       const row = messageRow(page, 'A long log');
       const content = row.locator('.message-content');
       await content.waitFor();

@@ -525,11 +525,17 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal((await settingsAtServer(owner)).color_scheme, 3);
       await ctx.close();
     }));
-  test('font size and line spacing (Zulip\u2019s web_font_size_px and web_line_height_percent, with its choices): the page follows them, chosen here or elsewhere', () =>
+  test('font size and line spacing (Zulip\u2019s web_font_size_px and web_line_height_percent, with its choices): the page follows them, chosen here or elsewhere, and long messages are measured again', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
+      // 23 lines: under the height that makes a message long (35 em) at Zulip's default spacing, over it at 158%.
+      const lines = Array.from({ length: 22 }, (_, i) => `line ${i + 1}`).join('\n');
+      const sent = assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'density', content: `Many lines:\n${lines}` }));
+      // Read already (an unread message has a taller cutoff).
+      assertSuccess(await owner.request('POST', '/messages/flags', { messages: JSON.stringify([sent.id]), op: 'add', flag: 'read' }));
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const showMore = messageRow(page, 'Many lines').getByRole('button', { name: 'Show more' });
       /** The page's text size in px and its lines' spacing (a ratio), as the browser computes them for the message list. */
       const density = () =>
         page.evaluate(() => {
@@ -540,6 +546,8 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
         });
       // Zulip's defaults (16 px, 140%): the page's own 14 px.
       assert.deepEqual(await density(), { size: 14, spacing: 140 });
+      await messageRow(page, 'Many lines').waitFor();
+      assert.equal(await showMore.count(), 0);
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings' });
       const fontSize = dialog.getByLabel('Font size', { exact: true });
@@ -547,8 +555,10 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(await fontSize.inputValue(), '16');
       assert.deepEqual(await fontSize.locator('option').allInnerTexts(), ['12 px', '13 px', '14 px', '15 px', '16 px (default)', '17 px', '18 px', '19 px', '20 px']);
       assert.deepEqual(await spacing.locator('option').allInnerTexts(), ['122%', '131%', '140% (default)', '149%', '158%']);
-      await fontSize.selectOption('20');
+      // Lines further apart: the message is measured again, long now.
       await spacing.selectOption('158');
+      await showMore.waitFor();
+      await fontSize.selectOption('20');
       await eventually(async () => {
         const s = await settingsAtServer(owner);
         return s.web_font_size_px === 20 && s.web_line_height_percent === 158;
@@ -558,6 +568,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assertSuccess(await owner.request('PATCH', '/settings', { web_font_size_px: 12, web_line_height_percent: 122 }));
       await eventually(async () => (await fontSize.inputValue()) === '12' && (await spacing.inputValue()) === '122', 'the choices from elsewhere');
       assert.deepEqual(await density(), { size: 10.5, spacing: 122 });
+      await eventually(async () => (await showMore.count()) === 0, 'the message short again');
       await ctx.close();
     }));
   test('default settings for new users: an administrator changes them (the server has them, a new user starts with them, the administrator keeps their own); a change made elsewhere shows; members are not offered them', () =>

@@ -255,6 +255,8 @@ export function applyTheme(scheme: number = model.settings.color_scheme ?? 1): v
 const DEFAULT_FONT_SIZE_PX = 16;
 /** Zulip's default web_line_height_percent. */
 const DEFAULT_LINE_HEIGHT_PERCENT = 140;
+/** The density applyDensity last set ("<px>/<percent>"). */
+let appliedDensity = '';
 
 /**
  * The user's information density, as Zulip's web app has it for the whole
@@ -263,6 +265,8 @@ const DEFAULT_LINE_HEIGHT_PERCENT = 140;
  * lines spaced by web_line_height_percent.
  */
 export function applyDensity(fontPx: number = model.settings.web_font_size_px ?? DEFAULT_FONT_SIZE_PX, linePercent: number = model.settings.web_line_height_percent ?? DEFAULT_LINE_HEIGHT_PERCENT): void {
+  if (appliedDensity === `${fontPx}/${linePercent}`) return;
+  appliedDensity = `${fontPx}/${linePercent}`;
   const root = document.documentElement.style;
   root.setProperty('--base-font-size', `${(fontPx * 14) / DEFAULT_FONT_SIZE_PX}px`);
   root.setProperty('--base-line-height', String(linePercent / 100));

@@ -185,9 +185,8 @@ export function App() {
 
   const scheme = model.settings.color_scheme;
   useEffect(() => applyTheme(scheme ?? 1), [scheme]);
-  const fontPx = model.settings.web_font_size_px;
-  const linePercent = model.settings.web_line_height_percent;
-  useEffect(() => applyDensity(fontPx, linePercent), [fontPx, linePercent]);
+  // Applied as the page renders (not in an effect): the message list measures its messages in its layout effect, which runs before this component's effects.
+  applyDensity(model.settings.web_font_size_px, model.settings.web_line_height_percent);
 
   useEffect(() => {
     // A search shows in the search box (one person's messages are one too); the sidebar's views do not.

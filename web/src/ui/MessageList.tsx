@@ -189,6 +189,14 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     }
     return found;
   }
+  // Another text size or line spacing (the user's settings): measured again.
+  const fontPx = model.settings.web_font_size_px;
+  const linePercent = model.settings.web_line_height_percent;
+  const density = useRef(`${fontPx}/${linePercent}`);
+  if (density.current !== `${fontPx}/${linePercent}`) {
+    density.current = `${fontPx}/${linePercent}`;
+    measured.current.clear();
+  }
   // A window of another size: measured again.
   useEffect(() => {
     let frame = 0;
@@ -900,7 +908,15 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
         onWheel={resumeReading}
         onKeyDown={resumeReading}
         onPointerDown={resumeReading}
-        onLoadCapture={() => atBottom.current && endId === null && scroller.current && (scroller.current.scrollTop = scroller.current.scrollHeight)}
+        onLoadCapture={(e) => {
+          // An image of a message not long when measured: measured again now that its size is known.
+          const id = Number((e.target as HTMLElement).closest<HTMLElement>('.message-row')?.dataset.id);
+          if (measured.current.get(id)?.long === false) {
+            measured.current.delete(id);
+            setMeasures((n) => n + 1);
+          }
+          if (atBottom.current && endId === null && scroller.current) scroller.current.scrollTop = scroller.current.scrollHeight;
+        }}
         role="log"
         aria-label="History"
         aria-busy={list.loading}
