@@ -801,6 +801,36 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test('channels in the sidebar in Zulip\u2019s order: muted ones after the others; without recent messages at the end when demote_inactive_streams says so (always, chosen in Settings), until a message comes', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'aaa-old' }, { name: 'bb-muted' }] }));
+      const mutedId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'bb-muted' })).stream_id as number;
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: [{ stream_id: mutedId, property: 'is_muted', value: true }] }));
+      const ctx = await newContext();
+      // The server counts a channel made today as active: here aaa-old is one without recent messages.
+      await ctx.route('**/json/register', async (route) => {
+        const response = await route.fetch();
+        const body = await response.json();
+        for (const sub of body.subscriptions ?? []) if (sub.name === 'aaa-old') sub.is_recently_active = false;
+        await route.fulfill({ response, json: body });
+      });
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const names = () => page.getByRole('navigation', { name: 'Channels' }).locator('li.channel > a .label').allInnerTexts();
+      // Zulip's default (1): demoted only with 20 channels or more.
+      await eventually(async () => (await names()).join() === 'aaa-old,core team,general,bb-muted', 'by name, the muted channel last');
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const select = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Move channels without recent messages to the end of the sidebar');
+      assert.equal(await select.inputValue(), '1');
+      await select.selectOption('2');
+      await eventually(async () => (await settingsAtServer(owner)).demote_inactive_streams === 2, 'always, at the server');
+      await eventually(async () => (await names()).join() === 'core team,general,bb-muted,aaa-old', 'the inactive channel at the end');
+      // A message there: active again.
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'aaa-old', topic: 'back', content: 'awake again' }));
+      await eventually(async () => (await names()).join() === 'aaa-old,core team,general,bb-muted', 'active again');
+      await ctx.close();
+    }));
+
   test('views unpinned from the sidebar go to More views and are pinned back from there (Zulip\u2019s navigation_views, saved at the server); views of the user\u2019s own too, live', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

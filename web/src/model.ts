@@ -68,6 +68,12 @@ export interface Sub {
   push_notifications: boolean | null;
   email_notifications: boolean | null;
   wildcard_mentions_notify: boolean | null;
+  /**
+   * Whether the channel has had messages lately (the server's
+   * is_recently_active), or has one since the page loaded, or was joined
+   * since then (Zulip's newly_subscribed): not demoted in the sidebar.
+   */
+  is_recently_active: boolean;
 }
 
 /** A channel as /register's streams and the stream events give it (what the client reads of it). */
@@ -811,6 +817,7 @@ export class Model {
       push_notifications: typeof s.push_notifications === 'boolean' ? s.push_notifications : null,
       email_notifications: typeof s.email_notifications === 'boolean' ? s.email_notifications : null,
       wildcard_mentions_notify: typeof s.wildcard_mentions_notify === 'boolean' ? s.wildcard_mentions_notify : null,
+      is_recently_active: s.is_recently_active !== false,
     };
   }
 
@@ -999,6 +1006,26 @@ export class Model {
   /** The user's channels in the left sidebar's order: pinned first, then by name. */
   sidebarChannels(): Sub[] {
     return [...this.subs.values()].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
+  }
+
+  /**
+   * Whether the sidebar demotes inactive channels (the user's
+   * demote_inactive_streams, as Zulip's web app reads it: 1, its default,
+   * once the user has 20 channels or more; 2 always; 3 never).
+   */
+  demotesInactive(): boolean {
+    const policy = Number(this.settings.demote_inactive_streams ?? 1);
+    return policy === 2 || (policy === 1 && this.subs.size >= 20);
+  }
+
+  /**
+   * Channels in a sidebar section's order as Zulip's: the active ones not
+   * muted, then the muted ones, then (when `demote`, never for pinned ones)
+   * the inactive ones, each by name.
+   */
+  sectionOrder(subs: Sub[], demote = this.demotesInactive()): Sub[] {
+    const rank = (s: Sub) => (demote && !s.is_recently_active ? 2 : s.is_muted ? 1 : 0);
+    return [...subs].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
   }
 
   isTopicMuted(streamId: number, topic: string): boolean {
@@ -1325,7 +1352,11 @@ export class Model {
       else this.unread.set(m.id, { kind: 'dm', dmKey: this.dmKeyOf(m), mentioned });
     }
     if (m.type === 'private') this.recentDms.set(this.dmKeyOf(m), m.id);
-    else if (m.stream_id !== undefined) this.noteTopic(m.stream_id, m.subject, m.id);
+    else if (m.stream_id !== undefined) {
+      this.noteTopic(m.stream_id, m.subject, m.id);
+      const sub = this.subs.get(m.stream_id);
+      if (sub) sub.is_recently_active = true;
+    }
     this.recentMessages?.set(m.id, this.recentOf(m));
     // Someone who sends a message has stopped typing.
     for (const t of this.typing.values()) t.delete(m.sender_id);
@@ -1418,7 +1449,7 @@ export class Model {
   private onSubscription(ev: Record<string, any>): void {
     if (ev.op === 'add') {
       for (const s of ev.subscriptions) {
-        this.subs.set(s.stream_id, this.toSub(s));
+        this.subs.set(s.stream_id, { ...this.toSub(s), is_recently_active: true });
         this.streams.set(s.stream_id, s);
         this.notePeers(s.stream_id, true, [this.me.user_id]);
       }

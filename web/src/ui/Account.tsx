@@ -88,6 +88,13 @@ export const FONT_SIZES: Array<[number, string]> = Array.from({ length: 9 }, (_,
 /** The line spacings Zulip's web app offers for web_line_height_percent (122% to 158% in steps of 9; 140% its default). */
 export const LINE_HEIGHTS: Array<[number, string]> = [122, 131, 140, 149, 158].map((pct) => [pct, pct === 140 ? '140% (default)' : `${pct}%`]);
 
+/** Zulip's demote_inactive_streams values: when the sidebar moves channels without recent messages to the end of their section. */
+export const DEMOTE_INACTIVE: Array<[number, string]> = [
+  [1, 'Automatically (with 20 channels or more)'],
+  [2, 'Always'],
+  [3, 'Never'],
+];
+
 /** Zulip's user_list_style values: how People lists each person. */
 export const USER_LIST_STYLES: Array<[number, string]> = [
   [1, 'Compact'],

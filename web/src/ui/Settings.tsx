@@ -5,7 +5,7 @@ import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
 import { EmojiPicker, PickedEmoji, type Picked } from './Emoji.tsx';
 import { ErrorLine, ImageChoice, useAction, useRequest } from './request.tsx';
-import { Account, AwayNotifications, HOME_VIEWS, SettingCheck, SettingSelect, CHANNEL_COUNTS, FONT_SIZES, LINE_HEIGHTS, THEMES, USER_LIST_STYLES } from './Account.tsx';
+import { Account, AwayNotifications, HOME_VIEWS, SettingCheck, SettingSelect, CHANNEL_COUNTS, DEMOTE_INACTIVE, FONT_SIZES, LINE_HEIGHTS, THEMES, USER_LIST_STYLES } from './Account.tsx';
 import { Avatar } from './Avatar.tsx';
 import { fullTime, uploadedAvatarUrl } from '../util.ts';
 import { Bots } from './Bots.tsx';
@@ -87,6 +87,7 @@ export function Settings({ onClose }: { onClose(): void }) {
         <SettingSelect id="set-user-list" property="user_list_style" label="People list" choices={USER_LIST_STYLES} fallback={3} setSetting={setSetting} />
         <SettingSelect id="set-channel-counts" property="web_stream_unreads_count_display_policy" label="Unread counts in the sidebar for" choices={CHANNEL_COUNTS} fallback={2} setSetting={setSetting} />
         <SettingCheck property="web_left_sidebar_show_channel_folders" label="Group channels by folder in the left sidebar" setSetting={setSetting} />
+        <SettingSelect id="set-demote" property="demote_inactive_streams" label="Move channels without recent messages to the end of the sidebar" choices={DEMOTE_INACTIVE} fallback={1} setSetting={setSetting} />
         <SettingCheck property="starred_message_counts" label="Show how many messages I have starred" setSetting={setSetting} />
         <SettingCheck property="display_emoji_reaction_users" label="Show who reacted, in place of the count, while a message has few reactions" setSetting={setSetting} />
         <SettingCheck property="receives_typing_notifications" label="Show when others are typing" setSetting={setSetting} />

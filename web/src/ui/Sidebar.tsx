@@ -169,22 +169,26 @@ interface SideView {
 
 /**
  * Channels grouped by their folders (in the folders' order), then "Other
- * channels"; null when no channel is in a folder (a plain list then).
+ * channels", then the folders whose channels are all muted or demoted
+ * (Zulip's order), each in its section order; null when no channel is in a
+ * folder (a plain list then).
  */
 function folderGroups(subs: Sub[]): Array<{ key: string; label: string; subs: Sub[] }> | null {
   const folderOf = (s: Sub) => model.streams.get(s.stream_id)?.folder_id ?? null;
-  const out: Array<{ key: string; label: string; subs: Sub[] }> = [];
+  const demote = model.demotesInactive();
+  const shown = (s: Sub) => !s.is_muted && (!demote || s.is_recently_active);
+  const folders: Array<{ key: string; label: string; subs: Sub[] }> = [];
   const placed = new Set<number>();
   for (const f of model.activeFolders()) {
     const inIt = subs.filter((s) => folderOf(s) === f.id);
     if (!inIt.length) continue;
-    out.push({ key: `f${f.id}`, label: f.name, subs: inIt });
+    folders.push({ key: `f${f.id}`, label: f.name, subs: model.sectionOrder(inIt, demote) });
     for (const s of inIt) placed.add(s.stream_id);
   }
-  if (!out.length) return null;
+  if (!folders.length) return null;
   const rest = subs.filter((s) => !placed.has(s.stream_id));
-  if (rest.length) out.push({ key: 'other', label: 'Other channels', subs: rest });
-  return out;
+  const other = rest.length ? [{ key: 'other', label: 'Other channels', subs: model.sectionOrder(rest, demote) }] : [];
+  return [...folders.filter((g) => g.subs.some(shown)), ...other, ...folders.filter((g) => !g.subs.some(shown))];
 }
 
 export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { terms: Term[]; view: string | null; onBrowseChannels(): void; onGo?(): void }) {
@@ -193,8 +197,8 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
   const byStream = model.unreadByStream();
   const dmUnread = model.unreadByDm();
   const subs = model.sidebarChannels();
-  const pinned = subs.filter((s) => s.pin_to_top);
-  const others = subs.filter((s) => !s.pin_to_top);
+  const pinned = model.sectionOrder(subs.filter((s) => s.pin_to_top), false);
+  const others = model.sectionOrder(subs.filter((s) => !s.pin_to_top));
   const folders = model.settings.web_left_sidebar_show_channel_folders === false ? null : folderGroups(others);
   const chTerm = terms?.find((t) => t.operator === 'channel' && !t.negated);
   const selectedStream = chTerm && typeof chTerm.operand === 'number' ? chTerm.operand : undefined;
