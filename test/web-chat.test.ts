@@ -309,6 +309,8 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#inbox');
       const rows = page.locator('article.message-row');
       const view = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Reactions' });
+      // At Zulip's address for it.
+      assert.equal(await view.getAttribute('href'), '#narrow/has/reaction/sender/me');
       await view.click();
       await page.getByRole('heading', { name: 'Reactions', exact: true }).waitFor();
       await messageRow(page, 'mine, liked').waitFor();

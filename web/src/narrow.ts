@@ -40,6 +40,9 @@ export function placeTerms(p: Place): Term[] {
 }
 
 /** Zulip's Reactions view: the user's own messages that have reactions (Zulip's address for it says "sender/me"). */
+/** Zulip's address of the Reactions view. */
+export const REACTIONS_HASH = '#narrow/has/reaction/sender/me';
+
 export function reactionsTerms(me: number): Term[] {
   return [
     { operator: 'has', operand: 'reaction' },

@@ -2,7 +2,7 @@ import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { MessageList, model, type Sub } from '../model.ts';
-import { channelLinkHash, channelSettingsHash, narrowToHash, reactionsTerms, topicLinkHash, sameNarrow, type Term } from '../narrow.ts';
+import { channelLinkHash, channelSettingsHash, narrowToHash, REACTIONS_HASH, reactionsTerms, topicLinkHash, sameNarrow, type Term } from '../narrow.ts';
 import { cx } from '../util.ts';
 import { allDrafts } from '../drafts.ts';
 import { setSubscriptionProperty } from './ChannelPersonal.tsx';
@@ -68,6 +68,8 @@ function MentionMark({ on }: { on: boolean }) {
 
 function Item(props: {
   terms: Term[];
+  /** The link's address, where it is not the one narrowToHash writes for `terms`. */
+  href?: string;
   current: Term[] | null;
   label: string;
   icon?: preact.ComponentChildren;
@@ -84,7 +86,7 @@ function Item(props: {
   return (
     <li class={props.menu ? 'has-menu' : undefined}>
       <a
-        href={narrowToHash(props.terms)}
+        href={props.href ?? narrowToHash(props.terms)}
         class={cx('side-item', active && 'active', props.muted && 'is-muted', props.cls)}
         aria-current={active ? 'page' : undefined}
         title={props.title}
@@ -257,7 +259,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
     { fragment: 'feed', label: 'All messages', href: narrowToHash(feedTerms), row: (menu) => <Item terms={feedTerms} current={terms} label="All messages" icon={ICONS.all} count={model.unreadInFeed()} menu={menu} /> },
     { fragment: '', label: 'Direct messages', href: narrowToHash(dmTerms), row: () => <Item terms={dmTerms} current={terms} label="Direct messages" icon={ICONS.dm} count={model.unreadCount((u) => u.kind === 'dm')} /> },
     { fragment: 'narrow/is/mentioned', label: 'Mentions', href: narrowToHash(mentionTerms), row: (menu) => <Item terms={mentionTerms} current={terms} label="Mentions" icon={ICONS.at} count={mentions} menu={menu} /> },
-    { fragment: 'narrow/has/reaction/sender/me', label: 'Reactions', href: narrowToHash(myReactions), row: (menu) => <Item terms={myReactions} current={terms} label="Reactions" icon={ICONS.smile} menu={menu} /> },
+    { fragment: 'narrow/has/reaction/sender/me', label: 'Reactions', href: REACTIONS_HASH, row: (menu) => <Item terms={myReactions} href={REACTIONS_HASH} current={terms} label="Reactions" icon={ICONS.smile} menu={menu} /> },
     {
       fragment: 'narrow/is/starred',
       label: 'Starred',
