@@ -525,7 +525,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal((await settingsAtServer(owner)).color_scheme, 3);
       await ctx.close();
     }));
-  test('font size and line spacing (Zulip\u2019s web_font_size_px and web_line_height_percent, with its choices): the page follows them, chosen here or elsewhere, and long messages are measured again', () =>
+  test('font size and line spacing (Zulip\u2019s web_font_size_px and web_line_height_percent, with its choices): the page follows them, chosen here or elsewhere, and long messages are measured again; the page\u2019s width (fluid_layout_width)', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       // 23 lines: under the height that makes a message long (35 em) at Zulip's default spacing, over it at 158%.
@@ -569,6 +569,14 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await eventually(async () => (await fontSize.inputValue()) === '12' && (await spacing.inputValue()) === '122', 'the choices from elsewhere');
       assert.deepEqual(await density(), { size: 10.5, spacing: 122 });
       await eventually(async () => (await showMore.count()) === 0, 'the message short again');
+
+      // In a wide window the page is 1,400 px wide (Zulip's fluid_layout_width off, its default), or the window's width once chosen.
+      await page.setViewportSize({ width: 1800, height: 800 });
+      const appWidth = () => page.locator('.app').evaluate((el) => Math.round(el.getBoundingClientRect().width));
+      await eventually(async () => (await appWidth()) === 1400, 'at most 1,400 px');
+      await dialog.getByLabel('Use the full width of a wide window').check();
+      await eventually(async () => (await settingsAtServer(owner)).fluid_layout_width === true, 'the full width at the server');
+      await eventually(async () => (await appWidth()) === 1800, 'the whole window');
       await ctx.close();
     }));
   test('default settings for new users: an administrator changes them (the server has them, a new user starts with them, the administrator keeps their own); a change made elsewhere shows; members are not offered them', () =>

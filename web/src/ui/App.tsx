@@ -4,7 +4,7 @@ import { run, startPresence, stop } from '../events.ts';
 import { model, MessageList } from '../model.ts';
 import { describeTerms, hashToNarrow, narrowToHash, parseSearch, reactionsTerms, sameNarrow, type Term } from '../narrow.ts';
 import { nextUnreadDm, nextUnreadTopic } from '../unread-nav.ts';
-import { applyDensity, applyTheme, prepareHtml, useModel } from '../util.ts';
+import { applyDensity, applyTheme, cx, prepareHtml, useModel } from '../util.ts';
 import { notifyIfWanted } from '../notify.ts';
 import { Sidebar } from './Sidebar.tsx';
 import { MessageListView } from './MessageList.tsx';
@@ -304,7 +304,8 @@ export function App() {
   }
 
   return (
-    <div class={drawer ? `app drawer-${drawer}` : 'app'}>
+    // Zulip's fluid_layout_width (off by default): else the page is at most 1,400 px wide, centred.
+    <div class={cx('app', drawer && `drawer-${drawer}`, model.settings.fluid_layout_width !== true && 'fixed-width')}>
       <header class="topbar">
         <button type="button" class="icon-btn drawer-btn drawer-btn-left" aria-label="Views and channels" aria-expanded={drawer === 'left'} onClick={() => setDrawer(drawer === 'left' ? null : 'left')}>
           {'\u2630'}

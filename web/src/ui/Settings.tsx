@@ -84,6 +84,7 @@ export function Settings({ onClose }: { onClose(): void }) {
         <SettingSelect id="set-theme" property="color_scheme" label="Theme" choices={THEMES} fallback={1} setSetting={setSetting} />
         <SettingSelect id="set-font-size" property="web_font_size_px" label="Font size" choices={FONT_SIZES} fallback={16} setSetting={setSetting} />
         <SettingSelect id="set-line-height" property="web_line_height_percent" label="Line spacing" choices={LINE_HEIGHTS} fallback={140} setSetting={setSetting} />
+        <SettingCheck property="fluid_layout_width" label="Use the full width of a wide window (else at most 1,400 pixels)" setSetting={setSetting} on={false} />
         <SettingSelect id="set-user-list" property="user_list_style" label="People list" choices={USER_LIST_STYLES} fallback={3} setSetting={setSetting} />
         <SettingSelect id="set-channel-counts" property="web_stream_unreads_count_display_policy" label="Unread counts in the sidebar for" choices={CHANNEL_COUNTS} fallback={2} setSetting={setSetting} />
         <SettingCheck property="web_left_sidebar_show_channel_folders" label="Group channels by folder in the left sidebar" setSetting={setSetting} />
