@@ -579,6 +579,48 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await eventually(async () => (await appWidth()) === 1800, 'the whole window');
       await ctx.close();
     }));
+  test('an animated upload\u2019s preview moves as web_animate_image_previews says (Zulip\u2019s): by default still with a play sign, moving while the pointer is over it; always; never', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      // A 3-frame GIF, uploaded and sent.
+      const frames = 3;
+      const raw = Buffer.alloc(120 * 80 * frames * 4, 255);
+      for (let i = 0; i < raw.length; i += 4) raw[i] = Math.floor(i / (120 * 80 * 4)) * 90;
+      const gif = await sharp(raw, { raw: { width: 120, height: 80 * frames, channels: 4, pageHeight: 80 } }).gif().toBuffer();
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(gif)], { type: 'image/gif' }), 'wave.gif');
+      const auth = `Basic ${Buffer.from(`${t.owner.email}:${t.owner.apiKey}`).toString('base64')}`;
+      const uploaded = (await (await fetch(`${t.url}/api/v1/user_uploads`, { method: 'POST', headers: { Authorization: auth }, body: form })).json()) as { url: string };
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'gifs', content: `A wave: [wave.gif](${uploaded.url})` }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const preview = messageRow(page, 'A wave').locator('.message_inline_image');
+      const img = preview.locator('img');
+      const src = async () => (await img.getAttribute('src'))!.split('/').at(-1);
+      await img.waitFor();
+      // Zulip's default (on_hover): still, with the play sign, moving under the pointer.
+      assert.equal(await src(), '840x560.webp');
+      assert.match((await preview.getAttribute('class'))!, /message_inline_animated_image_still/);
+      await img.hover();
+      await eventually(async () => (await src()) === '840x560-anim.webp', 'moving under the pointer');
+      await page.getByRole('heading', { name: 'All messages' }).hover();
+      await eventually(async () => (await src()) === '840x560.webp', 'still again');
+      // Always: the animated thumbnail, no play sign.
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const select = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Play animated images');
+      await select.selectOption('always');
+      await eventually(async () => (await settingsAtServer(owner)).web_animate_image_previews === 'always', 'always, at the server');
+      await page.keyboard.press('Escape');
+      await eventually(async () => (await src()) === '840x560-anim.webp', 'moving');
+      assert.doesNotMatch((await preview.getAttribute('class'))!, /still/);
+      // Never: still, and not under the pointer either.
+      assertSuccess(await owner.request('PATCH', '/settings', { web_animate_image_previews: 'never' }));
+      await eventually(async () => (await src()) === '840x560.webp', 'still');
+      await img.hover();
+      await page.waitForTimeout(300);
+      assert.equal(await src(), '840x560.webp');
+      await ctx.close();
+    }));
   test('default settings for new users: an administrator changes them (the server has them, a new user starts with them, the administrator keeps their own); a change made elsewhere shows; members are not offered them', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

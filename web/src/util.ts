@@ -70,7 +70,8 @@ export function prepareHtml(html: string): string {
   // Previews follow the organization's inline_image_preview, as the server's do.
   const previews = model.realm.realm_inline_image_preview !== false;
   const h24 = !!model.settings.twenty_four_hour_time;
-  return remembered(cache, 5000, (previews ? '1' : '0') + (h24 ? '1' : '0') + playgroundsKey() + html, () => {
+  const animate = animatePolicy();
+  return remembered(cache, 5000, (previews ? '1' : '0') + (h24 ? '1' : '0') + animate + playgroundsKey() + html, () => {
     let out = localTimes(html, h24).replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>)[^<]*(<\/span>)/g, (_m, open: string, code: string, close: string) => open + emojiChar(code) + close);
     // Image links to uploads get an inline preview where the server rendered none
     // (messages rendered before it made previews of uploads).
@@ -89,9 +90,50 @@ export function prepareHtml(html: string): string {
       const shown = Math.max(1, Math.round(width * Math.min(1, IMAGE_BOX.width / width, IMAGE_BOX.height / height)));
       return `<img ${before}data-original-dimensions="${w}x${h}"${after} style="aspect-ratio: ${width} / ${height}; width: ${shown}px">`;
     });
+    // An animated upload's preview moves only as the user's web_animate_image_previews says.
+    out = animatedPreviews(out, animate);
     // Code blocks in a language with playgrounds offer to open their code there.
     return withPlaygroundLinks(out, model.playgrounds);
   });
+}
+
+/** The user's web_animate_image_previews ('always', 'on_hover', Zulip's default, or 'never'); on a screen without hovering, 'on_hover' animates always, as in Zulip. */
+function animatePolicy(): string {
+  const policy = String(model.settings.web_animate_image_previews ?? 'on_hover');
+  return policy === 'on_hover' && matchMedia('(hover: none)').matches ? 'always' : policy;
+}
+
+/** The names of the server's animated and still thumbnails (its server_thumbnail_formats). */
+function thumbnailNames(): { animated?: string; still?: string } {
+  const formats: Array<{ name: string; animated: boolean }> = model.realm.server_thumbnail_formats ?? [];
+  return { animated: formats.find((f) => f.animated)?.name, still: formats.find((f) => !f.animated)?.name };
+}
+
+/**
+ * Animated uploads' previews (`data-animated="true"`) as Zulip's web app shows
+ * them: the animated thumbnail when `policy` is 'always'; else the still one,
+ * marked with a play sign (class message_inline_animated_image_still), which
+ * animates while the pointer is over it under 'on_hover' (animateOnHover).
+ */
+function animatedPreviews(html: string, policy: string): string {
+  const { animated, still } = thumbnailNames();
+  const name = policy === 'always' ? animated : still;
+  if (!name || !html.includes('data-animated="true"')) return html;
+  return html.replace(
+    /<div class="message_inline_image">(<a [^>]*>)<img ([^>]*?)data-animated="true"([^>]*?)src="(\/user_uploads\/thumbnail\/[^"]+\/)[^"/]+"/g,
+    (_m, a: string, before: string, between: string, dir: string) =>
+      `<div class="message_inline_image${policy === 'always' ? '' : ' message_inline_animated_image_still'}">${a}<img ${before}data-animated="true"${between}src="${dir}${name}"`,
+  );
+}
+
+/** Under 'on_hover', an animated upload's still preview animates while the pointer is over it (`over`), and stops after. */
+export function animateOnHover(target: EventTarget | null, over: boolean): void {
+  const img = (target as HTMLElement | null)?.closest?.<HTMLImageElement>('.message_inline_animated_image_still img[data-animated="true"]');
+  if (!img || animatePolicy() !== 'on_hover') return;
+  const { animated, still } = thumbnailNames();
+  const name = over ? animated : still;
+  if (name) img.src = img.src.replace(/\/[^/]+$/, `/${name}`);
+  img.closest('.message_inline_image')?.classList.toggle('animating', over);
 }
 
 /**

@@ -95,6 +95,13 @@ export const DEMOTE_INACTIVE: Array<[number, string]> = [
   [3, 'Never'],
 ];
 
+/** Zulip's web_animate_image_previews values: when previews of animated images move. */
+export const ANIMATE_PREVIEWS: Array<[string, string]> = [
+  ['always', 'Always'],
+  ['on_hover', 'When the pointer is over them'],
+  ['never', 'Never'],
+];
+
 /** Zulip's user_list_style values: how People lists each person. */
 export const USER_LIST_STYLES: Array<[number, string]> = [
   [1, 'Compact'],

@@ -7,7 +7,7 @@ import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker, Emoji } from './Emoji.tsx';
 import { ReminderForm } from './Scheduled.tsx';
-import { autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, withCopyButtons } from '../util.ts';
+import { animateOnHover, autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, withCopyButtons } from '../util.ts';
 import { Lightbox } from './Lightbox.tsx';
 import { Menu } from './Dialog.tsx';
 import { Avatar } from './Avatar.tsx';
@@ -908,6 +908,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
         onWheel={resumeReading}
         onKeyDown={resumeReading}
         onPointerDown={resumeReading}
+        onMouseOver={(e) => animateOnHover(e.target, true)}
+        onMouseOut={(e) => animateOnHover(e.target, false)}
         onLoadCapture={(e) => {
           // An image of a message not long when measured: measured again now that its size is known.
           const id = Number((e.target as HTMLElement).closest<HTMLElement>('.message-row')?.dataset.id);
