@@ -18,7 +18,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer, type Client } from './helpers.ts';
 import { browserTests, eventually, loginToView, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** Whether the server has message `id` unread for the user of `api`. */
@@ -276,6 +276,35 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       assertSuccess(await owner.request('POST', '/mark_all_as_read', {}));
       await inbox.getByText('There are no unread messages in your inbox.').waitFor();
       assert.equal(await inboxLink.getByLabel(/unread/).count(), 0);
+      await ctx.close();
+    }));
+
+  test('the inbox groups channels by folder, as the sidebar does (Zulip\u2019s web_inbox_show_channel_folders, on by default): pinned, each folder in its order, then the others; not once turned off in Settings', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = t.client(await t.makeUser({ name: 'Bob Folders' }));
+      const channels = ['alpha', 'beta', 'gamma', 'pinned'];
+      for (const c of [owner, bob]) assertSuccess(await c.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify(channels.map((name) => ({ name }))) }));
+      const idOf = async (name: string) => assertSuccess(await owner.request('GET', '/get_stream_id', { stream: name })).stream_id as number;
+      const folder = assertSuccess(await owner.request('POST', '/channel_folders/create', { name: 'Engineering', description: '' })).channel_folder_id as number;
+      for (const name of ['beta', 'gamma']) assertSuccess(await owner.request('PATCH', `/streams/${await idOf(name)}`, { folder_id: folder }));
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: await idOf('pinned'), property: 'pin_to_top', value: true }]) }));
+      assertSuccess(await owner.request('POST', '/mark_all_as_read', {}));
+      for (const to of channels) assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to, topic: 'news', content: `news in ${to}` }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#inbox');
+      const inbox = page.getByRole('region', { name: 'Inbox' });
+      /** The inbox's headings in order: the folders' and the channels'. */
+      const outline = () => inbox.locator('h2.inbox-folder, section.inbox-group').evaluateAll((els) => els.map((e) => (e.tagName === 'H2' ? `[${e.textContent}]` : e.getAttribute('aria-label'))));
+      await eventually(async () => (await outline()).join() === '[Pinned channels],#pinned,[Engineering],#beta,#gamma,[Other channels],#alpha', 'grouped by folder');
+      assert.equal(await inbox.getByRole('heading', { name: 'Engineering', level: 2 }).count(), 1);
+      assert.equal(await inbox.getByRole('region', { name: '#beta', exact: true }).getByRole('heading', { level: 3 }).count(), 1);
+      // Turned off: the channels in the sidebar's order, without folders.
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await page.getByRole('dialog', { name: 'Settings' }).getByLabel('Group channels by folder in the Inbox').uncheck();
+      await eventually(async () => (await settingsAtServer(owner)).web_inbox_show_channel_folders === false, 'off at the server');
+      await page.keyboard.press('Escape');
+      await eventually(async () => (await outline()).join() === '#pinned,#alpha,#beta,#gamma', 'one list');
       await ctx.close();
     }));
 });

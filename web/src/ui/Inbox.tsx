@@ -1,8 +1,10 @@
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { model } from '../model.ts';
 import { storedList } from '../util.ts';
 import { narrowToHash, placeKey, placeTerms, type Term } from '../narrow.ts';
 import { arrowsBetween, dmLabel, UnreadCell } from './Recent.tsx';
+import { folderGroups } from './Sidebar.tsx';
 
 /** A conversation with unread messages. */
 interface Row {
@@ -21,6 +23,8 @@ interface Row {
 interface Group {
   key: string;
   label: string;
+  /** The section of the sidebar's its channel is in (pinned, a folder, or the others), when channel folders are shown. */
+  folder?: string;
   /** The channel's narrow (none for direct messages). */
   terms: Term[] | null;
   rows: Row[];
@@ -55,9 +59,16 @@ function groups(): Group[] {
   const newestFirst = (a: Row, b: Row) => b.newest - a.newest;
   const out: Group[] = [];
   if (dms.size) out.push({ key: 'dm', label: 'Direct messages', terms: null, rows: [...dms.values()].sort(newestFirst) });
-  for (const sub of model.sidebarChannels()) {
-    const byTopic = topics.get(sub.stream_id);
-    if (byTopic) out.push({ key: `c${sub.stream_id}`, label: `#${sub.name}`, terms: [{ operator: 'channel', operand: sub.stream_id }], rows: [...byTopic.values()].sort(newestFirst) });
+  // Channel folders (the user's web_inbox_show_channel_folders, on by default): the sidebar's sections, each under its heading.
+  const subs = model.sidebarChannels();
+  const pinned = subs.filter((s) => s.pin_to_top);
+  const folders = model.settings.web_inbox_show_channel_folders === false ? null : folderGroups(subs.filter((s) => !s.pin_to_top));
+  const sections = folders ? [...(pinned.length ? [{ label: 'Pinned channels', subs: pinned }] : []), ...folders] : [{ label: undefined, subs }];
+  for (const section of sections) {
+    for (const sub of section.subs) {
+      const byTopic = topics.get(sub.stream_id);
+      if (byTopic) out.push({ key: `c${sub.stream_id}`, label: `#${sub.name}`, folder: section.label, terms: [{ operator: 'channel', operand: sub.stream_id }], rows: [...byTopic.values()].sort(newestFirst) });
+    }
   }
   return out;
 }
@@ -108,41 +119,47 @@ export function Inbox() {
       )}
       {all.length === 0 && <p class="empty">There are no unread messages in your inbox.</p>}
       {all.length > 0 && shown.length === 0 && <p class="side-empty">No conversations match.</p>}
-      {shown.map((g) => {
+      {shown.map((g, i) => {
         const unread = g.rows.reduce((n, r) => n + r.unread, 0);
         const open = !collapsed.has(g.key);
+        const folderHeading = g.folder !== undefined && g.folder !== shown[i - 1]?.folder;
+        // Under a folder's heading, a level below it.
+        const Heading = g.folder !== undefined ? 'h3' : 'h2';
         return (
-          <section key={g.key} class="inbox-group" aria-label={g.label}>
-            <h2 class="inbox-heading">
-              <button type="button" class="icon-btn inbox-toggle" aria-expanded={open} aria-label={`${g.label} conversations`} title={open ? 'Collapse' : 'Expand'} onClick={() => toggle(g.key)}>
-                {open ? '\u25be' : '\u25b8'}
-              </button>
-              {g.terms ? (
-                <a class="inbox-link" href={narrowToHash(g.terms)}>
-                  {g.label}
-                </a>
-              ) : (
-                g.label
-              )}{' '}
-              <span class="muted-text" aria-label={`${unread} unread`}>
-                {unread}
-              </span>
-              <Mention on={g.rows.some((r) => r.mentioned)} />
-            </h2>
-            {open && (
-              <ul class="inbox-rows">
-                {g.shownRows.map((r) => (
-                  <li key={r.key} aria-label={r.fullLabel}>
-                    <a class="inbox-link" href={narrowToHash(r.terms)}>
-                      {r.label}
-                    </a>
-                    <Mention on={r.mentioned} />
-                    <UnreadCell label={r.fullLabel} terms={r.terms} unread={r.unread} />
-                  </li>
-                ))}
-              </ul>
-            )}
-          </section>
+          <Fragment key={g.key}>
+            {folderHeading && <h2 class="inbox-folder">{g.folder}</h2>}
+            <section class="inbox-group" aria-label={g.label}>
+              <Heading class="inbox-heading">
+                <button type="button" class="icon-btn inbox-toggle" aria-expanded={open} aria-label={`${g.label} conversations`} title={open ? 'Collapse' : 'Expand'} onClick={() => toggle(g.key)}>
+                  {open ? '\u25be' : '\u25b8'}
+                </button>
+                {g.terms ? (
+                  <a class="inbox-link" href={narrowToHash(g.terms)}>
+                    {g.label}
+                  </a>
+                ) : (
+                  g.label
+                )}{' '}
+                <span class="muted-text" aria-label={`${unread} unread`}>
+                  {unread}
+                </span>
+                <Mention on={g.rows.some((r) => r.mentioned)} />
+              </Heading>
+              {open && (
+                <ul class="inbox-rows">
+                  {g.shownRows.map((r) => (
+                    <li key={r.key} aria-label={r.fullLabel}>
+                      <a class="inbox-link" href={narrowToHash(r.terms)}>
+                        {r.label}
+                      </a>
+                      <Mention on={r.mentioned} />
+                      <UnreadCell label={r.fullLabel} terms={r.terms} unread={r.unread} />
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </section>
+          </Fragment>
         );
       })}
     </section>

@@ -175,7 +175,7 @@ interface SideView {
  * (Zulip's order), each in its section order; null when no channel is in a
  * folder (a plain list then).
  */
-function folderGroups(subs: Sub[]): Array<{ key: string; label: string; subs: Sub[] }> | null {
+export function folderGroups(subs: Sub[]): Array<{ key: string; label: string; subs: Sub[] }> | null {
   const folderOf = (s: Sub) => model.streams.get(s.stream_id)?.folder_id ?? null;
   const demote = model.demotesInactive();
   const shown = (s: Sub) => !s.is_muted && (!demote || s.is_recently_active);
