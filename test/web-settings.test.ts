@@ -667,7 +667,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await memberCtx.close();
     }));
 
-  test('home view: the inbox by default; chosen in Settings (the server has it), it is what the empty address and the home link show', () =>
+  test('home view: the inbox by default; chosen in Settings (the server has it), it is what the empty address and the home link show, and first in the sidebar', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const homeAtServer = async () => (await settingsAtServer(owner)).web_home_view as string;
@@ -678,8 +678,12 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const home = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Home view', { exact: true });
       assert.equal(await home.inputValue(), 'inbox');
 
+      /** The first three views of the sidebar: the home view first, as in Zulip's. */
+      const firstViews = async () => (await page.getByRole('navigation', { name: 'Views' }).locator('a.side-item .label').allInnerTexts()).slice(0, 3).join();
+      assert.equal(await firstViews(), 'Inbox,Recent conversations,All messages');
       await home.selectOption('recent');
       await eventually(async () => (await homeAtServer()) === 'recent', 'recent conversations the home view at the server');
+      await eventually(async () => (await firstViews()) === 'Recent conversations,Inbox,All messages', 'Recent conversations first');
       await page.keyboard.press('Escape');
       await page.getByRole('link', { name: 'Parley home' }).click();
       await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();
@@ -690,6 +694,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assertSuccess(await owner.request('PATCH', '/settings', { web_home_view: 'all_messages' }));
       await page.getByRole('log', { name: 'History' }).waitFor();
       assert.equal(await page.getByRole('heading', { name: 'All messages', exact: true }).count(), 1);
+      await eventually(async () => (await firstViews()) === 'All messages,Inbox,Recent conversations', 'All messages first');
       // Not where the page shows something else.
       await page.getByRole('link', { name: /^Recent conversations/ }).first().click();
       await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();

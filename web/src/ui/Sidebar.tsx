@@ -252,7 +252,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
   const mentionTerms: Term[] = [{ operator: 'is', operand: 'mentioned' }];
   const starredTerms: Term[] = [{ operator: 'is', operand: 'starred' }];
   const myReactions = reactionsTerms(model.me.user_id);
-  /** The Views list in Zulip's order (Direct messages, its own section in Zulip, after All messages), then the user's own views. */
+  /** The Views list in Zulip's order (Direct messages, its own section in Zulip, after All messages), then the user's own views; the home view is moved first below. */
   const views: SideView[] = [
     { fragment: 'inbox', label: 'Inbox', href: '#inbox', row: (menu) => <ViewItem hash="#inbox" view={view} label="Inbox" icon={ICONS.inbox} count={inboxCount} menu={menu} /> },
     { fragment: 'recent', label: 'Recent conversations', href: '#recent', row: (menu) => <ViewItem hash="#recent" view={view} label="Recent conversations" icon={ICONS.recent} menu={menu} /> },
@@ -283,6 +283,9 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
         return { fragment: v.fragment, label, href, row: (menu?: preact.ComponentChildren) => <ViewItem hash={href} view={view} label={label} icon={ICONS.all} menu={menu} /> };
       }),
   ];
+  // The home view first, the others in their order, as Zulip's sidebar has them.
+  const home = model.settings.web_home_view === 'recent' ? 'recent' : model.settings.web_home_view === 'all_messages' ? 'feed' : 'inbox';
+  views.sort((a, b) => Number(b.fragment === home) - Number(a.fragment === home));
   const unpinned = views.filter((v) => v.fragment && !isPinned(v.fragment));
 
   const renderSub = (s: (typeof subs)[number]) => {
