@@ -279,7 +279,7 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       await ctx.close();
     }));
 
-  test('the inbox groups channels by folder, as the sidebar does (Zulip\u2019s web_inbox_show_channel_folders, on by default): pinned, each folder in its order, then the others; not once turned off in Settings', () =>
+  test('the inbox groups channels by folder, as the sidebar does (Zulip\u2019s web_inbox_show_channel_folders, on by default): pinned, each folder in its order, then the others; not once turned off in Settings; the sidebar\u2019s folder headings with their unread counts', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = t.client(await t.makeUser({ name: 'Bob Folders' }));
@@ -299,6 +299,13 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       await eventually(async () => (await outline()).join() === '[Pinned channels],#pinned,[Engineering],#beta,#gamma,[Other channels],#alpha', 'grouped by folder');
       assert.equal(await inbox.getByRole('heading', { name: 'Engineering', level: 2 }).count(), 1);
       assert.equal(await inbox.getByRole('region', { name: '#beta', exact: true }).getByRole('heading', { level: 3 }).count(), 1);
+      // The sidebar's folder headings have their unread counts (Zulip's web_left_sidebar_unreads_count_summary, on by default).
+      const sidebar = page.getByRole('navigation', { name: 'Channels' });
+      const engineering = sidebar.getByRole('heading', { name: /^Engineering/ });
+      await engineering.getByLabel('2 unread').waitFor();
+      await sidebar.getByRole('heading', { name: /^Other channels/ }).getByLabel('1 unread').waitFor();
+      assertSuccess(await owner.request('PATCH', '/settings', { web_left_sidebar_unreads_count_summary: false }));
+      await eventually(async () => (await engineering.getByLabel(/unread/).count()) === 0, 'no count once turned off');
       // Turned off: the channels in the sidebar's order, without folders.
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       await page.getByRole('dialog', { name: 'Settings' }).getByLabel('Group channels by folder in the Inbox').uncheck();

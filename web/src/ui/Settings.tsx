@@ -89,6 +89,7 @@ export function Settings({ onClose }: { onClose(): void }) {
         <SettingSelect id="set-user-list" property="user_list_style" label="People list" choices={USER_LIST_STYLES} fallback={3} setSetting={setSetting} />
         <SettingSelect id="set-channel-counts" property="web_stream_unreads_count_display_policy" label="Unread counts in the sidebar for" choices={CHANNEL_COUNTS} fallback={2} setSetting={setSetting} />
         <SettingCheck property="web_left_sidebar_show_channel_folders" label="Group channels by folder in the left sidebar" setSetting={setSetting} />
+        <SettingCheck property="web_left_sidebar_unreads_count_summary" label="Show the unread count of each group of channels in the left sidebar" setSetting={setSetting} />
         <SettingCheck property="web_inbox_show_channel_folders" label="Group channels by folder in the Inbox" setSetting={setSetting} />
         <SettingSelect id="set-demote" property="demote_inactive_streams" label="Move channels without recent messages to the end of the sidebar" choices={DEMOTE_INACTIVE} fallback={1} setSetting={setSetting} />
         <SettingCheck property="starred_message_counts" label="Show how many messages I have starred" setSetting={setSetting} />

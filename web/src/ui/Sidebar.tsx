@@ -34,6 +34,29 @@ function ChannelCount({ sub, unread }: { sub: Sub; unread: number }) {
 }
 
 /**
+ * A sidebar section's unread count (Zulip's, unless the user's
+ * web_left_sidebar_unreads_count_summary is off): the messages of its
+ * channels outside muted channels and topics, or when there are none the
+ * others (shown muted); hidden where the channels' own counts would be
+ * (web_stream_unreads_count_display_policy: 3 always, 2 for a muted count).
+ */
+function SectionCount({ subs }: { subs: Sub[] }) {
+  if (model.settings.web_left_sidebar_unreads_count_summary === false) return null;
+  const ids = new Set(subs.map((s) => s.stream_id));
+  let unmuted = 0;
+  let muted = 0;
+  for (const u of model.unread.values()) {
+    if (u.kind !== 'stream' || u.streamId === undefined || !ids.has(u.streamId)) continue;
+    if (model.isMuted({ type: 'stream', stream_id: u.streamId, subject: u.topic ?? '' })) muted++;
+    else unmuted++;
+  }
+  const policy = Number(model.settings.web_stream_unreads_count_display_policy ?? 2);
+  const showMuted = unmuted === 0 && muted > 0;
+  if (policy === 3 || (showMuted && policy === 2)) return null;
+  return <Count n={showMuted ? muted : unmuted} muted={showMuted} />;
+}
+
+/**
  * Opens a channel as the user's web_channel_default_view says (Zulip's): 1
  * (the default) its newest topic, 2 its feed, 3 its feed with all its topics
  * listed (true: the caller lists them), 4 its newest topic with unread
@@ -437,7 +460,11 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
       <nav aria-label="Channels" class="channels">
         <ErrorLine error={action.error} />
         <div class="side-heading-row">
-          <h2 class="side-heading">Channels</h2>
+          <h2 class="side-heading">
+            Channels
+            {/* Without folders, the channels not pinned are this heading's section. */}
+            {!folders && <SectionCount subs={others} />}
+          </h2>
           <button type="button" class="icon-btn small" aria-label="Browse and create channels" title="Browse and create channels" onClick={onBrowseChannels}>
             +
           </button>
@@ -451,7 +478,10 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
         {folders ? (
           folders.map((g) => (
             <div key={g.key} class="side-folder">
-              <h3 class="side-subheading">{g.label}</h3>
+              <h3 class="side-subheading">
+                {g.label}
+                <SectionCount subs={g.subs} />
+              </h3>
               <ul class="side-list" aria-label={g.label}>
                 {g.subs.map(renderSub)}
               </ul>
