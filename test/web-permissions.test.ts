@@ -222,4 +222,28 @@ await browserTests('the web client in Chromium: organization permissions', (newC
       await eventually(async () => (await domainsAt()).length === 0, 'no domains left');
       await ctx.close();
     }));
+
+  test('guests\u2019 names say "(guest)" (Zulip\u2019s enable_guest_user_indicator, on by default): on their messages, in People and the user card; the owner turns it off, the server has it', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const guest = await t.makeUser({ role: 600, name: 'Gina Visitor' });
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'general' }]), principals: JSON.stringify([guest.id]) }));
+      assertSuccess(await t.client(guest).request('POST', '/messages', { type: 'stream', to: 'general', topic: 'hello', content: 'hello from a guest' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const row = page.locator('article.message-row', { hasText: 'hello from a guest' });
+      await row.getByText('Gina Visitor (guest)', { exact: true }).waitFor();
+      const people = page.getByRole('complementary', { name: 'People' });
+      await people.getByRole('button', { name: /Gina Visitor \(guest\)/ }).click();
+      await page.getByRole('dialog').getByRole('heading', { name: 'Gina Visitor (guest)' }).waitFor();
+      await page.keyboard.press('Escape');
+
+      const section = await permissions(page);
+      await section.getByLabel('Show "(guest)" after guests\' names').uncheck();
+      await eventually(async () => (await realmAt(owner)).realm_enable_guest_user_indicator === false, 'off at the server');
+      await page.keyboard.press('Escape');
+      await row.getByText('Gina Visitor', { exact: true }).waitFor();
+      assert.equal(await page.getByText('Gina Visitor (guest)').count(), 0);
+      await ctx.close();
+    }));
 });

@@ -892,8 +892,16 @@ export class Model {
     return m.type === 'stream' ? { kind: 'stream', streamId: m.stream_id, topic: m.subject } : { kind: 'dm', dmKey: this.dmKeyOf(m) };
   }
 
+  /** A user's name as shown: with "(guest)" after a guest's (withGuestMark). */
   userName(id: number): string {
-    return this.users.get(id)?.full_name ?? `User ${id}`;
+    return this.withGuestMark(id, this.users.get(id)?.full_name ?? `User ${id}`);
+  }
+
+  /** `name` (user `id`'s), with "(guest)" after it for a guest while the organization's realm_enable_guest_user_indicator is on (Zulip's default). */
+  withGuestMark(id: number, name: string): string {
+    const u = this.users.get(id);
+    const guest = u?.role === 600;
+    return guest && this.realm.realm_enable_guest_user_indicator !== false ? `${name} (guest)` : name;
   }
 
   /**

@@ -617,7 +617,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     }
     // A muted sender's message in a channel or a group conversation shows collapsed, without their name or avatar, until revealed (as in Zulip).
     const hidden = model.isUserMuted(m.sender_id) && !revealed.has(m.id);
-    const senderName = hidden ? 'Muted user' : m.sender_full_name;
+    const senderName = hidden ? 'Muted user' : model.withGuestMark(m.sender_id, m.sender_full_name);
     const continued = !newBar && prev && prev.sender_id === m.sender_id && prevHidden === hidden && m.timestamp - prev.timestamp < 600;
     const unread = !m.flags.includes('read');
     const starred = m.flags.includes('starred');

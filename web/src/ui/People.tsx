@@ -41,7 +41,7 @@ export function People({ onUser }: { onUser(userId: number): void }) {
                     )}
                     <span class="person-text">
                       <span class="person-name">
-                        {u.full_name}
+                        {model.withGuestMark(u.user_id, u.full_name)}
                         {me && <span class="muted-text"> (you)</span>}
                         <span class="visually-hidden">, {LABEL[p]}</span>
                         {style === 1 && <StatusText userId={u.user_id} emojiOnly />}

@@ -37,7 +37,8 @@ function setRealm(property: string, value: unknown, param: unknown = value): Pro
  * Who may do what in the organization: its group settings (each a system
  * group, one of its user groups, or an anonymous group made elsewhere,
  * shown as "Custom"), whether joining needs an invitation, the waiting period
- * before new members become full members, and message editing. Everyone
+ * before new members become full members, whether guests' names say so,
+ * and message editing. Everyone
  * sees them; administrators change them, owners the owner-only ones, as
  * Zulip's web app does. The values follow the realm events, so a change made
  * elsewhere shows at once; the server says why when it refuses one.
@@ -51,6 +52,7 @@ export function Permissions() {
   const editing = useAction();
   const topics = useAction();
   const who = useAction();
+  const guests = useAction();
 
   // Typed and not yet saved; null shows the organization's value.
   const [typedWaiting, setWaiting] = useState<string | null>(null);
@@ -110,6 +112,16 @@ export function Permissions() {
         </div>
       </form>
       {joining.view}
+      <h3>Guests</h3>
+      <RealmCheck
+        property="enable_guest_user_indicator"
+        checked={model.realm.realm_enable_guest_user_indicator !== false}
+        disabled={!mayChange('enable_guest_user_indicator')}
+        run={(change) => void guests.run(change, 'Saved.')}
+      >
+        Show "(guest)" after guests' names
+      </RealmCheck>
+      {guests.view}
       <h3>Message editing</h3>
       <RealmCheck property="allow_message_editing" checked={editingAllowed} disabled={!admin} run={(change) => void editing.run(change, 'Saved.')}>
         People can edit their messages

@@ -112,7 +112,7 @@ function mentionChoices(t: Trigger, inChannel: boolean): Choice[] {
   const people = best(offered, t.query, (u) => [u.full_name, u.email], (u) => u.full_name).map((u): Choice => {
     // Another active user with the same name: the ID says which one is meant.
     const twin = active.some((o) => o.user_id !== u.user_id && o.full_name.toLowerCase() === u.full_name.toLowerCase());
-    return { label: u.full_name, detail: u.email, insert: `${prefix}**${u.full_name}${twin ? `|${u.user_id}` : ''}**` };
+    return { label: model.withGuestMark(u.user_id, u.full_name), detail: u.email, insert: `${prefix}**${u.full_name}${twin ? `|${u.user_id}` : ''}**` };
   });
   const wildcards = t.silent ? [] : best(inChannel ? CHANNEL_WILDCARDS : DM_WILDCARDS, t.query, ([w]) => [w], ([w]) => w).map(([w, d]): Choice => ({ label: w, detail: d, insert: `@**${w}**` }));
   const groups = best(

@@ -41,7 +41,7 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
     };
   }, [userId]);
   const u = model.users.get(userId);
-  const name = u?.full_name ?? model.userName(userId);
+  const name = u ? model.withGuestMark(userId, u.full_name) : model.userName(userId);
   const go = (terms: Term[]) => {
     onClose();
     location.hash = narrowToHash(terms);
@@ -59,7 +59,7 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
         <button type="button" class="icon-btn user-card-close" aria-label="Close" onClick={onClose}>
           {'\u00d7'}
         </button>
-        <Avatar userId={userId} name={name} size="large" />
+        <Avatar userId={userId} name={u?.full_name ?? name} size="large" />
         <h1 id="user-card-name">{name}</h1>
         {userId === model.me.user_id && <p class="muted-text">(you)</p>}
         <dl class="user-card-facts">
