@@ -223,7 +223,7 @@ await browserTests('the web client in Chromium: organization permissions', (newC
       await ctx.close();
     }));
 
-  test('guests\u2019 names say "(guest)" (Zulip\u2019s enable_guest_user_indicator, on by default): on their messages, in People and the user card; the owner turns it off, the server has it', () =>
+  test('guests\u2019 names say "(guest)" (Zulip\u2019s enable_guest_user_indicator, on by default): on their messages, in People and the user card; a direct message to one warns (enable_guest_user_dm_warning); the owner turns each off, the server has it', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const guest = await t.makeUser({ role: 600, name: 'Gina Visitor' });
@@ -244,6 +244,15 @@ await browserTests('the web client in Chromium: organization permissions', (newC
       await page.keyboard.press('Escape');
       await row.getByText('Gina Visitor', { exact: true }).waitFor();
       assert.equal(await page.getByText('Gina Visitor (guest)').count(), 0);
+
+      // Writing to the guest: Zulip's warning (enable_guest_user_dm_warning, on by default), until turned off.
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/dm/${id}-gina`), guest.id);
+      const warning = page.getByRole('status').filter({ hasText: 'Gina Visitor is a guest in this organization.' });
+      await warning.waitFor();
+      await (await permissions(page)).getByLabel('Warn when a direct message is being written to a guest').uncheck();
+      await eventually(async () => (await realmAt(owner)).realm_enable_guest_user_dm_warning === false, 'the warning off at the server');
+      await page.keyboard.press('Escape');
+      await eventually(async () => (await warning.count()) === 0, 'no warning');
       await ctx.close();
     }));
 });

@@ -541,6 +541,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
           </button>
         </div>
       )}
+      {mode === 'dm' && <GuestWarning ids={dmIds} />}
       <div class="compose-box">
         <div class="compose-target">
           <div class="mode-switch" role="group" aria-label="Send to">
@@ -805,5 +806,22 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         <DraftsList onRestore={restoreDraft} />
       </div>
     </section>
+  );
+}
+
+/**
+ * Zulip's warning when a direct message goes to guests (the organization's
+ * enable_guest_user_dm_warning): "Ann is a guest in this organization." or
+ * "Ann and Bo are guests in this organization."
+ */
+function GuestWarning({ ids }: { ids: number[] }) {
+  if (model.realm.realm_enable_guest_user_dm_warning === false) return null;
+  const guests = ids.filter((id) => id !== model.me.user_id && model.users.get(id)?.role === 600).map((id) => model.users.get(id)!.full_name);
+  if (!guests.length) return null;
+  const names = new Intl.ListFormat('en', { style: 'long', type: 'conjunction' }).format(guests);
+  return (
+    <div class="compose-banner" role="status">
+      <span>{guests.length === 1 ? `${names} is a guest in this organization.` : `${names} are guests in this organization.`}</span>
+    </div>
   );
 }

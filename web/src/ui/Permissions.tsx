@@ -121,6 +121,14 @@ export function Permissions() {
       >
         Show "(guest)" after guests' names
       </RealmCheck>
+      <RealmCheck
+        property="enable_guest_user_dm_warning"
+        checked={model.realm.realm_enable_guest_user_dm_warning !== false}
+        disabled={!mayChange('enable_guest_user_dm_warning')}
+        run={(change) => void guests.run(change, 'Saved.')}
+      >
+        Warn when a direct message is being written to a guest
+      </RealmCheck>
       {guests.view}
       <h3>Message editing</h3>
       <RealmCheck property="allow_message_editing" checked={editingAllowed} disabled={!admin} run={(change) => void editing.run(change, 'Saved.')}>
