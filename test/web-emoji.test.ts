@@ -13,7 +13,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { assertSuccess, type Account, type Client } from './helpers.ts';
+import { assertSuccess, OWNER_PASSWORD, settingsAtServer, type Account, type Client } from './helpers.ts';
 import { browserTests, channelLink, eventGate, PNG, postPng, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** The custom emoji called `name` as the server has it (deactivated ones included), or undefined. */
@@ -222,5 +222,28 @@ await browserTests('the web client in Chromium: custom emoji', (newContext) => {
       assert.deepEqual(await statusAtServer(), {});
       await eventually(async () => (await inPeople.count()) === 0, 'no status in People');
       assert.equal(await settings.getByLabel('Status', { exact: true }).inputValue(), '');
+    }));
+
+  test('the emoji set (Zulip\u2019s emojiset): pictures by default; as plain text, emoji in messages (custom ones too) and reactions show as their names; chosen in Settings, the server has it', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      await uploadThroughApi(t.url, t.owner, 'parley_dot');
+      const id = assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'emoji', content: 'Smiling :smile: with :parley_dot:' })).id as number;
+      assertSuccess(await owner.request('POST', `/messages/${id}/reactions`, { emoji_name: 'tada' }));
+      const page = await loginPage(await newContext(), t.url, t.owner.email, OWNER_PASSWORD);
+      const row = page.locator('article.message-row', { hasText: 'Smiling' });
+      await row.waitFor();
+      const content = row.locator('.message-content');
+      assert.match((await content.innerText()).trim(), /^Smiling \u{1F642} with$/u);
+      assert.equal(await content.locator('img.emoji').count(), 1);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const select = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Emoji', { exact: true });
+      assert.equal(await select.inputValue(), 'google');
+      await select.selectOption('text');
+      await eventually(async () => (await settingsAtServer(owner)).emojiset === 'text', 'text at the server');
+      await page.keyboard.press('Escape');
+      await eventually(async () => (await content.innerText()).trim() === 'Smiling :smile: with :parley_dot:', 'names in the message');
+      assert.equal(await content.locator('img').count(), 0);
+      await row.locator('.reactions').getByText(':tada:').waitFor();
     }));
 });

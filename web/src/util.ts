@@ -71,8 +71,13 @@ export function prepareHtml(html: string): string {
   const previews = model.realm.realm_inline_image_preview !== false;
   const h24 = !!model.settings.twenty_four_hour_time;
   const animate = animatePolicy();
-  return remembered(cache, 5000, (previews ? '1' : '0') + (h24 ? '1' : '0') + animate + playgroundsKey() + html, () => {
-    let out = localTimes(html, h24).replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>)[^<]*(<\/span>)/g, (_m, open: string, code: string, close: string) => open + emojiChar(code) + close);
+  const text = textEmoji();
+  return remembered(cache, 5000, (previews ? '1' : '0') + (h24 ? '1' : '0') + (text ? '1' : '0') + animate + playgroundsKey() + html, () => {
+    let out = localTimes(html, h24);
+    // Emoji as characters, or with the "text" emoji set as their names (":smile:"), custom ones too.
+    out = text
+      ? out.replace(/<img alt="(:[^"<>]*:)" class="emoji"[^>]*>/g, '<span class="emoji">$1</span>')
+      : out.replace(/(<span[^>]*class="emoji emoji-([0-9a-f-]+)"[^>]*>)[^<]*(<\/span>)/g, (_m, open: string, code: string, close: string) => open + emojiChar(code) + close);
     // Image links to uploads get an inline preview where the server rendered none
     // (messages rendered before it made previews of uploads).
     const rendered = out;
@@ -95,6 +100,11 @@ export function prepareHtml(html: string): string {
     // Code blocks in a language with playgrounds offer to open their code there.
     return withPlaygroundLinks(out, model.playgrounds);
   });
+}
+
+/** Whether the user's emoji set (Zulip's emojiset) is "text": emoji shown as their names, ":smile:". */
+export function textEmoji(): boolean {
+  return model.settings.emojiset === 'text';
 }
 
 /** The user's web_animate_image_previews ('always', 'on_hover', Zulip's default, or 'never'); on a screen without hovering, 'on_hover' animates always, as in Zulip. */

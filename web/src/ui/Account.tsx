@@ -102,6 +102,15 @@ export const ANIMATE_PREVIEWS: Array<[string, string]> = [
   ['never', 'Never'],
 ];
 
+/**
+ * Zulip's emojiset values this page shows apart: emoji as pictures (the
+ * browser's own emoji font, for Zulip's image sets alike) or as their names.
+ */
+export const EMOJI_SETS: Array<[string, string]> = [
+  ['google', 'Pictures'],
+  ['text', 'Plain text (:smile:)'],
+];
+
 /** Zulip's user_list_style values: how People lists each person. */
 export const USER_LIST_STYLES: Array<[number, string]> = [
   [1, 'Compact'],

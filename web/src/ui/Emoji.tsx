@@ -8,7 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { model } from '../model.ts';
 import { Popover } from './Dialog.tsx';
 import { findEmoji, loadEmojiNames } from './Typeahead.tsx';
-import { autoFocusOnce, emojiChar, POPULAR_EMOJI } from '../util.ts';
+import { autoFocusOnce, emojiChar, POPULAR_EMOJI, textEmoji } from '../util.ts';
 
 /** The ID of the active custom emoji called `name` ('' if none). */
 function customEmojiId(name: string): string {
@@ -16,8 +16,10 @@ function customEmojiId(name: string): string {
   return '';
 }
 
-/** An emoji as reactions and statuses name it: a custom one's image, a Unicode one's character, else its name. */
+/** An emoji as reactions and statuses name it: a custom one's image, a Unicode one's character, else (and with the "text" emoji set) its name. */
 export function Emoji({ code, type, name }: { code: string; type: string; name: string }) {
+  // The "text" emoji set: every emoji by its name.
+  if (textEmoji()) return <span class="emoji-char">:{name}:</span>;
   if (type === 'realm_emoji') {
     const e = model.realmEmoji.get(code);
     if (e) return <img class="emoji-img" src={e.source_url} alt={`:${name}:`} />;

@@ -5,7 +5,7 @@ import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
 import { EmojiPicker, PickedEmoji, type Picked } from './Emoji.tsx';
 import { ErrorLine, ImageChoice, useAction, useRequest } from './request.tsx';
-import { Account, ANIMATE_PREVIEWS, AwayNotifications, HOME_VIEWS, SettingCheck, SettingSelect, CHANNEL_COUNTS, DEMOTE_INACTIVE, FONT_SIZES, LINE_HEIGHTS, THEMES, USER_LIST_STYLES } from './Account.tsx';
+import { Account, ANIMATE_PREVIEWS, AwayNotifications, HOME_VIEWS, SettingCheck, SettingSelect, CHANNEL_COUNTS, DEMOTE_INACTIVE, EMOJI_SETS, FONT_SIZES, LINE_HEIGHTS, THEMES, USER_LIST_STYLES } from './Account.tsx';
 import { Avatar } from './Avatar.tsx';
 import { fullTime, uploadedAvatarUrl } from '../util.ts';
 import { Bots } from './Bots.tsx';
@@ -84,6 +84,15 @@ export function Settings({ onClose }: { onClose(): void }) {
         <SettingSelect id="set-theme" property="color_scheme" label="Theme" choices={THEMES} fallback={1} setSetting={setSetting} />
         <SettingSelect id="set-font-size" property="web_font_size_px" label="Font size" choices={FONT_SIZES} fallback={16} setSetting={setSetting} />
         <SettingSelect id="set-line-height" property="web_line_height_percent" label="Line spacing" choices={LINE_HEIGHTS} fallback={140} setSetting={setSetting} />
+        <SettingSelect
+          id="set-emojiset"
+          property="emojiset"
+          label="Emoji"
+          // Zulip's other image sets (set elsewhere) show as pictures here too.
+          choices={model.settings.emojiset && !EMOJI_SETS.some(([v]) => v === model.settings.emojiset) ? [...EMOJI_SETS, [model.settings.emojiset as string, `Pictures (${model.settings.emojiset})`]] : EMOJI_SETS}
+          fallback="google"
+          setSetting={setSetting}
+        />
         <SettingSelect id="set-animate" property="web_animate_image_previews" label="Play animated images" choices={ANIMATE_PREVIEWS} fallback="on_hover" setSetting={setSetting} />
         <SettingCheck property="fluid_layout_width" label="Use the full width of a wide window (else at most 1,400 pixels)" setSetting={setSetting} on={false} />
         <SettingSelect id="set-user-list" property="user_list_style" label="People list" choices={USER_LIST_STYLES} fallback={3} setSetting={setSetting} />
