@@ -249,7 +249,7 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       const page = await loginPage(await newContext(), t.url, ada.email, PASSWORD);
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Channel folders' });
-      const list = section.getByRole('list', { name: 'Channel folders' });
+      const list = section.getByRole('list', { name: 'Channel folders', exact: true });
       const names = () => list.getByRole('listitem').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
 
       // Added, in order.
