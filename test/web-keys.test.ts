@@ -117,4 +117,62 @@ await browserTests('the web client in Chromium: next unread topic and conversati
       await heading('#quietroom \u203a keep');
       await ctx.close();
     }));
+
+  test('Zulip\u2019s keys for views (I, a, P, A and D through the channels, Ctrl+k) and for the selected message (@ reply mentioning, = upvote the first reaction, M mute its topic, H edit history, V read receipts)', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Keys' });
+      const bob = t.client(bobAccount);
+      const generalId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      const id = assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'keys', content: 'a message for keys' })).id as number;
+      assertSuccess(await bob.request('PATCH', `/messages/${id}`, { content: 'a message for keys, edited' }));
+      assertSuccess(await bob.request('POST', `/messages/${id}/reactions`, { emoji_name: 'tada' }));
+      assertSuccess(await owner.request('PATCH', '/realm', { enable_read_receipts: true }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, `#narrow/channel/${generalId}/topic/keys`);
+      await page.getByText('a message for keys, edited').waitFor();
+      const heading = (name: string) => page.getByRole('heading', { name, exact: true, level: 1 });
+
+      // @: a reply mentioning the sender.
+      await shortcut(page, '@');
+      await eventually(async () => (await page.getByLabel('Message', { exact: true }).inputValue()) === '@**Bob Keys** ', 'the mention in the box');
+      await page.getByLabel('Message', { exact: true }).fill('');
+      // =: the owner's vote added to the first reaction.
+      await shortcut(page, '=');
+      const tadaUsers = async () => (assertSuccess(await owner.request('GET', `/messages/${id}`)).message.reactions as Array<{ emoji_name: string; user_id: number }>).filter((r) => r.emoji_name === 'tada').map((r) => r.user_id).sort();
+      await eventually(async () => (await tadaUsers()).join() === [t.owner.id, bobAccount.id].sort().join(), 'the vote at the server');
+      // H and V: the edit history and the read receipts.
+      await shortcut(page, 'H');
+      await page.getByRole('dialog', { name: 'Message edit history' }).waitFor();
+      await page.keyboard.press('Escape');
+      await shortcut(page, 'V');
+      await page.getByRole('dialog', { name: 'Read receipts' }).waitFor();
+      await page.keyboard.press('Escape');
+      // M: the topic muted.
+      await shortcut(page, 'M');
+      const policy = async () =>
+        (assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_topic']) })).user_topics as Array<{ stream_id: number; topic_name: string; visibility_policy: number }>).find(
+          (x) => x.stream_id === generalId && x.topic_name === 'keys',
+        )?.visibility_policy ?? 0;
+      await eventually(async () => (await policy()) === 1, 'the topic muted at the server');
+
+      // The views; then D and A through the sidebar's channels in turn (core team, general), round again at the end.
+      const views: Array<[string, string]> = [
+        ['I', 'Inbox'],
+        ['a', 'All messages'],
+        ['P', 'Direct messages'],
+        ['D', '#core team'],
+        ['D', '#general'],
+        ['D', '#core team'],
+        ['A', '#general'],
+      ];
+      for (const [key, name] of views) {
+        await shortcut(page, key);
+        await heading(name).waitFor();
+      }
+      // Ctrl+k: the search box.
+      await shortcut(page, 'Control+k');
+      assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'Search');
+      await ctx.close();
+    }));
 });

@@ -256,7 +256,31 @@ export function App() {
         }
         return;
       }
+      // Ctrl+K: search, as "/" (Zulip's).
+      if (!typing && (e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        searchRef.current?.focus();
+        return;
+      }
       if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+      // Zulip's keys for views: a (All messages, its old name), I (Inbox), P (direct messages).
+      const viewKeys: Record<string, string> = { a: '#feed', I: '#inbox', P: narrowToHash([{ operator: 'is', operand: 'dm' }]) };
+      if (Object.hasOwn(viewKeys, e.key)) {
+        e.preventDefault();
+        location.hash = viewKeys[e.key]!;
+        return;
+      }
+      // A and D: the previous and next channel of the sidebar, from the one in view (Zulip's stream_cycle_backward and _forward).
+      if (e.key === 'A' || e.key === 'D') {
+        e.preventDefault();
+        const channels = model.sidebarChannels().map((s) => s.stream_id);
+        if (!channels.length) return;
+        const inView = viewAt(location.hash) ? undefined : termsFromLocation().find((t) => t.operator === 'channel' && !t.negated)?.operand;
+        const at = typeof inView === 'number' ? channels.indexOf(inView) : -1;
+        const next = at < 0 ? (e.key === 'D' ? 0 : channels.length - 1) : (at + (e.key === 'D' ? 1 : channels.length - 1)) % channels.length;
+        location.hash = narrowToHash([{ operator: 'channel', operand: channels[next]! }]);
+        return;
+      }
       if (e.key === '?') {
         e.preventDefault();
         setShortcuts(true);

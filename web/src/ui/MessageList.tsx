@@ -519,6 +519,24 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       S: (m) => (location.hash = narrowToHash(m.type === 'stream' ? [place(m)[0]!] : place(m))),
       U: (m) => void markUnreadFrom(m),
       '-': (m) => void setCollapsed(m, !m.flags.includes('collapsed')),
+      // A reply that mentions the sender (by ID too where another active user has the same name, as Zulip's mention syntax does).
+      '@': (m) => {
+        const twin = [...model.users.values()].some((u) => u.is_active && u.user_id !== m.sender_id && u.full_name.toLowerCase() === m.sender_full_name.toLowerCase());
+        onQuote({ text: `@**${m.sender_full_name}${twin ? `|${m.sender_id}` : ''}** `, message: m });
+      },
+      // Zulip's "upvote": one's vote added to (or taken from) the message's first reaction.
+      '=': (m) => {
+        const first = m.reactions[0];
+        if (first) void toggleReaction(m, first.emoji_name, first.emoji_code, first.reaction_type);
+      },
+      // The topic muted or unmuted, as its menu does (in a muted channel, unmuted there or back to the channel's muting).
+      M: (m) => {
+        if (m.type !== 'stream' || m.stream_id === undefined || !model.subs.has(m.stream_id)) return;
+        const { visibility } = model.topicMuteAction(m.stream_id, m.subject);
+        void run(() => api('POST', '/user_topics', { stream_id: m.stream_id, topic: m.subject, visibility_policy: visibility }));
+      },
+      H: (m) => hasVisibleHistory(m) && setHistoryOf(m),
+      V: (m) => model.realm.realm_enable_read_receipts && setReceiptsOf(m.id),
       // The message's first uploaded image, whole.
       v: (m) => {
         const row = shown[ids.indexOf(m.id)];
