@@ -375,7 +375,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
-  test('older messages load on scrolling up, with a bounded number of rows in the page; a button jumps back to the newest', () =>
+  test('older messages load on scrolling up, with a bounded number of rows in the page; a button jumps back to the newest; J and K page down and up', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       for (let i = 1; i <= 260; i++) assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'history', content: `history message ${i}` }));
@@ -385,6 +385,13 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       await (await channelLink(page, 'general')).click();
       await messageRow(page, 'history message 260').waitFor();
+      // K and J (Zulip's): a page up and back down.
+      const scrollTop = () => page.locator('.message-scroller').evaluate((sc) => sc.scrollTop);
+      const bottom = await scrollTop();
+      await page.locator('body').press('K');
+      await eventually(async () => (await scrollTop()) < bottom - 200, 'a page up');
+      await page.locator('body').press('J');
+      await eventually(async () => (await scrollTop()) > bottom - 50, 'a page down');
       const rows = page.locator('article.message-row');
       let maxRows = 0;
       await eventually(async () => {
@@ -432,7 +439,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.locator('body').press('?');
       const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
       await help.getByRole('row', { name: /New direct message/ }).waitFor();
-      assert.equal(await help.getByRole('row').count(), 41);
+      assert.equal(await help.getByRole('row').count(), 43);
       // The keys that send, as the user's setting says (Enter, in these tests' organization).
       assert.equal(await help.getByRole('row', { name: /Send the message/ }).locator('kbd').textContent(), 'Enter');
       await page.keyboard.press('Escape');

@@ -118,7 +118,7 @@ await browserTests('the web client in Chromium: next unread topic and conversati
       await ctx.close();
     }));
 
-  test('Zulip\u2019s keys for views (I, a, P, A and D through the channels, Ctrl+k) and for the selected message (@ reply mentioning, = upvote the first reaction, M mute its topic, H edit history, V read receipts)', () =>
+  test('Zulip\u2019s keys for views (I, a, P, A and D through the channels, Ctrl+k, w) and for the selected message (@ reply mentioning, = upvote the first reaction, M mute its topic, H edit history, V read receipts)', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Keys' });
@@ -170,9 +170,17 @@ await browserTests('the web client in Chromium: next unread topic and conversati
         await shortcut(page, key);
         await heading(name).waitFor();
       }
-      // Ctrl+k: the search box.
+      // Ctrl+k: the search box; w: the people filter.
+      const focused = () => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label'));
       await shortcut(page, 'Control+k');
-      assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'Search');
+      assert.equal(await focused(), 'Search');
+      await shortcut(page, 'w');
+      await eventually(async () => (await focused()) === 'Filter people', 'the people filter');
+      // In a narrow window People is opened over the page first.
+      await page.setViewportSize({ width: 600, height: 800 });
+      await shortcut(page, 'w');
+      await eventually(async () => (await focused()) === 'Filter people', 'the people filter in a narrow window');
+      assert.equal(await page.getByRole('button', { name: 'People', exact: true }).getAttribute('aria-expanded'), 'true');
       await ctx.close();
     }));
 });

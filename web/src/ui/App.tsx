@@ -281,6 +281,14 @@ export function App() {
         location.hash = narrowToHash([{ operator: 'channel', operand: channels[next]! }]);
         return;
       }
+      if (e.key === 'w') {
+        // Zulip's: the people filter (People opened first where a narrow window keeps it aside).
+        e.preventDefault();
+        const filter = () => document.querySelector<HTMLInputElement>('input.people-filter');
+        if (!filter()?.offsetParent) setDrawer('right');
+        requestAnimationFrame(() => filter()?.focus());
+        return;
+      }
       if (e.key === '?') {
         e.preventDefault();
         setShortcuts(true);

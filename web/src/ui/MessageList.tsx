@@ -554,6 +554,10 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       const i = selected !== null && ids.includes(selected) ? ids.indexOf(selected) - 1 : ids.indexOf(current());
       if (i >= 0) select(ids[i]!);
       if (i <= 0) void extendUp();
+    } else if (e.key === 'J' || e.key === 'K') {
+      // Zulip's page down and up (as vim's).
+      const sc = scroller.current!;
+      sc.scrollBy({ top: (e.key === 'J' ? 1 : -1) * sc.clientHeight * 0.9 });
     } else if (e.key === 'End' || e.key === 'G') {
       jumpToNewest();
       setSelected(list.foundNewest ? (msgs.at(-1)?.id ?? null) : null);
