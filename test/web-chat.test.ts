@@ -833,6 +833,30 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test('the channels filtered by name in the sidebar (Zulip\u2019s "Filter channels": each word starts a word of the name, in any order); q goes to the filter; Escape empties it', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'design-reviews' }, { name: 'release notes' }] }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const nav = page.getByRole('navigation', { name: 'Channels' });
+      const names = async () => (await nav.locator('li.channel > a .label').allInnerTexts()).join();
+      await eventually(async () => (await names()) === 'core team,design-reviews,general,release notes', 'all channels');
+      await page.locator('body').press('q');
+      const filter = nav.getByLabel('Filter channels');
+      await eventually(async () => (await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label'))) === 'Filter channels', 'q to the filter');
+      await page.keyboard.type('rev');
+      await eventually(async () => (await names()) === 'design-reviews', 'a word of the name');
+      await filter.fill('notes rel');
+      await eventually(async () => (await names()) === 'release notes', 'words in any order');
+      await filter.fill('eam');
+      await nav.getByText('No channels match.').waitFor();
+      await filter.press('Escape');
+      await eventually(async () => (await names()) === 'core team,design-reviews,general,release notes', 'all again');
+      assert.equal(await filter.inputValue(), '');
+      await ctx.close();
+    }));
+
   test('views unpinned from the sidebar go to More views and are pinned back from there (Zulip\u2019s navigation_views, saved at the server); views of the user\u2019s own too, live', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

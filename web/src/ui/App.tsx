@@ -281,11 +281,11 @@ export function App() {
         location.hash = narrowToHash([{ operator: 'channel', operand: channels[next]! }]);
         return;
       }
-      if (e.key === 'w') {
-        // Zulip's: the people filter (People opened first where a narrow window keeps it aside).
+      if (e.key === 'w' || e.key === 'q') {
+        // Zulip's: the people filter (w) or the channels' (q), its sidebar opened first where a narrow window keeps it aside.
         e.preventDefault();
-        const filter = () => document.querySelector<HTMLInputElement>('input.people-filter');
-        if (!filter()?.offsetParent) setDrawer('right');
+        const filter = () => document.querySelector<HTMLInputElement>(e.key === 'w' ? 'input.people-filter' : 'input.channel-filter');
+        if (!filter()?.offsetParent) setDrawer(e.key === 'w' ? 'right' : 'left');
         requestAnimationFrame(() => filter()?.focus());
         return;
       }

@@ -16,7 +16,7 @@ const SHORTCUTS: Array<[string, string]> = [
   ['P', 'Direct messages'],
   ['d', 'Drafts'],
   ['A / D', 'The previous / next channel of the sidebar'],
-  ['w', 'Filter people'],
+  ['q / w', 'Filter channels / people'],
   ['\u2193 j / \u2191 k', 'Select the next / previous message'],
   ['End G', 'Jump to the newest message and select it'],
   ['J / K', 'Page down / up'],

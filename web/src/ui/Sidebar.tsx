@@ -216,12 +216,21 @@ export function folderGroups(subs: Sub[]): Array<{ key: string; label: string; s
   return [...folders.filter((g) => g.subs.some(shown)), ...other, ...folders.filter((g) => !g.subs.some(shown))];
 }
 
+/** Whether every word of `query` starts a word of `name` (words split at spaces and : / _ -), in any order, as Zulip's channel filter matches. */
+function nameMatches(name: string, query: string): boolean {
+  const split = (text: string) => text.toLowerCase().split(/[\s:/_-]+/).filter(Boolean);
+  const words = split(name);
+  return split(query).every((q) => words.some((w) => w.startsWith(q)));
+}
+
 export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { terms: Term[]; view: string | null; onBrowseChannels(): void; onGo?(): void }) {
   // The Inbox and Recent conversations views are no narrow: none is marked current then.
   const terms = view ? null : narrowTerms;
   const byStream = model.unreadByStream();
   const dmUnread = model.unreadByDm();
-  const subs = model.sidebarChannels();
+  // The channels whose names match the filter (Zulip's "Filter channels").
+  const [channelFilter, setChannelFilter] = useState('');
+  const subs = model.sidebarChannels().filter((s) => nameMatches(s.name, channelFilter));
   const pinned = model.sectionOrder(subs.filter((s) => s.pin_to_top), false);
   const others = model.sectionOrder(subs.filter((s) => !s.pin_to_top));
   const folders = model.settings.web_left_sidebar_show_channel_folders === false ? null : folderGroups(others);
@@ -469,6 +478,15 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
             +
           </button>
         </div>
+        <input
+          type="search"
+          class="channel-filter"
+          placeholder="Filter channels"
+          aria-label="Filter channels"
+          value={channelFilter}
+          onInput={(e) => setChannelFilter(e.currentTarget.value)}
+          onKeyDown={(e) => e.key === 'Escape' && channelFilter && (e.stopPropagation(), setChannelFilter(''))}
+        />
         {pinned.length > 0 && (
           <ul class="side-list pinned" aria-label="Pinned channels">
             {pinned.map(renderSub)}
@@ -490,7 +508,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
         ) : (
           <ul class="side-list">{others.map(renderSub)}</ul>
         )}
-        {subs.length === 0 && <p class="side-empty">You are not subscribed to any channel.</p>}
+        {subs.length === 0 && <p class="side-empty">{channelFilter.trim() ? 'No channels match.' : 'You are not subscribed to any channel.'}</p>}
       </nav>
       <nav aria-label="Conversations" class="dms">
         <h2 class="side-heading">Direct messages</h2>
