@@ -118,7 +118,7 @@ await browserTests('the web client in Chromium: next unread topic and conversati
       await ctx.close();
     }));
 
-  test('Zulip\u2019s keys for views (I, a, P, A and D through the channels, Ctrl+k, w) and for the selected message (@ reply mentioning, = upvote the first reaction, M mute its topic, H edit history, V read receipts)', () =>
+  test('Zulip\u2019s keys for views (I, a, P, A and D through the channels, Ctrl+., Ctrl+k, w) and for the selected message (@ reply mentioning, = upvote the first reaction, M mute its topic, H edit history, V read receipts)', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Keys' });
@@ -170,6 +170,11 @@ await browserTests('the web client in Chromium: next unread topic and conversati
         await shortcut(page, key);
         await heading(name).waitFor();
       }
+      // Ctrl+.: to the conversation being written to, from the compose box.
+      await shortcut(page, 'c');
+      await page.getByLabel('Topic', { exact: true }).fill('aimed');
+      await page.getByLabel('Message', { exact: true }).press('Control+.');
+      await heading('#general \u203a aimed').waitFor();
       // Ctrl+k: the search box; w: the people filter.
       const focused = () => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label'));
       await shortcut(page, 'Control+k');

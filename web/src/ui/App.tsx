@@ -256,6 +256,15 @@ export function App() {
         }
         return;
       }
+      // Ctrl+. (Zulip's): to the conversation the compose box writes to, from the box too.
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key === '.') {
+        const target = composeRef.current?.target();
+        if (target) {
+          e.preventDefault();
+          location.hash = narrowToHash(target);
+        }
+        return;
+      }
       // Ctrl+K: search, as "/" (Zulip's).
       if (!typing && (e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'k') {
         e.preventDefault();

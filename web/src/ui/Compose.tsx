@@ -26,6 +26,8 @@ export interface ComposeHandle {
   directMessage(userIds: number[]): void;
   /** A draft back in the box, in its conversation. */
   restore(d: Draft): void;
+  /** The conversation the box writes to (its channel and topic, or its people), if it has one. */
+  target(): Term[] | null;
 }
 
 type Mode = 'stream' | 'dm';
@@ -292,6 +294,12 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   if (handle && typeof handle === 'object') {
     handle.current = {
       restore: restoreDraft,
+      target() {
+        const t = draftTargetNow();
+        if (!t) return null;
+        if (t.type === 'stream') return topic.trim() ? [{ operator: 'channel', operand: t.to[0]! }, { operator: 'topic', operand: topic.trim() }] : [{ operator: 'channel', operand: t.to[0]! }];
+        return [{ operator: 'dm', operand: t.to }];
+      },
       focus(m) {
         setMode(m);
         setTimeout(() => (m === 'dm' && !dmIds.length ? dmRef.current : m === 'stream' && !topic ? topicRef.current : textRef.current)?.focus(), 0);

@@ -45,6 +45,7 @@ const SHORTCUTS: Array<[string, string]> = [
 const MORE_SHORTCUTS: Array<[string, string]> = [
   ['Ctrl+b / Ctrl+i', 'Bold / italic (in the compose box)'],
   ['Ctrl+Shift+l', 'A link (in the compose box)'],
+  ['Ctrl+.', 'Go to the conversation the compose box writes to'],
   ['\u2191 \u2193', 'Move between conversations (Inbox, Recent conversations) and suggestions'],
 ];
 
