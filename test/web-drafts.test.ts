@@ -304,9 +304,9 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
       assert.deepEqual(await list.getByRole('listitem').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))), ['Signature']);
       await picker.getByLabel('Filter saved snippets').press('Enter');
       assert.equal(await box.inputValue(), 'Hello -- Bob there');
-      // A click on one.
+      // A click on one (the picker opened by Ctrl+', Zulip's key for it).
       await box.press('End');
-      await open.click();
+      await box.press("Control+'");
       await list.getByRole('listitem', { name: 'Ack' }).getByRole('button', { name: /^Ack/ }).click();
       assert.equal(await box.inputValue(), 'Hello -- Bob there Thanks, we will look into it. ');
 

@@ -652,6 +652,12 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
               }}
               onKeyDown={(e) => {
                 if (suggest.keyDown(e) || formattingKey(e, e.currentTarget)) return;
+                // Ctrl+' (Zulip's): the saved snippets.
+                if (e.key === "'" && (e.ctrlKey || e.metaKey) && !e.altKey && preview === null) {
+                  e.preventDefault();
+                  setPickingSnippet(true);
+                  return;
+                }
                 if (sendsMessage(e)) {
                   e.preventDefault();
                   void send();

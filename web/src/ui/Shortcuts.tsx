@@ -46,6 +46,7 @@ const MORE_SHORTCUTS: Array<[string, string]> = [
   ['Ctrl+b / Ctrl+i', 'Bold / italic (in the compose box)'],
   ['Ctrl+Shift+l', 'A link (in the compose box)'],
   ['Ctrl+.', 'Go to the conversation the compose box writes to'],
+  ["Ctrl+'", 'Your saved snippets (in the compose box)'],
   ['\u2191 \u2193', 'Move between conversations (Inbox, Recent conversations) and suggestions'],
 ];
 
