@@ -122,7 +122,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       // A direct message to two people.
       const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Third' });
       await a.getByRole('link', { name: 'Direct messages' }).first().click();
-      await a.getByRole('button', { name: 'Direct message' }).click();
+      await a.getByRole('button', { name: 'Direct message', exact: true }).click();
       await a.getByLabel('Recipients').fill('Bob');
       await a.getByRole('listbox', { name: 'People' }).getByRole('option', { name: /Bob Browser/ }).click();
       await a.getByLabel('Recipients').fill('Carol');

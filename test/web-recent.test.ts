@@ -279,7 +279,7 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       await ctx.close();
     }));
 
-  test('the inbox groups channels by folder, as the sidebar does (Zulip\u2019s web_inbox_show_channel_folders, on by default): pinned, each folder in its order, then the others; not once turned off in Settings; the sidebar\u2019s folder headings with their unread counts', () =>
+  test('the inbox groups channels by folder, as the sidebar does (Zulip\u2019s web_inbox_show_channel_folders, on by default): pinned, each folder in its order, then the others; not once turned off in Settings; the sidebar\u2019s folder headings with their unread counts, collapsing their sections', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = t.client(await t.makeUser({ name: 'Bob Folders' }));
@@ -306,6 +306,22 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       await sidebar.getByRole('heading', { name: /^Other channels/ }).getByLabel('1 unread').waitFor();
       assertSuccess(await owner.request('PATCH', '/settings', { web_left_sidebar_unreads_count_summary: false }));
       await eventually(async () => (await engineering.getByLabel(/unread/).count()) === 0, 'no count once turned off');
+      // A folder's section, and the direct messages', collapse to their headings and open again; remembered in this browser.
+      const engineeringToggle = engineering.getByRole('button');
+      const inEngineering = sidebar.getByRole('list', { name: 'Engineering' }).getByRole('link');
+      assert.equal(await inEngineering.count(), 2);
+      await engineeringToggle.click();
+      assert.equal(await engineeringToggle.getAttribute('aria-expanded'), 'false');
+      await eventually(async () => (await inEngineering.count()) === 0, 'the folder collapsed');
+      const dmToggle = page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: 'Direct messages' });
+      await dmToggle.click();
+      await eventually(async () => (await page.getByRole('navigation', { name: 'Conversations' }).getByRole('link').count()) === 0, 'direct messages collapsed');
+      await page.reload();
+      await sidebar.getByRole('heading', { name: /^Engineering/ }).waitFor();
+      assert.equal(await inEngineering.count(), 0);
+      assert.equal(await dmToggle.getAttribute('aria-expanded'), 'false');
+      await engineeringToggle.click();
+      await eventually(async () => (await inEngineering.count()) === 2, 'the folder open again');
       // Turned off: the channels in the sidebar's order, without folders.
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       await page.getByRole('dialog', { name: 'Settings' }).getByLabel('Group channels by folder in the Inbox').uncheck();

@@ -179,6 +179,21 @@ export function storedList(key: string): unknown[] {
   }
 }
 
+/**
+ * A set of strings this browser keeps under `key` (which parts of a view are
+ * collapsed, say), and a function adding a string to it or taking it out.
+ */
+export function useStoredSet(key: string): [ReadonlySet<string>, (item: string) => void] {
+  const [set, setSet] = useState(() => new Set(storedList(key).filter((k): k is string => typeof k === 'string')));
+  const toggle = (item: string) => {
+    const next = new Set(set);
+    if (!next.delete(item)) next.add(item);
+    setSet(next);
+    localStorage.setItem(key, JSON.stringify([...next]));
+  };
+  return [set, toggle];
+}
+
 /** `now`, or undefined when it is what `was` (a parameter the API then leaves out: encodeParams skips undefined ones), so a PATCH sends only what changed. */
 export function ifChanged<T>(now: T, was: T): T | undefined {
   return now === was ? undefined : now;

@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { model } from '../model.ts';
-import { storedList } from '../util.ts';
+import { useStoredSet } from '../util.ts';
 import { narrowToHash, placeKey, placeTerms, type Term } from '../narrow.ts';
 import { arrowsBetween, dmLabel, UnreadCell } from './Recent.tsx';
 import { folderGroups } from './Sidebar.tsx';
@@ -81,13 +81,6 @@ function Mention({ on }: { on: boolean }) {
   ) : null;
 }
 
-/** Where this browser keeps which of the user's inbox groups are collapsed. */
-const collapsedKey = () => `parley-inbox-collapsed:${model.me.user_id}`;
-
-function readCollapsed(): Set<string> {
-  return new Set(storedList(collapsedKey()).filter((k): k is string => typeof k === 'string'));
-}
-
 /**
  * The inbox (#inbox): every conversation with unread messages, grouped (direct
  * messages, then each channel), each with its unread count, an @ where the
@@ -98,13 +91,8 @@ function readCollapsed(): Set<string> {
  */
 export function Inbox() {
   const [text, setText] = useState('');
-  const [collapsed, setCollapsed] = useState(readCollapsed);
-  const toggle = (key: string) => {
-    const next = new Set(collapsed);
-    if (!next.delete(key)) next.add(key);
-    setCollapsed(next);
-    localStorage.setItem(collapsedKey(), JSON.stringify([...next]));
-  };
+  // The groups collapsed to their headings, kept in this browser.
+  const [collapsed, toggle] = useStoredSet(`parley-inbox-collapsed:${model.me.user_id}`);
   const needle = text.trim().toLowerCase();
   const all = groups();
   const shown = all

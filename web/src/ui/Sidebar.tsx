@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { MessageList, model, type Sub } from '../model.ts';
 import { channelLinkHash, channelSettingsHash, narrowToHash, REACTIONS_HASH, reactionsTerms, topicLinkHash, sameNarrow, type Term } from '../narrow.ts';
-import { cx } from '../util.ts';
+import { cx, useStoredSet } from '../util.ts';
 import { allDrafts } from '../drafts.ts';
 import { setSubscriptionProperty } from './ChannelPersonal.tsx';
 import { Menu } from './Dialog.tsx';
@@ -216,6 +216,15 @@ export function folderGroups(subs: Sub[]): Array<{ key: string; label: string; s
   return [...folders.filter((g) => g.subs.some(shown)), ...other, ...folders.filter((g) => !g.subs.some(shown))];
 }
 
+/** A section's heading that collapses it to the heading and opens it again (Zulip's). */
+function SectionToggle({ label, open, onToggle }: { label: string; open: boolean; onToggle(): void }) {
+  return (
+    <button type="button" class="section-toggle" aria-expanded={open} onClick={onToggle}>
+      {label}
+    </button>
+  );
+}
+
 /** Whether every word of `query` starts a word of `name` (words split at spaces and : / _ -), in any order, as Zulip's channel filter matches. */
 function nameMatches(name: string, query: string): boolean {
   const split = (text: string) => text.toLowerCase().split(/[\s:/_-]+/).filter(Boolean);
@@ -230,6 +239,8 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
   const dmUnread = model.unreadByDm();
   // The channels whose names match the filter (Zulip's "Filter channels").
   const [channelFilter, setChannelFilter] = useState('');
+  // The sections collapsed to their headings (channel folders, direct messages), kept in this browser.
+  const [collapsed, toggleSection] = useStoredSet(`parley-sidebar-collapsed:${model.me.user_id}`);
   const subs = model.sidebarChannels().filter((s) => nameMatches(s.name, channelFilter));
   const pinned = model.sectionOrder(subs.filter((s) => s.pin_to_top), false);
   const others = model.sectionOrder(subs.filter((s) => !s.pin_to_top));
@@ -494,26 +505,33 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
         )}
         {pinned.length > 0 && others.length > 0 && <hr class="side-sep" />}
         {folders ? (
-          folders.map((g) => (
-            <div key={g.key} class="side-folder">
-              <h3 class="side-subheading">
-                {g.label}
-                <SectionCount subs={g.subs} />
-              </h3>
-              <ul class="side-list" aria-label={g.label}>
-                {g.subs.map(renderSub)}
-              </ul>
-            </div>
-          ))
+          folders.map((g) => {
+            const open = !collapsed.has(g.key) || !!channelFilter.trim();
+            // Collapsed, a section still shows the channel in view.
+            const shown = open ? g.subs : g.subs.filter((s) => s.stream_id === selectedStream);
+            return (
+              <div key={g.key} class="side-folder">
+                <h3 class="side-subheading">
+                  <SectionToggle label={g.label} open={open} onToggle={() => toggleSection(g.key)} />
+                  <SectionCount subs={g.subs} />
+                </h3>
+                <ul class="side-list" aria-label={g.label}>
+                  {shown.map(renderSub)}
+                </ul>
+              </div>
+            );
+          })
         ) : (
           <ul class="side-list">{others.map(renderSub)}</ul>
         )}
         {subs.length === 0 && <p class="side-empty">{channelFilter.trim() ? 'No channels match.' : 'You are not subscribed to any channel.'}</p>}
       </nav>
       <nav aria-label="Conversations" class="dms">
-        <h2 class="side-heading">Direct messages</h2>
+        <h2 class="side-heading">
+          <SectionToggle label="Direct messages" open={!collapsed.has('dms')} onToggle={() => toggleSection('dms')} />
+        </h2>
         <ul class="side-list">
-          {dms.map(([key]) => {
+          {(collapsed.has('dms') ? [] : dms).map(([key]) => {
             const ids = key.split(',').map(Number);
             const others = ids.filter((id) => id !== model.me.user_id);
             const label = others.length ? others.map((id) => (model.isUserMuted(id) ? 'Muted user' : model.userName(id))).join(', ') : `${model.me.full_name} (you)`;
@@ -530,7 +548,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
               />
             );
           })}
-          {dms.length === 0 && <li class="side-empty">No conversations yet.</li>}
+          {dms.length === 0 && !collapsed.has('dms') && <li class="side-empty">No conversations yet.</li>}
         </ul>
       </nav>
     </aside>
