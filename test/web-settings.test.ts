@@ -621,6 +621,29 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(await src(), '840x560.webp');
       await ctx.close();
     }));
+  test('People in the left sidebar in narrow windows (Zulip\u2019s left_side_userlist, off by default): chosen in Settings, the server has it; People\u2019s own button goes then', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.setViewportSize({ width: 900, height: 800 });
+      const left = page.getByRole('complementary', { name: 'Views and channels' });
+      const peopleButton = page.getByRole('button', { name: 'People', exact: true });
+      await peopleButton.waitFor();
+      assert.equal(await left.getByRole('complementary', { name: 'People' }).count(), 0);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await page.getByRole('dialog', { name: 'Settings' }).getByLabel('Show People in the left sidebar in narrow windows').check();
+      await eventually(async () => (await settingsAtServer(owner)).left_side_userlist === true, 'on at the server');
+      await page.keyboard.press('Escape');
+      const inLeft = left.getByRole('complementary', { name: 'People' });
+      await inLeft.getByRole('button', { name: /Owner/ }).waitFor();
+      await peopleButton.waitFor({ state: 'hidden' });
+      // A wide window has People on the right, not twice.
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await eventually(async () => !(await inLeft.isVisible()), 'not in the left sidebar of a wide window');
+      assert.equal(await page.getByRole('complementary', { name: 'People' }).count(), 1);
+      await ctx.close();
+    }));
   test('default settings for new users: an administrator changes them (the server has them, a new user starts with them, the administrator keeps their own); a change made elsewhere shows; members are not offered them', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

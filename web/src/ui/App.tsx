@@ -293,8 +293,9 @@ export function App() {
       if (e.key === 'w' || e.key === 'q') {
         // Zulip's: the people filter (w) or the channels' (q), its sidebar opened first where a narrow window keeps it aside.
         e.preventDefault();
-        const filter = () => document.querySelector<HTMLInputElement>(e.key === 'w' ? 'input.people-filter' : 'input.channel-filter');
-        if (!filter()?.offsetParent) setDrawer(e.key === 'w' ? 'right' : 'left');
+        // (The one shown: People may be in the left sidebar too, Zulip's left_side_userlist.)
+        const filter = () => [...document.querySelectorAll<HTMLInputElement>(e.key === 'w' ? 'input.people-filter' : 'input.channel-filter')].find((el) => el.offsetParent) ?? null;
+        if (!filter()) setDrawer(e.key === 'w' && model.settings.left_side_userlist !== true ? 'right' : 'left');
         requestAnimationFrame(() => filter()?.focus());
         return;
       }
@@ -346,7 +347,7 @@ export function App() {
 
   return (
     // Zulip's fluid_layout_width (off by default): else the page is at most 1,400 px wide, centred.
-    <div class={cx('app', drawer && `drawer-${drawer}`, model.settings.fluid_layout_width !== true && 'fixed-width')}>
+    <div class={cx('app', drawer && `drawer-${drawer}`, model.settings.fluid_layout_width !== true && 'fixed-width', model.settings.left_side_userlist === true && 'left-userlist')}>
       <header class="topbar">
         <button type="button" class="icon-btn drawer-btn drawer-btn-left" aria-label="Views and channels" aria-expanded={drawer === 'left'} onClick={() => setDrawer(drawer === 'left' ? null : 'left')}>
           {'\u2630'}
@@ -379,7 +380,16 @@ export function App() {
           </button>
         </div>
       </header>
-      <Sidebar terms={terms} view={view} onBrowseChannels={() => (location.hash = '#channels')} onGo={() => setDrawer(null)} />
+      <Sidebar
+        terms={terms}
+        view={view}
+        onBrowseChannels={() => (location.hash = '#channels')}
+        onGo={() => setDrawer(null)}
+        onUser={(id) => {
+          setDrawer(null);
+          setCard(id);
+        }}
+      />
       <main class="center">
         <div class="narrow-title">
           <div class="narrow-heading">

@@ -7,7 +7,7 @@ const ORDER = { active: 0, idle: 1, offline: 2 } as const;
 export const LABEL = { active: 'Active', idle: 'Idle', offline: 'Offline' } as const;
 
 /** The organization's people by presence (muted users left out, as in Zulip); a click (or Enter) on one opens their card (`onUser`). */
-export function People({ onUser }: { onUser(userId: number): void }) {
+export function People({ onUser, inLeft = false }: { onUser(userId: number): void; inLeft?: boolean }) {
   const [filter, setFilter] = useState('');
   const q = filter.trim().toLowerCase();
   const people = [...model.users.values()]
@@ -18,7 +18,8 @@ export function People({ onUser }: { onUser(userId: number): void }) {
   const style = Number(model.settings.user_list_style ?? 3);
   const groups = (['active', 'idle', 'offline'] as const).map((p) => [p, people.filter((x) => x.p === p)] as const).filter(([, l]) => l.length);
   return (
-    <aside class="right-sidebar" aria-label="People">
+    // In the left sidebar (the user's left_side_userlist), shown only in narrow windows, where the right one is aside.
+    <aside class={inLeft ? 'people-in-left' : 'right-sidebar'} aria-label="People">
       <h2 class="side-heading">People</h2>
       <input class="people-filter" type="search" aria-label="Filter people" placeholder="Filter people" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
       {groups.map(([p, list]) => (

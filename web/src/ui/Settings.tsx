@@ -95,6 +95,7 @@ export function Settings({ onClose }: { onClose(): void }) {
         />
         <SettingSelect id="set-animate" property="web_animate_image_previews" label="Play animated images" choices={ANIMATE_PREVIEWS} fallback="on_hover" setSetting={setSetting} />
         <SettingCheck property="fluid_layout_width" label="Use the full width of a wide window (else at most 1,400 pixels)" setSetting={setSetting} on={false} />
+        <SettingCheck property="left_side_userlist" label="Show People in the left sidebar in narrow windows" setSetting={setSetting} on={false} />
         <SettingSelect id="set-user-list" property="user_list_style" label="People list" choices={USER_LIST_STYLES} fallback={3} setSetting={setSetting} />
         <SettingSelect id="set-channel-counts" property="web_stream_unreads_count_display_policy" label="Unread counts in the sidebar for" choices={CHANNEL_COUNTS} fallback={2} setSetting={setSetting} />
         <SettingCheck property="web_left_sidebar_show_channel_folders" label="Group channels by folder in the left sidebar" setSetting={setSetting} />

@@ -7,6 +7,7 @@ import { cx, useStoredSet } from '../util.ts';
 import { allDrafts } from '../drafts.ts';
 import { setSubscriptionProperty } from './ChannelPersonal.tsx';
 import { Menu } from './Dialog.tsx';
+import { People } from './People.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
 
 function Count({ n, muted, what = 'unread' }: { n: number; muted?: boolean; what?: string }) {
@@ -232,7 +233,7 @@ function nameMatches(name: string, query: string): boolean {
   return split(query).every((q) => words.some((w) => w.startsWith(q)));
 }
 
-export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { terms: Term[]; view: string | null; onBrowseChannels(): void; onGo?(): void }) {
+export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUser }: { terms: Term[]; view: string | null; onBrowseChannels(): void; onGo?(): void; onUser?(userId: number): void }) {
   // The Inbox and Recent conversations views are no narrow: none is marked current then.
   const terms = view ? null : narrowTerms;
   const byStream = model.unreadByStream();
@@ -551,6 +552,8 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo }: { 
           {dms.length === 0 && !collapsed.has('dms') && <li class="side-empty">No conversations yet.</li>}
         </ul>
       </nav>
+      {/* Zulip's left_side_userlist: People here in narrow windows. */}
+      {model.settings.left_side_userlist === true && onUser && <People onUser={onUser} inLeft />}
     </aside>
   );
 }
