@@ -128,6 +128,10 @@ await browserTests('the web client in Chromium: next unread topic and conversati
       assertSuccess(await bob.request('PATCH', `/messages/${id}`, { content: 'a message for keys, edited' }));
       assertSuccess(await bob.request('POST', `/messages/${id}/reactions`, { emoji_name: 'tada' }));
       assertSuccess(await owner.request('PATCH', '/realm', { enable_read_receipts: true }));
+      // A muted channel: after the others in the sidebar, and so for A and D.
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'b-muted' }]) }));
+      const mutedId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'b-muted' })).stream_id as number;
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: mutedId, property: 'is_muted', value: true }]) }));
       const ctx = await newContext();
       const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, `#narrow/channel/${generalId}/topic/keys`);
       await page.getByText('a message for keys, edited').waitFor();
@@ -156,14 +160,16 @@ await browserTests('the web client in Chromium: next unread topic and conversati
         )?.visibility_policy ?? 0;
       await eventually(async () => (await policy()) === 1, 'the topic muted at the server');
 
-      // The views; then D and A through the sidebar's channels in turn (core team, general), round again at the end.
+      // The views; then D and A through the channels in the sidebar's order (core team, general, the muted b-muted), round again at the end.
       const views: Array<[string, string]> = [
         ['I', 'Inbox'],
         ['a', 'All messages'],
         ['P', 'Direct messages'],
         ['D', '#core team'],
         ['D', '#general'],
+        ['D', '#b-muted'],
         ['D', '#core team'],
+        ['A', '#b-muted'],
         ['A', '#general'],
       ];
       for (const [key, name] of views) {

@@ -1027,6 +1027,38 @@ export class Model {
   }
 
   /**
+   * Channels grouped by their folders (in the folders' order), then "Other
+   * channels", then the folders whose channels are all muted or demoted
+   * (Zulip's order), each in its section order; null when no channel is in a
+   * folder (a plain list then).
+   */
+  folderGroups(subs: Sub[]): Array<{ key: string; label: string; subs: Sub[] }> | null {
+    const folderOf = (s: Sub) => this.streams.get(s.stream_id)?.folder_id ?? null;
+    const demote = this.demotesInactive();
+    const shown = (s: Sub) => !s.is_muted && (!demote || s.is_recently_active);
+    const folders: Array<{ key: string; label: string; subs: Sub[] }> = [];
+    const placed = new Set<number>();
+    for (const f of this.activeFolders()) {
+      const inIt = subs.filter((s) => folderOf(s) === f.id);
+      if (!inIt.length) continue;
+      folders.push({ key: `f${f.id}`, label: f.name, subs: this.sectionOrder(inIt, demote) });
+      for (const s of inIt) placed.add(s.stream_id);
+    }
+    if (!folders.length) return null;
+    const rest = subs.filter((s) => !placed.has(s.stream_id));
+    const other = rest.length ? [{ key: 'other', label: 'Other channels', subs: this.sectionOrder(rest, demote) }] : [];
+    return [...folders.filter((g) => g.subs.some(shown)), ...other, ...folders.filter((g) => !g.subs.some(shown))];
+  }
+
+  /** The user's channels in the order the left sidebar shows them: pinned ones, then by folder as the user's web_left_sidebar_show_channel_folders says, each section in its order. */
+  sidebarOrder(): Sub[] {
+    const subs = this.sidebarChannels();
+    const others = this.sectionOrder(subs.filter((s) => !s.pin_to_top));
+    const folders = this.settings.web_left_sidebar_show_channel_folders === false ? null : this.folderGroups(others);
+    return [...this.sectionOrder(subs.filter((s) => s.pin_to_top), false), ...(folders ? folders.flatMap((g) => g.subs) : others)];
+  }
+
+  /**
    * Channels in a sidebar section's order as Zulip's: the active ones not
    * muted, then the muted ones, then (when `demote`, never for pinned ones)
    * the inactive ones, each by name.

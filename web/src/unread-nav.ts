@@ -51,7 +51,7 @@ export function nextUnreadTopic(terms: Term[], followedOnly = false): Term[] | n
     return topics.sort((a, b) => b.newest - a.newest);
   };
 
-  const channels = model.sidebarChannels().map((s) => s.stream_id);
+  const channels = model.sidebarOrder().map((s) => s.stream_id);
   for (const streamId of [...(here !== undefined && channels.includes(here) ? [here] : []), ...after(channels, channels.indexOf(here ?? -1))]) {
     const topics = ordered(streamId);
     // (In the channel in view: after the topic in view, which itself is left out.)

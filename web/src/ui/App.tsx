@@ -282,7 +282,7 @@ export function App() {
       // A and D: the previous and next channel of the sidebar, from the one in view (Zulip's stream_cycle_backward and _forward).
       if (e.key === 'A' || e.key === 'D') {
         e.preventDefault();
-        const channels = model.sidebarChannels().map((s) => s.stream_id);
+        const channels = model.sidebarOrder().map((s) => s.stream_id);
         if (!channels.length) return;
         const inView = viewAt(location.hash) ? undefined : termsFromLocation().find((t) => t.operator === 'channel' && !t.negated)?.operand;
         const at = typeof inView === 'number' ? channels.indexOf(inView) : -1;

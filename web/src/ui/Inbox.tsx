@@ -4,7 +4,6 @@ import { model } from '../model.ts';
 import { useStoredSet } from '../util.ts';
 import { narrowToHash, placeKey, placeTerms, type Term } from '../narrow.ts';
 import { arrowsBetween, dmLabel, UnreadCell } from './Recent.tsx';
-import { folderGroups } from './Sidebar.tsx';
 
 /** A conversation with unread messages. */
 interface Row {
@@ -62,7 +61,7 @@ function groups(): Group[] {
   // Channel folders (the user's web_inbox_show_channel_folders, on by default): the sidebar's sections, each under its heading.
   const subs = model.sidebarChannels();
   const pinned = subs.filter((s) => s.pin_to_top);
-  const folders = model.settings.web_inbox_show_channel_folders === false ? null : folderGroups(subs.filter((s) => !s.pin_to_top));
+  const folders = model.settings.web_inbox_show_channel_folders === false ? null : model.folderGroups(subs.filter((s) => !s.pin_to_top));
   const sections = folders ? [...(pinned.length ? [{ label: 'Pinned channels', subs: pinned }] : []), ...folders] : [{ label: undefined, subs }];
   for (const section of sections) {
     for (const sub of section.subs) {

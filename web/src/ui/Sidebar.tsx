@@ -193,29 +193,6 @@ interface SideView {
   row(menu?: preact.ComponentChildren): preact.JSX.Element;
 }
 
-/**
- * Channels grouped by their folders (in the folders' order), then "Other
- * channels", then the folders whose channels are all muted or demoted
- * (Zulip's order), each in its section order; null when no channel is in a
- * folder (a plain list then).
- */
-export function folderGroups(subs: Sub[]): Array<{ key: string; label: string; subs: Sub[] }> | null {
-  const folderOf = (s: Sub) => model.streams.get(s.stream_id)?.folder_id ?? null;
-  const demote = model.demotesInactive();
-  const shown = (s: Sub) => !s.is_muted && (!demote || s.is_recently_active);
-  const folders: Array<{ key: string; label: string; subs: Sub[] }> = [];
-  const placed = new Set<number>();
-  for (const f of model.activeFolders()) {
-    const inIt = subs.filter((s) => folderOf(s) === f.id);
-    if (!inIt.length) continue;
-    folders.push({ key: `f${f.id}`, label: f.name, subs: model.sectionOrder(inIt, demote) });
-    for (const s of inIt) placed.add(s.stream_id);
-  }
-  if (!folders.length) return null;
-  const rest = subs.filter((s) => !placed.has(s.stream_id));
-  const other = rest.length ? [{ key: 'other', label: 'Other channels', subs: model.sectionOrder(rest, demote) }] : [];
-  return [...folders.filter((g) => g.subs.some(shown)), ...other, ...folders.filter((g) => !g.subs.some(shown))];
-}
 
 /** A section's heading that collapses it to the heading and opens it again (Zulip's). */
 function SectionToggle({ label, open, onToggle }: { label: string; open: boolean; onToggle(): void }) {
@@ -245,7 +222,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUs
   const subs = model.sidebarChannels().filter((s) => nameMatches(s.name, channelFilter));
   const pinned = model.sectionOrder(subs.filter((s) => s.pin_to_top), false);
   const others = model.sectionOrder(subs.filter((s) => !s.pin_to_top));
-  const folders = model.settings.web_left_sidebar_show_channel_folders === false ? null : folderGroups(others);
+  const folders = model.settings.web_left_sidebar_show_channel_folders === false ? null : model.folderGroups(others);
   const chTerm = terms?.find((t) => t.operator === 'channel' && !t.negated);
   const selectedStream = chTerm && typeof chTerm.operand === 'number' ? chTerm.operand : undefined;
   const mentions = model.unreadCount((u) => u.mentioned);
