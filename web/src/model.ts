@@ -899,9 +899,12 @@ export class Model {
 
   /** `name` (user `id`'s), with "(guest)" after it for a guest while the organization's realm_enable_guest_user_indicator is on (Zulip's default). */
   withGuestMark(id: number, name: string): string {
-    const u = this.users.get(id);
-    const guest = u?.role === 600;
-    return guest && this.realm.realm_enable_guest_user_indicator !== false ? `${name} (guest)` : name;
+    return this.isGuest(id) && this.realm.realm_enable_guest_user_indicator !== false ? `${name} (guest)` : name;
+  }
+
+  /** Whether a user is a guest (role 600). */
+  isGuest(id: number): boolean {
+    return this.users.get(id)?.role === 600;
   }
 
   /**
@@ -1050,12 +1053,20 @@ export class Model {
     return [...folders.filter((g) => g.subs.some(shown)), ...other, ...folders.filter((g) => !g.subs.some(shown))];
   }
 
+  /**
+   * `subs` in the sidebar's sections: the pinned ones and the others, each in
+   * its section order, and (with `byFolder`) the others grouped by folder
+   * (folderGroups; null without folders).
+   */
+  channelSections(subs: Sub[], byFolder: boolean): { pinned: Sub[]; others: Sub[]; folders: Array<{ key: string; label: string; subs: Sub[] }> | null } {
+    const others = this.sectionOrder(subs.filter((s) => !s.pin_to_top));
+    return { pinned: this.sectionOrder(subs.filter((s) => s.pin_to_top), false), others, folders: byFolder ? this.folderGroups(others) : null };
+  }
+
   /** The user's channels in the order the left sidebar shows them: pinned ones, then by folder as the user's web_left_sidebar_show_channel_folders says, each section in its order. */
   sidebarOrder(): Sub[] {
-    const subs = this.sidebarChannels();
-    const others = this.sectionOrder(subs.filter((s) => !s.pin_to_top));
-    const folders = this.settings.web_left_sidebar_show_channel_folders === false ? null : this.folderGroups(others);
-    return [...this.sectionOrder(subs.filter((s) => s.pin_to_top), false), ...(folders ? folders.flatMap((g) => g.subs) : others)];
+    const { pinned, others, folders } = this.channelSections(this.sidebarChannels(), this.settings.web_left_sidebar_show_channel_folders !== false);
+    return [...pinned, ...(folders ? folders.flatMap((g) => g.subs) : others)];
   }
 
   /**

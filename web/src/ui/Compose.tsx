@@ -830,7 +830,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
  */
 function GuestWarning({ ids }: { ids: number[] }) {
   if (model.realm.realm_enable_guest_user_dm_warning === false) return null;
-  const guests = ids.filter((id) => id !== model.me.user_id && model.users.get(id)?.role === 600).map((id) => model.users.get(id)!.full_name);
+  const guests = ids.filter((id) => id !== model.me.user_id && model.isGuest(id)).map((id) => model.users.get(id)!.full_name);
   if (!guests.length) return null;
   const names = new Intl.ListFormat('en', { style: 'long', type: 'conjunction' }).format(guests);
   return (

@@ -59,10 +59,8 @@ function groups(): Group[] {
   const out: Group[] = [];
   if (dms.size) out.push({ key: 'dm', label: 'Direct messages', terms: null, rows: [...dms.values()].sort(newestFirst) });
   // Channel folders (the user's web_inbox_show_channel_folders, on by default): the sidebar's sections, each under its heading.
-  const subs = model.sidebarChannels();
-  const pinned = subs.filter((s) => s.pin_to_top);
-  const folders = model.settings.web_inbox_show_channel_folders === false ? null : model.folderGroups(subs.filter((s) => !s.pin_to_top));
-  const sections = folders ? [...(pinned.length ? [{ label: 'Pinned channels', subs: pinned }] : []), ...folders] : [{ label: undefined, subs }];
+  const { pinned, others, folders } = model.channelSections(model.sidebarChannels(), model.settings.web_inbox_show_channel_folders !== false);
+  const sections = folders ? [...(pinned.length ? [{ label: 'Pinned channels', subs: pinned }] : []), ...folders] : [{ label: undefined, subs: [...pinned, ...others] }];
   for (const section of sections) {
     for (const sub of section.subs) {
       const byTopic = topics.get(sub.stream_id);

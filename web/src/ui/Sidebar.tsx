@@ -220,9 +220,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUs
   // The sections collapsed to their headings (channel folders, direct messages), kept in this browser.
   const [collapsed, toggleSection] = useStoredSet(`parley-sidebar-collapsed:${model.me.user_id}`);
   const subs = model.sidebarChannels().filter((s) => nameMatches(s.name, channelFilter));
-  const pinned = model.sectionOrder(subs.filter((s) => s.pin_to_top), false);
-  const others = model.sectionOrder(subs.filter((s) => !s.pin_to_top));
-  const folders = model.settings.web_left_sidebar_show_channel_folders === false ? null : model.folderGroups(others);
+  const { pinned, others, folders } = model.channelSections(subs, model.settings.web_left_sidebar_show_channel_folders !== false);
   const chTerm = terms?.find((t) => t.operator === 'channel' && !t.negated);
   const selectedStream = chTerm && typeof chTerm.operand === 'number' ? chTerm.operand : undefined;
   const mentions = model.unreadCount((u) => u.mentioned);
