@@ -772,6 +772,18 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await eventually(async () => (await topic.getByLabel(/unread/).count()) === 0, 'the count gone');
       const unreadAtServer = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: JSON.stringify([{ operator: 'is', operand: 'unread' }, { operator: 'channel', operand: menusId }]) })).messages;
       assert.deepEqual(unreadAtServer, []);
+      // The menu stays open when its focused first item goes: "Mark all as read", once the topic is read elsewhere.
+      assertSuccess(await t.client(bob).request('POST', '/messages', { type: 'stream', to: 'menus', topic: 'alpha', content: 'three' }));
+      await topic.getByLabel('1 unread').waitFor();
+      const open = await openMenu();
+      await eventually(() => open.getByRole('menuitem', { name: 'Mark all as read' }).evaluate((el) => el === (globalThis as any).document.activeElement), 'its first item focused');
+      assertSuccess(await owner.request('POST', '/mark_topic_as_read', { stream_id: menusId, topic_name: 'alpha' }));
+      await eventually(async () => (await topic.getByLabel(/unread/).count()) === 0, 'read elsewhere');
+      await open.getByRole('menuitem', { name: 'Follow topic' }).waitFor();
+      assert.equal(await open.getByRole('menuitem', { name: 'Mark all as read' }).count(), 0);
+      assert.ok(await open.evaluate((el) => el.contains((globalThis as any).document.activeElement)), 'the focus is in the menu');
+      await page.keyboard.press('Escape');
+      await open.waitFor({ state: 'detached' });
 
       await (await openMenu()).getByRole('menuitem', { name: 'Follow topic' }).click();
       await eventually(async () => (await policy()) === 3, 'followed at the server');

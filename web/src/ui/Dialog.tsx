@@ -104,7 +104,8 @@ export function Popover({ class: cls, label, onClose, children }: { class: strin
  * channel's in the sidebar), named `label`: its first item focused; Up and
  * Down move between items; Escape closes it (back to its button, the
  * element with aria-haspopup beside it), and so does the focus leaving
- * the menu and its button.
+ * the menu and its button (not an item's going while focused: the focus
+ * moves to the first item then).
  */
 export function Menu({ label, class: cls = 'msg-menu', onClose, children }: { label: string; class?: string; onClose(): void; children: ComponentChildren }) {
   return (
@@ -126,8 +127,20 @@ export function Menu({ label, class: cls = 'msg-menu', onClose, children }: { la
         }
       }}
       onFocusOut={(e) => {
+        const menu = e.currentTarget;
         const to = e.relatedTarget as Node | null;
-        if (!to || !e.currentTarget.parentElement?.contains(to)) onClose();
+        if (to) {
+          if (!menu.parentElement?.contains(to)) onClose();
+          return;
+        }
+        // Nowhere: the page left, or the focused item itself taken away as the menu changed ("Mark all as read"
+        // once all is read), which the browser tells the same way. Only the item's being gone tells them apart.
+        const from = e.target as HTMLElement;
+        setTimeout(() => {
+          if (!menu.isConnected) return;
+          if (from.isConnected) onClose();
+          else if (!menu.contains(document.activeElement)) menu.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
+        });
       }}
     >
       {children}
