@@ -43,11 +43,16 @@ export function encodeParams(params: Params): URLSearchParams {
   return sp;
 }
 
-let onUnauthorized: () => void = () => {
+let leaving = false;
+/**
+ * Goes to the login page, once: as a session ends (logging out,
+ * deactivating one's account) the requests still under way fail with 401
+ * too, and each going again would cut the first navigation short.
+ */
+export function goToLogin(): void {
+  if (leaving) return;
+  leaving = true;
   location.assign('/login/');
-};
-export function setUnauthorizedHandler(fn: () => void): void {
-  onUnauthorized = fn;
 }
 
 async function send(method: string, url: string, body: BodyInit | null, extraHeaders: Record<string, string>, signal?: AbortSignal, redirectOn401 = true): Promise<Record<string, any>> {
@@ -70,7 +75,7 @@ async function send(method: string, url: string, body: BodyInit | null, extraHea
     data = { result: 'error', msg: `Unexpected response (HTTP ${res.status})` };
   }
   if (res.status === 401 && redirectOn401) {
-    onUnauthorized();
+    goToLogin();
     throw new ApiError(401, data, null);
   }
   if (res.status >= 502 && res.status <= 504) throw new NetworkError(`HTTP ${res.status}`);

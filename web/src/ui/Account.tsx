@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, logout } from '../api.ts';
+import { api, goToLogin, logout } from '../api.ts';
 import { stop } from '../events.ts';
 import { model } from '../model.ts';
 import { zuliprc } from '../util.ts';
@@ -260,7 +260,7 @@ export function Account({ setSetting }: { setSetting: SetSetting }) {
               await api('DELETE', '/users/me');
               stop();
               await logout();
-              location.assign('/login/');
+              goToLogin();
             }, 'Deactivated.')
           }
           onCancel={() => setConfirming(false)}

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { logout } from '../api.ts';
+import { goToLogin, logout } from '../api.ts';
 import { run, startPresence, stop } from '../events.ts';
 import { model, MessageList } from '../model.ts';
 import { describeTerms, hashToNarrow, narrowToHash, parseSearch, reactionsTerms, sameNarrow, type Term } from '../narrow.ts';
@@ -333,7 +333,7 @@ export function App() {
   async function doLogout() {
     stop();
     await logout();
-    location.assign('/login/');
+    goToLogin();
   }
 
   if (!started) {
