@@ -355,7 +355,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
-  test('Zulip\u2019s default for a click on a channel: its newest topic; or, as chosen in Settings, its newest unread topic, its feed, or its feed with all its topics listed', () =>
+  test('Zulip\u2019s default for a click on a channel: its newest topic; or, as chosen in Settings, its newest unread topic, its feed, or the list of its topics (#topics/channel/<id>, live)', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       // (These tests' organization opens feeds; this one takes Zulip's default.)
@@ -397,11 +397,33 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await settings('The channel feed');
       await fromStarred();
       await page.getByRole('heading', { name: '#garden', exact: true }).waitFor();
-      // The feed, with every topic listed (a filter among them).
-      await settings('The channel feed, with all its topics listed');
+      // The list of its topics (Zulip's #topics/channel/<id>-<name>): newest first, with unread counts, the channel marked in the sidebar.
+      await settings('The list of its topics');
+      await eventually(async () => (await settingsAtServer(fayApi)).web_channel_default_view === 3, 'the setting at the server');
+      // (A topic no view has shown yet: its message is still unread.)
+      await post('lilies');
       await fromStarred();
       await page.getByRole('heading', { name: '#garden', exact: true }).waitFor();
-      await page.getByRole('navigation', { name: 'Channels' }).getByLabel('Filter topics of #garden').waitFor();
+      const gardenId = (assertSuccess(await fayApi.request('GET', '/get_stream_id', { stream: 'garden' })) as { stream_id: number }).stream_id;
+      await eventually(async () => (await page.evaluate(() => (globalThis as any).location.hash)) === `#topics/channel/${gardenId}-garden`, 'Zulip\u2019s address');
+      const list = page.getByRole('region', { name: 'Topics of #garden' }).getByRole('table', { name: 'Topics' });
+      const topicNames = () => list.locator('a.recent-link').allInnerTexts();
+      await eventually(async () => (await topicNames()).join() === 'lilies,weeds,tulips,roses', 'the topics, newest first');
+      await list.getByRole('row', { name: /^lilies/ }).getByLabel('1 unread').waitFor();
+      assert.equal(await list.getByRole('row', { name: /^weeds/ }).getByLabel(/unread/).count(), 0);
+      assert.equal(await (await channelLink(page, 'garden')).getAttribute('aria-current'), 'page');
+      // Live: a new topic comes first.
+      await post('daisies');
+      await eventually(async () => (await topicNames()).join() === 'daisies,lilies,weeds,tulips,roses', 'the new topic first');
+      // The same list on a new page at that address; from there, a topic and the channel's feed.
+      await page.reload();
+      await eventually(async () => (await topicNames()).join() === 'daisies,lilies,weeds,tulips,roses', 'the list after a reload');
+      await list.getByRole('link', { name: 'tulips' }).click();
+      await page.getByRole('heading', { name: '#garden \u203a tulips', exact: true }).waitFor();
+      await page.goBack();
+      await page.getByRole('link', { name: 'Channel feed' }).click();
+      await messageRow(page, 'about daisies').waitFor();
+      await page.getByRole('heading', { name: '#garden', exact: true }).waitFor();
       await ctx.close();
     }));
 

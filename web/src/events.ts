@@ -57,7 +57,7 @@ export async function run(onFirstRegister: () => void): Promise<void> {
         // Anything that happened while the queue was gone: fetch it again.
         await model.list?.refresh();
         for (const id of model.topics.keys()) void model.loadTopics(id);
-        if (model.recentMessages) void model.loadRecent();
+        for (const r of model.recentScopes()) if (r.messages) void r.load();
       }
       setConn('live');
       backoff = 500;

@@ -578,6 +578,84 @@ export class MessageList {
   }
 }
 
+/**
+ * The newest messages of every conversation (`streamId` null) or of one
+ * channel, by ID, for the Recent conversations view and a channel's list of
+ * topics: fetched when the view first opens (`messages` null until then),
+ * older ones on asking, kept current by the model's events.
+ */
+export class RecentData {
+  messages: Map<number, RecentMessage> | null = null;
+  /** Why fetching failed, if it did. */
+  error: string | null = null;
+  /** Whether the oldest message is here (nothing older to load). */
+  foundOldest = false;
+  /** Whether older messages are being fetched ("Load more conversations"). */
+  loadingOlder = false;
+  constructor(
+    private readonly model: Model,
+    readonly streamId: number | null,
+  ) {}
+
+  /** Whether a message belongs here. */
+  holds(m: { type: string; stream_id?: number }): boolean {
+    return this.streamId === null || (m.type === 'stream' && m.stream_id === this.streamId);
+  }
+
+  private fetch(anchor: number | 'newest') {
+    const narrow = this.streamId === null ? [] : [{ operator: 'channel', operand: this.streamId }];
+    return api('GET', '/messages', { anchor, include_anchor: anchor === 'newest', num_before: RECENT_FETCH, num_after: 0, narrow, apply_markdown: false, client_gravatar: false });
+  }
+
+  /** Fetches the newest messages (again after a reconnect). */
+  async load(): Promise<void> {
+    try {
+      const r = await this.fetch('newest');
+      const fetched = new Map<number, RecentMessage>();
+      let newest = 0;
+      for (const m of r.messages as any[]) {
+        const msg = this.model.normalize(m);
+        fetched.set(msg.id, this.model.recentOf(msg));
+        newest = Math.max(newest, msg.id);
+      }
+      // Messages that came by event while this was asked for are kept; older ones are as the server says now.
+      for (const m of this.messages?.values() ?? []) if (m.id > newest) fetched.set(m.id, m);
+      this.messages = fetched;
+      this.foundOldest = r.found_oldest === true;
+      this.error = null;
+    } catch (err) {
+      this.error = failureText(err);
+    }
+    this.model.changed();
+  }
+
+  /** Fetches the messages before the oldest one here, for older conversations ("Load more conversations"). */
+  async loadOlder(): Promise<void> {
+    const have = this.messages;
+    if (!have || this.foundOldest || this.loadingOlder) return;
+    let oldest = Infinity;
+    for (const id of have.keys()) oldest = Math.min(oldest, id);
+    if (oldest === Infinity) return;
+    this.loadingOlder = true;
+    this.model.changed();
+    try {
+      const r = await this.fetch(oldest);
+      // A reconnect's fetch may have replaced the map meanwhile: older messages go into whatever is here now.
+      for (const m of r.messages as any[]) {
+        const msg = this.model.normalize(m);
+        if (!this.messages?.has(msg.id)) this.messages?.set(msg.id, this.model.recentOf(msg));
+      }
+      if (this.messages === have) this.foundOldest = r.found_oldest === true;
+      this.error = null;
+    } catch (err) {
+      this.error = failureText(err);
+    } finally {
+      this.loadingOlder = false;
+      this.model.changed();
+    }
+  }
+}
+
 export class Model {
   me!: User;
   realm: Record<string, any> = {};
@@ -656,14 +734,10 @@ export class Model {
   conn: ConnState = 'connecting';
   connError: string | null = null;
   list: MessageList | null = null;
-  /** The newest messages for the Recent conversations view, by ID, kept current by events; null until the view first opens. */
-  recentMessages: Map<number, RecentMessage> | null = null;
-  /** Why fetching them failed, if it did. */
-  recentError: string | null = null;
-  /** Whether the Recent conversations view has the user's oldest message (nothing older to load). */
-  recentFoundOldest = false;
-  /** Whether older messages for that view are being fetched ("Load more conversations"). */
-  recentLoadingOlder = false;
+  /** The newest messages of every conversation, for the Recent conversations view. */
+  recent: RecentData = new RecentData(this, null);
+  /** The newest messages of the channel whose list of topics was last opened (#topics/channel/<id>), if one was. */
+  channelRecent: RecentData | null = null;
   /** Cache of every message we hold, by id (for events that carry only ids). */
   private listeners = new Set<Listener>();
   private scheduled = false;
@@ -1140,55 +1214,18 @@ export class Model {
     list.unshift({ name: topic, max_id: id });
   }
 
-  /** Fetches the newest messages of every conversation for the Recent conversations view (again after a reconnect). */
-  async loadRecent(): Promise<void> {
-    try {
-      const r = await api('GET', '/messages', { anchor: 'newest', num_before: RECENT_FETCH, num_after: 0, narrow: [], apply_markdown: false, client_gravatar: false });
-      const fetched = new Map<number, RecentMessage>();
-      let newest = 0;
-      for (const m of r.messages as any[]) {
-        const msg = this.normalize(m);
-        fetched.set(msg.id, this.recentOf(msg));
-        newest = Math.max(newest, msg.id);
-      }
-      // Messages that came by event while this was asked for are kept; older ones are as the server says now.
-      for (const m of this.recentMessages?.values() ?? []) if (m.id > newest) fetched.set(m.id, m);
-      this.recentMessages = fetched;
-      this.recentFoundOldest = r.found_oldest === true;
-      this.recentError = null;
-    } catch (err) {
-      this.recentError = failureText(err);
-    }
-    this.changed();
+  /** The Recent conversations data of a channel (its list of topics), the one kept before if it was for that channel. */
+  recentOfChannel(streamId: number): RecentData {
+    if (this.channelRecent?.streamId !== streamId) this.channelRecent = new RecentData(this, streamId);
+    return this.channelRecent;
   }
 
-  /** Fetches the messages before the oldest the Recent conversations view has, for older conversations ("Load more conversations"). */
-  async loadOlderRecent(): Promise<void> {
-    const have = this.recentMessages;
-    if (!have || this.recentFoundOldest || this.recentLoadingOlder) return;
-    let oldest = Infinity;
-    for (const id of have.keys()) oldest = Math.min(oldest, id);
-    if (oldest === Infinity) return;
-    this.recentLoadingOlder = true;
-    this.changed();
-    try {
-      const r = await api('GET', '/messages', { anchor: oldest, include_anchor: false, num_before: RECENT_FETCH, num_after: 0, narrow: [], apply_markdown: false, client_gravatar: false });
-      // A reconnect's fetch may have replaced the map meanwhile: older messages go into whatever the view has now.
-      for (const m of r.messages as any[]) {
-        const msg = this.normalize(m);
-        if (!this.recentMessages?.has(msg.id)) this.recentMessages?.set(msg.id, this.recentOf(msg));
-      }
-      if (this.recentMessages === have) this.recentFoundOldest = r.found_oldest === true;
-      this.recentError = null;
-    } catch (err) {
-      this.recentError = failureText(err);
-    } finally {
-      this.recentLoadingOlder = false;
-      this.changed();
-    }
+  /** The Recent conversations data kept current by events: every conversation's, and a channel's if one was opened. */
+  recentScopes(): RecentData[] {
+    return this.channelRecent ? [this.recent, this.channelRecent] : [this.recent];
   }
 
-  private recentOf(m: Message): RecentMessage {
+  recentOf(m: Message): RecentMessage {
     return { id: m.id, type: m.type, streamId: m.stream_id, topic: m.subject, dmKey: m.type === 'private' ? this.dmKeyOf(m) : '', senderId: m.sender_id, timestamp: m.timestamp };
   }
 
@@ -1210,7 +1247,7 @@ export class Model {
         const ids = new Set<number>(ev.message_ids ?? (ev.message_id ? [ev.message_id] : []));
         for (const id of ids) {
           this.unread.delete(id);
-          this.recentMessages?.delete(id);
+          for (const r of this.recentScopes()) r.messages?.delete(id);
           this.starred.delete(id);
         }
         this.list?.remove(ids);
@@ -1408,7 +1445,7 @@ export class Model {
       const sub = this.subs.get(m.stream_id);
       if (sub) sub.is_recently_active = true;
     }
-    this.recentMessages?.set(m.id, this.recentOf(m));
+    for (const r of this.recentScopes()) if (r.holds(m)) r.messages?.set(m.id, this.recentOf(m));
     // Someone who sends a message has stopped typing.
     for (const t of this.typing.values()) t.delete(m.sender_id);
     this.list?.onNewMessage(m);
@@ -1425,8 +1462,9 @@ export class Model {
         if (newTopic !== undefined) u.topic = newTopic;
         if (newStream !== undefined) u.streamId = newStream;
       }
-      const r = this.recentMessages?.get(id);
-      if (r && r.type === 'stream') {
+      for (const scope of this.recentScopes()) {
+        const r = scope.messages?.get(id);
+        if (!r || r.type !== 'stream') continue;
         if (newTopic !== undefined) r.topic = newTopic;
         if (newStream !== undefined) r.streamId = newStream;
       }
@@ -1451,6 +1489,9 @@ export class Model {
       this.loadTopics(ev.stream_id);
       if (newStream !== undefined) this.loadTopics(newStream);
     }
+    // Messages moved into or out of the channel whose topics are listed: its list is fetched again.
+    const listed = this.channelRecent;
+    if (listed?.messages && newStream !== undefined && (ev.stream_id === listed.streamId || newStream === listed.streamId)) void listed.load();
     if (this.list) {
       // A move can take messages out of (or into) the narrow being viewed.
       if (newTopic !== undefined || newStream !== undefined) {

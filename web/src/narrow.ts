@@ -234,6 +234,17 @@ export function topicLinkHash(id: number, name: string, topic: string): string {
   return `${channelLinkHash(id, name)}/topic/${encodeHashPart(topic)}`;
 }
 
+/** The address of a channel's list of topics (Zulip's "List of topics" view): #topics/channel/12-general. */
+export function topicsListHash(id: number, name: string): string {
+  return `#topics/channel/${channelSlug(id, name)}`;
+}
+
+/** The channel whose list of topics an address shows (#topics/channel/<id>, a name after the ID or not), if it shows one. */
+export function topicsListChannel(hash: string): number | null {
+  const m = /^#topics\/channel\/(\d+)(?:-[^/]*)?\/?$/.exec(hash);
+  return m ? Number(m[1]) : null;
+}
+
 /** The address of a channel's settings, as Zulip's web app writes it: #channels/<id>/<name>/general. */
 export function channelSettingsHash(id: number, name: string): string {
   return `#channels/${id}/${slugName(name)}/general`;

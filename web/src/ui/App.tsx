@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { goToLogin, logout } from '../api.ts';
 import { run, startPresence, stop } from '../events.ts';
 import { model, MessageList } from '../model.ts';
-import { describeTerms, hashToNarrow, narrowToHash, parseSearch, reactionsTerms, sameNarrow, type Term } from '../narrow.ts';
+import { describeTerms, hashToNarrow, narrowToHash, parseSearch, reactionsTerms, sameNarrow, topicsListChannel, type Term } from '../narrow.ts';
 import { nextUnreadDm, nextUnreadTopic } from '../unread-nav.ts';
 import { applyDensity, applyTheme, cx, prepareHtml, useModel } from '../util.ts';
 import { notifyIfWanted } from '../notify.ts';
@@ -33,13 +33,13 @@ const isOverlay = (hash: string): boolean => OVERLAYS.has(hash) || /^#channels\/
 /** The views that are no narrow, by their addresses (Zulip's), with their titles. */
 const VIEWS: Record<string, string> = { '#inbox': 'Inbox', '#recent': 'Recent conversations' };
 /**
- * The view an address shows, if it is no narrow: one of VIEWS, or for the
- * empty address (once the settings are in) the user's home view
- * (web_home_view: inbox, recent or all_messages; null for all
- * messages), as Zulip's.
+ * The view an address shows, if it is no narrow: one of VIEWS, a channel's
+ * list of topics (#topics/channel/<id>), or for the empty address (once the
+ * settings are in) the user's home view (web_home_view: inbox, recent or
+ * all_messages; null for all messages), as Zulip's.
  */
 function viewAt(hash: string): string | null {
-  if (Object.hasOwn(VIEWS, hash)) return hash;
+  if (Object.hasOwn(VIEWS, hash) || topicsListChannel(hash) !== null) return hash;
   if ((hash === '' || hash === '#') && model.ready) {
     const home = model.settings.web_home_view;
     return home === 'inbox' ? '#inbox' : home === 'recent' ? '#recent' : null;
@@ -208,8 +208,14 @@ export function App() {
     const onlyChannel = terms.length === 1 || channelTopic !== null;
     return onlyChannel && ch && !ch.negated && typeof ch.operand === 'number' && model.subs.has(ch.operand) ? ch.operand : null;
   })();
-  // The description of the channel in view, under its name (as the server rendered it); not under Inbox or Recent conversations, shown over the last narrow.
-  const description = !view && channelInView !== null ? model.subs.get(channelInView)?.rendered_description : undefined;
+  // The channel whose list of topics is the view, if it is.
+  const topicsOf = view ? topicsListChannel(view) : null;
+  // (Its topics in the sidebar too, as a narrow to the channel has them.)
+  useEffect(() => {
+    if (topicsOf !== null && model.ready && !model.topics.has(topicsOf)) void model.loadTopics(topicsOf);
+  }, [topicsOf, started]);
+  // The description of the channel in view or whose topics are listed, under its name (as the server rendered it); not under Inbox or Recent conversations, shown over the last narrow.
+  const description = topicsOf !== null ? model.subs.get(topicsOf)?.rendered_description : !view && channelInView !== null ? model.subs.get(channelInView)?.rendered_description : undefined;
   const unreadInFeed = model.ready ? model.unreadInFeed() : 0;
   // Unread messages of the narrow in view, where the client counts them (the feed, a channel, a topic, a conversation).
   const unreadHere = (() => {
@@ -233,7 +239,7 @@ export function App() {
   const dmInView = terms.length === 1 && terms[0]!.operator === 'dm' && !terms[0]!.negated;
   const searchScope = !view && (channelInView !== null || dmInView) ? searchText(terms) : '';
   // The tab's title: the unread count first (as Zulip's), so a tab in the background shows it.
-  const viewTitle = view ? VIEWS[view]! : narrowTitle(terms);
+  const viewTitle = topicsOf !== null ? `#${model.streamName(topicsOf)}` : view ? VIEWS[view]! : narrowTitle(terms);
   const title = `${unreadInFeed ? `(${unreadInFeed}) ` : ''}${viewTitle} - Parley`;
   useEffect(() => {
     document.title = title;
@@ -396,6 +402,13 @@ export function App() {
             <h1>{viewTitle}</h1>
             {description && <div class="narrow-description rendered" dangerouslySetInnerHTML={{ __html: prepareHtml(description) }} />}
           </div>
+          {topicsOf !== null && (
+            <span class="narrow-actions">
+              <a class="btn ghost small" href={narrowToHash([{ operator: 'channel', operand: topicsOf }])}>
+                Channel feed
+              </a>
+            </span>
+          )}
           {!view && (
             <span class="narrow-actions">
               {unreadHere > 0 && model.list && <MarkAllRead list={model.list} />}
@@ -406,6 +419,8 @@ export function App() {
         </div>
         {view === '#recent' ? (
           <Recent />
+        ) : topicsOf !== null ? (
+          <Recent key={topicsOf} streamId={topicsOf} />
         ) : view === '#inbox' ? (
           <Inbox />
         ) : (

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { MessageList, model, type RecentMessage } from '../model.ts';
+import { MessageList, model, type RecentData, type RecentMessage } from '../model.ts';
 import { narrowToHash, placeKey, placeTerms, type Place, type Term } from '../narrow.ts';
 import { formatDay, formatTime, fullTime } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
@@ -11,6 +11,8 @@ interface Conversation {
   terms: Term[];
   /** The channel and topic, or the people. */
   label: string;
+  /** What its row shows: the label, or in one channel's list its topic only. */
+  shown: string;
   muted: boolean;
   newest: RecentMessage;
   /** The latest senders first, each once. */
@@ -31,26 +33,34 @@ export function dmLabel(dmKey: string): { label: string } {
   return { label: others.length ? others.map((id) => model.userName(id)).join(', ') : `${model.me.full_name} (you)` };
 }
 
-/** The loaded messages grouped by conversation, newest activity first. */
-function conversations(): Conversation[] {
+/** The loaded messages grouped by conversation, newest activity first (in one channel's list: its topics). */
+function conversations(data: RecentData): Conversation[] {
+  const channelSub = data.streamId === null ? undefined : model.subs.get(data.streamId);
   const unread = new Map<string, number>();
   for (const u of model.unread.values()) {
     const k = placeKey(u);
     unread.set(k, (unread.get(k) ?? 0) + 1);
   }
   const byKey = new Map<string, Conversation>();
-  const newestFirst = [...(model.recentMessages?.values() ?? [])].sort((a, b) => b.id - a.id);
+  const newestFirst = [...(data.messages?.values() ?? [])].sort((a, b) => b.id - a.id);
   for (const m of newestFirst) {
-    // Channels one is not (or no longer) subscribed to are left out, as in Zulip.
-    if (m.type === 'stream' && !model.subs.has(m.streamId!)) continue;
+    // Channels one is not (or no longer) subscribed to are left out, as in Zulip (but for the one channel listed).
+    if (data.streamId === null && m.type === 'stream' && !model.subs.has(m.streamId!)) continue;
     const place = placeOf(m);
     const key = placeKey(place);
     let c = byKey.get(key);
     if (!c) {
       const stream = m.type === 'stream';
       const label = stream ? `#${model.streamName(m.streamId)} \u203a ${m.topic || '(no topic)'}` : dmLabel(m.dmKey).label;
-      const muted = stream ? model.isMuted({ type: 'stream', stream_id: m.streamId, subject: m.topic }) : model.onlyMutedIn(m.dmKey);
-      c = { key, terms: placeTerms(place), label, muted, newest: m, senders: [], participated: false, unread: unread.get(key) ?? 0 };
+      // In a muted channel's own list, only the topics muted themselves count as muted.
+      const muted =
+        channelSub?.is_muted
+          ? model.topicPolicy(data.streamId!, m.topic) === 1
+          : stream
+            ? model.isMuted({ type: 'stream', stream_id: m.streamId, subject: m.topic })
+            : model.onlyMutedIn(m.dmKey);
+      const shown = data.streamId !== null ? m.topic || '(no topic)' : label;
+      c = { key, terms: placeTerms(place), label, shown, muted, newest: m, senders: [], participated: false, unread: unread.get(key) ?? 0 };
       byKey.set(key, c);
     }
     if (!c.senders.includes(m.senderId)) c.senders.push(m.senderId);
@@ -101,19 +111,22 @@ function lastTime(ts: number): string {
  * senders and last message's time; filters for unread ones, ones the user
  * sent to, muted ones and a text; older conversations load on asking
  * ("Load more conversations"). The arrow keys move between rows.
+ * With `streamId`: that channel's topics alike (Zulip's "List of topics",
+ * #topics/channel/<id>).
  */
-export function Recent() {
+export function Recent({ streamId }: { streamId?: number }) {
   const [unreadOnly, setUnreadOnly] = useState(false);
   const [participated, setParticipated] = useState(false);
   const [includeMuted, setIncludeMuted] = useState(false);
   const [text, setText] = useState('');
 
+  const data = streamId === undefined ? model.recent : model.recentOfChannel(streamId);
   useEffect(() => {
-    void model.loadRecent();
-  }, []);
+    void data.load();
+  }, [data]);
 
   const needle = text.trim().toLowerCase();
-  const rows = conversations().filter(
+  const rows = conversations(data).filter(
     (c) =>
       (!unreadOnly || c.unread > 0) &&
       (!participated || c.participated) &&
@@ -122,9 +135,10 @@ export function Recent() {
   );
 
   const onKey = arrowsBetween('a.recent-link');
+  const what = streamId === undefined ? 'conversations' : 'topics';
 
   return (
-    <section class="recent" aria-label="Recent conversations">
+    <section class="recent" aria-label={streamId === undefined ? 'Recent conversations' : `Topics of #${model.streamName(streamId)}`}>
       <div class="recent-filters">
         <label>
           <input type="checkbox" checked={unreadOnly} onChange={(e) => setUnreadOnly(e.currentTarget.checked)} /> Unread
@@ -135,15 +149,15 @@ export function Recent() {
         <label>
           <input type="checkbox" checked={includeMuted} onChange={(e) => setIncludeMuted(e.currentTarget.checked)} /> Include muted
         </label>
-        <input type="search" aria-label="Filter conversations" placeholder="Filter conversations" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        <input type="search" aria-label={`Filter ${what}`} placeholder={`Filter ${what}`} value={text} onInput={(e) => setText(e.currentTarget.value)} />
       </div>
-      <ErrorLine error={model.recentError} />
-      {model.recentMessages === null && !model.recentError && <p role="status">{'Loading\u2026'}</p>}
-      {model.recentMessages !== null && (
-        <table class="recent-table" aria-label="Conversations">
+      <ErrorLine error={data.error} />
+      {data.messages === null && !data.error && <p role="status">{'Loading\u2026'}</p>}
+      {data.messages !== null && (
+        <table class="recent-table" aria-label={streamId === undefined ? 'Conversations' : 'Topics'}>
           <thead>
             <tr>
-              <th scope="col">Conversation</th>
+              <th scope="col">{streamId === undefined ? 'Conversation' : 'Topic'}</th>
               <th scope="col">Unread</th>
               <th scope="col" class="recent-participants">Participants</th>
               <th scope="col">Last message</th>
@@ -154,7 +168,7 @@ export function Recent() {
               <tr key={c.key} class={c.muted ? 'is-muted' : undefined}>
                 <td>
                   <a class="recent-link" href={narrowToHash(c.terms)}>
-                    {c.label}
+                    {c.shown}
                   </a>
                   {c.muted && <span class="visually-hidden"> (muted)</span>}
                 </td>
@@ -181,11 +195,11 @@ export function Recent() {
           </tbody>
         </table>
       )}
-      {model.recentMessages !== null && rows.length === 0 && <p class="side-empty">No conversations match.</p>}
-      {model.recentMessages !== null && !model.recentFoundOldest && (
+      {data.messages !== null && rows.length === 0 && <p class="side-empty">{`No ${what} match.`}</p>}
+      {data.messages !== null && !data.foundOldest && (
         <p class="recent-more">
-          <button type="button" class="btn" disabled={model.recentLoadingOlder} onClick={() => void model.loadOlderRecent()}>
-            {model.recentLoadingOlder ? 'Loading\u2026' : 'Load more conversations'}
+          <button type="button" class="btn" disabled={data.loadingOlder} onClick={() => void data.loadOlder()}>
+            {data.loadingOlder ? 'Loading\u2026' : `Load more ${what}`}
           </button>
         </p>
       )}

@@ -225,7 +225,7 @@ const CHANNEL_VIEWS: Array<[number, string]> = [
   [1, 'Its newest topic'],
   [4, 'Its newest topic with unread messages'],
   [2, 'The channel feed'],
-  [3, 'The channel feed, with all its topics listed'],
+  [3, 'The list of its topics'],
 ];
 
 /** Zulip's web_mark_read_on_scroll_policy values. */

@@ -2,7 +2,7 @@ import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { MessageList, model, type Sub } from '../model.ts';
-import { channelLinkHash, channelSettingsHash, narrowToHash, REACTIONS_HASH, reactionsTerms, topicLinkHash, sameNarrow, type Term } from '../narrow.ts';
+import { channelLinkHash, channelSettingsHash, narrowToHash, REACTIONS_HASH, reactionsTerms, topicLinkHash, topicsListChannel, topicsListHash, sameNarrow, type Term } from '../narrow.ts';
 import { cx, useStoredSet } from '../util.ts';
 import { allDrafts } from '../drafts.ts';
 import { setSubscriptionProperty } from './ChannelPersonal.tsx';
@@ -59,12 +59,16 @@ function SectionCount({ subs }: { subs: Sub[] }) {
 
 /**
  * Opens a channel as the user's web_channel_default_view says (Zulip's): 1
- * (the default) its newest topic, 2 its feed, 3 its feed with all its topics
- * listed (true: the caller lists them), 4 its newest topic with unread
- * messages (else its newest topic). A channel without topics opens its feed.
+ * (the default) its newest topic, 2 its feed, 3 the list of its topics
+ * (#topics/channel/<id>), 4 its newest topic with unread messages (else its
+ * newest topic). A channel without topics opens its feed (but for 3).
  */
-async function openChannel(streamId: number): Promise<boolean> {
+async function openChannel(streamId: number): Promise<void> {
   const view = Number(model.settings.web_channel_default_view ?? 1);
+  if (view === 3) {
+    location.hash = topicsListHash(streamId, model.streamName(streamId));
+    return;
+  }
   const feed: Term[] = [{ operator: 'channel', operand: streamId }];
   let topic: string | undefined;
   if (view === 1 || view === 4) {
@@ -77,7 +81,6 @@ async function openChannel(streamId: number): Promise<boolean> {
     topic ??= topics[0]?.name;
   }
   location.hash = narrowToHash(topic === undefined ? feed : [...feed, { operator: 'topic', operand: topic }]);
-  return view === 3;
 }
 
 /** The "@" beside a channel or topic with unread messages that mention the user (as Zulip's sidebar). */
@@ -211,8 +214,9 @@ function nameMatches(name: string, query: string): boolean {
 }
 
 export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUser }: { terms: Term[]; view: string | null; onBrowseChannels(): void; onGo?(): void; onUser?(userId: number): void }) {
-  // The Inbox and Recent conversations views are no narrow: none is marked current then.
+  // The Inbox and Recent conversations views are no narrow: none is marked current then. A channel's list of topics marks that channel.
   const terms = view ? null : narrowTerms;
+  const topicsOf = view ? topicsListChannel(view) : null;
   const byStream = model.unreadByStream();
   const dmUnread = model.unreadByDm();
   // The channels whose names match the filter (Zulip's "Filter channels").
@@ -222,7 +226,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUs
   const subs = model.sidebarChannels().filter((s) => nameMatches(s.name, channelFilter));
   const { pinned, others, folders } = model.channelSections(subs, model.settings.web_left_sidebar_show_channel_folders !== false);
   const chTerm = terms?.find((t) => t.operator === 'channel' && !t.negated);
-  const selectedStream = chTerm && typeof chTerm.operand === 'number' ? chTerm.operand : undefined;
+  const selectedStream = topicsOf ?? (chTerm && typeof chTerm.operand === 'number' ? chTerm.operand : undefined);
   const mentions = model.unreadCount((u) => u.mentioned);
   /** The channels ("<id>") and topics ("<id>:<topic>") with unread messages that mention the user. */
   const mentionedIn = new Set<string>();
@@ -310,7 +314,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUs
   const renderSub = (s: (typeof subs)[number]) => {
     const chTerms: Term[] = [{ operator: 'channel', operand: s.stream_id }];
     const open = selectedStream === s.stream_id;
-    const active = terms !== null && sameNarrow(chTerms, terms);
+    const active = topicsOf === s.stream_id || (terms !== null && sameNarrow(chTerms, terms));
     const topics = open ? (model.topics.get(s.stream_id) ?? []) : [];
     const topicUnread = open ? model.unreadByTopic(s.stream_id) : new Map<string, number>();
     // As Zulip's: the newest few topics, and any other with unread messages or in view; or all of them (filtered) when asked.
@@ -327,7 +331,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUs
             // Where a click on a channel goes: the user's web_channel_default_view (the link itself is the channel's feed).
             if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
             e.preventDefault();
-            void openChannel(s.stream_id).then((listAll) => listAll && showAllTopics(s.stream_id));
+            void openChannel(s.stream_id);
           }}
           class={cx('side-item', active && 'active', s.is_muted && 'is-muted')}
           aria-current={active ? 'page' : undefined}
