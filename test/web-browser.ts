@@ -281,6 +281,14 @@ export async function openSidebarMenu(page: Page, link: Locator, label: string):
   return menu;
 }
 
+/** Shows the muted and inactive channels the sidebar hides behind each section's toggle (Zulip's "1 MUTED"). */
+export async function showHiddenChannels(page: Page): Promise<void> {
+  const nav = page.getByRole('navigation', { name: 'Channels' });
+  await nav.locator('li.channel').first().waitFor();
+  const toggles = nav.locator('.hidden-toggle button[aria-expanded="false"]');
+  for (let n = await toggles.count(); n > 0; n--) await toggles.first().click();
+}
+
 export function channelLink(page: Page, name: string) {
   return page.getByRole('navigation', { name: 'Channels' }).getByRole('link', { name: new RegExp(`^${name}\\b`) });
 }

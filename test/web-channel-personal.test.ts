@@ -171,12 +171,17 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       await eventually(async () => (await generalAtServer(owner)).pin_to_top === false, 'unpinned at the server');
       await eventually(async () => (await page.getByRole('list', { name: 'Pinned channels' }).count()) === 0, 'no pinned list');
 
-      // Muted, then unmuted.
+      // Muted, then unmuted. Muted, it goes behind its section's toggle (Zulip's "1 MUTED"), until shown.
       await (await openMenu()).getByRole('menuitem', { name: 'Mute' }).click();
       await eventually(async () => (await generalAtServer(owner)).is_muted === true, 'muted at the server');
+      await eventually(async () => (await link.count()) === 0, 'the muted channel hidden');
+      const toggle = page.getByRole('navigation', { name: 'Channels' }).getByRole('button', { name: /^1 muted/ });
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+      await toggle.click();
       menu = await openMenu();
       await menu.getByRole('menuitem', { name: 'Unmute' }).click();
       await eventually(async () => (await generalAtServer(owner)).is_muted === false, 'unmuted at the server');
+      await toggle.waitFor({ state: 'detached' });
 
       // Its link copied, in Zulip's form.
       await (await openMenu()).getByRole('menuitem', { name: 'Copy link to channel' }).click();

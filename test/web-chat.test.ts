@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer, type Account } from './helpers.ts';
-import { browserTests, channelLink, eventually, loginPage, loginToView, messageRow, PASSWORD, send, withWebServer, openSidebarMenu, type WebTestServer } from './web-browser.ts';
+import { browserTests, channelLink, eventually, loginPage, loginToView, messageRow, PASSWORD, send, showHiddenChannels, withWebServer, openSidebarMenu, type WebTestServer } from './web-browser.ts';
 
 /** A new channel `name` with the owner and `member` in it, muted by the owner: its ID. */
 async function mutedChannel(t: WebTestServer, name: string, member: Account): Promise<number> {
@@ -615,6 +615,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const nav = page.getByRole('navigation', { name: 'Channels' });
       const quiet = nav.getByRole('link', { name: /^quiet/ });
       const general = nav.getByRole('link', { name: /^general/ });
+      await showHiddenChannels(page);
       // The default (2): the muted channel a dot, general its count.
       await quiet.getByRole('img', { name: 'has unread messages' }).waitFor();
       assert.equal(await quiet.locator('.count').count(), 0);
@@ -708,6 +709,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const nav = page.getByRole('navigation', { name: 'Channels' });
       const names = await nav.locator('li.channel > a .label').allInnerTexts();
       assert.equal(names[0], 'zeta', `pinned channel first: ${names.join(', ')}`);
+      await showHiddenChannels(page);
       await nav.getByRole('link', { name: /quiet.*\(muted\)/ }).waitFor();
       await nav.getByRole('link', { name: /zeta/ }).getByLabel('3 unread').waitFor();
       // The muted channel's unread message does not count in All messages.
@@ -837,7 +839,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
-  test('channels in the sidebar in Zulip\u2019s order: muted ones after the others; without recent messages at the end when demote_inactive_streams says so (always, chosen in Settings), until a message comes', () =>
+  test('channels in the sidebar in Zulip\u2019s order: muted ones after the others, behind the section\u2019s toggle ("1 MUTED"); without recent messages at the end and behind it too when demote_inactive_streams says so (always, chosen in Settings), until a message comes', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'aaa-old' }, { name: 'bb-muted' }] }));
@@ -852,18 +854,76 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
         await route.fulfill({ response, json: body });
       });
       const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
-      const names = () => page.getByRole('navigation', { name: 'Channels' }).locator('li.channel > a .label').allInnerTexts();
-      // Zulip's default (1): demoted only with 20 channels or more.
-      await eventually(async () => (await names()).join() === 'aaa-old,core team,general,bb-muted', 'by name, the muted channel last');
+      const nav = page.getByRole('navigation', { name: 'Channels' });
+      const names = () => nav.locator('li.channel > a .label').allInnerTexts();
+      // Zulip's toggle over the section's muted and inactive channels, as it names them.
+      const toggle = nav.locator('.hidden-toggle button');
+      const toggleText = async () => ((await toggle.count()) ? ((await toggle.locator('.label').textContent()) ?? '') : 'none');
+      // Zulip's default (1): demoted only with 20 channels or more. The muted channel is hidden until shown, then last.
+      await eventually(async () => (await names()).join() === 'aaa-old,core team,general', 'by name, the muted channel hidden');
+      assert.equal(await toggleText(), '1 muted');
+      await toggle.click();
+      await eventually(async () => (await names()).join() === 'aaa-old,core team,general,bb-muted', 'the muted channel last once shown');
+      await toggle.click();
+      await eventually(async () => (await names()).join() === 'aaa-old,core team,general', 'hidden again');
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const select = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Move channels without recent messages to the end of the sidebar');
       assert.equal(await select.inputValue(), '1');
       await select.selectOption('2');
       await eventually(async () => (await settingsAtServer(owner)).demote_inactive_streams === 2, 'always, at the server');
+      await page.keyboard.press('Escape');
+      await eventually(async () => (await names()).join() === 'core team,general', 'the inactive channel hidden too');
+      assert.equal(await toggleText(), '2 inactive or muted');
+      await toggle.click();
       await eventually(async () => (await names()).join() === 'core team,general,bb-muted,aaa-old', 'the inactive channel at the end');
       // A message there: active again.
       assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'aaa-old', topic: 'back', content: 'awake again' }));
       await eventually(async () => (await names()).join() === 'aaa-old,core team,general,bb-muted', 'active again');
+      assert.equal(await toggleText(), '1 muted');
+      await ctx.close();
+    }));
+
+  test('muted channels behind their section\u2019s toggle (Zulip\u2019s "1 MUTED"), which counts their unread messages in topics unmuted or followed there; the channel in view shown all the same; all shown while filtering; a folder of muted channels only shows them', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ name: 'Bob Hidden' });
+      const quietId = await mutedChannel(t, 'quiet', bob);
+      assertSuccess(await owner.request('POST', '/user_topics', { stream_id: quietId, topic: 'kept', visibility_policy: 3 }));
+      const bobApi = t.client(bob);
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'quiet', topic: 'shh', content: 'muted as its channel' }));
+      assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'quiet', topic: 'kept', content: 'in a followed topic' }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const nav = page.getByRole('navigation', { name: 'Channels' });
+      const quiet = nav.getByRole('link', { name: /^quiet/ });
+      const toggle = nav.getByRole('button', { name: /^1 muted/i });
+      // Hidden; the toggle counts the followed topic's message (not the muted one's).
+      await toggle.getByLabel('1 unread').waitFor();
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+      assert.equal(await quiet.count(), 0);
+      // The channel in view is shown under the toggle all the same.
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}`), quietId);
+      await quiet.waitFor();
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+      await page.evaluate(() => ((globalThis as any).location.hash = '#narrow/is/starred'));
+      await eventually(async () => (await quiet.count()) === 0, 'hidden again once out of view');
+      // Filtering shows every channel that matches.
+      await nav.getByLabel('Filter channels').fill('qu');
+      await quiet.waitFor();
+      assert.equal(await toggle.count(), 0);
+      await nav.getByLabel('Filter channels').fill('');
+      // Shown on asking (the count goes with the hiding), hidden again.
+      await toggle.click();
+      await quiet.waitFor();
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+      assert.equal(await toggle.getByLabel(/unread/).count(), 0);
+      await toggle.click();
+      await eventually(async () => (await quiet.count()) === 0, 'hidden on asking');
+      // In a folder of its own, where nothing else would show, it is shown without a toggle.
+      const folder = assertSuccess(await owner.request('POST', '/channel_folders/create', { name: 'Quiet ones', description: '' })).channel_folder_id as number;
+      assertSuccess(await owner.request('PATCH', `/streams/${quietId}`, { folder_id: folder }));
+      await nav.getByRole('list', { name: 'Quiet ones' }).getByRole('link', { name: /^quiet/ }).waitFor();
+      assert.equal(await nav.locator('.hidden-toggle').count(), 0);
       await ctx.close();
     }));
 

@@ -206,6 +206,31 @@ function SectionToggle({ label, open, onToggle }: { label: string; open: boolean
   );
 }
 
+/**
+ * Zulip's toggle over a sidebar section's muted and inactive channels
+ * ("2 MUTED", "1 INACTIVE", "3 INACTIVE OR MUTED"), with while they are
+ * hidden their unread count: unmuted channels' messages and muted ones'
+ * in topics unmuted or followed there.
+ */
+function HiddenToggle({ subs, open, onToggle, byStream }: { subs: Sub[]; open: boolean; onToggle(): void; byStream: Map<number, number> }) {
+  const muted = subs.filter((s) => s.is_muted).length;
+  const inactive = subs.length - muted;
+  const label = muted && inactive ? `${subs.length} inactive or muted` : muted ? `${muted} muted` : `${inactive} inactive`;
+  let unread = 0;
+  for (const s of subs) {
+    const id = s.stream_id;
+    unread += s.is_muted ? model.unreadCount((u) => u.kind === 'stream' && u.streamId === id && model.isTopicUnmutedOrFollowed(id, u.topic ?? '')) : (byStream.get(id) ?? 0);
+  }
+  return (
+    <li class="hidden-toggle">
+      <button type="button" class="section-toggle side-item" aria-expanded={open} onClick={onToggle}>
+        <span class="label">{label}</span>
+        {!open && <Count n={unread} muted />}
+      </button>
+    </li>
+  );
+}
+
 /** Whether every word of `query` starts a word of `name` (words split at spaces and : / _ -), in any order, as Zulip's channel filter matches. */
 function nameMatches(name: string, query: string): boolean {
   const split = (text: string) => text.toLowerCase().split(/[\s:/_-]+/).filter(Boolean);
@@ -223,6 +248,9 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUs
   const [channelFilter, setChannelFilter] = useState('');
   // The sections collapsed to their headings (channel folders, direct messages), kept in this browser.
   const [collapsed, toggleSection] = useStoredSet(`parley-sidebar-collapsed:${model.me.user_id}`);
+  // The sections whose muted and inactive channels are shown (Zulip hides them behind a toggle until asked).
+  const [showingHidden, setShowingHidden] = useState<ReadonlySet<string>>(new Set());
+  const demote = model.demotesInactive();
   const subs = model.sidebarChannels().filter((s) => nameMatches(s.name, channelFilter));
   const { pinned, others, folders } = model.channelSections(subs, model.settings.web_left_sidebar_show_channel_folders !== false);
   const chTerm = terms?.find((t) => t.operator === 'channel' && !t.negated);
@@ -425,6 +453,29 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUs
     );
   };
 
+  /**
+   * A section's rows (not the pinned one's), as Zulip's: its channels, then
+   * its muted and inactive ones behind a toggle (shown while filtering, and
+   * the channel in view always; a section of only those shows them).
+   */
+  const sectionRows = (key: string, list: Sub[]) => {
+    const isHidden = (s: Sub) => s.is_muted || (demote && !s.is_recently_active);
+    const hidden = list.filter(isHidden);
+    if (!hidden.length || hidden.length === list.length || channelFilter.trim()) return list.map(renderSub);
+    const open = showingHidden.has(key);
+    const toggle = () => {
+      const next = new Set(showingHidden);
+      if (open) next.delete(key);
+      else next.add(key);
+      setShowingHidden(next);
+    };
+    return [
+      ...list.filter((s) => !isHidden(s)).map(renderSub),
+      <HiddenToggle key="hidden-toggle" subs={hidden} open={open} onToggle={toggle} byStream={byStream} />,
+      ...(open ? hidden : hidden.filter((s) => s.stream_id === selectedStream)).map(renderSub),
+    ];
+  };
+
   return (
     // A link followed (even to where the page already is) tells the app, which closes the sidebar shown over it on a narrow window.
     <aside class="left-sidebar" aria-label="Views and channels" onClick={(e) => (e.target as HTMLElement).closest('a') && onGo?.()}>
@@ -487,8 +538,6 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUs
         {folders ? (
           folders.map((g) => {
             const open = !collapsed.has(g.key) || !!channelFilter.trim();
-            // Collapsed, a section still shows the channel in view.
-            const shown = open ? g.subs : g.subs.filter((s) => s.stream_id === selectedStream);
             return (
               <div key={g.key} class="side-folder">
                 <h3 class="side-subheading">
@@ -496,13 +545,14 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUs
                   <SectionCount subs={g.subs} />
                 </h3>
                 <ul class="side-list" aria-label={g.label}>
-                  {shown.map(renderSub)}
+                  {/* Collapsed, a section still shows the channel in view. */}
+                  {open ? sectionRows(g.key, g.subs) : g.subs.filter((s) => s.stream_id === selectedStream).map(renderSub)}
                 </ul>
               </div>
             );
           })
         ) : (
-          <ul class="side-list">{others.map(renderSub)}</ul>
+          <ul class="side-list">{sectionRows('others', others)}</ul>
         )}
         {subs.length === 0 && <p class="side-empty">{channelFilter.trim() ? 'No channels match.' : 'You are not subscribed to any channel.'}</p>}
       </nav>
