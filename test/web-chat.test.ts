@@ -400,8 +400,16 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       // The list of its topics (Zulip's #topics/channel/<id>-<name>): newest first, with unread counts, the channel marked in the sidebar.
       await settings('The list of its topics');
       await eventually(async () => (await settingsAtServer(fayApi)).web_channel_default_view === 3, 'the setting at the server');
-      // (A topic no view has shown yet: its message is still unread.)
+      // (A topic no view has shown: its message is still unread. Sent with Starred in view, not the feed, which would show it.)
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Starred/ }).click();
+      await page.getByRole('heading', { name: 'Starred messages', exact: true }).waitFor();
+      const gardenCount = async () => {
+        const count = (await channelLink(page, 'garden')).locator('.count');
+        return (await count.count()) ? Number(await count.textContent()) : 0;
+      };
+      const before = await gardenCount();
       await post('lilies');
+      await eventually(async () => (await gardenCount()) === before + 1, 'the new message counted');
       await fromStarred();
       await page.getByRole('heading', { name: '#garden', exact: true }).waitFor();
       const gardenId = (assertSuccess(await fayApi.request('GET', '/get_stream_id', { stream: 'garden' })) as { stream_id: number }).stream_id;
