@@ -1112,7 +1112,7 @@ export class Model {
   folderGroups(subs: Sub[]): Array<{ key: string; label: string; subs: Sub[] }> | null {
     const folderOf = (s: Sub) => this.streams.get(s.stream_id)?.folder_id ?? null;
     const demote = this.demotesInactive();
-    const shown = (s: Sub) => !s.is_muted && (!demote || s.is_recently_active);
+    const shown = (s: Sub) => !this.mutedOrDemoted(s, demote);
     const folders: Array<{ key: string; label: string; subs: Sub[] }> = [];
     const placed = new Set<number>();
     for (const f of this.activeFolders()) {
@@ -1141,6 +1141,16 @@ export class Model {
   sidebarOrder(): Sub[] {
     const { pinned, others, folders } = this.channelSections(this.sidebarChannels(), this.settings.web_left_sidebar_show_channel_folders !== false);
     return [...pinned, ...(folders ? folders.flatMap((g) => g.subs) : others)];
+  }
+
+  /** Whether a channel is muted, or (`demote`: as demotesInactive says) without recent messages: what Zulip's sidebar hides behind a section's toggle. */
+  mutedOrDemoted(s: Sub, demote = this.demotesInactive()): boolean {
+    return s.is_muted || (demote && !s.is_recently_active);
+  }
+
+  /** A channel's unread messages in topics unmuted or followed there (what counts in a muted channel). */
+  unreadInHeardTopics(streamId: number): number {
+    return this.unreadCount((u) => u.kind === 'stream' && u.streamId === streamId && this.isTopicUnmutedOrFollowed(streamId, u.topic ?? ''));
   }
 
   /**

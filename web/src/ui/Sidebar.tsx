@@ -29,7 +29,7 @@ function Count({ n, muted, what = 'unread' }: { n: number; muted?: boolean; what
 function ChannelCount({ sub, unread }: { sub: Sub; unread: number }) {
   const policy = Number(model.settings.web_stream_unreads_count_display_policy ?? 2);
   const id = sub.stream_id;
-  const count = sub.is_muted && policy === 2 ? model.unreadCount((u) => u.kind === 'stream' && u.streamId === id && model.isTopicUnmutedOrFollowed(id, u.topic ?? '')) : unread;
+  const count = sub.is_muted && policy === 2 ? model.unreadInHeardTopics(id) : unread;
   if (unread > 0 && (policy === 3 || count === 0)) return <span class="unread-dot" role="img" aria-label="has unread messages" />;
   return <Count n={count} muted={sub.is_muted} />;
 }
@@ -217,10 +217,7 @@ function HiddenToggle({ subs, open, onToggle, byStream }: { subs: Sub[]; open: b
   const inactive = subs.length - muted;
   const label = muted && inactive ? `${subs.length} inactive or muted` : muted ? `${muted} muted` : `${inactive} inactive`;
   let unread = 0;
-  for (const s of subs) {
-    const id = s.stream_id;
-    unread += s.is_muted ? model.unreadCount((u) => u.kind === 'stream' && u.streamId === id && model.isTopicUnmutedOrFollowed(id, u.topic ?? '')) : (byStream.get(id) ?? 0);
-  }
+  for (const s of subs) unread += s.is_muted ? model.unreadInHeardTopics(s.stream_id) : (byStream.get(s.stream_id) ?? 0);
   return (
     <li class="hidden-toggle">
       <button type="button" class="section-toggle side-item" aria-expanded={open} onClick={onToggle}>
@@ -459,7 +456,7 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUs
    * the channel in view always; a section of only those shows them).
    */
   const sectionRows = (key: string, list: Sub[]) => {
-    const isHidden = (s: Sub) => s.is_muted || (demote && !s.is_recently_active);
+    const isHidden = (s: Sub) => model.mutedOrDemoted(s, demote);
     const hidden = list.filter(isHidden);
     if (!hidden.length || hidden.length === list.length || channelFilter.trim()) return list.map(renderSub);
     const open = showingHidden.has(key);
