@@ -935,6 +935,44 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test('a channel\u2019s "New topic" button in the sidebar (Zulip\u2019s): from any view to the channel with an empty topic, its field focused; not where the user may not post', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bea = await t.makeUser({ name: 'Bea Topics', password: PASSWORD });
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'news' }], principals: [t.owner.id, bea.id] }));
+      const newsId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'news' })).stream_id as number;
+      const groups = assertSuccess(await owner.request('GET', '/user_groups')).user_groups as Array<{ id: number; name: string; is_system_group: boolean }>;
+      const admins = groups.find((g) => g.is_system_group && g.name === 'role:administrators')!.id;
+      assertSuccess(await owner.request('PATCH', `/streams/${newsId}`, { can_send_message_group: JSON.stringify({ new: admins }) }));
+      const ctx = await newContext();
+      // From the Inbox, which has no compose box.
+      const page = await loginToView(ctx, t.url, bea.email, PASSWORD, '#inbox');
+      const general = await channelLink(page, 'general');
+      await general.hover();
+      await page.getByRole('button', { name: 'New topic in #general' }).click();
+      await page.getByRole('heading', { name: '#general', exact: true }).waitFor();
+      const topic = page.getByLabel('Topic', { exact: true });
+      await eventually(async () => (await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label'))) === 'Topic', 'the topic field focused');
+      assert.equal(await topic.inputValue(), '');
+      await send(page, 'fresh start', 'a new topic from the sidebar');
+      await eventually(
+        async () =>
+          (assertSuccess(await t.client(bea).request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: 'general' }]) })).messages as Array<{ subject: string; content: string }>).some(
+            (m) => m.subject === 'fresh start',
+          ),
+        'the message at the server in its new topic',
+      );
+      // Already in a topic of the channel: the box starts a new one, its topic emptied.
+      await topic.fill('old news');
+      await general.hover();
+      await page.getByRole('button', { name: 'New topic in #general' }).click();
+      await eventually(async () => (await topic.inputValue()) === '', 'the topic emptied');
+      // The channel only administrators may post in offers none to a member.
+      await (await channelLink(page, 'news')).hover();
+      assert.equal(await page.getByRole('button', { name: 'New topic in #news' }).count(), 0);
+      await ctx.close();
+    }));
+
   test('the channels filtered by name in the sidebar (Zulip\u2019s "Filter channels": each word starts a word of the name, in any order); q goes to the filter; Escape empties it', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -1639,6 +1639,12 @@ export class Model {
   }
 
   /** Whether a group setting's value takes in the user. */
+  /** Whether the user may post in a channel, as its can_send_message_group says (the server decides; this says so before sending). */
+  mayPostIn(streamId: number): boolean {
+    const group = (this.streams.get(streamId) as { can_send_message_group?: GroupSettingValue } | undefined)?.can_send_message_group;
+    return group === undefined || this.allows(this.me.user_id, group);
+  }
+
   allows(userId: number, value: GroupSettingValue | undefined): boolean {
     if (value === undefined) return false;
     if (typeof value === 'number') return this.inGroup(userId, value);

@@ -390,6 +390,13 @@ export function App() {
         terms={terms}
         view={view}
         onBrowseChannels={() => (location.hash = '#channels')}
+        onNewTopic={(id) => {
+          // To the channel's feed (a view with the compose box), the box then set to a new topic there.
+          setDrawer(null);
+          const feed = narrowToHash([{ operator: 'channel', operand: id }]);
+          if (location.hash !== feed) location.hash = feed;
+          setTimeout(() => composeRef.current?.newTopic(id), 0);
+        }}
         onGo={() => setDrawer(null)}
         onUser={(id) => {
           setDrawer(null);

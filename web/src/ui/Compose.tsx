@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ComponentChild, Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
-import { model, type Draft, type GroupSettingValue } from '../model.ts';
+import { model, type Draft } from '../model.ts';
 import { narrowToHash, placeKey, placeTerms, type Place, type Term } from '../narrow.ts';
 import { discardDraft, draftFor, draftNarrow, draftSlot, draftTarget, saveDraft, takeRestore, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
 import { codePoints, cx, fullTime, prepareHtml } from '../util.ts';
@@ -21,6 +21,8 @@ const PLAYABLE_AUDIO_TYPES = new Set(['audio/aac', 'audio/flac', 'audio/mp4', 'a
 
 export interface ComposeHandle {
   focus(mode: 'stream' | 'dm'): void;
+  /** A new topic in a channel: the box set to it with no topic, the topic field focused. */
+  newTopic(streamId: number): void;
   insertQuote(q: QuoteTarget): void;
   /** A direct message to these people: the box set to them, the text focused. */
   directMessage(userIds: number[]): void;
@@ -212,9 +214,8 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     return (subs.find((x) => !x.invite_only) ?? subs[0])?.stream_id;
   })();
   const effectiveStream = streamId !== undefined && model.subs.has(streamId) ? streamId : fallbackStream;
-  // The channel's can_send_message_group: who may post to it (the server decides; this says so before sending).
-  const sendGroup = effectiveStream === undefined ? undefined : (model.streams.get(effectiveStream) as { can_send_message_group?: GroupSettingValue } | undefined)?.can_send_message_group;
-  const mayPost = mode !== 'stream' || sendGroup === undefined || model.allows(model.me.user_id, sendGroup);
+  // The channel's can_send_message_group: who may post to it.
+  const mayPost = mode !== 'stream' || effectiveStream === undefined || model.mayPostIn(effectiveStream);
 
   // ---- drafts: saved a moment after the last change, and at once on leaving the conversation or the page
   function draftTargetNow(): DraftTarget | null {
@@ -299,6 +300,12 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         if (!t) return null;
         if (t.type === 'stream') return topic.trim() ? [{ operator: 'channel', operand: t.to[0]! }, { operator: 'topic', operand: topic.trim() }] : [{ operator: 'channel', operand: t.to[0]! }];
         return [{ operator: 'dm', operand: t.to }];
+      },
+      newTopic(id) {
+        setMode('stream');
+        setStreamId(id);
+        setTopic('');
+        setTimeout(() => topicRef.current?.focus(), 0);
       },
       focus(m) {
         setMode(m);

@@ -235,7 +235,22 @@ function nameMatches(name: string, query: string): boolean {
   return split(query).every((q) => words.some((w) => w.startsWith(q)));
 }
 
-export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUser }: { terms: Term[]; view: string | null; onBrowseChannels(): void; onGo?(): void; onUser?(userId: number): void }) {
+export function Sidebar({
+  terms: narrowTerms,
+  view,
+  onBrowseChannels,
+  onGo,
+  onUser,
+  onNewTopic,
+}: {
+  terms: Term[];
+  view: string | null;
+  onBrowseChannels(): void;
+  onGo?(): void;
+  onUser?(userId: number): void;
+  /** Zulip's "New topic" button on a channel's row (shown on hover, where the user may post). */
+  onNewTopic?(streamId: number): void;
+}) {
   // The Inbox and Recent conversations views are no narrow: none is marked current then. A channel's list of topics marks that channel.
   const terms = view ? null : narrowTerms;
   const topicsOf = view ? topicsListChannel(view) : null;
@@ -370,6 +385,11 @@ export function Sidebar({ terms: narrowTerms, view, onBrowseChannels, onGo, onUs
           <MentionMark on={mentionedIn.has(`${s.stream_id}`)} />
           <ChannelCount sub={s} unread={byStream.get(s.stream_id) ?? 0} />
         </a>
+        {onNewTopic && model.mayPostIn(s.stream_id) && (
+          <button type="button" class="icon-btn side-new-topic" aria-label={`New topic in #${s.name}`} title="New topic" onClick={() => onNewTopic(s.stream_id)}>
+            +
+          </button>
+        )}
         <SideMenu label={`#${s.name}`} {...menuFor(String(s.stream_id))}>
           {(byStream.get(s.stream_id) ?? 0) > 0 && (
             <button type="button" role="menuitem" onClick={() => act(() => new MessageList(model, chTerms).markAllRead())}>
