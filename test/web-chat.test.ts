@@ -781,7 +781,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
-  test("a topic's menu in the sidebar: mark all as read, follow and unfollow, mute and unmute, as the server has them; its link copied", () =>
+  test("a topic's menu in the sidebar: mark all as read, follow and unfollow, mute and unmute, resolve and unresolve, as the server has them; its link copied", () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ name: 'Bob Menus' });
@@ -828,6 +828,16 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
 
       await (await openMenu()).getByRole('menuitem', { name: 'Copy link to topic' }).click();
       await eventually(async () => (await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())) === `${t.url}/#narrow/channel/${menusId}-menus/topic/alpha`, 'the link on the clipboard');
+
+      // Resolved (Zulip's check mark before its name, at the server), then unresolved.
+      const topicsAtServer = async () => (assertSuccess(await owner.request('GET', `/users/me/${menusId}/topics`)).topics as Array<{ name: string }>).map((x) => x.name);
+      await (await openMenu()).getByRole('menuitem', { name: 'Mark as resolved' }).click();
+      await eventually(async () => (await topicsAtServer()).includes('\u2714 alpha'), 'resolved at the server');
+      const resolved = page.getByRole('list', { name: 'In menus' }).getByRole('link', { name: /^\u2714 alpha/ });
+      await resolved.waitFor();
+      await (await openSidebarMenu(page, resolved, '\u2714 alpha')).getByRole('menuitem', { name: 'Mark as unresolved' }).click();
+      await eventually(async () => (await topicsAtServer()).includes('alpha'), 'unresolved at the server');
+      await topic.waitFor();
       await ctx.close();
     }));
 

@@ -16,6 +16,11 @@ function unresolvedName(topic: string): string {
   return topic.replace(/^[\u2714 ]+/, '');
 }
 
+/** Marking a topic resolved or unresolved: the action's name, and the topic's name after it (Zulip's check mark added or dropped). */
+export function resolveAction(topic: string): { label: string; to: string } {
+  return topic.startsWith(RESOLVED_PREFIX) ? { label: 'Mark as unresolved', to: unresolvedName(topic) } : { label: 'Mark as resolved', to: RESOLVED_PREFIX + topic };
+}
+
 /**
  * Follow or mute the topic in view (POST /user_topics, Zulip's
  * visibility_policy: 3 followed, 1 muted, 0 neither; the buttons follow the
@@ -72,7 +77,7 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
       setConfirmingDelete(false);
       location.hash = narrowToHash([{ operator: 'channel', operand: streamId }]);
     });
-  const resolved = topic.startsWith(RESOLVED_PREFIX);
+  const resolve = resolveAction(topic);
   const set = (visibility: number) => run(() => api('POST', '/user_topics', { stream_id: streamId, topic, visibility_policy: visibility }));
   return (
     <div class="topic-actions" role="group" aria-label="This topic">
@@ -83,8 +88,8 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
         {mute.label}
       </button>
       {topic !== '' && (
-        <button type="button" class="btn" disabled={busy} onClick={() => void moveTo(streamId, resolved ? unresolvedName(topic) : RESOLVED_PREFIX + topic)}>
-          {resolved ? 'Mark as unresolved' : 'Mark as resolved'}
+        <button type="button" class="btn" disabled={busy} onClick={() => void moveTo(streamId, resolve.to)}>
+          {resolve.label}
         </button>
       )}
       {moving === null ? (

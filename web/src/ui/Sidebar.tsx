@@ -6,6 +6,7 @@ import { channelLinkHash, channelSettingsHash, narrowToHash, REACTIONS_HASH, rea
 import { cx, useStoredSet } from '../util.ts';
 import { allDrafts } from '../drafts.ts';
 import { setSubscriptionProperty } from './ChannelPersonal.tsx';
+import { resolveAction } from './NarrowActions.tsx';
 import { Menu } from './Dialog.tsx';
 import { People } from './People.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
@@ -298,6 +299,22 @@ export function Sidebar({
     void action.run(fn);
   };
 
+  /**
+   * Marks a topic resolved or unresolved (the whole topic renamed by its
+   * newest message, as Zulip's menu does; the server says who may); the view
+   * follows it if it is the topic in view.
+   */
+  const resolveTopic = async (streamId: number, t: { name: string; max_id: number }) => {
+    const { to } = resolveAction(t.name);
+    await api('PATCH', `/messages/${t.max_id}`, { propagate_mode: 'change_all', topic: to });
+    if (selectedStream === streamId && typeof topicInView === 'string' && topicInView.toLowerCase() === t.name.toLowerCase()) {
+      location.hash = narrowToHash([
+        { operator: 'channel', operand: streamId },
+        { operator: 'topic', operand: to },
+      ]);
+    }
+  };
+
   /** Whether a view is in the sidebar: Zulip's built-in ones unless unpinned, the user's own when pinned. */
   const isPinned = (fragment: string) => model.navigationViews.get(fragment)?.is_pinned ?? BUILT_IN_VIEWS.has(fragment);
   /** Pins or unpins a view: its saved configuration changed, or saved first (a built-in view has none until then). */
@@ -451,6 +468,11 @@ export function Sidebar({
                     <button type="button" role="menuitem" onClick={() => setPolicy(mute.visibility)}>
                       {mute.label}
                     </button>
+                    {t.name !== '' && (
+                      <button type="button" role="menuitem" onClick={() => act(() => resolveTopic(s.stream_id, t))}>
+                        {resolveAction(t.name).label}
+                      </button>
+                    )}
                     <button type="button" role="menuitem" onClick={() => act(() => navigator.clipboard.writeText(`${location.origin}/${topicLinkHash(s.stream_id, s.name, t.name)}`))}>
                       Copy link to topic
                     </button>
