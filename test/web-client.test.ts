@@ -439,7 +439,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.locator('body').press('?');
       const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
       await help.getByRole('row', { name: /New direct message/ }).waitFor();
-      assert.equal(await help.getByRole('row').count(), 45);
+      assert.equal(await help.getByRole('row').count(), 46);
       // The keys that send, as the user's setting says (Enter, in these tests' organization).
       assert.equal(await help.getByRole('row', { name: /Send the message/ }).locator('kbd').textContent(), 'Enter');
       await page.keyboard.press('Escape');
@@ -529,6 +529,10 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await body.press('k');
       await selected.filter({ hasText: 'second words' }).waitFor();
       await body.press('ArrowUp');
+      await selected.filter({ hasText: 'first words' }).waitFor();
+      await body.press('End');
+      await selected.filter({ hasText: 'third words' }).waitFor();
+      await body.press('Home');
       await selected.filter({ hasText: 'first words' }).waitFor();
       await body.press('End');
       await selected.filter({ hasText: 'third words' }).waitFor();

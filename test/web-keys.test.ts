@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
-import { browserTests, eventually, loginToView, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventually, loginToView, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** Presses `key` with the focus on no field, as a keyboard shortcut. */
 async function shortcut(page: Page, key: string): Promise<void> {
@@ -115,6 +115,27 @@ await browserTests('the web client in Chromium: next unread topic and conversati
       await shortcut(page, 'N');
       await page.waitForTimeout(300);
       await heading('#quietroom \u203a keep');
+      await ctx.close();
+    }));
+
+  test('Home goes to the oldest message of the view (Zulip\u2019s): the view opened there when it is not loaded, then End back to the newest', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'history' }]) }));
+      const ids: number[] = [];
+      for (let i = 1; i <= 130; i++) ids.push(assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'history', topic: 'log', content: `entry ${String(i).padStart(3, '0')}` })).id as number);
+      assertSuccess(await owner.request('POST', '/messages/flags/narrow', { anchor: 'oldest', num_before: 0, num_after: 1000, narrow: '[]', op: 'add', flag: 'read' }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      await (await channelLink(page, 'history')).click();
+      await messageRow(page, 'entry 130').waitFor();
+      // The newest page only: the oldest message is not loaded.
+      assert.equal(await messageRow(page, 'entry 001').count(), 0);
+      await shortcut(page, 'Home');
+      await messageRow(page, 'entry 001').waitFor();
+      await eventually(async () => (await page.evaluate(() => (globalThis as any).location.hash as string)).endsWith(`/near/${ids[0]}`), 'the view at the oldest message');
+      await shortcut(page, 'End');
+      await messageRow(page, 'entry 130').waitFor();
       await ctx.close();
     }));
 

@@ -401,6 +401,11 @@ export class MessageList {
     return r as any;
   }
 
+  /** The ID of the narrow's oldest message, if it has one. */
+  async oldestId(): Promise<number | null> {
+    return (await this.fetch('oldest', 0, 1)).messages[0]?.id ?? null;
+  }
+
   async loadInitial(): Promise<void> {
     this.loading = true;
     this.error = null;

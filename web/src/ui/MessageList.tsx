@@ -94,6 +94,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   const [endId, setEndId] = useState<number | null>(null);
   const anchor = useRef<{ id: number; top: number } | null>(null);
   const atBottom = useRef(true);
+  /** The rows are to be shown from the top after the next render (Home). */
+  const toTop = useRef(false);
   const initialScrollDone = useRef(false);
   const [editing, setEditing] = useState<{ id: number; text: string; error?: string; saving?: boolean } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState<number | null>(null);
@@ -234,6 +236,9 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       atBottom.current = sc.scrollHeight - sc.scrollTop - sc.clientHeight < 40;
       // For `npm run bench:web`: when the first list became usable.
       if (!performance.getEntriesByName('parley:list-ready').length) performance.mark('parley:list-ready');
+    } else if (toTop.current) {
+      toTop.current = false;
+      sc.scrollTop = 0;
     } else if (anchor.current) {
       const el = sc.querySelector<HTMLElement>(`.message-row[data-id="${anchor.current.id}"]`);
       if (el) {
@@ -462,6 +467,24 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     showNewestRows();
   }
 
+  /** To the narrow's oldest message, selected (Zulip's Home): the first rows when it is loaded, else the narrow opened at it. */
+  async function jumpToOldest(): Promise<void> {
+    if (!list.foundOldest) {
+      let id: number | null = null;
+      await run(async () => (id = await list.oldestId()));
+      if (id !== null) location.hash = narrowToHash([...list.terms, { operator: 'near', operand: id }]);
+      return;
+    }
+    if (!msgs.length) return;
+    anchor.current = null;
+    atBottom.current = false;
+    toTop.current = true;
+    setStartId(msgs[0]!.id);
+    setEndId(msgs.length > MAX_ROWS ? msgs[MAX_ROWS - 1]!.id : null);
+    setSelected(msgs[0]!.id);
+    setAwayFromNewest(true);
+  }
+
   /** The rows at the end of what is loaded, scrolled to the bottom (and kept there as more arrive). */
   function showNewestRows(): void {
     // (Not kept where a row was: an anchor taken while loading is dropped.)
@@ -558,6 +581,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       // Zulip's page down and up (as vim's).
       const sc = scroller.current!;
       sc.scrollBy({ top: (e.key === 'J' ? 1 : -1) * sc.clientHeight * 0.9 });
+    } else if (e.key === 'Home') {
+      void jumpToOldest();
     } else if (e.key === 'End' || e.key === 'G') {
       jumpToNewest();
       setSelected(list.foundNewest ? (msgs.at(-1)?.id ?? null) : null);

@@ -18,6 +18,7 @@ const SHORTCUTS: Array<[string, string]> = [
   ['A / D', 'The previous / next channel of the sidebar'],
   ['q / w', 'Filter channels / people'],
   ['\u2193 j / \u2191 k', 'Select the next / previous message'],
+  ['Home', 'Jump to the oldest message and select it'],
   ['End G', 'Jump to the newest message and select it'],
   ['J / K', 'Page down / up'],
   ['Enter r', 'Reply to the selected message'],
