@@ -137,7 +137,7 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       gate.release();
       await ctx.close();
     }));
-  test("a channel's menu in the sidebar: mark all as read, pin and unpin, mute and unmute, as the server has them; its link copied; its settings opened", () =>
+  test("a channel's menu in the sidebar: mark all as read, pin and unpin, mute and unmute, as the server has them; its link copied; its settings opened; unsubscribing (a private channel once confirmed)", () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Menu' });
@@ -202,6 +202,22 @@ await browserTests("the web client in Chromium: one's own settings for each chan
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
       await page.getByRole('heading', { name: '#core team' }).waitFor();
+
+      // Unsubscribe: a public channel at once; a private one once confirmed (Cancel keeps it).
+      const subscribedTo = async () => (assertSuccess(await owner.request('GET', '/users/me/subscriptions')).subscriptions as Array<{ name: string }>).map((x) => x.name);
+      await (await openMenu()).getByRole('menuitem', { name: 'Unsubscribe' }).click();
+      await eventually(async () => !(await subscribedTo()).includes('general'), 'general left at the server');
+      await link.waitFor({ state: 'detached' });
+      const coreTeam = await channelLink(page, 'core team');
+      const confirm = page.getByRole('alertdialog', { name: 'Unsubscribe from #core team?' });
+      await (await openSidebarMenu(page, coreTeam, '#core team')).getByRole('menuitem', { name: 'Unsubscribe' }).click();
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      await confirm.waitFor({ state: 'detached' });
+      assert.ok((await subscribedTo()).includes('core team'));
+      await (await openSidebarMenu(page, coreTeam, '#core team')).getByRole('menuitem', { name: 'Unsubscribe' }).click();
+      await confirm.getByRole('button', { name: 'Unsubscribe' }).click();
+      await eventually(async () => !(await subscribedTo()).includes('core team'), 'core team left at the server');
+      await coreTeam.waitFor({ state: 'detached' });
       await ctx.close();
 
       // A member who may not administer it gets their own settings for it there.

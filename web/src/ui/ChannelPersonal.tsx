@@ -23,6 +23,11 @@ export function setSubscriptionProperty(streamId: number, property: string, valu
   return api('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: streamId, property, value }]) });
 }
 
+/** Leaves a channel (the subscription events then take it out of the sidebar). */
+export function unsubscribe(name: string): Promise<unknown> {
+  return api('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([name]) });
+}
+
 /**
  * One's own settings for a channel one is subscribed to: its color, muted,
  * pinned, and the notification overrides, each "Default" (the user's global

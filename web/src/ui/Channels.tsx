@@ -4,7 +4,7 @@ import { model, type GroupSettingValue, type Stream as Channel, type User } from
 import { narrowToHash } from '../narrow.ts';
 import { prepareHtml } from '../util.ts';
 import { LOCK } from './Sidebar.tsx';
-import { PersonalSettings, setSubscriptionProperty } from './ChannelPersonal.tsx';
+import { PersonalSettings, setSubscriptionProperty, unsubscribe } from './ChannelPersonal.tsx';
 import { Dialog } from './Dialog.tsx';
 import { isAdministrator } from './Organization.tsx';
 import { Confirm, ErrorLine, useAction, useRequest } from './request.tsx';
@@ -59,7 +59,7 @@ export function Channels({ focus, onClose }: { focus?: number; onClose(): void }
   channels.sort((a, b) => a.name.localeCompare(b.name));
 
   const join = (c: Channel) => run(() => api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: c.name }]) }));
-  const leave = (c: Channel) => run(() => api('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([c.name]) }));
+  const leave = (c: Channel) => run(() => unsubscribe(c.name));
   const setProperty = (c: Channel, property: 'is_muted' | 'pin_to_top', value: boolean) => run(() => setSubscriptionProperty(c.stream_id, property, value));
 
   /** The button that turns a subscription's property on or off, named for what it does. */

@@ -5,11 +5,11 @@ import { MessageList, model, type Sub } from '../model.ts';
 import { channelLinkHash, channelSettingsHash, narrowToHash, REACTIONS_HASH, reactionsTerms, topicLinkHash, topicsListChannel, topicsListHash, sameNarrow, type Term } from '../narrow.ts';
 import { cx, useStoredSet } from '../util.ts';
 import { allDrafts } from '../drafts.ts';
-import { setSubscriptionProperty } from './ChannelPersonal.tsx';
+import { setSubscriptionProperty, unsubscribe } from './ChannelPersonal.tsx';
 import { resolveAction } from './NarrowActions.tsx';
 import { Menu } from './Dialog.tsx';
 import { People } from './People.tsx';
-import { ErrorLine, useRequest } from './request.tsx';
+import { Confirm, ErrorLine, useRequest } from './request.tsx';
 
 function Count({ n, muted, what = 'unread' }: { n: number; muted?: boolean; what?: string }) {
   if (!n) return null;
@@ -282,6 +282,8 @@ export function Sidebar({
 
   /** The row whose menu is open: a channel ("<id>"), a topic ("<channel id>:<topic>"), a view ("view:<fragment>") or More views. */
   const [menuOf, setMenuOf] = useState<string | null>(null);
+  /** The private channel whose unsubscribing waits to be confirmed, if any. */
+  const [leaving, setLeaving] = useState<number | null>(null);
   /** The props that make `key`'s SideMenu open and close. */
   const menuFor = (key: string) => ({ open: menuOf === key, onToggle: () => setMenuOf(menuOf === key ? null : key), onClose: () => setMenuOf(null) });
   /** The channel whose topics are all listed (with a filter), if any; the others list their few newest. */
@@ -432,7 +434,34 @@ export function Sidebar({
           >
             Channel settings
           </button>
+          {/* As Zulip's: a public channel left at once; a private one once confirmed (joining it again needs someone in it). */}
+          <button
+            type="button"
+            role="menuitem"
+            onClick={() => {
+              if (!s.invite_only) act(() => unsubscribe(s.name));
+              else {
+                setMenuOf(null);
+                setLeaving(s.stream_id);
+              }
+            }}
+          >
+            Unsubscribe
+          </button>
         </SideMenu>
+        {leaving === s.stream_id && (
+          <Confirm
+            label={`Unsubscribe from #${s.name}?`}
+            text="It is private: only someone in it can add you back."
+            action="Unsubscribe"
+            busy={action.busy}
+            onConfirm={() => {
+              setLeaving(null);
+              void action.run(() => unsubscribe(s.name));
+            }}
+            onCancel={() => setLeaving(null)}
+          />
+        )}
         {open && topics.length > 0 && (
           <>
             {allTopics && (
