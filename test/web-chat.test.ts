@@ -983,6 +983,26 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test('"Browse 1 more channel" under the sidebar\u2019s channels (Zulip\u2019s): public channels the user is not in, live; it opens the Channels dialog', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ name: 'Bob Browse' });
+      const bobApi = t.client(bob);
+      assertSuccess(await bobApi.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'extra' }]) }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const nav = page.getByRole('navigation', { name: 'Channels' });
+      await nav.getByRole('link', { name: 'Browse 1 more channel', exact: true }).waitFor();
+      // Another public channel made elsewhere counts at once; a private one does not.
+      assertSuccess(await bobApi.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'more' }]) }));
+      assertSuccess(await bobApi.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'secret' }]), invite_only: JSON.stringify(true) }));
+      await nav.getByRole('link', { name: 'Browse 2 more channels', exact: true }).waitFor();
+      // Joined elsewhere: one fewer.
+      assertSuccess(await t.client(t.owner).request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'extra' }]) }));
+      await nav.getByRole('link', { name: 'Browse 1 more channel', exact: true }).click();
+      await page.getByRole('dialog', { name: 'Channels' }).waitFor();
+      await ctx.close();
+    }));
+
   test('the channels filtered by name in the sidebar (Zulip\u2019s "Filter channels": each word starts a word of the name, in any order); q goes to the filter; Escape empties it', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

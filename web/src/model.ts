@@ -1093,6 +1093,14 @@ export class Model {
     return [...this.channelFolders.values()].filter((f) => !f.is_archived).sort((a, b) => a.order - b.order);
   }
 
+  /** How many channels the user could join from the Channels dialog: public ones not archived that they are not in (none for guests). */
+  channelsToBrowse(): number {
+    if (this.isGuest(this.me.user_id)) return 0;
+    let n = 0;
+    for (const s of this.streams.values()) if (!this.subs.has(s.stream_id) && !s.invite_only && !(s as { is_archived?: boolean }).is_archived) n++;
+    return n;
+  }
+
   /** The user's channels in the left sidebar's order: pinned first, then by name. */
   sidebarChannels(): Sub[] {
     return [...this.subs.values()].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));

@@ -264,6 +264,7 @@ export function Sidebar({
   // The sections whose muted and inactive channels are shown (Zulip hides them behind a toggle until asked).
   const [showingHidden, setShowingHidden] = useState<ReadonlySet<string>>(new Set());
   const demote = model.demotesInactive();
+  const toBrowse = model.channelsToBrowse();
   const subs = model.sidebarChannels().filter((s) => nameMatches(s.name, channelFilter));
   const { pinned, others, folders } = model.channelSections(subs, model.settings.web_left_sidebar_show_channel_folders !== false);
   const chTerm = terms?.find((t) => t.operator === 'channel' && !t.negated);
@@ -623,6 +624,12 @@ export function Sidebar({
           <ul class="side-list">{sectionRows('others', others)}</ul>
         )}
         {subs.length === 0 && <p class="side-empty">{channelFilter.trim() ? 'No channels match.' : 'You are not subscribed to any channel.'}</p>}
+        {/* Zulip's link under the channels to those one could join. */}
+        {toBrowse > 0 && (
+          <a class="side-item browse-more" href="#channels">
+            {toBrowse === 1 ? 'Browse 1 more channel' : `Browse ${toBrowse} more channels`}
+          </a>
+        )}
       </nav>
       <nav aria-label="Conversations" class="dms">
         <h2 class="side-heading">
