@@ -1003,6 +1003,39 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test('direct-message conversations in the sidebar as Zulip lists them: the newest eight, older ones with unread messages, the one in view; "More conversations" lists them all', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ids: number[] = [];
+      const firstMessage: number[] = [];
+      for (let i = 1; i <= 10; i++) {
+        const u = await t.makeUser({ name: `Dee ${String(i).padStart(2, '0')}` });
+        ids.push(u.id);
+        firstMessage.push(assertSuccess(await owner.request('POST', '/messages', { type: 'direct', to: JSON.stringify([u.id]), content: `hello ${i}` })).id as number);
+      }
+      assertSuccess(await owner.request('POST', '/messages/flags/narrow', { anchor: 'oldest', num_before: 0, num_after: 1000, narrow: '[]', op: 'add', flag: 'read' }));
+      // The oldest of them unread again.
+      assertSuccess(await owner.request('POST', '/messages/flags', { messages: JSON.stringify([firstMessage[0]]), op: 'remove', flag: 'read' }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const nav = page.getByRole('navigation', { name: 'Conversations' });
+      const names = async () => (await nav.locator('li .label').allInnerTexts()).join();
+      const newestEight = ['10', '09', '08', '07', '06', '05', '04', '03'].map((n) => `Dee ${n}`);
+      // The newest eight and the older one with an unread message; Dee 02 and Welcome Bot's greeting not listed.
+      await eventually(async () => (await names()) === [...newestEight, 'Dee 01'].join(), 'Zulip\u2019s few conversations');
+      const more = nav.getByRole('button', { name: /^More conversations/ });
+      // The one in view is listed all the same.
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/dm/${id}-dm`), ids[1]);
+      await eventually(async () => (await names()).split(',').includes('Dee 02'), 'the conversation in view listed');
+      await page.evaluate(() => ((globalThis as any).location.hash = '#narrow/is/starred'));
+      await eventually(async () => !(await names()).split(',').includes('Dee 02'), 'not once out of view');
+      await more.click();
+      await eventually(async () => (await names()) === [...newestEight, 'Dee 02', 'Dee 01', 'Welcome Bot'].join(), 'every conversation');
+      await nav.getByRole('button', { name: 'Fewer conversations' }).click();
+      await eventually(async () => (await names()) === [...newestEight, 'Dee 01'].join(), 'the few again');
+      await ctx.close();
+    }));
+
   test('the channels filtered by name in the sidebar (Zulip\u2019s "Filter channels": each word starts a word of the name, in any order); q goes to the filter; Escape empties it', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -229,6 +229,36 @@ function HiddenToggle({ subs, open, onToggle, byStream }: { subs: Sub[]; open: b
   );
 }
 
+/**
+ * The direct-message conversations the sidebar lists, newest first, as
+ * Zulip's: with `all` every one; else the one in view always, the newest
+ * eight, then older ones with unread messages up to fifteen, a conversation
+ * with a deactivated user only while it has unread messages. Conversations
+ * with muted users only are left out. `moreDms`: how many are not listed,
+ * with their unread messages.
+ */
+function dmRows(dmUnread: Map<string, number>, inView: string | null, all: boolean): { dms: string[]; moreDms: number; moreDmsUnread: number } {
+  const keys = [...model.recentDms.entries()]
+    .filter(([key]) => !model.onlyMutedIn(key))
+    .sort((a, b) => b[1] - a[1])
+    .map(([key]) => key);
+  if (inView !== null && !keys.includes(inView)) keys.unshift(inView);
+  const dms: string[] = [];
+  let moreDms = 0;
+  let moreDmsUnread = 0;
+  for (const key of keys) {
+    const unread = dmUnread.get(key) ?? 0;
+    const withDeactivated = key.split(',').some((id) => model.users.get(Number(id))?.is_active === false);
+    const shown = all || key === inView || (!(withDeactivated && unread === 0) && dms.length < 15 && (dms.length < 8 || unread > 0));
+    if (shown) dms.push(key);
+    else {
+      moreDms++;
+      moreDmsUnread += unread;
+    }
+  }
+  return { dms, moreDms, moreDmsUnread };
+}
+
 /** Whether every word of `query` starts a word of `name` (words split at spaces and : / _ -), in any order, as Zulip's channel filter matches. */
 function nameMatches(name: string, query: string): boolean {
   const split = (text: string) => text.toLowerCase().split(/[\s:/_-]+/).filter(Boolean);
@@ -278,8 +308,11 @@ export function Sidebar({
     mentionedIn.add(`${u.streamId}:${(u.topic ?? '').toLowerCase()}`);
   }
   const inboxCount = model.unreadCount((u) => model.inInbox(u));
-  // Conversations with muted users only are left out, as in Zulip.
-  const dms = [...model.recentDms.entries()].filter(([key]) => !model.onlyMutedIn(key)).sort((a, b) => b[1] - a[1]).slice(0, 12);
+  // Whether every direct-message conversation is listed ("More conversations"), or Zulip's few.
+  const [allDms, setAllDms] = useState(false);
+  const dmTerm = terms?.length === 1 && terms[0]!.operator === 'dm' && !terms[0]!.negated && Array.isArray(terms[0]!.operand) ? (terms[0]!.operand as number[]) : null;
+  const dmInView = dmTerm ? model.dmKey(dmTerm) : null;
+  const { dms, moreDms, moreDmsUnread } = dmRows(dmUnread, dmInView, allDms);
 
   /** The row whose menu is open: a channel ("<id>"), a topic ("<channel id>:<topic>"), a view ("view:<fragment>") or More views. */
   const [menuOf, setMenuOf] = useState<string | null>(null);
@@ -636,7 +669,7 @@ export function Sidebar({
           <SectionToggle label="Direct messages" open={!collapsed.has('dms')} onToggle={() => toggleSection('dms')} />
         </h2>
         <ul class="side-list">
-          {(collapsed.has('dms') ? [] : dms).map(([key]) => {
+          {(collapsed.has('dms') ? [] : dms).map((key) => {
             const ids = key.split(',').map(Number);
             const others = ids.filter((id) => id !== model.me.user_id);
             const label = others.length ? others.map((id) => (model.isUserMuted(id) ? 'Muted user' : model.userName(id))).join(', ') : `${model.me.full_name} (you)`;
@@ -655,6 +688,12 @@ export function Sidebar({
           })}
           {dms.length === 0 && !collapsed.has('dms') && <li class="side-empty">No conversations yet.</li>}
         </ul>
+        {!collapsed.has('dms') && (moreDms > 0 || allDms) && (
+          <button type="button" class="btn ghost small more-topics" onClick={() => setAllDms(!allDms)}>
+            {allDms ? 'Fewer conversations' : 'More conversations'}
+            {!allDms && <Count n={moreDmsUnread} />}
+          </button>
+        )}
       </nav>
       {/* Zulip's left_side_userlist: People here in narrow windows. */}
       {model.settings.left_side_userlist === true && onUser && <People onUser={onUser} inLeft />}
