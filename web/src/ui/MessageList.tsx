@@ -482,7 +482,6 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     setStartId(msgs[0]!.id);
     setEndId(msgs.length > MAX_ROWS ? msgs[MAX_ROWS - 1]!.id : null);
     setSelected(msgs[0]!.id);
-    setAwayFromNewest(true);
   }
 
   /** The rows at the end of what is loaded, scrolled to the bottom (and kept there as more arrive). */
