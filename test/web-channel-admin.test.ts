@@ -15,8 +15,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { assertSuccess, type Client, settingsAtServer } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, loginPage, PASSWORD, selectedText, withWebServer } from './web-browser.ts';
+import { assertSuccess, type Client, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer } from './helpers.ts';
+import { browserTests, channelLink, eventGate, eventually, loginPage, PASSWORD, selectedText, send, withWebServer } from './web-browser.ts';
 
 /** The channel as the server has it. */
 async function channelAtServer(api: Client, id: number): Promise<Record<string, any>> {
@@ -207,6 +207,49 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       // Changed elsewhere: shown.
       assertSuccess(await owner.patch(`/streams/${news}`, { can_send_message_group: JSON.stringify({ new: sys('role:moderators'), old: sys('role:administrators') }) }));
       await eventually(async () => (await selectedText(post)) === 'Moderators', 'moderators, from elsewhere');
+      await ctx.close();
+    }));
+
+  test('a channel\u2019s topics (Zulip\u2019s topics_policy): set in its settings; without topics the compose box has no topic field and sends to the general chat, the sidebar offers a new message; with topics required it refuses none', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const lounge = await makeChannel(owner, 'lounge', 'Chat', [t.owner.id]);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const { list, row } = await channelList(page);
+      await row('lounge').getByRole('button', { name: 'Open settings of #lounge' }).click();
+      const settings = list.getByRole('group', { name: /^Settings of #/ });
+      const topics = settings.getByLabel('Topics', { exact: true });
+      assert.equal(await topics.inputValue(), 'inherit');
+      await topics.selectOption('empty_topic_only');
+      await settings.getByRole('button', { name: 'Save channel' }).click();
+      await eventually(async () => (await channelAtServer(owner, lounge)).topics_policy === 'empty_topic_only', 'general chat only, at the server');
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog', { name: 'Channels' }).waitFor({ state: 'detached' });
+
+      // No topic field: the message goes to the general chat.
+      await (await channelLink(page, 'lounge')).click();
+      await page.getByRole('heading', { name: '#lounge', exact: true }).waitFor();
+      const topic = page.getByLabel('Topic', { exact: true });
+      assert.equal(await topic.isDisabled(), true);
+      assert.equal(await topic.getAttribute('placeholder'), 'general chat');
+      await send(page, null, 'no topic needed');
+      const newest = async () =>
+        (assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, allow_empty_topic_name: 'true', narrow: JSON.stringify([{ operator: 'channel', operand: lounge }]) })).messages as Array<{ subject: string; content: string }>)[0];
+      await eventually(async () => (await newest())?.content === '<p>no topic needed</p>', 'the message at the server');
+      assert.equal((await newest())!.subject, '');
+      await (await channelLink(page, 'lounge')).hover();
+      await page.getByRole('button', { name: 'New message in #lounge' }).waitFor();
+
+      // Topics required (set elsewhere): a message without one is refused before it is sent.
+      assertSuccess(await owner.patch(`/streams/${lounge}`, { topics_policy: 'disable_empty_topic' }));
+      await eventually(async () => !(await topic.isDisabled()), 'the topic field back');
+      await page.getByLabel('Message', { exact: true }).fill('where does this go');
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      await page.getByText('Sending messages to the general chat is not allowed in this channel.').waitFor();
+      assert.equal((await newest())!.content, '<p>no topic needed</p>');
+      await send(page, 'named', 'with a topic');
+      await eventually(async () => (await newest())?.subject === 'named', 'the named topic at the server');
       await ctx.close();
     }));
 

@@ -91,6 +91,8 @@ export interface Stream {
   folder_id?: number | null;
   /** How many users are subscribed (kept by the subscription events). */
   subscriber_count?: number;
+  /** Zulip's topics_policy: inherit (the organization's), allow_empty_topic, disable_empty_topic or empty_topic_only. */
+  topics_policy?: string;
 }
 
 /** A file the user uploaded, as GET /attachments and the attachment events give it. */
@@ -1652,6 +1654,19 @@ export class Model {
   }
 
   /** Whether a group setting's value takes in the user. */
+  /**
+   * A channel's topics policy in effect (Zulip's): its own topics_policy,
+   * or with "inherit" the organization's (whose older mandatory_topics
+   * means disable_empty_topic).
+   */
+  topicsPolicy(streamId: number): string {
+    const own = this.streams.get(streamId)?.topics_policy;
+    if (own && own !== 'inherit') return own;
+    const realm = this.realm.realm_topics_policy;
+    if (typeof realm === 'string' && realm !== 'inherit') return realm;
+    return this.realm.realm_mandatory_topics === true ? 'disable_empty_topic' : 'allow_empty_topic';
+  }
+
   /** Whether the user may post in a channel, as its can_send_message_group says (the server decides; this says so before sending). */
   mayPostIn(streamId: number): boolean {
     const group = (this.streams.get(streamId) as { can_send_message_group?: GroupSettingValue } | undefined)?.can_send_message_group;

@@ -274,6 +274,14 @@ function ChannelPermissions({ channel: c }: { channel: Channel }) {
   );
 }
 
+/** Zulip's channel topics_policy values, as offered (the general chat's name given). */
+const TOPICS_POLICIES: Array<[string, (generalChat: string) => string]> = [
+  ['inherit', () => 'As the organization says'],
+  ['allow_empty_topic', (g) => `Named topics, and messages without one (in \u201c${g}\u201d)`],
+  ['disable_empty_topic', () => 'Named topics only'],
+  ['empty_topic_only', (g) => `No topics: \u201c${g}\u201d only`],
+];
+
 function ChannelSettings({ channel: c }: { channel: Channel }) {
   // What is typed or chosen here; null until then (or when it is what the channel has), so a change made elsewhere shows.
   const [typedName, setName] = useState<string | null>(null);
@@ -281,6 +289,8 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
   const [chosenPrivacy, setPrivacy] = useState<Privacy | null>(null);
   /** The folder chosen ('' for none), or null when it is the channel's. */
   const [chosenFolder, setFolder] = useState<string | null>(null);
+  /** The topics policy chosen, or null when it is the channel's. */
+  const [chosenTopics, setTopics] = useState<string | null>(null);
   const [confirmArchive, setConfirmArchive] = useState(false);
   const save = useAction();
   const change = useRequest();
@@ -296,6 +306,8 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
   const privacy = chosenPrivacy ?? privacyOf(c);
   const currentFolder = c.folder_id == null ? '' : String(c.folder_id);
   const folder = chosenFolder ?? currentFolder;
+  const currentTopics = c.topics_policy ?? 'inherit';
+  const topicsPolicy = chosenTopics ?? currentTopics;
   const folders = model.activeFolders();
 
   function submit(e: Event): void {
@@ -308,6 +320,7 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
       ...(description !== (c.description ?? '') ? { description } : {}),
       ...(privacy !== privacyOf(c) ? { is_private: wanted.is_private, history_public_to_subscribers: wanted.history_public_to_subscribers } : {}),
       ...(folder !== currentFolder ? { folder_id: folder === '' ? null : Number(folder) } : {}),
+      ...(topicsPolicy !== currentTopics ? { topics_policy: topicsPolicy } : {}),
     };
     void save.run(async () => {
       if (Object.keys(params).length) {
@@ -318,6 +331,7 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
           ...(params.description !== undefined ? { description: params.description } : {}),
           ...(params.is_private !== undefined ? { invite_only: params.is_private, history_public_to_subscribers: params.history_public_to_subscribers } : {}),
           ...(params.folder_id !== undefined ? { folder_id: params.folder_id } : {}),
+          ...(params.topics_policy !== undefined ? { topics_policy: params.topics_policy } : {}),
         });
         model.changed();
       }
@@ -325,6 +339,7 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
       setDescription(null);
       setPrivacy(null);
       setFolder(null);
+      setTopics(null);
     }, 'Channel saved.');
   }
 
@@ -362,6 +377,14 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
             </select>
           </>
         )}
+        <label for={`channel-${id}-topics`}>Topics</label>
+        <select id={`channel-${id}-topics`} value={topicsPolicy} onChange={(e) => setTopics(differs(e.currentTarget.value, currentTopics))}>
+          {TOPICS_POLICIES.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label(String(model.realm.realm_empty_topic_display_name ?? 'general chat'))}
+            </option>
+          ))}
+        </select>
         <button type="submit" class="btn primary" disabled={save.busy}>
           Save channel
         </button>

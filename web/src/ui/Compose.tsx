@@ -216,6 +216,10 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const effectiveStream = streamId !== undefined && model.subs.has(streamId) ? streamId : fallbackStream;
   // The channel's can_send_message_group: who may post to it.
   const mayPost = mode !== 'stream' || effectiveStream === undefined || model.mayPostIn(effectiveStream);
+  // The channel's topics policy (Zulip's): a general-chat-only channel has no topic field; one that requires topics refuses none.
+  const topicsPolicy = mode === 'stream' && effectiveStream !== undefined ? model.topicsPolicy(effectiveStream) : 'allow_empty_topic';
+  const generalChatOnly = topicsPolicy === 'empty_topic_only';
+  const generalChat = String(model.realm.realm_empty_topic_display_name ?? 'general chat');
 
   // ---- drafts: saved a moment after the last change, and at once on leaving the conversation or the page
   function draftTargetNow(): DraftTarget | null {
@@ -340,8 +344,9 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   // ---- typing notifications (Zulip's timing: start every wait period, stop after idle)
   function typingParams(): Record<string, unknown> | null {
     if (mode === 'stream') {
-      if (effectiveStream === undefined || !topic.trim()) return null;
-      return { type: 'stream', stream_id: effectiveStream, topic: topic.trim() };
+      // (In a general-chat-only channel, the general chat.)
+      if (effectiveStream === undefined || (!topic.trim() && !generalChatOnly)) return null;
+      return { type: 'stream', stream_id: effectiveStream, topic: generalChatOnly ? '' : topic.trim() };
     }
     if (!dmIds.length) return null;
     return { type: 'direct', to: dmIds };
@@ -403,7 +408,11 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         setError('Choose a channel.');
         return null;
       }
-      params = { type: 'stream', to: effectiveStream, topic: topic.trim(), content };
+      if (topicsPolicy === 'disable_empty_topic' && !topic.trim()) {
+        setError('Sending messages to the general chat is not allowed in this channel.');
+        return null;
+      }
+      params = { type: 'stream', to: effectiveStream, topic: generalChatOnly ? '' : topic.trim(), content };
     } else {
       if (!dmIds.length) {
         setError('Choose at least one person to message.');
@@ -584,8 +593,10 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 class="topic-input"
                 type="text"
                 aria-label="Topic"
-                placeholder="Topic"
-                value={topic}
+                placeholder={generalChatOnly ? generalChat : 'Topic'}
+                title={generalChatOnly ? 'This channel has no topics: its messages go to the general chat.' : undefined}
+                disabled={generalChatOnly}
+                value={generalChatOnly ? '' : topic}
                 maxLength={model.realm.max_topic_length ?? 60}
                 onInput={(e) => {
                   topicTypedAt.current = location.hash;

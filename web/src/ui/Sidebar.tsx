@@ -407,6 +407,8 @@ export function Sidebar({
   const renderSub = (s: (typeof subs)[number]) => {
     const chTerms: Term[] = [{ operator: 'channel', operand: s.stream_id }];
     const open = selectedStream === s.stream_id;
+    // Zulip's button on the row: a new topic, or in a channel without topics a new message.
+    const newWhat = model.topicsPolicy(s.stream_id) === 'empty_topic_only' ? 'New message' : 'New topic';
     const active = topicsOf === s.stream_id || (terms !== null && sameNarrow(chTerms, terms));
     const topics = open ? (model.topics.get(s.stream_id) ?? []) : [];
     const topicUnread = open ? model.unreadByTopic(s.stream_id) : new Map<string, number>();
@@ -439,7 +441,13 @@ export function Sidebar({
           <ChannelCount sub={s} unread={byStream.get(s.stream_id) ?? 0} />
         </a>
         {onNewTopic && model.mayPostIn(s.stream_id) && (
-          <button type="button" class="icon-btn side-new-topic" aria-label={`New topic in #${s.name}`} title="New topic" onClick={() => onNewTopic(s.stream_id)}>
+          <button
+            type="button"
+            class="icon-btn side-new-topic"
+            aria-label={`${newWhat} in #${s.name}`}
+            title={newWhat}
+            onClick={() => onNewTopic(s.stream_id)}
+          >
             +
           </button>
         )}
