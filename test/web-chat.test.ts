@@ -522,7 +522,10 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await actions.getByRole('button', { name: 'Move or rename topic' }).click();
       await actions.getByLabel('New topic name').fill('roadmap');
       await actions.getByRole('button', { name: 'Save' }).click();
-      await page.getByRole('heading', { name: '#general › roadmap' }).waitFor();
+      // (Waited for with what the page says on failure: the topic's actions, with the server's refusal if any, and the address.)
+      await eventually(async () => (await page.getByRole('heading', { name: '#general › roadmap' }).count()) > 0, 'the view at the renamed topic', 30_000).catch(async (err: Error) => {
+        throw new Error(`${err.message}; the topic's actions: ${JSON.stringify(await actions.innerText().catch(() => '(gone)'))}; the address: ${page.url()}`);
+      });
       await messageRow(page, 'quiet plan').waitFor();
       const inTopic = async (channel: number, topic: string) =>
         (assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, apply_markdown: false, narrow: JSON.stringify([{ operator: 'channel', operand: channel }, { operator: 'topic', operand: topic }]) })).messages as Array<{ content: string; sender_id: number }>)
