@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, loginPage, PASSWORD, selectedText, send, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, loginPage, openSidebarMenu, PASSWORD, selectedText, send, withWebServer } from './web-browser.ts';
 
 /** The channel as the server has it. */
 async function channelAtServer(api: Client, id: number): Promise<Record<string, any>> {
@@ -210,7 +210,7 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await ctx.close();
     }));
 
-  test('a channel\u2019s topics (Zulip\u2019s topics_policy): set in its settings; without topics the compose box has no topic field and sends to the general chat, the sidebar offers a new message; with topics required it refuses none', () =>
+  test('a channel\u2019s topics (Zulip\u2019s topics_policy): set in its settings; without topics the compose box has no topic field and sends to the general chat (named in italics, never resolved), the sidebar offers a new message; with topics required it refuses none', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const lounge = await makeChannel(owner, 'lounge', 'Chat', [t.owner.id]);
@@ -238,6 +238,14 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
         (assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, allow_empty_topic_name: 'true', narrow: JSON.stringify([{ operator: 'channel', operand: lounge }]) })).messages as Array<{ subject: string; content: string }>)[0];
       await eventually(async () => (await newest())?.content === '<p>no topic needed</p>', 'the message at the server');
       assert.equal((await newest())!.subject, '');
+      // The general chat named in italics, as Zulip writes it; its menu offers no resolving (Zulip does not resolve it).
+      await page.locator('.bar-topic.general-chat', { hasText: 'general chat' }).first().waitFor();
+      const generalChat = page.getByRole('list', { name: 'In lounge' }).getByRole('link', { name: /^general chat/ });
+      assert.match((await generalChat.getAttribute('class')) ?? '', /general-chat/);
+      const chatMenu = await openSidebarMenu(page, generalChat, 'general chat');
+      await chatMenu.getByRole('menuitem', { name: 'Copy link to topic' }).waitFor();
+      assert.equal(await chatMenu.getByRole('menuitem', { name: 'Mark as resolved' }).count(), 0);
+      await page.keyboard.press('Escape');
       await (await channelLink(page, 'lounge')).hover();
       await page.getByRole('button', { name: 'New message in #lounge' }).waitFor();
 

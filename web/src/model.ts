@@ -1654,6 +1654,11 @@ export class Model {
   }
 
   /** Whether a group setting's value takes in the user. */
+  /** Whether a topic is the general chat (the empty topic, which the server names realm_empty_topic_display_name for clients like this one). */
+  isGeneralChat(topic: string): boolean {
+    return topic === '' || topic === (this.realm.realm_empty_topic_display_name ?? 'general chat');
+  }
+
   /**
    * A channel's topics policy in effect (Zulip's): its own topics_policy,
    * or with "inherit" the organization's (whose older mandatory_topics

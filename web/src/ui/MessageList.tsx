@@ -645,7 +645,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
               <span class="bar-sep" aria-hidden="true">
                 ›
               </span>
-              <a class="bar-topic" href={narrowToHash(terms)}>
+              <a class={cx('bar-topic', model.isGeneralChat(m.subject) && 'general-chat')} href={narrowToHash(terms)}>
                 {m.subject || '(no topic)'}
               </a>
             </>

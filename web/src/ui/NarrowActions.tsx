@@ -87,7 +87,8 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
       <button type="button" class="btn" disabled={busy} aria-pressed={mute.muted} onClick={() => void set(mute.visibility)}>
         {mute.label}
       </button>
-      {topic !== '' && (
+      {/* (Not the general chat, which Zulip does not resolve.) */}
+      {!model.isGeneralChat(topic) && (
         <button type="button" class="btn" disabled={busy} onClick={() => void moveTo(streamId, resolve.to)}>
           {resolve.label}
         </button>

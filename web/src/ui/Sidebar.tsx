@@ -539,7 +539,7 @@ export function Sidebar({
                     <button type="button" role="menuitem" onClick={() => setPolicy(mute.visibility)}>
                       {mute.label}
                     </button>
-                    {t.name !== '' && (
+                    {!model.isGeneralChat(t.name) && (
                       <button type="button" role="menuitem" onClick={() => act(() => resolveTopic(s.stream_id, t))}>
                         {resolveAction(t.name).label}
                       </button>
@@ -549,7 +549,7 @@ export function Sidebar({
                     </button>
                   </SideMenu>
                 );
-                return <Item key={t.name} terms={tt} current={terms} label={label} count={unread} muted={mute.muted} mentioned={mentionedIn.has(`${s.stream_id}:${t.name.toLowerCase()}`)} cls="topic" menu={menu} />;
+                return <Item key={t.name} terms={tt} current={terms} label={label} count={unread} muted={mute.muted} mentioned={mentionedIn.has(`${s.stream_id}:${t.name.toLowerCase()}`)} cls={cx('topic', model.isGeneralChat(t.name) && 'general-chat')} menu={menu} />;
               })}
             </ul>
             {(allTopics || shownTopics.length < topics.length) && (
