@@ -210,7 +210,7 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await ctx.close();
     }));
 
-  test('a channel\u2019s topics (Zulip\u2019s topics_policy): set in its settings; without topics the compose box has no topic field and sends to the general chat (named in italics, never resolved), the sidebar offers a new message; with topics required it refuses none', () =>
+  test('a channel\u2019s topics (Zulip\u2019s topics_policy): set in its settings; without topics the compose box has no topic field and sends to the general chat (named in italics everywhere, never resolved), the sidebar offers a new message; with topics required it refuses none', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const lounge = await makeChannel(owner, 'lounge', 'Chat', [t.owner.id]);
@@ -246,6 +246,14 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await chatMenu.getByRole('menuitem', { name: 'Copy link to topic' }).waitFor();
       assert.equal(await chatMenu.getByRole('menuitem', { name: 'Mark as resolved' }).count(), 0);
       await page.keyboard.press('Escape');
+      // In italics in the Inbox and the channel's list of topics too.
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: JSON.stringify(lounge), topic: '', content: 'unread in the general chat' }));
+      await page.evaluate(() => ((globalThis as any).location.hash = '#inbox'));
+      await page.locator('a.inbox-link.general-chat', { hasText: 'general chat' }).waitFor();
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#topics/channel/${id}`), lounge);
+      await page.locator('a.recent-link.general-chat', { hasText: 'general chat' }).waitFor();
+      await page.getByRole('link', { name: 'Channel feed' }).click();
+      await page.getByRole('heading', { name: '#lounge', exact: true }).waitFor();
       await (await channelLink(page, 'lounge')).hover();
       await page.getByRole('button', { name: 'New message in #lounge' }).waitFor();
 
@@ -255,7 +263,7 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await page.getByLabel('Message', { exact: true }).fill('where does this go');
       await page.getByLabel('Message', { exact: true }).press('Enter');
       await page.getByText('Sending messages to the general chat is not allowed in this channel.').waitFor();
-      assert.equal((await newest())!.content, '<p>no topic needed</p>');
+      assert.equal((await newest())!.content, '<p>unread in the general chat</p>');
       await send(page, 'named', 'with a topic');
       await eventually(async () => (await newest())?.subject === 'named', 'the named topic at the server');
       await ctx.close();

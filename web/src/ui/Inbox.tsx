@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { model } from '../model.ts';
-import { useStoredSet } from '../util.ts';
+import { cx, useStoredSet } from '../util.ts';
 import { narrowToHash, placeKey, placeTerms, type Term } from '../narrow.ts';
 import { arrowsBetween, dmLabel, UnreadCell } from './Recent.tsx';
 
@@ -134,7 +134,7 @@ export function Inbox() {
                 <ul class="inbox-rows">
                   {g.shownRows.map((r) => (
                     <li key={r.key} aria-label={r.fullLabel}>
-                      <a class="inbox-link" href={narrowToHash(r.terms)}>
+                      <a class={cx('inbox-link', g.key !== 'dm' && model.isGeneralChat(r.label) && 'general-chat')} href={narrowToHash(r.terms)}>
                         {r.label}
                       </a>
                       <Mention on={r.mentioned} />

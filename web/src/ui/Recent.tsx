@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { MessageList, model, type RecentData, type RecentMessage } from '../model.ts';
 import { narrowToHash, placeKey, placeTerms, type Place, type Term } from '../narrow.ts';
-import { formatDay, formatTime, fullTime } from '../util.ts';
+import { cx, formatDay, formatTime, fullTime } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
 
@@ -167,7 +167,7 @@ export function Recent({ streamId }: { streamId?: number }) {
             {rows.map((c) => (
               <tr key={c.key} class={c.muted ? 'is-muted' : undefined}>
                 <td>
-                  <a class="recent-link" href={narrowToHash(c.terms)}>
+                  <a class={cx('recent-link', streamId !== undefined && model.isGeneralChat(c.shown) && 'general-chat')} href={narrowToHash(c.terms)}>
                     {c.shown}
                   </a>
                   {c.muted && <span class="visually-hidden"> (muted)</span>}
