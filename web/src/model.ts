@@ -93,6 +93,9 @@ export interface Stream {
   subscriber_count?: number;
   /** Zulip's topics_policy: inherit (the organization's), allow_empty_topic, disable_empty_topic or empty_topic_only. */
   topics_policy?: string;
+  /** Who may post to it. */
+  can_send_message_group?: GroupSettingValue;
+  is_archived?: boolean;
 }
 
 /** A file the user uploaded, as GET /attachments and the attachment events give it. */
@@ -1099,7 +1102,7 @@ export class Model {
   channelsToBrowse(): number {
     if (this.isGuest(this.me.user_id)) return 0;
     let n = 0;
-    for (const s of this.streams.values()) if (!this.subs.has(s.stream_id) && !s.invite_only && !(s as { is_archived?: boolean }).is_archived) n++;
+    for (const s of this.streams.values()) if (!this.subs.has(s.stream_id) && !s.invite_only && !s.is_archived) n++;
     return n;
   }
 
@@ -1653,10 +1656,14 @@ export class Model {
     return g.members.includes(userId) || g.direct_subgroup_ids.some((id) => this.inGroup(userId, id, seen));
   }
 
-  /** Whether a group setting's value takes in the user. */
-  /** Whether a topic is the general chat (the empty topic, which the server names realm_empty_topic_display_name for clients like this one). */
+  /** The general chat's name (the organization's realm_empty_topic_display_name). */
+  generalChatName(): string {
+    return String(this.realm.realm_empty_topic_display_name ?? 'general chat');
+  }
+
+  /** Whether a topic is the general chat (the empty topic, which the server names generalChatName() for clients like this one). */
   isGeneralChat(topic: string): boolean {
-    return topic === '' || topic === (this.realm.realm_empty_topic_display_name ?? 'general chat');
+    return topic === '' || topic === this.generalChatName();
   }
 
   /**
@@ -1674,10 +1681,11 @@ export class Model {
 
   /** Whether the user may post in a channel, as its can_send_message_group says (the server decides; this says so before sending). */
   mayPostIn(streamId: number): boolean {
-    const group = (this.streams.get(streamId) as { can_send_message_group?: GroupSettingValue } | undefined)?.can_send_message_group;
+    const group = this.streams.get(streamId)?.can_send_message_group;
     return group === undefined || this.allows(this.me.user_id, group);
   }
 
+  /** Whether a group setting's value takes in the user. */
   allows(userId: number, value: GroupSettingValue | undefined): boolean {
     if (value === undefined) return false;
     if (typeof value === 'number') return this.inGroup(userId, value);

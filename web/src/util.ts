@@ -179,15 +179,21 @@ export function storedList(key: string): unknown[] {
   }
 }
 
+/** `set` with `item` added, or taken out if it was there (a new set). */
+export function toggled<T>(set: ReadonlySet<T>, item: T): Set<T> {
+  const next = new Set(set);
+  if (!next.delete(item)) next.add(item);
+  return next;
+}
+
 /**
  * A set of strings this browser keeps under `key` (which parts of a view are
  * collapsed, say), and a function adding a string to it or taking it out.
  */
 export function useStoredSet(key: string): [ReadonlySet<string>, (item: string) => void] {
-  const [set, setSet] = useState(() => new Set(storedList(key).filter((k): k is string => typeof k === 'string')));
+  const [set, setSet] = useState<ReadonlySet<string>>(() => new Set(storedList(key).filter((k): k is string => typeof k === 'string')));
   const toggle = (item: string) => {
-    const next = new Set(set);
-    if (!next.delete(item)) next.add(item);
+    const next = toggled(set, item);
     setSet(next);
     localStorage.setItem(key, JSON.stringify([...next]));
   };

@@ -381,7 +381,7 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
         <select id={`channel-${id}-topics`} value={topicsPolicy} onChange={(e) => setTopics(differs(e.currentTarget.value, currentTopics))}>
           {TOPICS_POLICIES.map(([value, label]) => (
             <option key={value} value={value}>
-              {label(String(model.realm.realm_empty_topic_display_name ?? 'general chat'))}
+              {label(model.generalChatName())}
             </option>
           ))}
         </select>

@@ -219,7 +219,6 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   // The channel's topics policy (Zulip's): a general-chat-only channel has no topic field; one that requires topics refuses none.
   const topicsPolicy = mode === 'stream' && effectiveStream !== undefined ? model.topicsPolicy(effectiveStream) : 'allow_empty_topic';
   const generalChatOnly = topicsPolicy === 'empty_topic_only';
-  const generalChat = String(model.realm.realm_empty_topic_display_name ?? 'general chat');
 
   // ---- drafts: saved a moment after the last change, and at once on leaving the conversation or the page
   function draftTargetNow(): DraftTarget | null {
@@ -593,7 +592,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 class="topic-input"
                 type="text"
                 aria-label="Topic"
-                placeholder={generalChatOnly ? generalChat : 'Topic'}
+                placeholder={generalChatOnly ? model.generalChatName() : 'Topic'}
                 title={generalChatOnly ? 'This channel has no topics: its messages go to the general chat.' : undefined}
                 disabled={generalChatOnly}
                 value={generalChatOnly ? '' : topic}

@@ -16,6 +16,11 @@ function unresolvedName(topic: string): string {
   return topic.replace(/^[\u2714 ]+/, '');
 }
 
+/** Moves a whole topic by one of its messages (PATCH /messages/{id}, propagate_mode change_all, as Zulip's web app does): a new name, another channel, or both. */
+export function moveTopic(messageId: number, change: { topic?: string; stream_id?: number }): Promise<unknown> {
+  return api('PATCH', `/messages/${messageId}`, { propagate_mode: 'change_all', ...change });
+}
+
 /** Marking a topic resolved or unresolved: the action's name, and the topic's name after it (Zulip's check mark added or dropped). */
 export function resolveAction(topic: string): { label: string; to: string } {
   return topic.startsWith(RESOLVED_PREFIX) ? { label: 'Mark as unresolved', to: unresolvedName(topic) } : { label: 'Mark as resolved', to: RESOLVED_PREFIX + topic };
@@ -46,11 +51,7 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
       return;
     }
     await run(async () => {
-      await api('PATCH', `/messages/${anyMessage.id}`, {
-        propagate_mode: 'change_all',
-        topic: ifChanged(to, topic),
-        stream_id: ifChanged(channel, streamId),
-      });
+      await moveTopic(anyMessage.id, { topic: ifChanged(to, topic), stream_id: ifChanged(channel, streamId) });
       setMoving(null);
       location.hash = narrowToHash([
         { operator: 'channel', operand: channel },

@@ -168,7 +168,7 @@ export function Permissions() {
           void topics.run(() => setRealm('topics_policy', value), 'Saved.');
         }}
       >
-        <option value="allow_empty_topic">Allowed (shown as “{model.realm.realm_empty_topic_display_name ?? 'general chat'}”)</option>
+        <option value="allow_empty_topic">Allowed (shown as “{model.generalChatName()}”)</option>
         <option value="disable_empty_topic">Not allowed: every channel message needs a topic</option>
       </select>
       {topics.view}

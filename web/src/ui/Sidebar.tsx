@@ -3,10 +3,10 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { MessageList, model, type Sub } from '../model.ts';
 import { channelLinkHash, channelSettingsHash, narrowToHash, REACTIONS_HASH, reactionsTerms, topicLinkHash, topicsListChannel, topicsListHash, sameNarrow, type Term } from '../narrow.ts';
-import { cx, useStoredSet } from '../util.ts';
+import { cx, toggled, useStoredSet } from '../util.ts';
 import { allDrafts } from '../drafts.ts';
 import { setSubscriptionProperty, unsubscribe } from './ChannelPersonal.tsx';
-import { resolveAction } from './NarrowActions.tsx';
+import { moveTopic, resolveAction } from './NarrowActions.tsx';
 import { Menu } from './Dialog.tsx';
 import { People } from './People.tsx';
 import { Confirm, ErrorLine, useRequest } from './request.tsx';
@@ -342,7 +342,7 @@ export function Sidebar({
    */
   const resolveTopic = async (streamId: number, t: { name: string; max_id: number }) => {
     const { to } = resolveAction(t.name);
-    await api('PATCH', `/messages/${t.max_id}`, { propagate_mode: 'change_all', topic: to });
+    await moveTopic(t.max_id, { topic: to });
     if (selectedStream === streamId && typeof topicInView === 'string' && topicInView.toLowerCase() === t.name.toLowerCase()) {
       location.hash = narrowToHash([
         { operator: 'channel', operand: streamId },
@@ -573,12 +573,7 @@ export function Sidebar({
     const hidden = list.filter(isHidden);
     if (!hidden.length || hidden.length === list.length || channelFilter.trim()) return list.map(renderSub);
     const open = showingHidden.has(key);
-    const toggle = () => {
-      const next = new Set(showingHidden);
-      if (open) next.delete(key);
-      else next.add(key);
-      setShowingHidden(next);
-    };
+    const toggle = () => setShowingHidden(toggled(showingHidden, key));
     return [
       ...list.filter((s) => !isHidden(s)).map(renderSub),
       <HiddenToggle key="hidden-toggle" subs={hidden} open={open} onToggle={toggle} byStream={byStream} />,
