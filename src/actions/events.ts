@@ -1,6 +1,6 @@
 /** Registering event queues and polling them (POST /register, GET/DELETE /events). */
 import type { Services } from '../services.ts';
-import { ApiError, badRequest } from '../lib/errors.ts';
+import { ApiError, badRequest, unauthorized } from '../lib/errors.ts';
 import type { EventQueue, PollCancel } from '../events/queue.ts';
 import { fetchInitialState, type RegisterOptions } from '../state/registry.ts';
 import type { ZulipEvent } from '../events/types.ts';
@@ -8,6 +8,9 @@ import { ROLE, type UserRow } from '../store/users.ts';
 import { cachedStreams } from './cache.ts';
 import { resolveEventNarrow } from './narrow.ts';
 import { FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.ts';
+import { spectatorAccessEnabled } from './users-read.ts';
+import { realmById } from '../store/realm.ts';
+import { realmSettings } from '../lib/realm-settings.ts';
 
 const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 60 * 60;
 /** What `idle_queue_timeout: "mobile"` asks for: an app opened a few times a day finds its queue. */
@@ -72,6 +75,78 @@ export async function registerQueue(svc: Services, asked: RegisterInput): Promis
     zulip_merge_base: ZULIP_MERGE_BASE,
     ...state,
   };
+}
+
+export interface SpectatorRegisterInput {
+  applyMarkdown: boolean;
+  /** null: not given (false for a spectator). */
+  clientGravatar: boolean | null;
+  includeSubscribers: boolean | 'partial';
+  clientCapabilities: Record<string, boolean>;
+  eventTypes: string[] | null;
+  fetchEventTypes: string[] | null;
+}
+
+/**
+ * The stand-in user of a spectator's state, as Zulip's: a guest (most guest
+ * restrictions apply to logged-out visitors too) with ID 0, which no user
+ * has, default settings but the organization's language and Recent
+ * conversations as the home view.
+ */
+function spectatorStandIn(svc: Services, language: string): UserRow {
+  return {
+    id: 0,
+    realm_id: svc.realmId,
+    email: 'username@example.com',
+    delivery_email: 'username@example.com',
+    full_name: 'Anonymous User',
+    password_hash: null,
+    api_key: '',
+    role: ROLE.GUEST,
+    is_active: 1,
+    is_bot: 0,
+    bot_type: null,
+    bot_owner_id: null,
+    date_joined: 0,
+    timezone: '',
+    avatar_source: 'G',
+    avatar_version: 1,
+    is_imported_stub: 0,
+    joins_on_first_login: 0,
+    settings_json: JSON.stringify({ default_language: language, web_home_view: 'recent_topics' }),
+    default_sending_stream_id: null,
+    default_events_register_stream_id: null,
+    default_all_public_streams: 0,
+    is_system_bot: 0,
+  };
+}
+
+/**
+ * POST /register by a spectator (a logged-out visitor, where the
+ * organization allows them; Zulip's do_events_register without a user): the
+ * state a guest with default settings would get, web-public channels as its
+ * subscriptions, nothing personal, and no event queue (queue_id null).
+ */
+export async function registerSpectator(svc: Services, input: SpectatorRegisterInput): Promise<Record<string, unknown>> {
+  if (!(await spectatorAccessEnabled(svc))) throw unauthorized();
+  if (input.clientGravatar === true) throw badRequest("Invalid 'client_gravatar' parameter for anonymous request");
+  if (input.includeSubscribers !== false) throw badRequest("Invalid 'include_subscribers' parameter for anonymous request");
+  const language = String(realmSettings((await realmById(svc.store.db, svc.realmId)).settings_json).default_language);
+  const opts: RegisterOptions = {
+    user: spectatorStandIn(svc, language),
+    spectator: true,
+    applyMarkdown: input.applyMarkdown,
+    clientGravatar: false,
+    slimPresence: true,
+    includeSubscribers: false,
+    allPublicStreams: false,
+    clientCapabilities: input.clientCapabilities,
+    narrow: [],
+    presenceHistoryLimitDays: null,
+  };
+  const fetchTypes = input.fetchEventTypes ?? input.eventTypes;
+  const state = await fetchInitialState(svc, opts, fetchTypes ? new Set(fetchTypes) : null);
+  return { queue_id: null, zulip_version: ZULIP_VERSION, zulip_feature_level: FEATURE_LEVEL, zulip_merge_base: ZULIP_MERGE_BASE, ...state };
 }
 
 export function badQueue(queueId: string): ApiError {

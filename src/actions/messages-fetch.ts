@@ -3,21 +3,24 @@
  * message_ids), GET /messages/{id}, GET /messages/matches_narrow and
  * POST /messages/render. Users see their own user_messages rows, plus the
  * history of channels whose history they may access (Zulip's
- * include_history), which comes flagged read + historical.
+ * include_history), which comes flagged read + historical. Spectators
+ * (logged-out visitors, where the organization allows them) read web-public
+ * channels only, every message flagged read.
  */
 import { cachedGroups, cachedMessageRows } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
-import { ApiError, badRequest } from '../lib/errors.ts';
+import { ApiError, badRequest, unauthorized } from '../lib/errors.ts';
 import { escapeText } from '../markdown/tree.ts';
 import { truncateContent } from '../lib/topic.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { flagList, messagesByIds, RECIPIENT } from '../store/messages.ts';
 import { firstUnread, firstVisibleMessageId, LARGER_THAN_MAX_MESSAGE_ID, messageAtOrAfterDate, narrowIdsAmong, narrowRange, type NarrowQuery } from '../store/narrow.ts';
-import { applyWithOperator, includesHistory, resolveNarrow, streamByOperand, type NarrowTerm } from './narrow.ts';
+import { applyWithOperator, badNarrow, includesHistory, resolveNarrow, streamByOperand, type NarrowTerm } from './narrow.ts';
 import { accessMessage, canAccessHistory, invalidMessage, isSubscribed } from './access.ts';
 import { dmParticipants, formatMessages, formatMessagesJson, loadDirectory, render, type Directory } from './messages-format.ts';
 import { hideInaccessibleSenders, userAccess } from './user-access.ts';
+import { spectatorAccessEnabled } from './users-read.ts';
 import { HAS_JSON_TEXT, JsonList } from '../lib/json-text.ts';
 
 export const MAX_MESSAGES_PER_FETCH = 5000;
@@ -87,6 +90,43 @@ export async function prepareNarrow(svc: Services, db: Tx, user: UserRow, terms:
   return { query: { realmId: svc.realmId, userId: user.id, terms: resolved, includeHistory }, streamId };
 }
 
+/** The operators a spectator's narrow may use (Zulip's is_spectator_compatible). */
+const SPECTATOR_OPERATORS = new Set(['channel', 'stream', 'channels', 'streams', 'topic', 'sender', 'has', 'search', 'near', 'id', 'with']);
+
+/**
+ * A spectator's narrow, as Zulip checks one: the organization must allow
+ * logged-out visitors, `in:home` is dropped, and what is left must name
+ * `channels:web-public` and use only the operators above; otherwise the
+ * caller must log in (401), as for a client whose credentials went missing.
+ */
+async function spectatorNarrow(svc: Services, terms: NarrowTerm[] | null): Promise<NarrowTerm[]> {
+  if (!(await spectatorAccessEnabled(svc))) throw unauthorized();
+  const kept = (terms ?? []).filter((t) => !(t.operator === 'in' && t.operand === 'home' && !t.negated));
+  const webPublic = kept.some((t) => (t.operator === 'channels' || t.operator === 'streams') && t.operand === 'web-public' && !t.negated);
+  if (!webPublic || kept.some((t) => !SPECTATOR_OPERATORS.has(t.operator))) throw unauthorized();
+  return kept;
+}
+
+/** A spectator's narrow resolved: its channels must be web-public, and so must a `with` message's. */
+async function prepareSpectatorNarrow(svc: Services, db: Tx, terms: NarrowTerm[], dir: Directory): Promise<PreparedNarrow> {
+  const expanded = await applyWithOperator(terms, async (id) => {
+    const [row] = await messagesByIds(db, svc.realmId, [id]);
+    if (!row || row.recipient_type !== RECIPIENT.STREAM) return null;
+    const s = await streamByOperand(svc, db, row.recipient_id);
+    return s?.is_web_public ? { type: 'stream', streamId: s.id, topic: row.topic } : null;
+  });
+  let streamId: number | null = null;
+  for (const t of expanded) {
+    if (t.operator !== 'channel' && t.operator !== 'stream') continue;
+    const s = await streamByOperand(svc, db, t.operand);
+    // An unknown channel is refused as such below.
+    if (s && !s.is_web_public) throw badNarrow(`unknown web-public channel ${String(t.operand)}`);
+    if (s && !t.negated) streamId = s.id;
+  }
+  const resolved = await resolveNarrow(svc, db, expanded, { me: null, emptyTopicDisplayName: dir.emptyTopicDisplayName });
+  return { query: { realmId: svc.realmId, userId: null, terms: resolved, includeHistory: true }, streamId };
+}
+
 export interface GetMessagesInput {
   anchor: string | undefined;
   /** With anchor "date": the date to anchor at. */
@@ -119,11 +159,11 @@ function searchWords(prep: PreparedNarrow): string[] | null {
   return search && search.kind === 'search' ? search.text.replace(/"/g, ' ').split(/\s+/).filter(Boolean) : null;
 }
 
-/** The shared core of GET /messages and POST /messages/flags/narrow. */
+/** The shared core of GET /messages and POST /messages/flags/narrow; `user` null: a spectator's (narrow checked by spectatorNarrow). */
 export async function fetchWindow(
   svc: Services,
   db: Tx,
-  user: UserRow,
+  user: UserRow | null,
   dir: Directory,
   narrow: NarrowTerm[],
   anchor: Anchor,
@@ -132,7 +172,7 @@ export async function fetchWindow(
   includeAnchor: boolean,
   messageIds?: number[],
 ): Promise<Window> {
-  const prep = await prepareNarrow(svc, db, user, narrow, dir, { allowHistory: true });
+  const prep = user ? await prepareNarrow(svc, db, user, narrow, dir, { allowHistory: true }) : await prepareSpectatorNarrow(svc, db, narrow, dir);
   if (messageIds) {
     const ids = await narrowIdsAmong(db, svc.store, prep.query, messageIds);
     return { ids, anchor: null, foundAnchor: false, foundOldest: false, foundNewest: false, historyLimited: false, searchWords: searchWords(prep) };
@@ -156,7 +196,8 @@ function flagsEnd(bits: number): Buffer {
   return end;
 }
 
-export async function getMessages(svc: Services, user: UserRow, input: GetMessagesInput): Promise<Record<string, unknown>> {
+/** GET /messages; `user` null: a spectator (a logged-out visitor), as Zulip's get_messages_backend. */
+export async function getMessages(svc: Services, user: UserRow | null, input: GetMessagesInput): Promise<Record<string, unknown>> {
   let includeAnchor = input.includeAnchor;
   if (input.messageIds !== undefined && (input.numBefore || input.numAfter || input.anchor !== undefined || input.useFirstUnreadAnchor)) {
     throw new ApiError('Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor', {
@@ -174,9 +215,15 @@ export async function getMessages(svc: Services, user: UserRow, input: GetMessag
   if (requested > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
   if (input.numBefore > 0 && input.numAfter > 0 && !includeAnchor) throw badRequest('The anchor can only be excluded at an end of the range');
 
+  let narrow = input.narrow ?? [];
+  if (!user) {
+    narrow = await spectatorNarrow(svc, input.narrow);
+    // Avatars as URLs: a spectator does not know who uses a gravatar.
+    input = { ...input, clientGravatar: false };
+  }
   const db = svc.store.db;
   const dir = await loadDirectory(svc, db);
-  const w = await fetchWindow(svc, db, user, dir, input.narrow ?? [], anchor, input.numBefore, input.numAfter, includeAnchor, input.messageIds);
+  const w = await fetchWindow(svc, db, user, dir, narrow, anchor, input.numBefore, input.numAfter, includeAnchor, input.messageIds);
   const rows = await cachedMessageRows(svc, w.ids.map((r) => r.id), db);
   const flags = new Map(w.ids.map((r) => [r.id, r.flags]));
   let messages: JsonList | Array<Record<string, unknown>>;

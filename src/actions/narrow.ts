@@ -99,12 +99,17 @@ export function cleanTopicOperand(topic: string, emptyTopicDisplayName: string):
 }
 
 export interface ResolveContext {
-  me: UserRow;
+  /** The reader; null for a spectator, whose narrow has no direct-message terms (see src/actions/messages-fetch.ts). */
+  me: UserRow | null;
   emptyTopicDisplayName: string;
 }
 
 /** Resolves every term's operands; throws BAD_NARROW as Zulip does. */
 export async function resolveNarrow(svc: Services, db: Tx, terms: NarrowTerm[], ctx: ResolveContext): Promise<ResolvedTerm[]> {
+  const reader = (): UserRow => {
+    if (!ctx.me) throw new Error('resolveNarrow: a direct-message term without a reader');
+    return ctx.me;
+  };
   const out: ResolvedTerm[] = [];
   let channel = false;
   let dm = false;
@@ -169,10 +174,11 @@ export async function resolveNarrow(svc: Services, db: Tx, terms: NarrowTerm[], 
           if (!u) throw badNarrow(`unknown user in ${Array.isArray(t.operand) ? `[${t.operand.join(', ')}]` : String(t.operand)}`);
           users.push(u);
         }
-        const ids = [...new Set([...users.map((u) => u.id), ctx.me.id])].sort((a, b) => a - b);
-        const others = ids.filter((i) => i !== ctx.me.id);
+        const me = reader();
+        const ids = [...new Set([...users.map((u) => u.id), me.id])].sort((a, b) => a - b);
+        const others = ids.filter((i) => i !== me.id);
         const groupId = ids.length >= 3 ? ((await directGroupByKey(db, memberKey(ids))) ?? null) : null;
-        out.push({ kind: 'dm', me: ctx.me.id, others, groupId, negated });
+        out.push({ kind: 'dm', me: me.id, others, groupId, negated });
         break;
       }
       case 'dm-including':
@@ -181,9 +187,10 @@ export async function resolveNarrow(svc: Services, db: Tx, terms: NarrowTerm[], 
         mark('dm');
         const u = await userByOperand(svc, db, t.operand);
         if (!u) throw badNarrow(`unknown user ${String(t.operand)}`);
-        const groupIds = await directGroupsContaining(db, [ctx.me.id, u.id]);
-        if (t.operator === 'dm-including') out.push({ kind: 'dm-including', me: ctx.me.id, userId: u.id, groupIds, negated });
-        else out.push({ kind: 'dm-including', me: ctx.me.id, userId: -1, groupIds, negated });
+        const me = reader();
+        const groupIds = await directGroupsContaining(db, [me.id, u.id]);
+        if (t.operator === 'dm-including') out.push({ kind: 'dm-including', me: me.id, userId: u.id, groupIds, negated });
+        else out.push({ kind: 'dm-including', me: me.id, userId: -1, groupIds, negated });
         break;
       }
       case 'is': {

@@ -24,7 +24,7 @@ import {
 } from '../store/streams.ts';
 import { Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
 import { accessStreamById, canAddSubscribers, canRemoveSubscribers, canSubscribeSelf, metadataViewers, streamAccess, type StreamGroupSetting } from './access.ts';
-import { formatStream, formatSubscription, loadChannelContext, subscriptionPropertyValue, SUBSCRIPTION_PROPERTIES, type ChannelContext, type SubscriptionProperty } from './streams-format.ts';
+import { formatStream, formatSubscription, loadChannelContext, STREAM_ASSIGNMENT_COLORS, subscriptionPropertyValue, SUBSCRIPTION_PROPERTIES, type ChannelContext, type SubscriptionProperty } from './streams-format.ts';
 import { checkStreamName, type TopicsPolicy } from './streams.ts';
 import { addSubscriptionsTx, announceNewChannels, checkCanCreate, insertChannel, sendSubscriptionAddEvents, type NewChannelSpec } from './streams-create.ts';
 import { sendDefaultStreamsEvent } from './streams-default.ts';
@@ -86,6 +86,28 @@ export async function subscriptionState(
     }
   }
   return { ...out, ctx };
+}
+
+/**
+ * A spectator's subscriptions (Zulip's get_web_public_subs): the web-public
+ * channels, each as a new subscription would be: colors in turn, nothing
+ * muted or pinned, every notification on.
+ */
+export async function spectatorSubscriptions(svc: Services, opts: { archivedChannels: boolean }): Promise<Record<string, unknown>[]> {
+  const ctx = await loadChannelContext(svc, svc.store.db);
+  const channels = ctx.streams.filter((s) => s.is_web_public && !s.invite_only && (opts.archivedChannels || !s.is_archived));
+  return channels.map((s, i) => ({
+    ...formatStream(s, ctx),
+    color: STREAM_ASSIGNMENT_COLORS[i % STREAM_ASSIGNMENT_COLORS.length],
+    is_muted: false,
+    in_home_view: true,
+    pin_to_top: false,
+    desktop_notifications: true,
+    audible_notifications: true,
+    push_notifications: true,
+    email_notifications: true,
+    wildcard_mentions_notify: true,
+  }));
 }
 
 /** GET /users/me/subscriptions. */

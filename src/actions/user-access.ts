@@ -165,7 +165,7 @@ export function hiddenSenderFields(config: Config, senderId: number): Record<str
  */
 export async function hideInaccessibleSenders(
   svc: Services,
-  viewer: UserRow,
+  viewer: UserRow | null,
   messages: Array<Record<string, unknown>>,
   db: Tx = svc.store.db,
   /** The viewer's access, when the caller has it already. */

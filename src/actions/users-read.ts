@@ -75,9 +75,16 @@ export async function getOwnUser(svc: Services, me: UserRow): Promise<Record<str
  * otherwise the caller must authenticate. Returns the anonymous viewer (null).
  */
 export async function requireSpectatorAccess(svc: Services): Promise<null> {
-  const realm = await realmById(svc.store.db, svc.realmId);
-  if (!svc.config.webPublicStreamsEnabled || !realmSettings(realm.settings_json).enable_spectator_access) {
-    throw unauthorized('Missing authorization header for basic auth');
-  }
+  if (!(await spectatorAccessEnabled(svc))) throw unauthorized('Missing authorization header for basic auth');
   return null;
+}
+
+/**
+ * Whether logged-out visitors may read (Zulip's allow_web_public_streams_access):
+ * the server enables web-public channels and the organization spectator access.
+ */
+export async function spectatorAccessEnabled(svc: Services): Promise<boolean> {
+  if (!svc.config.webPublicStreamsEnabled) return false;
+  const realm = await realmById(svc.store.db, svc.realmId);
+  return !!realmSettings(realm.settings_json).enable_spectator_access;
 }

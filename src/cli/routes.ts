@@ -18,7 +18,7 @@ export function displayPath(path: string, sessionOnly = false): string {
   return (sessionOnly ? '/json' : '/api/v1') + path.replace(/:(\w+)(\([^/]*\))?/g, '{$1}');
 }
 
-const AUTH: Record<RouteDef['auth'], string> = { user: 'authenticated', none: 'public', optional: 'optional auth' };
+const AUTH: Record<RouteDef['auth'], string> = { user: 'authenticated', none: 'public', optional: 'optional auth', 'web-optional': 'authenticated; under /json also logged-out visitors' };
 
 function paramLine(name: string, param: Param<unknown>, where: 'path' | 'body'): { name: string; type: string; req: string; doc: string } {
   let req: string;

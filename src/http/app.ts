@@ -422,7 +422,7 @@ async function handle(
       sessionIdHash = session.idHash;
     }
   } else if (def.auth !== 'none') {
-    user = await authenticate(svc, limits, req, def.auth === 'user', { allowIncomingWebhooks: def.allowIncomingWebhooks });
+    user = await authenticate(svc, limits, req, def.auth === 'user' || def.auth === 'web-optional', { allowIncomingWebhooks: def.allowIncomingWebhooks });
   }
   if (user) req.userId = user.id;
   if (user && !def.noRateLimit) await countApiRequest(limits, user.id, reply);
@@ -437,7 +437,14 @@ async function handle(
     sessionIdHash,
     req,
   };
-  const data = (await def.handler(ctx, values as never)) ?? {};
+  let data: Record<string, unknown>;
+  try {
+    data = (await def.handler(ctx, values as never)) ?? {};
+  } catch (err) {
+    // A logged-out visitor refused under /json is asked for a session, as Zulip asks (not for HTTP Basic).
+    if (mode === 'json' && !user && err instanceof ApiError && err.status === 401) err.headers['WWW-Authenticate'] = 'Session realm="zulip"';
+    throw err;
+  }
   const ignored = unknown.filter((k) => k !== 'client' && !(req.files ?? []).some((f) => f.field === k));
   const body: Record<string, unknown> = { result: 'success', msg: '', ...data };
   if (ignored.length) body.ignored_parameters_unsupported = ignored;

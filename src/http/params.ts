@@ -107,6 +107,15 @@ export const p = {
       return raw as L;
     });
   },
+  /** Zulip's include_subscribers: true, false or "partial" (sent as is, or as a JSON string). */
+  includeSubscribers(): Param<boolean | 'partial'> {
+    return makeParam('raw', 'boolean|"partial"', (raw, name) => {
+      if (raw === 'partial' || raw === '"partial"') return 'partial';
+      if (raw === 'true') return true;
+      if (raw === 'false') return false;
+      throw invalid(`Invalid ${name}`);
+    });
+  },
   /** A path segment that must be an integer (an ID: the column range of LIMITS). */
   pathInt(): Param<number> {
     const range = v.int();

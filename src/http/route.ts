@@ -29,9 +29,11 @@ export interface RouteDef<S extends ParamSpec = ParamSpec, PS extends ParamSpec 
   path: string;
   /**
    * 'user': HTTP Basic (under /json: the session) required; 'none': public;
-   * 'optional': the caller if credentials are given.
+   * 'optional': the caller if credentials are given; 'web-optional': under
+   * /json the session's user or none (a spectator), under /api/v1 required
+   * (Zulip's allow_anonymous_user_web).
    */
-  auth: 'user' | 'none' | 'optional';
+  auth: 'user' | 'none' | 'optional' | 'web-optional';
   summary: string;
   pathParams?: PS;
   params: S;

@@ -5,6 +5,8 @@ import { presenceData } from '../actions/presence.ts';
 const provider: StateProvider = {
   types: ['presence'],
   async fetch(svc, opts) {
+    // Spectators see no presence (Zulip: realm_presence_disabled for them).
+    if (opts.spectator) return { presences: {}, server_timestamp: Date.now() / 1000 };
     // Clients taking modern presence events get the modern state too.
     const slim = opts.slimPresence || opts.clientCapabilities.simplified_presence_events === true;
     const data = await presenceData(svc, opts.user, { slim, lastUpdateId: null, historyLimitDays: opts.presenceHistoryLimitDays });

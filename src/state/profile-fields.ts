@@ -5,9 +5,10 @@ import { customProfileFieldTypes } from '../lib/profile-fields.ts';
 
 const provider: StateProvider = {
   types: ['custom_profile_fields'],
-  async fetch(svc) {
+  async fetch(svc, opts) {
     return {
-      custom_profile_fields: await listProfileFields(svc),
+      // Spectators see no one's full profile, so no fields (as Zulip).
+      custom_profile_fields: opts.spectator ? [] : await listProfileFields(svc),
       custom_profile_field_types: customProfileFieldTypes(),
     };
   },

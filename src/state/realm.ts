@@ -25,7 +25,7 @@ const SERVER_GENERATION = Math.floor(Date.now() / 1000);
 
 const provider1: StateProvider = {
   types: ['realm'],
-  async fetch(svc) {
+  async fetch(svc, opts) {
     const realm = await realmById(svc.store.db, svc.realmId);
     const s = realmSettings(realm.settings_json);
     const c = svc.config;
@@ -106,6 +106,11 @@ const provider1: StateProvider = {
       // come with the other organization group settings (src/state/streams.ts).
     });
     // demo_organization_scheduled_deletion_date is present only for demo organizations (never here).
+    if (opts.spectator) {
+      // As Zulip tells logged-out visitors: they may not edit, and neither send nor see presence.
+      out.realm_allow_message_editing = false;
+      out.realm_presence_disabled = true;
+    }
     return out;
   },
 };
@@ -121,6 +126,8 @@ const provider2: StateProvider = {
   types: ['realm_user'],
   async fetch(svc, opts) {
     const me = opts.user;
+    // A spectator accesses every user (not as the guest that stands in for it), without their custom profile fields.
+    const viewer = opts.spectator ? null : me;
     const rows = await allUsers(svc.store.db, svc.realmId);
     // The legacy can_* booleans follow the organization's permission group settings.
     const realmRow = await realmById(svc.store.db, svc.realmId);
@@ -128,10 +135,10 @@ const provider2: StateProvider = {
     const allowed = (name: string): boolean => groups.allows(me, realmGroupSetting(realmRow.settings_json, name, groups));
     const profile = await cachedProfileData(svc);
     const fmt = (u: (typeof rows)[number]) =>
-      formatUser(svc.config, u, { viewer: me, clientGravatar: opts.clientGravatar, profileData: u.is_bot ? undefined : (profile.get(u.id) ?? {}) });
+      formatUser(svc.config, u, { viewer, clientGravatar: opts.clientGravatar, profileData: u.is_bot || opts.spectator ? undefined : (profile.get(u.id) ?? {}) });
     // Users a restricted guest may not access: left out for clients declaring
     // user_list_incomplete, otherwise "Unknown user" placeholders (always active).
-    const access = await userAccess(svc, me);
+    const access = await userAccess(svc, viewer);
     const people = rows.filter((u) => !u.is_system_bot);
     const accessible = access.all ? people : people.filter((u) => access.can(u));
     const placeholders = access.all || opts.clientCapabilities.user_list_incomplete ? [] : people.filter((u) => !access.can(u)).map((u) => inaccessibleUser(svc.config, u.id));

@@ -11,7 +11,13 @@ import type { EventQueue, QueueFilter } from '../events/queue.ts';
 import type { EventMeta, EventType } from '../events/types.ts';
 
 export interface RegisterOptions {
+  /** The registering user; for a spectator, a stand-in: a guest with ID 0 and default settings (see spectatorStandIn). */
   user: UserRow;
+  /**
+   * A logged-out visitor (Zulip's user_profile None): providers leave out
+   * everything personal and give the state a spectator may see.
+   */
+  spectator: boolean;
   applyMarkdown: boolean;
   clientGravatar: boolean;
   slimPresence: boolean;

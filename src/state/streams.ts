@@ -3,7 +3,7 @@ import { cachedGroups, cachedUsers } from '../actions/cache.ts';
 import { ROLE } from '../store/users.ts';
 import { feature, type StateProvider } from './registry.ts';
 import { streamEventFilter, subscriptionEventFilter } from '../actions/streams-archive.ts';
-import { subscriptionState } from '../actions/subscriptions.ts';
+import { spectatorSubscriptions, subscriptionState } from '../actions/subscriptions.ts';
 import { defaultStreamIds } from '../actions/streams-default.ts';
 import { formatStream } from '../actions/streams-format.ts';
 import { streamAccess } from '../actions/access.ts';
@@ -20,7 +20,10 @@ const provider: StateProvider = {
   async fetch(svc, opts, wants) {
     const out: Record<string, unknown> = {};
     const archivedChannels = !!opts.clientCapabilities.archived_channels;
-    if (wants('subscription') || wants('stream')) {
+    if (opts.spectator) {
+      // A spectator's "subscriptions" are the web-public channels; it gets no `streams` (as Zulip, for now).
+      if (wants('subscription')) Object.assign(out, { subscriptions: await spectatorSubscriptions(svc, { archivedChannels }), unsubscribed: [], never_subscribed: [] });
+    } else if (wants('subscription') || wants('stream')) {
       const st = await subscriptionState(svc, opts.user, opts.includeSubscribers, { archivedChannels });
       if (wants('subscription')) {
         out.subscriptions = st.subscriptions;

@@ -4,8 +4,9 @@ import { userStatusState } from '../actions/user-status.ts';
 
 const provider: StateProvider = {
   types: ['user_status'],
-  async fetch(svc) {
-    return { user_status: await userStatusState(svc) };
+  async fetch(svc, opts) {
+    // Statuses need an account (Zulip sends spectators none).
+    return { user_status: opts.spectator ? {} : await userStatusState(svc) };
   },
 };
 

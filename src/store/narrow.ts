@@ -31,7 +31,11 @@ type Cond = RawBuilder<unknown>;
 
 export interface NarrowQuery {
   realmId: number;
-  userId: number;
+  /**
+   * The reader; null for a spectator (a logged-out visitor), whose query reads
+   * no user's rows and sees every message as read (Zulip's web-public query).
+   */
+  userId: number | null;
   terms: ResolvedTerm[];
   /** Messages without a row of the user are included (channel history). */
   includeHistory: boolean;
@@ -101,7 +105,8 @@ function searchCond(dialect: 'sqlite' | 'postgres', fts: boolean, text: string):
 }
 
 function termCond(t: ResolvedTerm, q: NarrowQuery, flags: Cond, dialect: 'sqlite' | 'postgres', fts: boolean): Cond {
-  const me = q.userId;
+  // No user has ID 0: a spectator's narrow has no term about "me" (see src/actions/messages-fetch.ts).
+  const me = q.userId ?? 0;
   switch (t.kind) {
     case 'channel':
       return sql`(m.recipient_type = ${RECIPIENT.STREAM} AND m.recipient_id = ${t.streamId})`;
@@ -168,6 +173,7 @@ function termCond(t: ResolvedTerm, q: NarrowQuery, flags: Cond, dialect: 'sqlite
 }
 
 function flagsExpr(q: NarrowQuery): Cond {
+  if (q.userId === null) return sql`${sql.lit(FLAG.read)}`;
   return q.includeHistory ? sql`COALESCE(um.flags, ${HISTORICAL_FLAGS})` : sql`um.flags`;
 }
 
@@ -197,7 +203,9 @@ export interface IdFlags {
  */
 export async function narrowIds(db: Tx, store: Store, q: NarrowQuery, opts: { extra?: Cond; order: 'asc' | 'desc'; limit?: number }): Promise<IdFlags[]> {
   const where = await narrowWhere(store, q);
-  const join = q.includeHistory
+  const join = q.userId === null
+    ? sql``
+    : q.includeHistory
     ? sql`LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ${q.userId}`
     : sql`JOIN user_messages um ON um.message_id = m.id AND um.user_id = ${q.userId}`;
   const extra = opts.extra ? sql` AND ${opts.extra}` : sql``;
@@ -308,6 +316,8 @@ export async function firstVisibleMessageId(db: Tx, realmId: number, limit: numb
 
 /** The first unread message matching the narrow (muted conversations excluded), or none. */
 export async function firstUnread(db: Tx, store: Store, q: NarrowQuery, streamNarrowId: number | null): Promise<number> {
+  // A spectator has read everything.
+  if (q.userId === null) return LARGER_THAN_MAX_MESSAGE_ID;
   const unmuted = streamNarrowId !== null
     ? sql`NOT EXISTS (SELECT 1 FROM user_topics ut WHERE ut.user_id = ${q.userId} AND ut.stream_id = m.recipient_id AND lower(ut.topic) = lower(m.topic) AND ut.visibility_policy = 1)`
     : sql`NOT ${mutedCond(q.userId)}`;

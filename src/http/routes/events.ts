@@ -1,7 +1,7 @@
 /** POST /register, GET /events, DELETE /events. */
 import { route } from '../route.ts';
 import { p, v } from '../params.ts';
-import { deleteQueue, getEvents, registerQueue } from '../../actions/events.ts';
+import { deleteQueue, getEvents, registerQueue, registerSpectator } from '../../actions/events.ts';
 import { parseNarrow } from '../../actions/narrow.ts';
 import { PollCancel } from '../../events/queue.ts';
 
@@ -9,15 +9,15 @@ export default [
   route({
     method: 'POST',
     path: '/register',
-    auth: 'user',
-    summary: 'Register an event queue and fetch initial state',
+    auth: 'web-optional',
+    summary: 'Register an event queue and fetch initial state (under /json also for logged-out visitors, where the organization allows them: their state, without a queue)',
     params: {
       apply_markdown: p.bool().default(false),
-      client_gravatar: p.bool().default(true),
+      client_gravatar: p.bool().describe('Default true; false for a logged-out visitor, for whom true is an error.').optional(),
       slim_presence: p.bool().default(false),
       presence_history_limit_days: p.int({ min: 0 }).optional(),
       all_public_streams: p.bool().optional(),
-      include_subscribers: p.json(v.union<boolean | 'partial'>(v.bool(), v.literal(['partial'] as const)), 'boolean|"partial"').default(false),
+      include_subscribers: p.includeSubscribers().default(false),
       client_capabilities: p.json(v.dict(v.bool()), 'object').default({}),
       event_types: p.json(v.nullable(v.list(v.str())), 'string[]').default(null),
       fetch_event_types: p.json(v.nullable(v.list(v.str())), 'string[]').default(null),
@@ -26,15 +26,26 @@ export default [
       // Seconds the queue may go unpolled before it is collected, or "mobile" (12 hours).
       idle_queue_timeout: p.json(v.union<number | 'mobile'>(v.int({ min: 1 }), v.literal(['mobile'] as const)), 'integer|"mobile"').optional(),
     },
-    handler: (ctx, a) =>
-      registerQueue(ctx.svc, {
-        user: ctx.user,
+    handler: (ctx, a) => {
+      if (!ctx.maybeUser) {
+        return registerSpectator(ctx.svc, {
+          applyMarkdown: a.apply_markdown,
+          clientGravatar: a.client_gravatar ?? null,
+          includeSubscribers: a.include_subscribers,
+          clientCapabilities: a.client_capabilities,
+          eventTypes: a.event_types,
+          fetchEventTypes: a.fetch_event_types,
+        });
+      }
+      return registerQueue(ctx.svc, {
+        user: ctx.maybeUser,
+        spectator: false,
         applyMarkdown: a.apply_markdown,
-        clientGravatar: a.client_gravatar,
+        clientGravatar: a.client_gravatar ?? true,
         slimPresence: a.slim_presence,
         presenceHistoryLimitDays: a.presence_history_limit_days ?? null,
         // Unset: the account's default (bots may have default_all_public_streams).
-        allPublicStreams: a.all_public_streams ?? !!ctx.user.default_all_public_streams,
+        allPublicStreams: a.all_public_streams ?? !!ctx.maybeUser.default_all_public_streams,
         includeSubscribers: a.include_subscribers,
         clientCapabilities: a.client_capabilities,
         eventTypes: a.event_types,
@@ -43,7 +54,8 @@ export default [
         idleQueueTimeout: a.idle_queue_timeout ?? null,
         queueLifespanSecs: a.queue_lifespan_secs,
         clientName: ctx.clientName,
-      }),
+      });
+    },
   }),
   route({
     method: 'GET',

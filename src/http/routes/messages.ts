@@ -45,8 +45,8 @@ export default [
   route({
     method: 'GET',
     path: '/messages',
-    auth: 'user',
-    summary: 'Get messages',
+    auth: 'web-optional',
+    summary: 'Get messages (under /json also for logged-out visitors, from web-public channels, where the organization allows them)',
     params: {
       anchor: p.str().describe('A message ID, or `newest`, `oldest`, `first_unread` or `date`.').optional(),
       anchor_date: p.str().describe('With anchor `date`: an ISO 8601 date or date and time (UTC without an offset); the window is anchored at the first matching message sent at or after it, or at the newest end when there is none.').optional(),
@@ -61,7 +61,7 @@ export default [
       allow_empty_topic_name: p.bool().default(false),
     },
     handler: (ctx, a) =>
-      getMessages(ctx.svc, ctx.user, {
+      getMessages(ctx.svc, ctx.maybeUser, {
         anchor: a.anchor,
         anchorDate: a.anchor_date,
         useFirstUnreadAnchor: a.use_first_unread_anchor,

@@ -39,14 +39,7 @@ const retentionParam = (): Param<string | number | undefined> =>
     })
     .optional();
 
-const includeSubscribersParam = p
-  .custom<boolean | 'partial'>('boolean|"partial"', (raw, name) => {
-    if (raw === 'partial' || raw === '"partial"') return 'partial';
-    if (raw === 'true') return true;
-    if (raw === 'false') return false;
-    throw new ApiError(`Invalid ${name}`);
-  })
-  .default(false);
+const includeSubscribersParam = p.includeSubscribers().default(false);
 
 function groupSettingParams<T>(make: () => Param<T>): Record<StreamGroupSetting, Param<T | undefined>> {
   const out = {} as Record<StreamGroupSetting, Param<T | undefined>>;
