@@ -101,6 +101,13 @@ test('GET /json/messages: a spectator reads web-public channels only, every mess
     withMsg.messages.map((m: any) => m.id),
     [webIds[1]],
   );
+  // A keyword search, highlighted.
+  const search = assertSuccess(await w.get('/json/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: narrow([WEB_PUBLIC, { operator: 'search', operand: 'two' }]) }));
+  assert.deepEqual(
+    search.messages.map((m: any) => [m.id, m.flags]),
+    [[webIds[1], ['read']]],
+  );
+  assert.match(search.messages[0].match_content, /<span class="highlight">two<\/span>/);
   // By IDs: only the web-public ones come back.
   const byIds = assertSuccess(await w.get('/json/messages', { message_ids: JSON.stringify([webIds[0], publicId, dmId]), narrow: narrow([WEB_PUBLIC]) }));
   assert.deepEqual(
@@ -149,6 +156,50 @@ test('GET /json/messages: a spectator is asked to log in without a channels:web-
   assert.ok(mine.messages.every((m: any) => !m.flags.includes('read')));
 });
 
+test('GET /json/messages/{id}: a message of a web-public channel for a spectator; any other is refused without saying whether it exists', async () => {
+  const w = await visitor();
+  const res = await w.get(`/json/messages/${webIds[1]}`);
+  const one = assertSuccess(res);
+  assertSchema(res, 'get', '/messages/{message_id}');
+  assert.equal(one.raw_content, 'open two');
+  assert.deepEqual([one.message.id, one.message.flags, one.message.subject], [webIds[1], ['read'], 'two']);
+  for (const id of [publicId, dmId, 999999]) {
+    assertError(await w.get(`/json/messages/${id}`), 401, 'UNAUTHORIZED', 'Not logged in: API authentication or user session required');
+  }
+  assertError(await t.client(null).get(`/messages/${webIds[1]}`), 401, 'UNAUTHORIZED');
+});
+
+test("GET /json/users/me/{id}/topics: a web-public channel's topics for a spectator", async () => {
+  const w = await visitor();
+  const res = assertSuccess(await w.get(`/json/users/me/${webPublic.id}/topics`));
+  assert.deepEqual(
+    res.topics.map((x: any) => [x.name, x.max_id]),
+    [
+      ['one', webIds[2]],
+      ['two', webIds[1]],
+    ],
+  );
+  assertError(await w.get(`/json/users/me/${publicOnly.id}/topics`), 400, 'BAD_REQUEST', 'Invalid channel ID');
+  assertError(await w.get('/json/users/me/999999/topics'), 400, 'BAD_REQUEST', 'Invalid channel ID');
+  assertError(await t.client(null).get(`/users/me/${webPublic.id}/topics`), 401, 'UNAUTHORIZED');
+});
+
+test('GET /: the app for a visitor where spectators are allowed, else the login page', async () => {
+  const w = new WebClient(t.url);
+  const open = await w.get('/');
+  // (No web client is built for these tests: the page is the "not built" one, but the app's, not a redirect.)
+  assert.notEqual(open.status, 302);
+  assert.ok(w.jar.has('csrftoken'));
+  await setSpectatorAccess(false);
+  try {
+    const closed = await new WebClient(t.url).get('/');
+    assert.equal(closed.status, 302);
+    assert.equal(closed.headers.get('location'), '/login/');
+  } finally {
+    await setSpectatorAccess(true);
+  }
+});
+
 test('POST /json/register: a spectator gets the organization as a guest sees it, web-public channels, nothing personal, no queue', async () => {
   const w = await visitor();
   const res = await w.post('/json/register', { apply_markdown: true });
@@ -159,7 +210,7 @@ test('POST /json/register: a spectator gets the organization as a guest sees it,
   assert.equal(typeof reg.zulip_feature_level, 'number');
   // Who "I" am: Zulip's anonymous stand-in.
   assert.deepEqual([reg.user_id, reg.full_name, reg.email, reg.is_guest, reg.is_admin, reg.is_owner], [0, 'Anonymous User', 'username@example.com', true, false, false]);
-  assert.equal(reg.user_settings.web_home_view, 'recent_topics');
+  assert.equal(reg.user_settings.web_home_view, 'recent');
   assert.equal(reg.user_settings.default_language, 'en');
   // The web-public channel as a subscription with a new subscription's settings; nothing else.
   assert.deepEqual(
@@ -224,6 +275,7 @@ test('without spectator access (or the server setting) a visitor must log in', a
     await o.get('/login/');
     assertError(await o.post('/json/register', {}), 401, 'UNAUTHORIZED');
     assertError(await o.get('/json/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: narrow([WEB_PUBLIC]) }), 401, 'UNAUTHORIZED');
+    assertError(await o.get(`/json/users/me/${webPublic.id}/topics`), 401, 'UNAUTHORIZED');
   } finally {
     await off.close();
   }

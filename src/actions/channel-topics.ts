@@ -2,11 +2,12 @@
  * GET /users/me/{stream_id}/topics (Zulip's get_topic_history_for_stream)
  * and GET /streams/{stream_id}/email_address.
  */
-import { cachedGroups } from './cache.ts';
+import { cachedGroups, cachedStreams } from './cache.ts';
+import { spectatorAccessEnabled } from './users-read.ts';
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../services.ts';
 import { transaction } from '../store/db.ts';
-import { badRequest } from '../lib/errors.ts';
+import { badRequest, unauthorized } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { displayTopic } from '../lib/topic.ts';
@@ -22,13 +23,23 @@ import { emailGatewayBot } from './system-bots.ts';
  * user may read the channel's full history, otherwise those of messages the
  * user received. Topic names differing only in case are one topic, shown in
  * its most recent spelling, with the newest message ID of that spelling.
+ * A spectator (`user` null) reads a web-public channel's (Zulip's
+ * access_web_public_stream), where the organization allows spectators.
  */
-export async function getChannelTopics(svc: Services, user: UserRow, streamId: number, allowEmptyTopicName: boolean): Promise<{ topics: Array<{ name: string; max_id: number }> }> {
+export async function getChannelTopics(svc: Services, user: UserRow | null, streamId: number, allowEmptyTopicName: boolean): Promise<{ topics: Array<{ name: string; max_id: number }> }> {
   const db = svc.store.db;
-  const access = await accessStreamById(svc, db, user, streamId);
-  // Zulip's access_stream_by_id: without content access the channel does not exist.
-  if (!access.content) throw badRequest('Invalid channel ID');
-  const rows = await topicHistoryRows(db, svc.realmId, streamId, canReadFullHistory(access) ? undefined : user.id);
+  let onlyReceivedBy: number | undefined;
+  if (user) {
+    const access = await accessStreamById(svc, db, user, streamId);
+    // Zulip's access_stream_by_id: without content access the channel does not exist.
+    if (!access.content) throw badRequest('Invalid channel ID');
+    if (!canReadFullHistory(access)) onlyReceivedBy = user.id;
+  } else {
+    if (!(await spectatorAccessEnabled(svc))) throw unauthorized();
+    const stream = (await cachedStreams(svc, db)).byId.get(streamId);
+    if (!stream?.is_web_public) throw badRequest('Invalid channel ID');
+  }
+  const rows = await topicHistoryRows(db, svc.realmId, streamId, onlyReceivedBy);
   const emptyName = String(realmSettings((await realmById(db, svc.realmId)).settings_json).empty_topic_display_name);
   // Oldest first, so the most recent spelling of a topic wins.
   const canonical = new Map<string, { name: string; max_id: number }>();

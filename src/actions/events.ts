@@ -113,7 +113,7 @@ function spectatorStandIn(svc: Services, language: string): UserRow {
     avatar_version: 1,
     is_imported_stub: 0,
     joins_on_first_login: 0,
-    settings_json: JSON.stringify({ default_language: language, web_home_view: 'recent_topics' }),
+    settings_json: JSON.stringify({ default_language: language, web_home_view: 'recent' }),
     default_sending_stream_id: null,
     default_events_register_stream_id: null,
     default_all_public_streams: 0,

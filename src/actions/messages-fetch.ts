@@ -260,8 +260,22 @@ export async function getMessages(svc: Services, user: UserRow | null, input: Ge
   };
 }
 
-export async function getMessage(svc: Services, user: UserRow, id: number, opts: { applyMarkdown: boolean; allowEmptyTopicName: boolean }): Promise<Record<string, unknown>> {
+/**
+ * GET /messages/{id}. A spectator (`user` null) may fetch a message of a
+ * web-public channel, flagged read; any other is refused as Zulip refuses it
+ * (access_web_public_message: a 401 that says nothing of whether it exists).
+ */
+export async function getMessage(svc: Services, user: UserRow | null, id: number, opts: { applyMarkdown: boolean; allowEmptyTopicName: boolean }): Promise<Record<string, unknown>> {
   const db = svc.store.db;
+  if (!user) {
+    if (!(await spectatorAccessEnabled(svc))) throw unauthorized();
+    const [row] = await messagesByIds(db, svc.realmId, [id]);
+    const stream = row?.recipient_type === RECIPIENT.STREAM ? await streamByOperand(svc, db, row.recipient_id) : undefined;
+    if (!row || !stream?.is_web_public) throw unauthorized();
+    const dir = await loadDirectory(svc, db);
+    const [dict] = await formatMessages(svc, db, [row], dir, { applyMarkdown: opts.applyMarkdown, clientGravatar: false, allowEmptyTopicName: opts.allowEmptyTopicName });
+    return { raw_content: row.content, message: { ...dict, flags: ['read'] } };
+  }
   const a = await accessMessage(svc, db, user, id);
   if (!a) throw invalidMessage();
   const dir = await loadDirectory(svc, db);

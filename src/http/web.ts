@@ -22,6 +22,7 @@ import fastifyStatic from '@fastify/static';
 import type { Services } from '../services.ts';
 import { ApiError, missingArgument, unauthorized } from '../lib/errors.ts';
 import { loginWithPassword, logout, newCsrfToken, resolveSession, type ActiveSession } from '../actions/sessions.ts';
+import { spectatorAccessEnabled } from '../actions/users-read.ts';
 import { parseForm } from './form.ts';
 import { escapeHtml } from './signup.ts';
 
@@ -200,7 +201,8 @@ export function registerWeb(app: FastifyInstance, svc: Services): void {
   app.get('/', async (req, reply) => {
     const session = await requestSession(svc, req);
     ensureCsrfCookie(req, reply, session);
-    if (!session) return reply.redirect(LOGIN_PATH, 302);
+    // Logged-out visitors get the app where the organization allows spectators (as Zulip's web_public_view), else the login page.
+    if (!session && !(await spectatorAccessEnabled(svc))) return reply.redirect(LOGIN_PATH, 302);
     await sendPage(reply);
   });
 

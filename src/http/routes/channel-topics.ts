@@ -7,11 +7,11 @@ export default [
   route({
     method: 'GET',
     path: '/users/me/:stream_id(^\\d+$)/topics',
-    auth: 'user',
-    summary: 'Get topics in a channel',
+    auth: 'web-optional',
+    summary: "Get topics in a channel (under /json also a web-public channel's for logged-out visitors, where the organization allows them)",
     pathParams: { stream_id: p.pathInt() },
     params: { allow_empty_topic_name: p.bool().default(false) },
-    handler: (ctx, a) => getChannelTopics(ctx.svc, ctx.user, a.stream_id, a.allow_empty_topic_name),
+    handler: (ctx, a) => getChannelTopics(ctx.svc, ctx.maybeUser, a.stream_id, a.allow_empty_topic_name),
   }),
   route({
     method: 'GET',

@@ -94,11 +94,11 @@ export default [
   route({
     method: 'GET',
     path: '/messages/:message_id(^\\d+$)',
-    auth: 'user',
-    summary: 'Fetch a single message',
+    auth: 'web-optional',
+    summary: 'Fetch a single message (under /json also one of a web-public channel for logged-out visitors, where the organization allows them)',
     pathParams: { message_id: p.pathInt() },
     params: { apply_markdown: p.bool().default(true), allow_empty_topic_name: p.bool().default(false) },
-    handler: (ctx, a) => getMessage(ctx.svc, ctx.user, a.message_id, { applyMarkdown: a.apply_markdown, allowEmptyTopicName: a.allow_empty_topic_name }),
+    handler: (ctx, a) => getMessage(ctx.svc, ctx.maybeUser, a.message_id, { applyMarkdown: a.apply_markdown, allowEmptyTopicName: a.allow_empty_topic_name }),
   }),
   route({
     method: 'DELETE',
