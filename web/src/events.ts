@@ -60,6 +60,8 @@ export async function run(onFirstRegister: () => void): Promise<void> {
         for (const r of model.recentScopes()) if (r.messages) void r.load();
       }
       setConn('live');
+      // A spectator gets no event queue (as from Zulip): it sees the channels as they were when it loaded them.
+      if (model.spectator) return;
       backoff = 500;
       await poll();
     } catch (err) {

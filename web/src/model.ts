@@ -389,8 +389,8 @@ export class MessageList {
   }
 
   /** The narrow as the API takes it: "All messages" is Zulip's combined feed, muted channels and topics left out. */
-  private apiNarrow(): Term[] | Array<{ operator: string; operand: string }> {
-    return this.terms.length ? this.terms : [{ operator: 'in', operand: 'home' }];
+  private apiNarrow(): Array<Term | { operator: string; operand: string }> {
+    return this.model.apiTerms(this.terms.length ? this.terms : [{ operator: 'in', operand: 'home' }]);
   }
 
   private async fetch(anchor: string | number, before: number, after: number): Promise<{ messages: Message[]; found_oldest: boolean; found_newest: boolean; anchor: number }> {
@@ -613,7 +613,7 @@ export class RecentData {
   }
 
   private fetch(anchor: number | 'newest') {
-    const narrow = this.streamId === null ? [] : [{ operator: 'channel', operand: this.streamId }];
+    const narrow = this.model.apiTerms(this.streamId === null ? [] : [{ operator: 'channel', operand: this.streamId }]);
     return api('GET', '/messages', { anchor, include_anchor: anchor === 'newest', num_before: RECENT_FETCH, num_after: 0, narrow, apply_markdown: false, client_gravatar: false });
   }
 
@@ -752,6 +752,12 @@ export class Model {
   private listeners = new Set<Listener>();
   private scheduled = false;
   ready = false;
+  /**
+   * A logged-out visitor (Zulip's spectator): /register gave it no event
+   * queue. It reads the web-public channels, asks the server within them
+   * (apiTerms), and may change nothing.
+   */
+  spectator = false;
 
   subscribe(fn: Listener): () => void {
     this.listeners.add(fn);
@@ -828,6 +834,7 @@ export class Model {
 
   loadRegister(r: Record<string, any>): void {
     this.realm = r;
+    this.spectator = r.queue_id === null;
     this.settings = r.user_settings ?? {};
     this.userDefaults = r.realm_user_settings_defaults ?? {};
     this.users.clear();
@@ -1100,7 +1107,7 @@ export class Model {
 
   /** How many channels the user could join from the Channels dialog: public ones not archived that they are not in (none for guests). */
   channelsToBrowse(): number {
-    if (this.isGuest(this.me.user_id)) return 0;
+    if (this.spectator || this.isGuest(this.me.user_id)) return 0;
     let n = 0;
     for (const s of this.streams.values()) if (!this.subs.has(s.stream_id) && !s.invite_only && !s.is_archived) n++;
     return n;
@@ -1679,8 +1686,14 @@ export class Model {
     return this.realm.realm_mandatory_topics === true ? 'disable_empty_topic' : 'allow_empty_topic';
   }
 
+  /** A narrow as the server is asked for it: a spectator's within the web-public channels (the term the server requires of one, as Zulip's). */
+  apiTerms<T extends { operator: string; operand: unknown }>(terms: T[]): Array<T | { operator: string; operand: string }> {
+    return this.spectator ? [...terms, { operator: 'channels', operand: 'web-public' }] : terms;
+  }
+
   /** Whether the user may post in a channel, as its can_send_message_group says (the server decides; this says so before sending). */
   mayPostIn(streamId: number): boolean {
+    if (this.spectator) return false;
     const group = this.streams.get(streamId)?.can_send_message_group;
     return group === undefined || this.allows(this.me.user_id, group);
   }

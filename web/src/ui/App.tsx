@@ -149,7 +149,8 @@ export function App() {
       const behind = isOverlay(location.hash) ? '' : location.hash;
       setView(viewAt(behind));
       if (!viewAt(behind)) openNarrow(termsFromLocation(), nearFromLocation());
-      startPresence();
+      // (A spectator sends no presence: Zulip's tells it presence is off.)
+      if (!model.spectator) startPresence();
     });
     const onHash = () => {
       // Going somewhere closes a sidebar shown over the app.
@@ -353,7 +354,7 @@ export function App() {
 
   return (
     // Zulip's fluid_layout_width (off by default): else the page is at most 1,400 px wide, centred.
-    <div class={cx('app', drawer && `drawer-${drawer}`, model.settings.fluid_layout_width !== true && 'fixed-width', model.settings.left_side_userlist === true && 'left-userlist')}>
+    <div class={cx('app', drawer && `drawer-${drawer}`, model.settings.fluid_layout_width !== true && 'fixed-width', model.settings.left_side_userlist === true && 'left-userlist', model.spectator && 'spectator')}>
       <header class="topbar">
         <button type="button" class="icon-btn drawer-btn drawer-btn-left" aria-label="Views and channels" aria-expanded={drawer === 'left'} onClick={() => setDrawer(drawer === 'left' ? null : 'left')}>
           {'\u2630'}
@@ -364,26 +365,37 @@ export function App() {
         </a>
         <SearchBox value={search} setValue={setSearch} inputRef={searchRef} onSearch={() => go(parseSearch(search))} scope={searchScope} />
         <div class="topbar-right">
-          <button type="button" class="btn ghost drawer-btn drawer-btn-right" aria-label="People" aria-expanded={drawer === 'right'} onClick={() => setDrawer(drawer === 'right' ? null : 'right')}>
-            People
-          </button>
+          {!model.spectator && (
+            <button type="button" class="btn ghost drawer-btn drawer-btn-right" aria-label="People" aria-expanded={drawer === 'right'} onClick={() => setDrawer(drawer === 'right' ? null : 'right')}>
+              People
+            </button>
+          )}
           {model.conn === 'reconnecting' && (
             <span class="conn-badge" role="status">
               Reconnecting…
             </span>
           )}
-          <button class="btn ghost" type="button" onClick={() => (location.hash = '#settings')} aria-label="Settings" title="Settings">
-            <svg viewBox="0 0 24 24" aria-hidden="true" width="18" height="18">
-              <path
-                fill="currentColor"
-                d="M12 15.5A3.5 3.5 0 1 1 12 8.5a3.5 3.5 0 0 1 0 7zm7.4-2.5a7.6 7.6 0 0 0 0-2l2.1-1.6-2-3.5-2.5 1a7.5 7.5 0 0 0-1.7-1L15 3.2h-4l-.4 2.7a7.5 7.5 0 0 0-1.7 1l-2.5-1-2 3.5L6.6 11a7.6 7.6 0 0 0 0 2l-2.1 1.6 2 3.5 2.5-1c.5.4 1.1.8 1.7 1l.4 2.7h4l.4-2.7c.6-.3 1.2-.6 1.7-1l2.5 1 2-3.5z"
-              />
-            </svg>
-          </button>
-          <span class="me-name">{model.me.full_name}</span>
-          <button class="btn" type="button" onClick={doLogout}>
-            Log out
-          </button>
+          {model.spectator ? (
+            // A logged-out visitor (Zulip's spectator): reading only, and a way in.
+            <a class="btn" href="/login/">
+              Log in
+            </a>
+          ) : (
+            <>
+              <button class="btn ghost" type="button" onClick={() => (location.hash = '#settings')} aria-label="Settings" title="Settings">
+                <svg viewBox="0 0 24 24" aria-hidden="true" width="18" height="18">
+                  <path
+                    fill="currentColor"
+                    d="M12 15.5A3.5 3.5 0 1 1 12 8.5a3.5 3.5 0 0 1 0 7zm7.4-2.5a7.6 7.6 0 0 0 0-2l2.1-1.6-2-3.5-2.5 1a7.5 7.5 0 0 0-1.7-1L15 3.2h-4l-.4 2.7a7.5 7.5 0 0 0-1.7 1l-2.5-1-2 3.5L6.6 11a7.6 7.6 0 0 0 0 2l-2.1 1.6 2 3.5 2.5-1c.5.4 1.1.8 1.7 1l.4 2.7h4l.4-2.7c.6-.3 1.2-.6 1.7-1l2.5 1 2-3.5z"
+                  />
+                </svg>
+              </button>
+              <span class="me-name">{model.me.full_name}</span>
+              <button class="btn" type="button" onClick={doLogout}>
+                Log out
+              </button>
+            </>
+          )}
         </div>
       </header>
       <Sidebar
@@ -416,7 +428,7 @@ export function App() {
               </a>
             </span>
           )}
-          {!view && (
+          {!view && !model.spectator && (
             <span class="narrow-actions">
               {unreadHere > 0 && model.list && <MarkAllRead list={model.list} />}
               {topicInView && <TopicActions streamId={topicInView.streamId} topic={topicInView.topic} />}
@@ -433,22 +445,24 @@ export function App() {
         ) : (
           <>
             {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} onUser={setCard} onReplyPrivately={(id) => composeRef.current?.directMessage([id])} />}
-            <Compose handle={composeRef} terms={terms} />
+            {!model.spectator && <Compose handle={composeRef} terms={terms} />}
           </>
         )}
       </main>
-      <People
-        onUser={(id) => {
-          setDrawer(null);
-          setCard(id);
-        }}
-      />
+      {!model.spectator && (
+        <People
+          onUser={(id) => {
+            setDrawer(null);
+            setCard(id);
+          }}
+        />
+      )}
       {drawer && <div class="drawer-backdrop" onClick={() => setDrawer(null)} />}
-      {overlay === '#settings' && <Settings onClose={() => (location.hash = view ?? narrowToHash(terms))} />}
-      {overlay?.startsWith('#channels') && (
+      {overlay === '#settings' && !model.spectator && <Settings onClose={() => (location.hash = view ?? narrowToHash(terms))} />}
+      {overlay?.startsWith('#channels') && !model.spectator && (
         <Channels key={overlay} focus={Number(overlay.split('/')[1]) || undefined} onClose={() => (location.hash = view ?? narrowToHash(terms))} />
       )}
-      {(overlay === '#drafts' || overlay === '#scheduled' || overlay === '#reminders') && (
+      {(overlay === '#drafts' || overlay === '#scheduled' || overlay === '#reminders') && !model.spectator && (
         <SavedList
           which={overlay}
           onClose={() => (location.hash = view ?? narrowToHash(terms))}
@@ -462,7 +476,7 @@ export function App() {
           }}
         />
       )}
-      {card !== null && <UserCard userId={card} onClose={() => setCard(null)} />}
+      {card !== null && !model.spectator && <UserCard userId={card} onClose={() => setCard(null)} />}
       {shortcuts && <Shortcuts onClose={() => setShortcuts(false)} />}
     </div>
   );

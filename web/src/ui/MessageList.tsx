@@ -830,100 +830,103 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
             </div>
           )}
         </div>
-        <div class={cx('msg-actions', (picker === m.id || menu === m.id || copied === m.id) && 'open')} role="toolbar" aria-label="Actions">
-          <button type="button" class="icon-btn" aria-label="Add reaction" title="Add reaction" aria-expanded={picker === m.id} onClick={() => setPicker(picker === m.id ? null : m.id)}>
-            {ICON.react}
-          </button>
-          <button type="button" class="icon-btn" aria-label="Quote and reply" title="Quote and reply" onClick={() => void quote(m)}>
-            {ICON.quote}
-          </button>
-          {canEdit(m) && (
-            <button type="button" class="icon-btn" aria-label="Edit" title="Edit" onClick={() => void startEdit(m)}>
-              {ICON.edit}
+        {/* A spectator may change nothing: no actions (its reactions' buttons ask it to log in, through the server's 401). */}
+        {!model.spectator && (
+          <div class={cx('msg-actions', (picker === m.id || menu === m.id || copied === m.id) && 'open')} role="toolbar" aria-label="Actions">
+            <button type="button" class="icon-btn" aria-label="Add reaction" title="Add reaction" aria-expanded={picker === m.id} onClick={() => setPicker(picker === m.id ? null : m.id)}>
+              {ICON.react}
             </button>
-          )}
-          {canDelete(m) && (
-            <button type="button" class="icon-btn" aria-label="Delete" title="Delete" onClick={() => setConfirmDelete(m.id)}>
-              {ICON.trash}
+            <button type="button" class="icon-btn" aria-label="Quote and reply" title="Quote and reply" onClick={() => void quote(m)}>
+              {ICON.quote}
             </button>
-          )}
-          <button
-            type="button"
-            class={cx('icon-btn', starred && 'starred')}
-            aria-label={starred ? 'Unstar' : 'Star'}
-            aria-pressed={starred}
-            title={starred ? 'Unstar' : 'Star'}
-            onClick={() => void run(() => api('POST', '/messages/flags', { messages: [m.id], op: starred ? 'remove' : 'add', flag: 'starred' }))}
-          >
-            {starred ? ICON.starOn : ICON.star}
-          </button>
-          <button type="button" class="icon-btn" aria-label="More actions" title="More actions" aria-haspopup="menu" aria-expanded={menu === m.id} onClick={() => setMenu(menu === m.id ? null : m.id)}>
-            {ICON.more}
-          </button>
-          {copied === m.id && (
-            <span class="copied" role="status">
-              Copied
-            </span>
-          )}
-          {picker === m.id && <EmojiPicker onPick={(name) => void addReactionByName(m, name)} onClose={() => setPicker(null)} />}
-          {menu === m.id && (
-            <Menu label="More actions" onClose={() => setMenu(null)}>
-              {hasVisibleHistory(m) && (
-                <button type="button" role="menuitem" onClick={() => (setMenu(null), setHistoryOf(m))}>
-                  View edit history
-                </button>
-              )}
-              {model.realm.realm_enable_read_receipts && (
-                <button type="button" role="menuitem" onClick={() => (setMenu(null), setReceiptsOf(m.id))}>
-                  Read receipts
-                </button>
-              )}
-              {!canEdit(m) && (
-                <button type="button" role="menuitem" onClick={() => (setMenu(null), setSourceOf(m.id))}>
-                  View original message
-                </button>
-              )}
-              <button type="button" role="menuitem" onClick={() => void markUnreadFrom(m)}>
-                Mark as unread from here
+            {canEdit(m) && (
+              <button type="button" class="icon-btn" aria-label="Edit" title="Edit" onClick={() => void startEdit(m)}>
+                {ICON.edit}
               </button>
-              <button type="button" role="menuitem" onClick={() => void copyLink(m)}>
-                Copy link to message
+            )}
+            {canDelete(m) && (
+              <button type="button" class="icon-btn" aria-label="Delete" title="Delete" onClick={() => setConfirmDelete(m.id)}>
+                {ICON.trash}
               </button>
-              <button type="button" role="menuitem" onClick={() => (setMenu(null), setRemindOf(m.id))}>
-                Remind me about this
-              </button>
-              <button type="button" role="menuitem" onClick={() => (setMenu(null), void setCollapsed(m, !collapsed))}>
-                {collapsed ? 'Expand message' : 'Collapse message'}
-              </button>
-              {m.type === 'stream' && mayMove() && (
-                <button type="button" role="menuitem" onClick={() => (setMenu(null), setMoveOf(m.id))}>
-                  Move message
+            )}
+            <button
+              type="button"
+              class={cx('icon-btn', starred && 'starred')}
+              aria-label={starred ? 'Unstar' : 'Star'}
+              aria-pressed={starred}
+              title={starred ? 'Unstar' : 'Star'}
+              onClick={() => void run(() => api('POST', '/messages/flags', { messages: [m.id], op: starred ? 'remove' : 'add', flag: 'starred' }))}
+            >
+              {starred ? ICON.starOn : ICON.star}
+            </button>
+            <button type="button" class="icon-btn" aria-label="More actions" title="More actions" aria-haspopup="menu" aria-expanded={menu === m.id} onClick={() => setMenu(menu === m.id ? null : m.id)}>
+              {ICON.more}
+            </button>
+            {copied === m.id && (
+              <span class="copied" role="status">
+                Copied
+              </span>
+            )}
+            {picker === m.id && <EmojiPicker onPick={(name) => void addReactionByName(m, name)} onClose={() => setPicker(null)} />}
+            {menu === m.id && (
+              <Menu label="More actions" onClose={() => setMenu(null)}>
+                {hasVisibleHistory(m) && (
+                  <button type="button" role="menuitem" onClick={() => (setMenu(null), setHistoryOf(m))}>
+                    View edit history
+                  </button>
+                )}
+                {model.realm.realm_enable_read_receipts && (
+                  <button type="button" role="menuitem" onClick={() => (setMenu(null), setReceiptsOf(m.id))}>
+                    Read receipts
+                  </button>
+                )}
+                {!canEdit(m) && (
+                  <button type="button" role="menuitem" onClick={() => (setMenu(null), setSourceOf(m.id))}>
+                    View original message
+                  </button>
+                )}
+                <button type="button" role="menuitem" onClick={() => void markUnreadFrom(m)}>
+                  Mark as unread from here
                 </button>
-              )}
-              {model.isUserMuted(m.sender_id) && revealed.has(m.id) && (
-                <button
-                  type="button"
-                  role="menuitem"
-                  onClick={() => {
-                    setMenu(null);
-                    setRevealed((r) => {
-                      const next = new Set(r);
-                      next.delete(m.id);
-                      return next;
-                    });
-                  }}
-                >
-                  Hide muted message again
+                <button type="button" role="menuitem" onClick={() => void copyLink(m)}>
+                  Copy link to message
                 </button>
-              )}
-              {reportsEnabled() && m.sender_id !== me && (
-                <button type="button" role="menuitem" onClick={() => (setMenu(null), setReportOf(m.id))}>
-                  Report message
+                <button type="button" role="menuitem" onClick={() => (setMenu(null), setRemindOf(m.id))}>
+                  Remind me about this
                 </button>
-              )}
-            </Menu>
-          )}
-        </div>
+                <button type="button" role="menuitem" onClick={() => (setMenu(null), void setCollapsed(m, !collapsed))}>
+                  {collapsed ? 'Expand message' : 'Collapse message'}
+                </button>
+                {m.type === 'stream' && mayMove() && (
+                  <button type="button" role="menuitem" onClick={() => (setMenu(null), setMoveOf(m.id))}>
+                    Move message
+                  </button>
+                )}
+                {model.isUserMuted(m.sender_id) && revealed.has(m.id) && (
+                  <button
+                    type="button"
+                    role="menuitem"
+                    onClick={() => {
+                      setMenu(null);
+                      setRevealed((r) => {
+                        const next = new Set(r);
+                        next.delete(m.id);
+                        return next;
+                      });
+                    }}
+                  >
+                    Hide muted message again
+                  </button>
+                )}
+                {reportsEnabled() && m.sender_id !== me && (
+                  <button type="button" role="menuitem" onClick={() => (setMenu(null), setReportOf(m.id))}>
+                    Report message
+                  </button>
+                )}
+              </Menu>
+            )}
+          </div>
+        )}
       </article>,
     );
     prevKey = key;

@@ -131,6 +131,8 @@ function Item(props: {
 
 /** A sidebar row's "\u22ef" button (shown on hover or focus) and, while open, its menu. */
 function SideMenu({ label, open, onToggle, onClose, children }: { label: string; open: boolean; onToggle(): void; onClose(): void; children: preact.ComponentChildren }) {
+  // A spectator may change nothing that a menu offers.
+  if (model.spectator) return null;
   return (
     <span class="side-menu-anchor">
       <button type="button" class="icon-btn side-more" aria-label={`Actions for ${label}`} aria-haspopup="menu" aria-expanded={open} onClick={onToggle}>
@@ -399,6 +401,8 @@ export function Sidebar({
         return { fragment: v.fragment, label, href, row: (menu?: preact.ComponentChildren) => <ViewItem hash={href} view={view} label={label} icon={ICONS.all} menu={menu} /> };
       }),
   ];
+  // A spectator has Zulip's two views that need no account: Recent conversations and the combined feed.
+  if (model.spectator) views.splice(0, views.length, ...views.filter((v) => v.fragment === 'recent' || v.fragment === 'feed'));
   // The home view first, the others in their order, as Zulip's sidebar has them.
   const home = model.settings.web_home_view === 'recent' ? 'recent' : model.settings.web_home_view === 'all_messages' ? 'feed' : 'inbox';
   views.sort((a, b) => Number(b.fragment === home) - Number(a.fragment === home));
@@ -621,9 +625,11 @@ export function Sidebar({
             {/* Without folders, the channels not pinned are this heading's section. */}
             {!folders && <SectionCount subs={others} />}
           </h2>
-          <button type="button" class="icon-btn small" aria-label="Browse and create channels" title="Browse and create channels" onClick={onBrowseChannels}>
-            +
-          </button>
+          {!model.spectator && (
+            <button type="button" class="icon-btn small" aria-label="Browse and create channels" title="Browse and create channels" onClick={onBrowseChannels}>
+              +
+            </button>
+          )}
         </div>
         <input
           type="search"
@@ -659,7 +665,7 @@ export function Sidebar({
         ) : (
           <ul class="side-list">{sectionRows('others', others)}</ul>
         )}
-        {subs.length === 0 && <p class="side-empty">{channelFilter.trim() ? 'No channels match.' : 'You are not subscribed to any channel.'}</p>}
+        {subs.length === 0 && <p class="side-empty">{channelFilter.trim() ? 'No channels match.' : model.spectator ? 'No channel is open to visitors.' : 'You are not subscribed to any channel.'}</p>}
         {/* Zulip's link under the channels to those one could join. */}
         {toBrowse > 0 && (
           <a class="side-item browse-more" href="#channels">
@@ -667,37 +673,39 @@ export function Sidebar({
           </a>
         )}
       </nav>
-      <nav aria-label="Conversations" class="dms">
-        <h2 class="side-heading">
-          <SectionToggle label="Direct messages" open={!collapsed.has('dms')} onToggle={() => toggleSection('dms')} />
-        </h2>
-        <ul class="side-list">
-          {(collapsed.has('dms') ? [] : dms).map((key) => {
-            const ids = key.split(',').map(Number);
-            const others = ids.filter((id) => id !== model.me.user_id);
-            const label = others.length ? others.map((id) => (model.isUserMuted(id) ? 'Muted user' : model.userName(id))).join(', ') : `${model.me.full_name} (you)`;
-            const dmTerms: Term[] = [{ operator: 'dm', operand: others.length ? others : [model.me.user_id] }];
-            const status = others.length === 1 ? model.presenceOf(others[0]!) : null;
-            return (
-              <Item
-                key={key}
-                terms={dmTerms}
-                current={terms}
-                label={label}
-                count={dmUnread.get(key) ?? 0}
-                icon={status ? <span class={`presence-dot ${status}`} aria-label={status} /> : <span class="group-icon" aria-hidden="true">{others.length}</span>}
-              />
-            );
-          })}
-          {dms.length === 0 && !collapsed.has('dms') && <li class="side-empty">No conversations yet.</li>}
-        </ul>
-        {!collapsed.has('dms') && (moreDms > 0 || allDms) && (
-          <button type="button" class="btn ghost small more-topics" onClick={() => setAllDms(!allDms)}>
-            {allDms ? 'Fewer conversations' : 'More conversations'}
-            {!allDms && <Count n={moreDmsUnread} />}
-          </button>
-        )}
-      </nav>
+      {!model.spectator && (
+        <nav aria-label="Conversations" class="dms">
+          <h2 class="side-heading">
+            <SectionToggle label="Direct messages" open={!collapsed.has('dms')} onToggle={() => toggleSection('dms')} />
+          </h2>
+          <ul class="side-list">
+            {(collapsed.has('dms') ? [] : dms).map((key) => {
+              const ids = key.split(',').map(Number);
+              const others = ids.filter((id) => id !== model.me.user_id);
+              const label = others.length ? others.map((id) => (model.isUserMuted(id) ? 'Muted user' : model.userName(id))).join(', ') : `${model.me.full_name} (you)`;
+              const dmTerms: Term[] = [{ operator: 'dm', operand: others.length ? others : [model.me.user_id] }];
+              const status = others.length === 1 ? model.presenceOf(others[0]!) : null;
+              return (
+                <Item
+                  key={key}
+                  terms={dmTerms}
+                  current={terms}
+                  label={label}
+                  count={dmUnread.get(key) ?? 0}
+                  icon={status ? <span class={`presence-dot ${status}`} aria-label={status} /> : <span class="group-icon" aria-hidden="true">{others.length}</span>}
+                />
+              );
+            })}
+            {dms.length === 0 && !collapsed.has('dms') && <li class="side-empty">No conversations yet.</li>}
+          </ul>
+          {!collapsed.has('dms') && (moreDms > 0 || allDms) && (
+            <button type="button" class="btn ghost small more-topics" onClick={() => setAllDms(!allDms)}>
+              {allDms ? 'Fewer conversations' : 'More conversations'}
+              {!allDms && <Count n={moreDmsUnread} />}
+            </button>
+          )}
+        </nav>
+      )}
       {/* Zulip's left_side_userlist: People here in narrow windows. */}
       {model.settings.left_side_userlist === true && onUser && <People onUser={onUser} inLeft />}
     </aside>
