@@ -48,10 +48,20 @@ test('a node answers repeated reads from memory, with no query', { skip }, async
   const node = t.nodes[1]!;
   assertSuccess(await ownerB.get('/users/me'));
   assertSuccess(await ownerB.get('/streams'));
-  const again = await statementsOn(node, async () => {
-    assertSuccess(await ownerB.get('/users/me'));
-  });
-  assert.deepEqual(again, [], 'GET /users/me read the database again');
+  // The node's own timers (scheduled messages, email clean-up) may run a statement during a request;
+  // a request that reads the database does it every time, so one of three tries without any is the proof.
+  const tries: string[][] = [];
+  for (let i = 0; i < 3 && !tries.some((x) => x.length === 0); i++) {
+    tries.push(
+      await statementsOn(node, async () => {
+        assertSuccess(await ownerB.get('/users/me'));
+      }),
+    );
+  }
+  assert.ok(
+    tries.some((x) => x.length === 0),
+    `GET /users/me read the database again: ${JSON.stringify(tries)}`,
+  );
 });
 
 test('a name, a channel and a message changed through one node: the next request to another sees it', { skip }, async () => {
