@@ -904,7 +904,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
-  test('muted channels behind their section\u2019s toggle (Zulip\u2019s "1 MUTED"), which counts their unread messages in topics unmuted or followed there; the channel in view shown all the same; all shown while filtering; a folder of muted channels only shows them', () =>
+  test('muted channels behind their section\u2019s toggle (Zulip\u2019s "1 MUTED"), which counts their unread messages in topics unmuted or followed there; the channel in view shown all the same; all shown while filtering; a folder of muted channels only is collapsed, and opening it shows them', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ name: 'Bob Hidden' });
@@ -940,11 +940,23 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       assert.equal(await toggle.getByLabel(/unread/).count(), 0);
       await toggle.click();
       await eventually(async () => (await quiet.count()) === 0, 'hidden on asking');
-      // In a folder of its own, where nothing else would show, it is shown without a toggle.
+      // In a folder of its own, where nothing else would show, the folder is collapsed (Zulip's); opening it shows the channel, without a toggle.
       const folder = assertSuccess(await owner.request('POST', '/channel_folders/create', { name: 'Quiet ones', description: '' })).channel_folder_id as number;
       assertSuccess(await owner.request('PATCH', `/streams/${quietId}`, { folder_id: folder }));
+      const heading = nav.getByRole('button', { name: 'Quiet ones', exact: true });
+      await heading.waitFor();
+      assert.equal(await heading.getAttribute('aria-expanded'), 'false');
+      assert.equal(await quiet.count(), 0);
+      await heading.click();
       await nav.getByRole('list', { name: 'Quiet ones' }).getByRole('link', { name: /^quiet/ }).waitFor();
+      assert.equal(await heading.getAttribute('aria-expanded'), 'true');
       assert.equal(await nav.locator('.hidden-toggle').count(), 0);
+      await heading.click();
+      await eventually(async () => (await quiet.count()) === 0, 'the folder collapsed again');
+      // Unmuted, the channel is no longer quiet: the folder is open as the user left folders (open by default).
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: quietId, property: 'is_muted', value: false }]) }));
+      await quiet.waitFor();
+      assert.equal(await heading.getAttribute('aria-expanded'), 'true');
       await ctx.close();
     }));
 

@@ -295,6 +295,8 @@ export function Sidebar({
   const [collapsed, toggleSection] = useStoredSet(`parley-sidebar-collapsed:${model.me.user_id}`);
   // The sections whose muted and inactive channels are shown (Zulip hides them behind a toggle until asked).
   const [showingHidden, setShowingHidden] = useState<ReadonlySet<string>>(new Set());
+  // The folders of only muted or inactive channels opened on this page: Zulip collapses such a folder (nothing in it to see), and opening it shows them.
+  const [openedQuiet, setOpenedQuiet] = useState<ReadonlySet<string>>(new Set());
   const demote = model.demotesInactive();
   const toBrowse = model.channelsToBrowse();
   const subs = model.sidebarChannels().filter((s) => nameMatches(s.name, channelFilter));
@@ -570,7 +572,8 @@ export function Sidebar({
   /**
    * A section's rows (not the pinned one's), as Zulip's: its channels, then
    * its muted and inactive ones behind a toggle (shown while filtering, and
-   * the channel in view always; a section of only those shows them).
+   * the channel in view always; a section of only those, which the folders
+   * below show collapsed until opened as Zulip's, shows them).
    */
   const sectionRows = (key: string, list: Sub[]) => {
     const isHidden = (s: Sub) => model.mutedOrDemoted(s, demote);
@@ -648,11 +651,13 @@ export function Sidebar({
         {pinned.length > 0 && others.length > 0 && <hr class="side-sep" />}
         {folders ? (
           folders.map((g) => {
-            const open = !collapsed.has(g.key) || !!channelFilter.trim();
+            const quiet = g.subs.every((s) => model.mutedOrDemoted(s, demote));
+            const open = !!channelFilter.trim() || (quiet ? openedQuiet.has(g.key) : !collapsed.has(g.key));
+            const toggleFolder = () => (quiet ? setOpenedQuiet(toggled(openedQuiet, g.key)) : toggleSection(g.key));
             return (
               <div key={g.key} class="side-folder">
                 <h3 class="side-subheading">
-                  <SectionToggle label={g.label} open={open} onToggle={() => toggleSection(g.key)} />
+                  <SectionToggle label={g.label} open={open} onToggle={toggleFolder} />
                   <SectionCount subs={g.subs} />
                 </h3>
                 <ul class="side-list" aria-label={g.label}>
