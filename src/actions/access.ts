@@ -67,6 +67,15 @@ export interface StreamAccess {
   content: boolean;
 }
 
+/**
+ * Whether spectators (logged-out visitors, where the organization allows
+ * them) may read a channel: a web-public one (Zulip's
+ * get_web_public_streams_queryset, which checks it is not private too).
+ */
+export function readableBySpectators(stream: StreamRow): boolean {
+  return !!stream.is_web_public && !stream.invite_only;
+}
+
 /** Computes a user's access to a channel. */
 export function streamAccess(user: UserRow, stream: StreamRow, subscribed: boolean, groups: Groups): StreamAccess {
   let metadata: boolean;

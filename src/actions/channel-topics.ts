@@ -14,7 +14,7 @@ import { displayTopic } from '../lib/topic.ts';
 import { realmById } from '../store/realm.ts';
 import type { UserRow } from '../store/users.ts';
 import { channelEmailToken, insertChannelEmailToken, topicHistoryRows } from '../store/channel-extras.ts';
-import { accessStreamById, canPost, canReadFullHistory } from './access.ts';
+import { accessStreamById, canPost, canReadFullHistory, readableBySpectators } from './access.ts';
 import { accessBotById } from './bots.ts';
 import { emailGatewayBot } from './system-bots.ts';
 
@@ -37,7 +37,7 @@ export async function getChannelTopics(svc: Services, user: UserRow | null, stre
   } else {
     if (!(await spectatorAccessEnabled(svc))) throw unauthorized();
     const stream = (await cachedStreams(svc, db)).byId.get(streamId);
-    if (!stream?.is_web_public) throw badRequest('Invalid channel ID');
+    if (!stream || !readableBySpectators(stream)) throw badRequest('Invalid channel ID');
   }
   const rows = await topicHistoryRows(db, svc.realmId, streamId, onlyReceivedBy);
   const emptyName = String(realmSettings((await realmById(db, svc.realmId)).settings_json).empty_topic_display_name);

@@ -5,12 +5,10 @@ import type { EventQueue, PollCancel } from '../events/queue.ts';
 import { fetchInitialState, type RegisterOptions } from '../state/registry.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
-import { cachedStreams } from './cache.ts';
+import { cachedRealm, cachedStreams } from './cache.ts';
 import { resolveEventNarrow } from './narrow.ts';
 import { FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../lib/version.ts';
 import { spectatorAccessEnabled } from './users-read.ts';
-import { realmById } from '../store/realm.ts';
-import { realmSettings } from '../lib/realm-settings.ts';
 
 const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 60 * 60;
 /** What `idle_queue_timeout: "mobile"` asks for: an app opened a few times a day finds its queue. */
@@ -131,7 +129,7 @@ export async function registerSpectator(svc: Services, input: SpectatorRegisterI
   if (!(await spectatorAccessEnabled(svc))) throw unauthorized();
   if (input.clientGravatar === true) throw badRequest("Invalid 'client_gravatar' parameter for anonymous request");
   if (input.includeSubscribers !== false) throw badRequest("Invalid 'include_subscribers' parameter for anonymous request");
-  const language = String(realmSettings((await realmById(svc.store.db, svc.realmId)).settings_json).default_language);
+  const language = String((await cachedRealm(svc)).settings.default_language);
   const opts: RegisterOptions = {
     user: spectatorStandIn(svc, language),
     spectator: true,

@@ -14,10 +14,10 @@ import { ApiError, badRequest, unauthorized } from '../lib/errors.ts';
 import { escapeText } from '../markdown/tree.ts';
 import { truncateContent } from '../lib/topic.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
-import { flagList, messagesByIds, RECIPIENT } from '../store/messages.ts';
+import { flagList, messagesByIds, RECIPIENT, type MessageRow } from '../store/messages.ts';
 import { firstUnread, firstVisibleMessageId, LARGER_THAN_MAX_MESSAGE_ID, messageAtOrAfterDate, narrowIdsAmong, narrowRange, type NarrowQuery } from '../store/narrow.ts';
 import { applyWithOperator, badNarrow, includesHistory, resolveNarrow, streamByOperand, type NarrowTerm } from './narrow.ts';
-import { accessMessage, canAccessHistory, invalidMessage, isSubscribed } from './access.ts';
+import { accessMessage, canAccessHistory, invalidMessage, isSubscribed, readableBySpectators } from './access.ts';
 import { dmParticipants, formatMessages, formatMessagesJson, loadDirectory, render, type Directory } from './messages-format.ts';
 import { hideInaccessibleSenders, userAccess } from './user-access.ts';
 import { spectatorAccessEnabled } from './users-read.ts';
@@ -107,20 +107,26 @@ async function spectatorNarrow(svc: Services, terms: NarrowTerm[] | null): Promi
   return kept;
 }
 
+/** A message spectators may read (of a channel readableBySpectators), if the ID names one. */
+async function spectatorMessage(svc: Services, db: Tx, id: number): Promise<MessageRow | undefined> {
+  const [row] = await messagesByIds(db, svc.realmId, [id]);
+  if (row?.recipient_type !== RECIPIENT.STREAM) return undefined;
+  const stream = await streamByOperand(svc, db, row.recipient_id);
+  return stream && readableBySpectators(stream) ? row : undefined;
+}
+
 /** A spectator's narrow resolved: its channels must be web-public, and so must a `with` message's. */
 async function prepareSpectatorNarrow(svc: Services, db: Tx, terms: NarrowTerm[], dir: Directory): Promise<PreparedNarrow> {
   const expanded = await applyWithOperator(terms, async (id) => {
-    const [row] = await messagesByIds(db, svc.realmId, [id]);
-    if (!row || row.recipient_type !== RECIPIENT.STREAM) return null;
-    const s = await streamByOperand(svc, db, row.recipient_id);
-    return s?.is_web_public ? { type: 'stream', streamId: s.id, topic: row.topic } : null;
+    const row = await spectatorMessage(svc, db, id);
+    return row ? { type: 'stream', streamId: row.recipient_id, topic: row.topic } : null;
   });
   let streamId: number | null = null;
   for (const t of expanded) {
     if (t.operator !== 'channel' && t.operator !== 'stream') continue;
     const s = await streamByOperand(svc, db, t.operand);
     // An unknown channel is refused as such below.
-    if (s && !s.is_web_public) throw badNarrow(`unknown web-public channel ${String(t.operand)}`);
+    if (s && !readableBySpectators(s)) throw badNarrow(`unknown web-public channel ${String(t.operand)}`);
     if (s && !t.negated) streamId = s.id;
   }
   const resolved = await resolveNarrow(svc, db, expanded, { me: null, emptyTopicDisplayName: dir.emptyTopicDisplayName });
@@ -269,9 +275,8 @@ export async function getMessage(svc: Services, user: UserRow | null, id: number
   const db = svc.store.db;
   if (!user) {
     if (!(await spectatorAccessEnabled(svc))) throw unauthorized();
-    const [row] = await messagesByIds(db, svc.realmId, [id]);
-    const stream = row?.recipient_type === RECIPIENT.STREAM ? await streamByOperand(svc, db, row.recipient_id) : undefined;
-    if (!row || !stream?.is_web_public) throw unauthorized();
+    const row = await spectatorMessage(svc, db, id);
+    if (!row) throw unauthorized();
     const dir = await loadDirectory(svc, db);
     const [dict] = await formatMessages(svc, db, [row], dir, { applyMarkdown: opts.applyMarkdown, clientGravatar: false, allowEmptyTopicName: opts.allowEmptyTopicName });
     return { raw_content: row.content, message: { ...dict, flags: ['read'] } };

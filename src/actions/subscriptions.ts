@@ -23,7 +23,7 @@ import {
   type SubscriptionPatch,
 } from '../store/streams.ts';
 import { Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
-import { accessStreamById, canAddSubscribers, canRemoveSubscribers, canSubscribeSelf, metadataViewers, streamAccess, type StreamGroupSetting } from './access.ts';
+import { accessStreamById, canAddSubscribers, canRemoveSubscribers, canSubscribeSelf, metadataViewers, readableBySpectators, streamAccess, type StreamGroupSetting } from './access.ts';
 import { formatStream, formatSubscription, loadChannelContext, STREAM_ASSIGNMENT_COLORS, subscriptionPropertyValue, SUBSCRIPTION_PROPERTIES, type ChannelContext, type SubscriptionProperty } from './streams-format.ts';
 import { checkStreamName, type TopicsPolicy } from './streams.ts';
 import { addSubscriptionsTx, announceNewChannels, checkCanCreate, insertChannel, sendSubscriptionAddEvents, type NewChannelSpec } from './streams-create.ts';
@@ -95,7 +95,7 @@ export async function subscriptionState(
  */
 export async function spectatorSubscriptions(svc: Services, opts: { archivedChannels: boolean }): Promise<Record<string, unknown>[]> {
   const ctx = await loadChannelContext(svc, svc.store.db);
-  const channels = ctx.streams.filter((s) => s.is_web_public && !s.invite_only && (opts.archivedChannels || !s.is_archived));
+  const channels = ctx.streams.filter((s) => readableBySpectators(s) && (opts.archivedChannels || !s.is_archived));
   return channels.map((s, i) => ({
     ...formatStream(s, ctx),
     color: STREAM_ASSIGNMENT_COLORS[i % STREAM_ASSIGNMENT_COLORS.length],

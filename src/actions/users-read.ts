@@ -1,11 +1,9 @@
 /** Reading users: GET /users, /users/me, /users/{id}, /users/{email} and realm_user state. */
 import type { Services } from '../services.ts';
 import { ApiError, badRequest, unauthorized } from '../lib/errors.ts';
-import { realmById } from '../store/realm.ts';
-import { realmSettings } from '../lib/realm-settings.ts';
 import { allUsers, userByDeliveryEmail, userById, usersByIds, type UserRow } from '../store/users.ts';
 import { dummyEmailUserId, formatUser, givenEmailNames } from './users-format.ts';
-import { cachedProfileData } from './cache.ts';
+import { cachedProfileData, cachedRealm } from './cache.ts';
 import { canAccessUser, userAccess } from './user-access.ts';
 
 export function noSuchUser(): ApiError {
@@ -84,7 +82,5 @@ export async function requireSpectatorAccess(svc: Services): Promise<null> {
  * the server enables web-public channels and the organization spectator access.
  */
 export async function spectatorAccessEnabled(svc: Services): Promise<boolean> {
-  if (!svc.config.webPublicStreamsEnabled) return false;
-  const realm = await realmById(svc.store.db, svc.realmId);
-  return !!realmSettings(realm.settings_json).enable_spectator_access;
+  return svc.config.webPublicStreamsEnabled && !!(await cachedRealm(svc)).settings.enable_spectator_access;
 }

@@ -2,6 +2,7 @@
 import { feature } from './registry.ts';
 import { MAX_FOLDER_DESCRIPTION_LENGTH, MAX_FOLDER_NAME_LENGTH, registerChannelFolders } from '../actions/channel-folders.ts';
 import { cachedStreams } from '../actions/cache.ts';
+import { readableBySpectators } from '../actions/access.ts';
 
 export default feature({
   state: [
@@ -13,7 +14,7 @@ export default feature({
           const folders = await registerChannelFolders(svc.store.db, svc.realmId);
           if (opts.spectator) {
             // A spectator sees the folders of web-public channels only (Zulip's get_channel_folders_for_spectators).
-            const used = new Set((await cachedStreams(svc)).list.filter((s) => s.is_web_public && !s.invite_only).map((s) => s.folder_id));
+            const used = new Set((await cachedStreams(svc)).list.filter(readableBySpectators).map((s) => s.folder_id));
             out.channel_folders = folders.filter((f) => used.has(f.id as number));
           } else out.channel_folders = folders;
         }
