@@ -2,15 +2,16 @@
  * Operations of Zulip's current API index added last: a user's subscribed
  * channels, updating subscriptions in one request, the thumbnail status of
  * an upload, the Welcome Bot's test message; and the declared list of
- * operations not provided (none of them is a route, each answers 404).
+ * operations not provided (none of them is a route, each answers 404); docs/API.md as the routes generate it.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account } from './helpers.ts';
 import { makeChannel } from './messages-fixtures.ts';
 import { ROLE } from '../src/store/users.ts';
 import { allRoutes } from '../src/http/routes/index.ts';
-import { displayPath } from '../src/cli/routes.ts';
+import { displayPath, routesMarkdown } from '../src/cli/routes.ts';
 import { NOT_PROVIDED } from '../src/http/routes/not-provided.ts';
 
 let t: TestServer;
@@ -173,4 +174,9 @@ test('operations not provided: declared with a reason, none is a route, each ans
     assert.equal(res.status, 404, `${n.method} ${n.path}`);
     assert.deepEqual(await res.json(), { result: 'error', msg: 'Not Found', code: 'BAD_REQUEST' });
   }
+});
+
+test('docs/API.md is what the route declarations generate (npm run -s routes -- --markdown > docs/API.md)', () => {
+  const written = readFileSync(new URL('../docs/API.md', import.meta.url), 'utf8');
+  assert.ok(written === routesMarkdown(allRoutes()), 'docs/API.md is out of date: run `npm run -s routes -- --markdown > docs/API.md`');
 });
