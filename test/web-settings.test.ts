@@ -458,7 +458,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await ctx.close();
     }));
 
-  test('marking messages read on scroll: never, or only in a conversation view, as chosen in Settings (the server has it)', () =>
+  test('marking messages read on scroll: only in views of whole conversations (not Starred messages, Mentions or a search, as Zulip\u2019s); never, or only in a conversation view, as chosen in Settings (the server has it)', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = t.client(await t.makeUser({ name: 'Bob Scroll' }));
@@ -467,13 +467,29 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const policyAtServer = async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: ['user_settings'] })).user_settings.web_mark_read_on_scroll_policy;
       const ctx = await newContext();
       const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+
+      // "Always" (the default): a message starred and mentioning the user stays unread in Starred
+      // messages, Mentions and a search, which show it out of its conversation.
+      const other = assertSuccess(await bob.post('/messages', { type: 'stream', to: 'general', topic: 'elsewhere', content: `@**${t.owner.row.full_name}** starred and mentioned` })).id as number;
+      assertSuccess(await owner.post('/messages/flags', { messages: JSON.stringify([other]), op: 'add', flag: 'starred' }));
+      const otherRead = async () => (assertSuccess(await owner.get(`/messages/${other}`)).message.flags as string[]).includes('read');
+      for (const view of ['#narrow/is/starred', '#narrow/is/mentioned', '#narrow/search/mentioned']) {
+        await page.evaluate((h) => ((globalThis as any).location.hash = h), view);
+        await messageRow(page, 'starred and mentioned').waitFor();
+        await page.waitForTimeout(1500);
+        assert.equal(await otherRead(), false, `not read in ${view}`);
+      }
+      // Its topic's view marks it read (the first message stays unread, out of view).
+      const generalId = (assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      await page.evaluate((g) => ((globalThis as any).location.hash = `#narrow/channel/${g}/topic/elsewhere`), generalId);
+      await eventually(() => otherRead(), 'read in its topic');
+      assert.equal(await isRead(), false);
       const choose = async (label: string, value: number) => {
         await page.getByRole('button', { name: 'Settings', exact: true }).click();
         await page.getByLabel('Mark messages as read when they scroll into view').selectOption({ label });
         await eventually(async () => (await policyAtServer()) === value, `${label} at the server`);
         await page.keyboard.press('Escape');
       };
-      const generalId = (assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
 
       await choose('Never', 3);
       await page.evaluate((g) => ((globalThis as any).location.hash = `#narrow/channel/${g}`), generalId);

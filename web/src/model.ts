@@ -4,7 +4,7 @@
  * read it directly and re-render when `changed()` fires.
  */
 import { api, ApiError, failureText, NetworkError } from './api.ts';
-import { matches, type LocalMessage, type MatchContext, type Place, type Term } from './narrow.ts';
+import { matches, opensAtFirstUnread, type LocalMessage, type MatchContext, type Place, type Term } from './narrow.ts';
 
 export interface User {
   user_id: number;
@@ -416,12 +416,15 @@ export class MessageList {
     this.error = null;
     try {
       // Around a linked message: half a page each side (String: the anchor itself included). Else a page
-      // each side of the first unread message (the newest page when none is unread, as the server answers).
-      const r = this.near === null ? await this.fetch('first_unread', PAGE, PAGE) : await this.fetch(String(this.near), PAGE / 2, PAGE / 2);
+      // each side of the first unread message (the newest page when none is unread, as the server answers),
+      // or in views that do not open there (Starred messages, a search) the newest page.
+      const atFirstUnread = this.near === null && opensAtFirstUnread(this.terms);
+      const r =
+        this.near !== null ? await this.fetch(String(this.near), PAGE / 2, PAGE / 2) : atFirstUnread ? await this.fetch('first_unread', PAGE, PAGE) : await this.fetch('newest', PAGE, 0);
       this.merge(r.messages, true);
       this.foundOldest = r.found_oldest;
       this.foundNewest = r.found_newest;
-      if (this.near === null) {
+      if (atFirstUnread) {
         const first = r.messages.find((m) => m.id === r.anchor);
         this.firstUnread = first && !first.flags.includes('read') ? first.id : null;
       }

@@ -40,6 +40,43 @@ export function placeTerms(p: Place): Term[] {
 }
 
 /** Zulip's Reactions view: the user's own messages that have reactions (Zulip's address for it says "sender/me"). */
+/** A term's type as Zulip's filter names it: "not-" when negated, the operator, and for is, has, in and channels the operand too ("is-dm"). */
+function termType(t: Term): string {
+  const op = t.operator === 'stream' ? 'channel' : t.operator === 'pm-with' ? 'dm' : t.operator;
+  const operand = op === 'is' && t.operand === 'private' ? 'dm' : String(t.operand);
+  return (t.negated ? 'not-' : '') + op + (['is', 'has', 'in', 'channels'].includes(op) ? `-${operand}` : '');
+}
+
+/**
+ * The views that show every message of each conversation they show, where
+ * messages seen are marked read (Zulip's can_mark_messages_read): All
+ * messages, a channel, a topic, direct messages, resolved topics. Starred
+ * messages, Mentions, Reactions, a search and the like show a few messages
+ * out of their conversations and mark nothing read. By their terms' types,
+ * sorted ("with" and "near" are not among a list's terms).
+ */
+const READING_VIEWS = new Set(['', 'channel', 'channel,topic', 'dm', 'is-dm', 'not-is-dm', 'is-resolved', 'in-home', 'in-all', 'not-is-muted']);
+/** Conversation views: a topic, a direct-message conversation (Zulip's is_conversation_view). */
+const CONVERSATION_VIEWS = new Set(['channel,topic', 'dm']);
+
+/** Whether the narrow is one of the views above. */
+export function showsWholeConversations(terms: Term[]): boolean {
+  return READING_VIEWS.has(terms.map(termType).sort().join(','));
+}
+
+export function isConversationView(terms: Term[]): boolean {
+  return CONVERSATION_VIEWS.has(terms.map(termType).sort().join(','));
+}
+
+/**
+ * Whether a view opens at its first unread message (Zulip's
+ * allow_use_first_unread_when_narrowing): the views above, and those of an
+ * "is:" kind but Starred messages (Mentions, say); else at the newest.
+ */
+export function opensAtFirstUnread(terms: Term[]): boolean {
+  return showsWholeConversations(terms) || (terms.some((t) => t.operator === 'is') && !terms.some((t) => t.operator === 'is' && t.operand === 'starred'));
+}
+
 /** Zulip's address of the Reactions view. */
 export const REACTIONS_HASH = '#narrow/has/reaction/sender/me';
 

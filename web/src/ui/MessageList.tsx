@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText } from '../api.ts';
 import { model, type Message, type MessageList } from '../model.ts';
-import { narrowToHash, placeKey, placeTerms, type Term } from '../narrow.ts';
+import { isConversationView, narrowToHash, placeKey, placeTerms, showsWholeConversations, type Term } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
@@ -58,17 +58,14 @@ function longCutoffs(): { read: number; unread: number } {
 }
 
 /**
- * Whether messages seen in this narrow are marked read (the user's
- * web_mark_read_on_scroll_policy, as Zulip's: 1 always, 2 only in
- * conversation views, a topic or a direct-message conversation, 3 never).
+ * Whether messages seen in this narrow are marked read: in the views above,
+ * as the user's web_mark_read_on_scroll_policy says (Zulip's: 1 always, 2
+ * only in conversation views, 3 never).
  */
 function marksReadOnScroll(terms: Term[]): boolean {
   const policy = Number(model.settings.web_mark_read_on_scroll_policy ?? 1);
   if (policy === 3) return false;
-  if (policy !== 2) return true;
-  const positive = terms.filter((t) => !t.negated);
-  const only = (...ops: string[]) => positive.length === ops.length && ops.every((op) => positive.some((t) => t.operator === op));
-  return only('channel', 'topic') || only('dm');
+  return policy === 2 ? isConversationView(terms) : showsWholeConversations(terms);
 }
 
 function canEdit(m: Message): boolean {
