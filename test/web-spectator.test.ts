@@ -36,6 +36,21 @@ await browserTests('the web client in Chromium: logged-out visitors', (newContex
       await table.getByText('schedule').waitFor();
       await table.getByText('welcome').waitFor();
       assert.equal(await table.getByText('budget').count(), 0);
+      // Nothing is unread for a visitor, who took part in nothing: those filters are disabled.
+      assert.equal(await page.getByRole('checkbox', { name: 'Unread' }).isDisabled(), true);
+      assert.equal(await page.getByRole('checkbox', { name: 'Participated' }).isDisabled(), true);
+      // The keys listed are those a visitor can use; those of views a visitor does not have do nothing.
+      await page.keyboard.press('?');
+      const keys = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+      await keys.getByText('Search', { exact: true }).waitFor();
+      assert.equal(await keys.getByText('New channel message').count(), 0);
+      assert.equal(await keys.getByText('Drafts').count(), 0);
+      await page.keyboard.press('Escape');
+      await keys.waitFor({ state: 'detached' });
+      for (const key of ['I', 'P', 'd']) await page.keyboard.press(key);
+      await page.waitForTimeout(300);
+      assert.equal(new URL(page.url()).hash, '');
+      await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();
 
       // The sidebar: the two views that need no account, the web-public channel only, no direct messages.
       const views = page.getByRole('navigation', { name: 'Views' });
@@ -55,6 +70,15 @@ await browserTests('the web client in Chromium: logged-out visitors', (newContex
       await messageRow(page, 'Doors open at nine').waitFor();
       assert.equal(await page.getByLabel('Message', { exact: true }).count(), 0);
       assert.equal(await page.getByRole('toolbar', { name: 'Actions' }).count(), 0);
+      // The keys that would change a message ask nothing of the server (Ctrl+S stars, + reacts).
+      const writes: string[] = [];
+      page.on('request', (r) => {
+        if (r.method() !== 'GET' && new URL(r.url()).pathname.startsWith('/json/messages')) writes.push(`${r.method()} ${r.url()}`);
+      });
+      await messageRow(page, 'Doors open at nine').click();
+      for (const key of ['Control+s', '+', '=', 'U', '-']) await page.keyboard.press(key);
+      await page.waitForTimeout(500);
+      assert.deepEqual(writes, []);
       // Its topics are listed in the sidebar.
       await page.getByRole('list', { name: 'In open-house' }).getByRole('link', { name: /^welcome/ }).click();
       await messageRow(page, 'Hello visitors').waitFor();

@@ -56,6 +56,9 @@ function goHome(): void {
   dispatchEvent(new HashChangeEvent('hashchange'));
 }
 
+/** The app's keys that a logged-out visitor has no use for (see Shortcuts). */
+const SPECTATOR_IGNORED_KEYS = new Set(['I', 'P', 'd', 'c', 'x', 'n', 'N', 'p', 'w']);
+
 const isNear = (t: Term) => t.operator === 'near' || t.operator === 'with';
 
 /**
@@ -279,6 +282,8 @@ export function App() {
         return;
       }
       if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+      // A logged-out visitor has no Inbox, direct messages, drafts, compose box, unread messages or People.
+      if (model.spectator && SPECTATOR_IGNORED_KEYS.has(e.key)) return;
       // Zulip's keys for views: a (All messages, its old name), I (Inbox), P (direct messages).
       const viewKeys: Record<string, string> = { a: '#feed', I: '#inbox', P: narrowToHash([{ operator: 'is', operand: 'dm' }]) };
       if (Object.hasOwn(viewKeys, e.key)) {

@@ -562,6 +562,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
         for (const a of row?.querySelectorAll<HTMLAnchorElement>('.message_inline_image a') ?? []) if (viewImage(a)) break;
       },
     };
+    // A logged-out visitor changes nothing and writes nothing: of these keys only those that go somewhere or show.
+    if (model.spectator && (starKey || (Object.hasOwn(onMessage, e.key) && !['s', 'S', 'v'].includes(e.key)))) return;
     if (starKey) {
       const m = msgs.find((x) => x.id === current());
       if (m) void run(() => api('POST', '/messages/flags', { messages: [m.id], op: m.flags.includes('starred') ? 'remove' : 'add', flag: 'starred' }));

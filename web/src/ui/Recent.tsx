@@ -140,11 +140,12 @@ export function Recent({ streamId }: { streamId?: number }) {
   return (
     <section class="recent" aria-label={streamId === undefined ? 'Recent conversations' : `Topics of #${model.streamName(streamId)}`}>
       <div class="recent-filters">
-        <label>
-          <input type="checkbox" checked={unreadOnly} onChange={(e) => setUnreadOnly(e.currentTarget.checked)} /> Unread
+        {/* (A logged-out visitor has nothing unread and took part in nothing: shown disabled, as in Zulip.) */}
+        <label title={model.spectator ? 'Log in to use this filter' : undefined}>
+          <input type="checkbox" checked={unreadOnly} disabled={model.spectator} onChange={(e) => setUnreadOnly(e.currentTarget.checked)} /> Unread
         </label>
-        <label>
-          <input type="checkbox" checked={participated} onChange={(e) => setParticipated(e.currentTarget.checked)} /> Participated
+        <label title={model.spectator ? 'Log in to use this filter' : undefined}>
+          <input type="checkbox" checked={participated} disabled={model.spectator} onChange={(e) => setParticipated(e.currentTarget.checked)} /> Participated
         </label>
         <label>
           <input type="checkbox" checked={includeMuted} onChange={(e) => setIncludeMuted(e.currentTarget.checked)} /> Include muted

@@ -42,6 +42,9 @@ const SHORTCUTS: Array<[string, string]> = [
   ['v', 'Show the selected message\u2019s image'],
 ];
 
+/** The keys above that a logged-out visitor (Zulip's spectator) may use: searching, moving, reading. */
+const SPECTATOR_KEYS = new Set(['?', '/ Ctrl+k', 't', 'a', 'A / D', '\u2193 j / \u2191 k', 'Home', 'End G', 'J / K', 's / S', 'v']);
+
 /** The keys after those that send and start a new line in the compose box. */
 const MORE_SHORTCUTS: Array<[string, string]> = [
   ['Ctrl+b / Ctrl+i', 'Bold / italic (in the compose box)'],
@@ -67,8 +70,11 @@ export function Shortcuts({ onClose }: { onClose(): void }) {
     ['Esc', model.settings.web_escape_navigates_to_home_view !== false ? 'Close a dialog or a card; leave a field; else go to the home view' : 'Close a dialog or a card; leave a field'],
     ['Ctrl+[', 'As Esc, going to the home view in the end'],
   ];
-  // Which keys send and which start a new line, as the user's enter_sends says.
-  const shown = [...SHORTCUTS, ...sendKeys, ...MORE_SHORTCUTS, ...escape];
+  // Which keys send and which start a new line, as the user's enter_sends says. A logged-out
+  // visitor's keys are those that read and move (App and the message list ignore the others).
+  const shown = model.spectator
+    ? [...SHORTCUTS.filter(([key]) => SPECTATOR_KEYS.has(key)), ['q', 'Filter channels'] as [string, string], ...escape]
+    : [...SHORTCUTS, ...sendKeys, ...MORE_SHORTCUTS, ...escape];
   return (
     <Dialog id="shortcuts-title" title="Keyboard shortcuts" onClose={onClose}>
       <table class="shortcuts" aria-labelledby="shortcuts-title">
