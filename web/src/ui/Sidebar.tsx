@@ -373,7 +373,7 @@ export function Sidebar({
   const starredTerms: Term[] = [{ operator: 'is', operand: 'starred' }];
   const myReactions = reactionsTerms(model.me.user_id);
   /** The Views list in Zulip's order (Direct messages, its own section in Zulip, after All messages), then the user's own views; the home view is moved first below. */
-  const views: SideView[] = [
+  const allViews: SideView[] = [
     { fragment: 'inbox', label: 'Inbox', href: '#inbox', row: (menu) => <ViewItem hash="#inbox" view={view} label="Inbox" icon={ICONS.inbox} count={inboxCount} menu={menu} /> },
     { fragment: 'recent', label: 'Recent conversations', href: '#recent', row: (menu) => <ViewItem hash="#recent" view={view} label="Recent conversations" icon={ICONS.recent} menu={menu} /> },
     { fragment: 'feed', label: 'All messages', href: narrowToHash(feedTerms), row: (menu) => <Item terms={feedTerms} current={terms} label="All messages" icon={ICONS.all} count={model.unreadInFeed()} menu={menu} /> },
@@ -404,7 +404,7 @@ export function Sidebar({
       }),
   ];
   // A spectator has Zulip's two views that need no account: Recent conversations and the combined feed.
-  if (model.spectator) views.splice(0, views.length, ...views.filter((v) => v.fragment === 'recent' || v.fragment === 'feed'));
+  const views = model.spectator ? allViews.filter((v) => v.fragment === 'recent' || v.fragment === 'feed') : allViews;
   // The home view first, the others in their order, as Zulip's sidebar has them.
   const home = model.settings.web_home_view === 'recent' ? 'recent' : model.settings.web_home_view === 'all_messages' ? 'feed' : 'inbox';
   views.sort((a, b) => Number(b.fragment === home) - Number(a.fragment === home));
