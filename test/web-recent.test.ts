@@ -6,7 +6,7 @@
  * filter, a topic moved elsewhere showing under its new name, a conversation
  * whose only message is deleted and a channel left elsewhere leaving the
  * list, all live; a row's "Mark as read" (the server has it read); the
- * "Participated", text and "Include muted" filters; a row (clicked, or
+ * "Participated", text, "Include muted" and "Include DMs" filters (kept across a reload); a row (clicked, or
  * reached with the arrow keys) opening its conversation, whose messages the
  * server then has read; older conversations than the newest 400 messages
  * loaded on asking. The Inbox (#inbox): the conversations with unread
@@ -110,6 +110,18 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       assert.match((await row('#general \u203a hush').textContent())!, /\(muted\)/);
       await page.getByLabel('Include muted').uncheck();
       await eventually(async () => (await row('#general \u203a hush').count()) === 0, 'the muted topic hidden again');
+
+      // "Include DMs" (on at first) unchecked: the direct-message conversation goes; the choice is kept across a reload, as Zulip keeps it.
+      const includeDms = page.getByLabel('Include DMs');
+      assert.equal(await includeDms.isChecked(), true);
+      await includeDms.uncheck();
+      await eventually(async () => (await row('Bob Recent').count()) === 0, 'the direct messages left out');
+      await page.reload();
+      await row('#general \u203a alpha').waitFor();
+      assert.equal(await includeDms.isChecked(), false);
+      assert.equal(await row('Bob Recent').count(), 0);
+      await includeDms.check();
+      await row('Bob Recent').waitFor();
 
       // A topic moved elsewhere shows under its new name.
       assertSuccess(await bob.request('PATCH', `/messages/${betaId}`, { topic: 'gamma', propagate_mode: 'change_all' }));

@@ -190,8 +190,8 @@ export function toggled<T>(set: ReadonlySet<T>, item: T): Set<T> {
  * A set of strings this browser keeps under `key` (which parts of a view are
  * collapsed, say), and a function adding a string to it or taking it out.
  */
-export function useStoredSet(key: string): [ReadonlySet<string>, (item: string) => void] {
-  const [set, setSet] = useState<ReadonlySet<string>>(() => new Set(storedList(key).filter((k): k is string => typeof k === 'string')));
+export function useStoredSet(key: string, initial: readonly string[] = []): [ReadonlySet<string>, (item: string) => void] {
+  const [set, setSet] = useState<ReadonlySet<string>>(() => new Set(localStorage.getItem(key) === null ? initial : storedList(key).filter((k): k is string => typeof k === 'string')));
   const toggle = (item: string) => {
     const next = toggled(set, item);
     setSet(next);

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { MessageList, model, type RecentData, type RecentMessage } from '../model.ts';
 import { narrowToHash, placeKey, placeTerms, type Place, type Term } from '../narrow.ts';
-import { cx, formatDay, formatTime, fullTime } from '../util.ts';
+import { cx, formatDay, formatTime, fullTime, useStoredSet } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
 
@@ -108,16 +108,20 @@ function lastTime(ts: number): string {
 /**
  * Recent conversations (#recent): the latest channel topics and direct-message
  * conversations, newest activity first, with their unread counts, latest
- * senders and last message's time; filters for unread ones, ones the user
- * sent to, muted ones and a text; older conversations load on asking
+ * senders and last message's time; filters for direct messages, unread
+ * ones, ones the user sent to, muted ones (kept in the browser) and a text;
+ * older conversations load on asking
  * ("Load more conversations"). The arrow keys move between rows.
  * With `streamId`: that channel's topics alike (Zulip's "List of topics",
  * #topics/channel/<id>).
  */
 export function Recent({ streamId }: { streamId?: number }) {
-  const [unreadOnly, setUnreadOnly] = useState(false);
-  const [participated, setParticipated] = useState(false);
-  const [includeMuted, setIncludeMuted] = useState(false);
+  // The filters chosen are kept in the browser, as Zulip keeps them; direct messages are included at first.
+  const [filters, toggleFilter] = useStoredSet(`parley-recent-filters:${model.me.user_id}`, ['include_private']);
+  const unreadOnly = filters.has('unread') && !model.spectator;
+  const participated = filters.has('participated') && !model.spectator;
+  const includeMuted = filters.has('include_muted');
+  const includeDms = streamId !== undefined || filters.has('include_private');
   const [text, setText] = useState('');
 
   const data = streamId === undefined ? model.recent : model.recentOfChannel(streamId);
@@ -131,6 +135,7 @@ export function Recent({ streamId }: { streamId?: number }) {
       (!unreadOnly || c.unread > 0) &&
       (!participated || c.participated) &&
       (includeMuted || !c.muted) &&
+      (includeDms || c.newest.type === 'stream') &&
       (!needle || c.label.toLowerCase().includes(needle) || c.senders.some((id) => model.userName(id).toLowerCase().includes(needle))),
   );
 
@@ -141,14 +146,19 @@ export function Recent({ streamId }: { streamId?: number }) {
     <section class="recent" aria-label={streamId === undefined ? 'Recent conversations' : `Topics of #${model.streamName(streamId)}`}>
       <div class="recent-filters">
         {/* (A logged-out visitor has nothing unread and took part in nothing: shown disabled, as in Zulip.) */}
+        {streamId === undefined && (
+          <label title={model.spectator ? 'Log in to use this filter' : undefined}>
+            <input type="checkbox" checked={includeDms} disabled={model.spectator} onChange={() => toggleFilter('include_private')} /> Include DMs
+          </label>
+        )}
         <label title={model.spectator ? 'Log in to use this filter' : undefined}>
-          <input type="checkbox" checked={unreadOnly} disabled={model.spectator} onChange={(e) => setUnreadOnly(e.currentTarget.checked)} /> Unread
+          <input type="checkbox" checked={unreadOnly} disabled={model.spectator} onChange={() => toggleFilter('unread')} /> Unread
         </label>
         <label title={model.spectator ? 'Log in to use this filter' : undefined}>
-          <input type="checkbox" checked={participated} disabled={model.spectator} onChange={(e) => setParticipated(e.currentTarget.checked)} /> Participated
+          <input type="checkbox" checked={participated} disabled={model.spectator} onChange={() => toggleFilter('participated')} /> Participated
         </label>
         <label>
-          <input type="checkbox" checked={includeMuted} onChange={(e) => setIncludeMuted(e.currentTarget.checked)} /> Include muted
+          <input type="checkbox" checked={includeMuted} onChange={() => toggleFilter('include_muted')} /> Include muted
         </label>
         <input type="search" aria-label={`Filter ${what}`} placeholder={`Filter ${what}`} value={text} onInput={(e) => setText(e.currentTarget.value)} />
       </div>
