@@ -770,6 +770,35 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
+  test('Starred messages and a search open at the newest message, not the first unread (Zulip\u2019s); a topic at its first unread', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = t.client(await t.makeUser({ name: 'Bob Stars' }));
+      const ids: number[] = [];
+      for (let i = 1; i <= 60; i++) ids.push(assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'stars', content: `starred ${String(i).padStart(2, '0')}` })).id);
+      assertSuccess(await owner.request('POST', '/messages/flags', { messages: JSON.stringify(ids), op: 'add', flag: 'starred' }));
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const inView = async (text: string) => {
+        const p = (await page.locator('.message-scroller').boundingBox())!;
+        const r = await messageRow(page, text).boundingBox();
+        return r !== null && r.y + r.height > p.y && r.y < p.y + p.height;
+      };
+      for (const view of ['#narrow/is/starred', '#narrow/search/starred']) {
+        await page.evaluate((h) => ((globalThis as any).location.hash = h), view);
+        await messageRow(page, 'starred 60').waitFor();
+        await eventually(() => inView('starred 60'), `the newest in view in ${view}`);
+        assert.equal(await inView('starred 01'), false, `the first unread out of view in ${view}`);
+      }
+      // (Neither view marked anything read.) The topic opens at its first unread message.
+      const generalId = (assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      await page.evaluate((g) => ((globalThis as any).location.hash = `#narrow/channel/${g}/topic/stars`), generalId);
+      await messageRow(page, 'starred 01').waitFor();
+      await eventually(() => inView('starred 01'), 'the first unread in view in the topic');
+      assert.equal(await inView('starred 60'), false);
+      await ctx.close();
+    }));
+
   test('a long message shows condensed until "Show more", and "Show less" condenses it again; a short one has no button; long is a height, measured again in a window of another size and when its images load', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
