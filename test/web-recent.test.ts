@@ -6,7 +6,8 @@
  * filter, a topic moved elsewhere showing under its new name, a conversation
  * whose only message is deleted and a channel left elsewhere leaving the
  * list, all live; a row's "Mark as read" (the server has it read); the
- * "Participated", text, "Include muted" and "Include DMs" filters (kept across a reload); a row (clicked, or
+ * "Participated", text and "Include DMs" filters and the topics shown
+ * (standard view, all topics, followed topics), kept across a reload; a row (clicked, or
  * reached with the arrow keys) opening its conversation, whose messages the
  * server then has read; older conversations than the newest 400 messages
  * loaded on asking. The Inbox (#inbox): the conversations with unread
@@ -104,11 +105,17 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       await eventually(async () => JSON.stringify(await labels()) === JSON.stringify(['#general \u203a beta']), 'only beta for "bet"');
       await filter.fill('');
 
-      // The muted topic shows with "Include muted", marked muted.
-      await page.getByLabel('Include muted').check();
+      // Zulip's choice of topics: the muted topic shows with "All topics", marked muted; "Followed topics" lists
+      // followed ones (and direct messages) only; back to the standard view.
+      const topicsShown = page.getByLabel('Topics shown');
+      assert.equal(await topicsShown.inputValue(), 'unmuted_topics');
+      await topicsShown.selectOption({ label: 'All topics' });
       await row('#general \u203a hush').waitFor();
       assert.match((await row('#general \u203a hush').textContent())!, /\(muted\)/);
-      await page.getByLabel('Include muted').uncheck();
+      assertSuccess(await owner.request('POST', '/user_topics', { stream_id: generalId, topic: 'alpha', visibility_policy: 3 }));
+      await topicsShown.selectOption({ label: 'Followed topics' });
+      await eventually(async () => JSON.stringify(await labels()) === JSON.stringify(['#general \u203a alpha', 'Bob Recent', 'Welcome Bot']), 'the followed topic and the direct messages');
+      await topicsShown.selectOption({ label: 'Standard view' });
       await eventually(async () => (await row('#general \u203a hush').count()) === 0, 'the muted topic hidden again');
 
       // "Include DMs" (on at first) unchecked: the direct-message conversation goes; the choice is kept across a reload, as Zulip keeps it.
@@ -116,9 +123,12 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       assert.equal(await includeDms.isChecked(), true);
       await includeDms.uncheck();
       await eventually(async () => (await row('Bob Recent').count()) === 0, 'the direct messages left out');
+      await topicsShown.selectOption({ label: 'All topics' });
       await page.reload();
       await row('#general \u203a alpha').waitFor();
       assert.equal(await includeDms.isChecked(), false);
+      assert.equal(await topicsShown.inputValue(), 'all_topics');
+      await topicsShown.selectOption({ label: 'Standard view' });
       assert.equal(await row('Bob Recent').count(), 0);
       await includeDms.check();
       await row('Bob Recent').waitFor();

@@ -109,7 +109,8 @@ function lastTime(ts: number): string {
  * Recent conversations (#recent): the latest channel topics and direct-message
  * conversations, newest activity first, with their unread counts, latest
  * senders and last message's time; filters for direct messages, unread
- * ones, ones the user sent to, muted ones (kept in the browser) and a text;
+ * ones, ones the user sent to, the topics shown (Zulip's standard view, all
+ * topics, followed topics), kept in the browser, and a text;
  * older conversations load on asking
  * ("Load more conversations"). The arrow keys move between rows.
  * With `streamId`: that channel's topics alike (Zulip's "List of topics",
@@ -120,7 +121,15 @@ export function Recent({ streamId }: { streamId?: number }) {
   const [filters, toggleFilter] = useStoredSet(`parley-recent-filters:${model.me.user_id}`, ['include_private']);
   const unreadOnly = filters.has('unread') && !model.spectator;
   const participated = filters.has('participated') && !model.spectator;
-  const includeMuted = filters.has('include_muted');
+  // Zulip's choice of topics: the standard view (muted ones left out), all (muted ones too), or followed ones only.
+  const topicsKey = `parley-recent-topics:${model.me.user_id}`;
+  const [topicsShown, setTopicsShown] = useState(() => localStorage.getItem(topicsKey) ?? 'unmuted_topics');
+  const chooseTopics = (value: string) => {
+    setTopicsShown(value);
+    localStorage.setItem(topicsKey, value);
+  };
+  const includeMuted = topicsShown === 'all_topics';
+  const followedOnly = topicsShown === 'followed_topics' && !model.spectator;
   const includeDms = streamId !== undefined || filters.has('include_private');
   const [text, setText] = useState('');
 
@@ -135,6 +144,7 @@ export function Recent({ streamId }: { streamId?: number }) {
       (!unreadOnly || c.unread > 0) &&
       (!participated || c.participated) &&
       (includeMuted || !c.muted) &&
+      (!followedOnly || c.newest.type !== 'stream' || model.isTopicFollowed(c.newest.streamId!, c.newest.topic)) &&
       (includeDms || c.newest.type === 'stream') &&
       (!needle || c.label.toLowerCase().includes(needle) || c.senders.some((id) => model.userName(id).toLowerCase().includes(needle))),
   );
@@ -157,9 +167,13 @@ export function Recent({ streamId }: { streamId?: number }) {
         <label title={model.spectator ? 'Log in to use this filter' : undefined}>
           <input type="checkbox" checked={participated} disabled={model.spectator} onChange={() => toggleFilter('participated')} /> Participated
         </label>
-        <label>
-          <input type="checkbox" checked={includeMuted} onChange={() => toggleFilter('include_muted')} /> Include muted
-        </label>
+        <select aria-label="Topics shown" value={topicsShown} onChange={(e) => chooseTopics(e.currentTarget.value)}>
+          <option value="unmuted_topics">Standard view</option>
+          <option value="all_topics" title={streamId === undefined ? 'Includes muted channels and topics' : 'Includes muted topics'}>
+            All topics
+          </option>
+          {!model.spectator && <option value="followed_topics">Followed topics</option>}
+        </select>
         <input type="search" aria-label={`Filter ${what}`} placeholder={`Filter ${what}`} value={text} onInput={(e) => setText(e.currentTarget.value)} />
       </div>
       <ErrorLine error={data.error} />
