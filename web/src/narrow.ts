@@ -39,7 +39,6 @@ export function placeTerms(p: Place): Term[] {
   return [{ operator: 'dm', operand: (p.dmKey ?? '').split(',').map(Number) }];
 }
 
-/** Zulip's Reactions view: the user's own messages that have reactions (Zulip's address for it says "sender/me"). */
 /** A term's type as Zulip's filter names it: "not-" when negated, the operator, and for is, has, in and channels the operand too ("is-dm"). */
 function termType(t: Term): string {
   const op = t.operator === 'stream' ? 'channel' : t.operator === 'pm-with' ? 'dm' : t.operator;
@@ -80,6 +79,7 @@ export function opensAtFirstUnread(terms: Term[]): boolean {
 /** Zulip's address of the Reactions view. */
 export const REACTIONS_HASH = '#narrow/has/reaction/sender/me';
 
+/** Zulip's Reactions view: the user's own messages that have reactions (Zulip's address for it says "sender/me"). */
 export function reactionsTerms(me: number): Term[] {
   return [
     { operator: 'has', operand: 'reaction' },

@@ -58,8 +58,9 @@ function longCutoffs(): { read: number; unread: number } {
 }
 
 /**
- * Whether messages seen in this narrow are marked read: in the views above,
- * as the user's web_mark_read_on_scroll_policy says (Zulip's: 1 always, 2
+ * Whether messages seen in this narrow are marked read: in the views that
+ * show whole conversations (narrow.ts), as the user's
+ * web_mark_read_on_scroll_policy says (Zulip's: 1 always, 2
  * only in conversation views, 3 never).
  */
 function marksReadOnScroll(terms: Term[]): boolean {
