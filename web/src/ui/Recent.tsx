@@ -132,6 +132,8 @@ export function Recent({ streamId }: { streamId?: number }) {
   const followedOnly = topicsShown === 'followed_topics' && !model.spectator;
   const includeDms = streamId !== undefined || filters.has('include_private');
   const [text, setText] = useState('');
+  // (What a logged-out visitor's disabled filters say.)
+  const loginFirst = model.spectator ? 'Log in to use this filter' : undefined;
 
   const data = streamId === undefined ? model.recent : model.recentOfChannel(streamId);
   useEffect(() => {
@@ -157,14 +159,14 @@ export function Recent({ streamId }: { streamId?: number }) {
       <div class="recent-filters">
         {/* (A logged-out visitor has nothing unread and took part in nothing: shown disabled, as in Zulip.) */}
         {streamId === undefined && (
-          <label title={model.spectator ? 'Log in to use this filter' : undefined}>
+          <label title={loginFirst}>
             <input type="checkbox" checked={includeDms} disabled={model.spectator} onChange={() => toggleFilter('include_private')} /> Include DMs
           </label>
         )}
-        <label title={model.spectator ? 'Log in to use this filter' : undefined}>
+        <label title={loginFirst}>
           <input type="checkbox" checked={unreadOnly} disabled={model.spectator} onChange={() => toggleFilter('unread')} /> Unread
         </label>
-        <label title={model.spectator ? 'Log in to use this filter' : undefined}>
+        <label title={loginFirst}>
           <input type="checkbox" checked={participated} disabled={model.spectator} onChange={() => toggleFilter('participated')} /> Participated
         </label>
         <select aria-label="Topics shown" value={topicsShown} onChange={(e) => chooseTopics(e.currentTarget.value)}>

@@ -575,8 +575,9 @@ export function Sidebar({
    * the channel in view always; a section of only those, which the folders
    * below show collapsed until opened as Zulip's, shows them).
    */
+  /** A muted channel, or an inactive one where the user's demote_inactive_streams demotes it: behind a toggle, or (a folder of only those) collapsed. */
+  const isHidden = (s: Sub) => model.mutedOrDemoted(s, demote);
   const sectionRows = (key: string, list: Sub[]) => {
-    const isHidden = (s: Sub) => model.mutedOrDemoted(s, demote);
     const hidden = list.filter(isHidden);
     if (!hidden.length || hidden.length === list.length || channelFilter.trim()) return list.map(renderSub);
     const open = showingHidden.has(key);
@@ -651,7 +652,7 @@ export function Sidebar({
         {pinned.length > 0 && others.length > 0 && <hr class="side-sep" />}
         {folders ? (
           folders.map((g) => {
-            const quiet = g.subs.every((s) => model.mutedOrDemoted(s, demote));
+            const quiet = g.subs.every(isHidden);
             const open = !!channelFilter.trim() || (quiet ? openedQuiet.has(g.key) : !collapsed.has(g.key));
             const toggleFolder = () => (quiet ? setOpenedQuiet(toggled(openedQuiet, g.key)) : toggleSection(g.key));
             return (
