@@ -473,9 +473,12 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const other = assertSuccess(await bob.post('/messages', { type: 'stream', to: 'general', topic: 'elsewhere', content: `@**${t.owner.row.full_name}** starred and mentioned` })).id as number;
       assertSuccess(await owner.post('/messages/flags', { messages: JSON.stringify([other]), op: 'add', flag: 'starred' }));
       const otherRead = async () => (assertSuccess(await owner.get(`/messages/${other}`)).message.flags as string[]).includes('read');
+      // Each says so under the messages (Zulip's unread banner).
+      const banner = page.locator('.unread-banner');
       for (const view of ['#narrow/is/starred', '#narrow/is/mentioned', '#narrow/search/mentioned']) {
         await page.evaluate((h) => ((globalThis as any).location.hash = h), view);
         await messageRow(page, 'starred and mentioned').waitFor();
+        await banner.getByText('To preserve your reading state, this view does not mark messages as read.').waitFor();
         await page.waitForTimeout(1500);
         assert.equal(await otherRead(), false, `not read in ${view}`);
       }
@@ -494,16 +497,60 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await choose('Never', 3);
       await page.evaluate((g) => ((globalThis as any).location.hash = `#narrow/channel/${g}`), generalId);
       await messageRow(page, 'seen or not').waitFor();
+      await banner.getByText('Messages will not be automatically marked as read.').waitFor();
+      assert.equal(await banner.getByRole('link', { name: 'Change setting' }).getAttribute('href'), '#settings');
       await page.waitForTimeout(1500);
       assert.equal(await isRead(), false, 'not read in a channel view with "Never"');
 
       await choose('Only in conversation views (a topic or a direct-message conversation)', 2);
       await page.evaluate((g) => ((globalThis as any).location.hash = `#narrow/channel/${g}`), generalId);
       await messageRow(page, 'seen or not').waitFor();
+      await banner.getByText('Messages will not be automatically marked as read because this is not a conversation view.').waitFor();
       await page.waitForTimeout(1500);
       assert.equal(await isRead(), false, 'not read in a channel view');
       await page.evaluate((g) => ((globalThis as any).location.hash = `#narrow/channel/${g}/topic/scroll`), generalId);
       await eventually(() => isRead(), 'read in the topic view');
+      await ctx.close();
+    }));
+
+  test('a link\u2019s "near" view marks nothing read and a "with" one does, as Zulip\u2019s; the banner under unread messages left unread marks the view\u2019s messages read, or is closed for that view', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = t.client(await t.makeUser({ name: 'Bob Linked' }));
+      const generalId = (assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const send = async (topic: string, content: string) => assertSuccess(await bob.post('/messages', { type: 'stream', to: 'general', topic, content })).id as number;
+      const read = async (id: number) => (assertSuccess(await owner.get(`/messages/${id}`)).message.flags as string[]).includes('read');
+      const a = await send('linked', 'linked first');
+      const b = await send('linked', 'linked second');
+      const ctx = await newContext();
+      const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '#narrow/is/starred');
+      const banner = page.locator('.unread-banner');
+      const go = (hash: string) => page.evaluate((h) => ((globalThis as any).location.hash = h), hash);
+
+      // The topic at a "near" link: both in view, neither read; the banner says why. Closed, it stays closed in this view.
+      await go(`#narrow/channel/${generalId}-general/topic/linked/near/${a}`);
+      await messageRow(page, 'linked second').waitFor();
+      await banner.getByText('To preserve your reading state, this view does not mark messages as read.').waitFor();
+      await banner.getByRole('button', { name: 'Close' }).click();
+      await banner.waitFor({ state: 'detached' });
+      await page.mouse.wheel(0, -200);
+      await page.waitForTimeout(1500);
+      assert.equal(await banner.count(), 0, 'closed for the view');
+      assert.deepEqual([await read(a), await read(b)], [false, false], 'not read at a near link');
+
+      // At a "with" link (Zulip's link to a conversation): read.
+      await go(`#narrow/channel/${generalId}-general/topic/linked/with/${a}`);
+      await eventually(async () => (await read(a)) && (await read(b)), 'read at a with link');
+      assert.equal(await banner.count(), 0);
+
+      // A search's banner: "Mark as read" marks its messages read.
+      const c = await send('searched', 'a needle here');
+      const d = await send('searched', 'another needle');
+      await go('#narrow/search/needle');
+      await messageRow(page, 'another needle').waitFor();
+      await banner.getByRole('button', { name: 'Mark as read' }).click();
+      await eventually(async () => (await read(c)) && (await read(d)), 'read by the banner');
+      await banner.waitFor({ state: 'detached' });
       await ctx.close();
     }));
 

@@ -320,6 +320,11 @@ export class MessageList {
   readonly terms: Term[];
   /** The message to open the list at (a link's `near`), or null for the first unread one (else the newest). */
   readonly near: number | null;
+  /**
+   * Opened by a link's `near` term: as in Zulip's web app, such a view marks
+   * nothing read (a `with` link's, which follows the conversation, does).
+   */
+  readonly nearLink: boolean;
   /** The first unread message of the narrow, which the list opened at (as Zulip opens a narrow); null when there was none. */
   firstUnread: number | null = null;
   /** Counts the times the view should go to the newest messages (one's own message sent into the narrow). */
@@ -340,10 +345,11 @@ export class MessageList {
   /** Messages that arrived while the first page was being fetched. */
   private pending: Message[] = [];
 
-  constructor(model: Model, terms: Term[], near: number | null = null) {
+  constructor(model: Model, terms: Term[], near: number | null = null, nearLink = false) {
     this.model = model;
     this.terms = terms;
     this.near = near;
+    this.nearLink = near !== null && nearLink;
   }
 
   /**
@@ -1232,6 +1238,19 @@ export class Model {
     if (!m) return [];
     const now = Date.now();
     return [...m.entries()].filter(([id, exp]) => exp > now && !this.isUserMuted(id)).map(([id]) => id);
+  }
+
+  /**
+   * Shows the narrow's messages: a new list, at the message `near` (a link's,
+   * `nearLink` when by a `near` term) or else where the narrow opens.
+   */
+  openList(terms: Term[], near: number | null = null, nearLink = false): void {
+    const list = new MessageList(this, terms, near, nearLink);
+    this.list = list;
+    this.changed();
+    void list.loadInitial();
+    const ch = terms.find((t) => t.operator === 'channel' && !t.negated);
+    if (ch && typeof ch.operand === 'number') void this.loadTopics(ch.operand);
   }
 
   async loadTopics(streamId: number): Promise<void> {

@@ -52,7 +52,8 @@ function termType(t: Term): string {
  * messages, a channel, a topic, direct messages, resolved topics. Starred
  * messages, Mentions, Reactions, a search and the like show a few messages
  * out of their conversations and mark nothing read. By their terms' types,
- * sorted ("with" and "near" are not among a list's terms).
+ * sorted ("with" and "near" are not among a list's terms; a list opened at
+ * a `near` link marks nothing read: MessageList.nearLink).
  */
 const READING_VIEWS = new Set(['', 'channel', 'channel,topic', 'dm', 'is-dm', 'not-is-dm', 'is-resolved', 'in-home', 'in-all', 'not-is-muted']);
 /** Conversation views: a topic, a direct-message conversation (Zulip's is_conversation_view). */

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { goToLogin, logout } from '../api.ts';
 import { run, startPresence, stop } from '../events.ts';
-import { model, MessageList } from '../model.ts';
+import { model } from '../model.ts';
 import { describeTerms, hashToNarrow, narrowToHash, parseSearch, reactionsTerms, sameNarrow, topicsListChannel, type Term } from '../narrow.ts';
 import { nextUnreadDm, nextUnreadTopic } from '../unread-nav.ts';
 import { applyDensity, applyTheme, cx, prepareHtml, useModel } from '../util.ts';
@@ -81,20 +81,15 @@ function termsFromLocation(): Term[] {
   });
 }
 
-/** The message a link's address opens the narrow at (`near/<id>`, or Zulip's newer `with/<id>`), if any. */
-function nearFromLocation(): number | null {
+/** The message a link's address opens the narrow at (`near/<id>`, or Zulip's newer `with/<id>`), if any, and whether by `near`. */
+function nearFromLocation(): { id: number | null; nearLink: boolean } {
   const near = (hashToNarrow(location.hash) ?? []).find(isNear);
-  return near && typeof near.operand === 'number' ? near.operand : null;
+  return near && typeof near.operand === 'number' ? { id: near.operand, nearLink: near.operator === 'near' } : { id: null, nearLink: false };
 }
 
-function openNarrow(terms: Term[], near: number | null): void {
-  if (model.list && sameNarrow(model.list.terms, terms) && model.list.near === near) return;
-  const list = new MessageList(model, terms, near);
-  model.list = list;
-  model.changed();
-  void list.loadInitial();
-  const ch = terms.find((t) => t.operator === 'channel' && !t.negated);
-  if (ch && typeof ch.operand === 'number') void model.loadTopics(ch.operand);
+function openNarrow(terms: Term[], { id, nearLink }: { id: number | null; nearLink: boolean }): void {
+  if (model.list && sameNarrow(model.list.terms, terms) && model.list.near === id && model.list.nearLink === nearLink) return;
+  model.openList(terms, id, nearLink);
 }
 
 export function narrowTitle(terms: Term[]): string {
@@ -183,7 +178,7 @@ export function App() {
     setView(v);
     if (!v) {
       setTerms([]);
-      openNarrow([], null);
+      openNarrow([], { id: null, nearLink: false });
     }
   }, [home]);
 

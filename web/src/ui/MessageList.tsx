@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText } from '../api.ts';
 import { model, type Message, type MessageList } from '../model.ts';
-import { isConversationView, narrowToHash, placeKey, placeTerms, showsWholeConversations, type Term } from '../narrow.ts';
+import { hashToNarrow, isConversationView, narrowToHash, placeKey, placeTerms, showsWholeConversations } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
@@ -58,16 +58,34 @@ function longCutoffs(): { read: number; unread: number } {
 }
 
 /**
- * Whether messages seen in this narrow are marked read: in the views that
- * show whole conversations (narrow.ts), as the user's
- * web_mark_read_on_scroll_policy says (Zulip's: 1 always, 2
- * only in conversation views, 3 never).
+ * Whether messages seen in this list are marked read ("reads"), and if not,
+ * why (the banner's text): the user's web_mark_read_on_scroll_policy
+ * (Zulip's: 1 always, 2 only in conversation views, 3 never), and views that
+ * show whole conversations only (narrow.ts; one opened by a `near` link is
+ * none, as in Zulip's filter).
  */
-function marksReadOnScroll(terms: Term[]): boolean {
+type Reading = 'reads' | 'never' | 'conversations-only' | 'not-this-view';
+function readingIn(list: MessageList): Reading {
   const policy = Number(model.settings.web_mark_read_on_scroll_policy ?? 1);
-  if (policy === 3) return false;
-  return policy === 2 ? isConversationView(terms) : showsWholeConversations(terms);
+  if (policy === 3) return 'never';
+  if (policy === 2) return isConversationView(list.terms) && !list.nearLink ? 'reads' : 'conversations-only';
+  return showsWholeConversations(list.terms) && !list.nearLink ? 'reads' : 'not-this-view';
 }
+
+/** Zulip's banner texts, by why messages in view stay unread. */
+const UNREAD_BANNER: Record<Exclude<Reading, 'reads'>, preact.ComponentChildren> = {
+  never: (
+    <>
+      Messages will not be automatically marked as read. <a href="#settings">Change setting</a>
+    </>
+  ),
+  'conversations-only': (
+    <>
+      Messages will not be automatically marked as read because this is not a conversation view. <a href="#settings">Change setting</a>
+    </>
+  ),
+  'not-this-view': 'To preserve your reading state, this view does not mark messages as read.',
+};
 
 function canEdit(m: Message): boolean {
   if (m.sender_id !== model.me.user_id) return false;
@@ -129,6 +147,10 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
    * presses a key in the list (as in Zulip's web app).
    */
   const keepUnreadFrom = useRef<number | null>(null);
+  /** Why unread messages in view stay unread, shown at the bottom with "Mark as read" (Zulip's unread banner); null when hidden. */
+  const [unreadBanner, setUnreadBanner] = useState<Exclude<Reading, 'reads'> | null>(null);
+  /** The user closed that banner: not shown again in this view. */
+  const bannerClosed = useRef(false);
   const { error: actionError, setError: setActionError, run } = useRequest();
   /** Whether the list is scrolled away from its newest messages (a button then jumps back). */
   const [awayFromNewest, setAwayFromNewest] = useState(false);
@@ -306,16 +328,20 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     readTimer.current = window.setTimeout(() => {
       readTimer.current = null;
       const sc = scroller.current;
-      if (!sc || document.visibilityState !== 'visible' || !marksReadOnScroll(list.terms)) return;
+      if (!sc || document.visibilityState !== 'visible') return;
       const box = sc.getBoundingClientRect();
       const seen: number[] = [];
       for (const el of sc.querySelectorAll<HTMLElement>('.message-row.unread')) {
-        if (keepUnreadFrom.current !== null && Number(el.dataset.id) >= keepUnreadFrom.current) continue;
         const r = el.getBoundingClientRect();
         const visible = Math.min(r.bottom, box.bottom) - Math.max(r.top, box.top);
         if (visible > Math.min(r.height, box.height) * 0.5) seen.push(Number(el.dataset.id));
       }
-      if (seen.length) void model.markRead(seen);
+      // Seen unread messages are marked read, but those from a "Mark as unread from here" on, and in views that do not read.
+      const reading = readingIn(list);
+      const kept = keepUnreadFrom.current;
+      const read = reading === 'reads' ? seen.filter((id) => kept === null || id < kept) : [];
+      if (read.length) void model.markRead(read);
+      if (read.length < seen.length && !bannerClosed.current) setUnreadBanner(reading === 'reads' ? 'not-this-view' : reading);
     }, 250);
   }
   useEffect(() => {
@@ -336,7 +362,15 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   function resumeReading(ev: Event): void {
     if (keepUnreadFrom.current === null || (ev.target as HTMLElement).closest('.msg-actions')) return;
     keepUnreadFrom.current = null;
+    if (readingIn(list) === 'reads') setUnreadBanner(null);
     scheduleReadCheck();
+  }
+
+  /** The banner's "Mark as read": the list's loaded unread messages (as Zulip's), and reading resumes. */
+  function markViewRead(): void {
+    setUnreadBanner(null);
+    keepUnreadFrom.current = null;
+    void model.markRead(list.messages.filter((m) => !m.flags.includes('read')).map((m) => m.id));
   }
 
   // ---- actions
@@ -457,7 +491,10 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   /** Back to the newest messages: the rows at the end; a list not loaded to the end opened anew (at a linked message) or given its newest page (at the first unread one). */
   function jumpToNewest(): void {
     if (!list.foundNewest && list.near !== null) {
-      location.hash = narrowToHash(list.terms);
+      // Opened at a linked message: the address without it. Else (Home went to the oldest) the same view at its newest.
+      const linked = (hashToNarrow(location.hash) ?? []).some((t) => t.operator === 'near' || t.operator === 'with');
+      if (linked) location.hash = narrowToHash(list.terms);
+      else model.openList(list.terms);
       return;
     }
     // (Opened at its first unread message: the newest page is fetched, in place of the gap.)
@@ -470,7 +507,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     if (!list.foundOldest) {
       let id: number | null = null;
       await run(async () => (id = await list.oldestId()));
-      if (id !== null) location.hash = narrowToHash([...list.terms, { operator: 'near', operand: id }]);
+      // The same view opened at that message, the address unchanged (as Zulip's web app does).
+      if (id !== null) model.openList(list.terms, id);
       return;
     }
     if (!msgs.length) return;
@@ -937,7 +975,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
 
   const empty = !list.loading && !msgs.length;
   return (
-    <div class="message-pane">
+    <div class={cx('message-pane', unreadBanner && 'with-banner')}>
       {actionError && (
         <div class="toast" role="alert">
           {actionError}
@@ -981,6 +1019,25 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
         {empty && !list.error && <div class="empty-state">No messages here yet.</div>}
         {out}
       </div>
+      {unreadBanner && (
+        <div class="unread-banner" role="status">
+          <p>{UNREAD_BANNER[unreadBanner]}</p>
+          <button type="button" class="btn small" onClick={markViewRead}>
+            Mark as read
+          </button>
+          <button
+            type="button"
+            class="icon-btn"
+            aria-label="Close"
+            onClick={() => {
+              bannerClosed.current = true;
+              setUnreadBanner(null);
+            }}
+          >
+            ×
+          </button>
+        </div>
+      )}
       {(awayFromNewest || endId !== null || !list.foundNewest) && msgs.length > 0 && !list.loading && (
         <button type="button" class="btn jump-newest" onClick={jumpToNewest}>
           {'\u2193 Jump to newest'}
