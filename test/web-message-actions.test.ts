@@ -192,6 +192,8 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       assert.deepEqual(await Promise.all(ids.map((id) => isRead(bobApi, id))), [true, true, false, false, false]);
       await general.getByLabel('3 unread').waitFor();
       await page.getByRole('link', { name: 'All messages' }).getByLabel('3 unread').waitFor();
+      // Zulip's banner says why they stay unread.
+      await page.locator('.unread-banner').getByText('To preserve your reading state, this view does not mark messages as read.').waitFor();
 
       // An earlier message made unread elsewhere is in view and so read again by the same check
       // that leaves the three alone.
@@ -204,6 +206,7 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await messageRow(page, 'batch message 5').locator('.message-content').click();
       await eventually(async () => (await general.getByLabel(/unread$/).count()) === 0, 'the count to go');
       assert.deepEqual(await Promise.all(ids.map((id) => isRead(bobApi, id))), [true, true, true, true, true]);
+      assert.equal(await page.locator('.unread-banner').count(), 0, 'the banner gone');
       await ctx.close();
     }));
 
