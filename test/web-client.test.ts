@@ -439,7 +439,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.locator('body').press('?');
       const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
       await help.getByRole('row', { name: /New direct message/ }).waitFor();
-      assert.equal(await help.getByRole('row').count(), 46);
+      assert.equal(await help.getByRole('row').count(), 47);
       // The keys that send, as the user's setting says (Enter, in these tests' organization).
       assert.equal(await help.getByRole('row', { name: /Send the message/ }).locator('kbd').textContent(), 'Enter');
       await page.keyboard.press('Escape');

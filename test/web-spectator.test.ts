@@ -45,6 +45,8 @@ await browserTests('the web client in Chromium: logged-out visitors', (newContex
       await keys.getByText('Search', { exact: true }).waitFor();
       assert.equal(await keys.getByText('New channel message').count(), 0);
       assert.equal(await keys.getByText('Drafts').count(), 0);
+      await keys.getByText('Filter channels', { exact: true }).waitFor();
+      assert.equal(await keys.getByText('Filter people', { exact: true }).count(), 0);
       await page.keyboard.press('Escape');
       await keys.waitFor({ state: 'detached' });
       for (const key of ['I', 'P', 'd']) await page.keyboard.press(key);

@@ -8,6 +8,7 @@ import { applyDensity, applyTheme, cx, prepareHtml, useModel } from '../util.ts'
 import { notifyIfWanted } from '../notify.ts';
 import { Sidebar } from './Sidebar.tsx';
 import { MessageListView } from './MessageList.tsx';
+import { NOT_FOR_VISITORS } from '../shortcuts.ts';
 import { Compose, type ComposeHandle } from './Compose.tsx';
 import { People } from './People.tsx';
 import { Settings } from './Settings.tsx';
@@ -55,9 +56,6 @@ function goHome(): void {
   history.pushState(null, '', location.pathname + location.search);
   dispatchEvent(new HashChangeEvent('hashchange'));
 }
-
-/** The app's keys that a logged-out visitor has no use for (see Shortcuts). */
-const SPECTATOR_IGNORED_KEYS = new Set(['I', 'P', 'd', 'c', 'x', 'n', 'N', 'p', 'w']);
 
 const isNear = (t: Term) => t.operator === 'near' || t.operator === 'with';
 
@@ -278,7 +276,7 @@ export function App() {
       }
       if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
       // A logged-out visitor has no Inbox, direct messages, drafts, compose box, unread messages or People.
-      if (model.spectator && SPECTATOR_IGNORED_KEYS.has(e.key)) return;
+      if (model.spectator && NOT_FOR_VISITORS.has(e.key)) return;
       // Zulip's keys for views: a (All messages, its old name), I (Inbox), P (direct messages).
       const viewKeys: Record<string, string> = { a: '#feed', I: '#inbox', P: narrowToHash([{ operator: 'is', operand: 'dm' }]) };
       if (Object.hasOwn(viewKeys, e.key)) {

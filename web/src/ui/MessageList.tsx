@@ -3,6 +3,7 @@ import { api, failureText } from '../api.ts';
 import { model, type Message, type MessageList } from '../model.ts';
 import { hashToNarrow, isConversationView, narrowToHash, placeKey, placeTerms, showsWholeConversations } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
+import { NOT_FOR_VISITORS } from '../shortcuts.ts';
 import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { EmojiPicker, Emoji } from './Emoji.tsx';
@@ -602,7 +603,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       },
     };
     // A logged-out visitor changes nothing and writes nothing: of these keys only those that go somewhere or show.
-    if (model.spectator && (starKey || (Object.hasOwn(onMessage, e.key) && !['s', 'S', 'v'].includes(e.key)))) return;
+    if (model.spectator && (starKey || NOT_FOR_VISITORS.has(e.key))) return;
     if (starKey) {
       const m = msgs.find((x) => x.id === current());
       if (m) void run(() => api('POST', '/messages/flags', { messages: [m.id], op: m.flags.includes('starred') ? 'remove' : 'add', flag: 'starred' }));

@@ -1,49 +1,6 @@
 import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
-
-/** The keys the client answers to, as the help lists them (App handles the global ones). */
-const SHORTCUTS: Array<[string, string]> = [
-  ['?', 'Show these keyboard shortcuts'],
-  ['/ Ctrl+k', 'Search'],
-  ['c', 'New channel message'],
-  ['x', 'New direct message'],
-  ['n', 'Next topic with unread messages'],
-  ['N', 'Next followed topic with unread messages'],
-  ['p', 'Next direct-message conversation with unread messages'],
-  ['I', 'Inbox'],
-  ['t', 'Recent conversations'],
-  ['a', 'All messages'],
-  ['P', 'Direct messages'],
-  ['d', 'Drafts'],
-  ['A / D', 'The previous / next channel of the sidebar'],
-  ['q / w', 'Filter channels / people'],
-  ['\u2193 j / \u2191 k', 'Select the next / previous message'],
-  ['Home', 'Jump to the oldest message and select it'],
-  ['End G', 'Jump to the newest message and select it'],
-  ['J / K', 'Page down / up'],
-  ['Enter r', 'Reply to the selected message'],
-  ['R', 'Reply to the selected message\u2019s sender in a direct message'],
-  ['@', 'Reply to the selected message, mentioning its sender'],
-  ['>', 'Quote and reply to the selected message'],
-  ['e', 'Edit the selected message (or see its Markdown)'],
-  ['\u2190', 'Edit your last message'],
-  ['Ctrl+s', 'Star or unstar the selected message'],
-  ['+', 'React to the selected message with \u{1f44d}'],
-  ['=', 'Add your vote to (or take it from) the selected message\u2019s first reaction'],
-  [':', 'Add a reaction to the selected message'],
-  ['i', 'The selected message\u2019s actions'],
-  ['u', 'The sender\u2019s card'],
-  ['s / S', 'Go to the selected message\u2019s conversation / channel'],
-  ['U', 'Mark as unread from the selected message'],
-  ['M', 'Mute or unmute the selected message\u2019s topic'],
-  ['H', 'The selected message\u2019s edit history'],
-  ['V', 'The selected message\u2019s read receipts'],
-  ['-', 'Collapse or expand the selected message'],
-  ['v', 'Show the selected message\u2019s image'],
-];
-
-/** The keys above that a logged-out visitor (Zulip's spectator) may use: searching, moving, reading. */
-const SPECTATOR_KEYS = new Set(['?', '/ Ctrl+k', 't', 'a', 'A / D', '\u2193 j / \u2191 k', 'Home', 'End G', 'J / K', 's / S', 'v']);
+import { SHORTCUTS } from '../shortcuts.ts';
 
 /** The keys after those that send and start a new line in the compose box. */
 const MORE_SHORTCUTS: Array<[string, string]> = [
@@ -72,9 +29,8 @@ export function Shortcuts({ onClose }: { onClose(): void }) {
   ];
   // Which keys send and which start a new line, as the user's enter_sends says. A logged-out
   // visitor's keys are those that read and move (App and the message list ignore the others).
-  const shown = model.spectator
-    ? [...SHORTCUTS.filter(([key]) => SPECTATOR_KEYS.has(key)), ['q', 'Filter channels'] as [string, string], ...escape]
-    : [...SHORTCUTS, ...sendKeys, ...MORE_SHORTCUTS, ...escape];
+  const keys = SHORTCUTS.filter((s) => s.visitor || !model.spectator).map((s): [string, string] => [s.label, s.what]);
+  const shown = model.spectator ? [...keys, ...escape] : [...keys, ...sendKeys, ...MORE_SHORTCUTS, ...escape];
   return (
     <Dialog id="shortcuts-title" title="Keyboard shortcuts" onClose={onClose}>
       <table class="shortcuts" aria-labelledby="shortcuts-title">
