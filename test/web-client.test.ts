@@ -112,6 +112,31 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
+  test('a refused /register (the rate limit) says why while the client waits, then loads once the server takes it', () =>
+    withWebServer(async (t) => {
+      const ctx = await newContext();
+      const page = await ctx.newPage();
+      await page.goto(`${t.url}/login/`);
+      await page.getByLabel('Email').fill(OWNER_EMAIL);
+      await page.getByLabel('Password').fill(OWNER_PASSWORD);
+      // The first registration answered as the server's rate limit answers, with Retry-After.
+      let refused = 0;
+      await page.route('**/json/register', (route) => {
+        if (refused++ > 0) return route.continue();
+        return route.fulfill({
+          status: 429,
+          headers: { 'Retry-After': '2' },
+          contentType: 'application/json',
+          body: JSON.stringify({ result: 'error', msg: 'API usage exceeded rate limit', code: 'RATE_LIMIT_HIT', 'retry-after': 2 }),
+        });
+      });
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('status').getByText('API usage exceeded rate limit \u2014 retrying\u2026').waitFor();
+      await page.getByRole('navigation', { name: 'Views' }).waitFor();
+      assert.equal(refused, 2);
+      await ctx.close();
+    }));
+
   test('uploads by the file picker and by drag and drop insert Zulip-style links', () =>
     withWebServer(async (t) => {
       const ctx = await newContext();

@@ -345,7 +345,8 @@ export function App() {
     return (
       <div class="loading-screen" role="status">
         <span class="brand-mark big" aria-hidden="true" />
-        <p>{model.conn === 'reconnecting' ? 'Cannot reach the server — retrying…' : 'Loading…'}</p>
+        {/* Why it waits: the server's answer (its rate limit, say), else no answer at all. */}
+        <p>{model.conn === 'reconnecting' ? `${model.connError ?? 'Cannot reach the server'} — retrying…` : 'Loading…'}</p>
       </div>
     );
   }
@@ -369,7 +370,7 @@ export function App() {
             </button>
           )}
           {model.conn === 'reconnecting' && (
-            <span class="conn-badge" role="status">
+            <span class="conn-badge" role="status" title={model.connError ?? 'Cannot reach the server'}>
               Reconnecting…
             </span>
           )}
