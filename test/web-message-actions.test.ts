@@ -210,6 +210,42 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await ctx.close();
     }));
 
+  test('a link whose message has moved since follows it (Zulip\u2019s): a topic link in a message, a "with" and a "near" link, and a "with" link to a direct message', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Mover' });
+      const bobApi = t.client(bob);
+      const generalId = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const moved = await sendTo(bobApi, 'general', 'old name', 'the message that moves');
+      // Rendered now, the topic link points at the topic's latest message ("with").
+      await sendTo(owner, 'general', 'elsewhere', 'see #**general>old name**');
+      assertSuccess(await owner.request('PATCH', `/messages/${moved}`, { topic: 'new name', propagate_mode: 'change_all' }));
+      const dm = assertSuccess(await bobApi.post('/messages', { type: 'private', to: JSON.stringify([t.owner.id]), content: 'a direct word' })).id as number;
+
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const hash = () => page.evaluate(() => (globalThis as any).location.hash as string);
+      const heading = (name: string) => page.getByRole('heading', { name, exact: true }).waitFor();
+      await messageRow(page, 'see #general > old name').getByRole('link', { name: '#general > old name' }).click();
+      await heading('#general \u203a new name');
+      await messageRow(page, 'the message that moves').waitFor();
+      await eventually(async () => (await hash()) === `#narrow/channel/${generalId}/topic/new.20name/with/${moved}`, 'the address of where it is');
+
+      await page.evaluate((h) => ((globalThis as any).location.hash = h), `#narrow/channel/${generalId}-general/topic/old.20name/near/${moved}`);
+      await eventually(async () => (await hash()) === `#narrow/channel/${generalId}/topic/new.20name/near/${moved}`, 'a near link followed');
+      await heading('#general \u203a new name');
+
+      // A "with" link is to the message's conversation, whatever the link's terms: here a direct message's.
+      await page.evaluate((h) => ((globalThis as any).location.hash = h), `#narrow/channel/${generalId}-general/topic/old.20name/with/${dm}`);
+      await eventually(async () => (await hash()) === `#narrow/dm/${bob.id}/with/${dm}`, 'the direct-message conversation');
+      await messageRow(page, 'a direct word').waitFor();
+
+      // A link to a message one cannot read opens as it is.
+      await page.evaluate((h) => ((globalThis as any).location.hash = h), `#narrow/channel/${generalId}-general/topic/old.20name/with/999999`);
+      await heading('#general \u203a old name');
+      await ctx.close();
+    }));
+
   test('copy link to message: "Copied", and the link opens the conversation at that message in another page, for a channel and a direct message', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

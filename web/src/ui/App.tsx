@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { goToLogin, logout } from '../api.ts';
+import { api, goToLogin, logout } from '../api.ts';
 import { run, startPresence, stop } from '../events.ts';
-import { model } from '../model.ts';
+import { model, type Message } from '../model.ts';
 import { describeTerms, hashToNarrow, narrowToHash, parseSearch, reactionsTerms, sameNarrow, topicsListChannel, type Term } from '../narrow.ts';
 import { nextUnreadDm, nextUnreadTopic } from '../unread-nav.ts';
 import { applyDensity, applyTheme, cx, prepareHtml, useModel } from '../util.ts';
@@ -87,7 +87,54 @@ function nearFromLocation(): { id: number | null; nearLink: boolean } {
 
 function openNarrow(terms: Term[], { id, nearLink }: { id: number | null; nearLink: boolean }): void {
   if (model.list && sameNarrow(model.list.terms, terms) && model.list.near === id && model.list.nearLink === nearLink) return;
-  model.openList(terms, id, nearLink);
+  if (id === null || (nearLink && !isTopicView(terms))) {
+    model.openList(terms, id, nearLink);
+    return;
+  }
+  // A link's message may have moved since the link was made: the view follows it (the address too).
+  const hash = location.hash;
+  void termsWhereMessageIs(terms, id, nearLink).then((moved) => {
+    if (location.hash !== hash) return; // gone elsewhere meanwhile
+    if (moved) location.replace(narrowToHash([...moved, { operator: nearLink ? 'near' : 'with', operand: id }]));
+    else model.openList(terms, id, nearLink);
+  });
+}
+
+const isTopicView = (terms: Term[]): boolean => ['channel', 'topic'].every((op) => terms.some((t) => t.operator === op && !t.negated));
+
+/**
+ * The link's terms changed to where its message is now, or null when it is
+ * still there (or cannot be fetched), as Zulip's adjusted_terms_if_moved: a
+ * `with` link opens the message's conversation (its channel and topic, or its
+ * direct-message conversation); a `near` link to a topic follows the message
+ * to its channel and topic.
+ */
+async function termsWhereMessageIs(terms: Term[], id: number, nearLink: boolean): Promise<Term[] | null> {
+  let m: Message;
+  try {
+    m = (await api('GET', `/messages/${id}`, { apply_markdown: false })).message as Message;
+  } catch {
+    return null;
+  }
+  const others = terms.filter((t) => !['channel', 'topic', 'dm'].includes(t.operator) || t.negated);
+  let conversation: Term[];
+  if (m.type === 'stream' && m.stream_id !== undefined) {
+    const sameTopic = terms.some((t) => t.operator === 'topic' && !t.negated && String(t.operand).toLowerCase() === m.subject.toLowerCase());
+    const sameChannel = terms.some((t) => t.operator === 'channel' && !t.negated && t.operand === m.stream_id);
+    if (sameTopic && sameChannel && (nearLink || terms.length === others.length + 2)) return null;
+    conversation = [
+      { operator: 'channel', operand: m.stream_id },
+      { operator: 'topic', operand: m.subject },
+    ];
+  } else {
+    if (nearLink) return null;
+    const key = model.dmKeyOf(m);
+    const dm = terms.find((t) => t.operator === 'dm' && !t.negated);
+    if (dm && Array.isArray(dm.operand) && model.dmKey(dm.operand.map(Number)) === key && terms.length === others.length + 1) return null;
+    conversation = [{ operator: 'dm', operand: key.split(',').map(Number) }];
+  }
+  // A near link keeps its other terms' places; a with link is the conversation, then the rest.
+  return nearLink ? terms.map((t) => (t.operator === 'channel' && !t.negated ? conversation[0]! : t.operator === 'topic' && !t.negated ? conversation[1]! : t)) : [...conversation, ...others];
 }
 
 export function narrowTitle(terms: Term[]): string {
