@@ -808,7 +808,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const unreadAtServer = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: JSON.stringify([{ operator: 'is', operand: 'unread' }, { operator: 'channel', operand: menusId }]) })).messages;
       assert.deepEqual(unreadAtServer, []);
       // The menu stays open when its focused first item goes: "Mark all as read", once the topic is read elsewhere.
-      assertSuccess(await t.client(bob).request('POST', '/messages', { type: 'stream', to: 'menus', topic: 'alpha', content: 'three' }));
+      const latest = assertSuccess(await t.client(bob).request('POST', '/messages', { type: 'stream', to: 'menus', topic: 'alpha', content: 'three' })).id as number;
       await topic.getByLabel('1 unread').waitFor();
       const open = await openMenu();
       await eventually(() => open.getByRole('menuitem', { name: 'Mark all as read' }).evaluate((el) => el === (globalThis as any).document.activeElement), 'its first item focused');
@@ -830,7 +830,8 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await eventually(async () => (await policy()) === 0, 'unmuted at the server');
 
       await (await openMenu()).getByRole('menuitem', { name: 'Copy link to topic' }).click();
-      await eventually(async () => (await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())) === `${t.url}/#narrow/channel/${menusId}-menus/topic/alpha`, 'the link on the clipboard');
+      // Zulip's topic permalink: with the topic's latest message, which the link follows if the topic is renamed.
+      await eventually(async () => (await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())) === `${t.url}/#narrow/channel/${menusId}-menus/topic/alpha/with/${latest}`, 'the link on the clipboard');
 
       // Resolved (Zulip's check mark before its name, at the server), then unresolved.
       const topicsAtServer = async () => (assertSuccess(await owner.request('GET', `/users/me/${menusId}/topics`)).topics as Array<{ name: string }>).map((x) => x.name);

@@ -272,6 +272,15 @@ export function topicLinkHash(id: number, name: string, topic: string): string {
   return `${channelLinkHash(id, name)}/topic/${encodeHashPart(topic)}`;
 }
 
+/**
+ * A topic's permalink, as Zulip's web app copies one: its link with the
+ * topic's latest message (`/with/<id>`), which the link follows if the
+ * topic is renamed or moved.
+ */
+export function topicPermalinkHash(id: number, name: string, topic: string, latestId: number): string {
+  return `${topicLinkHash(id, name, topic)}/with/${latestId}`;
+}
+
 /** The address of a channel's list of topics (Zulip's "List of topics" view): #topics/channel/12-general. */
 export function topicsListHash(id: number, name: string): string {
   return `#topics/channel/${channelSlug(id, name)}`;

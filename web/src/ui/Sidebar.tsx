@@ -2,7 +2,7 @@ import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { MessageList, model, type Sub } from '../model.ts';
-import { channelLinkHash, channelSettingsHash, narrowToHash, REACTIONS_HASH, reactionsTerms, topicLinkHash, topicsListChannel, topicsListHash, sameNarrow, type Term } from '../narrow.ts';
+import { channelLinkHash, channelSettingsHash, narrowToHash, REACTIONS_HASH, reactionsTerms, topicPermalinkHash, topicsListChannel, topicsListHash, sameNarrow, type Term } from '../narrow.ts';
 import { cx, toggled, useStoredSet } from '../util.ts';
 import { allDrafts } from '../drafts.ts';
 import { setSubscriptionProperty, unsubscribe } from './ChannelPersonal.tsx';
@@ -550,7 +550,7 @@ export function Sidebar({
                         {resolveAction(t.name).label}
                       </button>
                     )}
-                    <button type="button" role="menuitem" onClick={() => act(() => navigator.clipboard.writeText(`${location.origin}/${topicLinkHash(s.stream_id, s.name, t.name)}`))}>
+                    <button type="button" role="menuitem" onClick={() => act(() => navigator.clipboard.writeText(`${location.origin}/${topicPermalinkHash(s.stream_id, s.name, t.name, t.max_id)}`))}>
                       Copy link to topic
                     </button>
                   </SideMenu>
