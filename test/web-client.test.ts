@@ -316,6 +316,24 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.evaluate(() => ((globalThis as any).location.hash = '#narrow/stream/General/topic/links'));
       await page.getByRole('heading', { level: 1, name: '#general \u203a links' }).waitFor();
       await messageRow(page, 'see').waitFor();
+      // Older names of operators in addresses, as Zulip's filter reads them: subject (topic), is/private, pm-with.
+      const go = (hash: string) => page.evaluate((h) => ((globalThis as any).location.hash = h), hash);
+      await go('#narrow/stream/General/subject/fruit.2Esalad.20mix');
+      await page.getByRole('heading', { level: 1, name: '#general \u203a fruit.salad mix' }).waitFor();
+      await messageRow(page, 'kiwi and lime').waitFor();
+      await go('#narrow/is/private');
+      await page.getByRole('heading', { level: 1, name: 'Direct messages' }).waitFor();
+      const pal = await t.makeUser({ name: 'Pal Oldlink' });
+      assertSuccess(await t.client(pal).request('POST', '/messages', { type: 'direct', to: JSON.stringify([t.owner.id]), content: 'an old kind of link' }));
+      await go(`#narrow/pm-with/${pal.id}-pal`);
+      await page.getByRole('heading', { level: 1, name: 'Pal Oldlink' }).waitFor();
+      await messageRow(page, 'an old kind of link').waitFor();
+      // And typed in the search box (here within the conversation in view): from: is sender:.
+      await search.fill(`from:${pal.email}`);
+      await search.press('Enter');
+      await eventually(async () => (await page.evaluate(() => (globalThis as any).location.hash as string)).includes('/sender/'), 'a sender search');
+      await messageRow(page, 'an old kind of link').waitFor();
+      await eventually(async () => (await rows.count()) === 1, 'only Pal\u2019s message');
       await ctx.close();
     }));
 

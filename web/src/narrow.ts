@@ -41,9 +41,23 @@ export function placeTerms(p: Place): Term[] {
 
 /** A term's type as Zulip's filter names it: "not-" when negated, the operator, and for is, has, in and channels the operand too ("is-dm"). */
 function termType(t: Term): string {
-  const op = t.operator === 'stream' ? 'channel' : t.operator === 'pm-with' ? 'dm' : t.operator;
-  const operand = op === 'is' && t.operand === 'private' ? 'dm' : String(t.operand);
-  return (t.negated ? 'not-' : '') + op + (['is', 'has', 'in', 'channels'].includes(op) ? `-${operand}` : '');
+  return (t.negated ? 'not-' : '') + t.operator + (['is', 'has', 'in', 'channels'].includes(t.operator) ? `-${String(t.operand)}` : '');
+}
+
+/** Older names of operators (in old links and typed searches), by the names Zulip's filter gives them now (its canonicalize_operator). */
+const OPERATOR_NAMES: Record<string, string> = { stream: 'channel', streams: 'channels', subject: 'topic', 'pm-with': 'dm', 'group-pm-with': 'dm-including', from: 'sender' };
+
+/** An operator by its name now. */
+function canonicalOperator(operator: string): string {
+  const op = operator.toLowerCase();
+  return OPERATOR_NAMES[op] ?? op;
+}
+
+/** An operand of `is` and `has` by its name now (is:private is is:dm; has:images is has:image), as Zulip's canonicalize_term. */
+function canonicalOperand(operator: string, operand: string): string {
+  if (operator === 'is') return operand.toLowerCase() === 'private' ? 'dm' : operand.toLowerCase();
+  if (operator === 'has') return operand.toLowerCase().replace(/s$/, '');
+  return operand;
 }
 
 /**
@@ -95,9 +109,9 @@ export function parseSearch(input: string): Term[] {
   let m: RegExpExecArray | null;
   while ((m = re.exec(input))) {
     if (m[2]) {
-      const operator = m[2].toLowerCase();
-      const operand = m[3] ?? m[4] ?? '';
-      terms.push({ operator: operator === 'stream' ? 'channel' : operator, operand, negated: m[1] === '-' });
+      const operator = canonicalOperator(m[2]);
+      const operand = canonicalOperand(operator, m[3] ?? m[4] ?? '');
+      terms.push({ operator, operand, negated: m[1] === '-' });
     } else {
       words.push(m[5] ?? m[6] ?? '');
     }
@@ -331,8 +345,8 @@ export function hashToNarrow(hash: string): Term[] | null {
     let operator = decodeHashPart(parts[i]!);
     const negated = operator.startsWith('-');
     if (negated) operator = operator.slice(1);
-    if (operator === 'stream') operator = 'channel';
-    const raw = decodeHashPart(parts[i + 1]!);
+    operator = canonicalOperator(operator);
+    const raw = canonicalOperand(operator, decodeHashPart(parts[i + 1]!));
     let operand: Term['operand'] = raw;
     const channelId = operator === 'channel' ? /^(\d+)(-|$)/.exec(raw) : null;
     if (channelId) operand = Number(channelId[1]);
