@@ -63,6 +63,8 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       const id = await sendTo(bobApi, 'general', 'plans', 'first draft');
       assertSuccess(await bobApi.patch(`/messages/${id}`, { content: 'second draft' }));
       assertSuccess(await owner.patch(`/messages/${id}`, { stream_id: archiveId, topic: 'decisions', send_notification_to_old_thread: false, send_notification_to_new_thread: false }));
+      const movedOnly = await sendTo(bobApi, 'general', 'plans', 'only moved');
+      assertSuccess(await owner.patch(`/messages/${movedOnly}`, { stream_id: archiveId, topic: 'decisions', send_notification_to_old_thread: false, send_notification_to_new_thread: false }));
       const untouched = await sendTo(bobApi, 'archive', 'decisions', 'never changed');
 
       const ctx = await newContext();
@@ -94,6 +96,20 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await dialog.getByRole('button', { name: 'Close message edit history' }).click();
       await dialog.waitFor({ state: 'detached' });
 
+      // Zulip's mark on the row: "(edited)" for one edited (and moved), when each last happened in its
+      // title; a click shows the history. One only moved: "(moved)".
+      const notice = row.locator('.edited');
+      assert.equal(await notice.textContent(), '(edited)');
+      assert.match((await notice.getAttribute('title')) ?? '', /^Last edited .+\.\nLast moved .+\.$/);
+      await notice.click();
+      await eventually(async () => (await versions.count()) === 3, 'the history again');
+      await dialog.getByRole('button', { name: 'Close message edit history' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      const movedNotice = messageRow(page, 'only moved').locator('.edited');
+      assert.equal(await movedNotice.textContent(), '(moved)');
+      assert.match((await movedNotice.getAttribute('title')) ?? '', /^Last moved .+\.$/);
+      assert.equal(await messageRow(page, 'never changed').locator('.edited').count(), 0);
+
       // A click elsewhere closes the menu.
       const menu = await moreActions(page, row);
       await page.getByRole('heading', { name: /archive/ }).click();
@@ -113,6 +129,9 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       assert.ok((await menuItems(page, row)).includes('View edit history'));
       assertSuccess(await owner.patch('/realm', { message_edit_history_visibility_policy: 'none' }));
       await eventually(async () => !(await menuItems(page, row)).includes('View edit history'), 'no history offered under "none"');
+      // The mark stays, but shows nothing on a click.
+      assert.equal(await row.locator('button.edited').count(), 0);
+      assert.equal(await row.locator('span.edited').textContent(), '(edited)');
       assertError(await bobApi.get(`/messages/${id}/history`), 400, 'BAD_REQUEST', 'Message edit history is disabled in this organization');
       await ctx.close();
     }));

@@ -825,7 +825,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
           {remindOf === m.id && <ReminderForm messageId={m.id} onClose={() => setRemindOf(null)} />}
           {reportOf === m.id && <ReportForm messageId={m.id} onClose={() => setReportOf(null)} />}
           {moveOf === m.id && <MoveForm message={m} onClose={() => setMoveOf(null)} />}
-          {m.last_edit_timestamp && !isEditing && <span class="edited" title={`Edited ${fullTime(m.last_edit_timestamp)}`}>(edited)</span>}
+          {(m.last_edit_timestamp || m.last_moved_timestamp) && !isEditing && <EditNotice m={m} onOpen={() => setHistoryOf(m)} />}
           {groups.size > 0 && !hidden && (
             <div class="reactions">
               {[...groups.values()].map((g) => {
@@ -1045,6 +1045,28 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
         </button>
       )}
     </div>
+  );
+}
+
+/**
+ * Zulip's mark of a modified message: "(edited)" when its text was edited,
+ * else "(moved)"; when each last happened in its title; a click shows its
+ * history where the organization lets members see it.
+ */
+function EditNotice({ m, onOpen }: { m: Message; onOpen(): void }) {
+  const label = m.last_edit_timestamp ? '(edited)' : '(moved)';
+  const title = [m.last_edit_timestamp && `Last edited ${fullTime(m.last_edit_timestamp)}.`, m.last_moved_timestamp && `Last moved ${fullTime(m.last_moved_timestamp)}.`].filter(Boolean).join('\n');
+  if (!hasVisibleHistory(m)) {
+    return (
+      <span class="edited" title={title}>
+        {label}
+      </span>
+    );
+  }
+  return (
+    <button type="button" class="edited" title={title} onClick={onOpen}>
+      {label}
+    </button>
   );
 }
 
