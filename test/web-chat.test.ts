@@ -78,7 +78,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
 
       // The owner edits his message; Bob sees the new text.
       await ownerRow.hover();
-      await ownerRow.getByRole('button', { name: 'Edit' }).click();
+      await ownerRow.getByRole('button', { name: 'Edit', exact: true }).click();
       const editBox = a.getByLabel('Edit content');
       await editBox.fill('Hello from the owner, edited');
       await editBox.press('Enter');
@@ -226,7 +226,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       // The edit box: the same keys.
       const row = page.locator(`article.message-row[data-id="${sent.id}"]`);
       await row.hover();
-      await row.getByRole('button', { name: 'Edit' }).click();
+      await row.getByRole('button', { name: 'Edit', exact: true }).click();
       const edit = row.getByRole('textbox');
       await edit.press('End');
       await edit.press('Enter');

@@ -509,7 +509,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
 
       await page.getByRole('button', { name: 'Preview' }).click();
       await page.getByLabel('Preview').locator('strong', { hasText: 'first line' }).waitFor();
-      await page.getByRole('button', { name: 'Edit' }).first().click();
+      await page.getByRole('button', { name: 'Edit', exact: true }).first().click();
       await page.getByLabel('Message', { exact: true }).press('Enter');
       const row = messageRow(page, 'second line');
       await row.locator('strong', { hasText: 'first line' }).waitFor();

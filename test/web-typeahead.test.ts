@@ -185,7 +185,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await (await channelLink(page, 'general')).click();
       const row = messageRow(page, 'thanks');
       await row.hover();
-      await row.getByRole('button', { name: 'Edit' }).click();
+      await row.getByRole('button', { name: 'Edit', exact: true }).click();
       const box = page.getByLabel('Edit content');
       await eventually(async () => (await box.inputValue()) === 'thanks', 'the raw content loaded');
       await box.press('End');
@@ -212,7 +212,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       assert.equal(raw, 'thanks @**Bob Builder** :giraffe:');
       // No commands in an edit: a message does not become a poll.
       await row.hover();
-      await row.getByRole('button', { name: 'Edit' }).click();
+      await row.getByRole('button', { name: 'Edit', exact: true }).click();
       await eventually(async () => (await box.inputValue()).startsWith('thanks'), 'the raw content loaded again');
       await box.fill('/p');
       assert.deepEqual(await shown(page), []);

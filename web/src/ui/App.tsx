@@ -87,16 +87,13 @@ function nearFromLocation(): { id: number | null; nearLink: boolean } {
 
 function openNarrow(terms: Term[], { id, nearLink }: { id: number | null; nearLink: boolean }): void {
   if (model.list && sameNarrow(model.list.terms, terms) && model.list.near === id && model.list.nearLink === nearLink) return;
-  if (id === null || (nearLink && !isTopicView(terms))) {
-    model.openList(terms, id, nearLink);
-    return;
-  }
-  // A link's message may have moved since the link was made: the view follows it (the address too).
+  model.openList(terms, id, nearLink);
+  if (id === null || (nearLink && !isTopicView(terms))) return;
+  // A link's message may have moved since the link was made: the view follows it, the address too
+  // (unless the user has gone elsewhere meanwhile).
   const hash = location.hash;
   void termsWhereMessageIs(terms, id, nearLink).then((moved) => {
-    if (location.hash !== hash) return; // gone elsewhere meanwhile
-    if (moved) location.replace(narrowToHash([...moved, { operator: nearLink ? 'near' : 'with', operand: id }]));
-    else model.openList(terms, id, nearLink);
+    if (moved && location.hash === hash) location.replace(narrowToHash([...moved, { operator: nearLink ? 'near' : 'with', operand: id }]));
   });
 }
 
