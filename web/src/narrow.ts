@@ -91,6 +91,9 @@ export function opensAtFirstUnread(terms: Term[]): boolean {
   return showsWholeConversations(terms) || (terms.some((t) => t.operator === 'is') && !terms.some((t) => t.operator === 'is' && t.operand === 'starred'));
 }
 
+/** A link's term naming the message it opens at (`near`, or Zulip's newer `with`); not among a list's terms. */
+export const isLinkTerm = (t: Term): boolean => t.operator === 'near' || t.operator === 'with';
+
 /** Zulip's address of the Reactions view. */
 export const REACTIONS_HASH = '#narrow/has/reaction/sender/me';
 
@@ -205,8 +208,7 @@ function matchTerm(t: Term, msg: LocalMessage, ctx: MatchContext): boolean | nul
       if (s === 'me') return msg.sender_id === ctx.myId;
       return msg.sender_email.toLowerCase() === s.toLowerCase() || String(msg.sender_id) === s;
     }
-    case 'dm':
-    case 'pm-with': {
+    case 'dm': {
       if (msg.type !== 'private') return false;
       const ids = idsOf(operand, ctx);
       if (!ids) return null;
@@ -227,7 +229,6 @@ function matchTerm(t: Term, msg: LocalMessage, ctx: MatchContext): boolean | nul
     case 'is':
       switch (String(operand)) {
         case 'dm':
-        case 'private':
           return msg.type === 'private';
         case 'starred':
           return msg.flags.includes('starred');

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, goToLogin, logout } from '../api.ts';
 import { run, startPresence, stop } from '../events.ts';
 import { model, type Message } from '../model.ts';
-import { describeTerms, hashToNarrow, narrowToHash, parseSearch, reactionsTerms, sameNarrow, topicsListChannel, type Term } from '../narrow.ts';
+import { describeTerms, hashToNarrow, isLinkTerm, narrowToHash, parseSearch, reactionsTerms, sameNarrow, topicsListChannel, type Term } from '../narrow.ts';
 import { nextUnreadDm, nextUnreadTopic } from '../unread-nav.ts';
 import { applyDensity, applyTheme, cx, prepareHtml, useModel } from '../util.ts';
 import { notifyIfWanted } from '../notify.ts';
@@ -57,15 +57,13 @@ function goHome(): void {
   dispatchEvent(new HashChangeEvent('hashchange'));
 }
 
-const isNear = (t: Term) => t.operator === 'near' || t.operator === 'with';
-
 /**
  * The narrow in the address, without the message a link points at (see
  * nearFromLocation); a conversation's IDs without the user's own, as a
  * message's link lists them all.
  */
 function termsFromLocation(): Term[] {
-  const terms = (hashToNarrow(location.hash) ?? []).filter((t) => !isNear(t));
+  const terms = (hashToNarrow(location.hash) ?? []).filter((t) => !isLinkTerm(t));
   return terms.map((t) => {
     if (t.operator === 'dm' && Array.isArray(t.operand) && model.me) return { ...t, operand: model.dmKey(t.operand).split(',').map(Number) };
     // "me" (Zulip's address of the Reactions view): the user.
@@ -81,7 +79,7 @@ function termsFromLocation(): Term[] {
 
 /** The message a link's address opens the narrow at (`near/<id>`, or Zulip's newer `with/<id>`), if any, and whether by `near`. */
 function nearFromLocation(): { id: number | null; nearLink: boolean } {
-  const near = (hashToNarrow(location.hash) ?? []).find(isNear);
+  const near = (hashToNarrow(location.hash) ?? []).find(isLinkTerm);
   return near && typeof near.operand === 'number' ? { id: near.operand, nearLink: near.operator === 'near' } : { id: null, nearLink: false };
 }
 

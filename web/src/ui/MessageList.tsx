@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText } from '../api.ts';
 import { model, type Message, type MessageList } from '../model.ts';
-import { hashToNarrow, isConversationView, narrowToHash, placeKey, placeTerms, showsWholeConversations } from '../narrow.ts';
+import { hashToNarrow, isConversationView, isLinkTerm, narrowToHash, placeKey, placeTerms, showsWholeConversations } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { NOT_FOR_VISITORS } from '../shortcuts.ts';
 import { useRequest } from './request.tsx';
@@ -493,7 +493,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   function jumpToNewest(): void {
     if (!list.foundNewest && list.near !== null) {
       // Opened at a linked message: the address without it. Else (Home went to the oldest) the same view at its newest.
-      const linked = (hashToNarrow(location.hash) ?? []).some((t) => t.operator === 'near' || t.operator === 'with');
+      const linked = (hashToNarrow(location.hash) ?? []).some(isLinkTerm);
       if (linked) location.hash = narrowToHash(list.terms);
       else model.openList(list.terms);
       return;

@@ -569,14 +569,14 @@ export function Sidebar({
     );
   };
 
+  /** A muted channel, or an inactive one where the user's demote_inactive_streams demotes it: behind a toggle, or (a folder of only those) collapsed. */
+  const isHidden = (s: Sub) => model.mutedOrDemoted(s, demote);
   /**
    * A section's rows (not the pinned one's), as Zulip's: its channels, then
    * its muted and inactive ones behind a toggle (shown while filtering, and
    * the channel in view always; a section of only those, which the folders
    * below show collapsed until opened as Zulip's, shows them).
    */
-  /** A muted channel, or an inactive one where the user's demote_inactive_streams demotes it: behind a toggle, or (a folder of only those) collapsed. */
-  const isHidden = (s: Sub) => model.mutedOrDemoted(s, demote);
   const sectionRows = (key: string, list: Sub[]) => {
     const hidden = list.filter(isHidden);
     if (!hidden.length || hidden.length === list.length || channelFilter.trim()) return list.map(renderSub);
