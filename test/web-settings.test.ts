@@ -498,7 +498,19 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await page.evaluate((g) => ((globalThis as any).location.hash = `#narrow/channel/${g}`), generalId);
       await messageRow(page, 'seen or not').waitFor();
       await banner.getByText('Messages will not be automatically marked as read.').waitFor();
-      assert.equal(await banner.getByRole('link', { name: 'Change setting' }).getAttribute('href'), '#settings');
+      // "Change setting": Settings, at the section with the setting (Zulip's link, to its preferences).
+      await banner.getByRole('link', { name: 'Change setting' }).click();
+      const policy = page.getByRole('dialog', { name: 'Settings' }).getByRole('heading', { name: 'Display', exact: true });
+      await eventually(
+        () => policy.evaluate((e) => {
+          const box = e.closest('.settings')!.getBoundingClientRect();
+          const r = e.getBoundingClientRect();
+          return r.top >= box.top && r.bottom <= box.bottom;
+        }),
+        'the section in view',
+      );
+      assert.equal(new URL(page.url()).hash, '#settings/preferences');
+      await page.keyboard.press('Escape');
       await page.waitForTimeout(1500);
       assert.equal(await isRead(), false, 'not read in a channel view with "Never"');
 

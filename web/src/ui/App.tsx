@@ -4,6 +4,7 @@ import { run, startPresence, stop } from '../events.ts';
 import { model, type Message } from '../model.ts';
 import { describeTerms, hashToNarrow, isLinkTerm, narrowToHash, parseSearch, reactionsTerms, sameNarrow, topicsListChannel, type Term } from '../narrow.ts';
 import { nextUnreadDm, nextUnreadTopic } from '../unread-nav.ts';
+import { overlayAt } from '../overlays.ts';
 import { applyDensity, applyTheme, cx, prepareHtml, useModel } from '../util.ts';
 import { notifyIfWanted } from '../notify.ts';
 import { Sidebar } from './Sidebar.tsx';
@@ -28,11 +29,12 @@ export function go(terms: Term[]): void {
   if (location.hash !== hash) location.hash = hash;
 }
 
-const OVERLAYS = new Set(['#settings', '#channels', '#drafts', '#scheduled', '#reminders']);
-/** Whether an address opens a dialog over the app: #settings, #channels, or #channels/<id>/… (one channel's settings, as Zulip's). */
-const isOverlay = (hash: string): boolean => OVERLAYS.has(hash) || /^#channels\/\d+(\/|$)/.test(hash);
+/** Whether an address opens a dialog over the app (Zulip's overlay addresses: #settings/…, #channels/…, #drafts, …). */
+const isOverlay = (hash: string): boolean => overlayAt(hash) !== null;
 /** The views that are no narrow, by their addresses (Zulip's), with their titles. */
 const VIEWS: Record<string, string> = { '#inbox': 'Inbox', '#recent': 'Recent conversations' };
+/** Older names of views, in links written before Zulip renamed them. */
+const VIEW_ALIASES: Record<string, string> = { '#recent_topics': '#recent' };
 /**
  * The view an address shows, if it is no narrow: one of VIEWS, a channel's
  * list of topics (#topics/channel/<id>), or for the empty address (once the
@@ -40,6 +42,7 @@ const VIEWS: Record<string, string> = { '#inbox': 'Inbox', '#recent': 'Recent co
  * all_messages; null for all messages), as Zulip's.
  */
 function viewAt(hash: string): string | null {
+  if (Object.hasOwn(VIEW_ALIASES, hash)) return VIEW_ALIASES[hash]!;
   if (Object.hasOwn(VIEWS, hash) || topicsListChannel(hash) !== null) return hash;
   if ((hash === '' || hash === '#') && model.ready) {
     const home = model.settings.web_home_view;
@@ -383,6 +386,10 @@ export function App() {
     goToLogin();
   }
 
+  /** The dialog the address opens over the app, if any, and how it closes: back to the view under it. */
+  const shown = overlay === null ? null : overlayAt(overlay);
+  const closeOverlay = () => (location.hash = view ?? narrowToHash(terms));
+
   if (!started) {
     return (
       <div class="loading-screen" role="status">
@@ -499,14 +506,12 @@ export function App() {
         />
       )}
       {drawer && <div class="drawer-backdrop" onClick={() => setDrawer(null)} />}
-      {overlay === '#settings' && !model.spectator && <Settings onClose={() => (location.hash = view ?? narrowToHash(terms))} />}
-      {overlay?.startsWith('#channels') && !model.spectator && (
-        <Channels key={overlay} focus={Number(overlay.split('/')[1]) || undefined} onClose={() => (location.hash = view ?? narrowToHash(terms))} />
-      )}
-      {(overlay === '#drafts' || overlay === '#scheduled' || overlay === '#reminders') && !model.spectator && (
+      {shown?.kind === 'settings' && !model.spectator && <Settings section={shown.section} onClose={closeOverlay} />}
+      {shown?.kind === 'channels' && !model.spectator && <Channels key={overlay} focus={shown.channel ?? undefined} create={shown.create} onClose={closeOverlay} />}
+      {shown?.kind === 'saved' && !model.spectator && (
         <SavedList
-          which={overlay}
-          onClose={() => (location.hash = view ?? narrowToHash(terms))}
+          which={shown.which}
+          onClose={closeOverlay}
           onRestore={(d) => {
             // Into the compose box under the dialog, or the one its conversation shows.
             if (composeRef.current && !view) composeRef.current.restore(d);
@@ -518,7 +523,9 @@ export function App() {
         />
       )}
       {card !== null && !model.spectator && <UserCard userId={card} onClose={() => setCard(null)} />}
+      {shown?.kind === 'user' && card === null && !model.spectator && <UserCard key={overlay} userId={shown.id} onClose={closeOverlay} />}
       {shortcuts && <Shortcuts onClose={() => setShortcuts(false)} />}
+      {shown?.kind === 'shortcuts' && !shortcuts && <Shortcuts onClose={closeOverlay} />}
     </div>
   );
 }

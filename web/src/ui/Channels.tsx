@@ -39,7 +39,7 @@ function channelNamed(name: string): Promise<number | undefined> {
  * server's events. Those who may administer a channel open its settings
  * (ChannelSettings).
  */
-export function Channels({ focus, onClose }: { focus?: number; onClose(): void }) {
+export function Channels({ focus, create: creating, onClose }: { focus?: number; create?: boolean; onClose(): void }) {
   const focused = focus !== undefined ? model.streams.get(focus) : undefined;
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -50,8 +50,11 @@ export function Channels({ focus, onClose }: { focus?: number; onClose(): void }
   const [open, setOpen] = useState<number | null>(focused && mayAdminister(focused) ? focused.stream_id : null);
   const [personal, setPersonal] = useState<number | null>(focused && !mayAdminister(focused) && model.subs.has(focused.stream_id) ? focused.stream_id : null);
   const listRef = useRef<HTMLUListElement>(null);
+  const nameRef = useRef<HTMLInputElement>(null);
   useEffect(() => {
     if (focused) listRef.current?.querySelector(`[data-channel="${focused.stream_id}"]`)?.scrollIntoView({ block: 'start' });
+    // #channels/new (Zulip's address of the form, which Notification Bot's messages link to): the form, ready to type in.
+    else if (creating) nameRef.current?.focus();
   }, []);
   const { busy, error, setError, run } = useRequest();
 
@@ -160,7 +163,7 @@ export function Channels({ focus, onClose }: { focus?: number; onClose(): void }
       <form onSubmit={(e) => void create(e)}>
         <h2>New channel</h2>
         <label for="new-channel-name">Name</label>
-        <input id="new-channel-name" type="text" value={name} maxLength={model.realm.max_stream_name_length ?? 60} onInput={(e) => setName(e.currentTarget.value)} />
+        <input id="new-channel-name" ref={nameRef} type="text" value={name} maxLength={model.realm.max_stream_name_length ?? 60} onInput={(e) => setName(e.currentTarget.value)} />
         <label for="new-channel-description">Description</label>
         <input
           id="new-channel-description"

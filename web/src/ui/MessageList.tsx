@@ -77,12 +77,12 @@ function readingIn(list: MessageList): Reading {
 const UNREAD_BANNER: Record<Exclude<Reading, 'reads'>, preact.ComponentChildren> = {
   never: (
     <>
-      Messages will not be automatically marked as read. <a href="#settings">Change setting</a>
+      Messages will not be automatically marked as read. <a href="#settings/preferences">Change setting</a>
     </>
   ),
   'conversations-only': (
     <>
-      Messages will not be automatically marked as read because this is not a conversation view. <a href="#settings">Change setting</a>
+      Messages will not be automatically marked as read because this is not a conversation view. <a href="#settings/preferences">Change setting</a>
     </>
   ),
   'not-this-view': 'To preserve your reading state, this view does not mark messages as read.',

@@ -76,7 +76,7 @@ export function Organization() {
       <NotificationChannels />
       <Calls />
       <DataExports />
-      <h3>People</h3>
+      <h3 id="org-people-title">People</h3>
       <label for="org-filter">Find a person</label>
       <input id="org-filter" type="search" value={filter} placeholder="Name or email" onInput={(e) => setFilter(e.currentTarget.value)} />
       <ErrorLine error={people.error} />

@@ -20,8 +20,13 @@ import { ChannelFolders } from './ChannelFolders.tsx';
 import { AlertWords, MutedUsers } from './Muting.tsx';
 import { UserDefaults } from './UserDefaults.tsx';
 import { Uploads } from './Uploads.tsx';
+import { settingsSectionHash } from '../overlays.ts';
 
-export function Settings({ onClose }: { onClose(): void }) {
+/**
+ * The Settings dialog, opened at a section (the id of its heading; Zulip's
+ * #settings/<section> and #organization/<section> addresses name them).
+ */
+export function Settings({ section, onClose }: { section: string | null; onClose(): void }) {
   const [name, setName] = useState(model.me.full_name);
   const [oldPw, setOldPw] = useState('');
   const [newPw, setNewPw] = useState('');
@@ -37,14 +42,14 @@ export function Settings({ onClose }: { onClose(): void }) {
 
   return (
     <Dialog id="settings-title" title="Settings" onClose={onClose}>
-      <SectionIndex />
+      <SectionIndex section={section} />
       <form
         onSubmit={(e) => {
           e.preventDefault();
           void profile.run(() => api('PATCH', '/settings', { full_name: name }), 'Name saved.');
         }}
       >
-        <h2>Profile</h2>
+        <h2 id="profile-title">Profile</h2>
         <label for="set-name">Full name</label>
         <div class="row">
           <input id="set-name" type="text" value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={60} />
@@ -67,7 +72,7 @@ export function Settings({ onClose }: { onClose(): void }) {
           }, 'Password changed. Other sessions have been logged out.');
         }}
       >
-        <h2>Password</h2>
+        <h2 id="password-title">Password</h2>
         <label for="set-old-pw">Current password</label>
         <input id="set-old-pw" type="password" autocomplete="current-password" value={oldPw} onInput={(e) => setOldPw(e.currentTarget.value)} required />
         <label for="set-new-pw">New password</label>
@@ -79,7 +84,7 @@ export function Settings({ onClose }: { onClose(): void }) {
       </form>
       <Account setSetting={setSetting} />
       <section>
-        <h2>Display</h2>
+        <h2 id="display-title">Display</h2>
         <SettingCheck property="twenty_four_hour_time" label="24-hour time" setSetting={setSetting} on={false} />
         <SettingSelect id="set-theme" property="color_scheme" label="Theme" choices={THEMES} fallback={1} setSetting={setSetting} />
         <SettingSelect id="set-font-size" property="web_font_size_px" label="Font size" choices={FONT_SIZES} fallback={16} setSetting={setSetting} />
@@ -155,16 +160,32 @@ export function Settings({ onClose }: { onClose(): void }) {
   );
 }
 
-/** Buttons that scroll to each of the dialog's sections (its h2 headings): Settings is long. */
-function SectionIndex() {
+/**
+ * Buttons that scroll to each of the dialog's sections (its h2 headings):
+ * Settings is long. The address names the section gone to, where Zulip's
+ * has a name for it; the dialog opens at the section its address names.
+ */
+function SectionIndex({ section }: { section: string | null }) {
   const ref = useRef<HTMLElement>(null);
   const [names, setNames] = useState<string[]>([]);
   const headings = () => [...(ref.current?.parentElement?.querySelectorAll('h2') ?? [])];
   useLayoutEffect(() => setNames(headings().map((h) => h.textContent ?? '')), []);
+  useLayoutEffect(() => {
+    const dialog = ref.current?.parentElement;
+    const heading = section ? dialog?.querySelector(`[id="${section}"]`) : null;
+    // (No section, or one this user does not have, say an organization's for a member: the top.)
+    if (heading) heading.scrollIntoView({ block: 'start' });
+    else dialog?.scrollTo(0, 0);
+  }, [section]);
+  const goTo = (heading: HTMLElement) => {
+    heading.scrollIntoView({ block: 'start' });
+    const hash = settingsSectionHash(heading.id) ?? '#settings';
+    if (location.hash !== hash) history.replaceState(null, '', hash);
+  };
   return (
     <nav ref={ref} class="section-index" aria-label="Sections">
       {names.map((name, i) => (
-        <button type="button" class="btn small" key={i} onClick={() => headings()[i]?.scrollIntoView({ block: 'start' })}>
+        <button type="button" class="btn small" key={i} onClick={() => { const h = headings()[i]; if (h) goTo(h); }}>
           {name}
         </button>
       ))}
@@ -199,7 +220,7 @@ function Notifications({ setSetting }: { setSetting(property: string, value: unk
   const [permission, setPermission] = useState(supported ? Notification.permission : 'denied');
   return (
     <section>
-      <h2>Notifications</h2>
+      <h2 id="notifications-title">Notifications</h2>
       {!supported ? (
         <p>This browser cannot show notifications.</p>
       ) : permission === 'default' ? (
@@ -313,7 +334,7 @@ function InvitePeople() {
         }, 'Invitations sent.');
       }}
     >
-      <h2>Invite people</h2>
+      <h2 id="invite-title">Invite people</h2>
       <label for="invite-emails">Email addresses (separated by commas or new lines)</label>
       <textarea id="invite-emails" rows={3} value={emails} onInput={(e) => setEmails(e.currentTarget.value)} />
       <label for="invite-role">Join as</label>

@@ -1,0 +1,126 @@
+/**
+ * Zulip's addresses of the dialogs over the app, in the web client, in real
+ * Chromium: #settings/<section>, #organization/<section>, #groups and
+ * #invite open Settings at that section (and the section buttons put their
+ * section's address in the address bar); #channels/new, #streams/all,
+ * #keyboard-shortcuts, #user/<id> and #recent_topics open what Zulip's open;
+ * links to them in messages (Notification Bot's data export message) work,
+ * and closing goes back to the view under the dialog.
+ * Skipped (with one line saying why) where Chromium is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Locator, Page } from 'playwright-core';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { browserTests, eventually, loginPage, messageRow, withWebServer } from './web-browser.ts';
+
+/** Whether `el` shows inside the scrolled part of its dialog. */
+const inView = (el: Locator) =>
+  el.evaluate((e) => {
+    const box = e.closest('.settings')!.getBoundingClientRect();
+    const r = e.getBoundingClientRect();
+    return r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+  });
+
+/** Waits until `heading` shows in its dialog, and checks it is still there a moment later (after the dialog's lists have loaded). */
+async function shownAt(page: Page, heading: Locator, what: string): Promise<void> {
+  await eventually(() => inView(heading), `${what} in view`);
+  await page.waitForTimeout(700);
+  assert.equal(await inView(heading), true, `${what} still in view`);
+}
+
+const hashOf = (page: Page) => new URL(page.url()).hash;
+const go = (page: Page, hash: string) => page.evaluate((h) => ((globalThis as any).location.hash = h), hash);
+
+await browserTests("Zulip's addresses of dialogs in the web client", (newContext) => {
+  test("Zulip's overlay addresses open their dialogs at their sections, from messages too; closing goes back to the view", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ name: 'Bob Address' });
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const settings = page.getByRole('dialog', { name: 'Settings' });
+      const heading = (name: string) => settings.getByRole('heading', { name, exact: true });
+
+      // Notification Bot's message about a finished data export links to the exports.
+      assertSuccess(await owner.post('/export/realm'));
+      const notice = messageRow(page, 'Your data export is complete.');
+      await notice.waitFor({ timeout: 60_000 });
+      await notice.getByRole('link', { name: 'View and download exports' }).click();
+      await shownAt(page, heading('Data exports'), 'Data exports');
+      assert.equal(await inView(heading('Profile')), false);
+      assert.equal(hashOf(page), '#organization/data-exports-admin');
+      await page.keyboard.press('Escape');
+      await settings.waitFor({ state: 'detached' });
+      await page.getByRole('heading', { name: 'All messages' }).waitFor();
+      assert.equal(hashOf(page), '#feed');
+
+      // Each section's address, personal and the organization's.
+      const sections: Array<[string, string]> = [
+        ['#settings/notifications', 'Notifications'],
+        ['#settings/preferences', 'Display'],
+        ['#settings/muted-users', 'Muted users'],
+        ['#organization/organization-permissions', 'Organization permissions'],
+        ['#organization/profile-field-settings', 'Custom profile fields'],
+        ['#organization/users/active', 'People'],
+        ['#organization/users/invitations', 'Invitations'],
+        ['#groups', 'User groups'],
+        ['#invite', 'Invite people'],
+      ];
+      for (const [hash, name] of sections) {
+        await go(page, hash);
+        await shownAt(page, heading(name), `${name} at ${hash}`);
+      }
+      // A section Parley has no place for: the top.
+      await go(page, '#settings/no-such-section');
+      await shownAt(page, heading('Profile'), 'Profile');
+      // The section buttons: the address names the section where Zulip's has a name for it.
+      const index = settings.getByRole('navigation', { name: 'Sections' });
+      await index.getByRole('button', { name: 'Alert words' }).click();
+      await shownAt(page, heading('Alert words'), 'Alert words');
+      assert.equal(hashOf(page), '#settings/alert-words');
+      await index.getByRole('button', { name: 'Password' }).click();
+      assert.equal(hashOf(page), '#settings');
+      await page.keyboard.press('Escape');
+      await settings.waitFor({ state: 'detached' });
+      assert.equal(hashOf(page), '#feed');
+
+      // Links in a message.
+      const links = `[create](#channels/new) [browse](#streams/all) [keys](#keyboard-shortcuts) [person](#user/${bob.id}) [recent](#recent_topics)`;
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'general', topic: 'links', content: links }));
+      const row = messageRow(page, 'create browse keys');
+      await row.waitFor();
+      const channels = page.getByRole('dialog', { name: 'Channels' });
+
+      await row.getByRole('link', { name: 'create' }).click();
+      await channels.waitFor();
+      await eventually(async () => (await page.evaluate(() => (globalThis as any).document.activeElement?.id)) === 'new-channel-name', 'the new channel form ready to type in');
+      assert.equal(hashOf(page), '#channels/new');
+      await page.keyboard.press('Escape');
+      await channels.waitFor({ state: 'detached' });
+      assert.equal(hashOf(page), '#feed');
+
+      await row.getByRole('link', { name: 'browse' }).click();
+      await channels.getByRole('list', { name: 'All channels' }).waitFor();
+      await page.keyboard.press('Escape');
+      await channels.waitFor({ state: 'detached' });
+
+      await row.getByRole('link', { name: 'keys' }).click();
+      const keys = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+      await keys.waitFor();
+      await page.keyboard.press('Escape');
+      await keys.waitFor({ state: 'detached' });
+      assert.equal(hashOf(page), '#feed');
+
+      await row.getByRole('link', { name: 'person' }).click();
+      const card = page.getByRole('dialog', { name: 'Bob Address' });
+      await card.waitFor();
+      await page.keyboard.press('Escape');
+      await card.waitFor({ state: 'detached' });
+      assert.equal(hashOf(page), '#feed');
+
+      // Zulip's older name of Recent conversations.
+      await row.getByRole('link', { name: 'recent' }).click();
+      await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();
+    }));
+});
