@@ -3,7 +3,9 @@
  * Chromium: #settings/<section>, #organization/<section>, #groups and
  * #invite open Settings at that section (and the section buttons put their
  * section's address in the address bar); #channels/new, #streams/all,
- * #keyboard-shortcuts, #user/<id> and #recent_topics open what Zulip's open;
+ * #keyboard-shortcuts, #message-formatting, #search-operators (the help's
+ * tabs: the keys, formatting examples as the server renders them, the search
+ * filters), #user/<id> and #recent_topics open what Zulip's open;
  * links to them in messages (Notification Bot's data export message) work,
  * and closing goes back to the view under the dialog.
  * Skipped (with one line saying why) where Chromium is not installed.
@@ -118,6 +120,33 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
       await page.keyboard.press('Escape');
       await card.waitFor({ state: 'detached' });
       assert.equal(hashOf(page), '#feed');
+
+      // The help: the keys, message formatting (what one types, as the server renders it) and the search's filters, a tab each.
+      await go(page, '#message-formatting');
+      const formatting = page.getByRole('dialog', { name: 'Message formatting' });
+      const bold = formatting.getByRole('row', { name: /^\*\*bold\*\*/ });
+      await bold.locator('.rendered strong').filter({ hasText: 'bold' }).waitFor();
+      await formatting.getByRole('row', { name: `@**${t.owner.row.full_name}**` }).locator('.user-mention').waitFor();
+      assert.equal(await formatting.getByRole('row', { name: /^\/poll/ }).getByRole('cell').nth(1).textContent(), 'A poll: the question, then an option on each line (at the start of a message)');
+      await formatting.getByRole('tab', { name: 'Search filters' }).click();
+      const filters = page.getByRole('dialog', { name: 'Search filters' });
+      await filters.getByRole('row', { name: /^"lunch menu"/ }).waitFor();
+      assert.equal(hashOf(page), '#search-operators');
+      await page.keyboard.press('Escape');
+      await filters.waitFor({ state: 'detached' });
+      assert.equal(hashOf(page), '#feed');
+      // The compose box's formatting bar links to it; the ? key opens the keys (its tabs leave the address alone).
+      await page.getByRole('button', { name: 'Formatting', exact: true }).click();
+      await page.getByRole('toolbar', { name: 'Formatting' }).getByRole('link', { name: 'Message formatting' }).click();
+      await formatting.waitFor();
+      await page.keyboard.press('Escape');
+      await formatting.waitFor({ state: 'detached' });
+      await page.locator('body').press('?');
+      await keys.getByRole('tab', { name: 'Message formatting' }).click();
+      await formatting.waitFor();
+      assert.equal(hashOf(page), '#feed');
+      await page.keyboard.press('Escape');
+      await formatting.waitFor({ state: 'detached' });
 
       // Zulip's older name of Recent conversations.
       await row.getByRole('link', { name: 'recent' }).click();

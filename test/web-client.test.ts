@@ -261,6 +261,21 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await messageRow(page, 'apples are fine').waitFor();
       assert.equal(await marks.count(), 0);
       await page.goBack();
+      // Quoted, words are found together, in that order (the quotes go to the server, as Zulip's).
+      await sendApi(owner, 'desserts', 'split a banana');
+      await search.fill('banana split');
+      await search.press('Enter');
+      await eventually(async () => (await rows.count()) === 2, 'both words in two messages');
+      await search.fill('"banana split"');
+      await search.press('Enter');
+      await eventually(async () => (await rows.count()) === 1, 'the phrase in one message');
+      await messageRow(page, 'banana split tonight').waitFor();
+      assert.equal(await search.inputValue(), '"banana split"');
+      // "me" in a filter: oneself.
+      await search.fill('sender:me banana');
+      await search.press('Enter');
+      await eventually(async () => (await rows.count()) === 2, 'two of my messages with banana');
+      await messageRow(page, 'split a banana').waitFor();
 
       // Suggestions: an operator from its first letters (arrows and Enter), then a person; a channel by a plain word (Tab), then its topics.
       await search.fill('');

@@ -116,7 +116,8 @@ export function parseSearch(input: string): Term[] {
       const operand = canonicalOperand(operator, m[3] ?? m[4] ?? '');
       terms.push({ operator, operand, negated: m[1] === '-' });
     } else {
-      words.push(m[5] ?? m[6] ?? '');
+      // (A quoted phrase keeps its quotes: the server finds its words together, as Zulip's.)
+      words.push(m[5] !== undefined ? (m[5] ? `"${m[5]}"` : '') : (m[6] ?? ''));
     }
   }
   const text = words.filter(Boolean).join(' ');

@@ -1,18 +1,22 @@
 /**
  * The addresses that open a dialog over the app, as Zulip's web app names
  * them (its overlay addresses: #settings/<section>, #organization/<section>,
- * #channels/…, #groups, #invite, #drafts, #keyboard-shortcuts, #user/<id>,
+ * #channels/…, #groups, #invite, #drafts, #keyboard-shortcuts,
+ * #message-formatting, #search-operators, #user/<id>,
  * …). Messages link to them (Notification Bot's "#channels/new", the data
  * export's "#organization/data-exports-admin"), and so do emails
  * ("#settings/notifications") and the unread banner ("#settings/preferences").
  */
+
+/** The help's tabs, by Zulip's addresses of them. */
+export type HelpTab = 'keyboard-shortcuts' | 'message-formatting' | 'search-operators';
 
 /** What an address opens over the app. A settings section is the id of its heading in the Settings dialog. */
 export type Overlay =
   | { kind: 'settings'; section: string | null }
   | { kind: 'channels'; channel: number | null; create: boolean }
   | { kind: 'saved'; which: '#drafts' | '#scheduled' | '#reminders' }
-  | { kind: 'shortcuts' }
+  | { kind: 'help'; tab: HelpTab }
   | { kind: 'user'; id: number };
 
 /** Zulip's personal settings sections (#settings/<section>), by the heading each opens at. */
@@ -77,7 +81,9 @@ export function overlayAt(hash: string): Overlay | null {
     case 'reminders':
       return section ? null : { kind: 'saved', which: `#${category}` as const };
     case 'keyboard-shortcuts':
-      return { kind: 'shortcuts' };
+    case 'message-formatting':
+    case 'search-operators':
+      return { kind: 'help', tab: category };
     case 'user':
       return /^\d+$/.test(section) ? { kind: 'user', id: Number(section) } : null;
     default:

@@ -19,7 +19,7 @@ import { UserCard } from './UserCard.tsx';
 import { closeNewestModal } from './Dialog.tsx';
 import { SavedList } from './Drafts.tsx';
 import { draftNarrow, restoreLater } from '../drafts.ts';
-import { Shortcuts } from './Shortcuts.tsx';
+import { Help } from './Shortcuts.tsx';
 import { SearchBox } from './SearchBox.tsx';
 import { Recent } from './Recent.tsx';
 import { Inbox } from './Inbox.tsx';
@@ -524,8 +524,8 @@ export function App() {
       )}
       {card !== null && !model.spectator && <UserCard userId={card} onClose={() => setCard(null)} />}
       {shown?.kind === 'user' && card === null && !model.spectator && <UserCard key={overlay} userId={shown.id} onClose={closeOverlay} />}
-      {shortcuts && <Shortcuts onClose={() => setShortcuts(false)} />}
-      {shown?.kind === 'shortcuts' && !shortcuts && <Shortcuts onClose={closeOverlay} />}
+      {shortcuts && <Help tab="keyboard-shortcuts" onClose={() => setShortcuts(false)} />}
+      {shown?.kind === 'help' && !shortcuts && <Help key={overlay} tab={shown.tab} onClose={closeOverlay} />}
     </div>
   );
 }

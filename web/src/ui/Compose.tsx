@@ -718,6 +718,9 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 <path d="M10 6v4l3 2" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" />
               </svg>
             </button>
+            <a class="icon-btn format-help" href="#message-formatting" aria-label="Message formatting" title="Message formatting">
+              ?
+            </a>
             {pickingTime && (
               <form
                 class="time-pick"
