@@ -62,6 +62,7 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
         ['#settings/notifications', 'Notifications'],
         ['#settings/preferences', 'Display'],
         ['#settings/muted-users', 'Muted users'],
+        ['#settings/topics', 'Topics'],
         ['#organization/organization-permissions', 'Organization permissions'],
         ['#organization/profile-field-settings', 'Custom profile fields'],
         ['#organization/users/active', 'People'],

@@ -8,13 +8,15 @@
  * at once) and removed in Settings, as the server has them, a refusal with
  * the server's reason, words added elsewhere showing live, and a message
  * containing one with the word highlighted (not inside code) and notifying.
+ * The topics one muted, unmuted or followed, listed in Settings and changed
+ * there.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client } from './helpers.ts';
-import { browserTests, eventGate, eventually, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, setInFront, withWebServer } from './web-browser.ts';
+import { browserTests, eventGate, eventually, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, selectedText, setInFront, withWebServer } from './web-browser.ts';
 
 const sendTo = async (c: Client, topic: string, content: string) => assertSuccess(await c.post('/messages', { type: 'stream', to: 'general', topic, content }));
 
@@ -157,6 +159,55 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       assertSuccess(await bobApi.delete(`/users/me/muted_users/${dave.id}`));
       await messageRow(page, 'Dave says something').waitFor();
       assert.equal(await page.getByRole('article', { name: /^Muted user, / }).count(), 0);
+      await ctx.close();
+    }));
+
+  test("topics muted, unmuted or followed, in Settings (Zulip's #settings/topics): listed newest first, as the server has them, live; a state changed there (Default takes it off the list); filtered by name; a link to the topic", () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Topics' });
+      const bobApi = t.client(bob);
+      const general = (assertSuccess(await bobApi.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      // (Sent by someone else: the topics one starts are followed by default.)
+      await sendTo(t.client(t.owner), 'Lunch Plans', 'where to eat');
+      await sendTo(t.client(t.owner), 'release', 'on Friday');
+      const policy = (topic: string, visibility_policy: number) => bobApi.post('/user_topics', { stream_id: general, topic, visibility_policy });
+      const atServer = async () => {
+        const r = assertSuccess(await bobApi.post('/register', { fetch_event_types: ['user_topic'] }));
+        return Object.fromEntries((r.user_topics as Array<{ topic_name: string; visibility_policy: number }>).map((u) => [u.topic_name, u.visibility_policy]));
+      };
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await page.evaluate(() => ((globalThis as any).location.hash = '#settings/topics'));
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByText('You have not muted, unmuted or followed any topic.', { exact: false }).waitFor();
+
+      // Made elsewhere: they show, the newest change first, with the topic's name as written.
+      assertSuccess(await policy('Lunch Plans', 1));
+      await new Promise((r) => setTimeout(r, 1100));
+      assertSuccess(await policy('release', 3));
+      const list = dialog.getByRole('list', { name: 'Topics' });
+      await eventually(async () => (await list.getByRole('listitem').count()) === 2, 'two topics listed');
+      assert.deepEqual(await list.getByRole('listitem').evaluateAll((items) => items.map((i) => i.getAttribute('aria-label'))), ['#general > release', '#general > Lunch Plans']);
+      const state = (name: string) => dialog.getByLabel(`State of #general > ${name}`);
+      assert.equal(await selectedText(state('release')), 'Followed');
+      assert.equal(await selectedText(state('Lunch Plans')), 'Muted');
+
+      // Changed here: the server has it.
+      await state('Lunch Plans').selectOption({ label: 'Followed' });
+      await eventually(async () => (await atServer())['Lunch Plans'] === 3, 'followed at the server');
+      await state('release').selectOption({ label: 'Default' });
+      await eventually(async () => !('release' in (await atServer())), 'no state at the server');
+      await eventually(async () => (await list.getByRole('listitem').count()) === 1, 'the topic off the list');
+
+      // Filtered by channel or topic name.
+      assertSuccess(await policy('release', 2));
+      await eventually(async () => (await list.getByRole('listitem').count()) === 2, 'listed again');
+      await dialog.getByLabel('Find a topic').fill('lunch');
+      await eventually(async () => (await list.getByRole('listitem').count()) === 1, 'one topic found');
+      // Its link opens the topic.
+      await list.getByRole('link', { name: '#general > Lunch Plans' }).click();
+      await page.getByRole('heading', { name: '#general › Lunch Plans' }).waitFor();
+      await messageRow(page, 'where to eat').waitFor();
       await ctx.close();
     }));
 

@@ -742,6 +742,8 @@ export class Model {
   followedTopics = new Set<string>();
   /** Topics unmuted (visibility_policy 2), which matters in muted channels: as followed ones, they are not muted there. */
   unmutedTopics = new Set<string>();
+  /** The topics with a visibility policy of the user's (Zulip's user_topics), by the same key: the name as written, the policy and since when (Unix seconds), for Settings' list. */
+  userTopics = new Map<string, { streamId: number; topic: string; policy: number; since: number }>();
   /** Called with each new message from the server (not with the ones fetched): desktop notifications. */
   onIncoming: ((m: Message) => void) | null = null;
   /** conversation key → user id → expiry (ms) */
@@ -893,6 +895,7 @@ export class Model {
     this.mutedTopics.clear();
     this.followedTopics.clear();
     this.unmutedTopics.clear();
+    this.userTopics.clear();
     for (const t of r.user_topics ?? []) this.noteTopicPolicy(t);
     this.loadMutedUsers(r.muted_users ?? []);
     this.alertWords = r.alert_words ?? [];
@@ -1024,11 +1027,13 @@ export class Model {
   }
 
   /** A user_topics entry (from /register or a user_topic event): muted (1) or followed (3), else neither. */
-  private noteTopicPolicy(t: { stream_id: number; topic_name: string; visibility_policy: number }): void {
+  private noteTopicPolicy(t: { stream_id: number; topic_name: string; visibility_policy: number; last_updated?: number }): void {
     const key = `${t.stream_id}:${String(t.topic_name).toLowerCase()}`;
     this.mutedTopics.delete(key);
     this.followedTopics.delete(key);
     this.unmutedTopics.delete(key);
+    this.userTopics.delete(key);
+    if (t.visibility_policy >= 1 && t.visibility_policy <= 3) this.userTopics.set(key, { streamId: t.stream_id, topic: String(t.topic_name), policy: t.visibility_policy, since: t.last_updated ?? 0 });
     if (t.visibility_policy === 1) this.mutedTopics.add(key);
     else if (t.visibility_policy === 2) this.unmutedTopics.add(key);
     else if (t.visibility_policy === 3) this.followedTopics.add(key);
@@ -1482,7 +1487,7 @@ export class Model {
         this.list?.touch();
         break;
       case 'user_topic':
-        this.noteTopicPolicy(ev as { stream_id: number; topic_name: string; visibility_policy: number });
+        this.noteTopicPolicy(ev as { stream_id: number; topic_name: string; visibility_policy: number; last_updated?: number });
         break;
       default:
         return;

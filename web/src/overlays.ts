@@ -28,6 +28,7 @@ const PERSONAL: Record<string, string> = {
   'your-bots': 'bots-title',
   'alert-words': 'alert-words-title',
   'uploaded-files': 'uploads-title',
+  topics: 'topics-title',
   'muted-users': 'muted-users-title',
 };
 

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model } from '../model.ts';
+import { narrowToHash } from '../narrow.ts';
 import { ErrorLine, useAction, useRequest } from './request.tsx';
 
 /**
@@ -32,6 +33,71 @@ export function MutedUsers() {
             );
           })}
         </ul>
+      )}
+    </section>
+  );
+}
+
+/** The visibility policies a topic can have, as Zulip's topic settings name them (0: none of them). */
+const POLICIES: Array<[number, string]> = [
+  [0, 'Default'],
+  [1, 'Muted'],
+  [2, 'Unmuted'],
+  [3, 'Followed'],
+];
+
+/**
+ * The topics one muted, unmuted or followed (Zulip's "Topics" settings, from
+ * user_topics and its events): newest change first, filtered by channel or
+ * topic name, each with its state to change (POST /user_topics; Default
+ * takes the topic off the list).
+ */
+export function Topics() {
+  const change = useRequest();
+  const [filter, setFilter] = useState('');
+  const words = filter.trim().toLowerCase();
+  const topics = [...model.userTopics.values()]
+    .filter((t) => !words || `${model.streamName(t.streamId)} ${t.topic}`.toLowerCase().includes(words))
+    .sort((a, b) => b.since - a.since);
+  return (
+    <section aria-labelledby="topics-title">
+      <h2 id="topics-title">Topics</h2>
+      <ErrorLine error={change.error} />
+      {model.userTopics.size === 0 ? (
+        <p class="muted-text">You have not muted, unmuted or followed any topic. The topic's menu does that.</p>
+      ) : (
+        <>
+          <label for="topics-filter">Find a topic</label>
+          <input id="topics-filter" type="search" value={filter} placeholder="Channel or topic" onInput={(e) => setFilter(e.currentTarget.value)} />
+          <ul class="linkifier-list" aria-label="Topics">
+            {topics.map((t) => {
+              const name = `#${model.streamName(t.streamId)} > ${t.topic || model.generalChatName()}`;
+              return (
+                <li key={`${t.streamId}:${t.topic}`} aria-label={name}>
+                  <span class="org-person">
+                    <a href={narrowToHash([{ operator: 'channel', operand: t.streamId }, { operator: 'topic', operand: t.topic }])}>{name}</a>{' '}
+                    {t.since > 0 && <span class="muted-text">(since {new Date(t.since * 1000).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' })})</span>}
+                  </span>
+                  <select
+                    aria-label={`State of ${name}`}
+                    value={t.policy}
+                    disabled={change.busy}
+                    onChange={(e) => {
+                      const visibility = Number(e.currentTarget.value);
+                      void change.run(() => api('POST', '/user_topics', { stream_id: t.streamId, topic: t.topic, visibility_policy: visibility }));
+                    }}
+                  >
+                    {POLICIES.map(([value, label]) => (
+                      <option key={value} value={value}>
+                        {label}
+                      </option>
+                    ))}
+                  </select>
+                </li>
+              );
+            })}
+          </ul>
+        </>
       )}
     </section>
   );

@@ -17,7 +17,7 @@ import { Permissions } from './Permissions.tsx';
 import { OwnProfileFields, ProfileFields } from './ProfileFields.tsx';
 import { Playgrounds } from './Playgrounds.tsx';
 import { ChannelFolders } from './ChannelFolders.tsx';
-import { AlertWords, MutedUsers } from './Muting.tsx';
+import { AlertWords, MutedUsers, Topics } from './Muting.tsx';
 import { UserDefaults } from './UserDefaults.tsx';
 import { Uploads } from './Uploads.tsx';
 import { settingsSectionHash } from '../overlays.ts';
@@ -143,6 +143,7 @@ export function Settings({ section, onClose }: { section: string | null; onClose
       <Notifications setSetting={setSetting} />
       <Uploads />
       <AlertWords />
+      <Topics />
       <MutedUsers />
       <InvitePeople />
       {model.realm.can_invite_others_to_realm !== false && <Invitations />}
