@@ -42,7 +42,8 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       const settings = page.getByRole('dialog', { name: 'Settings' });
-      const heading = (name: string) => settings.getByRole('heading', { name, exact: true });
+      // (A section's heading: Settings has h3 headings of the same names inside some sections.)
+      const heading = (name: string, level?: number) => settings.getByRole('heading', { name, exact: true, ...(level ? { level } : {}) });
 
       // Notification Bot's message about a finished data export links to the exports.
       assertSuccess(await owner.post('/export/realm'));
@@ -58,11 +59,11 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
       assert.equal(hashOf(page), '#feed');
 
       // Each section's address, personal and the organization's.
-      const sections: Array<[string, string]> = [
+      const sections: Array<[string, string, number?]> = [
         ['#settings/notifications', 'Notifications'],
         ['#settings/preferences', 'Display'],
         ['#settings/muted-users', 'Muted users'],
-        ['#settings/topics', 'Topics'],
+        ['#settings/topics', 'Topics', 2],
         ['#organization/organization-permissions', 'Organization permissions'],
         ['#organization/profile-field-settings', 'Custom profile fields'],
         ['#organization/users/active', 'People'],
@@ -70,9 +71,9 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
         ['#groups', 'User groups'],
         ['#invite', 'Invite people'],
       ];
-      for (const [hash, name] of sections) {
+      for (const [hash, name, level] of sections) {
         await go(page, hash);
-        await shownAt(page, heading(name), `${name} at ${hash}`);
+        await shownAt(page, heading(name, level), `${name} at ${hash}`);
       }
       // A section Parley has no place for: the top.
       await go(page, '#settings/no-such-section');

@@ -74,7 +74,7 @@ export function Topics() {
               const name = `#${model.streamName(t.streamId)} > ${t.topic || model.generalChatName()}`;
               return (
                 <li key={`${t.streamId}:${t.topic}`} aria-label={name}>
-                  <span class="org-person">
+                  <span class="topic-setting">
                     <a href={narrowToHash([{ operator: 'channel', operand: t.streamId }, { operator: 'topic', operand: t.topic }])}>{name}</a>{' '}
                     {t.since > 0 && <span class="muted-text">(since {new Date(t.since * 1000).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' })})</span>}
                   </span>
