@@ -66,6 +66,15 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
         const unread = await unreadAtServer();
         return !!shown && unread.includes(meanwhile) && Number(shown[1]) === unread.length;
       }, 'the unread count in the title');
+      // The page's icon shows it too, with a dot while a direct message is unread (Zulip's favicon); the plain mark once all is read.
+      const icon = async () => decodeURIComponent((await page.locator('link[rel="icon"]').getAttribute('href')) ?? '');
+      await eventually(async () => {
+        const count = /^\((\d+)\)/.exec(await page.title())?.[1];
+        const svg = await icon();
+        return !!count && svg.includes(`>${count}</text>`) && svg.includes('<circle');
+      }, 'the count and the dot in the icon');
+      assertSuccess(await t.client(t.owner).request('POST', '/mark_all_as_read'));
+      await eventually(async () => !(await icon()).includes('<text') && !(await icon()).includes('<circle') && (await icon()).includes('<rect'), 'the plain icon');
 
       // Turned off in Settings: nothing more.
       await page.getByRole('button', { name: 'Settings', exact: true }).click();

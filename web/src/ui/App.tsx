@@ -5,6 +5,7 @@ import { model, type Message } from '../model.ts';
 import { describeTerms, hashToNarrow, isLinkTerm, narrowToHash, parseSearch, reactionsTerms, sameNarrow, topicsListChannel, type Term } from '../narrow.ts';
 import { nextUnreadDm, nextUnreadTopic } from '../unread-nav.ts';
 import { overlayAt } from '../overlays.ts';
+import { setFavicon } from '../favicon.ts';
 import { applyDensity, applyTheme, cx, prepareHtml, useModel } from '../util.ts';
 import { notifyIfWanted } from '../notify.ts';
 import { Sidebar } from './Sidebar.tsx';
@@ -286,6 +287,9 @@ export function App() {
   useEffect(() => {
     document.title = title;
   }, [title]);
+  // The page's icon: the same count, and a dot while direct messages are unread (Zulip's favicon).
+  const unreadDms = model.ready ? model.unreadCount((u) => u.kind === 'dm') : 0;
+  useEffect(() => setFavicon(unreadInFeed, unreadDms), [unreadInFeed, unreadDms]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
