@@ -306,6 +306,14 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await search.press('Escape');
       assert.equal(await suggestions.count(), 0);
       assert.equal(await search.inputValue(), 'channel:general topic:fruit is:st');
+      // dm-including: among the operators, then a person.
+      await search.fill('');
+      await search.pressSequentially('dm-i');
+      await suggestions.getByRole('option', { name: /^dm-including:/ }).click();
+      assert.equal(await search.inputValue(), 'dm-including:');
+      await search.pressSequentially('Bob S');
+      await suggestions.getByRole('option', { name: /Bob Search/ }).click();
+      assert.equal(await search.inputValue(), `dm-including:${bob.email} `);
 
       // Starred: only Welcome Bot's greeting to the first owner (every new account's greeting is starred).
       await search.fill('is:starred');

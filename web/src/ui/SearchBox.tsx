@@ -1,7 +1,7 @@
 /**
  * The search box with suggestions for the word being typed, as Zulip's web
  * app offers them: operators (`channel:`, `topic:`, `sender:`, `dm:`,
- * `is:`, `has:`), and for an operator its operands (channels, the topics of
+ * `dm-including:`, `is:`, `has:`), and for an operator its operands (channels, the topics of
  * the channel already named, people, `is:` and `has:` values); a plain word
  * also suggests the channels and people it starts. The arrows move through
  * them, Enter or Tab (or a click) takes one; Enter with none chosen
@@ -18,7 +18,8 @@ const OPERATORS: Array<[string, string]> = [
   ['topic:', 'Messages in a topic'],
   ['sender:', 'Messages sent by someone'],
   ['dm:', 'Direct messages with someone'],
-  ['is:', 'starred, mentioned, dm, unread, resolved, alerted'],
+  ['dm-including:', 'Direct messages that include someone'],
+  ['is:', 'starred, mentioned, dm, unread, resolved, alerted, followed'],
   ['has:', 'link, image, attachment, reaction'],
 ];
 /** The channels whose topics the suggestions have asked for. */
