@@ -143,6 +143,11 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
       await formatting.waitFor();
       await page.keyboard.press('Escape');
       await formatting.waitFor({ state: 'detached' });
+      // The top bar's help button: the keys.
+      await page.getByRole('link', { name: 'Help', exact: true }).click();
+      await keys.waitFor();
+      await page.keyboard.press('Escape');
+      await keys.waitFor({ state: 'detached' });
       await page.locator('body').press('?');
       await keys.getByRole('tab', { name: 'Message formatting' }).click();
       await formatting.waitFor();

@@ -427,6 +427,10 @@ export function App() {
               Reconnecting…
             </span>
           )}
+          {/* The help (Zulip's help menu: the keys, message formatting, the search filters). */}
+          <a class="btn ghost help-btn" href="#keyboard-shortcuts" aria-label="Help" title="Help: keyboard shortcuts, message formatting, search filters">
+            ?
+          </a>
           {model.spectator ? (
             // A logged-out visitor (Zulip's spectator): reading only, and a way in.
             <a class="btn" href="/login/">
