@@ -7,14 +7,15 @@
  * tabs: the keys, formatting examples as the server renders them, the search
  * filters), #user/<id> and #recent_topics open what Zulip's open;
  * links to them in messages (Notification Bot's data export message) work,
- * and closing goes back to the view under the dialog.
+ * and closing goes back to the view under the dialog. A link opened logged
+ * out opens there once logged in.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
-import { browserTests, eventually, loginPage, messageRow, withWebServer } from './web-browser.ts';
+import { browserTests, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** Whether `el` shows inside the scrolled part of its dialog. */
 const inView = (el: Locator) =>
@@ -158,5 +159,59 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
       // Zulip's older name of Recent conversations.
       await row.getByRole('link', { name: 'recent' }).click();
       await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();
+    }));
+  test('a link opened logged out opens there once logged in (the address kept over the login page, or its next path of this site); a session that ends under the user sends them back there after logging in again', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Returning' });
+      const general = (assertSuccess(await t.client(t.owner).get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      assertSuccess(await t.client(t.owner).post('/messages', { type: 'stream', to: 'general', topic: 'plans', content: 'the plan is set' }));
+      const logIn = async (page: Page) => {
+        await page.getByLabel('Email').fill(bob.email);
+        await page.getByLabel('Password').fill(PASSWORD);
+        await page.getByRole('button', { name: 'Log in' }).click();
+      };
+
+      // An email's link to the notification settings.
+      let ctx = await newContext();
+      let page = await ctx.newPage();
+      await page.goto(`${t.url}/#settings/notifications`);
+      await page.waitForURL(`${t.url}/login/#settings/notifications`);
+      await logIn(page);
+      const settings = page.getByRole('dialog', { name: 'Settings' });
+      await shownAt(page, settings.getByRole('heading', { name: 'Notifications', exact: true, level: 2 }), 'Notifications');
+      await ctx.close();
+
+      // A link to a conversation.
+      ctx = await newContext();
+      page = await ctx.newPage();
+      await page.goto(`${t.url}/#narrow/channel/${general}-general/topic/plans`);
+      await page.waitForURL(/\/login\/#narrow/);
+      await logIn(page);
+      await page.getByRole('heading', { name: '#general \u203a plans' }).waitFor();
+      await messageRow(page, 'the plan is set').waitFor();
+      await ctx.close();
+
+      // Zulip's next parameter: a path of this site; another site's is not followed.
+      ctx = await newContext();
+      page = await ctx.newPage();
+      await page.goto(`${t.url}/login/?next=${encodeURIComponent('/#recent')}`);
+      await logIn(page);
+      await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();
+      await ctx.close();
+      ctx = await newContext();
+      page = await ctx.newPage();
+      await page.goto(`${t.url}/login/?next=${encodeURIComponent('//elsewhere.example/')}`);
+      await logIn(page);
+      await page.waitForURL(`${t.url}/`);
+      await page.getByRole('navigation', { name: 'Views' }).waitFor();
+
+      // The session ends (the API key regenerated elsewhere): the client's next request (its event queue's) leads to the login page, and back.
+      await page.evaluate((h) => ((globalThis as any).location.hash = h), `#narrow/channel/${general}-general/topic/plans`);
+      await messageRow(page, 'the plan is set').waitFor();
+      assertSuccess(await t.client(bob).post('/users/me/api_key/regenerate'));
+      await page.waitForURL(/\/login\/#narrow\/channel\//);
+      await logIn(page);
+      await page.getByRole('heading', { name: '#general \u203a plans' }).waitFor();
+      await ctx.close();
     }));
 });

@@ -49,10 +49,11 @@ let leaving = false;
  * deactivating one's account) the requests still under way fail with 401
  * too, and each going again would cut the first navigation short.
  */
-export function goToLogin(): void {
+export function goToLogin(keepPlace = false): void {
   if (leaving) return;
   leaving = true;
-  location.assign('/login/');
+  // (A session that ended under the user: logged in again, the app opens where it was.)
+  location.assign(keepPlace ? `/login/${location.hash}` : '/login/');
 }
 
 async function send(method: string, url: string, body: BodyInit | null, extraHeaders: Record<string, string>, signal?: AbortSignal, redirectOn401 = true): Promise<Record<string, any>> {
@@ -75,7 +76,7 @@ async function send(method: string, url: string, body: BodyInit | null, extraHea
     data = { result: 'error', msg: `Unexpected response (HTTP ${res.status})` };
   }
   if (res.status === 401 && redirectOn401) {
-    goToLogin();
+    goToLogin(true);
     throw new ApiError(401, data, null);
   }
   if (res.status >= 502 && res.status <= 504) throw new NetworkError(`HTTP ${res.status}`);

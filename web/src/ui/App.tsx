@@ -433,7 +433,15 @@ export function App() {
           </a>
           {model.spectator ? (
             // A logged-out visitor (Zulip's spectator): reading only, and a way in.
-            <a class="btn" href="/login/">
+            // (Logged in, the app opens where the visitor was.)
+            <a
+              class="btn"
+              href="/login/"
+              onClick={(e) => {
+                e.preventDefault();
+                location.assign(`/login/${location.hash}`);
+              }}
+            >
               Log in
             </a>
           ) : (

@@ -2,6 +2,19 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, login, ApiError } from '../api.ts';
 import { ErrorLine } from './request.tsx';
 
+/**
+ * Where the app opens once logged in: a `next` path of this site (Zulip's
+ * login parameter), else the address the visitor came for (its fragment,
+ * which the browser keeps over the redirect to the login page: a link to a
+ * conversation or to #settings/notifications from an email opens there).
+ */
+export function afterLogin(): string {
+  const next = new URLSearchParams(location.search).get('next');
+  // (Only a path of this site: not "//elsewhere" nor "/\\elsewhere".)
+  if (next && /^\/(?![/\\])/.test(next)) return next;
+  return `/${location.hash}`;
+}
+
 export function Login() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -25,7 +38,7 @@ export function Login() {
     setError(null);
     try {
       await login(email.trim(), password);
-      location.assign('/');
+      location.assign(afterLogin());
     } catch (err) {
       let msg = err instanceof ApiError ? err.message : 'Cannot reach the server. Check your connection and try again.';
       if (err instanceof ApiError && err.code === 'RATE_LIMIT_HIT') {
