@@ -1,5 +1,5 @@
 /**
- * The keys the client answers to, once: the help lists them (ui/Shortcuts.tsx),
+ * The keys the client answers to, once: the help lists them (ui/Help.tsx),
  * and App and the message list, which handle them, leave those that are not
  * for a logged-out visitor (Zulip's spectator) alone for one.
  */

@@ -20,7 +20,7 @@ import { UserCard } from './UserCard.tsx';
 import { closeNewestModal } from './Dialog.tsx';
 import { SavedList } from './Drafts.tsx';
 import { draftNarrow, restoreLater } from '../drafts.ts';
-import { Help } from './Shortcuts.tsx';
+import { Help } from './Help.tsx';
 import { SearchBox } from './SearchBox.tsx';
 import { Recent } from './Recent.tsx';
 import { Inbox } from './Inbox.tsx';

@@ -68,18 +68,18 @@ function Shortcuts() {
   const keys = SHORTCUTS.filter((s) => s.visitor || !model.spectator).map((s): [string, string] => [s.label, s.what]);
   const shown = model.spectator ? [...keys, ...escape] : [...keys, ...sendKeys, ...MORE_SHORTCUTS, ...escape];
   return (
-      <table class="shortcuts" aria-labelledby="help-title">
-        <tbody>
-          {shown.map(([key, what]) => (
-            <tr key={key}>
-              <td>
-                <kbd>{key}</kbd>
-              </td>
-              <td>{what}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+    <table class="shortcuts" aria-labelledby="help-title">
+      <tbody>
+        {shown.map(([key, what]) => (
+          <tr key={key}>
+            <td>
+              <kbd>{key}</kbd>
+            </td>
+            <td>{what}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
