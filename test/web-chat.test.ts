@@ -1000,7 +1000,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
-  test('"Browse 1 more channel" under the sidebar\u2019s channels (Zulip\u2019s): public channels the user is not in, live; it opens the Channels dialog', () =>
+  test('"Browse 1 more channel" under the sidebar\u2019s channels (Zulip\u2019s): public channels the user is not in, live; it opens the Channels dialog at them, whose tabs show the subscribed ones or all, filtered by name', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ name: 'Bob Browse' });
       const bobApi = t.client(bob);
@@ -1016,7 +1016,22 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       // Joined elsewhere: one fewer.
       assertSuccess(await t.client(t.owner).request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'extra' }]) }));
       await nav.getByRole('link', { name: 'Browse 1 more channel', exact: true }).click();
-      await page.getByRole('dialog', { name: 'Channels' }).waitFor();
+      // The Channels dialog at the channels one is not in (Zulip's #channels/notsubscribed); its tabs and its filter.
+      const dialog = page.getByRole('dialog', { name: 'Channels' });
+      const names = async (list: string) => (await dialog.getByRole('list', { name: list, exact: true }).getByRole('listitem').evaluateAll((items) => items.map((i) => i.getAttribute('aria-label')))).filter((n) => n?.startsWith('#'));
+      // (Private ones too, which an administrator sees.)
+      await eventually(async () => JSON.stringify(await names('Not subscribed')) === JSON.stringify(['#more', '#secret']), 'the channels one is not in');
+      assert.equal(new URL(page.url()).hash, '#channels/notsubscribed');
+      await dialog.getByRole('tab', { name: 'Subscribed', exact: true }).click();
+      assert.deepEqual(await names('Subscribed'), ['#core team', '#extra', '#general']);
+      assert.equal(new URL(page.url()).hash, '#channels/subscribed');
+      await dialog.getByLabel('Filter channels').fill('ext');
+      assert.deepEqual(await names('Subscribed'), ['#extra']);
+      await dialog.getByRole('tab', { name: 'All channels' }).click();
+      assert.deepEqual(await names('All channels'), ['#extra']);
+      await dialog.getByLabel('Filter channels').fill('');
+      assert.deepEqual(await names('All channels'), ['#core team', '#extra', '#general', '#more', '#secret']);
+      assert.equal(new URL(page.url()).hash, '#channels/all');
       await ctx.close();
     }));
 

@@ -1026,7 +1026,7 @@ export class Model {
     return this.subs.get(id)?.name ?? this.streams.get(id)?.name ?? `channel ${id}`;
   }
 
-  /** A user_topics entry (from /register or a user_topic event): muted (1) or followed (3), else neither. */
+  /** A user_topics entry (from /register or a user_topic event): muted (1), unmuted (2) or followed (3), else none of them; also listed for Settings (userTopics). */
   private noteTopicPolicy(t: { stream_id: number; topic_name: string; visibility_policy: number; last_updated?: number }): void {
     const key = `${t.stream_id}:${String(t.topic_name).toLowerCase()}`;
     this.mutedTopics.delete(key);

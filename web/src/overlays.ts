@@ -11,10 +11,13 @@
 /** The help's tabs, by Zulip's addresses of them. */
 export type HelpTab = 'keyboard-shortcuts' | 'message-formatting' | 'search-operators';
 
+/** The Channels dialog's tabs (#channels/subscribed, /notsubscribed, /all). */
+export type ChannelsTab = 'subscribed' | 'notsubscribed' | 'all';
+
 /** What an address opens over the app. A settings section is the id of its heading in the Settings dialog. */
 export type Overlay =
   | { kind: 'settings'; section: string | null }
-  | { kind: 'channels'; channel: number | null; create: boolean }
+  | { kind: 'channels'; channel: number | null; create: boolean; tab: ChannelsTab }
   | { kind: 'saved'; which: '#drafts' | '#scheduled' | '#reminders' }
   | { kind: 'help'; tab: HelpTab }
   | { kind: 'user'; id: number };
@@ -76,7 +79,12 @@ export function overlayAt(hash: string): Overlay | null {
     // (#streams: Zulip's older name, in messages written before the rename.)
     case 'channels':
     case 'streams':
-      return { kind: 'channels', channel: /^\d+$/.test(section) ? Number(section) : null, create: section === 'new' && !rest.length };
+      return {
+        kind: 'channels',
+        channel: /^\d+$/.test(section) ? Number(section) : null,
+        create: section === 'new' && !rest.length,
+        tab: section === 'subscribed' || section === 'notsubscribed' ? section : 'all',
+      };
     case 'drafts':
     case 'scheduled':
     case 'reminders':

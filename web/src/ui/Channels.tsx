@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText } from '../api.ts';
 import { model, type GroupSettingValue, type Stream as Channel, type User } from '../model.ts';
+import type { ChannelsTab } from '../overlays.ts';
 import { narrowToHash } from '../narrow.ts';
 import { prepareHtml } from '../util.ts';
-import { LOCK } from './Sidebar.tsx';
+import { LOCK, nameMatches } from './Sidebar.tsx';
 import { PersonalSettings, setSubscriptionProperty, unsubscribe } from './ChannelPersonal.tsx';
-import { Dialog } from './Dialog.tsx';
+import { Dialog, Tabs } from './Dialog.tsx';
 import { isAdministrator } from './Organization.tsx';
 import { Confirm, ErrorLine, useAction, useRequest } from './request.tsx';
 import { PickToAdd } from './UserGroups.tsx';
@@ -30,6 +31,13 @@ function channelNamed(name: string): Promise<number | undefined> {
   });
 }
 
+/** The Channels dialog's tabs, by Zulip's addresses of them (#channels/<tab>), with their names. */
+const TABS: Array<[ChannelsTab, string]> = [
+  ['subscribed', 'Subscribed'],
+  ['notsubscribed', 'Not subscribed'],
+  ['all', 'All channels'],
+];
+
 /**
  * The organization's channels this user can see: join, pin, mute, leave, open,
  * one's own settings for it (PersonalSettings); and a
@@ -39,7 +47,15 @@ function channelNamed(name: string): Promise<number | undefined> {
  * server's events. Those who may administer a channel open its settings
  * (ChannelSettings).
  */
-export function Channels({ focus, create: creating, onClose }: { focus?: number; create?: boolean; onClose(): void }) {
+export function Channels({ focus, create: creating, tab: firstTab = 'all', onClose }: { focus?: number; create?: boolean; tab?: ChannelsTab; onClose(): void }) {
+  /** Which channels the list shows (Zulip's tabs, at their addresses), and the words their names are filtered by. */
+  const [tab, setTab] = useState<ChannelsTab>(focus !== undefined ? 'all' : firstTab);
+  const [filter, setFilter] = useState('');
+  const chooseTab = (t: ChannelsTab) => {
+    setTab(t);
+    // (Opened at the dialog's own address or a tab's: the address names the tab, as Zulip's.)
+    if (/^#(channels|streams)(\/(all|subscribed|notsubscribed))?$/.test(location.hash)) history.replaceState(null, '', `#channels/${t}`);
+  };
   const focused = focus !== undefined ? model.streams.get(focus) : undefined;
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -60,6 +76,7 @@ export function Channels({ focus, create: creating, onClose }: { focus?: number;
 
   const channels = [...model.streams.values()] as Channel[];
   channels.sort((a, b) => a.name.localeCompare(b.name));
+  const listed = channels.filter((c) => (tab === 'all' || model.subs.has(c.stream_id) === (tab === 'subscribed')) && nameMatches(c.name, filter));
 
   const join = (c: Channel) => run(() => api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: c.name }]) }));
   const leave = (c: Channel) => run(() => unsubscribe(c.name));
@@ -109,9 +126,14 @@ export function Channels({ focus, create: creating, onClose }: { focus?: number;
     <Dialog id="channels-title" title="Channels" wide="channels-dialog" onClose={onClose}>
       <ErrorLine error={error} />
       <section>
-        <h2>All channels</h2>
-        <ul class="channel-browser" aria-label="All channels" ref={listRef}>
-          {channels.map((c) => {
+        <h2>{TABS.find(([t]) => t === tab)![1]}</h2>
+        <div class="channel-tabs">
+          <Tabs label="Which channels" tabs={TABS} current={tab} onChoose={chooseTab} />
+          <input type="search" class="channel-browser-filter" placeholder="Filter channels" aria-label="Filter channels" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+        </div>
+        {listed.length === 0 && <p class="muted-text">{filter.trim() ? 'No channels match.' : tab === 'subscribed' ? 'You are not subscribed to any channel.' : tab === 'notsubscribed' ? 'You are subscribed to every channel you can see.' : 'No channels yet.'}</p>}
+        <ul class="channel-browser" aria-label={TABS.find(([t]) => t === tab)![1]} ref={listRef}>
+          {listed.map((c) => {
             const subscribed = model.subs.has(c.stream_id);
             const opened = open === c.stream_id;
             const personalOpen = subscribed && personal === c.stream_id;

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
-import { autoFocusOnce } from '../util.ts';
+import { autoFocusOnce, cx } from '../util.ts';
 
 /** What Tab can reach inside a dialog. */
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
@@ -144,6 +144,19 @@ export function Menu({ label, class: cls = 'msg-menu', onClose, children }: { la
       }}
     >
       {children}
+    </div>
+  );
+}
+
+/** A dialog's tabs (the help's, the Channels dialog's): a button each, the chosen one marked. */
+export function Tabs<T extends string>({ label, tabs, current, onChoose }: { label: string; tabs: Array<[T, string]>; current: T; onChoose(tab: T): void }) {
+  return (
+    <div class="tab-row" role="tablist" aria-label={label}>
+      {tabs.map(([t, name]) => (
+        <button type="button" role="tab" key={t} class={cx('btn small', t === current && 'primary')} aria-selected={t === current} onClick={() => onChoose(t)}>
+          {name}
+        </button>
+      ))}
     </div>
   );
 }

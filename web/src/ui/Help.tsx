@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model } from '../model.ts';
-import { Dialog } from './Dialog.tsx';
+import { Dialog, Tabs } from './Dialog.tsx';
 import { SHORTCUTS } from '../shortcuts.ts';
-import { cx, prepareHtml, useModel } from '../util.ts';
+import { prepareHtml, useModel } from '../util.ts';
 import type { HelpTab } from '../overlays.ts';
 
 /** The keys after those that send and start a new line in the compose box. */
@@ -35,13 +35,7 @@ export function Help({ tab: first, onClose }: { tab: HelpTab; onClose(): void })
   };
   return (
     <Dialog id="help-title" title={TABS.find(([t]) => t === tab)![1]} onClose={onClose}>
-      <div class="help-tabs" role="tablist" aria-label="Help">
-        {TABS.map(([t, label]) => (
-          <button type="button" role="tab" key={t} class={cx('btn small', t === tab && 'primary')} aria-selected={t === tab} onClick={() => choose(t)}>
-            {label}
-          </button>
-        ))}
-      </div>
+      <Tabs label="Help" tabs={TABS} current={tab} onChoose={choose} />
       {tab === 'keyboard-shortcuts' ? <Shortcuts /> : tab === 'message-formatting' ? <Formatting /> : <SearchFilters />}
     </Dialog>
   );

@@ -262,7 +262,7 @@ function dmRows(dmUnread: Map<string, number>, inView: string | null, all: boole
 }
 
 /** Whether every word of `query` starts a word of `name` (words split at spaces and : / _ -), in any order, as Zulip's channel filter matches. */
-function nameMatches(name: string, query: string): boolean {
+export function nameMatches(name: string, query: string): boolean {
   const split = (text: string) => text.toLowerCase().split(/[\s:/_-]+/).filter(Boolean);
   const words = split(name);
   return split(query).every((q) => words.some((w) => w.startsWith(q)));
@@ -674,7 +674,7 @@ export function Sidebar({
         {subs.length === 0 && <p class="side-empty">{channelFilter.trim() ? 'No channels match.' : model.spectator ? 'No channel is open to visitors.' : 'You are not subscribed to any channel.'}</p>}
         {/* Zulip's link under the channels to those one could join. */}
         {toBrowse > 0 && (
-          <a class="side-item browse-more" href="#channels">
+          <a class="side-item browse-more" href="#channels/notsubscribed">
             {toBrowse === 1 ? 'Browse 1 more channel' : `Browse ${toBrowse} more channels`}
           </a>
         )}
