@@ -92,9 +92,9 @@ await browserTests('the web client in Chromium: logged-out visitors', (newContex
       await messageRow(page, 'Hello visitors').waitFor();
       assert.equal(await messageRow(page, 'Members only numbers').count(), 0);
 
-      // A way in.
+      // A way in (back to this view once logged in).
       await page.getByRole('link', { name: 'Log in', exact: true }).click();
-      await page.waitForURL(`${t.url}/login/`);
+      await page.waitForURL(`${t.url}/login/#feed`);
 
       // Without spectator access, the app's address is the login page's.
       assertSuccess(await owner.patch('/realm', { enable_spectator_access: false }));

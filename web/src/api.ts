@@ -52,8 +52,18 @@ let leaving = false;
 export function goToLogin(keepPlace = false): void {
   if (leaving) return;
   leaving = true;
-  // (A session that ended under the user: logged in again, the app opens where it was.)
-  location.assign(keepPlace ? `/login/${location.hash}` : '/login/');
+  // (A session that ended under the user: logged in again, the app opens where it was. Not one the user ends.)
+  location.assign(keepPlace && !ending ? `/login/${location.hash}` : '/login/');
+}
+
+let ending = false;
+/**
+ * The user is ending the session (logging out, deactivating their account),
+ * or gave up doing so (`false`): the requests that fail with 401 meanwhile
+ * lead to the plain login page, not back where the user was.
+ */
+export function endingSession(on: boolean): void {
+  ending = on;
 }
 
 async function send(method: string, url: string, body: BodyInit | null, extraHeaders: Record<string, string>, signal?: AbortSignal, redirectOn401 = true): Promise<Record<string, any>> {

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, goToLogin, logout } from '../api.ts';
+import { api, endingSession, goToLogin, logout } from '../api.ts';
 import { stop } from '../events.ts';
 import { model } from '../model.ts';
 import { zuliprc } from '../util.ts';
@@ -257,7 +257,11 @@ export function Account({ setSetting }: { setSetting: SetSetting }) {
           busy={deactivate.busy}
           onConfirm={() =>
             void deactivate.run(async () => {
-              await api('DELETE', '/users/me');
+              endingSession(true);
+              await api('DELETE', '/users/me').catch((err: unknown) => {
+                endingSession(false);
+                throw err;
+              });
               stop();
               await logout();
               goToLogin();

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, goToLogin, logout } from '../api.ts';
+import { api, endingSession, goToLogin, logout } from '../api.ts';
 import { run, startPresence, stop } from '../events.ts';
 import { model, type Message } from '../model.ts';
 import { describeTerms, hashToNarrow, isLinkTerm, narrowToHash, parseSearch, reactionsTerms, sameNarrow, topicsListChannel, type Term } from '../narrow.ts';
@@ -385,6 +385,7 @@ export function App() {
   }, [overlay, terms, card, view]);
 
   async function doLogout() {
+    endingSession(true);
     stop();
     await logout();
     goToLogin();
