@@ -69,6 +69,7 @@ export function Topics() {
         <>
           <label for="topics-filter">Find a topic</label>
           <input id="topics-filter" type="search" value={filter} placeholder="Channel or topic" onInput={(e) => setFilter(e.currentTarget.value)} />
+          {topics.length === 0 && <p class="muted-text">No topics match.</p>}
           <ul class="linkifier-list" aria-label="Topics">
             {topics.map((t) => {
               const name = `#${model.streamName(t.streamId)} > ${t.topic || model.generalChatName()}`;
