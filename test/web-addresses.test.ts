@@ -205,13 +205,16 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
       await page.waitForURL(`${t.url}/`);
       await page.getByRole('navigation', { name: 'Views' }).waitFor();
 
-      // The session ends (the API key regenerated elsewhere): the client's next request (its event queue's) leads to the login page, and back.
+      // The session ends (the API key regenerated elsewhere): the client's next request leads to the login page, and back.
+      // (That request: the event queue's, if it asks again meanwhile, else the messages of a topic opened now.)
       await page.evaluate((h) => ((globalThis as any).location.hash = h), `#narrow/channel/${general}-general/topic/plans`);
       await messageRow(page, 'the plan is set').waitFor();
       assertSuccess(await t.client(bob).post('/users/me/api_key/regenerate'));
-      await page.waitForURL(/\/login\/#narrow\/channel\//);
+      await page.evaluate((h) => ((globalThis as any).location.hash = h), `#narrow/channel/${general}-general/topic/other`).catch(() => undefined);
+      await page.waitForURL(/\/login\/#narrow\/channel\/\d+-general\/topic\/(plans|other)$/);
+      const where = new URL(page.url()).hash.endsWith('/other') ? 'other' : 'plans';
       await logIn(page);
-      await page.getByRole('heading', { name: '#general \u203a plans' }).waitFor();
+      await page.getByRole('heading', { name: `#general \u203a ${where}` }).waitFor();
       await ctx.close();
     }));
 });
