@@ -95,6 +95,12 @@ await browserTests('the web client in Chromium: logged-out visitors', (newContex
       // A way in (back to this view once logged in).
       await page.getByRole('link', { name: 'Log in', exact: true }).click();
       await page.waitForURL(`${t.url}/login/#feed`);
+      // An address of what needs an account (an email's link to the notification settings): the login page, keeping it.
+      // Zulip's help is for visitors too.
+      await page.goto(`${t.url}/#keyboard-shortcuts`);
+      await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
+      await page.goto(`${t.url}/#settings/notifications`);
+      await page.waitForURL(`${t.url}/login/#settings/notifications`);
 
       // Without spectator access, the app's address is the login page's.
       assertSuccess(await owner.patch('/realm', { enable_spectator_access: false }));

@@ -394,6 +394,12 @@ export function App() {
   /** The dialog the address opens over the app, if any, and how it closes: back to the view under it. */
   const shown = overlay === null ? null : overlayAt(overlay);
   const closeOverlay = () => (location.hash = view ?? narrowToHash(terms));
+  // A visitor at the address of something that needs an account (settings, channels, drafts, a person's card; not the
+  // help): the login page, which comes back to that address (Zulip asks visitors to log in there too).
+  const needsAccount = started && model.spectator && shown !== null && shown.kind !== 'help';
+  useEffect(() => {
+    if (needsAccount) goToLogin(true);
+  }, [needsAccount]);
 
   if (!started) {
     return (
