@@ -33,6 +33,11 @@ async function shownAt(page: Page, heading: Locator, what: string): Promise<void
 }
 
 const hashOf = (page: Page) => new URL(page.url()).hash;
+/** Closes the dialog `dialog` with Escape, and waits until it has gone. */
+async function closeWithEscape(page: Page, dialog: Locator): Promise<void> {
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+}
 const go = (page: Page, hash: string) => page.evaluate((h) => ((globalThis as any).location.hash = h), hash);
 
 await browserTests("Zulip's addresses of dialogs in the web client", (newContext) => {
@@ -54,8 +59,7 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
       await shownAt(page, heading('Data exports'), 'Data exports');
       assert.equal(await inView(heading('Profile')), false);
       assert.equal(hashOf(page), '#organization/data-exports-admin');
-      await page.keyboard.press('Escape');
-      await settings.waitFor({ state: 'detached' });
+      await closeWithEscape(page, settings);
       await page.getByRole('heading', { name: 'All messages' }).waitFor();
       assert.equal(hashOf(page), '#feed');
 
@@ -86,8 +90,7 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
       assert.equal(hashOf(page), '#settings/alert-words');
       await index.getByRole('button', { name: 'Password' }).click();
       assert.equal(hashOf(page), '#settings');
-      await page.keyboard.press('Escape');
-      await settings.waitFor({ state: 'detached' });
+      await closeWithEscape(page, settings);
       assert.equal(hashOf(page), '#feed');
 
       // Links in a message.
@@ -101,27 +104,23 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
       await channels.waitFor();
       await eventually(async () => (await page.evaluate(() => (globalThis as any).document.activeElement?.id)) === 'new-channel-name', 'the new channel form ready to type in');
       assert.equal(hashOf(page), '#channels/new');
-      await page.keyboard.press('Escape');
-      await channels.waitFor({ state: 'detached' });
+      await closeWithEscape(page, channels);
       assert.equal(hashOf(page), '#feed');
 
       await row.getByRole('link', { name: 'browse' }).click();
       await channels.getByRole('list', { name: 'All channels' }).waitFor();
-      await page.keyboard.press('Escape');
-      await channels.waitFor({ state: 'detached' });
+      await closeWithEscape(page, channels);
 
       await row.getByRole('link', { name: 'keys' }).click();
       const keys = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
       await keys.waitFor();
-      await page.keyboard.press('Escape');
-      await keys.waitFor({ state: 'detached' });
+      await closeWithEscape(page, keys);
       assert.equal(hashOf(page), '#feed');
 
       await row.getByRole('link', { name: 'person' }).click();
       const card = page.getByRole('dialog', { name: 'Bob Address' });
       await card.waitFor();
-      await page.keyboard.press('Escape');
-      await card.waitFor({ state: 'detached' });
+      await closeWithEscape(page, card);
       assert.equal(hashOf(page), '#feed');
 
       // The help: the keys, message formatting (what one types, as the server renders it) and the search's filters, a tab each.
@@ -135,26 +134,22 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
       const filters = page.getByRole('dialog', { name: 'Search filters' });
       await filters.getByRole('row', { name: /^"lunch menu"/ }).waitFor();
       assert.equal(hashOf(page), '#search-operators');
-      await page.keyboard.press('Escape');
-      await filters.waitFor({ state: 'detached' });
+      await closeWithEscape(page, filters);
       assert.equal(hashOf(page), '#feed');
       // The compose box's formatting bar links to it; the ? key opens the keys (its tabs leave the address alone).
       await page.getByRole('button', { name: 'Formatting', exact: true }).click();
       await page.getByRole('toolbar', { name: 'Formatting' }).getByRole('link', { name: 'Message formatting' }).click();
       await formatting.waitFor();
-      await page.keyboard.press('Escape');
-      await formatting.waitFor({ state: 'detached' });
+      await closeWithEscape(page, formatting);
       // The top bar's help button: the keys.
       await page.getByRole('link', { name: 'Help', exact: true }).click();
       await keys.waitFor();
-      await page.keyboard.press('Escape');
-      await keys.waitFor({ state: 'detached' });
+      await closeWithEscape(page, keys);
       await page.locator('body').press('?');
       await keys.getByRole('tab', { name: 'Message formatting' }).click();
       await formatting.waitFor();
       assert.equal(hashOf(page), '#feed');
-      await page.keyboard.press('Escape');
-      await formatting.waitFor({ state: 'detached' });
+      await closeWithEscape(page, formatting);
 
       // Zulip's older name of Recent conversations.
       await row.getByRole('link', { name: 'recent' }).click();

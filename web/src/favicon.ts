@@ -31,7 +31,8 @@ export function faviconSvg(unread: number, dms: number): string {
 let shown = '';
 /** Shows `unread` (of which `dms` direct messages) in the page's icon; the plain mark with none. */
 export function setFavicon(unread: number, dms: number): void {
-  const href = `data:image/svg+xml,${encodeURIComponent(unread > 0 || dms > 0 ? faviconSvg(unread, dms) : `<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'>${MARK}</svg>`)}`;
+  // (With none, faviconSvg draws the mark alone.)
+  const href = `data:image/svg+xml,${encodeURIComponent(faviconSvg(unread, dms))}`;
   if (href === shown) return;
   shown = href;
   const link = document.querySelector<HTMLLinkElement>('link[rel="icon"]');

@@ -732,17 +732,18 @@ export class Model {
   navigationViews = new Map<string, NavigationView>();
   /** The user's drafts at the server, by ID (while enable_drafts_synchronization is on). */
   drafts = new Map<number, Draft>();
-  mutedTopics = new Set<string>();
   /** The users this user muted: user ID -> when (Unix seconds), from muted_users and its events. */
   mutedUsers = new Map<number, number>();
   /** The user's alert words, as the server keeps them (alert_words and its events). */
   alertWords: string[] = [];
   /** The IDs of the user's starred messages (/register's starred_messages, kept by the flag and deletion events). */
   starred = new Set<number>();
-  followedTopics = new Set<string>();
-  /** Topics unmuted (visibility_policy 2), which matters in muted channels: as followed ones, they are not muted there. */
-  unmutedTopics = new Set<string>();
-  /** The topics with a visibility policy of the user's (Zulip's user_topics), by the same key: the name as written, the policy and since when (Unix seconds), for Settings' list. */
+  /**
+   * The topics with a visibility policy of the user's (Zulip's user_topics), by
+   * "<channel ID>:<topic in lower case>": the name as written, the policy (1
+   * muted, 2 unmuted, which matters in muted channels, 3 followed) and since
+   * when (Unix seconds), for Settings' list.
+   */
   userTopics = new Map<string, { streamId: number; topic: string; policy: number; since: number }>();
   /** Called with each new message from the server (not with the ones fetched): desktop notifications. */
   onIncoming: ((m: Message) => void) | null = null;
@@ -892,9 +893,6 @@ export class Model {
     for (const v of r.navigation_views ?? []) this.navigationViews.set(v.fragment, v);
     this.drafts.clear();
     for (const d of r.drafts ?? []) this.drafts.set(d.id, d);
-    this.mutedTopics.clear();
-    this.followedTopics.clear();
-    this.unmutedTopics.clear();
     this.userTopics.clear();
     for (const t of r.user_topics ?? []) this.noteTopicPolicy(t);
     this.loadMutedUsers(r.muted_users ?? []);
@@ -1029,14 +1027,8 @@ export class Model {
   /** A user_topics entry (from /register or a user_topic event): muted (1), unmuted (2) or followed (3), else none of them; also listed for Settings (userTopics). */
   private noteTopicPolicy(t: { stream_id: number; topic_name: string; visibility_policy: number; last_updated?: number }): void {
     const key = `${t.stream_id}:${String(t.topic_name).toLowerCase()}`;
-    this.mutedTopics.delete(key);
-    this.followedTopics.delete(key);
-    this.unmutedTopics.delete(key);
     this.userTopics.delete(key);
     if (t.visibility_policy >= 1 && t.visibility_policy <= 3) this.userTopics.set(key, { streamId: t.stream_id, topic: String(t.topic_name), policy: t.visibility_policy, since: t.last_updated ?? 0 });
-    if (t.visibility_policy === 1) this.mutedTopics.add(key);
-    else if (t.visibility_policy === 2) this.unmutedTopics.add(key);
-    else if (t.visibility_policy === 3) this.followedTopics.add(key);
   }
 
   /** muted_users from /register or its event: the whole list. */
@@ -1060,12 +1052,12 @@ export class Model {
   }
 
   isTopicFollowed(streamId: number, topic: string): boolean {
-    return this.followedTopics.has(`${streamId}:${topic.toLowerCase()}`);
+    return this.topicPolicy(streamId, topic) === 3;
   }
 
   /** The user's visibility_policy for a topic: 1 muted, 2 unmuted, 3 followed, else 0. */
   topicPolicy(streamId: number, topic: string): number {
-    return this.isTopicMuted(streamId, topic) ? 1 : this.isTopicFollowed(streamId, topic) ? 3 : this.unmutedTopics.has(`${streamId}:${topic.toLowerCase()}`) ? 2 : 0;
+    return this.userTopics.get(`${streamId}:${topic.toLowerCase()}`)?.policy ?? 0;
   }
 
   /**
@@ -1092,8 +1084,8 @@ export class Model {
 
   /** Whether a topic is unmuted (visibility_policy 2) or followed (3): not muted in a muted channel. */
   isTopicUnmutedOrFollowed(streamId: number, topic: string): boolean {
-    const key = `${streamId}:${topic.toLowerCase()}`;
-    return this.unmutedTopics.has(key) || this.followedTopics.has(key);
+    const policy = this.topicPolicy(streamId, topic);
+    return policy === 2 || policy === 3;
   }
 
   /** Whether an unread message counts in All messages: channels left (as the server leaves them out of unread_msgs), muted channels and topics do not. */
@@ -1203,7 +1195,7 @@ export class Model {
   }
 
   isTopicMuted(streamId: number, topic: string): boolean {
-    return this.mutedTopics.has(`${streamId}:${topic.toLowerCase()}`);
+    return this.topicPolicy(streamId, topic) === 1;
   }
 
   unreadCount(filter: (u: UnreadInfo) => boolean): number {
