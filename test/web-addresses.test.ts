@@ -15,15 +15,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
-import { browserTests, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
-
-/** Whether `el` shows inside the scrolled part of its dialog. */
-const inView = (el: Locator) =>
-  el.evaluate((e) => {
-    const box = e.closest('.settings')!.getBoundingClientRect();
-    const r = e.getBoundingClientRect();
-    return r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
-  });
+import { browserTests, eventually, inDialogView as inView, goToHash as go, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** Waits until `heading` shows in its dialog, and checks it is still there a moment later (after the dialog's lists have loaded). */
 async function shownAt(page: Page, heading: Locator, what: string): Promise<void> {
@@ -38,8 +30,6 @@ async function closeWithEscape(page: Page, dialog: Locator): Promise<void> {
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached' });
 }
-const go = (page: Page, hash: string) => page.evaluate((h) => ((globalThis as any).location.hash = h), hash);
-
 await browserTests("Zulip's addresses of dialogs in the web client", (newContext) => {
   test("Zulip's overlay addresses open their dialogs at their sections, from messages too; closing goes back to the view", () =>
     withWebServer(async (t) => {

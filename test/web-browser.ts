@@ -261,6 +261,17 @@ export function messageRow(page: Page, text: string) {
   return page.locator('article.message-row', { hasText: text }).last();
 }
 
+/** Sets the page's address fragment, as following a link to it does. */
+export const goToHash = (page: Page, hash: string) => page.evaluate((h) => ((globalThis as any).location.hash = h), hash);
+
+/** Whether `el` shows inside the scrolled part of its dialog. */
+export const inDialogView = (el: Locator) =>
+  el.evaluate((e) => {
+    const box = e.closest('.settings')!.getBoundingClientRect();
+    const r = e.getBoundingClientRect();
+    return r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+  });
+
 /** Polls `fn` until it returns true (browser state converges asynchronously). */
 export async function eventually(fn: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;

@@ -5,7 +5,9 @@
  * archives a channel, each checked at the server; changes made elsewhere
  * show in the open page, the description under the name of the channel in
  * view too (and not under Inbox or Recent conversations); a member is offered the settings only of the
- * channels they may administer. Channel folders: an administrator adds,
+ * channels they may administer, and sees any channel's subscribers (adding
+ * and removing where the server lets them); Zulip's addresses of a channel's
+ * subscribers and personal settings open those. Channel folders: an administrator adds,
  * reorders, edits, archives and unarchives them in Settings and puts a
  * channel in one from its settings (each checked at the server); the left
  * sidebar groups the channels by folder, follows changes made elsewhere, and
@@ -16,7 +18,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, loginPage, openSidebarMenu, PASSWORD, selectedText, send, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, inDialogView, goToHash as go, loginPage, openSidebarMenu, PASSWORD, selectedText, send, withWebServer } from './web-browser.ts';
 
 /** The channel as the server has it. */
 async function channelAtServer(api: Client, id: number): Promise<Record<string, any>> {
@@ -299,6 +301,71 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await eventually(async () => (await list.getByRole('button', { name: /^(Open|Close) settings of/ }).count()) === 0, 'the settings button gone');
       assert.equal(await settings.count(), 0);
       await ctx.close();
+    }));
+  test('channel subscribers: a member sees who is in a channel and adds people where the organization lets members add; addresses open the subscribers and the personal settings', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Member' });
+      const carol = await t.makeUser({ name: 'Carol Member' });
+      const dan = await t.makeUser({ name: 'Dan Member' });
+      const erin = await t.makeUser({ name: 'Erin Member' });
+      const lounge = await makeChannel(owner, 'lounge', 'Chat', [t.owner.id, bob.id, carol.id]);
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'vault' }]), invite_only: 'true', principals: JSON.stringify([t.owner.id, bob.id]) }));
+      const vault = assertSuccess(await owner.get('/get_stream_id', { stream: 'vault' })).stream_id as number;
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      const { row } = await channelList(page);
+
+      // The public channel's subscribers, listed for a member; the organization lets members add people to it, not remove them.
+      await row('lounge').getByRole('button', { name: 'Open subscribers of #lounge' }).click();
+      const roster = row('lounge').getByRole('group', { name: 'Subscribers of #lounge' });
+      const listed = roster.getByRole('list', { name: 'Subscribers of #lounge' });
+      await listed.getByRole('listitem', { name: 'Carol Member' }).waitFor();
+      assert.deepEqual(await listed.getByRole('listitem').evaluateAll((items) => items.map((i) => i.getAttribute('aria-label'))), ['Bob Member', 'Carol Member', t.owner.row.full_name]);
+      assert.equal(await roster.getByRole('button', { name: /^Remove / }).count(), 0);
+      await roster.getByLabel('Add a subscriber').selectOption({ label: 'Dan Member' });
+      await roster.getByRole('button', { name: 'Add', exact: true }).click();
+      await eventually(async () => (await subscribersAtServer(owner, lounge)).includes(dan.id), 'Dan subscribed at the server');
+      await listed.getByRole('listitem', { name: 'Dan Member' }).waitFor();
+      // Changes made elsewhere show.
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'lounge' }]), principals: JSON.stringify([erin.id]) }));
+      await listed.getByRole('listitem', { name: 'Erin Member' }).waitFor();
+      assertSuccess(await owner.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['lounge']), principals: JSON.stringify([carol.id]) }));
+      await eventually(async () => (await listed.getByRole('listitem', { name: 'Carol Member' }).count()) === 0, 'Carol gone from the list');
+
+      // A private channel: listed, but the organization's setting does not let members add people to it.
+      await row('vault').getByRole('button', { name: 'Open subscribers of #vault' }).click();
+      const vaultRoster = row('vault').getByRole('group', { name: 'Subscribers of #vault' });
+      await vaultRoster.getByRole('listitem', { name: 'Bob Member' }).waitFor();
+      assert.equal(await vaultRoster.getByLabel('Add a subscriber').count(), 0);
+      // Made one who may remove subscribers from it: offered Remove.
+      assertSuccess(await owner.patch(`/streams/${vault}`, { can_remove_subscribers_group: JSON.stringify({ new: { direct_members: [bob.id], direct_subgroups: [] } }) }));
+      await vaultRoster.getByRole('button', { name: `Remove ${t.owner.row.full_name} from #vault` }).waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog', { name: 'Channels' }).waitFor({ state: 'detached' });
+
+      // Zulip's address of a channel's subscribers opens them, in view; its personal settings' address opens those.
+      await go(page, `#channels/${lounge}/lounge/subscribers`);
+      const heading = page.getByRole('dialog', { name: 'Channels' }).getByRole('heading', { name: /^Subscribers/ });
+      await heading.waitFor();
+      await eventually(() => inDialogView(heading), 'the subscribers in view');
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog', { name: 'Channels' }).waitFor({ state: 'detached' });
+      await go(page, `#channels/${lounge}/lounge/personal`);
+      await page.getByRole('dialog', { name: 'Channels' }).getByRole('button', { name: 'Close personal settings of #lounge' }).waitFor();
+      assert.equal(await page.getByRole('dialog', { name: 'Channels' }).getByRole('group', { name: 'Subscribers of #lounge' }).count(), 0);
+      await ctx.close();
+
+      // An administrator at the subscribers' address: the channel's settings, at its subscribers.
+      const adminCtx = await newContext();
+      const admin = await loginPage(adminCtx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await go(admin, `#channels/${lounge}/lounge/subscribers`);
+      const settings = admin.getByRole('dialog', { name: 'Channels' }).getByRole('group', { name: 'Settings of #lounge' });
+      const adminHeading = settings.getByRole('heading', { name: /^Subscribers/ });
+      await adminHeading.waitFor();
+      await eventually(() => inDialogView(adminHeading), 'the subscribers in view');
+      await settings.getByRole('button', { name: 'Remove Erin Member from #lounge' }).waitFor();
+      await adminCtx.close();
     }));
   test('channel folders: an administrator adds, reorders, edits, archives folders and puts a channel in one; the sidebar groups channels by folder unless turned off', () =>
     withWebServer(async (t) => {

@@ -95,6 +95,9 @@ export interface Stream {
   topics_policy?: string;
   /** Who may post to it. */
   can_send_message_group?: GroupSettingValue;
+  /** Who may subscribe others to it, and who may unsubscribe others. */
+  can_add_subscribers_group?: GroupSettingValue;
+  can_remove_subscribers_group?: GroupSettingValue;
   is_archived?: boolean;
 }
 

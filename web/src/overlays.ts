@@ -14,10 +14,13 @@ export type HelpTab = 'keyboard-shortcuts' | 'message-formatting' | 'search-oper
 /** The Channels dialog's tabs (#channels/subscribed, /notsubscribed, /all). */
 export type ChannelsTab = 'subscribed' | 'notsubscribed' | 'all';
 
+/** The part of one channel's settings an address names (#channels/<id>/<name>/general, /personal, /subscribers). */
+export type ChannelPart = 'general' | 'personal' | 'subscribers';
+
 /** What an address opens over the app. A settings section is the id of its heading in the Settings dialog. */
 export type Overlay =
   | { kind: 'settings'; section: string | null }
-  | { kind: 'channels'; channel: number | null; create: boolean; tab: ChannelsTab }
+  | { kind: 'channels'; channel: number | null; part: ChannelPart | null; create: boolean; tab: ChannelsTab }
   | { kind: 'saved'; which: '#drafts' | '#scheduled' | '#reminders' }
   | { kind: 'help'; tab: HelpTab }
   | { kind: 'user'; id: number };
@@ -82,6 +85,7 @@ export function overlayAt(hash: string): Overlay | null {
       return {
         kind: 'channels',
         channel: /^\d+$/.test(section) ? Number(section) : null,
+        part: rest[1] === 'general' || rest[1] === 'personal' || rest[1] === 'subscribers' ? rest[1] : null,
         create: section === 'new' && !rest.length,
         tab: section === 'subscribed' || section === 'notsubscribed' ? section : 'all',
       };

@@ -530,7 +530,7 @@ export function App() {
       )}
       {drawer && <div class="drawer-backdrop" onClick={() => setDrawer(null)} />}
       {shown?.kind === 'settings' && !model.spectator && <Settings section={shown.section} onClose={closeOverlay} />}
-      {shown?.kind === 'channels' && !model.spectator && <Channels key={overlay} focus={shown.channel ?? undefined} create={shown.create} tab={shown.tab} onClose={closeOverlay} />}
+      {shown?.kind === 'channels' && !model.spectator && <Channels key={overlay} focus={shown.channel ?? undefined} part={shown.part ?? undefined} create={shown.create} tab={shown.tab} onClose={closeOverlay} />}
       {shown?.kind === 'saved' && !model.spectator && (
         <SavedList
           which={shown.which}

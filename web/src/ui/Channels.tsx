@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText } from '../api.ts';
 import { model, type GroupSettingValue, type Stream as Channel, type User } from '../model.ts';
-import type { ChannelsTab } from '../overlays.ts';
+import type { ChannelPart, ChannelsTab } from '../overlays.ts';
 import { narrowToHash } from '../narrow.ts';
 import { prepareHtml } from '../util.ts';
 import { LOCK, nameMatches } from './Sidebar.tsx';
@@ -47,7 +47,7 @@ const TABS: Array<[ChannelsTab, string]> = [
  * server's events. Those who may administer a channel open its settings
  * (ChannelSettings).
  */
-export function Channels({ focus, create: creating, tab: firstTab = 'all', onClose }: { focus?: number; create?: boolean; tab?: ChannelsTab; onClose(): void }) {
+export function Channels({ focus, part, create: creating, tab: firstTab = 'all', onClose }: { focus?: number; part?: ChannelPart; create?: boolean; tab?: ChannelsTab; onClose(): void }) {
   /** Which channels the list shows (Zulip's tabs, at their addresses), and the words their names are filtered by. */
   const [tab, setTab] = useState<ChannelsTab>(focus !== undefined ? 'all' : firstTab);
   const [filter, setFilter] = useState('');
@@ -62,13 +62,19 @@ export function Channels({ focus, create: creating, tab: firstTab = 'all', onClo
   const [isPrivate, setPrivate] = useState(false);
   /** The people the new channel starts with, besides its creator. */
   const [members, setMembers] = useState<number[]>([]);
-  // A channel's address (#channels/<id>) opens its settings, for those who may administer it, else one's own settings for it.
-  const [open, setOpen] = useState<number | null>(focused && mayAdminister(focused) ? focused.stream_id : null);
-  const [personal, setPersonal] = useState<number | null>(focused && !mayAdminister(focused) && model.subs.has(focused.stream_id) ? focused.stream_id : null);
+  // A channel's address (#channels/<id>/<name>) opens its settings, for those who may administer it, else one's own settings for it;
+  // …/personal one's own settings, …/subscribers its subscribers (within its settings for those who may administer it).
+  const administers = focused !== undefined && mayAdminister(focused);
+  const [open, setOpen] = useState<number | null>(focused && administers && part !== 'personal' ? focused.stream_id : null);
+  const [personal, setPersonal] = useState<number | null>(
+    focused && model.subs.has(focused.stream_id) && (part === 'personal' || (!administers && part !== 'subscribers')) ? focused.stream_id : null,
+  );
+  /** The channel whose subscribers are shown, for those who do not administer it. */
+  const [roster, setRoster] = useState<number | null>(focused && !administers && part === 'subscribers' ? focused.stream_id : null);
   const listRef = useRef<HTMLUListElement>(null);
   const nameRef = useRef<HTMLInputElement>(null);
   useEffect(() => {
-    if (focused) listRef.current?.querySelector(`[data-channel="${focused.stream_id}"]`)?.scrollIntoView({ block: 'start' });
+    if (focused) (document.getElementById(part === 'subscribers' ? `channel-${focused.stream_id}-subscribers` : '') ?? listRef.current?.querySelector(`[data-channel="${focused.stream_id}"]`))?.scrollIntoView({ block: 'start' });
     // #channels/new (Zulip's address of the form, which Notification Bot's messages link to): the form, ready to type in.
     else if (creating) nameRef.current?.focus();
   }, []);
@@ -137,6 +143,7 @@ export function Channels({ focus, create: creating, tab: firstTab = 'all', onClo
             const subscribed = model.subs.has(c.stream_id);
             const opened = open === c.stream_id;
             const personalOpen = subscribed && personal === c.stream_id;
+            const rosterOpen = roster === c.stream_id && !mayAdminister(c);
             return (
               <li key={c.stream_id} aria-label={`#${c.name}`} data-channel={c.stream_id}>
                 <div class="channel-info">
@@ -169,6 +176,17 @@ export function Channels({ focus, create: creating, tab: firstTab = 'all', onClo
                       Join
                     </button>
                   )}
+                  {!mayAdminister(c) && (subscribed || !c.invite_only) && (
+                    <button
+                      type="button"
+                      class="btn"
+                      aria-expanded={rosterOpen}
+                      aria-label={`${rosterOpen ? 'Close' : 'Open'} subscribers of #${c.name}`}
+                      onClick={() => setRoster(rosterOpen ? null : c.stream_id)}
+                    >
+                      Subscribers
+                    </button>
+                  )}
                   {mayAdminister(c) && (
                     <button type="button" class="btn" aria-expanded={opened} aria-label={`${opened ? 'Close' : 'Open'} settings of #${c.name}`} onClick={() => setOpen(opened ? null : c.stream_id)}>
                       Settings
@@ -177,6 +195,11 @@ export function Channels({ focus, create: creating, tab: firstTab = 'all', onClo
                 </span>
                 {personalOpen && <PersonalSettings key={`personal-${c.stream_id}`} streamId={c.stream_id} />}
                 {opened && mayAdminister(c) && <ChannelSettings key={c.stream_id} channel={c} />}
+                {rosterOpen && (
+                  <div class="group-editor" role="group" aria-label={`Subscribers of #${c.name}`}>
+                    <ChannelSubscribers key={`roster-${c.stream_id}`} channel={c} />
+                  </div>
+                )}
               </li>
             );
           })}
@@ -320,14 +343,6 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
   const save = useAction();
   const change = useRequest();
   const id = c.stream_id;
-  const subscribers = model.subscribers.get(id);
-  const fetched = subscribers !== undefined;
-  useEffect(() => {
-    if (!fetched) model.loadSubscribers(id).catch((err: unknown) => change.setError(failureText(err)));
-  }, [id, fetched]);
-
-  const members = [...(subscribers ?? [])].map((u) => ({ user_id: u, full_name: model.userName(u) })).sort((a, b) => a.full_name.localeCompare(b.full_name));
-  const candidates = ([...model.users.values()] as User[]).filter((u) => u.is_active && !subscribers?.has(u.user_id)).sort((a, b) => a.full_name.localeCompare(b.full_name));
   const privacy = chosenPrivacy ?? privacyOf(c);
   const currentFolder = c.folder_id == null ? '' : String(c.folder_id);
   const folder = chosenFolder ?? currentFolder;
@@ -433,34 +448,7 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
         </label>
       )}
       <ChannelPermissions channel={c} />
-      <h4>Subscribers</h4>
-      <ul class="org-people" aria-label={`Subscribers of #${c.name}`}>
-        {members.map((u) => (
-          <li key={u.user_id} aria-label={u.full_name}>
-            <span class="org-person">{u.full_name}</span>
-            <button
-              type="button"
-              class="btn"
-              disabled={change.busy}
-              aria-label={`Remove ${u.full_name} from #${c.name}`}
-              onClick={() => void change.run(() => api('DELETE', '/users/me/subscriptions', { subscriptions: [c.name], principals: [u.user_id] }))}
-            >
-              Remove
-            </button>
-          </li>
-        ))}
-      </ul>
-      {!fetched && <p class="muted-text">Loading subscribers…</p>}
-      {fetched && members.length === 0 && <p class="muted-text">No subscribers.</p>}
-      <PickToAdd
-        id={`channel-${id}-add`}
-        label="Add a subscriber"
-        placeholder="Choose a person…"
-        button="Add"
-        options={candidates.map((u) => ({ value: u.user_id, label: u.full_name }))}
-        busy={change.busy}
-        add={(userId) => change.run(() => api('POST', '/users/me/subscriptions', { subscriptions: [{ name: c.name }], principals: [userId] }))}
-      />
+      <ChannelSubscribers channel={c} />
       {confirmArchive ? (
         <Confirm
           label={`Archive #${c.name}?`}
@@ -480,5 +468,69 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
       )}
       <ErrorLine error={change.error} />
     </div>
+  );
+}
+
+/**
+ * A channel's subscribers (GET /streams/{id}/members, then kept current by
+ * the server's events), with Remove and Add for those the server lets change
+ * them: the channel's administrators, its can_remove_subscribers_group and
+ * can_add_subscribers_group, and for a public channel the organization's
+ * can_add_subscribers_group. Anyone who can see the channel sees the list, as
+ * in Zulip's Subscribers tab.
+ */
+function ChannelSubscribers({ channel: c }: { channel: Channel }) {
+  const change = useRequest();
+  const id = c.stream_id;
+  const me = model.me.user_id;
+  const subscribers = model.subscribers.get(id);
+  const fetched = subscribers !== undefined;
+  useEffect(() => {
+    if (!fetched) model.loadSubscribers(id).catch((err: unknown) => change.setError(failureText(err)));
+  }, [id, fetched]);
+
+  const administers = mayAdminister(c);
+  const mayRemove = administers || model.allows(me, c.can_remove_subscribers_group);
+  const mayAdd = administers || model.allows(me, c.can_add_subscribers_group) || (!c.invite_only && model.allows(me, model.realm.realm_can_add_subscribers_group));
+  const members = [...(subscribers ?? [])].map((u) => ({ user_id: u, full_name: model.userName(u) })).sort((a, b) => a.full_name.localeCompare(b.full_name));
+  const candidates = ([...model.users.values()] as User[]).filter((u) => u.is_active && !subscribers?.has(u.user_id)).sort((a, b) => a.full_name.localeCompare(b.full_name));
+  return (
+    <>
+      <h4 id={`channel-${id}-subscribers`}>
+        Subscribers{fetched && <span class="muted-text"> {members.length}</span>}
+      </h4>
+      <ul class="org-people" aria-label={`Subscribers of #${c.name}`}>
+        {members.map((u) => (
+          <li key={u.user_id} aria-label={u.full_name}>
+            <span class="org-person">{u.full_name}</span>
+            {mayRemove && (
+              <button
+                type="button"
+                class="btn"
+                disabled={change.busy}
+                aria-label={`Remove ${u.full_name} from #${c.name}`}
+                onClick={() => void change.run(() => api('DELETE', '/users/me/subscriptions', { subscriptions: [c.name], principals: [u.user_id] }))}
+              >
+                Remove
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {!fetched && <p class="muted-text">Loading subscribers…</p>}
+      {fetched && members.length === 0 && <p class="muted-text">No subscribers.</p>}
+      {mayAdd && (
+        <PickToAdd
+          id={`channel-${id}-add`}
+          label="Add a subscriber"
+          placeholder="Choose a person…"
+          button="Add"
+          options={candidates.map((u) => ({ value: u.user_id, label: u.full_name }))}
+          busy={change.busy}
+          add={(userId) => change.run(() => api('POST', '/users/me/subscriptions', { subscriptions: [{ name: c.name }], principals: [userId] }))}
+        />
+      )}
+      <ErrorLine error={change.error} />
+    </>
   );
 }
