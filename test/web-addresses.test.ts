@@ -5,7 +5,7 @@
  * section's address in the address bar); #channels/new, #streams/all,
  * #keyboard-shortcuts, #message-formatting, #search-operators (the help's
  * tabs: the keys, formatting examples as the server renders them, the search
- * filters), #user/<id> and #recent_topics open what Zulip's open;
+ * filters), #about-zulip (the server's version), #user/<id> and #recent_topics open what Zulip's open;
  * links to them in messages (Notification Bot's data export message) work,
  * and closing goes back to the view under the dialog. A link opened logged
  * out opens there once logged in.
@@ -139,7 +139,18 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
       await keys.getByRole('tab', { name: 'Message formatting' }).click();
       await formatting.waitFor();
       assert.equal(hashOf(page), '#feed');
+      // The help's link to what this server is (Zulip's #about-zulip): the version and feature level the server reports.
+      await formatting.getByRole('link', { name: 'About this server' }).click();
+      const about = page.getByRole('dialog', { name: 'About Parley' });
+      await about.waitFor();
+      assert.equal(hashOf(page), '#about-zulip');
+      const reported = assertSuccess(await owner.get('/server_settings'));
+      assert.deepEqual(await about.locator('dd').allTextContents(), [reported.zulip_version, String(reported.zulip_feature_level)]);
+      assert.equal(reported.zulip_feature_level, 483);
+      // Closed, it goes back to the help it was opened from.
+      await closeWithEscape(page, about);
       await closeWithEscape(page, formatting);
+      assert.equal(hashOf(page), '#feed');
 
       // Zulip's older name of Recent conversations.
       await row.getByRole('link', { name: 'recent' }).click();

@@ -99,6 +99,8 @@ await browserTests('the web client in Chromium: logged-out visitors', (newContex
       // Zulip's help is for visitors too.
       await page.goto(`${t.url}/#keyboard-shortcuts`);
       await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
+      await page.goto(`${t.url}/#about-zulip`);
+      await page.getByRole('dialog', { name: 'About Parley' }).getByText('Zulip API feature level').waitFor();
       await page.goto(`${t.url}/#settings/notifications`);
       await page.waitForURL(`${t.url}/login/#settings/notifications`);
 

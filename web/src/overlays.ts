@@ -2,7 +2,7 @@
  * The addresses that open a dialog over the app, as Zulip's web app names
  * them (its overlay addresses: #settings/<section>, #organization/<section>,
  * #channels/…, #groups, #invite, #drafts, #keyboard-shortcuts,
- * #message-formatting, #search-operators, #user/<id>,
+ * #message-formatting, #search-operators, #about-zulip, #user/<id>,
  * …). Messages link to them (Notification Bot's "#channels/new", the data
  * export's "#organization/data-exports-admin"), and so do emails
  * ("#settings/notifications") and the unread banner ("#settings/preferences").
@@ -23,6 +23,7 @@ export type Overlay =
   | { kind: 'channels'; channel: number | null; part: ChannelPart | null; create: boolean; tab: ChannelsTab }
   | { kind: 'saved'; which: '#drafts' | '#scheduled' | '#reminders' }
   | { kind: 'help'; tab: HelpTab }
+  | { kind: 'about' }
   | { kind: 'user'; id: number };
 
 /** Zulip's personal settings sections (#settings/<section>), by the heading each opens at. */
@@ -97,6 +98,8 @@ export function overlayAt(hash: string): Overlay | null {
     case 'message-formatting':
     case 'search-operators':
       return { kind: 'help', tab: category };
+    case 'about-zulip':
+      return { kind: 'about' };
     case 'user':
       return /^\d+$/.test(section) ? { kind: 'user', id: Number(section) } : null;
     default:

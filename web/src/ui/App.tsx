@@ -20,7 +20,7 @@ import { UserCard } from './UserCard.tsx';
 import { closeNewestModal } from './Dialog.tsx';
 import { SavedList } from './Drafts.tsx';
 import { draftNarrow, restoreLater } from '../drafts.ts';
-import { Help } from './Help.tsx';
+import { About, Help } from './Help.tsx';
 import { SearchBox } from './SearchBox.tsx';
 import { Recent } from './Recent.tsx';
 import { Inbox } from './Inbox.tsx';
@@ -396,7 +396,7 @@ export function App() {
   const closeOverlay = () => (location.hash = view ?? narrowToHash(terms));
   // A visitor at the address of something that needs an account (settings, channels, drafts, a person's card; not the
   // help): the login page, which comes back to that address (Zulip asks visitors to log in there too).
-  const needsAccount = started && model.spectator && shown !== null && shown.kind !== 'help';
+  const needsAccount = started && model.spectator && shown !== null && shown.kind !== 'help' && shown.kind !== 'about';
   useEffect(() => {
     if (needsAccount) goToLogin(true);
   }, [needsAccount]);
@@ -549,6 +549,7 @@ export function App() {
       {shown?.kind === 'user' && card === null && !model.spectator && <UserCard key={overlay} userId={shown.id} onClose={closeOverlay} />}
       {shortcuts && <Help tab="keyboard-shortcuts" onClose={() => setShortcuts(false)} />}
       {shown?.kind === 'help' && !shortcuts && <Help key={overlay} tab={shown.tab} onClose={closeOverlay} />}
+      {shown?.kind === 'about' && <About onClose={closeOverlay} />}
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model } from '../model.ts';
@@ -37,6 +38,29 @@ export function Help({ tab: first, onClose }: { tab: HelpTab; onClose(): void })
     <Dialog id="help-title" title={TABS.find(([t]) => t === tab)![1]} onClose={onClose}>
       <Tabs label="Help" tabs={TABS} current={tab} onChoose={choose} />
       {tab === 'keyboard-shortcuts' ? <Shortcuts /> : tab === 'message-formatting' ? <Formatting /> : <SearchFilters />}
+      <p class="muted-text">
+        <a href="#about-zulip">About this server</a>
+      </p>
+    </Dialog>
+  );
+}
+
+/**
+ * What this server is (Zulip's #about-zulip): its version and the Zulip API
+ * feature level it speaks, as /register gave them, and its licence.
+ */
+export function About({ onClose }: { onClose(): void }) {
+  const realm = model.realm;
+  return (
+    <Dialog id="about-title" title="About Parley" onClose={onClose}>
+      <dl class="about">
+        <dt>Server version</dt>
+        <dd>{String(realm.zulip_version ?? '')}</dd>
+        <dt>Zulip API feature level</dt>
+        <dd>{String(realm.zulip_feature_level ?? '')}</dd>
+      </dl>
+      <p>Parley is a team-chat server that speaks the Zulip API, so Zulip's mobile, terminal and desktop apps and its client libraries work with it too.</p>
+      <p class="muted-text">Free software, under the Apache License 2.0.</p>
     </Dialog>
   );
 }
@@ -190,12 +214,22 @@ const FILTERS: Array<[string, string]> = [
   ['-topic:lunch', 'A dash before a filter leaves out what it finds'],
 ];
 
+/** A filter with places to wrap it in a narrow window: after each colon and before an address's @, not inside a word. */
+function breakable(filter: string) {
+  return filter.split(/(?<=:)|(?=@)/).map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 && <wbr />}
+      {part}
+    </Fragment>
+  ));
+}
+
 /** The search's filters, which combine: each narrows down what the others find. */
 function SearchFilters() {
   return (
     <>
       <p>Type these in the search box (/); put several together to find messages that match them all.</p>
-      <table class="shortcuts help-examples" aria-labelledby="help-title">
+      <table class="shortcuts help-examples search-filters" aria-labelledby="help-title">
         <thead>
           <tr>
             <th scope="col">Filter</th>
@@ -206,7 +240,7 @@ function SearchFilters() {
           {FILTERS.map(([filter, finds]) => (
             <tr key={filter}>
               <td>
-                <code>{filter}</code>
+                <code>{breakable(filter)}</code>
               </td>
               <td>{finds}</td>
             </tr>
