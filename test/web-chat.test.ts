@@ -92,8 +92,9 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await eventually(async () => (await a.locator('article.message-row', { hasText: 'Bob here, new topic' }).count()) === 0, 'the deleted message to disappear');
 
       // Presence: each sees the other as active.
-      await a.getByRole('complementary', { name: 'People' }).getByRole('region', { name: 'Active' }).getByText('Bob Browser').waitFor();
-      await b.getByRole('complementary', { name: 'People' }).getByRole('region', { name: 'Active' }).getByText(t.owner.row.full_name).waitFor();
+      // (Shown by their presence dots: in a channel's view, the people list is in the channel's sections.)
+      await a.getByRole('complementary', { name: 'People' }).locator('.person[data-presence="active"]', { hasText: 'Bob Browser' }).waitFor();
+      await b.getByRole('complementary', { name: 'People' }).locator('.person[data-presence="active"]', { hasText: t.owner.row.full_name }).waitFor();
       // The pings ask only for what changed since what the client has (last_update_id, from /register on).
       assert.ok(pingsA.length > 0, "the owner's page pinged");
       for (const p of pingsA) assert.match(p.get('last_update_id') ?? '', /^-?\d+$/, `a ping without last_update_id: ${p.toString()}`);

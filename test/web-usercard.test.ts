@@ -7,13 +7,15 @@
  * card with role, email, local time, join date, status, bot owner and
  * deactivation, kept current by the events, closed by Esc, and its buttons
  * narrowing to the direct messages with and the messages sent by the user.
+ * People in a topic, a channel and a direct message conversation: Zulip's
+ * sections (this conversation, this channel, the others folded), kept current.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { assertSuccess, type Account, type Client } from './helpers.ts';
-import { browserTests, eventually, loginPage, messageRow, PASSWORD, PNG, postPng, withWebServer } from './web-browser.ts';
+import { browserTests, eventually, goToHash, loginPage, messageRow, PASSWORD, PNG, postPng, withWebServer } from './web-browser.ts';
 
 /** Sets `account`'s avatar through the API; its avatar_url. */
 async function uploadAvatar(url: string, account: Account): Promise<string> {
@@ -238,7 +240,8 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await own.getByRole('button', { name: 'Close' }).click();
       await eventually(async () => (await own.count()) === 0, 'the card to close');
 
-      // A bot: marked, with its owner.
+      // A bot: marked, with its owner (in the conversation's view, among the others, folded until opened).
+      await page.getByRole('complementary', { name: 'People' }).getByRole('button', { name: /^Others/ }).click();
       await person(page, 'Helper Bot').click();
       const botCard = page.getByRole('dialog', { name: 'Helper Bot' });
       await botCard.waitFor();
@@ -293,5 +296,57 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assert.ok(await inside('Settings'), 'Shift+Tab left Settings');
       await page.keyboard.press('Tab');
       assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'Close settings');
+    }));
+
+  test("People in a channel, a topic and a direct message conversation: Zulip's sections (this conversation, this channel, others folded), kept current", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob People' });
+      const carol = await t.makeUser({ name: 'Carol People' });
+      await t.makeUser({ name: 'Dan People' });
+      const erin = await t.makeUser({ name: 'Erin People' });
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'lounge' }]), principals: JSON.stringify([t.owner.id, bob.id, carol.id]) }));
+      const lounge = assertSuccess(await owner.get('/get_stream_id', { stream: 'lounge' })).stream_id as number;
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'lounge', topic: 'plans', content: 'Plans first' }));
+      const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
+      const people = page.getByRole('complementary', { name: 'People' });
+      const names = (section: string) => people.getByRole('region', { name: section, exact: true }).locator('.person-name').evaluateAll((els) => els.map((e) => e.childNodes[0]!.textContent));
+      const sections = () => people.getByRole('region').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+      const others = people.getByRole('button', { name: /Others/ });
+
+      // Outside a conversation: by presence, as before.
+      await people.getByRole('region', { name: 'Active' }).waitFor();
+
+      // A topic: who wrote in it, then the channel's other subscribers; the others folded until opened.
+      await goToHash(page, `#narrow/channel/${lounge}-lounge/topic/plans`);
+      await messageRow(page, 'Plans first').waitFor();
+      await eventually(async () => JSON.stringify(await sections()) === JSON.stringify(['This conversation', 'This channel', 'Others']), 'the three sections');
+      assert.deepEqual(await names('This conversation'), [t.owner.row.full_name]);
+      assert.deepEqual(await names('This channel'), ['Bob People', 'Carol People']);
+      assert.equal(await others.getAttribute('aria-expanded'), 'false');
+      assert.deepEqual(await names('Others'), []);
+      await others.click();
+      assert.deepEqual(await names('Others'), ['Dan People', 'Erin People']);
+      // Someone new writes in the topic, someone joins the channel: the sections follow.
+      assertSuccess(await t.client(carol).post('/messages', { type: 'stream', to: 'lounge', topic: 'plans', content: 'Plans second' }));
+      await eventually(async () => JSON.stringify(await names('This conversation')) === JSON.stringify(['Carol People', t.owner.row.full_name]), 'Carol among the participants');
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'lounge' }]), principals: JSON.stringify([erin.id]) }));
+      await eventually(async () => JSON.stringify(await names('This channel')) === JSON.stringify(['Bob People', 'Erin People']), 'Erin in the channel');
+      assert.deepEqual(await names('Others'), ['Dan People']);
+      // Filtering shows every section that has a match, the others unfolded.
+      await others.click();
+      await people.getByLabel('Filter people').fill('dan');
+      await eventually(async () => JSON.stringify(await names('Others')) === JSON.stringify(['Dan People']), 'Dan found among the others');
+      await people.getByLabel('Filter people').fill('');
+
+      // The channel's feed: no participants.
+      await goToHash(page, `#narrow/channel/${lounge}-lounge`);
+      await eventually(async () => JSON.stringify(await sections()) === JSON.stringify(['This channel', 'Others']), 'the channel sections');
+      assert.deepEqual(await names('This channel'), ['Bob People', 'Carol People', 'Erin People', t.owner.row.full_name]);
+
+      // A direct message conversation: its people (oneself among them), then the others.
+      await goToHash(page, `#narrow/dm/${carol.id}-Carol-People`);
+      await eventually(async () => JSON.stringify(await sections()) === JSON.stringify(['This conversation', 'Others']), 'the conversation sections');
+      assert.deepEqual(await names('This conversation'), ['Bob People', 'Carol People']);
     }));
 });

@@ -12,7 +12,7 @@ import { Sidebar } from './Sidebar.tsx';
 import { MessageListView } from './MessageList.tsx';
 import { NOT_FOR_VISITORS } from '../shortcuts.ts';
 import { Compose, type ComposeHandle } from './Compose.tsx';
-import { People } from './People.tsx';
+import { People, peopleScope } from './People.tsx';
 import { Settings } from './Settings.tsx';
 import { Channels } from './Channels.tsx';
 import { ChannelPersonalButton, MarkAllRead, TopicActions } from './NarrowActions.tsx';
@@ -522,6 +522,7 @@ export function App() {
       </main>
       {!model.spectator && (
         <People
+          scope={peopleScope(terms, view)}
           onUser={(id) => {
             setDrawer(null);
             setCard(id);

@@ -1,61 +1,127 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { model, type Status } from '../model.ts';
+import { sameNarrow, type Term } from '../narrow.ts';
 import { Emoji } from './Emoji.tsx';
 import { Avatar } from './Avatar.tsx';
 
 const ORDER = { active: 0, idle: 1, offline: 2 } as const;
 export const LABEL = { active: 'Active', idle: 'Idle', offline: 'Offline' } as const;
 
-/** The organization's people by presence (muted users left out, as in Zulip); a click (or Enter) on one opens their card (`onUser`). */
-export function People({ onUser, inLeft = false }: { onUser(userId: number): void; inLeft?: boolean }) {
+/**
+ * The conversation in view, for the people list's sections (Zulip's buddy
+ * list): a channel or one of its topics (`participants`: who sent the
+ * topic's messages loaded), or a direct message conversation (`dm`: its
+ * people).
+ */
+export interface PeopleScope {
+  channel: number | null;
+  dm: number[] | null;
+  participants: Set<number>;
+}
+
+/** The scope of the people list for a view (`view`: a view that is no narrow, like the Inbox; then none). */
+export function peopleScope(terms: Term[], view: string | null): PeopleScope | null {
+  if (view) return null;
+  const channel = terms.find((t) => t.operator === 'channel' && !t.negated);
+  const topic = terms.find((t) => t.operator === 'topic' && !t.negated);
+  if (channel && typeof channel.operand === 'number' && model.streams.has(channel.operand) && terms.length === (topic ? 2 : 1)) {
+    // A topic's participants: those who sent its messages loaded (as Zulip's); a channel's whole feed has none.
+    const participants = new Set<number>();
+    if (topic && model.list && sameNarrow(model.list.terms, terms)) for (const m of model.list.messages) participants.add(m.sender_id);
+    return { channel: channel.operand, dm: null, participants };
+  }
+  const dm = terms.length === 1 && terms[0]!.operator === 'dm' && !terms[0]!.negated ? terms[0]!.operand : null;
+  return Array.isArray(dm) ? { channel: null, dm: dm.map(Number), participants: new Set() } : null;
+}
+
+type Row = { u: { user_id: number; full_name: string; is_bot?: boolean }; p: keyof typeof ORDER };
+
+/**
+ * The organization's people (muted users left out, as in Zulip); a click (or
+ * Enter) on one opens their card (`onUser`). In a channel, a topic or a
+ * direct message conversation, Zulip's sections: This conversation (a
+ * topic's participants), This channel (its other subscribers; the people of
+ * a direct message conversation, named This conversation), and Others,
+ * folded until opened (and open while filtering); elsewhere, by presence.
+ * Each by presence, then bots last, then by name.
+ */
+export function People({ onUser, inLeft = false, scope = null }: { onUser(userId: number): void; inLeft?: boolean; scope?: PeopleScope | null }) {
   const [filter, setFilter] = useState('');
+  const [othersOpen, setOthersOpen] = useState(false);
   const q = filter.trim().toLowerCase();
-  const people = [...model.users.values()]
+  const channel = scope?.channel ?? null;
+  const subscribers = channel !== null ? model.subscribers.get(channel) : undefined;
+  useEffect(() => {
+    if (channel !== null && subscribers === undefined && model.ready) model.loadSubscribers(channel).catch(() => undefined);
+  }, [channel, subscribers === undefined]);
+  const people: Row[] = [...model.users.values()]
     .filter((u) => u.is_active && !u.is_system_bot && !model.isUserMuted(u.user_id) && (!q || u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q)))
     .map((u) => ({ u, p: model.presenceOf(u.user_id) }))
     .sort((a, b) => ORDER[a.p] - ORDER[b.p] || Number(a.u.is_bot) - Number(b.u.is_bot) || a.u.full_name.localeCompare(b.u.full_name));
   // Zulip's user_list_style: 1 compact (names, a status's emoji beside them), 2 with status text, 3 (the default) with avatars too.
   const style = Number(model.settings.user_list_style ?? 3);
-  const groups = (['active', 'idle', 'offline'] as const).map((p) => [p, people.filter((x) => x.p === p)] as const).filter(([, l]) => l.length);
+  // The view's people: a channel's subscribers (once known), a direct message conversation's people and oneself.
+  const inView = scope?.dm ? new Set([...scope.dm, model.me.user_id]) : subscribers;
+  const sections: Array<{ label: string; list: Row[]; foldable?: boolean; always?: boolean }> = [];
+  if (scope && inView) {
+    const participants = scope.participants;
+    if (participants.size) sections.push({ label: 'This conversation', list: people.filter((x) => participants.has(x.u.user_id)) });
+    // (Shown even when empty, as Zulip's: the others make no sense without it.)
+    sections.push({ label: scope.dm ? 'This conversation' : 'This channel', list: people.filter((x) => !participants.has(x.u.user_id) && inView.has(x.u.user_id)), always: true });
+    sections.push({ label: 'Others', list: people.filter((x) => !participants.has(x.u.user_id) && !inView.has(x.u.user_id)), foldable: true });
+  } else {
+    for (const p of ['active', 'idle', 'offline'] as const) sections.push({ label: LABEL[p], list: people.filter((x) => x.p === p) });
+  }
+  const row = ({ u, p }: Row) => {
+    const me = u.user_id === model.me.user_id;
+    return (
+      <li key={u.user_id}>
+        <button type="button" class="person" aria-haspopup="dialog" onClick={() => onUser(u.user_id)} title={`${u.full_name} \u2014 ${LABEL[p]}`} data-presence={p}>
+          {style === 3 ? (
+            <Avatar userId={u.user_id} name={u.full_name} size="small">
+              <span class={`presence-dot ${p}`} />
+            </Avatar>
+          ) : (
+            <span class={`presence-dot ${p}`} />
+          )}
+          <span class="person-text">
+            <span class="person-name">
+              {model.withGuestMark(u.user_id, u.full_name)}
+              {me && <span class="muted-text"> (you)</span>}
+              <span class="visually-hidden">, {LABEL[p]}</span>
+              {style === 1 && <StatusText userId={u.user_id} emojiOnly />}
+            </span>
+            {style !== 1 && <StatusText userId={u.user_id} />}
+          </span>
+        </button>
+      </li>
+    );
+  };
   return (
     // In the left sidebar (the user's left_side_userlist), shown only in narrow windows, where the right one is aside.
     <aside class={inLeft ? 'people-in-left' : 'right-sidebar'} aria-label="People">
       <h2 class="side-heading">People</h2>
       <input class="people-filter" type="search" aria-label="Filter people" placeholder="Filter people" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
-      {groups.map(([p, list]) => (
-        <section key={p} aria-label={LABEL[p]}>
-          <h3 class="people-group">
-            {LABEL[p]} <span class="muted-text">{list.length}</span>
-          </h3>
-          <ul class="people">
-            {list.map(({ u, p }) => {
-              const me = u.user_id === model.me.user_id;
-              return (
-                <li key={u.user_id}>
-                  <button type="button" class="person" aria-haspopup="dialog" onClick={() => onUser(u.user_id)} title={`${u.full_name} — ${LABEL[p]}`} data-presence={p}>
-                    {style === 3 ? (
-                      <Avatar userId={u.user_id} name={u.full_name} size="small">
-                        <span class={`presence-dot ${p}`} />
-                      </Avatar>
-                    ) : (
-                      <span class={`presence-dot ${p}`} />
-                    )}
-                    <span class="person-text">
-                      <span class="person-name">
-                        {model.withGuestMark(u.user_id, u.full_name)}
-                        {me && <span class="muted-text"> (you)</span>}
-                        <span class="visually-hidden">, {LABEL[p]}</span>
-                        {style === 1 && <StatusText userId={u.user_id} emojiOnly />}
-                      </span>
-                      {style !== 1 && <StatusText userId={u.user_id} />}
-                    </span>
-                  </button>
-                </li>
-              );
-            })}
-          </ul>
-        </section>
-      ))}
+      {sections.map(({ label, list, foldable, always }) => {
+        if (!list.length && !always) return null;
+        const folded = foldable && !othersOpen && !q;
+        return (
+          <section key={`${label}-${always}`} aria-label={label}>
+            <h3 class="people-group">
+              {foldable ? (
+                <button type="button" class="people-fold" aria-expanded={!folded} onClick={() => setOthersOpen(!othersOpen)}>
+                  <span aria-hidden="true">{folded ? '\u25b8' : '\u25be'}</span> {label} <span class="muted-text">{list.length}</span>
+                </button>
+              ) : (
+                <>
+                  {label} <span class="muted-text">{list.length}</span>
+                </>
+              )}
+            </h3>
+            {!folded && (list.length ? <ul class="people">{list.map(row)}</ul> : <p class="muted-text people-none">{q ? 'No one matches.' : scope?.participants.size ? 'No other subscribers.' : 'No subscribers.'}</p>)}
+          </section>
+        );
+      })}
     </aside>
   );
 }

@@ -8,7 +8,7 @@ import { allDrafts } from '../drafts.ts';
 import { setSubscriptionProperty, unsubscribe } from './ChannelPersonal.tsx';
 import { moveTopic, resolveAction } from './NarrowActions.tsx';
 import { Menu } from './Dialog.tsx';
-import { People } from './People.tsx';
+import { People, peopleScope } from './People.tsx';
 import { Confirm, ErrorLine, useRequest } from './request.tsx';
 
 function Count({ n, muted, what = 'unread' }: { n: number; muted?: boolean; what?: string }) {
@@ -713,7 +713,7 @@ export function Sidebar({
         </nav>
       )}
       {/* Zulip's left_side_userlist: People here in narrow windows. */}
-      {model.settings.left_side_userlist === true && onUser && <People onUser={onUser} inLeft />}
+      {model.settings.left_side_userlist === true && onUser && <People onUser={onUser} inLeft scope={peopleScope(narrowTerms, view)} />}
     </aside>
   );
 }
