@@ -167,6 +167,7 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assert.match(daveUser.email, /^user\d+@/);
 
       const ctx = await newContext();
+      await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
       const lang = await page.evaluate(() => (globalThis as any).navigator.language as string);
       const carolRow = messageRow(page, 'Carol writes');
@@ -206,6 +207,22 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await carolRow.locator('.sender-status[title="Back at work"]').waitFor();
       assertSuccess(await carolApi.patch('/settings', { timezone: '' }));
       await factBecomes(card, 'Local time', null);
+      // The user groups she is in, as they change (the role's system groups are not listed).
+      assert.equal(await fact(card, 'Groups'), null);
+      assertSuccess(await owner.post('/user_groups/create', { name: 'Writers', description: 'Words', members: JSON.stringify([carol.id]) }));
+      await factBecomes(card, 'Groups', 'Writers');
+      assertSuccess(await owner.post('/user_groups/create', { name: 'Artists', description: 'Pictures', members: JSON.stringify([carol.id, bob.id]) }));
+      await factBecomes(card, 'Groups', 'Artists, Writers');
+      // The Markdown that mentions her, copied; with her ID once another user has her name (in any case).
+      await card.getByRole('button', { name: 'Copy mention syntax' }).click();
+      await card.getByRole('button', { name: 'Copied' }).waitFor();
+      const clipboard = () => page.evaluate(() => (globalThis as any).navigator.clipboard.readText() as Promise<string>);
+      assert.equal(await clipboard(), '@**Carol Card**');
+      await t.makeUser({ name: 'carol card' });
+      await eventually(async () => {
+        await card.getByRole('button', { name: 'Copy mention syntax' }).click();
+        return (await clipboard()) === `@**Carol Card|${carol.id}**`;
+      }, 'the mention with her ID');
 
       // Esc closes it, and the focus goes back to her name.
       await page.keyboard.press('Escape');
@@ -237,8 +254,18 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assert.equal(await fact(own, 'Email'), bob.email);
       assert.equal(await fact(own, 'Role'), 'Member');
       await factBecomes(own, 'Presence', 'Active');
+      assert.equal(await fact(own, 'Groups'), 'Artists');
       await own.getByRole('button', { name: 'Close' }).click();
       await eventually(async () => (await own.count()) === 0, 'the card to close');
+      // One's own card leads to one's profile settings.
+      await person(page, 'Bob Looker').click();
+      await own.getByRole('link', { name: 'Edit your profile' }).click();
+      const settings = page.getByRole('dialog', { name: 'Settings' });
+      await settings.waitFor();
+      assert.equal(new URL(page.url()).hash, '#settings/profile');
+      assert.equal(await own.count(), 0);
+      await page.keyboard.press('Escape');
+      await settings.waitFor({ state: 'detached' });
 
       // A bot: marked, with its owner (in the conversation's view, among the others, folded until opened).
       await page.getByRole('complementary', { name: 'People' }).getByRole('button', { name: /^Others/ }).click();

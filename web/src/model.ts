@@ -996,6 +996,16 @@ export class Model {
     return m.type === 'stream' ? { kind: 'stream', streamId: m.stream_id, topic: m.subject } : { kind: 'dm', dmKey: this.dmKeyOf(m) };
   }
 
+  /**
+   * The Markdown that mentions a user (`@_` for a silent mention), as Zulip
+   * writes it: `@**Full Name**`, with `|id` after the name when another
+   * active user has the same name.
+   */
+  mentionSyntax(id: number, name: string = this.users.get(id)?.full_name ?? '', silent = false): string {
+    const twin = [...this.users.values()].some((u) => u.is_active && u.user_id !== id && u.full_name.toLowerCase() === name.toLowerCase());
+    return `${silent ? '@_' : '@'}**${name}${twin ? `|${id}` : ''}**`;
+  }
+
   /** A user's name as shown: with "(guest)" after a guest's (withGuestMark). */
   userName(id: number): string {
     return this.withGuestMark(id, this.users.get(id)?.full_name ?? `User ${id}`);

@@ -579,10 +579,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       U: (m) => void markUnreadFrom(m),
       '-': (m) => void setCollapsed(m, !m.flags.includes('collapsed')),
       // A reply that mentions the sender (by ID too where another active user has the same name, as Zulip's mention syntax does).
-      '@': (m) => {
-        const twin = [...model.users.values()].some((u) => u.is_active && u.user_id !== m.sender_id && u.full_name.toLowerCase() === m.sender_full_name.toLowerCase());
-        onQuote({ text: `@**${m.sender_full_name}${twin ? `|${m.sender_id}` : ''}** `, message: m });
-      },
+      '@': (m) => onQuote({ text: `${model.mentionSyntax(m.sender_id, m.sender_full_name)} `, message: m }),
       // Zulip's "upvote": one's vote added to (or taken from) the message's first reaction.
       '=': (m) => {
         const first = m.reactions[0];

@@ -106,14 +106,11 @@ const DM_WILDCARDS: Array<[string, string]> = [
 
 function mentionChoices(t: Trigger, inChannel: boolean): Choice[] {
   const prefix = t.silent ? '@_' : '@';
-  const active = [...model.users.values()].filter((u) => u.is_active);
-  // Muted users are not offered (they still count as namesakes below).
-  const offered = active.filter((u) => !model.isUserMuted(u.user_id));
-  const people = best(offered, t.query, (u) => [u.full_name, u.email], (u) => u.full_name).map((u): Choice => {
-    // Another active user with the same name: the ID says which one is meant.
-    const twin = active.some((o) => o.user_id !== u.user_id && o.full_name.toLowerCase() === u.full_name.toLowerCase());
-    return { label: model.withGuestMark(u.user_id, u.full_name), detail: u.email, insert: `${prefix}**${u.full_name}${twin ? `|${u.user_id}` : ''}**` };
-  });
+  // Muted users are not offered (they still count as namesakes: another active user with the same name, and the ID says which one is meant).
+  const offered = [...model.users.values()].filter((u) => u.is_active && !model.isUserMuted(u.user_id));
+  const people = best(offered, t.query, (u) => [u.full_name, u.email], (u) => u.full_name).map(
+    (u): Choice => ({ label: model.withGuestMark(u.user_id, u.full_name), detail: u.email, insert: model.mentionSyntax(u.user_id, u.full_name, t.silent) }),
+  );
   const wildcards = t.silent ? [] : best(inChannel ? CHANNEL_WILDCARDS : DM_WILDCARDS, t.query, ([w]) => [w], ([w]) => w).map(([w, d]): Choice => ({ label: w, detail: d, insert: `@**${w}**` }));
   const groups = best(
     [...model.groups.values()].filter((g) => !g.is_system_group && !g.deactivated),

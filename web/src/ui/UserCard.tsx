@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useLayoutEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { model } from '../model.ts';
 import { narrowToHash, type Term } from '../narrow.ts';
 import { formatTime } from '../util.ts';
@@ -24,13 +24,16 @@ function localTime(timeZone: string | undefined): string | null {
 /**
  * A user's card (a click on a sender or on someone in People): who they
  * are, as the organization knows them, kept current by the events, with
- * ways to their direct messages and to the messages they sent, and to mute
- * or unmute them (not oneself). Esc, a click outside or Close closes it, and the focus goes back to
+ * ways to their direct messages and to the messages they sent, to copy the
+ * Markdown that mentions them, and to mute or unmute them (not oneself); one's
+ * own card leads to one's profile settings. The user groups they are in. Esc, a click outside or Close closes it, and the focus goes back to
  * where it was; Tab stays inside it meanwhile.
  */
 export function UserCard({ userId, onClose }: { userId: number; onClose(): void }) {
   const box = useRef<HTMLDivElement>(null);
   const mute = useRequest();
+  /** Whether the mention syntax was just copied ("Copied" on its button for a moment). */
+  const [copied, setCopied] = useState(false);
   useModal(onClose);
   // Right after the card is in the page: the focus is still where the click or key was.
   useLayoutEffect(() => {
@@ -53,6 +56,17 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
   const status = model.statuses.get(userId);
   const muted = model.isUserMuted(userId);
   const presence = u && !u.is_bot && u.is_active ? LABEL[model.presenceOf(userId)] : null;
+  // The user groups they are a member of (Zulip's profile lists them; the role's system groups are the Role line).
+  const groups = [...model.groups.values()]
+    .filter((g) => !g.is_system_group && !g.deactivated && g.members.includes(userId))
+    .map((g) => g.name)
+    .sort((a, b) => a.localeCompare(b));
+  const copyMention = () =>
+    void mute.run(async () => {
+      await navigator.clipboard.writeText(model.mentionSyntax(userId));
+      setCopied(true);
+      setTimeout(() => setCopied(false), 2000);
+    });
   return (
     <div class="overlay" onClick={(e) => e.target === e.currentTarget && onClose()}>
       <div class="user-card" role="dialog" aria-modal="true" aria-labelledby="user-card-name" tabIndex={-1} ref={box} onKeyDown={keepFocusInside}>
@@ -75,6 +89,7 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
           {u && <Fact term="Email">{u.delivery_email || u.email}</Fact>}
           {time && <Fact term="Local time">{time}</Fact>}
           {joined && <Fact term="Joined">{joined}</Fact>}
+          {groups.length > 0 && <Fact term="Groups">{groups.join(', ')}</Fact>}
         </dl>
         <ProfileFieldValues userId={userId} />
         <div class="user-card-actions">
@@ -84,6 +99,21 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
           <button type="button" class="btn" onClick={() => go([{ operator: 'sender', operand: userId }])}>
             View messages sent
           </button>
+          <button type="button" class="btn" onClick={copyMention}>
+            {copied ? 'Copied' : 'Copy mention syntax'}
+          </button>
+          {userId === model.me.user_id && (
+            <a
+              class="btn"
+              href="#settings/profile"
+              onClick={() => {
+                // (The card's own close puts the focus back first; the address then opens Settings.)
+                onClose();
+              }}
+            >
+              Edit your profile
+            </a>
+          )}
           {userId !== model.me.user_id && (
             <button type="button" class="btn" disabled={mute.busy} onClick={() => void mute.run(() => api(muted ? 'DELETE' : 'POST', `/users/me/muted_users/${userId}`))}>
               {muted ? 'Unmute this user' : 'Mute this user'}
