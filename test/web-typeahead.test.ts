@@ -5,7 +5,9 @@
  * `/` commands at the start of a new message (not in an edit);
  * the keyboard (arrows, Enter, Tab, Escape) and the mouse; nothing offered
  * inside an email address or a time. What is picked is the Markdown the
- * server then renders as a mention, a channel link or an emoji. Skipped
+ * server then renders as a mention, a channel link or an emoji. Zulip's
+ * warnings before sending: someone mentioned who is not subscribed, and a
+ * wildcard mention in a large channel. Skipped
  * (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
@@ -249,6 +251,86 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       assert.equal(sent.content, '/poll Lunch?\nPizza');
       assert.equal(sent.submessages[0].content ? JSON.parse(sent.submessages[0].content).widget_type : null, 'poll');
       await ctx.close();
+    }));
+
+  test("Zulip's warnings before sending: someone mentioned who is not subscribed (Subscribe them, or dismissed), and @all in a channel of more than 15 subscribers (Yes, send)", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Warned' });
+      const carol = await t.makeUser({ name: 'Carol Outside' });
+      const dan = await t.makeUser({ name: 'Dan Outside' });
+      const crowd: number[] = [];
+      for (let i = 0; i < 15; i++) crowd.push((await t.makeUser({ name: `Crowd ${i}` })).id);
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'lounge' }]), principals: JSON.stringify([t.owner.id, bob.id]) }));
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'hall' }]), principals: JSON.stringify([t.owner.id, bob.id, ...crowd]) }));
+      const loungeId = assertSuccess(await owner.get('/get_stream_id', { stream: 'lounge' })).stream_id as number;
+      const hallId = assertSuccess(await owner.get('/get_stream_id', { stream: 'hall' })).stream_id as number;
+      const members = async (id: number) => assertSuccess(await owner.get(`/streams/${id}/members`)).subscribers as number[];
+      const newest = async (id: number) => (assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: id }]) })).messages as Array<Record<string, any>>)[0];
+
+      const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
+      await (await channelLink(page, 'lounge')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('plans');
+      const box = page.getByLabel('Message', { exact: true });
+      const warning = (name: string) => page.locator('.compose-banner.warning', { hasText: `${name} is not subscribed to this channel.` });
+
+      // A subscriber mentioned: no warning. Carol, who is not: warned, and subscribed from the warning (the organization lets members subscribe others to a public channel).
+      await box.pressSequentially('Hi @own');
+      await eventually(async () => (await shown(page)).length > 0, 'the owner suggested');
+      await box.press('Enter');
+      await box.pressSequentially('and @carol');
+      await eventually(async () => (await shown(page)).length === 1, 'Carol suggested');
+      await box.press('Enter');
+      await warning('Carol Outside').waitFor();
+      assert.match((await warning('Carol Outside').textContent())!, /They will not be notified unless you subscribe them\./);
+      assert.equal(await page.locator('.compose-banner.warning').count(), 1);
+      await warning('Carol Outside').getByRole('button', { name: 'Subscribe them' }).click();
+      await eventually(async () => (await members(loungeId)).includes(carol.id), 'Carol subscribed at the server');
+      await warning('Carol Outside').waitFor({ state: 'detached' });
+      // Dan: warned, and the warning dismissed.
+      await box.pressSequentially('and @dan');
+      await eventually(async () => (await shown(page)).length === 1, 'Dan suggested');
+      await box.press('Enter');
+      await warning('Dan Outside').getByRole('button', { name: 'Dismiss the warning about Dan Outside' }).click();
+      await warning('Dan Outside').waitFor({ state: 'detached' });
+      assert.equal((await members(loungeId)).includes(dan.id), false);
+      await box.press('Enter');
+      await messageRow(page, 'Hi @').waitFor();
+
+      // @all where 17 are subscribed: a member may not (the organization's can_mention_many_users_group: administrators, Zulip's default).
+      await (await channelLink(page, 'hall')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('news');
+      await box.fill('@**all** the hall opens at nine');
+      await box.press('Enter');
+      const refused = page.locator('.compose-banner.error');
+      assert.equal((await refused.locator('span').textContent())!.replace(/\s+/g, ' ').trim(), 'You do not have permission to use @all mentions in this channel.');
+      assert.equal(await box.inputValue(), '@**all** the hall opens at nine');
+      // Members made able to: asked first, nothing sent until Yes, send.
+      const membersGroup = assertSuccess(await owner.get('/user_groups')).user_groups.find((g: Record<string, any>) => g.name === 'role:members').id as number;
+      assertSuccess(await owner.patch('/realm', { can_mention_many_users_group: JSON.stringify({ new: membersGroup }) }));
+      await eventually(async () => {
+        await box.press('Enter');
+        return (await page.locator('.compose-banner.warning', { hasText: 'Are you sure' }).count()) === 1;
+      }, 'the question, once the setting has come');
+      const ask = page.locator('.compose-banner.warning', { hasText: 'Are you sure you want to send @-mention notifications' });
+      await ask.waitFor();
+      assert.equal((await ask.locator('span').first().textContent())!.replace(/\s+/g, ' ').trim(), 'Are you sure you want to send @-mention notifications to the 17 users subscribed to #hall? If not, please edit your message to remove the @all mention.');
+      assert.equal(await box.inputValue(), '@**all** the hall opens at nine');
+      assert.equal((await newest(hallId))?.content, undefined);
+      await ask.getByRole('button', { name: 'Yes, send' }).click();
+      await eventually(async () => ((await newest(hallId))?.content as string | undefined)?.includes('the hall opens at nine') === true, 'the message sent');
+      assert.match((await newest(hallId))!.content, /^<p><span class="user-mention channel-wildcard-mention" data-user-id="\*">@all<\/span> the hall opens at nine<\/p>$/);
+      await ask.waitFor({ state: 'detached' });
+      // A silent wildcard and a small channel send at once.
+      await box.fill('@_**all** quietly');
+      await box.press('Enter');
+      await eventually(async () => ((await newest(hallId))?.content as string | undefined)?.includes('quietly') === true, 'the silent one sent');
+      await (await channelLink(page, 'lounge')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('plans');
+      await box.fill('@**all** small room');
+      await box.press('Enter');
+      await eventually(async () => ((await newest(loungeId))?.content as string | undefined)?.includes('small room') === true, 'sent at once in a small channel');
+      assert.equal(await ask.count(), 0);
     }));
 });
 

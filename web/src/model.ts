@@ -1730,6 +1730,23 @@ export class Model {
     return group === undefined || this.allows(this.me.user_id, group);
   }
 
+  /** Whether the user may administer a channel, as the server decides: organization administrators, and its can_administer_channel_group. */
+  mayAdministerChannel(streamId: number): boolean {
+    return this.me.role <= 200 || this.allows(this.me.user_id, this.streams.get(streamId)?.can_administer_channel_group);
+  }
+
+  /**
+   * Whether the user may subscribe others to a channel, as the server
+   * decides: its administrators, its can_add_subscribers_group, and for a
+   * public channel the organization's can_add_subscribers_group.
+   */
+  maySubscribeOthers(streamId: number): boolean {
+    const c = this.streams.get(streamId);
+    if (!c) return false;
+    const me = this.me.user_id;
+    return this.mayAdministerChannel(streamId) || this.allows(me, c.can_add_subscribers_group) || (!c.invite_only && this.allows(me, this.realm.realm_can_add_subscribers_group));
+  }
+
   /** Whether a group setting's value takes in the user. */
   allows(userId: number, value: GroupSettingValue | undefined): boolean {
     if (value === undefined) return false;

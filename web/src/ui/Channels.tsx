@@ -247,7 +247,7 @@ export function Channels({ focus, part, create: creating, tab: firstTab = 'all',
 
 /** Whether the user may administer the channel, as the server decides: organization administrators, and can_administer_channel_group. */
 function mayAdminister(c: Channel): boolean {
-  return isAdministrator(model.me) || model.allows(model.me.user_id, c.can_administer_channel_group);
+  return model.mayAdministerChannel(c.stream_id);
 }
 
 /** Who can read a channel: its invite_only and history_public_to_subscribers. */
@@ -491,7 +491,7 @@ function ChannelSubscribers({ channel: c }: { channel: Channel }) {
 
   const administers = mayAdminister(c);
   const mayRemove = administers || model.allows(me, c.can_remove_subscribers_group);
-  const mayAdd = administers || model.allows(me, c.can_add_subscribers_group) || (!c.invite_only && model.allows(me, model.realm.realm_can_add_subscribers_group));
+  const mayAdd = model.maySubscribeOthers(id);
   const members = [...(subscribers ?? [])].map((u) => ({ user_id: u, full_name: model.userName(u) })).sort((a, b) => a.full_name.localeCompare(b.full_name));
   const candidates = ([...model.users.values()] as User[]).filter((u) => u.is_active && !subscribers?.has(u.user_id)).sort((a, b) => a.full_name.localeCompare(b.full_name));
   return (

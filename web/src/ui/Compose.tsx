@@ -12,6 +12,7 @@ import { SnippetPicker } from './Snippets.tsx';
 import { applyFormat, formattingKey, globalTime, sendKeysHint, sendsMessage, type Format } from '../format-keys.ts';
 import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
+import { ErrorLine, useRequest } from './request.tsx';
 
 /** How long the box waits after the last change before saving its draft (ms). */
 const DRAFT_DELAY = 1000;
@@ -130,6 +131,11 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
+  /** People mentioned (picked from the suggestions) who are not subscribed to the channel: Zulip's warning for each. */
+  const [unsubscribedMentions, setUnsubscribedMentions] = useState<number[]>([]);
+  /** A wildcard mention about to notify a large channel, waiting for the user's word (Zulip's "Yes, send"); and that word. */
+  const [wildcardWarning, setWildcardWarning] = useState<{ mention: string; count: number; channel: string; allowed: boolean } | null>(null);
+  const wildcardConfirmed = useRef(false);
   /** Whether the formatting buttons show, and the global time's picker. */
   const [formatting, setFormatting] = useState(false);
   const [pickingTime, setPickingTime] = useState(false);
@@ -219,6 +225,11 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   // The channel's topics policy (Zulip's): a general-chat-only channel has no topic field; one that requires topics refuses none.
   const topicsPolicy = mode === 'stream' && effectiveStream !== undefined ? model.topicsPolicy(effectiveStream) : 'allow_empty_topic';
   const generalChatOnly = topicsPolicy === 'empty_topic_only';
+  // Warnings about the channel's subscribers go with the channel.
+  useEffect(() => {
+    setUnsubscribedMentions([]);
+    setWildcardWarning(null);
+  }, [mode, effectiveStream]);
 
   // ---- drafts: saved a moment after the last change, and at once on leaving the conversation or the page
   function draftTargetNow(): DraftTarget | null {
@@ -439,6 +450,18 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   async function send(): Promise<void> {
     const params = outgoing();
     if (!params) return;
+    // Zulip's check before @all (@everyone, @channel) notifies more than WILDCARD_MENTION_THRESHOLD subscribers: the user's word first.
+    const wildcard = params.type === 'stream' ? streamWildcardMention(params.content as string) : null;
+    const channel = params.type === 'stream' ? model.streams.get(params.to as number) : undefined;
+    const count = channel?.subscriber_count ?? 0;
+    // (Those outside the organization's can_mention_many_users_group are told they may not, as the server would.)
+    if (wildcard && channel && count > WILDCARD_MENTION_THRESHOLD && !wildcardConfirmed.current) {
+      setWildcardWarning({ mention: wildcard, count, channel: channel.name, allowed: model.allows(model.me.user_id, model.realm.realm_can_mention_many_users_group) });
+      return;
+    }
+    wildcardConfirmed.current = false;
+    setWildcardWarning(null);
+    setUnsubscribedMentions([]);
     // The box empties as the message goes, so that the next one can be written
     // (or files dropped) meanwhile; a message that was not sent comes back.
     const draft = takeDraft();
@@ -526,7 +549,16 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
 
 
   // ---- suggestions for what is typed at the caret (@ mentions, # channels, : emoji)
-  const suggest = useSuggestions({ id: 'compose-suggestions', text: content, setText: setContent, textRef, inChannel: mode === 'stream', enabled: preview === null, commands: true });
+  const suggest = useSuggestions({ id: 'compose-suggestions', text: content, setText: setContent, textRef, inChannel: mode === 'stream', enabled: preview === null, commands: true, onPicked: (c) => void warnIfNotSubscribed(c.userId) });
+
+  /** Zulip's warning when someone mentioned is not subscribed to the channel (not oneself, not a bot): they would not be notified. */
+  async function warnIfNotSubscribed(userId: number | undefined): Promise<void> {
+    const streamId = mode === 'stream' ? effectiveStream : undefined;
+    const user = userId === undefined ? undefined : model.users.get(userId);
+    if (streamId === undefined || !user || user.is_bot || user.user_id === model.me.user_id) return;
+    if (!model.subscribers.has(streamId)) await model.loadSubscribers(streamId).catch(() => undefined);
+    if (model.subscribers.get(streamId)?.has(user.user_id) === false) setUnsubscribedMentions((ids) => (ids.includes(user.user_id) ? ids : [...ids, user.user_id]));
+  }
 
   function addDm(id: number): void {
     setDmIds((ids) => (ids.includes(id) ? ids : [...ids, id]));
@@ -565,6 +597,37 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         </div>
       )}
       {mode === 'dm' && <GuestWarning ids={dmIds} />}
+      {mode === 'stream' && effectiveStream !== undefined && (
+        <NotSubscribedWarnings streamId={effectiveStream} ids={unsubscribedMentions} onDismiss={(id) => setUnsubscribedMentions((ids) => ids.filter((x) => x !== id))} />
+      )}
+      {wildcardWarning && !wildcardWarning.allowed && (
+        <div class="compose-banner error" role="alert">
+          <span>
+            You do not have permission to use <strong>@{wildcardWarning.mention}</strong> mentions in this channel.
+          </span>
+          <button type="button" class="icon-btn" aria-label="Dismiss" onClick={() => setWildcardWarning(null)}>
+            ×
+          </button>
+        </div>
+      )}
+      {wildcardWarning?.allowed && (
+        <div class="compose-banner warning" role="alert">
+          <span>
+            Are you sure you want to send @-mention notifications to the <strong>{wildcardWarning.count}</strong> users subscribed to #{wildcardWarning.channel}? If not, please edit your
+            message to remove the <strong>@{wildcardWarning.mention}</strong> mention.
+          </span>
+          <button
+            type="button"
+            class="btn primary"
+            onClick={() => {
+              wildcardConfirmed.current = true;
+              void send();
+            }}
+          >
+            Yes, send
+          </button>
+        </div>
+      )}
       <div class="compose-box">
         <div class="compose-target">
           <div class="mode-switch" role="group" aria-label="Send to">
@@ -840,6 +903,51 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         <DraftsList onRestore={restoreDraft} />
       </div>
     </section>
+  );
+}
+
+/** Zulip's threshold (wildcard_mention_threshold): a wildcard mention in a channel with more subscribers than this asks first. */
+const WILDCARD_MENTION_THRESHOLD = 15;
+
+/** The channel-wide wildcard a message mentions (all, everyone, channel, stream; not silently), as Zulip finds it; else null. */
+function streamWildcardMention(content: string): string | null {
+  return /(?:^|\s)@\*\*(all|everyone|channel|stream)\*\*(?=$|\s)/.exec(content)?.[1] ?? null;
+}
+
+/**
+ * Zulip's warnings for people mentioned who are not subscribed to the
+ * channel (only while they are not), with "Subscribe them" for those who may
+ * subscribe others.
+ */
+function NotSubscribedWarnings({ streamId, ids, onDismiss }: { streamId: number; ids: number[]; onDismiss(id: number): void }) {
+  const { busy, error, run } = useRequest();
+  const subscribers = model.subscribers.get(streamId);
+  const shown = ids.filter((id) => subscribers && !subscribers.has(id));
+  if (!shown.length && !error) return null;
+  const mayAdd = model.maySubscribeOthers(streamId);
+  const channel = model.streams.get(streamId)?.name ?? '';
+  return (
+    <>
+      {shown.map((id) => {
+        const name = model.userName(id);
+        return (
+          <div key={id} class="compose-banner warning" role="status">
+            <span>
+              <strong>{name}</strong> is not subscribed to this channel. {mayAdd ? 'They will not be notified unless you subscribe them.' : 'They will not be notified if you mention them.'}
+            </span>
+            {mayAdd && (
+              <button type="button" class="btn" disabled={busy} onClick={() => void run(() => api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: channel }]), principals: JSON.stringify([id]) }))}>
+                Subscribe them
+              </button>
+            )}
+            <button type="button" class="icon-btn" aria-label={`Dismiss the warning about ${name}`} onClick={() => onDismiss(id)}>
+              ×
+            </button>
+          </div>
+        );
+      })}
+      <ErrorLine error={error} />
+    </>
   );
 }
 

@@ -30,6 +30,8 @@ export interface Choice {
   detail: string;
   /** The Markdown that replaces the typed token, a space after it. */
   insert: string;
+  /** The person a mention choice names. */
+  userId?: number;
 }
 
 /** How many suggestions show at once. */
@@ -109,7 +111,7 @@ function mentionChoices(t: Trigger, inChannel: boolean): Choice[] {
   // Muted users are not offered (they still count as namesakes: another active user with the same name, and the ID says which one is meant).
   const offered = [...model.users.values()].filter((u) => u.is_active && !model.isUserMuted(u.user_id));
   const people = best(offered, t.query, (u) => [u.full_name, u.email], (u) => u.full_name).map(
-    (u): Choice => ({ label: model.withGuestMark(u.user_id, u.full_name), detail: u.email, insert: model.mentionSyntax(u.user_id, u.full_name, t.silent) }),
+    (u): Choice => ({ label: model.withGuestMark(u.user_id, u.full_name), detail: u.email, insert: model.mentionSyntax(u.user_id, u.full_name, t.silent), userId: u.user_id }),
   );
   const wildcards = t.silent ? [] : best(inChannel ? CHANNEL_WILDCARDS : DM_WILDCARDS, t.query, ([w]) => [w], ([w]) => w).map(([w, d]): Choice => ({ label: w, detail: d, insert: `@**${w}**` }));
   const groups = best(
@@ -204,8 +206,10 @@ export function useSuggestions(opts: {
   inChannel: boolean;
   enabled?: boolean;
   commands?: boolean;
+  /** Told of each suggestion picked. */
+  onPicked?(c: Choice): void;
 }) {
-  const { id, text, setText, textRef, inChannel, enabled = true, commands = false } = opts;
+  const { id, text, setText, textRef, inChannel, enabled = true, commands = false, onPicked } = opts;
   /** Where the caret is in the text (what the suggestions complete). */
   const [caret, setCaret] = useState(0);
   /** The highlighted suggestion, for the token typed so far (a new token starts at the first). */
@@ -241,6 +245,7 @@ export function useSuggestions(opts: {
     caretAfterPick.current = r.caret;
     setText(r.text);
     setCaret(r.caret);
+    onPicked?.(choice);
   };
   /** Puts `s` where the caret is (or over the selection), apart from the words around it; the caret after it and its space. */
   const insert = (s: string) => {
