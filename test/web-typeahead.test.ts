@@ -6,8 +6,9 @@
  * the keyboard (arrows, Enter, Tab, Escape) and the mouse; nothing offered
  * inside an email address or a time. What is picked is the Markdown the
  * server then renders as a mention, a channel link or an emoji. Zulip's
- * warnings before sending: someone mentioned who is not subscribed, and a
- * wildcard mention in a large channel. Skipped
+ * warnings before sending: someone mentioned who is not subscribed, a
+ * private channel linked, a resolved topic, and a wildcard mention in a
+ * large channel. Skipped
  * (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
@@ -253,7 +254,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await ctx.close();
     }));
 
-  test("Zulip's warnings before sending: someone mentioned who is not subscribed (Subscribe them, or dismissed), and @all in a channel of more than 15 subscribers (Yes, send)", () =>
+  test("Zulip's warnings before sending: someone mentioned who is not subscribed (Subscribe them, or dismissed), a private channel linked, a resolved topic (Unresolve topic), and @all in a channel of more than 15 subscribers (not allowed; Yes, send)", () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Warned' });
@@ -263,6 +264,8 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       for (let i = 0; i < 15; i++) crowd.push((await t.makeUser({ name: `Crowd ${i}` })).id);
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'lounge' }]), principals: JSON.stringify([t.owner.id, bob.id]) }));
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'hall' }]), principals: JSON.stringify([t.owner.id, bob.id, ...crowd]) }));
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'secret' }]), invite_only: 'true', principals: JSON.stringify([t.owner.id, bob.id]) }));
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'lounge', topic: '\u2714 done', content: 'Finished' }));
       const loungeId = assertSuccess(await owner.get('/get_stream_id', { stream: 'lounge' })).stream_id as number;
       const hallId = assertSuccess(await owner.get('/get_stream_id', { stream: 'hall' })).stream_id as number;
       const members = async (id: number) => assertSuccess(await owner.get(`/streams/${id}/members`)).subscribers as number[];
@@ -294,8 +297,29 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await warning('Dan Outside').getByRole('button', { name: 'Dismiss the warning about Dan Outside' }).click();
       await warning('Dan Outside').waitFor({ state: 'detached' });
       assert.equal((await members(loungeId)).includes(dan.id), false);
+      // A private channel linked that Carol, here now, is not in: warned.
+      await box.pressSequentially('see #secr');
+      await eventually(async () => (await shown(page)).length === 1, 'the private channel suggested');
+      await box.press('Enter');
+      const privateWarning = page.locator('.compose-banner.warning', { hasText: 'is a private channel.' });
+      await privateWarning.waitFor();
+      assert.equal((await privateWarning.locator('span').textContent())!.trim(), 'Warning: #secret is a private channel.');
       await box.press('Enter');
       await messageRow(page, 'Hi @').waitFor();
+      await privateWarning.waitFor({ state: 'detached' });
+
+      // Writing to a resolved topic: warned, and the topic unresolved from the warning; the box then writes to its new name.
+      await page.getByLabel('Topic', { exact: true }).fill('\u2714 done');
+      const resolvedWarning = page.locator('.compose-banner.warning', { hasText: 'You are sending a message to a resolved topic.' });
+      assert.equal(await resolvedWarning.count(), 0);
+      await box.fill('One more thing');
+      await resolvedWarning.getByRole('button', { name: 'Unresolve topic' }).click();
+      await eventually(async () => (await newest(loungeId))?.subject === 'done', 'the topic unresolved at the server');
+      await eventually(async () => (await page.getByLabel('Topic', { exact: true }).inputValue()) === 'done', 'the box writing to the new name');
+      await resolvedWarning.waitFor({ state: 'detached' });
+      await box.press('Enter');
+      await eventually(async () => (await newest(loungeId))?.content === '<p>One more thing</p>', 'sent');
+      assert.equal((await newest(loungeId))!.subject, 'done');
 
       // @all where 17 are subscribed: a member may not (the organization's can_mention_many_users_group: administrators, Zulip's default).
       await (await channelLink(page, 'hall')).click();

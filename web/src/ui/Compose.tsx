@@ -13,6 +13,7 @@ import { applyFormat, formattingKey, globalTime, sendKeysHint, sendsMessage, typ
 import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
+import { isResolved, moveTopic, unresolvedName } from './NarrowActions.tsx';
 
 /** How long the box waits after the last change before saving its draft (ms). */
 const DRAFT_DELAY = 1000;
@@ -133,6 +134,10 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   }, []);
   /** People mentioned (picked from the suggestions) who are not subscribed to the channel: Zulip's warning for each. */
   const [unsubscribedMentions, setUnsubscribedMentions] = useState<number[]>([]);
+  /** Private channels linked (picked from the suggestions) that some of this channel's subscribers cannot see: Zulip's warning for each. */
+  const [privateLinks, setPrivateLinks] = useState<number[]>([]);
+  /** The resolved topics whose warning was dismissed or acted on ("channel:topic", lower case). */
+  const [resolvedSeen, setResolvedSeen] = useState<string[]>([]);
   /** A wildcard mention about to notify a large channel, waiting for the user's word (Zulip's "Yes, send"); and that word. */
   const [wildcardWarning, setWildcardWarning] = useState<{ mention: string; count: number; channel: string; allowed: boolean } | null>(null);
   const wildcardConfirmed = useRef(false);
@@ -228,6 +233,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   // Warnings about the channel's subscribers go with the channel.
   useEffect(() => {
     setUnsubscribedMentions([]);
+    setPrivateLinks([]);
     setWildcardWarning(null);
   }, [mode, effectiveStream]);
 
@@ -462,6 +468,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     wildcardConfirmed.current = false;
     setWildcardWarning(null);
     setUnsubscribedMentions([]);
+    setPrivateLinks([]);
     // The box empties as the message goes, so that the next one can be written
     // (or files dropped) meanwhile; a message that was not sent comes back.
     const draft = takeDraft();
@@ -549,7 +556,21 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
 
 
   // ---- suggestions for what is typed at the caret (@ mentions, # channels, : emoji)
-  const suggest = useSuggestions({ id: 'compose-suggestions', text: content, setText: setContent, textRef, inChannel: mode === 'stream', enabled: preview === null, commands: true, onPicked: (c) => void warnIfNotSubscribed(c.userId) });
+  const suggest = useSuggestions({ id: 'compose-suggestions', text: content, setText: setContent, textRef, inChannel: mode === 'stream', enabled: preview === null, commands: true, onPicked: (c) => void (c.streamId !== undefined ? warnIfPrivateLinked(c.streamId) : warnIfNotSubscribed(c.userId)) });
+
+  /**
+   * Zulip's warning when a message in a channel links a private channel that
+   * some of its subscribers are not in (they cannot see it).
+   */
+  async function warnIfPrivateLinked(linkedId: number): Promise<void> {
+    const streamId = mode === 'stream' ? effectiveStream : undefined;
+    if (streamId === undefined || !model.streams.get(linkedId)?.invite_only) return;
+    for (const id of [streamId, linkedId]) if (!model.subscribers.has(id)) await model.loadSubscribers(id).catch(() => undefined);
+    const readers = model.subscribers.get(streamId);
+    const linked = model.subscribers.get(linkedId);
+    if (!readers || (linked && [...readers].every((id) => linked.has(id)))) return;
+    setPrivateLinks((ids) => (ids.includes(linkedId) ? ids : [...ids, linkedId]));
+  }
 
   /** Zulip's warning when someone mentioned is not subscribed to the channel (not oneself, not a bot): they would not be notified. */
   async function warnIfNotSubscribed(userId: number | undefined): Promise<void> {
@@ -599,6 +620,26 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       {mode === 'dm' && <GuestWarning ids={dmIds} />}
       {mode === 'stream' && effectiveStream !== undefined && (
         <NotSubscribedWarnings streamId={effectiveStream} ids={unsubscribedMentions} onDismiss={(id) => setUnsubscribedMentions((ids) => ids.filter((x) => x !== id))} />
+      )}
+      {privateLinks.map((id) => (
+        <div key={id} class="compose-banner warning" role="status">
+          <span>
+            Warning: <strong>#{model.streamName(id)}</strong> is a private channel.
+          </span>
+          <button type="button" class="icon-btn" aria-label={`Dismiss the warning about #${model.streamName(id)}`} onClick={() => setPrivateLinks((ids) => ids.filter((x) => x !== id))}>
+            ×
+          </button>
+        </div>
+      ))}
+      {mode === 'stream' && effectiveStream !== undefined && content.trim() !== '' && isResolved(topic.trim()) && !resolvedSeen.includes(`${effectiveStream}:${topic.trim().toLowerCase()}`) && (
+        <ResolvedTopicWarning
+          streamId={effectiveStream}
+          topic={topic.trim()}
+          onDone={(unresolved) => {
+            setResolvedSeen((seen) => [...seen, `${effectiveStream}:${topic.trim().toLowerCase()}`]);
+            if (unresolved !== undefined) setTopic(unresolved);
+          }}
+        />
       )}
       {wildcardWarning && !wildcardWarning.allowed && (
         <div class="compose-banner error" role="alert">
@@ -912,6 +953,44 @@ const WILDCARD_MENTION_THRESHOLD = 15;
 /** The channel-wide wildcard a message mentions (all, everyone, channel, stream; not silently), as Zulip finds it; else null. */
 function streamWildcardMention(content: string): string | null {
   return /(?:^|\s)@\*\*(all|everyone|channel|stream)\*\*(?=$|\s)/.exec(content)?.[1] ?? null;
+}
+
+/**
+ * Zulip's warning when writing to a resolved topic, with Unresolve topic
+ * for those who may move topics (the whole topic renamed by its newest
+ * message; the box then writes to the new name). Dismissed, or acted on, it
+ * does not come back for that topic.
+ */
+function ResolvedTopicWarning({ streamId, topic, onDone }: { streamId: number; topic: string; onDone(unresolved?: string): void }) {
+  const { busy, error, setError, run } = useRequest();
+  const me = model.me.user_id;
+  const mayUnresolve = model.allows(me, model.realm.realm_can_move_messages_between_topics_group) || model.mayAdministerChannel(streamId);
+  const unresolve = () =>
+    void run(async () => {
+      if (!model.topics.has(streamId)) await model.loadTopics(streamId);
+      const newest = model.topics.get(streamId)?.find((t) => t.name.toLowerCase() === topic.toLowerCase())?.max_id;
+      if (newest === undefined) {
+        setError('This topic has no message yet.');
+        return;
+      }
+      const to = unresolvedName(topic);
+      await moveTopic(newest, { topic: to });
+      onDone(to);
+    });
+  return (
+    <div class="compose-banner warning" role="status">
+      <span>You are sending a message to a resolved topic. You can send as-is or unresolve the topic first.</span>
+      {mayUnresolve && (
+        <button type="button" class="btn" disabled={busy} onClick={unresolve}>
+          Unresolve topic
+        </button>
+      )}
+      <button type="button" class="icon-btn" aria-label="Dismiss the warning about the resolved topic" onClick={() => onDone()}>
+        ×
+      </button>
+      <ErrorLine error={error} />
+    </div>
+  );
 }
 
 /**

@@ -11,8 +11,11 @@ import { closeOnEscape } from './Dialog.tsx';
 /** What Zulip puts before a resolved topic's name: a heavy check mark and a space. */
 const RESOLVED_PREFIX = '\u2714 ';
 
+/** Whether a topic is resolved (its name starts with Zulip's check mark). */
+export const isResolved = (topic: string): boolean => topic.startsWith(RESOLVED_PREFIX);
+
 /** A resolved topic's name without its mark (Zulip drops every leading check mark and space). */
-function unresolvedName(topic: string): string {
+export function unresolvedName(topic: string): string {
   return topic.replace(/^[\u2714 ]+/, '');
 }
 
@@ -23,7 +26,7 @@ export function moveTopic(messageId: number, change: { topic?: string; stream_id
 
 /** Marking a topic resolved or unresolved: the action's name, and the topic's name after it (Zulip's check mark added or dropped). */
 export function resolveAction(topic: string): { label: string; to: string } {
-  return topic.startsWith(RESOLVED_PREFIX) ? { label: 'Mark as unresolved', to: unresolvedName(topic) } : { label: 'Mark as resolved', to: RESOLVED_PREFIX + topic };
+  return isResolved(topic) ? { label: 'Mark as unresolved', to: unresolvedName(topic) } : { label: 'Mark as resolved', to: RESOLVED_PREFIX + topic };
 }
 
 /**

@@ -32,6 +32,8 @@ export interface Choice {
   insert: string;
   /** The person a mention choice names. */
   userId?: number;
+  /** The channel a channel link choice names. */
+  streamId?: number;
 }
 
 /** How many suggestions show at once. */
@@ -124,7 +126,7 @@ function mentionChoices(t: Trigger, inChannel: boolean): Choice[] {
 }
 
 function channelChoices(t: Trigger): Choice[] {
-  return best([...model.streams.values()], t.query, (s) => [s.name], (s) => s.name).map((s): Choice => ({ label: s.name, detail: model.subs.has(s.stream_id) ? '' : 'Not subscribed', insert: `#**${s.name}**` }));
+  return best([...model.streams.values()], t.query, (s) => [s.name], (s) => s.name).map((s): Choice => ({ label: s.name, detail: model.subs.has(s.stream_id) ? '' : 'Not subscribed', insert: `#**${s.name}**`, streamId: s.stream_id }));
 }
 
 /** Unicode emoji names and codes, from the server's emoji data (server_emoji_data_url), once fetched. */
