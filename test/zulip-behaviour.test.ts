@@ -158,7 +158,10 @@ test('automatic topic policies: starting a topic follows it (automatic_new_visib
   await t.setUserSetting(alice, 'automatically_follow_topics_policy', 3); // Zulip's default: topics the user starts
   const qAlice = await openQueue(t.client(alice), { event_types: ['message', 'user_topic'] });
   const qCarol = await openQueue(t.client(carol), { event_types: ['message', 'user_topic'] });
-  const first = assertSuccess(await t.client(alice).post('/messages', { type: 'stream', to: sid, topic: 'new plans', content: 'hi @**Carol**' })).id;
+  const sent = assertSuccess(await t.client(alice).post('/messages', { type: 'stream', to: sid, topic: 'new plans', content: 'hi @**Carol**' }));
+  const first = sent.id;
+  // The answer says so too (Zulip's automatic_new_visibility_policy, feature level 218).
+  assert.equal(sent.automatic_new_visibility_policy, 3);
   const evs = await qAlice.drain();
   const ut = evs.find((e) => e.type === 'user_topic');
   assert.deepEqual({ ...ut, id: 0, last_updated: 0 }, { type: 'user_topic', id: 0, stream_id: sid, topic_name: 'new plans', last_updated: 0, visibility_policy: 3 });
@@ -169,8 +172,8 @@ test('automatic topic policies: starting a topic follows it (automatic_new_visib
   const cevs = await qCarol.drain();
   assert.equal(cevs.find((e) => e.type === 'user_topic').visibility_policy, 3);
   assert.equal(cevs.find((e) => e.type === 'message').automatic_new_visibility_policy, undefined);
-  // A second message in a followed topic changes nothing.
-  assertSuccess(await t.client(alice).post('/messages', { type: 'stream', to: sid, topic: 'new plans', content: 'again' }));
+  // A second message in a followed topic changes nothing (the answer has no automatic_new_visibility_policy).
+  assert.equal('automatic_new_visibility_policy' in assertSuccess(await t.client(alice).post('/messages', { type: 'stream', to: sid, topic: 'new plans', content: 'again' })), false);
   const again = await qAlice.drain();
   assert.deepEqual(again.filter((e) => e.type === 'user_topic'), []);
   assert.equal(again.find((e) => e.type === 'message').automatic_new_visibility_policy, undefined);
@@ -192,7 +195,7 @@ test('automatic unmute in a muted channel', async () => {
   assertSuccess(await t.client(bob).post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: sid, property: 'is_muted', value: true }] }));
   await t.setUserSetting(bob, 'automatically_follow_topics_policy', 4);
   const q = await openQueue(t.client(bob), { event_types: ['user_topic'] });
-  assertSuccess(await t.client(bob).post('/messages', { type: 'stream', to: sid, topic: 'muted chan', content: 'x' }));
+  assert.equal(assertSuccess(await t.client(bob).post('/messages', { type: 'stream', to: sid, topic: 'muted chan', content: 'x' })).automatic_new_visibility_policy, 2);
   assert.equal((await q.ofType('user_topic'))[0].visibility_policy, 2);
 });
 

@@ -282,7 +282,9 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
       svc.log.error({ err: e, messageId: result.id }, 'Welcome Bot reply failed');
     }
   }
-  return { id: result.id };
+  // Zulip's automatic_new_visibility_policy (feature level 218): the sender's topic followed or unmuted by this send, if it was.
+  const policy = result.auto.senderPolicy;
+  return policy === null ? { id: result.id } : { id: result.id, automatic_new_visibility_policy: policy };
 }
 
 /** The transaction of a send: checks, the message and its rows; `inserted` is told the new message's ID. */
