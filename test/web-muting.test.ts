@@ -213,6 +213,59 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await ctx.close();
     }));
 
+  test("a message sent to a muted topic, or a muted channel, says the user will not be notified (Zulip's notice); Unmute topic unmutes it there", () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Quiet' });
+      const bobApi = t.client(bob);
+      const owner = t.client(t.owner);
+      await sendTo(owner, 'noise', 'loud things');
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'lounge' }]), principals: JSON.stringify([t.owner.id, bob.id]) }));
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'lounge', topic: 'chatter', content: 'idle talk' }));
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'lounge', topic: 'gossip', content: 'did you hear' }));
+      const general = (assertSuccess(await bobApi.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const lounge = (assertSuccess(await bobApi.get('/get_stream_id', { stream: 'lounge' })) as { stream_id: number }).stream_id;
+      assertSuccess(await bobApi.post('/user_topics', { stream_id: general, topic: 'noise', visibility_policy: 1 }));
+      assertSuccess(await bobApi.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: lounge, property: 'is_muted', value: true }]) }));
+      const policyAtServer = async (streamId: number, topic: string) => {
+        const r = assertSuccess(await bobApi.post('/register', { fetch_event_types: ['user_topic'] }));
+        return (r.user_topics as Array<{ stream_id: number; topic_name: string; visibility_policy: number }>).find((u) => u.stream_id === streamId && u.topic_name === topic)?.visibility_policy ?? 0;
+      };
+      const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
+      const notice = page.locator('.compose-banner', { hasText: 'You will not receive notifications about new messages.' });
+      const box = page.getByLabel('Message', { exact: true });
+
+      /** Opens the topic (its message `seen` in view), sends `text` there; once the server has answered and the page has drawn, the notice's text, or null without one. */
+      const sendIn = async (streamId: number, name: string, topic: string, seen: string, text: string) => {
+        await page.evaluate((h) => ((globalThis as any).location.hash = h), `#narrow/channel/${streamId}-${name}/topic/${topic}`);
+        await messageRow(page, seen).waitFor();
+        await box.fill(text);
+        const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/json/messages' && r.request().method() === 'POST');
+        await box.press('Enter');
+        await answered;
+        await messageRow(page, text).waitFor();
+        await page.evaluate(() => new Promise((done) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(done))));
+        return (await notice.count()) ? (await notice.locator('span').textContent())!.trim() : null;
+      };
+      const unmuteFromNotice = async (streamId: number, topic: string, policy: number) => {
+        await notice.getByRole('button', { name: 'Unmute topic' }).click();
+        await eventually(async () => (await policyAtServer(streamId, topic)) === policy, `${topic}: policy ${policy} at the server`);
+        await notice.waitFor({ state: 'detached' });
+      };
+
+      // A muted topic: the notice; Unmute topic takes the mute off (no policy); then no notice.
+      assert.equal(await sendIn(general, 'general', 'noise', 'loud things', 'me too'), 'Your message was sent to a topic you have muted. You will not receive notifications about new messages.');
+      await unmuteFromNotice(general, 'noise', 0);
+      assert.equal(await sendIn(general, 'general', 'noise', 'loud things', 'and again'), null);
+
+      // A muted channel's topic: Zulip's default unmutes it as one sends there (the answer's automatic_new_visibility_policy): no notice.
+      assert.equal(await sendIn(lounge, 'lounge', 'chatter', 'idle talk', 'hello lounge'), null);
+      await eventually(async () => (await policyAtServer(lounge, 'chatter')) === 2, 'unmuted by the send');
+      // With that turned off: the notice names the channel; Unmute topic unmutes the topic there.
+      assertSuccess(await bobApi.patch('/settings', { automatically_unmute_topics_in_muted_streams_policy: 4 }));
+      assert.equal(await sendIn(lounge, 'lounge', 'gossip', 'did you hear', 'tell me more'), 'Your message was sent to a channel you have muted. You will not receive notifications about new messages.');
+      await unmuteFromNotice(lounge, 'gossip', 2);
+    }));
+
   test("alert words: added and removed in Settings as the server has them, the server's refusal shown, changes elsewhere live, a message with one highlighted and notifying as a mention does", () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Alert' });

@@ -136,6 +136,8 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [unsubscribedMentions, setUnsubscribedMentions] = useState<number[]>([]);
   /** Private channels linked (picked from the suggestions) that some of this channel's subscribers cannot see: Zulip's warning for each. */
   const [privateLinks, setPrivateLinks] = useState<number[]>([]);
+  /** A message just sent to a topic muted for the user, or a muted channel (`channel`): Zulip's notice, with Unmute topic. */
+  const [mutedSent, setMutedSent] = useState<{ streamId: number; topic: string; channel: boolean } | null>(null);
   /** The resolved topics whose warning was dismissed or acted on ("channel:topic", lower case). */
   const [resolvedSeen, setResolvedSeen] = useState<string[]>([]);
   /** A wildcard mention about to notify a large channel, waiting for the user's word (Zulip's "Yes, send"); and that word. */
@@ -469,6 +471,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     setWildcardWarning(null);
     setUnsubscribedMentions([]);
     setPrivateLinks([]);
+    setMutedSent(null);
     // The box empties as the message goes, so that the next one can be written
     // (or files dropped) meanwhile; a message that was not sent comes back.
     const draft = takeDraft();
@@ -481,9 +484,15 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     const sent = outbox.current.then(() => api('POST', '/messages', params));
     outbox.current = sent.catch(() => {});
     try {
-      await sent;
+      const answer = await sent;
       // Sent: its draft goes (after any save of it still under way).
       void discardDraft(draft).catch(() => {});
+      // (Zulip's: the user will not hear of replies there; not when the send itself unmuted or followed the topic, as the answer's
+      // automatic_new_visibility_policy says, its user_topic event perhaps not here yet.)
+      const mutedThere = place.kind === 'stream' && model.isMuted({ type: 'stream', stream_id: place.streamId, subject: place.topic! });
+      if (mutedThere && answer.automatic_new_visibility_policy === undefined) {
+        setMutedSent({ streamId: place.streamId!, topic: place.topic!, channel: !!model.subs.get(place.streamId!)?.is_muted });
+      }
       goToSent(place);
     } catch (err) {
       if (slot.current.id === null) slot.current = draft;
@@ -621,6 +630,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       {mode === 'stream' && effectiveStream !== undefined && (
         <NotSubscribedWarnings streamId={effectiveStream} ids={unsubscribedMentions} onDismiss={(id) => setUnsubscribedMentions((ids) => ids.filter((x) => x !== id))} />
       )}
+      {mutedSent && <MutedSentNotice sent={mutedSent} onDone={() => setMutedSent(null)} />}
       {privateLinks.map((id) => (
         <div key={id} class="compose-banner warning" role="status">
           <span>
@@ -953,6 +963,32 @@ const WILDCARD_MENTION_THRESHOLD = 15;
 /** The channel-wide wildcard a message mentions (all, everyone, channel, stream; not silently), as Zulip finds it; else null. */
 function streamWildcardMention(content: string): string | null {
   return /(?:^|\s)@\*\*(all|everyone|channel|stream)\*\*(?=$|\s)/.exec(content)?.[1] ?? null;
+}
+
+/**
+ * Zulip's notice after a message goes to a topic the user muted (or a muted
+ * channel's topic not unmuted there): no notifications will come of it;
+ * Unmute topic (in a muted channel, the topic unmuted there).
+ */
+function MutedSentNotice({ sent, onDone }: { sent: { streamId: number; topic: string; channel: boolean }; onDone(): void }) {
+  const { busy, error, run } = useRequest();
+  const unmute = () =>
+    void run(async () => {
+      await api('POST', '/user_topics', { stream_id: sent.streamId, topic: sent.topic, visibility_policy: model.topicMuteAction(sent.streamId, sent.topic).visibility });
+      onDone();
+    });
+  return (
+    <div class="compose-banner" role="status">
+      <span>Your message was sent to a {sent.channel ? 'channel' : 'topic'} you have muted. You will not receive notifications about new messages.</span>
+      <button type="button" class="btn" disabled={busy} onClick={unmute}>
+        Unmute topic
+      </button>
+      <button type="button" class="icon-btn" aria-label="Dismiss" onClick={onDone}>
+        ×
+      </button>
+      <ErrorLine error={error} />
+    </div>
+  );
 }
 
 /**
