@@ -253,7 +253,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
-  test('Zulip\u2019s default after sending: the view goes to the message\u2019s conversation unless that conversation alone is in view, saying so; not once turned off in Settings', () =>
+  test('Zulip\u2019s default after sending: the view goes to the message\u2019s conversation unless that conversation alone is in view, saying so; not once turned off in Settings, where a message outside the view says so with a link to it', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       // (These tests' organization keeps the view; this one takes Zulip's default.)
@@ -293,6 +293,18 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await messageRow(page, 'no jump now').waitFor();
       assert.equal(await hash(), feed);
       assert.equal(await banner.count(), 0);
+      // A message the view in place does not show: Zulip's "Sent!" line, with a link to where it went.
+      const outside = page.getByRole('region', { name: 'Compose' }).getByRole('status').filter({ hasText: 'Sent! Your message is outside your current view.' });
+      assert.equal(await outside.count(), 0);
+      await page.evaluate((h) => ((globalThis as any).location.hash = h), `#narrow/channel/${generalId}-general/topic/staying`);
+      await messageRow(page, 'no jump now').waitFor();
+      await send(page, 'elsewhere', 'out of sight');
+      await outside.waitFor();
+      assert.match(await hash(), /\/topic\/staying$/);
+      await outside.getByRole('link', { name: 'Go to #general > elsewhere' }).click();
+      await page.getByRole('heading', { name: '#general \u203a elsewhere' }).waitFor();
+      await messageRow(page, 'out of sight').waitFor();
+      await eventually(async () => (await outside.count()) === 0, 'the line gone with the view');
       await ctx.close();
     }));
 

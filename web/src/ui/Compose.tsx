@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import type { ComponentChild, Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
 import { model, type Draft } from '../model.ts';
-import { narrowToHash, placeKey, placeTerms, type Place, type Term } from '../narrow.ts';
+import { matches, narrowToHash, placeKey, placeTerms, type LocalMessage, type Place, type Term } from '../narrow.ts';
 import { discardDraft, draftFor, draftNarrow, draftSlot, draftTarget, saveDraft, takeRestore, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
 import { codePoints, cx, fullTime, prepareHtml } from '../util.ts';
 import type { QuoteTarget } from './MessageList.tsx';
@@ -126,9 +126,14 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   /** Whether the view went to the conversation of a message just sent (a banner says so), and its address. */
   const [jumped, setJumped] = useState(false);
   const jumpedTo = useRef<string | null>(null);
-  // That banner stays only while the view is there.
+  /** A message just sent that the view in place does not show (the view staying where it was): where it went, for a link to it. */
+  const [sentElsewhere, setSentElsewhere] = useState<{ hash: string; label: string } | null>(null);
+  // Those banners stay only while the view is there.
   useEffect(() => {
-    const onHash = () => location.hash !== jumpedTo.current && setJumped(false);
+    const onHash = () => {
+      if (location.hash !== jumpedTo.current) setJumped(false);
+      setSentElsewhere(null);
+    };
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
@@ -472,6 +477,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     setUnsubscribedMentions([]);
     setPrivateLinks([]);
     setMutedSent(null);
+    setSentElsewhere(null);
     // The box empties as the message goes, so that the next one can be written
     // (or files dropped) meanwhile; a message that was not sent comes back.
     const draft = takeDraft();
@@ -507,10 +513,14 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
    * conversation alone is in view, saying so.
    */
   function goToSent(place: Place): void {
-    if (model.settings.web_navigate_to_sent_message === false) return;
+    const hash = narrowToHash(placeTerms(place));
+    // Turned off: the view stays; a message it does not show gets Zulip's "Sent!" line with a link to where it went.
+    if (model.settings.web_navigate_to_sent_message === false) {
+      if (shownIn(terms, place) === false) setSentElsewhere({ hash, label: placeLabel(place) });
+      return;
+    }
     const here = conversationOf(terms);
     if (here && placeKey(here) === placeKey(place)) return;
-    const hash = narrowToHash(placeTerms(place));
     jumpedTo.current = hash;
     setJumped(true);
     location.hash = hash;
@@ -629,6 +639,16 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       {mode === 'dm' && <GuestWarning ids={dmIds} />}
       {mode === 'stream' && effectiveStream !== undefined && (
         <NotSubscribedWarnings streamId={effectiveStream} ids={unsubscribedMentions} onDismiss={(id) => setUnsubscribedMentions((ids) => ids.filter((x) => x !== id))} />
+      )}
+      {sentElsewhere && (
+        <div class="compose-banner" role="status">
+          <span>
+            Sent! Your message is outside your current view. <a href={sentElsewhere.hash}>Go to {sentElsewhere.label}</a>
+          </span>
+          <button type="button" class="icon-btn" aria-label="Dismiss" onClick={() => setSentElsewhere(null)}>
+            ×
+          </button>
+        </div>
       )}
       {mutedSent && <MutedSentNotice sent={mutedSent} onDone={() => setMutedSent(null)} />}
       {privateLinks.map((id) => (
@@ -955,6 +975,33 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       </div>
     </section>
   );
+}
+
+/** Whether the view of `terms` shows one's own message just sent to `place` (null when only the server could say, as for a search). */
+function shownIn(terms: Term[], place: Place): boolean | null {
+  const me = model.me.user_id;
+  const sent: LocalMessage =
+    place.kind === 'stream'
+      ? { id: -1, type: 'stream', stream_id: place.streamId, subject: place.topic ?? '', sender_id: me, sender_email: model.me.email, display_recipient: model.streamName(place.streamId!), flags: ['read'] }
+      : {
+          id: -1,
+          type: 'private',
+          subject: '',
+          sender_id: me,
+          sender_email: model.me.email,
+          display_recipient: [...new Set([...(place.dmKey ?? '').split(',').map(Number), me])].map((id) => ({ id, email: model.users.get(id)?.email ?? '' })),
+          flags: ['read'],
+        };
+  return matches(terms, sent, model.matchContext());
+}
+
+/** Where a message went, as Zulip's "Go to" link names it: "#channel > topic", or "direct messages with …". */
+function placeLabel(place: Place): string {
+  if (place.kind === 'stream') return `#${model.streamName(place.streamId!)} > ${place.topic || model.generalChatName()}`;
+  const others = (place.dmKey ?? '').split(',').map(Number).filter((id) => id !== model.me.user_id);
+  if (!others.length) return 'direct messages with yourself';
+  const names = others.map((id) => model.userName(id)).join(', ');
+  return others.length > 1 ? `group direct messages with ${names}` : `direct messages with ${names}`;
 }
 
 /** Zulip's threshold (wildcard_mention_threshold): a wildcard mention in a channel with more subscribers than this asks first. */
