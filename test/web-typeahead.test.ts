@@ -254,7 +254,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await ctx.close();
     }));
 
-  test("Zulip's warnings before sending: someone mentioned who is not subscribed (Subscribe them, or dismissed), a private channel linked, a resolved topic (Unresolve topic), and @all in a channel of more than 15 subscribers (not allowed; Yes, send)", () =>
+  test("Zulip's warnings before sending: someone mentioned who is not subscribed (Subscribe them, or dismissed), a group none of whose members is, a private channel linked, a resolved topic (Unresolve topic), and @all in a channel of more than 15 subscribers (not allowed; Yes, send)", () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Warned' });
@@ -265,6 +265,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'lounge' }]), principals: JSON.stringify([t.owner.id, bob.id]) }));
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'hall' }]), principals: JSON.stringify([t.owner.id, bob.id, ...crowd]) }));
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'secret' }]), invite_only: 'true', principals: JSON.stringify([t.owner.id, bob.id]) }));
+      assertSuccess(await owner.post('/user_groups/create', { name: 'nomads', description: 'Not here', members: JSON.stringify([dan.id]) }));
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'lounge', topic: '\u2714 done', content: 'Finished' }));
       const loungeId = assertSuccess(await owner.get('/get_stream_id', { stream: 'lounge' })).stream_id as number;
       const hallId = assertSuccess(await owner.get('/get_stream_id', { stream: 'hall' })).stream_id as number;
@@ -297,6 +298,14 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await warning('Dan Outside').getByRole('button', { name: 'Dismiss the warning about Dan Outside' }).click();
       await warning('Dan Outside').waitFor({ state: 'detached' });
       assert.equal((await members(loungeId)).includes(dan.id), false);
+      // A group none of whose members is here: warned.
+      await box.pressSequentially('and @noma');
+      await eventually(async () => (await shown(page)).length === 1, 'the group suggested');
+      await box.press('Enter');
+      const groupWarning = page.locator('.compose-banner.warning', { hasText: 'are subscribed to this channel.' });
+      assert.equal((await groupWarning.locator('span').textContent())!.trim(), 'None of the members of nomads are subscribed to this channel.');
+      await groupWarning.getByRole('button', { name: 'Dismiss the warning about nomads' }).click();
+      await groupWarning.waitFor({ state: 'detached' });
       // A private channel linked that Carol, here now, is not in: warned.
       await box.pressSequentially('see #secr');
       await eventually(async () => (await shown(page)).length === 1, 'the private channel suggested');

@@ -139,6 +139,8 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   }, []);
   /** People mentioned (picked from the suggestions) who are not subscribed to the channel: Zulip's warning for each. */
   const [unsubscribedMentions, setUnsubscribedMentions] = useState<number[]>([]);
+  /** User groups mentioned (picked from the suggestions) none of whose members are subscribed to the channel: Zulip's warning for each. */
+  const [groupsOutside, setGroupsOutside] = useState<number[]>([]);
   /** Private channels linked (picked from the suggestions) that some of this channel's subscribers cannot see: Zulip's warning for each. */
   const [privateLinks, setPrivateLinks] = useState<number[]>([]);
   /** A message just sent to a topic muted for the user, or a muted channel (`channel`): Zulip's notice, with Unmute topic. */
@@ -240,6 +242,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   // Warnings about the channel's subscribers go with the channel.
   useEffect(() => {
     setUnsubscribedMentions([]);
+    setGroupsOutside([]);
     setPrivateLinks([]);
     setWildcardWarning(null);
   }, [mode, effectiveStream]);
@@ -475,6 +478,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     wildcardConfirmed.current = false;
     setWildcardWarning(null);
     setUnsubscribedMentions([]);
+    setGroupsOutside([]);
     setPrivateLinks([]);
     setMutedSent(null);
     setSentElsewhere(null);
@@ -575,7 +579,17 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
 
 
   // ---- suggestions for what is typed at the caret (@ mentions, # channels, : emoji)
-  const suggest = useSuggestions({ id: 'compose-suggestions', text: content, setText: setContent, textRef, inChannel: mode === 'stream', enabled: preview === null, commands: true, onPicked: (c) => void (c.streamId !== undefined ? warnIfPrivateLinked(c.streamId) : warnIfNotSubscribed(c.userId)) });
+  const suggest = useSuggestions({ id: 'compose-suggestions', text: content, setText: setContent, textRef, inChannel: mode === 'stream', enabled: preview === null, commands: true, onPicked: (c) => void (c.streamId !== undefined ? warnIfPrivateLinked(c.streamId) : c.groupId !== undefined ? warnIfGroupOutside(c.groupId) : warnIfNotSubscribed(c.userId)) });
+
+  /** Zulip's warning when none of a user group's members (at any depth) is subscribed to the channel. */
+  async function warnIfGroupOutside(groupId: number): Promise<void> {
+    const streamId = mode === 'stream' ? effectiveStream : undefined;
+    if (streamId === undefined) return;
+    if (!model.subscribers.has(streamId)) await model.loadSubscribers(streamId).catch(() => undefined);
+    const readers = model.subscribers.get(streamId);
+    if (!readers || [...readers].some((id) => model.inGroup(id, groupId))) return;
+    setGroupsOutside((ids) => (ids.includes(groupId) ? ids : [...ids, groupId]));
+  }
 
   /**
    * Zulip's warning when a message in a channel links a private channel that
@@ -651,6 +665,16 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         </div>
       )}
       {mutedSent && <MutedSentNotice sent={mutedSent} onDone={() => setMutedSent(null)} />}
+      {groupsOutside.map((id) => (
+        <div key={id} class="compose-banner warning" role="status">
+          <span>
+            None of the members of <strong>{model.groups.get(id)?.name ?? ''}</strong> are subscribed to this channel.
+          </span>
+          <button type="button" class="icon-btn" aria-label={`Dismiss the warning about ${model.groups.get(id)?.name ?? ''}`} onClick={() => setGroupsOutside((ids) => ids.filter((x) => x !== id))}>
+            ×
+          </button>
+        </div>
+      ))}
       {privateLinks.map((id) => (
         <div key={id} class="compose-banner warning" role="status">
           <span>

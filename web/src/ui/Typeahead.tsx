@@ -34,6 +34,8 @@ export interface Choice {
   userId?: number;
   /** The channel a channel link choice names. */
   streamId?: number;
+  /** The user group a group mention choice names. */
+  groupId?: number;
 }
 
 /** How many suggestions show at once. */
@@ -121,7 +123,7 @@ function mentionChoices(t: Trigger, inChannel: boolean): Choice[] {
     t.query,
     (g) => [g.name],
     (g) => g.name,
-  ).map((g): Choice => ({ label: g.name, detail: 'User group', insert: `${prefix}*${g.name}*` }));
+  ).map((g): Choice => ({ label: g.name, detail: 'User group', insert: `${prefix}*${g.name}*`, groupId: g.id }));
   return [...wildcards, ...people, ...groups].slice(0, SHOWN);
 }
 
