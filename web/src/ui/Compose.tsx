@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { ComponentChild, Ref } from 'preact';
+import type { ComponentChild, ComponentChildren, Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
 import { model, type Draft } from '../model.ts';
 import { matches, narrowToHash, placeKey, placeTerms, type LocalMessage, type Place, type Term } from '../narrow.ts';
@@ -642,48 +642,26 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       <div class="typing-line" aria-live="polite">
         {typers.length > 0 && `${typers.map((id) => model.userName(id)).join(', ')} ${typers.length > 1 ? 'are' : 'is'} typing…`}
       </div>
-      {jumped && (
-        <div class="compose-banner" role="status">
-          <span>Viewing the conversation where you sent your message. To go back, use your browser’s back button.</span>
-          <button type="button" class="icon-btn" aria-label="Dismiss" onClick={() => setJumped(false)}>
-            ×
-          </button>
-        </div>
-      )}
+      {jumped && <Banner onDismiss={() => setJumped(false)}>Viewing the conversation where you sent your message. To go back, use your browser’s back button.</Banner>}
       {mode === 'dm' && <GuestWarning ids={dmIds} />}
       {mode === 'stream' && effectiveStream !== undefined && (
         <NotSubscribedWarnings streamId={effectiveStream} ids={unsubscribedMentions} onDismiss={(id) => setUnsubscribedMentions((ids) => ids.filter((x) => x !== id))} />
       )}
       {sentElsewhere && (
-        <div class="compose-banner" role="status">
-          <span>
-            Sent! Your message is outside your current view. <a href={sentElsewhere.hash}>Go to {sentElsewhere.label}</a>
-          </span>
-          <button type="button" class="icon-btn" aria-label="Dismiss" onClick={() => setSentElsewhere(null)}>
-            ×
-          </button>
-        </div>
+        <Banner onDismiss={() => setSentElsewhere(null)}>
+          Sent! Your message is outside your current view. <a href={sentElsewhere.hash}>Go to {sentElsewhere.label}</a>
+        </Banner>
       )}
       {mutedSent && <MutedSentNotice sent={mutedSent} onDone={() => setMutedSent(null)} />}
       {groupsOutside.map((id) => (
-        <div key={id} class="compose-banner warning" role="status">
-          <span>
-            None of the members of <strong>{model.groups.get(id)?.name ?? ''}</strong> are subscribed to this channel.
-          </span>
-          <button type="button" class="icon-btn" aria-label={`Dismiss the warning about ${model.groups.get(id)?.name ?? ''}`} onClick={() => setGroupsOutside((ids) => ids.filter((x) => x !== id))}>
-            ×
-          </button>
-        </div>
+        <Banner key={id} kind="warning" dismiss={`the warning about ${model.groups.get(id)?.name ?? ''}`} onDismiss={() => setGroupsOutside((ids) => ids.filter((x) => x !== id))}>
+          None of the members of <strong>{model.groups.get(id)?.name ?? ''}</strong> are subscribed to this channel.
+        </Banner>
       ))}
       {privateLinks.map((id) => (
-        <div key={id} class="compose-banner warning" role="status">
-          <span>
-            Warning: <strong>#{model.streamName(id)}</strong> is a private channel.
-          </span>
-          <button type="button" class="icon-btn" aria-label={`Dismiss the warning about #${model.streamName(id)}`} onClick={() => setPrivateLinks((ids) => ids.filter((x) => x !== id))}>
-            ×
-          </button>
-        </div>
+        <Banner key={id} kind="warning" dismiss={`the warning about #${model.streamName(id)}`} onDismiss={() => setPrivateLinks((ids) => ids.filter((x) => x !== id))}>
+          Warning: <strong>#{model.streamName(id)}</strong> is a private channel.
+        </Banner>
       ))}
       {mode === 'stream' && effectiveStream !== undefined && content.trim() !== '' && isResolved(topic.trim()) && !resolvedSeen.includes(`${effectiveStream}:${topic.trim().toLowerCase()}`) && (
         <ResolvedTopicWarning
@@ -696,32 +674,30 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         />
       )}
       {wildcardWarning && !wildcardWarning.allowed && (
-        <div class="compose-banner error" role="alert">
-          <span>
-            You do not have permission to use <strong>@{wildcardWarning.mention}</strong> mentions in this channel.
-          </span>
-          <button type="button" class="icon-btn" aria-label="Dismiss" onClick={() => setWildcardWarning(null)}>
-            ×
-          </button>
-        </div>
+        <Banner kind="error" alert onDismiss={() => setWildcardWarning(null)}>
+          You do not have permission to use <strong>@{wildcardWarning.mention}</strong> mentions in this channel.
+        </Banner>
       )}
       {wildcardWarning?.allowed && (
-        <div class="compose-banner warning" role="alert">
-          <span>
-            Are you sure you want to send @-mention notifications to the <strong>{wildcardWarning.count}</strong> users subscribed to #{wildcardWarning.channel}? If not, please edit your
-            message to remove the <strong>@{wildcardWarning.mention}</strong> mention.
-          </span>
-          <button
-            type="button"
-            class="btn primary"
-            onClick={() => {
-              wildcardConfirmed.current = true;
-              void send();
-            }}
-          >
-            Yes, send
-          </button>
-        </div>
+        <Banner
+          kind="warning"
+          alert
+          action={
+            <button
+              type="button"
+              class="btn primary"
+              onClick={() => {
+                wildcardConfirmed.current = true;
+                void send();
+              }}
+            >
+              Yes, send
+            </button>
+          }
+        >
+          Are you sure you want to send @-mention notifications to the <strong>{wildcardWarning.count}</strong> users subscribed to #{wildcardWarning.channel}? If not, please edit your message
+          to remove the <strong>@{wildcardWarning.mention}</strong> mention.
+        </Banner>
       )}
       <div class="compose-box">
         <div class="compose-target">
@@ -1048,17 +1024,15 @@ function MutedSentNotice({ sent, onDone }: { sent: { streamId: number; topic: st
       await api('POST', '/user_topics', { stream_id: sent.streamId, topic: sent.topic, visibility_policy: model.topicMuteAction(sent.streamId, sent.topic).visibility });
       onDone();
     });
+  const action = (
+    <button type="button" class="btn" disabled={busy} onClick={unmute}>
+      Unmute topic
+    </button>
+  );
   return (
-    <div class="compose-banner" role="status">
-      <span>Your message was sent to a {sent.channel ? 'channel' : 'topic'} you have muted. You will not receive notifications about new messages.</span>
-      <button type="button" class="btn" disabled={busy} onClick={unmute}>
-        Unmute topic
-      </button>
-      <button type="button" class="icon-btn" aria-label="Dismiss" onClick={onDone}>
-        ×
-      </button>
-      <ErrorLine error={error} />
-    </div>
+    <Banner action={action} error={error} onDismiss={onDone}>
+      Your message was sent to a {sent.channel ? 'channel' : 'topic'} you have muted. You will not receive notifications about new messages.
+    </Banner>
   );
 }
 
@@ -1084,19 +1058,15 @@ function ResolvedTopicWarning({ streamId, topic, onDone }: { streamId: number; t
       await moveTopic(newest, { topic: to });
       onDone(to);
     });
+  const action = mayUnresolve && (
+    <button type="button" class="btn" disabled={busy} onClick={unresolve}>
+      Unresolve topic
+    </button>
+  );
   return (
-    <div class="compose-banner warning" role="status">
-      <span>You are sending a message to a resolved topic. You can send as-is or unresolve the topic first.</span>
-      {mayUnresolve && (
-        <button type="button" class="btn" disabled={busy} onClick={unresolve}>
-          Unresolve topic
-        </button>
-      )}
-      <button type="button" class="icon-btn" aria-label="Dismiss the warning about the resolved topic" onClick={() => onDone()}>
-        ×
-      </button>
-      <ErrorLine error={error} />
-    </div>
+    <Banner kind="warning" action={action} error={error} dismiss="the warning about the resolved topic" onDismiss={() => onDone()}>
+      You are sending a message to a resolved topic. You can send as-is or unresolve the topic first.
+    </Banner>
   );
 }
 
@@ -1117,19 +1087,21 @@ function NotSubscribedWarnings({ streamId, ids, onDismiss }: { streamId: number;
       {shown.map((id) => {
         const name = model.userName(id);
         return (
-          <div key={id} class="compose-banner warning" role="status">
-            <span>
-              <strong>{name}</strong> is not subscribed to this channel. {mayAdd ? 'They will not be notified unless you subscribe them.' : 'They will not be notified if you mention them.'}
-            </span>
-            {mayAdd && (
-              <button type="button" class="btn" disabled={busy} onClick={() => void run(() => api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: channel }]), principals: JSON.stringify([id]) }))}>
-                Subscribe them
-              </button>
-            )}
-            <button type="button" class="icon-btn" aria-label={`Dismiss the warning about ${name}`} onClick={() => onDismiss(id)}>
-              ×
-            </button>
-          </div>
+          <Banner
+            key={id}
+            kind="warning"
+            action={
+              mayAdd && (
+                <button type="button" class="btn" disabled={busy} onClick={() => void run(() => api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: channel }]), principals: JSON.stringify([id]) }))}>
+                  Subscribe them
+                </button>
+              )
+            }
+            dismiss={`the warning about ${name}`}
+            onDismiss={() => onDismiss(id)}
+          >
+            <strong>{name}</strong> is not subscribed to this channel. {mayAdd ? 'They will not be notified unless you subscribe them.' : 'They will not be notified if you mention them.'}
+          </Banner>
         );
       })}
       <ErrorLine error={error} />
@@ -1147,9 +1119,27 @@ function GuestWarning({ ids }: { ids: number[] }) {
   const guests = ids.filter((id) => id !== model.me.user_id && model.isGuest(id)).map((id) => model.users.get(id)!.full_name);
   if (!guests.length) return null;
   const names = new Intl.ListFormat('en', { style: 'long', type: 'conjunction' }).format(guests);
+  return <Banner>{guests.length === 1 ? `${names} is a guest in this organization.` : `${names} are guests in this organization.`}</Banner>;
+}
+
+/**
+ * A line above the compose box (Zulip's compose banners): its text, a
+ * button that acts on it, the error of that action, and × where it can be
+ * dismissed (`dismiss` names what × dismisses, for the button's label). A
+ * warning or an error is marked as such; `alert` for what stops a send.
+ */
+function Banner(props: { kind?: 'warning' | 'error'; alert?: boolean; action?: ComponentChild; error?: string | null; dismiss?: string; onDismiss?(): void; children: ComponentChildren }) {
+  const { kind, alert, action, error, dismiss, onDismiss, children } = props;
   return (
-    <div class="compose-banner" role="status">
-      <span>{guests.length === 1 ? `${names} is a guest in this organization.` : `${names} are guests in this organization.`}</span>
+    <div class={cx('compose-banner', kind)} role={alert ? 'alert' : 'status'}>
+      <span>{children}</span>
+      {action}
+      {onDismiss && (
+        <button type="button" class="icon-btn" aria-label={dismiss ? `Dismiss ${dismiss}` : 'Dismiss'} onClick={onDismiss}>
+          ×
+        </button>
+      )}
+      {error !== undefined && <ErrorLine error={error} />}
     </div>
   );
 }
