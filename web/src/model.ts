@@ -705,6 +705,8 @@ export class Model {
   subscribers = new Map<number, Set<number>>();
   /** Peer events that came while a channel's subscribers were being fetched: replayed on the answer. */
   private subscriberEvents = new Map<number, Array<{ add: boolean; userIds: number[] }>>();
+  /** The fetches of channels' subscribers under way, so a second caller waits for the same answer. */
+  private subscriberLoads = new Map<number, Promise<void>>();
   unread = new Map<number, UnreadInfo>();
   /** key "1,5,9" (sorted ids, without me unless a self-DM) → newest message id */
   recentDms = new Map<string, number>();
@@ -1646,8 +1648,22 @@ export class Model {
   }
 
   /** Fetches a channel's subscribers (GET /streams/{id}/members), then keeps them current; `subscribers` has them once done. */
-  async loadSubscribers(streamId: number): Promise<void> {
-    if (this.subscriberEvents.has(streamId)) return;
+  loadSubscribers(streamId: number): Promise<void> {
+    let load = this.subscriberLoads.get(streamId);
+    if (!load) {
+      load = this.fetchSubscribers(streamId).finally(() => this.subscriberLoads.delete(streamId));
+      this.subscriberLoads.set(streamId, load);
+    }
+    return load;
+  }
+
+  /** A channel's subscribers: those kept, else fetched (undefined when the server refuses them). */
+  async subscribersOf(streamId: number): Promise<Set<number> | undefined> {
+    if (!this.subscribers.has(streamId)) await this.loadSubscribers(streamId).catch(() => undefined);
+    return this.subscribers.get(streamId);
+  }
+
+  private async fetchSubscribers(streamId: number): Promise<void> {
     const events: Array<{ add: boolean; userIds: number[] }> = [];
     this.subscriberEvents.set(streamId, events);
     try {

@@ -585,8 +585,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   async function warnIfGroupOutside(groupId: number): Promise<void> {
     const streamId = mode === 'stream' ? effectiveStream : undefined;
     if (streamId === undefined) return;
-    if (!model.subscribers.has(streamId)) await model.loadSubscribers(streamId).catch(() => undefined);
-    const readers = model.subscribers.get(streamId);
+    const readers = await model.subscribersOf(streamId);
     if (!readers || [...readers].some((id) => model.inGroup(id, groupId))) return;
     setGroupsOutside((ids) => (ids.includes(groupId) ? ids : [...ids, groupId]));
   }
@@ -598,9 +597,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   async function warnIfPrivateLinked(linkedId: number): Promise<void> {
     const streamId = mode === 'stream' ? effectiveStream : undefined;
     if (streamId === undefined || !model.streams.get(linkedId)?.invite_only) return;
-    for (const id of [streamId, linkedId]) if (!model.subscribers.has(id)) await model.loadSubscribers(id).catch(() => undefined);
-    const readers = model.subscribers.get(streamId);
-    const linked = model.subscribers.get(linkedId);
+    const [readers, linked] = await Promise.all([model.subscribersOf(streamId), model.subscribersOf(linkedId)]);
     if (!readers || (linked && [...readers].every((id) => linked.has(id)))) return;
     setPrivateLinks((ids) => (ids.includes(linkedId) ? ids : [...ids, linkedId]));
   }
@@ -610,8 +607,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     const streamId = mode === 'stream' ? effectiveStream : undefined;
     const user = userId === undefined ? undefined : model.users.get(userId);
     if (streamId === undefined || !user || user.is_bot || user.user_id === model.me.user_id) return;
-    if (!model.subscribers.has(streamId)) await model.loadSubscribers(streamId).catch(() => undefined);
-    if (model.subscribers.get(streamId)?.has(user.user_id) === false) setUnsubscribedMentions((ids) => (ids.includes(user.user_id) ? ids : [...ids, user.user_id]));
+    if ((await model.subscribersOf(streamId))?.has(user.user_id) === false) setUnsubscribedMentions((ids) => (ids.includes(user.user_id) ? ids : [...ids, user.user_id]));
   }
 
   function addDm(id: number): void {

@@ -31,7 +31,8 @@ function localTime(timeZone: string | undefined): string | null {
  */
 export function UserCard({ userId, onClose }: { userId: number; onClose(): void }) {
   const box = useRef<HTMLDivElement>(null);
-  const mute = useRequest();
+  /** Muting and copying: their errors show under the buttons. */
+  const act = useRequest();
   /** Whether the mention syntax was just copied ("Copied" on its button for a moment). */
   const [copied, setCopied] = useState(false);
   useModal(onClose);
@@ -62,7 +63,7 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
     .map((g) => g.name)
     .sort((a, b) => a.localeCompare(b));
   const copyMention = () =>
-    void mute.run(async () => {
+    void act.run(async () => {
       await navigator.clipboard.writeText(model.mentionSyntax(userId));
       setCopied(true);
       setTimeout(() => setCopied(false), 2000);
@@ -115,12 +116,12 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
             </a>
           )}
           {userId !== model.me.user_id && (
-            <button type="button" class="btn" disabled={mute.busy} onClick={() => void mute.run(() => api(muted ? 'DELETE' : 'POST', `/users/me/muted_users/${userId}`))}>
+            <button type="button" class="btn" disabled={act.busy} onClick={() => void act.run(() => api(muted ? 'DELETE' : 'POST', `/users/me/muted_users/${userId}`))}>
               {muted ? 'Unmute this user' : 'Mute this user'}
             </button>
           )}
         </div>
-        <ErrorLine error={mute.error} />
+        <ErrorLine error={act.error} />
       </div>
     </div>
   );
