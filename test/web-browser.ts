@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import assert from 'node:assert/strict';
@@ -39,9 +39,6 @@ export const PASSWORD = 'second-user-pw-1';
 export async function browserSkipReason(): Promise<string | false> {
   // The browser talks to one node; the cluster run covers the /json API it uses without a browser (web-session.test.ts).
   if (CLUSTER_SIZE > 1) return 'browser tests run in the one-process runs (TEST_CLUSTER is set)';
-  // TEST_BROWSER_FILES (comma-separated file names) limits a run's browser tests to those files (.ci/run's PostgreSQL run).
-  const only = process.env.TEST_BROWSER_FILES;
-  if (only !== undefined && !only.split(',').includes(basename(process.argv[1] ?? ''))) return `this run's browser tests are ${only} (TEST_BROWSER_FILES)`;
   if (!existsSync(CHROMIUM)) return `Chromium not found at ${CHROMIUM} (apt-get install chromium): browser tests skipped`;
   try {
     await import('playwright-core');
@@ -152,45 +149,40 @@ export async function startWebTestServer(env: Record<string, string> = {}): Prom
  * what it shows as read), then opens `hash` (a view that marks nothing read).
  */
 export async function loginToView(ctx: BrowserContext, url: string, email: string, password: string, hash: string): Promise<Page> {
+  await logIn(ctx, url, email, password);
   const page = await ctx.newPage();
   page.on('pageerror', (e) => console.error(`[browser ${email}] ${e.message}`));
-  await page.goto(`${url}/login/`);
-  const status = await page.evaluate(
-    async ([user, pass]) => {
-      const csrf = /csrftoken=([^;]+)/.exec((globalThis as any).document.cookie)![1]!;
-      const r = await fetch('/accounts/login/', {
-        method: 'POST',
-        headers: { 'X-CSRFToken': csrf, 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ username: user!, password: pass! }),
-      });
-      return r.status;
-    },
-    [email, password],
-  );
-  if (status !== 200) throw new Error(`login answered ${status}`);
   await page.goto(`${url}/${hash}`);
   return page;
 }
 
 /**
- * Opens `/`, follows the redirect to /login/ and logs in through the form;
- * then, from the home view (the inbox unless the user chose another), opens
- * All messages, as most tests start there.
+ * Logs the context in as the web client's login form does (the form's POST,
+ * with the csrftoken cookie that GET /login/ sets), outside any page: the
+ * form itself has tests of its own (test/web-session.test.ts,
+ * test/web-client.test.ts), and filling it in a page for every person of
+ * every test took about a second each.
+ */
+async function logIn(ctx: BrowserContext, url: string, email: string, password: string): Promise<void> {
+  await ctx.request.get(`${url}/login/`);
+  const csrf = (await ctx.cookies(url)).find((c) => c.name === 'csrftoken')?.value;
+  if (!csrf) throw new Error('GET /login/ set no csrftoken cookie');
+  const r = await ctx.request.post(`${url}/accounts/login/`, {
+    headers: { 'X-CSRFToken': csrf },
+    form: { username: email, password },
+    maxRedirects: 0,
+  });
+  if (r.status() !== 200 && r.status() !== 302) throw new Error(`login answered ${r.status()}: ${await r.text()}`);
+  if (!(await ctx.cookies(url)).some((c) => c.name === 'sessionid')) throw new Error(`login of ${email} set no session`);
+}
+
+/**
+ * Logs in (as the login form does, see logIn) and opens All messages, as
+ * most tests start there.
  */
 export async function loginPage(ctx: BrowserContext, url: string, email: string, password: string): Promise<Page> {
-  const page = await ctx.newPage();
-  page.on('pageerror', (e) => console.error(`[browser ${email}] ${e.message}`));
-  await page.goto(`${url}/`);
-  await page.waitForURL(`${url}/login/`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${url}/`);
-  const history = page.getByRole('log', { name: 'History' });
-  const inbox = page.getByRole('region', { name: 'Inbox' });
-  await history.or(inbox).first().waitFor();
-  if (await inbox.count()) await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^All messages/ }).click();
-  await history.waitFor();
+  const page = await loginToView(ctx, url, email, password, '#feed');
+  await page.getByRole('log', { name: 'History' }).waitFor();
   return page;
 }
 
