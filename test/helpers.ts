@@ -155,7 +155,6 @@ if (CLUSTER_SIZE > 1 && !(process.env.TEST_DATABASE_URL && redisUrl)) {
   throw new Error('TEST_CLUSTER needs TEST_DATABASE_URL (PostgreSQL) and TEST_REDIS_URL');
 }
 
-/** Starts a fresh server (or cluster, see CLUSTER_SIZE). Environment overrides apply to its configuration. */
 /** Creates a PostgreSQL schema of a test's own in the database at `url`. */
 export async function createPgSchema(url: string, schema: string): Promise<void> {
   await pgQuery(url, `CREATE SCHEMA ${schema}`);
@@ -188,6 +187,7 @@ const starting = new Set<Promise<TestServer>>();
 // by the time a normal run gets here: then it does nothing.
 after(() => Promise.all([...starting].map((p) => p.catch(() => undefined))));
 
+/** Starts a fresh server (or cluster, see CLUSTER_SIZE). Environment overrides apply to its configuration. */
 export function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const p = startTestServerNow(env);
   starting.add(p);
@@ -215,7 +215,7 @@ async function startTestServerNow(env: Record<string, string>): Promise<TestServ
     PARLEY_API_RATE_LIMIT_PER_MINUTE: '0',
     LOG_LEVEL: 'warn',
     ...(dbUrl ? { DATABASE_URL: dbUrl, PARLEY_PG_SCHEMA: schema } : {}),
-    // CI's cluster run caps each node's pool, so two test files of three nodes each stay below PostgreSQL's connection limit.
+    // CI's cluster run caps each node's pool, so several test files' nodes at once stay below PostgreSQL's connection limit.
     ...(dbUrl && process.env.TEST_PG_POOL_MAX ? { PARLEY_PG_POOL_MAX: process.env.TEST_PG_POOL_MAX } : {}),
     ...(redisUrl ? { REDIS_URL: redisUrl, PARLEY_REDIS_PREFIX: redisPrefix } : {}),
     ...env,
