@@ -170,9 +170,8 @@ async function logIn(ctx: BrowserContext, url: string, email: string, password: 
   const r = await ctx.request.post(`${url}/accounts/login/`, {
     headers: { 'X-CSRFToken': csrf },
     form: { username: email, password },
-    maxRedirects: 0,
   });
-  if (r.status() !== 200 && r.status() !== 302) throw new Error(`login answered ${r.status()}: ${await r.text()}`);
+  if (r.status() !== 200) throw new Error(`login answered ${r.status()}: ${await r.text()}`);
   if (!(await ctx.cookies(url)).some((c) => c.name === 'sessionid')) throw new Error(`login of ${email} set no session`);
 }
 
