@@ -6,7 +6,9 @@
  * in Settings, a refusal with the server's reason; a sender's or a person's
  * card with role, email, local time, join date, status, bot owner and
  * deactivation, kept current by the events, closed by Esc, and its buttons
- * narrowing to the direct messages with and the messages sent by the user.
+ * narrowing to the direct messages with and the messages sent by the user;
+ * an administrator's "Manage user" from a card (name and role, a refusal,
+ * deactivation with an email note, reactivation).
  * People in a topic, a channel and a direct message conversation: Zulip's
  * sections (this conversation, this channel, the others folded), kept current.
  * Skipped (with one line saying why) where Chromium is not installed.
@@ -14,7 +16,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import { assertSuccess, type Account, type Client } from './helpers.ts';
+import { assertSuccess, sentEmails, type Account, type Client } from './helpers.ts';
 import { browserTests, eventually, goToHash, loginPage, messageRow, PASSWORD, PNG, postPng, withWebServer } from './web-browser.ts';
 
 /** Sets `account`'s avatar through the API; its avatar_url. */
@@ -182,6 +184,8 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assert.equal(await fact(card, 'Bot'), null);
       assert.equal(await fact(card, 'Account'), null);
       assert.equal(await card.getByText('(you)').count(), 0);
+      // Bob is no administrator: nothing to manage.
+      assert.equal(await card.getByRole('button', { name: 'Manage user' }).count(), 0);
       // Her custom profile fields: the one she filled in.
       const fields = card.getByLabel('Profile fields of Carol Card');
       await fields.waitFor();
@@ -289,6 +293,107 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await factBecomes(daveCard, 'Account', 'Deactivated');
       assert.equal(await fact(daveCard, 'Presence'), null);
       await ctx.close();
+    }));
+
+  test('"Manage user" from a card (an administrator\'s): name and role saved together, a refusal shown in the dialog, deactivation with an email note, reactivation', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ann = await t.makeUser({ password: PASSWORD, name: 'Ann Admin', role: 200 });
+      const eve = await t.makeUser({ name: 'Eve Managed' });
+      assertSuccess(await t.client(ann).post('/bots', { full_name: 'Card Bot', short_name: 'card-manage', bot_type: 1 }));
+      await sendTo(t.client(eve), 'managing', 'Eve writes');
+      await sendTo(owner, 'managing', 'The owner writes');
+      const userOf = async (id: number) => assertSuccess(await owner.get(`/users/${id}`)).user;
+      const page = await loginPage(await newContext(), t.url, ann.email, PASSWORD);
+      const openCard = async (text: string, name: string) => {
+        await messageRow(page, text).getByRole('button', { name }).click();
+        const card = page.getByRole('dialog', { name });
+        await card.waitFor();
+        return card;
+      };
+      const dialog = page.getByRole('dialog', { name: 'Manage user' });
+      /** Opens "Manage user" from the card of `name` (the sender of `text`); the focus goes to `first` (an element's ID or text). */
+      const openManage = async (text: string, name: string, first = 'manage-user-name') => {
+        await (await openCard(text, name)).getByRole('button', { name: 'Manage user' }).click();
+        await dialog.waitFor();
+        // It takes the card's place, the focus on its first field.
+        await page.getByRole('dialog', { name }).waitFor({ state: 'detached' });
+        const focused = () =>
+          page.evaluate(() => {
+            const e = (globalThis as any).document.activeElement;
+            return [e?.id, e?.textContent?.trim()];
+          });
+        await eventually(async () => (await focused()).includes(first), `the focus on ${first}`);
+      };
+
+      // Not on one's own card, nor a bot's.
+      await person(page, 'Ann Admin').click();
+      const own = page.getByRole('dialog', { name: 'Ann Admin' });
+      await own.getByText('(you)').waitFor();
+      assert.equal(await own.getByRole('button', { name: 'Manage user' }).count(), 0);
+      await page.keyboard.press('Escape');
+      await own.waitFor({ state: 'detached' });
+      await person(page, 'Card Bot').click();
+      const botCard = page.getByRole('dialog', { name: 'Card Bot' });
+      await botCard.waitFor();
+      assert.equal(await botCard.getByRole('button', { name: 'Manage user' }).count(), 0);
+      await page.keyboard.press('Escape');
+      await botCard.waitFor({ state: 'detached' });
+
+      // Eve: her address and ID shown; a new name and a new role, saved together; the dialog closes.
+      await openManage('Eve writes', 'Eve Managed');
+      await dialog.getByText(eve.email).waitFor();
+      await dialog.getByText(`User ID: ${eve.id}`).waitFor();
+      // An administrator cannot make owners: no such choice.
+      assert.deepEqual(await dialog.getByLabel('User role').locator('option').allTextContents(), ['Administrator', 'Moderator', 'Member', 'Guest']);
+      await dialog.getByLabel('Name').fill('Eve Renamed');
+      await dialog.getByLabel('User role').selectOption({ label: 'Moderator' });
+      await dialog.getByRole('button', { name: 'Save changes' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      const renamed = await userOf(eve.id);
+      assert.equal(renamed.full_name, 'Eve Renamed');
+      assert.equal(renamed.role, 300);
+      // The card follows (the events).
+      const card = await openCard('Eve writes', 'Eve Renamed');
+      assert.equal(await fact(card, 'Role'), 'Moderator');
+      await page.keyboard.press('Escape');
+      await card.waitFor({ state: 'detached' });
+
+      // The owner: Ann may not demote her; the server's reason shows, the dialog stays.
+      const ownerName = (await userOf(t.owner.id)).full_name as string;
+      await openManage('The owner writes', ownerName);
+      await dialog.getByLabel('User role').selectOption({ label: 'Member' });
+      await dialog.getByRole('button', { name: 'Save changes' }).click();
+      await dialog.getByRole('alert').getByText('Must be an organization owner').waitFor();
+      assert.equal((await userOf(t.owner.id)).role, 100);
+      // Escape closes it.
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      // Eve deactivated, after the question, with a note for the email she gets.
+      await openManage('Eve writes', 'Eve Renamed');
+      await dialog.getByRole('button', { name: 'Deactivate user' }).click();
+      const question = dialog.getByRole('alertdialog', { name: 'Deactivate Eve Renamed?' });
+      await question.waitFor();
+      // Cancelled first: nothing happens.
+      await question.getByRole('button', { name: 'Cancel' }).click();
+      await question.waitFor({ state: 'detached' });
+      assert.equal((await userOf(eve.id)).is_active, true);
+      await dialog.getByRole('button', { name: 'Deactivate user' }).click();
+      await dialog.getByLabel('Notify this user by email').check();
+      await dialog.getByLabel('A note for the email (optional)').fill('Thank you for your work here.');
+      await question.getByRole('button', { name: 'Deactivate' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      assert.equal((await userOf(eve.id)).is_active, false);
+      await eventually(async () => sentEmails(t.server.svc.config.dataDir, eve.email).some((e) => e.text.includes('Thank you for your work here.')), 'the email with the note');
+
+      // Reactivated from the same place.
+      await openManage('Eve writes', 'Eve Renamed', 'Reactivate user');
+      await dialog.getByText('This user is deactivated.').waitFor();
+      assert.equal(await dialog.getByLabel('Name').count(), 0);
+      await dialog.getByRole('button', { name: 'Reactivate user' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      assert.equal((await userOf(eve.id)).is_active, true);
     }));
 
   test('Tab and Shift+Tab stay inside an open card and inside Settings', () =>

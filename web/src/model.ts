@@ -1383,6 +1383,11 @@ export class Model {
             Object.assign(target, rest);
             if (field) setProfileValue(target, field);
           }
+          // A new name shows on the messages already here too (as in Zulip's web app).
+          if (typeof rest.full_name === 'string' && this.list) {
+            for (const m of this.list.messages) if (m.sender_id === ev.person.user_id) m.sender_full_name = rest.full_name;
+            this.list.touch();
+          }
         } else if (ev.op === 'remove') {
           const u = this.users.get(ev.person.user_id);
           if (u) u.is_active = false;

@@ -10,6 +10,8 @@ import { LABEL, StatusText } from './People.tsx';
 import { ProfileFieldValues } from './ProfileFields.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
 import { api } from '../api.ts';
+import { isAdministrator } from './Organization.tsx';
+import { ManageUser } from './ManageUser.tsx';
 
 /** The time of day where the user is, or null without a (known) time zone. */
 function localTime(timeZone: string | undefined): string | null {
@@ -26,8 +28,10 @@ function localTime(timeZone: string | undefined): string | null {
  * are, as the organization knows them, kept current by the events, with
  * ways to their direct messages and to the messages they sent, to copy the
  * Markdown that mentions them, and to mute or unmute them (not oneself); one's
- * own card leads to one's profile settings. The user groups they are in. Esc, a click outside or Close closes it, and the focus goes back to
- * where it was; Tab stays inside it meanwhile.
+ * own card leads to one's profile settings; an administrator's card of someone
+ * else (not a bot) leads to "Manage user", which takes the card's place. The
+ * user groups they are in. Esc, a click outside or Close closes it, and the
+ * focus goes back to where it was; Tab stays inside it meanwhile.
  */
 export function UserCard({ userId, onClose }: { userId: number; onClose(): void }) {
   const box = useRef<HTMLDivElement>(null);
@@ -35,6 +39,8 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
   const act = useRequest();
   /** Whether the mention syntax was just copied ("Copied" on its button for a moment). */
   const [copied, setCopied] = useState(false);
+  /** "Manage user" chosen: its dialog shows instead of the card. */
+  const [managing, setManaging] = useState(false);
   useModal(onClose);
   // Right after the card is in the page: the focus is still where the click or key was.
   useLayoutEffect(() => {
@@ -68,6 +74,8 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
       setCopied(true);
       setTimeout(() => setCopied(false), 2000);
     });
+  if (managing) return <ManageUser userId={userId} onClose={onClose} />;
+  const manageable = u && !u.is_bot && userId !== model.me.user_id && isAdministrator(model.me);
   return (
     <div class="overlay" onClick={(e) => e.target === e.currentTarget && onClose()}>
       <div class="user-card" role="dialog" aria-modal="true" aria-labelledby="user-card-name" tabIndex={-1} ref={box} onKeyDown={keepFocusInside}>
@@ -118,6 +126,11 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
           {userId !== model.me.user_id && (
             <button type="button" class="btn" disabled={act.busy} onClick={() => void act.run(() => api(muted ? 'DELETE' : 'POST', `/users/me/muted_users/${userId}`))}>
               {muted ? 'Unmute this user' : 'Mute this user'}
+            </button>
+          )}
+          {manageable && (
+            <button type="button" class="btn" onClick={() => setManaging(true)}>
+              Manage user
             </button>
           )}
         </div>

@@ -1,0 +1,105 @@
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { model } from '../model.ts';
+import { Dialog } from './Dialog.tsx';
+import { ROLES } from './Organization.tsx';
+import { Confirm, ErrorLine, FormButtons, useRequest } from './request.tsx';
+
+/**
+ * "Manage user" (an administrator's, from someone else's card, as Zulip's):
+ * their name and role, saved together (only what changed is sent); their
+ * deactivation, after a question, with an email to them when a note is
+ * written for it; or their reactivation. The server decides who may do what
+ * (only owners make or unmake owners, the last owner stays) and says why not,
+ * shown in the dialog; the realm_user events bring each change to every view.
+ * A change saved or a deactivation done closes the dialog.
+ */
+export function ManageUser({ userId, onClose }: { userId: number; onClose(): void }) {
+  const u = model.users.get(userId);
+  const [name, setName] = useState(u?.full_name ?? '');
+  const [role, setRole] = useState(u?.role ?? 400);
+  /** Deactivation asked for: the question shows. */
+  const [confirming, setConfirming] = useState(false);
+  /** The note of the email telling them of their deactivation; null for no email. */
+  const [note, setNote] = useState<string | null>(null);
+  const req = useRequest();
+  const first = useRef<HTMLInputElement & HTMLButtonElement>(null);
+  // It takes the card's place: the focus goes to its first field (the name, or Reactivate).
+  useLayoutEffect(() => first.current?.focus(), []);
+  if (!u) return null;
+  const iAmOwner = model.me.role === 100;
+  const act = (fn: () => Promise<unknown>) => void req.run(fn).then((ok) => ok && onClose());
+  return (
+    <Dialog id="manage-user-title" title="Manage user" onClose={onClose}>
+      <p>
+        <strong>{u.full_name}</strong> <span class="muted-text">{u.delivery_email || u.email}</span>
+      </p>
+      <p class="muted-text">User ID: {u.user_id}</p>
+      {u.is_active ? (
+        <form
+          aria-label={`Manage ${u.full_name}`}
+          onSubmit={(e) => {
+            e.preventDefault();
+            const changes: Record<string, unknown> = {};
+            if (name.trim() !== u.full_name) changes.full_name = name.trim();
+            if (role !== u.role) changes.role = role;
+            if (Object.keys(changes).length === 0) onClose();
+            else act(() => api('PATCH', `/users/${u.user_id}`, changes));
+          }}
+        >
+          <label for="manage-user-name">Name</label>
+          <input id="manage-user-name" ref={first} type="text" value={name} required maxLength={60} onInput={(e) => setName(e.currentTarget.value)} />
+          <label for="manage-user-role">User role</label>
+          <select id="manage-user-role" value={String(role)} onChange={(e) => setRole(Number(e.currentTarget.value))}>
+            {ROLES.filter(([r]) => iAmOwner || r !== 100 || u.role === 100).map(([r, label]) => (
+              <option key={r} value={String(r)}>
+                {label}
+              </option>
+            ))}
+          </select>
+          <FormButtons submit="Save changes" disabled={req.busy} error={confirming ? null : req.error} onCancel={onClose} />
+        </form>
+      ) : (
+        <p>This user is deactivated.</p>
+      )}
+      <div class="settings-group manage-user-deactivation">
+        {u.is_active && !confirming && (
+          <div class="group-actions">
+            <button type="button" class="btn danger" onClick={() => setConfirming(true)}>
+              Deactivate user
+            </button>
+          </div>
+        )}
+        {confirming && (
+          <>
+            <label class="check">
+              <input type="checkbox" checked={note !== null} onChange={(e) => setNote(e.currentTarget.checked ? '' : null)} /> Notify this user by email
+            </label>
+            {note !== null && (
+              <>
+                <label for="manage-user-note">A note for the email (optional)</label>
+                <textarea id="manage-user-note" rows={3} maxLength={2000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
+              </>
+            )}
+            <Confirm
+              label={`Deactivate ${u.full_name}?`}
+              text={`Deactivate ${u.full_name}? They will be logged out at once.`}
+              action="Deactivate"
+              busy={req.busy}
+              onConfirm={() => act(() => api('DELETE', `/users/${u.user_id}`, note === null ? {} : { deactivation_notification_comment: note }))}
+              onCancel={() => setConfirming(false)}
+            />
+          </>
+        )}
+        {!u.is_active && (
+          <div class="group-actions">
+            <button type="button" class="btn primary" ref={first} disabled={req.busy} onClick={() => act(() => api('POST', `/users/${u.user_id}/reactivate`))}>
+              Reactivate user
+            </button>
+          </div>
+        )}
+        {(confirming || !u.is_active) && <ErrorLine error={req.error} />}
+      </div>
+    </Dialog>
+  );
+}
