@@ -6,7 +6,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { Client, startTestServer, assertError, assertSuccess, spawnNode, stopNode, type NodeProcess, type TestServer } from './helpers.ts';
+import { childEnv, Client, startTestServer, assertError, assertSuccess, spawnNode, stopNode, type NodeProcess, type TestServer } from './helpers.ts';
 import { WebClient } from './web-helpers.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,7 +31,6 @@ function cli(...args: string[]): Promise<Run> {
 function serverEnv(): Record<string, string> {
   const cfg = t.server.svc.config;
   return {
-    PATH: process.env.PATH ?? '',
     DATA_DIR: cfg.dataDir,
     EXTERNAL_URL: cfg.externalUrl,
     ...(cfg.databaseUrl ? { DATABASE_URL: cfg.databaseUrl } : {}),
@@ -44,7 +43,7 @@ function serverEnv(): Record<string, string> {
 function runAdmin(env: Record<string, string>, args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     // A command that hangs fails here within a minute instead of holding up the whole run.
-    execFile(process.execPath, [join(root, 'src/cli/admin.ts'), ...args], { env, cwd: root, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [join(root, 'src/cli/admin.ts'), ...args], { env: childEnv(env), cwd: root, timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -224,7 +223,7 @@ test('a setting it cannot use: one line on stderr, exit code 1', async () => {
 
 test('a command on an empty DATA_DIR creates the organization and shows its owner password once', { timeout: 90_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-admin-empty-'));
-  const env = { PATH: process.env.PATH ?? '', DATA_DIR: dir };
+  const env = { DATA_DIR: dir };
   let server: NodeProcess | undefined;
   try {
     const first = await runAdmin(env, ['realm', 'get', 'name']);

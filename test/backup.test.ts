@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
-import { startTestServer, assertSuccess, type TestServer } from './helpers.ts';
+import { childEnv, startTestServer, assertSuccess, type TestServer } from './helpers.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -29,13 +29,12 @@ after(async () => {
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const cfg = t.server.svc.config;
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
     DATA_DIR: cfg.dataDir,
     ...(cfg.databaseUrl ? { DATABASE_URL: cfg.databaseUrl } : {}),
     ...(cfg.pgSchema ? { PARLEY_PG_SCHEMA: cfg.pgSchema } : {}),
   };
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(root, 'src/cli/admin.ts'), ...args], { env, cwd: root }, (err, stdout, stderr) => {
+    execFile(process.execPath, [join(root, 'src/cli/admin.ts'), ...args], { env: childEnv(env), cwd: root }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
     });
   });

@@ -622,21 +622,34 @@ export interface NodeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/**
- * Starts `node src/main.js` with `env` (on top of PATH and HOME) and waits
- * for its "listening" line. Rejects with the output if it exits first.
- */
 /** The owner account a server's first start wrote to DATA_DIR/zuliprc. */
 export function zuliprcAccount(dataDir: string): { email: string; apiKey: string } {
   const rc = readFileSync(join(dataDir, 'zuliprc'), 'utf8');
   return { email: /email=(.*)/.exec(rc)![1]!, apiKey: /key=(.*)/.exec(rc)![1]! };
 }
 
+/**
+ * The environment of a test's child process (a server, a command): `env` on
+ * top of PATH and HOME, and of Node's compile cache when the run has one
+ * (NODE_COMPILE_CACHE, as CI sets it), so that a child reuses the modules
+ * compiled before instead of compiling them again (`env` may set its own).
+ */
+export function childEnv(env: Record<string, string>): Record<string, string> {
+  const inherited: Record<string, string> = { PATH: process.env.PATH ?? '' };
+  if (process.env.HOME) inherited.HOME = process.env.HOME;
+  if (process.env.NODE_COMPILE_CACHE) inherited.NODE_COMPILE_CACHE = process.env.NODE_COMPILE_CACHE;
+  return { ...inherited, ...env };
+}
+
+/**
+ * Starts `node src/main.js` with `env` (see childEnv) and waits for its
+ * "listening" line. Rejects with the output if it exits first.
+ */
 export function spawnNode(env: Record<string, string>): Promise<NodeProcess> {
   const root = join(here, '..');
   const proc = spawn(process.execPath, [join(root, 'src', 'main.js')], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: childEnv({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -59,8 +59,12 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 let builtDist: string | null = null;
-/** Builds the client once per test process into a temporary directory. */
+/**
+ * The built client: the run's (built once by test/global-setup.ts), or else
+ * built once per test process into a temporary directory.
+ */
 export async function builtClient(): Promise<string> {
+  if (process.env.PARLEY_TEST_WEB_DIST) return process.env.PARLEY_TEST_WEB_DIST;
   if (builtDist) return builtDist;
   const dir = mkdtempSync(join(tmpdir(), 'parley-webdist-'));
   const { buildWeb } = await import('../web/build.ts');
