@@ -277,7 +277,6 @@ export async function eventually(fn: () => Promise<boolean> | boolean, what: str
   }
 }
 
-/** The link to a channel in the sidebar. */
 /** Opens the menu of a sidebar row (`link`, a channel's or topic's link, whose menu is named `label`); the menu. */
 export async function openSidebarMenu(page: Page, link: Locator, label: string): Promise<Locator> {
   await link.hover();

@@ -7,7 +7,7 @@
  * card with role, email, local time, join date, status, bot owner and
  * deactivation, kept current by the events, closed by Esc, and its buttons
  * narrowing to the direct messages with and the messages sent by the user;
- * an administrator's "Manage user" from a card (name and role, a refusal,
+ * an administrator's "Manage user" from a card (name, role and profile fields, a refusal,
  * deactivation with an email note, reactivation).
  * People in a topic, a channel and a direct message conversation: Zulip's
  * sections (this conversation, this channel, the others folded), kept current.
@@ -295,7 +295,7 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await ctx.close();
     }));
 
-  test('"Manage user" from a card (an administrator\'s): name and role saved together, a refusal shown in the dialog, deactivation with an email note, reactivation', () =>
+  test('"Manage user" from a card (an administrator\'s): name, role and profile fields saved together, a refusal shown in the dialog, deactivation with an email note, reactivation', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const ann = await t.makeUser({ password: PASSWORD, name: 'Ann Admin', role: 200 });
@@ -303,6 +303,8 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assertSuccess(await t.client(ann).post('/bots', { full_name: 'Card Bot', short_name: 'card-manage', bot_type: 1 }));
       await sendTo(t.client(eve), 'managing', 'Eve writes');
       await sendTo(owner, 'managing', 'The owner writes');
+      const team = assertSuccess(await owner.post('/realm/profile_fields', { name: 'Team', hint: 'Where they work', field_type: 1 })).id as number;
+      const mentor = assertSuccess(await owner.post('/realm/profile_fields', { name: 'Mentor', hint: '', field_type: 6 })).id as number;
       const userOf = async (id: number) => assertSuccess(await owner.get(`/users/${id}`)).user;
       const page = await loginPage(await newContext(), t.url, ann.email, PASSWORD);
       const openCard = async (text: string, name: string) => {
@@ -348,16 +350,34 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assert.deepEqual(await dialog.getByLabel('User role').locator('option').allTextContents(), ['Administrator', 'Moderator', 'Member', 'Guest']);
       await dialog.getByLabel('Name').fill('Eve Renamed');
       await dialog.getByLabel('User role').selectOption({ label: 'Moderator' });
+      // Her custom profile fields too (a text, a person).
+      await dialog.getByLabel('Team').fill('Platform');
+      await dialog.getByLabel('Mentor').selectOption({ label: 'Ann Admin' });
       await dialog.getByRole('button', { name: 'Save changes' }).click();
       await dialog.waitFor({ state: 'detached' });
+      const fieldsOf = async (id: number) => assertSuccess(await owner.get(`/users/${id}`, { include_custom_profile_fields: true })).user.profile_data;
       const renamed = await userOf(eve.id);
       assert.equal(renamed.full_name, 'Eve Renamed');
       assert.equal(renamed.role, 300);
+      const data = await fieldsOf(eve.id);
+      assert.equal(data[team].value, 'Platform');
+      assert.equal(data[mentor].value, JSON.stringify([ann.id]));
       // The card follows (the events).
       const card = await openCard('Eve writes', 'Eve Renamed');
       assert.equal(await fact(card, 'Role'), 'Moderator');
+      const values = card.getByLabel('Profile fields of Eve Renamed');
+      await eventually(async () => (await values.locator('dt').allTextContents()).join() === 'Team,Mentor', 'her profile fields on the card');
+      assert.deepEqual((await values.locator('dd').allTextContents()).map((v) => v.trim()), ['Platform', 'Ann Admin']);
       await page.keyboard.press('Escape');
       await card.waitFor({ state: 'detached' });
+      // A field emptied is cleared; one left alone is not sent.
+      await openManage('Eve writes', 'Eve Renamed');
+      assert.equal(await dialog.getByLabel('Team').inputValue(), 'Platform');
+      await dialog.getByLabel('Team').fill('');
+      await dialog.getByRole('button', { name: 'Save changes' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await eventually(async () => !(String(team) in (await fieldsOf(eve.id))), 'Team cleared');
+      assert.equal((await fieldsOf(eve.id))[mentor].value, JSON.stringify([ann.id]));
 
       // The owner: Ann may not demote her; the server's reason shows, the dialog stays.
       const ownerName = (await userOf(t.owner.id)).full_name as string;

@@ -1,13 +1,16 @@
+import { Fragment } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
 import { ROLES } from './Organization.tsx';
+import { ProfileFieldInput, profileChanges, profileValueOf } from './ProfileFields.tsx';
 import { Confirm, ErrorLine, FormButtons, useRequest } from './request.tsx';
 
 /**
  * "Manage user" (an administrator's, from someone else's card, as Zulip's):
- * their name and role, saved together (only what changed is sent); their
+ * their name, role and custom profile fields, saved together in one PATCH
+ * /users/{id} (only what changed is sent; an emptied field is cleared); their
  * deactivation, after a question, with an email to them when a note is
  * written for it; or their reactivation. The server decides who may do what
  * (only owners make or unmake owners, the last owner stays) and says why not,
@@ -18,6 +21,8 @@ export function ManageUser({ userId, onClose }: { userId: number; onClose(): voi
   const u = model.users.get(userId);
   const [name, setName] = useState(u?.full_name ?? '');
   const [role, setRole] = useState(u?.role ?? 400);
+  /** Profile field values typed, by field ID (a field not typed in shows its value). */
+  const [typed, setTyped] = useState<Record<number, string>>({});
   /** Deactivation asked for: the question shows. */
   const [confirming, setConfirming] = useState(false);
   /** The note of the email telling them of their deactivation; null for no email. */
@@ -43,6 +48,8 @@ export function ManageUser({ userId, onClose }: { userId: number; onClose(): voi
             const changes: Record<string, unknown> = {};
             if (name.trim() !== u.full_name) changes.full_name = name.trim();
             if (role !== u.role) changes.role = role;
+            const fields = profileChanges(u, typed);
+            if (fields.length) changes.profile_data = fields;
             if (Object.keys(changes).length === 0) onClose();
             else act(() => api('PATCH', `/users/${u.user_id}`, changes));
           }}
@@ -57,6 +64,17 @@ export function ManageUser({ userId, onClose }: { userId: number; onClose(): voi
               </option>
             ))}
           </select>
+          {model.profileFields.map((f) => (
+            <Fragment key={f.id}>
+              <label for={`manage-field-${f.id}`}>{f.name}</label>
+              <ProfileFieldInput field={f} id={`manage-field-${f.id}`} value={typed[f.id] ?? profileValueOf(u, f)} disabled={false} onValue={(v) => setTyped({ ...typed, [f.id]: v })} />
+              {f.hint && (
+                <span id={`manage-field-${f.id}-hint`} class="muted-text">
+                  {f.hint}
+                </span>
+              )}
+            </Fragment>
+          ))}
           <FormButtons submit="Save changes" disabled={req.busy} error={confirming ? null : req.error} onCancel={onClose} />
         </form>
       ) : (

@@ -74,8 +74,8 @@ function userIds(value: string | undefined): number[] {
   }
 }
 
-/** The user's value of a field ('' when none). */
-function valueOf(u: User, f: ProfileField): string {
+/** The user's value of a field ('' when none), as ProfileFieldInput shows it. */
+export function profileValueOf(u: User, f: ProfileField): string {
   return u.profile_data?.[String(f.id)]?.value ?? '';
 }
 
@@ -340,10 +340,8 @@ export function OwnProfileFields() {
   const fields = model.profileFields;
   if (!fields.length) return null;
   const admin = isAdministrator(me);
-  const shown = (f: ProfileField) => typed[f.id] ?? valueOf(me, f);
+  const shown = (f: ProfileField) => typed[f.id] ?? profileValueOf(me, f);
   const type = (f: ProfileField, value: string) => setTyped({ ...typed, [f.id]: value });
-  const people = [...model.users.values()].filter((u) => u.is_active && !u.is_bot).sort((a, b) => a.full_name.localeCompare(b.full_name));
-
   return (
     <section aria-labelledby="own-fields-title">
       <h2 id="own-fields-title">Profile fields</h2>
@@ -351,14 +349,14 @@ export function OwnProfileFields() {
         aria-label="Profile fields"
         onSubmit={(e) => {
           e.preventDefault();
-          const edited = fields.filter((f) => f.id in typed && typed[f.id] !== valueOf(me, f));
-          const set = edited.filter((f) => typed[f.id] !== '' && !(f.type === TYPE.USER && userIds(typed[f.id]).length === 0));
-          const cleared = edited.filter((f) => !set.includes(f));
+          const changes = profileChanges(me, typed);
+          const set = changes.filter((c) => c.value !== null);
+          const cleared = changes.filter((c) => c.value === null);
           void save.run(async () => {
-            if (set.length) await api('PATCH', '/users/me/profile_data', { data: set.map((f) => ({ id: f.id, value: f.type === TYPE.USER ? userIds(typed[f.id]) : typed[f.id] })) });
-            if (cleared.length) await api('DELETE', '/users/me/profile_data', { data: cleared.map((f) => f.id) });
+            if (set.length) await api('PATCH', '/users/me/profile_data', { data: set });
+            if (cleared.length) await api('DELETE', '/users/me/profile_data', { data: cleared.map((c) => c.id) });
             // Shown at once; the realm_user events bring the rendered text.
-            for (const f of edited) if (typed[f.id] !== valueOf(me, f)) setProfileValue(me, { id: f.id, value: cleared.includes(f) ? null : typed[f.id]! });
+            for (const c of changes) setProfileValue(me, { id: c.id, value: c.value === null ? null : typed[c.id]! });
             setTyped({});
             model.changed();
           }, 'Profile fields saved.');
@@ -368,51 +366,13 @@ export function OwnProfileFields() {
           const id = `own-field-${f.id}`;
           const locked = f.editable_by_user === false && !admin;
           const value = shown(f);
-          const common = { id, disabled: locked, 'aria-describedby': f.hint ? `${id}-hint` : undefined };
           return (
             <div key={f.id} class="own-field">
               <label for={id}>
                 {f.name}
                 {f.required && <span class="muted-text"> (required)</span>}
               </label>
-              {f.type === TYPE.LONG_TEXT ? (
-                <textarea {...common} rows={3} maxLength={500} value={value} onInput={(e) => type(f, e.currentTarget.value)} />
-              ) : f.type === TYPE.SELECT ? (
-                <select {...common} value={value} onChange={(e) => type(f, e.currentTarget.value)}>
-                  <option value="">(none)</option>
-                  {options(f).map(([key, text]) => (
-                    <option key={key} value={key}>
-                      {text}
-                    </option>
-                  ))}
-                </select>
-              ) : f.type === TYPE.USER ? (
-                <select
-                  {...common}
-                  multiple
-                  size={Math.min(6, Math.max(3, people.length))}
-                  onChange={(e) => type(f, JSON.stringify([...e.currentTarget.selectedOptions].map((o) => Number(o.value))))}
-                >
-                  {people.map((u) => (
-                    <option key={u.user_id} value={String(u.user_id)} selected={userIds(value).includes(u.user_id)}>
-                      {u.full_name}
-                    </option>
-                  ))}
-                </select>
-              ) : f.type === TYPE.DATE ? (
-                <input {...common} type="date" value={value} onInput={(e) => type(f, e.currentTarget.value)} />
-              ) : f.type === TYPE.URL ? (
-                <input {...common} type="url" placeholder="https://" value={value} onInput={(e) => type(f, e.currentTarget.value)} />
-              ) : (
-                <input
-                  {...common}
-                  type="text"
-                  maxLength={50}
-                  placeholder={f.type === TYPE.PRONOUNS ? 'they/them' : undefined}
-                  value={value}
-                  onInput={(e) => type(f, e.currentTarget.value)}
-                />
-              )}
+              <ProfileFieldInput field={f} id={id} value={value} disabled={locked} onValue={(v) => type(f, v)} />
               {f.hint && (
                 <span id={`${id}-hint`} class="muted-text">
                   {f.hint}
@@ -428,8 +388,60 @@ export function OwnProfileFields() {
         {save.view}
       </form>
       <h3>How others see it</h3>
-      {fields.some((f) => valueOf(me, f) !== '') ? <ProfileFieldValues userId={me.user_id} /> : <p class="muted-text">Nothing filled in yet.</p>}
+      {fields.some((f) => profileValueOf(me, f) !== '') ? <ProfileFieldValues userId={me.user_id} /> : <p class="muted-text">Nothing filled in yet.</p>}
     </section>
+  );
+}
+
+/**
+ * What `typed` (text by field ID, as ProfileFieldInput writes it) changes of
+ * `u`'s values: each field typed differently from its value, with its new
+ * value (a person field's as user IDs), or null where it was emptied.
+ */
+export function profileChanges(u: User, typed: Record<number, string>): Array<{ id: number; value: string | number[] | null }> {
+  return model.profileFields
+    .filter((f) => f.id in typed && typed[f.id] !== profileValueOf(u, f))
+    .map((f) => {
+      const text = typed[f.id]!;
+      if (text === '' || (f.type === TYPE.USER && userIds(text).length === 0)) return { id: f.id, value: null };
+      return { id: f.id, value: f.type === TYPE.USER ? userIds(text) : text };
+    });
+}
+
+/**
+ * The input for a value of the custom profile field `f`, fitting its type (a
+ * list's options, the organization's people, a date, a link, text): `value` as the field's
+ * value is written (a person field's is a JSON list of user IDs), and
+ * `onValue` with what is typed or chosen, written the same way.
+ */
+export function ProfileFieldInput({ field: f, id, value, disabled, onValue }: { field: ProfileField; id: string; value: string; disabled: boolean; onValue(v: string): void }) {
+  const people = f.type === TYPE.USER ? [...model.users.values()].filter((u) => u.is_active && !u.is_bot).sort((a, b) => a.full_name.localeCompare(b.full_name)) : [];
+  const common = { id, disabled, 'aria-describedby': f.hint ? `${id}-hint` : undefined };
+  return f.type === TYPE.LONG_TEXT ? (
+    <textarea {...common} rows={3} maxLength={500} value={value} onInput={(e) => onValue(e.currentTarget.value)} />
+  ) : f.type === TYPE.SELECT ? (
+    <select {...common} value={value} onChange={(e) => onValue(e.currentTarget.value)}>
+      <option value="">(none)</option>
+      {options(f).map(([key, text]) => (
+        <option key={key} value={key}>
+          {text}
+        </option>
+      ))}
+    </select>
+  ) : f.type === TYPE.USER ? (
+    <select {...common} multiple size={Math.min(6, Math.max(3, people.length))} onChange={(e) => onValue(JSON.stringify([...e.currentTarget.selectedOptions].map((o) => Number(o.value))))}>
+      {people.map((u) => (
+        <option key={u.user_id} value={String(u.user_id)} selected={userIds(value).includes(u.user_id)}>
+          {u.full_name}
+        </option>
+      ))}
+    </select>
+  ) : f.type === TYPE.DATE ? (
+    <input {...common} type="date" value={value} onInput={(e) => onValue(e.currentTarget.value)} />
+  ) : f.type === TYPE.URL ? (
+    <input {...common} type="url" placeholder="https://" value={value} onInput={(e) => onValue(e.currentTarget.value)} />
+  ) : (
+    <input {...common} type="text" maxLength={50} placeholder={f.type === TYPE.PRONOUNS ? 'they/them' : undefined} value={value} onInput={(e) => onValue(e.currentTarget.value)} />
   );
 }
 
@@ -442,7 +454,7 @@ export function OwnProfileFields() {
  */
 export function ProfileFieldValues({ userId }: { userId: number }) {
   const u = model.users.get(userId) ?? (model.me.user_id === userId ? model.me : undefined);
-  const values = u ? model.profileFields.filter((f) => valueOf(u, f) !== '') : [];
+  const values = u ? model.profileFields.filter((f) => profileValueOf(u, f) !== '') : [];
   if (!u || !values.length) return null;
   return (
     <dl class="profile-field-values" aria-label={`Profile fields of ${u.full_name}`}>
