@@ -373,11 +373,15 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       // A field emptied is cleared; one left alone is not sent.
       await openManage('Eve writes', 'Eve Renamed');
       assert.equal(await dialog.getByLabel('Team').inputValue(), 'Platform');
+      // A role change made elsewhere meanwhile shows, and saving does not undo it.
+      assertSuccess(await owner.patch(`/users/${eve.id}`, { role: 400 }));
+      await eventually(async () => (await dialog.getByLabel('User role').inputValue()) === '400', 'the new role in the dialog');
       await dialog.getByLabel('Team').fill('');
       await dialog.getByRole('button', { name: 'Save changes' }).click();
       await dialog.waitFor({ state: 'detached' });
       await eventually(async () => !(String(team) in (await fieldsOf(eve.id))), 'Team cleared');
       assert.equal((await fieldsOf(eve.id))[mentor].value, JSON.stringify([ann.id]));
+      assert.equal((await userOf(eve.id)).role, 400);
 
       // The owner: Ann may not demote her; the server's reason shows, the dialog stays.
       const ownerName = (await userOf(t.owner.id)).full_name as string;

@@ -19,8 +19,9 @@ import { Confirm, ErrorLine, FormButtons, useRequest } from './request.tsx';
  */
 export function ManageUser({ userId, onClose }: { userId: number; onClose(): void }) {
   const u = model.users.get(userId);
-  const [name, setName] = useState(u?.full_name ?? '');
-  const [role, setRole] = useState(u?.role ?? 400);
+  // What is typed or chosen; null until then, so a change made elsewhere meanwhile shows and is not sent back.
+  const [typedName, setName] = useState<string | null>(null);
+  const [chosenRole, setRole] = useState<number | null>(null);
   /** Profile field values typed, by field ID (a field not typed in shows its value). */
   const [typed, setTyped] = useState<Record<number, string>>({});
   /** Deactivation asked for: the question shows. */
@@ -32,6 +33,8 @@ export function ManageUser({ userId, onClose }: { userId: number; onClose(): voi
   // It takes the card's place: the focus goes to its first field (the name, or Reactivate).
   useLayoutEffect(() => first.current?.focus(), []);
   if (!u) return null;
+  const name = typedName ?? u.full_name;
+  const role = chosenRole ?? u.role;
   const iAmOwner = model.me.role === 100;
   const act = (fn: () => Promise<unknown>) => void req.run(fn).then((ok) => ok && onClose());
   return (
