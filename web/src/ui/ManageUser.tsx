@@ -3,7 +3,7 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
-import { ROLES } from './Organization.tsx';
+import { rolesOfferedFor } from './Organization.tsx';
 import { ProfileFieldInput, profileChanges, profileValueOf } from './ProfileFields.tsx';
 import { Confirm, ErrorLine, FormButtons, useRequest } from './request.tsx';
 
@@ -35,7 +35,6 @@ export function ManageUser({ userId, onClose }: { userId: number; onClose(): voi
   if (!u) return null;
   const name = typedName ?? u.full_name;
   const role = chosenRole ?? u.role;
-  const iAmOwner = model.me.role === 100;
   const act = (fn: () => Promise<unknown>) => void req.run(fn).then((ok) => ok && onClose());
   return (
     <Dialog id="manage-user-title" title="Manage user" onClose={onClose}>
@@ -61,7 +60,7 @@ export function ManageUser({ userId, onClose }: { userId: number; onClose(): voi
           <input id="manage-user-name" ref={first} type="text" value={name} required maxLength={60} onInput={(e) => setName(e.currentTarget.value)} />
           <label for="manage-user-role">User role</label>
           <select id="manage-user-role" value={String(role)} onChange={(e) => setRole(Number(e.currentTarget.value))}>
-            {ROLES.filter(([r]) => iAmOwner || r !== 100 || u.role === 100).map(([r, label]) => (
+            {rolesOfferedFor(u).map(([r, label]) => (
               <option key={r} value={String(r)}>
                 {label}
               </option>

@@ -15,6 +15,14 @@ export const ROLES: Array<[number, string]> = [
   [600, 'Guest'],
 ];
 
+/**
+ * The roles offered for `u` in a role choice: Owner only to an owner, or
+ * where `u` is one already (the server says why when it refuses a change).
+ */
+export function rolesOfferedFor(u: { role: number }): Array<[number, string]> {
+  return ROLES.filter(([r]) => model.me.role === 100 || r !== 100 || u.role === 100);
+}
+
 /** How many people the list shows at once (the filter finds the others). */
 const SHOWN = 50;
 
@@ -47,7 +55,6 @@ export function Organization() {
   const humans = ([...model.users.values()] as User[])
     .filter((u) => !u.is_bot && (!wanted || u.full_name.toLowerCase().includes(wanted) || u.email.toLowerCase().includes(wanted)))
     .sort((a, b) => Number(b.is_active) - Number(a.is_active) || a.full_name.localeCompare(b.full_name));
-  const iAmOwner = model.me.role === 100;
 
   return (
     <section aria-labelledby="org-title">
@@ -101,7 +108,7 @@ export function Organization() {
                   });
                 }}
               >
-                {ROLES.filter(([r]) => iAmOwner || r !== 100 || u.role === 100).map(([r, label]) => (
+                {rolesOfferedFor(u).map(([r, label]) => (
                   <option key={r} value={String(r)}>
                     {label}
                   </option>
