@@ -267,6 +267,27 @@ export const inDialogView = (el: Locator) =>
     return r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
   });
 
+/**
+ * Lets the context's pages pass for a tab in the background and back
+ * (`setTabHidden`): what a hidden page shows is not seen, so it stays unread.
+ */
+export async function hideableTabs(ctx: BrowserContext): Promise<void> {
+  await ctx.addInitScript(() => {
+    const g = globalThis as any;
+    Object.defineProperty(g.Document.prototype, 'visibilityState', { configurable: true, get: () => (g.__hidden ? 'hidden' : 'visible') });
+    Object.defineProperty(g.Document.prototype, 'hidden', { configurable: true, get: () => !!g.__hidden });
+  });
+}
+
+/** Puts a page of a `hideableTabs` context in the background or brings it back, as the browser says when a tab is switched. */
+export async function setTabHidden(page: Page, hidden: boolean): Promise<void> {
+  await page.evaluate((h) => {
+    const g = globalThis as any;
+    g.__hidden = h;
+    g.document.dispatchEvent(new g.Event('visibilitychange'));
+  }, hidden);
+}
+
 /** Polls `fn` until it returns true (browser state converges asynchronously). */
 export async function eventually(fn: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;

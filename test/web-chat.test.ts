@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer, type Account } from './helpers.ts';
-import { browserTests, channelLink, eventually, loginPage, loginToView, messageRow, PASSWORD, send, showHiddenChannels, withWebServer, openSidebarMenu, type WebTestServer } from './web-browser.ts';
+import { browserTests, channelLink, eventually, hideableTabs, loginPage, loginToView, messageRow, PASSWORD, send, setTabHidden, showHiddenChannels, withWebServer, openSidebarMenu, type WebTestServer } from './web-browser.ts';
 
 /** A new channel `name` with the owner and `member` in it, muted by the owner: its ID. */
 async function mutedChannel(t: WebTestServer, name: string, member: Account): Promise<number> {
@@ -531,14 +531,18 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await actions.getByRole('button', { name: 'Mute topic', exact: true }).waitFor();
       assert.equal(await policy('plans'), 0);
 
+      /** Waits for the view at `heading`, saying on failure what the page says: the topic's actions (with the server's refusal if any), the headings and the address. */
+      const viewAt = (heading: string) =>
+        eventually(async () => (await page.getByRole('heading', { name: heading }).count()) > 0, `the view at ${heading}`, 30_000).catch(async (err: Error) => {
+          const headings = await page.getByRole('heading').allInnerTexts().catch(() => []);
+          throw new Error(`${err.message}; the topic's actions: ${JSON.stringify(await actions.innerText({ timeout: 1000 }).catch(() => '(gone)'))}; headings: ${JSON.stringify(headings)}; the address: ${page.url()}`);
+        });
+
       // Renamed: every message of the topic moves, and the view follows.
       await actions.getByRole('button', { name: 'Move or rename topic' }).click();
       await actions.getByLabel('New topic name').fill('roadmap');
       await actions.getByRole('button', { name: 'Save' }).click();
-      // (Waited for with what the page says on failure: the topic's actions, with the server's refusal if any, and the address.)
-      await eventually(async () => (await page.getByRole('heading', { name: '#general › roadmap' }).count()) > 0, 'the view at the renamed topic', 30_000).catch(async (err: Error) => {
-        throw new Error(`${err.message}; the topic's actions: ${JSON.stringify(await actions.innerText().catch(() => '(gone)'))}; the address: ${page.url()}`);
-      });
+      await viewAt('#general › roadmap');
       await messageRow(page, 'quiet plan').waitFor();
       const inTopic = async (channel: number, topic: string) =>
         (assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, apply_markdown: false, narrow: JSON.stringify([{ operator: 'channel', operand: channel }, { operator: 'topic', operand: topic }]) })).messages as Array<{ content: string; sender_id: number }>)
@@ -553,7 +557,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await actions.getByRole('button', { name: 'Move or rename topic' }).click();
       await actions.getByLabel('Channel').selectOption({ label: '#design' });
       await actions.getByRole('button', { name: 'Save' }).click();
-      await page.getByRole('heading', { name: '#design › roadmap' }).waitFor();
+      await viewAt('#design › roadmap');
       await messageRow(page, 'quiet plan').waitFor();
       assert.deepEqual(await inTopic(designId, 'roadmap'), ['first plan', 'quiet plan']);
       assert.deepEqual(await inTopic(generalId, 'roadmap'), []);
@@ -564,11 +568,11 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
           .filter((m) => m.sender_email.startsWith('notification-bot@'))
           .map((m) => m.content);
       await actions.getByRole('button', { name: 'Mark as resolved' }).click();
-      await page.getByRole('heading', { name: '#design \u203a \u2714 roadmap' }).waitFor();
+      await viewAt('#design \u203a \u2714 roadmap');
       assert.deepEqual(await inTopic(designId, '\u2714 roadmap'), ['first plan', 'quiet plan']);
       assert.match((await notices('\u2714 roadmap')).at(-1)!, /has marked this topic as resolved\.$/);
       await actions.getByRole('button', { name: 'Mark as unresolved' }).click();
-      await page.getByRole('heading', { name: '#design \u203a roadmap' }).waitFor();
+      await viewAt('#design \u203a roadmap');
       assert.deepEqual(await inTopic(designId, 'roadmap'), ['first plan', 'quiet plan']);
       assert.match((await notices('roadmap')).at(-1)!, /has marked this topic as unresolved\.$/);
 
@@ -600,16 +604,12 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const generalId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
       const ctx = await newContext();
       // A page in a background tab: what arrives is shown but not seen, so it stays unread.
-      await ctx.addInitScript(() => {
-        const g = globalThis as any;
-        Object.defineProperty(g.Document.prototype, 'visibilityState', { configurable: true, get: () => (g.__hidden ? 'hidden' : 'visible') });
-        Object.defineProperty(g.Document.prototype, 'hidden', { configurable: true, get: () => !!g.__hidden });
-      });
+      await hideableTabs(ctx);
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}`), generalId);
       await page.getByRole('heading', { name: '#general' }).waitFor();
       const markAll = page.getByRole('button', { name: 'Mark all as read' });
-      await page.evaluate(() => ((globalThis as any).__hidden = true));
+      await setTabHidden(page, true);
       for (const [topic, text] of [['a', 'unread one'], ['b', 'unread two'], ['b', 'unread three']]) {
         assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'general', topic, content: text }));
       }
@@ -621,6 +621,31 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await eventually(async () => (await markAll.count()) === 0, 'the button gone');
       const got = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: generalId }]) }));
       for (const m of got.messages as Array<{ content: string; flags: string[] }>) assert.ok(m.flags.includes('read'), `${m.content}: ${m.flags}`);
+      await ctx.close();
+    }));
+
+  test('the actions under the title keep their place as the messages in view are read ("Mark all as read" goes unseen, not away)', () =>
+    withWebServer(async (t) => {
+      const bob = t.client(await t.makeUser({ password: PASSWORD, name: 'Bob Places' }));
+      const generalId = (assertSuccess(await t.client(t.owner).request('GET', '/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'plans', content: 'an unread plan' }));
+      const ctx = await newContext();
+      // A page in a background tab until brought back: what is shown stays unread.
+      await hideableTabs(ctx);
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await setTabHidden(page, true);
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}/topic/plans`), generalId);
+      await messageRow(page, 'an unread plan').waitFor();
+      const actions = page.getByRole('group', { name: 'This topic' });
+      await actions.getByRole('button', { name: 'Move or rename topic' }).click();
+      const save = actions.getByRole('button', { name: 'Save' });
+      const before = await save.boundingBox();
+      const markAll = page.getByRole('button', { name: 'Mark all as read' });
+      assert.equal(await markAll.count(), 1);
+      // Shown: the message is read as it is seen, and the button goes.
+      await setTabHidden(page, false);
+      await eventually(async () => (await markAll.count()) === 0, 'the button gone');
+      assert.deepEqual(await save.boundingBox(), before);
       await ctx.close();
     }));
 

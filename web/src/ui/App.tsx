@@ -501,7 +501,7 @@ export function App() {
           )}
           {!view && !model.spectator && (
             <span class="narrow-actions">
-              {unreadHere > 0 && model.list && <MarkAllRead list={model.list} />}
+              {model.list && <MarkAllRead list={model.list} idle={unreadHere === 0} />}
               {topicInView && <TopicActions streamId={topicInView.streamId} topic={topicInView.topic} />}
               {channelInView !== null && <ChannelPersonalButton key={channelInView} streamId={channelInView} />}
             </span>

@@ -142,12 +142,17 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
   );
 }
 
-/** Marks every message of the narrow in view read (see MessageList.markAllRead). */
-export function MarkAllRead({ list }: { list: MessageList }) {
+/**
+ * Marks every message of the narrow in view read (see MessageList.markAllRead).
+ * With nothing unread (`idle`) the button keeps its place, unseen and out of
+ * reach: the actions beside it do not move (nor the row wrap differently)
+ * as messages in view are read while the user aims at one of them.
+ */
+export function MarkAllRead({ list, idle }: { list: MessageList; idle: boolean }) {
   const { busy, error, run } = useRequest();
   return (
     <>
-      <button type="button" class="btn" disabled={busy} onClick={() => void run(() => list.markAllRead())}>
+      <button type="button" class={idle ? 'btn keeps-place' : 'btn'} disabled={busy || idle} onClick={() => void run(() => list.markAllRead())}>
         Mark all as read
       </button>
       <ErrorLine error={error} inline />
