@@ -649,6 +649,33 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test('a topic whose messages are still loading can be resolved: the client asks the server for one of its messages to move it by', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const generalId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'slow', content: 'a slow plan' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      // The view's messages held back until the topic is resolved (a slow network).
+      let release: () => void = () => {};
+      const released = new Promise<void>((r) => (release = r));
+      await page.route(
+        (url) => url.pathname === '/json/messages' && url.searchParams.get('anchor') === 'first_unread',
+        async (route) => {
+          await released;
+          await route.continue();
+        },
+      );
+      await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}/topic/slow`), generalId);
+      await page.getByRole('group', { name: 'This topic' }).getByRole('button', { name: 'Mark as resolved' }).click();
+      await page.getByRole('heading', { name: '#general \u203a \u2714 slow' }).waitFor();
+      release();
+      await messageRow(page, 'a slow plan').waitFor();
+      const inResolved = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 5, num_after: 0, apply_markdown: false, narrow: JSON.stringify([{ operator: 'channel', operand: generalId }, { operator: 'topic', operand: '\u2714 slow' }]) }));
+      assert.ok((inResolved.messages as Array<{ content: string }>).some((m) => m.content === 'a slow plan'));
+      await ctx.close();
+    }));
+
   test('channels\u2019 unread counts as the user\u2019s web_stream_unreads_count_display_policy says (Zulip\u2019s): a muted channel shows its unmuted or followed topics\u2019 count, else a dot; no channels, dots; all channels, counts; chosen in Settings', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -24,6 +24,24 @@ export function moveTopic(messageId: number, change: { topic?: string; stream_id
   return api('PATCH', `/messages/${messageId}`, { propagate_mode: 'change_all', ...change });
 }
 
+/**
+ * The ID of one message of a topic, to move it by: the newest of it in view,
+ * or (the view still loading, or showing something else) the newest the
+ * server has; null if it has none.
+ */
+async function messageOfTopic(streamId: number, topic: string): Promise<number | null> {
+  const name = topic.toLowerCase();
+  const inView = model.list?.messages.findLast((m) => m.type === 'stream' && m.stream_id === streamId && m.subject.toLowerCase() === name);
+  if (inView) return inView.id;
+  const narrow = [
+    { operator: 'channel', operand: streamId },
+    { operator: 'topic', operand: topic },
+  ];
+  const r = await api('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow, apply_markdown: false });
+  const newest = (r.messages as Array<{ id: number }>).at(-1);
+  return newest ? newest.id : null;
+}
+
 /** Marking a topic resolved or unresolved: the action's name, and the topic's name after it (Zulip's check mark added or dropped). */
 export function resolveAction(topic: string): { label: string; to: string } {
   return isResolved(topic) ? { label: 'Mark as unresolved', to: unresolvedName(topic) } : { label: 'Mark as resolved', to: RESOLVED_PREFIX + topic };
@@ -48,19 +66,21 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
   const channels = [...model.subs.values()].sort((a, b) => a.name.localeCompare(b.name));
   /** Moves the whole topic to `to` in `channel`, and the view with it. */
   const moveTo = async (channel: number, to: string) => {
-    const anyMessage = model.list?.messages.at(-1);
-    if (!anyMessage) {
-      setError('This topic has no message to move it by.');
-      return;
-    }
+    let none = false;
     await run(async () => {
-      await moveTopic(anyMessage.id, { topic: ifChanged(to, topic), stream_id: ifChanged(channel, streamId) });
+      const anyMessage = await messageOfTopic(streamId, topic);
+      if (anyMessage === null) {
+        none = true;
+        return;
+      }
+      await moveTopic(anyMessage, { topic: ifChanged(to, topic), stream_id: ifChanged(channel, streamId) });
       setMoving(null);
       location.hash = narrowToHash([
         { operator: 'channel', operand: channel },
         { operator: 'topic', operand: to },
       ]);
     });
+    if (none) setError('This topic has no message to move it by.');
   };
   const move = async (e: Event) => {
     e.preventDefault();
