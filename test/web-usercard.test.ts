@@ -8,7 +8,9 @@
  * deactivation, kept current by the events, closed by Esc, and its buttons
  * narrowing to the direct messages with and the messages sent by the user;
  * an administrator's "Manage user" from a card (name, role and profile fields, a refusal,
- * deactivation with an email note, reactivation).
+ * deactivation with an email note, reactivation); "Manage bot" from a bot's
+ * card, for its owner and administrators (name and owner, a refusal,
+ * deactivation, reactivation).
  * People in a topic, a channel and a direct message conversation: Zulip's
  * sections (this conversation, this channel, the others folded), kept current.
  * Skipped (with one line saying why) where Chromium is not installed.
@@ -16,7 +18,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import { assertSuccess, sentEmails, type Account, type Client } from './helpers.ts';
+import { assertSuccess, OWNER_PASSWORD, sentEmails, type Account, type Client } from './helpers.ts';
 import { browserTests, eventually, goToHash, loginPage, messageRow, PASSWORD, PNG, postPng, withWebServer } from './web-browser.ts';
 
 /** Sets `account`'s avatar through the API; its avatar_url. */
@@ -418,6 +420,75 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await dialog.getByRole('button', { name: 'Reactivate user' }).click();
       await dialog.waitFor({ state: 'detached' });
       assert.equal((await userOf(eve.id)).is_active, true);
+    }));
+
+  test('"Manage bot" from a bot\'s card (its owner\'s, an administrator\'s): name and owner saved together, a refusal shown in the dialog, deactivation, reactivation by an administrator', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Botmaker' });
+      const carol = await t.makeUser({ name: 'Carol Heir' });
+      const made = assertSuccess(await t.client(bob).post('/bots', { full_name: 'Helper Bot', short_name: 'helper', bot_type: 1 }));
+      const botId = made.user_id as number;
+      assertSuccess(await owner.post('/bots', { full_name: 'Other Bot', short_name: 'other', bot_type: 1 }));
+      const userOf = async (id: number) => assertSuccess(await owner.get(`/users/${id}`)).user;
+      await sendTo(t.client({ email: (await userOf(botId)).email, apiKey: made.api_key as string }), 'helping', 'Helper writes');
+      const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
+      const openCard = async (p: Page, name: string) => {
+        await messageRow(p, 'Helper writes').getByRole('button', { name }).click();
+        const card = p.getByRole('dialog', { name });
+        await card.waitFor();
+        return card;
+      };
+      const dialog = page.getByRole('dialog', { name: 'Manage bot' });
+
+      // Its owner: the bot's address and ID, the focus on its name.
+      await (await openCard(page, 'Helper Bot')).getByRole('button', { name: 'Manage bot' }).click();
+      await dialog.waitFor();
+      await dialog.getByText(`User ID: ${botId}`).waitFor();
+      await dialog.getByText((await userOf(botId)).email).waitFor();
+      await eventually(() => page.evaluate(() => (globalThis as any).document.activeElement?.id === 'manage-bot-name'), 'the focus on its name');
+      assert.equal(await dialog.getByLabel('Bot owner').inputValue(), String(bob.id));
+      // A name another bot has: the server's reason shows, the dialog stays.
+      await dialog.getByLabel('Name').fill('Other Bot');
+      await dialog.getByRole('button', { name: 'Save changes' }).click();
+      await dialog.getByRole('alert').getByText('Name is already in use!').waitFor();
+      // A new name and a new owner, saved together; the dialog closes.
+      await dialog.getByLabel('Name').fill('Helper Renamed');
+      await dialog.getByLabel('Bot owner').selectOption({ label: 'Carol Heir' });
+      await dialog.getByRole('button', { name: 'Save changes' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      const after = await userOf(botId);
+      assert.equal(after.full_name, 'Helper Renamed');
+      assert.equal(after.bot_owner_id, carol.id);
+      // The card follows; Bob, no longer its owner (and no administrator), has nothing to manage.
+      const card = await openCard(page, 'Helper Renamed');
+      await factBecomes(card, 'Bot', 'Owned by Carol Heir');
+      assert.equal(await card.getByRole('button', { name: /^Manage/ }).count(), 0);
+      await page.keyboard.press('Escape');
+
+      // An administrator: deactivation after the question (cancelled first), then reactivation.
+      const admin = await loginPage(await newContext(), t.url, t.owner.email, OWNER_PASSWORD);
+      const adminDialog = admin.getByRole('dialog', { name: 'Manage bot' });
+      const manage = async () => {
+        await (await openCard(admin, 'Helper Renamed')).getByRole('button', { name: 'Manage bot' }).click();
+        await adminDialog.waitFor();
+      };
+      await manage();
+      await adminDialog.getByRole('button', { name: 'Deactivate bot' }).click();
+      const question = adminDialog.getByRole('alertdialog', { name: 'Deactivate Helper Renamed?' });
+      await question.getByRole('button', { name: 'Cancel' }).click();
+      await question.waitFor({ state: 'detached' });
+      assert.equal((await userOf(botId)).is_active, true);
+      await adminDialog.getByRole('button', { name: 'Deactivate bot' }).click();
+      await question.getByRole('button', { name: 'Deactivate' }).click();
+      await adminDialog.waitFor({ state: 'detached' });
+      assert.equal((await userOf(botId)).is_active, false);
+      await manage();
+      await adminDialog.getByText('This bot is deactivated.').waitFor();
+      assert.equal(await adminDialog.getByLabel('Name').count(), 0);
+      await adminDialog.getByRole('button', { name: 'Reactivate bot' }).click();
+      await adminDialog.waitFor({ state: 'detached' });
+      assert.equal((await userOf(botId)).is_active, true);
     }));
 
   test('Tab and Shift+Tab stay inside an open card and inside Settings', () =>

@@ -1,4 +1,4 @@
-import { Fragment } from 'preact';
+import { Fragment, type ComponentChildren, type RefObject } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model } from '../model.ts';
@@ -82,44 +82,77 @@ export function ManageUser({ userId, onClose }: { userId: number; onClose(): voi
       ) : (
         <p>This user is deactivated.</p>
       )}
-      <div class="settings-group manage-user-deactivation">
-        {u.is_active && !confirming && (
-          <div class="group-actions">
-            <button type="button" class="btn danger" onClick={() => setConfirming(true)}>
-              Deactivate user
-            </button>
-          </div>
-        )}
-        {confirming && (
+      <Deactivation
+        kind="user"
+        name={u.full_name}
+        active={u.is_active}
+        busy={req.busy}
+        error={req.error}
+        confirming={confirming}
+        onConfirming={setConfirming}
+        question={`Deactivate ${u.full_name}? They will be logged out at once.`}
+        onDeactivate={() => act(() => api('DELETE', `/users/${u.user_id}`, note === null ? {} : { deactivation_notification_comment: note }))}
+        onReactivate={() => act(() => api('POST', `/users/${u.user_id}/reactivate`))}
+        reactivateRef={first}
+      >
+        <label class="check">
+          <input type="checkbox" checked={note !== null} onChange={(e) => setNote(e.currentTarget.checked ? '' : null)} /> Notify this user by email
+        </label>
+        {note !== null && (
           <>
-            <label class="check">
-              <input type="checkbox" checked={note !== null} onChange={(e) => setNote(e.currentTarget.checked ? '' : null)} /> Notify this user by email
-            </label>
-            {note !== null && (
-              <>
-                <label for="manage-user-note">A note for the email (optional)</label>
-                <textarea id="manage-user-note" rows={3} maxLength={2000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
-              </>
-            )}
-            <Confirm
-              label={`Deactivate ${u.full_name}?`}
-              text={`Deactivate ${u.full_name}? They will be logged out at once.`}
-              action="Deactivate"
-              busy={req.busy}
-              onConfirm={() => act(() => api('DELETE', `/users/${u.user_id}`, note === null ? {} : { deactivation_notification_comment: note }))}
-              onCancel={() => setConfirming(false)}
-            />
+            <label for="manage-user-note">A note for the email (optional)</label>
+            <textarea id="manage-user-note" rows={3} maxLength={2000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
           </>
         )}
-        {!u.is_active && (
-          <div class="group-actions">
-            <button type="button" class="btn primary" ref={first} disabled={req.busy} onClick={() => act(() => api('POST', `/users/${u.user_id}/reactivate`))}>
-              Reactivate user
-            </button>
-          </div>
-        )}
-        {(confirming || !u.is_active) && <ErrorLine error={req.error} />}
-      </div>
+      </Deactivation>
     </Dialog>
+  );
+}
+
+/**
+ * The end of "Manage user" and "Manage bot": Deactivate, after a question
+ * (with `children` above it, such as the email's note), or, for a
+ * deactivated account, Reactivate (when `onReactivate` is given: who may);
+ * the request's error under them.
+ */
+export function Deactivation(props: {
+  kind: 'user' | 'bot';
+  name: string;
+  active: boolean;
+  busy: boolean;
+  error: string | null;
+  confirming: boolean;
+  onConfirming(on: boolean): void;
+  question: string;
+  children?: ComponentChildren;
+  onDeactivate(): void;
+  onReactivate?: () => void;
+  reactivateRef: RefObject<HTMLButtonElement | null>;
+}) {
+  const { kind, active, confirming } = props;
+  return (
+    <div class="settings-group manage-user-deactivation">
+      {active && !confirming && (
+        <div class="group-actions">
+          <button type="button" class="btn danger" onClick={() => props.onConfirming(true)}>
+            Deactivate {kind}
+          </button>
+        </div>
+      )}
+      {confirming && (
+        <>
+          {props.children}
+          <Confirm label={`Deactivate ${props.name}?`} text={props.question} action="Deactivate" busy={props.busy} onConfirm={props.onDeactivate} onCancel={() => props.onConfirming(false)} />
+        </>
+      )}
+      {!active && props.onReactivate && (
+        <div class="group-actions">
+          <button type="button" class="btn primary" ref={props.reactivateRef} disabled={props.busy} onClick={props.onReactivate}>
+            Reactivate {kind}
+          </button>
+        </div>
+      )}
+      {(confirming || !active) && <ErrorLine error={props.error} />}
+    </div>
   );
 }

@@ -12,6 +12,7 @@ import { ErrorLine, useRequest } from './request.tsx';
 import { api } from '../api.ts';
 import { isAdministrator } from './Organization.tsx';
 import { ManageUser } from './ManageUser.tsx';
+import { ManageBot, mayManageBot } from './ManageBot.tsx';
 
 /** The time of day where the user is, or null without a (known) time zone. */
 function localTime(timeZone: string | undefined): string | null {
@@ -29,7 +30,8 @@ function localTime(timeZone: string | undefined): string | null {
  * ways to their direct messages and to the messages they sent, to copy the
  * Markdown that mentions them, and to mute or unmute them (not oneself); one's
  * own card leads to one's profile settings; an administrator's card of someone
- * else (not a bot) leads to "Manage user", which takes the card's place. The
+ * else (not a bot) leads to "Manage user", which takes the card's place, and
+ * a bot's card, for its owner and administrators, to "Manage bot". The
  * user groups they are in. Esc, a click outside or Close closes it, and the
  * focus goes back to where it was; Tab stays inside it meanwhile.
  */
@@ -39,7 +41,7 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
   const act = useRequest();
   /** Whether the mention syntax was just copied ("Copied" on its button for a moment). */
   const [copied, setCopied] = useState(false);
-  /** "Manage user" chosen: its dialog shows instead of the card. */
+  /** "Manage user" (or "Manage bot") chosen: its dialog shows instead of the card. */
   const [managing, setManaging] = useState(false);
   useModal(onClose);
   // Right after the card is in the page: the focus is still where the click or key was.
@@ -74,8 +76,9 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
       setCopied(true);
       setTimeout(() => setCopied(false), 2000);
     });
-  if (managing) return <ManageUser userId={userId} onClose={onClose} />;
+  if (managing) return u?.is_bot ? <ManageBot userId={userId} onClose={onClose} /> : <ManageUser userId={userId} onClose={onClose} />;
   const manageable = u && !u.is_bot && userId !== model.me.user_id && isAdministrator(model.me);
+  const botManageable = mayManageBot(userId);
   return (
     <div class="overlay" onClick={(e) => e.target === e.currentTarget && onClose()}>
       <div class="user-card" role="dialog" aria-modal="true" aria-labelledby="user-card-name" tabIndex={-1} ref={box} onKeyDown={keepFocusInside}>
@@ -128,9 +131,9 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
               {muted ? 'Unmute this user' : 'Mute this user'}
             </button>
           )}
-          {manageable && (
+          {(manageable || botManageable) && (
             <button type="button" class="btn" onClick={() => setManaging(true)}>
-              Manage user
+              {botManageable ? 'Manage bot' : 'Manage user'}
             </button>
           )}
         </div>

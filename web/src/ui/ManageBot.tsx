@@ -1,0 +1,91 @@
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { model } from '../model.ts';
+import { Dialog } from './Dialog.tsx';
+import { isAdministrator } from './Organization.tsx';
+import { Deactivation } from './ManageUser.tsx';
+import { FormButtons, useRequest } from './request.tsx';
+
+/** Whether the user may manage a bot from its card: its owner and administrators (as Zulip's), not a bot without an owner (the organization's own, such as Notification Bot). */
+export function mayManageBot(botId: number): boolean {
+  const b = model.users.get(botId);
+  if (!b?.is_bot || !b.bot_owner_id) return false;
+  return b.bot_owner_id === model.me.user_id || isAdministrator(model.me);
+}
+
+/**
+ * "Manage bot" (from a bot's card, for its owner and administrators, as
+ * Zulip's): its name and owner (an active person of the organization),
+ * saved together in one PATCH /bots/{id} (only what changed is sent); its
+ * deactivation, after a question (DELETE /bots/{id}); or, for
+ * administrators, its reactivation. The server decides who may do what and
+ * says why not, shown in the dialog; the realm_user events bring each change
+ * to every view. A change saved or a deactivation done closes the dialog.
+ */
+export function ManageBot({ userId, onClose }: { userId: number; onClose(): void }) {
+  const b = model.users.get(userId);
+  // What is typed or chosen; null until then, so a change made elsewhere meanwhile shows and is not sent back.
+  const [typedName, setName] = useState<string | null>(null);
+  const [chosenOwner, setOwner] = useState<number | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const req = useRequest();
+  const first = useRef<HTMLInputElement & HTMLButtonElement>(null);
+  // It takes the card's place: the focus goes to its first field (the name, or Reactivate).
+  useLayoutEffect(() => first.current?.focus(), []);
+  if (!b) return null;
+  const name = typedName ?? b.full_name;
+  const owner = chosenOwner ?? b.bot_owner_id ?? null;
+  // Those who may own it: the active people (the owner it has, whoever that is, stays offered).
+  const people = [...model.users.values()]
+    .filter((u) => !u.is_bot && (u.is_active || u.user_id === b.bot_owner_id))
+    .sort((x, y) => x.full_name.localeCompare(y.full_name));
+  const act = (fn: () => Promise<unknown>) => void req.run(fn).then((ok) => ok && onClose());
+  return (
+    <Dialog id="manage-bot-title" title="Manage bot" onClose={onClose}>
+      <p>
+        <strong>{b.full_name}</strong> <span class="muted-text">{b.email}</span>
+      </p>
+      <p class="muted-text">User ID: {b.user_id}</p>
+      {b.is_active ? (
+        <form
+          aria-label={`Manage ${b.full_name}`}
+          onSubmit={(e) => {
+            e.preventDefault();
+            const changes: Record<string, unknown> = {};
+            if (name.trim() !== b.full_name) changes.full_name = name.trim();
+            if (owner !== null && owner !== b.bot_owner_id) changes.bot_owner_id = owner;
+            if (Object.keys(changes).length === 0) onClose();
+            else act(() => api('PATCH', `/bots/${b.user_id}`, changes));
+          }}
+        >
+          <label for="manage-bot-name">Name</label>
+          <input id="manage-bot-name" ref={first} type="text" value={name} required maxLength={60} onInput={(e) => setName(e.currentTarget.value)} />
+          <label for="manage-bot-owner">Bot owner</label>
+          <select id="manage-bot-owner" value={String(owner ?? '')} onChange={(e) => setOwner(Number(e.currentTarget.value))}>
+            {people.map((u) => (
+              <option key={u.user_id} value={String(u.user_id)}>
+                {u.full_name}
+              </option>
+            ))}
+          </select>
+          <FormButtons submit="Save changes" disabled={req.busy} error={confirming ? null : req.error} onCancel={onClose} />
+        </form>
+      ) : (
+        <p>This bot is deactivated.</p>
+      )}
+      <Deactivation
+        kind="bot"
+        name={b.full_name}
+        active={b.is_active}
+        busy={req.busy}
+        error={req.error}
+        confirming={confirming}
+        onConfirming={setConfirming}
+        question={`Deactivate ${b.full_name}? It can no longer send messages or use the API.`}
+        onDeactivate={() => act(() => api('DELETE', `/bots/${b.user_id}`))}
+        onReactivate={isAdministrator(model.me) ? () => act(() => api('POST', `/users/${b.user_id}/reactivate`)) : undefined}
+        reactivateRef={first}
+      />
+    </Dialog>
+  );
+}
