@@ -9,7 +9,8 @@
  * narrowing to the direct messages with and the messages sent by the user;
  * an administrator's "Manage user" from a card (name, role and profile fields, a refusal,
  * deactivation with an email note, reactivation); "Manage bot" from a bot's
- * card, for its owner and administrators (name and owner, a refusal,
+ * card, for its owner and administrators (name and owner, an outgoing
+ * webhook's endpoint and format, a refusal,
  * deactivation, reactivation).
  * People in a topic, a channel and a direct message conversation: Zulip's
  * sections (this conversation, this channel, the others folded), kept current.
@@ -422,7 +423,7 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assert.equal((await userOf(eve.id)).is_active, true);
     }));
 
-  test('"Manage bot" from a bot\'s card (its owner\'s, an administrator\'s): name and owner saved together, a refusal shown in the dialog, deactivation, reactivation by an administrator', () =>
+  test('"Manage bot" from a bot\'s card (its owner\'s, an administrator\'s): name and owner saved together, an outgoing webhook\'s endpoint and format, a refusal shown in the dialog, deactivation, reactivation by an administrator', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Botmaker' });
@@ -465,6 +466,30 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await factBecomes(card, 'Bot', 'Owned by Carol Heir');
       assert.equal(await card.getByRole('button', { name: /^Manage/ }).count(), 0);
       await page.keyboard.press('Escape');
+      await card.waitFor({ state: 'detached' });
+
+      // An outgoing webhook of Bob's: its endpoint and message format, changed together.
+      const hook = assertSuccess(await t.client(bob).post('/bots', { full_name: 'Hook Bot', short_name: 'hook', bot_type: 3, payload_url: JSON.stringify('https://hooks.example.com/one') })).user_id as number;
+      const serviceOf = async () =>
+        (assertSuccess(await t.client(bob).post('/register', { fetch_event_types: JSON.stringify(['realm_bot']) })).realm_bots as Array<{ user_id: number; services: Array<{ base_url: string; interface: number }> }>).find((x) => x.user_id === hook)!.services[0];
+      await person(page, 'Hook Bot').click();
+      await page.getByRole('dialog', { name: 'Hook Bot' }).getByRole('button', { name: 'Manage bot' }).click();
+      await dialog.waitFor();
+      assert.equal(await dialog.getByLabel('Endpoint URL').inputValue(), 'https://hooks.example.com/one');
+      assert.equal(await dialog.getByLabel('Outgoing webhook message format').inputValue(), '1');
+      await dialog.getByLabel('Endpoint URL').fill('https://hooks.example.com/two');
+      await dialog.getByLabel('Outgoing webhook message format').selectOption({ label: 'Slack compatible' });
+      await dialog.getByRole('button', { name: 'Save changes' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      const changed = await serviceOf();
+      assert.deepEqual([changed.base_url, changed.interface], ['https://hooks.example.com/two', 2]);
+      // Shown as it now is (the realm_bot event); a generic bot has no endpoint.
+      await person(page, 'Hook Bot').click();
+      await page.getByRole('dialog', { name: 'Hook Bot' }).getByRole('button', { name: 'Manage bot' }).click();
+      assert.equal(await dialog.getByLabel('Endpoint URL').inputValue(), 'https://hooks.example.com/two');
+      assert.equal(await dialog.getByLabel('Outgoing webhook message format').inputValue(), '2');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
 
       // An administrator: deactivation after the question (cancelled first), then reactivation.
       const admin = await loginPage(await newContext(), t.url, t.owner.email, OWNER_PASSWORD);
@@ -474,6 +499,7 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
         await adminDialog.waitFor();
       };
       await manage();
+      assert.equal(await adminDialog.getByLabel('Endpoint URL').count(), 0);
       await adminDialog.getByRole('button', { name: 'Deactivate bot' }).click();
       const question = adminDialog.getByRole('alertdialog', { name: 'Deactivate Helper Renamed?' });
       await question.getByRole('button', { name: 'Cancel' }).click();

@@ -24,7 +24,15 @@ export interface User {
   /** ISO 8601. */
   date_joined?: string;
   bot_owner_id?: number | null;
+  /** A bot's type: 1 generic, 2 incoming webhook, 3 outgoing webhook, 4 embedded. */
+  bot_type?: number | null;
   is_system_bot?: boolean;
+}
+
+/** One of a bot's services, as realm_bots and the realm_bot events give it: an outgoing webhook's endpoint and message format (1 Zulip, 2 Slack). */
+export interface BotService {
+  base_url?: string;
+  interface?: number;
 }
 
 /** A user's value for a custom profile field: text, a date, a URL, an option's key, or a JSON list of user IDs; rendered_value is the HTML of text fields. */
@@ -692,6 +700,8 @@ export class Model {
    * its user object.
    */
   botIds = new Set<number>();
+  /** The services of the bots in botIds (an outgoing webhook's endpoint), by bot ID, kept current by the realm_bot events. */
+  botServices = new Map<number, BotService[]>();
   /** The organization's user groups (system groups too: settings name them), deactivated ones included. */
   groups = new Map<number, UserGroup>();
   subs = new Map<number, Sub>();
@@ -859,6 +869,7 @@ export class Model {
     for (const u of r.realm_non_active_users ?? []) this.users.set(u.user_id, u);
     for (const u of r.cross_realm_bots ?? []) this.users.set(u.user_id, u);
     this.botIds = new Set((r.realm_bots ?? []).map((b: { user_id: number }) => b.user_id));
+    this.botServices = new Map((r.realm_bots ?? []).map((b: { user_id: number; services?: BotService[] }) => [b.user_id, b.services ?? []]));
     this.groups.clear();
     for (const g of r.realm_user_groups ?? []) this.groups.set(g.id, this.toGroup(g));
     const me = this.users.get(r.user_id);
@@ -1412,8 +1423,14 @@ export class Model {
         if (ev.property === 'enable_drafts_synchronization') this.drafts.clear();
         break;
       case 'realm_bot':
-        if (ev.op === 'add') this.botIds.add(ev.bot.user_id);
-        else if (ev.op === 'delete' || ev.op === 'remove') this.botIds.delete(ev.bot.user_id);
+        if (ev.op === 'add') {
+          this.botIds.add(ev.bot.user_id);
+          this.botServices.set(ev.bot.user_id, ev.bot.services ?? []);
+        } else if (ev.op === 'update' && ev.bot.services) this.botServices.set(ev.bot.user_id, ev.bot.services);
+        else if (ev.op === 'delete' || ev.op === 'remove') {
+          this.botIds.delete(ev.bot.user_id);
+          this.botServices.delete(ev.bot.user_id);
+        }
         break;
       case 'user_group':
         this.onUserGroup(ev);

@@ -6,6 +6,15 @@ import { isAdministrator } from './Organization.tsx';
 import { Deactivation } from './ManageUser.tsx';
 import { FormButtons, useRequest } from './request.tsx';
 
+/** Zulip's bot type of an outgoing webhook. */
+const OUTGOING_WEBHOOK = 3;
+
+/** Zulip's outgoing webhook message formats (a service's interface). */
+const WEBHOOK_FORMATS: Array<[number, string]> = [
+  [1, 'Zulip'],
+  [2, 'Slack compatible'],
+];
+
 /** Whether the user may manage a bot from its card: its owner and administrators (as Zulip's), not a bot without an owner (the organization's own, such as Notification Bot). */
 export function mayManageBot(botId: number): boolean {
   const b = model.users.get(botId);
@@ -15,8 +24,9 @@ export function mayManageBot(botId: number): boolean {
 
 /**
  * "Manage bot" (from a bot's card, for its owner and administrators, as
- * Zulip's): its name and owner (an active person of the organization),
- * saved together in one PATCH /bots/{id} (only what changed is sent); its
+ * Zulip's): its name, its owner (an active person of the organization) and,
+ * for an outgoing webhook, its endpoint and message format, saved together
+ * in one PATCH /bots/{id} (only what changed is sent); its
  * deactivation, after a question (DELETE /bots/{id}); or, for
  * administrators, its reactivation. The server decides who may do what and
  * says why not, shown in the dialog; the realm_user events bring each change
@@ -27,6 +37,8 @@ export function ManageBot({ userId, onClose }: { userId: number; onClose(): void
   // What is typed or chosen; null until then, so a change made elsewhere meanwhile shows and is not sent back.
   const [typedName, setName] = useState<string | null>(null);
   const [chosenOwner, setOwner] = useState<number | null>(null);
+  const [typedUrl, setUrl] = useState<string | null>(null);
+  const [chosenFormat, setFormat] = useState<number | null>(null);
   const [confirming, setConfirming] = useState(false);
   const req = useRequest();
   const first = useRef<HTMLInputElement & HTMLButtonElement>(null);
@@ -35,6 +47,10 @@ export function ManageBot({ userId, onClose }: { userId: number; onClose(): void
   if (!b) return null;
   const name = typedName ?? b.full_name;
   const owner = chosenOwner ?? b.bot_owner_id ?? null;
+  // An outgoing webhook's endpoint and message format (its one service).
+  const service = b.bot_type === OUTGOING_WEBHOOK ? model.botServices.get(b.user_id)?.[0] : undefined;
+  const url = typedUrl ?? service?.base_url ?? '';
+  const format = chosenFormat ?? service?.interface ?? 1;
   // Those who may own it: the active people (the owner it has, whoever that is, stays offered).
   const people = [...model.users.values()]
     .filter((u) => !u.is_bot && (u.is_active || u.user_id === b.bot_owner_id))
@@ -54,6 +70,11 @@ export function ManageBot({ userId, onClose }: { userId: number; onClose(): void
             const changes: Record<string, unknown> = {};
             if (name.trim() !== b.full_name) changes.full_name = name.trim();
             if (owner !== null && owner !== b.bot_owner_id) changes.bot_owner_id = owner;
+            // (The format is sent with the endpoint, as the server reads it.)
+            if (service && (url.trim() !== service.base_url || format !== service.interface)) {
+              changes.service_payload_url = JSON.stringify(url.trim());
+              changes.service_interface = format;
+            }
             if (Object.keys(changes).length === 0) onClose();
             else act(() => api('PATCH', `/bots/${b.user_id}`, changes));
           }}
@@ -68,6 +89,20 @@ export function ManageBot({ userId, onClose }: { userId: number; onClose(): void
               </option>
             ))}
           </select>
+          {service && (
+            <>
+              <label for="manage-bot-url">Endpoint URL</label>
+              <input id="manage-bot-url" type="url" value={url} required onInput={(e) => setUrl(e.currentTarget.value)} />
+              <label for="manage-bot-format">Outgoing webhook message format</label>
+              <select id="manage-bot-format" value={String(format)} onChange={(e) => setFormat(Number(e.currentTarget.value))}>
+                {WEBHOOK_FORMATS.map(([value, label]) => (
+                  <option key={value} value={String(value)}>
+                    {label}
+                  </option>
+                ))}
+              </select>
+            </>
+          )}
           <FormButtons submit="Save changes" disabled={req.busy} error={confirming ? null : req.error} onCancel={onClose} />
         </form>
       ) : (
