@@ -29,8 +29,9 @@ export function mayManageBot(botId: number): boolean {
  * in one PATCH /bots/{id} (only what changed is sent); its
  * deactivation, after a question (DELETE /bots/{id}); or, for
  * administrators, its reactivation. The server decides who may do what and
- * says why not, shown in the dialog; the realm_user events bring each change
- * to every view. A change saved or a deactivation done closes the dialog.
+ * says why not, shown in the dialog; the realm_user and realm_bot events
+ * bring each change to every view. A change saved or a deactivation done
+ * closes the dialog.
  */
 export function ManageBot({ userId, onClose }: { userId: number; onClose(): void }) {
   const b = model.users.get(userId);
