@@ -54,16 +54,16 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       await page.evaluate((g) => ((globalThis as any).location.hash = `#narrow/channel/${g}`), generalId);
       await messageRow(page, 'seen or not').waitFor();
       await banner.getByText('Messages will not be automatically marked as read.').waitFor();
-      // "Change setting": Settings, at the section with the setting (Zulip's link, to its preferences).
+      // "Change setting": Settings (Zulip's link, to its preferences), with the setting itself in view and focused.
       await banner.getByRole('link', { name: 'Change setting' }).click();
-      const policy = page.getByRole('dialog', { name: 'Settings' }).getByRole('heading', { name: 'Display', exact: true });
+      const policy = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Mark messages as read when they scroll into view');
       await eventually(
         () => policy.evaluate((e) => {
           const box = e.closest('.settings')!.getBoundingClientRect();
           const r = e.getBoundingClientRect();
-          return r.top >= box.top && r.bottom <= box.bottom;
+          return r.top >= box.top && r.bottom <= box.bottom && e === (globalThis as any).document.activeElement;
         }),
-        'the section in view',
+        'the setting in view and focused',
       );
       assert.equal(new URL(page.url()).hash, '#settings/preferences');
       await page.keyboard.press('Escape');

@@ -57,6 +57,23 @@ const ORGANIZATION: Record<string, string> = {
   'data-exports-admin': 'org-exports-title',
 };
 
+let focusWhenOpened: string | null = null;
+/**
+ * The Settings dialog, opened next by its address, is to show and focus
+ * the field with this ID (a link to one setting, such as the unread
+ * banner's "Change setting"); Zulip's address names only the section.
+ */
+export function focusSettingWhenOpened(id: string): void {
+  focusWhenOpened = id;
+}
+
+/** The field the Settings dialog just opened is to focus (see focusSettingWhenOpened), once. */
+export function takeSettingToFocus(): string | null {
+  const id = focusWhenOpened;
+  focusWhenOpened = null;
+  return id;
+}
+
 /** The address of a heading of the Settings dialog (Zulip's name for its section), if it has one. */
 export function settingsSectionHash(heading: string): string | null {
   for (const [section, id] of Object.entries(PERSONAL)) if (id === heading) return `#settings/${section}`;

@@ -15,6 +15,7 @@ import { Avatar } from './Avatar.tsx';
 import { StatusEmoji } from './People.tsx';
 import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
+import { focusSettingWhenOpened } from '../overlays.ts';
 import { formattingKey, sendsMessage } from '../format-keys.ts';
 import { EditHistory, hasVisibleHistory, mayMove, messageLink, MessageSource, MoveForm, ReadReceipts, ReportForm, reportsEnabled } from './MessageActions.tsx';
 
@@ -73,16 +74,25 @@ function readingIn(list: MessageList): Reading {
   return showsWholeConversations(list.terms) && !list.nearLink ? 'reads' : 'not-this-view';
 }
 
+/** The unread banner's link to Settings (Zulip's, to its preferences), which shows and focuses the setting that keeps messages unread. */
+function ChangeReadingSetting() {
+  return (
+    <a href="#settings/preferences" onClick={() => focusSettingWhenOpened('set-mark-read')}>
+      Change setting
+    </a>
+  );
+}
+
 /** Zulip's banner texts, by why messages in view stay unread. */
 const UNREAD_BANNER: Record<Exclude<Reading, 'reads'>, preact.ComponentChildren> = {
   never: (
     <>
-      Messages will not be automatically marked as read. <a href="#settings/preferences">Change setting</a>
+      Messages will not be automatically marked as read. <ChangeReadingSetting />
     </>
   ),
   'conversations-only': (
     <>
-      Messages will not be automatically marked as read because this is not a conversation view. <a href="#settings/preferences">Change setting</a>
+      Messages will not be automatically marked as read because this is not a conversation view. <ChangeReadingSetting />
     </>
   ),
   'not-this-view': 'To preserve your reading state, this view does not mark messages as read.',

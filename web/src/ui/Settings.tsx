@@ -20,7 +20,7 @@ import { ChannelFolders } from './ChannelFolders.tsx';
 import { AlertWords, MutedUsers, Topics } from './Muting.tsx';
 import { UserDefaults } from './UserDefaults.tsx';
 import { Uploads } from './Uploads.tsx';
-import { settingsSectionHash } from '../overlays.ts';
+import { settingsSectionHash, takeSettingToFocus } from '../overlays.ts';
 
 /**
  * The Settings dialog, opened at a section (the id of its heading; Zulip's
@@ -177,6 +177,13 @@ function SectionIndex({ section }: { section: string | null }) {
     // (No section, or one this user does not have, say an organization's for a member: the top.)
     if (heading) heading.scrollIntoView({ block: 'start' });
     else dialog?.scrollTo(0, 0);
+    // A link to one setting: that setting, in view and focused.
+    const id = takeSettingToFocus();
+    const field = id ? dialog?.querySelector<HTMLElement>(`[id="${id}"]`) : null;
+    if (field) {
+      field.scrollIntoView({ block: 'center' });
+      field.focus();
+    }
   }, [section]);
   const goTo = (heading: HTMLElement) => {
     heading.scrollIntoView({ block: 'start' });
