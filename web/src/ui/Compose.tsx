@@ -13,7 +13,7 @@ import { applyFormat, formattingKey, globalTime, sendKeysHint, sendsMessage, typ
 import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
-import { isResolved, moveTopic, unresolvedName } from './NarrowActions.tsx';
+import { isResolved, messageOfTopic, moveTopic, unresolvedName } from './NarrowActions.tsx';
 
 /** How long the box waits after the last change before saving its draft (ms). */
 const DRAFT_DELAY = 1000;
@@ -1034,9 +1034,9 @@ function MutedSentNotice({ sent, onDone }: { sent: { streamId: number; topic: st
 
 /**
  * Zulip's warning when writing to a resolved topic, with Unresolve topic
- * for those who may move topics (the whole topic renamed by its newest
- * message; the box then writes to the new name). Dismissed, or acted on, it
- * does not come back for that topic.
+ * for those who may move topics (the whole topic renamed by one of its
+ * messages, see messageOfTopic; the box then writes to the new name).
+ * Dismissed, or acted on, it does not come back for that topic.
  */
 function ResolvedTopicWarning({ streamId, topic, onDone }: { streamId: number; topic: string; onDone(unresolved?: string): void }) {
   const { busy, error, setError, run } = useRequest();
@@ -1044,9 +1044,8 @@ function ResolvedTopicWarning({ streamId, topic, onDone }: { streamId: number; t
   const mayUnresolve = model.allows(me, model.realm.realm_can_move_messages_between_topics_group) || model.mayAdministerChannel(streamId);
   const unresolve = () =>
     void run(async () => {
-      if (!model.topics.has(streamId)) await model.loadTopics(streamId);
-      const newest = model.topics.get(streamId)?.find((t) => t.name.toLowerCase() === topic.toLowerCase())?.max_id;
-      if (newest === undefined) {
+      const newest = await messageOfTopic(streamId, topic);
+      if (newest === null) {
         setError('This topic has no message yet.');
         return;
       }

@@ -27,9 +27,10 @@ export function moveTopic(messageId: number, change: { topic?: string; stream_id
 /**
  * The ID of one message of a topic, to move it by: the newest of it in view,
  * or (the view still loading, or showing something else) the newest the
- * server has; null if it has none.
+ * server has; null if it has none. (Not the sidebar's topic list: just after
+ * a move it can still hold the topic's name with a message moved away.)
  */
-async function messageOfTopic(streamId: number, topic: string): Promise<number | null> {
+export async function messageOfTopic(streamId: number, topic: string): Promise<number | null> {
   const name = topic.toLowerCase();
   const inView = model.list?.messages.findLast((m) => m.type === 'stream' && m.stream_id === streamId && m.subject.toLowerCase() === name);
   if (inView) return inView.id;
