@@ -492,3 +492,75 @@ test('register: realm_incoming_webhook_bots lists the integrations this server a
   }
   assert.equal(reg.realm_bots, undefined);
 });
+
+/** A bots request as multipart form data (as Zulip's web app sends a bot's avatar), with the given image files. */
+async function multipart(a: Account, method: string, path: string, fields: Record<string, string>, files: Array<{ data: Buffer; type: string }>) {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  files.forEach((f, i) => form.append(`file-${i}`, new Blob([new Uint8Array(f.data)], { type: f.type }), `avatar${i}.png`));
+  const client = c(a);
+  const res = await fetch(`${client.base}/api/v1${path}`, { method, headers: { Authorization: client.auth! }, body: form });
+  const text = await res.text();
+  return { status: res.status, body: JSON.parse(text), headers: res.headers, text };
+}
+
+test('bots avatars: an image uploaded with POST /bots or PATCH /bots/{id} becomes the bot\'s avatar; more than one file, or not an image, is refused and changes nothing', async () => {
+  const sharp = (await import('sharp')).default;
+  const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#2266aa' } }).png().toBuffer();
+  const image = { data: png, type: 'image/png' };
+  const size = async (url: string) => {
+    const res = await fetch(new URL(url, t.url));
+    assert.equal(res.status, 200, url);
+    const meta = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
+    return [meta.width, meta.height];
+  };
+  const { admin, member } = await roles();
+  const qa = await openQueue(c(admin), { ...EVENTS, client_gravatar: false });
+  const s = short();
+  const created = await multipart(member, 'POST', '/bots', { full_name: `Pictured ${s}`, short_name: s }, [image]);
+  const body = assertSuccess(created);
+  assert.match(body.avatar_url, new RegExp(`/user_avatars/\\d+/${body.user_id}\\.png\\?version=1$`));
+  assert.deepEqual(await size(body.avatar_url), [100, 100]);
+  const added = (await qa.drain()).find((e) => e.type === 'realm_user' && e.op === 'add');
+  assert.equal(added.person.avatar_url, body.avatar_url);
+  assert.equal(assertSuccess(await c(admin).get(`/users/${body.user_id}`, { client_gravatar: false })).user.avatar_url, body.avatar_url);
+
+  // A new picture: the realm_user avatar update (no realm_bot update since feature level 474), the new image served.
+  const other = await sharp({ create: { width: 20, height: 60, channels: 3, background: '#11aa44' } }).png().toBuffer();
+  const patched = assertSuccess(await multipart(member, 'PATCH', `/bots/${body.user_id}`, { full_name: `Pictured ${s} two` }, [{ data: other, type: 'image/png' }]));
+  assert.match(patched.avatar_url, /\.png\?version=2$/);
+  assert.equal(patched.full_name, `Pictured ${s} two`);
+  const evs = await qa.drain();
+  assert.deepEqual(evs.map((e) => [e.type, e.op, Object.keys(e.person ?? {}).sort().join()]), [
+    ['realm_user', 'update', 'full_name,user_id'],
+    ['realm_user', 'update', 'avatar_source,avatar_url,avatar_url_medium,avatar_version,user_id'],
+  ]);
+  assert.deepEqual(evs[1].person, {
+    user_id: body.user_id,
+    avatar_source: 'U',
+    avatar_url: patched.avatar_url,
+    avatar_url_medium: patched.avatar_url.replace('.png?', '-medium.png?'),
+    avatar_version: 2,
+  });
+  assert.deepEqual(await size(evs[1].person.avatar_url_medium), [500, 500]);
+  // Sent as a form without a file, PATCH changes no picture.
+  assertSuccess(await multipart(member, 'PATCH', `/bots/${body.user_id}`, { full_name: `Pictured ${s}` }, []));
+  assert.deepEqual((await qa.drain()).map((e) => [e.type, e.op, Object.keys(e.person).sort().join()]), [['realm_user', 'update', 'full_name,user_id']]);
+
+  // Refused: more than one file, or a file that is not an image; no bot is created, no change is made.
+  const before = assertSuccess(await c(member).get('/bots')).bots.length;
+  const s2 = short();
+  for (const [files, code, msg] of [
+    [[image, image], 'BAD_REQUEST', 'You may only upload one file at a time'],
+    [[{ data: Buffer.from('plain'), type: 'text/plain' }], 'BAD_IMAGE', 'Invalid image format'],
+    [[{ data: Buffer.from('not an image'), type: 'image/png' }], 'BAD_IMAGE', 'Could not decode image; did you upload an image file?'],
+  ] as const) {
+    assertError(await multipart(member, 'POST', '/bots', { full_name: `Refused ${s2}`, short_name: s2 }, [...files]), 400, code, msg);
+    assertError(await multipart(member, 'PATCH', `/bots/${body.user_id}`, { full_name: `Renamed ${s2}` }, [...files]), 400, code, msg);
+  }
+  assert.equal(assertSuccess(await c(member).get('/bots')).bots.length, before);
+  const still = assertSuccess(await c(admin).get(`/users/${body.user_id}`, { client_gravatar: false })).user;
+  assert.equal(still.full_name, `Pictured ${s}`);
+  assert.equal(still.avatar_url, patched.avatar_url);
+  assert.deepEqual(await qa.drain(), []);
+});

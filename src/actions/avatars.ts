@@ -1,5 +1,6 @@
 /**
- * User avatars: POST/DELETE /users/me/avatar. An upload is cropped to a
+ * User avatars: POST/DELETE /users/me/avatar (and bots' avatars, uploaded
+ * with POST and PATCH /bots). An upload is cropped to a
  * centred square (100×100, and 500×500 for avatar_url_medium) through
  * sharp and stored with the original; deleting returns to Gravatar. The
  * organization's avatar_changes_disabled applies to everyone but
@@ -70,17 +71,38 @@ async function setAvatarSource(svc: Services, user: UserRow, source: 'U' | 'G'):
   return updated;
 }
 
+/** An avatar made ready from an uploaded image (checked and cropped), nothing stored yet. */
+export interface AvatarImages {
+  original: Buffer;
+  small: Buffer;
+  medium: Buffer;
+}
+
+/** Checks one uploaded image (Zulip's count, size and type checks, with `countMsg` for a wrong count) and crops it to the avatar sizes. */
+export async function avatarImages(files: UploadedFile[], countMsg: string): Promise<AvatarImages> {
+  const file = checkImageUpload(files, countMsg, MAX_AVATAR_FILE_SIZE_MIB);
+  return { original: file.data, small: await squarePng(file.data, DEFAULT_AVATAR_SIZE), medium: await squarePng(file.data, MEDIUM_AVATAR_SIZE) };
+}
+
+/** Stores a user's (or bot's) avatar images under its avatar paths. */
+export async function writeAvatarImages(svc: Services, user: UserRow, images: AvatarImages): Promise<void> {
+  const paths = avatarPaths(user);
+  await writeAvatarFile(svc, paths.original, images.original);
+  await writeAvatarFile(svc, paths.small, images.small);
+  await writeAvatarFile(svc, paths.medium, images.medium);
+}
+
+/** Gives a user (or a bot) the uploaded avatar: its images stored, then its avatar source and version changed, with the realm_user update. */
+export async function setUploadedAvatar(svc: Services, user: UserRow, images: AvatarImages): Promise<UserRow> {
+  await writeAvatarImages(svc, user, images);
+  return setAvatarSource(svc, user, 'U');
+}
+
 export async function uploadAvatar(svc: Services, user: UserRow, files: UploadedFile[]): Promise<{ avatar_url: string | null }> {
   const real = files.filter((f) => f.filename !== '');
   if (real.length !== 1) throw badRequest('You must upload exactly one avatar.');
   await checkAllowed(svc, user);
-  const file = checkImageUpload(real, 'You must upload exactly one avatar.', MAX_AVATAR_FILE_SIZE_MIB);
-  const [small, medium] = [await squarePng(file.data, DEFAULT_AVATAR_SIZE), await squarePng(file.data, MEDIUM_AVATAR_SIZE)];
-  const paths = avatarPaths(user);
-  await writeAvatarFile(svc, paths.original, file.data);
-  await writeAvatarFile(svc, paths.small, small);
-  await writeAvatarFile(svc, paths.medium, medium);
-  const updated = await setAvatarSource(svc, user, 'U');
+  const updated = await setUploadedAvatar(svc, user, await avatarImages(real, 'You must upload exactly one avatar.'));
   return { avatar_url: avatarUrl(svc.config, updated, false) };
 }
 

@@ -26,6 +26,8 @@ import { avatarUrl, emailVisibility, isAdminRole, publicEmail } from './users-fo
 import { announceEmailChange } from './email-change.ts';
 import { botEventRecipients, checkBotCreationPolicy, defaultStreamNames, formatBot, mayCreateAnyBot, sendBotOwnerEvents } from './bots-format.ts';
 import { cachedStreams } from './cache.ts';
+import { avatarImages, setUploadedAvatar, writeAvatarImages, type AvatarImages } from './avatars.ts';
+import type { UploadedFile } from '../lib/uploaded-file.ts';
 import { announceUser, checkFullName } from './users.ts';
 import { accessStreamByName } from './access.ts';
 import {
@@ -82,6 +84,16 @@ export interface CreateBotInput {
   defaultSendingStream?: string;
   defaultEventsRegisterStream?: string;
   defaultAllPublicStreams?: boolean;
+  /** The request's uploaded files: one, an image, becomes the bot's avatar (as Zulip's). */
+  files?: UploadedFile[];
+}
+
+/** A bot's avatar from a request's uploaded files: none, or one image, checked and cropped (Zulip's error for more than one). */
+async function botAvatar(files: UploadedFile[] | undefined): Promise<AvatarImages | undefined> {
+  const real = (files ?? []).filter((f) => f.filename !== '');
+  if (real.length === 0) return undefined;
+  if (real.length > 1) throw badRequest('You may only upload one file at a time');
+  return avatarImages(real, 'You may only upload one file at a time');
 }
 
 /** A bot's address from its short name (`<short_name>-bot@<bot domain>`), with Zulip's error for a bad one. */
@@ -122,6 +134,7 @@ export async function createBotFor(svc: Services, owner: UserRow, input: CreateB
   await checkBotCreationPolicy(svc, owner, input.botType);
   await checkValidBotType(svc, owner, input.botType);
   if (!SERVICE_INTERFACES.includes(input.interfaceType)) throw badRequest('Invalid interface type');
+  const avatar = await botAvatar(input.files);
   const defaultSendingStreamId = await defaultStreamId(svc, owner, input.defaultSendingStream);
   const defaultEventsRegisterStreamId = await defaultStreamId(svc, owner, input.defaultEventsRegisterStream);
 
@@ -147,7 +160,10 @@ export async function createBotFor(svc: Services, owner: UserRow, input: CreateB
       default_all_public_streams: input.defaultAllPublicStreams ? 1 : 0,
       default_sending_stream_id: defaultSendingStreamId,
       default_events_register_stream_id: defaultEventsRegisterStreamId,
+      ...(avatar ? { avatar_source: 'U' } : {}),
     });
+    // Its avatar is stored before the bot is committed (a failed write creates no bot).
+    if (avatar) await writeAvatarImages(svc, row, avatar);
     if (input.botType === BOT_TYPE.OUTGOING_WEBHOOK) {
       await insertBotService(tx, {
         user_id: row.id,
@@ -223,6 +239,8 @@ export interface PatchBotInput {
   defaultSendingStream?: string;
   defaultEventsRegisterStream?: string;
   defaultAllPublicStreams?: boolean;
+  /** The request's uploaded files: one, an image, becomes the bot's avatar (as Zulip's). */
+  files?: UploadedFile[];
 }
 
 /** PATCH /bots/{bot_id}. */
@@ -243,6 +261,7 @@ export async function patchBot(svc: Services, me: UserRow, botId: number, input:
   const registerStreamId =
     input.defaultEventsRegisterStream !== undefined ? await defaultStreamId(svc, me, input.defaultEventsRegisterStream) : undefined;
   if (input.servicePayloadUrl !== undefined && !SERVICE_INTERFACES.includes(input.serviceInterface)) throw badRequest('Invalid interface type');
+  const avatar = await botAvatar(input.files);
 
   if (name !== undefined) await changeFullName(svc, bot, name);
   if (email !== undefined) await changeBotEmail(svc, (bot = await reloadBot(svc, bot.id)), email);
@@ -263,6 +282,7 @@ export async function patchBot(svc: Services, me: UserRow, botId: number, input:
       svc.bus.send({ type: 'realm_bot', op: 'update', bot: { user_id: bot.id, services } }, await botEventRecipients(svc, fresh));
     }
   }
+  if (avatar) await setUploadedAvatar(svc, await reloadBot(svc, bot.id), avatar);
   bot = await reloadBot(svc, bot.id);
   const out: Record<string, unknown> = {
     full_name: bot.full_name,

@@ -1,4 +1,4 @@
-/** Bots: create, list own, edit, regenerate API key, deactivate. */
+/** Bots: create, list own, edit, regenerate API key, deactivate (creating and editing take an avatar as an uploaded file). */
 import { route } from '../route.ts';
 import { p, v } from '../params.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -34,7 +34,7 @@ export default [
     method: 'POST',
     path: '/bots',
     auth: 'user',
-    summary: 'Create a bot',
+    summary: 'Create a bot (an image uploaded with it becomes its avatar)',
     params: {
       full_name: p.str(),
       short_name: p.str(),
@@ -58,13 +58,14 @@ export default [
         defaultSendingStream: a.default_sending_stream,
         defaultEventsRegisterStream: a.default_events_register_stream,
         defaultAllPublicStreams: a.default_all_public_streams,
+        files: ctx.req.files,
       }),
   }),
   route({
     method: 'PATCH',
     path: '/bots/:bot_id(^\\d+$)',
     auth: 'user',
-    summary: 'Update a bot',
+    summary: 'Update a bot (an image uploaded with it becomes its avatar)',
     pathParams: { bot_id: p.pathInt() },
     params: {
       full_name: p.str().optional(),
@@ -91,6 +92,7 @@ export default [
         defaultSendingStream: a.default_sending_stream,
         defaultEventsRegisterStream: a.default_events_register_stream,
         defaultAllPublicStreams: a.default_all_public_streams,
+        files: ctx.req.files,
       });
     },
   }),
