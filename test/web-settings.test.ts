@@ -284,7 +284,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await ctx.close();
     }));
 
-  test('bots: a member creates a bot, sees its API key and zuliprc, and deactivates it; a refused bot says why; an administrator reactivates it', () =>
+  test('bots: a member creates a bot with an avatar, sees its API key and zuliprc, manages it from the list (a new name and avatar), and deactivates it; a refused bot says why; an administrator reactivates it', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Bots' });
       const bobApi = t.client(bob);
@@ -292,16 +292,21 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Bots' });
+      const picture = (color: string) => sharp({ create: { width: 30, height: 30, channels: 3, background: color } }).png().toBuffer();
       const create = async (name: string, short: string, type: string) => {
         await section.getByLabel('Bot name').fill(name);
         await section.getByLabel(/^Bot email/).fill(short);
         await section.getByLabel('Bot type').selectOption({ label: type });
         await section.getByRole('button', { name: 'Create bot' }).click();
       };
+      await section.getByLabel('Avatar (optional)').setInputFiles({ name: 'bot.png', mimeType: 'image/png', buffer: await picture('#3366cc') });
       await create('Alert Hook', 'alerts', 'Generic bot');
       await section.getByRole('status').filter({ hasText: 'Bot created.' }).waitFor();
       const [made] = assertSuccess(await bobApi.get('/bots')).bots;
       assert.equal(made.full_name, 'Alert Hook');
+      // Created with the chosen image as its avatar; the file input emptied for the next bot.
+      assert.match(made.avatar_url, /\/user_avatars\/\d+\/\d+\.png\?version=1$/);
+      assert.equal(await section.getByLabel('Avatar (optional)').inputValue(), '');
       const bots = section.getByRole('list', { name: 'Your bots' });
       await bots.getByRole('listitem', { name: 'Alert Hook' }).waitFor();
       await bots.getByRole('button', { name: 'Show API key of Alert Hook' }).click();
@@ -317,20 +322,40 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await section.getByRole('alert').waitFor();
       assert.equal(assertSuccess(await bobApi.get('/bots')).bots.length, 1);
 
-      await bots.getByRole('button', { name: 'Deactivate Alert Hook' }).click();
+      // Managed from the list: "Manage bot" over Settings, a new name and avatar saved together; no role for a member.
+      await bots.getByRole('button', { name: 'Manage Alert Hook' }).click();
+      const manage = page.getByRole('dialog', { name: 'Manage bot' });
+      await manage.waitFor();
+      assert.equal(await manage.getByLabel('Role').count(), 0);
+      await manage.getByLabel('Name').fill('Alert Hook Renamed');
+      await manage.getByLabel('Avatar').setInputFiles({ name: 'new.png', mimeType: 'image/png', buffer: await picture('#cc6633') });
+      await manage.getByRole('button', { name: 'Save changes' }).click();
+      await manage.waitFor({ state: 'detached' });
+      const [renamed] = assertSuccess(await bobApi.get('/bots')).bots;
+      assert.equal(renamed.full_name, 'Alert Hook Renamed');
+      assert.match(renamed.avatar_url, /\.png\?version=2$/);
+      await bots.getByRole('listitem', { name: 'Alert Hook Renamed' }).waitFor();
+      // The new image is what the list's dialog shows when opened again.
+      await bots.getByRole('button', { name: 'Manage Alert Hook Renamed' }).click();
+      await eventually(async () => (await manage.locator('img.avatar-img').getAttribute('src'))?.includes('version=2') === true, 'the new avatar shown');
+      await page.keyboard.press('Escape');
+      await manage.waitFor({ state: 'detached' });
+      assert.equal(await page.getByRole('dialog', { name: 'Settings' }).count(), 1);
+
+      await bots.getByRole('button', { name: 'Deactivate Alert Hook Renamed' }).click();
       await eventually(async () => assertSuccess(await bobApi.get('/bots')).bots.length === 0, 'the bot deactivated');
       // Shown as deactivated; a member cannot reactivate it here.
-      await eventually(async () => (await bots.getByRole('listitem', { name: 'Alert Hook' }).getAttribute('class')) === 'deactivated', 'the bot shown as deactivated');
-      assert.equal(await bots.getByRole('button', { name: 'Reactivate Alert Hook' }).count(), 0);
+      await eventually(async () => (await bots.getByRole('listitem', { name: 'Alert Hook Renamed' }).getAttribute('class')) === 'deactivated', 'the bot shown as deactivated');
+      assert.equal(await bots.getByRole('button', { name: 'Reactivate Alert Hook Renamed' }).count(), 0);
 
       // An administrator sees every bot, and reactivates it.
       const ownerCtx = await newContext();
       const owner = await loginPage(ownerCtx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       await owner.getByRole('button', { name: 'Settings', exact: true }).click();
       const ownerBots = owner.getByRole('dialog', { name: 'Settings' }).getByRole('list', { name: 'Your bots' });
-      await ownerBots.getByRole('button', { name: 'Reactivate Alert Hook' }).click();
+      await ownerBots.getByRole('button', { name: 'Reactivate Alert Hook Renamed' }).click();
       await eventually(async () => assertSuccess(await bobApi.get('/bots')).bots.length === 1, 'the bot reactivated');
-      await bots.getByRole('button', { name: 'Deactivate Alert Hook' }).waitFor();
+      await bots.getByRole('button', { name: 'Deactivate Alert Hook Renamed' }).waitFor();
       await ownerCtx.close();
       await ctx.close();
     }));

@@ -423,7 +423,7 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assert.equal((await userOf(eve.id)).is_active, true);
     }));
 
-  test('"Manage bot" from a bot\'s card (its owner\'s, an administrator\'s): name and owner saved together, an outgoing webhook\'s endpoint and format, a refusal shown in the dialog, deactivation, reactivation by an administrator', () =>
+  test('"Manage bot" from a bot\'s card (its owner\'s, an administrator\'s): name and owner saved together, its role by an administrator, an outgoing webhook\'s endpoint and format, a refusal shown in the dialog, deactivation, reactivation by an administrator', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Botmaker' });
@@ -449,6 +449,8 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await dialog.getByText((await userOf(botId)).email).waitFor();
       await eventually(() => page.evaluate(() => (globalThis as any).document.activeElement?.id === 'manage-bot-name'), 'the focus on its name');
       assert.equal(await dialog.getByLabel('Bot owner').inputValue(), String(bob.id));
+      // (A bot's role is for administrators to change.)
+      assert.equal(await dialog.getByLabel('Role').count(), 0);
       // A name another bot has: the server's reason shows, the dialog stays.
       await dialog.getByLabel('Name').fill('Other Bot');
       await dialog.getByRole('button', { name: 'Save changes' }).click();
@@ -500,6 +502,14 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       };
       await manage();
       assert.equal(await adminDialog.getByLabel('Endpoint URL').count(), 0);
+      // Its role, which an administrator changes (Owner is for owners to give: this one is).
+      assert.equal(await adminDialog.getByLabel('Role').inputValue(), '400');
+      await adminDialog.getByLabel('Role').selectOption({ label: 'Moderator' });
+      await adminDialog.getByRole('button', { name: 'Save changes' }).click();
+      await adminDialog.waitFor({ state: 'detached' });
+      assert.equal((await userOf(botId)).role, 300);
+      await manage();
+      assert.equal(await adminDialog.getByLabel('Role').inputValue(), '300');
       await adminDialog.getByRole('button', { name: 'Deactivate bot' }).click();
       const question = adminDialog.getByRole('alertdialog', { name: 'Deactivate Helper Renamed?' });
       await question.getByRole('button', { name: 'Cancel' }).click();

@@ -108,9 +108,15 @@ export function api(method: string, path: string, params: Params = {}, opts: { s
 
 /** A file as multipart form data: an upload by default, or to another endpoint that takes one (a custom emoji). */
 export function upload(file: File, path = '/user_uploads'): Promise<Record<string, any>> {
+  return apiWithFile('POST', path, {}, file);
+}
+
+/** A request whose parameters go as multipart form data with a file (a bot's avatar with its other changes). */
+export function apiWithFile(method: string, path: string, params: Params, file: File): Promise<Record<string, any>> {
   const fd = new FormData();
+  for (const [k, v] of encodeParams(params)) fd.append(k, v);
   fd.append('file', file, file.name);
-  return send('POST', `/json${path}`, fd, {});
+  return send(method, `/json${path}`, fd, {});
 }
 
 /** Login and logout live outside /json, as in Zulip's web app. */

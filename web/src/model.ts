@@ -35,6 +35,15 @@ export interface BotService {
   interface?: number;
 }
 
+/** A realm_bots entry: a bot's settings (its name, address and state are in its user object). Its default channels are named. */
+export interface BotSettings {
+  user_id: number;
+  services?: BotService[];
+  default_sending_stream?: string | null;
+  default_events_register_stream?: string | null;
+  default_all_public_streams?: boolean;
+}
+
 /** A user's value for a custom profile field: text, a date, a URL, an option's key, or a JSON list of user IDs; rendered_value is the HTML of text fields. */
 export interface ProfileValue {
   value: string;
@@ -700,8 +709,8 @@ export class Model {
    * its user object.
    */
   botIds = new Set<number>();
-  /** The services of the bots in botIds (an outgoing webhook's endpoint), by bot ID, kept current by the realm_bot events. */
-  botServices = new Map<number, BotService[]>();
+  /** The settings of the bots in botIds (an outgoing webhook's endpoint, the default channels), by bot ID, kept current by the realm_bot events. */
+  botSettings = new Map<number, BotSettings>();
   /** The organization's user groups (system groups too: settings name them), deactivated ones included. */
   groups = new Map<number, UserGroup>();
   subs = new Map<number, Sub>();
@@ -869,7 +878,7 @@ export class Model {
     for (const u of r.realm_non_active_users ?? []) this.users.set(u.user_id, u);
     for (const u of r.cross_realm_bots ?? []) this.users.set(u.user_id, u);
     this.botIds = new Set((r.realm_bots ?? []).map((b: { user_id: number }) => b.user_id));
-    this.botServices = new Map((r.realm_bots ?? []).map((b: { user_id: number; services?: BotService[] }) => [b.user_id, b.services ?? []]));
+    this.botSettings = new Map((r.realm_bots ?? []).map((b: BotSettings) => [b.user_id, b]));
     this.groups.clear();
     for (const g of r.realm_user_groups ?? []) this.groups.set(g.id, this.toGroup(g));
     const me = this.users.get(r.user_id);
@@ -1425,11 +1434,14 @@ export class Model {
       case 'realm_bot':
         if (ev.op === 'add') {
           this.botIds.add(ev.bot.user_id);
-          this.botServices.set(ev.bot.user_id, ev.bot.services ?? []);
-        } else if (ev.op === 'update' && ev.bot.services) this.botServices.set(ev.bot.user_id, ev.bot.services);
-        else if (ev.op === 'delete' || ev.op === 'remove') {
+          this.botSettings.set(ev.bot.user_id, ev.bot);
+        } else if (ev.op === 'update') {
+          // (An update names what changed.)
+          const cur = this.botSettings.get(ev.bot.user_id);
+          if (cur) this.botSettings.set(ev.bot.user_id, { ...cur, ...ev.bot });
+        } else if (ev.op === 'delete' || ev.op === 'remove') {
           this.botIds.delete(ev.bot.user_id);
-          this.botServices.delete(ev.bot.user_id);
+          this.botSettings.delete(ev.bot.user_id);
         }
         break;
       case 'user_group':

@@ -1,8 +1,9 @@
-import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { useRef, useState } from 'preact/hooks';
+import { api, apiWithFile } from '../api.ts';
 import { model, type User } from '../model.ts';
 import { zuliprc } from '../util.ts';
 import { isAdministrator } from './Organization.tsx';
+import { ManageBot } from './ManageBot.tsx';
 import { ErrorLine, useAction, useRequest } from './request.tsx';
 
 /** Zulip's bot types that a person creates. */
@@ -17,7 +18,8 @@ const BOT_TYPES: Array<[number, string]> = [
  * The bots one may manage (one's own; every bot for administrators: the IDs
  * in realm_bots, with the name, address and state of each bot's user
  * object, as Zulip's clients read them since feature level 474): create one
- * (POST /bots), show its API key (GET /bots/{id}/api_key) and download its
+ * (POST /bots, with an avatar image if one is chosen), manage one (its
+ * "Manage bot" dialog, as from its card), show its API key (GET /bots/{id}/api_key) and download its
  * zuliprc, deactivate it (DELETE /bots/{id}); administrators also reactivate
  * (POST /users/{id}/reactivate). The server decides who may create which
  * bots, and says why not.
@@ -28,6 +30,8 @@ export function Bots() {
   const [type, setType] = useState(1);
   const [payloadUrl, setPayloadUrl] = useState('');
   const [keys, setKeys] = useState<Record<number, string>>({});
+  const [managing, setManaging] = useState<number | null>(null);
+  const avatarInput = useRef<HTMLInputElement>(null);
   const create = useAction();
   const change = useRequest();
   const admin = isAdministrator(model.me);
@@ -48,12 +52,15 @@ export function Bots() {
         onSubmit={(e) => {
           e.preventDefault();
           void create.run(async () => {
-            await api('POST', '/bots', {
+            const params = {
               full_name: name.trim(),
               short_name: shortName.trim(),
               bot_type: type,
               ...(type === 3 ? { payload_url: JSON.stringify(payloadUrl.trim()) } : {}),
-            });
+            };
+            const avatar = avatarInput.current?.files?.[0];
+            await (avatar ? apiWithFile('POST', '/bots', params, avatar) : api('POST', '/bots', params));
+            if (avatarInput.current) avatarInput.current.value = '';
             setName('');
             setShortName('');
             setPayloadUrl('');
@@ -78,6 +85,8 @@ export function Bots() {
             <input id="bot-payload-url" type="url" value={payloadUrl} required onInput={(e) => setPayloadUrl(e.currentTarget.value)} />
           </>
         )}
+        <label for="bot-avatar">Avatar (optional)</label>
+        <input id="bot-avatar" ref={avatarInput} type="file" accept="image/*" />
         <button type="submit" class="btn primary" disabled={create.busy}>
           Create bot
         </button>
@@ -106,21 +115,27 @@ export function Bots() {
                   </>
                 )}
               </span>
-              {b.is_active ? (
-                <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('DELETE', `/bots/${b.user_id}`))}>
-                  Deactivate {b.full_name}
+              <span class="bot-actions">
+                <button type="button" class="btn" onClick={() => setManaging(b.user_id)}>
+                  Manage {b.full_name}
                 </button>
-              ) : (
-                admin && (
-                  <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('POST', `/users/${b.user_id}/reactivate`))}>
-                    Reactivate {b.full_name}
+                {b.is_active ? (
+                  <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('DELETE', `/bots/${b.user_id}`))}>
+                    Deactivate {b.full_name}
                   </button>
-                )
-              )}
+                ) : (
+                  admin && (
+                    <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('POST', `/users/${b.user_id}/reactivate`))}>
+                      Reactivate {b.full_name}
+                    </button>
+                  )
+                )}
+              </span>
             </li>
           );
         })}
       </ul>
+      {managing !== null && <ManageBot userId={managing} onClose={() => setManaging(null)} />}
     </section>
   );
 }

@@ -1,8 +1,9 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { api, apiWithFile } from '../api.ts';
 import { model } from '../model.ts';
+import { Avatar } from './Avatar.tsx';
 import { Dialog } from './Dialog.tsx';
-import { isAdministrator } from './Organization.tsx';
+import { isAdministrator, RoleOptions } from './Organization.tsx';
 import { Deactivation } from './ManageUser.tsx';
 import { FormButtons, useRequest } from './request.tsx';
 
@@ -23,10 +24,12 @@ export function mayManageBot(botId: number): boolean {
 }
 
 /**
- * "Manage bot" (from a bot's card, for its owner and administrators, as
- * Zulip's): its name, its owner (an active person of the organization) and,
- * for an outgoing webhook, its endpoint and message format, saved together
- * in one PATCH /bots/{id} (only what changed is sent); its
+ * "Manage bot" (from a bot's card or Settings' bots, for its owner and
+ * administrators, as Zulip's): its name, its role (administrators), its
+ * owner (an active person of the organization), its avatar (an image
+ * file, sent with the rest as multipart form data) and, for an outgoing
+ * webhook, its endpoint and message format, saved together in one
+ * PATCH /bots/{id} (only what changed is sent); its
  * deactivation, after a question (DELETE /bots/{id}); or, for
  * administrators, its reactivation. The server decides who may do what and
  * says why not, shown in the dialog; the realm_user and realm_bot events
@@ -40,6 +43,8 @@ export function ManageBot({ userId, onClose }: { userId: number; onClose(): void
   const [chosenOwner, setOwner] = useState<number | null>(null);
   const [typedUrl, setUrl] = useState<string | null>(null);
   const [chosenFormat, setFormat] = useState<number | null>(null);
+  const [chosenRole, setRole] = useState<number | null>(null);
+  const [avatarFile, setAvatarFile] = useState<File | null>(null);
   const [confirming, setConfirming] = useState(false);
   const req = useRequest();
   const first = useRef<HTMLInputElement & HTMLButtonElement>(null);
@@ -48,8 +53,10 @@ export function ManageBot({ userId, onClose }: { userId: number; onClose(): void
   if (!b) return null;
   const name = typedName ?? b.full_name;
   const owner = chosenOwner ?? b.bot_owner_id ?? null;
+  const role = chosenRole ?? b.role;
+  const admin = isAdministrator(model.me);
   // An outgoing webhook's endpoint and message format (its one service).
-  const service = b.bot_type === OUTGOING_WEBHOOK ? model.botServices.get(b.user_id)?.[0] : undefined;
+  const service = b.bot_type === OUTGOING_WEBHOOK ? model.botSettings.get(b.user_id)?.services?.[0] : undefined;
   const url = typedUrl ?? service?.base_url ?? '';
   const format = chosenFormat ?? service?.interface ?? 1;
   // Those who may own it: the active people (the owner it has, whoever that is, stays offered).
@@ -71,17 +78,27 @@ export function ManageBot({ userId, onClose }: { userId: number; onClose(): void
             const changes: Record<string, unknown> = {};
             if (name.trim() !== b.full_name) changes.full_name = name.trim();
             if (owner !== null && owner !== b.bot_owner_id) changes.bot_owner_id = owner;
+            if (role !== b.role) changes.role = role;
             // (The format is sent with the endpoint, as the server reads it.)
             if (service && (url.trim() !== service.base_url || format !== service.interface)) {
               changes.service_payload_url = JSON.stringify(url.trim());
               changes.service_interface = format;
             }
-            if (Object.keys(changes).length === 0) onClose();
+            if (avatarFile) act(() => apiWithFile('PATCH', `/bots/${b.user_id}`, changes, avatarFile));
+            else if (Object.keys(changes).length === 0) onClose();
             else act(() => api('PATCH', `/bots/${b.user_id}`, changes));
           }}
         >
           <label for="manage-bot-name">Name</label>
           <input id="manage-bot-name" ref={first} type="text" value={name} required maxLength={60} onInput={(e) => setName(e.currentTarget.value)} />
+          {admin && (
+            <>
+              <label for="manage-bot-role">Role</label>
+              <select id="manage-bot-role" value={String(role)} onChange={(e) => setRole(Number(e.currentTarget.value))}>
+                <RoleOptions of={b} />
+              </select>
+            </>
+          )}
           <label for="manage-bot-owner">Bot owner</label>
           <select id="manage-bot-owner" value={String(owner ?? '')} onChange={(e) => setOwner(Number(e.currentTarget.value))}>
             {people.map((u) => (
@@ -104,6 +121,11 @@ export function ManageBot({ userId, onClose }: { userId: number; onClose(): void
               </select>
             </>
           )}
+          <label for="manage-bot-avatar">Avatar</label>
+          <div class="row avatar-row">
+            <Avatar userId={b.user_id} name={b.full_name} size="large" />
+            <input id="manage-bot-avatar" type="file" accept="image/*" onChange={(e) => setAvatarFile(e.currentTarget.files?.[0] ?? null)} />
+          </div>
           <FormButtons submit="Save changes" disabled={req.busy} error={confirming ? null : req.error} onCancel={onClose} />
         </form>
       ) : (

@@ -3,7 +3,7 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model } from '../model.ts';
 import { Dialog } from './Dialog.tsx';
-import { rolesOfferedFor } from './Organization.tsx';
+import { RoleOptions } from './Organization.tsx';
 import { ProfileFieldInput, profileChanges, profileValueOf } from './ProfileFields.tsx';
 import { Confirm, ErrorLine, FormButtons, useRequest } from './request.tsx';
 
@@ -60,11 +60,7 @@ export function ManageUser({ userId, onClose }: { userId: number; onClose(): voi
           <input id="manage-user-name" ref={first} type="text" value={name} required maxLength={60} onInput={(e) => setName(e.currentTarget.value)} />
           <label for="manage-user-role">User role</label>
           <select id="manage-user-role" value={String(role)} onChange={(e) => setRole(Number(e.currentTarget.value))}>
-            {rolesOfferedFor(u).map(([r, label]) => (
-              <option key={r} value={String(r)}>
-                {label}
-              </option>
-            ))}
+            <RoleOptions of={u} />
           </select>
           {model.profileFields.map((f) => (
             <Fragment key={f.id}>

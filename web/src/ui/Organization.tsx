@@ -19,8 +19,21 @@ export const ROLES: Array<[number, string]> = [
  * The roles offered for `u` in a role choice: Owner only to an owner, or
  * where `u` is one already (the server says why when it refuses a change).
  */
-export function rolesOfferedFor(u: { role: number }): Array<[number, string]> {
+function rolesOfferedFor(u: { role: number }): Array<[number, string]> {
   return ROLES.filter(([r]) => model.me.role === 100 || r !== 100 || u.role === 100);
+}
+
+/** The options of a role choice for a user (or bot): its roles offered (rolesOfferedFor), by name. */
+export function RoleOptions({ of: u }: { of: { role: number } }) {
+  return (
+    <>
+      {rolesOfferedFor(u).map(([r, label]) => (
+        <option key={r} value={String(r)}>
+          {label}
+        </option>
+      ))}
+    </>
+  );
 }
 
 /** How many people the list shows at once (the filter finds the others). */
@@ -108,11 +121,7 @@ export function Organization() {
                   });
                 }}
               >
-                {rolesOfferedFor(u).map(([r, label]) => (
-                  <option key={r} value={String(r)}>
-                    {label}
-                  </option>
-                ))}
+                <RoleOptions of={u} />
               </select>
               <button type="button" class="btn" disabled={people.busy} aria-label={`Rename ${u.full_name}`} aria-expanded={renaming?.id === u.user_id} onClick={() => setRenaming(renaming?.id === u.user_id ? null : { id: u.user_id, name: u.full_name })}>
                 Rename
