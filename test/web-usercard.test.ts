@@ -423,6 +423,69 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assert.equal((await userOf(eve.id)).is_active, true);
     }));
 
+  test('"Manage user"\'s Channels and User groups tabs: the channels and groups a user is in, unsubscribed, subscribed, removed and added by an administrator, following the events', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ann = await t.makeUser({ password: PASSWORD, name: 'Ann Admin', role: 200 });
+      const eve = await t.makeUser({ name: 'Eve Member' });
+      const subscribe = async (name: string, ids: number[]) => assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: ids }));
+      await subscribe('design', [t.owner.id, eve.id]);
+      await subscribe('ops', [t.owner.id]);
+      const streamId = async (name: string) => assertSuccess(await owner.get('/get_stream_id', { stream: name })).stream_id as number;
+      const subscribed = async (name: string) => assertSuccess(await owner.get(`/users/${eve.id}/subscriptions/${await streamId(name)}`)).is_subscribed as boolean;
+      const group = async (name: string, members: number[]) => assertSuccess(await owner.post('/user_groups/create', { name, description: '', members })).group_id as number;
+      const reviewers = await group('Reviewers', [eve.id]);
+      const writers = await group('Writers', [t.owner.id]);
+      const membersOf = async (id: number) => assertSuccess(await owner.get(`/user_groups/${id}/members`, { direct_member_only: true })).members as number[];
+      const page = await loginPage(await newContext(), t.url, ann.email, PASSWORD);
+      await person(page, 'Eve Member').click();
+      await page.getByRole('dialog', { name: 'Eve Member' }).getByRole('button', { name: 'Manage user' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Manage user' });
+      await dialog.waitFor();
+      const tabs = dialog.getByRole('tablist', { name: 'Manage user' });
+      assert.deepEqual(await tabs.getByRole('tab').allTextContents(), ['Profile', 'Channels', 'User groups']);
+
+      const tabsAt = async () => (await tabs.boundingBox())!.y;
+      const top = await tabsAt();
+      // Channels: hers listed; one she leaves, one she joins (checked through the API); the list follows.
+      await tabs.getByRole('tab', { name: 'Channels' }).click();
+      const channels = dialog.getByRole('list', { name: 'Channels of Eve Member' });
+      await channels.getByRole('listitem', { name: '#design' }).waitFor();
+      // The tabs stay where they were as the dialog's height changes.
+      assert.equal(await tabsAt(), top);
+      assert.equal(await channels.getByRole('listitem', { name: '#ops' }).count(), 0);
+      await channels.getByRole('button', { name: 'Unsubscribe Eve Member from #design' }).click();
+      await channels.getByRole('listitem', { name: '#design' }).waitFor({ state: 'detached' });
+      assert.equal(await subscribed('design'), false);
+      await dialog.getByLabel('Subscribe to a channel').selectOption({ label: '#ops' });
+      await dialog.getByRole('button', { name: 'Subscribe', exact: true }).click();
+      await channels.getByRole('listitem', { name: '#ops' }).waitFor();
+      assert.equal(await subscribed('ops'), true);
+      // A change made elsewhere shows too (the subscription events).
+      await subscribe('design', [eve.id]);
+      await channels.getByRole('listitem', { name: '#design' }).waitFor();
+
+      // User groups: hers listed (no system group); removed from one, added to another.
+      await tabs.getByRole('tab', { name: 'User groups' }).click();
+      const groups = dialog.getByRole('list', { name: 'Groups of Eve Member' });
+      await groups.getByRole('listitem', { name: 'Reviewers' }).waitFor();
+      assert.deepEqual(await groups.getByRole('listitem').allTextContents(), ['ReviewersRemove']);
+      await groups.getByRole('button', { name: 'Remove Eve Member from Reviewers' }).click();
+      await dialog.getByText('Not a member of any group.').waitFor();
+      assert.deepEqual(await membersOf(reviewers), []);
+      await dialog.getByLabel('Add to a group').selectOption({ label: 'Writers' });
+      await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+      await groups.getByRole('listitem', { name: 'Writers' }).waitFor();
+      assert.deepEqual((await membersOf(writers)).sort((a, b) => a - b), [t.owner.id, eve.id].sort((a, b) => a - b));
+
+      // Back on Profile: her name, and Deactivate; Escape closes the dialog.
+      await tabs.getByRole('tab', { name: 'Profile' }).click();
+      assert.equal(await dialog.getByLabel('Name').inputValue(), 'Eve Member');
+      await dialog.getByRole('button', { name: 'Deactivate user' }).waitFor();
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+    }));
+
   test('"Manage bot" from a bot\'s card (its owner\'s, an administrator\'s): name and owner saved together, its role by an administrator, an outgoing webhook\'s endpoint and format, a refusal shown in the dialog, deactivation, reactivation by an administrator', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -1797,6 +1797,11 @@ export class Model {
     return this.mayAdministerChannel(streamId) || this.allows(me, c.can_add_subscribers_group) || (!c.invite_only && this.allows(me, this.realm.realm_can_add_subscribers_group));
   }
 
+  /** Whether the user may unsubscribe others from a channel, as the server decides: its administrators and its can_remove_subscribers_group. */
+  mayUnsubscribeOthers(streamId: number): boolean {
+    return this.mayAdministerChannel(streamId) || this.allows(this.me.user_id, this.streams.get(streamId)?.can_remove_subscribers_group);
+  }
+
   /** Whether a group setting's value takes in the user. */
   allows(userId: number, value: GroupSettingValue | undefined): boolean {
     if (value === undefined) return false;

@@ -482,15 +482,13 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
 function ChannelSubscribers({ channel: c }: { channel: Channel }) {
   const change = useRequest();
   const id = c.stream_id;
-  const me = model.me.user_id;
   const subscribers = model.subscribers.get(id);
   const fetched = subscribers !== undefined;
   useEffect(() => {
     if (!fetched) model.loadSubscribers(id).catch((err: unknown) => change.setError(failureText(err)));
   }, [id, fetched]);
 
-  const administers = mayAdminister(c);
-  const mayRemove = administers || model.allows(me, c.can_remove_subscribers_group);
+  const mayRemove = model.mayUnsubscribeOthers(id);
   const mayAdd = model.maySubscribeOthers(id);
   const members = [...(subscribers ?? [])].map((u) => ({ user_id: u, full_name: model.userName(u) })).sort((a, b) => a.full_name.localeCompare(b.full_name));
   const candidates = ([...model.users.values()] as User[]).filter((u) => u.is_active && !subscribers?.has(u.user_id)).sort((a, b) => a.full_name.localeCompare(b.full_name));

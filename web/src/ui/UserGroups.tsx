@@ -14,6 +14,16 @@ function canManage(g: UserGroup): boolean {
   return isAdministrator(model.me) || model.allows(me, model.realm.realm_can_manage_all_groups) || model.allows(me, g.can_manage_group);
 }
 
+/** Whether the user may add members to the group (as the server decides). */
+export function mayAddMembers(g: UserGroup): boolean {
+  return canManage(g) || model.allows(model.me.user_id, g.can_add_members_group);
+}
+
+/** Whether the user may remove members from the group (as the server decides). */
+export function mayRemoveMembers(g: UserGroup): boolean {
+  return canManage(g) || model.allows(model.me.user_id, g.can_remove_members_group);
+}
+
 type GroupSettingName = 'can_manage_group' | 'can_join_group' | 'can_leave_group' | 'can_add_members_group' | 'can_remove_members_group' | 'can_mention_group';
 
 /** The group's own settings offered in an opened group, with what they let people do. */
@@ -32,7 +42,7 @@ function setGroupSetting(g: UserGroup, name: GroupSettingName, next: number, cha
 }
 
 /** Adds (`add`) or removes (`delete`) members: POST /user_groups/{id}/members. */
-function changeMembers(g: UserGroup, op: 'add' | 'delete', userIds: number[]) {
+export function changeMembers(g: UserGroup, op: 'add' | 'delete', userIds: number[]) {
   return api('POST', `/user_groups/${g.id}/members`, { [op]: userIds });
 }
 
@@ -171,8 +181,8 @@ function GroupEditor({ group: g }: { group: UserGroup }) {
   const change = useRequest();
   const me = model.me.user_id;
   const manage = canManage(g);
-  const mayAdd = manage || model.allows(me, g.can_add_members_group);
-  const mayRemove = manage || model.allows(me, g.can_remove_members_group);
+  const mayAdd = mayAddMembers(g);
+  const mayRemove = mayRemoveMembers(g);
   const members = g.members.map((id) => model.users.get(id) ?? { user_id: id, full_name: model.userName(id), email: '' }).sort((a, b) => a.full_name.localeCompare(b.full_name));
   const candidates = ([...model.users.values()] as User[]).filter((u) => u.is_active && !u.is_bot && !g.members.includes(u.user_id)).sort((a, b) => a.full_name.localeCompare(b.full_name));
   const subgroups = g.direct_subgroup_ids.map((id) => ({ id, name: model.groups.get(id)?.name ?? `Group ${id}` })).sort((a, b) => a.name.localeCompare(b.name));
