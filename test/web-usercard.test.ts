@@ -624,7 +624,7 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'Close settings');
     }));
 
-  test("People in a channel, a topic and a direct message conversation: Zulip's sections (this conversation, this channel, others folded), kept current", () =>
+  test("People in a channel, a topic and a direct message conversation: Zulip's sections (this conversation, this channel, others folded), kept current; a channel's \"View all subscribers\"", () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob People' });
@@ -669,10 +669,19 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await goToHash(page, `#narrow/channel/${lounge}-lounge`);
       await eventually(async () => JSON.stringify(await sections()) === JSON.stringify(['This channel', 'Others']), 'the channel sections');
       assert.deepEqual(await names('This channel'), ['Bob People', 'Carol People', 'Erin People', t.owner.row.full_name]);
+      // "View all subscribers": the channel's Subscribers settings, at Zulip's address.
+      const viewAll = people.getByRole('link', { name: 'View all subscribers' });
+      assert.equal(await viewAll.getAttribute('href'), `#channels/${lounge}/lounge/subscribers`);
+      await viewAll.click();
+      const subscriberList = page.getByRole('dialog', { name: 'Channels' }).getByRole('list', { name: 'Subscribers of #lounge' });
+      await eventually(async () => (await subscriberList.getByRole('listitem').count()) === 4, 'the four subscribers listed');
+      await page.keyboard.press('Escape');
+      await subscriberList.waitFor({ state: 'detached' });
 
-      // A direct message conversation: its people (oneself among them), then the others.
+      // A direct message conversation: its people (oneself among them), then the others; no channel's link.
       await goToHash(page, `#narrow/dm/${carol.id}-Carol-People`);
       await eventually(async () => JSON.stringify(await sections()) === JSON.stringify(['This conversation', 'Others']), 'the conversation sections');
       assert.deepEqual(await names('This conversation'), ['Bob People', 'Carol People']);
+      assert.equal(await viewAll.count(), 0);
     }));
 });

@@ -308,9 +308,9 @@ export function topicsListChannel(hash: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-/** The address of a channel's settings, as Zulip's web app writes it: #channels/<id>/<name>/general. */
-export function channelSettingsHash(id: number, name: string): string {
-  return `#channels/${id}/${slugName(name)}/general`;
+/** The address of a channel's settings, as Zulip's web app writes it: #channels/<id>/<name>/general (or another part of them). */
+export function channelSettingsHash(id: number, name: string, part: 'general' | 'personal' | 'subscribers' = 'general'): string {
+  return `#channels/${id}/${slugName(name)}/${part}`;
 }
 
 /** A channel as Zulip's links name it: "<id>-<name>", spaces as dashes. */

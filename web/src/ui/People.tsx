@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { model, type Status } from '../model.ts';
-import { sameNarrow, type Term } from '../narrow.ts';
+import { channelSettingsHash, sameNarrow, type Term } from '../narrow.ts';
 import { Emoji } from './Emoji.tsx';
 import { Avatar } from './Avatar.tsx';
 
@@ -43,7 +43,8 @@ type Row = { u: { user_id: number; full_name: string; is_bot?: boolean }; p: key
  * topic's participants), This channel (its other subscribers; the people of
  * a direct message conversation, named This conversation), and Others,
  * folded until opened (and open while filtering); elsewhere, by presence.
- * Each by presence, then bots last, then by name.
+ * Each by presence, then bots last, then by name. In a channel, "View all
+ * subscribers" under them opens the channel's Subscribers settings.
  */
 export function People({ onUser, inLeft = false, scope = null }: { onUser(userId: number): void; inLeft?: boolean; scope?: PeopleScope | null }) {
   const [filter, setFilter] = useState('');
@@ -122,6 +123,11 @@ export function People({ onUser, inLeft = false, scope = null }: { onUser(userId
           </section>
         );
       })}
+      {channel !== null && model.streams.has(channel) && (
+        <a class="people-all" href={channelSettingsHash(channel, model.streams.get(channel)!.name, 'subscribers')}>
+          View all subscribers
+        </a>
+      )}
     </aside>
   );
 }
