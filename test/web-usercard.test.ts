@@ -624,6 +624,31 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'Close settings');
     }));
 
+  test('People in a large organization: the first rows show, more as the list\'s end scrolls into view; the counts and the filter cover everyone', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Many' });
+      /** The rows the list shows at first (PEOPLE_PAGE in web/src/ui/People.tsx). */
+      const PEOPLE_PAGE = 100;
+      const many = 130;
+      for (let i = 0; i < many; i++) await t.makeUser({ name: `Person ${String(i).padStart(3, '0')}` });
+      const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
+      const people = page.getByRole('complementary', { name: 'People' });
+      const rows = people.locator('button.person');
+      await people.getByRole('button', { name: /^Person 000\b/ }).waitFor();
+      // (The owner, Bob and the others: Bob active, the rest offline.)
+      assert.equal(await rows.count(), PEOPLE_PAGE);
+      assert.equal(await people.getByRole('region', { name: 'Offline' }).locator('.muted-text').first().textContent(), String(many + 1));
+      // Someone not shown yet is found by the filter.
+      await people.getByLabel('Filter people').fill('Person 129');
+      await people.getByRole('button', { name: /^Person 129\b/ }).waitFor();
+      await people.getByLabel('Filter people').fill('');
+      await eventually(async () => (await rows.count()) === PEOPLE_PAGE, 'the first rows again');
+      // Scrolled to its end, the list shows the rest.
+      await people.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+      await eventually(async () => (await rows.count()) === many + 2, 'everyone shown');
+      await people.getByRole('button', { name: /^Person 129\b/ }).waitFor();
+    }));
+
   test("People in a channel, a topic and a direct message conversation: Zulip's sections (this conversation, this channel, others folded), kept current; a channel's \"View all subscribers\"", () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

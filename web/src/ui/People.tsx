@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { model, type Status } from '../model.ts';
 import { channelSettingsHash, sameNarrow, type Term } from '../narrow.ts';
 import { Emoji } from './Emoji.tsx';
@@ -37,6 +37,14 @@ export function peopleScope(terms: Term[], view: string | null): PeopleScope | n
 type Row = { u: { user_id: number; full_name: string; is_bot?: boolean }; p: keyof typeof ORDER };
 
 /**
+ * How many people the list shows at first, and how many more each time its
+ * end scrolls into view (as Zulip's buddy list renders progressively): an
+ * organization of thousands would otherwise cost every event a render of
+ * them all.
+ */
+export const PEOPLE_PAGE = 100;
+
+/**
  * The organization's people (muted users left out, as in Zulip); a click (or
  * Enter) on one opens their card (`onUser`). In a channel, a topic or a
  * direct message conversation, Zulip's sections: This conversation (a
@@ -44,11 +52,15 @@ type Row = { u: { user_id: number; full_name: string; is_bot?: boolean }; p: key
  * a direct message conversation, named This conversation), and Others,
  * folded until opened (and open while filtering); elsewhere, by presence.
  * Each by presence, then bots last, then by name. In a channel, "View all
- * subscribers" under them opens the channel's Subscribers settings.
+ * subscribers" under them opens the channel's Subscribers settings. The
+ * first PEOPLE_PAGE rows show, more as the list's end comes into view (the
+ * sections' counts are of everyone).
  */
 export function People({ onUser, inLeft = false, scope = null }: { onUser(userId: number): void; inLeft?: boolean; scope?: PeopleScope | null }) {
   const [filter, setFilter] = useState('');
   const [othersOpen, setOthersOpen] = useState(false);
+  const [shown, setShown] = useState(PEOPLE_PAGE);
+  const end = useRef<HTMLDivElement>(null);
   const q = filter.trim().toLowerCase();
   const channel = scope?.channel ?? null;
   const subscribers = channel !== null ? model.subscribers.get(channel) : undefined;
@@ -73,6 +85,24 @@ export function People({ onUser, inLeft = false, scope = null }: { onUser(userId
   } else {
     for (const p of ['active', 'idle', 'offline'] as const) sections.push({ label: LABEL[p], list: people.filter((x) => x.p === p) });
   }
+  // The rows shown, in the sections' order: at most `shown`; what is cut waits for the end to scroll into view.
+  let budget = shown;
+  const cut = (list: Row[]) => {
+    const part = list.slice(0, Math.max(0, budget));
+    budget -= part.length;
+    return part;
+  };
+  const rows = sections.map((sec) => (sec.foldable && !othersOpen && !q ? [] : cut(sec.list)));
+  const more = rows.some((part, i) => part.length < sections[i]!.list.length && !(sections[i]!.foldable && !othersOpen && !q));
+  useEffect(() => {
+    const el = end.current;
+    if (!more || !el || typeof IntersectionObserver === 'undefined') return;
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) setShown((n) => n + PEOPLE_PAGE);
+    });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [more, shown]);
   const row = ({ u, p }: Row) => {
     const me = u.user_id === model.me.user_id;
     return (
@@ -103,9 +133,11 @@ export function People({ onUser, inLeft = false, scope = null }: { onUser(userId
     <aside class={inLeft ? 'people-in-left' : 'right-sidebar'} aria-label="People">
       <h2 class="side-heading">People</h2>
       <input class="people-filter" type="search" aria-label="Filter people" placeholder="Filter people" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
-      {sections.map(({ label, list, foldable, always }) => {
+      {sections.map(({ label, list, foldable, always }, i) => {
         if (!list.length && !always) return null;
         const folded = foldable && !othersOpen && !q;
+        // (A section whose rows all wait for the end to scroll into view shows with them.)
+        if (!folded && list.length && !rows[i]!.length) return null;
         return (
           <section key={`${label}-${always}`} aria-label={label}>
             <h3 class="people-group">
@@ -119,10 +151,11 @@ export function People({ onUser, inLeft = false, scope = null }: { onUser(userId
                 </>
               )}
             </h3>
-            {!folded && (list.length ? <ul class="people">{list.map(row)}</ul> : <p class="muted-text people-none">{q ? 'No one matches.' : scope?.participants.size ? 'No other subscribers.' : 'No subscribers.'}</p>)}
+            {!folded && (list.length ? <ul class="people">{rows[i]!.map(row)}</ul> : <p class="muted-text people-none">{q ? 'No one matches.' : scope?.participants.size ? 'No other subscribers.' : 'No subscribers.'}</p>)}
           </section>
         );
       })}
+      {more && <div ref={end} class="people-more" aria-hidden="true" />}
       {channel !== null && model.streams.has(channel) && (
         <a class="people-all" href={channelSettingsHash(channel, model.streams.get(channel)!.name, 'subscribers')}>
           View all subscribers
