@@ -30,11 +30,11 @@ export function roleMaySeeEmails(role: number, visibility: number): boolean {
   }
 }
 
-/** Whether `viewer` may see `target`'s real (delivery) email address. */
-export function canSeeDeliveryEmail(viewer: UserRow | null, target: UserRow): boolean {
+/** Whether `viewer` may see `target`'s real (delivery) email address (`visibility`: the target's, when already read, for many viewers). */
+export function canSeeDeliveryEmail(viewer: UserRow | null, target: UserRow, visibility?: number): boolean {
   if (!viewer) return false;
   if (viewer.id === target.id) return true;
-  return roleMaySeeEmails(viewer.role, emailVisibility(target));
+  return roleMaySeeEmails(viewer.role, visibility ?? emailVisibility(target));
 }
 
 /** The public `email` a user is known by: the real address, or a stable dummy one. */

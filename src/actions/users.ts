@@ -8,9 +8,9 @@ import { validEmail } from '../lib/email-address.ts';
 import { realmUserDefaults } from '../lib/user-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { emailSettings, sendEmail } from '../lib/email.ts';
-import { activeUserIds, allUsers, emailTaken, insertUser, updateUser, ROLE, type UserRow } from '../store/users.ts';
+import { activeUserIds, emailTaken, insertUser, updateUser, ROLE, type UserRow } from '../store/users.ts';
 import { inaccessibleUser, userIdsWhoCanAccess } from './user-access.ts';
-import { canSeeDeliveryEmail, formatUser, isAdminRole, publicEmail } from './users-format.ts';
+import { canSeeDeliveryEmail, emailVisibility, formatUser, isAdminRole, publicEmail } from './users-format.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { streamsByIds, type StreamRow } from '../store/streams.ts';
 import { FLAG, insertUserMessages, newestChannelMessageIds } from '../store/messages.ts';
@@ -18,6 +18,7 @@ import { botEventRecipients, formatBot } from './bots-format.ts';
 import { addSubscriptionsTx, sendSubscriptionAddEvents } from './streams-create.ts';
 import { defaultStreamIds } from './streams-default.ts';
 import { loadChannelContext } from './streams-format.ts';
+import { cachedUsers } from './cache.ts';
 
 export interface CreateUserInput {
   email: string;
@@ -169,7 +170,8 @@ export async function announceUser(svc: Services, user: UserRow): Promise<void> 
   const recipients = await userIdsWhoCanAccess(svc, user);
   // Its delivery_email goes to those the user's email_address_visibility lets see it; null to the rest.
   const knowing = new Set(recipients);
-  const seeing = new Set((await allUsers(svc.store.db, svc.realmId)).filter((u) => knowing.has(u.id) && canSeeDeliveryEmail(u, user)).map((u) => u.id));
+  const visibility = emailVisibility(user);
+  const seeing = new Set((await cachedUsers(svc)).list.filter((u) => knowing.has(u.id) && canSeeDeliveryEmail(u, user, visibility)).map((u) => u.id));
   const withEmail = recipients.filter((id) => seeing.has(id));
   const withoutEmail = recipients.filter((id) => !seeing.has(id));
   const person = formatUser(svc.config, user, { viewer: null, clientGravatar: false });
