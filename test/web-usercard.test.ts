@@ -478,12 +478,18 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await groups.getByRole('listitem', { name: 'Writers' }).waitFor();
       assert.deepEqual((await membersOf(writers)).sort((a, b) => a - b), [t.owner.id, eve.id].sort((a, b) => a - b));
 
-      // Back on Profile: her name, and Deactivate; Escape closes the dialog.
+      // Back on Profile: her name, and Deactivate.
       await tabs.getByRole('tab', { name: 'Profile' }).click();
       assert.equal(await dialog.getByLabel('Name').inputValue(), 'Eve Member');
       await dialog.getByRole('button', { name: 'Deactivate user' }).waitFor();
-      await page.keyboard.press('Escape');
+      // Deactivated elsewhere while another tab is open: no tabs, and Reactivate.
+      await tabs.getByRole('tab', { name: 'Channels' }).click();
+      assertSuccess(await owner.delete(`/users/${eve.id}`));
+      await dialog.getByText('This user is deactivated.').waitFor();
+      assert.equal(await tabs.count(), 0);
+      await dialog.getByRole('button', { name: 'Reactivate user' }).click();
       await dialog.waitFor({ state: 'detached' });
+      assert.equal(assertSuccess(await owner.get(`/users/${eve.id}`)).user.is_active, true);
     }));
 
   test('"Manage bot" from a bot\'s card (its owner\'s, an administrator\'s): name and owner saved together, its role by an administrator, an outgoing webhook\'s endpoint and format, a refusal shown in the dialog, deactivation, reactivation by an administrator', () =>

@@ -19,8 +19,9 @@ const BOT_TYPES: Array<[number, string]> = [
  * in realm_bots, with the name, address and state of each bot's user
  * object, as Zulip's clients read them since feature level 474): create one
  * (POST /bots, with an avatar image if one is chosen), manage one (its
- * "Manage bot" dialog, as from its card), show its API key (GET /bots/{id}/api_key) and download its
- * zuliprc, deactivate it (DELETE /bots/{id}); administrators also reactivate
+ * "Manage bot" dialog, as from its card), show its API key (GET
+ * /bots/{id}/api_key) and download its zuliprc, deactivate it (DELETE
+ * /bots/{id}); administrators also reactivate
  * (POST /users/{id}/reactivate). The server decides who may create which
  * bots, and says why not.
  */

@@ -24,8 +24,8 @@ const TABS: Array<[ManageTab, string]> = [
  * written for it; or their reactivation. Its Channels and User groups tabs
  * list the channels (of those the administrator can see) and groups the
  * user is in, to take them out of or put them in (UserChannels,
- * UserGroupsOf). The server decides who may do what
- * (only owners make or unmake owners, the last owner stays) and says why not,
+ * UserGroupsOf). The server decides who may do what (only owners make or
+ * unmake owners, the last owner stays) and says why not,
  * shown in the dialog; the realm_user events bring each change to every view.
  * A change saved or a deactivation done closes the dialog.
  */
@@ -96,7 +96,8 @@ export function ManageUser({ userId, onClose }: { userId: number; onClose(): voi
       ) : (
         <p>This user is deactivated.</p>
       )}
-      {tab === 'profile' && (
+      {/* (A user deactivated meanwhile, whatever the tab, shows Reactivate.) */}
+      {(tab === 'profile' || !u.is_active) && (
         <Deactivation
           kind="user"
           name={u.full_name}
