@@ -335,6 +335,9 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(renamed.full_name, 'Alert Hook Renamed');
       assert.match(renamed.avatar_url, /\.png\?version=2$/);
       await bots.getByRole('listitem', { name: 'Alert Hook Renamed' }).waitFor();
+      // The list shows each bot's avatar (the new one), and no owner for one's own bots.
+      await eventually(async () => (await bots.getByRole('listitem', { name: 'Alert Hook Renamed' }).locator('img.avatar-img').getAttribute('src'))?.includes('version=2') === true, 'the new avatar in the list');
+      assert.equal(await bots.getByText(/owned by/).count(), 0);
       // The new image is what the list's dialog shows when opened again.
       await bots.getByRole('button', { name: 'Manage Alert Hook Renamed' }).click();
       await eventually(async () => (await manage.locator('img.avatar-img').getAttribute('src'))?.includes('version=2') === true, 'the new avatar shown');
@@ -353,6 +356,8 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const owner = await loginPage(ownerCtx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       await owner.getByRole('button', { name: 'Settings', exact: true }).click();
       const ownerBots = owner.getByRole('dialog', { name: 'Settings' }).getByRole('list', { name: 'Your bots' });
+      // (Another's bot names its owner.)
+      await ownerBots.getByRole('listitem', { name: 'Alert Hook Renamed' }).getByText('owned by Bob Bots').waitFor();
       await ownerBots.getByRole('button', { name: 'Reactivate Alert Hook Renamed' }).click();
       await eventually(async () => assertSuccess(await bobApi.get('/bots')).bots.length === 1, 'the bot reactivated');
       await bots.getByRole('button', { name: 'Deactivate Alert Hook Renamed' }).waitFor();

@@ -4,6 +4,7 @@ import { model, type User } from '../model.ts';
 import { zuliprc } from '../util.ts';
 import { isAdministrator } from './Organization.tsx';
 import { ManageBot } from './ManageBot.tsx';
+import { Avatar } from './Avatar.tsx';
 import { ErrorLine, useAction, useRequest } from './request.tsx';
 
 /** Zulip's bot types that a person creates. */
@@ -17,7 +18,8 @@ const BOT_TYPES: Array<[number, string]> = [
 /**
  * The bots one may manage (one's own; every bot for administrators: the IDs
  * in realm_bots, with the name, address and state of each bot's user
- * object, as Zulip's clients read them since feature level 474): create one
+ * object, as Zulip's clients read them since feature level 474), each with
+ * its avatar (and its owner, when not oneself): create one
  * (POST /bots, with an avatar image if one is chosen), manage one (its
  * "Manage bot" dialog, as from its card), show its API key (GET
  * /bots/{id}/api_key) and download its zuliprc, deactivate it (DELETE
@@ -99,8 +101,13 @@ export function Bots() {
           const key = keys[b.user_id];
           return (
             <li key={b.user_id} aria-label={b.full_name} class={b.is_active ? '' : 'deactivated'}>
-              <span class="org-person">
-                {b.full_name} <span class="muted-text">{b.email}</span>
+              <span class="org-person bot-person">
+                <Avatar userId={b.user_id} name={b.full_name} size="small" />
+                <span>
+                  {b.full_name} <span class="muted-text">{b.email}</span>
+                  {/* (An administrator's list holds others' bots too.) */}
+                  {b.bot_owner_id && b.bot_owner_id !== model.me.user_id && <span class="muted-text"> · owned by {model.userName(b.bot_owner_id)}</span>}
+                </span>
               </span>
               <span class="bot-key">
                 {key === undefined ? (
