@@ -444,7 +444,20 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await dialog.waitFor();
       const tabs = dialog.getByRole('tablist', { name: 'Manage user' });
       assert.deepEqual(await tabs.getByRole('tab').allTextContents(), ['Profile', 'Channels', 'User groups']);
-
+      // The arrow keys (and Home, End) choose the tab beside the focused one, and focus it.
+      const on = (name: string) =>
+        eventually(async () => (await tabs.locator('[aria-selected="true"]').textContent()) === name && (await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)) === name, `the ${name} tab chosen and focused`);
+      await tabs.getByRole('tab', { name: 'Profile' }).focus();
+      await page.keyboard.press('ArrowRight');
+      await on('Channels');
+      await page.keyboard.press('End');
+      await on('User groups');
+      await page.keyboard.press('ArrowRight');
+      await on('Profile');
+      await page.keyboard.press('ArrowLeft');
+      await on('User groups');
+      await page.keyboard.press('Home');
+      await on('Profile');
       const tabsAt = async () => (await tabs.boundingBox())!.y;
       const top = await tabsAt();
       // Channels: hers listed; one she leaves, one she joins (checked through the API); the list follows.

@@ -148,10 +148,26 @@ export function Menu({ label, class: cls = 'msg-menu', onClose, children }: { la
   );
 }
 
-/** A dialog's tabs (the help's, the Channels dialog's): a button each, the chosen one marked. */
+/**
+ * A dialog's tabs (the help's, the Channels dialog's, Manage user's): a
+ * button each, the chosen one marked. The left and right arrow keys (Home,
+ * End) choose the tab before or after the focused one, and focus it.
+ */
 export function Tabs<T extends string>({ label, tabs, current, onChoose }: { label: string; tabs: Array<[T, string]>; current: T; onChoose(tab: T): void }) {
+  const onKeyDown = (e: KeyboardEvent) => {
+    const buttons = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLButtonElement>('[role="tab"]')];
+    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    if (at < 0) return;
+    const to = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    e.stopPropagation();
+    const next = (to + tabs.length) % tabs.length;
+    onChoose(tabs[next]![0]);
+    buttons[next]?.focus();
+  };
   return (
-    <div class="tab-row" role="tablist" aria-label={label}>
+    <div class="tab-row" role="tablist" aria-label={label} onKeyDown={onKeyDown}>
       {tabs.map(([t, name]) => (
         <button type="button" role="tab" key={t} class={cx('btn small', t === current && 'primary')} aria-selected={t === current} onClick={() => onChoose(t)}>
           {name}
