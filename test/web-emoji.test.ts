@@ -144,7 +144,7 @@ await browserTests('the web client in Chromium: custom emoji', (newContext) => {
       events.release();
       await eventually(async () => (await row('bob_wave').count()) === 0, 'bob_wave gone from the list');
     }));
-  test('emoji picked by name: into the compose box where the caret is (custom ones too), and into one’s status, which People shows and which can be cleared', () =>
+  test('emoji picked by name: into the compose box where the caret is (custom ones too), and into one’s status (from one’s card, or one of Zulip’s suggested ones), which People shows and which can be cleared', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Status' });
       const bobApi = t.client(bob);
@@ -187,9 +187,18 @@ await browserTests('the web client in Chromium: custom emoji', (newContext) => {
       await eventually(async () => (sent = await newest()) !== undefined, 'the message at the server');
       assert.match(sent!.content, /^<p>Hello <span aria-label="octopus" class="emoji emoji-1f419" role="img" title="octopus">:octopus:<\/span> big world <img alt=":team_logo:" class="emoji"/);
 
-      // A status with a Unicode emoji: at the server, and in People.
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      // One's own card: "Set status" opens Settings at one's profile, the status's text focused.
+      const ownCard = async () => {
+        await page.getByRole('complementary', { name: 'People' }).getByRole('button', { name: /^Bob Status/ }).click();
+        const card = page.getByRole('dialog', { name: 'Bob Status' });
+        await card.waitFor();
+        return card;
+      };
+      await (await ownCard()).getByRole('link', { name: 'Set status' }).click();
       const settings = page.getByRole('dialog', { name: 'Settings' });
+      await settings.waitFor();
+      await eventually(() => page.evaluate(() => (globalThis as any).document.activeElement?.id === 'set-status'), 'the status text focused');
+      // A status with a Unicode emoji: at the server, and in People.
       const statusPicker = settings.getByRole('dialog', { name: 'Choose an emoji' });
       await settings.getByRole('button', { name: 'Choose a status emoji' }).click();
       await statusPicker.getByLabel('Emoji name').fill('palm_tree');
@@ -222,6 +231,17 @@ await browserTests('the web client in Chromium: custom emoji', (newContext) => {
       assert.deepEqual(await statusAtServer(), {});
       await eventually(async () => (await inPeople.count()) === 0, 'no status in People');
       assert.equal(await settings.getByLabel('Status', { exact: true }).inputValue(), '');
+
+      // One of Zulip's suggested statuses fills in the text and the emoji.
+      await settings.getByRole('group', { name: 'Suggested statuses' }).getByRole('button', { name: /In a meeting/ }).click();
+      assert.equal(await settings.getByLabel('Status', { exact: true }).inputValue(), 'In a meeting');
+      await settings.getByRole('button', { name: 'Set status' }).click();
+      await eventually(async () => (await statusAtServer()).emoji_name === 'calendar', 'the suggested status at the server');
+      assert.deepEqual(await statusAtServer(), { status_text: 'In a meeting', emoji_name: 'calendar', emoji_code: '1f4c5', reaction_type: 'unicode_emoji' });
+      // With a status, one's card offers to edit it.
+      await page.keyboard.press('Escape');
+      await settings.waitFor({ state: 'detached' });
+      await (await ownCard()).getByRole('link', { name: 'Edit status' }).waitFor();
     }));
 
   test('the emoji set (Zulip\u2019s emojiset): pictures by default; as plain text, emoji in messages (custom ones too) and reactions show as their names; chosen in Settings, the server has it', () =>

@@ -362,10 +362,22 @@ function InvitePeople() {
   );
 }
 
+/** Zulip's suggested statuses: a text and its emoji (name, code). */
+const STATUS_PRESETS: Array<[text: string, name: string, code: string]> = [
+  ['Busy', 'working_on_it', '1f6e0'],
+  ['In a meeting', 'calendar', '1f4c5'],
+  ['Commuting', 'bus', '1f68c'],
+  ['Out sick', 'hurt', '1f915'],
+  ['Vacationing', 'palm_tree', '1f334'],
+  ['Working remotely', 'house', '1f3e0'],
+  ['At the office', 'office', '1f3e2'],
+];
+
 /**
  * One's status: an emoji, picked by name, and a text (POST
  * /users/me/status; the emoji by its name alone, the server finds its
- * code). "Clear status" removes both.
+ * code), or one of Zulip's suggested statuses, which fills both in. "Clear
+ * status" removes both.
  */
 function StatusForm() {
   const mine = model.statuses.get(model.me.user_id);
@@ -404,6 +416,21 @@ function StatusForm() {
           )}
         </span>
         <input id="set-status" type="text" value={text} placeholder="What are you up to?" maxLength={60} onInput={(e) => setText(e.currentTarget.value)} />
+      </div>
+      <div class="status-presets" role="group" aria-label="Suggested statuses">
+        {STATUS_PRESETS.map(([label, name, code]) => (
+          <button
+            type="button"
+            class="btn ghost small"
+            key={name}
+            onClick={() => {
+              setText(label);
+              setEmoji({ name, code });
+            }}
+          >
+            <PickedEmoji emoji={{ name, code }} /> {label}
+          </button>
+        ))}
       </div>
       <div class="row status-actions">
         {emoji && (

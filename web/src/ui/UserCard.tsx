@@ -13,6 +13,7 @@ import { api } from '../api.ts';
 import { isAdministrator } from './Organization.tsx';
 import { ManageUser } from './ManageUser.tsx';
 import { ManageBot, mayManageBot } from './ManageBot.tsx';
+import { focusSettingWhenOpened } from '../overlays.ts';
 
 /** The time of day where the user is, or null without a (known) time zone. */
 function localTime(timeZone: string | undefined): string | null {
@@ -124,6 +125,19 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
               }}
             >
               Edit your profile
+            </a>
+          )}
+          {userId === model.me.user_id && (
+            <a
+              class="btn"
+              href="#settings/profile"
+              onClick={() => {
+                // Settings opens at one's profile with the status's text focused.
+                focusSettingWhenOpened('set-status');
+                onClose();
+              }}
+            >
+              {status?.status_text || status?.emoji_code ? 'Edit status' : 'Set status'}
             </a>
           )}
           {userId !== model.me.user_id && (
