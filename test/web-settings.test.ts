@@ -365,6 +365,48 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await ctx.close();
     }));
 
+  test('"Generate URL for an integration" (an incoming webhook bot\'s Manage bot): the integration, a channel and one topic make the URL, which works', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Hooks' });
+      const bobApi = t.client(bob);
+      const made = assertSuccess(await bobApi.post('/bots', { full_name: 'Build Hook', short_name: 'builds', bot_type: 2 }));
+      const realmUrl = assertSuccess(await bobApi.get('/server_settings')).realm_url as string;
+      const generalId = assertSuccess(await bobApi.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const bots = page.getByRole('dialog', { name: 'Settings' }).getByRole('list', { name: 'Your bots' });
+      await bots.getByRole('button', { name: 'Manage Build Hook' }).click();
+      await page.getByRole('dialog', { name: 'Manage bot' }).getByRole('button', { name: 'Generate URL for an integration' }).click();
+      const gen = page.getByRole('dialog', { name: 'Generate URL for an integration' });
+      const url = gen.getByLabel('URL for your integration');
+      const copy = gen.getByRole('button', { name: 'Copy URL' });
+      assert.equal(await url.textContent(), 'Integration URL will appear here.');
+      assert.equal(await copy.isDisabled(), true);
+      // An integration: its URL, to a direct message by default.
+      await gen.getByLabel('Integration', { exact: true }).selectOption({ label: 'JSON' });
+      await eventually(async () => (await url.textContent()) === `${realmUrl}/api/v1/external/json?api_key=${made.api_key}`, 'the URL for direct messages');
+      assert.equal(await copy.isDisabled(), false);
+      // A channel and one topic; no URL to copy while the topic is empty.
+      await gen.getByLabel('Where to send notifications').selectOption({ label: '#general' });
+      await gen.getByLabel('Send all notifications to a single topic').check();
+      await eventually(() => copy.isDisabled(), 'no copying without a topic');
+      await gen.getByLabel('Topic', { exact: true }).fill('builds & deploys');
+      const expected = `${realmUrl}/api/v1/external/json?api_key=${made.api_key}&stream=${generalId}&topic=builds+%26+deploys`;
+      await eventually(async () => (await url.textContent()) === expected, 'the URL with its channel and topic');
+      assert.equal(await copy.isDisabled(), false);
+      // The URL works: a JSON document posted to it arrives in #general, in that topic.
+      const res = await fetch(expected, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ build: 'passed' }) });
+      assert.equal(res.status, 200, await res.text());
+      const narrow = JSON.stringify([{ operator: 'channel', operand: generalId }, { operator: 'topic', operand: 'builds & deploys' }]);
+      const [arrived] = assertSuccess(await bobApi.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow })).messages;
+      assert.equal(arrived.sender_id, made.user_id);
+      assert.match(arrived.content, /passed/);
+      // Escape closes the generator, and Manage bot stays.
+      await page.keyboard.press('Escape');
+      await gen.waitFor({ state: 'detached' });
+      await page.getByRole('dialog', { name: 'Manage bot' }).waitFor();
+    }));
+
   test('organization settings: an administrator renames the organization, uploads its icon, renames a person, changes a role, deactivates and reactivates an account; members do not see them', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -5,9 +5,11 @@ import { Avatar } from './Avatar.tsx';
 import { Dialog } from './Dialog.tsx';
 import { isAdministrator, RoleOptions } from './Organization.tsx';
 import { Deactivation } from './ManageUser.tsx';
+import { IntegrationUrl } from './IntegrationUrl.tsx';
 import { FormButtons, useRequest } from './request.tsx';
 
-/** Zulip's bot type of an outgoing webhook. */
+/** Zulip's bot types of an incoming and an outgoing webhook. */
+const INCOMING_WEBHOOK = 2;
 const OUTGOING_WEBHOOK = 3;
 
 /** Zulip's outgoing webhook message formats (a service's interface). */
@@ -29,7 +31,8 @@ export function mayManageBot(botId: number): boolean {
  * owner (an active person of the organization), its avatar (an image
  * file, sent with the rest as multipart form data) and, for an outgoing
  * webhook, its endpoint and message format, saved together in one
- * PATCH /bots/{id} (only what changed is sent); its
+ * PATCH /bots/{id} (only what changed is sent); for an incoming webhook,
+ * "Generate URL for an integration" (IntegrationUrl); its
  * deactivation, after a question (DELETE /bots/{id}); or, for
  * administrators, its reactivation. The server decides who may do what and
  * says why not, shown in the dialog; the realm_user and realm_bot events
@@ -46,6 +49,7 @@ export function ManageBot({ userId, onClose }: { userId: number; onClose(): void
   const [chosenRole, setRole] = useState<number | null>(null);
   const [avatarFile, setAvatarFile] = useState<File | null>(null);
   const [confirming, setConfirming] = useState(false);
+  const [generating, setGenerating] = useState(false);
   const req = useRequest();
   const first = useRef<HTMLInputElement & HTMLButtonElement>(null);
   // It takes the card's place: the focus goes to its first field (the name, or Reactivate).
@@ -131,6 +135,14 @@ export function ManageBot({ userId, onClose }: { userId: number; onClose(): void
       ) : (
         <p>This bot is deactivated.</p>
       )}
+      {b.is_active && b.bot_type === INCOMING_WEBHOOK && (
+        <div class="group-actions">
+          <button type="button" class="btn" onClick={() => setGenerating(true)}>
+            Generate URL for an integration
+          </button>
+        </div>
+      )}
+      {generating && <IntegrationUrl botId={b.user_id} onClose={() => setGenerating(false)} />}
       <Deactivation
         kind="bot"
         name={b.full_name}
