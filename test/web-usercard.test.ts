@@ -32,12 +32,19 @@ const sendTo = async (c: Client, topic: string, content: string) => assertSucces
 /** The People sidebar's entry for `name`. */
 const person = (page: Page, name: string) => page.getByRole('complementary', { name: 'People' }).getByRole('button', { name: new RegExp(`^${name}\\b`) });
 
-/** What the avatar in `where` shows: its image's address, or its initials. */
-async function avatarShows(where: Locator): Promise<string> {
-  const avatar = where.locator('.avatar').first();
-  const img = avatar.locator('img');
-  if (await img.count()) return `img ${await img.getAttribute('src')}`;
-  return `initials ${(await avatar.textContent())?.trim()}`;
+/**
+ * What the avatar in `where` shows: its image's address, or its initials.
+ * Read in one step: an image that fails to load gives way to the initials
+ * at any moment, and a second look could wait for an image that is gone.
+ */
+function avatarShows(where: Locator): Promise<string> {
+  return where
+    .locator('.avatar')
+    .first()
+    .evaluate((avatar) => {
+      const img = avatar.querySelector('img');
+      return img ? `img ${img.getAttribute('src')}` : `initials ${avatar.textContent?.trim()}`;
+    });
 }
 
 /** Waits until the avatar in `where` shows `want` (see avatarShows). */
