@@ -540,6 +540,11 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       assert.equal(await dialog.getByLabel('Bot owner').inputValue(), String(bob.id));
       // (A bot's role is for administrators to change.)
       assert.equal(await dialog.getByLabel('Role').count(), 0);
+      // Its owner's zuliprc: the key asked for, then shown with the file to download.
+      await dialog.getByRole('button', { name: 'Show API key of Helper Bot' }).click();
+      assert.equal(await dialog.getByLabel('API key of Helper Bot').textContent(), made.api_key);
+      const rc = await dialog.getByRole('link', { name: 'Download zuliprc' }).getAttribute('href');
+      assert.equal(decodeURIComponent(rc!.replace(/^data:text\/plain;charset=utf-8,/, '')), `[api]\nemail=${(await userOf(botId)).email}\nkey=${made.api_key}\nsite=${t.url}\n`);
       // A name another bot has: the server's reason shows, the dialog stays.
       await dialog.getByLabel('Name').fill('Other Bot');
       await dialog.getByRole('button', { name: 'Save changes' }).click();
@@ -591,6 +596,8 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       };
       await manage();
       assert.equal(await adminDialog.getByLabel('Endpoint URL').count(), 0);
+      // (An administrator who does not own it gets no zuliprc here, as in Zulip's.)
+      assert.equal(await adminDialog.getByRole('button', { name: /^Show API key/ }).count(), 0);
       // Its role, which an administrator changes (Owner is for owners to give: this one is).
       assert.equal(await adminDialog.getByLabel('Role').inputValue(), '400');
       await adminDialog.getByLabel('Role').selectOption({ label: 'Moderator' });

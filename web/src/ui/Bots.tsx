@@ -1,9 +1,8 @@
 import { useRef, useState } from 'preact/hooks';
 import { api, apiWithFile } from '../api.ts';
 import { model, type User } from '../model.ts';
-import { zuliprc } from '../util.ts';
 import { isAdministrator } from './Organization.tsx';
-import { ManageBot } from './ManageBot.tsx';
+import { BotKey, ManageBot } from './ManageBot.tsx';
 import { Avatar } from './Avatar.tsx';
 import { ErrorLine, useAction, useRequest } from './request.tsx';
 
@@ -115,12 +114,7 @@ export function Bots() {
                     Show API key of {b.full_name}
                   </button>
                 ) : (
-                  <>
-                    API key: <code aria-label={`API key of ${b.full_name}`}>{key}</code>{' '}
-                    <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(zuliprc(b.email, key))}`} download="zuliprc">
-                      Download zuliprc
-                    </a>
-                  </>
+                  <BotKey bot={b} apiKey={key} />
                 )}
               </span>
               <span class="bot-actions">
@@ -147,3 +141,4 @@ export function Bots() {
     </section>
   );
 }
+

@@ -1,6 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, apiWithFile } from '../api.ts';
-import { model } from '../model.ts';
+import { model, type User } from '../model.ts';
+import { zuliprc } from '../util.ts';
 import { Avatar } from './Avatar.tsx';
 import { Dialog } from './Dialog.tsx';
 import { isAdministrator, RoleOptions } from './Organization.tsx';
@@ -32,7 +33,8 @@ export function mayManageBot(botId: number): boolean {
  * file, sent with the rest as multipart form data) and, for an outgoing
  * webhook, its endpoint and message format, saved together in one
  * PATCH /bots/{id} (only what changed is sent); for an incoming webhook,
- * "Generate URL for an integration" (IntegrationUrl); its
+ * "Generate URL for an integration" (IntegrationUrl); for its owner, its API
+ * key and zuliprc (as Zulip's "Zuliprc configuration"); its
  * deactivation, after a question (DELETE /bots/{id}); or, for
  * administrators, its reactivation. The server decides who may do what and
  * says why not, shown in the dialog; the realm_user and realm_bot events
@@ -50,6 +52,7 @@ export function ManageBot({ userId, onClose }: { userId: number; onClose(): void
   const [avatarFile, setAvatarFile] = useState<File | null>(null);
   const [confirming, setConfirming] = useState(false);
   const [generating, setGenerating] = useState(false);
+  const [apiKey, setApiKey] = useState<string | null>(null);
   const req = useRequest();
   const first = useRef<HTMLInputElement & HTMLButtonElement>(null);
   // It takes the card's place: the focus goes to its first field (the name, or Reactivate).
@@ -142,6 +145,20 @@ export function ManageBot({ userId, onClose }: { userId: number; onClose(): void
           </button>
         </div>
       )}
+      {b.is_active && b.bot_owner_id === model.me.user_id && (
+        <div class="settings-group">
+          <span class="group-label">Zuliprc configuration</span>
+          <p class="bot-key">
+            {apiKey === null ? (
+              <button type="button" class="btn" disabled={req.busy} onClick={() => void req.run(async () => setApiKey((await api('GET', `/bots/${b.user_id}/api_key`)).api_key as string))}>
+                Show API key of {b.full_name}
+              </button>
+            ) : (
+              <BotKey bot={b} apiKey={apiKey} />
+            )}
+          </p>
+        </div>
+      )}
       {generating && <IntegrationUrl botId={b.user_id} onClose={() => setGenerating(false)} />}
       <Deactivation
         kind="bot"
@@ -157,5 +174,17 @@ export function ManageBot({ userId, onClose }: { userId: number; onClose(): void
         reactivateRef={first}
       />
     </Dialog>
+  );
+}
+
+/** A bot's API key, shown, and its zuliprc (the Python bindings' configuration) to download. */
+export function BotKey({ bot: b, apiKey }: { bot: User; apiKey: string }) {
+  return (
+    <>
+      API key: <code aria-label={`API key of ${b.full_name}`}>{apiKey}</code>{' '}
+      <a href={`data:text/plain;charset=utf-8,${encodeURIComponent(zuliprc(b.email, apiKey))}`} download="zuliprc">
+        Download zuliprc
+      </a>
+    </>
   );
 }
