@@ -375,9 +375,20 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const bots = page.getByRole('dialog', { name: 'Settings' }).getByRole('list', { name: 'Your bots' });
+      const gen = page.getByRole('dialog', { name: 'Generate URL for an integration' });
+      // Straight from the list: another integration starts over (a direct message, no topic), as Zulip's.
+      await bots.getByRole('button', { name: 'Generate URL for an integration for Build Hook' }).click();
+      await gen.getByLabel('Integration', { exact: true }).selectOption({ label: 'JSON' });
+      await gen.getByLabel('Where to send notifications').selectOption({ label: '#general' });
+      await gen.getByLabel('Send all notifications to a single topic').check();
+      await gen.getByLabel('Integration', { exact: true }).selectOption({ label: 'GitHub' });
+      assert.equal(await gen.getByLabel('Where to send notifications').inputValue(), '-1');
+      assert.equal(await gen.getByLabel('Send all notifications to a single topic').isChecked(), false);
+      await gen.getByRole('button', { name: 'Close', exact: true }).click();
+      await gen.waitFor({ state: 'detached' });
+      // From Manage bot, the same.
       await bots.getByRole('button', { name: 'Manage Build Hook' }).click();
       await page.getByRole('dialog', { name: 'Manage bot' }).getByRole('button', { name: 'Generate URL for an integration' }).click();
-      const gen = page.getByRole('dialog', { name: 'Generate URL for an integration' });
       const url = gen.getByLabel('URL for your integration');
       const copy = gen.getByRole('button', { name: 'Copy URL' });
       assert.equal(await url.textContent(), 'Integration URL will appear here.');

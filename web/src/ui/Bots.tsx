@@ -4,6 +4,7 @@ import { model, type User } from '../model.ts';
 import { isAdministrator } from './Organization.tsx';
 import { BotKey, ManageBot } from './ManageBot.tsx';
 import { Avatar } from './Avatar.tsx';
+import { IntegrationUrl } from './IntegrationUrl.tsx';
 import { ErrorLine, useAction, useRequest } from './request.tsx';
 
 /** Zulip's bot types that a person creates. */
@@ -20,7 +21,8 @@ const BOT_TYPES: Array<[number, string]> = [
  * object, as Zulip's clients read them since feature level 474), each with
  * its avatar (and its owner, when not oneself): create one
  * (POST /bots, with an avatar image if one is chosen), manage one (its
- * "Manage bot" dialog, as from its card), show its API key (GET
+ * "Manage bot" dialog, as from its card; an incoming webhook's integration
+ * URL straight from the list, as Zulip's), show its API key (GET
  * /bots/{id}/api_key) and download its zuliprc, deactivate it (DELETE
  * /bots/{id}); administrators also reactivate
  * (POST /users/{id}/reactivate). The server decides who may create which
@@ -33,6 +35,7 @@ export function Bots() {
   const [payloadUrl, setPayloadUrl] = useState('');
   const [keys, setKeys] = useState<Record<number, string>>({});
   const [managing, setManaging] = useState<number | null>(null);
+  const [generating, setGenerating] = useState<number | null>(null);
   const avatarInput = useRef<HTMLInputElement>(null);
   const create = useAction();
   const change = useRequest();
@@ -121,6 +124,11 @@ export function Bots() {
                 <button type="button" class="btn" onClick={() => setManaging(b.user_id)}>
                   Manage {b.full_name}
                 </button>
+                {b.is_active && b.bot_type === 2 && (
+                  <button type="button" class="btn" aria-label={`Generate URL for an integration for ${b.full_name}`} onClick={() => setGenerating(b.user_id)}>
+                    Generate URL
+                  </button>
+                )}
                 {b.is_active ? (
                   <button type="button" class="btn" disabled={change.busy} onClick={() => void change.run(() => api('DELETE', `/bots/${b.user_id}`))}>
                     Deactivate {b.full_name}
@@ -138,6 +146,7 @@ export function Bots() {
         })}
       </ul>
       {managing !== null && <ManageBot userId={managing} onClose={() => setManaging(null)} />}
+      {generating !== null && <IntegrationUrl botId={generating} onClose={() => setGenerating(null)} />}
     </section>
   );
 }

@@ -54,7 +54,17 @@ export function IntegrationUrl({ botId, onClose }: { botId: number; onClose(): v
     <Dialog id="integration-url-title" title="Generate URL for an integration" onClose={onClose}>
       <div class="settings-group">
         <label for="integration-name">Integration</label>
-        <select id="integration-name" value={integration} onChange={(e) => changed(setIntegration)(e.currentTarget.value)}>
+        <select
+        id="integration-name"
+        value={integration}
+        onChange={(e) => {
+          // Another integration starts over, as Zulip's: a direct message, no topic.
+          changed(setIntegration)(e.currentTarget.value);
+          setChannel(TO_ME);
+          setOneTopic(false);
+          setTopic('');
+        }}
+      >
           <option value="">Select an integration</option>
           {integrations.map((i) => (
             <option key={i.name} value={i.name}>
