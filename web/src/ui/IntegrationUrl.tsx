@@ -55,16 +55,16 @@ export function IntegrationUrl({ botId, onClose }: { botId: number; onClose(): v
       <div class="settings-group">
         <label for="integration-name">Integration</label>
         <select
-        id="integration-name"
-        value={integration}
-        onChange={(e) => {
-          // Another integration starts over, as Zulip's: a direct message, no topic.
-          changed(setIntegration)(e.currentTarget.value);
-          setChannel(TO_ME);
-          setOneTopic(false);
-          setTopic('');
-        }}
-      >
+          id="integration-name"
+          value={integration}
+          onChange={(e) => {
+            // Another integration starts over, as Zulip's: a direct message, no topic.
+            changed(setIntegration)(e.currentTarget.value);
+            setChannel(TO_ME);
+            setOneTopic(false);
+            setTopic('');
+          }}
+        >
           <option value="">Select an integration</option>
           {integrations.map((i) => (
             <option key={i.name} value={i.name}>
