@@ -1,4 +1,3 @@
-import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model } from '../model.ts';
 import { ErrorLine, useRequest } from './request.tsx';
