@@ -77,11 +77,25 @@ await browserTests('the web client in Chromium: organization permissions', (newC
       await section.getByLabel('Days before new members become full members').fill('3');
       await section.getByRole('button', { name: 'Save waiting period' }).click();
       await eventually(async () => (await realmAt(owner)).realm_waiting_period_threshold === 3, 'a waiting period of 3 days');
-      await section.getByLabel('Time limit for editing, in minutes (empty for none)').fill('15');
-      await section.getByRole('button', { name: 'Save time limit' }).click();
+      // A value typed while the one before is being saved stays when that save ends (the page's save is held back here).
+      const limitInput = section.getByLabel('Time limit for editing, in minutes (empty for none)');
+      const saveLimit = section.getByRole('button', { name: 'Save time limit' });
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route('**/json/realm', async (route) => {
+        if (route.request().method() === 'PATCH') await held;
+        await route.continue();
+      });
+      await limitInput.fill('15');
+      await saveLimit.click();
+      await eventually(() => saveLimit.isDisabled(), 'the save under way');
+      await limitInput.fill('');
+      release();
       await eventually(async () => (await realmAt(owner)).realm_message_content_edit_limit_seconds === 900, 'an editing limit of 15 minutes');
-      await section.getByLabel('Time limit for editing, in minutes (empty for none)').fill('');
-      await section.getByRole('button', { name: 'Save time limit' }).click();
+      await eventually(async () => !(await saveLimit.isDisabled()), 'the save done');
+      assert.equal(await limitInput.inputValue(), '');
+      await page.unroute('**/json/realm');
+      await saveLimit.click();
       await eventually(async () => (await realmAt(owner)).realm_message_content_edit_limit_seconds === null, 'no editing limit');
       await section.getByLabel('People can edit their messages').uncheck();
       await eventually(async () => (await realmAt(owner)).realm_allow_message_editing === false, 'editing not allowed');

@@ -95,9 +95,11 @@ export function Permissions() {
         onSubmit={(e) => {
           e.preventDefault();
           const days = Number(waiting);
+          const typed = typedWaiting;
           void joining.run(async () => {
             await setRealm('waiting_period_threshold', days);
-            setWaiting(null);
+            // Back to the organization's value, unless something else was typed meanwhile.
+            setWaiting((now) => (now === typed ? null : now));
           }, 'Saved.');
         }}
       >
@@ -140,9 +142,11 @@ export function Permissions() {
           const minutes = limit.trim();
           // No limit is Zulip's "unlimited" (null in /register and the events).
           const seconds = minutes === '' ? null : Math.round(Number(minutes) * 60);
+          const typed = typedLimit;
           void editing.run(async () => {
             await setRealm('message_content_edit_limit_seconds', seconds, seconds ?? 'unlimited');
-            setLimit(null);
+            // Back to the organization's value, unless something else was typed meanwhile.
+            setLimit((now) => (now === typed ? null : now));
           }, 'Saved.');
         }}
       >
