@@ -78,6 +78,27 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       assert.equal(s.description, 'Pixels and colour');
       await row('design-team').getByText('Pixels and colour').waitFor();
 
+      // A description typed while a save is under way stays when that save ends (the save is held back here).
+      const description = settings.getByLabel('Channel description');
+      const saveChannel = settings.getByRole('button', { name: 'Save channel' });
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route(`**/json/streams/${design}`, async (route) => {
+        if (route.request().method() === 'PATCH') await held;
+        await route.continue();
+      });
+      await description.fill('Pixels');
+      await saveChannel.click();
+      await eventually(() => saveChannel.isDisabled(), 'the save under way');
+      await description.fill('Pixels, colour and type');
+      release();
+      await eventually(async () => (await channelAtServer(owner, design)).description === 'Pixels', 'the first description at the server');
+      await eventually(async () => !(await saveChannel.isDisabled()), 'the save done');
+      assert.equal(await description.inputValue(), 'Pixels, colour and type');
+      await page.unroute(`**/json/streams/${design}`);
+      await saveChannel.click();
+      await eventually(async () => (await channelAtServer(owner, design)).description === 'Pixels, colour and type', 'the description typed meanwhile saved');
+
       // A name already taken: the server's reason, nothing changed.
       await settings.getByLabel('Channel name').fill('attic');
       await settings.getByRole('button', { name: 'Save channel' }).click();

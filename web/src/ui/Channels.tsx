@@ -362,6 +362,8 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
       ...(folder !== currentFolder ? { folder_id: folder === '' ? null : Number(folder) } : {}),
       ...(topicsPolicy !== currentTopics ? { topics_policy: topicsPolicy } : {}),
     };
+    // What was typed or chosen when saving: what is typed or chosen meanwhile stays after the save.
+    const sent = { typedName, typedDescription, chosenPrivacy, chosenFolder, chosenTopics };
     void save.run(async () => {
       if (Object.keys(params).length) {
         await api('PATCH', `/streams/${id}`, params);
@@ -375,11 +377,11 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
         });
         model.changed();
       }
-      setName(null);
-      setDescription(null);
-      setPrivacy(null);
-      setFolder(null);
-      setTopics(null);
+      setName((now) => (now === sent.typedName ? null : now));
+      setDescription((now) => (now === sent.typedDescription ? null : now));
+      setPrivacy((now) => (now === sent.chosenPrivacy ? null : now));
+      setFolder((now) => (now === sent.chosenFolder ? null : now));
+      setTopics((now) => (now === sent.chosenTopics ? null : now));
     }, 'Channel saved.');
   }
 
