@@ -473,6 +473,16 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
   );
 }
 
+/** Subscribes someone else to a channel (POST /users/me/subscriptions with principals). */
+export function subscribeUser(channelName: string, userId: number) {
+  return api('POST', '/users/me/subscriptions', { subscriptions: [{ name: channelName }], principals: [userId] });
+}
+
+/** Unsubscribes someone else from a channel (DELETE /users/me/subscriptions with principals). */
+export function unsubscribeUser(channelName: string, userId: number) {
+  return api('DELETE', '/users/me/subscriptions', { subscriptions: [channelName], principals: [userId] });
+}
+
 /**
  * A channel's subscribers (GET /streams/{id}/members, then kept current by
  * the server's events), with Remove and Add for those the server lets change
@@ -509,7 +519,7 @@ function ChannelSubscribers({ channel: c }: { channel: Channel }) {
                 class="btn"
                 disabled={change.busy}
                 aria-label={`Remove ${u.full_name} from #${c.name}`}
-                onClick={() => void change.run(() => api('DELETE', '/users/me/subscriptions', { subscriptions: [c.name], principals: [u.user_id] }))}
+                onClick={() => void change.run(() => unsubscribeUser(c.name, u.user_id))}
               >
                 Remove
               </button>
@@ -527,7 +537,7 @@ function ChannelSubscribers({ channel: c }: { channel: Channel }) {
           button="Add"
           options={candidates.map((u) => ({ value: u.user_id, label: u.full_name }))}
           busy={change.busy}
-          add={(userId) => change.run(() => api('POST', '/users/me/subscriptions', { subscriptions: [{ name: c.name }], principals: [userId] }))}
+          add={(userId) => change.run(() => subscribeUser(c.name, userId))}
         />
       )}
       <ErrorLine error={change.error} />

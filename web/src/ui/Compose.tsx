@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ComponentChild, ComponentChildren, Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
+import { subscribeUser } from './Channels.tsx';
 import { model, type Draft } from '../model.ts';
 import { matches, narrowToHash, placeKey, placeTerms, type LocalMessage, type Place, type Term } from '../narrow.ts';
 import { discardDraft, draftFor, draftNarrow, draftSlot, draftTarget, saveDraft, takeRestore, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
@@ -1087,7 +1088,7 @@ function NotSubscribedWarnings({ streamId, ids, onDismiss }: { streamId: number;
             kind="warning"
             action={
               mayAdd && (
-                <button type="button" class="btn" disabled={busy} onClick={() => void run(() => api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: channel }]), principals: JSON.stringify([id]) }))}>
+                <button type="button" class="btn" disabled={busy} onClick={() => void run(() => subscribeUser(channel, id))}>
                   Subscribe them
                 </button>
               )

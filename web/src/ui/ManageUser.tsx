@@ -4,6 +4,7 @@ import { api } from '../api.ts';
 import { model, type User } from '../model.ts';
 import { Dialog, Tabs } from './Dialog.tsx';
 import { RoleOptions } from './Organization.tsx';
+import { subscribeUser, unsubscribeUser } from './Channels.tsx';
 import { changeMembers, mayAddMembers, mayRemoveMembers, PickToAdd } from './UserGroups.tsx';
 import { ProfileFieldInput, profileChanges, profileValueOf } from './ProfileFields.tsx';
 import { Confirm, ErrorLine, FormButtons, useRequest } from './request.tsx';
@@ -207,7 +208,7 @@ function UserChannels({ user: u }: { user: User }) {
                 class="btn"
                 disabled={change.busy}
                 aria-label={`Unsubscribe ${u.full_name} from #${c.name}`}
-                onClick={() => void change.run(() => api('DELETE', '/users/me/subscriptions', { subscriptions: [c.name], principals: [u.user_id] }))}
+                onClick={() => void change.run(() => unsubscribeUser(c.name, u.user_id))}
               >
                 Unsubscribe
               </button>
@@ -224,7 +225,7 @@ function UserChannels({ user: u }: { user: User }) {
           button="Subscribe"
           options={others.map((c) => ({ value: c.stream_id, label: `#${c.name}` }))}
           busy={change.busy}
-          add={(id) => change.run(() => api('POST', '/users/me/subscriptions', { subscriptions: [{ name: model.streams.get(id)!.name }], principals: [u.user_id] }))}
+          add={(id) => change.run(() => subscribeUser(model.streams.get(id)!.name, u.user_id))}
         />
       )}
       <ErrorLine error={change.error} />
