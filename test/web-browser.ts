@@ -288,6 +288,20 @@ export async function setTabHidden(page: Page, hidden: boolean): Promise<void> {
   }, hidden);
 }
 
+/**
+ * Holds back the page's `method` requests to `url` (a Playwright URL glob)
+ * until `release()`; `stop()` lets the next ones through unheld.
+ */
+export async function holdRequests(page: Page, url: string, method: string): Promise<{ release(): void; stop(): Promise<void> }> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(url, async (route) => {
+    if (route.request().method() === method) await held;
+    await route.continue();
+  });
+  return { release, stop: () => page.unroute(url) };
+}
+
 /** Polls `fn` until it returns true (browser state converges asynchronously). */
 export async function eventually(fn: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;

@@ -18,7 +18,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, inDialogView, goToHash as go, loginPage, openSidebarMenu, PASSWORD, selectedText, send, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, holdRequests, inDialogView, goToHash as go, loginPage, openSidebarMenu, PASSWORD, selectedText, send, withWebServer } from './web-browser.ts';
 
 /** The channel as the server has it. */
 async function channelAtServer(api: Client, id: number): Promise<Record<string, any>> {
@@ -81,21 +81,16 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       // A description typed while a save is under way stays when that save ends (the save is held back here).
       const description = settings.getByLabel('Channel description');
       const saveChannel = settings.getByRole('button', { name: 'Save channel' });
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      await page.route(`**/json/streams/${design}`, async (route) => {
-        if (route.request().method() === 'PATCH') await held;
-        await route.continue();
-      });
+      const held = await holdRequests(page, `**/json/streams/${design}`, 'PATCH');
       await description.fill('Pixels');
       await saveChannel.click();
       await eventually(() => saveChannel.isDisabled(), 'the save under way');
       await description.fill('Pixels, colour and type');
-      release();
+      held.release();
       await eventually(async () => (await channelAtServer(owner, design)).description === 'Pixels', 'the first description at the server');
       await eventually(async () => !(await saveChannel.isDisabled()), 'the save done');
       assert.equal(await description.inputValue(), 'Pixels, colour and type');
-      await page.unroute(`**/json/streams/${design}`);
+      await held.stop();
       await saveChannel.click();
       await eventually(async () => (await channelAtServer(owner, design)).description === 'Pixels, colour and type', 'the description typed meanwhile saved');
 

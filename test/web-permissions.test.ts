@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, eventGate, eventually, loginPage, PASSWORD, selectedText, withWebServer } from './web-browser.ts';
+import { browserTests, eventGate, eventually, holdRequests, loginPage, PASSWORD, selectedText, withWebServer } from './web-browser.ts';
 
 /** The organization's settings as the server reports them to `api` (realm_… fields of /register). */
 async function realmAt(api: Client): Promise<Record<string, any>> {
@@ -80,21 +80,16 @@ await browserTests('the web client in Chromium: organization permissions', (newC
       // A value typed while the one before is being saved stays when that save ends (the page's save is held back here).
       const limitInput = section.getByLabel('Time limit for editing, in minutes (empty for none)');
       const saveLimit = section.getByRole('button', { name: 'Save time limit' });
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      await page.route('**/json/realm', async (route) => {
-        if (route.request().method() === 'PATCH') await held;
-        await route.continue();
-      });
+      const held = await holdRequests(page, '**/json/realm', 'PATCH');
       await limitInput.fill('15');
       await saveLimit.click();
       await eventually(() => saveLimit.isDisabled(), 'the save under way');
       await limitInput.fill('');
-      release();
+      held.release();
       await eventually(async () => (await realmAt(owner)).realm_message_content_edit_limit_seconds === 900, 'an editing limit of 15 minutes');
       await eventually(async () => !(await saveLimit.isDisabled()), 'the save done');
       assert.equal(await limitInput.inputValue(), '');
-      await page.unroute('**/json/realm');
+      await held.stop();
       await saveLimit.click();
       await eventually(async () => (await realmAt(owner)).realm_message_content_edit_limit_seconds === null, 'no editing limit');
       await section.getByLabel('People can edit their messages').uncheck();
