@@ -7,6 +7,9 @@
  * (`store.changes`: every write is seen there, whoever made it, including
  * other processes on the same database). A part read inside a transaction
  * that has written its tables is read from that transaction and not kept.
+ * Users are the exception: they are brought up to date row by row, only
+ * the rows changed since being loaded again (KeptUsers), as a change to one
+ * user would otherwise have every user read again.
  *
  * Message rows, reactions and submessages are kept too, by message ID, for
  * reading messages (GET /messages asks for the same recent messages again
@@ -27,7 +30,7 @@ import type { Store, Tx } from '../store/db.ts';
 import { MESSAGE_REWRITES, type TableChanges } from '../store/changes.ts';
 import { messagesByIds, reactionsFor, type MessageRow, type ReactionRow } from '../store/messages.ts';
 import { submessagesFor, type SubmessageRow } from '../store/submessages.ts';
-import { allUsers, type UserRow } from '../store/users.ts';
+import { allUsers, userRowVersions, usersByIds, type UserRow } from '../store/users.ts';
 import { realmById, type RealmRow } from '../store/realm.ts';
 import { allStreams, subscribedStreamIds, subscribersWithNotificationSettings, type StreamRow, type SubscriberNotificationRow } from '../store/streams.ts';
 import { mutingUserIds } from '../store/muted-users.ts';
@@ -49,7 +52,7 @@ import { loadProfileData, type ProfileData } from './profile-data.ts';
 class Kept<K, V> {
   protected readonly kept = new Map<K, V>();
   private stamp = -1;
-  private readonly changes: TableChanges;
+  protected readonly changes: TableChanges;
   private readonly tables: readonly string[];
   private readonly limit: number;
 
@@ -70,11 +73,12 @@ class Kept<K, V> {
     return stamp;
   }
 
-  /** Keeps a value loaded since `begin()` returned `stamp`, unless the tables changed meanwhile or have a write pending. */
-  protected keep(stamp: number, key: K, value: V): void {
-    if (this.stamp !== stamp || this.changes.stamp(this.tables) !== stamp || !this.changes.settled(this.tables)) return;
+  /** Keeps a value loaded since `begin()` returned `stamp`, unless the tables changed meanwhile or have a write pending; whether it was kept. */
+  protected keep(stamp: number, key: K, value: V): boolean {
+    if (this.stamp !== stamp || this.changes.stamp(this.tables) !== stamp || !this.changes.settled(this.tables)) return false;
     this.kept.set(key, value);
     if (this.kept.size > this.limit) this.kept.delete(this.kept.keys().next().value as K);
+    return true;
   }
 
   /** The stamp the kept values were loaded under. */
@@ -100,6 +104,62 @@ class Part<T> extends Kept<0, T> {
     this.keep(stamp, 0, value);
     return value;
   }
+}
+
+/**
+ * The organization's users, kept by row. When the table changes, each
+ * user's row version (moved by every change to the row, see migration 1050)
+ * is read and only the rows added or changed since the last snapshot kept
+ * are loaded; the others are the same frozen rows as before. The whole table
+ * is loaded again only when there is no such snapshot, when everything
+ * counts as changed (`TableChanges.everything`: another process wrote,
+ * tables unknown), or when most rows changed.
+ */
+class KeptUsers extends Kept<0, UsersSnapshot> {
+  private readonly realmId: number;
+  /** The last snapshot kept (what the database held, committed), with the `everything` it was loaded under. */
+  private base: { snapshot: UsersSnapshot; everything: number } | null = null;
+
+  constructor(changes: TableChanges, realmId: number) {
+    super(changes, ['users'], 1);
+    this.realmId = realmId;
+  }
+
+  async get(db: Tx): Promise<UsersSnapshot> {
+    const stamp = this.begin();
+    const kept = this.kept.get(0);
+    if (kept !== undefined) return kept;
+    const everything = this.changes.everything;
+    const base = this.base?.everything === everything ? this.base.snapshot : null;
+    const value = base ? await this.update(db, base) : usersSnapshot((await allUsers(db, this.realmId)).map((u) => Object.freeze(u)));
+    if (this.keep(stamp, 0, value)) this.base = { snapshot: value, everything };
+    return value;
+  }
+
+  private async update(db: Tx, base: UsersSnapshot): Promise<UsersSnapshot> {
+    const versions = await userRowVersions(db, this.realmId);
+    const changed = new Set<number>();
+    for (const v of versions) if (base.byId.get(v.id)?.row_version !== v.row_version) changed.add(v.id);
+    if (changed.size === 0 && versions.length === base.list.length) return base;
+    if (changed.size > versions.length / 2) return usersSnapshot((await allUsers(db, this.realmId)).map((u) => Object.freeze(u)));
+    const fresh = new Map((await usersByIds(db, this.realmId, [...changed])).map((u) => [u.id, Object.freeze(u)]));
+    const list: UserRow[] = [];
+    for (const v of versions) {
+      // A row changed between the two reads is as the second found it (its
+      // own version with it); one deleted between them is left out.
+      const u = fresh.get(v.id) ?? (changed.has(v.id) ? undefined : base.byId.get(v.id));
+      if (u) list.push(u);
+    }
+    return usersSnapshot(list);
+  }
+}
+
+function usersSnapshot(list: UserRow[]): UsersSnapshot {
+  return {
+    list: Object.freeze(list),
+    byId: new Map(list.map((u) => [u.id, u])),
+    byApiKey: new Map(list.map((u) => [u.api_key, u])),
+  };
 }
 
 /** The most keys a ByKey keeps; past it, the oldest kept is dropped first. */
@@ -211,7 +271,7 @@ export interface ChannelSubscribers {
 export type CustomEmoji = ReadonlyMap<string, { id: string; name: string; source_url: string }>;
 
 class RealmCache {
-  readonly users: Part<UsersSnapshot>;
+  readonly users: KeptUsers;
   readonly realm: Part<RealmSnapshot>;
   readonly streams: Part<StreamsSnapshot>;
   readonly groups: Part<Groups>;
@@ -231,14 +291,7 @@ class RealmCache {
     this.messageRows = new ByMessage(changes, [MESSAGE_REWRITES], (db, ids) => messageRowsById(db, realmId, ids), undefined);
     this.reactions = new ByMessage(changes, ['reactions'], async (db, ids) => frozenLists(await reactionsFor(db, ids)), NONE);
     this.submessages = new ByMessage(changes, ['submessages'], async (db, ids) => frozenLists(await submessagesFor(db, ids)), NONE);
-    this.users = new Part(changes, ['users'], async (db) => {
-      const list = (await allUsers(db, realmId)).map((u) => Object.freeze(u));
-      return {
-        list: Object.freeze(list),
-        byId: new Map(list.map((u) => [u.id, u])),
-        byApiKey: new Map(list.map((u) => [u.api_key, u])),
-      };
-    });
+    this.users = new KeptUsers(changes, realmId);
     this.realm = new Part(changes, ['realm'], async (db) => {
       const row = Object.freeze(await realmById(db, realmId));
       return { row, settings: Object.freeze(realmSettings(row.settings_json)) };
@@ -289,7 +342,7 @@ function cacheOf(svc: Services): RealmCache {
   return c;
 }
 
-function get<T>(svc: Services, db: Tx, pick: (c: RealmCache) => Part<T>): Promise<T> {
+function get<T>(svc: Services, db: Tx, pick: (c: RealmCache) => { get(db: Tx): Promise<T> }): Promise<T> {
   return pick(cacheOf(svc)).get(db);
 }
 

@@ -116,6 +116,7 @@ function spectatorStandIn(svc: Services, language: string): UserRow {
     default_events_register_stream_id: null,
     default_all_public_streams: 0,
     is_system_bot: 0,
+    row_version: 0,
   };
 }
 

@@ -133,6 +133,15 @@ export class TableChanges {
   }
 
   /**
+   * A number that moves only when everything must count as changed (the
+   * database written by something whose tables are not known): data kept
+   * row by row is then loaded whole again. Read it after `stamp()`.
+   */
+  get everything(): number {
+    return this.epoch;
+  }
+
+  /**
    * A number that grows whenever one of the tables changes. A value read
    * from the database may be kept under this stamp when `stamp` and
    * `settled` are unchanged after the read.

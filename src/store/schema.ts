@@ -48,6 +48,8 @@ export interface UsersTable {
   default_all_public_streams: Generated<number>;
   /** Zulip's system bots (cross_realm_bots), e.g. Notification Bot. */
   is_system_bot: Generated<number>;
+  /** Moved by every change to the row (a trigger, migration 1050): how the users kept in memory tell which rows changed. */
+  row_version: Generated<number>;
 }
 
 export interface CustomProfileFieldsTable {

@@ -3,6 +3,7 @@ import { sql, type Selectable, type Insertable, type Updateable } from 'kysely';
 import type { Db, Tx } from './db.ts';
 import { RECIPIENT } from './messages.ts';
 import type { UsersTable } from './schema.ts';
+import { prepared, preparedIn } from './prepared.ts';
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
@@ -62,13 +63,23 @@ export async function userByApiEmail(db: Tx, realmId: number, email: string): Pr
   return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where(sql`lower(email)`, '=', sql`lower(${email})`).executeTakeFirst();
 }
 
-export async function usersByIds(db: Tx, realmId: number, ids: number[]): Promise<UserRow[]> {
-  if (ids.length === 0) return [];
-  return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where('id', 'in', ids).orderBy('id').execute();
-}
-
 export async function allUsers(db: Tx, realmId: number): Promise<UserRow[]> {
   return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).orderBy('id').execute();
+}
+
+const rowVersionsQuery = prepared((db) => db.selectFrom('users').select(['id', 'row_version']).where('realm_id', '=', 0).orderBy('id'));
+
+/** Every account's ID and row version (moved by each change to its row), by ID order. */
+export async function userRowVersions(db: Tx, realmId: number): Promise<Array<{ id: number; row_version: number }>> {
+  return rowVersionsQuery(db, realmId);
+}
+
+const usersByIdsQuery = preparedIn((db, ids) => db.selectFrom('users').selectAll().where('realm_id', '=', 0).where('id', 'in', ids));
+
+/** These accounts of the organization (those that exist), by ID order. */
+export async function usersByIds(db: Tx, realmId: number, ids: readonly number[]): Promise<UserRow[]> {
+  if (ids.length === 0) return [];
+  return (await usersByIdsQuery(db, [realmId], ids)).sort((a, b) => a.id - b.id);
 }
 
 export async function botsOwnedBy(db: Tx, ownerId: number): Promise<UserRow[]> {
