@@ -112,3 +112,20 @@ test('a change read inside a transaction that is rolled back is not kept', async
   assert.equal(now.byId.get(ann.id)!.full_name, before.byId.get(ann.id)!.full_name);
   for (const c of onEveryNode(t.owner)) assert.equal(assertSuccess(await c.get(`/users/${ann.id}`)).user.full_name, 'Ann Renamed');
 });
+
+test('an account is found by its delivery email or the email others see, in any case', async () => {
+  const dana = await t.makeUser({ name: 'Dana Kept', email: 'Dana.Kept@Example.com', password: 'dana-pass-4242' });
+  // Others see a dummy address for her (Zulip's user<ID>@<host>): both log her in.
+  assertSuccess(await t.client(dana).patch('/settings', { email_address_visibility: 4 }));
+  const shown = assertSuccess(await t.client(t.owner).get(`/users/${dana.id}`)).user.email as string;
+  assert.notEqual(shown.toLowerCase(), 'dana.kept@example.com');
+  for (const username of ['dana.kept@example.com', 'DANA.KEPT@EXAMPLE.COM', shown, shown.toUpperCase()]) {
+    const login = assertSuccess(await t.client(null).post('/fetch_api_key', { username, password: 'dana-pass-4242' }));
+    assert.equal(login.user_id, dana.id, username);
+  }
+  assertError(await t.client(null).post('/fetch_api_key', { username: 'dana.kept@example.org', password: 'dana-pass-4242' }), 401, 'AUTHENTICATION_FAILED');
+  // Neither address can be taken again, whatever its case.
+  for (const email of ['DANA.kept@example.COM', shown.toUpperCase()]) {
+    assertError(await t.client(t.owner).post('/users', { email, password: 'x-pass-4242', full_name: 'Other Dana' }), 400, 'BAD_REQUEST', `Email '${email}' already in use`);
+  }
+});

@@ -202,7 +202,7 @@ export function canReadFullHistory(access: StreamAccess): boolean {
 }
 
 /** IDs of the active users (among `users`) with metadata access, given the channel's subscriber set. */
-export function metadataViewers(stream: StreamRow, users: UserRow[], subscribers: Set<number>, groups: Groups): number[] {
+export function metadataViewers(stream: StreamRow, users: readonly UserRow[], subscribers: Set<number>, groups: Groups): number[] {
   return users.filter((u) => u.is_active && streamAccess(u, stream, subscribers.has(u.id), groups).metadata).map((u) => u.id);
 }
 

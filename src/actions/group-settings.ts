@@ -174,7 +174,7 @@ export class Groups {
   }
 
   /** Every user ID the value covers, among `users`. */
-  usersAllowed(value: GroupSettingValue | undefined, users: UserRow[]): number[] {
+  usersAllowed(value: GroupSettingValue | undefined, users: readonly UserRow[]): number[] {
     return users.filter((u) => this.allows(u, value)).map((u) => u.id);
   }
 

@@ -139,7 +139,7 @@ export async function announceNewChannels(svc: Services, creator: UserRow, strea
 export async function addSubscriptionsTx(
   tx: Tx,
   streams: StreamRow[],
-  users: UserRow[],
+  users: readonly UserRow[],
   colorOverride?: Map<number, string>,
 ): Promise<{ added: Array<[UserRow, StreamRow]>; already: Array<[UserRow, StreamRow]> }> {
   const added: Array<[UserRow, StreamRow]> = [];

@@ -3,7 +3,7 @@
  * and the per-request context they are built from (groups, message
  * statistics, subscriber lists), loaded once per request.
  */
-import { cachedGroups } from './cache.ts';
+import { cachedGroups, cachedUsers } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { parseJsonObject } from '../lib/util.ts';
@@ -12,7 +12,7 @@ import { linkifiersForRendering } from './linkifiers.ts';
 import { activeEmojiForRendering } from './realm-emoji.ts';
 import { activeSubscriptionPairs, allStreams, channelMessageStats, type StreamRow, type SubscriptionRow } from '../store/streams.ts';
 import { allGroups } from '../store/groups.ts';
-import { allUsers, ROLE, type UserRow } from '../store/users.ts';
+import { ROLE, type UserRow } from '../store/users.ts';
 import { Groups, parseStoredSetting, settingForApi, type GroupSettingValue } from './group-settings.ts';
 import { STREAM_GROUP_SETTINGS } from './access.ts';
 import { STREAM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
@@ -54,7 +54,8 @@ const RECENTLY_ACTIVE_DAYS = 180;
 
 export interface ChannelContext {
   groups: Groups;
-  users: UserRow[];
+  /** Every account of the organization (the kept copy: shared and frozen). */
+  users: readonly UserRow[];
   streams: StreamRow[];
   stats: Map<number, { first: number | null; recent: number; last: number | null }>;
   /** Active subscribers of each channel (active users only). */
@@ -64,15 +65,16 @@ export interface ChannelContext {
 
 export async function loadChannelContext(svc: Services, db: Tx): Promise<ChannelContext> {
   const now = Math.floor(Date.now() / 1000);
-  const [groups, users, streams, stats, pairs] = await Promise.all([
+  const [groups, { list: users, byId: userById }, streams, stats, pairs] = await Promise.all([
     cachedGroups(svc, db),
-    allUsers(db, svc.realmId),
+    cachedUsers(svc, db),
     allStreams(db, svc.realmId),
     channelMessageStats(db, svc.realmId, now - 28 * DAY),
     activeSubscriptionPairs(db, svc.realmId),
   ]);
   const subscribers = new Map<number, number[]>();
   for (const p of pairs) {
+    if (!userById.get(p.user_id)?.is_active) continue;
     let list = subscribers.get(p.stream_id);
     if (!list) subscribers.set(p.stream_id, (list = []));
     list.push(p.user_id);
@@ -196,8 +198,8 @@ export function subscriptionPropertyValue(sub: SubscriptionRow, property: Subscr
 /** Renders a channel description (Zulip Markdown, one paragraph). */
 export async function renderDescription(svc: Services, db: Tx, text: string): Promise<string> {
   if (text === '') return '';
-  const [users, streams, groups, linkifiers, customEmoji] = await Promise.all([
-    allUsers(db, svc.realmId),
+  const [{ list: users }, streams, groups, linkifiers, customEmoji] = await Promise.all([
+    cachedUsers(svc, db),
     allStreams(db, svc.realmId),
     allGroups(db, svc.realmId),
     linkifiersForRendering(db, svc.realmId),

@@ -140,7 +140,7 @@ export interface SubscribeInput {
  * such user"); an email names a user as in GET /users/{email} (a dummy
  * address, or a real one the acting user may see).
  */
-export function resolvePrincipals(svc: Services, actor: UserRow, users: UserRow[], principals: Array<string | number>): UserRow[] {
+export function resolvePrincipals(svc: Services, actor: UserRow, users: readonly UserRow[], principals: Array<string | number>): UserRow[] {
   const out = new Map<number, UserRow>();
   for (const p of principals) {
     const u = typeof p === 'number' ? users.find((x) => x.id === p) : users.find((x) => givenEmailNames(svc.config, actor, x, p));

@@ -8,7 +8,7 @@ import { validEmail } from '../lib/email-address.ts';
 import { realmUserDefaults } from '../lib/user-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { emailSettings, sendEmail } from '../lib/email.ts';
-import { activeUserIds, emailTaken, insertUser, updateUser, ROLE, type UserRow } from '../store/users.ts';
+import { emailTaken, insertUser, updateUser, ROLE, type UserRow } from '../store/users.ts';
 import { inaccessibleUser, userIdsWhoCanAccess } from './user-access.ts';
 import { canSeeDeliveryEmail, emailVisibility, formatUser, isAdminRole, publicEmail } from './users-format.ts';
 import { transaction, type Tx } from '../store/db.ts';
@@ -171,13 +171,14 @@ export async function announceUser(svc: Services, user: UserRow): Promise<void> 
   // Its delivery_email goes to those the user's email_address_visibility lets see it; null to the rest.
   const knowing = new Set(recipients);
   const visibility = emailVisibility(user);
-  const seeing = new Set((await cachedUsers(svc)).list.filter((u) => knowing.has(u.id) && canSeeDeliveryEmail(u, user, visibility)).map((u) => u.id));
+  const everyone = (await cachedUsers(svc)).list;
+  const seeing = new Set(everyone.filter((u) => knowing.has(u.id) && canSeeDeliveryEmail(u, user, visibility)).map((u) => u.id));
   const withEmail = recipients.filter((id) => seeing.has(id));
   const withoutEmail = recipients.filter((id) => !seeing.has(id));
   const person = formatUser(svc.config, user, { viewer: null, clientGravatar: false });
   if (withEmail.length) svc.bus.send({ type: 'realm_user', op: 'add', person: { ...person, delivery_email: user.delivery_email } }, withEmail);
   if (withoutEmail.length) svc.bus.send({ type: 'realm_user', op: 'add', person }, withoutEmail);
-  const others = (await activeUserIds(svc.store.db, svc.realmId)).filter((id) => !knowing.has(id));
+  const others = everyone.filter((u) => u.is_active && !knowing.has(u.id)).map((u) => u.id);
   if (others.length) svc.bus.send({ type: 'realm_user', op: 'add', person: inaccessibleUser(svc.config, user.id) }, others, { meta: { inaccessibleUser: true } });
   if (user.is_bot) {
     svc.bus.send({ type: 'realm_bot', op: 'add', bot: await formatBot(svc, user) }, await botEventRecipients(svc, user));

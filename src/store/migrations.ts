@@ -949,3 +949,11 @@ migration('1050_users_row_version', async (db, _c, d) => {
     await sql`CREATE TRIGGER users_row_version AFTER UPDATE ON users BEGIN UPDATE users SET row_version = old.row_version + 1 WHERE id = new.id; END`.execute(db);
   }
 });
+
+// Finding an account by the email the API shows (`userByEmail`: logins,
+// new accounts, invitations) asks for lower(delivery_email) or lower(email):
+// the first had an index, the second none, so every such lookup read the
+// whole users table.
+migration('1060_users_email_lower', async (db) => {
+  await sql`CREATE INDEX users_email_lower ON users (realm_id, lower(email))`.execute(db);
+});

@@ -116,14 +116,18 @@ export async function subscriptionRow(db: Tx, userId: number, streamId: number):
   return db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId).where('stream_id', '=', streamId).executeTakeFirst();
 }
 
-/** Active (user, channel) pairs of the realm's active users. */
+/**
+ * Active (user, channel) subscriptions of the realm's channels, by user ID,
+ * deactivated users' included (callers that want active users only filter
+ * with the users they hold: reading each subscriber's row here would read
+ * the users table, settings and all).
+ */
 export async function activeSubscriptionPairs(db: Tx, realmId: number): Promise<Array<{ stream_id: number; user_id: number }>> {
   return db
     .selectFrom('subscriptions')
-    .innerJoin('users', 'users.id', 'subscriptions.user_id')
+    .innerJoin('streams', 'streams.id', 'subscriptions.stream_id')
     .select(['subscriptions.stream_id', 'subscriptions.user_id'])
-    .where('users.realm_id', '=', realmId)
-    .where('users.is_active', '=', 1)
+    .where('streams.realm_id', '=', realmId)
     .where('subscriptions.active', '=', 1)
     .orderBy('subscriptions.user_id')
     .execute();

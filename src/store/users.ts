@@ -32,15 +32,21 @@ export async function userById(db: Tx, realmId: number, id: number): Promise<Use
   return db.selectFrom('users').selectAll().where('id', '=', id).where('realm_id', '=', realmId).executeTakeFirst();
 }
 
-/** Finds a user by delivery email or public email, case-insensitively. */
+/** Finds a user by delivery email or public email, case-insensitively (the lowest ID when both match). */
 export async function userByEmail(db: Tx, realmId: number, email: string): Promise<UserRow | undefined> {
-  return db
-    .selectFrom('users')
-    .selectAll()
-    .where('realm_id', '=', realmId)
-    .where((eb) => eb.or([eb(sql`lower(delivery_email)`, '=', sql`lower(${email})`), eb(sql`lower(email)`, '=', sql`lower(${email})`)]))
-    .orderBy('id')
-    .executeTakeFirst();
+  // One lookup per column, each by its index: asked with OR in one query,
+  // SQLite read every user of the organization instead.
+  const byColumn = (column: 'delivery_email' | 'email') =>
+    db
+      .selectFrom('users')
+      .selectAll()
+      .where('realm_id', '=', realmId)
+      .where(sql`lower(${sql.ref(column)})`, '=', sql`lower(${email})`)
+      .orderBy('id')
+      .executeTakeFirst();
+  const byDelivery = await byColumn('delivery_email');
+  const byShown = await byColumn('email');
+  return byDelivery && byShown ? (byDelivery.id < byShown.id ? byDelivery : byShown) : (byDelivery ?? byShown);
 }
 
 /**
