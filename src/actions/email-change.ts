@@ -16,7 +16,8 @@ import { transaction, type Tx } from '../store/db.ts';
 import { lockNamesOf } from '../store/locks.ts';
 import { claimEmailChange, emailChangeByKey, insertEmailChange, type EmailChangeRow } from '../store/email-changes.ts';
 import { realmById } from '../store/realm.ts';
-import { allUsers, updateUser, userByDeliveryEmail, userById, type UserRow } from '../store/users.ts';
+import { updateUser, userByDeliveryEmail, userById, type UserRow } from '../store/users.ts';
+import { cachedUsers } from './cache.ts';
 import { avatarUrl, canSeeDeliveryEmail, emailVisibility, isAdminRole, publicEmail } from './users-format.ts';
 import { userIdsWhoCanAccess } from './user-access.ts';
 
@@ -41,7 +42,7 @@ async function addressTaken(svc: Services, db: Tx, email: string): Promise<strin
  * in the API changed.
  */
 export async function announceEmailChange(svc: Services, before: UserRow, updated: UserRow): Promise<void> {
-  const everyone = await allUsers(svc.store.db, svc.realmId);
+  const everyone = (await cachedUsers(svc)).list;
   const recipients = await userIdsWhoCanAccess(svc, updated);
   const accessing = new Set(recipients);
   const mayKnow = everyone.filter((u) => accessing.has(u.id) && canSeeDeliveryEmail(u, updated)).map((u) => u.id);
@@ -80,7 +81,7 @@ export function emailForVisibility(svc: Services, user: UserRow, oldVisibility: 
 export async function announceEmailVisibility(svc: Services, before: UserRow, after: UserRow): Promise<void> {
   const recipients = await userIdsWhoCanAccess(svc, after);
   const accessing = new Set(recipients);
-  const users = (await allUsers(svc.store.db, svc.realmId)).filter((u) => u.is_active && accessing.has(u.id));
+  const users = (await cachedUsers(svc)).list.filter((u) => u.is_active && accessing.has(u.id));
   const nowVisible = users.filter((u) => !canSeeDeliveryEmail(u, before) && canSeeDeliveryEmail(u, after)).map((u) => u.id);
   const nowHidden = users.filter((u) => canSeeDeliveryEmail(u, before) && !canSeeDeliveryEmail(u, after)).map((u) => u.id);
   if (nowVisible.length) svc.bus.send({ type: 'realm_user', op: 'update', person: { user_id: after.id, delivery_email: after.delivery_email } }, nowVisible);

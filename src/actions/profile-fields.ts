@@ -5,7 +5,8 @@
 import { lockNamesOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import { activeUserIds, allUsers, userById } from '../store/users.ts';
+import { activeUserIds, userById } from '../store/users.ts';
+import { cachedUsers } from './cache.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import {
   countSummaryFields,
@@ -190,7 +191,7 @@ export interface ProfileDataItem {
 }
 
 async function markdownContext(svc: Services, tx: Tx): Promise<MarkdownContext> {
-  const users = (await allUsers(tx, svc.realmId)).filter((u) => u.is_active);
+  const users = (await cachedUsers(svc, tx)).list.filter((u) => u.is_active);
   const byId = new Map(users.map((u) => [u.id, { id: u.id, full_name: u.full_name, email: u.email }]));
   const byName = new Map<string, { id: number; full_name: string; email: string } | undefined>();
   for (const u of byId.values()) {
@@ -259,7 +260,7 @@ export async function checkProfileData(
   if (actor.id !== targetUserId && !admin) throw requireAdmin();
   const target = actor.id === targetUserId ? actor : await userById(db, svc.realmId, targetUserId);
   if (!target) throw badRequest('No such user');
-  const users = new Map((await allUsers(db, svc.realmId)).map((u) => [u.id, u]));
+  const users = (await cachedUsers(svc, db)).byId;
   const checked: Array<{ field: ProfileFieldRow; text: string | null }> = [];
   for (const item of data) {
     const field = await profileFieldById(db, svc.realmId, item.id);

@@ -13,10 +13,10 @@
  * declare them, so they come back in ignored_parameters_unsupported).
  */
 import { lockSettingsOf } from '../store/locks.ts';
-import { cachedGroups } from './cache.ts';
+import { cachedGroups, cachedUsers } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import { activeUserIds, allUsers, ROLE } from '../store/users.ts';
+import { activeUserIds, ROLE } from '../store/users.ts';
 import { realmById, updateRealm } from '../store/realm.ts';
 import { streamById } from '../store/streams.ts';
 import { transaction } from '../store/db.ts';
@@ -277,7 +277,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     const groupEntries = Object.entries(input.groupSettings);
     if (groupEntries.length) {
       const groups = await cachedGroups(svc, tx);
-      const valid = new Set((await allUsers(tx, svc.realmId)).filter((u) => u.is_active).map((u) => u.id));
+      const valid = new Set((await cachedUsers(svc, tx)).list.filter((u) => u.is_active).map((u) => u.id));
       for (const [name, upd] of groupEntries) {
         const now = realmGroupSetting(realm.settings_json, name, groups);
         if (upd.old !== undefined && !Groups.same(groups.validate(upd.old, valid, name), now)) {

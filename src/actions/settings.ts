@@ -8,7 +8,8 @@ import { endUserSessions } from './sessions.ts';
 import { presenceEnabledChanged } from './presence.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import { activeUserIds, allUsers, updateUser, userById, usersByIds } from '../store/users.ts';
+import { activeUserIds, updateUser, userById, usersByIds } from '../store/users.ts';
+import { cachedUsers } from './cache.ts';
 import { realmById, updateRealm } from '../store/realm.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
@@ -198,7 +199,7 @@ export async function updateSettingsForUsers(svc: Services, actor: UserRow, targ
   checkSettingValues(input.settings);
   const events: Array<{ userId: number; event: ZulipEvent }> = [];
   await transaction(svc.store, async (tx) => {
-    const users = await allUsers(tx, svc.realmId);
+    const users = (await cachedUsers(svc, tx)).list;
     const byId = new Map(users.map((u) => [u.id, u]));
     const targets = new Set<number>();
     for (const id of target.user_ids ?? []) {
@@ -238,7 +239,7 @@ async function ownNewFullName(svc: Services, db: Tx, me: UserRow, fullName: stri
   if (fullName === me.full_name) return undefined;
   const rs = realmSettings((await realmById(db, svc.realmId)).settings_json);
   if (rs.name_changes_disabled && !isAdminRole(me.role)) return undefined;
-  const others = rs.require_unique_names ? (await allUsers(db, svc.realmId)).filter((u) => u.id !== me.id).map((u) => u.full_name) : [];
+  const others = rs.require_unique_names ? (await cachedUsers(svc, db)).list.filter((u) => u.id !== me.id).map((u) => u.full_name) : [];
   const name = checkNewFullName(fullName, { others, requireUnique: !!rs.require_unique_names });
   return name === me.full_name ? undefined : name;
 }

@@ -9,7 +9,8 @@ import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { codePointLength } from '../lib/util.ts';
-import { allUsers, ROLE, type UserRow } from '../store/users.ts';
+import { ROLE, type UserRow } from '../store/users.ts';
+import { cachedUsers } from './cache.ts';
 import { checkedPermissionValue, Groups, type GroupSettingValue } from './group-settings.ts';
 import { STREAM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
 import { accessStreamById, accessStreamByName, streamAccess } from './access.ts';
@@ -64,7 +65,7 @@ export function channelAlreadyExists(name: string): ApiError {
 }
 
 export async function validUserIdSet(db: Tx, svc: Services): Promise<Set<number>> {
-  return new Set((await allUsers(db, svc.realmId)).filter((u) => u.is_active).map((u) => u.id));
+  return new Set((await cachedUsers(svc, db)).list.filter((u) => u.is_active).map((u) => u.id));
 }
 
 /** Checks a group-setting value sent for a channel setting and returns the stored form. */

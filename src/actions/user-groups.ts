@@ -7,7 +7,7 @@ import { transaction, type Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { nowSeconds, parseJsonObject } from '../lib/util.ts';
 import { realmById, type RealmRow } from '../store/realm.ts';
-import { allUsers, ROLE, type UserRow } from '../store/users.ts';
+import { ROLE, type UserRow } from '../store/users.ts';
 import { addGroupMembers, addGroupSubgroups, groupById, groupByName, insertGroup, removeGroupMembers, removeGroupSubgroups, updateGroup, type GroupRow } from '../store/groups.ts';
 import { allStreams, type StreamRow } from '../store/streams.ts';
 import { STREAM_GROUP_SETTINGS } from './access.ts';
@@ -67,7 +67,7 @@ export async function listGroups(svc: Services, includeDeactivated: boolean): Pr
 }
 
 async function everyone(svc: Services): Promise<number[]> {
-  return (await allUsers(svc.store.db, svc.realmId)).filter((u) => u.is_active).map((u) => u.id);
+  return (await cachedUsers(svc)).list.filter((u) => u.is_active).map((u) => u.id);
 }
 
 export interface CreateGroupInput {
@@ -87,7 +87,7 @@ export async function createGroup(svc: Services, user: UserRow, input: CreateGro
     const name = checkGroupName(input.name);
     await lockNamesOf(svc.store, tx, 'user_groups');
     if (await groupByName(tx, svc.realmId, name)) throw badRequest(`User group '${name}' already exists.`);
-    const users = await allUsers(tx, svc.realmId);
+    const users = (await cachedUsers(svc, tx)).list;
     const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
     for (const id of input.members) if (!valid.has(id)) throw badRequest(`Invalid user ID: ${id}`);
     for (const id of input.subgroups) checkSubgroup(groups, id);
@@ -201,7 +201,7 @@ export async function updateGroupMembership(svc: Services, user: UserRow, groupI
 
 async function changeMembers(svc: Services, tx: Tx, groups: Groups, user: UserRow, groupId: number, add: number[], remove: number[]) {
   if (!add.length && !remove.length) return { addedMembers: [], removedMembers: [] };
-  const users = await allUsers(tx, svc.realmId);
+  const users = (await cachedUsers(svc, tx)).list;
   const isSelfOnly = (ids: number[]) => ids.length > 0 && ids.every((id) => id === user.id);
   const g = groups.byId.get(groupId);
   if (!g) throw badRequest('Invalid user group');
@@ -259,7 +259,7 @@ function reaches(groups: Groups, from: number, target: number, seen = new Set<nu
 
 /** GET /user_groups/{id}/members. */
 export async function getGroupMembers(svc: Services, groupId: number, directOnly: boolean): Promise<number[]> {
-  const [groups, users] = await Promise.all([cachedGroups(svc, svc.store.db), allUsers(svc.store.db, svc.realmId)]);
+  const [groups, { list: users }] = await Promise.all([cachedGroups(svc, svc.store.db), cachedUsers(svc)]);
   groupToRead(groups, groupId);
   if (directOnly) return groups.directMembers(groupId, users);
   return users.filter((u) => groups.isMember(u, groupId)).map((u) => u.id);
@@ -331,7 +331,7 @@ export async function updateGroupInfo(svc: Services, user: UserRow, groupId: num
     if (reactivated) patch.deactivated = 0;
     const entries = Object.entries(input.settings) as Array<[GroupSettingName, { new: GroupSettingValue; old?: GroupSettingValue }]>;
     if (entries.length) {
-      const users = await allUsers(tx, svc.realmId);
+      const users = (await cachedUsers(svc, tx)).list;
       const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
       const settings = parseJsonObject(g.settings_json);
       for (const [name, upd] of entries) {
@@ -353,7 +353,7 @@ export async function updateGroupInfo(svc: Services, user: UserRow, groupId: num
   }
   if (Object.keys(data).length) svc.bus.send({ type: 'user_group', op: 'update', group_id: groupId, data }, recipients);
   if (reactivated) {
-    const [groups, users] = await Promise.all([cachedGroups(svc), allUsers(svc.store.db, svc.realmId)]);
+    const [groups, { list: users }] = await Promise.all([cachedGroups(svc), cachedUsers(svc)]);
     const group = formatGroup(groups.byId.get(groupId)!, groups, users);
     svc.bus.send({ type: 'user_group', op: 'update', group_id: groupId, data: { deactivated: false } }, recipients, {
       meta: { withoutDeactivatedGroups: { type: 'user_group', op: 'add', group } },

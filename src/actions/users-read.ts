@@ -1,9 +1,9 @@
 /** Reading users: GET /users, /users/me, /users/{id}, /users/{email} and realm_user state. */
 import type { Services } from '../services.ts';
 import { ApiError, badRequest, unauthorized } from '../lib/errors.ts';
-import { allUsers, userByDeliveryEmail, userById, usersByIds, type UserRow } from '../store/users.ts';
+import { userByDeliveryEmail, userById, usersByIds, type UserRow } from '../store/users.ts';
 import { dummyEmailUserId, formatUser, givenEmailNames } from './users-format.ts';
-import { cachedProfileData, cachedRealm } from './cache.ts';
+import { cachedProfileData, cachedRealm, cachedUsers } from './cache.ts';
 import { canAccessUser, userAccess } from './user-access.ts';
 
 export function noSuchUser(): ApiError {
@@ -15,9 +15,9 @@ export async function listUsers(
   viewer: UserRow | null,
   opts: { clientGravatar: boolean; includeCustomProfileFields: boolean; userIds?: number[] },
 ): Promise<Record<string, unknown>[]> {
-  let rows = opts.userIds
+  let rows: readonly UserRow[] = opts.userIds
     ? await usersByIds(svc.store.db, svc.realmId, opts.userIds)
-    : (await allUsers(svc.store.db, svc.realmId)).filter((u) => !u.is_system_bot);
+    : (await cachedUsers(svc)).list.filter((u) => !u.is_system_bot);
   if (opts.userIds) {
     const found = new Set(rows.map((r) => r.id));
     const missing = opts.userIds.find((id) => !found.has(id));
