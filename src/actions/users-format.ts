@@ -1,14 +1,16 @@
 /** The Zulip user object (GET /users, realm_user state and events). */
 import type { Config } from '../config.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
-import { isoFromSeconds, md5Hex, parseJsonObject } from '../lib/util.ts';
+import { isoFromSeconds, md5Hex } from '../lib/util.ts';
+import { userSettingsOf } from '../lib/user-settings.ts';
 
 export const isAdminRole = (role: number): boolean => role <= ROLE.ADMINISTRATOR;
 export const isModeratorOrAbove = (role: number): boolean => role <= ROLE.MODERATOR;
 
+/** The user's email_address_visibility (read through the settings kept with the row: GET /users asks it of every user). */
 export function emailVisibility(u: UserRow): number {
-  const s = parseJsonObject(u.settings_json);
-  return typeof s.email_address_visibility === 'number' ? s.email_address_visibility : 1;
+  const v = userSettingsOf(u).email_address_visibility;
+  return typeof v === 'number' ? v : 1;
 }
 
 /**
