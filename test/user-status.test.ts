@@ -220,3 +220,23 @@ test('bots cannot set a status', async () => {
   const bot = await t.makeUser({ isBot: true, botOwnerId: t.owner.id, botType: 1 });
   assertError(await t.client(bot).post('/users/me/status', { status_text: 'beep' }), 400, 'BAD_REQUEST', 'This endpoint does not accept bot requests.');
 });
+
+test("/register's user_status: active users with a status or away; a deactivated user's status left out until reactivated", async () => {
+  const shown = await t.makeUser();
+  const away = await t.makeUser();
+  const gone = await t.makeUser();
+  assertSuccess(await t.client(shown).post('/users/me/status', { status_text: 'in the lab', emoji_name: 'car' }));
+  assertSuccess(await t.client(away).post('/users/me/status', { away: true }));
+  assertSuccess(await t.client(gone).post('/users/me/status', { status_text: 'leaving' }));
+  const stateOf = async () => assertSuccess(await t.client(t.owner).post('/register', { event_types: JSON.stringify(['user_status']) })).user_status;
+  let state = await stateOf();
+  assert.deepEqual(state[String(shown.id)], { status_text: 'in the lab', emoji_name: 'car', emoji_code: '1f697', reaction_type: 'unicode_emoji' });
+  assert.deepEqual(state[String(away.id)], { away: true });
+  assert.deepEqual(state[String(gone.id)], { status_text: 'leaving' });
+  assertSuccess(await t.client(t.owner).delete(`/users/${gone.id}`));
+  state = await stateOf();
+  assert.equal(state[String(gone.id)], undefined);
+  assert.deepEqual(state[String(shown.id)], { status_text: 'in the lab', emoji_name: 'car', emoji_code: '1f697', reaction_type: 'unicode_emoji' });
+  assertSuccess(await t.client(t.owner).post(`/users/${gone.id}/reactivate`));
+  assert.deepEqual((await stateOf())[String(gone.id)], { status_text: 'leaving' });
+});

@@ -13,7 +13,6 @@ import { insertBotService, updateBotService } from '../store/bots.ts';
 import {
   activeNameTaken,
   insertUser,
-  realmBots,
   updateUser,
   userByDeliveryEmail,
   userById,
@@ -25,7 +24,7 @@ import {
 import { avatarUrl, emailVisibility, isAdminRole, publicEmail } from './users-format.ts';
 import { announceEmailChange } from './email-change.ts';
 import { botEventRecipients, checkBotCreationPolicy, defaultStreamNames, formatBot, mayCreateAnyBot, sendBotOwnerEvents } from './bots-format.ts';
-import { cachedStreams } from './cache.ts';
+import { cachedBots, cachedStreams } from './cache.ts';
 import { avatarImages, setUploadedAvatar, writeAvatarImages, type AvatarImages } from './avatars.ts';
 import type { UploadedFile } from '../lib/uploaded-file.ts';
 import { announceUser, checkFullName } from './users.ts';
@@ -188,7 +187,7 @@ export async function createBotFor(svc: Services, owner: UserRow, input: CreateB
 /** GET /bots: the caller's active bots, oldest first. */
 export async function listOwnBots(svc: Services, me: UserRow): Promise<{ bots: Record<string, unknown>[] }> {
   requireMemberOrAdmin(me);
-  const bots = (await realmBots(svc.store.db, svc.realmId, me.id)).filter((b) => b.is_active);
+  const bots = (await cachedBots(svc, me.id)).filter((b) => b.is_active);
   bots.sort((a, b) => a.date_joined - b.date_joined || a.id - b.id);
   const streams = await cachedStreams(svc);
   return {

@@ -350,6 +350,13 @@ function get<T>(svc: Services, db: Tx, pick: (c: RealmCache) => { get(db: Tx): P
 export const cachedRealm = (svc: Services, db: Tx = svc.store.db): Promise<RealmSnapshot> => get(svc, db, (c) => c.realm);
 /** Every account of the organization. */
 export const cachedUsers = (svc: Services, db: Tx = svc.store.db): Promise<UsersSnapshot> => get(svc, db, (c) => c.users);
+/**
+ * The organization's bots (active or not), or those one user owns, by ID
+ * order; not the system bots (Zulip keeps those in a realm of their own).
+ */
+export async function cachedBots(svc: Services, ownerId?: number): Promise<UserRow[]> {
+  return (await cachedUsers(svc)).list.filter((u) => u.is_bot && !u.is_system_bot && (ownerId === undefined || u.bot_owner_id === ownerId));
+}
 /** Every channel of the organization (archived ones included). */
 export const cachedStreams = (svc: Services, db: Tx = svc.store.db): Promise<StreamsSnapshot> => get(svc, db, (c) => c.streams);
 /** The organization's group graph. */

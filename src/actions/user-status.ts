@@ -8,17 +8,18 @@ import { lockSettingsOf, lockUserRowsOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
-import { userSettings } from '../lib/user-settings.ts';
+import { userSettingsOf } from '../lib/user-settings.ts';
 import { transaction } from '../store/db.ts';
 import { updateUser, userById, type UserRow } from '../store/users.ts';
 import {
-  activeUserStatuses,
+  allUserStatuses,
   upsertUserStatus,
   userStatusOf,
   type UserStatusPatch,
 } from '../store/user-status.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { noSuchUser } from './users-read.ts';
+import { cachedUsers } from './cache.ts';
 import { checkEmoji, emojiData } from './emoji.ts';
 import { presenceEnabledChanged } from './presence.ts';
 import { accessUserById } from './users-admin.ts';
@@ -61,7 +62,7 @@ export function formatStatus(
   return out;
 }
 
-const presenceEnabled = (u: { settings_json: string }): boolean => userSettings(u.settings_json).presence_enabled !== false;
+const presenceEnabled = (u: { readonly settings_json: string }): boolean => userSettingsOf(u).presence_enabled !== false;
 
 /** POST /users/me/status: the caller's own status (human users only). */
 export async function updateUserStatus(svc: Services, user: UserRow, input: StatusUpdate): Promise<void> {
@@ -154,8 +155,11 @@ export async function getUserStatus(svc: Services, userId: number): Promise<Form
 /** The `user_status` register state: active users with a status (or away), keyed by user ID. */
 export async function userStatusState(svc: Services): Promise<Record<string, FormattedStatus>> {
   const out: Record<string, FormattedStatus> = {};
-  for (const row of await activeUserStatuses(svc.store.db, svc.realmId)) {
-    const enabled = presenceEnabled(row);
+  const users = (await cachedUsers(svc)).byId;
+  for (const row of await allUserStatuses(svc.store.db)) {
+    const user = users.get(row.user_id);
+    if (!user?.is_active) continue;
+    const enabled = presenceEnabled(user);
     if (enabled && !row.status_text && !row.emoji_name && !row.emoji_code && row.reaction_type === 'unicode_emoji') continue;
     out[String(row.user_id)] = formatStatus(row, enabled);
   }

@@ -1,8 +1,6 @@
 /** The `realm` and `realm_user` sections of POST /register. */
-import { cachedGroups, cachedProfileData } from '../actions/cache.ts';
+import { cachedGroups, cachedProfileData, cachedRealm, cachedUsers } from '../actions/cache.ts';
 import { feature, type StateProvider } from './registry.ts';
-import { realmById } from '../store/realm.ts';
-import { allUsers } from '../store/users.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { formatUser, avatarUrl, isAdminRole } from '../actions/users-format.ts';
 import { realmIconUrl, realmLogoUrl } from '../actions/realm-images.ts';
@@ -26,7 +24,7 @@ const SERVER_GENERATION = Math.floor(Date.now() / 1000);
 const provider1: StateProvider = {
   types: ['realm'],
   async fetch(svc, opts) {
-    const realm = await realmById(svc.store.db, svc.realmId);
+    const realm = (await cachedRealm(svc)).row;
     const s = realmSettings(realm.settings_json);
     const c = svc.config;
     const out: Record<string, unknown> = {};
@@ -128,9 +126,9 @@ const provider2: StateProvider = {
     const me = opts.user;
     // A spectator accesses every user (not as the guest that stands in for it), without their custom profile fields.
     const viewer = opts.spectator ? null : me;
-    const rows = await allUsers(svc.store.db, svc.realmId);
+    const rows = (await cachedUsers(svc)).list;
     // The legacy can_* booleans follow the organization's permission group settings.
-    const realmRow = await realmById(svc.store.db, svc.realmId);
+    const realmRow = (await cachedRealm(svc)).row;
     const groups = await cachedGroups(svc, svc.store.db);
     const allowed = (name: string): boolean => groups.allows(me, realmGroupSetting(realmRow.settings_json, name, groups));
     const profile = await cachedProfileData(svc);

@@ -149,16 +149,6 @@ export async function activeBotsOwnedBy(db: Tx, ownerId: number): Promise<UserRo
   return db.selectFrom('users').selectAll().where('bot_owner_id', '=', ownerId).where('is_active', '=', 1).where('is_bot', '=', 1).orderBy('id').execute();
 }
 
-/**
- * Bots in the realm (all of them, active or not), or those owned by one
- * user; not the system bots (Zulip keeps those in a realm of their own).
- */
-export async function realmBots(db: Tx, realmId: number, ownerId?: number): Promise<UserRow[]> {
-  let q = db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where('is_bot', '=', 1).where('is_system_bot', '=', 0);
-  if (ownerId !== undefined) q = q.where('bot_owner_id', '=', ownerId);
-  return q.orderBy('id').execute();
-}
-
 /** Active accounts, bots included, but not the system bots (Zulip keeps those in a realm of their own). */
 export async function countActiveUsers(db: Tx, realmId: number): Promise<number> {
   const row = await db
