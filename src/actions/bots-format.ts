@@ -1,5 +1,5 @@
 /** The realm_bot object, who receives realm_bot events, and the bot creation policy. */
-import { cachedGroups, cachedStreams, type StreamsSnapshot } from './cache.ts';
+import { type StreamsSnapshot, cachedActiveUserIds, cachedGroups, cachedStreams } from './cache.ts';
 import type { Services } from '../services.ts';
 import { adminUserIds, type UserRow } from '../store/users.ts';
 import { servicesOfBots, type BotServiceRow } from '../store/bots.ts';
@@ -100,6 +100,6 @@ export async function sendBotOwnerEvents(svc: Services, bot: UserRow, newOwner: 
   }
   svc.bus.send(
     { type: 'realm_user', op: 'update', person: { user_id: bot.id, bot_owner_id: newOwner.id } },
-    await activeUserIds(svc.store.db, svc.realmId),
+    await cachedActiveUserIds(svc),
   );
 }

@@ -350,6 +350,16 @@ function get<T>(svc: Services, db: Tx, pick: (c: RealmCache) => { get(db: Tx): P
 export const cachedRealm = (svc: Services, db: Tx = svc.store.db): Promise<RealmSnapshot> => get(svc, db, (c) => c.realm);
 /** Every account of the organization. */
 export const cachedUsers = (svc: Services, db: Tx = svc.store.db): Promise<UsersSnapshot> => get(svc, db, (c) => c.users);
+const activeIdLists = new WeakMap<UsersSnapshot, readonly number[]>();
+
+/** The IDs of the organization's active users (bots included), by ID order: the recipients of an event for everyone. Shared: never modify it. */
+export async function cachedActiveUserIds(svc: Services): Promise<readonly number[]> {
+  const users = await cachedUsers(svc);
+  let ids = activeIdLists.get(users);
+  if (!ids) activeIdLists.set(users, (ids = Object.freeze(users.list.filter((u) => u.is_active).map((u) => u.id))));
+  return ids;
+}
+
 /**
  * The organization's bots (active or not), or those one user owns, by ID
  * order; not the system bots (Zulip keeps those in a realm of their own).

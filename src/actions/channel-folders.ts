@@ -7,7 +7,6 @@
 import { lockNamesOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import { activeUserIds } from '../store/users.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
@@ -22,6 +21,7 @@ import {
 } from '../store/channel-folders.ts';
 import { renderDescription } from './streams-format.ts';
 import { isAdminRole } from './users-format.ts';
+import { cachedActiveUserIds } from './cache.ts';
 
 /** Zulip's ChannelFolder.MAX_NAME_LENGTH and MAX_DESCRIPTION_LENGTH. */
 export const MAX_FOLDER_NAME_LENGTH = 60;
@@ -70,7 +70,7 @@ async function checkName(svc: Services, db: Tx, realmId: number, name: string): 
 }
 
 async function send(svc: Services, event: Record<string, unknown>): Promise<void> {
-  svc.bus.send({ type: 'channel_folder', ...event }, await activeUserIds(svc.store.db, svc.realmId));
+  svc.bus.send({ type: 'channel_folder', ...event }, await cachedActiveUserIds(svc));
 }
 
 export async function createChannelFolder(svc: Services, user: UserRow, name: string, description: string): Promise<{ channel_folder_id: number }> {

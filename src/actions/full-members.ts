@@ -15,12 +15,12 @@
  * each promotion once even after a restart; one process at a time runs it (a
  * cluster-wide lock; a pass another process is running is skipped).
  */
-import { refreshingFirst, cachedGroups } from './cache.ts';
+import { cachedActiveUserIds, cachedGroups, refreshingFirst } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { transaction } from '../store/db.ts';
 import { realmById } from '../store/realm.ts';
-import { activeUserIds, allUsers, ROLE } from '../store/users.ts';
+import { allUsers, ROLE } from '../store/users.ts';
 import { fullMembersCheckedUntil, setFullMembersCheckedUntil } from '../store/full-members.ts';
 import { withClusterLock } from '../store/locks.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
@@ -71,7 +71,7 @@ export async function promoteNewFullMembers(svc: Services, now = Date.now() / 10
       const full = (await cachedGroups(svc, tx)).systemGroupId('role:fullmembers');
       return { type: 'user_group', op: 'add_members', group_id: full, user_ids: promoted } satisfies ZulipEvent;
     });
-    if (event) svc.bus.send(event, await activeUserIds(svc.store.db, svc.realmId));
+    if (event) svc.bus.send(event, await cachedActiveUserIds(svc));
   });
   return promoted;
 }

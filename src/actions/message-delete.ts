@@ -6,12 +6,11 @@
  * first_message_id changes (spec §6.4).
  */
 import type { Services } from '../services.ts';
-import { cachedRealm } from './cache.ts';
+import { cachedActiveUserIds, cachedRealm } from './cache.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { lockUntilCommit } from '../store/locks.ts';
 import { deleteMessageRows, firstMessageIds, messageHolders, messagesByIds, RECIPIENT, type MessageRow } from '../store/messages.ts';
 import { streamsByIds, subscriberIds } from '../store/streams.ts';
-import { activeUserIds } from '../store/users.ts';
 import type { ZulipEvent } from '../events/types.ts';
 
 /**
@@ -67,7 +66,7 @@ export async function deleteMessages(svc: Services, pick: number[] | ((tx: Tx) =
     svc.bus.send(event, [...users], first.recipient_type === RECIPIENT.STREAM ? { meta: { emptyTopicName } } : undefined);
   }
 
-  const everyone = result.streams.some((s) => !s.invite_only) ? await activeUserIds(svc.store.db, svc.realmId) : [];
+  const everyone = result.streams.some((s) => !s.invite_only) ? await cachedActiveUserIds(svc) : [];
   for (const stream of result.streams) {
     const before = result.before.get(stream.id) ?? null;
     const after = result.after.get(stream.id) ?? null;

@@ -7,12 +7,12 @@
 import { lockNamesOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import { activeUserIds } from '../store/users.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
 import { templateVariables } from '../markdown/linkifiers.ts';
 import { deletePlayground, insertPlayground, playgroundById, playgroundExists, playgroundsOf } from '../store/playgrounds.ts';
 import { isAdminRole } from './users-format.ts';
+import { cachedActiveUserIds } from './cache.ts';
 
 /** Zulip's RealmPlayground.MAX_PYGMENTS_LANGUAGE_LENGTH. */
 export const MAX_PYGMENTS_LANGUAGE_LENGTH = 40;
@@ -54,7 +54,7 @@ async function validate(db: Tx, realmId: number, name: string, language: string,
 }
 
 async function notify(svc: Services, list: PlaygroundDict[]): Promise<void> {
-  svc.bus.send({ type: 'realm_playgrounds', realm_playgrounds: list }, await activeUserIds(svc.store.db, svc.realmId));
+  svc.bus.send({ type: 'realm_playgrounds', realm_playgrounds: list }, await cachedActiveUserIds(svc));
 }
 
 export async function addPlayground(svc: Services, user: UserRow, input: { name: string; pygmentsLanguage: string; urlTemplate: string }): Promise<{ id: number }> {

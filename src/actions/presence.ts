@@ -21,8 +21,8 @@
 import type { Services } from '../services.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { userSettings } from '../lib/user-settings.ts';
-import { activeUserIds, userByApiEmail, userById, type UserRow } from '../store/users.ts';
-import { cachedUsers } from './cache.ts';
+import { userByApiEmail, userById, type UserRow } from '../store/users.ts';
+import { cachedActiveUserIds, cachedUsers } from './cache.ts';
 import { presenceRowOfUser, presenceRowsOfRealm, presenceRowsOfRealmSince, upsertPresenceRows, upsertPresenceRowsInSequence, type PresenceRow } from '../store/presence.ts';
 import { canAccessUser, userAccess, userIdsWhoCanAccess } from './user-access.ts';
 
@@ -377,7 +377,7 @@ function applyReport(svc: Services, st: PresenceState, userId: number, e: Entry 
 
 /** Tells the organization about a user's presence (Zulip's send_presence_changed). */
 async function sendPresenceChanged(svc: Services, user: UserRow, e: Entry, force: boolean): Promise<void> {
-  const recipients = presenceLimited(svc) ? await userIdsWhoCanAccess(svc, user) : await activeUserIds(svc.store.db, svc.realmId);
+  const recipients = presenceLimited(svc) ? await userIdsWhoCanAccess(svc, user) : await cachedActiveUserIds(svc);
   if (recipients.length > PRESENCE.USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS && !force) return;
   // Every format is carried; the queue filter keeps the one each client asked for.
   svc.bus.send(

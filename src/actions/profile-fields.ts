@@ -5,8 +5,8 @@
 import { lockNamesOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import { activeUserIds, userById } from '../store/users.ts';
-import { cachedUsers } from './cache.ts';
+import { userById } from '../store/users.ts';
+import { cachedActiveUserIds, cachedUsers } from './cache.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import {
   countSummaryFields,
@@ -59,7 +59,7 @@ export async function listProfileFields(svc: Services): Promise<Record<string, u
 /** The custom_profile_fields event (the full list) to every active user. */
 async function notifyFields(svc: Services): Promise<void> {
   const fields = await listProfileFields(svc);
-  svc.bus.send({ type: 'custom_profile_fields', fields }, await activeUserIds(svc.store.db, svc.realmId));
+  svc.bus.send({ type: 'custom_profile_fields', fields }, await cachedActiveUserIds(svc));
 }
 
 export interface FieldInput {

@@ -9,7 +9,7 @@
 import { lockSettingsOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import { activeUserIds, ROLE } from '../store/users.ts';
+import { ROLE } from '../store/users.ts';
 import { transaction } from '../store/db.ts';
 import { realmById, updateRealm } from '../store/realm.ts';
 import { deleteRealmDomain, insertRealmDomain, realmDomainExists, realmDomains, updateRealmDomain, type RealmDomain } from '../store/realm-domains.ts';
@@ -19,6 +19,7 @@ import { realmSettings } from '../lib/realm-settings.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import type { Tx } from '../store/db.ts';
 import { isDisposableDomain } from '../lib/disposable.ts';
+import { cachedActiveUserIds } from './cache.ts';
 
 export async function listRealmDomains(svc: Services): Promise<RealmDomain[]> {
   return realmDomains(svc.store.db, svc.realmId);
@@ -42,7 +43,7 @@ const noEntry = (domain: string) => badRequest(`No entry found for domain ${doma
 
 async function announce(svc: Services, events: ZulipEvent[]): Promise<void> {
   if (!events.length) return;
-  const to = await activeUserIds(svc.store.db, svc.realmId);
+  const to = await cachedActiveUserIds(svc);
   for (const ev of events) svc.bus.send(ev, to);
 }
 

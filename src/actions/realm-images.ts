@@ -13,7 +13,6 @@ import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import type { UploadedFile } from '../lib/uploaded-file.ts';
 import type { RealmRow } from '../store/realm.ts';
-import { activeUserIds } from '../store/users.ts';
 import { realmById, updateRealm } from '../store/realm.ts';
 import { transaction } from '../store/db.ts';
 import { requireAdmin } from '../lib/errors.ts';
@@ -23,6 +22,7 @@ import { DEFAULT_AVATAR_SIZE, logoPng, squarePng } from '../lib/images.ts';
 import { AVATARS_URL_PREFIX, writeAvatarFile } from './avatar-files.ts';
 import { checkImageUpload } from './avatars.ts';
 import { isAdminRole } from './users-format.ts';
+import { cachedActiveUserIds } from './cache.ts';
 
 /** Zulip's MAX_ICON_FILE_SIZE_MIB and MAX_LOGO_FILE_SIZE_MIB. */
 export const MAX_ICON_FILE_SIZE_MIB = 5;
@@ -69,7 +69,7 @@ async function setSource(svc: Services, kind: Kind, source: string): Promise<Rea
     kind === 'icon'
       ? { icon_url: realmIconUrl(svc.config, realm), icon_source: source }
       : { [`${kind}_url`]: realmLogoUrl(svc.config, realm, kind === 'night_logo'), [`${kind}_source`]: source };
-  svc.bus.send({ type: 'realm', op: 'update_dict', property: kind, data }, await activeUserIds(svc.store.db, svc.realmId));
+  svc.bus.send({ type: 'realm', op: 'update_dict', property: kind, data }, await cachedActiveUserIds(svc));
   return realm;
 }
 

@@ -13,10 +13,10 @@
  * declare them, so they come back in ignored_parameters_unsupported).
  */
 import { lockSettingsOf } from '../store/locks.ts';
-import { cachedGroups, cachedUsers } from './cache.ts';
+import { cachedActiveUserIds, cachedGroups, cachedUsers } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import { activeUserIds, ROLE } from '../store/users.ts';
+import { ROLE } from '../store/users.ts';
 import { realmById, updateRealm } from '../store/realm.ts';
 import { streamById } from '../store/streams.ts';
 import { transaction } from '../store/db.ts';
@@ -305,7 +305,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     }
   });
   if (events.length || groupEvents.length) {
-    const recipients = await activeUserIds(svc.store.db, svc.realmId);
+    const recipients = await cachedActiveUserIds(svc);
     for (const ev of [...events, ...groupEvents]) svc.bus.send(ev, recipients);
   }
   return data;

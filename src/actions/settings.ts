@@ -8,8 +8,8 @@ import { endUserSessions } from './sessions.ts';
 import { presenceEnabledChanged } from './presence.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import { activeUserIds, updateUser, userById, usersByIds } from '../store/users.ts';
-import { cachedUsers } from './cache.ts';
+import { updateUser, userById, usersByIds } from '../store/users.ts';
+import { cachedActiveUserIds, cachedUsers } from './cache.ts';
 import { realmById, updateRealm } from '../store/realm.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest, requireAdmin } from '../lib/errors.ts';
@@ -263,6 +263,6 @@ export async function updateRealmUserDefaults(svc: Services, actor: UserRow, val
     if (events.length) await updateRealm(tx, svc.realmId, { user_defaults_json: JSON.stringify(stored) });
   });
   if (!events.length) return;
-  const recipients = await activeUserIds(svc.store.db, svc.realmId);
+  const recipients = await cachedActiveUserIds(svc);
   for (const ev of events) svc.bus.send({ type: 'realm_user_settings_defaults', ...ev }, recipients);
 }

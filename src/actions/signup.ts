@@ -16,7 +16,7 @@
  * bookkeeping, channels and groups are one transaction; the events and the
  * messages follow its commit.
  */
-import { cachedGroups } from './cache.ts';
+import { cachedActiveUserIds, cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { ApiError } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
@@ -24,7 +24,7 @@ import { realmSettings } from '../lib/realm-settings.ts';
 import type { Tx } from '../store/db.ts';
 import { realmById } from '../store/realm.ts';
 import { addGroupMembers } from '../store/groups.ts';
-import { activeUserIds, userByDeliveryEmail, userById, type UserRow } from '../store/users.ts';
+import { userByDeliveryEmail, userById, type UserRow } from '../store/users.ts';
 import {
   INVITATION_STATUS,
   adminAndBotIds,
@@ -172,7 +172,7 @@ async function addToInvitedGroups(svc: Services, tx: Tx, inv: InvitationRow, use
 
 async function sendGroupEvents(svc: Services, groupIds: number[], user: UserRow): Promise<void> {
   if (groupIds.length === 0) return;
-  const recipients = await activeUserIds(svc.store.db, svc.realmId);
+  const recipients = await cachedActiveUserIds(svc);
   for (const id of groupIds) svc.bus.send({ type: 'user_group', op: 'add_members', group_id: id, user_ids: [user.id] }, recipients);
 }
 

@@ -23,7 +23,7 @@ export interface EventBus {
    * response is sent.
    */
   duringRequest<T>(fn: () => Promise<T>): Promise<T>;
-  send(event: ZulipEvent, recipients: Recipient[], options?: DeliveryOptions): void;
+  send(event: ZulipEvent, recipients: readonly Recipient[], options?: DeliveryOptions): void;
   /**
    * Calls `watcher` in every process with each event of these types sent by
    * any process (whoever its recipients): how in-process caches learn that
@@ -68,7 +68,7 @@ export class LocalBus implements EventBus {
   duringRequest<T>(fn: () => Promise<T>): Promise<T> {
     return fn();
   }
-  send(event: ZulipEvent, recipients: Recipient[], options?: DeliveryOptions): void {
+  send(event: ZulipEvent, recipients: readonly Recipient[], options?: DeliveryOptions): void {
     this.watchers.notify(event);
     if (recipients.length === 0 && !options?.allPublicStreamsQueues) return;
     this.queues.deliverNow({ event, recipients, options });
@@ -144,7 +144,7 @@ export class BatchingBus implements EventBus {
     this.watchers.notify(event);
   }
 
-  send(event: ZulipEvent, recipients: Recipient[], options?: DeliveryOptions): void {
+  send(event: ZulipEvent, recipients: readonly Recipient[], options?: DeliveryOptions): void {
     const watched = this.watchers.has(event.type);
     if (watched) {
       this.watchers.notify(event);

@@ -172,7 +172,7 @@ export type Recipient = number | { id: number; extra: Record<string, unknown> };
 /** What the fan-out carries: one event, who receives it, and its routing data. */
 export interface Envelope {
   event: ZulipEvent;
-  recipients: Recipient[];
+  recipients: readonly Recipient[];
   options?: DeliveryOptions;
 }
 
