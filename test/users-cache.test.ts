@@ -129,3 +129,21 @@ test('an account is found by its delivery email or the email others see, in any 
     assertError(await t.client(t.owner).post('/users', { email, password: 'x-pass-4242', full_name: 'Other Dana' }), 400, 'BAD_REQUEST', `Email '${email}' already in use`);
   }
 });
+
+test("a channel's messages skip a deactivated subscriber and reach them again once reactivated", async () => {
+  const erin = await t.makeUser({ name: 'Erin Kept' });
+  const owner = t.client(t.owner);
+  const channel = `kept-${Date.now()}`;
+  assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: channel }]), principals: JSON.stringify([t.owner.id, erin.id]) }));
+  const streamId = assertSuccess(await owner.get('/get_stream_id', { stream: channel })).stream_id as number;
+  const send = async (content: string) => assertSuccess(await owner.post('/messages', { type: 'stream', to: streamId, topic: 'kept', content })).id as number;
+  const received = async (messageId: number) =>
+    (await t.server.svc.store.db.selectFrom('user_messages').select('user_id').where('message_id', '=', messageId).where('user_id', '=', erin.id).execute()).length === 1;
+  assert.equal(await received(await send('one')), true);
+  assertSuccess(await owner.delete(`/users/${erin.id}`));
+  assert.equal(await received(await send('two')), false, 'a deactivated subscriber gets no copy');
+  assertSuccess(await owner.post(`/users/${erin.id}/reactivate`));
+  assert.equal(await received(await send('three')), true, 'reactivated, they get it again');
+  const subscribed = assertSuccess(await t.client(erin).get('/users/me/subscriptions')).subscriptions.map((s: { name: string }) => s.name);
+  assert.ok(subscribed.includes(channel));
+});

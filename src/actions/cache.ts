@@ -278,7 +278,8 @@ class RealmCache {
   readonly linkifiers: Part<Linkifier[]>;
   readonly emoji: Part<CustomEmoji>;
   readonly profileData: Part<ReadonlyMap<number, ProfileData>>;
-  readonly subscribers: ByKey<number, ChannelSubscribers>;
+  /** Each channel's active subscriptions, deactivated users' included (cachedSubscribers leaves those out). */
+  readonly subscriptions: ByKey<number, readonly SubscriberNotificationRow[]>;
   readonly muters: ByKey<number, ReadonlySet<number>>;
   readonly subscribedChannels: ByKey<number, ReadonlySet<number>>;
   readonly topicPolicies: ByKey<number, ReadonlyMap<string, ReadonlyMap<number, number>>>;
@@ -308,10 +309,9 @@ class RealmCache {
     this.linkifiers = new Part(changes, ['realm_linkifiers'], async (db) => Object.freeze(await linkifiersForRendering(db, realmId)) as Linkifier[]);
     this.emoji = new Part(changes, ['realm_emoji'], (db) => activeEmojiForRendering(db, realmId));
     this.profileData = new Part(changes, ['custom_profile_field_values', 'custom_profile_fields'], (db) => loadProfileData(db, realmId));
-    this.subscribers = new ByKey(changes, ['subscriptions', 'users'], async (db, streamId) => {
-      const list = (await subscribersWithNotificationSettings(db, streamId)).map((s) => Object.freeze(s));
-      return { list: Object.freeze(list), byUserId: new Map(list.map((s) => [s.user_id, s])) };
-    });
+    this.subscriptions = new ByKey(changes, ['subscriptions'], async (db, streamId) =>
+      Object.freeze((await subscribersWithNotificationSettings(db, streamId)).map((s) => Object.freeze(s))),
+    );
     this.subscribedChannels = new ByKey(changes, ['subscriptions'], async (db, userId) => new Set(await subscribedStreamIds(db, userId)));
     this.topicPolicies = new ByKey(changes, ['user_topics'], async (db, streamId) => {
       const byTopic = new Map<string, Map<number, number>>();
@@ -379,9 +379,25 @@ export const cachedCustomEmoji = (svc: Services, db: Tx = svc.store.db): Promise
 /** Every user's custom profile field values (`profile_data`), by user ID; users without any are absent. */
 export const cachedProfileData = (svc: Services, db: Tx = svc.store.db): Promise<ReadonlyMap<number, ProfileData>> => get(svc, db, (c) => c.profileData);
 
-/** A channel's active subscribers with their notification settings. Frozen and shared. */
-export const cachedSubscribers = (svc: Services, streamId: number, db: Tx = svc.store.db): Promise<ChannelSubscribers> =>
-  cacheOf(svc).subscribers.get(db, streamId);
+/** Each channel's subscribers as last filtered, with the users and subscriptions they were filtered from. */
+const activeSubscribers = new WeakMap<readonly SubscriberNotificationRow[], { users: UsersSnapshot; value: ChannelSubscribers }>();
+
+/**
+ * A channel's active subscribers (active users only) with their notification
+ * settings. Frozen and shared. The subscriptions are kept per channel and
+ * the users row by row, and a change to either filters them again: a change
+ * to one user does not read every channel's subscriptions again.
+ */
+export async function cachedSubscribers(svc: Services, streamId: number, db: Tx = svc.store.db): Promise<ChannelSubscribers> {
+  const subscriptions = await cacheOf(svc).subscriptions.get(db, streamId);
+  const users = await cachedUsers(svc, db);
+  const kept = activeSubscribers.get(subscriptions);
+  if (kept?.users === users) return kept.value;
+  const list = Object.freeze(subscriptions.filter((s) => users.byId.get(s.user_id)?.is_active));
+  const value = { list, byUserId: new Map(list.map((s) => [s.user_id, s])) };
+  activeSubscribers.set(subscriptions, { users, value });
+  return value;
+}
 
 /** The IDs of the channels a user is subscribed to (active subscriptions). Shared: never modify it. */
 export const cachedSubscribedChannels = (svc: Services, userId: number, db: Tx = svc.store.db): Promise<ReadonlySet<number>> =>

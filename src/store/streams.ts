@@ -64,17 +64,20 @@ export interface SubscriberNotificationRow {
 const subscriberNotificationQuery = prepared((db) =>
   db
     .selectFrom('subscriptions')
-    .innerJoin('users', 'users.id', 'subscriptions.user_id')
-    .select(['subscriptions.user_id', 'subscriptions.is_muted', 'subscriptions.email_notifications', 'subscriptions.wildcard_mentions_notify'])
-    .where('subscriptions.stream_id', '=', 0)
-    .where('subscriptions.active', '=', 1)
-    .where('users.is_active', '=', 1)
-    .orderBy('subscriptions.user_id'),
+    .select(['user_id', 'is_muted', 'email_notifications', 'wildcard_mentions_notify'])
+    .where('stream_id', '=', 0)
+    .where('active', '=', 1)
+    .orderBy('user_id'),
 );
 
-/** The active subscribers of a channel (active users only, by ID) with their notification settings. */
+/**
+ * The active subscriptions of a channel (by user ID) with their notification
+ * settings, deactivated users' included: callers leave those out with the
+ * users they hold (joined to the users table here, each subscriber's whole
+ * row would be read).
+ */
 export async function subscribersWithNotificationSettings(db: Tx, streamId: number): Promise<SubscriberNotificationRow[]> {
-  return subscriberNotificationQuery(db, streamId, 1, 1);
+  return subscriberNotificationQuery(db, streamId, 1);
 }
 
 /** The channels the user is subscribed to and has muted. */
