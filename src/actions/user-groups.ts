@@ -1,6 +1,6 @@
 /** User groups: listing, creating, members and subgroups; user_group events. */
 import { lockNamesOf, lockSettingsOf } from '../store/locks.ts';
-import { cachedGroups, cachedUsers } from './cache.ts';
+import { cachedActiveUserIds, cachedGroups, cachedUsers } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { transaction, type Tx } from '../store/db.ts';
@@ -66,10 +66,6 @@ export async function listGroups(svc: Services, includeDeactivated: boolean): Pr
     .map((g) => formatGroup(g, groups, users));
 }
 
-async function everyone(svc: Services): Promise<number[]> {
-  return (await cachedUsers(svc)).list.filter((u) => u.is_active).map((u) => u.id);
-}
-
 export interface CreateGroupInput {
   name: string;
   description: string;
@@ -109,7 +105,7 @@ export async function createGroup(svc: Services, user: UserRow, input: CreateGro
     await addGroupSubgroups(tx, group.id, [...new Set(input.subgroups)]);
     return { group, groups: await cachedGroups(svc, tx), users };
   });
-  svc.bus.send({ type: 'user_group', op: 'add', group: formatGroup(group, groups, users) }, await everyone(svc));
+  svc.bus.send({ type: 'user_group', op: 'add', group: formatGroup(group, groups, users) }, await cachedActiveUserIds(svc));
   return { group_id: group.id };
 }
 
@@ -189,7 +185,7 @@ export async function updateGroupMembership(svc: Services, user: UserRow, groupI
     const subgroups = await changeSubgroups(svc, tx, groups, user, groupId, change.addSubgroups, change.removeSubgroups);
     return { ...members, ...subgroups };
   });
-  const recipients = await everyone(svc);
+  const recipients = await cachedActiveUserIds(svc);
   const send = (op: string, ids: number[], field: 'user_ids' | 'direct_subgroup_ids') => {
     if (ids.length) svc.bus.send({ type: 'user_group', op, group_id: groupId, [field]: ids } as ZulipEvent, recipients);
   };
@@ -346,7 +342,7 @@ export async function updateGroupInfo(svc: Services, user: UserRow, groupId: num
     if (Object.keys(patch).length) await updateGroup(tx, groupId, patch);
     return { data, wasDeactivated: !!g.deactivated, reactivated };
   });
-  const recipients = await everyone(svc);
+  const recipients = await cachedActiveUserIds(svc);
   if (data.name !== undefined && wasDeactivated) {
     svc.bus.send({ type: 'user_group', op: 'update', group_id: groupId, data: { name: data.name } }, recipients, { meta: { withoutDeactivatedGroups: null } });
     delete data.name;
@@ -398,7 +394,7 @@ export async function deactivateGroup(svc: Services, user: UserRow, groupId: num
     if (objections.length) throw new ApiError('Cannot deactivate user group in use.', { code: 'CANNOT_DEACTIVATE_GROUP_IN_USE', extra: { objections } });
     await updateGroup(tx, groupId, { deactivated: 1 });
   });
-  svc.bus.send({ type: 'user_group', op: 'update', group_id: groupId, data: { deactivated: true } }, await everyone(svc), {
+  svc.bus.send({ type: 'user_group', op: 'update', group_id: groupId, data: { deactivated: true } }, await cachedActiveUserIds(svc), {
     meta: { withoutDeactivatedGroups: { type: 'user_group', op: 'remove', group_id: groupId } },
   });
 }
