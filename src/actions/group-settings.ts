@@ -40,10 +40,13 @@ export function parseStoredSetting(text: unknown): GroupSettingValue | undefined
   return undefined;
 }
 
-const activeIds = new WeakMap<readonly UserRow[], Set<number>>();
+const activeIds = new WeakMap<readonly UserRow[], ReadonlySet<number>>();
 
-/** The IDs of a user list's active users (kept per list: one list serves every group of a /register). */
-function activeIdsOf(users: readonly UserRow[]): Set<number> {
+/**
+ * The IDs of a user list's active users (kept per list: one list serves every
+ * group of a /register, and every check of user IDs sent for a setting). Shared: never modify it.
+ */
+export function activeIdsOf(users: readonly UserRow[]): ReadonlySet<number> {
   let ids = activeIds.get(users);
   if (!ids) activeIds.set(users, (ids = new Set(users.filter((u) => u.is_active).map((u) => u.id))));
   return ids;
@@ -184,7 +187,7 @@ export class Groups {
    * anonymous group of one subgroup and no members becomes that group's ID, an
    * empty one role:nobody, as in Zulip.
    */
-  validate(value: GroupSettingValue, validUserIds: Set<number>, settingName: string): GroupSettingValue {
+  validate(value: GroupSettingValue, validUserIds: ReadonlySet<number>, settingName: string): GroupSettingValue {
     const checkGroup = (id: number) => {
       const g = this.byId.get(id);
       if (!g) throw badRequest(`Invalid user group ID: ${id}`);
@@ -273,7 +276,7 @@ export function checkPermissionValue(groups: Groups, config: PermissionSettingCo
 }
 
 /** A client-sent value for a permission setting, validated and checked; returns the stored form. */
-export function checkedPermissionValue(groups: Groups, validUserIds: Set<number>, config: PermissionSettingConfig, name: string, value: GroupSettingValue): GroupSettingValue {
+export function checkedPermissionValue(groups: Groups, validUserIds: ReadonlySet<number>, config: PermissionSettingConfig, name: string, value: GroupSettingValue): GroupSettingValue {
   const out = groups.validate(value, validUserIds, name);
   checkPermissionValue(groups, config, name, out);
   return out;

@@ -26,7 +26,7 @@ import { LANGUAGE_CODES } from '../lib/user-settings.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { isAdminRole } from './users-format.ts';
 import { renderDescription } from './streams-format.ts';
-import { checkPermissionValue, Groups, membershipManagedByAdminsOnly, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { activeIdsOf, checkPermissionValue, Groups, membershipManagedByAdminsOnly, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
 import { REALM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
 import { waitingPeriodChanges } from './full-members.ts';
 import type { ZulipEvent } from '../events/types.ts';
@@ -277,7 +277,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     const groupEntries = Object.entries(input.groupSettings);
     if (groupEntries.length) {
       const groups = await cachedGroups(svc, tx);
-      const valid = new Set((await cachedUsers(svc, tx)).list.filter((u) => u.is_active).map((u) => u.id));
+      const valid = activeIdsOf((await cachedUsers(svc, tx)).list);
       for (const [name, upd] of groupEntries) {
         const now = realmGroupSetting(realm.settings_json, name, groups);
         if (upd.old !== undefined && !Groups.same(groups.validate(upd.old, valid, name), now)) {

@@ -66,7 +66,7 @@ export async function checkCanCreate(svc: Services, db: Tx, user: UserRow, specs
 }
 
 /** Inserts one channel (inside the caller's transaction). */
-export async function insertChannel(svc: Services, tx: Tx, user: UserRow | null, spec: NewChannelSpec, groups: Groups, validUsers: Set<number>): Promise<StreamRow> {
+export async function insertChannel(svc: Services, tx: Tx, user: UserRow | null, spec: NewChannelSpec, groups: Groups, validUsers: ReadonlySet<number>): Promise<StreamRow> {
   const name = checkStreamName(svc, spec.name);
   if (await streamByName(tx, svc.realmId, name)) throw channelAlreadyExists(name);
   const description = checkDescription(svc, spec.description ?? '');

@@ -11,7 +11,7 @@ import { ApiError, badRequest } from '../lib/errors.ts';
 import { codePointLength } from '../lib/util.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import { cachedUsers } from './cache.ts';
-import { checkedPermissionValue, Groups, type GroupSettingValue } from './group-settings.ts';
+import { activeIdsOf, checkedPermissionValue, Groups, type GroupSettingValue } from './group-settings.ts';
 import { STREAM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
 import { accessStreamById, accessStreamByName, streamAccess } from './access.ts';
 import { formatStream, loadChannelContext } from './streams-format.ts';
@@ -64,12 +64,13 @@ export function channelAlreadyExists(name: string): ApiError {
   return new ApiError(`Channel '${name}' already exists`, { code: 'CHANNEL_ALREADY_EXISTS' });
 }
 
-export async function validUserIdSet(db: Tx, svc: Services): Promise<Set<number>> {
-  return new Set((await cachedUsers(svc, db)).list.filter((u) => u.is_active).map((u) => u.id));
+/** The IDs of the active users as `db` sees them: a user ID sent for a setting must be one of them. */
+export async function validUserIdSet(db: Tx, svc: Services): Promise<ReadonlySet<number>> {
+  return activeIdsOf((await cachedUsers(svc, db)).list);
 }
 
 /** Checks a group-setting value sent for a channel setting and returns the stored form. */
-export function checkStreamGroupSetting(groups: Groups, validUsers: Set<number>, name: string, value: GroupSettingValue): GroupSettingValue {
+export function checkStreamGroupSetting(groups: Groups, validUsers: ReadonlySet<number>, name: string, value: GroupSettingValue): GroupSettingValue {
   return checkedPermissionValue(groups, validUsers, STREAM_PERMISSION_SETTINGS[name], name, value);
 }
 

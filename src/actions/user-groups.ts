@@ -11,7 +11,7 @@ import { ROLE, type UserRow } from '../store/users.ts';
 import { addGroupMembers, addGroupSubgroups, groupById, groupByName, insertGroup, removeGroupMembers, removeGroupSubgroups, updateGroup, type GroupRow } from '../store/groups.ts';
 import { allStreams, type StreamRow } from '../store/streams.ts';
 import { STREAM_GROUP_SETTINGS } from './access.ts';
-import { checkedPermissionValue, Groups, parseStoredSetting, realmGroupSetting, settingForApi, type GroupSettingValue } from './group-settings.ts';
+import { activeIdsOf, checkedPermissionValue, Groups, parseStoredSetting, realmGroupSetting, settingForApi, type GroupSettingValue } from './group-settings.ts';
 import { GROUP_PERMISSION_SETTINGS, REALM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
 import { accessUserById } from './users-admin.ts';
 
@@ -84,7 +84,7 @@ export async function createGroup(svc: Services, user: UserRow, input: CreateGro
     await lockNamesOf(svc.store, tx, 'user_groups');
     if (await groupByName(tx, svc.realmId, name)) throw badRequest(`User group '${name}' already exists.`);
     const users = (await cachedUsers(svc, tx)).list;
-    const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
+    const valid = activeIdsOf(users);
     for (const id of input.members) if (!valid.has(id)) throw badRequest(`Invalid user ID: ${id}`);
     for (const id of input.subgroups) checkSubgroup(groups, id);
     const settings: Record<string, GroupSettingValue> = {};
@@ -208,7 +208,7 @@ async function changeMembers(svc: Services, tx: Tx, groups: Groups, user: UserRo
     await accessGroupForUpdate(svc, tx, user, groups, groupId, 'can_remove_members_group', { allowDeactivated: true });
   }
   const current = new Set(groups.directMembers(groupId, users));
-  const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
+  const valid = activeIdsOf(users);
   for (const id of add) {
     if (!valid.has(id)) throw badRequest(`Invalid user ID: ${id}`);
     if (current.has(id)) throw badRequest(`User ${id} is already a member of this group`);
@@ -328,7 +328,7 @@ export async function updateGroupInfo(svc: Services, user: UserRow, groupId: num
     const entries = Object.entries(input.settings) as Array<[GroupSettingName, { new: GroupSettingValue; old?: GroupSettingValue }]>;
     if (entries.length) {
       const users = (await cachedUsers(svc, tx)).list;
-      const valid = new Set(users.filter((u) => u.is_active).map((u) => u.id));
+      const valid = activeIdsOf(users);
       const settings = parseJsonObject(g.settings_json);
       for (const [name, upd] of entries) {
         const current = groupSetting(g, name, groups);
