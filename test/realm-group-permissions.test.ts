@@ -4,7 +4,8 @@
  * topics, on sending and editing; Zulip's default, administrators),
  * direct_message_permission_group and direct_message_initiator_group,
  * can_create_bots_group and can_create_write_only_bots_group,
- * can_set_topics_policy_group and can_set_delete_message_policy_group.
+ * can_set_topics_policy_group and can_set_delete_message_policy_group;
+ * and that a group-setting value names active users only.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -145,3 +146,44 @@ test('can_set_topics_policy_group and can_set_delete_message_policy_group govern
   assertError(await c(member).post('/users/me/subscriptions', { subscriptions: [{ name: 'new-policy' }], topics_policy: 'disable_empty_topic' }), 400, 'BAD_REQUEST', 'Insufficient permission');
   await setting({ can_set_delete_message_policy_group: { new: group('role:moderators') }, can_set_topics_policy_group: { new: group('role:members') } });
 });
+
+test('a group-setting value names active users only: a deactivated one is refused for the organization, a channel and a user group, and accepted again once reactivated', async () => {
+  const gone = await t.makeUser({ role: ROLE.MEMBER });
+  const value = { direct_members: [gone.id, member.id], direct_subgroups: [] };
+  const stream = await channel('named members', [member]);
+  const attempts = {
+    realm: () => c(t.owner).patch('/realm', { can_create_groups: { new: value } }),
+    newChannel: (name: string) => c(t.owner).post('/channels/create', { name, subscribers: [t.owner.id], can_administer_channel_group: value }),
+    channel: () => c(t.owner).patch(`/streams/${stream}`, { can_send_message_group: { new: value } }),
+    newGroup: (name: string) => c(t.owner).post('/user_groups/create', { name, description: '', members: [], can_manage_group: value }),
+  };
+  const before = assertSuccess(await c(t.owner).get('/streams/' + stream)).stream;
+  assertSuccess(await c(admin).delete(`/users/${gone.id}`));
+  const refused = `Invalid user ID: ${gone.id}`;
+  assertError(await attempts.realm(), 400, 'BAD_REQUEST', refused);
+  assertError(await attempts.newChannel('with a deactivated administrator'), 400, 'BAD_REQUEST', refused);
+  assertError(await attempts.channel(), 400, 'BAD_REQUEST', refused);
+  assertError(await attempts.newGroup('managed by a deactivated user'), 400, 'BAD_REQUEST', refused);
+  // Nothing was changed or made.
+  assert.deepEqual(assertSuccess(await c(t.owner).get('/streams/' + stream)).stream.can_send_message_group, before.can_send_message_group);
+  assertError(await c(t.owner).get('/get_stream_id', { stream: 'with a deactivated administrator' }), 400, 'BAD_REQUEST');
+  const names = assertSuccess(await c(t.owner).get('/user_groups')).user_groups.map((g: any) => g.name);
+  assert.ok(!names.includes('managed by a deactivated user'));
+
+  assertSuccess(await c(admin).post(`/users/${gone.id}/reactivate`));
+  const expected = { direct_members: [member.id, gone.id].sort((a, b) => a - b), direct_subgroups: [] };
+  const created = assertSuccess(await attempts.newChannel('with a reactivated administrator')).id;
+  assert.deepEqual(assertSuccess(await c(t.owner).get(`/streams/${created}`)).stream.can_administer_channel_group, expected);
+  assertSuccess(await attempts.channel());
+  assert.deepEqual(assertSuccess(await c(t.owner).get(`/streams/${stream}`)).stream.can_send_message_group, expected);
+  const group = assertSuccess(await attempts.newGroup('managed by a reactivated user')).group_id;
+  const made = assertSuccess(await c(t.owner).get('/user_groups')).user_groups.find((g: any) => g.id === group);
+  assert.deepEqual(made.can_manage_group, expected);
+  // (Last: it leaves the owner out of those who may create groups.)
+  assertSuccess(await attempts.realm());
+  assert.deepEqual((await registeredRealm()).realm_can_create_groups, expected);
+});
+
+async function registeredRealm(): Promise<Record<string, any>> {
+  return assertSuccess(await c(t.owner).post('/register', { fetch_event_types: JSON.stringify(['realm']) }));
+}
