@@ -460,28 +460,31 @@ export async function presenceData(
   /** The entries the answer may show, when the caller has just read them (all, or those changed after q.lastUpdateId). */
   everyone?: Entry[],
 ): Promise<{ presences: Record<string, unknown>; lastUpdateId: number }> {
-  const st = await realmPresence(svc);
   const now = nowSecs();
   const since = now - (q.historyLimitDays ?? PRESENCE.DEFAULT_HISTORY_LIMIT_DAYS) * 86400;
   const incremental = isIncremental(q.lastUpdateId);
   const pick = (e: Entry): boolean =>
     (q.lastUpdateId === null || e.updateId > q.lastUpdateId) && (incremental || (e.connected !== null && e.connected >= since));
-  const entries = new Map(q.historyLimitDays === 0 ? [] : (everyone ?? (await st.all())).filter(pick).map((e) => [e.userId, e]));
+  const picked = q.historyLimitDays === 0 ? [] : (everyone ?? (await (await realmPresence(svc)).all())).filter(pick);
+  picked.sort((a, b) => a.userId - b.userId);
   const byId = (await cachedUsers(svc)).byId;
-  const users: UserRow[] = [];
-  for (const id of [...entries.keys()].sort((a, b) => a - b)) {
-    const u = byId.get(id);
-    if (u) users.push(u);
-  }
   // Users who turned presence off without a ping since are hidden now.
-  await Promise.all(users.filter((u) => !presenceEnabled(u)).map((u) => hide(svc, st, u, now, entries.get(u.id))));
+  const hidden = picked.filter((e) => {
+    const u = byId.get(e.userId);
+    return u !== undefined && !presenceEnabled(u);
+  });
+  if (hidden.length) {
+    const st = await realmPresence(svc);
+    await Promise.all(hidden.map((e) => hide(svc, st, byId.get(e.userId)!, now, e)));
+  }
   const access = presenceLimited(svc) ? await userAccess(svc, viewer) : null;
   const presences: Record<string, unknown> = {};
   let maxId = -1;
-  for (const u of users) {
-    if (!u.is_active || u.is_bot || (access && !access.can(u))) continue;
-    const e = entries.get(u.id);
-    if (!e || !pick(e)) continue;
+  for (const e of picked) {
+    const u = byId.get(e.userId);
+    if (!u || !u.is_active || u.is_bot || (access && !access.can(u))) continue;
+    // (A user hidden just now shows only if that is still news to the viewer.)
+    if (!pick(e)) continue;
     presences[q.slim ? String(u.id) : u.email] = q.slim ? modernPresence(e, u) : legacyPresence(e, u);
     if (e.updateId > maxId) maxId = e.updateId;
   }
