@@ -26,6 +26,7 @@ import {
   openQueue,
   sleep,
   Client,
+  childEnv,
   OWNER_EMAIL,
   type TestServer,
   type Account,
@@ -272,15 +273,16 @@ test('full export with consent: private data of consenting users; five exports a
 
 const ADMIN_CLI = join(import.meta.dirname, '..', 'src', 'cli', 'admin.ts');
 
-function runAdmin(env: Record<string, string | undefined>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the admin command line with `env` and only what a child needs of this process's environment (childEnv). */
+function runAdmin(env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((res) => {
-    execFile(process.execPath, [ADMIN_CLI, ...args], { env: { ...process.env, ...env } as NodeJS.ProcessEnv }, (err, stdout, stderr) => {
+    execFile(process.execPath, [ADMIN_CLI, ...args], { env: childEnv(env) }, (err, stdout, stderr) => {
       res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
 }
 
-async function freshTarget(): Promise<{ env: Record<string, string | undefined>; dataDir: string; cleanup(): Promise<void> }> {
+async function freshTarget(): Promise<{ env: Record<string, string>; dataDir: string; cleanup(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-import-'));
   const dbUrl = process.env.TEST_DATABASE_URL;
   if (!dbUrl) return { env: { DATA_DIR: dataDir, DATABASE_URL: '', PARLEY_PG_SCHEMA: '' }, dataDir, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
