@@ -39,8 +39,7 @@ import { realmAlertWords } from '../store/alert-words.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import type { Linkifier } from '../markdown/linkifiers.ts';
 import { Groups } from './group-settings.ts';
-import { linkifiersForRendering } from './linkifiers.ts';
-import { activeEmojiForRendering } from './realm-emoji.ts';
+import { activeEmojiForRendering, linkifiersForRendering } from './rendering-data.ts';
 import { loadProfileData, type ProfileData } from './profile-data.ts';
 
 /**

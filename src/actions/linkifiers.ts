@@ -7,7 +7,6 @@
 import { lockNamesOf } from '../store/locks.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
-import { activeUserIds } from '../store/users.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { ApiError, badRequest, requireAdmin } from '../lib/errors.ts';
 import {
@@ -21,8 +20,9 @@ import {
   type LinkifierFields,
   type LinkifierRow,
 } from '../store/linkifiers.ts';
-import { linkifierError, reverseLinkifierError, type Linkifier } from '../markdown/linkifiers.ts';
+import { linkifierError, reverseLinkifierError } from '../markdown/linkifiers.ts';
 import { isAdminRole } from './users-format.ts';
+import { cachedActiveUserIds } from './cache.ts';
 
 export interface LinkifierDict {
   pattern: string;
@@ -75,11 +75,6 @@ function linkifierFields(input: LinkifierInput, current?: LinkifierRow): Linkifi
   };
 }
 
-/** The linkifiers as the Markdown renderer takes them. */
-export async function linkifiersForRendering(db: Tx, realmId: number): Promise<Linkifier[]> {
-  return (await linkifiersOf(db, realmId)).map((r) => ({ pattern: r.pattern, url_template: r.url_template }));
-}
-
 const notFound = (): ApiError => badRequest('Linkifier not found.');
 
 /** Zulip's ValidationFailureError: the first message, and every error by field. */
@@ -107,7 +102,7 @@ function checkAdmin(user: UserRow): void {
 }
 
 async function notify(svc: Services, list: LinkifierDict[]): Promise<void> {
-  svc.bus.send({ type: 'realm_linkifiers', realm_linkifiers: list }, await activeUserIds(svc.store.db, svc.realmId));
+  svc.bus.send({ type: 'realm_linkifiers', realm_linkifiers: list }, await cachedActiveUserIds(svc));
 }
 
 export async function listLinkifiers(svc: Services): Promise<{ linkifiers: LinkifierDict[] }> {

@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import type { UploadedFile } from '../lib/uploaded-file.ts';
-import { activeUserIds } from '../store/users.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { activeRealmEmojiByName, allRealmEmoji, type RealmEmojiRow } from '../store/user-status.ts';
 import { deactivateRealmEmoji, insertRealmEmoji, setRealmEmojiFile } from '../store/realm-emoji.ts';
@@ -24,11 +23,12 @@ import { emojiByName } from '../emoji/index.ts';
 import { AVATARS_URL_PREFIX, removeAvatarFiles, writeAvatarFile } from './avatar-files.ts';
 import { Groups, parseStoredSetting } from './group-settings.ts';
 import { isAdminRole } from './users-format.ts';
+import { cachedActiveUserIds } from './cache.ts';
+import { emojiPath } from './rendering-data.ts';
 
 /** Zulip's MAX_EMOJI_FILE_SIZE_MIB. */
 export const MAX_EMOJI_FILE_SIZE_MIB = 5;
 
-const emojiPath = (realmId: number, fileName: string) => `${realmId}/emoji/images/${fileName}`;
 const stillPath = (realmId: number, fileName: string) => `${realmId}/emoji/images/still/${fileName.replace(/\.[^.]*$/, '')}.png`;
 
 /** Zulip's RealmEmoji dict (GET /realm/emoji, /register, events); URLs relative, as Zulip's local storage gives them. */
@@ -50,19 +50,9 @@ export async function realmEmojiState(db: Tx, realmId: number): Promise<Record<s
   return out;
 }
 
-/** Active custom emoji by name, as the Markdown renderer looks them up. */
-export async function activeEmojiForRendering(db: Tx, realmId: number): Promise<Map<string, { id: string; name: string; source_url: string }>> {
-  const out = new Map<string, { id: string; name: string; source_url: string }>();
-  for (const e of await allRealmEmoji(db, realmId)) {
-    if (e.deactivated || !e.file_name || out.has(e.name)) continue;
-    out.set(e.name, { id: String(e.id), name: e.name, source_url: AVATARS_URL_PREFIX + emojiPath(e.realm_id, e.file_name) });
-  }
-  return out;
-}
-
 async function notify(svc: Services): Promise<void> {
   const db = svc.store.db;
-  svc.bus.send({ type: 'realm_emoji', op: 'update', realm_emoji: await realmEmojiState(db, svc.realmId) }, await activeUserIds(db, svc.realmId));
+  svc.bus.send({ type: 'realm_emoji', op: 'update', realm_emoji: await realmEmojiState(db, svc.realmId) }, await cachedActiveUserIds(svc));
 }
 
 export async function listRealmEmoji(svc: Services): Promise<{ emoji: Record<string, Record<string, unknown>> }> {
