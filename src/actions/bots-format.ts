@@ -7,7 +7,6 @@ import { BOT_TYPE } from '../store/users.ts';
 import { badRequest } from '../lib/errors.ts';
 import { realmGroupSetting } from './group-settings.ts';
 import { realmById } from '../store/realm.ts';
-import { activeUserIds } from '../store/users.ts';
 import { isAdminRole } from './users-format.ts';
 
 /** The `services` list of a bot: outgoing webhooks list their endpoints; embedded bots their name and config. */

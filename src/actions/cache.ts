@@ -351,9 +351,13 @@ export const cachedRealm = (svc: Services, db: Tx = svc.store.db): Promise<Realm
 export const cachedUsers = (svc: Services, db: Tx = svc.store.db): Promise<UsersSnapshot> => get(svc, db, (c) => c.users);
 const activeIdLists = new WeakMap<UsersSnapshot, readonly number[]>();
 
-/** The IDs of the organization's active users (bots included), by ID order: the recipients of an event for everyone. Shared: never modify it. */
-export async function cachedActiveUserIds(svc: Services): Promise<readonly number[]> {
-  const users = await cachedUsers(svc);
+/**
+ * The IDs of the organization's active users (bots included), by ID order:
+ * the recipients of an event for everyone. Inside a transaction, pass it as
+ * `db`. Shared: never modify it.
+ */
+export async function cachedActiveUserIds(svc: Services, db: Tx = svc.store.db): Promise<readonly number[]> {
+  const users = await cachedUsers(svc, db);
   let ids = activeIdLists.get(users);
   if (!ids) activeIdLists.set(users, (ids = Object.freeze(users.list.filter((u) => u.is_active).map((u) => u.id))));
   return ids;

@@ -26,7 +26,7 @@
  * - One `update_message` event to the holders of the edited message (with
  *   their flags) and, for channels with shared history, the subscribers.
  */
-import { cachedGroups } from './cache.ts';
+import { cachedActiveUserIds, cachedGroups } from './cache.ts';
 import { channelMessageUrl } from '../lib/message-url.ts';
 import { alertedUserIds } from './alert-words.ts';
 import type { Services } from '../services.ts';
@@ -42,7 +42,7 @@ import { firstMessageIds } from '../store/messages.ts';
 import { streamById, subscriberIds, subscription, type StreamRow } from '../store/streams.ts';
 import { checkWildcardMention } from './message-policies.ts';
 import { relinkEditedMessageAttachments } from './uploads.ts';
-import { activeUserIds, ROLE, usersByIds, type UserRow } from '../store/users.ts';
+import { ROLE, usersByIds, type UserRow } from '../store/users.ts';
 import {
   addMissingUserMessageRows,
   deleteUserMessageRows,
@@ -118,7 +118,7 @@ interface EditResult {
   /** delete_message for users losing access to moved messages. */
   deleteEvent?: { event: ZulipEvent; userIds: number[] };
   /** first_message_id changes: [stream, new value, recipients]. */
-  firstIdUpdates: Array<{ stream: StreamRow; value: number | null; userIds: number[] }>;
+  firstIdUpdates: Array<{ stream: StreamRow; value: number | null; userIds: readonly number[] }>;
   /** Personal topic policies that moved with the topic, and the like. */
   otherEvents: TopicPolicyEvent[];
   /** The editor's files that the edit left referenced by no message (the response's detached_uploads). */
@@ -445,12 +445,12 @@ async function writeEdit(svc: Services, tx: Tx, user: UserRow, plan: EditPlan): 
       userIds: [...losingAccess].sort((x, y) => x - y),
     };
     const firstAfter = await firstMessageIds(tx, streamIdsTouched);
-    let everyone: number[] | undefined;
+    let everyone: readonly number[] | undefined;
     for (const s of [stream, newStream]) {
       const before = firstBefore.get(s.id) ?? null;
       const after = firstAfter.get(s.id) ?? null;
       if (before === after) continue;
-      const userIds = s.invite_only ? await subscriberIds(tx, s.id) : (everyone ??= await activeUserIds(tx, svc.realmId));
+      const userIds = s.invite_only ? await subscriberIds(tx, s.id) : (everyone ??= await cachedActiveUserIds(svc, tx));
       firstIdUpdates.push({ stream: s, value: after, userIds });
     }
   }
