@@ -15,24 +15,24 @@
  * each promotion once even after a restart; one process at a time runs it (a
  * cluster-wide lock; a pass another process is running is skipped).
  */
-import { cachedActiveUserIds, cachedGroups, refreshingFirst } from './cache.ts';
+import { cachedActiveUserIds, cachedGroups, cachedUsers, refreshingFirst } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { Tx } from '../store/db.ts';
 import { transaction } from '../store/db.ts';
 import { realmById } from '../store/realm.ts';
-import { allUsers, ROLE } from '../store/users.ts';
+import { ROLE } from '../store/users.ts';
 import { fullMembersCheckedUntil, setFullMembersCheckedUntil } from '../store/full-members.ts';
 import { withClusterLock } from '../store/locks.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { startPeriodicJob } from '../lib/periodic.ts';
-import { fullMemberCutoff, Groups } from './group-settings.ts';
+import { fullMemberCutoff } from './group-settings.ts';
 import type { ZulipEvent } from '../events/types.ts';
 
 const PROMOTION_LOCK = 'full-member-promotion';
 
-/** Active members (role member) who joined in (after, upTo]. */
-async function membersJoinedBetween(tx: Tx, realmId: number, after: number, upTo: number): Promise<number[]> {
-  return (await allUsers(tx, realmId)).filter((u) => u.is_active && u.role === ROLE.MEMBER && u.date_joined > after && u.date_joined <= upTo).map((u) => u.id);
+/** Active members (role member) who joined in (after, upTo], from the kept users as `tx` sees them. */
+async function membersJoinedBetween(svc: Services, tx: Tx, after: number, upTo: number): Promise<number[]> {
+  return (await cachedUsers(svc, tx)).list.filter((u) => u.is_active && u.role === ROLE.MEMBER && u.date_joined > after && u.date_joined <= upTo).map((u) => u.id);
 }
 
 /**
@@ -40,14 +40,14 @@ async function membersJoinedBetween(tx: Tx, realmId: number, after: number, upTo
  * `now`, inside the settings transaction; the promotion job continues from
  * `now`.
  */
-export async function waitingPeriodChanges(tx: Tx, realmId: number, oldDays: number, newDays: number, now = Date.now() / 1000): Promise<ZulipEvent[]> {
+export async function waitingPeriodChanges(svc: Services, tx: Tx, oldDays: number, newDays: number, now = Date.now() / 1000): Promise<ZulipEvent[]> {
   const at = Math.floor(now);
   const oldCut = fullMemberCutoff(oldDays, at);
   const newCut = fullMemberCutoff(newDays, at);
-  await setFullMembersCheckedUntil(tx, realmId, at);
-  const changed = await membersJoinedBetween(tx, realmId, Math.min(oldCut, newCut), Math.max(oldCut, newCut));
+  await setFullMembersCheckedUntil(tx, svc.realmId, at);
+  const changed = await membersJoinedBetween(svc, tx, Math.min(oldCut, newCut), Math.max(oldCut, newCut));
   if (!changed.length) return [];
-  const full = (await Groups.load(tx, realmId)).systemGroupId('role:fullmembers');
+  const full = (await cachedGroups(svc, tx)).systemGroupId('role:fullmembers');
   return [{ type: 'user_group', op: newCut > oldCut ? 'add_members' : 'remove_members', group_id: full, user_ids: changed }];
 }
 
@@ -66,7 +66,7 @@ export async function promoteNewFullMembers(svc: Services, now = Date.now() / 10
       if (last !== null && last >= until) return null;
       await setFullMembersCheckedUntil(tx, svc.realmId, until);
       if (last === null || days === 0) return null;
-      promoted = await membersJoinedBetween(tx, svc.realmId, fullMemberCutoff(days, last), fullMemberCutoff(days, until));
+      promoted = await membersJoinedBetween(svc, tx, fullMemberCutoff(days, last), fullMemberCutoff(days, until));
       if (!promoted.length) return null;
       const full = (await cachedGroups(svc, tx)).systemGroupId('role:fullmembers');
       return { type: 'user_group', op: 'add_members', group_id: full, user_ids: promoted } satisfies ZulipEvent;

@@ -301,7 +301,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     if (changed) patch.settings_json = JSON.stringify(stored);
     if (Object.keys(patch).length) await updateRealm(tx, svc.realmId, patch);
     if ('waiting_period_threshold' in data) {
-      groupEvents.push(...(await waitingPeriodChanges(tx, svc.realmId, Number(current.waiting_period_threshold), Number(data.waiting_period_threshold))));
+      groupEvents.push(...(await waitingPeriodChanges(svc, tx, Number(current.waiting_period_threshold), Number(data.waiting_period_threshold))));
     }
   });
   if (events.length || groupEvents.length) {
