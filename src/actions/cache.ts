@@ -38,7 +38,7 @@ import { channelTopicPolicyRows } from '../store/user-topics.ts';
 import { realmAlertWords } from '../store/alert-words.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import type { Linkifier } from '../markdown/linkifiers.ts';
-import { Groups } from './group-settings.ts';
+import { activeIdsOf, Groups } from './group-settings.ts';
 import { activeEmojiForRendering, linkifiersForRendering } from './rendering-data.ts';
 import { loadProfileData, type ProfileData } from './profile-data.ts';
 
@@ -361,6 +361,11 @@ export async function cachedActiveUserIds(svc: Services, db: Tx = svc.store.db):
   let ids = activeIdLists.get(users);
   if (!ids) activeIdLists.set(users, (ids = Object.freeze(users.list.filter((u) => u.is_active).map((u) => u.id))));
   return ids;
+}
+
+/** The same IDs as a set: a user ID sent for a group setting must be one of them. Inside a transaction, pass it as `db`. Shared: never modify it. */
+export async function cachedActiveUserIdSet(svc: Services, db: Tx = svc.store.db): Promise<ReadonlySet<number>> {
+  return activeIdsOf((await cachedUsers(svc, db)).list);
 }
 
 /**

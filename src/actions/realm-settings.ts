@@ -13,7 +13,7 @@
  * declare them, so they come back in ignored_parameters_unsupported).
  */
 import { lockSettingsOf } from '../store/locks.ts';
-import { cachedActiveUserIds, cachedGroups, cachedUsers } from './cache.ts';
+import { cachedActiveUserIdSet, cachedActiveUserIds, cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { UserRow } from '../store/users.ts';
 import { ROLE } from '../store/users.ts';
@@ -26,7 +26,7 @@ import { LANGUAGE_CODES } from '../lib/user-settings.ts';
 import { parseJsonObject } from '../lib/util.ts';
 import { isAdminRole } from './users-format.ts';
 import { renderDescription } from './streams-format.ts';
-import { activeIdsOf, checkPermissionValue, Groups, membershipManagedByAdminsOnly, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
+import { checkPermissionValue, Groups, membershipManagedByAdminsOnly, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
 import { REALM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
 import { waitingPeriodChanges } from './full-members.ts';
 import type { ZulipEvent } from '../events/types.ts';
@@ -277,7 +277,7 @@ export async function updateRealmSettings(svc: Services, actor: UserRow, input: 
     const groupEntries = Object.entries(input.groupSettings);
     if (groupEntries.length) {
       const groups = await cachedGroups(svc, tx);
-      const valid = activeIdsOf((await cachedUsers(svc, tx)).list);
+      const valid = await cachedActiveUserIdSet(svc, tx);
       for (const [name, upd] of groupEntries) {
         const now = realmGroupSetting(realm.settings_json, name, groups);
         if (upd.old !== undefined && !Groups.same(groups.validate(upd.old, valid, name), now)) {

@@ -4,7 +4,7 @@
  * that follow, with Notification Bot's announcement.
  */
 import { lockSubscriptionsOf } from '../store/locks.ts';
-import { cachedGroups } from './cache.ts';
+import { cachedActiveUserIdSet, cachedGroups } from './cache.ts';
 import { checkChannelFolderId } from './channel-folders.ts';
 import { sendMessage } from './messages.ts';
 import type { Services } from '../services.ts';
@@ -20,7 +20,7 @@ import { checkChannelPolicyPermission, Groups, realmGroupSetting, type GroupSett
 import { metadataViewers, STREAM_GROUP_SETTINGS, type StreamGroupSetting } from './access.ts';
 import { formatStream, formatSubscription, loadChannelContext, pickColor, renderDescription, STREAM_GROUP_SETTING_DEFAULTS, type ChannelContext } from './streams-format.ts';
 import { notificationBot } from './system-bots.ts';
-import { type TopicsPolicy, channelAlreadyExists, checkDescription, checkStreamGroupSetting, checkStreamName, parseRetention, validUserIdSet } from './streams.ts';
+import { type TopicsPolicy, channelAlreadyExists, checkDescription, checkStreamGroupSetting, checkStreamName, parseRetention } from './streams.ts';
 import { sendDefaultStreamsEvent } from './streams-default.ts';
 import { archivedStreamMeta, archivedSubscriptionsMeta } from './streams-archive.ts';
 
@@ -216,7 +216,7 @@ export async function createChannel(svc: Services, user: UserRow, input: CreateC
     await lockSubscriptionsOf(svc.store, tx);
     const groups = await cachedGroups(svc, tx);
     await checkCanCreate(svc, tx, user, [input], groups);
-    const validUsers = await validUserIdSet(tx, svc);
+    const validUsers = await cachedActiveUserIdSet(svc, tx);
     const users: UserRow[] = [];
     for (const id of [...new Set(input.subscribers)]) {
       const u = before.users.find((x) => x.id === id && x.is_active);

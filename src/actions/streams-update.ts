@@ -1,6 +1,6 @@
 /** Updating a channel (PATCH /streams/{stream_id}) and the events it causes. */
 import { lockSettingsOf } from '../store/locks.ts';
-import { cachedGroups } from './cache.ts';
+import { cachedActiveUserIdSet, cachedGroups } from './cache.ts';
 import { checkChannelFolderId } from './channel-folders.ts';
 import type { Services } from '../services.ts';
 import { transaction } from '../store/db.ts';
@@ -14,7 +14,7 @@ import type { ZulipEvent } from '../events/types.ts';
 import { checkChannelPolicyPermission, Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
 import { canAdministerChannel, metadataViewers, streamAccess, streamGroupSetting, type StreamGroupSetting } from './access.ts';
 import { formatStream, loadChannelContext, renderDescription } from './streams-format.ts';
-import { type TopicsPolicy, channelAlreadyExists, checkDescription, checkStreamGroupSetting, checkStreamName, parseRetention, validUserIdSet } from './streams.ts';
+import { type TopicsPolicy, channelAlreadyExists, checkDescription, checkStreamGroupSetting, checkStreamName, parseRetention } from './streams.ts';
 import { sendDefaultStreamsEvent } from './streams-default.ts';
 import { archivedStreamMeta } from './streams-archive.ts';
 
@@ -163,7 +163,7 @@ export async function updateChannel(svc: Services, user: UserRow, streamId: numb
     const settingEntries = Object.entries(input.groupSettings) as Array<[StreamGroupSetting, { new: GroupSettingValue; old?: GroupSettingValue }]>;
     if (settingEntries.length) {
       const settings = parseJsonObject(stream.group_settings_json);
-      const validUsers = await validUserIdSet(tx, svc);
+      const validUsers = await cachedActiveUserIdSet(svc, tx);
       for (const [name, upd] of settingEntries) {
         if (CONTENT_ACCESS_SETTINGS.has(name) && !access.content) throw badRequest('Invalid channel ID');
         const current = streamGroupSetting(stream, name);

@@ -6,12 +6,10 @@
  * streams-default.ts.
  */
 import type { Services } from '../services.ts';
-import type { Tx } from '../store/db.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
 import { codePointLength } from '../lib/util.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
-import { cachedUsers } from './cache.ts';
-import { activeIdsOf, checkedPermissionValue, Groups, type GroupSettingValue } from './group-settings.ts';
+import { checkedPermissionValue, Groups, type GroupSettingValue } from './group-settings.ts';
 import { STREAM_PERMISSION_SETTINGS } from '../lib/permission-settings.ts';
 import { accessStreamById, accessStreamByName, streamAccess } from './access.ts';
 import { formatStream, loadChannelContext } from './streams-format.ts';
@@ -62,11 +60,6 @@ export function parseRetention(value: string | number): number | null {
 
 export function channelAlreadyExists(name: string): ApiError {
   return new ApiError(`Channel '${name}' already exists`, { code: 'CHANNEL_ALREADY_EXISTS' });
-}
-
-/** The IDs of the active users as `db` sees them: a user ID sent for a setting must be one of them. */
-export async function validUserIdSet(db: Tx, svc: Services): Promise<ReadonlySet<number>> {
-  return activeIdsOf((await cachedUsers(svc, db)).list);
 }
 
 /** Checks a group-setting value sent for a channel setting and returns the stored form. */

@@ -1,6 +1,6 @@
 /** User groups: listing, creating, members and subgroups; user_group events. */
 import { lockNamesOf, lockSettingsOf } from '../store/locks.ts';
-import { cachedActiveUserIds, cachedGroups, cachedUsers } from './cache.ts';
+import { cachedActiveUserIdSet, cachedActiveUserIds, cachedGroups, cachedUsers } from './cache.ts';
 import type { Services } from '../services.ts';
 import type { ZulipEvent } from '../events/types.ts';
 import { transaction, type Tx } from '../store/db.ts';
@@ -327,8 +327,7 @@ export async function updateGroupInfo(svc: Services, user: UserRow, groupId: num
     if (reactivated) patch.deactivated = 0;
     const entries = Object.entries(input.settings) as Array<[GroupSettingName, { new: GroupSettingValue; old?: GroupSettingValue }]>;
     if (entries.length) {
-      const users = (await cachedUsers(svc, tx)).list;
-      const valid = activeIdsOf(users);
+      const valid = await cachedActiveUserIdSet(svc, tx);
       const settings = parseJsonObject(g.settings_json);
       for (const [name, upd] of entries) {
         const current = groupSetting(g, name, groups);
