@@ -66,9 +66,41 @@ export function apiRecipientId(type: number, id: number): number {
   return 3 * id + (type - 1);
 }
 
+/** The columns a new message's row is written with, in the order of the compiled INSERT's parameters. */
+const MESSAGE_COLUMNS = [
+  'realm_id',
+  'sender_id',
+  'recipient_type',
+  'recipient_id',
+  'topic',
+  'content',
+  'rendered_content',
+  'date_sent',
+  'last_edit_time',
+  'edit_history_json',
+  'sending_client',
+  'has_link',
+  'has_image',
+  'has_attachment',
+  'is_me_message',
+] as const satisfies ReadonlyArray<keyof Omit<MessageRow, 'id'>>;
+/** Fails to typecheck when a column of the messages table is missing from MESSAGE_COLUMNS. */
+const allMessageColumns: Exclude<keyof Omit<MessageRow, 'id'>, (typeof MESSAGE_COLUMNS)[number]> extends never ? true : never = true;
+void allMessageColumns;
+
+/** The message INSERT, compiled once per SQL dialect (every send runs it). */
+const insertMessageQuery = prepared((db) =>
+  db
+    .insertInto('messages')
+    .values(Object.fromEntries(MESSAGE_COLUMNS.map((c) => [c, 0])) as unknown as Omit<MessageRow, 'id'>)
+    .returningAll(),
+);
+
 /** Stores a message; returns its row as stored (with its ID). */
 export async function insertMessage(db: Tx, row: Omit<MessageRow, 'id'>): Promise<MessageRow> {
-  return db.insertInto('messages').values(row).returningAll().executeTakeFirstOrThrow();
+  const [stored] = await insertMessageQuery(db, ...MESSAGE_COLUMNS.map((c) => row[c]));
+  if (!stored) throw new Error('insertMessage: no row returned');
+  return stored;
 }
 
 /** The multi-row INSERT of user_messages, compiled once per SQL dialect and row count. */
