@@ -39,8 +39,17 @@ test('register reports the defaults Parley enforces', async () => {
   assert.equal(s.realm_message_content_delete_limit_seconds, 600);
 });
 
+/** The recipients' rows (user_messages) of these messages, as stored. */
+const recipientRows = async (ids: number[]) =>
+  (await t.server.svc.store.db.selectFrom('user_messages').select(['message_id', 'user_id']).where('message_id', 'in', ids).orderBy('message_id').orderBy('user_id').execute()).map(
+    (r) => [r.message_id, r.user_id],
+  );
+
 test('own message: success shape and delete_message events to holders only', async () => {
   const id = await toPub(A, 'mine');
+  const other = await toPub(B, 'stays');
+  const holders = [alice.id, bob.id, t.owner.id, mod.id].sort((a, b) => a - b);
+  assert.deepEqual(await recipientRows([id, other]), [...holders.map((u) => [id, u]), ...holders.map((u) => [other, u])]);
   const qb = await openQueue(B, { event_types: ['delete_message'], client_capabilities: { bulk_message_deletion: true } });
   const qc = await openQueue(C, { event_types: ['delete_message'], client_capabilities: { bulk_message_deletion: true } });
   const r = await del(A, id);
@@ -50,6 +59,8 @@ test('own message: success shape and delete_message events to holders only', asy
   assert.deepEqual(evs, [{ type: 'delete_message', message_ids: [id], message_type: 'stream', stream_id: pub, topic: 'del' }]);
   assert.deepEqual(await qc.drain(), [], 'Carol held nothing and is not subscribed');
   assertError(await A.get(`/messages/${id}`), 400, 'BAD_REQUEST', 'Invalid message(s)');
+  // Its recipients' rows went with it; the other message's stay.
+  assert.deepEqual(await recipientRows([id, other]), holders.map((u) => [other, u]));
   // Already gone.
   assertError(await del(A, id), 400, 'BAD_REQUEST', 'Invalid message(s)');
 });

@@ -162,6 +162,44 @@ test('0970: the search index keeps no copy of the messages and finds what it fou
   }
 });
 
+test('1070: user_messages keeps its rows, key and index without foreign keys; deleting a message still deletes its rows', { skip }, async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-migrate-'));
+  const store = openStore({ dataDir });
+  try {
+    await migrate(store, { until: '1060_users_email_lower' });
+    const db = store.db;
+    const before = await sql<{ table: string }>`SELECT "table" FROM pragma_foreign_key_list('user_messages') ORDER BY "table"`.execute(db);
+    assert.deepEqual(before.rows.map((r) => r.table), ['messages', 'users']);
+    await sql`PRAGMA foreign_keys = OFF`.execute(db);
+    const addMessage = (id: number) =>
+      sql`INSERT INTO messages (id, realm_id, sender_id, recipient_type, recipient_id, topic, content, rendered_content, date_sent) VALUES (${id}, 1, 1, 2, 10, 't', 'x', '<p>x</p>', 1700000000)`.execute(db);
+    for (let id = 1; id <= 5; id++) await addMessage(id);
+    const rows = [];
+    for (let user = 1; user <= 20; user++) for (let message = 1; message <= 5; message++) rows.push({ user_id: user, message_id: message, flags: (user + message) % 8 });
+    await db.insertInto('user_messages').values(rows).execute();
+    await sql`PRAGMA foreign_keys = ON`.execute(db);
+
+    await migrate(store);
+    const table = await sql<{ sql: string }>`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'user_messages'`.execute(db);
+    assert.match(table.rows[0]!.sql, /WITHOUT ROWID\s*$/);
+    assert.doesNotMatch(table.rows[0]!.sql, /REFERENCES/);
+    assert.deepEqual((await sql`SELECT * FROM pragma_foreign_key_list('user_messages')`.execute(db)).rows, []);
+    const indexes = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'user_messages' AND sql IS NOT NULL`.execute(db);
+    assert.deepEqual(indexes.rows.map((r) => r.name), ['user_messages_message']);
+    const all = () => db.selectFrom('user_messages').select(['user_id', 'message_id', 'flags']).orderBy('user_id').orderBy('message_id').execute();
+    assert.deepEqual(await all(), rows);
+    await assert.rejects(db.insertInto('user_messages').values({ user_id: 1, message_id: 1, flags: 0 }).execute(), /UNIQUE constraint failed/);
+
+    // A message deleted by any SQL takes its recipients' rows with it, and only its own.
+    await sql`DELETE FROM messages WHERE id IN (2, 4)`.execute(db);
+    assert.deepEqual(await all(), rows.filter((r) => r.message_id !== 2 && r.message_id !== 4));
+    assert.deepEqual((await sql<{ integrity_check: string }>`PRAGMA integrity_check`.execute(db)).rows, [{ integrity_check: 'ok' }]);
+  } finally {
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 test('PostgreSQL: migrations on a fresh schema succeed while another schema\'s tables change', { skip: process.env.TEST_DATABASE_URL ? false : 'PostgreSQL only' }, async () => {
   const url = process.env.TEST_DATABASE_URL!;
   const { default: pg } = await import('pg');
