@@ -229,6 +229,59 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await ctx.close();
     }));
 
+  test('mark as unread from here in All messages as the home view: coming back from another view, they are still kept unread until the user moves in the list (Zulip keeps that list); with another home view they are read on coming back', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Feed' });
+      const bobApi = t.client(bob);
+      const ids: number[] = [];
+      for (let i = 1; i <= 5; i++) ids.push(await sendTo(owner, 'general', 'feed batch', `feed message ${i}`));
+      assertSuccess(await bobApi.post('/mark_all_as_read', {}));
+      assertSuccess(await bobApi.request('PATCH', '/settings', { web_home_view: 'all_messages' }));
+      const readAtServer = () => Promise.all(ids.map((id) => isRead(bobApi, id)));
+
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      const feedLink = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^All messages/ });
+      const inboxLink = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Inbox/ });
+      const banner = page.locator('.unread-banner').getByText('To preserve your reading state, this view does not mark messages as read.');
+      /** To the inbox and back to All messages, by the sidebar (the page is not loaded again). */
+      const awayAndBack = async () => {
+        await inboxLink.click();
+        await page.getByRole('heading', { name: 'Inbox', exact: true }).waitFor();
+        await feedLink.click();
+        await page.getByRole('heading', { name: 'All messages', exact: true }).waitFor();
+        await messageRow(page, 'feed message 5').waitFor();
+      };
+      const markFromThird = async () => {
+        await feedLink.click();
+        await page.getByRole('heading', { name: 'All messages', exact: true }).waitFor();
+        await (await moreActions(page, messageRow(page, 'feed message 3'))).getByRole('menuitem', { name: 'Mark as unread from here' }).click();
+        await eventually(async () => (await readAtServer()).join() === 'true,true,false,false,false', 'three unread at the server');
+        await banner.waitFor();
+      };
+
+      await markFromThird();
+      await awayAndBack();
+      // The check that would read them has run: it shows the banner for those it leaves unread.
+      await banner.waitFor();
+      assert.deepEqual(await readAtServer(), [true, true, false, false, false]);
+      await messageRow(page, 'feed message 5').locator('.message-content').click();
+      await eventually(async () => (await readAtServer()).every(Boolean), 'all read after a click in the list');
+      // Once read again, coming back reads as usual: nothing is kept any more.
+      assertSuccess(await bobApi.post('/messages/flags', { messages: JSON.stringify([ids[4]]), op: 'remove', flag: 'read' }));
+      await awayAndBack();
+      await eventually(() => isRead(bobApi, ids[4]!), 'the fifth read on coming back');
+
+      // With the inbox as the home view, All messages is a list like any other: coming back reads them.
+      assertSuccess(await bobApi.request('PATCH', '/settings', { web_home_view: 'inbox' }));
+      await eventually(async () => (await page.getByRole('navigation', { name: 'Views' }).locator('a.side-item .label').first().innerText()) === 'Inbox', 'the inbox the home view in the page');
+      await markFromThird();
+      await awayAndBack();
+      await eventually(async () => (await readAtServer()).every(Boolean), 'all read on coming back');
+      await ctx.close();
+    }));
+
   test('a link whose message has moved since follows it (Zulip\u2019s): a topic link in a message, a "with" and a "near" link, and a "with" link to a direct message', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -780,6 +780,13 @@ export class Model {
   conn: ConnState = 'connecting';
   connError: string | null = null;
   list: MessageList | null = null;
+  /**
+   * A "Mark as unread from here" made in All messages while it is the home
+   * view: the message it was made from, kept between visits (null: none).
+   * Zulip's web app keeps that list between views, so messages kept unread
+   * there stay so when the user comes back, until the user moves in it.
+   */
+  feedUnreadFrom: number | null = null;
   /** The newest messages of every conversation, for the Recent conversations view. */
   recent: RecentData = new RecentData(this, null);
   /** The newest messages of the channel whose list of topics was last opened (#topics/channel/<id>), if one was. */

@@ -152,12 +152,19 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   const [viewing, setViewing] = useState<{ src: string; name: string } | null>(null);
   /** The message whose link was just copied ("Copied" beside its menu). */
   const [copied, setCopied] = useState<number | null>(null);
+  /** All messages as the home view: its "Mark as unread from here" outlives this list (model.feedUnreadFrom). */
+  const homeFeed = list.terms.length === 0 && model.settings.web_home_view === 'all_messages';
   /**
    * After "Mark as unread from here": that message's ID. Messages from it on
    * are not marked read by being in view until the user scrolls, clicks or
    * presses a key in the list (as in Zulip's web app).
    */
-  const keepUnreadFrom = useRef<number | null>(null);
+  const keepUnreadFrom = useRef<number | null>(homeFeed ? model.feedUnreadFrom : null);
+  /** Sets keepUnreadFrom, and for the home feed the model's copy too. */
+  function holdUnreadFrom(id: number | null): void {
+    keepUnreadFrom.current = id;
+    if (homeFeed) model.feedUnreadFrom = id;
+  }
   /** Why unread messages in view stay unread, shown at the bottom with "Mark as read" (Zulip's unread banner); null when hidden. */
   const [unreadBanner, setUnreadBanner] = useState<Exclude<Reading, 'reads'> | null>(null);
   /** The user closed that banner: not shown again in this view. */
@@ -372,7 +379,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
    */
   function resumeReading(ev: Event): void {
     if (keepUnreadFrom.current === null || (ev.target as HTMLElement).closest('.msg-actions')) return;
-    keepUnreadFrom.current = null;
+    holdUnreadFrom(null);
     if (readingIn(list) === 'reads') setUnreadBanner(null);
     scheduleReadCheck();
   }
@@ -380,15 +387,15 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   /** The banner's "Mark as read": the list's loaded unread messages (as Zulip's), and reading resumes. */
   function markViewRead(): void {
     setUnreadBanner(null);
-    keepUnreadFrom.current = null;
+    holdUnreadFrom(null);
     void model.markRead(list.messages.filter((m) => !m.flags.includes('read')).map((m) => m.id));
   }
 
   // ---- actions
   async function markUnreadFrom(m: Message): Promise<void> {
     setMenu(null);
-    keepUnreadFrom.current = m.id;
-    if (!(await run(() => list.markUnreadFrom(m.id)))) keepUnreadFrom.current = null;
+    holdUnreadFrom(m.id);
+    if (!(await run(() => list.markUnreadFrom(m.id)))) holdUnreadFrom(null);
   }
 
   async function copyLink(m: Message): Promise<void> {
