@@ -152,8 +152,11 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   const [viewing, setViewing] = useState<{ src: string; name: string } | null>(null);
   /** The message whose link was just copied ("Copied" beside its menu). */
   const [copied, setCopied] = useState<number | null>(null);
-  /** All messages as the home view: its "Mark as unread from here" outlives this list (model.feedUnreadFrom). */
-  const homeFeed = list.terms.length === 0 && model.settings.web_home_view === 'all_messages';
+  /** All messages (the feed); as the home view, its "Mark as unread from here" outlives this list (model.feedUnreadFrom). */
+  const feed = list.terms.length === 0;
+  const homeFeed = feed && model.settings.web_home_view === 'all_messages';
+  // Kept only while the feed is the home view (Zulip keeps that list only then).
+  if (feed && !homeFeed) model.feedUnreadFrom = null;
   /**
    * After "Mark as unread from here": that message's ID. Messages from it on
    * are not marked read by being in view until the user scrolls, clicks or
