@@ -229,55 +229,87 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await ctx.close();
     }));
 
-  test('mark as unread from here in All messages as the home view: coming back from another view, they are still kept unread until the user moves in the list (Zulip keeps that list); with another home view they are read on coming back', () =>
+  test('All messages as the home view is kept between visits (Zulip\u2019s): it comes back where it was, from the inbox or a channel, with what came meanwhile; a "Mark as unread from here" made before no longer holds (Zulip\u2019s resumes reading); with another home view it opens anew', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Feed' });
       const bobApi = t.client(bob);
       const ids: number[] = [];
-      for (let i = 1; i <= 5; i++) ids.push(await sendTo(owner, 'general', 'feed batch', `feed message ${i}`));
+      for (let i = 1; i <= 40; i++) ids.push(await sendTo(owner, 'general', 'feed batch', `feed message ${i}`));
       assertSuccess(await bobApi.post('/mark_all_as_read', {}));
       assertSuccess(await bobApi.request('PATCH', '/settings', { web_home_view: 'all_messages' }));
-      const readAtServer = () => Promise.all(ids.map((id) => isRead(bobApi, id)));
+      const lastFive = ids.slice(35);
+      const readAtServer = () => Promise.all(lastFive.map((id) => isRead(bobApi, id)));
 
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
-      const feedLink = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^All messages/ });
-      const inboxLink = page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Inbox/ });
+      const views = page.getByRole('navigation', { name: 'Views' });
+      const feedLink = views.getByRole('link', { name: /^All messages/ });
       const banner = page.locator('.unread-banner').getByText('To preserve your reading state, this view does not mark messages as read.');
-      /** To the inbox and back to All messages, by the sidebar (the page is not loaded again). */
-      const awayAndBack = async () => {
-        await inboxLink.click();
-        await page.getByRole('heading', { name: 'Inbox', exact: true }).waitFor();
+      /** The row at the top of the pane (the first whose top is in view): its text and its top's offset from the pane's, and the pane's scroll offset. */
+      const topOfPane = () =>
+        page.evaluate(() => {
+          const sc = (globalThis as any).document.querySelector('.message-scroller');
+          const top = sc.getBoundingClientRect().top;
+          for (const el of sc.querySelectorAll('.message-row')) {
+            const r = el.getBoundingClientRect();
+            if (r.top >= top - 1) return { text: el.querySelector('.message-content').textContent.trim(), offset: Math.round(r.top - top), scrollTop: Math.round(sc.scrollTop) };
+          }
+          return null;
+        });
+      /** Away by `away` (a link in the sidebar) and back to All messages by the sidebar (the page is not loaded again). */
+      const awayAndBack = async (away: Locator, heading: string) => {
+        await away.click();
+        await page.getByRole('heading', { name: heading, exact: true }).waitFor();
         await feedLink.click();
         await page.getByRole('heading', { name: 'All messages', exact: true }).waitFor();
-        await messageRow(page, 'feed message 5').waitFor();
+        await messageRow(page, 'feed message 40').waitFor();
       };
-      const markFromThird = async () => {
-        await feedLink.click();
-        await page.getByRole('heading', { name: 'All messages', exact: true }).waitFor();
-        await (await moreActions(page, messageRow(page, 'feed message 3'))).getByRole('menuitem', { name: 'Mark as unread from here' }).click();
+      const markFrom = async (text: string) => {
+        await (await moreActions(page, messageRow(page, text))).getByRole('menuitem', { name: 'Mark as unread from here' }).click();
         await eventually(async () => (await readAtServer()).join() === 'true,true,false,false,false', 'three unread at the server');
         await banner.waitFor();
       };
 
-      await markFromThird();
-      await awayAndBack();
-      // The check that would read them has run: it shows the banner for those it leaves unread.
-      await banner.waitFor();
-      assert.deepEqual(await readAtServer(), [true, true, false, false, false]);
-      await messageRow(page, 'feed message 5').locator('.message-content').click();
-      await eventually(async () => (await readAtServer()).every(Boolean), 'all read after a click in the list');
-      // Once read again, coming back reads as usual: nothing is kept any more.
-      assertSuccess(await bobApi.post('/messages/flags', { messages: JSON.stringify([ids[4]]), op: 'remove', flag: 'read' }));
-      await awayAndBack();
-      await eventually(() => isRead(bobApi, ids[4]!), 'the fifth read on coming back');
+      await page.getByRole('heading', { name: 'All messages', exact: true }).waitFor();
+      await messageRow(page, 'feed message 40').waitFor();
+      // Scrolled up to the twelfth message (the pane then stays still).
+      await messageRow(page, 'feed message 12').evaluate((el: any) => el.scrollIntoView({ block: 'start' }));
+      await eventually(async () => (await topOfPane())?.text === 'feed message 12', 'the twelfth at the top');
+      await new Promise((r) => setTimeout(r, 300));
+      const before = await topOfPane();
+      assert.ok(before && before.scrollTop > 0);
 
-      // With the inbox as the home view, All messages is a list like any other: coming back reads them.
+      // To the inbox and back: the same place.
+      await awayAndBack(views.getByRole('link', { name: /^Inbox/ }), 'Inbox');
+      await eventually(async () => JSON.stringify(await topOfPane()) === JSON.stringify(before), 'the same place after the inbox');
+      // To a channel, where a new message comes, and back: the same place, and the new message in the list.
+      const newer = await sendTo(owner, 'general', 'feed batch', 'feed message 41');
+      await awayAndBack(channelLink(page, 'general'), '#general');
+      await messageRow(page, 'feed message 41').waitFor({ state: 'attached' });
+      await eventually(async () => JSON.stringify(await topOfPane()) === JSON.stringify(before), 'the same place after a channel');
+      assert.ok(newer > ids.at(-1)!);
+
+      // Marked unread from the 38th at the bottom, then away and back: reading resumes (the three in view are read).
+      await page.locator('.message-scroller').evaluate((sc: any) => (sc.scrollTop = sc.scrollHeight));
+      await eventually(async () => (await readAtServer()).every(Boolean), 'the bottom read');
+      await markFrom('feed message 38');
+      await awayAndBack(views.getByRole('link', { name: /^Inbox/ }), 'Inbox');
+      await eventually(async () => (await readAtServer()).every(Boolean), 'all read on coming back');
+      await banner.waitFor({ state: 'detached' });
+
+      // With the inbox as the home view, All messages is a list like any other: opened anew (at its newest, nothing unread), and read on coming back.
       assertSuccess(await bobApi.request('PATCH', '/settings', { web_home_view: 'inbox' }));
-      await eventually(async () => (await page.getByRole('navigation', { name: 'Views' }).locator('a.side-item .label').first().innerText()) === 'Inbox', 'the inbox the home view in the page');
-      await markFromThird();
-      await awayAndBack();
+      await eventually(async () => (await views.locator('a.side-item .label').first().innerText()) === 'Inbox', 'the inbox the home view in the page');
+      await feedLink.click();
+      await page.getByRole('heading', { name: 'All messages', exact: true }).waitFor();
+      await messageRow(page, 'feed message 12').evaluate((el: any) => el.scrollIntoView({ block: 'start' }));
+      await eventually(async () => (await topOfPane())?.text === 'feed message 12', 'the twelfth at the top');
+      await awayAndBack(views.getByRole('link', { name: /^Inbox/ }), 'Inbox');
+      await eventually(async () => (await topOfPane())?.text !== 'feed message 12' && (await page.locator('.message-scroller').evaluate((sc: any) => sc.scrollHeight - sc.scrollTop - sc.clientHeight < 40)), 'at the newest');
+      await page.locator('.message-scroller').evaluate((sc: any) => (sc.scrollTop = sc.scrollHeight));
+      await markFrom('feed message 38');
+      await awayAndBack(views.getByRole('link', { name: /^Inbox/ }), 'Inbox');
       await eventually(async () => (await readAtServer()).every(Boolean), 'all read on coming back');
       await ctx.close();
     }));

@@ -55,7 +55,7 @@ export async function run(onFirstRegister: () => void): Promise<void> {
         onFirstRegister();
       } else {
         // Anything that happened while the queue was gone: fetch it again.
-        await model.list?.refresh();
+        await model.refreshAfterReconnect();
         for (const id of model.topics.keys()) void model.loadTopics(id);
         for (const r of model.recentScopes()) if (r.messages) void r.load();
       }

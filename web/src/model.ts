@@ -336,6 +336,13 @@ type Listener = () => void;
 /** A narrow's loaded messages, in id order. */
 let listCounter = 0;
 
+export interface ListPlace {
+  startId: number;
+  endId: number | null;
+  top: { id: number; offset: number } | null;
+  selected: number | null;
+}
+
 export class MessageList {
   readonly terms: Term[];
   /** The message to open the list at (a link's `near`), or null for the first unread one (else the newest). */
@@ -351,6 +358,8 @@ export class MessageList {
   newestWanted = 0;
   /** Distinguishes lists (the view starts afresh for each). */
   readonly key = ++listCounter;
+  /** Where the view of a list kept between visits (Model.keepsPlace) was when last shown: the rows' window, the top row in view and its offset, the selected message. */
+  place: ListPlace | null = null;
   messages: Message[] = [];
   foundOldest = false;
   foundNewest = false;
@@ -781,12 +790,12 @@ export class Model {
   connError: string | null = null;
   list: MessageList | null = null;
   /**
-   * A "Mark as unread from here" made in All messages while it is the home
-   * view: the message it was made from, kept between visits (null: none).
-   * Zulip's web app keeps that list between views, so messages kept unread
-   * there stay so when the user comes back, until the user moves in it.
+   * All messages while it is the user's home view: kept between visits, and
+   * kept current by the events while another view is shown, so that coming
+   * back shows it where it was (its `place`), as Zulip's web app keeps its
+   * combined feed only when that is the home view.
    */
-  feedUnreadFrom: number | null = null;
+  private keptFeed: MessageList | null = null;
   /** The newest messages of every conversation, for the Recent conversations view. */
   recent: RecentData = new RecentData(this, null);
   /** The newest messages of the channel whose list of topics was last opened (#topics/channel/<id>), if one was. */
@@ -1284,7 +1293,17 @@ export class Model {
    * `nearLink` when by a `near` term) or else where the narrow opens.
    */
   openList(terms: Term[], near: number | null = null, nearLink = false): void {
+    const homeFeed = this.settings.web_home_view === 'all_messages' && terms.length === 0 && near === null;
+    if (this.settings.web_home_view !== 'all_messages') this.keptFeed = null;
+    // All messages as the home view, kept (Zulip's keeps it once loaded to its newest message): shown as it was.
+    const kept = this.keptFeed;
+    if (homeFeed && kept && kept.foundNewest && !kept.loading && !kept.error) {
+      this.list = kept;
+      this.changed();
+      return;
+    }
     const list = new MessageList(this, terms, near, nearLink);
+    if (homeFeed) this.keptFeed = list;
     this.list = list;
     this.changed();
     void list.loadInitial();
@@ -1325,8 +1344,37 @@ export class Model {
     return { id: m.id, type: m.type, streamId: m.stream_id, topic: m.subject, dmKey: m.type === 'private' ? this.dmKeyOf(m) : '', senderId: m.sender_id, timestamp: m.timestamp };
   }
 
-  findMessage(id: number): Message | undefined {
-    return this.list?.messages.find((m) => m.id === id);
+  /** Whether `list` is kept between visits, its view coming back where it was (All messages while it is the home view). */
+  keepsPlace(list: MessageList): boolean {
+    return list === this.keptFeed && this.settings.web_home_view === 'all_messages';
+  }
+
+  /** The lists the events keep current: the one in view, and All messages when kept (keptFeed). */
+  private liveLists(): MessageList[] {
+    const out: MessageList[] = [];
+    if (this.list) out.push(this.list);
+    if (this.keptFeed && this.keptFeed !== this.list) out.push(this.keptFeed);
+    return out;
+  }
+
+  /** A message as each live list holds it (each list has its own copy). */
+  private copiesOf(id: number): Array<{ list: MessageList; m: Message }> {
+    const out: Array<{ list: MessageList; m: Message }> = [];
+    for (const list of this.liveLists()) {
+      const m = list.messages.find((x) => x.id === id);
+      if (m) out.push({ list, m });
+    }
+    return out;
+  }
+
+  /**
+   * After the event queue was registered again: what happened meanwhile
+   * fetched for the list in view; a kept All messages not in view is
+   * dropped (opened anew when the user comes back to it).
+   */
+  async refreshAfterReconnect(): Promise<void> {
+    if (this.keptFeed !== this.list) this.keptFeed = null;
+    await this.list?.refresh();
   }
 
   // ------------------------------------------------------------------ events
@@ -1346,31 +1394,30 @@ export class Model {
           for (const r of this.recentScopes()) r.messages?.delete(id);
           this.starred.delete(id);
         }
-        this.list?.remove(ids);
+        for (const list of this.liveLists()) list.remove(ids);
         if (ev.message_type === 'stream' && ev.stream_id !== undefined) this.loadTopics(ev.stream_id);
         break;
       }
       case 'reaction': {
-        const m = this.findMessage(ev.message_id);
-        if (m) {
+        for (const { list, m } of this.copiesOf(ev.message_id)) {
           if (ev.op === 'add') {
             if (!m.reactions.some((r) => r.user_id === ev.user_id && r.emoji_code === ev.emoji_code && r.reaction_type === ev.reaction_type))
               m.reactions = [...m.reactions, { emoji_name: ev.emoji_name, emoji_code: ev.emoji_code, reaction_type: ev.reaction_type, user_id: ev.user_id }];
           } else {
             m.reactions = m.reactions.filter((r) => !(r.user_id === ev.user_id && r.emoji_code === ev.emoji_code && r.reaction_type === ev.reaction_type));
           }
-          this.list?.touch();
+          list.touch();
         }
         // The Reactions view (has:reaction): the message may have come in or gone.
         if (this.list?.terms.some((t) => t.operator === 'has' && t.operand === 'reaction' && !t.negated)) this.list.recheck(ev.message_id);
         break;
       }
       case 'submessage': {
-        const m = this.findMessage(ev.message_id);
-        if (m && !m.submessages.some((s) => s.id === ev.submessage_id)) {
+        for (const { list, m } of this.copiesOf(ev.message_id)) {
+          if (m.submessages.some((s) => s.id === ev.submessage_id)) continue;
           const s = { id: ev.submessage_id, sender_id: ev.sender_id, msg_type: ev.msg_type, content: ev.content };
           m.submessages = [...m.submessages, s].sort((a, b) => a.id - b.id);
-          this.list?.touch();
+          list.touch();
         }
         break;
       }
@@ -1411,9 +1458,11 @@ export class Model {
             if (field) setProfileValue(target, field);
           }
           // A new name shows on the messages already here too (as in Zulip's web app).
-          if (typeof rest.full_name === 'string' && this.list) {
-            for (const m of this.list.messages) if (m.sender_id === ev.person.user_id) m.sender_full_name = rest.full_name;
-            this.list.touch();
+          if (typeof rest.full_name === 'string') {
+            for (const list of this.liveLists()) {
+              for (const m of list.messages) if (m.sender_id === ev.person.user_id) m.sender_full_name = rest.full_name;
+              list.touch();
+            }
           }
         } else if (ev.op === 'remove') {
           const u = this.users.get(ev.person.user_id);
@@ -1558,7 +1607,7 @@ export class Model {
     for (const r of this.recentScopes()) if (r.holds(m)) r.messages?.set(m.id, this.recentOf(m));
     // Someone who sends a message has stopped typing.
     for (const t of this.typing.values()) t.delete(m.sender_id);
-    this.list?.onNewMessage(m);
+    for (const list of this.liveLists()) list.onNewMessage(m);
     this.onIncoming?.(m);
   }
 
@@ -1578,22 +1627,22 @@ export class Model {
         if (newTopic !== undefined) r.topic = newTopic;
         if (newStream !== undefined) r.streamId = newStream;
       }
-      const m = this.findMessage(id);
-      if (!m) continue;
-      if (id === ev.message_id && ev.rendered_content !== undefined) {
-        m.content = ev.rendered_content;
-        if (ev.is_me_message !== undefined) m.is_me_message = ev.is_me_message;
-        // The marks were for the text before the edit.
-        delete m.match_content;
-        if (ev.edit_timestamp) m.last_edit_timestamp = ev.edit_timestamp;
+      for (const { m } of this.copiesOf(id)) {
+        if (id === ev.message_id && ev.rendered_content !== undefined) {
+          m.content = ev.rendered_content;
+          if (ev.is_me_message !== undefined) m.is_me_message = ev.is_me_message;
+          // The marks were for the text before the edit.
+          delete m.match_content;
+          if (ev.edit_timestamp) m.last_edit_timestamp = ev.edit_timestamp;
+        }
+        if ((newTopic !== undefined || newStream !== undefined) && ev.edit_timestamp) m.last_moved_timestamp = ev.edit_timestamp;
+        if (newTopic !== undefined) m.subject = newTopic;
+        if (newStream !== undefined) {
+          m.stream_id = newStream;
+          m.display_recipient = this.streamName(newStream);
+        }
+        if (ev.flags && id === ev.message_id) m.flags = ev.flags;
       }
-      if ((newTopic !== undefined || newStream !== undefined) && ev.edit_timestamp) m.last_moved_timestamp = ev.edit_timestamp;
-      if (newTopic !== undefined) m.subject = newTopic;
-      if (newStream !== undefined) {
-        m.stream_id = newStream;
-        m.display_recipient = this.streamName(newStream);
-      }
-      if (ev.flags && id === ev.message_id) m.flags = ev.flags;
     }
     if (ev.stream_id !== undefined && (newTopic !== undefined || newStream !== undefined)) {
       this.loadTopics(ev.stream_id);
@@ -1602,18 +1651,15 @@ export class Model {
     // Messages moved into or out of the channel whose topics are listed: its list is fetched again.
     const listed = this.channelRecent;
     if (listed?.messages && newStream !== undefined && (ev.stream_id === listed.streamId || newStream === listed.streamId)) void listed.load();
-    if (this.list) {
+    for (const list of this.liveLists()) {
       // A move can take messages out of (or into) the narrow being viewed.
       if (newTopic !== undefined || newStream !== undefined) {
         const ctx = this.matchContext();
         const gone = new Set<number>();
-        for (const id of ids) {
-          const m = this.findMessage(id);
-          if (m && matches(this.list.terms, m, ctx) === false) gone.add(id);
-        }
-        if (gone.size) this.list.remove(gone);
+        for (const m of list.messages) if (ids.includes(m.id) && matches(list.terms, m, ctx) === false) gone.add(m.id);
+        if (gone.size) list.remove(gone);
       }
-      this.list.touch();
+      list.touch();
     }
   }
 
@@ -1633,18 +1679,18 @@ export class Model {
         }
       }
     }
-    if (this.list) {
-      const set = new Set(ids);
-      for (const m of this.list.messages) {
+    const set = new Set(ids);
+    for (const list of this.liveLists()) {
+      for (const m of list.messages) {
         if (!set.has(m.id) && !(ev.all && ev.flag === 'read')) continue;
         if (add && !m.flags.includes(ev.flag)) m.flags = [...m.flags, ev.flag];
         else if (!add) m.flags = m.flags.filter((f) => f !== ev.flag);
       }
-      if (ev.flag === 'starred' && this.list.terms.some((t) => t.operator === 'is' && t.operand === 'starred')) {
-        if (add) this.list.queueRefresh();
-        else this.list.remove(set);
+      if (ev.flag === 'starred' && list.terms.some((t) => t.operator === 'is' && t.operand === 'starred')) {
+        if (add) list.queueRefresh();
+        else list.remove(set);
       }
-      this.list.touch();
+      list.touch();
     }
   }
 
@@ -1839,7 +1885,7 @@ export class Model {
     const fresh = ids.filter((id) => this.unread.has(id));
     if (!fresh.length) return;
     for (const id of fresh) this.unread.delete(id);
-    if (this.list) for (const m of this.list.messages) if (fresh.includes(m.id) && !m.flags.includes('read')) m.flags = [...m.flags, 'read'];
+    for (const list of this.liveLists()) for (const m of list.messages) if (fresh.includes(m.id) && !m.flags.includes('read')) m.flags = [...m.flags, 'read'];
     this.changed();
     try {
       await api('POST', '/messages/flags', { messages: fresh, op: 'add', flag: 'read' });

@@ -116,9 +116,16 @@ function canDelete(m: Message): boolean {
 
 export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
+  /** Where this view was when last shown, for a list kept between visits (All messages as the home view). */
+  const place = model.keepsPlace(list) ? list.place : null;
   // The window of rendered rows, by message id; endId null = follow the newest.
-  const [startId, setStartId] = useState<number>(0);
-  const [endId, setEndId] = useState<number | null>(null);
+  const [startId, setStartId] = useState<number>(place?.startId ?? 0);
+  const [endId, setEndId] = useState<number | null>(() => {
+    if (!place || place.endId !== null) return place?.endId ?? null;
+    // Following the newest then: still so, unless more came meanwhile than the rows shown hold from where it was.
+    const from = list.messages.findIndex((m) => m.id >= place.startId);
+    return from >= 0 && list.messages.length - from > MAX_ROWS ? list.messages[from + MAX_ROWS - 1]!.id : null;
+  });
   const anchor = useRef<{ id: number; top: number } | null>(null);
   const atBottom = useRef(true);
   /** The rows are to be shown from the top after the next render (Home). */
@@ -152,22 +159,14 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   const [viewing, setViewing] = useState<{ src: string; name: string } | null>(null);
   /** The message whose link was just copied ("Copied" beside its menu). */
   const [copied, setCopied] = useState<number | null>(null);
-  /** All messages (the feed); as the home view, its "Mark as unread from here" outlives this list (model.feedUnreadFrom). */
-  const feed = list.terms.length === 0;
-  const homeFeed = feed && model.settings.web_home_view === 'all_messages';
-  // Kept only while the feed is the home view (Zulip keeps that list only then).
-  if (feed && !homeFeed) model.feedUnreadFrom = null;
   /**
    * After "Mark as unread from here": that message's ID. Messages from it on
    * are not marked read by being in view until the user scrolls, clicks or
-   * presses a key in the list (as in Zulip's web app).
+   * presses a key in the list (as in Zulip's web app), or leaves the view:
+   * a list shown again reads again (Zulip's resumes reading when it shows
+   * its kept combined feed again).
    */
-  const keepUnreadFrom = useRef<number | null>(homeFeed ? model.feedUnreadFrom : null);
-  /** Sets keepUnreadFrom, and for the home feed the model's copy too. */
-  function holdUnreadFrom(id: number | null): void {
-    keepUnreadFrom.current = id;
-    if (homeFeed) model.feedUnreadFrom = id;
-  }
+  const keepUnreadFrom = useRef<number | null>(null);
   /** Why unread messages in view stay unread, shown at the bottom with "Mark as read" (Zulip's unread banner); null when hidden. */
   const [unreadBanner, setUnreadBanner] = useState<Exclude<Reading, 'reads'> | null>(null);
   /** The user closed that banner: not shown again in this view. */
@@ -176,7 +175,9 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   /** Whether the list is scrolled away from its newest messages (a button then jumps back). */
   const [awayFromNewest, setAwayFromNewest] = useState(false);
   /** The message the keyboard acts on (Zulip's selected message), once a key has chosen one. */
-  const [selected, setSelected] = useState<number | null>(null);
+  const [selected, setSelected] = useState<number | null>(place?.selected ?? null);
+  /** How many times the list had asked for its newest messages when this view was made (newestWanted's later asks move it). */
+  const newestSeen = useRef(list.newestWanted);
 
   const msgs = list.messages;
   let s = msgs.findIndex((m) => m.id >= startId);
@@ -189,18 +190,51 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   if (endId === null && e - s > MAX_ROWS) s = e - MAX_ROWS;
   const rows = msgs.slice(s, e);
 
-  function captureAnchor(): void {
-    const sc = scroller.current;
-    if (!sc) return;
+  /** The first row whose bottom is in view, and its top's offset from the pane's top. */
+  function topRow(sc: HTMLElement): { id: number; top: number } | null {
     const top = sc.getBoundingClientRect().top;
     for (const el of sc.querySelectorAll<HTMLElement>('.message-row')) {
       const r = el.getBoundingClientRect();
-      if (r.bottom > top) {
-        anchor.current = { id: Number(el.dataset.id), top: r.top - top };
-        return;
-      }
+      if (r.bottom > top) return { id: Number(el.dataset.id), top: r.top - top };
     }
+    return null;
   }
+
+  function captureAnchor(): void {
+    const sc = scroller.current;
+    if (sc) anchor.current = topRow(sc) ?? anchor.current;
+  }
+
+  // ---- where a list kept between visits was (list.place), taken after each render and scroll
+  const placeTimer = useRef<number | null>(null);
+  function savePlace(): void {
+    const sc = scroller.current;
+    // (Not once the pane is out of the page: nothing there to measure.)
+    if (!model.keepsPlace(list) || !sc || !sc.isConnected || !sc.clientHeight || !initialScrollDone.current) return;
+    const row = topRow(sc);
+    list.place = {
+      startId: rows[0]?.id ?? startId,
+      endId,
+      top: row && { id: row.id, offset: row.top },
+      selected,
+    };
+  }
+  function schedulePlaceSave(): void {
+    if (!model.keepsPlace(list) || placeTimer.current !== null) return;
+    placeTimer.current = requestAnimationFrame(() => {
+      placeTimer.current = null;
+      savePlace();
+    });
+  }
+  const savePlaceNow = useRef(savePlace);
+  savePlaceNow.current = savePlace;
+  useLayoutEffect(
+    () => () => {
+      if (placeTimer.current !== null) cancelAnimationFrame(placeTimer.current);
+      savePlaceNow.current();
+    },
+    [],
+  );
 
   /**
    * Measures the rendered messages not measured yet (or edited since): whether
@@ -265,7 +299,14 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       setMeasures((n) => n + 1);
       return;
     }
-    if (!initialScrollDone.current && msgs.length) {
+    if (!initialScrollDone.current && msgs.length && place?.top && sc.querySelector(`.message-row[data-id="${place.top.id}"]`)) {
+      // A list kept between visits: where it was.
+      initialScrollDone.current = true;
+      const el = sc.querySelector<HTMLElement>(`.message-row[data-id="${place.top.id}"]`)!;
+      sc.scrollTop += el.getBoundingClientRect().top - sc.getBoundingClientRect().top - place.top.offset;
+      atBottom.current = sc.scrollHeight - sc.scrollTop - sc.clientHeight < 40;
+      setAwayFromNewest(sc.scrollHeight - sc.scrollTop - sc.clientHeight > sc.clientHeight);
+    } else if (!initialScrollDone.current && msgs.length) {
       initialScrollDone.current = true;
       sc.scrollTop = sc.scrollHeight;
       atBottom.current = true;
@@ -291,6 +332,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       sc.scrollTop = sc.scrollHeight;
     }
     scheduleReadCheck();
+    schedulePlaceSave();
     // After a render, a short list may not fill the pane: fetch more.
     if (sc.scrollHeight <= sc.clientHeight + 10 && !list.foundOldest && !list.loadingOlder && msgs.length) void extendUp();
   });
@@ -340,6 +382,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     if (sc.scrollTop < EDGE_PX) void extendUp();
     else if (sc.scrollHeight - sc.scrollTop - sc.clientHeight < EDGE_PX) extendDown();
     scheduleReadCheck();
+    schedulePlaceSave();
   }
 
   // ---- marking messages read as they are seen
@@ -382,7 +425,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
    */
   function resumeReading(ev: Event): void {
     if (keepUnreadFrom.current === null || (ev.target as HTMLElement).closest('.msg-actions')) return;
-    holdUnreadFrom(null);
+    keepUnreadFrom.current = null;
     if (readingIn(list) === 'reads') setUnreadBanner(null);
     scheduleReadCheck();
   }
@@ -390,15 +433,15 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   /** The banner's "Mark as read": the list's loaded unread messages (as Zulip's), and reading resumes. */
   function markViewRead(): void {
     setUnreadBanner(null);
-    holdUnreadFrom(null);
+    keepUnreadFrom.current = null;
     void model.markRead(list.messages.filter((m) => !m.flags.includes('read')).map((m) => m.id));
   }
 
   // ---- actions
   async function markUnreadFrom(m: Message): Promise<void> {
     setMenu(null);
-    holdUnreadFrom(m.id);
-    if (!(await run(() => list.markUnreadFrom(m.id)))) holdUnreadFrom(null);
+    keepUnreadFrom.current = m.id;
+    if (!(await run(() => list.markUnreadFrom(m.id)))) keepUnreadFrom.current = null;
   }
 
   async function copyLink(m: Message): Promise<void> {
@@ -555,7 +598,9 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
 
   // One's own message sent into the narrow: shown at the bottom (the list fetches the newest page itself when it must).
   useEffect(() => {
-    if (list.newestWanted) showNewestRows();
+    if (list.newestWanted <= newestSeen.current) return;
+    newestSeen.current = list.newestWanted;
+    showNewestRows();
   }, [list.newestWanted]);
 
   // ---- the keyboard (Zulip's shortcuts for the selected message)
