@@ -9,7 +9,8 @@
  * the server's reason, words added elsewhere showing live, and a message
  * containing one with the word highlighted (not inside code) and notifying.
  * The topics one muted, unmuted or followed, listed in Settings and changed
- * there.
+ * there; All messages leaving out a muted topic or channel at once, and
+ * taking it back once unmuted.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
@@ -159,6 +160,59 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       assertSuccess(await bobApi.delete(`/users/me/muted_users/${dave.id}`));
       await messageRow(page, 'Dave says something').waitFor();
       assert.equal(await page.getByRole('article', { name: /^Muted user, / }).count(), 0);
+      await ctx.close();
+    }));
+
+  test("All messages follows muting at once, as Zulip's combined feed: a topic or a channel muted leaves it, unmuted comes back, in view or while kept between visits", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Muter' });
+      const bobApi = t.client(bob);
+      await sendTo(owner, 'topic one', 'alpha in one');
+      await sendTo(owner, 'topic two', 'beta in two');
+      assertSuccess(await bobApi.request('PATCH', '/settings', { web_home_view: 'all_messages' }));
+      const general = assertSuccess(await bobApi.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const topicPolicy = async (policy: number) => assertSuccess(await bobApi.post('/user_topics', { stream_id: general, topic: 'topic one', visibility_policy: policy }));
+      const channelMuted = async (muted: boolean) =>
+        assertSuccess(await bobApi.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: general, property: 'is_muted', value: muted }]) }));
+      const shown = (text: string) => messageRow(page, text).count();
+
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await page.getByRole('heading', { name: 'All messages', exact: true }).waitFor();
+      await messageRow(page, 'alpha in one').waitFor();
+      await messageRow(page, 'beta in two').waitFor();
+
+      // In view: the muted topic leaves, the other stays; unmuted, it comes back.
+      await topicPolicy(1);
+      await eventually(async () => (await shown('alpha in one')) === 0, 'the muted topic gone');
+      assert.equal(await shown('beta in two'), 1);
+      await topicPolicy(0);
+      await messageRow(page, 'alpha in one').waitFor();
+
+      // The channel muted and unmuted.
+      await channelMuted(true);
+      await eventually(async () => (await shown('alpha in one')) + (await shown('beta in two')) === 0, 'the muted channel gone');
+      await channelMuted(false);
+      await messageRow(page, 'alpha in one').waitFor();
+      await messageRow(page, 'beta in two').waitFor();
+
+      // Kept while in the inbox: muted then, gone on coming back; unmuted then, back on coming back.
+      const views = page.getByRole('navigation', { name: 'Views' });
+      const awayWhile = async (change: () => Promise<unknown>) => {
+        await views.getByRole('link', { name: /^Inbox/ }).click();
+        await page.getByRole('heading', { name: 'Inbox', exact: true }).waitFor();
+        await change();
+        // (The event reached the page: the inbox shows the topic's state.)
+        await new Promise((r) => setTimeout(r, 500));
+        await views.getByRole('link', { name: /^All messages/ }).click();
+        await page.getByRole('heading', { name: 'All messages', exact: true }).waitFor();
+      };
+      await awayWhile(() => topicPolicy(1));
+      await messageRow(page, 'beta in two').waitFor();
+      await eventually(async () => (await shown('alpha in one')) === 0, 'the topic muted while away gone');
+      await awayWhile(() => topicPolicy(0));
+      await messageRow(page, 'alpha in one').waitFor();
       await ctx.close();
     }));
 

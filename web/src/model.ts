@@ -373,6 +373,8 @@ export class MessageList {
   private refreshQueued = false;
   /** Messages that arrived while the first page was being fetched. */
   private pending: Message[] = [];
+  /** The oldest message ID the list has held: where its loaded stretch begins (even once that message has left it). */
+  private loadedFrom: number | null = null;
 
   constructor(model: Model, terms: Term[], near: number | null = null, nearLink = false) {
     this.model = model;
@@ -545,6 +547,7 @@ export class MessageList {
     let added = 0;
     for (const raw of msgs) {
       const m = this.model.normalize(raw);
+      if (this.loadedFrom === null || m.id < this.loadedFrom) this.loadedFrom = m.id;
       if (!byId.has(m.id)) added++;
       byId.set(m.id, m);
     }
@@ -612,6 +615,24 @@ export class MessageList {
         else if (within && (this.foundNewest || id < this.messages.at(-1)!.id) && this.merge(found, false)) this.touch();
       })
       .catch(() => {});
+  }
+
+  /**
+   * All messages after a channel or a topic was muted or unmuted, as Zulip's
+   * combined feed: what is now muted leaves at once; after an unmuting, the
+   * loaded stretch is fetched again, bringing back what the muting had left
+   * out (the server's `in:home` decides).
+   */
+  async refilterMuted(unmuted: boolean): Promise<void> {
+    const gone = new Set(this.messages.filter((m) => this.model.isMuted(m)).map((m) => m.id));
+    if (gone.size) this.remove(gone);
+    if (!unmuted || this.loading || (this.loadedFrom === null && !this.foundOldest)) return;
+    try {
+      const r = await this.fetch(this.foundOldest ? 'oldest' : String(this.loadedFrom), 0, Math.min(5000, this.messages.length + 1000));
+      if (this.merge(r.messages, false)) this.touch();
+    } catch {
+      // Left as it is: the next visit fetches it anew.
+    }
   }
 
   remove(ids: Set<number>): void {
@@ -1357,6 +1378,11 @@ export class Model {
     return out;
   }
 
+  /** A channel or topic muted or unmuted (`unmuted`): All messages, in view or kept, follows (MessageList.refilterMuted). */
+  private feedMutingChanged(unmuted: boolean): void {
+    for (const list of this.liveLists()) if (!list.terms.length) void list.refilterMuted(unmuted);
+  }
+
   /** A message as each live list holds it (each list has its own copy). */
   private copiesOf(id: number): Array<{ list: MessageList; m: Message }> {
     const out: Array<{ list: MessageList; m: Message }> = [];
@@ -1585,6 +1611,7 @@ export class Model {
         break;
       case 'user_topic':
         this.noteTopicPolicy(ev as { stream_id: number; topic_name: string; visibility_policy: number; last_updated?: number });
+        this.feedMutingChanged(ev.visibility_policy !== 1);
         break;
       default:
         return;
@@ -1718,6 +1745,8 @@ export class Model {
       if (!s) return;
       if (ev.property === 'in_home_view') s.is_muted = !ev.value;
       else if (ev.property in s) (s as any)[ev.property] = ev.value;
+      // (The server sends in_home_view with is_muted: All messages follows the one.)
+      if (ev.property === 'is_muted') this.feedMutingChanged(!ev.value);
     }
   }
 

@@ -213,7 +213,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     if (!model.keepsPlace(list) || !sc || !sc.isConnected || !sc.clientHeight || !initialScrollDone.current) return;
     const row = topRow(sc);
     list.place = {
-      startId: rows[0]?.id ?? startId,
+      // (From the list's first message: 0, so that older ones it gets meanwhile show too.)
+      startId: s === 0 ? 0 : (rows[0]?.id ?? startId),
       endId,
       top: row && { id: row.id, offset: row.top },
       selected,
