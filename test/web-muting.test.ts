@@ -10,14 +10,15 @@
  * containing one with the word highlighted (not inside code) and notifying.
  * The topics one muted, unmuted or followed, listed in Settings and changed
  * there; All messages leaving out a muted topic or channel at once, and
- * taking it back once unmuted.
+ * taking it back once unmuted; a channel's view leaving out a muted topic
+ * but its messages that mention the user.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client } from './helpers.ts';
-import { browserTests, eventGate, eventually, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, selectedText, setInFront, withWebServer } from './web-browser.ts';
+import { browserTests, eventGate, eventually, goToHash, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, selectedText, setInFront, withWebServer } from './web-browser.ts';
 
 const sendTo = async (c: Client, topic: string, content: string) => assertSuccess(await c.post('/messages', { type: 'stream', to: 'general', topic, content }));
 
@@ -212,6 +213,45 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await messageRow(page, 'beta in two').waitFor();
       await eventually(async () => (await shown('alpha in one')) === 0, 'the topic muted while away gone');
       await awayWhile(() => topicPolicy(0));
+      await messageRow(page, 'alpha in one').waitFor();
+      await ctx.close();
+    }));
+
+  test("a channel's view leaves out a muted topic's messages but those that mention the user, live; the topic's own view shows them (Zulip's)", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Muter' });
+      const bobApi = t.client(bob);
+      await sendTo(owner, 'topic one', 'alpha in one');
+      await sendTo(owner, 'topic one', '@**Bob Muter** beta mentions you');
+      await sendTo(owner, 'topic two', 'gamma in two');
+      const general = assertSuccess(await bobApi.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const topicPolicy = async (policy: number) => assertSuccess(await bobApi.post('/user_topics', { stream_id: general, topic: 'topic one', visibility_policy: policy }));
+      const shown = (text: string) => messageRow(page, text).count();
+
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await goToHash(page, `#narrow/channel/${general}-general`);
+      await page.getByRole('heading', { name: '#general', exact: true }).waitFor();
+      await messageRow(page, 'gamma in two').waitFor();
+      await messageRow(page, 'alpha in one').waitFor();
+
+      await topicPolicy(1);
+      await eventually(async () => (await shown('alpha in one')) === 0, 'the muted topic left out');
+      assert.equal(await shown('beta mentions you'), 1);
+      assert.equal(await shown('gamma in two'), 1);
+
+      // The topic's own view: all of it.
+      await goToHash(page, `#narrow/channel/${general}-general/topic/topic.20one`);
+      await page.getByRole('heading', { name: '#general › topic one', exact: true }).waitFor();
+      await messageRow(page, 'alpha in one').waitFor();
+      await messageRow(page, 'beta mentions you').waitFor();
+
+      // Back in the channel and unmuted: shown again.
+      await goToHash(page, `#narrow/channel/${general}-general`);
+      await messageRow(page, 'gamma in two').waitFor();
+      assert.equal(await shown('alpha in one'), 0);
+      await topicPolicy(0);
       await messageRow(page, 'alpha in one').waitFor();
       await ctx.close();
     }));

@@ -4,7 +4,7 @@
  * read it directly and re-render when `changed()` fires.
  */
 import { api, ApiError, failureText, NetworkError } from './api.ts';
-import { matches, opensAtFirstUnread, type LocalMessage, type MatchContext, type Place, type Term } from './narrow.ts';
+import { excludesMutedTopics, matches, opensAtFirstUnread, type LocalMessage, type MatchContext, type Place, type Term } from './narrow.ts';
 
 export interface User {
   user_id: number;
@@ -329,6 +329,8 @@ export interface TopicInfo {
 export type ConnState = 'connecting' | 'live' | 'reconnecting';
 
 const PAGE = 100;
+/** The flags of a message that mentions the user (Zulip's `mentioned`: by name, or the channel's or the topic's everyone). */
+const MENTION_FLAGS = new Set(['mentioned', 'wildcard_mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned']);
 const OFFLINE_THRESHOLD_SECS = 140;
 
 type Listener = () => void;
@@ -1268,6 +1270,24 @@ export class Model {
 
   isTopicMuted(streamId: number, topic: string): boolean {
     return this.topicPolicy(streamId, topic) === 1;
+  }
+
+  /**
+   * The list's messages its view shows, as Zulip's message lists filter
+   * theirs: All messages leaves out muted channels and topics (isMuted);
+   * the other views that exclude muted topics (excludesMutedTopics) leave
+   * out a muted topic's messages but those that mention the user.
+   */
+  shownIn(list: MessageList): Message[] {
+    const t = list.terms;
+    const feed = !t.length || (t.length === 1 && t[0]!.operator === 'in' && t[0]!.operand === 'home' && !t[0]!.negated);
+    if (!feed && !excludesMutedTopics(t)) return list.messages;
+    const hidden = (m: Message): boolean => {
+      if (m.type !== 'stream' || m.stream_id === undefined) return false;
+      if (feed) return this.isMuted(m);
+      return this.isTopicMuted(m.stream_id, m.subject) && !m.flags.some((f) => MENTION_FLAGS.has(f));
+    };
+    return list.messages.some(hidden) ? list.messages.filter((m) => !hidden(m)) : list.messages;
   }
 
   unreadCount(filter: (u: UnreadInfo) => boolean): number {

@@ -91,6 +91,17 @@ export function opensAtFirstUnread(terms: Term[]): boolean {
   return showsWholeConversations(terms) || (terms.some((t) => t.operator === 'is') && !terms.some((t) => t.operator === 'is' && t.operand === 'starred'));
 }
 
+/**
+ * Whether the view leaves out messages of muted topics (Zulip's
+ * excludes_muted_topics): every view but a topic, a search, direct
+ * messages, Starred messages, -in:home and is:muted.
+ */
+export function excludesMutedTopics(terms: Term[]): boolean {
+  const has = (operator: string, operand?: string, negated = false) =>
+    terms.some((t) => t.operator === operator && (operand === undefined || t.operand === operand) && (operator === 'search' || !!t.negated === negated));
+  return !(has('channel') && has('topic')) && !has('search') && !has('dm') && !has('is', 'dm') && !has('is', 'starred') && !has('in', 'home', true) && !has('is', 'muted');
+}
+
 /** A link's term naming the message it opens at (`near`, or Zulip's newer `with`); not among a list's terms. */
 export const isLinkTerm = (t: Term): boolean => t.operator === 'near' || t.operator === 'with';
 

@@ -123,8 +123,9 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   const [endId, setEndId] = useState<number | null>(() => {
     if (!place || place.endId !== null) return place?.endId ?? null;
     // Following the newest then: still so, unless more came meanwhile than the rows shown hold from where it was.
-    const from = list.messages.findIndex((m) => m.id >= place.startId);
-    return from >= 0 && list.messages.length - from > MAX_ROWS ? list.messages[from + MAX_ROWS - 1]!.id : null;
+    const shown = model.shownIn(list);
+    const from = shown.findIndex((m) => m.id >= place.startId);
+    return from >= 0 && shown.length - from > MAX_ROWS ? shown[from + MAX_ROWS - 1]!.id : null;
   });
   const anchor = useRef<{ id: number; top: number } | null>(null);
   const atBottom = useRef(true);
@@ -179,7 +180,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   /** How many times the list had asked for its newest messages when this view was made (newestWanted's later asks move it). */
   const newestSeen = useRef(list.newestWanted);
 
-  const msgs = list.messages;
+  // (Without those muting leaves out of this view.)
+  const msgs = model.shownIn(list);
   let s = msgs.findIndex((m) => m.id >= startId);
   if (s < 0) s = msgs.length;
   let e = msgs.length;
@@ -350,7 +352,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     if (list.foundOldest || list.loadingOlder) return;
     const added = await list.loadOlder();
     if (!added) return;
-    const cur = list.messages;
+    const cur = model.shownIn(list);
     const idx = cur.findIndex((m) => m.id >= (rows[0]?.id ?? 0));
     const ns = Math.max(0, idx - STEP);
     captureAnchor();
@@ -435,7 +437,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   function markViewRead(): void {
     setUnreadBanner(null);
     keepUnreadFrom.current = null;
-    void model.markRead(list.messages.filter((m) => !m.flags.includes('read')).map((m) => m.id));
+    void model.markRead(model.shownIn(list).filter((m) => !m.flags.includes('read')).map((m) => m.id));
   }
 
   // ---- actions
