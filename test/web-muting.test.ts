@@ -54,6 +54,7 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       const general = assertSuccess(await carolApi.get(`/messages/${sent.id}`)).message.stream_id as number;
       await sendTo(carolApi, 'noise', 'Carol second words');
       assertSuccess(await carolApi.post('/messages', { type: 'direct', to: JSON.stringify([bob.id]), content: 'Carol whispers' }));
+      assertSuccess(await bobApi.post('/messages', { type: 'direct', to: JSON.stringify([carol.id]), content: 'Bob answers Carol' }));
 
       const ctx = await newContext();
       const events = await eventGate(ctx);
@@ -72,11 +73,12 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       assert.deepEqual(await mutedAtServer(bobApi), [carol.id]);
       await card.getByRole('button', { name: 'Close' }).click();
 
-      // Her channel messages are collapsed, without her name; each is shown on its own. Her direct message to Bob alone is not shown at all.
+      // Her channel messages are collapsed, without her name; each is shown on its own. Their one-on-one conversation is not shown at all (either way: Zulip's).
       const hiddenText = 'This message was hidden because you muted the sender.';
       await eventually(async () => (await page.getByText(hiddenText).count()) === 2, 'her two channel messages to be hidden');
       assert.equal(await page.getByText('Carol first words').count(), 0);
       assert.equal(await page.getByText('Carol whispers').count(), 0);
+      assert.equal(await page.getByText('Bob answers Carol').count(), 0);
       assert.equal(await page.getByRole('log', { name: 'History' }).getByRole('button', { name: 'Carol Loud' }).count(), 0);
       const hiddenRows = page.getByRole('article', { name: /^Muted user, / });
       assert.equal(await hiddenRows.count(), 2);
@@ -93,6 +95,14 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       assert.equal(await page.getByText('Carol second words').count(), 0);
       await hiddenRows.nth(1).getByRole('button', { name: 'Show message' }).click();
       await messageRow(page, 'Carol second words').waitFor();
+
+      // The one-on-one conversation itself shows it: hers collapsed, his as it is (Zulip's).
+      await goToHash(page, `#narrow/dm/${carol.id}`);
+      await messageRow(page, 'Bob answers Carol').waitFor();
+      await page.getByRole('article', { name: /^Muted user, / }).getByText(hiddenText).waitFor();
+      assert.equal(await page.getByText('Carol whispers').count(), 0);
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^All messages/ }).click();
+      await eventually(async () => (await page.getByText(hiddenText).count()) === 2, 'back in All messages');
 
       // Left out of People, the conversations list and the compose box's suggestions.
       await eventually(async () => (await person(page, 'Carol Loud').count()) === 0, 'Carol to leave People');

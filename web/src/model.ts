@@ -1115,11 +1115,6 @@ export class Model {
     return this.mutedUsers.has(userId);
   }
 
-  /** A one-on-one direct message sent by a muted user: hidden everywhere, not only collapsed (Zulip's rule for clients). */
-  hiddenByMuting(m: Message): boolean {
-    return m.type === 'private' && this.isUserMuted(m.sender_id) && this.dmKeyOf(m) === String(m.sender_id);
-  }
-
   /** A direct-message conversation (its key) with muted users only (the sidebar leaves it out). */
   onlyMutedIn(dmKey: string): boolean {
     return dmKey.split(',').every((id) => this.isUserMuted(Number(id)));
@@ -1276,14 +1271,23 @@ export class Model {
    * The list's messages its view shows, as Zulip's message lists filter
    * theirs: All messages leaves out muted channels and topics (isMuted);
    * the other views that exclude muted topics (excludesMutedTopics) leave
-   * out a muted topic's messages but those that mention the user.
+   * out a muted topic's messages but those that mention the user; every
+   * view but the one-on-one conversation itself leaves out one-on-one
+   * direct messages with a muted user (either way).
    */
   shownIn(list: MessageList): Message[] {
     const t = list.terms;
-    const feed = !t.length || (t.length === 1 && t[0]!.operator === 'in' && t[0]!.operand === 'home' && !t[0]!.negated);
-    if (!feed && !excludesMutedTopics(t)) return list.messages;
+    const only = t.length === 1 && !t[0]!.negated ? t[0]! : null;
+    const feed = !t.length || (only?.operator === 'in' && only.operand === 'home');
+    const mutedTopics = feed || excludesMutedTopics(t);
+    const oneOnOne = only?.operator === 'dm' && Array.isArray(only.operand) && only.operand.length === 1;
     const hidden = (m: Message): boolean => {
-      if (m.type !== 'stream' || m.stream_id === undefined) return false;
+      if (m.type === 'private') {
+        if (oneOnOne || !this.mutedUsers.size) return false;
+        const key = this.dmKeyOf(m);
+        return !key.includes(',') && (this.isUserMuted(Number(key)) || this.isUserMuted(m.sender_id));
+      }
+      if (!mutedTopics || m.stream_id === undefined) return false;
       if (feed) return this.isMuted(m);
       return this.isTopicMuted(m.stream_id, m.subject) && !m.flags.some((f) => MENTION_FLAGS.has(f));
     };

@@ -730,7 +730,6 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     );
   }
   for (const m of rows) {
-    if (model.hiddenByMuting(m)) continue;
     const place = model.placeOf(m);
     const key = placeKey(place);
     const day = formatDay(m.timestamp);
