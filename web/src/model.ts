@@ -620,15 +620,13 @@ export class MessageList {
   }
 
   /**
-   * All messages after a channel or a topic was muted or unmuted, as Zulip's
-   * combined feed: what is now muted leaves at once; after an unmuting, the
-   * loaded stretch is fetched again, bringing back what the muting had left
-   * out (the server's `in:home` decides).
+   * All messages after a channel or a topic was unmuted, as Zulip's combined
+   * feed: its loaded stretch fetched again, with what the server's `in:home`
+   * had left out while it was muted (the view leaves out what is muted now
+   * itself: Model.shownIn).
    */
-  async refilterMuted(unmuted: boolean): Promise<void> {
-    const gone = new Set(this.messages.filter((m) => this.model.isMuted(m)).map((m) => m.id));
-    if (gone.size) this.remove(gone);
-    if (!unmuted || this.loading || (this.loadedFrom === null && !this.foundOldest)) return;
+  async refetchAfterUnmuting(): Promise<void> {
+    if (this.loading || (this.loadedFrom === null && !this.foundOldest)) return;
     try {
       const r = await this.fetch(this.foundOldest ? 'oldest' : String(this.loadedFrom), 0, Math.min(5000, this.messages.length + 1000));
       if (this.merge(r.messages, false)) this.touch();
@@ -1402,9 +1400,9 @@ export class Model {
     return out;
   }
 
-  /** A channel or topic muted or unmuted (`unmuted`): All messages, in view or kept, follows (MessageList.refilterMuted). */
-  private feedMutingChanged(unmuted: boolean): void {
-    for (const list of this.liveLists()) if (!list.terms.length) void list.refilterMuted(unmuted);
+  /** A channel or topic unmuted: All messages, in view or kept, fetches what it had left out (MessageList.refetchAfterUnmuting). */
+  private feedUnmuted(): void {
+    for (const list of this.liveLists()) if (!list.terms.length) void list.refetchAfterUnmuting();
   }
 
   /** A message as each live list holds it (each list has its own copy). */
@@ -1635,7 +1633,7 @@ export class Model {
         break;
       case 'user_topic':
         this.noteTopicPolicy(ev as { stream_id: number; topic_name: string; visibility_policy: number; last_updated?: number });
-        this.feedMutingChanged(ev.visibility_policy !== 1);
+        if (ev.visibility_policy !== 1) this.feedUnmuted();
         break;
       default:
         return;
@@ -1770,7 +1768,7 @@ export class Model {
       if (ev.property === 'in_home_view') s.is_muted = !ev.value;
       else if (ev.property in s) (s as any)[ev.property] = ev.value;
       // (The server sends in_home_view with is_muted: All messages follows the one.)
-      if (ev.property === 'is_muted') this.feedMutingChanged(!ev.value);
+      if (ev.property === 'is_muted' && !ev.value) this.feedUnmuted();
     }
   }
 
