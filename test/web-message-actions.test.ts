@@ -17,7 +17,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { assertError, assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, focusedLabel, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, focusedLabel, goToHash, loginPage, messageRow, PASSWORD, postPng, withWebServer } from './web-browser.ts';
 
 const sendTo = async (c: Client, to: string, topic: string, content: string): Promise<number> => assertSuccess(await c.post('/messages', { type: 'stream', to, topic, content })).id as number;
 
@@ -311,6 +311,49 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await markFrom('feed message 38');
       await awayAndBack(views.getByRole('link', { name: /^Inbox/ }), 'Inbox');
       await eventually(async () => (await readAtServer()).every(Boolean), 'all read on coming back');
+      await ctx.close();
+    }));
+
+  test('an edit that leaves one\u2019s uploaded files in no message offers to delete them (Zulip\u2019s): "Don\u2019t delete" keeps them, "Delete" deletes them at the server', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Files' });
+      const bobApi = t.client(bob);
+      const one = (await postPng(t.url, bob, '/user_uploads', 'one.png')).url as string;
+      const two = (await postPng(t.url, bob, '/user_uploads', 'two.png')).url as string;
+      await sendTo(bobApi, 'general', 'files', `files [one](${one}) and [two](${two})`);
+      const filesAtServer = async () => (assertSuccess(await bobApi.get('/attachments')).attachments as Array<{ name: string }>).map((a) => a.name).sort();
+
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await goToHash(page, '#feed');
+      const edit = async (content: string) => {
+        const row = messageRow(page, 'files');
+        await row.hover();
+        await row.getByRole('button', { name: 'Edit', exact: true }).click();
+        await row.getByRole('textbox').fill(content);
+        await row.getByRole('button', { name: 'Save' }).click();
+      };
+      const dialog = page.getByRole('dialog', { name: 'Delete uploaded files?' });
+      const listed = () => dialog.getByRole('list', { name: 'Files no longer attached' }).getByRole('listitem').allInnerTexts();
+
+      await edit(`files [two](${two}) only`);
+      await dialog.waitFor();
+      assert.deepEqual(await listed(), ['one.png']);
+      await dialog.getByText("They can still be accessed from this message's edit history.", { exact: false }).waitFor();
+      await dialog.getByRole('button', { name: "Don't delete" }).click();
+      await dialog.waitFor({ state: 'detached' });
+      assert.deepEqual(await filesAtServer(), ['one.png', 'two.png']);
+
+      await edit('files none');
+      await dialog.waitFor();
+      assert.deepEqual(await listed(), ['two.png']);
+      await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+      await dialog.waitFor({ state: 'detached' });
+      assert.deepEqual(await filesAtServer(), ['one.png']);
+      // An edit that detaches nothing asks nothing.
+      await edit('files still none');
+      await eventually(async () => (await messageRow(page, 'files still none').count()) === 1, 'the edit shown');
+      assert.equal(await dialog.count(), 0);
       await ctx.close();
     }));
 

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { model, type Message } from '../model.ts';
+import { model, type Attachment, type Message } from '../model.ts';
 import { messageLinkHash } from '../narrow.ts';
 import { fullTime, ifChanged, prepareHtml } from '../util.ts';
 import { closeOnEscape, Dialog } from './Dialog.tsx';
@@ -119,6 +119,65 @@ export function ReadReceipts({ messageId, onClose }: { messageId: number; onClos
           </ul>
         </>
       )}
+    </Dialog>
+  );
+}
+
+/**
+ * After an edit that left some of one's uploaded files in no message (the
+ * edit's `detached_uploads`): Zulip's offer to delete them, each deleted
+ * with DELETE /attachments/{id}; those that could not be are kept for
+ * another try.
+ */
+export function DetachedUploads({ files, onClose }: { files: Attachment[]; onClose(): void }) {
+  const [left, setLeft] = useState(files);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useFocusOnClose('detached-uploads-title');
+  const historyVisible = (model.realm.realm_message_edit_history_visibility_policy ?? 'all') !== 'none';
+  async function remove(): Promise<void> {
+    setBusy(true);
+    setError(null);
+    const failed: Attachment[] = [];
+    for (const f of left) {
+      try {
+        await api('DELETE', `/attachments/${f.id}`);
+      } catch {
+        failed.push(f);
+      }
+    }
+    setBusy(false);
+    if (!failed.length) return onClose();
+    setLeft(failed);
+    setError('One or more files could not be deleted.');
+  }
+  return (
+    <Dialog id="detached-uploads-title" title="Delete uploaded files?" onClose={onClose}>
+      <p>
+        The following{' '}
+        <a href="#settings/uploaded-files" onClick={onClose}>
+          uploaded files
+        </a>{' '}
+        are no longer attached to any messages.{historyVisible ? " They can still be accessed from this message's edit history." : ''} Would you like to delete them entirely?
+      </p>
+      <ul aria-label="Files no longer attached">
+        {left.map((f) => (
+          <li key={f.id}>
+            <a href={`/user_uploads/${f.path_id}`} target="_blank" rel="noopener noreferrer">
+              {f.name}
+            </a>
+          </li>
+        ))}
+      </ul>
+      <div class="group-actions">
+        <button type="button" class="btn danger" disabled={busy} onClick={() => void remove()}>
+          Delete
+        </button>
+        <button type="button" class="btn" onClick={onClose}>
+          Don't delete
+        </button>
+      </div>
+      <ErrorLine error={error} />
     </Dialog>
   );
 }

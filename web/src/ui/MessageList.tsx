@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, failureText } from '../api.ts';
-import { model, type Message, type MessageList } from '../model.ts';
+import { model, type Attachment, type Message, type MessageList } from '../model.ts';
 import { hashToNarrow, isConversationView, isLinkTerm, narrowToHash, placeKey, placeTerms, showsWholeConversations } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
 import { NOT_FOR_VISITORS } from '../shortcuts.ts';
@@ -17,7 +17,7 @@ import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
 import { focusSettingWhenOpened } from '../overlays.ts';
 import { formattingKey, sendsMessage } from '../format-keys.ts';
-import { EditHistory, hasVisibleHistory, mayMove, messageLink, MessageSource, MoveForm, ReadReceipts, ReportForm, reportsEnabled } from './MessageActions.tsx';
+import { DetachedUploads, EditHistory, hasVisibleHistory, mayMove, messageLink, MessageSource, MoveForm, ReadReceipts, ReportForm, reportsEnabled } from './MessageActions.tsx';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */
 const MAX_ROWS = 150;
@@ -148,6 +148,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   const [menu, setMenu] = useState<number | null>(null);
   const [historyOf, setHistoryOf] = useState<Message | null>(null);
   const [receiptsOf, setReceiptsOf] = useState<number | null>(null);
+  /** One's uploaded files an edit just left in no message (its detached_uploads): offered for deletion. */
+  const [detached, setDetached] = useState<Attachment[] | null>(null);
   /** The message whose original Markdown is shown (one the user cannot edit). */
   const [sourceOf, setSourceOf] = useState<number | null>(null);
   /** The message whose "Remind me" form is open. */
@@ -481,8 +483,9 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
     if (!editing) return;
     setEditing({ ...editing, saving: true, error: undefined });
     try {
-      await api('PATCH', `/messages/${editing.id}`, { content: editing.text });
+      const r = await api('PATCH', `/messages/${editing.id}`, { content: editing.text });
       setEditing(null);
+      if (Array.isArray(r.detached_uploads) && r.detached_uploads.length) setDetached(r.detached_uploads as Attachment[]);
     } catch (err) {
       setEditing({ ...editing, saving: false, error: failureText(err) });
     }
@@ -1052,6 +1055,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       {historyOf && <EditHistory message={historyOf} onClose={() => setHistoryOf(null)} />}
       {viewing && <Lightbox src={viewing.src} name={viewing.name} onClose={() => setViewing(null)} />}
       {receiptsOf !== null && <ReadReceipts messageId={receiptsOf} onClose={() => setReceiptsOf(null)} />}
+      {detached && <DetachedUploads files={detached} onClose={() => setDetached(null)} />}
       {sourceOf !== null && <MessageSource messageId={sourceOf} onClose={() => setSourceOf(null)} />}
       <div
         class="message-scroller"
