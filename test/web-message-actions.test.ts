@@ -279,6 +279,9 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await new Promise((r) => setTimeout(r, 300));
       const before = await topOfPane();
       assert.ok(before && before.scrollTop > 0);
+      // The conversation's bar, stuck, is flush with the pane's top (no row shows above it).
+      const barGap = await page.locator('.message-scroller').evaluate((sc: any) => Math.round(sc.querySelector('.recipient-bar').getBoundingClientRect().top - sc.getBoundingClientRect().top));
+      assert.equal(barGap, 0);
 
       // To the inbox and back: the same place.
       await awayAndBack(views.getByRole('link', { name: /^Inbox/ }), 'Inbox');
