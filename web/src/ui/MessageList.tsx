@@ -315,11 +315,11 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       initialScrollDone.current = true;
       sc.scrollTop = sc.scrollHeight;
       atBottom.current = true;
-      // A link to a message: that message in the middle of the pane. Else the first unread message near the top (what comes before it above).
+      // A link to a message: that message in the middle of the pane. Else the first unread message a seventh of the pane's height from its top (Zulip's recenter_view for a message below the view), what comes before it above.
       const target = list.near === null ? null : sc.querySelector<HTMLElement>(`.message-row[data-id="${targetId}"]`);
       const firstUnread = list.firstUnread === null ? null : sc.querySelector<HTMLElement>(`.message-row[data-id="${list.firstUnread}"]`);
       if (target) target.scrollIntoView({ block: 'center' });
-      else if (firstUnread) sc.scrollTop = Math.min(sc.scrollTop, sc.scrollTop + firstUnread.getBoundingClientRect().top - sc.getBoundingClientRect().top - 60);
+      else if (firstUnread) sc.scrollTop = Math.min(sc.scrollTop, sc.scrollTop + firstUnread.getBoundingClientRect().top - sc.getBoundingClientRect().top - Math.round(sc.clientHeight / 7));
       atBottom.current = sc.scrollHeight - sc.scrollTop - sc.clientHeight < 40;
       // For `npm run bench:web`: when the first list became usable.
       if (!performance.getEntriesByName('parley:list-ready').length) performance.mark('parley:list-ready');
