@@ -266,6 +266,29 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await ctx.close();
     }));
 
+  test("the compose box's channel, when none is chosen, is that of the newest channel message shown: not one a muting leaves out", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Composer' });
+      const bobApi = t.client(bob);
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'design' }]), principals: JSON.stringify([bob.id]) }));
+      const design = assertSuccess(await bobApi.get('/get_stream_id', { stream: 'design' })).stream_id as number;
+      const general = assertSuccess(await bobApi.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'design', topic: 'plans', content: 'design first' }));
+      await sendTo(owner, 'noise', 'general newest');
+
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await goToHash(page, '#feed');
+      await messageRow(page, 'general newest').waitFor();
+      const channel = page.getByLabel('Channel', { exact: true });
+      await eventually(async () => (await channel.inputValue()) === String(general), 'the newest message\u2019s channel');
+      assertSuccess(await bobApi.post('/user_topics', { stream_id: general, topic: 'noise', visibility_policy: 1 }));
+      await eventually(async () => (await messageRow(page, 'general newest').count()) === 0, 'the muted topic left out');
+      await eventually(async () => (await channel.inputValue()) === String(design), 'the channel of the newest message shown');
+      await ctx.close();
+    }));
+
   test("topics muted, unmuted or followed, in Settings (Zulip's #settings/topics): listed newest first, as the server has them, live; a state changed there (Default takes it off the list); filtered by name; a link to the topic", () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Topics' });

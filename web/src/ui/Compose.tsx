@@ -227,7 +227,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const subs = [...model.subs.values()].sort((a, b) => a.name.localeCompare(b.name));
   // Without a chosen channel: the one of the newest channel message in view, else a public one.
   const fallbackStream = (() => {
-    const msgs = model.list?.messages ?? [];
+    const msgs = model.list ? model.shownIn(model.list) : [];
     for (let i = msgs.length - 1; i >= 0; i--) {
       const id = msgs[i]!.stream_id;
       if (msgs[i]!.type === 'stream' && id !== undefined && model.subs.has(id)) return id;
