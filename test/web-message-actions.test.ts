@@ -317,6 +317,33 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await ctx.close();
     }));
 
+  test('an edit in progress in All messages as the home view is still open, with its text, on coming back from another view (Zulip\u2019s keeps it); saved from there', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Editor' });
+      const bobApi = t.client(bob);
+      const id = await sendTo(bobApi, 'general', 'drafts', 'the first wording');
+      assertSuccess(await bobApi.request('PATCH', '/settings', { web_home_view: 'all_messages' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await page.getByRole('heading', { name: 'All messages', exact: true }).waitFor();
+      await messageRow(page, 'the first wording').waitFor();
+      const row = page.locator(`article.message-row[data-id="${id}"]`);
+      await row.hover();
+      await row.getByRole('button', { name: 'Edit', exact: true }).click();
+      await row.getByRole('textbox').fill('a better wording, half typed');
+      const views = page.getByRole('navigation', { name: 'Views' });
+      await views.getByRole('link', { name: /^Inbox/ }).click();
+      await page.getByRole('heading', { name: 'Inbox', exact: true }).waitFor();
+      await views.getByRole('link', { name: /^All messages/ }).click();
+      await page.getByRole('heading', { name: 'All messages', exact: true }).waitFor();
+      const box = row.getByRole('textbox');
+      await box.waitFor();
+      assert.equal(await box.inputValue(), 'a better wording, half typed');
+      await row.getByRole('button', { name: 'Save' }).click();
+      await eventually(async () => (assertSuccess(await bobApi.get(`/messages/${id}`, { apply_markdown: false })).message.content as string) === 'a better wording, half typed', 'the edit saved');
+      await ctx.close();
+    }));
+
   test('an edit that leaves one\u2019s uploaded files in no message offers to delete them (Zulip\u2019s): "Don\u2019t delete" keeps them, "Delete" deletes them at the server', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Files' });

@@ -343,6 +343,8 @@ export interface ListPlace {
   endId: number | null;
   top: { id: number; offset: number } | null;
   selected: number | null;
+  /** A message's edit in progress, with its text (Zulip's kept combined feed keeps it too). */
+  editing: { id: number; text: string } | null;
 }
 
 export class MessageList {
@@ -360,7 +362,7 @@ export class MessageList {
   newestWanted = 0;
   /** Distinguishes lists (the view starts afresh for each). */
   readonly key = ++listCounter;
-  /** Where the view of a list kept between visits (Model.keepsPlace) was when last shown: the rows' window, the top row in view and its offset, the selected message. */
+  /** Where the view of a list kept between visits (Model.keepsPlace) was when last shown: the rows' window, the top row in view and its offset, the selected message, an edit in progress. */
   place: ListPlace | null = null;
   messages: Message[] = [];
   foundOldest = false;

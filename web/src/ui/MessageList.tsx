@@ -132,7 +132,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   /** The rows are to be shown from the top after the next render (Home). */
   const toTop = useRef(false);
   const initialScrollDone = useRef(false);
-  const [editing, setEditing] = useState<{ id: number; text: string; error?: string; saving?: boolean } | null>(null);
+  // (An edit in progress when the view was left, in a list kept between visits: open again, with its text.)
+  const [editing, setEditing] = useState<{ id: number; text: string; error?: string; saving?: boolean } | null>(place?.editing ?? null);
   const [confirmDelete, setConfirmDelete] = useState<number | null>(null);
   const [picker, setPicker] = useState<number | null>(null);
   // Messages of muted senders shown anyway ("Show message").
@@ -222,6 +223,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       endId,
       top: row && { id: row.id, offset: row.top },
       selected,
+      editing: editing && !editing.saving ? { id: editing.id, text: editing.text } : null,
     };
   }
   function schedulePlaceSave(): void {
