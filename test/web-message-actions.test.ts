@@ -317,6 +317,44 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await ctx.close();
     }));
 
+  test('All messages kept while another list is shown is opened anew after the event queue was lost, with what was sent meanwhile', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Away' });
+      const bobApi = t.client(bob);
+      await sendTo(owner, 'general', 'kept', 'before the restart');
+      assertSuccess(await bobApi.request('PATCH', '/settings', { web_home_view: 'all_messages' }));
+      const ctx = await newContext();
+      // Registrations wait while `gate` is set: the page registers again only once the test lets it.
+      let registrations = 0;
+      let gate: Promise<void> | null = null;
+      let open = () => {};
+      await ctx.route('**/json/register', async (route) => {
+        if (gate) await gate;
+        registrations++;
+        await route.continue();
+      });
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await messageRow(page, 'before the restart').waitFor();
+      const views = page.getByRole('navigation', { name: 'Views' });
+      // Another list in view (a channel): All messages is kept aside, not the list refreshed after the queue comes back.
+      await channelLink(page, 'general').click();
+      await page.getByRole('heading', { name: '#general', exact: true }).waitFor();
+      const before = registrations;
+
+      gate = new Promise<void>((r) => (open = r));
+      await t.restart();
+      // Sent while the page has no event queue: it can only learn of it by fetching.
+      await sendTo(owner, 'general', 'kept', 'sent while the queue was gone');
+      gate = null;
+      open();
+      await eventually(async () => registrations > before, 'registered again');
+      await views.getByRole('link', { name: /^All messages/ }).click();
+      await messageRow(page, 'sent while the queue was gone').waitFor();
+      await messageRow(page, 'before the restart').waitFor();
+      await ctx.close();
+    }));
+
   test('an edit in progress in All messages as the home view is still open, with its text, on coming back from another view (Zulip\u2019s keeps it); saved from there', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Editor' });
