@@ -131,22 +131,20 @@ export function ReadReceipts({ messageId, onClose }: { messageId: number; onClos
  */
 export function DetachedUploads({ files, onClose }: { files: Attachment[]; onClose(): void }) {
   const [left, setLeft] = useState(files);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useRequest();
   useFocusOnClose('detached-uploads-title');
   const historyVisible = (model.realm.realm_message_edit_history_visibility_policy ?? 'all') !== 'none';
   async function remove(): Promise<void> {
-    setBusy(true);
-    setError(null);
     const failed: Attachment[] = [];
-    for (const f of left) {
-      try {
-        await api('DELETE', `/attachments/${f.id}`);
-      } catch {
-        failed.push(f);
+    await run(async () => {
+      for (const f of left) {
+        try {
+          await api('DELETE', `/attachments/${f.id}`);
+        } catch {
+          failed.push(f);
+        }
       }
-    }
-    setBusy(false);
+    });
     if (!failed.length) return onClose();
     setLeft(failed);
     setError('One or more files could not be deleted.');
