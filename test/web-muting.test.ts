@@ -28,6 +28,12 @@ async function mutedAtServer(c: Client): Promise<number[]> {
   return (r.muted_users as Array<{ id: number }>).map((u) => u.id).sort((a, b) => a - b);
 }
 
+/** A channel's ID, as `c`'s account looks it up. */
+const channelId = async (c: Client, name: string) => assertSuccess(await c.get('/get_stream_id', { stream: name })).stream_id as number;
+
+/** Sets `c`'s visibility policy of a topic (1 muted, 0 none), which must succeed. */
+const setTopicPolicy = async (c: Client, streamId: number, topic: string, policy: number) => assertSuccess(await c.post('/user_topics', { stream_id: streamId, topic, visibility_policy: policy }));
+
 /** The account's alert words, as the server has them. */
 async function alertWordsAtServer(c: Client): Promise<string[]> {
   return (assertSuccess(await c.get('/users/me/alert_words')).alert_words as string[]).sort();
@@ -182,8 +188,8 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await sendTo(owner, 'topic one', 'alpha in one');
       await sendTo(owner, 'topic two', 'beta in two');
       assertSuccess(await bobApi.request('PATCH', '/settings', { web_home_view: 'all_messages' }));
-      const general = assertSuccess(await bobApi.get('/get_stream_id', { stream: 'general' })).stream_id as number;
-      const topicPolicy = async (policy: number) => assertSuccess(await bobApi.post('/user_topics', { stream_id: general, topic: 'topic one', visibility_policy: policy }));
+      const general = await channelId(bobApi, 'general');
+      const topicPolicy = (policy: number) => setTopicPolicy(bobApi, general, 'topic one', policy);
       const channelMuted = async (muted: boolean) =>
         assertSuccess(await bobApi.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: general, property: 'is_muted', value: muted }]) }));
       const shown = (text: string) => messageRow(page, text).count();
@@ -235,8 +241,8 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await sendTo(owner, 'topic one', 'alpha in one');
       await sendTo(owner, 'topic one', '@**Bob Muter** beta mentions you');
       await sendTo(owner, 'topic two', 'gamma in two');
-      const general = assertSuccess(await bobApi.get('/get_stream_id', { stream: 'general' })).stream_id as number;
-      const topicPolicy = async (policy: number) => assertSuccess(await bobApi.post('/user_topics', { stream_id: general, topic: 'topic one', visibility_policy: policy }));
+      const general = await channelId(bobApi, 'general');
+      const topicPolicy = (policy: number) => setTopicPolicy(bobApi, general, 'topic one', policy);
       const shown = (text: string) => messageRow(page, text).count();
 
       const ctx = await newContext();
@@ -272,8 +278,8 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Composer' });
       const bobApi = t.client(bob);
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'design' }]), principals: JSON.stringify([bob.id]) }));
-      const design = assertSuccess(await bobApi.get('/get_stream_id', { stream: 'design' })).stream_id as number;
-      const general = assertSuccess(await bobApi.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const design = await channelId(bobApi, 'design');
+      const general = await channelId(bobApi, 'general');
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'design', topic: 'plans', content: 'design first' }));
       await sendTo(owner, 'noise', 'general newest');
 
@@ -283,7 +289,7 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await messageRow(page, 'general newest').waitFor();
       const channel = page.getByLabel('Channel', { exact: true });
       await eventually(async () => (await channel.inputValue()) === String(general), 'the newest message\u2019s channel');
-      assertSuccess(await bobApi.post('/user_topics', { stream_id: general, topic: 'noise', visibility_policy: 1 }));
+      await setTopicPolicy(bobApi, general, 'noise', 1);
       await eventually(async () => (await messageRow(page, 'general newest').count()) === 0, 'the muted topic left out');
       await eventually(async () => (await channel.inputValue()) === String(design), 'the channel of the newest message shown');
       await ctx.close();
@@ -293,7 +299,7 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Topics' });
       const bobApi = t.client(bob);
-      const general = (assertSuccess(await bobApi.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const general = await channelId(bobApi, 'general');
       // (Sent by someone else: the topics one starts are followed by default.)
       await sendTo(t.client(t.owner), 'Lunch Plans', 'where to eat');
       await sendTo(t.client(t.owner), 'release', 'on Friday');
@@ -349,9 +355,9 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'lounge' }]), principals: JSON.stringify([t.owner.id, bob.id]) }));
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'lounge', topic: 'chatter', content: 'idle talk' }));
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'lounge', topic: 'gossip', content: 'did you hear' }));
-      const general = (assertSuccess(await bobApi.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
-      const lounge = (assertSuccess(await bobApi.get('/get_stream_id', { stream: 'lounge' })) as { stream_id: number }).stream_id;
-      assertSuccess(await bobApi.post('/user_topics', { stream_id: general, topic: 'noise', visibility_policy: 1 }));
+      const general = await channelId(bobApi, 'general');
+      const lounge = await channelId(bobApi, 'lounge');
+      await setTopicPolicy(bobApi, general, 'noise', 1);
       assertSuccess(await bobApi.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: lounge, property: 'is_muted', value: true }]) }));
       const policyAtServer = async (streamId: number, topic: string) => {
         const r = assertSuccess(await bobApi.post('/register', { fetch_event_types: ['user_topic'] }));
