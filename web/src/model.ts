@@ -115,6 +115,8 @@ export interface Stream {
   /** Who may subscribe others to it, and who may unsubscribe others. */
   can_add_subscribers_group?: GroupSettingValue;
   can_remove_subscribers_group?: GroupSettingValue;
+  /** Who may subscribe themselves to it. */
+  can_subscribe_group?: GroupSettingValue;
   is_archived?: boolean;
 }
 
@@ -1901,6 +1903,25 @@ export class Model {
     if (!c) return false;
     const me = this.me.user_id;
     return this.mayAdministerChannel(streamId) || this.allows(me, c.can_add_subscribers_group) || (!c.invite_only && this.allows(me, this.realm.realm_can_add_subscribers_group));
+  }
+
+  /**
+   * Whether the user may subscribe themselves to a channel they are not in
+   * (Zulip's can_toggle_subscription, through has_content_access): a
+   * web-public channel; for a member (not a guest), a public one, or a
+   * private one whose can_subscribe_group or can_add_subscribers_group takes
+   * them in; not an archived one; never for a visitor. (True for a channel
+   * they are in, which they may leave.)
+   */
+  mayJoin(streamId: number): boolean {
+    if (this.spectator) return false;
+    if (this.subs.has(streamId)) return true;
+    const c = this.streams.get(streamId);
+    if (!c || c.is_archived) return false;
+    if (c.is_web_public) return true;
+    if (this.isGuest(this.me.user_id)) return false;
+    const me = this.me.user_id;
+    return !c.invite_only || this.allows(me, c.can_subscribe_group) || this.allows(me, c.can_add_subscribers_group);
   }
 
   /** Whether the user may unsubscribe others from a channel, as the server decides: its administrators and its can_remove_subscribers_group. */

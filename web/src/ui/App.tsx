@@ -245,12 +245,13 @@ export function App() {
   })();
   // A channel's topic, in a channel the user is in: it can be followed or muted.
   const topicInView = channelTopic && model.subs.has(channelTopic.streamId) ? channelTopic : null;
-  // The channel of a channel or topic narrow, if the user is in it: its personal settings can be opened.
-  const channelInView = (() => {
+  // The channel of a channel or topic narrow, subscribed or not.
+  const channelNarrow = (() => {
     const ch = terms.find((t) => t.operator === 'channel');
-    const onlyChannel = terms.length === 1 || channelTopic !== null;
-    return onlyChannel && ch && !ch.negated && typeof ch.operand === 'number' && model.subs.has(ch.operand) ? ch.operand : null;
+    return (terms.length === 1 || channelTopic !== null) && ch && !ch.negated && typeof ch.operand === 'number' ? ch.operand : null;
   })();
+  // That channel, if the user is in it: its personal settings can be opened.
+  const channelInView = channelNarrow !== null && model.subs.has(channelNarrow) ? channelNarrow : null;
   // The channel whose list of topics is the view, if it is.
   const topicsOf = view ? topicsListChannel(view) : null;
   // (Its topics in the sidebar too, as a narrow to the channel has them.)
@@ -258,7 +259,8 @@ export function App() {
     if (topicsOf !== null && model.ready && !model.topics.has(topicsOf)) void model.loadTopics(topicsOf);
   }, [topicsOf, started]);
   // The description of the channel in view or whose topics are listed, under its name (as the server rendered it); not under Inbox or Recent conversations, shown over the last narrow.
-  const description = topicsOf !== null ? model.subs.get(topicsOf)?.rendered_description : !view && channelInView !== null ? model.subs.get(channelInView)?.rendered_description : undefined;
+  const describedChannel = topicsOf !== null ? topicsOf : !view ? channelNarrow : null;
+  const description = describedChannel === null ? undefined : (model.subs.get(describedChannel) ?? model.streams.get(describedChannel))?.rendered_description;
   const unreadInFeed = model.ready ? model.unreadInFeed() : 0;
   // Unread messages of the narrow in view, where the client counts them (the feed, a channel, a topic, a conversation).
   const unreadHere = (() => {

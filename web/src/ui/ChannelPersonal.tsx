@@ -22,6 +22,11 @@ export function setSubscriptionProperty(streamId: number, property: string, valu
   return api('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: streamId, property, value }]) });
 }
 
+/** Joins a channel (POST /users/me/subscriptions; the subscription events then show it). */
+export function joinChannel(name: string): Promise<unknown> {
+  return api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]) });
+}
+
 /** Leaves a channel (the subscription events then take it out of the sidebar). */
 export function unsubscribe(name: string): Promise<unknown> {
   return api('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([name]) });

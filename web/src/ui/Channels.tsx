@@ -5,7 +5,7 @@ import type { ChannelPart, ChannelsTab } from '../overlays.ts';
 import { narrowToHash } from '../narrow.ts';
 import { prepareHtml } from '../util.ts';
 import { LOCK, nameMatches } from './Sidebar.tsx';
-import { PersonalSettings, setSubscriptionProperty, unsubscribe } from './ChannelPersonal.tsx';
+import { joinChannel, PersonalSettings, setSubscriptionProperty, unsubscribe } from './ChannelPersonal.tsx';
 import { Dialog, Tabs } from './Dialog.tsx';
 import { isAdministrator } from './Organization.tsx';
 import { Confirm, ErrorLine, useAction, useRequest } from './request.tsx';
@@ -84,7 +84,7 @@ export function Channels({ focus, part, create: creating, tab: firstTab = 'all',
   channels.sort((a, b) => a.name.localeCompare(b.name));
   const listed = channels.filter((c) => (tab === 'all' || model.subs.has(c.stream_id) === (tab === 'subscribed')) && nameMatches(c.name, filter));
 
-  const join = (c: Channel) => run(() => api('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: c.name }]) }));
+  const join = (c: Channel) => run(() => joinChannel(c.name));
   const leave = (c: Channel) => run(() => unsubscribe(c.name));
   const setProperty = (c: Channel, property: 'is_muted' | 'pin_to_top', value: boolean) => run(() => setSubscriptionProperty(c.stream_id, property, value));
 
@@ -172,9 +172,12 @@ export function Channels({ focus, part, create: creating, tab: firstTab = 'all',
                       </button>
                     </>
                   ) : (
-                    <button type="button" class="btn primary" disabled={busy} aria-label={`Join #${c.name}`} onClick={() => void join(c)}>
-                      Join
-                    </button>
+                    // (Not for a channel the server would not let them join, as Zulip's: a private one they may only see.)
+                    model.mayJoin(c.stream_id) && (
+                      <button type="button" class="btn primary" disabled={busy} aria-label={`Join #${c.name}`} onClick={() => void join(c)}>
+                        Join
+                      </button>
+                    )
                   )}
                   {!mayAdminister(c) && (subscribed || !c.invite_only) && (
                     <button

@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import type { ComponentChild, ComponentChildren, Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
 import { subscribeUser } from './Channels.tsx';
+import { joinChannel } from './ChannelPersonal.tsx';
 import { model, type Draft } from '../model.ts';
 import { matches, narrowToHash, placeKey, placeTerms, type LocalMessage, type Place, type Term } from '../narrow.ts';
 import { discardDraft, draftFor, draftNarrow, draftSlot, draftTarget, saveDraft, takeRestore, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
@@ -234,7 +235,12 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     }
     return (subs.find((x) => !x.invite_only) ?? subs[0])?.stream_id;
   })();
-  const effectiveStream = streamId !== undefined && model.subs.has(streamId) ? streamId : fallbackStream;
+  // A channel the user is not in stays chosen (a reply in it, the view of it), as in Zulip: sending then asks them to subscribe first.
+  const effectiveStream = streamId !== undefined && (model.subs.has(streamId) || (model.streams.has(streamId) && !model.streams.get(streamId)!.is_archived)) ? streamId : fallbackStream;
+  const notSubscribed = mode === 'stream' && effectiveStream !== undefined && !model.subs.has(effectiveStream);
+  /** A send was stopped because the user is not in the channel: Zulip's error, with Subscribe, until they are or choose another. */
+  const [notSubscribedShown, setNotSubscribedShown] = useState(false);
+  useEffect(() => setNotSubscribedShown(false), [effectiveStream, mode]);
   // The channel's can_send_message_group: who may post to it.
   const mayPost = mode !== 'stream' || effectiveStream === undefined || model.mayPostIn(effectiveStream);
   // The channel's topics policy (Zulip's): a general-chat-only channel has no topic field; one that requires topics refuses none.
@@ -439,6 +445,11 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         setError('Sending messages to the general chat is not allowed in this channel.');
         return null;
       }
+      if (notSubscribed) {
+        setError(null);
+        setNotSubscribedShown(true);
+        return null;
+      }
       params = { type: 'stream', to: effectiveStream, topic: generalChatOnly ? '' : topic.trim(), content };
     } else {
       if (!dmIds.length) {
@@ -641,6 +652,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       </div>
       {jumped && <Banner onDismiss={() => setJumped(false)}>Viewing the conversation where you sent your message. To go back, use your browser’s back button.</Banner>}
       {mode === 'dm' && <GuestWarning ids={dmIds} />}
+      {notSubscribedShown && notSubscribed && <NotSubscribedError streamId={effectiveStream!} />}
       {mode === 'stream' && effectiveStream !== undefined && (
         <NotSubscribedWarnings streamId={effectiveStream} ids={unsubscribedMentions} onDismiss={(id) => setUnsubscribedMentions((ids) => ids.filter((x) => x !== id))} />
       )}
@@ -714,6 +726,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                     #{s.name}
                   </option>
                 ))}
+                {notSubscribed && <option value={effectiveStream}>#{model.streamName(effectiveStream!)}</option>}
               </select>
               <span class="target-sep" aria-hidden="true">
                 ›
@@ -1102,6 +1115,26 @@ function NotSubscribedWarnings({ streamId, ids, onDismiss }: { streamId: number;
       })}
       <ErrorLine error={error} />
     </>
+  );
+}
+
+/**
+ * Zulip's error when a message would go to a channel the user is not in
+ * (the send is stopped until they are), with Subscribe for those who may
+ * join it; not dismissable, as in Zulip.
+ */
+function NotSubscribedError({ streamId }: { streamId: number }) {
+  const { busy, error, run } = useRequest();
+  const name = model.streams.get(streamId)?.name ?? '';
+  const action = model.mayJoin(streamId) && (
+    <button type="button" class="btn primary" disabled={busy} onClick={() => void run(() => joinChannel(name))}>
+      Subscribe
+    </button>
+  );
+  return (
+    <Banner kind="error" alert action={action} error={error}>
+      You're not subscribed to this channel. You will not be notified if other users reply to your message.
+    </Banner>
   );
 }
 

@@ -3,6 +3,7 @@ import { api, failureText } from '../api.ts';
 import { model, type Attachment, type Message, type MessageList } from '../model.ts';
 import { hashToNarrow, isConversationView, isLinkTerm, narrowToHash, placeKey, placeTerms, showsWholeConversations } from '../narrow.ts';
 import { LOCK } from './Sidebar.tsx';
+import { TrailingBookend } from './Bookend.tsx';
 import { NOT_FOR_VISITORS } from '../shortcuts.ts';
 import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
@@ -1044,6 +1045,9 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   }
 
   const empty = !list.loading && !msgs.length;
+  // A view of one channel's messages (with or without other terms): its trailing bookend.
+  const channelTerms = list.terms.filter((t) => t.operator === 'channel' && !t.negated);
+  const bookendChannel = channelTerms.length === 1 && typeof channelTerms[0]!.operand === 'number' ? channelTerms[0]!.operand : null;
   return (
     <div class={cx('message-pane', unreadBanner && 'with-banner')}>
       {actionError && (
@@ -1089,6 +1093,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
         )}
         {empty && !list.error && <div class="empty-state">No messages here yet.</div>}
         {out}
+        {bookendChannel !== null && list.foundNewest && !list.loading && e === msgs.length && !model.spectator && <TrailingBookend key={bookendChannel} streamId={bookendChannel} last={msgs.at(-1)} />}
       </div>
       {unreadBanner && (
         <div class="unread-banner" role="status">
