@@ -454,4 +454,43 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       const settingAtServer = async () => (await settingsAtServer(t.client(ada))).web_left_sidebar_show_channel_folders;
       await eventually(async () => (await settingAtServer()) === false, 'grouping off at the server');
     }));
+
+  test('an archived channel stays known: its messages keep its name, live and after a reload; out of the sidebar, the Channels dialog and the compose box; its view says so', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ada = await t.makeUser({ password: PASSWORD, name: 'Ada Archive' });
+      const attic = await makeChannel(owner, 'attic', 'Old things', [t.owner.id, ada.id]);
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'attic', topic: 'boxes', content: 'the last box' }));
+      const page = await loginPage(await newContext(), t.url, ada.email, PASSWORD);
+      await go(page, `#narrow/channel/${attic}-attic`);
+      const bar = page.locator('.recipient-bar', { hasText: 'boxes' });
+      await bar.getByText('attic').waitFor();
+      const sidebar = page.getByRole('navigation', { name: 'Channels' });
+      await sidebar.getByRole('link', { name: /^attic/ }).waitFor();
+
+      assertSuccess(await owner.delete(`/streams/${attic}`));
+      await page.locator('.bookend').getByText('This channel has been archived.').waitFor();
+      await eventually(async () => (await sidebar.getByRole('link', { name: /^attic/ }).count()) === 0, 'the channel gone from the sidebar');
+      assert.equal(await page.locator('.bookend').getByRole('button').count(), 0);
+      const shows = async () => {
+        assert.equal((await bar.locator('.bar-channel').textContent())?.trim(), '# attic');
+        assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), '#attic');
+        const options = await page.getByLabel('Channel', { exact: true }).locator('option').allTextContents();
+        assert.ok(!options.includes('#attic') && options.includes('#general'), `the compose box offers ${options.join(', ')}`);
+      };
+      await shows();
+      // After a reload, as Zulip's: the name kept; no bookend for a subscriber whose newest message there they had as one.
+      await page.reload();
+      await bar.getByText('attic').waitFor();
+      await shows();
+      assert.equal(await page.locator('.bookend').count(), 0);
+      assert.equal(await sidebar.getByRole('link', { name: /^attic/ }).count(), 0);
+      // A search finds its message, under its name.
+      await go(page, '#narrow/search/box');
+      await page.locator('.recipient-bar', { hasText: 'boxes' }).getByText('attic').waitFor();
+      // Not in the Channels dialog.
+      const { list, row } = await channelList(page);
+      await list.getByRole('listitem', { name: '#general', exact: true }).waitFor();
+      assert.equal(await row('attic').count(), 0);
+    }));
 });

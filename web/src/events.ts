@@ -36,6 +36,8 @@ async function register(): Promise<void> {
       include_deactivated_groups: true,
       // realm_linkifiers come only to clients that read URL templates (Settings lists them).
       linkifier_url_template: true,
+      // Archived channels stay known (their names in messages and searches), marked is_archived, as Zulip's web app asks.
+      archived_channels: true,
     },
   });
   queueId = r.queue_id;

@@ -91,6 +91,8 @@ export interface Sub {
    * since then (Zulip's newly_subscribed): not demoted in the sidebar.
    */
   is_recently_active: boolean;
+  /** The channel is archived: out of the sidebar and the channel pickers, its messages still readable. */
+  is_archived: boolean;
 }
 
 /** A channel as /register's streams and the stream events give it (what the client reads of it). */
@@ -985,6 +987,7 @@ export class Model {
       email_notifications: typeof s.email_notifications === 'boolean' ? s.email_notifications : null,
       wildcard_mentions_notify: typeof s.wildcard_mentions_notify === 'boolean' ? s.wildcard_mentions_notify : null,
       is_recently_active: s.is_recently_active !== false,
+      is_archived: !!s.is_archived,
     };
   }
 
@@ -1163,7 +1166,8 @@ export class Model {
   inFeed(u: UnreadInfo): boolean {
     if (u.kind !== 'stream' || u.streamId === undefined) return true;
     const sub = this.subs.get(u.streamId);
-    return !!sub && !this.isMuted({ type: 'stream', stream_id: u.streamId, subject: u.topic ?? '' });
+    // (Not an archived channel's: it is out of the sidebar and the inbox, as when it was not known.)
+    return !!sub && !sub.is_archived && !this.isMuted({ type: 'stream', stream_id: u.streamId, subject: u.topic ?? '' });
   }
 
   /** Whether an unread message is in the inbox: as in All messages, without conversations with muted users only. */
@@ -1190,9 +1194,20 @@ export class Model {
     return n;
   }
 
-  /** The user's channels in the left sidebar's order: pinned first, then by name. */
+  /** The user's channels in the left sidebar's order: pinned first, then by name (not the archived ones, as Zulip's sidebar). */
   sidebarChannels(): Sub[] {
-    return [...this.subs.values()].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
+    return this.activeSubs().sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
+  }
+
+  /** The user's channels that are not archived (those one can write to or move messages to), by name. */
+  activeSubs(): Sub[] {
+    return [...this.subs.values()].filter((s) => !s.is_archived).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Whether a channel is archived (or unknown to the client). */
+  isArchived(streamId: number): boolean {
+    const c = this.subs.get(streamId) ?? this.streams.get(streamId);
+    return !c || !!c.is_archived;
   }
 
   /**

@@ -9,21 +9,22 @@ import { LOCK } from './Sidebar.tsx';
  * whether the user is in the channel, with Subscribe or Unsubscribe. Shown
  * when they are not in it (and may join it), when they joined after its
  * newest message (that message is "historical" to them), once they join or
- * leave it while it is in view, and for an archived channel. Not shown to
- * someone in the channel otherwise, nor to someone who may not join it.
+ * leave it or it is archived (or unarchived) while it is in view, and for an
+ * archived channel. Not shown to someone in the channel otherwise, nor to
+ * someone who may not join it.
  */
 export function TrailingBookend({ streamId, last }: { streamId: number; last: Message | undefined }) {
   const subscribed = model.subs.has(streamId);
-  // Joined or left while the view is open: said until the view is left (Zulip's force_render).
-  const subscribedAtOpen = useRef(subscribed);
-  const changedHere = subscribed !== subscribedAtOpen.current;
+  const channel = model.streams.get(streamId);
+  const archived = !channel || !!channel.is_archived;
+  // Joined, left, archived or unarchived while the view is open: said until the view is left (Zulip's force_render).
+  const atOpen = useRef({ subscribed, archived });
+  const changedHere = subscribed !== atOpen.current.subscribed || archived !== atOpen.current.archived;
   const { busy, error, run } = useRequest();
   const [confirming, setConfirming] = useState(false);
-  const channel = model.streams.get(streamId);
   const lastHistorical = last?.flags.includes('historical') ?? false;
   if (channel && !model.mayJoin(streamId)) return null;
   if (subscribed && !lastHistorical && !changedHere) return null;
-  const archived = !channel || !!channel.is_archived;
   const name = (
     <strong>
       {channel?.invite_only ? LOCK : '#'}

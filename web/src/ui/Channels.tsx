@@ -80,7 +80,8 @@ export function Channels({ focus, part, create: creating, tab: firstTab = 'all',
   }, []);
   const { busy, error, setError, run } = useRequest();
 
-  const channels = [...model.streams.values()] as Channel[];
+  // (Not the archived ones, as Zulip's list by default.)
+  const channels = ([...model.streams.values()] as Channel[]).filter((c) => !c.is_archived);
   channels.sort((a, b) => a.name.localeCompare(b.name));
   const listed = channels.filter((c) => (tab === 'all' || model.subs.has(c.stream_id) === (tab === 'subscribed')) && nameMatches(c.name, filter));
 

@@ -225,18 +225,18 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     setPreview(null);
   }, [narrowKey]);
 
-  const subs = [...model.subs.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const subs = model.activeSubs();
   // Without a chosen channel: the one of the newest channel message in view, else a public one.
   const fallbackStream = (() => {
     const msgs = model.list ? model.shownIn(model.list) : [];
     for (let i = msgs.length - 1; i >= 0; i--) {
       const id = msgs[i]!.stream_id;
-      if (msgs[i]!.type === 'stream' && id !== undefined && model.subs.has(id)) return id;
+      if (msgs[i]!.type === 'stream' && id !== undefined && model.subs.has(id) && !model.isArchived(id)) return id;
     }
     return (subs.find((x) => !x.invite_only) ?? subs[0])?.stream_id;
   })();
   // A channel the user is not in stays chosen (a reply in it, the view of it), as in Zulip: sending then asks them to subscribe first.
-  const effectiveStream = streamId !== undefined && (model.subs.has(streamId) || (model.streams.has(streamId) && !model.streams.get(streamId)!.is_archived)) ? streamId : fallbackStream;
+  const effectiveStream = streamId !== undefined && !model.isArchived(streamId) ? streamId : fallbackStream;
   const notSubscribed = mode === 'stream' && effectiveStream !== undefined && !model.subs.has(effectiveStream);
   /** A send was stopped because the user is not in the channel: Zulip's error, with Subscribe, until they are or choose another. */
   const [notSubscribedShown, setNotSubscribedShown] = useState(false);

@@ -111,7 +111,7 @@ interface Example {
 /** The formatting examples, with the user's own name and a channel of theirs where an example needs one. */
 function examples(): Example[] {
   const me = model.me?.full_name ?? 'Someone';
-  const channel = [...model.subs.values()][0];
+  const channel = model.activeSubs()[0];
   const tomorrow = new Date();
   tomorrow.setDate(tomorrow.getDate() + 1);
   tomorrow.setHours(15, 0, 0, 0);

@@ -32,7 +32,7 @@ export function IntegrationUrl({ botId, onClose }: { botId: number; onClose(): v
     void req.run(async () => setApiKey((await api('GET', `/bots/${botId}/api_key`)).api_key as string));
   }, [botId]);
   const integrations = ((model.realm.realm_incoming_webhook_bots ?? []) as Integration[]).slice().sort((a, b) => a.display_name.localeCompare(b.display_name));
-  const channels = [...model.subs.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const channels = model.activeSubs();
   const toChannel = channel !== TO_ME;
   let url: string | null = null;
   if (apiKey !== null && integration) {

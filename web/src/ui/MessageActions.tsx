@@ -284,7 +284,7 @@ export function MoveForm({ message, onClose }: { message: Message; onClose(): vo
   const [notifyNew, setNotifyNew] = useState(true);
   const [notifyOld, setNotifyOld] = useState(false);
   const { busy, error, run } = useRequest();
-  const channels = [...model.subs.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const channels = model.activeSubs();
   const id = `move-${message.id}`;
   return (
     <form

@@ -64,7 +64,7 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
   const [moving, setMoving] = useState<{ channel: number; topic: string } | null>(null);
   const policy = model.topicPolicy(streamId, topic);
   const mute = model.topicMuteAction(streamId, topic);
-  const channels = [...model.subs.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const channels = model.activeSubs();
   /** Moves the whole topic to `to` in `channel`, and the view with it. */
   const moveTo = async (channel: number, to: string) => {
     let none = false;

@@ -198,7 +198,7 @@ const NOTIFICATION_CHANNELS = [
  */
 function NotificationChannels() {
   const save = useAction();
-  const channels = [...model.streams.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const channels = [...model.streams.values()].filter((c) => !c.is_archived).sort((a, b) => a.name.localeCompare(b.name));
   return (
     <>
       <h3>Notification channels</h3>
