@@ -472,11 +472,11 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await page.locator('.bookend').getByText('This channel has been archived.').waitFor();
       await eventually(async () => (await sidebar.getByRole('link', { name: /^attic/ }).count()) === 0, 'the channel gone from the sidebar');
       assert.equal(await page.locator('.bookend').getByRole('button').count(), 0);
+      const channelSelect = page.getByLabel('Channel', { exact: true });
       const shows = async () => {
         assert.equal((await bar.locator('.bar-channel').textContent())?.trim(), '# attic');
         assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), '#attic');
-        const options = await page.getByLabel('Channel', { exact: true }).locator('option').allTextContents();
-        assert.ok(!options.includes('#attic') && options.includes('#general'), `the compose box offers ${options.join(', ')}`);
+        assert.equal(await channelSelect.inputValue(), String(attic), "the compose box keeps the view's channel");
       };
       await shows();
       // After a reload, as Zulip's: the name kept; no bookend for a subscriber whose newest message there they had as one.
@@ -485,6 +485,30 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await shows();
       assert.equal(await page.locator('.bookend').count(), 0);
       assert.equal(await sidebar.getByRole('link', { name: /^attic/ }).count(), 0);
+
+      // A send there is stopped with Zulip's error; another channel chosen, it goes, and the archived one is no longer offered.
+      const atticContents = async () =>
+        (assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: attic }]), apply_markdown: false })).messages as Array<{ content: string }>).map(
+          (m) => m.content,
+        );
+      await page.getByLabel('Topic', { exact: true }).fill('boxes');
+      const box = page.getByLabel('Message', { exact: true });
+      await box.fill('one more box');
+      await box.press('Enter');
+      const error = page.locator('.compose-banner', { hasText: 'The channel #attic does not exist. Manage your subscriptions on your Channels page.' });
+      await error.waitFor();
+      assert.equal(await error.getByRole('link', { name: 'on your Channels page' }).getAttribute('href'), '#channels/all');
+      assert.equal(await box.inputValue(), 'one more box');
+      assert.deepEqual(await atticContents(), ['the last box']);
+      const general = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      await channelSelect.selectOption(String(general));
+      await error.waitFor({ state: 'detached' });
+      await box.press('Enter');
+      const inGeneral = async () => (assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: general }]), apply_markdown: false })).messages as Array<{ content: string }>)[0]?.content;
+      await eventually(async () => (await inGeneral()) === 'one more box', 'the message sent to general');
+      const options = await channelSelect.locator('option').allTextContents();
+      assert.ok(!options.includes('#attic') && options.includes('#general'), `the compose box offers ${options.join(', ')}`);
+      assert.deepEqual(await atticContents(), ['the last box']);
       // A search finds its message, under its name.
       await go(page, '#narrow/search/box');
       await page.locator('.recipient-bar', { hasText: 'boxes' }).getByText('attic').waitFor();

@@ -235,12 +235,14 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     }
     return (subs.find((x) => !x.invite_only) ?? subs[0])?.stream_id;
   })();
-  // A channel the user is not in stays chosen (a reply in it, the view of it), as in Zulip: sending then asks them to subscribe first.
-  const effectiveStream = streamId !== undefined && !model.isArchived(streamId) ? streamId : fallbackStream;
-  const notSubscribed = mode === 'stream' && effectiveStream !== undefined && !model.subs.has(effectiveStream);
-  /** A send was stopped because the user is not in the channel: Zulip's error, with Subscribe, until they are or choose another. */
-  const [notSubscribedShown, setNotSubscribedShown] = useState(false);
-  useEffect(() => setNotSubscribedShown(false), [effectiveStream, mode]);
+  // A channel the user is not in, or an archived one, stays chosen (a reply in it, the view of it), as in Zulip: sending then
+  // asks them to subscribe first, or says the channel does not exist.
+  const effectiveStream = streamId !== undefined && (model.subs.has(streamId) || model.streams.has(streamId)) ? streamId : fallbackStream;
+  const archivedTarget = mode === 'stream' && effectiveStream !== undefined && model.isArchived(effectiveStream);
+  const notSubscribed = mode === 'stream' && effectiveStream !== undefined && !archivedTarget && !model.subs.has(effectiveStream);
+  /** A send was stopped because of the channel (one the user is not in, or archived): Zulip's error, until that changes or another is chosen. */
+  const [targetErrorShown, setTargetErrorShown] = useState(false);
+  useEffect(() => setTargetErrorShown(false), [effectiveStream, mode]);
   // The channel's can_send_message_group: who may post to it.
   const mayPost = mode !== 'stream' || effectiveStream === undefined || model.mayPostIn(effectiveStream);
   // The channel's topics policy (Zulip's): a general-chat-only channel has no topic field; one that requires topics refuses none.
@@ -445,9 +447,9 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         setError('Sending messages to the general chat is not allowed in this channel.');
         return null;
       }
-      if (notSubscribed) {
+      if (notSubscribed || archivedTarget) {
         setError(null);
-        setNotSubscribedShown(true);
+        setTargetErrorShown(true);
         return null;
       }
       params = { type: 'stream', to: effectiveStream, topic: generalChatOnly ? '' : topic.trim(), content };
@@ -652,7 +654,12 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       </div>
       {jumped && <Banner onDismiss={() => setJumped(false)}>Viewing the conversation where you sent your message. To go back, use your browser’s back button.</Banner>}
       {mode === 'dm' && <GuestWarning ids={dmIds} />}
-      {notSubscribedShown && notSubscribed && <NotSubscribedError streamId={effectiveStream!} />}
+      {targetErrorShown && notSubscribed && <NotSubscribedError streamId={effectiveStream!} />}
+      {targetErrorShown && archivedTarget && (
+        <Banner kind="error" alert>
+          The channel <strong>#{model.streamName(effectiveStream!)}</strong> does not exist. Manage your subscriptions <a href="#channels/all">on your Channels page</a>.
+        </Banner>
+      )}
       {mode === 'stream' && effectiveStream !== undefined && (
         <NotSubscribedWarnings streamId={effectiveStream} ids={unsubscribedMentions} onDismiss={(id) => setUnsubscribedMentions((ids) => ids.filter((x) => x !== id))} />
       )}
@@ -726,7 +733,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                     #{s.name}
                   </option>
                 ))}
-                {notSubscribed && <option value={effectiveStream}>#{model.streamName(effectiveStream!)}</option>}
+                {(notSubscribed || archivedTarget) && <option value={effectiveStream}>#{model.streamName(effectiveStream!)}</option>}
               </select>
               <span class="target-sep" aria-hidden="true">
                 ›
