@@ -11,8 +11,11 @@
  * reorders, edits, archives and unarchives them in Settings and puts a
  * channel in one from its settings (each checked at the server); the left
  * sidebar groups the channels by folder, follows changes made elsewhere, and
- * lists them plainly when the user turns grouping off. Skipped (with one
- * line saying why) where Chromium is not installed.
+ * lists them plainly when the user turns grouping off. An archived channel
+ * stays known to a subscriber's page (its name on its messages, live and
+ * after a reload), out of the sidebar, the Channels dialog and the compose
+ * box's channels, and a message to it is stopped with Zulip's error.
+ * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
