@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { model, type Message } from '../model.ts';
-import { joinChannel, unsubscribe } from './ChannelPersonal.tsx';
-import { Confirm, ErrorLine, useRequest } from './request.tsx';
+import { ConfirmLeavePrivate, joinChannel, unsubscribe } from './ChannelPersonal.tsx';
+import { ErrorLine, useRequest } from './request.tsx';
 import { LOCK } from './Sidebar.tsx';
 
 /**
@@ -56,12 +56,10 @@ export function TrailingBookend({ streamId, last }: { streamId: number; last: Me
           </button>
         ))}
       {confirming && subscribed && (
-        <Confirm
-          label={`Unsubscribe from #${channel!.name}?`}
-          text="It is private: only someone in it can add you back."
-          action="Unsubscribe"
+        <ConfirmLeavePrivate
+          name={channel!.name}
           busy={busy}
-          onConfirm={() => {
+          onLeave={() => {
             setConfirming(false);
             void leave();
           }}

@@ -1,6 +1,6 @@
 import { api } from '../api.ts';
 import { model } from '../model.ts';
-import { ErrorLine, useRequest } from './request.tsx';
+import { Confirm, ErrorLine, useRequest } from './request.tsx';
 
 /** The notification overrides of a subscription, each with its label and the user's global setting it overrides. */
 const OVERRIDES = [
@@ -30,6 +30,14 @@ export function joinChannel(name: string): Promise<unknown> {
 /** Leaves a channel (the subscription events then take it out of the sidebar). */
 export function unsubscribe(name: string): Promise<unknown> {
   return api('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([name]) });
+}
+
+/**
+ * The question before leaving a private channel (as Zulip's): joining it
+ * again needs someone in it. `onLeave` leaves it.
+ */
+export function ConfirmLeavePrivate({ name, busy, onLeave, onCancel }: { name: string; busy: boolean; onLeave(): void; onCancel(): void }) {
+  return <Confirm label={`Unsubscribe from #${name}?`} text="It is private: only someone in it can add you back." action="Unsubscribe" busy={busy} onConfirm={onLeave} onCancel={onCancel} />;
 }
 
 /**

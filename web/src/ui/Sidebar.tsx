@@ -5,11 +5,11 @@ import { MessageList, model, type Sub } from '../model.ts';
 import { channelLinkHash, channelSettingsHash, narrowToHash, REACTIONS_HASH, reactionsTerms, topicPermalinkHash, topicsListChannel, topicsListHash, sameNarrow, type Term } from '../narrow.ts';
 import { cx, toggled, useStoredSet } from '../util.ts';
 import { allDrafts } from '../drafts.ts';
-import { setSubscriptionProperty, unsubscribe } from './ChannelPersonal.tsx';
+import { ConfirmLeavePrivate, setSubscriptionProperty, unsubscribe } from './ChannelPersonal.tsx';
 import { moveTopic, resolveAction } from './NarrowActions.tsx';
 import { Menu } from './Dialog.tsx';
 import { People, peopleScope } from './People.tsx';
-import { Confirm, ErrorLine, useRequest } from './request.tsx';
+import { ErrorLine, useRequest } from './request.tsx';
 
 function Count({ n, muted, what = 'unread' }: { n: number; muted?: boolean; what?: string }) {
   if (!n) return null;
@@ -498,12 +498,10 @@ export function Sidebar({
           </button>
         </SideMenu>
         {leaving === s.stream_id && (
-          <Confirm
-            label={`Unsubscribe from #${s.name}?`}
-            text="It is private: only someone in it can add you back."
-            action="Unsubscribe"
+          <ConfirmLeavePrivate
+            name={s.name}
             busy={action.busy}
-            onConfirm={() => {
+            onLeave={() => {
               setLeaving(null);
               void action.run(() => unsubscribe(s.name));
             }}
