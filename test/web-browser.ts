@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import assert from 'node:assert/strict';
-import { assertSuccess, CLUSTER_SIZE, startTestServer, type Account, type TestServer } from './helpers.ts';
+import { assertSuccess, CLUSTER_SIZE, startTestServer, type Account, type Client, type TestServer } from './helpers.ts';
 import { startServer } from '../src/server.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -249,6 +249,13 @@ export const notificationsShown = (page: Page): Promise<Array<{ title: string; b
 /** Puts `page` in front (its document has the focus) or behind, as a page set up by recordNotifications reads it. */
 export async function setInFront(page: Page, front: boolean): Promise<void> {
   await page.evaluate((f) => ((globalThis as any).__front = f), front);
+}
+
+/** The Markdown of a channel's newest messages (by name or ID), oldest first, as the server has them for `api`'s user. */
+export async function channelContents(api: Client, channel: string | number, count = 50): Promise<string[]> {
+  const narrow = JSON.stringify([{ operator: 'channel', operand: channel }]);
+  const r = assertSuccess(await api.request('GET', '/messages', { anchor: 'newest', num_before: count, num_after: 0, narrow, apply_markdown: false }));
+  return (r.messages as Array<{ content: string }>).map((m) => m.content);
 }
 
 /** The row of the newest message whose text contains `text`. */

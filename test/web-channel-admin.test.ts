@@ -21,7 +21,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, holdRequests, inDialogView, goToHash as go, loginPage, openSidebarMenu, PASSWORD, selectedText, send, withWebServer } from './web-browser.ts';
+import { browserTests, channelContents, channelLink, eventGate, eventually, holdRequests, inDialogView, goToHash as go, loginPage, openSidebarMenu, PASSWORD, selectedText, send, withWebServer } from './web-browser.ts';
 
 /** The channel as the server has it. */
 async function channelAtServer(api: Client, id: number): Promise<Record<string, any>> {
@@ -490,10 +490,7 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       assert.equal(await sidebar.getByRole('link', { name: /^attic/ }).count(), 0);
 
       // A send there is stopped with Zulip's error; another channel chosen, it goes, and the archived one is no longer offered.
-      const atticContents = async () =>
-        (assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: attic }]), apply_markdown: false })).messages as Array<{ content: string }>).map(
-          (m) => m.content,
-        );
+      const atticContents = () => channelContents(owner, attic);
       await page.getByLabel('Topic', { exact: true }).fill('boxes');
       const box = page.getByLabel('Message', { exact: true });
       await box.fill('one more box');
@@ -507,8 +504,7 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await channelSelect.selectOption(String(general));
       await error.waitFor({ state: 'detached' });
       await box.press('Enter');
-      const inGeneral = async () => (assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: general }]), apply_markdown: false })).messages as Array<{ content: string }>)[0]?.content;
-      await eventually(async () => (await inGeneral()) === 'one more box', 'the message sent to general');
+      await eventually(async () => (await channelContents(owner, general, 1))[0] === 'one more box', 'the message sent to general');
       const options = await channelSelect.locator('option').allTextContents();
       assert.ok(!options.includes('#attic') && options.includes('#general'), `the compose box offers ${options.join(', ')}`);
       assert.deepEqual(await atticContents(), ['the last box']);

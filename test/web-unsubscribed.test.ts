@@ -11,13 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
-
-/** The contents of a channel's messages, as the server has them. */
-async function contentsOf(c: Client, channel: string): Promise<string[]> {
-  const r = assertSuccess(await c.request('GET', '/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: channel }]), apply_markdown: false }));
-  return (r.messages as Array<{ content: string }>).map((m) => m.content);
-}
+import { browserTests, channelContents as contentsOf, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** Whether the client's user is subscribed to the channel, as the server has it. */
 async function subscribed(c: Client, channel: string): Promise<boolean> {
