@@ -1,8 +1,10 @@
 /**
  * The web client's channel settings (Channels dialog) in real Chromium:
  * an administrator renames a channel, changes its description and
- * privacy, makes it a default channel, adds and removes a subscriber and
- * archives a channel, each checked at the server; changes made elsewhere
+ * privacy, makes it a default channel, adds and removes a subscriber,
+ * archives a channel (its name still refused for a new one), finds it with
+ * the dialog's archived filter and unarchives it, each checked at the
+ * server; changes made elsewhere
  * show in the open page, the description under the name of the channel in
  * view too (and not under Inbox or Recent conversations); a member is offered the settings only of the
  * channels they may administer, and sees any channel's subscribers (adding
@@ -53,7 +55,7 @@ async function channelList(page: Page) {
 }
 
 await browserTests('the web client in Chromium: channel settings', (newContext) => {
-  test('channel settings: an administrator renames, describes, makes private and public, default and not, adds and removes a subscriber, archives; changes made elsewhere show', () =>
+  test('channel settings: an administrator renames, describes, makes private and public, default and not, adds and removes a subscriber, archives and unarchives; changes made elsewhere show', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const ada = await t.makeUser({ password: PASSWORD, name: 'Ada Admin', role: 200 });
@@ -178,6 +180,33 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await confirm.getByRole('button', { name: 'Archive', exact: true }).click();
       await eventually(async () => (await row('attic').count()) === 0, 'the archived channel gone from the list');
       assert.equal((await channelAtServer(owner, attic)).is_archived, true);
+      // Its name is still taken: a new channel of that name is refused here, saying why.
+      const dialog = page.getByRole('dialog', { name: 'Channels' });
+      await dialog.getByLabel('Name', { exact: true }).fill('Attic');
+      await dialog.getByRole('button', { name: 'Create channel' }).click();
+      await dialog.getByText('An archived channel with this name already exists.').waitFor();
+      await dialog.getByLabel('Name', { exact: true }).fill('');
+      // Listed when the archived ones are asked for (and only then), marked; its settings offer Unarchive and nothing to change.
+      const archivedOrNot = dialog.getByLabel('Archived or not');
+      await archivedOrNot.selectOption('archived_channels');
+      await row('attic').getByText('Archived', { exact: true }).waitFor();
+      assert.equal(await row('studio').count(), 0);
+      // (Its settings, open when it was archived, are open still.)
+      await row('attic').getByRole('button', { name: 'Close settings of #attic' }).waitFor();
+      const archivedSettings = list.getByRole('group', { name: 'Settings of #attic' });
+      await archivedSettings.getByText("Archived channel permissions can't be modified.", { exact: false }).waitFor();
+      assert.equal(await archivedSettings.getByLabel('Channel name').count(), 0);
+      assert.equal(await archivedSettings.getByRole('button', { name: /^Remove / }).count(), 0);
+      await archivedSettings.getByRole('button', { name: 'Unarchive #attic' }).click();
+      await archivedSettings.getByRole('alertdialog', { name: 'Unarchive #attic?' }).getByRole('button', { name: 'Unarchive', exact: true }).click();
+      await eventually(async () => (await channelAtServer(owner, attic)).is_archived === false, 'the channel unarchived at the server');
+      await eventually(async () => (await row('attic').count()) === 0, 'the channel gone from the archived ones');
+      await archivedOrNot.selectOption('all_channels');
+      await row('attic').waitFor();
+      await row('studio').waitFor();
+      assert.equal(await row('attic').getByText('Archived', { exact: true }).count(), 0);
+      await archivedOrNot.selectOption('non_archived_channels');
+      await row('attic').waitFor();
 
       // The channel in view shows its description (rendered) under its name, kept current.
       await page.keyboard.press('Escape');

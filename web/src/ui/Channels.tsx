@@ -38,6 +38,14 @@ const TABS: Array<[ChannelsTab, string]> = [
   ['all', 'All channels'],
 ];
 
+/** Which channels the list shows by whether they are archived: Zulip's filter, offered once a channel has been archived, with its names. */
+type ArchivedFilter = 'non_archived_channels' | 'archived_channels' | 'all_channels';
+const ARCHIVED_FILTERS: Array<[ArchivedFilter, string]> = [
+  ['archived_channels', 'Archived channels'],
+  ['non_archived_channels', 'Non-archived channels'],
+  ['all_channels', 'Archived and non-archived'],
+];
+
 /**
  * The organization's channels this user can see: join, pin, mute, leave, open,
  * one's own settings for it (PersonalSettings); and a
@@ -51,6 +59,8 @@ export function Channels({ focus, part, create: creating, tab: firstTab = 'all',
   /** Which channels the list shows (Zulip's tabs, at their addresses), and the words their names are filtered by. */
   const [tab, setTab] = useState<ChannelsTab>(focus !== undefined ? 'all' : firstTab);
   const [filter, setFilter] = useState('');
+  // (Opened at an archived channel's address: the archived ones, so that it is listed.)
+  const [archivedFilter, setArchivedFilter] = useState<ArchivedFilter>(focus !== undefined && model.streams.get(focus)?.is_archived ? 'archived_channels' : 'non_archived_channels');
   const chooseTab = (t: ChannelsTab) => {
     setTab(t);
     // (Opened at the dialog's own address or a tab's: the address names the tab, as Zulip's.)
@@ -80,10 +90,21 @@ export function Channels({ focus, part, create: creating, tab: firstTab = 'all',
   }, []);
   const { busy, error, setError, run } = useRequest();
 
-  // (Not the archived ones, as Zulip's list by default.)
-  const channels = ([...model.streams.values()] as Channel[]).filter((c) => !c.is_archived);
+  const known = [...model.streams.values()] as Channel[];
+  // (Not the archived ones unless asked for, as Zulip's list; offered once there are some, and kept while chosen.)
+  const offerArchived = archivedFilter !== 'non_archived_channels' || known.some((c) => c.is_archived);
+  const channels = known.filter((c) => archivedFilter === 'all_channels' || !!c.is_archived === (archivedFilter === 'archived_channels'));
   channels.sort((a, b) => a.name.localeCompare(b.name));
   const listed = channels.filter((c) => (tab === 'all' || model.subs.has(c.stream_id) === (tab === 'subscribed')) && nameMatches(c.name, filter));
+  const nothingListed = filter.trim()
+    ? 'No channels match.'
+    : archivedFilter === 'archived_channels'
+      ? 'No archived channels here.'
+      : tab === 'subscribed'
+        ? 'You are not subscribed to any channel.'
+        : tab === 'notsubscribed'
+          ? 'You are subscribed to every channel you can see.'
+          : 'No channels yet.';
 
   const join = (c: Channel) => run(() => joinChannel(c.name));
   const leave = (c: Channel) => run(() => unsubscribe(c.name));
@@ -107,9 +128,10 @@ export function Channels({ focus, part, create: creating, tab: firstTab = 'all',
       setError('Give the channel a name.');
       return;
     }
-    // Subscribing by name would join the existing one instead.
-    if (channels.some((c) => c.name.toLowerCase() === wanted.toLowerCase())) {
-      setError('A channel with this name already exists.');
+    // Subscribing by name would join the existing one instead (an archived one too, as Zulip says).
+    const existing = known.find((c) => c.name.toLowerCase() === wanted.toLowerCase());
+    if (existing) {
+      setError(existing.is_archived ? 'An archived channel with this name already exists.' : 'A channel with this name already exists.');
       return;
     }
     const made = await run(() =>
@@ -137,8 +159,17 @@ export function Channels({ focus, part, create: creating, tab: firstTab = 'all',
         <div class="channel-tabs">
           <Tabs label="Which channels" tabs={TABS} current={tab} onChoose={chooseTab} />
           <input type="search" class="channel-browser-filter" placeholder="Filter channels" aria-label="Filter channels" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+          {offerArchived && (
+            <select aria-label="Archived or not" value={archivedFilter} onChange={(e) => setArchivedFilter(e.currentTarget.value as ArchivedFilter)}>
+              {ARCHIVED_FILTERS.map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          )}
         </div>
-        {listed.length === 0 && <p class="muted-text">{filter.trim() ? 'No channels match.' : tab === 'subscribed' ? 'You are not subscribed to any channel.' : tab === 'notsubscribed' ? 'You are subscribed to every channel you can see.' : 'No channels yet.'}</p>}
+        {listed.length === 0 && <p class="muted-text">{nothingListed}</p>}
         <ul class="channel-browser" aria-label={TABS.find(([t]) => t === tab)![1]} ref={listRef}>
           {listed.map((c) => {
             const subscribed = model.subs.has(c.stream_id);
@@ -148,17 +179,21 @@ export function Channels({ focus, part, create: creating, tab: firstTab = 'all',
             return (
               <li key={c.stream_id} aria-label={`#${c.name}`} data-channel={c.stream_id}>
                 <div class="channel-info">
-                  <a href={narrowToHash([{ operator: 'channel', operand: c.stream_id }])} class="channel-name">
-                    {c.invite_only && LOCK}#{c.name}
-                  </a>
+                  <span class="channel-title">
+                    <a href={narrowToHash([{ operator: 'channel', operand: c.stream_id }])} class="channel-name">
+                      {c.invite_only && LOCK}#{c.name}
+                    </a>
+                    {c.is_archived && <span class="channel-archived">Archived</span>}
+                  </span>
                   {c.rendered_description && <span class="channel-description rendered" dangerouslySetInnerHTML={{ __html: prepareHtml(c.rendered_description) }} />}
                   {c.subscriber_count !== undefined && <span class="channel-subscribers">{c.subscriber_count === 1 ? '1 subscriber' : `${c.subscriber_count} subscribers`}</span>}
                 </div>
                 <span class="channel-actions">
                   {subscribed ? (
                     <>
-                      {toggle(c, 'pin_to_top', ['Pin', 'Unpin'])}
-                      {toggle(c, 'is_muted', ['Mute', 'Unmute'])}
+                      {/* (An archived channel is in no sidebar or feed to pin it to or mute it in.) */}
+                      {!c.is_archived && toggle(c, 'pin_to_top', ['Pin', 'Unpin'])}
+                      {!c.is_archived && toggle(c, 'is_muted', ['Mute', 'Unmute'])}
                       <button type="button" class="btn" disabled={busy} aria-label={`Leave #${c.name}`} onClick={() => void leave(c)}>
                         Leave
                       </button>
@@ -198,7 +233,7 @@ export function Channels({ focus, part, create: creating, tab: firstTab = 'all',
                   )}
                 </span>
                 {personalOpen && <PersonalSettings key={`personal-${c.stream_id}`} streamId={c.stream_id} />}
-                {opened && mayAdminister(c) && <ChannelSettings key={c.stream_id} channel={c} />}
+                {opened && mayAdminister(c) && (c.is_archived ? <ArchivedChannelSettings key={`archived-${c.stream_id}`} channel={c} /> : <ChannelSettings key={c.stream_id} channel={c} />)}
                 {rosterOpen && (
                   <div class="group-editor" role="group" aria-label={`Subscribers of #${c.name}`}>
                     <ChannelSubscribers key={`roster-${c.stream_id}`} channel={c} />
@@ -458,7 +493,7 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
       {confirmArchive ? (
         <Confirm
           label={`Archive #${c.name}?`}
-          text={`Archive #${c.name}? No one can send to it any more, and it leaves everyone's channel list.`}
+          text={`Archive #${c.name}? It leaves the left sidebar for all users, no new messages can be sent to it, and its messages cannot be edited, deleted, or moved. Users can still search for its messages, and you can always unarchive it.`}
           action="Archive"
           busy={change.busy}
           onConfirm={() => {
@@ -473,6 +508,42 @@ function ChannelSettings({ channel: c }: { channel: Channel }) {
         </button>
       )}
       <ErrorLine error={change.error} />
+    </div>
+  );
+}
+
+/**
+ * An archived channel's settings, for those who may administer it: nothing
+ * to change (the server refuses, as Zulip's: "Archived channel permissions
+ * can't be modified."), its subscribers to see, and Unarchive (PATCH
+ * /streams/{id} with is_archived false), once confirmed with what Zulip's
+ * question says it does. The channel's stream event brings it back.
+ */
+function ArchivedChannelSettings({ channel: c }: { channel: Channel }) {
+  const [confirm, setConfirm] = useState(false);
+  const change = useRequest();
+  return (
+    <div class="group-editor" role="group" aria-label={`Settings of #${c.name}`}>
+      <p class="muted-text">This channel is archived. Archived channel permissions can't be modified.</p>
+      {confirm ? (
+        <Confirm
+          label={`Unarchive #${c.name}?`}
+          text={`Unarchive #${c.name}? Unarchiving this channel will make it appear in the left sidebar for all subscribers, allow sending new messages to it, and allow its messages to be edited, deleted, or moved.`}
+          action="Unarchive"
+          busy={change.busy}
+          onConfirm={() => {
+            setConfirm(false);
+            void change.run(() => api('PATCH', `/streams/${c.stream_id}`, { is_archived: false }));
+          }}
+          onCancel={() => setConfirm(false)}
+        />
+      ) : (
+        <button type="button" class="btn" disabled={change.busy} onClick={() => setConfirm(true)}>
+          Unarchive #{c.name}
+        </button>
+      )}
+      <ErrorLine error={change.error} />
+      <ChannelSubscribers channel={c} />
     </div>
   );
 }
@@ -504,8 +575,9 @@ function ChannelSubscribers({ channel: c }: { channel: Channel }) {
     if (!fetched) model.loadSubscribers(id).catch((err: unknown) => change.setError(failureText(err)));
   }, [id, fetched]);
 
-  const mayRemove = model.mayUnsubscribeOthers(id);
-  const mayAdd = model.maySubscribeOthers(id);
+  // (Nobody changes an archived channel's subscribers here, as in Zulip's.)
+  const mayRemove = !c.is_archived && model.mayUnsubscribeOthers(id);
+  const mayAdd = !c.is_archived && model.maySubscribeOthers(id);
   const members = [...(subscribers ?? [])].map((u) => ({ user_id: u, full_name: model.userName(u) })).sort((a, b) => a.full_name.localeCompare(b.full_name));
   const candidates = ([...model.users.values()] as User[]).filter((u) => u.is_active && !subscribers?.has(u.user_id)).sort((a, b) => a.full_name.localeCompare(b.full_name));
   return (
