@@ -115,6 +115,12 @@ test('content edit errors', async () => {
   await setRealmSetting(t, 'allow_message_editing', false);
   assertError(await edit(A, fresh, { content: 'x' }), 400, 'BAD_REQUEST', 'Your organization has turned off message editing');
   await setRealmSetting(t, 'allow_message_editing', true);
+  // A poll or to-do list (a message with submessages) keeps its content; its topic may still change.
+  const poll = await toPub(A, '/poll Lunch?\nPizza\nSoup', 'widgets');
+  assertError(await edit(A, poll, { content: '/poll Dinner?\nPizza' }), 400, 'BAD_REQUEST', 'Widgets cannot be edited.');
+  const [kept] = assertSuccess(await A.get('/messages', { anchor: poll, num_before: 0, num_after: 0, apply_markdown: false })).messages;
+  assert.equal(kept.content, '/poll Lunch?\nPizza\nSoup');
+  assertSuccess(await edit(A, poll, { topic: 'lunch poll' }));
   // Direct messages: the event reaches the participants.
   const qb = await openQueue(B, { event_types: ['update_message'] });
   const qc = await openQueue(C, { event_types: ['update_message'] });

@@ -4,7 +4,8 @@
  *
  * - Content: only the sender, when the organization allows message
  *   editing, within message_content_edit_limit_seconds (+20 s grace, null:
- *   no limit). Re-rendered; mention flags of the message's holders follow
+ *   no limit); never a widget's (a poll or to-do list: "Widgets cannot be
+ *   edited."). Re-rendered; mention flags of the message's holders follow
  *   the new content; an edit history entry keeps the previous content.
  * - Topic (channel messages; propagate_mode change_one / change_later /
  *   change_all): resolving or unresolving (the RESOLVED_TOPIC_PREFIX) needs the
@@ -40,6 +41,7 @@ import { realmById } from '../store/realm.ts';
 import { FLAG, flagList, RECIPIENT, topicSenderIds, type MessageRow } from '../store/messages.ts';
 import { firstMessageIds } from '../store/messages.ts';
 import { streamById, subscriberIds, subscription, type StreamRow } from '../store/streams.ts';
+import { hasSubmessages } from '../store/submessages.ts';
 import { checkWildcardMention } from './message-policies.ts';
 import { relinkEditedMessageAttachments } from './uploads.ts';
 import { ROLE, usersByIds, type UserRow } from '../store/users.ts';
@@ -235,6 +237,8 @@ async function checkEdit(svc: Services, tx: Tx, user: UserRow, messageId: number
     if (at >= 0) throw badRequest(`Invalid character in topic, at position ${at + 1}!`);
   }
   if (streamId !== undefined && input.content !== undefined) throw badRequest('Cannot change message content while changing channel');
+  // A poll or to-do list keeps its content, as Zulip's (its state is in the submessages).
+  if (input.content !== undefined && (await hasSubmessages(tx, m.id))) throw badRequest('Widgets cannot be edited.');
   // Checked for moves too, as Zulip does: the parameter means the same whatever else the request changes.
   if (input.prevContentSha256 !== undefined && input.prevContentSha256 !== sha256Hex(m.content)) {
     throw new ApiError("'prev_content_sha256' value does not match the expected value.", { code: 'EXPECTATION_MISMATCH' });

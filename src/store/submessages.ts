@@ -30,6 +30,11 @@ export async function submessagesFor(db: Tx, messageIds: number[]): Promise<Map<
   return out;
 }
 
+/** Whether the message has any submessage: a widget's (Zulip's is_widget_message). */
+export async function hasSubmessages(db: Tx, messageId: number): Promise<boolean> {
+  return !!(await db.selectFrom('submessages').select('id').where('message_id', '=', messageId).limit(1).executeTakeFirst());
+}
+
 export async function hasSubmessageFrom(db: Tx, messageId: number, senderId: number): Promise<boolean> {
   return !!(await db.selectFrom('submessages').select('id').where('message_id', '=', messageId).where('sender_id', '=', senderId).executeTakeFirst());
 }
