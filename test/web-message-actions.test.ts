@@ -9,7 +9,9 @@
  * opens the conversation at that message in another page, for a channel and
  * a direct message), "Move message" (one, or it and the later ones, to
  * another topic or channel; offered as the organization allows; the
- * server's refusal) and "Report message"; a code block's copy button.
+ * server's refusal) and "Report message"; a code block's copy button. Edit
+ * and Delete offered as the server allows them (not a poll's content; the
+ * organization's and a channel's delete groups, live).
  * Skipped (with one line saying why) where Chromium is
  * not installed.
  */
@@ -514,6 +516,60 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await ctx.close();
       await ctx2.close();
     }));
+  test('edit and delete are offered as the server allows them (Zulip\u2019s): not for one\u2019s poll\u2019s content; Delete follows the organization\u2019s and a channel\u2019s delete groups, live, and the server agrees', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bobUser = await t.makeUser({ password: PASSWORD, name: 'Bob Deleter' });
+      const bob = t.client(bobUser);
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'elsewhere' }]), principals: JSON.stringify([t.owner.id, bobUser.id]) }));
+      await sendTo(owner, 'general', 'perm', 'the owner words');
+      await sendTo(owner, 'elsewhere', 'perm', 'the owner elsewhere');
+      const poll = await sendTo(bob, 'general', 'perm', '/poll Lunch?\nPizza\nSoup');
+      await sendTo(bob, 'general', 'perm', 'my plain words');
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bobUser.email, PASSWORD);
+      await goToHash(page, '#narrow/channel/general');
+      /** The names of a message's action buttons that edit or delete it. */
+      const offered = async (row: Locator) => {
+        await row.hover();
+        const names: string[] = [];
+        for (const name of ['Edit', 'Delete']) if ((await row.getByRole('button', { name, exact: true }).count()) > 0) names.push(name);
+        return names;
+      };
+      const plain = messageRow(page, 'my plain words');
+      const pollRow = page.locator('article.message-row', { hasText: 'Lunch?' });
+      const theirs = messageRow(page, 'the owner words');
+      await plain.waitFor();
+      assert.deepEqual(await offered(plain), ['Edit', 'Delete']);
+      assert.deepEqual(await offered(pollRow), ['Delete']);
+      assert.deepEqual(await offered(theirs), []);
+      // The server says the same of the poll's content.
+      assertError(await bob.patch(`/messages/${poll}`, { content: 'Dinner?' }), 400, 'BAD_REQUEST', 'Widgets cannot be edited.');
+      // Deleting one's own messages left to administrators: Delete goes from his own.
+      const groups = assertSuccess(await owner.get('/user_groups')).user_groups as Array<{ id: number; name: string }>;
+      const admins = groups.find((g) => g.name === 'role:administrators')!.id;
+      assertSuccess(await owner.patch('/realm', { can_delete_own_message_group: JSON.stringify({ new: admins }) }));
+      await eventually(async () => (await offered(plain)).join() === 'Edit', 'Delete gone from his own message');
+      // A channel's can_delete_any_message_group that takes him in: Delete on anyone's message there, not elsewhere.
+      const general = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      assertSuccess(await owner.patch(`/streams/${general}`, { can_delete_any_message_group: JSON.stringify({ new: { direct_members: [bobUser.id], direct_subgroups: [] } }) }));
+      await eventually(async () => (await offered(theirs)).join() === 'Delete', 'Delete on the owner\u2019s message in general');
+      assert.deepEqual(await offered(plain), ['Edit', 'Delete']);
+      await goToHash(page, '#narrow/channel/elsewhere');
+      const away = messageRow(page, 'the owner elsewhere');
+      await away.waitFor();
+      assert.deepEqual(await offered(away), []);
+      // And the server lets him.
+      await goToHash(page, '#narrow/channel/general');
+      await theirs.hover();
+      await theirs.getByRole('button', { name: 'Delete', exact: true }).click();
+      await theirs.getByRole('alertdialog', { name: 'Delete message?' }).getByRole('button', { name: 'Delete', exact: true }).click();
+      await theirs.waitFor({ state: 'detached' });
+      const left = assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'perm' }]) })).messages;
+      assert.ok(!left.some((m: { content: string }) => m.content.includes('the owner words')));
+      await ctx.close();
+    }));
+
   test("view original message: someone else's message shows its Markdown (from its menu, or with e once selected); one's own editable message offers editing instead", () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

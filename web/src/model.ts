@@ -119,6 +119,9 @@ export interface Stream {
   can_remove_subscribers_group?: GroupSettingValue;
   /** Who may subscribe themselves to it. */
   can_subscribe_group?: GroupSettingValue;
+  /** Who may delete any message in it, and who their own. */
+  can_delete_any_message_group?: GroupSettingValue;
+  can_delete_own_message_group?: GroupSettingValue;
   is_archived?: boolean;
 }
 
@@ -1901,6 +1904,44 @@ export class Model {
     if (this.spectator) return false;
     const group = this.streams.get(streamId)?.can_send_message_group;
     return group === undefined || this.allows(this.me.user_id, group);
+  }
+
+  /**
+   * Whether the user may edit a message's content, as the server decides
+   * (Zulip's is_content_editable): their own, while the organization allows
+   * editing and within its time limit (null: none; a few seconds' grace, as
+   * Zulip's), not a poll or to-do list, not in an archived channel.
+   */
+  mayEdit(m: Message): boolean {
+    if (m.sender_id !== this.me.user_id) return false;
+    if (this.realm.realm_allow_message_editing === false) return false;
+    if (m.submessages.length > 0) return false;
+    if (m.type === 'stream' && m.stream_id !== undefined && this.isArchived(m.stream_id)) return false;
+    return this.withinLimit(m, this.realm.realm_message_content_edit_limit_seconds);
+  }
+
+  /**
+   * Whether the user may delete a message, as the server decides (Zulip's
+   * get_deletability): nothing in an archived channel; any message for the
+   * organization's can_delete_any_message_group, and in a channel for its
+   * can_delete_any_message_group; else their own (or their bots'), for the
+   * organization's or the channel's can_delete_own_message_group, within the
+   * organization's time limit.
+   */
+  mayDelete(m: Message): boolean {
+    const me = this.me.user_id;
+    const channel = m.type === 'stream' && m.stream_id !== undefined ? this.streams.get(m.stream_id) : undefined;
+    if (m.type === 'stream' && m.stream_id !== undefined && this.isArchived(m.stream_id)) return false;
+    if (this.allows(me, this.realm.realm_can_delete_any_message_group) || this.allows(me, channel?.can_delete_any_message_group)) return true;
+    if (m.sender_id !== me && this.users.get(m.sender_id)?.bot_owner_id !== me) return false;
+    if (!this.allows(me, this.realm.realm_can_delete_own_message_group) && !this.allows(me, channel?.can_delete_own_message_group)) return false;
+    return this.withinLimit(m, this.realm.realm_message_content_delete_limit_seconds);
+  }
+
+  /** Whether a message is young enough for a time limit in seconds (null or none: no limit), with Zulip's 10 seconds' grace. */
+  private withinLimit(m: Message, limit: unknown): boolean {
+    if (typeof limit !== 'number') return true;
+    return Date.now() / 1000 + this.serverTimeOffset - m.timestamp < limit + 10;
   }
 
   /** Whether the user may administer a channel, as the server decides: organization administrators, and its can_administer_channel_group. */

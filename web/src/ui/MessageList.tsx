@@ -99,21 +99,9 @@ const UNREAD_BANNER: Record<Exclude<Reading, 'reads'>, preact.ComponentChildren>
   'not-this-view': 'To preserve your reading state, this view does not mark messages as read.',
 };
 
-function canEdit(m: Message): boolean {
-  if (m.sender_id !== model.me.user_id) return false;
-  if (model.realm.realm_allow_message_editing === false) return false;
-  const limit = model.realm.realm_message_content_edit_limit_seconds;
-  if (limit === null || limit === undefined || limit === 0) return true;
-  return Date.now() / 1000 + model.serverTimeOffset - m.timestamp < limit + 10;
-}
-
-function canDelete(m: Message): boolean {
-  if (model.me.role !== undefined && model.me.role <= 200) return true; // owners and administrators
-  if (m.sender_id !== model.me.user_id) return false;
-  const limit = model.realm.realm_message_content_delete_limit_seconds;
-  if (limit === null || limit === undefined) return true;
-  return Date.now() / 1000 + model.serverTimeOffset - m.timestamp < limit + 10;
-}
+/** Whether the user may edit or delete a message (the model's rules, the server's). */
+const canEdit = (m: Message) => model.mayEdit(m);
+const canDelete = (m: Message) => model.mayDelete(m);
 
 export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
