@@ -119,6 +119,10 @@ export interface Stream {
   can_remove_subscribers_group?: GroupSettingValue;
   /** Who may subscribe themselves to it. */
   can_subscribe_group?: GroupSettingValue;
+  /** Who may resolve its topics, move its messages between its topics, and move them out of it. */
+  can_resolve_topics_group?: GroupSettingValue;
+  can_move_messages_within_channel_group?: GroupSettingValue;
+  can_move_messages_out_of_channel_group?: GroupSettingValue;
   /** Who may delete any message in it, and who their own. */
   can_delete_any_message_group?: GroupSettingValue;
   can_delete_own_message_group?: GroupSettingValue;
@@ -1938,6 +1942,37 @@ export class Model {
     return this.withinLimit(m, this.realm.realm_message_content_delete_limit_seconds);
   }
 
+  /** Whether the user may resolve and unresolve a channel's topics, as the server decides: the organization's or the channel's can_resolve_topics_group. */
+  mayResolveIn(streamId: number): boolean {
+    return this.mayRealm('can_resolve_topics_group') || this.allows(this.me.user_id, this.streams.get(streamId)?.can_resolve_topics_group);
+  }
+
+  /**
+   * Whether the user may move a channel's messages to another of its topics
+   * (the organization's can_move_messages_between_topics_group or the
+   * channel's can_move_messages_within_channel_group), as the server decides
+   * (its time limits aside).
+   */
+  mayMoveWithin(streamId: number): boolean {
+    return this.mayRealm('can_move_messages_between_topics_group') || this.allows(this.me.user_id, this.streams.get(streamId)?.can_move_messages_within_channel_group);
+  }
+
+  /**
+   * Whether the user may move a channel's messages to another channel:
+   * administrators, the organization's can_move_messages_between_channels_group,
+   * the channel's administrators and its can_move_messages_out_of_channel_group
+   * (the server's time limits aside).
+   */
+  mayMoveOut(streamId: number): boolean {
+    if (this.spectator) return false;
+    return (
+      (this.me.role !== undefined && this.me.role <= 200) ||
+      this.mayRealm('can_move_messages_between_channels_group') ||
+      this.mayAdministerChannel(streamId) ||
+      this.allows(this.me.user_id, this.streams.get(streamId)?.can_move_messages_out_of_channel_group)
+    );
+  }
+
   /** Whether a message is young enough for a time limit in seconds (null or none: no limit), with Zulip's 10 seconds' grace. */
   private withinLimit(m: Message, limit: unknown): boolean {
     if (typeof limit !== 'number') return true;
@@ -1983,6 +2018,16 @@ export class Model {
   /** Whether the user may unsubscribe others from a channel, as the server decides: its administrators and its can_remove_subscribers_group. */
   mayUnsubscribeOthers(streamId: number): boolean {
     return this.mayAdministerChannel(streamId) || this.allows(this.me.user_id, this.streams.get(streamId)?.can_remove_subscribers_group);
+  }
+
+  /**
+   * Whether one of the organization's group settings (realm_<setting>, e.g.
+   * can_invite_users_group) takes in the user, as the server decides; never
+   * for a visitor.
+   */
+  mayRealm(setting: string): boolean {
+    if (this.spectator) return false;
+    return this.allows(this.me.user_id, this.realm[`realm_${setting}`] as GroupSettingValue | undefined);
   }
 
   /** Whether a group setting's value takes in the user. */

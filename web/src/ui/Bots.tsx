@@ -25,8 +25,9 @@ const BOT_TYPES: Array<[number, string]> = [
  * URL straight from the list, as Zulip's), show its API key (GET
  * /bots/{id}/api_key) and download its zuliprc, deactivate it (DELETE
  * /bots/{id}); administrators also reactivate
- * (POST /users/{id}/reactivate). The server decides who may create which
- * bots, and says why not.
+ * (POST /users/{id}/reactivate). The form offers the bots the
+ * organization lets the user create (none: no form); the server decides,
+ * and says why not.
  */
 export function Bots() {
   const [name, setName] = useState('');
@@ -40,6 +41,9 @@ export function Bots() {
   const create = useAction();
   const change = useRequest();
   const admin = isAdministrator(model.me);
+  // Which bots the user may create (Zulip's can_create_bots_group: any; can_create_write_only_bots_group: incoming webhooks), kept current by the realm events.
+  const types = model.mayRealm('can_create_bots_group') ? BOT_TYPES : model.mayRealm('can_create_write_only_bots_group') ? BOT_TYPES.filter(([value]) => value === 2) : [];
+  const botType = types.some(([value]) => value === type) ? type : (types[0]?.[0] ?? type);
   const bots = [...model.botIds]
     .map((id) => model.users.get(id))
     .filter((u): u is User => !!u)
@@ -53,50 +57,52 @@ export function Bots() {
   return (
     <section aria-labelledby="bots-title">
       <h2 id="bots-title">Bots</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create.run(async () => {
-            const params = {
-              full_name: name.trim(),
-              short_name: shortName.trim(),
-              bot_type: type,
-              ...(type === 3 ? { payload_url: JSON.stringify(payloadUrl.trim()) } : {}),
-            };
-            const avatar = avatarInput.current?.files?.[0];
-            await (avatar ? apiWithFile('POST', '/bots', params, avatar) : api('POST', '/bots', params));
-            if (avatarInput.current) avatarInput.current.value = '';
-            setName('');
-            setShortName('');
-            setPayloadUrl('');
-          }, 'Bot created.');
-        }}
-      >
-        <label for="bot-name">Bot name</label>
-        <input id="bot-name" type="text" value={name} required onInput={(e) => setName(e.currentTarget.value)} />
-        <label for="bot-short-name">Bot email (before -bot@{model.realm.realm_bot_domain ?? ''})</label>
-        <input id="bot-short-name" type="text" value={shortName} required onInput={(e) => setShortName(e.currentTarget.value)} />
-        <label for="bot-type">Bot type</label>
-        <select id="bot-type" value={String(type)} onChange={(e) => setType(Number(e.currentTarget.value))}>
-          {BOT_TYPES.map(([value, label]) => (
-            <option key={value} value={String(value)}>
-              {label}
-            </option>
-          ))}
-        </select>
-        {type === 3 && (
-          <>
-            <label for="bot-payload-url">Endpoint URL</label>
-            <input id="bot-payload-url" type="url" value={payloadUrl} required onInput={(e) => setPayloadUrl(e.currentTarget.value)} />
-          </>
-        )}
-        <label for="bot-avatar">Avatar (optional)</label>
-        <input id="bot-avatar" ref={avatarInput} type="file" accept="image/*" />
-        <button type="submit" class="btn primary" disabled={create.busy}>
-          Create bot
-        </button>
-        {create.view}
-      </form>
+      {types.length > 0 && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void create.run(async () => {
+              const params = {
+                full_name: name.trim(),
+                short_name: shortName.trim(),
+                bot_type: botType,
+                ...(botType === 3 ? { payload_url: JSON.stringify(payloadUrl.trim()) } : {}),
+              };
+              const avatar = avatarInput.current?.files?.[0];
+              await (avatar ? apiWithFile('POST', '/bots', params, avatar) : api('POST', '/bots', params));
+              if (avatarInput.current) avatarInput.current.value = '';
+              setName('');
+              setShortName('');
+              setPayloadUrl('');
+            }, 'Bot created.');
+          }}
+        >
+          <label for="bot-name">Bot name</label>
+          <input id="bot-name" type="text" value={name} required onInput={(e) => setName(e.currentTarget.value)} />
+          <label for="bot-short-name">Bot email (before -bot@{model.realm.realm_bot_domain ?? ''})</label>
+          <input id="bot-short-name" type="text" value={shortName} required onInput={(e) => setShortName(e.currentTarget.value)} />
+          <label for="bot-type">Bot type</label>
+          <select id="bot-type" value={String(botType)} onChange={(e) => setType(Number(e.currentTarget.value))}>
+            {types.map(([value, label]) => (
+              <option key={value} value={String(value)}>
+                {label}
+              </option>
+            ))}
+          </select>
+          {botType === 3 && (
+            <>
+              <label for="bot-payload-url">Endpoint URL</label>
+              <input id="bot-payload-url" type="url" value={payloadUrl} required onInput={(e) => setPayloadUrl(e.currentTarget.value)} />
+            </>
+          )}
+          <label for="bot-avatar">Avatar (optional)</label>
+          <input id="bot-avatar" ref={avatarInput} type="file" accept="image/*" />
+          <button type="submit" class="btn primary" disabled={create.busy}>
+            Create bot
+          </button>
+          {create.view}
+        </form>
+      )}
       <ErrorLine error={change.error} />
       <ul class="bot-list" aria-label="Your bots">
         {bots.map((b) => {

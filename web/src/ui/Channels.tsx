@@ -70,6 +70,10 @@ export function Channels({ focus, part, create: creating, tab: firstTab = 'all',
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [isPrivate, setPrivate] = useState(false);
+  // Who may create which channels (the organization's can_create_public/private_channel_group, as Zulip's form offers them).
+  const mayCreatePublic = model.mayRealm('can_create_public_channel_group');
+  const mayCreatePrivate = model.mayRealm('can_create_private_channel_group');
+  const makesPrivate = mayCreatePublic ? mayCreatePrivate && isPrivate : true;
   /** The people the new channel starts with, besides its creator. */
   const [members, setMembers] = useState<number[]>([]);
   // A channel's address (#channels/<id>/<name>) opens its settings, for those who may administer it, else one's own settings for it;
@@ -137,7 +141,7 @@ export function Channels({ focus, part, create: creating, tab: firstTab = 'all',
     const made = await run(() =>
       api('POST', '/users/me/subscriptions', {
         subscriptions: JSON.stringify([{ name: wanted, description: description.trim() }]),
-        invite_only: isPrivate,
+        invite_only: makesPrivate,
         ...(members.length ? { principals: JSON.stringify([model.me.user_id, ...members]) } : {}),
       }),
     );
@@ -244,42 +248,44 @@ export function Channels({ focus, part, create: creating, tab: firstTab = 'all',
           })}
         </ul>
       </section>
-      <form onSubmit={(e) => void create(e)}>
-        <h2>New channel</h2>
-        <label for="new-channel-name">Name</label>
-        <input id="new-channel-name" ref={nameRef} type="text" value={name} maxLength={model.realm.max_stream_name_length ?? 60} onInput={(e) => setName(e.currentTarget.value)} />
-        <label for="new-channel-description">Description</label>
-        <input
-          id="new-channel-description"
-          type="text"
-          value={description}
-          maxLength={model.realm.max_stream_description_length ?? 1024}
-          onInput={(e) => setDescription(e.currentTarget.value)}
-        />
-        <label class="check">
-          <input type="checkbox" checked={isPrivate} onChange={(e) => setPrivate(e.currentTarget.checked)} />
-          Private: only people added to it can see it
-        </label>
-        <label for="new-channel-members">People to add (besides you)</label>
-        <select
-          id="new-channel-members"
-          multiple
-          size={5}
-          onChange={(e) => setMembers([...e.currentTarget.selectedOptions].map((o) => Number(o.value)))}
-        >
-          {[...model.users.values()]
-            .filter((u) => u.is_active && !u.is_bot && u.user_id !== model.me.user_id)
-            .sort((a, b) => a.full_name.localeCompare(b.full_name))
-            .map((u) => (
-              <option key={u.user_id} value={String(u.user_id)} selected={members.includes(u.user_id)}>
-                {u.full_name}
-              </option>
-            ))}
-        </select>
-        <button type="submit" class="btn primary" disabled={busy}>
-          Create channel
-        </button>
-      </form>
+      {(mayCreatePublic || mayCreatePrivate) && (
+        <form onSubmit={(e) => void create(e)}>
+          <h2>New channel</h2>
+          <label for="new-channel-name">Name</label>
+          <input id="new-channel-name" ref={nameRef} type="text" value={name} maxLength={model.realm.max_stream_name_length ?? 60} onInput={(e) => setName(e.currentTarget.value)} />
+          <label for="new-channel-description">Description</label>
+          <input
+            id="new-channel-description"
+            type="text"
+            value={description}
+            maxLength={model.realm.max_stream_description_length ?? 1024}
+            onInput={(e) => setDescription(e.currentTarget.value)}
+          />
+          <label class="check">
+            <input type="checkbox" checked={makesPrivate} disabled={!mayCreatePublic || !mayCreatePrivate} onChange={(e) => setPrivate(e.currentTarget.checked)} />
+            Private: only people added to it can see it
+          </label>
+          <label for="new-channel-members">People to add (besides you)</label>
+          <select
+            id="new-channel-members"
+            multiple
+            size={5}
+            onChange={(e) => setMembers([...e.currentTarget.selectedOptions].map((o) => Number(o.value)))}
+          >
+            {[...model.users.values()]
+              .filter((u) => u.is_active && !u.is_bot && u.user_id !== model.me.user_id)
+              .sort((a, b) => a.full_name.localeCompare(b.full_name))
+              .map((u) => (
+                <option key={u.user_id} value={String(u.user_id)} selected={members.includes(u.user_id)}>
+                  {u.full_name}
+                </option>
+              ))}
+          </select>
+          <button type="submit" class="btn primary" disabled={busy}>
+            Create channel
+          </button>
+        </form>
+      )}
     </Dialog>
   );
 }

@@ -1055,14 +1055,13 @@ function MutedSentNotice({ sent, onDone }: { sent: { streamId: number; topic: st
 
 /**
  * Zulip's warning when writing to a resolved topic, with Unresolve topic
- * for those who may move topics (the whole topic renamed by one of its
+ * for those who may resolve topics there (the whole topic renamed by one of its
  * messages, see messageOfTopic; the box then writes to the new name).
  * Dismissed, or acted on, it does not come back for that topic.
  */
 function ResolvedTopicWarning({ streamId, topic, onDone }: { streamId: number; topic: string; onDone(unresolved?: string): void }) {
   const { busy, error, setError, run } = useRequest();
-  const me = model.me.user_id;
-  const mayUnresolve = model.allows(me, model.realm.realm_can_move_messages_between_topics_group) || model.mayAdministerChannel(streamId);
+  const mayUnresolve = model.mayResolveIn(streamId);
   const unresolve = () =>
     void run(async () => {
       const newest = await messageOfTopic(streamId, topic);

@@ -265,10 +265,15 @@ const MOVE_SCOPES: Array<[string, string]> = [
   ['change_all', 'All messages in the topic'],
 ];
 
-/** Whether the organization lets the user move messages to another topic or channel (the server still decides, with its time limits). */
-export function mayMove(): boolean {
-  const me = model.me.user_id;
-  return model.allows(me, model.realm.realm_can_move_messages_between_topics_group) || model.allows(me, model.realm.realm_can_move_messages_between_channels_group);
+/** Whether the user may move a channel's messages to another topic or channel (the server still decides, with its time limits). */
+export function mayMove(streamId: number): boolean {
+  return model.mayMoveWithin(streamId) || model.mayMoveOut(streamId);
+}
+
+/** The channels a channel's messages may be moved to by the user: any of theirs where they may move them out, else that channel only. */
+export function moveTargets(streamId: number) {
+  const subs = model.activeSubs();
+  return model.mayMoveOut(streamId) ? subs : subs.filter((c) => c.stream_id === streamId);
 }
 
 /**
@@ -284,7 +289,7 @@ export function MoveForm({ message, onClose }: { message: Message; onClose(): vo
   const [notifyNew, setNotifyNew] = useState(true);
   const [notifyOld, setNotifyOld] = useState(false);
   const { busy, error, run } = useRequest();
-  const channels = model.activeSubs();
+  const channels = moveTargets(message.stream_id!);
   const id = `move-${message.id}`;
   return (
     <form
@@ -316,7 +321,7 @@ export function MoveForm({ message, onClose }: { message: Message; onClose(): vo
         ))}
       </select>
       <label for={`${id}-topic`}>Topic</label>
-      <input id={`${id}-topic`} type="text" value={topic} maxLength={model.realm.max_topic_length ?? 60} onInput={(e) => setTopic(e.currentTarget.value)} />
+      <input id={`${id}-topic`} type="text" value={topic} disabled={!model.mayMoveWithin(message.stream_id!)} maxLength={model.realm.max_topic_length ?? 60} onInput={(e) => setTopic(e.currentTarget.value)} />
       <label for={`${id}-scope`}>Move</label>
       <select id={`${id}-scope`} value={scope} onChange={(e) => setScope(e.currentTarget.value)}>
         {MOVE_SCOPES.map(([value, label]) => (

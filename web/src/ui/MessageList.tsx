@@ -994,7 +994,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
                 <button type="button" role="menuitem" onClick={() => (setMenu(null), void setCollapsed(m, !collapsed))}>
                   {collapsed ? 'Expand message' : 'Collapse message'}
                 </button>
-                {m.type === 'stream' && mayMove() && (
+                {m.type === 'stream' && m.stream_id !== undefined && mayMove(m.stream_id) && (
                   <button type="button" role="menuitem" onClick={() => (setMenu(null), setMoveOf(m.id))}>
                     Move message
                   </button>

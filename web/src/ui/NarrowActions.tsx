@@ -7,6 +7,7 @@ import { Confirm, ErrorLine, useRequest } from './request.tsx';
 import { isAdministrator } from './Organization.tsx';
 import { PersonalSettings } from './ChannelPersonal.tsx';
 import { closeOnEscape } from './Dialog.tsx';
+import { mayMove, moveTargets } from './MessageActions.tsx';
 
 /** What Zulip puts before a resolved topic's name: a heavy check mark and a space. */
 const RESOLVED_PREFIX = '\u2714 ';
@@ -64,7 +65,7 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
   const [moving, setMoving] = useState<{ channel: number; topic: string } | null>(null);
   const policy = model.topicPolicy(streamId, topic);
   const mute = model.topicMuteAction(streamId, topic);
-  const channels = model.activeSubs();
+  const channels = moveTargets(streamId);
   /** Moves the whole topic to `to` in `channel`, and the view with it. */
   const moveTo = async (channel: number, to: string) => {
     let none = false;
@@ -112,13 +113,13 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
       <button type="button" class="btn" disabled={busy} aria-pressed={mute.muted} onClick={() => void set(mute.visibility)}>
         {mute.label}
       </button>
-      {/* (Not the general chat, which Zulip does not resolve.) */}
-      {!model.isGeneralChat(topic) && (
+      {/* (Not the general chat, which Zulip does not resolve; for those who may resolve topics here.) */}
+      {!model.isGeneralChat(topic) && model.mayResolveIn(streamId) && (
         <button type="button" class="btn" disabled={busy} onClick={() => void moveTo(streamId, resolve.to)}>
           {resolve.label}
         </button>
       )}
-      {moving === null ? (
+      {!mayMove(streamId) ? null : moving === null ? (
         <button type="button" class="btn" disabled={busy} onClick={() => setMoving({ channel: streamId, topic })}>
           Move or rename topic
         </button>
@@ -135,6 +136,7 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
             type="text"
             aria-label="New topic name"
             value={moving.topic}
+            disabled={!model.mayMoveWithin(streamId)}
             maxLength={model.realm.max_topic_length ?? 60}
             onInput={(e) => setMoving({ ...moving, topic: e.currentTarget.value })}
           />

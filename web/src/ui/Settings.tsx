@@ -145,8 +145,9 @@ export function Settings({ section, onClose }: { section: string | null; onClose
       <AlertWords />
       <Topics />
       <MutedUsers />
-      <InvitePeople />
-      {model.realm.can_invite_others_to_realm !== false && <Invitations />}
+      {/* (Offered as the organization's can_invite_users_group and create_multiuse_invite_group allow, kept current by its events.) */}
+      {model.mayRealm('can_invite_users_group') && <InvitePeople />}
+      {(model.mayRealm('can_invite_users_group') || model.mayRealm('create_multiuse_invite_group')) && <Invitations links={model.mayRealm('create_multiuse_invite_group')} />}
       <Bots />
       <UserGroups />
       <CustomEmoji />
@@ -300,13 +301,15 @@ const INVITE_ROLES: Array<[number, string]> = [
   [600, 'Guest'],
   [300, 'Moderator'],
   [200, 'Administrator'],
+  [100, 'Owner'],
 ];
 
-/** The role an invitation gives (Zulip's invite_as), to choose. */
+/** The role an invitation gives (Zulip's invite_as), to choose: those the server lets the user give (a role up to their own; an owner's only by owners). */
 function RoleSelect({ id, role, onRole }: { id: string; role: number; onRole(role: number): void }) {
+  const mine = model.me.role ?? 400;
   return (
     <select id={id} value={String(role)} onChange={(e) => onRole(Number(e.currentTarget.value))}>
-      {INVITE_ROLES.map(([value, label]) => (
+      {INVITE_ROLES.filter(([value]) => value >= 400 || value >= mine).map(([value, label]) => (
         <option key={value} value={String(value)}>
           {label}
         </option>
@@ -488,7 +491,7 @@ const LINK_LIFETIMES: Array<[string, string]> = [
  * everyone's for administrators), each revoked with a click; those by email
  * can be sent again. Fetched again on the invites_changed events.
  */
-function Invitations() {
+function Invitations({ links }: { links: boolean }) {
   const [role, setRole] = useState(400);
   const [lifetime, setLifetime] = useState('10080');
   const [link, setLink] = useState<string | null>(null);
@@ -505,32 +508,34 @@ function Invitations() {
   return (
     <section aria-labelledby="invitations-title">
       <h2 id="invitations-title">Invitations</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void make.run(async () => {
-            const r = await api('POST', '/invites/multiuse', { invite_as: role, invite_expires_in_minutes: lifetime === '' ? null : Number(lifetime), include_realm_default_subscriptions: true });
-            setLink(r.invite_link as string);
-            await load();
-          }, 'Invitation link made.');
-        }}
-      >
-        <label for="link-role">Role given by the link</label>
-        <RoleSelect id="link-role" role={role} onRole={setRole} />
-        <label for="link-lifetime">Lasting</label>
-        <select id="link-lifetime" value={lifetime} onChange={(e) => setLifetime(e.currentTarget.value)}>
-          {LINK_LIFETIMES.map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
-        </select>
-        <button type="submit" class="btn primary" disabled={make.busy}>
-          Make invitation link
-        </button>
-        {make.view}
-        {link && <input type="text" readOnly aria-label="New invitation link" value={link} onFocus={(e) => e.currentTarget.select()} />}
-      </form>
+      {links && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void make.run(async () => {
+              const r = await api('POST', '/invites/multiuse', { invite_as: role, invite_expires_in_minutes: lifetime === '' ? null : Number(lifetime), include_realm_default_subscriptions: true });
+              setLink(r.invite_link as string);
+              await load();
+            }, 'Invitation link made.');
+          }}
+        >
+          <label for="link-role">Role given by the link</label>
+          <RoleSelect id="link-role" role={role} onRole={setRole} />
+          <label for="link-lifetime">Lasting</label>
+          <select id="link-lifetime" value={lifetime} onChange={(e) => setLifetime(e.currentTarget.value)}>
+            {LINK_LIFETIMES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+          <button type="submit" class="btn primary" disabled={make.busy}>
+            Make invitation link
+          </button>
+          {make.view}
+          {link && <input type="text" readOnly aria-label="New invitation link" value={link} onFocus={(e) => e.currentTarget.select()} />}
+        </form>
+      )}
       <ErrorLine error={change.error} />
       {invites.length === 0 ? (
         <p class="muted-text">No invitations waiting.</p>

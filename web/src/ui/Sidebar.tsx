@@ -543,7 +543,7 @@ export function Sidebar({
                     <button type="button" role="menuitem" onClick={() => setPolicy(mute.visibility)}>
                       {mute.label}
                     </button>
-                    {!model.isGeneralChat(t.name) && (
+                    {!model.isGeneralChat(t.name) && model.mayResolveIn(s.stream_id) && (
                       <button type="button" role="menuitem" onClick={() => act(() => resolveTopic(s.stream_id, t))}>
                         {resolveAction(t.name).label}
                       </button>

@@ -1,0 +1,131 @@
+/**
+ * What the web client offers follows the organization's permissions, as
+ * Zulip's web app (its settings_data checks) does, in real Chromium: a
+ * member's page, while the owner changes the organization's group settings
+ * through the API, offers inviting people and making invitation links
+ * (can_invite_users_group, create_multiuse_invite_group; the roles an
+ * invitation may give), creating bots (can_create_bots_group: any;
+ * can_create_write_only_bots_group: incoming webhooks), creating public and
+ * private channels (can_create_public/private_channel_group), and resolving
+ * and moving topics (can_resolve_topics_group,
+ * can_move_messages_between_topics_group and _between_channels_group), each
+ * gone or back as the settings change, and what it still offers the server
+ * accepts. Skipped (with one line saying why) where Chromium is not installed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertSuccess, type Client } from './helpers.ts';
+import { browserTests, eventually, goToHash, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+
+/** Sets one of the organization's group settings to a system group (by its name, e.g. role:administrators). */
+async function setRealmGroup(owner: Client, setting: string, group: string): Promise<void> {
+  const groups = assertSuccess(await owner.get('/user_groups')).user_groups as Array<{ id: number; name: string }>;
+  const id = groups.find((g) => g.name === group)!.id;
+  assertSuccess(await owner.patch('/realm', { [setting]: JSON.stringify({ new: id }) }));
+}
+
+await browserTests('the web client in Chromium: what it offers follows the permissions', (newContext) => {
+  test('settings: inviting, invitation links (and the roles offered), and which bots a member may create follow the organization\u2019s groups, live', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Offers' });
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const heading = (name: string) => dialog.getByRole('heading', { name, exact: true });
+      const linkButton = dialog.getByRole('button', { name: 'Make invitation link' });
+
+      // A member invites (with the roles a member may give), but makes no links (administrators only, by default).
+      await heading('Invite people').waitFor();
+      const roles = (await dialog.getByLabel('Join as').locator('option').allTextContents()).map((s) => s.trim());
+      assert.deepEqual(roles, ['Member', 'Guest']);
+      await heading('Invitations').waitFor();
+      assert.equal(await linkButton.count(), 0);
+      await setRealmGroup(owner, 'create_multiuse_invite_group', 'role:members');
+      await linkButton.waitFor();
+      await linkButton.click();
+      await eventually(async () => (await dialog.getByLabel('New invitation link').inputValue()).includes('/join/'), 'the link made at the server');
+      await setRealmGroup(owner, 'create_multiuse_invite_group', 'role:administrators');
+      await setRealmGroup(owner, 'can_invite_users_group', 'role:administrators');
+      await eventually(async () => (await heading('Invite people').count()) === 0 && (await heading('Invitations').count()) === 0, 'inviting gone');
+
+      // Bots: any kind; then incoming webhooks only; then none.
+      const bots = dialog.getByRole('region', { name: 'Bots' });
+      const botTypes = async () => (await bots.getByLabel('Bot type').locator('option').allTextContents()).map((s) => s.trim());
+      assert.deepEqual(await botTypes(), ['Generic bot', 'Incoming webhook', 'Outgoing webhook']);
+      await setRealmGroup(owner, 'can_create_bots_group', 'role:administrators');
+      await eventually(async () => (await botTypes()).join() === 'Incoming webhook', 'incoming webhooks only');
+      await bots.getByLabel('Bot name').fill('Alerts');
+      await bots.getByLabel(/^Bot email/).fill('alerts');
+      await bots.getByRole('button', { name: 'Create bot' }).click();
+      await bots.getByRole('list', { name: 'Your bots' }).getByRole('listitem', { name: 'Alerts' }).waitFor();
+      const made = (assertSuccess(await owner.get('/users')).members as Array<{ full_name: string; bot_type?: number | null }>).find((u) => u.full_name === 'Alerts');
+      assert.equal(made?.bot_type, 2);
+      await setRealmGroup(owner, 'can_create_write_only_bots_group', 'role:administrators');
+      await eventually(async () => (await bots.getByRole('button', { name: 'Create bot' }).count()) === 0, 'no bot form');
+      // (Still listed, to manage.)
+      await bots.getByRole('list', { name: 'Your bots' }).getByRole('listitem', { name: 'Alerts' }).waitFor();
+      await ctx.close();
+    }));
+
+  test('channels and topics: creating public and private channels, resolving and moving topics follow the organization\u2019s groups, live; what is offered the server accepts', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Topics' });
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'plans' }]), principals: JSON.stringify([t.owner.id, bob.id]) }));
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'plans', topic: 'roadmap', content: 'The plan' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+
+      // The Channels dialog: public or private; then public only (the box fixed, unchecked), and the channel made public; then no form.
+      await goToHash(page, '#channels/all');
+      const channels = page.getByRole('dialog', { name: 'Channels' });
+      const privateBox = channels.getByLabel(/^Private:/);
+      await privateBox.waitFor();
+      assert.equal(await privateBox.isDisabled(), false);
+      await setRealmGroup(owner, 'can_create_private_channel_group', 'role:administrators');
+      await eventually(() => privateBox.isDisabled(), 'the private box fixed');
+      assert.equal(await privateBox.isChecked(), false);
+      await channels.getByLabel('Name', { exact: true }).fill('open-plans');
+      await channels.getByRole('button', { name: 'Create channel' }).click();
+      await page.getByRole('navigation', { name: 'Channels' }).getByRole('link', { name: /^open-plans\b/ }).waitFor();
+      const made = assertSuccess(await owner.get('/streams')).streams.find((s: { name: string }) => s.name === 'open-plans');
+      assert.equal(made.invite_only, false);
+      await setRealmGroup(owner, 'can_create_public_channel_group', 'role:administrators');
+      await goToHash(page, '#channels/all');
+      await channels.getByRole('list', { name: 'All channels' }).waitFor();
+      assert.equal(await channels.getByRole('button', { name: 'Create channel' }).count(), 0);
+      await page.keyboard.press('Escape');
+
+      // A topic's actions: resolve, move; taken away, they go.
+      await goToHash(page, '#narrow/channel/plans/topic/roadmap');
+      const actions = page.getByRole('group', { name: 'This topic' });
+      const resolve = actions.getByRole('button', { name: 'Mark as resolved' });
+      const moveTopic = actions.getByRole('button', { name: 'Move or rename topic' });
+      await resolve.waitFor();
+      await moveTopic.waitFor();
+      await setRealmGroup(owner, 'can_resolve_topics_group', 'role:administrators');
+      await eventually(async () => (await resolve.count()) === 0, 'resolving gone');
+      // Nor in the sidebar's topic menu.
+      const menuButton = page.getByRole('navigation', { name: 'Channels' }).getByRole('button', { name: 'Actions for roadmap' });
+      await menuButton.hover();
+      await menuButton.click();
+      const menu = page.getByRole('menu', { name: 'roadmap' });
+      await menu.getByRole('menuitem', { name: 'Copy link to topic' }).waitFor();
+      assert.equal(await menu.getByRole('menuitem', { name: /resolved/ }).count(), 0);
+      await page.keyboard.press('Escape');
+      // Moving within the channel only (no other channel offered), then not at all.
+      await setRealmGroup(owner, 'can_move_messages_between_channels_group', 'role:administrators');
+      await moveTopic.click();
+      const channelChoice = actions.getByLabel('Channel');
+      assert.deepEqual((await channelChoice.locator('option').allTextContents()).map((s) => s.trim()), ['#plans']);
+      await actions.getByLabel('New topic name').fill('roadmap 2027');
+      await actions.getByRole('button', { name: 'Save' }).click();
+      const plans = assertSuccess(await owner.get('/get_stream_id', { stream: 'plans' })).stream_id as number;
+      await eventually(async () => (assertSuccess(await owner.get(`/users/me/${plans}/topics`)).topics as Array<{ name: string }>).some((x) => x.name === 'roadmap 2027'), 'the topic renamed at the server');
+      await setRealmGroup(owner, 'can_move_messages_between_topics_group', 'role:administrators');
+      await eventually(async () => (await actions.getByRole('button', { name: 'Move or rename topic' }).count()) === 0, 'moving gone');
+      await ctx.close();
+    }));
+});
