@@ -8,7 +8,8 @@
  * can_create_write_only_bots_group: incoming webhooks), creating public and
  * private channels (can_create_public/private_channel_group), and resolving
  * and moving topics (can_resolve_topics_group,
- * can_move_messages_between_topics_group and _between_channels_group), each
+ * can_move_messages_between_topics_group and _between_channels_group), and
+ * sending direct messages (direct_message_permission_group), each
  * gone or back as the settings change, and what it still offers the server
  * accepts. Skipped (with one line saying why) where Chromium is not installed.
  */
@@ -126,6 +127,42 @@ await browserTests('the web client in Chromium: what it offers follows the permi
       await eventually(async () => (assertSuccess(await owner.get(`/users/me/${plans}/topics`)).topics as Array<{ name: string }>).some((x) => x.name === 'roadmap 2027'), 'the topic renamed at the server');
       await setRealmGroup(owner, 'can_move_messages_between_topics_group', 'role:administrators');
       await eventually(async () => (await actions.getByRole('button', { name: 'Move or rename topic' }).count()) === 0, 'moving gone');
+      await ctx.close();
+    }));
+
+  test('direct messages: where the organization lets only administrators authorize them, a member\u2019s box refuses one to another member at once (Zulip\u2019s words, Send off) and sends one that takes in an administrator', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Direct' });
+      const carol = await t.makeUser({ name: 'Carol Direct' });
+      await setRealmGroup(owner, 'direct_message_permission_group', 'role:administrators');
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await page.getByRole('link', { name: 'Direct messages' }).first().click();
+      await page.getByRole('button', { name: 'Direct message', exact: true }).click();
+      const pick = async (name: string) => {
+        await page.getByLabel('Recipients').fill(name.split(' ')[0]!);
+        await page.getByRole('listbox', { name: 'People' }).getByRole('option', { name: new RegExp(name) }).click();
+      };
+      await pick('Carol Direct');
+      const refusal = page.getByText('You are not allowed to send direct messages in this organization.');
+      await refusal.waitFor();
+      const sendButton = page.getByRole('button', { name: 'Send', exact: true });
+      assert.equal(await sendButton.isDisabled(), true);
+      await page.getByLabel('Message', { exact: true }).fill('Hello Carol');
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      await page.getByRole('alert').filter({ hasText: 'You are not allowed to send direct messages in this organization.' }).waitFor();
+      // (The server says no as well.)
+      const refused = await t.client(bob).post('/messages', { type: 'direct', to: JSON.stringify([carol.id]), content: 'x' });
+      assert.equal(refused.status, 400);
+      // With the owner in the conversation it may be sent.
+      await pick('Owner');
+      await refusal.waitFor({ state: 'detached' });
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      await eventually(async () => {
+        const r = assertSuccess(await t.client(carol).get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 }));
+        return r.messages[0]?.content === '<p>Hello Carol</p>';
+      }, 'the message at the server');
       await ctx.close();
     }));
 });

@@ -1942,6 +1942,22 @@ export class Model {
     return this.withinLimit(m, this.realm.realm_message_content_delete_limit_seconds);
   }
 
+  /**
+   * Whether the user may send a direct message to these people, as the
+   * server decides (Zulip's user_can_direct_message): always to oneself and
+   * to bots; else the organization's direct_message_permission_group must
+   * take in one of the conversation's people, the user included. (Starting
+   * a new conversation may need direct_message_initiator_group too; the
+   * server says so.)
+   */
+  mayDirectMessage(userIds: number[]): boolean {
+    const me = this.me.user_id;
+    if (userIds.every((id) => id === me || this.users.get(id)?.is_bot)) return true;
+    const group = this.realm.realm_direct_message_permission_group as GroupSettingValue | undefined;
+    if (group === undefined) return true;
+    return [me, ...userIds].some((id) => this.allows(id, group));
+  }
+
   /** Whether the user may resolve and unresolve a channel's topics, as the server decides: the organization's or the channel's can_resolve_topics_group. */
   mayResolveIn(streamId: number): boolean {
     return this.mayRealm('can_resolve_topics_group') || this.allows(this.me.user_id, this.streams.get(streamId)?.can_resolve_topics_group);

@@ -107,6 +107,9 @@ function conversationOf(terms: Term[]): Place | null {
   return null;
 }
 
+/** Zulip's words when the user may not send where the box points: a channel they may not post to, direct messages no one in the conversation may authorize. */
+const POST_REFUSALS = ['You do not have permission to post in this channel.', 'You are not allowed to send direct messages in this organization.'] as const;
+
 /** The compose box, under the message list of the narrow `terms`. */
 export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: Term[] }) {
   const initial = targetFromNarrow(terms);
@@ -243,8 +246,12 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   /** A send was stopped because of the channel (one the user is not in, or archived): Zulip's error, until that changes or another is chosen. */
   const [targetErrorShown, setTargetErrorShown] = useState(false);
   useEffect(() => setTargetErrorShown(false), [effectiveStream, mode]);
-  // The channel's can_send_message_group: who may post to it.
-  const mayPost = mode !== 'stream' || effectiveStream === undefined || model.mayPostIn(effectiveStream);
+  // Why the user may not send where the box points, as Zulip's compose box says at once: the channel's can_send_message_group,
+  // or the organization's direct_message_permission_group for the people chosen.
+  const postRefusal = mode === 'stream' ? (effectiveStream !== undefined && !model.mayPostIn(effectiveStream) ? POST_REFUSALS[0] : null) : dmIds.length > 0 && !model.mayDirectMessage(dmIds) ? POST_REFUSALS[1] : null;
+  const mayPost = postRefusal === null;
+  // A send stopped by such a refusal: its error goes once the box points where the user may send (as Zulip's banner).
+  useEffect(() => setError((e) => (e !== null && e !== postRefusal && (POST_REFUSALS as readonly string[]).includes(e) ? null : e)), [postRefusal]);
   // The channel's topics policy (Zulip's): a general-chat-only channel has no topic field; one that requires topics refuses none.
   const topicsPolicy = mode === 'stream' && effectiveStream !== undefined ? model.topicsPolicy(effectiveStream) : 'allow_empty_topic';
   const generalChatOnly = topicsPolicy === 'empty_topic_only';
@@ -428,8 +435,8 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       setError('Write a message first.');
       return null;
     }
-    if (!mayPost) {
-      setError('You do not have permission to post in this channel.');
+    if (postRefusal !== null) {
+      setError(postRefusal);
       return null;
     }
     if (length > maxLength) {
@@ -846,7 +853,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
             {error}
           </p>
         )}
-        {!mayPost && !error && <p class="muted-text">You do not have permission to post in this channel.</p>}
+        {postRefusal !== null && !error && <p class="muted-text">{postRefusal}</p>}
         {formatting && preview === null && (
           <div class="format-bar" role="toolbar" aria-label="Formatting">
             {FORMAT_BUTTONS.map(([format, label, text]) => (
