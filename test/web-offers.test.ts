@@ -9,13 +9,15 @@
  * private channels (can_create_public/private_channel_group), and resolving
  * and moving topics (can_resolve_topics_group,
  * can_move_messages_between_topics_group and _between_channels_group), and
- * sending direct messages (direct_message_permission_group), each
+ * sending direct messages (direct_message_permission_group), and changing
+ * one's own name, email address and avatar (name_, email_ and
+ * avatar_changes_disabled), each
  * gone or back as the settings change, and what it still offers the server
  * accepts. Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertSuccess, type Client } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
 import { browserTests, eventually, goToHash, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** Sets one of the organization's group settings to a system group (by its name, e.g. role:administrators). */
@@ -163,6 +165,44 @@ await browserTests('the web client in Chromium: what it offers follows the permi
         const r = assertSuccess(await t.client(carol).get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 }));
         return r.messages[0]?.content === '<p>Hello Carol</p>';
       }, 'the message at the server');
+      await ctx.close();
+    }));
+
+  test('one\u2019s own name, email address and avatar: a member may not change them where the organization has turned such changes off (Zulip\u2019s words), live; an administrator still may', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Profile' });
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const fields = [dialog.getByLabel('Full name'), dialog.getByLabel('New email'), dialog.locator('#set-avatar')];
+      for (const field of fields) assert.equal(await field.isDisabled(), false);
+      assertSuccess(await owner.patch('/realm', { name_changes_disabled: true, email_changes_disabled: true, avatar_changes_disabled: true }));
+      for (const field of fields) await eventually(() => field.isDisabled(), 'the field off');
+      for (const words of [
+        'Name changes are disabled in this organization. Contact an administrator to change your name.',
+        'Email address changes are disabled in this organization.',
+        'Avatar changes are disabled in this organization.',
+      ]) {
+        await dialog.getByText(words, { exact: true }).waitFor();
+      }
+      // (The server ignores a member's new name then, and refuses the others.)
+      assertSuccess(await t.client(bob).patch('/settings', { full_name: 'Robert' }));
+      assert.equal(assertSuccess(await t.client(bob).get('/users/me')).full_name, 'Bob Profile');
+      // The owner, an administrator, still may.
+      const ownerCtx = await newContext();
+      const ownerPage = await loginPage(ownerCtx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await ownerPage.getByRole('button', { name: 'Settings', exact: true }).click();
+      const ownerDialog = ownerPage.getByRole('dialog', { name: 'Settings' });
+      await ownerDialog.getByLabel('Full name').waitFor();
+      assert.equal(await ownerDialog.getByLabel('Full name').isDisabled(), false);
+      assert.equal(await ownerDialog.getByLabel('New email').isDisabled(), false);
+      assert.equal(await ownerDialog.locator('#set-avatar').isDisabled(), false);
+      // Turned back on: the member's fields come back.
+      assertSuccess(await owner.patch('/realm', { name_changes_disabled: false, email_changes_disabled: false, avatar_changes_disabled: false }));
+      for (const field of fields) await eventually(async () => !(await field.isDisabled()), 'the field back');
+      await ownerCtx.close();
       await ctx.close();
     }));
 });

@@ -1958,6 +1958,18 @@ export class Model {
     return [me, ...userIds].some((id) => this.allows(id, group));
   }
 
+  /**
+   * Whether the organization lets the user change their own name, email
+   * address or avatar (Zulip's user_can_change_name and the like):
+   * administrators always; others unless the organization (or, for names
+   * and avatars, the server) has turned such changes off.
+   */
+  mayChangeOwn(what: 'name' | 'email' | 'avatar'): boolean {
+    if (this.me.role !== undefined && this.me.role <= 200) return true;
+    if (this.realm[`realm_${what}_changes_disabled`] === true) return false;
+    return what === 'email' || this.realm[`server_${what}_changes_disabled`] !== true;
+  }
+
   /** Whether the user may resolve and unresolve a channel's topics, as the server decides: the organization's or the channel's can_resolve_topics_group. */
   mayResolveIn(streamId: number): boolean {
     return this.mayRealm('can_resolve_topics_group') || this.allows(this.me.user_id, this.streams.get(streamId)?.can_resolve_topics_group);

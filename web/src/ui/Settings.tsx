@@ -52,11 +52,13 @@ export function Settings({ section, onClose }: { section: string | null; onClose
         <h2 id="profile-title">Profile</h2>
         <label for="set-name">Full name</label>
         <div class="row">
-          <input id="set-name" type="text" value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={60} />
-          <button class="btn primary" type="submit" disabled={profile.busy}>
+          <input id="set-name" type="text" value={name} disabled={!model.mayChangeOwn('name')} onInput={(e) => setName(e.currentTarget.value)} required maxLength={60} />
+          <button class="btn primary" type="submit" disabled={profile.busy || !model.mayChangeOwn('name')}>
             Save name
           </button>
         </div>
+        {/* (The server would ignore the change, as Zulip's.) */}
+        {!model.mayChangeOwn('name') && <p class="muted-text">Name changes are disabled in this organization. Contact an administrator to change your name.</p>}
         {profile.view}
       </form>
       <StatusForm />
@@ -218,6 +220,7 @@ function OwnAvatar() {
         path="/users/me/avatar"
         current={<Avatar userId={me.user_id} name={me.full_name} size="large" />}
         uploaded={uploadedAvatarUrl(me.avatar_url) !== null}
+        disabledWhy={model.mayChangeOwn('avatar') ? undefined : 'Avatar changes are disabled in this organization.'}
       />
     </section>
   );

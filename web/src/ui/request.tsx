@@ -124,7 +124,24 @@ export function FormButtons({ submit, disabled, error, onCancel, inline }: { sub
  * one was uploaded, a button removing it (DELETE `path`); the server's
  * answer under them. The events bring the change.
  */
-export function ImageChoice({ id, label, noun, path, current, uploaded }: { id: string; label: string; noun: string; path: string; current: ComponentChildren; uploaded: boolean }) {
+export function ImageChoice({
+  id,
+  label,
+  noun,
+  path,
+  current,
+  uploaded,
+  disabledWhy,
+}: {
+  id: string;
+  label: string;
+  noun: string;
+  path: string;
+  current: ComponentChildren;
+  uploaded: boolean;
+  /** Why the image may not be changed (then it is only shown). */
+  disabledWhy?: string;
+}) {
   const action = useAction();
   return (
     <>
@@ -136,14 +153,15 @@ export function ImageChoice({ id, label, noun, path, current, uploaded }: { id: 
             id={id}
             type="file"
             accept="image/*"
-            disabled={action.busy}
+            disabled={action.busy || disabledWhy !== undefined}
             onChange={(e) => {
               const file = e.currentTarget.files?.[0];
               e.currentTarget.value = '';
               if (file) void action.run(() => upload(file, path), `${noun} uploaded.`);
             }}
           />
-          {uploaded && (
+          {disabledWhy !== undefined && <p class="muted-text">{disabledWhy}</p>}
+          {uploaded && disabledWhy === undefined && (
             <button type="button" class="btn" disabled={action.busy} onClick={() => void action.run(() => api('DELETE', path), `${noun} removed.`)}>
               Remove {noun.toLowerCase()}
             </button>
