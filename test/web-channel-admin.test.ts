@@ -242,6 +242,10 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await post.selectOption({ label: 'Administrators' });
       await eventually(async () => (await channelAtServer(owner, news)).can_send_message_group === sys('role:administrators'), 'administrators only, at the server');
       await perms.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      // The other group settings Zulip's channel page has, e.g. who may start new topics there.
+      await perms.getByLabel('Who can start new topics').selectOption({ label: 'Moderators' });
+      await eventually(async () => (await channelAtServer(owner, news)).can_create_topic_group === sys('role:moderators'), 'new topics: moderators, at the server');
+      for (const label of ['Who can move messages out of it', 'Who can delete their own messages in it']) await perms.getByLabel(label).waitFor();
       // Bea can no longer post there; Ada can.
       const refused = await t.client(bea).request('POST', '/messages', { type: 'stream', to: 'news', topic: 'hi', content: 'may I?' });
       assert.equal(refused.body.result, 'error');

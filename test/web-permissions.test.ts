@@ -68,6 +68,15 @@ await browserTests('the web client in Chromium: organization permissions', (newC
       await eventually(async () => (await realmAt(owner)).realm_can_invite_users_group === sys['role:moderators'], 'invitations: moderators');
       await select('Who can add custom emoji').selectOption({ label: 'Nobody' });
       await eventually(async () => (await realmAt(owner)).realm_can_add_custom_emoji_group === sys['role:nobody'], 'custom emoji: nobody');
+      // All the organization's group settings Zulip's page has (but billing and AI summaries), e.g. these.
+      await select('Who can resolve topics').selectOption({ label: 'Moderators' });
+      await eventually(async () => (await realmAt(owner)).realm_can_resolve_topics_group === sys['role:moderators'], 'resolving: moderators');
+      await select('Who can authorize a direct message conversation').selectOption({ label: 'Administrators' });
+      await eventually(async () => (await realmAt(owner)).realm_direct_message_permission_group === sys['role:administrators'], 'direct messages: administrators');
+      await select('Who can create reusable invitation links').selectOption({ label: 'Moderators' });
+      await eventually(async () => (await realmAt(owner)).realm_create_multiuse_invite_group === sys['role:moderators'], 'links: moderators');
+      await select('Who can create any bot').selectOption({ label: 'Administrators' });
+      await eventually(async () => (await realmAt(owner)).realm_can_create_bots_group === sys['role:administrators'], 'bots: administrators');
       await select('Who can create user groups').selectOption({ label: 'Full members' });
       await eventually(async () => (await realmAt(owner)).realm_can_create_groups === sys['role:fullmembers'], 'user groups: full members');
       await section.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
@@ -147,7 +156,9 @@ await browserTests('the web client in Chromium: organization permissions', (newC
       await adminSection.getByText('Some of these only organization owners can change.').waitFor();
       for (const label of [
         'Who can invite people',
+        'Who can create reusable invitation links',
         'Who can create user groups',
+        'Who can administer all user groups',
         'Invitations are required for joining',
         'Days before new members become full members',
         "Only email addresses in the organization's domains (below) can join",

@@ -324,13 +324,16 @@ function privacyOf(c: Channel): Privacy {
 /** The channel group settings offered here, with what they let people do. */
 const CHANNEL_PERMISSIONS: Array<[string, string]> = [
   ['can_send_message_group', 'Who can post to it'],
+  ['can_create_topic_group', 'Who can start new topics'],
   ['can_subscribe_group', 'Who can subscribe themselves'],
   ['can_add_subscribers_group', 'Who can add subscribers'],
   ['can_remove_subscribers_group', 'Who can remove subscribers'],
   ['can_administer_channel_group', 'Who can administer it'],
   ['can_resolve_topics_group', 'Who can resolve topics'],
   ['can_move_messages_within_channel_group', 'Who can move messages between its topics'],
+  ['can_move_messages_out_of_channel_group', 'Who can move messages out of it'],
   ['can_delete_any_message_group', 'Who can delete any message in it'],
+  ['can_delete_own_message_group', 'Who can delete their own messages in it'],
 ];
 
 /**

@@ -8,19 +8,40 @@ import { useAction } from './request.tsx';
 
 /** The organization group settings offered here, with what they let people do. */
 const GROUP_SETTINGS: Array<[string, string]> = [
+  // Joining.
+  ['can_invite_users_group', 'Who can invite people'],
+  ['create_multiuse_invite_group', 'Who can create reusable invitation links'],
+  ['can_access_all_users_group', 'Who can view all other users in the organization'],
+  // Channels.
   ['can_create_public_channel_group', 'Who can create public channels'],
   ['can_create_private_channel_group', 'Who can create private channels'],
-  ['can_invite_users_group', 'Who can invite people'],
-  ['can_create_groups', 'Who can create user groups'],
-  ['can_add_custom_emoji_group', 'Who can add custom emoji'],
-  ['can_delete_own_message_group', 'Who can delete their own messages'],
+  ['can_create_web_public_channel_group', 'Who can create web-public channels'],
+  ['can_add_subscribers_group', 'Who can subscribe others to channels'],
+  ['can_set_topics_policy_group', 'Who can set the topics policy for channels'],
+  // Messages.
+  ['can_mention_many_users_group', 'Who can notify a large number of users with a wildcard mention'],
+  ['direct_message_permission_group', 'Who can authorize a direct message conversation'],
+  ['direct_message_initiator_group', 'Who can start a direct message conversation'],
+  ['can_move_messages_between_topics_group', 'Who can move messages to another topic'],
   ['can_move_messages_between_channels_group', 'Who can move messages to another channel'],
+  ['can_resolve_topics_group', 'Who can resolve topics'],
+  ['can_delete_any_message_group', 'Who can delete any message'],
+  ['can_delete_own_message_group', 'Who can delete their own messages'],
+  ['can_set_delete_message_policy_group', 'Who can allow users to delete messages in channels they administer'],
+  // Groups, emoji, bots.
+  ['can_create_groups', 'Who can create user groups'],
+  ['can_manage_all_groups', 'Who can administer all user groups'],
+  ['can_add_custom_emoji_group', 'Who can add custom emoji'],
+  ['can_create_bots_group', 'Who can create any bot'],
+  ['can_create_write_only_bots_group', 'Who can create bots that send messages into the organization'],
 ];
 
 /** Settings only owners may change (as Zulip's server decides; it does not say so in /register). */
 const OWNER_ONLY = new Set([
   'can_invite_users_group',
+  'create_multiuse_invite_group',
   'can_create_groups',
+  'can_manage_all_groups',
   'invite_required',
   'waiting_period_threshold',
   'emails_restricted_to_domains',
