@@ -1936,9 +1936,9 @@ export class Model {
     const me = this.me.user_id;
     const channel = m.type === 'stream' && m.stream_id !== undefined ? this.streams.get(m.stream_id) : undefined;
     if (m.type === 'stream' && m.stream_id !== undefined && this.isArchived(m.stream_id)) return false;
-    if (this.allows(me, this.realm.realm_can_delete_any_message_group) || this.allows(me, channel?.can_delete_any_message_group)) return true;
+    if (this.mayRealm('can_delete_any_message_group') || this.allows(me, channel?.can_delete_any_message_group)) return true;
     if (m.sender_id !== me && this.users.get(m.sender_id)?.bot_owner_id !== me) return false;
-    if (!this.allows(me, this.realm.realm_can_delete_own_message_group) && !this.allows(me, channel?.can_delete_own_message_group)) return false;
+    if (!this.mayRealm('can_delete_own_message_group') && !this.allows(me, channel?.can_delete_own_message_group)) return false;
     return this.withinLimit(m, this.realm.realm_message_content_delete_limit_seconds);
   }
 

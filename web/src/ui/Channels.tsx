@@ -48,12 +48,13 @@ const ARCHIVED_FILTERS: Array<[ArchivedFilter, string]> = [
 
 /**
  * The organization's channels this user can see: join, pin, mute, leave, open,
- * one's own settings for it (PersonalSettings); and a
- * form to create one (the creator is subscribed, with the people chosen
- * there). Everything through
+ * one's own settings for it (PersonalSettings); and, for those the
+ * organization lets create channels, a form to create one (the creator is
+ * subscribed, with the people chosen there). Everything through
  * /users/me/subscriptions, as Zulip's web app does; the lists follow the
  * server's events. Those who may administer a channel open its settings
- * (ChannelSettings).
+ * (ChannelSettings, or ArchivedChannelSettings for an archived one). The
+ * archived channels are listed on asking (Zulip's filter).
  */
 export function Channels({ focus, part, create: creating, tab: firstTab = 'all', onClose }: { focus?: number; part?: ChannelPart; create?: boolean; tab?: ChannelsTab; onClose(): void }) {
   /** Which channels the list shows (Zulip's tabs, at their addresses), and the words their names are filtered by. */
