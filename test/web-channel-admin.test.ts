@@ -16,7 +16,8 @@
  * lists them plainly when the user turns grouping off. An archived channel
  * stays known to a subscriber's page (its name on its messages, live and
  * after a reload), out of the sidebar, the Channels dialog and the compose
- * box's channels, and a message to it is stopped with Zulip's error.
+ * box's channels, its topics neither resolved nor moved, and a message to
+ * it is stopped with Zulip's error.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
@@ -515,6 +516,13 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
         assert.equal(await channelSelect.inputValue(), String(attic), "the compose box keeps the view's channel");
       };
       await shows();
+      // Its topics are neither resolved nor moved from there (the server refuses changes to its messages, as Zulip's).
+      await go(page, `#narrow/channel/${attic}-attic/topic/boxes`);
+      const topicActions = page.getByRole('group', { name: 'This topic' });
+      await topicActions.getByRole('button', { name: 'Follow topic' }).waitFor();
+      assert.equal(await topicActions.getByRole('button', { name: 'Mark as resolved' }).count(), 0);
+      assert.equal(await topicActions.getByRole('button', { name: 'Move or rename topic' }).count(), 0);
+      await go(page, `#narrow/channel/${attic}-attic`);
       // After a reload, as Zulip's: the name kept; no bookend for a subscriber whose newest message there they had as one.
       await page.reload();
       await bar.getByText('attic').waitFor();

@@ -1970,8 +1970,14 @@ export class Model {
     return what === 'email' || this.realm[`server_${what}_changes_disabled`] !== true;
   }
 
-  /** Whether the user may resolve and unresolve a channel's topics, as the server decides: the organization's or the channel's can_resolve_topics_group. */
+  /**
+   * Whether the user may resolve and unresolve a channel's topics, as the
+   * server decides: the organization's or the channel's
+   * can_resolve_topics_group; never in an archived channel (its messages
+   * stay as they are, as Zulip's), nor are its messages moved (below).
+   */
   mayResolveIn(streamId: number): boolean {
+    if (this.isArchived(streamId)) return false;
     return this.mayRealm('can_resolve_topics_group') || this.allows(this.me.user_id, this.streams.get(streamId)?.can_resolve_topics_group);
   }
 
@@ -1982,6 +1988,7 @@ export class Model {
    * (its time limits aside).
    */
   mayMoveWithin(streamId: number): boolean {
+    if (this.isArchived(streamId)) return false;
     return this.mayRealm('can_move_messages_between_topics_group') || this.allows(this.me.user_id, this.streams.get(streamId)?.can_move_messages_within_channel_group);
   }
 
@@ -1992,7 +1999,7 @@ export class Model {
    * (the server's time limits aside).
    */
   mayMoveOut(streamId: number): boolean {
-    if (this.spectator) return false;
+    if (this.spectator || this.isArchived(streamId)) return false;
     return (
       (this.me.role !== undefined && this.me.role <= 200) ||
       this.mayRealm('can_move_messages_between_channels_group') ||
