@@ -24,12 +24,17 @@ export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAA
  * must be a success.
  */
 export async function postPng(url: string, account: Account, path: string, filename: string): Promise<Record<string, any>> {
+  const body = await postPngAnswer(url, account, path, filename);
+  assert.equal(body.result, 'success');
+  return body;
+}
+
+/** The same upload, and the server's answer whatever it is (a refusal too). */
+export async function postPngAnswer(url: string, account: Account, path: string, filename: string): Promise<Record<string, any>> {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), filename);
   const auth = `Basic ${Buffer.from(`${account.email}:${account.apiKey}`).toString('base64')}`;
-  const body = (await (await fetch(`${url}/api/v1${path}`, { method: 'POST', headers: { Authorization: auth }, body: form })).json()) as Record<string, any>;
-  assert.equal(body.result, 'success');
-  return body;
+  return (await (await fetch(`${url}/api/v1${path}`, { method: 'POST', headers: { Authorization: auth }, body: form })).json()) as Record<string, any>;
 }
 
 /** The password of the accounts the browser tests make. */
