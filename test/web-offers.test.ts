@@ -18,6 +18,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
+import type { Page } from 'playwright-core';
 import { browserTests, eventually, goToHash, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** Sets one of the organization's group settings to a system group (by its name, e.g. role:administrators). */
@@ -27,6 +28,12 @@ async function setRealmGroup(owner: Client, setting: string, group: string): Pro
   assertSuccess(await owner.patch('/realm', { [setting]: JSON.stringify({ new: id }) }));
 }
 
+/** Opens Settings in a logged-in page; its dialog. */
+async function openSettings(page: Page) {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  return page.getByRole('dialog', { name: 'Settings' });
+}
+
 await browserTests('the web client in Chromium: what it offers follows the permissions', (newContext) => {
   test('settings: inviting, invitation links (and the roles offered), and which bots a member may create follow the organization\u2019s groups, live', () =>
     withWebServer(async (t) => {
@@ -34,8 +41,7 @@ await browserTests('the web client in Chromium: what it offers follows the permi
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Offers' });
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const dialog = await openSettings(page);
       const heading = (name: string) => dialog.getByRole('heading', { name, exact: true });
       const linkButton = dialog.getByRole('button', { name: 'Make invitation link' });
 
@@ -174,8 +180,7 @@ await browserTests('the web client in Chromium: what it offers follows the permi
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Profile' });
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const dialog = await openSettings(page);
       const fields = [dialog.getByLabel('Full name'), dialog.getByLabel('New email'), dialog.locator('#set-avatar')];
       for (const field of fields) assert.equal(await field.isDisabled(), false);
       assertSuccess(await owner.patch('/realm', { name_changes_disabled: true, email_changes_disabled: true, avatar_changes_disabled: true }));
@@ -193,8 +198,7 @@ await browserTests('the web client in Chromium: what it offers follows the permi
       // The owner, an administrator, still may.
       const ownerCtx = await newContext();
       const ownerPage = await loginPage(ownerCtx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await ownerPage.getByRole('button', { name: 'Settings', exact: true }).click();
-      const ownerDialog = ownerPage.getByRole('dialog', { name: 'Settings' });
+      const ownerDialog = await openSettings(ownerPage);
       await ownerDialog.getByLabel('Full name').waitFor();
       assert.equal(await ownerDialog.getByLabel('Full name').isDisabled(), false);
       assert.equal(await ownerDialog.getByLabel('New email').isDisabled(), false);

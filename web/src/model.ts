@@ -1920,7 +1920,7 @@ export class Model {
     if (m.sender_id !== this.me.user_id) return false;
     if (this.realm.realm_allow_message_editing === false) return false;
     if (m.submessages.length > 0) return false;
-    if (m.type === 'stream' && m.stream_id !== undefined && this.isArchived(m.stream_id)) return false;
+    if (this.inArchivedChannel(m)) return false;
     return this.withinLimit(m, this.realm.realm_message_content_edit_limit_seconds);
   }
 
@@ -1935,7 +1935,7 @@ export class Model {
   mayDelete(m: Message): boolean {
     const me = this.me.user_id;
     const channel = m.type === 'stream' && m.stream_id !== undefined ? this.streams.get(m.stream_id) : undefined;
-    if (m.type === 'stream' && m.stream_id !== undefined && this.isArchived(m.stream_id)) return false;
+    if (this.inArchivedChannel(m)) return false;
     if (this.mayRealm('can_delete_any_message_group') || this.allows(me, channel?.can_delete_any_message_group)) return true;
     if (m.sender_id !== me && this.users.get(m.sender_id)?.bot_owner_id !== me) return false;
     if (!this.mayRealm('can_delete_own_message_group') && !this.allows(me, channel?.can_delete_own_message_group)) return false;
@@ -2000,12 +2000,17 @@ export class Model {
    */
   mayMoveOut(streamId: number): boolean {
     if (this.spectator || this.isArchived(streamId)) return false;
+    // (mayAdministerChannel takes in the organization's administrators.)
     return (
-      (this.me.role !== undefined && this.me.role <= 200) ||
       this.mayRealm('can_move_messages_between_channels_group') ||
       this.mayAdministerChannel(streamId) ||
       this.allows(this.me.user_id, this.streams.get(streamId)?.can_move_messages_out_of_channel_group)
     );
+  }
+
+  /** Whether a message is in an archived channel (whose messages stay as they are). */
+  private inArchivedChannel(m: Message): boolean {
+    return m.type === 'stream' && m.stream_id !== undefined && this.isArchived(m.stream_id);
   }
 
   /** Whether a message is young enough for a time limit in seconds (null or none: no limit), with Zulip's 10 seconds' grace. */

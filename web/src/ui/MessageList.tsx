@@ -99,10 +99,6 @@ const UNREAD_BANNER: Record<Exclude<Reading, 'reads'>, preact.ComponentChildren>
   'not-this-view': 'To preserve your reading state, this view does not mark messages as read.',
 };
 
-/** Whether the user may edit or delete a message (the model's rules, the server's). */
-const canEdit = (m: Message) => model.mayEdit(m);
-const canDelete = (m: Message) => model.mayDelete(m);
-
 export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   /** Where this view was when last shown, for a list kept between visits (All messages as the home view). */
@@ -631,7 +627,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       R: (m) => onReplyPrivately(m.sender_id),
       '>': (m) => void quote(m),
       // "Edit or view source": one's own editable message is edited, any other's Markdown shown.
-      e: (m) => (canEdit(m) ? void startEdit(m) : setSourceOf(m.id)),
+      e: (m) => (model.mayEdit(m) ? void startEdit(m) : setSourceOf(m.id)),
       '+': (m) => void toggleReaction(m, 'thumbs_up', '1f44d', 'unicode_emoji'),
       ':': (m) => (setSelected(m.id), setPicker(m.id)),
       i: (m) => (setSelected(m.id), setMenu(m.id)),
@@ -685,7 +681,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
       setSelected(list.foundNewest ? (msgs.at(-1)?.id ?? null) : null);
     } else if (e.key === 'ArrowLeft') {
       // Zulip's "edit your last message": the newest loaded message of one's own that may still be edited.
-      const mine = [...msgs].reverse().find((m) => m.sender_id === model.me.user_id && canEdit(m));
+      const mine = [...msgs].reverse().find((m) => m.sender_id === model.me.user_id && model.mayEdit(m));
       if (mine) {
         if (ids.includes(mine.id)) select(mine.id);
         void startEdit(mine);
@@ -936,12 +932,12 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
             <button type="button" class="icon-btn" aria-label="Quote and reply" title="Quote and reply" onClick={() => void quote(m)}>
               {ICON.quote}
             </button>
-            {canEdit(m) && (
+            {model.mayEdit(m) && (
               <button type="button" class="icon-btn" aria-label="Edit" title="Edit" onClick={() => void startEdit(m)}>
                 {ICON.edit}
               </button>
             )}
-            {canDelete(m) && (
+            {model.mayDelete(m) && (
               <button type="button" class="icon-btn" aria-label="Delete" title="Delete" onClick={() => setConfirmDelete(m.id)}>
                 {ICON.trash}
               </button>
@@ -977,7 +973,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
                     Read receipts
                   </button>
                 )}
-                {!canEdit(m) && (
+                {!model.mayEdit(m) && (
                   <button type="button" role="menuitem" onClick={() => (setMenu(null), setSourceOf(m.id))}>
                     View original message
                   </button>

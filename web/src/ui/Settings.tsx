@@ -40,6 +40,8 @@ export function Settings({ section, onClose }: { section: string | null; onClose
   const setSetting = (property: string, value: unknown) =>
     display.run(() => model.tentatively(model.settings, property, value, () => api('PATCH', '/settings', { [property]: value })), 'Saved.');
 
+  const mayInvite = model.mayRealm('can_invite_users_group');
+  const mayMakeLinks = model.mayRealm('create_multiuse_invite_group');
   return (
     <Dialog id="settings-title" title="Settings" onClose={onClose}>
       <SectionIndex section={section} />
@@ -148,8 +150,8 @@ export function Settings({ section, onClose }: { section: string | null; onClose
       <Topics />
       <MutedUsers />
       {/* (Offered as the organization's can_invite_users_group and create_multiuse_invite_group allow, kept current by its events.) */}
-      {model.mayRealm('can_invite_users_group') && <InvitePeople />}
-      {(model.mayRealm('can_invite_users_group') || model.mayRealm('create_multiuse_invite_group')) && <Invitations links={model.mayRealm('create_multiuse_invite_group')} />}
+      {mayInvite && <InvitePeople />}
+      {(mayInvite || mayMakeLinks) && <Invitations links={mayMakeLinks} />}
       <Bots />
       <UserGroups />
       <CustomEmoji />
