@@ -9,7 +9,8 @@
  * private channels (can_create_public/private_channel_group), and resolving
  * and moving topics (can_resolve_topics_group,
  * can_move_messages_between_topics_group and _between_channels_group), and
- * sending direct messages (direct_message_permission_group), and changing
+ * sending direct messages (direct_message_permission_group, and
+ * direct_message_initiator_group in an empty conversation's view), and changing
  * one's own name, email address and avatar (name_, email_ and
  * avatar_changes_disabled), each
  * gone or back as the settings change, and what it still offers the server
@@ -138,7 +139,7 @@ await browserTests('the web client in Chromium: what it offers follows the permi
       await ctx.close();
     }));
 
-  test('direct messages: where the organization lets only administrators authorize them, a member\u2019s box refuses one to another member at once (Zulip\u2019s words, Send off) and sends one that takes in an administrator', () =>
+  test('direct messages: where the organization lets only administrators authorize them, a member\u2019s box refuses one to another member at once (Zulip\u2019s words, Send off) and sends one that takes in an administrator; with no one allowed, it says direct messages are off', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Direct' });
@@ -153,16 +154,17 @@ await browserTests('the web client in Chromium: what it offers follows the permi
         await page.getByRole('listbox', { name: 'People' }).getByRole('option', { name: new RegExp(name) }).click();
       };
       await pick('Carol Direct');
-      const refusal = page.getByText('You are not allowed to send direct messages in this organization.');
+      const refusal = page.getByText('This conversation does not include any users who can authorize it.');
       await refusal.waitFor();
       const sendButton = page.getByRole('button', { name: 'Send', exact: true });
       assert.equal(await sendButton.isDisabled(), true);
       await page.getByLabel('Message', { exact: true }).fill('Hello Carol');
       await page.getByLabel('Message', { exact: true }).press('Enter');
-      await page.getByRole('alert').filter({ hasText: 'You are not allowed to send direct messages in this organization.' }).waitFor();
-      // (The server says no as well.)
+      await page.getByRole('alert').filter({ hasText: 'This conversation does not include any users who can authorize it.' }).waitFor();
+      // (The server says no as well, in the same words.)
       const refused = await t.client(bob).post('/messages', { type: 'direct', to: JSON.stringify([carol.id]), content: 'x' });
       assert.equal(refused.status, 400);
+      assert.equal(refused.body.msg, 'This conversation does not include any users who can authorize it.');
       // With the owner in the conversation it may be sent.
       await pick('Owner');
       await refusal.waitFor({ state: 'detached' });
@@ -171,6 +173,49 @@ await browserTests('the web client in Chromium: what it offers follows the permi
         const r = assertSuccess(await t.client(carol).get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 }));
         return r.messages[0]?.content === '<p>Hello Carol</p>';
       }, 'the message at the server');
+      // No one may authorize direct messages: they are off, whoever is in the conversation (the owner too).
+      await setRealmGroup(owner, 'direct_message_permission_group', 'role:nobody');
+      const off = page.getByText('Direct messages are disabled in this organization.');
+      await off.waitFor();
+      assert.equal(await sendButton.isDisabled(), true);
+      const offAtServer = await t.client(bob).post('/messages', { type: 'direct', to: JSON.stringify([carol.id, t.owner.id]), content: 'x' });
+      assert.equal(offAtServer.body.msg, 'Direct messages are disabled in this organization.');
+      await setRealmGroup(owner, 'direct_message_permission_group', 'role:everyone');
+      await off.waitFor({ state: 'detached' });
+      assert.equal(await sendButton.isDisabled(), false);
+      await ctx.close();
+    }));
+
+  test('direct messages: where only administrators may start conversations, a member\u2019s box in the view of a conversation with no messages says so at once (Send off); once the other person has written, the reply is sent', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Starter' });
+      const carol = await t.makeUser({ name: 'Carol Starter' });
+      await setRealmGroup(owner, 'direct_message_initiator_group', 'role:administrators');
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await goToHash(page, `#narrow/dm/${carol.id}-carol`);
+      const refusal = page.getByText('You are not allowed to start direct message conversations.');
+      await refusal.waitFor();
+      const sendButton = page.getByRole('button', { name: 'Send', exact: true });
+      assert.equal(await sendButton.isDisabled(), true);
+      await page.getByLabel('Message', { exact: true }).fill('Hello Carol');
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      await page.getByRole('alert').filter({ hasText: 'You are not allowed to start direct message conversations.' }).waitFor();
+      // (The server says no as well.)
+      const refused = await t.client(bob).post('/messages', { type: 'direct', to: JSON.stringify([carol.id]), content: 'x' });
+      assert.equal(refused.body.msg, 'You do not have permission to initiate direct message conversations.');
+      // Carol, allowed for a moment, writes first: the conversation exists, and Bob's reply may go.
+      await setRealmGroup(owner, 'direct_message_initiator_group', 'role:everyone');
+      assertSuccess(await t.client(carol).post('/messages', { type: 'direct', to: JSON.stringify([bob.id]), content: 'Hi Bob' }));
+      await setRealmGroup(owner, 'direct_message_initiator_group', 'role:administrators');
+      await page.getByText('Hi Bob').waitFor();
+      await refusal.waitFor({ state: 'detached' });
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      await eventually(async () => {
+        const r = assertSuccess(await t.client(carol).get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 }));
+        return r.messages[0]?.content === '<p>Hello Carol</p>';
+      }, 'the reply at the server');
       await ctx.close();
     }));
 

@@ -344,6 +344,13 @@ const PAGE = 100;
 const MENTION_FLAGS = new Set(['mentioned', 'wildcard_mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned']);
 const OFFLINE_THRESHOLD_SECS = 140;
 
+/** Zulip's compose box's words when a direct message may not be sent (Model.directMessageRefusal). */
+export const DM_REFUSALS = {
+  disabled: 'Direct messages are disabled in this organization.',
+  noAuthorizer: 'This conversation does not include any users who can authorize it.',
+  mayNotStart: 'You are not allowed to start direct message conversations.',
+} as const;
+
 type Listener = () => void;
 
 /** A narrow's loaded messages, in id order. */
@@ -1946,16 +1953,73 @@ export class Model {
    * Whether the user may send a direct message to these people, as the
    * server decides (Zulip's user_can_direct_message): always to oneself and
    * to bots; else the organization's direct_message_permission_group must
-   * take in one of the conversation's people, the user included. (Starting
-   * a new conversation may need direct_message_initiator_group too; the
-   * server says so.)
+   * take in one of the conversation's people, the user included.
    */
   mayDirectMessage(userIds: number[]): boolean {
-    const me = this.me.user_id;
-    if (userIds.every((id) => id === me || this.users.get(id)?.is_bot)) return true;
+    if (this.onlySelfAndBots(userIds)) return true;
     const group = this.realm.realm_direct_message_permission_group as GroupSettingValue | undefined;
     if (group === undefined) return true;
-    return [me, ...userIds].some((id) => this.allows(id, group));
+    return [this.me.user_id, ...userIds].some((id) => this.allows(id, group));
+  }
+
+  /**
+   * Whether the user may start a new direct-message conversation with these
+   * people (the organization's direct_message_initiator_group; always with
+   * oneself and bots). The server asks only for a conversation that has no
+   * messages yet.
+   */
+  mayStartDirectMessage(userIds: number[]): boolean {
+    if (this.onlySelfAndBots(userIds)) return true;
+    const group = this.realm.realm_direct_message_initiator_group as GroupSettingValue | undefined;
+    return group === undefined || this.allows(this.me.user_id, group);
+  }
+
+  /**
+   * Why the user may not send a direct message to these people, in the words
+   * of Zulip's compose box (check_dm_permissions_and_get_error_string), or
+   * null: no one in the conversation may authorize it (the organization's
+   * permission group empty: direct messages are off), or a conversation the
+   * client knows to be empty that the user may not start.
+   */
+  directMessageRefusal(userIds: number[]): string | null {
+    if (!this.mayDirectMessage(userIds)) {
+      return this.settingEmpty(this.realm.realm_direct_message_permission_group as GroupSettingValue | undefined) ? DM_REFUSALS.disabled : DM_REFUSALS.noAuthorizer;
+    }
+    if (!this.mayStartDirectMessage(userIds) && this.knownEmptyConversation(userIds)) return DM_REFUSALS.mayNotStart;
+    return null;
+  }
+
+  /**
+   * Whether the direct-message conversation with these people is known to
+   * have no messages (Zulip's is_known_empty_conversation): not among the
+   * recent conversations, and the view open is that conversation alone,
+   * fetched up to its newest message, with none. Elsewhere the client cannot
+   * know; the server says so when a message is sent.
+   */
+  knownEmptyConversation(userIds: number[]): boolean {
+    const key = this.dmKey(userIds);
+    if (this.recentDms.has(key)) return false;
+    const list = this.list;
+    if (!list || list.loading || !list.foundNewest || list.messages.length > 0 || list.terms.length !== 1) return false;
+    const [term] = list.terms;
+    return term!.operator === 'dm' && !term!.negated && Array.isArray(term!.operand) && this.dmKey(term!.operand as number[]) === key;
+  }
+
+  private onlySelfAndBots(userIds: number[]): boolean {
+    return userIds.every((id) => id === this.me.user_id || this.users.get(id)?.is_bot);
+  }
+
+  /** Whether a group setting takes in no one (Zulip's is_setting_group_empty): no members, and its groups empty at any depth. */
+  settingEmpty(value: GroupSettingValue | undefined): boolean {
+    if (value === undefined) return false;
+    const groupEmpty = (id: number, seen: Set<number>): boolean => {
+      if (seen.has(id)) return true;
+      seen.add(id);
+      const g = this.groups.get(id);
+      return !g || (g.members.length === 0 && g.direct_subgroup_ids.every((sub) => groupEmpty(sub, seen)));
+    };
+    if (typeof value === 'number') return groupEmpty(value, new Set());
+    return value.direct_members.length === 0 && value.direct_subgroups.every((id) => groupEmpty(id, new Set()));
   }
 
   /**

@@ -3,7 +3,7 @@ import type { ComponentChild, ComponentChildren, Ref } from 'preact';
 import { api, ApiError, upload } from '../api.ts';
 import { subscribeUser } from './Channels.tsx';
 import { joinChannel } from './ChannelPersonal.tsx';
-import { model, type Draft } from '../model.ts';
+import { DM_REFUSALS, model, type Draft } from '../model.ts';
 import { matches, narrowToHash, placeKey, placeTerms, type LocalMessage, type Place, type Term } from '../narrow.ts';
 import { discardDraft, draftFor, draftNarrow, draftSlot, draftTarget, saveDraft, takeRestore, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
 import { codePoints, cx, fullTime, prepareHtml } from '../util.ts';
@@ -107,8 +107,10 @@ function conversationOf(terms: Term[]): Place | null {
   return null;
 }
 
-/** Zulip's words when the user may not send where the box points: a channel they may not post to, direct messages no one in the conversation may authorize. */
-const POST_REFUSALS = ['You do not have permission to post in this channel.', 'You are not allowed to send direct messages in this organization.'] as const;
+/** Zulip's words when the user may not post in the channel the box points to. */
+const CHANNEL_REFUSAL = 'You do not have permission to post in this channel.';
+/** Zulip's words when the user may not send where the box points: a channel they may not post to, a direct message they may not send (DM_REFUSALS). */
+const POST_REFUSALS: readonly string[] = [CHANNEL_REFUSAL, ...Object.values(DM_REFUSALS)];
 
 /** The compose box, under the message list of the narrow `terms`. */
 export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: Term[] }) {
@@ -247,11 +249,12 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [targetErrorShown, setTargetErrorShown] = useState(false);
   useEffect(() => setTargetErrorShown(false), [effectiveStream, mode]);
   // Why the user may not send where the box points, as Zulip's compose box says at once: the channel's can_send_message_group,
-  // or the organization's direct_message_permission_group for the people chosen.
-  const postRefusal = mode === 'stream' ? (effectiveStream !== undefined && !model.mayPostIn(effectiveStream) ? POST_REFUSALS[0] : null) : dmIds.length > 0 && !model.mayDirectMessage(dmIds) ? POST_REFUSALS[1] : null;
+  // or for the people chosen the organization's direct_message_permission_group (and its direct_message_initiator_group,
+  // in the view of a conversation that has no messages yet).
+  const postRefusal = mode === 'stream' ? (effectiveStream !== undefined && !model.mayPostIn(effectiveStream) ? CHANNEL_REFUSAL : null) : dmIds.length > 0 ? model.directMessageRefusal(dmIds) : null;
   const mayPost = postRefusal === null;
   // A send stopped by such a refusal: its error goes once the box points where the user may send (as Zulip's banner).
-  useEffect(() => setError((e) => (e !== null && e !== postRefusal && (POST_REFUSALS as readonly string[]).includes(e) ? null : e)), [postRefusal]);
+  useEffect(() => setError((e) => (e !== null && e !== postRefusal && POST_REFUSALS.includes(e) ? null : e)), [postRefusal]);
   // The channel's topics policy (Zulip's): a general-chat-only channel has no topic field; one that requires topics refuses none.
   const topicsPolicy = mode === 'stream' && effectiveStream !== undefined ? model.topicsPolicy(effectiveStream) : 'allow_empty_topic';
   const generalChatOnly = topicsPolicy === 'empty_topic_only';
