@@ -10,7 +10,8 @@
  * and moving topics (can_resolve_topics_group,
  * can_move_messages_between_topics_group and _between_channels_group), and
  * sending direct messages (direct_message_permission_group, and
- * direct_message_initiator_group in an empty conversation's view), and changing
+ * direct_message_initiator_group in an empty conversation's view), starting
+ * topics in a channel (its can_create_topic_group), and changing
  * one's own name, email address and avatar (name_, email_ and
  * avatar_changes_disabled), each
  * gone or back as the settings change, and what it still offers the server
@@ -216,6 +217,48 @@ await browserTests('the web client in Chromium: what it offers follows the permi
         const r = assertSuccess(await t.client(carol).get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 }));
         return r.messages[0]?.content === '<p>Hello Carol</p>';
       }, 'the reply at the server');
+      await ctx.close();
+    }));
+
+  test('new topics: where a channel lets only administrators start topics, a member\u2019s sidebar offers a new message there (not a new topic), the topic field asks for one of its topics, a new one is refused with the server\u2019s words and an existing one is written to; live', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Topics' });
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'plans' }]), principals: JSON.stringify([t.owner.id, bob.id]) }));
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'plans', topic: 'roadmap', content: 'The plan' }));
+      const plans = assertSuccess(await owner.get('/get_stream_id', { stream: 'plans' })).stream_id as number;
+      const groups = assertSuccess(await owner.get('/user_groups')).user_groups as Array<{ id: number; name: string }>;
+      const groupId = (name: string) => groups.find((g) => g.name === name)!.id;
+      assertSuccess(await owner.patch(`/streams/${plans}`, { can_create_topic_group: JSON.stringify({ new: groupId('role:administrators') }) }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      const sidebar = page.getByRole('navigation', { name: 'Channels' });
+      const newMessage = sidebar.getByRole('button', { name: 'New message in #plans' });
+      await newMessage.waitFor({ state: 'attached' });
+      assert.equal(await sidebar.getByRole('button', { name: 'New topic in #plans' }).count(), 0);
+      await sidebar.getByRole('button', { name: 'New topic in #general' }).waitFor({ state: 'attached' });
+      await sidebar.getByRole('link', { name: /^plans\b/ }).hover();
+      await newMessage.click();
+      const topicField = page.getByLabel('Topic', { exact: true });
+      assert.equal(await topicField.getAttribute('title'), 'Select a topic from the list.');
+      // A new topic: the server's refusal, nothing sent.
+      await topicField.fill('fresh start');
+      await page.getByLabel('Message', { exact: true }).fill('A new idea');
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      await page.getByRole('alert').filter({ hasText: 'You do not have permission to create new topics in this channel.' }).waitFor();
+      const topicsAt = async () => (assertSuccess(await owner.get(`/users/me/${plans}/topics`)).topics as Array<{ name: string }>).map((x) => x.name);
+      assert.deepEqual(await topicsAt(), ['roadmap']);
+      // One of the channel's topics: sent.
+      await topicField.fill('roadmap');
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      await eventually(async () => {
+        const r = assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 }));
+        return r.messages[0]?.content === '<p>A new idea</p>' && r.messages[0]?.subject === 'roadmap';
+      }, 'the message in the existing topic');
+      // Everyone may start topics again: a new topic is offered, and the field no longer asks for an existing one.
+      assertSuccess(await owner.patch(`/streams/${plans}`, { can_create_topic_group: JSON.stringify({ new: groupId('role:everyone') }) }));
+      await sidebar.getByRole('button', { name: 'New topic in #plans' }).waitFor({ state: 'attached' });
+      await eventually(async () => !(await topicField.getAttribute('title')), 'the field\u2019s hint gone');
       await ctx.close();
     }));
 

@@ -126,6 +126,8 @@ export interface Stream {
   /** Who may delete any message in it, and who their own. */
   can_delete_any_message_group?: GroupSettingValue;
   can_delete_own_message_group?: GroupSettingValue;
+  /** Who may start new topics in it. */
+  can_create_topic_group?: GroupSettingValue;
   is_archived?: boolean;
 }
 
@@ -1914,6 +1916,17 @@ export class Model {
   mayPostIn(streamId: number): boolean {
     if (this.spectator) return false;
     const group = this.streams.get(streamId)?.can_send_message_group;
+    return group === undefined || this.allows(this.me.user_id, group);
+  }
+
+  /**
+   * Whether the user may start new topics in a channel (its
+   * can_create_topic_group; Zulip's can_create_new_topics_in_stream). One
+   * who may not still writes to the channel's existing topics.
+   */
+  mayCreateTopicIn(streamId: number): boolean {
+    if (this.spectator) return false;
+    const group = this.streams.get(streamId)?.can_create_topic_group;
     return group === undefined || this.allows(this.me.user_id, group);
   }
 

@@ -258,6 +258,9 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   // The channel's topics policy (Zulip's): a general-chat-only channel has no topic field; one that requires topics refuses none.
   const topicsPolicy = mode === 'stream' && effectiveStream !== undefined ? model.topicsPolicy(effectiveStream) : 'allow_empty_topic';
   const generalChatOnly = topicsPolicy === 'empty_topic_only';
+  // Where the user may not start topics (the channel's can_create_topic_group), the topic field says to pick one of its topics, as
+  // Zulip's topic suggestions do; a new one is refused by the server on sending, as in Zulip's web app.
+  const mayNotStartTopic = mode === 'stream' && effectiveStream !== undefined && !model.mayCreateTopicIn(effectiveStream);
   // Warnings about the channel's subscribers go with the channel.
   useEffect(() => {
     setUnsubscribedMentions([]);
@@ -754,7 +757,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 type="text"
                 aria-label="Topic"
                 placeholder={generalChatOnly ? model.generalChatName() : 'Topic'}
-                title={generalChatOnly ? 'This channel has no topics: its messages go to the general chat.' : undefined}
+                title={generalChatOnly ? 'This channel has no topics: its messages go to the general chat.' : mayNotStartTopic ? 'Select a topic from the list.' : undefined}
                 disabled={generalChatOnly}
                 value={generalChatOnly ? '' : topic}
                 maxLength={model.realm.max_topic_length ?? 60}

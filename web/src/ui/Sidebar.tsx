@@ -413,8 +413,8 @@ export function Sidebar({
   const renderSub = (s: (typeof subs)[number]) => {
     const chTerms: Term[] = [{ operator: 'channel', operand: s.stream_id }];
     const open = selectedStream === s.stream_id;
-    // Zulip's button on the row: a new topic, or in a channel without topics a new message.
-    const newWhat = model.topicsPolicy(s.stream_id) === 'empty_topic_only' ? 'New message' : 'New topic';
+    // Zulip's button on the row: a new topic, or a new message in a channel without topics or where the user may not start one.
+    const newWhat = model.topicsPolicy(s.stream_id) === 'empty_topic_only' || !model.mayCreateTopicIn(s.stream_id) ? 'New message' : 'New topic';
     const active = topicsOf === s.stream_id || (terms !== null && sameNarrow(chTerms, terms));
     const topics = open ? (model.topics.get(s.stream_id) ?? []) : [];
     const topicUnread = open ? model.unreadByTopic(s.stream_id) : new Map<string, number>();
