@@ -269,6 +269,12 @@ export function messageRow(page: Page, text: string) {
 }
 
 /** Sets the page's address fragment, as following a link to it does. */
+/** Opens Settings by its button in the top bar; its dialog. */
+export async function openSettings(page: Page): Promise<Locator> {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  return page.getByRole('dialog', { name: 'Settings' });
+}
+
 export const goToHash = (page: Page, hash: string) => page.evaluate((h) => ((globalThis as any).location.hash = h), hash);
 
 /** Whether `el` shows inside the scrolled part of its dialog. */

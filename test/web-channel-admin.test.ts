@@ -24,7 +24,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer } from './helpers.ts';
-import { browserTests, channelContents, channelLink, eventGate, eventually, holdRequests, inDialogView, goToHash as go, loginPage, openSidebarMenu, PASSWORD, selectedText, send, withWebServer } from './web-browser.ts';
+import { browserTests, channelContents, channelLink, eventGate, eventually, holdRequests, inDialogView, goToHash as go, loginPage, openSidebarMenu, PASSWORD, selectedText, send, withWebServer, openSettings } from './web-browser.ts';
 
 /** The channel as the server has it. */
 async function channelAtServer(api: Client, id: number): Promise<Record<string, any>> {
@@ -428,8 +428,7 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       const ops = await makeChannel(owner, 'ops', 'Servers', [t.owner.id, ada.id]);
       const foldersAtServer = async () => assertSuccess(await owner.get('/channel_folders', { include_archived: true })).channel_folders as Array<Record<string, any>>;
       const page = await loginPage(await newContext(), t.url, ada.email, PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Channel folders' });
+      const section = (await openSettings(page)).getByRole('region', { name: 'Channel folders' });
       const list = section.getByRole('list', { name: 'Channel folders', exact: true });
       const names = () => list.getByRole('listitem').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
 
@@ -483,8 +482,7 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await eventually(async () => JSON.stringify(await groups()) === JSON.stringify([['Infra', ['ops']], ['Product team', ['design']], ['Other channels', ['general']]]), 'ops grouped under Infra, first');
 
       // Grouping turned off in Settings: one plain list.
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      await page.getByRole('dialog', { name: 'Settings' }).getByLabel('Group channels by folder in the left sidebar').uncheck();
+      await (await openSettings(page)).getByLabel('Group channels by folder in the left sidebar').uncheck();
       await eventually(async () => (await groups()).length === 0, 'no folder groups');
       await sidebar.getByRole('link', { name: /^ops\b/ }).waitFor();
       // (The page shows the change at once; the server has it once its request is done.)

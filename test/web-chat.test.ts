@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer, type Account } from './helpers.ts';
-import { browserTests, channelLink, eventually, hideableTabs, loginPage, loginToView, messageRow, PASSWORD, send, setTabHidden, showHiddenChannels, withWebServer, openSidebarMenu, type WebTestServer } from './web-browser.ts';
+import { browserTests, channelLink, eventually, hideableTabs, loginPage, loginToView, messageRow, PASSWORD, send, setTabHidden, showHiddenChannels, withWebServer, openSidebarMenu, type WebTestServer, openSettings } from './web-browser.ts';
 
 /** A new channel `name` with the owner and `member` in it, muted by the owner: its ID. */
 async function mutedChannel(t: WebTestServer, name: string, member: Account): Promise<number> {
@@ -238,8 +238,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await eventually(async () => (assertSuccess(await carlApi.request('GET', `/messages/${sent.id}`, { apply_markdown: 'false' })).message.content as string) === 'first line\nsecond line\nthird line', 'the edit saved');
 
       // Enter sends, once chosen.
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/^Enter sends the message/).check();
+      await (await openSettings(page)).getByLabel(/^Enter sends the message/).check();
       await eventually(async () => (await enterSends()) === true, 'enter_sends at the server');
       await page.keyboard.press('Escape');
       await compose.getByText('Enter to send \u00b7 Shift+Enter for a new line').waitFor();
@@ -285,8 +284,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await eventually(async () => (await banner.count()) === 0, 'no banner in All messages');
 
       // Turned off: the view stays in All messages.
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/^After sending a message, go to its conversation/).uncheck();
+      await (await openSettings(page)).getByLabel(/^After sending a message, go to its conversation/).uncheck();
       await eventually(async () => (await settingsAtServer(t.client(erin))).web_navigate_to_sent_message === false, 'the setting off at the server');
       await page.keyboard.press('Escape');
       await send(page, 'staying', 'no jump now');
@@ -387,8 +385,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const page = await loginToView(ctx, t.url, fay.email, PASSWORD, '#narrow/is/starred');
       await page.getByRole('heading', { name: 'Starred messages', exact: true }).waitFor();
       const settings = async (label: string) => {
-        await page.getByRole('button', { name: 'Settings', exact: true }).click();
-        await page.getByRole('dialog', { name: 'Settings' }).getByLabel('A click on a channel in the sidebar opens').selectOption({ label });
+        await (await openSettings(page)).getByLabel('A click on a channel in the sidebar opens').selectOption({ label });
         await page.keyboard.press('Escape');
         await page.getByRole('dialog', { name: 'Settings' }).waitFor({ state: 'detached' });
       };
@@ -702,8 +699,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       assertSuccess(await owner.request('POST', '/user_topics', { stream_id: quietId, topic: 'kept', visibility_policy: 3 }));
       await quiet.getByLabel('1 unread').waitFor();
       // No channels (3): dots.
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const select = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Unread counts in the sidebar for', { exact: true });
+      const select = (await openSettings(page)).getByLabel('Unread counts in the sidebar for', { exact: true });
       assert.equal(await select.inputValue(), '2');
       await select.selectOption('3');
       await eventually(async () => (await policyAtServer()) === 3, 'no channels at the server');
@@ -956,8 +952,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await eventually(async () => (await names()).join() === 'aaa-old,core team,general,bb-muted', 'the muted channel last once shown');
       await toggle.click();
       await eventually(async () => (await names()).join() === 'aaa-old,core team,general', 'hidden again');
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const select = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Move channels without recent messages to the end of the sidebar');
+      const select = (await openSettings(page)).getByLabel('Move channels without recent messages to the end of the sidebar');
       assert.equal(await select.inputValue(), '1');
       await select.selectOption('2');
       await eventually(async () => (await settingsAtServer(owner)).demote_inactive_streams === 2, 'always, at the server');

@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
-import { browserTests, channelLink, eventually, focusedLabel, loginPage, loginToView, messageRow, PASSWORD, send, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventually, focusedLabel, loginPage, loginToView, messageRow, PASSWORD, send, withWebServer, openSettings } from './web-browser.ts';
 
 test('the web client uses only the public API: nothing under web/ imports the server code', () => {
   const webDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'web', 'src');
@@ -555,8 +555,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       assert.equal(await page.getByLabel('Topic', { exact: true }).inputValue(), 'kbd');
 
       // Settings: a new name shows at once (through the event queue).
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const dialog = await openSettings(page);
       await dialog.getByLabel('Full name').fill('Renamed Owner');
       await dialog.getByRole('button', { name: 'Save name' }).click();
       await dialog.getByText('Name saved.').waitFor();
@@ -694,8 +693,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await box.fill('');
       // An administrator sets the organization's Jitsi server in the organization settings.
       const realmAtServer = async () => assertSuccess(await owner.request('POST', '/register', { fetch_event_types: ['realm'] }));
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const org = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Organization', exact: true });
+      const org = (await openSettings(page)).getByRole('region', { name: 'Organization', exact: true });
       await org.getByLabel('Jitsi server').fill('https://jitsi.example.com');
       await org.getByRole('button', { name: 'Save server' }).click();
       await eventually(async () => (await realmAtServer()).realm_jitsi_server_url === 'https://jitsi.example.com', 'the Jitsi server at the server');
@@ -706,7 +704,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
         return /^\[Join voice call\.\]\(https:\/\/jitsi\.example\.com\/\d{15}#config\.startWithVideoMuted=true\) $/.test(await box.inputValue());
       }, 'a voice call on the organization\u2019s server');
       // Calls turned off there: the server has it, and the buttons go.
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await openSettings(page);
       await org.getByLabel('Video and voice calls').selectOption({ label: 'None' });
       await eventually(async () => (await realmAtServer()).realm_video_chat_provider === 0, 'calls off at the server');
       await page.keyboard.press('Escape');

@@ -12,7 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, loginPage, loginToView, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, loginPage, loginToView, PASSWORD, withWebServer, openSettings } from './web-browser.ts';
 
 /** The user's drafts as the server has them. */
 async function draftsAtServer(api: Client): Promise<Array<Record<string, any>>> {
@@ -198,7 +198,7 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
       const box = page.getByLabel('Message', { exact: true });
       const compose = page.getByRole('region', { name: 'Compose' });
 
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await openSettings(page);
       await page.getByRole('checkbox', { name: /Keep my drafts at the server/ }).uncheck();
       // The server refuses drafts now, saying why.
       await eventually(async () => (await owner.get('/drafts')).body.msg === 'User has disabled synchronizing drafts.', 'the setting off at the server');
@@ -240,7 +240,7 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
       await eventually(async () => (await box.inputValue()) === 'keep me', 'the restored draft in the box');
       const sync = page.getByRole('checkbox', { name: /Keep my drafts at the server/ });
 
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await openSettings(page);
       await sync.uncheck();
       await eventually(async () => (await owner.get('/drafts')).body.msg === 'User has disabled synchronizing drafts.', 'the setting off at the server');
       await page.keyboard.press('Escape');
@@ -252,7 +252,7 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
       assert.equal(await list.getByRole('listitem').count(), 1);
       assert.match((await list.getByRole('listitem').textContent())!, /#general \u203a moving.*keep me, in the browser/);
 
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await openSettings(page);
       await sync.check();
       await eventually(async () => {
         const r = await owner.get('/drafts');

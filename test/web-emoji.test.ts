@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, OWNER_PASSWORD, settingsAtServer, type Account, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventGate, PNG, postPng, eventually, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, PNG, postPng, eventually, loginPage, PASSWORD, withWebServer, openSettings } from './web-browser.ts';
 
 /** The custom emoji called `name` as the server has it (deactivated ones included), or undefined. */
 async function emojiAtServer(api: Client, name: string): Promise<Record<string, any> | undefined> {
@@ -29,8 +29,7 @@ async function uploadThroughApi(url: string, account: Account, name: string): Pr
 
 /** Opens Settings; its Custom emoji section, the section's list, and a row of the list by emoji name. */
 async function emojiSection(page: Page) {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Custom emoji' });
+  const section = (await openSettings(page)).getByRole('region', { name: 'Custom emoji' });
   const list = section.getByRole('list', { name: 'Custom emoji' });
   return { section, list, row: (name: string) => list.getByRole('listitem', { name, exact: true }) };
 }
@@ -256,8 +255,7 @@ await browserTests('the web client in Chromium: custom emoji', (newContext) => {
       const content = row.locator('.message-content');
       assert.match((await content.innerText()).trim(), /^Smiling \u{1F642} with$/u);
       assert.equal(await content.locator('img.emoji').count(), 1);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const select = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Emoji', { exact: true });
+      const select = (await openSettings(page)).getByLabel('Emoji', { exact: true });
       assert.equal(await select.inputValue(), 'google');
       await select.selectOption('text');
       await eventually(async () => (await settingsAtServer(owner)).emojiset === 'text', 'text at the server');

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertSuccess, type Client } from './helpers.ts';
 import type { Page } from 'playwright-core';
-import { browserTests, eventGate, eventually, loginPage, PASSWORD, selectedText, withWebServer } from './web-browser.ts';
+import { browserTests, eventGate, eventually, loginPage, PASSWORD, selectedText, withWebServer, openSettings } from './web-browser.ts';
 
 /** The group called `name`, as the server has it (deactivated ones included), or undefined. */
 async function groupAtServer(api: Client, name: string): Promise<Record<string, any> | undefined> {
@@ -19,8 +19,7 @@ async function groupAtServer(api: Client, name: string): Promise<Record<string, 
 
 /** The Settings dialog's User groups section of a logged-in page, its list, and a row of the list by group name. */
 async function groupsSection(page: Page) {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'User groups' });
+  const section = (await openSettings(page)).getByRole('region', { name: 'User groups' });
   const list = section.getByRole('list', { name: 'User groups' });
   return { section, list, row: (name: string) => list.getByRole('listitem', { name, exact: true }) };
 }

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventually, loginPage, messageRow, PASSWORD, send, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventually, loginPage, messageRow, PASSWORD, send, withWebServer, openSettings } from './web-browser.ts';
 
 interface LinkifierAtServer {
   id: number;
@@ -27,8 +27,7 @@ async function linkifiersAtServer(api: Client): Promise<LinkifierAtServer[]> {
 
 /** Opens Settings; its Linkifiers section, the section's list, and a row of the list by pattern. */
 async function linkifierSection(page: Page) {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Linkifiers' });
+  const section = (await openSettings(page)).getByRole('region', { name: 'Linkifiers' });
   const list = section.getByRole('list', { name: 'Linkifiers' });
   return { section, list, row: (pattern: string) => list.getByRole('listitem', { name: pattern, exact: true }) };
 }
@@ -95,7 +94,7 @@ await browserTests('the web client in Chromium: linkifiers', (newContext) => {
       await send(page, 'links', 'see T42 please');
       const link = messageRow(page, 'see T42 please').getByRole('link', { name: 'T42' });
       assert.equal(await link.getAttribute('href'), 'https://tracker.example/tickets/42');
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await openSettings(page);
 
       // Added through the API by another administrator: shows in the open page.
       assertSuccess(await owner.post('/realm/filters', { pattern: 'CVE-(?P<cve>[0-9-]+)', url_template: 'https://cve.example/{cve}' }));

@@ -19,7 +19,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { assertError, assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, focusedLabel, goToHash, loginPage, messageRow, PASSWORD, postPng, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, focusedLabel, goToHash, loginPage, messageRow, PASSWORD, postPng, withWebServer, openSettings } from './web-browser.ts';
 
 const sendTo = async (c: Client, to: string, topic: string, content: string): Promise<number> => assertSuccess(await c.post('/messages', { type: 'stream', to, topic, content })).id as number;
 
@@ -701,8 +701,7 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
 
       // The owner picks the moderation channel (only private channels are offered).
       const ownerPage = await loginPage(await newContext(), t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await ownerPage.getByRole('button', { name: 'Settings', exact: true }).click();
-      const moderation = ownerPage.getByRole('dialog', { name: 'Settings' }).getByLabel('Moderation requests (reported messages)');
+      const moderation = (await openSettings(ownerPage)).getByLabel('Moderation requests (reported messages)');
       const offered = await moderation.locator('option').allTextContents();
       assert.ok(offered.includes('#mods') && !offered.includes('#general'), offered.join(', '));
       await moderation.selectOption({ label: '#mods' });

@@ -18,7 +18,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client } from './helpers.ts';
-import { browserTests, eventGate, eventually, goToHash, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, selectedText, setInFront, withWebServer } from './web-browser.ts';
+import { browserTests, eventGate, eventually, goToHash, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, selectedText, setInFront, withWebServer, openSettings } from './web-browser.ts';
 
 const sendTo = async (c: Client, topic: string, content: string) => assertSuccess(await c.post('/messages', { type: 'stream', to: 'general', topic, content }));
 
@@ -40,11 +40,6 @@ async function alertWordsAtServer(c: Client): Promise<string[]> {
 }
 
 const settings = (page: Page) => page.getByRole('dialog', { name: 'Settings' });
-
-async function openSettings(page: Page) {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  return settings(page);
-}
 
 const person = (page: Page, name: string) => page.getByRole('complementary', { name: 'People' }).getByRole('button', { name: new RegExp(`^${name}\\b`) });
 

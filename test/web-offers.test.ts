@@ -20,20 +20,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import type { Page } from 'playwright-core';
-import { browserTests, eventually, goToHash, loginPage, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, eventually, goToHash, loginPage, PASSWORD, withWebServer, openSettings } from './web-browser.ts';
 
 /** Sets one of the organization's group settings to a system group (by its name, e.g. role:administrators). */
 async function setRealmGroup(owner: Client, setting: string, group: string): Promise<void> {
   const groups = assertSuccess(await owner.get('/user_groups')).user_groups as Array<{ id: number; name: string }>;
   const id = groups.find((g) => g.name === group)!.id;
   assertSuccess(await owner.patch('/realm', { [setting]: JSON.stringify({ new: id }) }));
-}
-
-/** Opens Settings in a logged-in page; its dialog. */
-async function openSettings(page: Page) {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  return page.getByRole('dialog', { name: 'Settings' });
 }
 
 await browserTests('the web client in Chromium: what it offers follows the permissions', (newContext) => {

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, eventGate, eventually, holdRequests, loginPage, PASSWORD, selectedText, withWebServer } from './web-browser.ts';
+import { browserTests, eventGate, eventually, holdRequests, loginPage, PASSWORD, selectedText, withWebServer, openSettings } from './web-browser.ts';
 
 /** The organization's settings as the server reports them to `api` (realm_… fields of /register). */
 async function realmAt(api: Client): Promise<Record<string, any>> {
@@ -27,7 +27,7 @@ async function systemGroups(api: Client): Promise<Record<string, number>> {
 /** Opens Settings (unless open); the Organization permissions section. */
 async function permissions(page: Page) {
   const dialog = page.getByRole('dialog', { name: 'Settings' });
-  if (!(await dialog.isVisible())) await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  if (!(await dialog.isVisible())) await openSettings(page);
   return dialog.getByRole('region', { name: 'Organization permissions' });
 }
 

@@ -17,7 +17,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventGate, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventGate, eventually, loginPage, messageRow, PASSWORD, withWebServer, openSettings } from './web-browser.ts';
 
 interface PlaygroundAtServer {
   id: number;
@@ -39,7 +39,7 @@ async function retentionAtServer(api: Client): Promise<number> {
 /** Opens Settings (unless open); its Code playgrounds section, the list, and a row of the list by "name (language)". */
 async function playgroundSection(page: Page) {
   const dialog = page.getByRole('dialog', { name: 'Settings' });
-  if (!(await dialog.isVisible())) await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  if (!(await dialog.isVisible())) await openSettings(page);
   const section = dialog.getByRole('region', { name: 'Code playgrounds' });
   const list = section.getByRole('list', { name: 'Code playgrounds' });
   return { section, list, row: (label: string) => list.getByRole('listitem', { name: label, exact: true }) };
@@ -149,8 +149,7 @@ await browserTests('the web client in Chromium: code playgrounds and message ret
       const owner = t.client(t.owner);
       const ada = await t.makeUser({ role: 200, password: PASSWORD, name: 'Ada Admin' });
       const page = await loginPage(await newContext(), t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const org = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Organization', exact: true });
+      const org = (await openSettings(page)).getByRole('region', { name: 'Organization', exact: true });
       const policy = org.locator('#org-retention-policy');
       const form = org.getByRole('form', { name: 'Message retention' });
       assert.equal(await policy.textContent(), 'Keep messages forever');
@@ -173,8 +172,7 @@ await browserTests('the web client in Chromium: code playgrounds and message ret
 
       // An administrator who is not an owner sees the policy, with no way to change it.
       const adaPage = await loginPage(await newContext(), t.url, ada.email, PASSWORD);
-      await adaPage.getByRole('button', { name: 'Settings', exact: true }).click();
-      const adaOrg = adaPage.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Organization', exact: true });
+      const adaOrg = (await openSettings(adaPage)).getByRole('region', { name: 'Organization', exact: true });
       assert.equal(await adaOrg.locator('#org-retention-policy').textContent(), 'Delete messages after 30 days');
       await adaOrg.getByText('Only organization owners can change this.').waitFor();
       assert.equal(await adaOrg.getByRole('form', { name: 'Message retention' }).count(), 0);
@@ -199,8 +197,7 @@ await browserTests('the web client in Chromium: code playgrounds and message ret
       const olgaContext = await newContext();
       const events = await eventGate(olgaContext);
       const olgaPage = await loginPage(olgaContext, t.url, olga.email, PASSWORD);
-      await olgaPage.getByRole('button', { name: 'Settings', exact: true }).click();
-      const olgaOrg = olgaPage.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Organization', exact: true });
+      const olgaOrg = (await openSettings(olgaPage)).getByRole('region', { name: 'Organization', exact: true });
       const olgaForm = olgaOrg.getByRole('form', { name: 'Message retention' });
       events.hold();
       assertSuccess(await owner.patch(`/users/${olga.id}`, { role: 200 }));

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, sentEmails, settingsAtServer } from './helpers.ts';
-import { browserTests, eventually, loginPage, loginToView, messageRow, PASSWORD, postPng, withWebServer } from './web-browser.ts';
+import { browserTests, eventually, loginPage, loginToView, messageRow, PASSWORD, postPng, withWebServer, openSettings } from './web-browser.ts';
 
 await browserTests("the web client in Chromium: one's own settings, a forgotten password", (newContext) => {
   test('marking messages read on scroll: only in views of whole conversations (not Starred messages, Mentions or a search, as Zulip\u2019s); never, or only in a conversation view, as chosen in Settings (the server has it)', () =>
@@ -44,7 +44,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       await eventually(() => otherRead(), 'read in its topic');
       assert.equal(await isRead(), false);
       const choose = async (label: string, value: number) => {
-        await page.getByRole('button', { name: 'Settings', exact: true }).click();
+        await openSettings(page);
         await page.getByLabel('Mark messages as read when they scroll into view').selectOption({ label });
         await eventually(async () => (await policyAtServer()) === value, `${label} at the server`);
         await page.keyboard.press('Escape');
@@ -127,8 +127,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       const owner = t.client(t.owner);
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const theme = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Theme');
+      const theme = (await openSettings(page)).getByLabel('Theme');
       assert.equal(await theme.inputValue(), '1');
 
       // Each PATCH /json/settings waits for the test, which then refuses it.
@@ -181,8 +180,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       assert.deepEqual(await density(), { size: 14, spacing: 140 });
       await messageRow(page, 'Many lines').waitFor();
       assert.equal(await showMore.count(), 0);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const dialog = await openSettings(page);
       const fontSize = dialog.getByLabel('Font size', { exact: true });
       const spacing = dialog.getByLabel('Line spacing', { exact: true });
       assert.equal(await fontSize.inputValue(), '16');
@@ -239,8 +237,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       await page.getByRole('heading', { name: 'All messages' }).hover();
       await eventually(async () => (await src()) === '840x560.webp', 'still again');
       // Always: the animated thumbnail, no play sign.
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const select = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Play animated images');
+      const select = (await openSettings(page)).getByLabel('Play animated images');
       await select.selectOption('always');
       await eventually(async () => (await settingsAtServer(owner)).web_animate_image_previews === 'always', 'always, at the server');
       await page.keyboard.press('Escape');
@@ -264,8 +261,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       const peopleButton = page.getByRole('button', { name: 'People', exact: true });
       await peopleButton.waitFor();
       assert.equal(await left.getByRole('complementary', { name: 'People' }).count(), 0);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      await page.getByRole('dialog', { name: 'Settings' }).getByLabel('Show People in the left sidebar in narrow windows').check();
+      await (await openSettings(page)).getByLabel('Show People in the left sidebar in narrow windows').check();
       await eventually(async () => (await settingsAtServer(owner)).left_side_userlist === true, 'on at the server');
       await page.keyboard.press('Escape');
       const inLeft = left.getByRole('complementary', { name: 'People' });
@@ -284,8 +280,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
         assertSuccess(await client.request('POST', '/register', { fetch_event_types: JSON.stringify(['realm_user_settings_defaults', 'user_settings']) }));
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const dialog = await openSettings(page);
       await dialog.getByRole('button', { name: 'Show the defaults' }).click();
       const panel = dialog.getByRole('group', { name: 'Default settings for new users' });
       await panel.getByLabel('Theme').selectOption({ label: 'Dark' });
@@ -317,8 +312,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       // A member has no such part.
       const memberCtx = await newContext();
       const memberPage = await loginPage(memberCtx, t.url, newcomer.email, PASSWORD);
-      await memberPage.getByRole('button', { name: 'Settings', exact: true }).click();
-      await memberPage.getByRole('dialog', { name: 'Settings' }).getByRole('heading', { name: 'Profile' }).waitFor();
+      await (await openSettings(memberPage)).getByRole('heading', { name: 'Profile' }).waitFor();
       assert.equal(await memberPage.getByRole('heading', { name: 'Default settings for new users' }).count(), 0);
       await memberCtx.close();
     }));
@@ -330,8 +324,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       const ctx = await newContext();
       const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '');
       await page.getByRole('heading', { name: 'Inbox', exact: true }).waitFor();
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const home = page.getByRole('dialog', { name: 'Settings' }).getByLabel('Home view', { exact: true });
+      const home = (await openSettings(page)).getByLabel('Home view', { exact: true });
       assert.equal(await home.inputValue(), 'inbox');
 
       /** The first three views of the sidebar: the home view first, as in Zulip's. */
@@ -356,7 +349,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();
       assertSuccess(await owner.request('PATCH', '/settings', { web_home_view: 'inbox' }));
       // The page has the change (Settings shows it), and stays where it is.
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await openSettings(page);
       await eventually(async () => (await home.inputValue()) === 'inbox', 'the change shown in Settings');
       await page.keyboard.press('Escape');
       await page.getByRole('heading', { name: 'Recent conversations', exact: true }).waitFor();
@@ -386,8 +379,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       await page.keyboard.press('Escape');
       await eventually(async () => !(await box.evaluate((el) => el === (globalThis as any).document.activeElement)), 'the box left');
       // A dialog closes and the view stays.
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const settings = page.getByRole('dialog', { name: 'Settings' });
+      const settings = await openSettings(page);
       await settings.waitFor();
       await page.keyboard.press('Escape');
       await settings.waitFor({ state: 'detached' });
@@ -418,7 +410,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       await general.waitFor();
 
       // Turned off in Settings: Escape stays; Ctrl+[ still goes home.
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await openSettings(page);
       const check = settings.getByRole('checkbox', { name: 'Escape goes to the home view (when nothing else is open)' });
       assert.equal(await check.isChecked(), true);
       await check.uncheck();
@@ -436,7 +428,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       await page.goBack();
       await general.waitFor();
       assertSuccess(await owner.request('PATCH', '/settings', { web_escape_navigates_to_home_view: true }));
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await openSettings(page);
       await eventually(async () => await check.isChecked(), 'the change shown in Settings');
       await page.keyboard.press('Escape');
       await settings.waitFor({ state: 'detached' });
@@ -455,8 +447,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       const person = page.getByRole('complementary', { name: 'People' }).getByRole('button', { name: /^Bob Status/ });
       await person.getByText('At lunch').waitFor();
       assert.equal(await person.locator('.avatar').count(), 1);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const select = page.getByRole('dialog', { name: 'Settings' }).getByLabel('People list', { exact: true });
+      const select = (await openSettings(page)).getByLabel('People list', { exact: true });
       assert.equal(await select.inputValue(), '3');
       await select.selectOption('2');
       await eventually(async () => (await styleAtServer()) === 2, 'status text at the server');
@@ -484,8 +475,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       assertSuccess(await bob.request('POST', '/messages/flags', { messages: JSON.stringify([kept]), op: 'add', flag: 'starred' }));
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, bobAccount.email, PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const dialog = await openSettings(page);
 
       const choices: Array<[string, string, boolean]> = [
         ['Email me about direct messages and mentions', 'enable_offline_email_notifications', true],
@@ -575,8 +565,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       // The only owner may not deactivate their account: the server's reason.
       const ownerCtx = await newContext();
       const ownerPage = await loginPage(ownerCtx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await ownerPage.getByRole('button', { name: 'Settings', exact: true }).click();
-      const ownerDialog = ownerPage.getByRole('dialog', { name: 'Settings' });
+      const ownerDialog = await openSettings(ownerPage);
       await ownerDialog.getByRole('button', { name: 'Deactivate my account' }).click();
       await ownerDialog.getByRole('button', { name: 'Yes, deactivate my account' }).click();
       await ownerDialog.getByRole('alert').filter({ hasText: 'Cannot deactivate the only organization owner.' }).waitFor();
@@ -597,8 +586,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       const dana = await t.makeUser({ password: PASSWORD, name: 'Dana Keys' });
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, dana.email, PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const group = page.getByRole('dialog', { name: 'Settings' }).getByRole('group', { name: 'API key' });
+      const group = (await openSettings(page)).getByRole('group', { name: 'API key' });
       await group.getByRole('button', { name: 'Manage your API key' }).click();
       await group.getByLabel('Your password, to show the key').fill('not it');
       await group.getByRole('button', { name: 'Show API key' }).click();
@@ -633,8 +621,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
       const atServer = async () => (assertSuccess(await owner.get('/attachments')).attachments as Array<{ name: string }>).map((a) => a.name).sort();
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Uploaded files' });
+      const section = (await openSettings(page)).getByRole('region', { name: 'Uploaded files' });
       await section.getByRole('button', { name: 'Show my files' }).click();
       const list = section.getByRole('list', { name: 'My uploaded files' });
       await eventually(async () => (await list.getByRole('listitem').count()) === 2, 'both files listed');
@@ -657,8 +644,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
     withWebServer(async (t) => {
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const dialog = await openSettings(page);
       const sections = dialog.getByRole('navigation', { name: 'Sections' });
       const names = await sections.getByRole('button').allTextContents();
       assert.deepEqual(names.slice(0, 4), ['Profile', 'Password', 'Account', 'Display']);

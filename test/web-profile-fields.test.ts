@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client } from './helpers.ts';
-import { browserTests, eventually, loginPage, PASSWORD, selectedText, withWebServer } from './web-browser.ts';
+import { browserTests, eventually, loginPage, openSettings, PASSWORD, selectedText, withWebServer } from './web-browser.ts';
 
 /** What the tests read of a field as the server has it. */
 type FieldAtServer = { id: number; name: string; type: number; hint: string; field_data: string; required: boolean; display_in_profile_summary?: boolean };
@@ -29,9 +29,8 @@ async function valuesAtServer(api: Client, userId: number): Promise<Record<strin
 }
 
 /** Opens Settings: the administrators' Custom profile fields section (its add form, list and rows) and one's own Profile fields section. */
-async function openSettings(page: Page) {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const dialog = page.getByRole('dialog', { name: 'Settings' });
+async function openFieldSections(page: Page) {
+  const dialog = await openSettings(page);
   const admin = dialog.getByRole('region', { name: 'Custom profile fields' });
   const list = admin.getByRole('list', { name: 'Custom profile fields' });
   const own = dialog.getByRole('region', { name: 'Profile fields', exact: true });
@@ -57,7 +56,7 @@ await browserTests('the web client in Chromium: custom profile fields', (newCont
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Member' });
       const owner = t.client(t.owner);
       const page = await loginPage(await newContext(), t.url, ada.email, PASSWORD);
-      const s = await openSettings(page);
+      const s = await openFieldSections(page);
       await s.admin.getByText('No custom profile fields yet.').waitFor();
       // With no fields, there is nothing of one's own to fill in.
       assert.equal(await s.own.count(), 0);
@@ -204,7 +203,7 @@ await browserTests('the web client in Chromium: custom profile fields', (newCont
 
       // A member: no administrators' section, but their own fields to fill in.
       const bobPage = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
-      const b = await openSettings(bobPage);
+      const b = await openFieldSections(bobPage);
       await b.ownForm.getByLabel('Squad').waitFor();
       assert.equal(await b.admin.count(), 0);
       assert.equal(await bobPage.getByRole('button', { name: 'Add field' }).count(), 0);
@@ -229,7 +228,7 @@ await browserTests('the web client in Chromium: custom profile fields', (newCont
       const badge = await create({ name: 'Badge', field_type: 1, editable_by_user: false });
 
       const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
-      const s = await openSettings(page);
+      const s = await openFieldSections(page);
       const form = s.ownForm;
       await form.getByLabel('Nickname').waitFor();
       assert.equal(await s.admin.count(), 0);

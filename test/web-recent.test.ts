@@ -20,7 +20,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer, type Client } from './helpers.ts';
-import { browserTests, eventually, loginToView, PASSWORD, withWebServer } from './web-browser.ts';
+import { browserTests, eventually, loginToView, PASSWORD, withWebServer, openSettings } from './web-browser.ts';
 
 /** Whether the server has message `id` unread for the user of `api`. */
 async function unreadAtServer(api: Client, id: number): Promise<boolean> {
@@ -345,8 +345,7 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       await engineeringToggle.click();
       await eventually(async () => (await inEngineering.count()) === 2, 'the folder open again');
       // Turned off: the channels in the sidebar's order, without folders.
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      await page.getByRole('dialog', { name: 'Settings' }).getByLabel('Group channels by folder in the Inbox').uncheck();
+      await (await openSettings(page)).getByLabel('Group channels by folder in the Inbox').uncheck();
       await eventually(async () => (await settingsAtServer(owner)).web_inbox_show_channel_folders === false, 'off at the server');
       await page.keyboard.press('Escape');
       await eventually(async () => (await outline()).join() === '#pinned,#alpha,#beta,#gamma', 'one list');

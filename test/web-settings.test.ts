@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, sentEmails, settingsAtServer } from './helpers.ts';
-import { browserTests, eventually, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, setInFront, withWebServer } from './web-browser.ts';
+import { browserTests, eventually, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, setInFront, withWebServer, openSettings } from './web-browser.ts';
 
 /** On the registration page a confirmation link opened: the form filled in and sent, then the login, until the web client shows its inbox. */
 async function createAccountAndLogIn(page: Page, email: string, name: string, password: string): Promise<void> {
@@ -78,8 +78,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await eventually(async () => !(await icon()).includes('<text') && !(await icon()).includes('<circle') && (await icon()).includes('<rect'), 'the plain icon');
 
       // Turned off in Settings: nothing more.
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const dialog = await openSettings(page);
       await dialog.getByText('Shown while this page is not in front.').waitFor();
       await dialog.getByLabel('Direct messages and mentions', { exact: true }).uncheck();
       const saved = async () => (await settingsAtServer(t.client(t.owner))).enable_desktop_notifications;
@@ -148,8 +147,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
 
       // Turned off in Settings: none.
       await setInFront(page, true);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/^Sounds/).uncheck();
+      await (await openSettings(page)).getByLabel(/^Sounds/).uncheck();
       const saved = async () => (await settingsAtServer(t.client(t.owner))).enable_sounds;
       await eventually(async () => (await saved()) === false, 'the setting saved');
       await page.keyboard.press('Escape');
@@ -252,8 +250,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const emailsTo = (addr: string) => sentEmails(t.server.svc.config.dataDir, addr);
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const dialog = await openSettings(page);
       const emails = dialog.getByLabel(/^Email addresses/);
       // One bad address: nobody is invited, and the client says which and why.
       await emails.fill('not-an-address, newbie@example.org');
@@ -290,8 +287,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const bobApi = t.client(bob);
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Bots' });
+      const section = (await openSettings(page)).getByRole('region', { name: 'Bots' });
       const picture = (color: string) => sharp({ create: { width: 30, height: 30, channels: 3, background: color } }).png().toBuffer();
       const create = async (name: string, short: string, type: string) => {
         await section.getByLabel('Bot name').fill(name);
@@ -354,8 +350,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       // An administrator sees every bot, and reactivates it.
       const ownerCtx = await newContext();
       const owner = await loginPage(ownerCtx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await owner.getByRole('button', { name: 'Settings', exact: true }).click();
-      const ownerBots = owner.getByRole('dialog', { name: 'Settings' }).getByRole('list', { name: 'Your bots' });
+      const ownerBots = (await openSettings(owner)).getByRole('list', { name: 'Your bots' });
       // (Another's bot names its owner.)
       await ownerBots.getByRole('listitem', { name: 'Alert Hook Renamed' }).getByText('owned by Bob Bots').waitFor();
       await ownerBots.getByRole('button', { name: 'Reactivate Alert Hook Renamed' }).click();
@@ -373,8 +368,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const realmUrl = assertSuccess(await bobApi.get('/server_settings')).realm_url as string;
       const generalId = assertSuccess(await bobApi.get('/get_stream_id', { stream: 'general' })).stream_id as number;
       const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const bots = page.getByRole('dialog', { name: 'Settings' }).getByRole('list', { name: 'Your bots' });
+      const bots = (await openSettings(page)).getByRole('list', { name: 'Your bots' });
       const gen = page.getByRole('dialog', { name: 'Generate URL for an integration' });
       // Straight from the list: another integration starts over (a direct message, no topic), as Zulip's.
       await bots.getByRole('button', { name: 'Generate URL for an integration for Build Hook' }).click();
@@ -424,8 +418,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Member' });
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const org = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Organization', exact: true });
+      const org = (await openSettings(page)).getByRole('region', { name: 'Organization', exact: true });
 
       // Refused by the server (a description over Zulip's 1,000 characters): its reason, and nothing changed.
       const before = assertSuccess(await owner.get('/server_settings')).realm_description;
@@ -502,8 +495,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const memberCtx = await newContext();
       const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Member' });
       const member = await loginPage(memberCtx, t.url, carol.email, PASSWORD);
-      await member.getByRole('button', { name: 'Settings', exact: true }).click();
-      await member.getByRole('dialog', { name: 'Settings' }).getByRole('heading', { name: 'Invite people' }).waitFor();
+      await (await openSettings(member)).getByRole('heading', { name: 'Invite people' }).waitFor();
       assert.equal(await member.getByRole('region', { name: 'Organization', exact: true }).count(), 0);
       await memberCtx.close();
       await ctx.close();
@@ -514,8 +506,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const owner = t.client(t.owner);
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      const dialog = await openSettings(page);
       const org = dialog.getByRole('region', { name: 'Organization', exact: true });
       const exportsList = org.getByRole('list', { name: 'Data exports' });
       await org.getByText('No exports yet.').waitFor();
@@ -558,8 +549,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assertSuccess(await owner.post('/invites', { invitee_emails: 'waiting@example.org', invite_as: 400, stream_ids: '[]' }));
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Invitations' });
+      const section = (await openSettings(page)).getByRole('region', { name: 'Invitations' });
       const list = section.getByRole('list', { name: 'Invitations waiting' });
       await list.getByRole('listitem', { name: 'waiting@example.org' }).waitFor();
 

@@ -20,7 +20,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { assertSuccess, OWNER_PASSWORD, sentEmails, type Account, type Client } from './helpers.ts';
-import { browserTests, eventually, goToHash, loginPage, messageRow, PASSWORD, PNG, postPng, postPngAnswer, withWebServer } from './web-browser.ts';
+import { browserTests, eventually, goToHash, loginPage, messageRow, PASSWORD, PNG, postPng, postPngAnswer, withWebServer, openSettings } from './web-browser.ts';
 
 /** Sets `account`'s avatar through the API; its avatar_url. */
 async function uploadAvatar(url: string, account: Account): Promise<string> {
@@ -124,8 +124,7 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       const bobApi = t.client(bob);
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Avatar' });
+      const section = (await openSettings(page)).getByRole('region', { name: 'Avatar' });
       assert.equal(await avatarShows(section), 'initials BS');
       assert.equal(await section.getByRole('button', { name: 'Remove avatar' }).count(), 0);
 
@@ -648,8 +647,7 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await page.keyboard.press('Escape');
       await eventually(async () => (await page.getByRole('dialog', { name: 'Bob Tabber' }).count()) === 0, 'the card to close');
 
-      await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      const close = page.getByRole('dialog', { name: 'Settings' }).getByRole('button', { name: 'Close settings' });
+      const close = (await openSettings(page)).getByRole('button', { name: 'Close settings' });
       await close.focus();
       // Before the first control: to the last one in Settings, then on past it: back to the first.
       await page.keyboard.press('Shift+Tab');
