@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account } from './helpers.ts';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account, streamIdOf } from './helpers.ts';
 import { makeChannel } from './messages-fixtures.ts';
 import { ROLE } from '../src/store/users.ts';
 import { allRoutes } from '../src/http/routes/index.ts';
@@ -35,7 +35,7 @@ const basic = (acc: Account) => ({ Authorization: 'Basic ' + Buffer.from(`${acc.
 test('GET /users/{user_id}/channels: the subscriptions the caller may see', async () => {
   const ids = async (viewer: Account, target: number) => assertSuccess(await t.client(viewer).get(`/users/${target}/channels`)).subscribed_channel_ids as number[];
   // Everyone joins general (and never core team).
-  const general = assertSuccess(await t.client(alice).get('/get_stream_id', { stream: 'general' })).stream_id as number;
+  const general = await streamIdOf(t.client(alice), 'general');
   // Administrators see every channel Alice is in, including the private one.
   assert.deepEqual(await ids(admin, alice.id), [general, pub, priv, other].sort((a, b) => a - b));
   // Bob (not subscribed to the private channel) does not learn of it.

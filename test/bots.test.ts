@@ -1,7 +1,7 @@
 /** Bots: POST/GET /bots, PATCH/DELETE /bots/{id}, API key regeneration, realm_bot events and state. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, assertComponent, type TestServer, type Account } from './helpers.ts';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, assertComponent, type TestServer, type Account, streamIdOf } from './helpers.ts';
 import { ROLE } from '../src/store/users.ts';
 
 let t: TestServer;
@@ -389,7 +389,7 @@ test('bots default channels: set by name on creation and PATCH, shown by name, r
         invite_only: JSON.stringify(invite_only),
       }),
     );
-    return assertSuccess(await c(who[0]).get('/get_stream_id', { stream: name })).stream_id as number;
+    return await streamIdOf(c(who[0]), name);
   };
   const alpha = `alpha ${s}`;
   const beta = `beta ${s}`;

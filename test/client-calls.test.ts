@@ -10,7 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { startTestServer, assertError, assertSchema, assertSuccess, FLUTTER_REGISTER, type TestServer, type Account } from './helpers.ts';
+import { startTestServer, assertError, assertSchema, assertSuccess, FLUTTER_REGISTER, type TestServer, type Account, streamIdOf } from './helpers.ts';
 import { setRealmSetting } from './messages-fixtures.ts';
 
 let t: TestServer;
@@ -26,7 +26,7 @@ after(() => t.close());
 test('zulip-terminal: the topic list of channel 1 and a channel\'s email address', async () => {
   const c = t.client(alice);
   // A fresh organization's first channel is "general", with ID 1, as in the report.
-  assert.equal(assertSuccess(await c.get('/get_stream_id', { stream: 'general' })).stream_id, 1);
+  assert.equal(await streamIdOf(c, 'general'), 1);
   const sent = assertSuccess(await c.post('/messages', { type: 'stream', to: 'general', topic: 'hello', content: 'first' })).id;
   const topics = await c.get('/users/me/1/topics');
   assertSchema(topics, 'GET', '/users/me/{stream_id}/topics');

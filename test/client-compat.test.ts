@@ -13,7 +13,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertSuccess, openQueue, FLUTTER_REGISTER, type Account, type Client, type TestServer } from './helpers.ts';
+import { startTestServer, assertSuccess, openQueue, FLUTTER_REGISTER, type Account, type Client, type TestServer, streamIdOf } from './helpers.ts';
 
 type Spec = Record<string, string>;
 
@@ -350,7 +350,7 @@ before(async () => {
   assertSuccess(await owner.patch('/users/me/profile_data', { data: [{ id: field, value: '555' }] }));
   assertSuccess(await owner.post('/users/me/status', { status_text: 'in a meeting', emoji_name: 'car' }));
   assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'compat secret' }], invite_only: true, principals: [t.owner.id, member.id] }));
-  secretId = assertSuccess(await owner.get('/get_stream_id', { stream: 'compat secret' })).stream_id;
+  secretId = await streamIdOf(owner, 'compat secret');
   streamMsg = assertSuccess(await owner.post('/messages', { type: 'stream', to: 'general', topic: 'compat', content: 'hello' })).id;
   assertSuccess(await t.client(member).post('/messages', { type: 'stream', to: 'compat secret', topic: 'plans', content: 'hi @**all**' }));
   dmMsg = assertSuccess(await t.client(member).post('/messages', { type: 'direct', to: [t.owner.id], content: 'a dm' })).id;
@@ -486,7 +486,7 @@ test('events parse in both clients: message, typing, presence, subscription, str
   assertSuccess(await t.client(member).post('/users/me/presence', { status: 'active', new_user_input: true }));
   // A new channel: stream create, subscription add and peer_add; then property updates and removal.
   assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'compat events' }], principals: [t.owner.id, member.id] }));
-  const chan = assertSuccess(await owner.get('/get_stream_id', { stream: 'compat events' })).stream_id as number;
+  const chan = await streamIdOf(owner, 'compat events');
   assertSuccess(await owner.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: chan, property: 'pin_to_top', value: true }, { stream_id: chan, property: 'color', value: '#a6c7e5' }] }));
   assertSuccess(await owner.patch(`/streams/${chan}`, { description: 'now described' }));
   assertSuccess(await t.client(member).delete('/users/me/subscriptions', { subscriptions: ['compat events'] }));

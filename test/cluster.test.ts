@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { Client, assertSuccess, createPgSchema, dropPgSchema, redisProxy, settledWithin, sleep, spawnNode, stopNode, zuliprcAccount, type NodeProcess } from './helpers.ts';
+import { Client, assertSuccess, createPgSchema, dropPgSchema, redisProxy, settledWithin, sleep, spawnNode, stopNode, zuliprcAccount, type NodeProcess, streamIdOf } from './helpers.ts';
 import { deleteKeysWithPrefix } from '../src/lib/redis.ts';
 
 const dbUrl = process.env.TEST_DATABASE_URL;
@@ -71,7 +71,7 @@ test('a scheduled message is delivered exactly once with three live nodes', { sk
   const q = assertSuccess(await c.post('/register', { event_types: ['message'] }));
   const content = `scheduled once ${randomBytes(4).toString('hex')}`;
   const when = Math.floor(Date.now() / 1000) + 2;
-  const general = assertSuccess(await a.get('/get_stream_id', { stream: 'general' })).stream_id;
+  const general = await streamIdOf(a, 'general');
   assertSuccess(await a.post('/scheduled_messages', { type: 'stream', to: general, topic: 'cluster', content, scheduled_delivery_timestamp: when }));
   const events = await collectMessages(b, q.queue_id, 1);
   assert.deepEqual(events.filter((e) => e.type === 'message').map((e) => e.message.content), [content]);

@@ -10,7 +10,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertSuccess, assertSchema, haveOpenApi, openQueue, readOpenApiDocument, type Account, type Client, type Res, type TestServer } from './helpers.ts';
+import { startTestServer, assertSuccess, assertSchema, haveOpenApi, openQueue, readOpenApiDocument, type Account, type Client, type Res, type TestServer, streamIdOf } from './helpers.ts';
 
 let t: TestServer;
 let owner: Client;
@@ -106,7 +106,7 @@ test('subscription and stream events match the OpenAPI', async () => {
   const q = await openQueue(owner, { event_types: ['subscription', 'stream'] });
   const peer = await openQueue(t.client(member), { event_types: ['subscription', 'stream'] });
   assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'schema channel', description: 'about' }] }));
-  const id = assertSuccess(await owner.get('/get_stream_id', { stream: 'schema channel' })).stream_id as number;
+  const id = await streamIdOf(owner, 'schema channel');
   assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'schema channel' }], principals: [member.id] }));
   assertSuccess(await owner.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: id, property: 'is_muted', value: true }, { stream_id: id, property: 'color', value: '#e79ab5' }] }));
   assertSuccess(await owner.patch(`/streams/${id}`, { description: 'changed' }));

@@ -296,6 +296,11 @@ export function assertSuccess(res: Res): Record<string, any> {
 }
 
 /** The user's settings as the server has them: `user_settings` from POST /register. */
+/** A channel's ID by its name, as `api`'s user looks it up (GET /get_stream_id). */
+export async function streamIdOf(api: Client, name: string): Promise<number> {
+  return assertSuccess(await api.get('/get_stream_id', { stream: name })).stream_id as number;
+}
+
 export async function settingsAtServer(api: Client): Promise<Record<string, any>> {
   return assertSuccess(await api.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_settings']) })).user_settings as Record<string, any>;
 }

@@ -1,7 +1,7 @@
 /** Narrow operators over GET /messages, and GET /messages/matches_narrow. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account, type Client } from './helpers.ts';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account, type Client, streamIdOf } from './helpers.ts';
 import { makeChannel } from './messages-fixtures.ts';
 
 let t: TestServer;
@@ -162,7 +162,7 @@ test('topics with capital letters outside ASCII: a topic narrow finds them, and 
     const c = server.client(u);
     const channel = assertSuccess(await c.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'Überall' }]) }));
     assert.ok(channel);
-    const streamId = assertSuccess(await c.get('/get_stream_id', { stream: 'Überall' })).stream_id as number;
+    const streamId = await streamIdOf(c, 'Überall');
     const ids: Record<string, number> = {};
     for (const topic of ['État', 'Россия', 'Ελλάδα', 'ascii Topic']) {
       ids[topic] = assertSuccess(await c.post('/messages', { type: 'stream', to: String(streamId), topic, content: `about ${topic}` })).id;
@@ -195,7 +195,7 @@ test('case variants outside ASCII are one topic and one channel name, as in Zuli
     const c = server.client(u);
     const channelId = assertSuccess(await c.post('/channels/create', { name: 'Überall', subscribers: JSON.stringify([u.id]) })).id as number;
     // The same channel, named in other cases.
-    assert.equal(assertSuccess(await c.get('/get_stream_id', { stream: 'ÜBERALL' })).stream_id, channelId);
+    assert.equal(await streamIdOf(c, 'ÜBERALL'), channelId);
     assertError(await c.post('/channels/create', { name: 'überall', subscribers: JSON.stringify([u.id]) }), 400, 'CHANNEL_ALREADY_EXISTS', "Channel 'überall' already exists");
     const otherId = assertSuccess(await c.post('/channels/create', { name: 'Anderswo', subscribers: JSON.stringify([u.id]) })).id as number;
     assertError(await c.patch(`/streams/${otherId}`, { new_name: 'üBERALL' }), 400, 'CHANNEL_ALREADY_EXISTS', "Channel 'üBERALL' already exists");

@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestServer, assertSuccess, Client, type TestServer, type Account } from './helpers.ts';
+import { startTestServer, assertSuccess, Client, type TestServer, type Account, streamIdOf } from './helpers.ts';
 import { startServer } from '../src/server.ts';
 
 interface Received {
@@ -165,7 +165,7 @@ test('Slack-compatible interface: form fields; the reply is the response\'s text
   const [req] = await rx.requestsTo('/slack');
   assert.equal(req.headers['content-type'], 'application/x-www-form-urlencoded');
   const form = Object.fromEntries(new URLSearchParams(req.body));
-  const streamId = assertSuccess(await t.client(t.owner).get('/get_stream_id', { stream: CHANNEL })).stream_id;
+  const streamId = await streamIdOf(t.client(t.owner), CHANNEL);
   const msg = assertSuccess(await t.client(alice).get(`/messages/${sent.id}`)).message;
   assert.deepEqual(form, {
     token: bot.token,
@@ -210,7 +210,7 @@ test('an error status: "Failure!" in the conversation and a notice to the bot\'s
   const failure = await waitForMessage(inChannel('errors'), (m) => m.sender_id === bot.id);
   assert.equal(failure.content, 'Failure! Third party responded with 500');
   const notice = await waitForMessage([{ operator: 'dm', operand: [bot.id] }], (m) => m.sender_id === bot.id);
-  const streamId = assertSuccess(await t.client(t.owner).get('/get_stream_id', { stream: CHANNEL })).stream_id;
+  const streamId = await streamIdOf(t.client(t.owner), CHANNEL);
   assert.equal(
     notice.content,
     `[A message](${t.url}/#narrow/channel/${streamId}-${CHANNEL}/topic/errors/near/${sent.id}) to your bot @_**${bot.fullName}** triggered an outgoing webhook.\n` +

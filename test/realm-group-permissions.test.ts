@@ -9,7 +9,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSuccess, type Account, type TestServer } from './helpers.ts';
+import { startTestServer, assertError, assertSuccess, type Account, type TestServer, streamIdOf } from './helpers.ts';
 import { ROLE } from '../src/store/users.ts';
 
 let t: TestServer;
@@ -38,7 +38,7 @@ const dm = (a: Account, to: number[], content = 'hi') => c(a).post('/messages', 
 
 async function channel(name: string, subscribers: Account[]): Promise<number> {
   assertSuccess(await c(t.owner).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: subscribers.map((s) => s.id) }));
-  return assertSuccess(await c(t.owner).get('/get_stream_id', { stream: name })).stream_id;
+  return await streamIdOf(c(t.owner), name);
 }
 
 test("can_mention_many_users_group: Zulip's default (administrators), enforced above 15 subscribers or participants", async () => {

@@ -6,7 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type Account, type TestServer } from './helpers.ts';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type Account, type TestServer, streamIdOf } from './helpers.ts';
 import { ROLE } from '../src/store/users.ts';
 
 let t: TestServer;
@@ -432,7 +432,7 @@ test('server_supported_permission_settings: the shape of Zulip, and exactly what
   }
   // Channel settings.
   assertSuccess(await c(t.owner).post('/users/me/subscriptions', { subscriptions: [{ name: 'permission table' }] }));
-  const streamId = assertSuccess(await c(t.owner).get('/get_stream_id', { stream: 'permission table' })).stream_id;
+  const streamId = await streamIdOf(c(t.owner), 'permission table');
   for (const [setting, config] of Object.entries<any>(supported.stream)) {
     for (const name of SYSTEM_GROUP_NAMES) {
       const res = await c(t.owner).patch(`/streams/${streamId}`, { [setting]: { new: id(name) } });

@@ -1,7 +1,7 @@
 /** PATCH /realm: organization settings, permissions, validation, events and their effects. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSuccess, openQueue, type Account, type TestServer } from './helpers.ts';
+import { startTestServer, assertError, assertSuccess, openQueue, type Account, type TestServer, streamIdOf } from './helpers.ts';
 import { ROLE } from '../src/store/users.ts';
 
 let t: TestServer;
@@ -152,7 +152,7 @@ test('name_changes_disabled and require_unique_names', async () => {
 
 test('announcement channels: validation and event', async () => {
   assertError(await c(admin).patch('/realm', { new_stream_announcements_stream_id: 99999 }), 400, 'BAD_REQUEST', 'Invalid channel ID');
-  const general = assertSuccess(await c(admin).get('/get_stream_id', { stream: 'general' })).stream_id;
+  const general = await streamIdOf(c(admin), 'general');
   const q = await openQueue(c(member), { event_types: ['realm'] });
   assertSuccess(await c(admin).patch('/realm', { signup_announcements_stream_id: -1 }));
   assertSuccess(await c(admin).patch('/realm', { signup_announcements_stream_id: general }));

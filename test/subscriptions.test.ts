@@ -1,7 +1,7 @@
 /** Subscriptions: subscribe/unsubscribe (legacy), lists, subscriber lists, personal settings; their events; posting rules. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account } from './helpers.ts';
+import { startTestServer, assertError, assertSuccess, assertSchema, openQueue, type TestServer, type Account, streamIdOf } from './helpers.ts';
 import { ROLE } from '../src/store/users.ts';
 import { accessStreamById, canPost, canReadFullHistory } from '../src/actions/access.ts';
 import { Groups } from '../src/actions/group-settings.ts';
@@ -407,7 +407,7 @@ test('principals by email (feature level 302): a real address only when its emai
   const real = assertSuccess(await c(admin).get(`/users/${adminsOnly.id}`)).user.delivery_email;
   // A member may not name the user by an address it may not see.
   assertError(await c(member).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [real] }), 400, 'BAD_REQUEST', 'No such user');
-  assert.deepEqual(assertSuccess(await c(admin).get(`/streams/${(assertSuccess(await c(admin).get('/get_stream_id', { stream: name }))).stream_id}/members`)).subscribers, [admin.id]);
+  assert.deepEqual(assertSuccess(await c(admin).get(`/streams/${await streamIdOf(c(admin), name)}/members`)).subscribers, [admin.id]);
   // The dummy address names it for anyone; an administrator may also use the real one.
   const dummy = await c(member).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [`user${adminsOnly.id}@${host}`] });
   assert.deepEqual(assertSuccess(dummy).subscribed, { [String(adminsOnly.id)]: [name] });

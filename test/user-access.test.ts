@@ -9,7 +9,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSuccess, openQueue, type Account, type TestServer } from './helpers.ts';
+import { startTestServer, assertError, assertSuccess, openQueue, type Account, type TestServer, streamIdOf } from './helpers.ts';
 import { ROLE } from '../src/store/users.ts';
 
 let t: TestServer;
@@ -69,7 +69,7 @@ test('GET /users and GET /users/{id}: a restricted guest sees who shares a chann
   assert.equal(assertSuccess(await c(guest).get(`/users/${bot.id}`)).user.full_name, 'Helper bot');
   assert.equal(assertSuccess(await c(member).get(`/users/${stranger.id}`)).user.full_name, 'Stranger');
   // Nor what channels an inaccessible user is in.
-  const channelId = assertSuccess(await c(guest).get('/get_stream_id', { stream: 'guests welcome' })).stream_id;
+  const channelId = await streamIdOf(c(guest), 'guests welcome');
   assertError(await c(guest).get(`/users/${stranger.id}/subscriptions/${channelId}`), 400, 'BAD_REQUEST', 'Insufficient permission');
   assertError(await c(guest).get(`/users/${stranger.id}/channels`), 400, 'BAD_REQUEST', 'Insufficient permission');
   assert.equal(assertSuccess(await c(guest).get(`/users/${friend.id}/subscriptions/${channelId}`)).is_subscribed, true);

@@ -8,7 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { assertError, assertSuccess, Client, startTestServer, type Account, type TestServer } from './helpers.ts';
+import { assertError, assertSuccess, Client, startTestServer, type Account, type TestServer, streamIdOf } from './helpers.ts';
 import { cachedUsers } from '../src/actions/cache.ts';
 import { transaction } from '../src/store/db.ts';
 import { updateUser, userById } from '../src/store/users.ts';
@@ -135,7 +135,7 @@ test("a channel's messages skip a deactivated subscriber and reach them again on
   const owner = t.client(t.owner);
   const channel = `kept-${Date.now()}`;
   assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: channel }]), principals: JSON.stringify([t.owner.id, erin.id]) }));
-  const streamId = assertSuccess(await owner.get('/get_stream_id', { stream: channel })).stream_id as number;
+  const streamId = await streamIdOf(owner, channel);
   const send = async (content: string) => assertSuccess(await owner.post('/messages', { type: 'stream', to: streamId, topic: 'kept', content })).id as number;
   const received = async (messageId: number) =>
     (await t.server.svc.store.db.selectFrom('user_messages').select('user_id').where('message_id', '=', messageId).where('user_id', '=', erin.id).execute()).length === 1;

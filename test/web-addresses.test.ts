@@ -14,7 +14,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, streamIdOf } from './helpers.ts';
 import { browserTests, eventually, inDialogView as inView, goToHash as go, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** Waits until `heading` shows in its dialog, and checks it is still there a moment later (after the dialog's lists have loaded). */
@@ -159,7 +159,7 @@ await browserTests("Zulip's addresses of dialogs in the web client", (newContext
   test('a link opened logged out opens there once logged in (the address kept over the login page, or its next path of this site); a session that ends under the user sends them back there after logging in again', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Returning' });
-      const general = (assertSuccess(await t.client(t.owner).get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const general = await streamIdOf(t.client(t.owner), 'general');
       assertSuccess(await t.client(t.owner).post('/messages', { type: 'stream', to: 'general', topic: 'plans', content: 'the plan is set' }));
       const logIn = async (page: Page) => {
         await page.getByLabel('Email').fill(bob.email);

@@ -23,7 +23,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { assertSuccess, type Client, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer } from './helpers.ts';
+import { assertSuccess, type Client, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer, streamIdOf } from './helpers.ts';
 import { browserTests, channelContents, channelLink, eventGate, eventually, holdRequests, inDialogView, goToHash as go, loginPage, openSidebarMenu, PASSWORD, selectedText, send, withWebServer, openSettings } from './web-browser.ts';
 
 /** The channel as the server has it. */
@@ -44,7 +44,7 @@ async function subscribersAtServer(api: Client, id: number): Promise<number[]> {
 /** Creates a channel (the owner its creator) with these subscribers; its ID. */
 async function makeChannel(owner: Client, name: string, description: string, principals: number[]): Promise<number> {
   assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name, description }]), principals: JSON.stringify(principals) }));
-  return assertSuccess(await owner.get('/get_stream_id', { stream: name })).stream_id as number;
+  return await streamIdOf(owner, name);
 }
 
 /** The Channels dialog's list of a logged-in page, and a channel's row in it. */
@@ -364,7 +364,7 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       const erin = await t.makeUser({ name: 'Erin Member' });
       const lounge = await makeChannel(owner, 'lounge', 'Chat', [t.owner.id, bob.id, carol.id]);
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'vault' }]), invite_only: 'true', principals: JSON.stringify([t.owner.id, bob.id]) }));
-      const vault = assertSuccess(await owner.get('/get_stream_id', { stream: 'vault' })).stream_id as number;
+      const vault = await streamIdOf(owner, 'vault');
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
       const { row } = await channelList(page);
@@ -539,7 +539,7 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       assert.equal(await error.getByRole('link', { name: 'on your Channels page' }).getAttribute('href'), '#channels/all');
       assert.equal(await box.inputValue(), 'one more box');
       assert.deepEqual(await atticContents(), ['the last box']);
-      const general = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const general = await streamIdOf(owner, 'general');
       await channelSelect.selectOption(String(general));
       await error.waitFor({ state: 'detached' });
       await box.press('Enter');

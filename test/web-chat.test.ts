@@ -7,14 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer, type Account } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer, type Account, streamIdOf } from './helpers.ts';
 import { browserTests, channelLink, eventually, hideableTabs, loginPage, loginToView, messageRow, PASSWORD, send, setTabHidden, showHiddenChannels, withWebServer, openSidebarMenu, type WebTestServer, openSettings } from './web-browser.ts';
 
 /** A new channel `name` with the owner and `member` in it, muted by the owner: its ID. */
 async function mutedChannel(t: WebTestServer, name: string, member: Account): Promise<number> {
   const owner = t.client(t.owner);
   assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name }], principals: [t.owner.id, member.id] }));
-  const id = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: name })).stream_id as number;
+  const id = await streamIdOf(owner, name);
   assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: [{ stream_id: id, property: 'is_muted', value: true }] }));
   return id;
 }
@@ -258,7 +258,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       // (These tests' organization keeps the view; this one takes Zulip's default.)
       assertSuccess(await owner.request('PATCH', '/realm/user_settings_defaults', { web_navigate_to_sent_message: true }));
       const erin = await t.makeUser({ password: PASSWORD, name: 'Erin Jumps' });
-      const generalId = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const generalId = await streamIdOf(owner, 'general');
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, erin.email, PASSWORD);
       const hash = () => page.evaluate(() => (globalThis as any).location.hash as string);
@@ -349,7 +349,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const bobApi = t.client(bob);
       assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'quiet', content: 'nothing for you' }));
       assertSuccess(await bobApi.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'ping', content: `@**${t.owner.row.full_name}** look here` }));
-      const generalId = assertSuccess(await bobApi.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      const generalId = await streamIdOf(bobApi, 'general');
       const ctx = await newContext();
       // In the channel's other topic (the channel's feed would show the mention, and mark it read as seen).
       const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, `#narrow/channel/${generalId}-general/topic/quiet`);
@@ -422,7 +422,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await eventually(async () => (await gardenCount()) === before + 1, 'the new message counted');
       await fromStarred();
       await page.getByRole('heading', { name: '#garden', exact: true }).waitFor();
-      const gardenId = (assertSuccess(await fayApi.request('GET', '/get_stream_id', { stream: 'garden' })) as { stream_id: number }).stream_id;
+      const gardenId = await streamIdOf(fayApi, 'garden');
       await eventually(async () => (await page.evaluate(() => (globalThis as any).location.hash)) === `#topics/channel/${gardenId}-garden`, 'Zulip\u2019s address');
       const list = page.getByRole('region', { name: 'Topics of #garden' }).getByRole('table', { name: 'Topics' });
       const topicNames = () => list.locator('a.recent-link').allInnerTexts();
@@ -495,7 +495,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const owner = t.client(t.owner);
       const bob = t.client(await t.makeUser({ password: PASSWORD, name: 'Bob Topics' }));
       const send = async (topic: string, content: string) => assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'general', topic, content }));
-      const generalId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const generalId = await streamIdOf(owner, 'general');
       const policy = async (topic: string) =>
         (assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_topic']) })).user_topics as Array<{ stream_id: number; topic_name: string; visibility_policy: number }>).find(
           (x) => x.stream_id === generalId && x.topic_name === topic,
@@ -550,7 +550,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
 
       // Moved to another channel (one the owner is in), same name: the view follows.
       assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'design' }]) }));
-      const designId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'design' })) as { stream_id: number }).stream_id;
+      const designId = await streamIdOf(owner, 'design');
       await actions.getByRole('button', { name: 'Move or rename topic' }).click();
       await actions.getByLabel('Channel').selectOption({ label: '#design' });
       await actions.getByRole('button', { name: 'Save' }).click();
@@ -598,7 +598,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = t.client(await t.makeUser({ password: PASSWORD, name: 'Bob Unread' }));
-      const generalId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const generalId = await streamIdOf(owner, 'general');
       const ctx = await newContext();
       // A page in a background tab: what arrives is shown but not seen, so it stays unread.
       await hideableTabs(ctx);
@@ -624,7 +624,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
   test('the actions under the title keep their place as the messages in view are read ("Mark all as read" goes unseen, not away)', () =>
     withWebServer(async (t) => {
       const bob = t.client(await t.makeUser({ password: PASSWORD, name: 'Bob Places' }));
-      const generalId = (assertSuccess(await t.client(t.owner).request('GET', '/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const generalId = await streamIdOf(t.client(t.owner), 'general');
       assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'plans', content: 'a plan' }));
       const ctx = await newContext();
       // A page in a background tab until brought back: what arrives meanwhile stays unread.
@@ -651,7 +651,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
   test('a topic whose messages are still loading can be resolved: the client asks the server for one of its messages to move it by', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
-      const generalId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const generalId = await streamIdOf(owner, 'general');
       assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'slow', content: 'a slow plan' }));
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
@@ -825,7 +825,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       assertSuccess(await owner.request('POST', '/messages/flags', { messages: JSON.stringify(own), op: 'add', flag: 'read' }));
       const ctx = await newContext();
       // (In a topic of the channel, the old unread message stays out of view, so it stays unread.)
-      const manyId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'many' })) as { stream_id: number }).stream_id;
+      const manyId = await streamIdOf(owner, 'many');
       const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, `#narrow/channel/${manyId}/topic/topic.2011`);
       const topics = page.getByRole('list', { name: 'In many' });
       await topics.getByRole('link', { name: /^topic 11/ }).waitFor();
@@ -853,7 +853,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const bob = await t.makeUser({ name: 'Bob Menus' });
       assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'menus' }], principals: [t.owner.id, bob.id] }));
       for (const content of ['one', 'two']) assertSuccess(await t.client(bob).request('POST', '/messages', { type: 'stream', to: 'menus', topic: 'alpha', content }));
-      const menusId = (assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'menus' })) as { stream_id: number }).stream_id;
+      const menusId = await streamIdOf(owner, 'menus');
       const policy = async () =>
         (assertSuccess(await owner.request('POST', '/register', { fetch_event_types: JSON.stringify(['user_topic']) })).user_topics as Array<{ stream_id: number; topic_name: string; visibility_policy: number }>).find(
           (x) => x.stream_id === menusId && x.topic_name === 'alpha',
@@ -929,7 +929,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'aaa-old' }, { name: 'bb-muted' }] }));
-      const mutedId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'bb-muted' })).stream_id as number;
+      const mutedId = await streamIdOf(owner, 'bb-muted');
       assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: [{ stream_id: mutedId, property: 'is_muted', value: true }] }));
       const ctx = await newContext();
       // The server counts a channel made today as active: here aaa-old is one without recent messages.
@@ -1029,7 +1029,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const owner = t.client(t.owner);
       const bea = await t.makeUser({ name: 'Bea Topics', password: PASSWORD });
       assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: [{ name: 'news' }], principals: [t.owner.id, bea.id] }));
-      const newsId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'news' })).stream_id as number;
+      const newsId = await streamIdOf(owner, 'news');
       const groups = assertSuccess(await owner.request('GET', '/user_groups')).user_groups as Array<{ id: number; name: string; is_system_group: boolean }>;
       const admins = groups.find((g) => g.is_system_group && g.name === 'role:administrators')!.id;
       assertSuccess(await owner.request('PATCH', `/streams/${newsId}`, { can_send_message_group: JSON.stringify({ new: admins }) }));

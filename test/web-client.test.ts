@@ -15,7 +15,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, streamIdOf } from './helpers.ts';
 import { browserTests, channelLink, eventually, focusedLabel, loginPage, loginToView, messageRow, PASSWORD, send, withWebServer, openSettings } from './web-browser.ts';
 
 test('the web client uses only the public API: nothing under web/ imports the server code', () => {
@@ -857,7 +857,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
         assert.equal(await inView('starred 01'), false, `the first unread out of view in ${view}`);
       }
       // (Neither view marked anything read.) The topic opens at its first unread message.
-      const generalId = (assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const generalId = await streamIdOf(owner, 'general');
       await page.evaluate((g) => ((globalThis as any).location.hash = `#narrow/channel/${g}/topic/stars`), generalId);
       await messageRow(page, 'starred 01').waitFor();
       await eventually(() => inView('starred 01'), 'the first unread in view in the topic');
@@ -1000,7 +1000,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       assert.equal(await table.getByRole('columnheader', { name: 'Participants' }).isVisible(), false);
       assert.ok(await page.locator('.recent').evaluate((e) => e.scrollWidth <= e.clientWidth), 'no sideways scrolling in Recent conversations');
       // A channel's buttons and its settings stay inside the Channels dialog.
-      const general = assertSuccess(await t.client(t.owner).request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      const general = await streamIdOf(t.client(t.owner), 'general');
       await page.goto(`${t.url}/#channels/${general}/general/general`);
       const dialog = page.getByRole('dialog', { name: 'Channels' });
       await dialog.getByLabel('Channel name').waitFor();

@@ -11,7 +11,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client, streamIdOf } from './helpers.ts';
 import { browserTests, channelLink, eventGate, eventually, loginPage, loginToView, PASSWORD, withWebServer, openSettings } from './web-browser.ts';
 
 /** The user's drafts as the server has them. */
@@ -24,8 +24,8 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Drafts' });
-      const generalId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
-      const coreId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'core team' })).stream_id as number;
+      const generalId = await streamIdOf(owner, 'general');
+      const coreId = await streamIdOf(owner, 'core team');
       assertSuccess(await owner.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'plans', content: 'kickoff' }));
       assertSuccess(await owner.request('POST', '/messages', { type: 'direct', to: JSON.stringify([bob.id]), content: 'hello Bob' }));
       const ctx = await newContext();
@@ -139,7 +139,7 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
   test('Drafts, Scheduled messages and Reminders in the sidebar (Zulip\u2019s #drafts, #scheduled, #reminders) open their lists over the view; a draft restored from there, the home view under it, goes to its conversation and into the box; d opens Drafts', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
-      const generalId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      const generalId = await streamIdOf(owner, 'general');
       assertSuccess(await owner.post('/drafts', { drafts: JSON.stringify([{ type: 'stream', to: [generalId], topic: 'later', content: 'a draft for later' }]) }));
       const ctx = await newContext();
       const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, '');
@@ -227,7 +227,7 @@ await browserTests('the web client in Chromium: drafts', (newContext) => {
   test('turning synchronizing drafts off keeps the server\u2019s drafts in the browser, and turning it on again gives them back to the server', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
-      const generalId = (assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const generalId = await streamIdOf(owner, 'general');
       assertSuccess(await owner.post('/drafts', { drafts: JSON.stringify([{ type: 'stream', to: [generalId], topic: 'moving', content: 'keep me', timestamp: Math.floor(Date.now() / 1000) }]) }));
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);

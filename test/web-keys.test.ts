@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, streamIdOf } from './helpers.ts';
 import { browserTests, channelLink, eventually, loginToView, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** Presses `key` with the focus on no field, as a keyboard shortcut. */
@@ -27,7 +27,7 @@ await browserTests('the web client in Chromium: next unread topic and conversati
       const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Third' });
       const bob = t.client(bobAccount);
       for (const c of [owner, bob]) assertSuccess(await c.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'design' }, { name: 'general' }]) }));
-      const generalId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      const generalId = await streamIdOf(owner, 'general');
       assertSuccess(await owner.request('POST', '/user_topics', { stream_id: generalId, topic: 'hush', visibility_policy: 1 }));
       // What the new accounts' welcome left unread is read: only this test's messages are.
       assertSuccess(await owner.request('POST', '/mark_all_as_read', {}));
@@ -87,7 +87,7 @@ await browserTests('the web client in Chromium: next unread topic and conversati
       const owner = t.client(t.owner);
       const bob = t.client(await t.makeUser({ password: PASSWORD, name: 'Bob Follow' }));
       for (const c of [owner, bob]) assertSuccess(await c.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'design' }, { name: 'quietroom' }]) }));
-      const id = async (name: string) => assertSuccess(await owner.request('GET', '/get_stream_id', { stream: name })).stream_id as number;
+      const id = (name: string) => streamIdOf(owner, name);
       const [design, quiet] = [await id('design'), await id('quietroom')];
       assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: quiet, property: 'is_muted', value: true }]) }));
       for (const [streamId, topic] of [[design, 'watched'], [quiet, 'keep']] as const) {
@@ -146,14 +146,14 @@ await browserTests('the web client in Chromium: next unread topic and conversati
       const owner = t.client(t.owner);
       const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Keys' });
       const bob = t.client(bobAccount);
-      const generalId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      const generalId = await streamIdOf(owner, 'general');
       const id = assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'general', topic: 'keys', content: 'a message for keys' })).id as number;
       assertSuccess(await bob.request('PATCH', `/messages/${id}`, { content: 'a message for keys, edited' }));
       assertSuccess(await bob.request('POST', `/messages/${id}/reactions`, { emoji_name: 'tada' }));
       assertSuccess(await owner.request('PATCH', '/realm', { enable_read_receipts: true }));
       // A muted channel: after the others in the sidebar, and so for A and D.
       assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'b-muted' }]) }));
-      const mutedId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'b-muted' })).stream_id as number;
+      const mutedId = await streamIdOf(owner, 'b-muted');
       assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: mutedId, property: 'is_muted', value: true }]) }));
       const ctx = await newContext();
       const page = await loginToView(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD, `#narrow/channel/${generalId}/topic/keys`);

@@ -18,7 +18,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import { assertError, assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
+import { assertError, assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client, streamIdOf } from './helpers.ts';
 import { browserTests, channelLink, eventGate, eventually, focusedLabel, goToHash, loginPage, messageRow, PASSWORD, postPng, withWebServer, openSettings } from './web-browser.ts';
 
 const sendTo = async (c: Client, to: string, topic: string, content: string): Promise<number> => assertSuccess(await c.post('/messages', { type: 'stream', to, topic, content })).id as number;
@@ -61,7 +61,7 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       const bobApi = t.client(bob);
       const ownerName = t.owner.row.full_name;
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'archive' }]), principals: JSON.stringify([bob.id, t.owner.id]) }));
-      const archiveId = assertSuccess(await owner.get('/get_stream_id', { stream: 'archive' })).stream_id as number;
+      const archiveId = await streamIdOf(owner, 'archive');
       const id = await sendTo(bobApi, 'general', 'plans', 'first draft');
       assertSuccess(await bobApi.patch(`/messages/${id}`, { content: 'second draft' }));
       assertSuccess(await owner.patch(`/messages/${id}`, { stream_id: archiveId, topic: 'decisions', send_notification_to_old_thread: false, send_notification_to_new_thread: false }));
@@ -200,7 +200,7 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
 
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
-      const generalId = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const generalId = await streamIdOf(owner, 'general');
       await page.goto(`${t.url}/#narrow/channel/${generalId}/topic/batch`);
       await page.getByRole('heading', { name: '#general \u203a batch' }).waitFor();
       const third = messageRow(page, 'batch message 3');
@@ -432,7 +432,7 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Mover' });
       const bobApi = t.client(bob);
-      const generalId = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const generalId = await streamIdOf(owner, 'general');
       const moved = await sendTo(bobApi, 'general', 'old name', 'the message that moves');
       // Rendered now, the topic link points at the topic's latest message ("with").
       await sendTo(owner, 'general', 'elsewhere', 'see #**general>old name**');
@@ -468,7 +468,7 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Linker' });
       const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Opener' });
-      const generalId = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const generalId = await streamIdOf(owner, 'general');
       const target = await sendTo(owner, 'general', 'long talk', 'the message to link');
       const dm = assertSuccess(await t.client(bob).post('/messages', { type: 'private', to: JSON.stringify([carol.id]), content: 'a private word to link' })).id as number;
 
@@ -551,7 +551,7 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       assertSuccess(await owner.patch('/realm', { can_delete_own_message_group: JSON.stringify({ new: admins }) }));
       await eventually(async () => (await offered(plain)).join() === 'Edit', 'Delete gone from his own message');
       // A channel's can_delete_any_message_group that takes him in: Delete on anyone's message there, not elsewhere.
-      const general = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const general = await streamIdOf(owner, 'general');
       assertSuccess(await owner.patch(`/streams/${general}`, { can_delete_any_message_group: JSON.stringify({ new: { direct_members: [bobUser.id], direct_subgroups: [] } }) }));
       await eventually(async () => (await offered(theirs)).join() === 'Delete', 'Delete on the owner\u2019s message in general');
       assert.deepEqual(await offered(plain), ['Edit', 'Delete']);
@@ -615,8 +615,8 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Mover' });
       const bobApi = t.client(bob);
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'archive' }, { name: 'general' }]), principals: JSON.stringify([bob.id, t.owner.id]) }));
-      const generalId = assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })).stream_id as number;
-      const archiveId = assertSuccess(await owner.get('/get_stream_id', { stream: 'archive' })).stream_id as number;
+      const generalId = await streamIdOf(owner, 'general');
+      const archiveId = await streamIdOf(owner, 'archive');
       const first = await sendTo(bobApi, 'general', 'plans', 'first plan');
       const second = await sendTo(owner, 'general', 'plans', 'second plan');
       const third = await sendTo(bobApi, 'general', 'plans', 'third plan');
@@ -691,7 +691,7 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Reporter' });
       const carol = t.client(await t.makeUser({ name: 'Carol Spammer' }));
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'mods' }]), invite_only: true }));
-      const modsId = assertSuccess(await owner.get('/get_stream_id', { stream: 'mods' })).stream_id as number;
+      const modsId = await streamIdOf(owner, 'mods');
       await sendTo(carol, 'general', 'deals', 'Buy cheap watches here');
       await sendTo(t.client(bobAccount), 'general', 'deals', 'Not interested');
       const bob = await loginPage(await newContext(), t.url, bobAccount.email, PASSWORD);

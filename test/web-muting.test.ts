@@ -17,7 +17,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { assertSuccess, type Client } from './helpers.ts';
+import { assertSuccess, type Client, streamIdOf } from './helpers.ts';
 import { browserTests, eventGate, eventually, goToHash, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, selectedText, setInFront, withWebServer, openSettings } from './web-browser.ts';
 
 const sendTo = async (c: Client, topic: string, content: string) => assertSuccess(await c.post('/messages', { type: 'stream', to: 'general', topic, content }));
@@ -27,9 +27,6 @@ async function mutedAtServer(c: Client): Promise<number[]> {
   const r = assertSuccess(await c.post('/register', { fetch_event_types: ['muted_users'] }));
   return (r.muted_users as Array<{ id: number }>).map((u) => u.id).sort((a, b) => a - b);
 }
-
-/** A channel's ID, as `c`'s account looks it up. */
-const channelId = async (c: Client, name: string) => assertSuccess(await c.get('/get_stream_id', { stream: name })).stream_id as number;
 
 /** Sets `c`'s visibility policy of a topic (1 muted, 0 none), which must succeed. */
 const setTopicPolicy = async (c: Client, streamId: number, topic: string, policy: number) => assertSuccess(await c.post('/user_topics', { stream_id: streamId, topic, visibility_policy: policy }));
@@ -183,7 +180,7 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await sendTo(owner, 'topic one', 'alpha in one');
       await sendTo(owner, 'topic two', 'beta in two');
       assertSuccess(await bobApi.request('PATCH', '/settings', { web_home_view: 'all_messages' }));
-      const general = await channelId(bobApi, 'general');
+      const general = await streamIdOf(bobApi, 'general');
       const topicPolicy = (policy: number) => setTopicPolicy(bobApi, general, 'topic one', policy);
       const channelMuted = async (muted: boolean) =>
         assertSuccess(await bobApi.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: general, property: 'is_muted', value: muted }]) }));
@@ -236,7 +233,7 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await sendTo(owner, 'topic one', 'alpha in one');
       await sendTo(owner, 'topic one', '@**Bob Muter** beta mentions you');
       await sendTo(owner, 'topic two', 'gamma in two');
-      const general = await channelId(bobApi, 'general');
+      const general = await streamIdOf(bobApi, 'general');
       const topicPolicy = (policy: number) => setTopicPolicy(bobApi, general, 'topic one', policy);
       const shown = (text: string) => messageRow(page, text).count();
 
@@ -273,8 +270,8 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Composer' });
       const bobApi = t.client(bob);
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'design' }]), principals: JSON.stringify([bob.id]) }));
-      const design = await channelId(bobApi, 'design');
-      const general = await channelId(bobApi, 'general');
+      const design = await streamIdOf(bobApi, 'design');
+      const general = await streamIdOf(bobApi, 'general');
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'design', topic: 'plans', content: 'design first' }));
       await sendTo(owner, 'noise', 'general newest');
 
@@ -294,7 +291,7 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Topics' });
       const bobApi = t.client(bob);
-      const general = await channelId(bobApi, 'general');
+      const general = await streamIdOf(bobApi, 'general');
       // (Sent by someone else: the topics one starts are followed by default.)
       await sendTo(t.client(t.owner), 'Lunch Plans', 'where to eat');
       await sendTo(t.client(t.owner), 'release', 'on Friday');
@@ -350,8 +347,8 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'lounge' }]), principals: JSON.stringify([t.owner.id, bob.id]) }));
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'lounge', topic: 'chatter', content: 'idle talk' }));
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'lounge', topic: 'gossip', content: 'did you hear' }));
-      const general = await channelId(bobApi, 'general');
-      const lounge = await channelId(bobApi, 'lounge');
+      const general = await streamIdOf(bobApi, 'general');
+      const lounge = await streamIdOf(bobApi, 'lounge');
       await setTopicPolicy(bobApi, general, 'noise', 1);
       assertSuccess(await bobApi.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: lounge, property: 'is_muted', value: true }]) }));
       const policyAtServer = async (streamId: number, topic: string) => {

@@ -19,7 +19,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client, streamIdOf } from './helpers.ts';
 import { browserTests, eventually, goToHash, loginPage, PASSWORD, withWebServer, openSettings } from './web-browser.ts';
 
 /** Sets one of the organization's group settings to a system group (by its name, e.g. role:administrators). */
@@ -126,7 +126,7 @@ await browserTests('the web client in Chromium: what it offers follows the permi
       assert.deepEqual((await channelChoice.locator('option').allTextContents()).map((s) => s.trim()), ['#plans']);
       await actions.getByLabel('New topic name').fill('roadmap 2027');
       await actions.getByRole('button', { name: 'Save' }).click();
-      const plans = assertSuccess(await owner.get('/get_stream_id', { stream: 'plans' })).stream_id as number;
+      const plans = await streamIdOf(owner, 'plans');
       await eventually(async () => (assertSuccess(await owner.get(`/users/me/${plans}/topics`)).topics as Array<{ name: string }>).some((x) => x.name === 'roadmap 2027'), 'the topic renamed at the server');
       await setRealmGroup(owner, 'can_move_messages_between_topics_group', 'role:administrators');
       await eventually(async () => (await actions.getByRole('button', { name: 'Move or rename topic' }).count()) === 0, 'moving gone');
@@ -219,7 +219,7 @@ await browserTests('the web client in Chromium: what it offers follows the permi
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Topics' });
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'plans' }]), principals: JSON.stringify([t.owner.id, bob.id]) }));
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'plans', topic: 'roadmap', content: 'The plan' }));
-      const plans = assertSuccess(await owner.get('/get_stream_id', { stream: 'plans' })).stream_id as number;
+      const plans = await streamIdOf(owner, 'plans');
       const groups = assertSuccess(await owner.get('/user_groups')).user_groups as Array<{ id: number; name: string }>;
       const groupId = (name: string) => groups.find((g) => g.name === name)!.id;
       assertSuccess(await owner.patch(`/streams/${plans}`, { can_create_topic_group: JSON.stringify({ new: groupId('role:administrators') }) }));

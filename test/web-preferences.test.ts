@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, sentEmails, settingsAtServer } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, sentEmails, settingsAtServer, streamIdOf } from './helpers.ts';
 import { browserTests, eventually, loginPage, loginToView, messageRow, PASSWORD, postPng, withWebServer, openSettings } from './web-browser.ts';
 
 await browserTests("the web client in Chromium: one's own settings, a forgotten password", (newContext) => {
@@ -39,7 +39,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
         assert.equal(await otherRead(), false, `not read in ${view}`);
       }
       // Its topic's view marks it read (the first message stays unread, out of view).
-      const generalId = (assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const generalId = await streamIdOf(owner, 'general');
       await page.evaluate((g) => ((globalThis as any).location.hash = `#narrow/channel/${g}/topic/elsewhere`), generalId);
       await eventually(() => otherRead(), 'read in its topic');
       assert.equal(await isRead(), false);
@@ -85,7 +85,7 @@ await browserTests("the web client in Chromium: one's own settings, a forgotten 
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = t.client(await t.makeUser({ name: 'Bob Linked' }));
-      const generalId = (assertSuccess(await owner.get('/get_stream_id', { stream: 'general' })) as { stream_id: number }).stream_id;
+      const generalId = await streamIdOf(owner, 'general');
       const send = async (topic: string, content: string) => assertSuccess(await bob.post('/messages', { type: 'stream', to: 'general', topic, content })).id as number;
       const read = async (id: number) => (assertSuccess(await owner.get(`/messages/${id}`)).message.flags as string[]).includes('read');
       const a = await send('linked', 'linked first');

@@ -19,7 +19,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer, type Client } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer, type Client, streamIdOf } from './helpers.ts';
 import { browserTests, eventually, loginToView, PASSWORD, withWebServer, openSettings } from './web-browser.ts';
 
 /** Whether the server has message `id` unread for the user of `api`. */
@@ -35,7 +35,7 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       const bobAccount = await t.makeUser({ password: PASSWORD, name: 'Bob Recent' });
       const bob = t.client(bobAccount);
       for (const c of [owner, bob]) assertSuccess(await c.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'general' }, { name: 'design' }]) }));
-      const generalId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      const generalId = await streamIdOf(owner, 'general');
       const post = async (from: Client, topic: string, content: string) => assertSuccess(await from.request('POST', '/messages', { type: 'stream', to: 'general', topic, content })).id as number;
       // A topic in another channel (left later), a muted topic, then two topics and a direct message.
       assertSuccess(await bob.request('POST', '/messages', { type: 'stream', to: 'design', topic: 'delta', content: 'delta one' }));
@@ -202,7 +202,7 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       const bob = t.client(bobAccount);
       const carol = t.client(carolAccount);
       for (const c of [owner, bob, carol]) assertSuccess(await c.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'general' }, { name: 'design' }, { name: 'quiet' }]) }));
-      const quietId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'quiet' })).stream_id as number;
+      const quietId = await streamIdOf(owner, 'quiet');
       assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: quietId, property: 'is_muted', value: true }]) }));
       const ownerName = assertSuccess(await owner.request('GET', '/users/me', {})).full_name as string;
       // (The owner's welcome message read: only what follows is unread.)
@@ -307,7 +307,7 @@ await browserTests('the web client in Chromium: recent conversations', (newConte
       const bob = t.client(await t.makeUser({ name: 'Bob Folders' }));
       const channels = ['alpha', 'beta', 'gamma', 'pinned'];
       for (const c of [owner, bob]) assertSuccess(await c.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify(channels.map((name) => ({ name }))) }));
-      const idOf = async (name: string) => assertSuccess(await owner.request('GET', '/get_stream_id', { stream: name })).stream_id as number;
+      const idOf = (name: string) => streamIdOf(owner, name);
       const folder = assertSuccess(await owner.request('POST', '/channel_folders/create', { name: 'Engineering', description: '' })).channel_folder_id as number;
       for (const name of ['beta', 'gamma']) assertSuccess(await owner.request('PATCH', `/streams/${await idOf(name)}`, { folder_id: folder }));
       assertSuccess(await owner.request('POST', '/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: await idOf('pinned'), property: 'pin_to_top', value: true }]) }));

@@ -13,7 +13,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client, streamIdOf } from './helpers.ts';
 import { browserTests, channelLink, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** The user's scheduled messages as the server has them. */
@@ -36,7 +36,7 @@ await browserTests('the web client in Chromium: scheduled messages', (newContext
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Later' });
-      const generalId = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'general' })).stream_id as number;
+      const generalId = await streamIdOf(owner, 'general');
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       await (await channelLink(page, 'general')).click();

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, sentEmails, settingsAtServer } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, sentEmails, settingsAtServer, streamIdOf } from './helpers.ts';
 import { browserTests, eventually, loginPage, messageRow, notificationsShown, PASSWORD, recordNotifications, setInFront, withWebServer, openSettings } from './web-browser.ts';
 
 /** On the registration page a confirmation link opened: the form filled in and sent, then the login, until the web client shows its inbox. */
@@ -366,7 +366,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const bobApi = t.client(bob);
       const made = assertSuccess(await bobApi.post('/bots', { full_name: 'Build Hook', short_name: 'builds', bot_type: 2 }));
       const realmUrl = assertSuccess(await bobApi.get('/server_settings')).realm_url as string;
-      const generalId = assertSuccess(await bobApi.get('/get_stream_id', { stream: 'general' })).stream_id as number;
+      const generalId = await streamIdOf(bobApi, 'general');
       const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
       const bots = (await openSettings(page)).getByRole('list', { name: 'Your bots' });
       const gen = page.getByRole('dialog', { name: 'Generate URL for an integration' });

@@ -14,7 +14,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, streamIdOf } from './helpers.ts';
 import { browserTests, channelLink, eventually, loginPage, messageRow, PASSWORD, postPng, withWebServer } from './web-browser.ts';
 
 /** The suggestions shown under the compose box, as their text. */
@@ -267,8 +267,8 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'secret' }]), invite_only: 'true', principals: JSON.stringify([t.owner.id, bob.id]) }));
       assertSuccess(await owner.post('/user_groups/create', { name: 'nomads', description: 'Not here', members: JSON.stringify([dan.id]) }));
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'lounge', topic: '\u2714 done', content: 'Finished' }));
-      const loungeId = assertSuccess(await owner.get('/get_stream_id', { stream: 'lounge' })).stream_id as number;
-      const hallId = assertSuccess(await owner.get('/get_stream_id', { stream: 'hall' })).stream_id as number;
+      const loungeId = await streamIdOf(owner, 'lounge');
+      const hallId = await streamIdOf(owner, 'hall');
       const members = async (id: number) => assertSuccess(await owner.get(`/streams/${id}/members`)).subscribers as number[];
       const newest = async (id: number) => (assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: id }]) })).messages as Array<Record<string, any>>)[0];
 

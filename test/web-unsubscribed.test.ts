@@ -10,7 +10,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client } from './helpers.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, type Client, streamIdOf } from './helpers.ts';
 import { browserTests, channelContents as contentsOf, eventually, loginPage, messageRow, PASSWORD, withWebServer } from './web-browser.ts';
 
 /** Whether the client's user is subscribed to the channel, as the server has it. */
@@ -26,7 +26,7 @@ await browserTests('the web client in Chromium: a channel the user is not in', (
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Outside' });
       const bobApi = t.client(bob);
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'design', description: 'Where **logos** are made' }]) }));
-      const design = assertSuccess(await owner.request('GET', '/get_stream_id', { stream: 'design' })).stream_id as number;
+      const design = await streamIdOf(owner, 'design');
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'design', topic: 'logo', content: 'the first sketch' }));
 
       const ctx = await newContext();
@@ -93,7 +93,7 @@ await browserTests('the web client in Chromium: a channel the user is not in', (
       const bobApi = t.client(bob);
       assertSuccess(await bobApi.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'secret' }]), invite_only: 'true' }));
       assertSuccess(await bobApi.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'open' }]) }));
-      const secret = assertSuccess(await bobApi.request('GET', '/get_stream_id', { stream: 'secret' })).stream_id as number;
+      const secret = await streamIdOf(bobApi, 'secret');
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
       await page.evaluate(() => ((globalThis as any).location.hash = '#channels/all'));

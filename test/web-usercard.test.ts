@@ -19,7 +19,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import { assertSuccess, OWNER_PASSWORD, sentEmails, type Account, type Client } from './helpers.ts';
+import { assertSuccess, OWNER_PASSWORD, sentEmails, type Account, type Client, streamIdOf } from './helpers.ts';
 import { browserTests, eventually, goToHash, loginPage, messageRow, PASSWORD, PNG, postPng, postPngAnswer, withWebServer, openSettings } from './web-browser.ts';
 
 /** Sets `account`'s avatar through the API; its avatar_url. */
@@ -438,7 +438,7 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       const subscribe = async (name: string, ids: number[]) => assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: ids }));
       await subscribe('design', [t.owner.id, eve.id]);
       await subscribe('ops', [t.owner.id]);
-      const streamId = async (name: string) => assertSuccess(await owner.get('/get_stream_id', { stream: name })).stream_id as number;
+      const streamId = (name: string) => streamIdOf(owner, name);
       const subscribed = async (name: string) => assertSuccess(await owner.get(`/users/${eve.id}/subscriptions/${await streamId(name)}`)).is_subscribed as boolean;
       const group = async (name: string, members: number[]) => assertSuccess(await owner.post('/user_groups/create', { name, description: '', members })).group_id as number;
       const reviewers = await group('Reviewers', [eve.id]);
@@ -689,7 +689,7 @@ await browserTests('the web client in Chromium: avatars and the user card', (new
       await t.makeUser({ name: 'Dan People' });
       const erin = await t.makeUser({ name: 'Erin People' });
       assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'lounge' }]), principals: JSON.stringify([t.owner.id, bob.id, carol.id]) }));
-      const lounge = assertSuccess(await owner.get('/get_stream_id', { stream: 'lounge' })).stream_id as number;
+      const lounge = await streamIdOf(owner, 'lounge');
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'lounge', topic: 'plans', content: 'Plans first' }));
       const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
       const people = page.getByRole('complementary', { name: 'People' });
