@@ -172,7 +172,7 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await ctx.close();
     }));
 
-  test("All messages follows muting at once, as Zulip's combined feed: a topic or a channel muted leaves it, unmuted comes back, in view or while kept between visits", () =>
+  test("All messages follows muting at once, as Zulip's combined feed: a topic or a channel muted leaves it, unmuted comes back (with what came while it was muted), in view or while kept between visits", () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Muter' });
@@ -196,8 +196,14 @@ await browserTests('the web client in Chromium: muted users and alert words', (n
       await topicPolicy(1);
       await eventually(async () => (await shown('alpha in one')) === 0, 'the muted topic gone');
       assert.equal(await shown('beta in two'), 1);
+      // A message to the muted topic while it is muted: not shown; unmuted, it is there with the others.
+      await sendTo(owner, 'topic one', 'gamma while muted');
+      await sendTo(owner, 'topic two', 'delta after it');
+      await messageRow(page, 'delta after it').waitFor();
+      assert.equal(await shown('gamma while muted'), 0);
       await topicPolicy(0);
       await messageRow(page, 'alpha in one').waitFor();
+      await messageRow(page, 'gamma while muted').waitFor();
 
       // The channel muted and unmuted.
       await channelMuted(true);
