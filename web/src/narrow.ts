@@ -363,7 +363,9 @@ export function hashToNarrow(hash: string): Term[] | null {
     let operand: Term['operand'] = raw;
     const channelId = operator === 'channel' ? /^(\d+)(-|$)/.exec(raw) : null;
     if (channelId) operand = Number(channelId[1]);
-    else if ((operator === 'sender' || operator === 'id' || operator === 'near' || operator === 'with') && /^\d+$/.test(raw)) operand = Number(raw);
+    else if ((operator === 'id' || operator === 'near' || operator === 'with') && /^\d+$/.test(raw)) operand = Number(raw);
+    // A person as Zulip's addresses write one: "<id>-<name>" (or the ID alone).
+    else if ((operator === 'sender' || operator === 'dm-including') && /^\d+(-|$)/.test(raw)) operand = Number(raw.split('-')[0]);
     else if (operator === 'dm' && /^\d+(,\d+)*(-|$)/.test(raw)) operand = raw.split('-')[0]!.split(',').map(Number);
     terms.push({ operator, operand, negated });
   }
