@@ -322,7 +322,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await eventually(async () => (await rows.count()) === 1, 'one starred message');
       await search.fill('is:starred topic:fruit');
       await search.press('Enter');
-      await page.getByText('No messages here yet.').waitFor();
+      await page.getByRole('log', { name: 'History' }).getByText('No search results.', { exact: true }).waitFor();
 
       // A topic link in a message, as Zulip's Markdown writes it (#narrow/stream/<id>-<name>/topic/<.-encoded>/with/<latest message>), opens that topic.
       await sendApi(owner, 'fruit.salad mix', 'kiwi and lime');

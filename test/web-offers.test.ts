@@ -189,8 +189,10 @@ await browserTests('the web client in Chromium: what it offers follows the permi
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
       await goToHash(page, `#narrow/dm/${carol.id}-carol`);
-      const refusal = page.getByText('You are not allowed to start direct message conversations.');
+      const refusal = page.getByRole('region', { name: 'Compose' }).getByText('You are not allowed to start direct message conversations.');
       await refusal.waitFor();
+      // (The empty view says so too, as Zulip's.)
+      await page.getByRole('log', { name: 'History' }).getByText('You are not allowed to start direct message conversations.').waitFor();
       const sendButton = page.getByRole('button', { name: 'Send', exact: true });
       assert.equal(await sendButton.isDisabled(), true);
       await page.getByLabel('Message', { exact: true }).fill('Hello Carol');

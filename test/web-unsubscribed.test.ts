@@ -104,7 +104,7 @@ await browserTests('the web client in Chromium: a channel the user is not in', (
 
       // Its view: nothing to read, and no offer to subscribe.
       await page.evaluate((id) => ((globalThis as any).location.hash = `#narrow/channel/${id}-secret`), secret);
-      await page.getByRole('log', { name: 'History' }).getByText('No messages here yet.').waitFor();
+      await page.getByRole('log', { name: 'History' }).getByText('You are not allowed to view messages in this private channel.').waitFor();
       assert.equal(await page.locator('.bookend').count(), 0);
     }));
 });

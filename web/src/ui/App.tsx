@@ -517,7 +517,7 @@ export function App() {
           <Inbox />
         ) : (
           <>
-            {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} onUser={setCard} onReplyPrivately={(id) => composeRef.current?.directMessage([id])} />}
+            {model.list && <MessageListView key={model.list.key} list={model.list} onQuote={(text) => composeRef.current?.insertQuote(text)} onUser={setCard} onReplyPrivately={(id) => composeRef.current?.directMessage([id])} onStartConversation={(mode) => composeRef.current?.focus(mode)} />}
             {!model.spectator && <Compose handle={composeRef} terms={terms} />}
           </>
         )}

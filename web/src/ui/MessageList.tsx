@@ -16,6 +16,7 @@ import { Avatar } from './Avatar.tsx';
 import { StatusEmoji } from './People.tsx';
 import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
+import { emptyView, type EmptyView } from '../empty-view.ts';
 import { focusSettingWhenOpened } from '../overlays.ts';
 import { formattingKey, sendsMessage } from '../format-keys.ts';
 import { DetachedUploads, EditHistory, hasVisibleHistory, mayMove, messageLink, MessageSource, MoveForm, ReadReceipts, ReportForm, reportsEnabled } from './MessageActions.tsx';
@@ -37,6 +38,34 @@ interface Props {
   onUser(userId: number): void;
   /** Reply to a sender in a direct message (Shift+R). */
   onReplyPrivately(userId: number): void;
+  /** An empty view's "start the conversation": the compose box, for a channel message or a direct message where the view is. */
+  onStartConversation?(mode: 'stream' | 'dm'): void;
+}
+
+/** What a view with no messages says (emptyView: Zulip's words), with its way to start the conversation. */
+function EmptyNotice({ view: v, onStart }: { view: EmptyView; onStart?: (mode: 'stream' | 'dm') => void }) {
+  return (
+    <div class="empty-state">
+      <p class="empty-title">{v.title}</p>
+      {v.text && <p>{v.text}</p>}
+      {v.link && (
+        <p>
+          {v.link.before}
+          <a href={v.link.href}>{v.link.text}</a>
+          {v.link.after}
+        </p>
+      )}
+      {v.start && onStart && !model.spectator && (
+        <p>
+          Why not{' '}
+          <button type="button" class="text-button" onClick={() => onStart(v.start!)}>
+            start the conversation
+          </button>
+          ?
+        </p>
+      )}
+    </div>
+  );
 }
 
 
@@ -99,7 +128,7 @@ const UNREAD_BANNER: Record<Exclude<Reading, 'reads'>, preact.ComponentChildren>
   'not-this-view': 'To preserve your reading state, this view does not mark messages as read.',
 };
 
-export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Props) {
+export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onStartConversation }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   /** Where this view was when last shown, for a list kept between visits (All messages as the home view). */
   const place = model.keepsPlace(list) ? list.place : null;
@@ -1029,6 +1058,9 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
   }
 
   const empty = !list.loading && !msgs.length;
+  // What the view says when it has nothing to show; for a channel or person the user cannot see, instead of the server's refusal (as Zulip's).
+  const emptyNotice = empty ? emptyView(list) : null;
+  const shownError = list.error && !emptyNotice?.invalid ? list.error : null;
   // A view of one channel's messages (with or without other terms): its trailing bookend.
   const channelTerms = list.terms.filter((t) => t.operator === 'channel' && !t.negated);
   const bookendChannel = channelTerms.length === 1 && typeof channelTerms[0]!.operand === 'number' ? channelTerms[0]!.operand : null;
@@ -1070,12 +1102,12 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately }: Pro
         aria-busy={list.loading}
       >
         {list.loading && !msgs.length && <div class="list-edge">Loading messages…</div>}
-        {list.error && (
+        {shownError && (
           <div class="form-error" role="alert">
-            {list.error}
+            {shownError}
           </div>
         )}
-        {empty && !list.error && <div class="empty-state">No messages here yet.</div>}
+        {emptyNotice && !shownError && <EmptyNotice view={emptyNotice} onStart={onStartConversation} />}
         {out}
         {bookendChannel !== null && list.foundNewest && !list.loading && e === msgs.length && !model.spectator && <TrailingBookend key={bookendChannel} streamId={bookendChannel} last={msgs.at(-1)} />}
       </div>
