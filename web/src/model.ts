@@ -1981,7 +1981,7 @@ export class Model {
    * oneself and bots). The server asks only for a conversation that has no
    * messages yet.
    */
-  mayStartDirectMessage(userIds: number[]): boolean {
+  private mayStartDirectMessage(userIds: number[]): boolean {
     if (this.onlySelfAndBots(userIds)) return true;
     const group = this.realm.realm_direct_message_initiator_group as GroupSettingValue | undefined;
     return group === undefined || this.allows(this.me.user_id, group);
@@ -2009,7 +2009,7 @@ export class Model {
    * fetched up to its newest message, with none. Elsewhere the client cannot
    * know; the server says so when a message is sent.
    */
-  knownEmptyConversation(userIds: number[]): boolean {
+  private knownEmptyConversation(userIds: number[]): boolean {
     const key = this.dmKey(userIds);
     if (this.recentDms.has(key)) return false;
     const list = this.list;
@@ -2023,7 +2023,7 @@ export class Model {
   }
 
   /** Whether a group setting takes in no one (Zulip's is_setting_group_empty): no members, and its groups empty at any depth. */
-  settingEmpty(value: GroupSettingValue | undefined): boolean {
+  private settingEmpty(value: GroupSettingValue | undefined): boolean {
     if (value === undefined) return false;
     const groupEmpty = (id: number, seen: Set<number>): boolean => {
       if (seen.has(id)) return true;
