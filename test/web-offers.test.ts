@@ -215,7 +215,7 @@ await browserTests('the web client in Chromium: what it offers follows the permi
       await ctx.close();
     }));
 
-  test('new topics: where a channel lets only administrators start topics, a member\u2019s sidebar offers a new message there (not a new topic), the topic field asks for one of its topics, a new one is refused with the server\u2019s words and an existing one is written to; live', () =>
+  test('new topics: where a channel lets only administrators start topics, a member\u2019s sidebar offers a new message there (not a new topic), the topic field asks for one of its topics (offered once the channel is chosen in the box), a new one is refused with the server\u2019s words and an existing one is written to; live', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Topics' });
@@ -227,6 +227,10 @@ await browserTests('the web client in Chromium: what it offers follows the permi
       assertSuccess(await owner.patch(`/streams/${plans}`, { can_create_topic_group: JSON.stringify({ new: groupId('role:administrators') }) }));
       const ctx = await newContext();
       const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      // Chosen in the compose box of another channel's view, the channel's topics are offered in the topic field.
+      await goToHash(page, `#narrow/channel/${await streamIdOf(owner, 'general')}-general`);
+      await page.getByRole('region', { name: 'Compose' }).getByLabel('Channel', { exact: true }).selectOption({ label: '#plans' });
+      await eventually(async () => (await page.locator('#topic-suggestions option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value))).includes('roadmap'), 'the channel\u2019s topics offered');
       const sidebar = page.getByRole('navigation', { name: 'Channels' });
       const newMessage = sidebar.getByRole('button', { name: 'New message in #plans' });
       await newMessage.waitFor({ state: 'attached' });
