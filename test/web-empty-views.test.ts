@@ -4,8 +4,9 @@
  * conversation not yet started (and "start the conversation", which opens
  * the compose box there and sends), one's notes to oneself, someone unknown,
  * direct messages turned off; a topic with no messages (and starting it);
- * Mentions; a channel whose topics are all muted; a private channel one may
- * not read; a search that cannot match; a sender who wrote nothing yet.
+ * Mentions and Reactions; a channel whose topics are all muted; a private
+ * channel one cannot see; a search that cannot match; a sender who wrote
+ * nothing yet.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
@@ -62,6 +63,7 @@ await browserTests('the web client in Chromium: empty views', (newContext) => {
       await eventually(async () => (assertSuccess(await bobApi.get(`/users/me/${general}/topics`)).topics as Array<{ name: string }>).some((x) => x.name === 'fresh ideas'), 'the topic at the server');
 
       await says('#narrow/is/mentioned', 'This view will show messages where you are mentioned.');
+      await says('#narrow/has/reaction/sender/me', 'None of your messages have emoji reactions yet.');
       await says(`#narrow/channel/${hush}-hush`, 'You have muted all the topics in this channel.');
       await says(`#narrow/channel/${vault}-vault`, "This channel doesn't exist, or you are not allowed to view it.");
       await says(`#narrow/channel/${general}-general/channel/${hush}-hush`, 'No search results.', 'You are searching for messages that belong to more than one channel, which is not possible.');
