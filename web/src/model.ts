@@ -781,6 +781,8 @@ export class Model {
   unread = new Map<number, UnreadInfo>();
   /** key "1,5,9" (sorted ids, without me unless a self-DM) → newest message id */
   recentDms = new Map<string, number>();
+  /** The topic fetches under way, by channel (loadTopics). */
+  private topicFetches = new Map<number, Promise<void>>();
   presence = new Map<number, Presence>();
   statuses = new Map<number, Status>();
   realmEmoji = new Map<string, RealmEmoji>();
@@ -1389,14 +1391,26 @@ export class Model {
     if (ch && typeof ch.operand === 'number') void this.loadTopics(ch.operand);
   }
 
+  /** A channel's topics: fetched (again) from the server. */
   async loadTopics(streamId: number): Promise<void> {
-    try {
-      const r = await api('GET', `/users/me/${streamId}/topics`);
-      this.topics.set(streamId, r.topics as TopicInfo[]);
-      this.changed();
-    } catch {
-      // The sidebar simply shows no topics.
-    }
+    const fetching = (async () => {
+      try {
+        const r = await api('GET', `/users/me/${streamId}/topics`);
+        this.topics.set(streamId, r.topics as TopicInfo[]);
+        this.changed();
+      } catch {
+        // The sidebar simply shows no topics.
+      }
+    })();
+    this.topicFetches.set(streamId, fetching);
+    await fetching;
+    if (this.topicFetches.get(streamId) === fetching) this.topicFetches.delete(streamId);
+  }
+
+  /** A channel's topics, fetched unless they are loaded already or on their way (then that fetch). */
+  ensureTopics(streamId: number): Promise<void> {
+    if (this.topics.has(streamId)) return Promise.resolve();
+    return this.topicFetches.get(streamId) ?? this.loadTopics(streamId);
   }
 
   private noteTopic(streamId: number, topic: string, id: number): void {
@@ -1914,9 +1928,7 @@ export class Model {
 
   /** Whether the user may post in a channel, as its can_send_message_group says (the server decides; this says so before sending). */
   mayPostIn(streamId: number): boolean {
-    if (this.spectator) return false;
-    const group = this.streams.get(streamId)?.can_send_message_group;
-    return group === undefined || this.allows(this.me.user_id, group);
+    return this.channelAllows(streamId, 'can_send_message_group');
   }
 
   /**
@@ -1925,8 +1937,13 @@ export class Model {
    * who may not still writes to the channel's existing topics.
    */
   mayCreateTopicIn(streamId: number): boolean {
+    return this.channelAllows(streamId, 'can_create_topic_group');
+  }
+
+  /** Whether a channel's group setting, which takes in everyone unless the channel says otherwise, takes in the user; never a visitor. */
+  private channelAllows(streamId: number, setting: 'can_send_message_group' | 'can_create_topic_group'): boolean {
     if (this.spectator) return false;
-    const group = this.streams.get(streamId)?.can_create_topic_group;
+    const group = this.streams.get(streamId)?.[setting];
     return group === undefined || this.allows(this.me.user_id, group);
   }
 
@@ -1968,7 +1985,7 @@ export class Model {
    * to bots; else the organization's direct_message_permission_group must
    * take in one of the conversation's people, the user included.
    */
-  mayDirectMessage(userIds: number[]): boolean {
+  private mayDirectMessage(userIds: number[]): boolean {
     if (this.onlySelfAndBots(userIds)) return true;
     const group = this.realm.realm_direct_message_permission_group as GroupSettingValue | undefined;
     if (group === undefined) return true;

@@ -256,7 +256,7 @@ export function App() {
   const topicsOf = view ? topicsListChannel(view) : null;
   // (Its topics in the sidebar too, as a narrow to the channel has them.)
   useEffect(() => {
-    if (topicsOf !== null && model.ready && !model.topics.has(topicsOf)) void model.loadTopics(topicsOf);
+    if (topicsOf !== null && model.ready) void model.ensureTopics(topicsOf);
   }, [topicsOf, started]);
   // The description of the channel in view or whose topics are listed, under its name (as the server rendered it); not under Inbox or Recent conversations, shown over the last narrow.
   const describedChannel = topicsOf !== null ? topicsOf : !view ? channelNarrow : null;

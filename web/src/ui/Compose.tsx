@@ -262,9 +262,9 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   // Zulip's topic suggestions do; a new one is refused by the server on sending, as in Zulip's web app.
   const mayNotStartTopic = mode === 'stream' && effectiveStream !== undefined && !model.mayCreateTopicIn(effectiveStream);
   // The channel's topics, for the topic field's suggestions: fetched when the box points at a channel whose topics the client
-  // has not loaded (one chosen in the box, not opened), as Zulip's topic suggestions ask the server for a channel's topics.
+  // has not loaded nor is loading (one chosen in the box, not opened), as Zulip's topic suggestions ask the server for a channel's topics.
   useEffect(() => {
-    if (mode === 'stream' && effectiveStream !== undefined && !model.topics.has(effectiveStream)) void model.loadTopics(effectiveStream);
+    if (mode === 'stream' && effectiveStream !== undefined) void model.ensureTopics(effectiveStream);
   }, [mode, effectiveStream]);
   // Warnings about the channel's subscribers go with the channel.
   useEffect(() => {

@@ -73,7 +73,7 @@ async function openChannel(streamId: number): Promise<void> {
   const feed: Term[] = [{ operator: 'channel', operand: streamId }];
   let topic: string | undefined;
   if (view === 1 || view === 4) {
-    if (!model.topics.has(streamId)) await model.loadTopics(streamId);
+    await model.ensureTopics(streamId);
     const topics = model.topics.get(streamId) ?? [];
     if (view === 4) {
       const unread = model.unreadByTopic(streamId);
