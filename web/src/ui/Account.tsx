@@ -202,6 +202,7 @@ function timeZones(): string[] {
  */
 export function Account({ setSetting }: { setSetting: SetSetting }) {
   const [email, setEmail] = useState('');
+  const mayChangeEmail = model.mayChangeOwn('email');
   const [confirming, setConfirming] = useState(false);
   const change = useAction();
   const deactivate = useAction();
@@ -224,12 +225,12 @@ export function Account({ setSetting }: { setSetting: SetSetting }) {
       >
         <label for="set-email">New email</label>
         <div class="row">
-          <input id="set-email" type="email" autocomplete="email" value={email} required disabled={!model.mayChangeOwn('email')} onInput={(e) => setEmail(e.currentTarget.value)} />
-          <button class="btn" type="submit" disabled={change.busy || !model.mayChangeOwn('email')}>
+          <input id="set-email" type="email" autocomplete="email" value={email} required disabled={!mayChangeEmail} onInput={(e) => setEmail(e.currentTarget.value)} />
+          <button class="btn" type="submit" disabled={change.busy || !mayChangeEmail}>
             Change email
           </button>
         </div>
-        {!model.mayChangeOwn('email') && <p class="muted-text">Email address changes are disabled in this organization.</p>}
+        {!mayChangeEmail && <p class="muted-text">Email address changes are disabled in this organization.</p>}
         {change.view}
       </form>
       <SettingSelect id="set-email-visibility" property="email_address_visibility" label="Who can see my email address" choices={EMAIL_VISIBILITY} fallback={1} setSetting={setSetting} />

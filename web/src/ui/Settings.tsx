@@ -42,6 +42,7 @@ export function Settings({ section, onClose }: { section: string | null; onClose
 
   const mayInvite = model.mayRealm('can_invite_users_group');
   const mayMakeLinks = model.mayRealm('create_multiuse_invite_group');
+  const mayRename = model.mayChangeOwn('name');
   return (
     <Dialog id="settings-title" title="Settings" onClose={onClose}>
       <SectionIndex section={section} />
@@ -54,13 +55,13 @@ export function Settings({ section, onClose }: { section: string | null; onClose
         <h2 id="profile-title">Profile</h2>
         <label for="set-name">Full name</label>
         <div class="row">
-          <input id="set-name" type="text" value={name} disabled={!model.mayChangeOwn('name')} onInput={(e) => setName(e.currentTarget.value)} required maxLength={60} />
-          <button class="btn primary" type="submit" disabled={profile.busy || !model.mayChangeOwn('name')}>
+          <input id="set-name" type="text" value={name} disabled={!mayRename} onInput={(e) => setName(e.currentTarget.value)} required maxLength={60} />
+          <button class="btn primary" type="submit" disabled={profile.busy || !mayRename}>
             Save name
           </button>
         </div>
         {/* (The server would ignore the change, as Zulip's.) */}
-        {!model.mayChangeOwn('name') && <p class="muted-text">Name changes are disabled in this organization. Contact an administrator to change your name.</p>}
+        {!mayRename && <p class="muted-text">Name changes are disabled in this organization. Contact an administrator to change your name.</p>}
         {profile.view}
       </form>
       <StatusForm />
