@@ -482,7 +482,23 @@ test('register: realm_incoming_webhook_bots lists the integrations this server a
   const reg = assertSuccess(res);
   assert.deepEqual(reg.realm_embedded_bots, []);
   const github = reg.realm_incoming_webhook_bots.find((b: any) => b.name === 'github');
-  assert.deepEqual(github, { name: 'github', display_name: 'GitHub', all_event_types: null, config_options: [], url_options: [] });
+  // Zulip's shape: the event types a URL can filter on (only_events / exclude_events) and the URL's own options.
+  assert.deepEqual(Object.keys(github), ['name', 'display_name', 'all_event_types', 'config_options', 'url_options']);
+  assert.equal(github.display_name, 'GitHub');
+  assert.ok(['push_commits', 'opened_pull_request', 'issues', 'ping'].every((e) => github.all_event_types.includes(e)), String(github.all_event_types));
+  assert.deepEqual(github.config_options, []);
+  assert.deepEqual(github.url_options, [
+    { key: 'branches', label: '', validator: 'check_string' },
+    { key: 'ignore_private_repositories', label: 'Exclude notifications from private repositories', validator: 'check_bool' },
+  ]);
+  const byName = (name: string) => reg.realm_incoming_webhook_bots.find((b: any) => b.name === name);
+  assert.deepEqual(byName('grafana').all_event_types, ['ok', 'pending', 'alerting', 'paused', 'firing', 'resolved']);
+  assert.deepEqual(byName('gitlab').url_options, [{ key: 'branches', label: '', validator: 'check_string' }]);
+  assert.ok(byName('gitlab').all_event_types.includes('Merge Request Hook open'));
+  // Integrations without event types or options, and Zulip's display names.
+  assert.deepEqual(byName('alertmanager'), { name: 'alertmanager', display_name: 'Alertmanager', all_event_types: null, config_options: [], url_options: [] });
+  assert.equal(byName('json').display_name, 'JSON formatter');
+  assert.equal(byName('slack_incoming').display_name, 'Slack-compatible webhook');
   // Each listed integration is one the server takes at /api/v1/external/<name>.
   const s = short();
   const bot = assertSuccess(await c(member).post('/bots', { full_name: `Hooks ${s}`, short_name: s, bot_type: 2 }));

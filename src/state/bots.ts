@@ -19,8 +19,9 @@ const provider: StateProvider = {
 
 /**
  * The integrations a bot can be made for: the incoming webhooks this server
- * accepts (`/api/v1/external/<name>`), none of which filters by a list of
- * event types or takes options; no embedded bots (they are not enabled).
+ * accepts (`/api/v1/external/<name>`), with the event types a URL may filter
+ * on and the URL parameters the web client offers; no embedded bots (they
+ * are not enabled).
  */
 const integrations: StateProvider = {
   types: ['realm_incoming_webhook_bots', 'realm_embedded_bots'],
@@ -29,10 +30,10 @@ const integrations: StateProvider = {
     if (wants('realm_incoming_webhook_bots')) {
       out.realm_incoming_webhook_bots = Object.entries(INTEGRATIONS).map(([name, integration]) => ({
         name,
-        display_name: integration.name,
-        all_event_types: null,
+        display_name: integration.displayName ?? integration.name,
+        all_event_types: integration.eventTypes ?? null,
         config_options: [],
-        url_options: [],
+        url_options: integration.urlOptions ?? [],
       }));
     }
     if (wants('realm_embedded_bots')) out.realm_embedded_bots = [];

@@ -96,6 +96,7 @@ function grafanaLegacy(p: Wild): WebhookMessage[] {
 
 export const grafana: Integration = {
   name: 'Grafana',
+  eventTypes: ['ok', 'pending', 'alerting', 'paused', 'firing', 'resolved'],
   handle(req): WebhookMessage[] {
     const p = jsonPayload(req);
     return p.has('alerts') ? grafanaUnified(p) : grafanaLegacy(p);

@@ -9,6 +9,7 @@ import { jsonPayload, type Integration, type WebhookMessage } from './types.ts';
 
 export const json: Integration = {
   name: 'JSON',
+  displayName: 'JSON formatter',
   handle(req): WebhookMessage[] {
     const p = jsonPayload(req);
     if (typeof p.value !== 'object' || p.value === null || Array.isArray(p.value)) throw badRequest('payload is not a dict');
@@ -109,6 +110,7 @@ function replaceFormatting(text: string): string {
 
 export const slackIncoming: Integration = {
   name: 'SlackIncoming',
+  displayName: 'Slack-compatible webhook',
   handle(req): WebhookMessage[] {
     let text: string | undefined;
     if (req.contentType === 'application/json') text = req.body;

@@ -18,7 +18,7 @@ import {
   shortSha,
   type CommitData,
 } from './git.ts';
-import { boolParam, eventHeader, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+import { BRANCHES_OPTION, boolParam, eventHeader, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
 
 interface Helper {
   payload: Wild;
@@ -309,6 +309,8 @@ function topicFor(p: Wild, event: string): string {
 
 export const github: Integration = {
   name: 'GitHub',
+  eventTypes: Object.keys(EVENTS),
+  urlOptions: [BRANCHES_OPTION, { key: 'ignore_private_repositories', label: 'Exclude notifications from private repositories', validator: 'check_bool' }],
   handle(req): WebhookMessage[] {
     const header = eventHeader(req, 'X-GitHub-Event');
     const p = jsonPayload(req);

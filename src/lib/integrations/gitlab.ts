@@ -16,7 +16,7 @@ import {
   removeBranchMessage,
   CONTENT_MESSAGE,
 } from './git.ts';
-import { boolParam, eventHeader, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+import { BRANCHES_OPTION, boolParam, eventHeader, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
 
 type Body = (p: Wild, includeTitle: boolean) => string;
 
@@ -210,6 +210,8 @@ function topicFor(event: string, p: Wild, useMrTitle: boolean): string {
 
 export const gitlab: Integration = {
   name: 'GitLab',
+  eventTypes: Object.keys(EVENTS),
+  urlOptions: [BRANCHES_OPTION],
   handle(req): WebhookMessage[] {
     const header = eventHeader(req, 'X-GitLab-Event');
     const p = jsonPayload(req);

@@ -20,9 +20,30 @@ export interface WebhookMessage {
   eventType?: string;
 }
 
+/**
+ * A parameter of the integration's URL that the "Generate URL for an
+ * integration" dialog offers (Zulip's url_options): a check box for
+ * `check_bool`, a text field for `check_string`; `branches` is Zulip's
+ * preset, offered as a choice of branches.
+ */
+export interface UrlOption {
+  key: string;
+  label: string;
+  validator: 'check_bool' | 'check_string';
+}
+
+/** Zulip's BRANCHES preset: a comma-separated list of the branches to notify about. */
+export const BRANCHES_OPTION: UrlOption = { key: 'branches', label: '', validator: 'check_string' };
+
 export interface Integration {
   /** Zulip's name of the webhook (used in its error messages, e.g. "GitHub"). */
   name: string;
+  /** The name shown in the list of integrations, where it is not `name` (Zulip's display_name). */
+  displayName?: string;
+  /** The event types `only_events` and `exclude_events` can pick from (Zulip's all_event_types); none where they do not apply. */
+  eventTypes?: readonly string[];
+  /** The URL's own parameters offered when generating it (Zulip's url_options). */
+  urlOptions?: readonly UrlOption[];
   /** Turns one request into the messages to send (none for ignored events). */
   handle(req: WebhookRequest): WebhookMessage[];
 }
