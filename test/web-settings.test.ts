@@ -372,7 +372,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       const gen = page.getByRole('dialog', { name: 'Generate URL for an integration' });
       // Straight from the list: another integration starts over (a direct message, no topic), as Zulip's.
       await bots.getByRole('button', { name: 'Generate URL for an integration for Build Hook' }).click();
-      await gen.getByLabel('Integration', { exact: true }).selectOption({ label: 'JSON' });
+      await gen.getByLabel('Integration', { exact: true }).selectOption({ label: 'JSON formatter' });
       await gen.getByLabel('Where to send notifications').selectOption({ label: '#general' });
       await gen.getByLabel('Send all notifications to a single topic').check();
       await gen.getByLabel('Integration', { exact: true }).selectOption({ label: 'GitHub' });
@@ -388,7 +388,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       assert.equal(await url.textContent(), 'Integration URL will appear here.');
       assert.equal(await copy.isDisabled(), true);
       // An integration: its URL, to a direct message by default.
-      await gen.getByLabel('Integration', { exact: true }).selectOption({ label: 'JSON' });
+      await gen.getByLabel('Integration', { exact: true }).selectOption({ label: 'JSON formatter' });
       await eventually(async () => (await url.textContent()) === `${realmUrl}/api/v1/external/json?api_key=${made.api_key}`, 'the URL for direct messages');
       assert.equal(await copy.isDisabled(), false);
       // A channel and one topic; no URL to copy while the topic is empty.
@@ -410,6 +410,89 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await page.keyboard.press('Escape');
       await gen.waitFor({ state: 'detached' });
       await page.getByRole('dialog', { name: 'Manage bot' }).waitFor();
+    }));
+
+  test('"Generate URL for an integration": GitHub\'s branches, private repositories and events to include make the URL, and the server follows it', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Hooks' });
+      const bobApi = t.client(bob);
+      const made = assertSuccess(await bobApi.post('/bots', { full_name: 'Repo Hook', short_name: 'repo', bot_type: 2 }));
+      const realmUrl = assertSuccess(await bobApi.get('/server_settings')).realm_url as string;
+      const generalId = await streamIdOf(bobApi, 'general');
+      // A channel only administrators may post in is not offered.
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'announcements' }]), principals: JSON.stringify([bob.id]) }));
+      const admins = assertSuccess(await owner.get('/user_groups')).user_groups.find((g: { name: string }) => g.name === 'role:administrators').id;
+      assertSuccess(await owner.patch(`/streams/${await streamIdOf(owner, 'announcements')}`, { can_send_message_group: JSON.stringify({ new: admins }) }));
+      const page = await loginPage(await newContext(), t.url, bob.email, PASSWORD);
+      const bots = (await openSettings(page)).getByRole('list', { name: 'Your bots' });
+      await bots.getByRole('button', { name: 'Generate URL for an integration for Repo Hook' }).click();
+      const gen = page.getByRole('dialog', { name: 'Generate URL for an integration' });
+      const url = gen.getByLabel('URL for your integration');
+      const copy = gen.getByRole('button', { name: 'Copy URL' });
+      const channelOptions = await gen.getByLabel('Where to send notifications').locator('option').allTextContents();
+      assert.ok(channelOptions.includes('#general'), String(channelOptions));
+      assert.ok(!channelOptions.includes('#announcements'), String(channelOptions));
+      // The JSON formatter has no events or options to offer.
+      await gen.getByLabel('Integration', { exact: true }).selectOption({ label: 'JSON formatter' });
+      assert.equal(await gen.getByLabel('Filter events that will trigger notifications?').count(), 0);
+      assert.equal(await gen.getByLabel('Send notifications for all branches').count(), 0);
+      // GitHub: all branches, public and private repositories, every event, until chosen otherwise.
+      await gen.getByLabel('Integration', { exact: true }).selectOption({ label: 'GitHub' });
+      await gen.getByLabel('Where to send notifications').selectOption({ label: '#general' });
+      const base = `${realmUrl}/api/v1/external/github?api_key=${made.api_key}&stream=${generalId}`;
+      await eventually(async () => (await url.textContent()) === base, 'the plain URL');
+      assert.equal(await gen.getByLabel('Send notifications for all branches').isChecked(), true);
+      assert.equal(await gen.getByLabel('Exclude notifications from private repositories').isChecked(), false);
+      // Events to include: none chosen, nothing to copy; all; none; two, in the list's (alphabetical) order.
+      await gen.getByLabel('Filter events that will trigger notifications?').check();
+      const events = gen.getByRole('group', { name: 'Events to include:' });
+      const listed = await events.getByRole('checkbox').evaluateAll((boxes) => boxes.map((b) => b.parentElement!.textContent!.trim()));
+      assert.deepEqual(listed, listed.slice().sort((a, b) => a.localeCompare(b)));
+      assert.ok(listed.includes('create') && listed.includes('ping') && listed.includes('push_commits'), String(listed));
+      await eventually(() => copy.isDisabled(), 'nothing to copy with no event chosen');
+      await events.getByRole('button', { name: 'Check all', exact: true }).click();
+      await eventually(async () => (await url.textContent()) === `${base}&only_events=${encodeURIComponent(JSON.stringify(listed)).replace(/%20/g, '+')}`, 'every event');
+      await events.getByRole('button', { name: 'Uncheck all' }).click();
+      await eventually(async () => (await url.textContent()) === base && (await copy.isDisabled()), 'no events again');
+      await events.getByLabel('push_commits').check();
+      await events.getByLabel('create').check();
+      // Only some branches (starting from "main"), and not private repositories.
+      await gen.getByLabel('Send notifications for all branches').uncheck();
+      const branches = gen.getByLabel('Which branches should notifications be sent for?');
+      assert.equal(await branches.inputValue(), 'main');
+      await branches.fill('main, dev');
+      await gen.getByLabel('Exclude notifications from private repositories').check();
+      const expected = `${base}&only_events=%5B%22create%22%2C%22push_commits%22%5D&branches=main%2Cdev&ignore_private_repositories=true`;
+      await eventually(async () => (await url.textContent()) === expected, 'the URL with events, branches and private repositories');
+      assert.equal(await copy.isDisabled(), false);
+
+      // The server follows the URL: a ping is not among the events, a private repository is left out, a branch created is posted.
+      const post = (event: string, body: unknown) =>
+        fetch(expected, { method: 'POST', headers: { 'content-type': 'application/json', 'X-GitHub-Event': event }, body: JSON.stringify(body) });
+      const repo = { name: 'tools', full_name: 'bob/tools', html_url: 'https://github.com/bob/tools', private: false };
+      const sender = { login: 'bob', html_url: 'https://github.com/bob' };
+      const newest = async () => assertSuccess(await bobApi.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: generalId }]) })).messages[0];
+      const before = (await newest())?.id;
+      for (const [event, body] of [
+        ['ping', { zen: 'z', repository: repo, sender }],
+        ['create', { ref: 'hidden', ref_type: 'branch', repository: { ...repo, private: true }, sender }],
+      ] as const) {
+        const res = await post(event, body);
+        assert.equal(res.status, 200, await res.text());
+      }
+      assert.equal((await newest())?.id, before);
+      const res = await post('create', { ref: 'dev', ref_type: 'branch', repository: repo, sender });
+      assert.equal(res.status, 200, await res.text());
+      const arrived = await newest();
+      assert.equal(arrived.sender_id, made.user_id);
+      assert.equal(arrived.subject, 'tools');
+      assert.match(arrived.content, /bob created branch dev/);
+      // Another integration starts over: no filter, all branches.
+      await gen.getByLabel('Integration', { exact: true }).selectOption({ label: 'GitLab' });
+      assert.equal(await gen.getByLabel('Filter events that will trigger notifications?').isChecked(), false);
+      assert.equal(await gen.getByLabel('Send notifications for all branches').isChecked(), true);
+      assert.equal(await gen.getByLabel('Exclude notifications from private repositories').count(), 0);
     }));
 
   test('organization settings: an administrator renames the organization, uploads its icon, renames a person, changes a role, deactivates and reactivates an account; members do not see them', () =>
