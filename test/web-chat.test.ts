@@ -186,7 +186,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       assert.equal(await box.inputValue(), 'a draft\nmore');
 
       // Enter while a file is still uploading says why nothing is sent.
-      await page.route((url) => url.pathname === '/json/user_uploads', async (route) => {
+      await page.route((url) => url.pathname.startsWith('/api/v1/tus'), async (route) => {
         await new Promise((r) => setTimeout(r, 800));
         await route.continue();
       });

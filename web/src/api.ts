@@ -106,8 +106,8 @@ export function api(method: string, path: string, params: Params = {}, opts: { s
   return send(method, `/json${path}`, body, { 'Content-Type': 'application/x-www-form-urlencoded' }, opts.signal);
 }
 
-/** A file as multipart form data: an upload by default, or to another endpoint that takes one (a custom emoji). */
-export function upload(file: File, path = '/user_uploads'): Promise<Record<string, any>> {
+/** A file as multipart form data, to an endpoint that takes one (a custom emoji, an icon). */
+export function upload(file: File, path: string): Promise<Record<string, any>> {
   return apiWithFile('POST', path, {}, file);
 }
 

@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ComponentChild, ComponentChildren, Ref } from 'preact';
-import { api, ApiError, upload } from '../api.ts';
+import { api, ApiError } from '../api.ts';
+import { uploadResumable, UploadCancelled } from '../uploads.ts';
 import { subscribeUser } from './Channels.tsx';
 import { joinChannel } from './ChannelPersonal.tsx';
 import { DM_REFUSALS, model, type Draft } from '../model.ts';
@@ -164,7 +165,9 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [scheduled, setScheduled] = useState<string | null>(null);
   /** Messages sent one after another, in the order written: each waits for the one before. */
   const outbox = useRef<Promise<unknown>>(Promise.resolve());
-  const [uploads, setUploads] = useState(0);
+  /** Files being uploaded (over tus): each one's progress, and its Cancel. */
+  const [uploading, setUploading] = useState<UploadUnderWay[]>([]);
+  const uploads = uploading.length;
   const [dragging, setDragging] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);
   const [pickingEmoji, setPickingEmoji] = useState(false);
@@ -575,26 +578,43 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     }
   }
 
-  // ---- uploads, by picker or drop, inserted as Zulip does: [name](/user_uploads/…),
-  // or for audio the server plays, its media syntax ![name](/user_uploads/…) (an audio player)
-  async function uploadFiles(files: FileList | File[]): Promise<void> {
+  // ---- uploads, by picker, drop or paste, inserted as Zulip does: [name](/user_uploads/…),
+  // or for audio the server plays, its media syntax ![name](/user_uploads/…) (an audio player).
+  // Each is sent over tus, as Zulip's web app sends them: its banner shows how far it is, with Cancel.
+  function uploadFiles(files: FileList | File[]): void {
+    const maxMib = Number(model.realm.max_file_upload_size_mib ?? 0);
+    if (maxMib === 0) {
+      setError('File and image uploads have been disabled for this organization.');
+      return;
+    }
     for (const file of Array.from(files)) {
+      if (file.size > maxMib * 1024 * 1024) {
+        setError(`${file.name} exceeds the maximum file size for attachments (${maxMib} MB).`);
+        continue;
+      }
       const placeholder = `[Uploading ${file.name}…]()`;
       setContent((c) => (c && !/\s$/.test(c) ? c + ' ' : c) + placeholder);
-      setUploads((n) => n + 1);
-      try {
-        const r = await upload(file);
-        const url = (r.url ?? r.uri) as string;
-        // Brackets would end the link text early; Zulip's web app leaves them out too.
-        const name = ((r.filename as string | undefined) ?? file.name).replaceAll('[', '').replaceAll(']', '');
-        const media = PLAYABLE_AUDIO_TYPES.has(file.type.split(';', 1)[0]!.trim().toLowerCase()) ? '!' : '';
-        setContent((c) => c.replace(placeholder, `${media}[${name}](${url})`));
-      } catch (err) {
+      const id = nextUploadId++;
+      const progress = (sent: number, total: number) => setUploading((list) => list.map((u) => (u.id === id ? { ...u, sent, total } : u)));
+      const started = uploadResumable(file, progress);
+      const cancel = () => {
+        started.cancel();
         setContent((c) => c.replace(placeholder, ''));
-        setError(err instanceof ApiError ? err.message : `Upload of ${file.name} failed.`);
-      } finally {
-        setUploads((n) => n - 1);
-      }
+        textRef.current?.focus();
+      };
+      setUploading((list) => [...list, { id, name: file.name, sent: 0, total: file.size, cancel }]);
+      started.done.then(
+        (r) => {
+          // Brackets would end the link text early; Zulip's web app leaves them out too.
+          const name = r.filename.replaceAll('[', '').replaceAll(']', '');
+          const media = PLAYABLE_AUDIO_TYPES.has(file.type.split(';', 1)[0]!.trim().toLowerCase()) ? '!' : '';
+          setContent((c) => c.replace(placeholder, `${media}[${name}](${r.url})`));
+        },
+        (err: unknown) => {
+          setContent((c) => c.replace(placeholder, ''));
+          if (!(err instanceof UploadCancelled)) setError(err instanceof Error ? err.message : `Failed to upload ${file.name}`);
+        },
+      ).finally(() => setUploading((list) => list.filter((u) => u.id !== id)));
     }
   }
 
@@ -663,7 +683,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         setDragging(false);
         if (e.dataTransfer?.files.length) {
           e.preventDefault();
-          void uploadFiles(e.dataTransfer.files);
+          uploadFiles(e.dataTransfer.files);
         }
       }}
     >
@@ -673,6 +693,17 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       {jumped && <Banner onDismiss={() => setJumped(false)}>Viewing the conversation where you sent your message. To go back, use your browser’s back button.</Banner>}
       {mode === 'dm' && <GuestWarning ids={dmIds} />}
       {targetErrorShown && notSubscribed && <NotSubscribedError streamId={effectiveStream!} />}
+      {uploading.map((u) => (
+        <div key={u.id} class="compose-banner upload-banner" role="status">
+          <div class="upload-progress" role="progressbar" aria-label={`Upload of ${u.name}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={u.total ? Math.round((100 * u.sent) / u.total) : 0}>
+            <div style={{ width: `${u.total ? (100 * u.sent) / u.total : 0}%` }} />
+          </div>
+          <span>Uploading {u.name}…</span>
+          <button type="button" class="btn small" aria-label={`Cancel upload of ${u.name}`} onClick={u.cancel}>
+            Cancel
+          </button>
+        </div>
+      ))}
       {targetErrorShown && archivedTarget && (
         <Banner kind="error" alert>
           The channel <strong>#{model.streamName(effectiveStream!)}</strong> does not exist. Manage your subscriptions <a href="#channels/all">on your Channels page</a>.
@@ -853,7 +884,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 const files = e.clipboardData?.files;
                 if (files && files.length) {
                   e.preventDefault();
-                  void uploadFiles(files);
+                  uploadFiles(files);
                 }
               }}
             />
@@ -913,7 +944,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         <div class="compose-actions">
           <input ref={fileRef} type="file" multiple hidden aria-label="Attach files" onChange={(e) => {
             const files = e.currentTarget.files;
-            if (files?.length) void uploadFiles(Array.from(files));
+            if (files?.length) uploadFiles(Array.from(files));
             e.currentTarget.value = '';
           }} />
           <button type="button" class="icon-btn" aria-label="Upload files" title="Upload files (or drop them here)" onClick={() => fileRef.current?.click()}>
@@ -1181,6 +1212,16 @@ function GuestWarning({ ids }: { ids: number[] }) {
  * dismissed (`dismiss` names what × dismisses, for the button's label). A
  * warning or an error is marked as such; `alert` for what stops a send.
  */
+/** A file being uploaded from the compose box. */
+interface UploadUnderWay {
+  id: number;
+  name: string;
+  sent: number;
+  total: number;
+  cancel(): void;
+}
+let nextUploadId = 1;
+
 function Banner(props: { kind?: 'warning' | 'error'; alert?: boolean; action?: ComponentChild; error?: string | null; dismiss?: string; onDismiss?(): void; children: ComponentChildren }) {
   const { kind, alert, action, error, dismiss, onDismiss, children } = props;
   return (
