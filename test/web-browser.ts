@@ -320,6 +320,23 @@ export async function holdRequests(page: Page, url: string, method: string): Pro
   return { release, stop: () => page.unroute(url) };
 }
 
+/** Drags a PNG file (`PNG`'s bytes, under `name`) onto the element `selector` finds and drops it there. */
+export async function dropPng(page: Page, selector: string, name: string): Promise<void> {
+  await page.evaluate(
+    ({ b64, selector, name }) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      // Browser globals (this callback runs in the page).
+      const w = globalThis as any;
+      const dt = new w.DataTransfer();
+      dt.items.add(new File([bytes], name, { type: 'image/png' }));
+      const target = w.document.querySelector(selector);
+      target.dispatchEvent(new w.DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      target.dispatchEvent(new w.DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    },
+    { b64: PNG.toString('base64'), selector, name },
+  );
+}
+
 /** Polls `fn` until it returns true (browser state converges asynchronously). */
 export async function eventually(fn: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;

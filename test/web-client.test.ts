@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, streamIdOf } from './helpers.ts';
-import { browserTests, channelLink, eventually, focusedLabel, loginPage, loginToView, messageRow, PASSWORD, send, withWebServer, openSettings } from './web-browser.ts';
+import { browserTests, channelLink, dropPng, eventually, focusedLabel, loginPage, loginToView, messageRow, PASSWORD, send, withWebServer, openSettings } from './web-browser.ts';
 
 test('the web client uses only the public API: nothing under web/ imports the server code', () => {
   const webDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'web', 'src');
@@ -162,17 +162,7 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await page.locator('article.message-row audio[title="memo1.mp3"]').waitFor({ state: 'attached' });
 
       // Drag and drop a PNG onto the compose area.
-      const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
-      await page.evaluate((b64) => {
-        const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-        // Browser globals (this callback runs in the page).
-        const w = globalThis as any;
-        const dt = new w.DataTransfer();
-        dt.items.add(new File([bytes], 'dot.png', { type: 'image/png' }));
-        const target = w.document.querySelector('section.compose');
-        target.dispatchEvent(new w.DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
-        target.dispatchEvent(new w.DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-      }, png.toString('base64'));
+      await dropPng(page, 'section.compose', 'dot.png');
       await eventually(async () => /^\[dot\.png\]\(\/user_uploads\/[^)]+\/dot\.png\)$/.test(await box.inputValue()), 'the dropped file link');
       await box.press('Enter');
       const imgRow = messageRow(page, 'dot.png');

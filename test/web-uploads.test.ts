@@ -4,14 +4,15 @@
  * saying what is uploading and a Cancel (which drops the upload at the
  * server too); an upload the network interrupts resumes where it stopped;
  * files over the server's limit, or any file where uploads are off, are
- * refused before anything is sent, in Zulip's words.
+ * refused before anything is sent, in Zulip's words. A message's edit box
+ * takes files the same ways (as Zulip's edit form), and Save waits for them.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page, Route } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
-import { browserTests, channelLink, eventually, loginPage, startWebTestServer } from './web-browser.ts';
+import { browserTests, channelLink, dropPng, eventually, loginPage, messageRow, startWebTestServer } from './web-browser.ts';
 
 /** The upload requests the page makes: method and path, in order. */
 function recordUploads(page: Page): string[] {
@@ -26,6 +27,17 @@ function recordUploads(page: Page): string[] {
 /** Lets a routed request through, or not at all where the page has given up on it meanwhile. */
 async function pass(route: Route): Promise<void> {
   await route.continue().catch(() => {});
+}
+
+/** Holds every upload's bytes (tus PATCH) until `release()`; the rest passes. */
+async function holdUploadBytes(page: Page): Promise<() => void> {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route('**/api/v1/tus/*', async (route) => {
+    if (route.request().method() === 'PATCH') await held;
+    await pass(route);
+  });
+  return release;
 }
 
 await browserTests('the web client in Chromium: uploads', (newContext) => {
@@ -43,12 +55,7 @@ await browserTests('the web client in Chromium: uploads', (newContext) => {
       const send = compose.getByRole('button', { name: 'Send', exact: true });
 
       // Held at the server's door: the banner, the placeholder, Send off; Cancel takes them away and the server drops the upload.
-      let releaseHeld!: () => void;
-      const held = new Promise<void>((r) => (releaseHeld = r));
-      await page.route('**/api/v1/tus/*', async (route) => {
-        if (route.request().method() === 'PATCH') await held;
-        await pass(route);
-      });
+      const releaseHeld = await holdUploadBytes(page);
       await page.getByLabel('Attach files').setInputFiles({ name: 'held.txt', mimeType: 'text/plain', buffer: Buffer.from('never mind\n') });
       const banner = compose.getByRole('status').filter({ hasText: 'Uploading held.txt…' });
       await banner.waitFor();
@@ -96,6 +103,54 @@ await browserTests('the web client in Chromium: uploads', (newContext) => {
       await compose.getByRole('alert').filter({ hasText: 'big.bin exceeds the maximum file size for attachments (1 MB).' }).waitFor();
       assert.match(await box.inputValue(), /^\[resumed\.txt\]\([^)]+\)$/);
       assert.deepEqual(seen, []);
+      await ctx.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a message\u2019s edit takes files by the paperclip and by drag and drop, with their banners; Save waits for them; the edited message links them', async () => {
+    const t = await startWebTestServer();
+    try {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'general', topic: 'files', content: 'see attached' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      const seen = recordUploads(page);
+      await (await channelLink(page, 'general')).click();
+      const row = messageRow(page, 'see attached');
+      await row.hover();
+      await row.getByRole('button', { name: 'Edit', exact: true }).click();
+      const edit = page.getByLabel('Edit content');
+      const editBox = page.locator('.edit-box');
+      const save = editBox.getByRole('button', { name: 'Save', exact: true });
+
+      // The paperclip, held at the server: the banner in the edit box, Save off and Enter saying why.
+      const releaseHeld = await holdUploadBytes(page);
+      await page.getByLabel('Attach files to the edit').setInputFiles({ name: 'agenda.txt', mimeType: 'text/plain', buffer: Buffer.from('1. budget\n') });
+      await editBox.getByRole('status').filter({ hasText: 'Uploading agenda.txt…' }).waitFor();
+      assert.equal(await edit.inputValue(), 'see attached [Uploading agenda.txt…]()');
+      assert.equal(await save.isDisabled(), true);
+      await edit.press('Enter');
+      await editBox.getByRole('alert').filter({ hasText: 'Wait until the upload is done' }).waitFor();
+      releaseHeld();
+      await eventually(async () => /^see attached \[agenda\.txt\]\(\/user_uploads\/[^)]+\/agenda\.txt\)$/.test(await edit.inputValue()), 'the link in the edit');
+      await page.unroute('**/api/v1/tus/*');
+
+      // Dropped onto the edit box: a second file.
+      await dropPng(page, '.edit-box textarea', 'chart.png');
+      await eventually(async () => /\[chart\.png\]\(\/user_uploads\/[^)]+\/chart\.png\)$/.test(await edit.inputValue()), 'the dropped file in the edit');
+      assert.equal(await page.getByLabel('Message', { exact: true }).inputValue(), '', 'nothing went to the compose box');
+      await editBox.getByRole('status').filter({ hasText: 'Uploading' }).waitFor({ state: 'detached' });
+      await save.click();
+      await editBox.waitFor({ state: 'detached' });
+
+      // The edited message at the server links both; both went over tus.
+      const [m] = assertSuccess(await owner.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: 'false' })).messages;
+      assert.match(m.content, /^see attached \[agenda\.txt\]\(\/user_uploads\/[^)]+\) \[chart\.png\]\(\/user_uploads\/[^)]+\)$/);
+      await row.getByRole('link', { name: 'agenda.txt' }).waitFor();
+      assert.equal(seen.filter((s) => s === 'POST /api/v1/tus').length, 2, seen.join(', '));
+      assert.ok(!seen.some((s) => s.startsWith('POST /json/user_uploads')), seen.join(', '));
       await ctx.close();
     } finally {
       await t.close();

@@ -1,7 +1,6 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ComponentChild, ComponentChildren, Ref } from 'preact';
 import { api, ApiError } from '../api.ts';
-import { uploadResumable, UploadCancelled } from '../uploads.ts';
 import { subscribeUser } from './Channels.tsx';
 import { joinChannel } from './ChannelPersonal.tsx';
 import { DM_REFUSALS, model, type Draft } from '../model.ts';
@@ -16,13 +15,11 @@ import { applyFormat, formattingKey, globalTime, sendKeysHint, sendsMessage, typ
 import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
+import { UploadButton, useUploads } from './UploadBanners.tsx';
 import { isResolved, messageOfTopic, moveTopic, unresolvedName } from './NarrowActions.tsx';
 
 /** How long the box waits after the last change before saving its draft (ms). */
 const DRAFT_DELAY = 1000;
-
-/** Audio types the server renders as a player in media syntax (Zulip's AUDIO_INLINE_MIME_TYPES). */
-const PLAYABLE_AUDIO_TYPES = new Set(['audio/aac', 'audio/flac', 'audio/mp4', 'audio/mpeg', 'audio/wav', 'audio/webm']);
 
 export interface ComposeHandle {
   focus(mode: 'stream' | 'dm'): void;
@@ -165,16 +162,15 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const [scheduled, setScheduled] = useState<string | null>(null);
   /** Messages sent one after another, in the order written: each waits for the one before. */
   const outbox = useRef<Promise<unknown>>(Promise.resolve());
-  /** Files being uploaded (over tus): each one's progress, and its Cancel. */
-  const [uploading, setUploading] = useState<UploadUnderWay[]>([]);
-  const uploads = uploading.length;
   const [dragging, setDragging] = useState(false);
   const textRef = useRef<HTMLTextAreaElement>(null);
+  // Files going in by the paperclip, drag and drop or paste (over tus, each with its banner).
+  const uploading = useUploads({ update: (change) => setContent(change), onError: (message) => setError(message), focus: () => textRef.current?.focus() });
+  const uploads = uploading.count;
   const [pickingEmoji, setPickingEmoji] = useState(false);
   const [pickingSnippet, setPickingSnippet] = useState(false);
   const topicRef = useRef<HTMLInputElement>(null);
   const dmRef = useRef<HTMLInputElement>(null);
-  const fileRef = useRef<HTMLInputElement>(null);
   const typing = useRef<{ key: string; sentAt: number; stopTimer: number | null; params: Record<string, unknown> } | null>(null);
 
   /**
@@ -578,46 +574,6 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     }
   }
 
-  // ---- uploads, by picker, drop or paste, inserted as Zulip does: [name](/user_uploads/…),
-  // or for audio the server plays, its media syntax ![name](/user_uploads/…) (an audio player).
-  // Each is sent over tus, as Zulip's web app sends them: its banner shows how far it is, with Cancel.
-  function uploadFiles(files: FileList | File[]): void {
-    const maxMib = Number(model.realm.max_file_upload_size_mib ?? 0);
-    if (maxMib === 0) {
-      setError('File and image uploads have been disabled for this organization.');
-      return;
-    }
-    for (const file of Array.from(files)) {
-      if (file.size > maxMib * 1024 * 1024) {
-        setError(`${file.name} exceeds the maximum file size for attachments (${maxMib} MB).`);
-        continue;
-      }
-      const placeholder = `[Uploading ${file.name}…]()`;
-      setContent((c) => (c && !/\s$/.test(c) ? c + ' ' : c) + placeholder);
-      const id = nextUploadId++;
-      const progress = (sent: number, total: number) => setUploading((list) => list.map((u) => (u.id === id ? { ...u, sent, total } : u)));
-      const started = uploadResumable(file, progress);
-      const cancel = () => {
-        started.cancel();
-        setContent((c) => c.replace(placeholder, ''));
-        textRef.current?.focus();
-      };
-      setUploading((list) => [...list, { id, name: file.name, sent: 0, total: file.size, cancel }]);
-      started.done.then(
-        (r) => {
-          // Brackets would end the link text early; Zulip's web app leaves them out too.
-          const name = r.filename.replaceAll('[', '').replaceAll(']', '');
-          const media = PLAYABLE_AUDIO_TYPES.has(file.type.split(';', 1)[0]!.trim().toLowerCase()) ? '!' : '';
-          setContent((c) => c.replace(placeholder, `${media}[${name}](${r.url})`));
-        },
-        (err: unknown) => {
-          setContent((c) => c.replace(placeholder, ''));
-          if (!(err instanceof UploadCancelled)) setError(err instanceof Error ? err.message : `Failed to upload ${file.name}`);
-        },
-      ).finally(() => setUploading((list) => list.filter((u) => u.id !== id)));
-    }
-  }
-
   // ---- who is typing here
   let typingKey = '';
   if (mode === 'stream' && effectiveStream !== undefined && topic.trim()) typingKey = `stream:${effectiveStream}:${topic.trim().toLowerCase()}`;
@@ -683,7 +639,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         setDragging(false);
         if (e.dataTransfer?.files.length) {
           e.preventDefault();
-          uploadFiles(e.dataTransfer.files);
+          uploading.uploadFiles(e.dataTransfer.files);
         }
       }}
     >
@@ -693,17 +649,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       {jumped && <Banner onDismiss={() => setJumped(false)}>Viewing the conversation where you sent your message. To go back, use your browser’s back button.</Banner>}
       {mode === 'dm' && <GuestWarning ids={dmIds} />}
       {targetErrorShown && notSubscribed && <NotSubscribedError streamId={effectiveStream!} />}
-      {uploading.map((u) => (
-        <div key={u.id} class="compose-banner upload-banner" role="status">
-          <div class="upload-progress" role="progressbar" aria-label={`Upload of ${u.name}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={u.total ? Math.round((100 * u.sent) / u.total) : 0}>
-            <div style={{ width: `${u.total ? (100 * u.sent) / u.total : 0}%` }} />
-          </div>
-          <span>Uploading {u.name}…</span>
-          <button type="button" class="btn small" aria-label={`Cancel upload of ${u.name}`} onClick={u.cancel}>
-            Cancel
-          </button>
-        </div>
-      ))}
+      {uploading.banners}
       {targetErrorShown && archivedTarget && (
         <Banner kind="error" alert>
           The channel <strong>#{model.streamName(effectiveStream!)}</strong> does not exist. Manage your subscriptions <a href="#channels/all">on your Channels page</a>.
@@ -884,7 +830,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 const files = e.clipboardData?.files;
                 if (files && files.length) {
                   e.preventDefault();
-                  uploadFiles(files);
+                  uploading.uploadFiles(files);
                 }
               }}
             />
@@ -942,16 +888,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
           </div>
         )}
         <div class="compose-actions">
-          <input ref={fileRef} type="file" multiple hidden aria-label="Attach files" onChange={(e) => {
-            const files = e.currentTarget.files;
-            if (files?.length) uploadFiles(Array.from(files));
-            e.currentTarget.value = '';
-          }} />
-          <button type="button" class="icon-btn" aria-label="Upload files" title="Upload files (or drop them here)" onClick={() => fileRef.current?.click()}>
-            <svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true">
-              <path d="M13.5 6.5l-5.8 5.8a1.5 1.5 0 0 0 2.1 2.1l6-6a3 3 0 0 0-4.2-4.2l-6 6a4.5 4.5 0 0 0 6.4 6.4l5-5" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" />
-            </svg>
-          </button>
+          <UploadButton inputLabel="Attach files" buttonLabel="Upload files" onFiles={uploading.uploadFiles} />
           {preview === null && (
             <span class="compose-popover">
               <button type="button" class="icon-btn" aria-label="Insert emoji" title="Insert emoji" aria-expanded={pickingEmoji} onClick={() => setPickingEmoji(!pickingEmoji)}>
@@ -1212,16 +1149,6 @@ function GuestWarning({ ids }: { ids: number[] }) {
  * dismissed (`dismiss` names what × dismisses, for the button's label). A
  * warning or an error is marked as such; `alert` for what stops a send.
  */
-/** A file being uploaded from the compose box. */
-interface UploadUnderWay {
-  id: number;
-  name: string;
-  sent: number;
-  total: number;
-  cancel(): void;
-}
-let nextUploadId = 1;
-
 function Banner(props: { kind?: 'warning' | 'error'; alert?: boolean; action?: ComponentChild; error?: string | null; dismiss?: string; onDismiss?(): void; children: ComponentChildren }) {
   const { kind, alert, action, error, dismiss, onDismiss, children } = props;
   return (

@@ -7,6 +7,7 @@ import { TrailingBookend } from './Bookend.tsx';
 import { NOT_FOR_VISITORS } from '../shortcuts.ts';
 import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
+import { UploadButton, useUploads } from './UploadBanners.tsx';
 import { EmojiPicker, Emoji } from './Emoji.tsx';
 import { ReminderForm } from './Scheduled.tsx';
 import { animateOnHover, autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, withCopyButtons } from '../util.ts';
@@ -845,28 +846,16 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onSta
             </div>
           )}
           {isEditing ? (
-            <div class="edit-box">
-              <EditText
-                text={editing.text}
-                inChannel={m.type === 'stream'}
-                onText={(text) => setEditing((e) => e && { ...e, text })}
-                onSave={() => void saveEdit()}
-                onCancel={() => setEditing(null)}
-              />
-              {editing.error && (
-                <p class="form-error" role="alert">
-                  {editing.error}
-                </p>
-              )}
-              <div class="edit-actions">
-                <button class="btn primary small" type="button" onClick={() => void saveEdit()} disabled={editing.saving}>
-                  Save
-                </button>
-                <button class="btn small" type="button" onClick={() => setEditing(null)}>
-                  Cancel
-                </button>
-              </div>
-            </div>
+            <EditBox
+              text={editing.text}
+              error={editing.error}
+              saving={!!editing.saving}
+              inChannel={m.type === 'stream'}
+              onUpdate={(change) => setEditing((e) => e && { ...e, text: change(e.text) })}
+              onError={(error) => setEditing((e) => e && { ...e, error })}
+              onSave={() => void saveEdit()}
+              onCancel={() => setEditing(null)}
+            />
           ) : hidden ? (
             <p class="message-content muted-message">
               This message was hidden because you muted the sender.{' '}
@@ -1187,36 +1176,90 @@ const ICON = {
 
 
 
-/** An edited message's text: Enter saves, Escape cancels; the compose box's suggestions as one types. */
-function EditText({ text, inChannel, onText, onSave, onCancel }: { text: string; inChannel: boolean; onText(text: string): void; onSave(): void; onCancel(): void }) {
+/**
+ * A message's edit: its text (Enter saves, Escape cancels; the compose box's
+ * suggestions as one types), files uploaded into it by the paperclip, drag
+ * and drop or paste (as in the compose box, and as Zulip's edit form), Save
+ * and Cancel. Saving waits for the uploads: their links are not in yet.
+ */
+function EditBox(props: {
+  text: string;
+  error?: string;
+  saving: boolean;
+  inChannel: boolean;
+  onUpdate(change: (text: string) => string): void;
+  onError(message: string): void;
+  onSave(): void;
+  onCancel(): void;
+}) {
+  const { text, error, saving, inChannel, onUpdate, onError, onCancel } = props;
   const ref = useRef<HTMLTextAreaElement>(null);
+  const onText = (t: string) => onUpdate(() => t);
   const suggest = useSuggestions({ id: 'edit-suggestions', text, setText: onText, textRef: ref, inChannel });
+  const uploads = useUploads({ update: onUpdate, onError, focus: () => ref.current?.focus() });
+  const save = () => (uploads.count ? onError('Wait until the upload is done: its link goes in the message.') : props.onSave());
   return (
-    <div class="compose-text">
-      {suggest.list}
-      <textarea
-        aria-label="Edit content"
-        {...suggest.textareaProps}
-        value={text}
-        ref={(el) => {
-          ref.current = el;
-          autoFocusOnce(el);
-        }}
-        onInput={(ev) => {
-          onText(ev.currentTarget.value);
-          suggest.follow(ev.currentTarget);
-        }}
-        onKeyDown={(ev) => {
-          if (suggest.keyDown(ev) || formattingKey(ev, ev.currentTarget)) return;
-          if (sendsMessage(ev)) {
-            ev.preventDefault();
-            onSave();
-          } else if (ev.key === 'Escape') {
-            ev.stopPropagation();
-            onCancel();
-          }
-        }}
-      />
+    <div
+      class="edit-box"
+      onDragOver={(e) => {
+        if (e.dataTransfer?.types.includes('Files')) e.preventDefault();
+      }}
+      onDrop={(e) => {
+        if (e.dataTransfer?.files.length) {
+          e.preventDefault();
+          e.stopPropagation();
+          uploads.uploadFiles(e.dataTransfer.files);
+        }
+      }}
+    >
+      {uploads.banners}
+      <div class="compose-text">
+        {suggest.list}
+        <textarea
+          aria-label="Edit content"
+          {...suggest.textareaProps}
+          value={text}
+          ref={(el) => {
+            ref.current = el;
+            autoFocusOnce(el);
+          }}
+          onInput={(ev) => {
+            onText(ev.currentTarget.value);
+            suggest.follow(ev.currentTarget);
+          }}
+          onKeyDown={(ev) => {
+            if (suggest.keyDown(ev) || formattingKey(ev, ev.currentTarget)) return;
+            if (sendsMessage(ev)) {
+              ev.preventDefault();
+              save();
+            } else if (ev.key === 'Escape') {
+              ev.stopPropagation();
+              onCancel();
+            }
+          }}
+          onPaste={(ev) => {
+            const files = ev.clipboardData?.files;
+            if (files && files.length) {
+              ev.preventDefault();
+              uploads.uploadFiles(files);
+            }
+          }}
+        />
+      </div>
+      {error && (
+        <p class="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="edit-actions">
+        <button class="btn primary small" type="button" onClick={save} disabled={saving || uploads.count > 0}>
+          Save
+        </button>
+        <button class="btn small" type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <UploadButton inputLabel="Attach files to the edit" buttonLabel="Upload files" onFiles={uploads.uploadFiles} />
+      </div>
     </div>
   );
 }
