@@ -320,9 +320,13 @@ export async function holdRequests(page: Page, url: string, method: string): Pro
   return { release, stop: () => page.unroute(url) };
 }
 
-/** Drags a PNG file (`PNG`'s bytes, under `name`) onto the element `selector` finds and drops it there. */
-export async function dropPng(page: Page, selector: string, name: string): Promise<void> {
-  await page.evaluate(
+/**
+ * Drags a PNG file (`PNG`'s bytes, under `name`) onto the element `selector`
+ * finds and drops it there; true where the page took the drop (cancelled its
+ * default action, which would have the browser show the file instead).
+ */
+export async function dropPng(page: Page, selector: string, name: string): Promise<boolean> {
+  return page.evaluate(
     ({ b64, selector, name }) => {
       const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
       // Browser globals (this callback runs in the page).
@@ -331,7 +335,7 @@ export async function dropPng(page: Page, selector: string, name: string): Promi
       dt.items.add(new File([bytes], name, { type: 'image/png' }));
       const target = w.document.querySelector(selector);
       target.dispatchEvent(new w.DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
-      target.dispatchEvent(new w.DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      return !target.dispatchEvent(new w.DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
     },
     { b64: PNG.toString('base64'), selector, name },
   );

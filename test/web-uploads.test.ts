@@ -97,6 +97,14 @@ await browserTests('the web client in Chromium: uploads', (newContext) => {
       assert.equal(attachment.size, Buffer.byteLength(text));
       await page.unroute('**/api/v1/tus/*');
 
+      // From the preview, a file takes the box back to its text, where the link goes (as Zulip's).
+      await compose.getByRole('button', { name: 'Preview', exact: true }).click();
+      await compose.getByLabel('Preview', { exact: true }).waitFor();
+      await page.getByLabel('Attach files').setInputFiles({ name: 'later.txt', mimeType: 'text/plain', buffer: Buffer.from('later\n') });
+      await eventually(async () => /\[later\.txt\]\(\/user_uploads\/[^)]+\)$/.test(await box.inputValue()), 'the link in the text again');
+      assert.equal(await compose.getByLabel('Preview', { exact: true }).count(), 0);
+      await box.fill((await box.inputValue()).replace(/ \[later\.txt\]\([^)]+\)$/, ''));
+
       // Over the server's limit (1 MiB here): refused at once, nothing sent, nothing in the box but what was there.
       seen.length = 0;
       await page.getByLabel('Attach files').setInputFiles({ name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(1024 * 1024 + 1) });
@@ -109,7 +117,7 @@ await browserTests('the web client in Chromium: uploads', (newContext) => {
     }
   });
 
-  test('a message\u2019s edit takes files by the paperclip and by drag and drop, with their banners; Save waits for them; the edited message links them', async () => {
+  test('a message\u2019s edit takes files by the paperclip and by drag and drop, with their banners; Save waits for them; the edited message links them; a file dropped on the feed goes to the compose box', async () => {
     const t = await startWebTestServer();
     try {
       const owner = t.client(t.owner);
@@ -151,6 +159,18 @@ await browserTests('the web client in Chromium: uploads', (newContext) => {
       await row.getByRole('link', { name: 'agenda.txt' }).waitFor();
       assert.equal(seen.filter((s) => s === 'POST /api/v1/tus').length, 2, seen.join(', '));
       assert.ok(!seen.some((s) => s.startsWith('POST /json/user_uploads')), seen.join(', '));
+
+      // Dropped on a message in the view (no edit open): into the compose box, as Zulip's.
+      assert.equal(await dropPng(page, 'article.message-row', 'feed.png'), true);
+      const box = page.getByLabel('Message', { exact: true });
+      await eventually(async () => /^\[feed\.png\]\(\/user_uploads\/[^)]+\/feed\.png\)$/.test(await box.inputValue()), 'the file dropped on the feed in the compose box');
+      // Where there is no compose box (Inbox), a dropped file does not take the browser away from the app.
+      await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Inbox/ }).click();
+      await page.getByRole('region', { name: 'Compose' }).waitFor({ state: 'detached' });
+      assert.equal(await dropPng(page, 'main.center', 'stray.png'), true, 'the drop taken from the browser');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.ok(page.url().endsWith('#inbox'), page.url());
+      assert.equal(seen.filter((s) => s === 'POST /api/v1/tus').length, 3, seen.join(', '));
       await ctx.close();
     } finally {
       await t.close();

@@ -488,7 +488,20 @@ export function App() {
           setCard(id);
         }}
       />
-      <main class="center">
+      <main
+        class="center"
+        // Files dropped anywhere in the view go into the compose box, as Zulip's; where there is none, the browser
+        // must not leave the app to show the file. (A drop on the compose box or a message's edit is theirs.)
+        onDragOver={(e) => {
+          if (e.dataTransfer?.types.includes('Files')) e.preventDefault();
+        }}
+        onDrop={(e) => {
+          const files = e.dataTransfer?.files;
+          if (e.defaultPrevented || !files?.length) return;
+          e.preventDefault();
+          composeRef.current?.uploadFiles(Array.from(files));
+        }}
+      >
         <div class="narrow-title">
           <div class="narrow-heading">
             <h1>{viewTitle}</h1>

@@ -32,6 +32,8 @@ export interface ComposeHandle {
   restore(d: Draft): void;
   /** The conversation the box writes to (its channel and topic, or its people), if it has one. */
   target(): Term[] | null;
+  /** Files dropped elsewhere in the view: uploaded into the box. */
+  uploadFiles(files: File[]): void;
 }
 
 type Mode = 'stream' | 'dm';
@@ -167,6 +169,11 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   // Files going in by the paperclip, drag and drop or paste (over tus, each with its banner).
   const uploading = useUploads({ update: (change) => setContent(change), onError: (message) => setError(message), focus: () => textRef.current?.focus() });
   const uploads = uploading.count;
+  /** Files into the box; from the preview, back to the text first (where their links go), as Zulip's. */
+  const uploadFiles = (files: FileList | File[]) => {
+    setPreview(null);
+    uploading.uploadFiles(files);
+  };
   const [pickingEmoji, setPickingEmoji] = useState(false);
   const [pickingSnippet, setPickingSnippet] = useState(false);
   const topicRef = useRef<HTMLInputElement>(null);
@@ -348,9 +355,17 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     if (d) restoreDraft(d);
   }, []);
 
+  // Gone with the box (a view without it, such as Inbox): nothing may call into it then.
+  useEffect(
+    () => () => {
+      if (handle && typeof handle === 'object') handle.current = null;
+    },
+    [],
+  );
   if (handle && typeof handle === 'object') {
     handle.current = {
       restore: restoreDraft,
+      uploadFiles,
       target() {
         const t = draftTargetNow();
         if (!t) return null;
@@ -639,7 +654,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         setDragging(false);
         if (e.dataTransfer?.files.length) {
           e.preventDefault();
-          uploading.uploadFiles(e.dataTransfer.files);
+          uploadFiles(e.dataTransfer.files);
         }
       }}
     >
@@ -830,7 +845,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 const files = e.clipboardData?.files;
                 if (files && files.length) {
                   e.preventDefault();
-                  uploading.uploadFiles(files);
+                  uploadFiles(files);
                 }
               }}
             />
@@ -888,7 +903,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
           </div>
         )}
         <div class="compose-actions">
-          <UploadButton inputLabel="Attach files" buttonLabel="Upload files" onFiles={uploading.uploadFiles} />
+          <UploadButton inputLabel="Attach files" buttonLabel="Upload files" onFiles={uploadFiles} />
           {preview === null && (
             <span class="compose-popover">
               <button type="button" class="icon-btn" aria-label="Insert emoji" title="Insert emoji" aria-expanded={pickingEmoji} onClick={() => setPickingEmoji(!pickingEmoji)}>
