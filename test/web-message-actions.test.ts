@@ -384,6 +384,40 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await ctx.close();
     }));
 
+  test('the edit box has the compose box\u2019s emoji picker and preview (Zulip\u2019s edit form): an emoji put at the caret, the text shown as it will be, back to the text, saved', () =>
+    withWebServer(async (t) => {
+      const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Editor' });
+      const bobApi = t.client(bob);
+      const id = await sendTo(bobApi, 'general', 'tools', 'ship it');
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, bob.email, PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      const row = page.locator(`article.message-row[data-id="${id}"]`);
+      await row.hover();
+      await row.getByRole('button', { name: 'Edit', exact: true }).click();
+      const box = row.getByLabel('Edit content');
+      await box.press('End');
+      await row.getByRole('button', { name: 'Insert emoji' }).click();
+      const picker = page.getByRole('dialog', { name: 'Choose an emoji' });
+      await picker.getByLabel('Emoji name').fill('octopus');
+      await picker.getByRole('button', { name: 'octopus', exact: true }).click();
+      assert.equal(await box.inputValue(), 'ship it :octopus: ');
+      await box.press('End');
+      await page.keyboard.type('**now**');
+      // The preview: the server's rendering in place of the text, the emoji and the bold in it.
+      await row.getByRole('button', { name: 'Preview', exact: true }).click();
+      const preview = row.getByLabel('Preview of the edit');
+      await preview.locator('strong', { hasText: 'now' }).waitFor();
+      await preview.locator('.emoji.emoji-1f419').waitFor({ state: 'attached' });
+      assert.equal(await box.isVisible(), false);
+      await row.getByRole('button', { name: 'Exit preview' }).click();
+      await box.waitFor();
+      assert.equal(await preview.count(), 0);
+      await row.getByRole('button', { name: 'Save' }).click();
+      await eventually(async () => (assertSuccess(await bobApi.get(`/messages/${id}`, { apply_markdown: false })).message.content as string) === 'ship it :octopus: **now**', 'the edit saved');
+      await ctx.close();
+    }));
+
   test('an edit that leaves one\u2019s uploaded files in no message offers to delete them (Zulip\u2019s): "Don\u2019t delete" keeps them, "Delete" deletes them at the server', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Files' });

@@ -9,7 +9,7 @@ import { discardDraft, draftFor, draftNarrow, draftSlot, draftTarget, saveDraft,
 import { codePoints, cx, fullTime, prepareHtml } from '../util.ts';
 import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
-import { EmojiPicker } from './Emoji.tsx';
+import { InsertEmojiButton } from './Emoji.tsx';
 import { SnippetPicker } from './Snippets.tsx';
 import { applyFormat, formattingKey, globalTime, sendKeysHint, sendsMessage, type Format } from '../format-keys.ts';
 import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
@@ -174,7 +174,6 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     setPreview(null);
     uploading.uploadFiles(files);
   };
-  const [pickingEmoji, setPickingEmoji] = useState(false);
   const [pickingSnippet, setPickingSnippet] = useState(false);
   const topicRef = useRef<HTMLInputElement>(null);
   const dmRef = useRef<HTMLInputElement>(null);
@@ -904,25 +903,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
         )}
         <div class="compose-actions">
           <UploadButton inputLabel="Attach files" buttonLabel="Upload files" onFiles={uploadFiles} />
-          {preview === null && (
-            <span class="compose-popover">
-              <button type="button" class="icon-btn" aria-label="Insert emoji" title="Insert emoji" aria-expanded={pickingEmoji} onClick={() => setPickingEmoji(!pickingEmoji)}>
-                <span aria-hidden="true">{'\u263a'}</span>
-              </button>
-              {pickingEmoji && (
-                <EmojiPicker
-                  onPick={(name) => {
-                    setPickingEmoji(false);
-                    suggest.insert(`:${name}:`);
-                  }}
-                  onClose={() => {
-                    setPickingEmoji(false);
-                    textRef.current?.focus();
-                  }}
-                />
-              )}
-            </span>
-          )}
+          {preview === null && <InsertEmojiButton onInsert={(syntax) => suggest.insert(syntax)} onClosed={() => textRef.current?.focus()} />}
           {preview === null && (
             <button type="button" class="icon-btn" aria-label="Formatting" title="Formatting" aria-expanded={formatting} onClick={() => setFormatting(!formatting)}>
               <span aria-hidden="true">Aa</span>

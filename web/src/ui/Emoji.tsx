@@ -73,3 +73,31 @@ export function EmojiPicker({ onPick, onClose }: { onPick(name: string, code: st
     </Popover>
   );
 }
+
+/**
+ * The compose and edit boxes' emoji button and its picker: the emoji picked
+ * goes in as `:name:` through `onInsert`; closed without one, `onClosed`
+ * (the focus back to the text).
+ */
+export function InsertEmojiButton({ onInsert, onClosed }: { onInsert(syntax: string): void; onClosed(): void }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <span class="compose-popover">
+      <button type="button" class="icon-btn" aria-label="Insert emoji" title="Insert emoji" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <span aria-hidden="true">{'\u263a'}</span>
+      </button>
+      {open && (
+        <EmojiPicker
+          onPick={(name) => {
+            setOpen(false);
+            onInsert(`:${name}:`);
+          }}
+          onClose={() => {
+            setOpen(false);
+            onClosed();
+          }}
+        />
+      )}
+    </span>
+  );
+}

@@ -8,7 +8,7 @@ import { NOT_FOR_VISITORS } from '../shortcuts.ts';
 import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { UploadButton, useUploads } from './UploadBanners.tsx';
-import { EmojiPicker, Emoji } from './Emoji.tsx';
+import { EmojiPicker, Emoji, InsertEmojiButton } from './Emoji.tsx';
 import { ReminderForm } from './Scheduled.tsx';
 import { animateOnHover, autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, withCopyButtons } from '../util.ts';
 import { Lightbox } from './Lightbox.tsx';
@@ -1179,8 +1179,9 @@ const ICON = {
 /**
  * A message's edit: its text (Enter saves, Escape cancels; the compose box's
  * suggestions as one types), files uploaded into it by the paperclip, drag
- * and drop or paste (as in the compose box, and as Zulip's edit form), Save
- * and Cancel. Saving waits for the uploads: their links are not in yet.
+ * and drop or paste, an emoji from the picker, a preview of the text as it
+ * will show (as in the compose box, and as Zulip's edit form), Save and
+ * Cancel. Saving waits for the uploads: their links are not in yet.
  */
 function EditBox(props: {
   text: string;
@@ -1198,6 +1199,23 @@ function EditBox(props: {
   const suggest = useSuggestions({ id: 'edit-suggestions', text, setText: onText, textRef: ref, inChannel });
   const uploads = useUploads({ update: onUpdate, onError, focus: () => ref.current?.focus() });
   const save = () => (uploads.count ? onError('Wait until the upload is done: its link goes in the message.') : props.onSave());
+  /** The text rendered by the server (POST /messages/render) while previewing, else null. */
+  const [preview, setPreview] = useState<string | null>(null);
+  const uploadFiles = (files: FileList | File[]) => {
+    setPreview(null);
+    uploads.uploadFiles(files);
+  };
+  async function togglePreview(): Promise<void> {
+    if (preview !== null) {
+      setPreview(null);
+      return;
+    }
+    try {
+      setPreview((await api('POST', '/messages/render', { content: text || ' ' })).rendered as string);
+    } catch (err) {
+      onError(failureText(err));
+    }
+  }
   return (
     <div
       class="edit-box"
@@ -1208,12 +1226,13 @@ function EditBox(props: {
         if (e.dataTransfer?.files.length) {
           e.preventDefault();
           e.stopPropagation();
-          uploads.uploadFiles(e.dataTransfer.files);
+          uploadFiles(e.dataTransfer.files);
         }
       }}
     >
       {uploads.banners}
-      <div class="compose-text">
+      {preview !== null && <div class="preview message-content rendered" aria-label="Preview of the edit" dangerouslySetInnerHTML={{ __html: prepareHtml(preview) }} />}
+      <div class="compose-text" hidden={preview !== null}>
         {suggest.list}
         <textarea
           aria-label="Edit content"
@@ -1241,7 +1260,7 @@ function EditBox(props: {
             const files = ev.clipboardData?.files;
             if (files && files.length) {
               ev.preventDefault();
-              uploads.uploadFiles(files);
+              uploadFiles(files);
             }
           }}
         />
@@ -1258,7 +1277,11 @@ function EditBox(props: {
         <button class="btn small" type="button" onClick={onCancel}>
           Cancel
         </button>
-        <UploadButton inputLabel="Attach files to the edit" buttonLabel="Upload files" onFiles={uploads.uploadFiles} />
+        <UploadButton inputLabel="Attach files to the edit" buttonLabel="Upload files" onFiles={uploadFiles} />
+        {preview === null && <InsertEmojiButton onInsert={(syntax) => suggest.insert(syntax)} onClosed={() => ref.current?.focus()} />}
+        <button type="button" class="btn ghost small" aria-pressed={preview !== null} onClick={() => void togglePreview()}>
+          {preview !== null ? 'Exit preview' : 'Preview'}
+        </button>
       </div>
     </div>
   );
