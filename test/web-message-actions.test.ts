@@ -384,7 +384,7 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await ctx.close();
     }));
 
-  test('the edit box has the compose box\u2019s emoji picker and preview (Zulip\u2019s edit form): an emoji put at the caret, the text shown as it will be, back to the text, saved', () =>
+  test('the edit box has the compose box\u2019s emoji picker, formatting buttons and preview (Zulip\u2019s edit form): an emoji put at the caret, bold around the selection, the text shown as it will be, back to the text, saved', () =>
     withWebServer(async (t) => {
       const bob = await t.makeUser({ password: PASSWORD, name: 'Bob Editor' });
       const bobApi = t.client(bob);
@@ -403,7 +403,12 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       await picker.getByRole('button', { name: 'octopus', exact: true }).click();
       assert.equal(await box.inputValue(), 'ship it :octopus: ');
       await box.press('End');
-      await page.keyboard.type('**now**');
+      await page.keyboard.type('now');
+      // The formatting buttons: Bold around the selection.
+      await box.evaluate((el) => (el as unknown as { setSelectionRange(a: number, b: number): void }).setSelectionRange(18, 21));
+      await row.getByRole('button', { name: 'Formatting' }).click();
+      await row.getByRole('toolbar', { name: 'Formatting' }).getByRole('button', { name: 'Bold' }).click();
+      assert.equal(await box.inputValue(), 'ship it :octopus: **now**');
       // The preview: the server's rendering in place of the text, the emoji and the bold in it.
       await row.getByRole('button', { name: 'Preview', exact: true }).click();
       const preview = row.getByLabel('Preview of the edit');

@@ -11,7 +11,8 @@ import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { InsertEmojiButton } from './Emoji.tsx';
 import { SnippetPicker } from './Snippets.tsx';
-import { applyFormat, formattingKey, globalTime, sendKeysHint, sendsMessage, type Format } from '../format-keys.ts';
+import { formattingKey, sendKeysHint, sendsMessage } from '../format-keys.ts';
+import { FormatBar, FormattingToggle } from './FormatBar.tsx';
 import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
@@ -76,27 +77,6 @@ function narrowDraftTarget(t: ReturnType<typeof targetFromNarrow>): DraftTarget 
   return null;
 }
 
-/** A chain link (the Link button). */
-const LINK_ICON = (
-  <svg viewBox="0 0 20 20" width="16" height="16" aria-hidden="true">
-    <path d="M8.5 11.5a3 3 0 0 0 4.2 0l3-3a3 3 0 0 0-4.2-4.2l-1 1M11.5 8.5a3 3 0 0 0-4.2 0l-3 3a3 3 0 0 0 4.2 4.2l1-1" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" />
-  </svg>
-);
-
-/** The compose box's formatting buttons: what each does, its name, and what it shows. */
-const FORMAT_BUTTONS: Array<[Format, string, ComponentChild]> = [
-  ['bold', 'Bold', 'B'],
-  ['italic', 'Italic', 'I'],
-  ['strikethrough', 'Strikethrough', 'S'],
-  ['link', 'Link', LINK_ICON],
-  ['code', 'Code', '</>'],
-  ['math', 'Math (LaTeX)', '\u2211'],
-  ['quote', 'Quote', '\u201c'],
-  ['spoiler', 'Spoiler', '\u25b8'],
-  ['bulleted', 'Bulleted list', '\u2022'],
-  ['numbered', 'Numbered list', '1.'],
-];
-
 /** The conversation a narrow shows alone (a topic, or a direct-message conversation), if it is one. */
 function conversationOf(terms: Term[]): Place | null {
   const ch = terms.find((t) => t.operator === 'channel' && !t.negated);
@@ -159,7 +139,6 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   const wildcardConfirmed = useRef(false);
   /** Whether the formatting buttons show, and the global time's picker. */
   const [formatting, setFormatting] = useState(false);
-  const [pickingTime, setPickingTime] = useState(false);
   /** What the last scheduling did (shown until the next message is written). */
   const [scheduled, setScheduled] = useState<string | null>(null);
   /** Messages sent one after another, in the order written: each waits for the one before. */
@@ -856,59 +835,11 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
           </p>
         )}
         {postRefusal !== null && !error && <p class="muted-text">{postRefusal}</p>}
-        {formatting && preview === null && (
-          <div class="format-bar" role="toolbar" aria-label="Formatting">
-            {FORMAT_BUTTONS.map(([format, label, text]) => (
-              <button
-                type="button"
-                key={format}
-                class={cx('icon-btn', `format-${format}`)}
-                aria-label={label}
-                title={label}
-                // (The box keeps the focus and its selection.)
-                onMouseDown={(e) => e.preventDefault()}
-                onClick={() => textRef.current && applyFormat(textRef.current, format)}
-              >
-                {text}
-              </button>
-            ))}
-            <button type="button" class="icon-btn" aria-label="Global time" title="Global time (each reader sees it in their time zone)" aria-expanded={pickingTime} onClick={() => setPickingTime(!pickingTime)}>
-              <svg viewBox="0 0 20 20" width="16" height="16" aria-hidden="true">
-                <circle cx="10" cy="10" r="7" fill="none" stroke="currentColor" stroke-width="1.6" />
-                <path d="M10 6v4l3 2" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" />
-              </svg>
-            </button>
-            <a class="icon-btn format-help" href="#message-formatting" aria-label="Message formatting" title="Message formatting">
-              ?
-            </a>
-            {pickingTime && (
-              <form
-                class="time-pick"
-                aria-label="Global time"
-                onSubmit={(e) => {
-                  e.preventDefault();
-                  const local = new FormData(e.currentTarget).get('at');
-                  if (typeof local !== 'string' || !local) return;
-                  setPickingTime(false);
-                  suggest.insert(globalTime(local));
-                }}
-              >
-                <input type="datetime-local" name="at" aria-label="Date and time" required />
-                <button type="submit" class="btn small">
-                  Insert
-                </button>
-              </form>
-            )}
-          </div>
-        )}
+        {formatting && preview === null && <FormatBar textRef={textRef} onInsert={(text) => suggest.insert(text)} />}
         <div class="compose-actions">
           <UploadButton inputLabel="Attach files" buttonLabel="Upload files" onFiles={uploadFiles} />
           {preview === null && <InsertEmojiButton onInsert={(syntax) => suggest.insert(syntax)} onClosed={() => textRef.current?.focus()} />}
-          {preview === null && (
-            <button type="button" class="icon-btn" aria-label="Formatting" title="Formatting" aria-expanded={formatting} onClick={() => setFormatting(!formatting)}>
-              <span aria-hidden="true">Aa</span>
-            </button>
-          )}
+          {preview === null && <FormattingToggle open={formatting} onToggle={() => setFormatting(!formatting)} />}
           {preview === null && (
             <span class="compose-popover">
               <button type="button" class="btn ghost small" aria-expanded={pickingSnippet} onClick={() => setPickingSnippet(!pickingSnippet)}>

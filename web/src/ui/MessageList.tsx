@@ -8,6 +8,7 @@ import { NOT_FOR_VISITORS } from '../shortcuts.ts';
 import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { UploadButton, useUploads } from './UploadBanners.tsx';
+import { FormatBar, FormattingToggle } from './FormatBar.tsx';
 import { EmojiPicker, Emoji, InsertEmojiButton } from './Emoji.tsx';
 import { ReminderForm } from './Scheduled.tsx';
 import { animateOnHover, autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, withCopyButtons } from '../util.ts';
@@ -1179,9 +1180,9 @@ const ICON = {
 /**
  * A message's edit: its text (Enter saves, Escape cancels; the compose box's
  * suggestions as one types), files uploaded into it by the paperclip, drag
- * and drop or paste, an emoji from the picker, a preview of the text as it
- * will show (as in the compose box, and as Zulip's edit form), Save and
- * Cancel. Saving waits for the uploads: their links are not in yet.
+ * and drop or paste, an emoji from the picker, the formatting buttons, a
+ * preview of the text as it will show (as in the compose box, and as
+ * Zulip's edit form), Save and Cancel. Saving waits for the uploads: their links are not in yet.
  */
 function EditBox(props: {
   text: string;
@@ -1201,6 +1202,7 @@ function EditBox(props: {
   const save = () => (uploads.count ? onError('Wait until the upload is done: its link goes in the message.') : props.onSave());
   /** The text rendered by the server (POST /messages/render) while previewing, else null. */
   const [preview, setPreview] = useState<string | null>(null);
+  const [formatting, setFormatting] = useState(false);
   const uploadFiles = (files: FileList | File[]) => {
     setPreview(null);
     uploads.uploadFiles(files);
@@ -1270,6 +1272,7 @@ function EditBox(props: {
           {error}
         </p>
       )}
+      {formatting && preview === null && <FormatBar textRef={ref} onInsert={(t) => suggest.insert(t)} />}
       <div class="edit-actions">
         <button class="btn primary small" type="button" onClick={save} disabled={saving || uploads.count > 0}>
           Save
@@ -1279,6 +1282,7 @@ function EditBox(props: {
         </button>
         <UploadButton inputLabel="Attach files to the edit" buttonLabel="Upload files" onFiles={uploadFiles} />
         {preview === null && <InsertEmojiButton onInsert={(syntax) => suggest.insert(syntax)} onClosed={() => ref.current?.focus()} />}
+        {preview === null && <FormattingToggle open={formatting} onToggle={() => setFormatting(!formatting)} />}
         <button type="button" class="btn ghost small" aria-pressed={preview !== null} onClick={() => void togglePreview()}>
           {preview !== null ? 'Exit preview' : 'Preview'}
         </button>
