@@ -13,6 +13,7 @@ import { InsertEmojiButton } from './Emoji.tsx';
 import { SnippetPicker } from './Snippets.tsx';
 import { formattingKey, sendKeysHint, sendsMessage } from '../format-keys.ts';
 import { FormatBar, FormattingToggle } from './FormatBar.tsx';
+import { pasteText } from '../paste.ts';
 import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
@@ -333,14 +334,17 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     if (d) restoreDraft(d);
   }, []);
 
-  // Gone with the box (a view without it, such as Inbox): nothing may call into it then.
+  // Gone with the box (a view without it, such as Inbox): nothing may call into it then, not even after
+  // a state change that arrives once it is gone (an upload finishing) renders it one last time.
+  const mounted = useRef(true);
   useEffect(
     () => () => {
+      mounted.current = false;
       if (handle && typeof handle === 'object') handle.current = null;
     },
     [],
   );
-  if (handle && typeof handle === 'object') {
+  if (mounted.current && handle && typeof handle === 'object') {
     handle.current = {
       restore: restoreDraft,
       uploadFiles,
@@ -824,7 +828,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 if (files && files.length) {
                   e.preventDefault();
                   uploadFiles(files);
-                }
+                } else pasteText(e, e.currentTarget);
               }}
             />
           </div>

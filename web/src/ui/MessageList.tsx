@@ -9,6 +9,7 @@ import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { UploadButton, useUploads } from './UploadBanners.tsx';
 import { FormatBar, FormattingToggle } from './FormatBar.tsx';
+import { pasteText } from '../paste.ts';
 import { EmojiPicker, Emoji, InsertEmojiButton } from './Emoji.tsx';
 import { ReminderForm } from './Scheduled.tsx';
 import { animateOnHover, autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, withCopyButtons } from '../util.ts';
@@ -1263,7 +1264,7 @@ function EditBox(props: {
             if (files && files.length) {
               ev.preventDefault();
               uploadFiles(files);
-            }
+            } else pasteText(ev, ev.currentTarget);
           }}
         />
       </div>

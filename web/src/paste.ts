@@ -1,0 +1,111 @@
+/**
+ * What pasting into the compose and edit boxes does, as in Zulip's web app
+ * (its compose_paste.ts):
+ *
+ * - formatted text (a web page, a document, Zulip messages) comes in as
+ *   Markdown, converted by turndown with Zulip's rules: bold and italics,
+ *   strikethrough, links as `[text](url)`, lists indented by two spaces,
+ *   code blocks fenced (with their language; one line becomes inline code),
+ *   math as `$$…$$` or a `math` block, images as `[title](src)` and emoji
+ *   as their `:name:`; a selection within one element (a heading, say) is
+ *   just its text; text styled `white-space: pre` (a code editor) is a code
+ *   block;
+ * - a URL pasted over selected text makes a link of it, `[text](url)`;
+ * - a link to a channel or topic of this organization becomes Zulip's
+ *   channel or topic link syntax, `#**channel>topic**` (`@<id>` for a
+ *   message);
+ * - inside a code block, and for plain text (Ctrl+Shift+V), the text is
+ *   pasted as it is.
+ *
+ * Each insertion goes through the browser's editing (`insertText`), so Undo
+ * takes it back and the box hears it as typing. The converter
+ * (`html-markdown.ts`, with turndown) is loaded with the first formatted
+ * paste: most sessions never need it.
+ */
+import { model } from './model.ts';
+import { hashToNarrow } from './narrow.ts';
+
+/** Zulip's is-url test: a scheme, `//`, and no spaces. */
+const isUrl = (s: string): boolean => /^[a-z][a-z\d+.-]*:\/\/\S+$/i.test(s);
+
+/** Whether the caret is inside a fenced code block (an odd number of fences before it). */
+function insideCodeBlock(text: string, caret: number): boolean {
+  const fences = text.slice(0, caret).split('\n').filter((line) => /^\s{0,3}(```|~~~)/.test(line)).length;
+  return fences % 2 === 1;
+}
+
+/** Names that would break `#**…**` link syntax (Zulip's will_produce_broken_stream_topic_link). */
+const breaksLinkSyntax = (s: string): boolean => ['`', '>', '*', '&', '$$'].some((c) => s.includes(c));
+
+/**
+ * A link to a channel, a topic or a message in a topic of this organization,
+ * as Zulip's link syntax (`#**channel**`, `#**channel>topic**`,
+ * `#**channel>topic@id**`); null for anything else, or where the syntax
+ * would break on the names (then the URL stays as it is).
+ */
+export function channelLinkSyntax(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  const base = new URL(String(model.realm.realm_url ?? location.origin));
+  if (url.origin !== base.origin || (url.pathname !== '/' && url.pathname !== '')) return null;
+  const terms = hashToNarrow(url.hash);
+  if (!terms || terms.some((t) => t.negated)) return null;
+  const channel = terms[0];
+  if (channel?.operator !== 'channel' || typeof channel.operand !== 'number') return null;
+  const stream = model.streams.get(channel.operand);
+  if (!stream) return null;
+  const rest = terms.slice(1);
+  const topic = rest[0]?.operator === 'topic' ? String(rest.shift()!.operand) : undefined;
+  const at = rest[0] && (rest[0].operator === 'near' || rest[0].operator === 'with') && topic !== undefined ? Number(rest.shift()!.operand) : undefined;
+  if (rest.length) return null;
+  if (breaksLinkSyntax(stream.name) || (topic !== undefined && breaksLinkSyntax(topic))) return null;
+  return `#**${stream.name}${topic !== undefined ? `>${topic}` : ''}${at !== undefined ? `@${at}` : ''}**`;
+}
+
+/** Puts `text` in place of the selection, as typing would (Undo takes it back; the box hears an input). */
+function insert(el: HTMLTextAreaElement, text: string): void {
+  el.focus();
+  document.execCommand('insertText', false, text);
+}
+
+/** Handles a paste of text into a compose or edit box; true where it did (and the browser should not). */
+export function pasteText(ev: ClipboardEvent, el: HTMLTextAreaElement): boolean {
+  const data = ev.clipboardData;
+  if (!data) return false;
+  const plain = data.getData('text/plain');
+  const html = data.getData('text/html');
+  const trimmed = plain.trim();
+  const inCode = insideCodeBlock(el.value, el.selectionStart);
+  if (isUrl(trimmed)) {
+    // Right after `](`, the URL of a link being written: as it is.
+    if (el.value.slice(el.selectionStart - 2, el.selectionStart) === '](') return false;
+    const selected = el.value.slice(el.selectionStart, el.selectionEnd);
+    if (selected && !isUrl(selected.trim())) {
+      ev.preventDefault();
+      insert(el, `[${selected}](${trimmed})`);
+      return true;
+    }
+    const syntax = inCode ? null : channelLinkSyntax(trimmed);
+    if (syntax) {
+      ev.preventDefault();
+      insert(el, `${syntax} `);
+      return true;
+    }
+    return false;
+  }
+  if (!html || inCode) return false;
+  // A single image: the file, which the box uploads.
+  const body = new DOMParser().parseFromString(html, 'text/html').body;
+  if (body.childNodes.length === 1 && body.firstElementChild?.nodeName === 'IMG') return false;
+  ev.preventDefault();
+  void import('./html-markdown.ts').then(
+    ({ htmlToMarkdown }) => insert(el, htmlToMarkdown(html, plain)),
+    // (Not loaded, the server unreachable: the text as it is.)
+    () => insert(el, plain),
+  );
+  return true;
+}
