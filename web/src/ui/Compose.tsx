@@ -138,7 +138,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   /** A wildcard mention about to notify a large channel, waiting for the user's word (Zulip's "Yes, send"); and that word. */
   const [wildcardWarning, setWildcardWarning] = useState<{ mention: string; count: number; channel: string; allowed: boolean } | null>(null);
   const wildcardConfirmed = useRef(false);
-  /** Whether the formatting buttons show, and the global time's picker. */
+  /** Whether the formatting buttons show. */
   const [formatting, setFormatting] = useState(false);
   /** What the last scheduling did (shown until the next message is written). */
   const [scheduled, setScheduled] = useState<string | null>(null);
