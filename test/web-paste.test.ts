@@ -5,7 +5,9 @@
  * list's start; one element's text alone), a URL pasted over selected text
  * makes a link, a link to a channel's topic here becomes `#**channel>topic**`
  * (with `@id` for a message), nothing is converted inside a code block or
- * from plain text, and Undo takes a conversion back.
+ * from plain text, and Undo takes a conversion back. A long paste is
+ * offered as a file instead (Zulip's PastedText.txt), and a very long one
+ * goes in only if asked for.
  * Skipped (with one line saying why) where Chromium is not installed.
  */
 import { test } from 'node:test';
@@ -32,7 +34,7 @@ function paste(page: Page, label: string, data: Record<string, string>): Promise
 
 /** Waits for the box to hold `expected` (formatted text is converted once the converter is loaded). */
 async function holds(box: ReturnType<Page['getByLabel']>, expected: string): Promise<void> {
-  await eventually(async () => (await box.inputValue()) === expected, `the box to hold ${JSON.stringify(expected)} (it holds ${JSON.stringify(await box.inputValue())})`);
+  await eventually(async () => (await box.inputValue()) === expected, `the box to hold ${JSON.stringify(expected)}`);
 }
 
 const FORMATTED = {
@@ -106,6 +108,55 @@ await browserTests('the web client in Chromium: pasting', (newContext) => {
       await page.keyboard.type(' ');
       await paste(page, 'Edit content', { 'text/plain': 'and more', 'text/html': '<p>and <strong>more</strong></p>' });
       await holds(edit, 'to edit and **more**');
+      await ctx.close();
+    }));
+
+  test('a long paste is offered as a file (Zulip\u2019s): "Yes, convert" puts the text back as it was and uploads PastedText.txt; a very long one waits for Paste or Convert; typing ends the offer', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('paste');
+      const compose = page.getByRole('region', { name: 'Compose' });
+      const box = page.getByLabel('Message', { exact: true });
+      const long = 'a long line of log output\n'.repeat(100); // 2,600 characters
+      const veryLong = 'x'.repeat(5000);
+
+      // Long: pasted (here by the page's own conversion of its formatted version), and the offer.
+      await box.fill('Log: ');
+      await box.press('End');
+      await paste(page, 'Message', { 'text/plain': long, 'text/html': `<pre><code>${long}</code></pre>` });
+      const offer = compose.getByRole('status').filter({ hasText: 'Do you want to convert the pasted text into a file?' });
+      await offer.waitFor();
+      await holds(box, `Log: \`\`\`\n${long.replace(/\n$/, '')}\n\`\`\``);
+      await offer.getByRole('button', { name: 'Yes, convert' }).click();
+      await eventually(async () => /^Log: \[PastedText\.txt\]\(\/user_uploads\/[^)]+\/PastedText\.txt\)$/.test(await box.inputValue()), 'the text back, and the file linked');
+      assert.equal(await offer.count(), 0);
+      const link = (await box.inputValue()).match(/\((\/user_uploads\/[^)]+)\)/)![1]!;
+      assert.equal(await page.evaluate(async (href) => (await fetch(href)).text(), link), long);
+      assert.ok(assertSuccess(await owner.get('/attachments')).attachments.some((a: { name: string }) => a.name === 'PastedText.txt'));
+
+      // Typing ends the offer, and the text stays.
+      await box.fill('');
+      await paste(page, 'Message', { 'text/plain': long });
+      await offer.waitFor();
+      await box.press('End');
+      await page.keyboard.type('!');
+      await offer.waitFor({ state: 'detached' });
+
+      // Very long: nothing in the box until asked; Paste puts it in; Convert makes it a file.
+      await box.fill('');
+      assert.equal(await paste(page, 'Message', { 'text/plain': veryLong }), true);
+      const choice = compose.getByRole('status').filter({ hasText: 'Paste text directly or convert to a file?' });
+      await choice.waitFor();
+      assert.equal(await box.inputValue(), '');
+      await choice.getByRole('button', { name: 'Paste', exact: true }).click();
+      await holds(box, veryLong);
+      await box.fill('');
+      await paste(page, 'Message', { 'text/plain': veryLong });
+      await choice.getByRole('button', { name: 'Convert', exact: true }).click();
+      await eventually(async () => /^\[PastedText\.txt\]\(\/user_uploads\/[^)]+\)$/.test(await box.inputValue()), 'the very long paste as a file');
       await ctx.close();
     }));
 });

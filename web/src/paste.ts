@@ -15,7 +15,9 @@
  *   channel or topic link syntax, `#**channel>topic**` (`@<id>` for a
  *   message);
  * - inside a code block, and for plain text (Ctrl+Shift+V), the text is
- *   pasted as it is.
+ *   pasted as it is;
+ * - a long paste (2,000 characters or more) is offered as a file instead,
+ *   and one of 5,000 or more goes in only if asked for (`LongPasteOffer`).
  *
  * Each insertion goes through the browser's editing (`insertText`), so Undo
  * takes it back and the box hears it as typing. The converter
@@ -66,18 +68,66 @@ export function channelLinkSyntax(text: string): string | null {
   return `#**${stream.name}${topic !== undefined ? `>${topic}` : ''}${at !== undefined ? `@${at}` : ''}**`;
 }
 
+/** Zulip's sizes: from this many characters a paste may go in as a file instead… */
+export const LONG_PASTE = 2000;
+/** …and from this many it is not put in the text unless asked for. */
+export const VERY_LONG_PASTE = 5000;
+
+/** A long paste: its text, its formatted version if any, the box's text before it, and whether it went in. */
+export interface LongPaste {
+  plain: string;
+  html: string;
+  before: string;
+  pasted: boolean;
+}
+
+/** Whether an input event is this module's own insertion (not the user's typing). */
+let inserting = false;
+export const insertingPaste = (): boolean => inserting;
+
 /** Puts `text` in place of the selection, as typing would (Undo takes it back; the box hears an input). */
 function insert(el: HTMLTextAreaElement, text: string): void {
   el.focus();
-  document.execCommand('insertText', false, text);
+  inserting = true;
+  try {
+    document.execCommand('insertText', false, text);
+  } finally {
+    inserting = false;
+  }
 }
 
-/** Handles a paste of text into a compose or edit box; true where it did (and the browser should not). */
-export function pasteText(ev: ClipboardEvent, el: HTMLTextAreaElement): boolean {
+/** Formatted text (HTML) as Markdown at the caret, the converter loaded when first needed. */
+export function insertConverted(el: HTMLTextAreaElement, html: string, plain: string): void {
+  if (!html) {
+    insert(el, plain);
+    return;
+  }
+  void import('./html-markdown.ts').then(
+    ({ htmlToMarkdown }) => insert(el, htmlToMarkdown(html, plain)),
+    // (Not loaded, the server unreachable: the text as it is.)
+    () => insert(el, plain),
+  );
+}
+
+/**
+ * Handles a paste of text into a compose or edit box; true where it did
+ * (and the browser should not). `onLong` hears of a paste of LONG_PASTE
+ * characters or more, which the box offers to upload as a file instead (as
+ * Zulip's); from VERY_LONG_PASTE on, nothing goes in until the user says.
+ */
+export function pasteText(ev: ClipboardEvent, el: HTMLTextAreaElement, onLong?: (paste: LongPaste) => void): boolean {
   const data = ev.clipboardData;
   if (!data) return false;
   const plain = data.getData('text/plain');
   const html = data.getData('text/html');
+  if (onLong && plain.length >= LONG_PASTE) {
+    const veryLong = plain.length >= VERY_LONG_PASTE;
+    onLong({ plain, html, before: el.value, pasted: !veryLong });
+    if (veryLong) {
+      ev.preventDefault();
+      return true;
+    }
+  }
   const trimmed = plain.trim();
   const inCode = insideCodeBlock(el.value, el.selectionStart);
   if (isUrl(trimmed)) {
@@ -102,10 +152,6 @@ export function pasteText(ev: ClipboardEvent, el: HTMLTextAreaElement): boolean 
   const body = new DOMParser().parseFromString(html, 'text/html').body;
   if (body.childNodes.length === 1 && body.firstElementChild?.nodeName === 'IMG') return false;
   ev.preventDefault();
-  void import('./html-markdown.ts').then(
-    ({ htmlToMarkdown }) => insert(el, htmlToMarkdown(html, plain)),
-    // (Not loaded, the server unreachable: the text as it is.)
-    () => insert(el, plain),
-  );
+  insertConverted(el, html, plain);
   return true;
 }

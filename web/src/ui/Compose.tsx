@@ -18,6 +18,7 @@ import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
 import { UploadButton, useUploads } from './UploadBanners.tsx';
+import { useLongPaste } from './LongPaste.tsx';
 import { isResolved, messageOfTopic, moveTopic, unresolvedName } from './NarrowActions.tsx';
 
 /** How long the box waits after the last change before saving its draft (ms). */
@@ -154,6 +155,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     setPreview(null);
     uploading.uploadFiles(files);
   };
+  const longPaste = useLongPaste({ textRef, setText: setContent, uploadFiles });
   const [pickingSnippet, setPickingSnippet] = useState(false);
   const topicRef = useRef<HTMLInputElement>(null);
   const dmRef = useRef<HTMLInputElement>(null);
@@ -647,6 +649,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       {mode === 'dm' && <GuestWarning ids={dmIds} />}
       {targetErrorShown && notSubscribed && <NotSubscribedError streamId={effectiveStream!} />}
       {uploading.banners}
+      {longPaste.banner}
       {targetErrorShown && archivedTarget && (
         <Banner kind="error" alert>
           The channel <strong>#{model.streamName(effectiveStream!)}</strong> does not exist. Manage your subscriptions <a href="#channels/all">on your Channels page</a>.
@@ -804,6 +807,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
               rows={Math.min(10, Math.max(2, content.split('\n').length))}
               onInput={(e) => {
                 setContent(e.currentTarget.value);
+                longPaste.onInput();
                 suggest.follow(e.currentTarget);
                 setError(null);
                 setScheduled(null);
@@ -828,7 +832,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 if (files && files.length) {
                   e.preventDefault();
                   uploadFiles(files);
-                } else pasteText(e, e.currentTarget);
+                } else pasteText(e, e.currentTarget, longPaste.onLong);
               }}
             />
           </div>

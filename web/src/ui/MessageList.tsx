@@ -8,6 +8,7 @@ import { NOT_FOR_VISITORS } from '../shortcuts.ts';
 import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { UploadButton, useUploads } from './UploadBanners.tsx';
+import { useLongPaste } from './LongPaste.tsx';
 import { FormatBar, FormattingToggle } from './FormatBar.tsx';
 import { pasteText } from '../paste.ts';
 import { EmojiPicker, Emoji, InsertEmojiButton } from './Emoji.tsx';
@@ -1208,6 +1209,7 @@ function EditBox(props: {
     setPreview(null);
     uploads.uploadFiles(files);
   };
+  const longPaste = useLongPaste({ textRef: ref, setText: onText, uploadFiles });
   async function togglePreview(): Promise<void> {
     if (preview !== null) {
       setPreview(null);
@@ -1234,6 +1236,7 @@ function EditBox(props: {
       }}
     >
       {uploads.banners}
+      {longPaste.banner}
       {preview !== null && <div class="preview message-content rendered" aria-label="Preview of the edit" dangerouslySetInnerHTML={{ __html: prepareHtml(preview) }} />}
       <div class="compose-text" hidden={preview !== null}>
         {suggest.list}
@@ -1247,6 +1250,7 @@ function EditBox(props: {
           }}
           onInput={(ev) => {
             onText(ev.currentTarget.value);
+            longPaste.onInput();
             suggest.follow(ev.currentTarget);
           }}
           onKeyDown={(ev) => {
@@ -1264,7 +1268,7 @@ function EditBox(props: {
             if (files && files.length) {
               ev.preventDefault();
               uploadFiles(files);
-            } else pasteText(ev, ev.currentTarget);
+            } else pasteText(ev, ev.currentTarget, longPaste.onLong);
           }}
         />
       </div>
