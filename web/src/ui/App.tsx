@@ -499,8 +499,7 @@ export function App() {
           const files = e.dataTransfer?.files;
           if (e.defaultPrevented || !files?.length) return;
           e.preventDefault();
-          // (Only the message lists have the box: not Recent conversations, a channel's topics or Inbox.)
-          if (view !== '#recent' && view !== '#inbox' && topicsOf === null) composeRef.current?.uploadFiles(Array.from(files));
+          composeRef.current?.uploadFiles(Array.from(files));
         }}
       >
         <div class="narrow-title">

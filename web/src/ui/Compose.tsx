@@ -337,9 +337,10 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
   }, []);
 
   // Gone with the box (a view without it, such as Inbox): nothing may call into it then, not even after
-  // a state change that arrives once it is gone (an upload finishing) renders it one last time.
+  // a state change that arrives once it is gone (an upload finishing) renders it one last time. (A layout
+  // effect's cleanup runs as the box is removed; Preact runs a passive effect's only after the next paint.)
   const mounted = useRef(true);
-  useEffect(
+  useLayoutEffect(
     () => () => {
       mounted.current = false;
       if (handle && typeof handle === 'object') handle.current = null;
