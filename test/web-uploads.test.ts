@@ -29,15 +29,24 @@ async function pass(route: Route): Promise<void> {
   await route.continue().catch(() => {});
 }
 
-/** Holds every upload's bytes (tus PATCH) until `release()`; the rest passes. */
-async function holdUploadBytes(page: Page): Promise<() => void> {
+/**
+ * Holds every upload's bytes (tus PATCH) until `release()`; the rest passes.
+ * `arrived` settles when the first bytes are held (the upload then exists at
+ * the server).
+ */
+async function holdUploadBytes(page: Page): Promise<{ release(): void; arrived: Promise<void> }> {
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
+  let arrive!: () => void;
+  const arrived = new Promise<void>((r) => (arrive = r));
   await page.route('**/api/v1/tus/*', async (route) => {
-    if (route.request().method() === 'PATCH') await held;
+    if (route.request().method() === 'PATCH') {
+      arrive();
+      await held;
+    }
     await pass(route);
   });
-  return release;
+  return { release, arrived };
 }
 
 await browserTests('the web client in Chromium: uploads', (newContext) => {
@@ -55,18 +64,20 @@ await browserTests('the web client in Chromium: uploads', (newContext) => {
       const send = compose.getByRole('button', { name: 'Send', exact: true });
 
       // Held at the server's door: the banner, the placeholder, Send off; Cancel takes them away and the server drops the upload.
-      const releaseHeld = await holdUploadBytes(page);
+      const hold = await holdUploadBytes(page);
       await page.getByLabel('Attach files').setInputFiles({ name: 'held.txt', mimeType: 'text/plain', buffer: Buffer.from('never mind\n') });
       const banner = compose.getByRole('status').filter({ hasText: 'Uploading held.txt…' });
       await banner.waitFor();
       await banner.getByRole('progressbar', { name: 'Upload of held.txt' }).waitFor({ state: 'attached' });
       assert.equal(await box.inputValue(), '[Uploading held.txt…]()');
       assert.equal(await send.isDisabled(), true);
+      // (Once the upload exists at the server, so that Cancel has something there to drop.)
+      await hold.arrived;
       await banner.getByRole('button', { name: 'Cancel upload of held.txt' }).click();
       await banner.waitFor({ state: 'detached' });
       assert.equal(await box.inputValue(), '');
       assert.equal(await send.isDisabled(), false);
-      releaseHeld();
+      hold.release();
       await eventually(() => seen.some((s) => s.startsWith('DELETE /api/v1/tus/')), 'the upload terminated at the server');
       assert.deepEqual(assertSuccess(await owner.get('/attachments')).attachments, []);
       await page.unroute('**/api/v1/tus/*');
@@ -134,14 +145,14 @@ await browserTests('the web client in Chromium: uploads', (newContext) => {
       const save = editBox.getByRole('button', { name: 'Save', exact: true });
 
       // The paperclip, held at the server: the banner in the edit box, Save off and Enter saying why.
-      const releaseHeld = await holdUploadBytes(page);
+      const hold = await holdUploadBytes(page);
       await page.getByLabel('Attach files to the edit').setInputFiles({ name: 'agenda.txt', mimeType: 'text/plain', buffer: Buffer.from('1. budget\n') });
       await editBox.getByRole('status').filter({ hasText: 'Uploading agenda.txt…' }).waitFor();
       assert.equal(await edit.inputValue(), 'see attached [Uploading agenda.txt…]()');
       assert.equal(await save.isDisabled(), true);
       await edit.press('Enter');
       await editBox.getByRole('alert').filter({ hasText: 'Wait until the upload is done' }).waitFor();
-      releaseHeld();
+      hold.release();
       await eventually(async () => /^see attached \[agenda\.txt\]\(\/user_uploads\/[^)]+\/agenda\.txt\)$/.test(await edit.inputValue()), 'the link in the edit');
       await page.unroute('**/api/v1/tus/*');
 
