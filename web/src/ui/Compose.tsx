@@ -336,18 +336,15 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     if (d) restoreDraft(d);
   }, []);
 
-  // Gone with the box (a view without it, such as Inbox): nothing may call into it then, not even after
-  // a state change that arrives once it is gone (an upload finishing) renders it one last time. (A layout
+  // Gone with the box (a view without it, such as Inbox): nothing may call into it then. (A layout
   // effect's cleanup runs as the box is removed; Preact runs a passive effect's only after the next paint.)
-  const mounted = useRef(true);
   useLayoutEffect(
     () => () => {
-      mounted.current = false;
       if (handle && typeof handle === 'object') handle.current = null;
     },
     [],
   );
-  if (mounted.current && handle && typeof handle === 'object') {
+  if (handle && typeof handle === 'object') {
     handle.current = {
       restore: restoreDraft,
       uploadFiles,
