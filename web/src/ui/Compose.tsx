@@ -13,12 +13,11 @@ import { InsertEmojiButton } from './Emoji.tsx';
 import { SnippetPicker } from './Snippets.tsx';
 import { formattingKey, sendKeysHint, sendsMessage } from '../format-keys.ts';
 import { FormatBar, FormattingToggle } from './FormatBar.tsx';
-import { pasteText } from '../paste.ts';
 import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
 import { ErrorLine, useRequest } from './request.tsx';
 import { UploadButton, useUploads } from './UploadBanners.tsx';
-import { useLongPaste } from './LongPaste.tsx';
+import { usePaste } from './Paste.tsx';
 import { isResolved, messageOfTopic, moveTopic, unresolvedName } from './NarrowActions.tsx';
 
 /** How long the box waits after the last change before saving its draft (ms). */
@@ -155,7 +154,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     setPreview(null);
     uploading.uploadFiles(files);
   };
-  const longPaste = useLongPaste({ textRef, setText: setContent, uploadFiles });
+  const pasting = usePaste({ textRef, setText: setContent, uploadFiles });
   const [pickingSnippet, setPickingSnippet] = useState(false);
   const topicRef = useRef<HTMLInputElement>(null);
   const dmRef = useRef<HTMLInputElement>(null);
@@ -647,7 +646,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
       {mode === 'dm' && <GuestWarning ids={dmIds} />}
       {targetErrorShown && notSubscribed && <NotSubscribedError streamId={effectiveStream!} />}
       {uploading.banners}
-      {longPaste.banner}
+      {pasting.banner}
       {targetErrorShown && archivedTarget && (
         <Banner kind="error" alert>
           The channel <strong>#{model.streamName(effectiveStream!)}</strong> does not exist. Manage your subscriptions <a href="#channels/all">on your Channels page</a>.
@@ -805,7 +804,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
               rows={Math.min(10, Math.max(2, content.split('\n').length))}
               onInput={(e) => {
                 setContent(e.currentTarget.value);
-                longPaste.onInput();
+                pasting.onInput();
                 suggest.follow(e.currentTarget);
                 setError(null);
                 setScheduled(null);
@@ -825,13 +824,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                   void send();
                 }
               }}
-              onPaste={(e) => {
-                const files = e.clipboardData?.files;
-                if (files && files.length) {
-                  e.preventDefault();
-                  uploadFiles(files);
-                } else pasteText(e, e.currentTarget, longPaste.onLong);
-              }}
+              onPaste={pasting.onPaste}
             />
           </div>
         )}

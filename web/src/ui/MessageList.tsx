@@ -8,9 +8,8 @@ import { NOT_FOR_VISITORS } from '../shortcuts.ts';
 import { useRequest } from './request.tsx';
 import { useSuggestions } from './Typeahead.tsx';
 import { UploadButton, useUploads } from './UploadBanners.tsx';
-import { useLongPaste } from './LongPaste.tsx';
+import { usePaste } from './Paste.tsx';
 import { FormatBar, FormattingToggle } from './FormatBar.tsx';
-import { pasteText } from '../paste.ts';
 import { EmojiPicker, Emoji, InsertEmojiButton } from './Emoji.tsx';
 import { ReminderForm } from './Scheduled.tsx';
 import { animateOnHover, autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, withCopyButtons } from '../util.ts';
@@ -1209,7 +1208,7 @@ function EditBox(props: {
     setPreview(null);
     uploads.uploadFiles(files);
   };
-  const longPaste = useLongPaste({ textRef: ref, setText: onText, uploadFiles });
+  const pasting = usePaste({ textRef: ref, setText: onText, uploadFiles });
   async function togglePreview(): Promise<void> {
     if (preview !== null) {
       setPreview(null);
@@ -1236,7 +1235,7 @@ function EditBox(props: {
       }}
     >
       {uploads.banners}
-      {longPaste.banner}
+      {pasting.banner}
       {preview !== null && <div class="preview message-content rendered" aria-label="Preview of the edit" dangerouslySetInnerHTML={{ __html: prepareHtml(preview) }} />}
       <div class="compose-text" hidden={preview !== null}>
         {suggest.list}
@@ -1250,7 +1249,7 @@ function EditBox(props: {
           }}
           onInput={(ev) => {
             onText(ev.currentTarget.value);
-            longPaste.onInput();
+            pasting.onInput();
             suggest.follow(ev.currentTarget);
           }}
           onKeyDown={(ev) => {
@@ -1263,13 +1262,7 @@ function EditBox(props: {
               onCancel();
             }
           }}
-          onPaste={(ev) => {
-            const files = ev.clipboardData?.files;
-            if (files && files.length) {
-              ev.preventDefault();
-              uploadFiles(files);
-            } else pasteText(ev, ev.currentTarget, longPaste.onLong);
-          }}
+          onPaste={pasting.onPaste}
         />
       </div>
       {error && (

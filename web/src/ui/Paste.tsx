@@ -1,15 +1,17 @@
 /**
- * Zulip's offer after a long paste into the compose or edit box: "Do you
- * want to convert the pasted text into a file?" (Yes, convert: the text goes
- * back to what it was and the paste is uploaded as PastedText.txt); for a
- * very long one, nothing is pasted until the user picks "Paste" or
- * "Convert". The offer goes with the next thing typed.
+ * A paste into the compose or edit box (`usePaste`): files are uploaded into
+ * the text; text goes through `pasteText` (Zulip's conversions); after a long
+ * paste, Zulip's offer: "Do you want to convert the pasted text into a
+ * file?" (Yes, convert: the text goes back to what it was and the paste is
+ * uploaded as PastedText.txt); for a very long one, nothing is pasted until
+ * the user picks "Paste" or "Convert". The offer goes with the next thing
+ * typed.
  */
 import { useRef, useState } from 'preact/hooks';
 import type { RefObject } from 'preact';
-import { insertConverted, insertingPaste, type LongPaste } from '../paste.ts';
+import { insertConverted, insertingPaste, pasteText, type LongPaste } from '../paste.ts';
 
-export function useLongPaste({ textRef, setText, uploadFiles }: { textRef: RefObject<HTMLTextAreaElement | null>; setText(text: string): void; uploadFiles(files: File[]): void }) {
+export function usePaste({ textRef, setText, uploadFiles }: { textRef: RefObject<HTMLTextAreaElement | null>; setText(text: string): void; uploadFiles(files: File[]): void }) {
   const [offer, setOffer] = useState<LongPaste | null>(null);
   /** Whether typing ends the offer: not the paste's own input, which follows it at once (as Zulip's, armed a moment later). */
   const armed = useRef(false);
@@ -48,8 +50,14 @@ export function useLongPaste({ textRef, setText, uploadFiles }: { textRef: RefOb
     </div>
   );
   return {
-    /** Given to pasteText: a long paste's offer. */
-    onLong: offerFor,
+    /** The box's paste. */
+    onPaste(ev: ClipboardEvent & { currentTarget: HTMLTextAreaElement }) {
+      const files = ev.clipboardData?.files;
+      if (files && files.length) {
+        ev.preventDefault();
+        uploadFiles(Array.from(files));
+      } else pasteText(ev, ev.currentTarget, offerFor);
+    },
     banner,
     /** The box's input: anything typed (not the paste's own insertion) ends the offer. */
     onInput: () => {
