@@ -308,16 +308,23 @@ export async function setTabHidden(page: Page, hidden: boolean): Promise<void> {
 
 /**
  * Holds back the page's `method` requests to `url` (a Playwright URL glob)
- * until `release()`; `stop()` lets the next ones through unheld.
+ * until `release()`; `arrived` settles when the first is held; `stop()` lets
+ * the next ones through unheld. A held request the page gave up on meanwhile
+ * (an aborted upload) is not let through.
  */
-export async function holdRequests(page: Page, url: string, method: string): Promise<{ release(): void; stop(): Promise<void> }> {
+export async function holdRequests(page: Page, url: string, method: string): Promise<{ release(): void; arrived: Promise<void>; stop(): Promise<void> }> {
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
+  let arrive!: () => void;
+  const arrived = new Promise<void>((resolve) => (arrive = resolve));
   await page.route(url, async (route) => {
-    if (route.request().method() === method) await held;
-    await route.continue();
+    if (route.request().method() === method) {
+      arrive();
+      await held;
+    }
+    await route.continue().catch(() => {});
   });
-  return { release, stop: () => page.unroute(url) };
+  return { release, arrived, stop: () => page.unroute(url) };
 }
 
 /**

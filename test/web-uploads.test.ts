@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page, Route } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD } from './helpers.ts';
-import { browserTests, channelLink, dropPng, eventually, loginPage, messageRow, startWebTestServer } from './web-browser.ts';
+import { browserTests, channelLink, dropPng, eventually, holdRequests, loginPage, messageRow, startWebTestServer } from './web-browser.ts';
 
 /** The upload requests the page makes: method and path, in order. */
 function recordUploads(page: Page): string[] {
@@ -27,26 +27,6 @@ function recordUploads(page: Page): string[] {
 /** Lets a routed request through, or not at all where the page has given up on it meanwhile. */
 async function pass(route: Route): Promise<void> {
   await route.continue().catch(() => {});
-}
-
-/**
- * Holds every upload's bytes (tus PATCH) until `release()`; the rest passes.
- * `arrived` settles when the first bytes are held (the upload then exists at
- * the server).
- */
-async function holdUploadBytes(page: Page): Promise<{ release(): void; arrived: Promise<void> }> {
-  let release!: () => void;
-  const held = new Promise<void>((r) => (release = r));
-  let arrive!: () => void;
-  const arrived = new Promise<void>((r) => (arrive = r));
-  await page.route('**/api/v1/tus/*', async (route) => {
-    if (route.request().method() === 'PATCH') {
-      arrive();
-      await held;
-    }
-    await pass(route);
-  });
-  return { release, arrived };
 }
 
 await browserTests('the web client in Chromium: uploads', (newContext) => {
@@ -64,7 +44,7 @@ await browserTests('the web client in Chromium: uploads', (newContext) => {
       const send = compose.getByRole('button', { name: 'Send', exact: true });
 
       // Held at the server's door: the banner, the placeholder, Send off; Cancel takes them away and the server drops the upload.
-      const hold = await holdUploadBytes(page);
+      const hold = await holdRequests(page, '**/api/v1/tus/*', 'PATCH');
       await page.getByLabel('Attach files').setInputFiles({ name: 'held.txt', mimeType: 'text/plain', buffer: Buffer.from('never mind\n') });
       const banner = compose.getByRole('status').filter({ hasText: 'Uploading held.txt…' });
       await banner.waitFor();
@@ -80,7 +60,7 @@ await browserTests('the web client in Chromium: uploads', (newContext) => {
       hold.release();
       await eventually(() => seen.some((s) => s.startsWith('DELETE /api/v1/tus/')), 'the upload terminated at the server');
       assert.deepEqual(assertSuccess(await owner.get('/attachments')).attachments, []);
-      await page.unroute('**/api/v1/tus/*');
+      await hold.stop();
 
       // The network fails during the first send of the bytes: the upload asks the server how far it got and finishes.
       let failures = 0;
@@ -145,7 +125,7 @@ await browserTests('the web client in Chromium: uploads', (newContext) => {
       const save = editBox.getByRole('button', { name: 'Save', exact: true });
 
       // The paperclip, held at the server: the banner in the edit box, Save off and Enter saying why.
-      const hold = await holdUploadBytes(page);
+      const hold = await holdRequests(page, '**/api/v1/tus/*', 'PATCH');
       await page.getByLabel('Attach files to the edit').setInputFiles({ name: 'agenda.txt', mimeType: 'text/plain', buffer: Buffer.from('1. budget\n') });
       await editBox.getByRole('status').filter({ hasText: 'Uploading agenda.txt…' }).waitFor();
       assert.equal(await edit.inputValue(), 'see attached [Uploading agenda.txt…]()');
@@ -154,7 +134,7 @@ await browserTests('the web client in Chromium: uploads', (newContext) => {
       await editBox.getByRole('alert').filter({ hasText: 'Wait until the upload is done' }).waitFor();
       hold.release();
       await eventually(async () => /^see attached \[agenda\.txt\]\(\/user_uploads\/[^)]+\/agenda\.txt\)$/.test(await edit.inputValue()), 'the link in the edit');
-      await page.unroute('**/api/v1/tus/*');
+      await hold.stop();
 
       // Dropped onto the edit box: a second file.
       await dropPng(page, '.edit-box textarea', 'chart.png');
