@@ -24,7 +24,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, type Client, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer, streamIdOf } from './helpers.ts';
-import { browserTests, channelContents, channelLink, eventGate, eventually, holdRequests, inDialogView, goToHash as go, loginPage, openSidebarMenu, PASSWORD, selectedText, send, withWebServer, openSettings } from './web-browser.ts';
+import { browserTests, channelContents, channelLink, eventGate, eventually, holdRequests, inDialogView, goToHash as go, loginPage, messageRow, openSidebarMenu, PASSWORD, selectedText, send, withWebServer, openSettings } from './web-browser.ts';
 
 /** The channel as the server has it. */
 async function channelAtServer(api: Client, id: number): Promise<Record<string, any>> {
@@ -490,12 +490,13 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await eventually(async () => (await settingAtServer()) === false, 'grouping off at the server');
     }));
 
-  test('an archived channel stays known: its messages keep its name, live and after a reload; out of the sidebar, the Channels dialog and the compose box; its view says so', () =>
+  test('an archived channel stays known: its messages keep its name, live and after a reload; out of the sidebar, the Channels dialog and the compose box; its view says so; its reactions shown, not changeable', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const ada = await t.makeUser({ password: PASSWORD, name: 'Ada Archive' });
       const attic = await makeChannel(owner, 'attic', 'Old things', [t.owner.id, ada.id]);
-      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'attic', topic: 'boxes', content: 'the last box' }));
+      const last = assertSuccess(await owner.post('/messages', { type: 'stream', to: 'attic', topic: 'boxes', content: 'the last box' })).id as number;
+      assertSuccess(await owner.post(`/messages/${last}/reactions`, { emoji_name: 'tada' }));
       const page = await loginPage(await newContext(), t.url, ada.email, PASSWORD);
       await go(page, `#narrow/channel/${attic}-attic`);
       const bar = page.locator('.recipient-bar', { hasText: 'boxes' });
@@ -507,6 +508,23 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await page.locator('.bookend').getByText('This channel has been archived.').waitFor();
       await eventually(async () => (await sidebar.getByRole('link', { name: /^attic/ }).count()) === 0, 'the channel gone from the sidebar');
       assert.equal(await page.locator('.bookend').getByRole('button').count(), 0);
+      // Its reactions stay, greyed out; neither they, a button nor a key adds or takes one (the server refuses them there, as Zulip's).
+      const lastRow = messageRow(page, 'the last box');
+      const tada = lastRow.getByRole('button', { name: 'tada reaction, 1' });
+      assert.equal(await tada.getAttribute('aria-disabled'), 'true');
+      const reactionRequests: string[] = [];
+      page.on('request', (r) => r.url().includes('/reactions') && reactionRequests.push(r.url()));
+      await tada.click({ force: true });
+      await lastRow.hover();
+      await lastRow.getByRole('button', { name: 'Star' }).waitFor();
+      assert.equal(await lastRow.getByRole('button', { name: 'Add reaction' }).count(), 0);
+      await page.locator('body').press('End');
+      await page.locator('article.message-row[aria-current="true"]', { hasText: 'the last box' }).waitFor();
+      for (const key of ['+', '=', ':']) await page.locator('body').press(key);
+      assert.equal(await page.getByRole('dialog', { name: 'Choose an emoji' }).count(), 0);
+      await page.waitForTimeout(300);
+      assert.deepEqual(reactionRequests, []);
+      assert.deepEqual(assertSuccess(await owner.request('GET', `/messages/${last}`)).message.reactions.map((r: { emoji_name: string; user_id: number }) => [r.emoji_name, r.user_id]), [['tada', t.owner.id]]);
       const channelSelect = page.getByLabel('Channel', { exact: true });
       const shows = async () => {
         assert.equal((await bar.locator('.bar-channel').textContent())?.trim(), '# attic');

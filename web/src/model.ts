@@ -2102,6 +2102,15 @@ export class Model {
     );
   }
 
+  /**
+   * Whether the user may add or remove reactions on a message, as the server
+   * decides: not in an archived channel (Zulip's web app shows that
+   * channel's reactions greyed out, with no button to add one).
+   */
+  mayReact(m: Message): boolean {
+    return !this.inArchivedChannel(m);
+  }
+
   /** Whether a message is in an archived channel (whose messages stay as they are). */
   private inArchivedChannel(m: Message): boolean {
     return m.type === 'stream' && m.stream_id !== undefined && this.isArchived(m.stream_id);

@@ -660,8 +660,8 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onSta
       '>': (m) => void quote(m),
       // "Edit or view source": one's own editable message is edited, any other's Markdown shown.
       e: (m) => (model.mayEdit(m) ? void startEdit(m) : setSourceOf(m.id)),
-      '+': (m) => void toggleReaction(m, 'thumbs_up', '1f44d', 'unicode_emoji'),
-      ':': (m) => (setSelected(m.id), setPicker(m.id)),
+      '+': (m) => model.mayReact(m) && void toggleReaction(m, 'thumbs_up', '1f44d', 'unicode_emoji'),
+      ':': (m) => model.mayReact(m) && (setSelected(m.id), setPicker(m.id)),
       i: (m) => (setSelected(m.id), setMenu(m.id)),
       u: (m) => onUser(m.sender_id),
       s: (m) => (location.hash = narrowToHash(place(m))),
@@ -673,7 +673,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onSta
       // Zulip's "upvote": one's vote added to (or taken from) the message's first reaction.
       '=': (m) => {
         const first = m.reactions[0];
-        if (first) void toggleReaction(m, first.emoji_name, first.emoji_code, first.reaction_type);
+        if (first && model.mayReact(m)) void toggleReaction(m, first.emoji_name, first.emoji_code, first.reaction_type);
       },
       // The topic muted or unmuted, as its menu does (in a muted channel, unmuted there or back to the channel's muting).
       M: (m) => {
@@ -792,6 +792,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onSta
     const continued = !newBar && prev && prev.sender_id === m.sender_id && prevHidden === hidden && m.timestamp - prev.timestamp < 600;
     const unread = !m.flags.includes('read');
     const starred = m.flags.includes('starred');
+    const reactable = model.mayReact(m);
     const mentioned = m.flags.some((f) => /mentioned/.test(f));
     const groups = new Map<string, { name: string; code: string; type: string; users: number[] }>();
     for (const r of m.reactions) {
@@ -911,11 +912,12 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onSta
                   <button
                     type="button"
                     key={`${g.type}:${g.code}`}
-                    class={cx('reaction', mine && 'mine')}
+                    class={cx('reaction', mine && 'mine', !reactable && 'disabled')}
                     aria-pressed={mine}
+                    aria-disabled={!reactable || undefined}
                     aria-label={`${g.name} reaction, ${g.users.length}`}
                     title={`${who} reacted with :${g.name}:`}
-                    onClick={() => void toggleReaction(m, g.name, g.code, g.type)}
+                    onClick={() => reactable && void toggleReaction(m, g.name, g.code, g.type)}
                   >
                     <Emoji code={g.code} type={g.type} name={g.name} />
                     <span class="reaction-count">{names ? who : g.users.length}</span>
@@ -946,9 +948,11 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onSta
         {/* A spectator may change nothing: no actions (its reactions' buttons ask it to log in, through the server's 401). */}
         {!model.spectator && (
           <div class={cx('msg-actions', (picker === m.id || menu === m.id || copied === m.id) && 'open')} role="toolbar" aria-label="Actions">
-            <button type="button" class="icon-btn" aria-label="Add reaction" title="Add reaction" aria-expanded={picker === m.id} onClick={() => setPicker(picker === m.id ? null : m.id)}>
-              {ICON.react}
-            </button>
+            {reactable && (
+              <button type="button" class="icon-btn" aria-label="Add reaction" title="Add reaction" aria-expanded={picker === m.id} onClick={() => setPicker(picker === m.id ? null : m.id)}>
+                {ICON.react}
+              </button>
+            )}
             <button type="button" class="icon-btn" aria-label="Quote and reply" title="Quote and reply" onClick={() => void quote(m)}>
               {ICON.quote}
             </button>
