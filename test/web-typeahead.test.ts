@@ -4,7 +4,8 @@
  * channels; `:` emoji (Unicode from the server's emoji data, and custom);
  * `/` commands at the start of a new message (not in an edit);
  * the keyboard (arrows, Enter, Tab, Escape) and the mouse; nothing offered
- * inside an email address or a time. What is picked is the Markdown the
+ * inside an email address or a time. The topic field's suggestions (the
+ * channel's topics in Zulip's order, what is typed as New). What is picked is the Markdown the
  * server then renders as a mention, a channel link or an emoji. Zulip's
  * warnings before sending: someone mentioned who is not subscribed, a
  * private channel linked, a resolved topic, and a wildcard mention in a
@@ -15,7 +16,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, streamIdOf } from './helpers.ts';
-import { browserTests, channelLink, eventually, loginPage, messageRow, PASSWORD, postPng, withWebServer } from './web-browser.ts';
+import { browserTests, channelLink, eventually, focusedLabel, loginPage, messageRow, PASSWORD, postPng, withWebServer } from './web-browser.ts';
 
 /** The suggestions shown under the compose box, as their text. */
 async function shown(page: Page): Promise<string[]> {
@@ -102,6 +103,75 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       assert.match(html, /<a class="stream" data-stream-id="\d+" href="[^"]*">#gardening<\/a>/);
       assert.match(html, /<span aria-label="octopus" class="emoji emoji-1f419" role="img" title="octopus">:octopus:<\/span>/);
       assert.match(html, /<img alt=":partyparrot:" class="emoji" src="[^"]+" title="partyparrot">/);
+      await ctx.close();
+    }));
+
+  test('the topic field suggests the channel\u2019s topics as one types (Zulip\u2019s order, what is typed first as New, a hint); arrows, Enter and a click pick one and move to the message; Escape closes the list', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      // Oldest first: the list keeps the most recent first within each kind of match.
+      for (const topic of ['lunch', 'Weekly planning', 'Plan B', 'release plans', 'planets', 'Résumé review']) {
+        assertSuccess(await owner.post('/messages', { type: 'stream', to: 'general', topic, content: `about ${topic}` }));
+      }
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      const topic = page.getByLabel('Topic', { exact: true });
+      const box = page.getByLabel('Message', { exact: true });
+      const list = page.getByRole('listbox', { name: 'Topics' });
+      const offered = async (): Promise<string[]> => ((await list.count()) ? list.getByRole('option').allTextContents() : []);
+      await topic.click();
+      assert.deepEqual(await offered(), [], 'nothing before anything is typed');
+      await topic.pressSequentially('plan');
+      await eventually(async () => (await offered()).length > 0, 'the topics offered');
+      // The same name, then starting with it as typed, in any case, then a word starting with it; what is typed first, as a new topic.
+      assert.deepEqual(await offered(), ['planNew', 'planets', 'Plan B', 'release plans', 'Weekly planning']);
+      assert.equal(await list.getByRole('presentation').textContent(), 'Start a new topic or select one from the list.');
+      assert.equal(await topic.getAttribute('aria-activedescendant'), 'topic-suggestions-0');
+      await topic.press('ArrowDown');
+      await topic.press('ArrowDown');
+      assert.equal(await list.getByRole('option', { selected: true }).textContent(), 'Plan B');
+      await topic.press('Enter');
+      await list.waitFor({ state: 'detached' });
+      assert.equal(await topic.inputValue(), 'Plan B');
+      assert.equal(await focusedLabel(page, 'Message'), 'Message');
+      await box.fill('picked from the list');
+      await box.press('Enter');
+      await messageRow(page, 'picked from the list').waitFor();
+      const sent = assertSuccess(await owner.request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0 })).messages[0];
+      assert.deepEqual([sent.subject, sent.content], ['Plan B', '<p>picked from the list</p>']);
+
+      // Words are matched from their start, accents aside; a query with a space from a word's start; no match, no list.
+      await topic.fill('');
+      await topic.pressSequentially('resume');
+      await eventually(async () => (await offered()).length > 0, 'the topic with accents offered');
+      assert.deepEqual(await offered(), ['resumeNew', 'Résumé review']);
+      await topic.fill('');
+      await topic.pressSequentially('weekly pl');
+      await eventually(async () => (await offered()).includes('Weekly planning'), 'a query of two words');
+      await topic.fill('');
+      await topic.pressSequentially('ly pl');
+      await page.waitForTimeout(200);
+      assert.deepEqual(await offered(), []);
+      // The exact name: no New; a click picks.
+      await topic.fill('');
+      await topic.pressSequentially('lunch');
+      await eventually(async () => (await offered()).length > 0, 'the exact name offered');
+      assert.deepEqual(await offered(), ['lunch']);
+      await topic.fill('');
+      await topic.pressSequentially('lun');
+      await eventually(async () => (await offered()).includes('lunch'), 'lunch offered');
+      await list.getByRole('option', { name: 'lunch', exact: true }).click();
+      assert.equal(await topic.inputValue(), 'lunch');
+      assert.equal(await list.count(), 0);
+      // Escape closes the list and leaves the box open with what was typed.
+      await topic.fill('');
+      await topic.pressSequentially('pla');
+      await list.waitFor();
+      await topic.press('Escape');
+      await list.waitFor({ state: 'detached' });
+      assert.equal(await topic.inputValue(), 'pla');
+      assert.ok(await box.isVisible());
       await ctx.close();
     }));
 

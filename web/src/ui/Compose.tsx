@@ -8,7 +8,7 @@ import { matches, narrowToHash, placeKey, placeTerms, type LocalMessage, type Pl
 import { discardDraft, draftFor, draftNarrow, draftSlot, draftTarget, saveDraft, takeRestore, targetKey, type DraftSlot, type DraftTarget } from '../drafts.ts';
 import { codePoints, cx, fullTime, prepareHtml } from '../util.ts';
 import type { QuoteTarget } from './MessageList.tsx';
-import { useSuggestions } from './Typeahead.tsx';
+import { useSuggestions, useTopicSuggestions } from './Typeahead.tsx';
 import { InsertEmojiButton } from './Emoji.tsx';
 import { SnippetPicker } from './Snippets.tsx';
 import { formattingKey, sendKeysHint, sendsMessage } from '../format-keys.ts';
@@ -583,6 +583,17 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
 
 
   // ---- suggestions for what is typed at the caret (@ mentions, # channels, : emoji)
+  const topicSuggest = useTopicSuggestions({
+    id: 'topic-suggestions',
+    topics: ((effectiveStream !== undefined && model.topics.get(effectiveStream)) || []).map((t) => t.name),
+    value: topic,
+    mayStartTopic: !mayNotStartTopic,
+    setValue: (t) => {
+      topicTypedAt.current = location.hash;
+      setTopic(t);
+    },
+    onPicked: () => textRef.current?.focus(),
+  });
   const suggest = useSuggestions({ id: 'compose-suggestions', text: content, setText: setContent, textRef, inChannel: mode === 'stream', enabled: preview === null, commands: true, onPicked: (c) => void (c.streamId !== undefined ? warnIfPrivateLinked(c.streamId) : c.groupId !== undefined ? warnIfGroupOutside(c.groupId) : warnIfNotSubscribed(c.userId)) });
 
   /** Zulip's warning when none of a user group's members (at any depth) is subscribed to the channel. */
@@ -730,27 +741,27 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
               <span class="target-sep" aria-hidden="true">
                 ›
               </span>
-              <input
-                ref={topicRef}
-                class="topic-input"
-                type="text"
-                aria-label="Topic"
-                placeholder={generalChatOnly ? model.generalChatName() : 'Topic'}
-                title={generalChatOnly ? 'This channel has no topics: its messages go to the general chat.' : mayNotStartTopic ? 'Select a topic from the list.' : undefined}
-                disabled={generalChatOnly}
-                value={generalChatOnly ? '' : topic}
-                maxLength={model.realm.max_topic_length ?? 60}
-                onInput={(e) => {
-                  topicTypedAt.current = location.hash;
-                  setTopic(e.currentTarget.value);
-                }}
-                list="topic-suggestions"
-              />
-              <datalist id="topic-suggestions">
-                {(effectiveStream !== undefined ? (model.topics.get(effectiveStream) ?? []) : []).slice(0, 20).map((t) => (
-                  <option key={t.name} value={t.name} />
-                ))}
-              </datalist>
+              <span class="topic-field">
+                <input
+                  ref={topicRef}
+                  class="topic-input"
+                  type="text"
+                  aria-label="Topic"
+                  placeholder={generalChatOnly ? model.generalChatName() : 'Topic'}
+                  title={generalChatOnly ? 'This channel has no topics: its messages go to the general chat.' : mayNotStartTopic ? 'Select a topic from the list.' : undefined}
+                  disabled={generalChatOnly}
+                  value={generalChatOnly ? '' : topic}
+                  maxLength={model.realm.max_topic_length ?? 60}
+                  onInput={(e) => {
+                    topicTypedAt.current = location.hash;
+                    setTopic(e.currentTarget.value);
+                    topicSuggest.typed();
+                  }}
+                  onKeyDown={(e) => topicSuggest.keyDown(e)}
+                  {...topicSuggest.inputProps}
+                />
+                {topicSuggest.list}
+              </span>
             </>
           ) : (
             <div class="dm-recipients">

@@ -289,3 +289,102 @@ export function useSuggestions(opts: {
     insert,
   };
 }
+
+/** Lower case, without accents (Zulip's typeahead matches "resume" to "Résumé"). */
+function folded(s: string): string {
+  return s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/**
+ * Whether a topic matches what is typed, as Zulip's topic typeahead has it:
+ * a query of one word starts one of the topic's words; one with spaces
+ * starts the topic or follows a space in it.
+ */
+export function topicMatches(topic: string, query: string): boolean {
+  const t = folded(topic);
+  const q = folded(query.trim());
+  if (!q.includes(' ')) return t.split(' ').some((w) => w.startsWith(q));
+  return t.startsWith(q) || t.includes(` ${q}`);
+}
+
+/**
+ * The topics to offer for what is typed, as Zulip's compose box does: the
+ * channel's topics that match (most recent first within each of: the same
+ * name, starting with it as typed, starting with it in any case, the rest),
+ * at most SHOWN; where some match and none is what was typed, what was typed
+ * comes first, as a new topic (unless the user may not start one).
+ */
+export function topicChoices(topics: string[], typed: string, mayStartTopic: boolean): Array<{ name: string; isNew: boolean }> {
+  if (!typed.trim()) return [];
+  // The general chat (the empty topic) goes by its name.
+  const shown = (t: string) => (t === '' ? model.generalChatName() : t);
+  const matched = topics.filter((t) => topicMatches(shown(t), typed));
+  const lower = typed.toLowerCase();
+  const group = (t: string) => (shown(t).toLowerCase() === lower ? 0 : shown(t).startsWith(typed) ? 1 : shown(t).toLowerCase().startsWith(lower) ? 2 : 3);
+  const sorted = matched.map((t, i) => [group(t), i, t] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, , t]) => ({ name: t, isNew: false }));
+  if (sorted.length && mayStartTopic && !matched.includes(typed)) sorted.unshift({ name: typed, isNew: true });
+  return sorted.slice(0, SHOWN);
+}
+
+/**
+ * The compose box's topic field's suggestions (Zulip's topic typeahead): the
+ * list opens as one types and shows `topicChoices`, with a hint under it;
+ * Enter or Tab (or a click) takes the highlighted topic and `onPicked` moves
+ * on to the message; Escape closes the list.
+ */
+export function useTopicSuggestions(opts: { id: string; topics: string[]; value: string; mayStartTopic: boolean; setValue(topic: string): void; onPicked(): void }) {
+  const { id, topics, value, mayStartTopic, setValue, onPicked } = opts;
+  /** Open since the last thing typed (closed by a pick, Escape or leaving the field). */
+  const [open, setOpen] = useState(false);
+  const [active, setActive] = useState(0);
+  const choices = open ? topicChoices(topics, value, mayStartTopic) : [];
+  const activeIndex = Math.min(active, choices.length - 1);
+  const pick = (i: number) => {
+    const c = choices[i];
+    if (!c) return;
+    setValue(c.name);
+    setOpen(false);
+    onPicked();
+  };
+  const keyDown = (e: KeyboardEvent): boolean => {
+    if (!choices.length || e.isComposing) return false;
+    const move = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : 0;
+    if (move) setActive((activeIndex + move + choices.length) % choices.length);
+    else if (e.key === 'Enter' || e.key === 'Tab') pick(activeIndex);
+    else if (e.key === 'Escape') {
+      e.stopPropagation();
+      setOpen(false);
+    } else return false;
+    e.preventDefault();
+    return true;
+  };
+  return {
+    list: choices.length ? (
+      <ul class="suggestions topic-suggestions" id={id} role="listbox" aria-label="Topics">
+        {choices.map((c, i) => (
+          <li key={c.name} id={`${id}-${i}`} role="option" aria-selected={i === activeIndex} onMouseDown={(e) => e.preventDefault()} onClick={() => pick(i)}>
+            {c.name === '' ? <em>{model.generalChatName()}</em> : c.name}
+            {c.isNew && <em class="muted-text suggestion-label">New</em>}
+          </li>
+        ))}
+        <li class="suggestions-hint" role="presentation">
+          <em>{mayStartTopic ? 'Start a new topic or select one from the list.' : 'Select a topic from the list.'}</em>
+        </li>
+      </ul>
+    ) : null,
+    inputProps: {
+      role: 'combobox' as const,
+      'aria-autocomplete': 'list' as const,
+      'aria-expanded': choices.length > 0,
+      'aria-controls': choices.length ? id : undefined,
+      'aria-activedescendant': choices.length ? `${id}-${activeIndex}` : undefined,
+      onBlur: () => setOpen(false),
+    },
+    /** For the field's input handler: what is typed opens the list, at its first topic. */
+    typed: () => {
+      setOpen(true);
+      setActive(0);
+    },
+    keyDown,
+  };
+}
