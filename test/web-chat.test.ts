@@ -537,7 +537,15 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
 
       // Renamed: every message of the topic moves, and the view follows.
       await actions.getByRole('button', { name: 'Move or rename topic' }).click();
-      await actions.getByLabel('New topic name').fill('roadmap');
+      // The channel's topics suggested as one types; Escape closes the list, not the form.
+      const rename = actions.getByLabel('New topic name');
+      await rename.fill('');
+      await rename.pressSequentially('pla');
+      const topicList = page.getByRole('listbox', { name: 'Topics' });
+      await eventually(async () => (await topicList.count()) > 0 && (await topicList.getByRole('option').allTextContents()).includes('plans'), 'the topics offered');
+      await rename.press('Escape');
+      await topicList.waitFor({ state: 'detached' });
+      await rename.fill('roadmap');
       await actions.getByRole('button', { name: 'Save' }).click();
       await viewAt('#general › roadmap');
       await messageRow(page, 'quiet plan').waitFor();

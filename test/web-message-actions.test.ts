@@ -659,6 +659,7 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       const first = await sendTo(bobApi, 'general', 'plans', 'first plan');
       const second = await sendTo(owner, 'general', 'plans', 'second plan');
       const third = await sendTo(bobApi, 'general', 'plans', 'third plan');
+      await sendTo(owner, 'archive', 'decisions', 'what we decided');
       const where = async (id: number) => {
         const m = assertSuccess(await owner.get(`/messages/${id}`)).message;
         return `${m.stream_id}/${m.subject}`;
@@ -689,15 +690,25 @@ await browserTests('the web client in Chromium: message actions', (newContext) =
       const told = await topicMessages(generalId, 'later plans');
       assert.equal(told.length, 3, told.join(' | '));
 
-      // One message to another channel, without telling anyone.
+      // One message to another channel's topic, picked from that channel's topics as one types (what is typed first, as Zulip's), without telling anyone.
       menu = await moreActions(page, messageRow(page, 'first plan'));
       await menu.getByRole('menuitem', { name: 'Move message' }).click();
       form = page.getByRole('form', { name: 'Move this message' });
       await form.getByLabel('To channel').selectOption({ label: '#archive' });
+      const topicField = form.getByLabel('Topic', { exact: true });
+      await topicField.fill('');
+      await topicField.pressSequentially('dec');
+      const topics = page.getByRole('listbox', { name: 'Topics' });
+      await eventually(async () => (await topics.count()) > 0 && (await topics.getByRole('option').allTextContents()).join('|') === 'dec|decisions', 'the channel\u2019s topics offered');
+      await topicField.press('ArrowDown');
+      await topicField.press('Enter');
+      await topics.waitFor({ state: 'detached' });
+      assert.equal(await topicField.inputValue(), 'decisions');
+      assert.equal(await form.count(), 1, 'Enter picked the topic; nothing moved yet');
       await form.getByLabel('Tell the new topic').uncheck();
       await form.getByRole('button', { name: 'Move', exact: true }).click();
-      await eventually(async () => (await where(first)) === `${archiveId}/plans`, 'moved to archive at the server');
-      assert.deepEqual(await topicMessages(archiveId, 'plans'), ['<p>first plan</p>']);
+      await eventually(async () => (await where(first)) === `${archiveId}/decisions`, 'moved to archive at the server');
+      assert.deepEqual(await topicMessages(archiveId, 'decisions'), ['<p>first plan</p>', '<p>what we decided</p>']);
 
       // Bob, who may move between topics but (now) not between channels: only his channel is offered (Zulip's picker too).
       const groups = assertSuccess(await owner.get('/user_groups')).user_groups as Array<Record<string, any>>;

@@ -10,6 +10,7 @@ import { messageLinkHash } from '../narrow.ts';
 import { fullTime, ifChanged, prepareHtml } from '../util.ts';
 import { closeOnEscape, Dialog } from './Dialog.tsx';
 import { ErrorLine, FormButtons, useRequest } from './request.tsx';
+import { MoveTopicField } from './Typeahead.tsx';
 
 /** Whether the organization lets its members see this message's edit history, and it has one. */
 export function hasVisibleHistory(m: Message): boolean {
@@ -321,7 +322,7 @@ export function MoveForm({ message, onClose }: { message: Message; onClose(): vo
         ))}
       </select>
       <label for={`${id}-topic`}>Topic</label>
-      <input id={`${id}-topic`} type="text" value={topic} disabled={!model.mayMoveWithin(message.stream_id!)} maxLength={model.realm.max_topic_length ?? 60} onInput={(e) => setTopic(e.currentTarget.value)} />
+      <MoveTopicField id={`${id}-topic`} listId={`${id}-topics`} channel={channel} value={topic} setValue={setTopic} disabled={!model.mayMoveWithin(message.stream_id!)} maxLength={model.realm.max_topic_length ?? 60} />
       <label for={`${id}-scope`}>Move</label>
       <select id={`${id}-scope`} value={scope} onChange={(e) => setScope(e.currentTarget.value)}>
         {MOVE_SCOPES.map(([value, label]) => (

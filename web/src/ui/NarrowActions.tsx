@@ -8,6 +8,7 @@ import { isAdministrator } from './Organization.tsx';
 import { PersonalSettings } from './ChannelPersonal.tsx';
 import { closeOnEscape } from './Dialog.tsx';
 import { mayMove, moveTargets } from './MessageActions.tsx';
+import { MoveTopicField } from './Typeahead.tsx';
 
 /** What Zulip puts before a resolved topic's name: a heavy check mark and a space. */
 const RESOLVED_PREFIX = '\u2714 ';
@@ -132,13 +133,14 @@ export function TopicActions({ streamId, topic }: { streamId: number; topic: str
               </option>
             ))}
           </select>
-          <input
-            type="text"
+          <MoveTopicField
             aria-label="New topic name"
+            listId="rename-topics"
+            channel={moving.channel}
             value={moving.topic}
+            setValue={(topic) => setMoving({ ...moving, topic })}
             disabled={!model.mayMoveWithin(streamId)}
             maxLength={model.realm.max_topic_length ?? 60}
-            onInput={(e) => setMoving({ ...moving, topic: e.currentTarget.value })}
           />
           <button type="submit" class="btn primary" disabled={busy}>
             Save

@@ -8,7 +8,7 @@
  * `#**channel**`, `:emoji_name:`, `/poll`.
  */
 import type { RefObject } from 'preact';
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { model } from '../model.ts';
 import { emojiChar } from '../util.ts';
 
@@ -332,8 +332,17 @@ export function topicChoices(topics: string[], typed: string, mayStartTopic: boo
  * Enter or Tab (or a click) takes the highlighted topic and `onPicked` moves
  * on to the message; Escape closes the list.
  */
-export function useTopicSuggestions(opts: { id: string; topics: string[]; value: string; mayStartTopic: boolean; setValue(topic: string): void; onPicked(): void }) {
-  const { id, topics, value, mayStartTopic, setValue, onPicked } = opts;
+export function useTopicSuggestions(opts: {
+  id: string;
+  topics: string[];
+  value: string;
+  mayStartTopic: boolean;
+  setValue(topic: string): void;
+  onPicked?(): void;
+  /** A topic field of a move (Zulip's topic edit typeahead): the list under the field, no New label and no hint. */
+  moving?: boolean;
+}) {
+  const { id, topics, value, mayStartTopic, setValue, onPicked, moving = false } = opts;
   /** Open since the last thing typed (closed by a pick, Escape or leaving the field). */
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
@@ -344,7 +353,7 @@ export function useTopicSuggestions(opts: { id: string; topics: string[]; value:
     if (!c) return;
     setValue(c.name);
     setOpen(false);
-    onPicked();
+    onPicked?.();
   };
   const keyDown = (e: KeyboardEvent): boolean => {
     if (!choices.length || e.isComposing) return false;
@@ -360,16 +369,18 @@ export function useTopicSuggestions(opts: { id: string; topics: string[]; value:
   };
   return {
     list: choices.length ? (
-      <ul class="suggestions topic-suggestions" id={id} role="listbox" aria-label="Topics">
+      <ul class={moving ? 'suggestions topic-suggestions under' : 'suggestions topic-suggestions'} id={id} role="listbox" aria-label="Topics">
         {choices.map((c, i) => (
           <li key={c.name} id={`${id}-${i}`} role="option" aria-selected={i === activeIndex} onMouseDown={(e) => e.preventDefault()} onClick={() => pick(i)}>
             {c.name === '' ? <em>{model.generalChatName()}</em> : c.name}
-            {c.isNew && <em class="muted-text suggestion-label">New</em>}
+            {c.isNew && !moving && <em class="muted-text suggestion-label">New</em>}
           </li>
         ))}
-        <li class="suggestions-hint" role="presentation">
-          <em>{mayStartTopic ? 'Start a new topic or select one from the list.' : 'Select a topic from the list.'}</em>
-        </li>
+        {!moving && (
+          <li class="suggestions-hint" role="presentation">
+            <em>{mayStartTopic ? 'Start a new topic or select one from the list.' : 'Select a topic from the list.'}</em>
+          </li>
+        )}
       </ul>
     ) : null,
     inputProps: {
@@ -387,4 +398,39 @@ export function useTopicSuggestions(opts: { id: string; topics: string[]; value:
     },
     keyDown,
   };
+}
+
+/**
+ * A move's topic field (a message's or a topic's), the destination channel's
+ * topics suggested as one types, as Zulip's move dialog does.
+ */
+export function MoveTopicField(props: {
+  channel: number;
+  value: string;
+  setValue(topic: string): void;
+  listId: string;
+  id?: string;
+  'aria-label'?: string;
+  disabled: boolean;
+  maxLength: number;
+}) {
+  const { channel, value, setValue, listId, ...attributes } = props;
+  useEffect(() => void model.ensureTopics(channel), [channel]);
+  const suggest = useTopicSuggestions({ id: listId, topics: (model.topics.get(channel) ?? []).map((t) => t.name), value, mayStartTopic: true, setValue, moving: true });
+  return (
+    <span class="move-topic-field">
+      <input
+        type="text"
+        {...attributes}
+        value={value}
+        onInput={(e) => {
+          setValue(e.currentTarget.value);
+          suggest.typed();
+        }}
+        onKeyDown={(e) => suggest.keyDown(e)}
+        {...suggest.inputProps}
+      />
+      {suggest.list}
+    </span>
+  );
 }
