@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderMarkdown } from '../src/markdown/index.ts';
@@ -186,6 +187,39 @@ test('image syntax on an uploaded image is its thumbnail in place (FL 437)', () 
     '<p><img alt="scan" class="inline-image" data-original-content-type="image/tiff" data-original-dimensions="800x600" ' +
       'data-original-src="/user_uploads/2/ef/scan.tiff" data-transcoded-image="4032x3024.webp" src="/user_uploads/thumbnail/2/ef/scan.tiff/840x560.webp"></p>',
   );
+});
+
+test('a YouTube link gets its video\'s thumbnail after it, as Zulip\'s (the link kept; not a playlist; off with previews)', () => {
+  const ctx = makeCtx();
+  const camo = (id: string) => {
+    const url = `https://i.ytimg.com/vi/${id}/default.jpg`;
+    return `https://external-content.zulipcdn.net/external_content/${createHmac('sha1', 'dummy').update(url).digest('hex')}/${Buffer.from(url).toString('hex')}`;
+  };
+  const preview = (href: string, id: string) => `<div class="youtube-video message_inline_image"><a data-id="${id}" href="${href}"><img src="${camo(id)}"></a></div>`;
+  // Zulip's test_inline_youtube.
+  const cases: Array<[string, string]> = [
+    ['Check out the debate: http://www.youtube.com/watch?v=hx1mjT73xYE', '<p>Check out the debate: <a href="http://www.youtube.com/watch?v=hx1mjT73xYE">http://www.youtube.com/watch?v=hx1mjT73xYE</a></p>\n' + preview('http://www.youtube.com/watch?v=hx1mjT73xYE', 'hx1mjT73xYE')],
+    ['http://www.youtube.com/watch?v=hx1mjT73xYE', '<p><a href="http://www.youtube.com/watch?v=hx1mjT73xYE">http://www.youtube.com/watch?v=hx1mjT73xYE</a></p>\n' + preview('http://www.youtube.com/watch?v=hx1mjT73xYE', 'hx1mjT73xYE')],
+    ['https://youtu.be/hx1mjT73xYE', '<p><a href="https://youtu.be/hx1mjT73xYE">https://youtu.be/hx1mjT73xYE</a></p>\n' + preview('https://youtu.be/hx1mjT73xYE', 'hx1mjT73xYE')],
+    ['https://www.youtube.com/playlist?list=PL8dPuuaLjXtNlUrzyH5r6jN9ulIgZBpdo', '<p><a href="https://www.youtube.com/playlist?list=PL8dPuuaLjXtNlUrzyH5r6jN9ulIgZBpdo">https://www.youtube.com/playlist?list=PL8dPuuaLjXtNlUrzyH5r6jN9ulIgZBpdo</a></p>'],
+    [
+      'https://www.youtube.com/watch?v=O5nskjZ_GoI&list=PL8dPuuaLjXtNlUrzyH5r6jN9ulIgZBpdo',
+      '<p><a href="https://www.youtube.com/watch?v=O5nskjZ_GoI&amp;list=PL8dPuuaLjXtNlUrzyH5r6jN9ulIgZBpdo">https://www.youtube.com/watch?v=O5nskjZ_GoI&amp;list=PL8dPuuaLjXtNlUrzyH5r6jN9ulIgZBpdo</a></p>\n' +
+        preview('https://www.youtube.com/watch?v=O5nskjZ_GoI&amp;list=PL8dPuuaLjXtNlUrzyH5r6jN9ulIgZBpdo', 'O5nskjZ_GoI'),
+    ],
+    ['http://www.youtube.com/watch_videos?video_ids=nOJgD4fcZhI,i96UO8-GFvw', '<p><a href="http://www.youtube.com/watch_videos?video_ids=nOJgD4fcZhI,i96UO8-GFvw">http://www.youtube.com/watch_videos?video_ids=nOJgD4fcZhI,i96UO8-GFvw</a></p>\n' + preview('http://www.youtube.com/watch_videos?video_ids=nOJgD4fcZhI,i96UO8-GFvw', 'nOJgD4fcZhI')],
+    // Short and embed paths; a named link keeps its name and the preview has no title.
+    ['[the talk](https://www.youtube.com/shorts/abc_DEF-123)', '<p><a href="https://www.youtube.com/shorts/abc_DEF-123">the talk</a></p>\n' + preview('https://www.youtube.com/shorts/abc_DEF-123', 'abc_DEF-123')],
+    ['https://m.youtube.com/embed/xyz', '<p><a href="https://m.youtube.com/embed/xyz">https://m.youtube.com/embed/xyz</a></p>\n' + preview('https://m.youtube.com/embed/xyz', 'xyz')],
+    // Not a video ID; another site; a quote.
+    ['https://youtu.be/not%20an%20id', '<p><a href="https://youtu.be/not%20an%20id">https://youtu.be/not%20an%20id</a></p>'],
+    ['https://www.youtube.example.com/watch?v=hx1mjT73xYE', '<p><a href="https://www.youtube.example.com/watch?v=hx1mjT73xYE">https://www.youtube.example.com/watch?v=hx1mjT73xYE</a></p>'],
+    ['> https://youtu.be/hx1mjT73xYE', '<blockquote>\n<p><a href="https://youtu.be/hx1mjT73xYE">https://youtu.be/hx1mjT73xYE</a></p>\n</blockquote>'],
+  ];
+  for (const [input, expected] of cases) assert.equal(renderMarkdown(input, ctx).html, expected, input);
+  assert.equal(renderMarkdown('https://youtu.be/hx1mjT73xYE', makeCtx({ inlineImagePreview: false })).html, '<p><a href="https://youtu.be/hx1mjT73xYE">https://youtu.be/hx1mjT73xYE</a></p>');
+  // Without an image proxy, the thumbnail's own address.
+  assert.match(renderMarkdown('https://youtu.be/hx1mjT73xYE', makeCtx({ camo: undefined })).html, /<img src="https:\/\/i\.ytimg\.com\/vi\/hx1mjT73xYE\/default\.jpg">/);
 });
 
 test('wildcard mentions', () => {

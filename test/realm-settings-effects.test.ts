@@ -245,8 +245,20 @@ test('inline_image_preview: linked images and videos (other sites\' and uploaded
   const outside = await fetch(`${t.url}/thumbnail?url=${encodeURIComponent('user_uploads/../../etc/passwd')}&size=full`, { redirect: 'manual', headers: auth });
   assert.equal(outside.status, 400);
 
+  // A YouTube link: the video's thumbnail after it (the link kept), and has:image finds it, as Zulip's.
+  const video = 'https://www.youtube.com/watch?v=hx1mjT73xYE';
+  const withVideo = await send(member, 'previews', `watch ${video}`);
+  assert.equal(
+    assertSuccess(await c(other).get(`/messages/${withVideo}`)).message.content,
+    `<p>watch <a href="${video}">${video}</a></p>\n<div class="youtube-video message_inline_image"><a data-id="hx1mjT73xYE" href="${video}"><img src="https://i.ytimg.com/vi/hx1mjT73xYE/default.jpg"></a></div>`,
+  );
+  const images = assertSuccess(await c(other).get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow })).messages.map((m: any) => m.id);
+  assert.ok(images.includes(withVideo), `has:image: ${images.join(', ')}`);
+
   await setting({ inline_image_preview: false });
   const plain = await send(member, 'previews', img);
   assert.equal(assertSuccess(await c(other).get(`/messages/${plain}`)).message.content, `<p><a href="${img}">${img}</a></p>`);
+  const plainVideo = await send(member, 'previews', video);
+  assert.equal(assertSuccess(await c(other).get(`/messages/${plainVideo}`)).message.content, `<p><a href="${video}">${video}</a></p>`);
   await setting({ inline_image_preview: true });
 });

@@ -1,5 +1,5 @@
-// Inline image and video previews (Zulip's InlineInterestingLinkProcessor,
-// image and video parts), run on the tree after inline processing and
+// Inline image, video and YouTube previews (Zulip's InlineInterestingLinkProcessor,
+// image, video and YouTube parts), run on the tree after inline processing and
 // prettifying, when the organization's inline_image_preview is on.
 //
 // Every link is found with its parent and grandparent (inline nodes live in
@@ -25,6 +25,33 @@ const IMAGE_EXTENSIONS = ['.bmp', '.gif', '.jpe', '.jpeg', '.jpg', '.png', '.web
 const VIDEO_EXTENSIONS = ['.mp4', '.webm'];
 
 const INLINE_PH_RE = /\u0002klzzwxh:(\d+)\u0003/g;
+
+/** The hosts whose links Zulip reads a YouTube video from (besides youtu.be). */
+const YOUTUBE_HOSTS = new Set(['m.youtube.com', 'www.youtube.com', 'www.youtube-nocookie.com', 'youtube.com', 'youtube-nocookie.com']);
+
+/**
+ * The video's ID in a link to YouTube, or null (Zulip's youtube_id): a
+ * watch page's `v`, the first of `video_ids`, an embed, short or `/v/`
+ * path, or a youtu.be link; letters, digits, `_` and `-` only.
+ */
+export function youtubeId(url: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+  // (Python's parse_qs, which Zulip uses, leaves out empty values.)
+  const param = (name: string) => u.searchParams.getAll(name).find((v) => v !== '');
+  let id: string | undefined;
+  if (YOUTUBE_HOSTS.has(u.hostname)) {
+    if (u.pathname === '/watch' || u.pathname === '/watch_popup') id = param('v');
+    else if (u.pathname === '/watch_videos') id = param('video_ids')?.split(',')[0];
+    else if (/^\/(embed|shorts|v)\//.test(u.pathname)) id = u.pathname.split('/')[2];
+  } else if (u.hostname === 'youtu.be') id = u.pathname.slice(1);
+  return id !== undefined && /^[0-9A-Za-z_-]+$/.test(id) ? id : null;
+}
 
 export interface PreviewOptions {
   /** The camo image proxy (Zulip's CAMO_URI and key) videos are served through; without it, the URL itself. */
@@ -109,6 +136,10 @@ export class InlinePreviews {
       if (IMAGE_EXTENSIONS.some((e) => path.endsWith(e))) {
         if (!upload) this.inline(root, f, 'image');
       } else if (VIDEO_EXTENSIONS.some((e) => path.endsWith(e))) this.inline(root, f, 'video');
+      else {
+        const video = youtubeId(f.url);
+        if (video !== null) this.inline(root, f, 'youtube', undefined, video);
+      }
     }
   }
 
@@ -144,11 +175,15 @@ export class InlinePreviews {
 
   // ---- placing previews ----
 
-  /** Zulip's get_inlining_information, then add_a / add_video, then the removal. */
-  private inline(root: El, f: Found, kind: 'image' | 'video', upload?: UploadImageInfo): void {
+  /**
+   * Zulip's get_inlining_information, then add_a / add_video, then the
+   * removal. A YouTube link (`youtube`, the video's ID) gets its thumbnail
+   * and stays as it is (Zulip's handle_youtube_url_inlining: no title).
+   */
+  private inline(root: El, f: Found, kind: 'image' | 'video' | 'youtube', upload?: UploadImageInfo, youtube?: string): void {
     const text = this.leadingText(f.a.text);
-    const urlEqText = text === '' || text === f.url;
-    const title = urlEqText ? null : text;
+    const urlEqText = (text === '' || text === f.url) && kind !== 'youtube';
+    const title = text === '' || text === f.url || kind === 'youtube' ? null : text;
     let target = root;
     let index: number | null = null;
     let remove: (() => void) | null = null;
@@ -182,11 +217,15 @@ export class InlinePreviews {
       if (parentIndex >= 0) index = this.insertionIndex(grandparent, p, parentIndex);
     }
     const div = new El('div');
-    div.set('class', kind === 'image' ? 'message_inline_image' : 'message_inline_image message_inline_video');
+    div.set('class', kind === 'image' ? 'message_inline_image' : kind === 'video' ? 'message_inline_image message_inline_video' : 'youtube-video message_inline_image');
     const a = div.append('a');
     a.set('href', f.url);
     if (title !== null) a.set('title', title);
-    if (kind === 'image' && upload) {
+    if (kind === 'youtube') {
+      a.set('data-id', youtube!);
+      a.append('img').set('src', camoUrl(`https://i.ytimg.com/vi/${youtube}/default.jpg`, this.opts.camo));
+      this.addedImage = true;
+    } else if (kind === 'image' && upload) {
       // Attributes in the order Zulip's rewrite of thumbnailed images leaves them (sorted).
       const img = a.append('img');
       if (upload.frames > 1) img.set('data-animated', 'true');
