@@ -196,6 +196,20 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await lightbox.waitFor();
       await page.keyboard.press('Escape');
       await lightbox.waitFor({ state: 'detached' });
+      // A YouTube link's thumbnail plays the video over the app (YouTube answered here by the test), with a link to it on YouTube; no download.
+      await page.route('https://i.ytimg.com/**', (route) => route.fulfill({ contentType: 'image/jpeg', body: photo }));
+      const embeds: string[] = [];
+      await page.route('https://www.youtube.com/**', (route) => (embeds.push(route.request().url()), route.fulfill({ contentType: 'text/html', body: '<p>the player</p>' })));
+      assertSuccess(await t.client(t.owner).request('POST', '/messages', { type: 'stream', to: 'general', topic: 'files', content: 'a talk: https://youtu.be/hx1mjT73xYE' }));
+      await messageRow(page, 'a talk:').locator('.youtube-video img').click();
+      const player = page.getByRole('dialog', { name: 'YouTube video' });
+      await player.locator('iframe[title="YouTube video"]').waitFor();
+      assert.equal(await player.locator('iframe').getAttribute('src'), 'https://www.youtube.com/embed/hx1mjT73xYE');
+      await eventually(async () => embeds.includes('https://www.youtube.com/embed/hx1mjT73xYE'), 'the player loaded');
+      assert.equal(await player.getByRole('link', { name: 'Open in a new tab' }).getAttribute('href'), 'https://youtu.be/hx1mjT73xYE');
+      assert.equal(await player.getByRole('link', { name: 'Download' }).count(), 0);
+      await page.keyboard.press('Escape');
+      await player.waitFor({ state: 'detached' });
       // With the organization's previews off, neither the server nor the client adds one.
       const dotLink = (await imgRow.getByRole('link', { name: 'dot.png' }).first().getAttribute('href'))!;
       assertSuccess(await t.client(t.owner).request('PATCH', '/realm', { inline_image_preview: false }));

@@ -177,7 +177,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onSta
   /** The message whose "Move" form is open. */
   const [moveOf, setMoveOf] = useState<number | null>(null);
   /** The uploaded image shown whole (a click on its preview), if any. */
-  const [viewing, setViewing] = useState<{ src: string; name: string } | null>(null);
+  const [viewing, setViewing] = useState<{ src: string; name: string; youtube?: string } | null>(null);
   /** The message whose link was just copied ("Copied" beside its menu). */
   const [copied, setCopied] = useState<number | null>(null);
   /**
@@ -537,7 +537,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onSta
       );
       return;
     }
-    // An uploaded image's preview opens the image over the app.
+    // An uploaded image's preview opens the image over the app (a YouTube preview, its video).
     const preview = t.tagName === 'IMG' ? t.closest<HTMLAnchorElement>('.message_inline_image a') : null;
     if (preview && viewImage(preview)) {
       ev.preventDefault();
@@ -564,9 +564,14 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onSta
     }
   }
 
-  /** Shows an uploaded image's preview (its link) whole over the app; false for another link. */
+  /** Shows an uploaded image's preview (its link) whole over the app, or plays a YouTube preview's video there; false for another link. */
   function viewImage(preview: HTMLAnchorElement): boolean {
     const href = preview.getAttribute('href') ?? '';
+    const youtube = preview.closest('.youtube-video') ? (preview.dataset.id ?? '') : '';
+    if (/^[\w-]+$/.test(youtube)) {
+      setViewing({ src: href, name: 'YouTube video', youtube });
+      return true;
+    }
     if (!href.startsWith('/user_uploads/')) return false;
     setViewing({ src: href, name: preview.title || decodeURIComponent(href.split('/').pop() ?? 'Image') });
     return true;
@@ -1070,7 +1075,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onSta
         </div>
       )}
       {historyOf && <EditHistory message={historyOf} onClose={() => setHistoryOf(null)} />}
-      {viewing && <Lightbox src={viewing.src} name={viewing.name} onClose={() => setViewing(null)} />}
+      {viewing && <Lightbox src={viewing.src} name={viewing.name} youtube={viewing.youtube} onClose={() => setViewing(null)} />}
       {receiptsOf !== null && <ReadReceipts messageId={receiptsOf} onClose={() => setReceiptsOf(null)} />}
       {detached && <DetachedUploads files={detached} onClose={() => setDetached(null)} />}
       {sourceOf !== null && <MessageSource messageId={sourceOf} onClose={() => setSourceOf(null)} />}
