@@ -44,6 +44,8 @@ export interface Config {
   maxMessageLength: number;
   /** Seconds an outgoing-webhook request may take (Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS). */
   outgoingWebhookTimeoutSeconds: number;
+  /** Website previews may fetch pages on loopback and private addresses (off: only public ones, as Zulip's Smokescreen proxy allows). */
+  urlPreviewPrivateAddresses: boolean;
   maxTopicLength: number;
   maxStreamNameLength: number;
   maxStreamDescriptionLength: number;
@@ -152,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailsPerAddressPerDay: int(env, 'PARLEY_EMAILS_PER_IP_PER_DAY', 5),
     maxMessageLength: 10000,
     outgoingWebhookTimeoutSeconds: int(env, 'OUTGOING_WEBHOOK_TIMEOUT_SECONDS', 10),
+    urlPreviewPrivateAddresses: bool(env, 'URL_PREVIEW_PRIVATE_ADDRESSES', false),
     maxTopicLength: 60,
     maxStreamNameLength: 60,
     maxStreamDescriptionLength: 1024,

@@ -69,6 +69,7 @@ import { loadDirectory, render, type Directory } from './messages-format.ts';
 import { topicLinks } from '../markdown/index.ts';
 import { checkTopicsPolicy, normalizeContent, sendMessage } from './messages.ts';
 import { notificationBot } from './system-bots.ts';
+import { embedLinksLater } from './url-embeds.ts';
 import { moveTopicPolicies, type TopicPolicyEvent } from './user-topics.ts';
 import { parseJsonObject, sha256Hex } from '../lib/util.ts';
 
@@ -135,7 +136,7 @@ export async function updateMessage(svc: Services, user: UserRow, messageId: num
   let prerendered: Prerendered | undefined;
   if (input.content !== undefined) {
     const content = normalizeContent(input.content.replace(/\s+$/u, '') === '' ? '(deleted)' : input.content, svc.config.maxMessageLength);
-    prerendered = { content, rendered: await render(svc, svc.store.db, content) };
+    prerendered = { content, rendered: await render(svc, svc.store.db, content, undefined, undefined, { byBot: !!user.is_bot }) };
   }
   const result = await transaction(svc.store, (tx) => editInTransaction(svc, tx, user, messageId, input, prerendered));
   if (result.deleteEvent && result.deleteEvent.userIds.length) svc.bus.send(result.deleteEvent.event, result.deleteEvent.userIds, { meta: result.meta });
@@ -145,6 +146,7 @@ export async function updateMessage(svc: Services, user: UserRow, messageId: num
     svc.bus.send({ type: 'stream', op: 'update', property: 'first_message_id', value: u.value, stream_id: u.stream.id, name: u.stream.name }, u.userIds);
   }
   await result.notifyAttachments();
+  if (prerendered) embedLinksLater(svc, messageId, prerendered.content, prerendered.rendered.linksForPreview);
   if (result.notices.length) {
     const bot = await notificationBot(svc);
     for (const n of result.notices) {

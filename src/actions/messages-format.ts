@@ -11,6 +11,7 @@ import { apiRecipientId, directGroupMembers, latestTopicMessageId, RECIPIENT, ty
 import { MarkdownRenderingError, topicLinks, type RenderResult } from '../markdown/index.ts';
 import type { Linkifier } from '../markdown/linkifiers.ts';
 import type { RenderData, RenderOptions } from '../markdown/pool.ts';
+import type { EmbedData } from '../markdown/previews.ts';
 import { badRequest } from '../lib/errors.ts';
 import { avatarUrl } from './users-format.ts';
 import { visibleEditHistory } from '../lib/realm-settings.ts';
@@ -30,6 +31,8 @@ export interface Directory {
   defaultCodeBlockLanguage: string;
   /** The organization's inline_image_preview: image and video previews in messages. */
   inlineImagePreview: boolean;
+  /** The organization's inline_url_embed_preview: website previews in messages. */
+  urlEmbedPreview: boolean;
   /** The organization's linkifiers (message content and topic_links). */
   linkifiers: Linkifier[];
   /** Active custom emoji by name (for rendering). */
@@ -53,6 +56,7 @@ export async function loadDirectory(svc: Services, db: Tx): Promise<Directory> {
     editHistoryPolicy: String(s.message_edit_history_visibility_policy),
     defaultCodeBlockLanguage: String(s.default_code_block_language ?? ''),
     inlineImagePreview: s.inline_image_preview !== false,
+    urlEmbedPreview: s.inline_url_embed_preview === true,
     linkifiers,
     customEmoji,
   };
@@ -72,7 +76,7 @@ const MAX_LINKED_TOPICS = 100;
  * threads: only the users, groups and channels whose names (or user IDs)
  * occur in the text, so a render never ships the whole directory.
  */
-export async function renderData(svc: Services, db: Tx, content: string, dir?: Directory): Promise<RenderData> {
+export async function renderData(svc: Services, db: Tx, content: string, dir?: Directory, embeds?: EmbedsFor): Promise<RenderData> {
   const text = content.toLowerCase();
   const d = dir ?? (await loadDirectory(svc, db));
   const data: RenderData = {
@@ -86,6 +90,8 @@ export async function renderData(svc: Services, db: Tx, content: string, dir?: D
     inlineImagePreview: d.inlineImagePreview,
     emptyTopicDisplayName: d.emptyTopicDisplayName,
   };
+  // Website previews: for a message a person sent, where the organization wants them (Zulip's url_embed_preview_enabled).
+  if (embeds && !embeds.byBot && d.urlEmbedPreview) data.urlEmbeds = [...(embeds.known ?? [])];
   if (content.includes(':')) {
     for (const [name, e] of d.customEmoji) if (content.includes(`:${name}:`)) data.customEmoji.push(e);
   }
@@ -137,9 +143,23 @@ async function linkedTopics(db: Tx, content: string, streams: Array<[number, str
   return out;
 }
 
-/** Renders a message's content in the worker pool; "Unable to render message" when it cannot be rendered, as Zulip says. */
-export async function render(svc: Services, db: Tx, content: string, dir?: Directory, opts?: RenderOptions): Promise<RenderResult> {
-  const data = await renderData(svc, db, content, dir);
+/**
+ * A message render's website previews: wanted unless its sender is a bot,
+ * with what is known of its links' pages (none yet: the links wanted are in
+ * the result's linksForPreview).
+ */
+export interface EmbedsFor {
+  byBot: boolean;
+  known?: ReadonlyMap<string, EmbedData | null>;
+}
+
+/**
+ * Renders a message's content in the worker pool; "Unable to render message"
+ * when it cannot be rendered, as Zulip says. `embeds`: a message's content
+ * (not a preview or a description), which may get website previews.
+ */
+export async function render(svc: Services, db: Tx, content: string, dir?: Directory, opts?: RenderOptions, embeds?: EmbedsFor): Promise<RenderResult> {
+  const data = await renderData(svc, db, content, dir, embeds);
   try {
     return await svc.markdown.render(content, data, opts);
   } catch (e) {

@@ -25,6 +25,7 @@ import { applyAutomaticTopicPolicies } from './user-topics.ts';
 import { topicHasOtherMessage } from '../store/channel-extras.ts';
 import { userSettings } from '../lib/user-settings.ts';
 import { queueOutgoingWebhooks, wakeOutgoingWebhookDelivery } from './outgoing-webhooks.ts';
+import { embedLinksLater } from './url-embeds.ts';
 import { planMissedMessageEmails, queueMissedMessageEmails, type PlannedEmails } from './missed-message-emails.ts';
 import { accessGainedByConversation, announceAccessGained, hiddenSenderFields, recipientsNotAccessing, userAccess } from './user-access.ts';
 import { jsonOrUndefined } from '../lib/util.ts';
@@ -254,7 +255,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   const content = normalizeContent(input.content, svc.config.maxMessageLength);
   // Rendered (in the worker pool) before the transaction, as Zulip does, so
   // no database connection waits on the renderer.
-  const rendered = await render(svc, svc.store.db, content, undefined, { trusted: input.trustedContent === true });
+  const rendered = await render(svc, svc.store.db, content, undefined, { trusted: input.trustedContent === true }, { byBot: !!sender.is_bot });
   // Its event goes out after those of the messages with smaller IDs (see message-order.ts).
   const order = messageOrder(svc.store);
   const slot = order.begin();
@@ -275,6 +276,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   } finally {
     order.end(slot);
   }
+  embedLinksLater(svc, result.id, content, rendered.linksForPreview);
   if (result.toWelcomeBot) {
     try {
       await replyAsWelcomeBot(svc, sender, content);

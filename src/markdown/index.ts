@@ -13,7 +13,7 @@ import tlds from 'tlds' with { type: 'json' };
 import { BlockParser, GROUP_MENTIONS_RE_SRC, MENTIONS_RE_SRC } from './blocks.ts';
 import { hangingLists, processFences, renderCodeBlock } from './fenced.ts';
 import { BLOCK_LEVEL, El, escapeAttr, escapeText, isVoid } from './tree.ts';
-import { InlinePreviews } from './previews.ts';
+import { InlinePreviews, type EmbedData } from './previews.ts';
 import { EMOTICON_CONVERSIONS, emojiByName, nameForUnicodeSequence, POSSIBLE_EMOJI_RE } from '../emoji/index.ts';
 import { AFTER_GROUP, compileLinkifier, OUTER_GROUP, type Linkifier } from './linkifiers.ts';
 
@@ -40,6 +40,12 @@ export interface MarkdownContext {
   defaultCodeBlockLanguage?: string;
   /** The organization's inline_image_preview: previews of linked images and videos (never in descriptions). */
   inlineImagePreview?: boolean;
+  /**
+   * Website previews (the organization's inline_url_embed_preview, for a
+   * message not sent by a bot): what is known of a link's page, null for
+   * nothing to show, undefined when not fetched yet (then in linksForPreview).
+   */
+  urlEmbedData?(url: string): EmbedData | null | undefined;
   /** The camo image proxy videos are served through (Zulip's CAMO_URI and key). */
   camo?: { uri: string; key: string };
   /** What is known of the upload at a path_id linked in the text (frames 0: not an image, e.g. audio); undefined when nothing is. */
@@ -57,6 +63,17 @@ export interface RenderResult {
   isMeMessage: boolean;
   /** The source after the fenced-block preprocessor (code stashed away): the text alert words are matched in, as Zulip does. */
   alertText?: string;
+  /** Links whose website data is wanted for their previews (Zulip's links_for_preview); only with urlEmbedData. */
+  linksForPreview?: string[];
+}
+
+/** The host of a URL ('' when it is not one). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
 }
 
 const STX = '\u0002';
@@ -347,10 +364,17 @@ class Renderer {
     this.hiliteIndentedCode(root);
     this.inlineTree(root);
     prettify(root);
-    if (this.ctx.inlineImagePreview) {
-      const previews = new InlinePreviews(this.nodeStash, { camo: this.ctx.camo, upload: this.ctx.uploadImage });
+    if (this.ctx.inlineImagePreview || this.ctx.urlEmbedData) {
+      const previews = new InlinePreviews(this.nodeStash, {
+        images: !!this.ctx.inlineImagePreview,
+        embeds: this.ctx.urlEmbedData,
+        realmHost: hostOf(this.ctx.realmUrl),
+        camo: this.ctx.camo,
+        upload: this.ctx.uploadImage,
+      });
       previews.run(root);
       if (previews.addedImage) this.result.hasImage = true;
+      if (previews.linksForPreview.length) this.result.linksForPreview = previews.linksForPreview;
     }
     let html = '';
     for (const child of root.children) html += this.serialize(child);

@@ -26,6 +26,11 @@ const VIDEO_EXTENSIONS = ['.mp4', '.webm'];
 
 const INLINE_PH_RE = /\u0002klzzwxh:(\d+)\u0003/g;
 
+/** A link to a tweet (Zulip's get_tweet_id): never given a website preview. */
+const TWEET_RE = /^https?:\/\/(?:www\.)?twitter\.com\/(?:#!\/)?\w{1,15}\/status(?:es)?\/\d{1,30}(?:\/photo\/\d)?\/?$/i;
+/** A link to a Vimeo video (Zulip's vimeo_id): its preview names the video in the link. */
+const VIMEO_RE = /^((http|https)?:\/\/(www\.)?vimeo.com\/(?:channels\/(?:\w+\/)?|groups\/([^/]*)\/videos\/|)(\d+)(?:|\/\?))$/;
+
 /** The hosts whose links Zulip reads a YouTube video from (besides youtu.be). */
 const YOUTUBE_HOSTS = new Set(['m.youtube.com', 'www.youtube.com', 'www.youtube-nocookie.com', 'youtube.com', 'youtube-nocookie.com']);
 
@@ -53,7 +58,24 @@ export function youtubeId(url: string): string | null {
   return id !== undefined && /^[0-9A-Za-z_-]+$/.test(id) ? id : null;
 }
 
+/** What a linked website says of itself (see lib/url-preview.ts), for its embed. */
+export interface EmbedData {
+  title?: string;
+  description?: string;
+  image?: string;
+}
+
 export interface PreviewOptions {
+  /** Image, video and YouTube previews (the organization's inline_image_preview). */
+  images: boolean;
+  /**
+   * Website previews (the organization's inline_url_embed_preview, for a
+   * message not sent by a bot): each link's data, null when it has none,
+   * undefined when not fetched yet (the link is then listed in linksForPreview).
+   */
+  embeds?: (url: string) => EmbedData | null | undefined;
+  /** This server's host: its own links get no website preview. */
+  realmHost?: string;
   /** The camo image proxy (Zulip's CAMO_URI and key) videos are served through; without it, the URL itself. */
   camo?: { uri: string; key: string };
   /** What is known of the upload at a path_id (frames 0: not an image); undefined for a file uploaded before images were read. */
@@ -110,6 +132,8 @@ export class InlinePreviews {
   private found: Found[] = [];
   /** Whether an image preview was added (Zulip's has_image). */
   addedImage = false;
+  /** The links whose website data is wanted (Zulip's links_for_preview). */
+  readonly linksForPreview: string[] = [];
 
   constructor(stash: InlineNode[], opts: PreviewOptions) {
     this.stash = stash;
@@ -124,23 +148,80 @@ export class InlinePreviews {
     for (const f of this.found) {
       if (!previewable.has(f.url) || processed.has(f.url)) continue;
       processed.add(f.url);
-      // An uploaded image is previewed by its thumbnail, whatever its name; an
-      // upload known not to be an image is not previewed as one.
-      const upload = f.url.startsWith(UPLOADS_PATH_PREFIX) ? this.opts.upload?.(f.url.slice(UPLOADS_PATH_PREFIX.length)) : undefined;
-      if (upload && upload.frames > 0) {
-        this.inline(root, f, 'image', upload);
-        continue;
+      let youtube: string | null = null;
+      if (this.opts.images) {
+        // An uploaded image is previewed by its thumbnail, whatever its name; an
+        // upload known not to be an image is not previewed as one.
+        const upload = f.url.startsWith(UPLOADS_PATH_PREFIX) ? this.opts.upload?.(f.url.slice(UPLOADS_PATH_PREFIX.length)) : undefined;
+        if (upload && upload.frames > 0) {
+          this.inline(root, f, 'image', upload);
+          continue;
+        }
+        const path = pathOf(f.url);
+        if (path === null) continue;
+        if (IMAGE_EXTENSIONS.some((e) => path.endsWith(e))) {
+          if (!upload) this.inline(root, f, 'image');
+          continue;
+        }
+        if (VIDEO_EXTENSIONS.some((e) => path.endsWith(e))) {
+          this.inline(root, f, 'video');
+          continue;
+        }
+        youtube = youtubeId(f.url);
+        // (Then on to the website preview, which names the video in the link, as Zulip's.)
+        if (youtube !== null) this.inline(root, f, 'youtube', undefined, youtube);
       }
-      const path = pathOf(f.url);
-      if (path === null) continue;
-      if (IMAGE_EXTENSIONS.some((e) => path.endsWith(e))) {
-        if (!upload) this.inline(root, f, 'image');
-      } else if (VIDEO_EXTENSIONS.some((e) => path.endsWith(e))) this.inline(root, f, 'video');
-      else {
-        const video = youtubeId(f.url);
-        if (video !== null) this.inline(root, f, 'youtube', undefined, video);
-      }
+      if (this.opts.embeds) this.embedFor(root, f, youtube);
     }
+  }
+
+  /** Zulip's website preview of a link: its data asked for, or its embed at the end of the message. */
+  private embedFor(root: El, f: Found, youtube: string | null): void {
+    let host: string;
+    try {
+      host = new URL(f.url).host;
+    } catch {
+      // A relative link: this server's own.
+      return;
+    }
+    if (!host || host === this.opts.realmHost || TWEET_RE.test(f.url)) return;
+    const data = this.opts.embeds!(f.url);
+    if (data === undefined) {
+      this.linksForPreview.push(f.url);
+      return;
+    }
+    if (data === null) return;
+    const text = this.leadingText(f.a.text);
+    const named = text !== '' && text !== f.url;
+    if (youtube !== null) {
+      if (data.title !== undefined && !named) f.a.text = `YouTube - ${data.title}`;
+      return;
+    }
+    if (data.image === undefined) return;
+    const container = new El('div');
+    container.set('class', 'message_embed');
+    const image = container.append('a');
+    image.set('class', 'message_embed_image');
+    image.set('href', f.url);
+    const src = camoUrl(data.image, this.opts.camo).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\a ');
+    image.set('style', `background-image: url("${src}")`);
+    const details = container.append('div');
+    details.set('class', 'data-container');
+    if (data.title) {
+      const title = details.append('div');
+      title.set('class', 'message_embed_title');
+      const a = title.append('a');
+      a.set('href', f.url);
+      a.set('title', data.title);
+      a.text = data.title;
+    }
+    if (data.description) {
+      const description = details.append('div');
+      description.set('class', 'message_embed_description');
+      description.text = data.description;
+    }
+    root.children.push(container);
+    if (VIMEO_RE.test(f.url) && data.title !== undefined && !named) f.a.text = `Vimeo - ${data.title}`;
   }
 
   // ---- finding links ----

@@ -7,6 +7,7 @@
 import { renderMarkdown, type MarkdownContext, type RenderResult } from './index.ts';
 import { MarkdownRenderingError } from './errors.ts';
 import type { Linkifier } from './linkifiers.ts';
+import type { EmbedData } from './previews.ts';
 
 /** What the renderer may look up, as plain data (users as [id, full_name, email]). */
 export interface RenderData {
@@ -28,6 +29,8 @@ export interface RenderData {
   topics?: Array<[number, string, number]>;
   /** The organization's realm_empty_topic_display_name. */
   emptyTopicDisplayName?: string;
+  /** Website previews wanted (inline_url_embed_preview, not a bot's message), with what is known of the links: [URL, data or null]. */
+  urlEmbeds?: Array<[string, EmbedData | null]>;
 }
 
 export interface RenderTask {
@@ -55,6 +58,7 @@ export function contextFromData(data: RenderData): MarkdownContext {
   const emoji = new Map(data.customEmoji.map((e) => [e.name, e]));
   const topics = new Map((data.topics ?? []).map(([streamId, topic, id]) => [`${streamId}\n${topic.toLowerCase()}`, id]));
   const uploads = new Map((data.uploads ?? []).map(([pathId, width, height, frames, contentType]) => [pathId, { width, height, frames, contentType }]));
+  const embeds = new Map(data.urlEmbeds ?? []);
   return {
     userByFullName: (name) => byName.get(name.toLowerCase()) ?? undefined,
     userById: (id) => byId.get(id),
@@ -68,6 +72,7 @@ export function contextFromData(data: RenderData): MarkdownContext {
     defaultCodeBlockLanguage: data.defaultCodeBlockLanguage,
     inlineImagePreview: data.inlineImagePreview,
     uploadImage: (pathId) => uploads.get(pathId),
+    ...(data.urlEmbeds ? { urlEmbedData: (url: string) => embeds.get(url) } : {}),
   };
 }
 

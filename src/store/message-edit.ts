@@ -37,6 +37,12 @@ export async function updateMessageContent(
   await db.updateTable('messages').set(fields).where('id', '=', id).execute();
 }
 
+/** A message's HTML rendered again (its website previews), if its content is still `content`; whether it was. */
+export async function updateRenderedContent(db: Tx, id: number, content: string, rendered: string): Promise<boolean> {
+  const r = await db.updateTable('messages').set({ rendered_content: rendered }).where('id', '=', id).where('content', '=', content).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 /**
  * Moves messages to `topic` (undefined: each keeps its own) and, with
  * `streamId`, to that channel, prepending `entry` to each one's edit history.
