@@ -100,8 +100,8 @@ export async function browserTests(name: string, body: (newContext: () => Promis
 }
 
 /** Runs `fn` against a new web test server, closed afterwards whatever happens. */
-export async function withWebServer<T>(fn: (t: WebTestServer) => Promise<T>): Promise<T> {
-  const t = await startWebTestServer();
+export async function withWebServer<T>(fn: (t: WebTestServer) => Promise<T>, env: Record<string, string> = {}): Promise<T> {
+  const t = await startWebTestServer(env);
   try {
     return await fn(t);
   } finally {

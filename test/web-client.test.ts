@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, streamIdOf } from './helpers.ts';
-import { browserTests, channelLink, dropPng, eventually, focusedLabel, loginPage, loginToView, messageRow, PASSWORD, send, withWebServer, openSettings } from './web-browser.ts';
+import { browserTests, channelLink, dropPng, eventually, focusedLabel, loginPage, loginToView, messageRow, PASSWORD, PNG, send, withWebServer, openSettings } from './web-browser.ts';
 
 test('the web client uses only the public API: nothing under web/ imports the server code', () => {
   const webDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'web', 'src');
@@ -137,6 +137,38 @@ await browserTests('the web client in Chromium: login, restart, uploads, search,
       await ctx.close();
     }));
 
+  test('website previews (the organization\u2019s setting on): a link\u2019s preview comes in live, with the page\u2019s image, title and description, and the message is not marked edited', async () => {
+    const site = createServer((req, res) => {
+      if (req.url === '/image.png') res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+      else res.writeHead(200, { 'content-type': 'text/html' }).end('<meta property="og:title" content="A fine article"><meta property="og:description" content="All about fine things."><meta property="og:image" content="/image.png">');
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const link = `http://127.0.0.1:${(site.address() as AddressInfo).port}/article`;
+    try {
+      await withWebServer(
+        async (t) => {
+          const owner = t.client(t.owner);
+          assertSuccess(await owner.request('PATCH', '/realm', { inline_url_embed_preview: true }));
+          const page = await loginPage(await newContext(), t.url, OWNER_EMAIL, OWNER_PASSWORD);
+          await (await channelLink(page, 'general')).click();
+          await page.getByLabel('Topic', { exact: true }).fill('reading');
+          await page.getByLabel('Message', { exact: true }).fill(`worth reading: ${link}`);
+          await page.getByLabel('Message', { exact: true }).press('Enter');
+          const row = messageRow(page, 'worth reading');
+          const preview = row.locator('.message_embed');
+          await preview.waitFor();
+          assert.equal(await preview.getByRole('link', { name: 'A fine article' }).getAttribute('href'), link);
+          assert.equal(await preview.locator('.message_embed_description').textContent(), 'All about fine things.');
+          // Its image is shown (a background of the 70 px box).
+          assert.match((await preview.locator('.message_embed_image').evaluate((a) => (globalThis as any).getComputedStyle(a).backgroundImage)) as string, /\/image\.png"\)$/);
+          assert.equal(await row.locator('.edited').count(), 0);
+        },
+        { URL_PREVIEW_PRIVATE_ADDRESSES: '1' },
+      );
+    } finally {
+      site.close();
+    }
+  });
   test('uploads by the file picker and by drag and drop insert Zulip-style links', () =>
     withWebServer(async (t) => {
       const ctx = await newContext();

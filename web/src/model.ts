@@ -1731,7 +1731,8 @@ export class Model {
           if (ev.is_me_message !== undefined) m.is_me_message = ev.is_me_message;
           // The marks were for the text before the edit.
           delete m.match_content;
-          if (ev.edit_timestamp) m.last_edit_timestamp = ev.edit_timestamp;
+          // (Not an edit where the server only rendered it again, e.g. with its website previews.)
+          if (ev.edit_timestamp && !ev.rendering_only) m.last_edit_timestamp = ev.edit_timestamp;
         }
         if ((newTopic !== undefined || newStream !== undefined) && ev.edit_timestamp) m.last_moved_timestamp = ev.edit_timestamp;
         if (newTopic !== undefined) m.subject = newTopic;
