@@ -222,6 +222,32 @@ test('a YouTube link gets its video\'s thumbnail after it, as Zulip\'s (the link
   assert.match(renderMarkdown('https://youtu.be/hx1mjT73xYE', makeCtx({ camo: undefined })).html, /<img src="https:\/\/i\.ytimg\.com\/vi\/hx1mjT73xYE\/default\.jpg">/);
 });
 
+test('website previews: an embed from what is known of a page; unknown links listed; YouTube and Vimeo links named after their video (Zulip\'s url_embed_data)', () => {
+  const pages: Record<string, { title?: string; description?: string; image?: string } | null> = {
+    'http://test.org/': { title: 'The Rock', description: 'Description text', image: 'http://ia.media-imdb.com/images/rock "1".jpg' },
+    'https://www.youtube.com/watch?v=hx1mjT73xYE': { title: 'Clearer Code at Scale' },
+    'https://vimeo.com/246979354': { title: 'A film', image: 'https://i.vimeocdn.com/video/1.jpg' },
+    'http://empty.example.com/': null,
+  };
+  const ctx = makeCtx({ camo: undefined, urlEmbedData: (url) => pages[url] });
+  const r = renderMarkdown('http://test.org/ and http://empty.example.com/ and http://new.example.com/ and [ours](/user_uploads/1/a/b.txt)', ctx);
+  assert.equal(
+    r.html,
+    '<p><a href="http://test.org/">http://test.org/</a> and <a href="http://empty.example.com/">http://empty.example.com/</a> and <a href="http://new.example.com/">http://new.example.com/</a> and <a href="/user_uploads/1/a/b.txt">ours</a></p>\n' +
+      '<div class="message_embed"><a class="message_embed_image" href="http://test.org/" style="background-image: url(&quot;http://ia.media-imdb.com/images/rock \\&quot;1\\&quot;.jpg&quot;)"></a><div class="data-container"><div class="message_embed_title"><a href="http://test.org/" title="The Rock">The Rock</a></div><div class="message_embed_description">Description text</div></div></div>',
+  );
+  assert.deepEqual(r.linksForPreview, ['http://new.example.com/']);
+  const yt = renderMarkdown('https://www.youtube.com/watch?v=hx1mjT73xYE', ctx);
+  assert.equal(
+    yt.html,
+    '<p><a href="https://www.youtube.com/watch?v=hx1mjT73xYE">YouTube - Clearer Code at Scale</a></p>\n<div class="youtube-video message_inline_image"><a data-id="hx1mjT73xYE" href="https://www.youtube.com/watch?v=hx1mjT73xYE"><img src="https://i.ytimg.com/vi/hx1mjT73xYE/default.jpg"></a></div>',
+  );
+  assert.match(renderMarkdown('https://vimeo.com/246979354', ctx).html, /^<p><a href="https:\/\/vimeo\.com\/246979354">Vimeo - A film<\/a><\/p>\n<div class="message_embed">/);
+  // A named link keeps its name; without website previews nothing is listed.
+  assert.match(renderMarkdown('[the talk](https://www.youtube.com/watch?v=hx1mjT73xYE)', ctx).html, /^<p><a href="[^"]+">the talk<\/a><\/p>/);
+  assert.equal(renderMarkdown('http://new.example.com/', makeCtx()).linksForPreview, undefined);
+});
+
 test('wildcard mentions', () => {
   for (const w of ['all', 'everyone', 'stream', 'channel']) {
     const r = renderMarkdown(`@**${w}** hi`, makeCtx());
