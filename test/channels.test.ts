@@ -49,7 +49,9 @@ test('POST /channels/create: id, channel object, defaults, subscription colour',
   assert.equal(s.history_public_to_subscribers, true);
   assert.equal(s.topics_policy, 'inherit');
   assert.equal(s.is_archived, false);
-  assert.equal(s.first_message_id, null);
+  // Its first message: Notification Bot's notice of its creation (Zulip's channel events).
+  const [first] = assertSuccess(await c(member).get('/messages', { anchor: 'oldest', num_before: 0, num_after: 1, narrow: [{ operator: 'channel', operand: body.id }] })).messages;
+  assert.deepEqual([s.first_message_id, first.sender_full_name, first.subject], [first.id, 'Notification Bot', 'channel events']);
   assert.equal(s.stream_weekly_traffic, null);
   assert.equal(s.is_recently_active, true);
   assert.equal(s.message_retention_days, null);
@@ -302,6 +304,14 @@ test('PATCH /streams/{id}: group settings as update objects, topics_policy, rete
   assert.equal(ev.value, admins);
   assertSuccess(await c(member).patch(`/streams/${id}`, { can_send_message_group: { new: { direct_members: [member.id], direct_subgroups: [] } } }));
   assert.deepEqual(assertSuccess(await c(member).get(`/streams/${id}`)).stream.can_send_message_group, { direct_members: [member.id], direct_subgroups: [] });
+  // Not while the channel has a named topic: its "channel events" notices are in one, as in Zulip; once that topic is gone, it may.
+  assertError(
+    await c(member).patch(`/streams/${id}`, { topics_policy: 'empty_topic_only' }),
+    400,
+    'BAD_REQUEST',
+    'To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting other topics.',
+  );
+  assert.equal(assertSuccess(await c(t.owner).post(`/streams/${id}/delete_topic`, { topic_name: 'channel events' })).complete, true);
   assertSuccess(await c(member).patch(`/streams/${id}`, { topics_policy: 'empty_topic_only' }));
   assert.equal((await q.ofType('stream')).find((e) => e.property === 'topics_policy')?.value, 'empty_topic_only');
   assertError(await c(member).patch(`/streams/${id}`, { message_retention_days: 3 }), 400, 'UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
@@ -430,6 +440,7 @@ test('announce: Notification Bot posts to the new channel announcements channel'
       .select(['messages.content', 'messages.topic', 'users.full_name', 'users.delivery_email', 'users.is_bot'])
       .where('recipient_type', '=', 2)
       .where('recipient_id', '=', target)
+      .where('topic', '=', 'new channels')
       .execute();
     assert.equal(rows.length, 1);
     assert.equal(rows[0].content, `@_**Member|${member.id}** created a new channel #**${name}**.`);

@@ -162,6 +162,10 @@ test('message_retention_days: expired messages are deleted with delete_message a
   const dm = assertSuccess(await c(member).post('/messages', { type: 'direct', to: [other.id], content: 'old dm' })).id;
   const now = Date.now() / 1000;
   await db.updateTable('messages').set({ date_sent: now - 40 * 86400 }).where('id', 'in', [old, dm]).execute();
+  // The channel's notice of its creation, before them, is as old.
+  const notice = assertSuccess(await c(member).get('/messages', { anchor: 'oldest', num_before: 0, num_after: 1, narrow: [{ operator: 'channel', operand: 'retained' }] })).messages[0];
+  assert.equal(notice.sender_full_name, 'Notification Bot');
+  await db.updateTable('messages').set({ date_sent: now - 40 * 86400 }).where('id', '=', notice.id).execute();
   // Nothing expires while retention is unlimited.
   assert.equal(await deleteExpiredMessages(t.server.svc), 0);
 

@@ -130,6 +130,11 @@ export async function startWebTestServer(env: Record<string, string> = {}): Prom
   const testDefaults = { enter_sends: true, web_navigate_to_sent_message: false, web_channel_default_view: 2 };
   assertSuccess(await owner.request('PATCH', '/settings', testDefaults));
   assertSuccess(await owner.request('PATCH', '/realm/user_settings_defaults', testDefaults));
+  // Nor does Notification Bot tell a channel of its creation and changes
+  // (send_channel_events_messages, on by default): the tests' channels hold
+  // what the tests send, and a new channel has no topic yet. Those notices are
+  // ordinary messages to the client; test/channel-notices.test.ts has them.
+  assertSuccess(await owner.request('PATCH', '/realm', { send_channel_events_messages: false }));
   const config = { ...t.server.svc.config, port: Number(new URL(t.url).port) };
   let current = t.server;
   const closeAll = t.close.bind(t);

@@ -573,4 +573,29 @@ await browserTests('the web client in Chromium: channel settings', (newContext) 
       await list.getByRole('listitem', { name: '#general', exact: true }).waitFor();
       assert.equal(await row('attic').count(), 0);
     }));
+
+  test('with the organization\u2019s channel events on (Zulip\u2019s default), Notification Bot\u2019s notices show in the channel\u2019s "channel events" topic, a rename made in its settings live', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.patch('/realm', { send_channel_events_messages: true }));
+      const lounge = await makeChannel(owner, 'lounge', 'Easy chairs', [t.owner.id]);
+      const page = await loginPage(await newContext(), t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await go(page, `#narrow/channel/${lounge}-lounge`);
+      const created = messageRow(page, 'channel created by');
+      await created.waitFor();
+      assert.equal(await created.locator('.message-content strong').first().textContent(), 'Public');
+      assert.equal(await created.locator('blockquote').textContent(), '\nEasy chairs\n');
+      await page.locator('.recipient-bar', { hasText: 'channel events' }).first().waitFor();
+      const { list, row } = await channelList(page);
+      await row('lounge').getByRole('button', { name: 'Open settings of #lounge' }).click();
+      const settings = list.getByRole('group', { name: /^Settings of #/ });
+      await settings.getByLabel('Channel name').fill('reading room');
+      await settings.getByRole('button', { name: 'Save channel' }).click();
+      await settings.getByRole('status').filter({ hasText: 'Channel saved.' }).waitFor();
+      await page.keyboard.press('Escape');
+      const renamed = messageRow(page, 'renamed channel');
+      await renamed.waitFor();
+      assert.deepEqual(await renamed.locator('.message-content strong').allTextContents(), ['lounge', 'reading room']);
+      assert.equal((await channelContents(owner, lounge, 1))[0], `@_**Owner|${t.owner.id}** renamed channel **lounge** to **reading room**.`);
+    }));
 });

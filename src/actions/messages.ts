@@ -49,6 +49,10 @@ export interface SendInput {
   disableExternalNotifications?: boolean;
   /** Runs inside the send's transaction once the message row exists (a scheduled message marks itself delivered). */
   inTransaction?: (tx: Tx, messageId: number) => Promise<void>;
+  /** Notification Bot's notice about a channel, sent there though it is archived (Zulip's archived_channel_notice). */
+  archivedChannelNotice?: boolean;
+  /** Who gets the message already read besides its sender: everyone, or these users (Zulip's limit_unread_user_ids and mark_as_read). */
+  readFor?: 'all' | readonly number[];
 }
 
 /** Clients whose messages count as read by their sender (Zulip's default_read_by_sender). */
@@ -135,7 +139,15 @@ interface Addressed {
   accessGained?: Array<{ guest: UserRow; users: UserRow[] }>;
 }
 
-export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: string | undefined, topicIn: string | undefined, settings: Record<string, unknown>): Promise<Addressed> {
+export async function addressStream(
+  svc: Services,
+  tx: Tx,
+  sender: UserRow,
+  to: string | undefined,
+  topicIn: string | undefined,
+  settings: Record<string, unknown>,
+  archivedChannelNotice = false,
+): Promise<Addressed> {
   if (to === undefined || to === '') throw badRequest('Missing channel');
   const ind = parseStreamIndicator(to);
   let stream: StreamRow | undefined;
@@ -157,7 +169,9 @@ export async function addressStream(svc: Services, tx: Tx, sender: UserRow, to: 
   const groups = await cachedGroups(svc, tx);
   const subscribed = await isSubscribed(svc, tx, sender.id, stream.id);
   const access = streamAccess(sender, stream, subscribed, groups);
-  if (!canPost(sender, access, groups)) {
+  // (Notification Bot's notices go to an archived channel too.)
+  const archivedNotice = archivedChannelNotice && sender.is_system_bot === 1 && stream.is_archived;
+  if (!archivedNotice && !canPost(sender, access, groups)) {
     let allowed = false;
     // Bots may post where their owner may (Zulip: owner's post permission, owner's subscription).
     if (sender.is_bot && sender.bot_owner_id !== null) {
@@ -302,7 +316,7 @@ function sendInTransaction(
   return transaction(svc.store, async (tx): Promise<SentMessage> => {
     const realm = await cachedRealm(svc, tx);
     const settings = realm.settings;
-    const addr = isStream ? await addressStream(svc, tx, sender, input.to, input.topic, settings) : await addressDirect(svc, tx, sender, input.to);
+    const addr = isStream ? await addressStream(svc, tx, sender, input.to, input.topic, settings, input.archivedChannelNotice === true) : await addressDirect(svc, tx, sender, input.to);
     const dir = await loadDirectory(svc, tx);
     // Organization permissions: wildcard mentions in large audiences, direct messages.
     if (addr.stream) await checkWildcardMention(svc, tx, sender, realm.row.settings_json, { streamId: addr.stream.id, topic: addr.topic, subscriberCount: addr.userIds.length }, rendered.wildcardMention);
@@ -342,13 +356,14 @@ function sendInTransaction(
       topicParticipants.add(sender.id);
     }
     const readBySender = input.readBySender ?? defaultReadBySender(input.clientName);
+    const readFor = input.readFor === 'all' ? null : new Set(input.readFor ?? []);
     const base = (isStream ? 0 : FLAG.is_private) | (rendered.wildcardMention === 'all' ? FLAG.stream_wildcard_mentioned : 0);
     // Alert words (Zulip's rule, in the source with fenced code set aside); users who muted the sender get it read.
     const alerted = await alertedUserIds(svc, tx, rendered.alertText);
     const muters = await cachedMuters(svc, sender.id, tx);
     const rows = addr.userIds.map((uid) => {
       let f = base;
-      if (uid === sender.id && readBySender) f |= FLAG.read;
+      if ((uid === sender.id && readBySender) || !readFor || readFor.has(uid)) f |= FLAG.read;
       if (muters.has(uid)) f |= FLAG.read;
       if (alerted.has(uid)) f |= FLAG.has_alert_word;
       if (mentioned.has(uid)) f |= FLAG.mentioned;

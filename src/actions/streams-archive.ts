@@ -1,4 +1,5 @@
 /** Archiving a channel (DELETE /streams/{stream_id}) and the queue filter for archived-channel events. */
+import { channelArchivedNotice } from './channel-notices.ts';
 import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
 import { transaction } from '../store/db.ts';
@@ -79,4 +80,5 @@ export async function archiveChannel(svc: Services, user: UserRow, streamId: num
     { meta: { withoutArchivedChannels: { type: 'stream', op: 'delete', streams: [formatStream(archived, before)], stream_ids: [stream.id] } } },
   );
   if (stream.is_default) await sendDefaultStreamsEvent(svc);
+  await channelArchivedNotice(svc, archived);
 }

@@ -20,6 +20,7 @@ import { checkChannelPolicyPermission, Groups, realmGroupSetting, type GroupSett
 import { metadataViewers, STREAM_GROUP_SETTINGS, type StreamGroupSetting } from './access.ts';
 import { formatStream, formatSubscription, loadChannelContext, pickColor, renderDescription, STREAM_GROUP_SETTING_DEFAULTS, type ChannelContext } from './streams-format.ts';
 import { notificationBot } from './system-bots.ts';
+import { channelsCreatedNotices } from './channel-notices.ts';
 import { type TopicsPolicy, channelAlreadyExists, checkDescription, checkStreamGroupSetting, checkStreamName, parseRetention } from './streams.ts';
 import { sendDefaultStreamsEvent } from './streams-default.ts';
 import { archivedStreamMeta, archivedSubscriptionsMeta } from './streams-archive.ts';
@@ -230,5 +231,6 @@ export async function createChannel(svc: Services, user: UserRow, input: CreateC
   await sendSubscriptionAddEvents(svc, before, result.added, [result.stream]);
   if (input.isDefault) await sendDefaultStreamsEvent(svc);
   if (input.announce) await announceNewChannels(svc, user, [result.stream]);
+  await channelsCreatedNotices(svc, user, [result.stream]);
   return { id: result.stream.id };
 }

@@ -17,6 +17,7 @@ import { formatStream, loadChannelContext, renderDescription } from './streams-f
 import { type TopicsPolicy, channelAlreadyExists, checkDescription, checkStreamGroupSetting, checkStreamName, parseRetention } from './streams.ts';
 import { sendDefaultStreamsEvent } from './streams-default.ts';
 import { archivedStreamMeta } from './streams-archive.ts';
+import { channelChangedNotices } from './channel-notices.ts';
 
 // ---------------------------------------------------------------------------
 // Updating
@@ -204,4 +205,7 @@ export async function updateChannel(svc: Services, user: UserRow, streamId: numb
     svc.bus.send({ type: 'stream', op: 'update', stream_id: stream.id, name: e.property === 'name' ? name : fresh.name, property: e.property, value: e.value, ...(e.extra ?? {}) }, unarchived ? viewersAfter : kept, options);
   }
   if (defaultChanged) await sendDefaultStreamsEvent(svc);
+  const changed = new Set(events.map((e) => e.property));
+  if (unarchived) changed.add('is_archived');
+  await channelChangedNotices(svc, user, stream, fresh, changed);
 }

@@ -3,6 +3,7 @@
  * creates missing channels), unsubscribing, listing, subscriber lists, and
  * personal subscription settings; with their events.
  */
+import { channelsCreatedNotices } from './channel-notices.ts';
 import { lockSubscriptionsOf } from '../store/locks.ts';
 import { cachedGroups } from './cache.ts';
 import type { Services } from '../services.ts';
@@ -229,6 +230,7 @@ export async function subscribe(svc: Services, user: UserRow, input: SubscribeIn
     body.new_subscription_messages_sent = subscribedUsers.size <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
     if (body.new_subscription_messages_sent) await sendNewSubscriptionMessages(svc, user, result.added, result.created);
   }
+  await channelsCreatedNotices(svc, user, result.created);
   return body;
 }
 
