@@ -574,6 +574,23 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await people.getByRole('button', { name: 'Deactivate Bob Member' }).waitFor();
       assert.equal(assertSuccess(await owner.get(`/users/${bob.id}`)).user.is_active, true);
 
+      // On/off settings, as Zulip's organization settings name them: the server has each change; one made elsewhere shows.
+      const realmAtServer = async () => (assertSuccess(await owner.post('/register', { fetch_event_types: JSON.stringify(['realm']) })) as Record<string, any>);
+      const websites = org.getByLabel('Show previews of linked websites');
+      assert.equal(await websites.isChecked(), false);
+      await websites.check();
+      await eventually(async () => (await realmAtServer()).realm_inline_url_embed_preview === true, 'website previews on at the server');
+      const channelEvents = org.getByLabel('Send automated messages for channel events');
+      // (The web tests' organization has them off.)
+      assert.equal(await channelEvents.isChecked(), false);
+      await channelEvents.check();
+      await eventually(async () => (await realmAtServer()).realm_send_channel_events_messages === true, 'channel events on at the server');
+      for (const label of ['Send weekly digest emails to inactive users', 'Send emails introducing Parley to new users', 'Allow message content in message notification emails', 'Show previews of uploaded and linked images and videos']) {
+        await org.getByLabel(label).waitFor();
+      }
+      assertSuccess(await owner.patch('/realm', { inline_image_preview: false }));
+      await eventually(async () => !(await org.getByLabel('Show previews of uploaded and linked images and videos').isChecked()), 'a change made elsewhere');
+
       // A member's settings have no organization section.
       const memberCtx = await newContext();
       const carol = await t.makeUser({ password: PASSWORD, name: 'Carol Member' });

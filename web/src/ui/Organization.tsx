@@ -94,6 +94,7 @@ export function Organization() {
       <OrganizationIcon />
       <MessageRetention />
       <NotificationChannels />
+      <MessageFeed />
       <Calls />
       <DataExports />
       <h3 id="org-people-title">People</h3>
@@ -201,7 +202,7 @@ function NotificationChannels() {
   const channels = [...model.streams.values()].filter((c) => !c.is_archived).sort((a, b) => a.name.localeCompare(b.name));
   return (
     <>
-      <h3>Notification channels</h3>
+      <h3>Automated messages and emails</h3>
       {NOTIFICATION_CHANNELS.map(([setting, label, privateOnly]) => (
         <Fragment key={setting}>
           <label for={`org-${setting}`}>{label}</label>
@@ -224,7 +225,53 @@ function NotificationChannels() {
           </select>
         </Fragment>
       ))}
+      <OrganizationChecks checks={AUTOMATED_MESSAGES} />
       {save.view}
+    </>
+  );
+}
+
+/** The organization's on/off settings as Zulip's organization settings name them: the realm setting and its label. */
+const AUTOMATED_MESSAGES = [
+  ['send_channel_events_messages', 'Send automated messages for channel events'],
+  ['digest_emails_enabled', 'Send weekly digest emails to inactive users'],
+  ['send_welcome_emails', 'Send emails introducing Parley to new users'],
+  ['message_content_allowed_in_email_notifications', 'Allow message content in message notification emails'],
+] as const;
+const MESSAGE_FEED = [
+  ['inline_image_preview', 'Show previews of uploaded and linked images and videos'],
+  ['inline_url_embed_preview', 'Show previews of linked websites'],
+] as const;
+
+/** Checkboxes for on/off organization settings; each change is shown at once and put back with the server's reason on a refusal. */
+function OrganizationChecks({ checks }: { checks: ReadonlyArray<readonly [string, string]> }) {
+  const save = useAction();
+  return (
+    <>
+      {checks.map(([setting, label]) => (
+        <label class="check" key={setting}>
+          <input
+            type="checkbox"
+            checked={!!model.realm[`realm_${setting}`]}
+            onChange={(e) => {
+              const value = e.currentTarget.checked;
+              void save.run(() => model.tentatively(model.realm, `realm_${setting}`, value, () => api('PATCH', '/realm', { [setting]: value })), 'Saved.');
+            }}
+          />
+          {label}
+        </label>
+      ))}
+      {save.view}
+    </>
+  );
+}
+
+/** Zulip's "Message feed" settings: previews in messages. */
+function MessageFeed() {
+  return (
+    <>
+      <h3>Message feed</h3>
+      <OrganizationChecks checks={MESSAGE_FEED} />
     </>
   );
 }
