@@ -356,14 +356,16 @@ function sendInTransaction(
       topicParticipants.add(sender.id);
     }
     const readBySender = input.readBySender ?? defaultReadBySender(input.clientName);
-    const readFor = input.readFor === 'all' ? null : new Set(input.readFor ?? []);
+    // Read for others too: everyone, or these users (Notification Bot's channel notices).
+    const readByAll = input.readFor === 'all';
+    const readFor = input.readFor === undefined || input.readFor === 'all' ? null : new Set(input.readFor);
     const base = (isStream ? 0 : FLAG.is_private) | (rendered.wildcardMention === 'all' ? FLAG.stream_wildcard_mentioned : 0);
     // Alert words (Zulip's rule, in the source with fenced code set aside); users who muted the sender get it read.
     const alerted = await alertedUserIds(svc, tx, rendered.alertText);
     const muters = await cachedMuters(svc, sender.id, tx);
     const rows = addr.userIds.map((uid) => {
       let f = base;
-      if ((uid === sender.id && readBySender) || !readFor || readFor.has(uid)) f |= FLAG.read;
+      if ((uid === sender.id && readBySender) || readByAll || readFor?.has(uid)) f |= FLAG.read;
       if (muters.has(uid)) f |= FLAG.read;
       if (alerted.has(uid)) f |= FLAG.has_alert_word;
       if (mentioned.has(uid)) f |= FLAG.mentioned;
