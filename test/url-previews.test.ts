@@ -164,4 +164,18 @@ test('only public addresses are fetched unless allowed; what is read from a page
   assert.deepEqual(readPage('<meta property="og:title" content="OG"><title>T</title>'), { title: 'OG' });
   assert.deepEqual(readPage('<div><h1>H</h1><img src="a.png"></div>'), { title: 'H', image: 'a.png' });
   assert.deepEqual(readPage('<h1>H</h1><div><img src="a.png"></div>'), { title: 'H' });
+  // The renderer's markers never come through from a page.
+  assert.deepEqual(readPage('<title>A\u0002klzzwxh:0\u0003B</title>'), { title: 'Aklzzwxh:0B' });
+});
+
+test('a page\'s image that is not a web address is left out; the embed\'s text is escaped', async () => {
+  const queue = await openQueue(c(other));
+  const url = `${base}/tricky`;
+  PAGES['/tricky'] = { type: 'text/html', body: '<meta property="og:title" content="&lt;b&gt;bold&lt;/b&gt; &amp; co"><meta property="og:image" content="javascript:alert(1)">' };
+  PAGES['/tricky2'] = { type: 'text/html', body: '<meta property="og:title" content="&lt;script&gt;x&lt;/script&gt;"><meta property="og:image" content="/i.png">' };
+  const none = await send(member, url);
+  const two = await send(member, `${base}/tricky2`);
+  await renderingUpdate(queue, two);
+  assert.ok(!(await rendered(none)).includes('message_embed'), 'no image, no embed');
+  assert.ok((await rendered(two)).includes(`<a href="${base}/tricky2" title="&lt;script&gt;x&lt;/script&gt;">&lt;script&gt;x&lt;/script&gt;</a>`), await rendered(two));
 });

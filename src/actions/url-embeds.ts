@@ -7,6 +7,7 @@
  * an update_message event with rendering_only goes to those who see the
  * message (as for any change to it).
  */
+import pLimit from 'p-limit';
 import type { Services } from '../services.ts';
 import { linkEmbedData } from '../lib/url-preview.ts';
 import type { EmbedData } from '../markdown/previews.ts';
@@ -17,6 +18,9 @@ import { messageEventRecipients } from './access.ts';
 import { cachedUsers } from './cache.ts';
 import { render } from './messages-format.ts';
 
+/** Pages fetched at once by this process, whatever the number of messages waiting for theirs. */
+const fetching = pLimit(4);
+
 /** Starts the previews of a message's links (`content`: the content they were found in); never throws. */
 export function embedLinksLater(svc: Services, messageId: number, content: string, urls: readonly string[] | undefined): void {
   if (!urls?.length) return;
@@ -26,7 +30,7 @@ export function embedLinksLater(svc: Services, messageId: number, content: strin
 async function embedLinks(svc: Services, messageId: number, content: string, urls: readonly string[]): Promise<void> {
   const known = new Map<string, EmbedData | null>();
   const opts = { allowPrivate: svc.config.urlPreviewPrivateAddresses, serverUrl: svc.config.externalUrl };
-  for (const url of urls) known.set(url, await linkEmbedData(url, opts));
+  for (const url of urls) known.set(url, await fetching(() => linkEmbedData(url, opts)));
   const row = await messageById(svc.store.db, svc.realmId, messageId);
   // Edited meanwhile: that edit's own previews follow.
   if (!row || row.content !== content) return;

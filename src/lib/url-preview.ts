@@ -91,7 +91,9 @@ async function fetchAndRead(url: string, opts: PreviewOptions): Promise<EmbedDat
     const data = readPage(decode(body, type));
     if (data.image) {
       try {
-        data.image = new URL(data.image, target).href;
+        const image = new URL(data.image, target);
+        if (image.protocol === 'http:' || image.protocol === 'https:') data.image = image.href;
+        else delete data.image;
       } catch {
         delete data.image;
       }
@@ -173,9 +175,12 @@ function decode(body: Buffer, type: string): string {
   }
 }
 
-/** Zulip's OpenGraphParser, then its GenericParser for what is still missing. */
+/**
+ * Zulip's OpenGraphParser, then its GenericParser for what is still missing.
+ * (The renderer's own markers, STX and ETX, are taken out of what the page says.)
+ */
 export function readPage(html: string): EmbedData {
-  const doc = parseDocument(html);
+  const doc = parseDocument(html.replace(/[\u0002\u0003]/g, ''));
   const data: EmbedData = {};
   for (const meta of DomUtils.getElementsByTagName('meta', doc)) {
     const content = meta.attribs.content;
