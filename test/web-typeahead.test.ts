@@ -106,6 +106,47 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await ctx.close();
     }));
 
+  test('a topic link: > on a channel suggestion goes on to its topics (a link to the channel first), what is typed narrows them or is offered as New; the link renders', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'gardening' }]) }));
+      for (const topic of ['seeds', 'planting season', 'plans']) {
+        assertSuccess(await owner.post('/messages', { type: 'stream', to: 'gardening', topic, content: `about ${topic}` }));
+      }
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('links');
+      const box = page.getByLabel('Message', { exact: true });
+      await box.pressSequentially('see #gard');
+      await eventually(async () => (await shown(page)).some((s) => s.startsWith('gardening')), 'the channel suggested');
+      await box.press('>');
+      assert.equal(await box.inputValue(), 'see #**gardening>');
+      // Its topics, newest first, after a link to the channel itself.
+      await eventually(async () => (await shown(page)).length === 4, 'its topics suggested');
+      assert.deepEqual(await shown(page), ['#gardening (link to channel)', 'plans ', 'planting season ', 'seeds ']);
+      await box.pressSequentially('plan');
+      await eventually(async () => (await shown(page))[0] === 'plan New', 'narrowed');
+      assert.deepEqual(await shown(page), ['plan New', 'plans ', 'planting season ']);
+      await box.press('ArrowDown');
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), 'see #**gardening>plans** ');
+      // A topic it has not: what is typed, as New; the channel alone.
+      await box.pressSequentially('and #**gardening>harvest');
+      await eventually(async () => (await shown(page)).join('|') === 'harvest New', 'a new topic offered');
+      await box.press('Tab');
+      await box.pressSequentially('or #**gardening>');
+      await eventually(async () => (await shown(page))[0] === '#gardening (link to channel)', 'the channel offered');
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), 'see #**gardening>plans** and #**gardening>harvest** or #**gardening** ');
+      await box.press('Enter');
+      const row = messageRow(page, 'see');
+      await row.getByRole('link', { name: '#gardening > plans' }).waitFor();
+      await row.getByRole('link', { name: '#gardening > harvest' }).waitFor();
+      await row.getByRole('link', { name: '#gardening', exact: true }).waitFor();
+      await ctx.close();
+    }));
+
   test('the topic field suggests the channel\u2019s topics as one types (Zulip\u2019s order, what is typed first as New, a hint); arrows, Enter and a click pick one and move to the message; Escape closes the list', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

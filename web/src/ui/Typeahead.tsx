@@ -1,11 +1,11 @@
 /**
  * The compose box's suggestions, as Zulip's web app offers them while one
  * types: `@` people, user groups and wildcard mentions (`@_` for silent
- * ones), `#` channels, `:` emoji, and in the compose box `/` commands at
+ * ones), `#` channels (and, after `#**channel>`, its topics), `:` emoji, and in the compose box `/` commands at
  * the start of a message (`/me`, `/poll`, `/todo`). Picking one puts Zulip's
  * Markdown for it in place of what was typed: `@**Full Name**` (with `|id`
  * when another active user has the same name), `@*group*`, `@**all**`,
- * `#**channel**`, `:emoji_name:`, `/poll`.
+ * `#**channel**`, `#**channel>topic**`, `:emoji_name:`, `/poll`.
  */
 import type { RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
@@ -14,7 +14,9 @@ import { emojiChar } from '../util.ts';
 
 /** What is being typed at the caret that suggestions complete. */
 export interface Trigger {
-  kind: 'mention' | 'channel' | 'emoji' | 'command';
+  kind: 'mention' | 'channel' | 'topic' | 'emoji' | 'command';
+  /** A topic link's channel, as typed (`#**channel>`). */
+  channel?: string;
   /** Where the typed token starts (its `@`, `#`, `:` or `/`). */
   start: number;
   /** What follows the token's prefix, as typed. */
@@ -47,6 +49,8 @@ const SHOWN = 8;
 const MENTION = /(?:^|[\s([{"'>])@(_?)\*{0,2}([^\s@*][^\n@*]{0,49})?$/;
 const CHANNEL = /(?:^|[\s([{"'>])#\*{0,2}([^\s#*>][^\n#*>]{0,49})$/;
 const EMOJI = /(?:^|[\s([{"'>]):([a-z0-9_+-]{2,50})$/i;
+/** A topic link being typed: `#**channel>` and the topic so far (Zulip's stream_topic_regex). */
+const TOPIC_LINK = /#\*\*([^*>\n]+)>([^*\n]*)$/;
 /** A command: only what starts the message. */
 const COMMAND = /^\/([a-z]*)$/;
 
@@ -67,6 +71,8 @@ export function triggerAt(text: string, caret: number, commands = false): Trigge
   const command = commands ? COMMAND.exec(before) : null;
   if (command) return { kind: 'command', start: 0, query: command[1]!, silent: false };
   const found: Trigger[] = [];
+  const topic = TOPIC_LINK.exec(before);
+  if (topic) return { kind: 'topic', start: topic.index, query: topic[2]!, channel: topic[1]!, silent: false };
   let m = MENTION.exec(before);
   if (m) found.push({ kind: 'mention', start: before.lastIndexOf('@'), query: m[2] ?? '', silent: m[1] === '_' });
   m = CHANNEL.exec(before);
@@ -131,6 +137,28 @@ function channelChoices(t: Trigger): Choice[] {
   return best([...model.streams.values()], t.query, (s) => [s.name], (s) => s.name).map((s): Choice => ({ label: s.name, detail: model.subs.has(s.stream_id) ? '' : 'Not subscribed', insert: `#**${s.name}**`, streamId: s.stream_id }));
 }
 
+/**
+ * A topic link's suggestions (Zulip's topic_list completion): the channel's
+ * topics that match what is typed (fetched when not loaded yet), what is
+ * typed first as a new topic when no topic has that name; with nothing typed
+ * yet, a link to the channel itself first.
+ */
+function topicLinkChoices(t: Trigger): Choice[] {
+  const channel = [...model.streams.values()].find((s) => s.name.toLowerCase() === t.channel!.toLowerCase());
+  if (!channel) return [];
+  void model.ensureTopics(channel.stream_id);
+  const topics = (model.topics.get(channel.stream_id) ?? []).map((x) => x.name);
+  const link = (topic: string) => `#**${channel.name}>${topic}**`;
+  if (!t.query) {
+    const toChannel: Choice = { label: `#${channel.name}`, detail: '(link to channel)', insert: `#**${channel.name}**`, streamId: channel.stream_id };
+    return [toChannel, ...topics.slice(0, SHOWN - 1).map((topic): Choice => ({ label: topic === '' ? model.generalChatName() : topic, detail: '', insert: link(topic) }))];
+  }
+  const matched = topicChoices(topics, t.query, true);
+  // (A topic of that name not there yet: what is typed, as a new one.)
+  const offered = matched.length ? matched : [{ name: t.query, isNew: true }];
+  return offered.map((c): Choice => ({ label: c.name === '' ? model.generalChatName() : c.name, detail: c.isNew ? 'New' : '', insert: link(c.name) }));
+}
+
 /** Unicode emoji names and codes, from the server's emoji data (server_emoji_data_url), once fetched. */
 let unicodeEmoji: Array<[name: string, code: string]> | null = null;
 let emojiFetch: Promise<void> | null = null;
@@ -170,6 +198,7 @@ function commandChoices(t: Trigger): Choice[] {
 export function choicesFor(t: Trigger, inChannel: boolean): Choice[] {
   if (t.kind === 'mention') return mentionChoices(t, inChannel);
   if (t.kind === 'channel') return channelChoices(t);
+  if (t.kind === 'topic') return topicLinkChoices(t);
   if (t.kind === 'command') return commandChoices(t);
   return emojiChoices(t);
 }
@@ -266,7 +295,14 @@ export function useSuggestions(opts: {
   const keyDown = (e: KeyboardEvent): boolean => {
     if (!choices.length || e.isComposing) return false;
     const move = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : 0;
-    if (move) setActive({ key: triggerKey, index: (activeIndex + move + choices.length) % choices.length });
+    const channel = trigger?.kind === 'channel' ? model.streams.get(choices[activeIndex]?.streamId ?? -1) : undefined;
+    if (e.key === '>' && channel) {
+      // As Zulip's: `>` on a channel goes on to a link to one of its topics.
+      const start = `#**${channel.name}>`;
+      caretAfterPick.current = trigger!.start + start.length;
+      setText(text.slice(0, trigger!.start) + start + text.slice(caret));
+      setCaret(caretAfterPick.current);
+    } else if (move) setActive({ key: triggerKey, index: (activeIndex + move + choices.length) % choices.length });
     else if ((e.key === 'Enter' && !e.shiftKey) || e.key === 'Tab') pick(activeIndex);
     else if (e.key === 'Escape') {
       e.stopPropagation();
