@@ -67,7 +67,7 @@ const rendered = async (id: number) => assertSuccess(await c(other).get(`/messag
 
 /** The rendering_only update_message event of a message, waited for. */
 async function renderingUpdate(queue: Awaited<ReturnType<typeof openQueue>>, id: number): Promise<Record<string, any>> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) {
     const found = (await queue.ofType('update_message')).find((e) => e.message_id === id);
     if (found) return found;
     await sleep(50);
@@ -121,8 +121,10 @@ test('a page without Open Graph: its title, first paragraph after the heading an
 
   const before = fetched.length;
   const none = await send(member, `${base}/no-image and ${base}/data.json and ${base}/missing`);
-  await new Promise((r) => setTimeout(r, 500));
+  // The three pages asked for, then a moment for the render that finds nothing to add.
+  for (let i = 0; i < 100 && fetched.length < before + 3; i++) await sleep(50);
   assert.ok(fetched.length >= before + 3, fetched.join(' '));
+  await sleep(300);
   assert.equal((await queue.ofType('update_message')).filter((e) => e.message_id === none).length, 0);
   assert.ok(!(await rendered(none)).includes('message_embed'));
 });
