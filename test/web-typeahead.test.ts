@@ -138,11 +138,18 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await eventually(async () => (await shown(page))[0] === '#gardening (link to channel)', 'the channel offered');
       await box.press('Enter');
       assert.equal(await box.inputValue(), 'see #**gardening>plans** and #**gardening>harvest** or #**gardening** ');
+      // Escape: the channel link closed, the words typed after it kept as words (Zulip's).
+      await box.pressSequentially('then #**gardening>some words');
+      await eventually(async () => (await shown(page))[0] === 'some words New', 'the words offered as a topic');
+      await box.press('Escape');
+      await eventually(async () => (await box.inputValue()).endsWith('then #**gardening** some words'), 'the link closed');
+      assert.deepEqual(await shown(page), []);
+      await box.pressSequentially('.');
       await box.press('Enter');
       const row = messageRow(page, 'see');
       await row.getByRole('link', { name: '#gardening > plans' }).waitFor();
       await row.getByRole('link', { name: '#gardening > harvest' }).waitFor();
-      await row.getByRole('link', { name: '#gardening', exact: true }).waitFor();
+      assert.equal(await row.getByRole('link', { name: '#gardening', exact: true }).count(), 2);
       await ctx.close();
     }));
 

@@ -304,7 +304,14 @@ export function useSuggestions(opts: {
       setCaret(caretAfterPick.current);
     } else if (move) setActive({ key: triggerKey, index: (activeIndex + move + choices.length) % choices.length });
     else if ((e.key === 'Enter' && !e.shiftKey) || e.key === 'Tab') pick(activeIndex);
-    else if (e.key === 'Escape') {
+    else if (e.key === 'Escape' && trigger!.kind === 'topic') {
+      // As Zulip's: the channel link closed, what was typed after it left as words.
+      e.stopPropagation();
+      const start = `#**${trigger!.channel}** ${trigger!.query}`;
+      caretAfterPick.current = trigger!.start + start.length;
+      setText(text.slice(0, trigger!.start) + start + text.slice(caret));
+      setCaret(caretAfterPick.current);
+    } else if (e.key === 'Escape') {
       e.stopPropagation();
       setDismissed(trigger!.start);
     } else return false;
