@@ -13,9 +13,8 @@ import { realmSettings } from '../lib/realm-settings.ts';
 import { streamGroupSetting } from './access.ts';
 import { cachedGroups, cachedRealm, cachedUsers } from './cache.ts';
 import type { GroupSettingValue } from './group-settings.ts';
-import { silentMention } from './message-report.ts';
 import { sendMessage } from './messages.ts';
-import { notificationBot } from './system-bots.ts';
+import { notificationBot, silentMention } from './system-bots.ts';
 
 /** Zulip's Realm.STREAM_EVENTS_NOTIFICATION_TOPIC_NAME. */
 export const CHANNEL_EVENTS_TOPIC = 'channel events';

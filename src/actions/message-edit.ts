@@ -68,7 +68,7 @@ import { Groups, parseStoredSetting } from './group-settings.ts';
 import { loadDirectory, render, type Directory } from './messages-format.ts';
 import { topicLinks } from '../markdown/index.ts';
 import { checkTopicsPolicy, normalizeContent, sendMessage } from './messages.ts';
-import { notificationBot } from './system-bots.ts';
+import { notificationBot, silentMention } from './system-bots.ts';
 import { embedLinksLater } from './url-embeds.ts';
 import { moveTopicPolicies, type TopicPolicyEvent } from './user-topics.ts';
 import { parseJsonObject, sha256Hex } from '../lib/util.ts';
@@ -567,7 +567,7 @@ async function notifyEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput
   // Notification Bot notices for topic changes (not with a content edit, as Zulip).
   const notices: Notice[] = [];
   if (moving && stream && target && access && content === undefined) {
-    const mention = `@_**${user.full_name}|${user.id}**`;
+    const mention = silentMention(user);
     const targetTopic = newTopic ?? m.topic;
     if ((resolved || unresolved) && !newStream) {
       notices.push({ stream, topic: targetTopic, content: `${mention} has marked this topic as ${resolved ? 'resolved' : 'unresolved'}.` });

@@ -16,7 +16,7 @@ import { usersByIds, type UserRow } from '../store/users.ts';
 import { accessMessage, invalidMessage } from './access.ts';
 import { dmParticipants } from './messages-format.ts';
 import { effectiveTopicsPolicy, sendMessage } from './messages.ts';
-import { notificationBot } from './system-bots.ts';
+import { notificationBot, silentMention } from './system-bots.ts';
 
 /** Zulip's Realm.REPORT_MESSAGE_REASONS, in order (server_report_message_types). */
 export const REPORT_MESSAGE_REASONS: ReadonlyArray<readonly [string, string]> = [
@@ -33,8 +33,6 @@ export const MAX_REPORT_DESCRIPTION_LENGTH = 1000;
 
 /** The `server_report_message_types` list of /register. */
 export const serverReportMessageTypes = () => REPORT_MESSAGE_REASONS.map(([key, name]) => ({ key, name }));
-
-export const silentMention = (u: Pick<UserRow, 'full_name' | 'id'>): string => `@_**${u.full_name}|${u.id}**`;
 
 /** Zulip's datetime_to_global_time: a <time:...> the renderer shows in the reader's zone. */
 function globalTime(seconds: number): string {

@@ -26,7 +26,8 @@ import {
 import { encodeStream, hashUtilEncode } from '../markdown/index.ts';
 import { accessMessage, invalidMessage } from './access.ts';
 import { dmParticipants, render } from './messages-format.ts';
-import { silentMention, unusedFence } from './message-report.ts';
+import { unusedFence } from './message-report.ts';
+import { silentMention } from './system-bots.ts';
 
 /** Zulip's MAX_REMINDER_NOTE_LENGTH. */
 export const MAX_REMINDER_NOTE_LENGTH = 1000;

@@ -36,7 +36,7 @@ import {
 import { checkFullName, createUser } from './users.ts';
 import { passwordStrongEnough } from '../lib/passwords.ts';
 import { defaultStreamIds } from './streams-default.ts';
-import { notificationBot } from './system-bots.ts';
+import { notificationBot, silentMention } from './system-bots.ts';
 import { sendMessage } from './messages.ts';
 import { sendWelcomeMessages } from './welcome-bot.ts';
 
@@ -176,7 +176,6 @@ async function sendGroupEvents(svc: Services, groupIds: number[], user: UserRow)
   for (const id of groupIds) svc.bus.send({ type: 'user_group', op: 'add_members', group_id: id, user_ids: [user.id] }, recipients);
 }
 
-const silentMention = (u: UserRow) => `@_**${u.full_name}|${u.id}**`;
 
 async function notifyReferrer(svc: Services, inv: InvitationRow, user: UserRow, realmName: string): Promise<void> {
   if (!inv.notify_referrer_on_join) return;

@@ -19,7 +19,7 @@ import { activateSubscription, insertStream, streamByName, subscriptionRowsOfUse
 import { checkChannelPolicyPermission, Groups, realmGroupSetting, type GroupSettingValue } from './group-settings.ts';
 import { metadataViewers, STREAM_GROUP_SETTINGS, type StreamGroupSetting } from './access.ts';
 import { formatStream, formatSubscription, loadChannelContext, pickColor, renderDescription, STREAM_GROUP_SETTING_DEFAULTS, type ChannelContext } from './streams-format.ts';
-import { notificationBot } from './system-bots.ts';
+import { notificationBot, silentMention } from './system-bots.ts';
 import { channelsCreatedNotices } from './channel-notices.ts';
 import { type TopicsPolicy, channelAlreadyExists, checkDescription, checkStreamGroupSetting, checkStreamName, parseRetention } from './streams.ts';
 import { sendDefaultStreamsEvent } from './streams-default.ts';
@@ -127,7 +127,7 @@ export async function announceNewChannels(svc: Services, creator: UserRow, strea
         type: 'stream',
         to: String(target),
         topic: 'new channels',
-        content: `@_**${creator.full_name}|${creator.id}** created a new channel ${link}.`,
+        content: `${silentMention(creator)} created a new channel ${link}.`,
         clientName: 'Internal',
       });
     } catch (e) {

@@ -28,3 +28,6 @@ export async function systemBot(svc: Services, email: string, fullName: string):
 export const welcomeBot = (svc: Services): Promise<UserRow> => systemBot(svc, WELCOME_BOT_EMAIL, 'Welcome Bot');
 export const emailGatewayBot = (svc: Services): Promise<UserRow> => systemBot(svc, EMAIL_GATEWAY_BOT_EMAIL, 'Email Gateway');
 export const notificationBot = (svc: Services): Promise<UserRow> => systemBot(svc, NOTIFICATION_BOT_EMAIL, 'Notification Bot');
+
+/** Zulip's silent_mention_syntax_for_user, as the system bots' notices name people: `@_**Full Name|id**`. */
+export const silentMention = (u: Pick<UserRow, 'full_name' | 'id'>): string => `@_**${u.full_name}|${u.id}**`;
