@@ -39,6 +39,11 @@ export function RoleOptions({ of: u }: { of: { role: number } }) {
 /** How many people the list shows at once (the filter finds the others). */
 const SHOWN = 50;
 
+/** Changes an organization setting (PATCH /realm, `param` when the API takes another form of the value), shown at once (model.tentatively). */
+export function setRealm(property: string, value: unknown, param: unknown = value): Promise<void> {
+  return model.tentatively(model.realm, `realm_${property}`, value, () => api('PATCH', '/realm', { [property]: param }));
+}
+
 /** Whether the user is an administrator or owner (Zulip's roles 200 and 100). */
 export function isAdministrator(u: { role: number }): boolean {
   return u.role <= 200;
@@ -211,7 +216,7 @@ function NotificationChannels() {
             value={String(model.realm[`realm_${setting}`] ?? -1)}
             onChange={(e) => {
               const value = Number(e.currentTarget.value);
-              void save.run(() => model.tentatively(model.realm, `realm_${setting}`, value, () => api('PATCH', '/realm', { [setting]: value })), 'Saved.');
+              void save.run(() => setRealm(setting, value), 'Saved.');
             }}
           >
             <option value="-1">Disabled</option>
@@ -255,7 +260,7 @@ function OrganizationChecks({ checks }: { checks: ReadonlyArray<readonly [string
             checked={!!model.realm[`realm_${setting}`]}
             onChange={(e) => {
               const value = e.currentTarget.checked;
-              void save.run(() => model.tentatively(model.realm, `realm_${setting}`, value, () => api('PATCH', '/realm', { [setting]: value })), 'Saved.');
+              void save.run(() => setRealm(setting, value), 'Saved.');
             }}
           />
           {label}
@@ -297,7 +302,7 @@ function Calls() {
         value={String(provider)}
         onChange={(e) => {
           const value = Number(e.currentTarget.value);
-          void save.run(() => model.tentatively(model.realm, 'realm_video_chat_provider', value, () => api('PATCH', '/realm', { video_chat_provider: value })), 'Saved.');
+          void save.run(() => setRealm('video_chat_provider', value), 'Saved.');
         }}
       >
         <option value="0">None</option>
@@ -366,7 +371,7 @@ function MessageRetention() {
             }
             setConfirming(null);
             void save.run(async () => {
-              await model.tentatively(model.realm, 'realm_message_retention_days', value, () => api('PATCH', '/realm', { message_retention_days: value === -1 ? 'unlimited' : value }));
+              await setRealm('message_retention_days', value, value === -1 ? 'unlimited' : value);
               setForever(null);
               setDays(null);
             }, 'Saved.');

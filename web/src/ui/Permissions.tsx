@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { model, type GroupSettingValue } from '../model.ts';
 import { GroupSettingSelect, permissionConfigs } from './GroupSetting.tsx';
-import { isAdministrator } from './Organization.tsx';
+import { isAdministrator, setRealm } from './Organization.tsx';
 import { useAction } from './request.tsx';
 
 /** The organization group settings offered here, with what they let people do. */
@@ -48,11 +48,6 @@ const OWNER_ONLY = new Set([
   'disallow_disposable_email_addresses',
   'realm_domains',
 ]);
-
-/** Changes an organization setting (PATCH /realm), shown at once (model.tentatively). */
-function setRealm(property: string, value: unknown, param: unknown = value): Promise<void> {
-  return model.tentatively(model.realm, `realm_${property}`, value, () => api('PATCH', '/realm', { [property]: param }));
-}
 
 /**
  * Who may do what in the organization: its group settings (each a system
