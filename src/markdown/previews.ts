@@ -191,8 +191,7 @@ export class InlinePreviews {
       return;
     }
     if (data === null) return;
-    const text = this.leadingText(f.a.text);
-    const named = text !== '' && text !== f.url;
+    const named = this.linkName(f) !== null;
     if (youtube !== null) {
       if (data.title !== undefined && !named) f.a.text = `YouTube - ${data.title}`;
       return;
@@ -262,9 +261,10 @@ export class InlinePreviews {
    * and stays as it is (Zulip's handle_youtube_url_inlining: no title).
    */
   private inline(root: El, f: Found, kind: 'image' | 'video' | 'youtube', upload?: UploadImageInfo, youtube?: string): void {
-    const text = this.leadingText(f.a.text);
-    const urlEqText = (text === '' || text === f.url) && kind !== 'youtube';
-    const title = text === '' || text === f.url || kind === 'youtube' ? null : text;
+    const name = this.linkName(f);
+    // (A YouTube link is never removed, and its preview has no title.)
+    const urlEqText = name === null && kind !== 'youtube';
+    const title = kind === 'youtube' ? null : name;
     let target = root;
     let index: number | null = null;
     let remove: (() => void) | null = null;
@@ -352,6 +352,12 @@ export class InlinePreviews {
 
   private collectHrefs(el: El, out: Set<string>): void {
     for (const f of this.found) if (f.block === el) out.add(f.url);
+  }
+
+  /** A link's own words where they differ from its URL (Zulip's url_eq_text false), else null. */
+  private linkName(f: Found): string | null {
+    const text = this.leadingText(f.a.text);
+    return text === '' || text === f.url ? null : text;
   }
 
   /** ElementTree's `text` of an element: the text before its first child element. */
