@@ -10,6 +10,7 @@ import type { Services } from '../services.ts';
 import type { StreamRow } from '../store/streams.ts';
 import type { UserRow } from '../store/users.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
+import { channelLinkSyntax } from '../lib/message-url.ts';
 import { streamGroupSetting } from './access.ts';
 import { cachedGroups, cachedRealm, cachedUsers } from './cache.ts';
 import type { GroupSettingValue } from './group-settings.ts';
@@ -63,7 +64,7 @@ export async function channelsCreatedNotices(svc: Services, creator: UserRow, st
 
 /** "Channel #**name** has been archived.", read for everyone. */
 export async function channelArchivedNotice(svc: Services, stream: StreamRow): Promise<void> {
-  await notice(svc, stream, `Channel #**${stream.name}** has been archived.`, { archived: true, readFor: 'all' });
+  await notice(svc, stream, `Channel ${channelLinkSyntax(stream)} has been archived.`, { archived: true, readFor: 'all' });
 }
 
 /** What PATCH /streams/{stream_id} changed, told as Zulip's update_stream_backend tells it (in its order). */
@@ -74,7 +75,7 @@ export async function channelChangedNotices(svc: Services, user: UserRow, before
     await notice(svc, after, `${who} changed the [access permissions](/help/channel-permissions) for this channel from **${policyName(before)}** to **${policyName(after)}**.`, { archived });
   }
   if (changed.has('message_retention_days')) await notice(svc, after, await retentionNotice(svc, who, before.message_retention_days, after.message_retention_days), { archived });
-  if (changed.has('is_archived') && !archived) await notice(svc, after, `Channel #**${after.name}** has been unarchived.`);
+  if (changed.has('is_archived') && !archived) await notice(svc, after, `Channel ${channelLinkSyntax(after)} has been unarchived.`);
   if (changed.has('topics_policy')) {
     const name = (p: string) => `**${TOPICS_POLICY_NAMES[p] ?? p}**`;
     await notice(svc, after, `${who} changed the "Allow posting to the *general chat* topic?" setting from ${name(before.topics_policy)} to ${name(after.topics_policy)}.`);

@@ -28,7 +28,7 @@
  *   their flags) and, for channels with shared history, the subscribers.
  */
 import { cachedActiveUserIds, cachedGroups } from './cache.ts';
-import { channelMessageUrl } from '../lib/message-url.ts';
+import { channelMessageUrl, topicLinkSyntax } from '../lib/message-url.ts';
 import { alertedUserIds } from './alert-words.ts';
 import type { Services } from '../services.ts';
 import type { EventMeta, ZulipEvent } from '../events/types.ts';
@@ -573,8 +573,8 @@ async function notifyEdit(svc: Services, tx: Tx, user: UserRow, input: EditInput
       notices.push({ stream, topic: targetTopic, content: `${mention} has marked this topic as ${resolved ? 'resolved' : 'unresolved'}.` });
     }
     const n = movedIds.length;
-    const newLocation = `#**${target.name}>${targetTopic}**`;
-    const oldLocation = `#**${stream.name}>${m.topic}**`;
+    const newLocation = topicLinkSyntax(target, targetTopic);
+    const oldLocation = topicLinkSyntax(stream, m.topic);
     if (input.sendNotificationToNewThread && (newStream || (!resolved && !unresolved))) {
       const preexisting = (await visible(targetAccess ?? access, await topicMessageIds(tx, target.id, targetTopic))).filter((id) => !movedSet.has(id));
       let text: string;

@@ -4,7 +4,7 @@
  * in Zulip's format: who reported whose message and when, the reason and
  * explanation in a quote block, and the reported message in a spoiler.
  */
-import { dmMessageUrl } from '../lib/message-url.ts';
+import { dmMessageUrl, messageLinkSyntax } from '../lib/message-url.ts';
 import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
@@ -64,7 +64,7 @@ async function buildReport(svc: Services, reporter: UserRow, msg: MessageRow): P
   const base = `${silentMention(reporter)} reported a message sent by ${silentMention(reported)}`;
   if (msg.recipient_type === RECIPIENT.STREAM) {
     const stream = await streamById(db, svc.realmId, msg.recipient_id);
-    return { header: `${base} at ${when}.`, link: `Original message at #**${stream?.name ?? ''}>${msg.topic}@${msg.id}**`, reported };
+    return { header: `${base} at ${when}.`, link: `Original message at ${messageLinkSyntax(stream!, msg.topic, msg.id)}`, reported };
   }
   const link = `[Original message](${dmMessageUrl(svc.config.externalUrl, participants, msg.id)})`;
   if (participants.length <= 2) {

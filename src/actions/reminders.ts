@@ -23,7 +23,7 @@ import {
   undeliveredReminders,
   type ScheduledMessageRow,
 } from '../store/scheduled-messages.ts';
-import { encodeStream, hashUtilEncode } from '../markdown/index.ts';
+import { channelMessageUrl, dmMessageUrl, messageLinkSyntax } from '../lib/message-url.ts';
 import { accessMessage, invalidMessage } from './access.ts';
 import { dmParticipants, render } from './messages-format.ts';
 import { unusedFence } from './message-report.ts';
@@ -59,13 +59,11 @@ function normalizeNote(note: string): string {
 
 /** Zulip's message_link_url: the message in its conversation. */
 async function messageUrl(svc: Services, db: Tx, m: MessageRow): Promise<string> {
-  const base = svc.config.externalUrl.replace(/\/$/, '');
   if (m.recipient_type === RECIPIENT.STREAM) {
     const stream = (await streamById(db, svc.realmId, m.recipient_id))!;
-    return `${base}/#narrow/channel/${encodeStream(stream.id, stream.name)}/topic/${hashUtilEncode(m.topic)}/near/${m.id}`;
+    return channelMessageUrl(svc.config.externalUrl, stream, m.topic, m.id);
   }
-  const ids = [...((await dmParticipants(db, [m])).get(m.id) ?? [])].sort((a, b) => a - b);
-  return `${base}/#narrow/dm/${ids.join(',')}-${ids.length >= 3 ? 'group' : 'dm'}/near/${m.id}`;
+  return dmMessageUrl(svc.config.externalUrl, (await dmParticipants(db, [m])).get(m.id) ?? [], m.id);
 }
 
 /** Zulip's get_reminder_formatted_content. */
@@ -73,7 +71,7 @@ async function reminderContent(svc: Services, db: Tx, m: MessageRow, note: strin
   let content: string;
   if (m.recipient_type === RECIPIENT.STREAM) {
     const stream = (await streamById(db, svc.realmId, m.recipient_id))!;
-    const link = `#**${stream.name}>${m.topic}@${m.id}**`;
+    const link = messageLinkSyntax(stream, m.topic, m.id);
     content = note ? `You requested a reminder for ${link}. Note:\n > ${note}` : `You requested a reminder for ${link}.`;
   } else {
     content = note ? `You requested a reminder for the following direct message. Note:\n > ${note}` : 'You requested a reminder for the following direct message.';

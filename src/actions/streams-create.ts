@@ -12,6 +12,7 @@ import type { Tx } from '../store/db.ts';
 import { transaction } from '../store/db.ts';
 import { badRequest, requireOwner } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
+import { channelLinkSyntax } from '../lib/message-url.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { realmById } from '../store/realm.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
@@ -121,7 +122,7 @@ export async function announceNewChannels(svc: Services, creator: UserRow, strea
   const bot = await notificationBot(svc);
   // Private channels are not announced (their names are not public).
   for (const s of streams.filter((x) => !x.invite_only)) {
-    const link = `#**${s.name}**`;
+    const link = channelLinkSyntax(s);
     try {
       await sendMessage(svc, bot, {
         type: 'stream',

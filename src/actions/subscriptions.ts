@@ -10,6 +10,7 @@ import type { Services } from '../services.ts';
 import { transaction, type Tx } from '../store/db.ts';
 import { badRequest } from '../lib/errors.ts';
 import { nowSeconds } from '../lib/util.ts';
+import { channelLinkSyntax } from '../lib/message-url.ts';
 import { realmById } from '../store/realm.ts';
 import { ROLE, type UserRow } from '../store/users.ts';
 import {
@@ -254,22 +255,22 @@ export const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100;
  */
 async function sendNewSubscriptionMessages(svc: Services, actor: UserRow, added: Array<[UserRow, StreamRow]>, created: StreamRow[]): Promise<void> {
   const createdIds = new Set(created.map((s) => s.id));
-  const perUser = new Map<number, { user: UserRow; names: string[] }>();
+  const perUser = new Map<number, { user: UserRow; streams: StreamRow[] }>();
   for (const [u, s] of added) {
     if (u.id === actor.id || u.is_bot || createdIds.has(s.id)) continue;
-    const entry = perUser.get(u.id) ?? { user: u, names: [] };
-    entry.names.push(s.name);
+    const entry = perUser.get(u.id) ?? { user: u, streams: [] };
+    entry.streams.push(s);
     perUser.set(u.id, entry);
   }
   if (!perUser.size) return;
   const bot = await notificationBot(svc);
   const actorMention = `@**${actor.full_name}|${actor.id}**`;
-  for (const { user, names } of perUser.values()) {
-    const sorted = [...names].sort();
+  for (const { user, streams } of perUser.values()) {
+    const sorted = [...streams].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const content =
       sorted.length === 1
-        ? `${actorMention} subscribed you to the channel #**${sorted[0]}**.`
-        : `${actorMention} subscribed you to the following channels:\n\n${sorted.map((n) => `* #**${n}**\n`).join('')}`;
+        ? `${actorMention} subscribed you to the channel ${channelLinkSyntax(sorted[0]!)}.`
+        : `${actorMention} subscribed you to the following channels:\n\n${sorted.map((s) => `* ${channelLinkSyntax(s)}\n`).join('')}`;
     try {
       await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([user.id]), topic: undefined, content, clientName: 'Internal', readBySender: true });
     } catch (err) {
