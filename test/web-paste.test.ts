@@ -89,6 +89,10 @@ await browserTests('the web client in Chromium: pasting', (newContext) => {
       assert.equal(await box.inputValue(), '#**general>plans** ');
       await paste(page, 'Message', { 'text/plain': `${realmUrl}/#narrow/channel/${general}-general/topic/plans/near/${sent.id}` });
       assert.equal(await box.inputValue(), `#**general>plans** #**general>plans@${sent.id}** `);
+      // A topic whose name the syntax cannot hold: Zulip's Markdown link to it.
+      await box.fill('');
+      await paste(page, 'Message', { 'text/plain': `${realmUrl}/#narrow/channel/${general}-general/topic/a.20.60b.60/near/${sent.id}` });
+      assert.equal(await box.inputValue(), `[#general > a &#96;b&#96; @ \u{1F4AC}](#narrow/channel/${general}-general/topic/a.20.60b.60/near/${sent.id}) `);
       // Another server's link, and a search link, stay as they are (the browser pastes them).
       assert.equal(await paste(page, 'Message', { 'text/plain': `https://elsewhere.example/#narrow/channel/${general}-general/topic/plans` }), false);
       assert.equal(await paste(page, 'Message', { 'text/plain': `${realmUrl}/#narrow/search/plans` }), false);

@@ -74,9 +74,11 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await eventually(async () => (await shown(page)).length === 1, 'everyone suggested');
       assert.match((await shown(page))[0]!, /^everyone /);
       await box.press('Enter');
-      // A channel, and an emoji from the server's data, and a custom one.
+      // A channel (picked, it goes on to its topics, a link to the channel itself first), and an emoji from the server's data, and a custom one.
       await box.pressSequentially('see #garde');
       await eventually(async () => (await shown(page)).length === 1, 'a channel suggested');
+      await box.press('Enter');
+      await eventually(async () => (await box.inputValue()).endsWith('see #**gardening>') && (await shown(page))[0] === '#gardening (link to channel)', 'its topics offered');
       await box.press('Enter');
       await box.pressSequentially(':octop');
       await eventually(async () => (await shown(page)).some((s) => s.startsWith(':octopus:')), 'an emoji suggested');
@@ -150,6 +152,77 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await row.getByRole('link', { name: '#gardening > plans' }).waitFor();
       await row.getByRole('link', { name: '#gardening > harvest' }).waitFor();
       assert.equal(await row.getByRole('link', { name: '#gardening', exact: true }).count(), 2);
+      await ctx.close();
+    }));
+
+  test('links to channels and topics whose names the #** syntax cannot hold are Markdown links; #> offers the topics of the channel written to; > after a channel link goes back into it; a channel without topics is linked at once', () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'R&D' }, { name: 'lounge' }]) }));
+      const rd = await streamIdOf(owner, 'R&D');
+      const general = await streamIdOf(owner, 'general');
+      const lounge = await streamIdOf(owner, 'lounge');
+      assertSuccess(await owner.patch(`/streams/${lounge}`, { topics_policy: 'empty_topic_only' }));
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'R&D', topic: 'plain', content: 'a topic' }));
+      assertSuccess(await owner.post('/messages', { type: 'stream', to: 'general', topic: 'x*y', content: 'a topic with a star' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('links');
+      const box = page.getByLabel('Message', { exact: true });
+
+      // R&D: its link is Zulip's Markdown link, then its topics.
+      await box.pressSequentially('one #R&');
+      await eventually(async () => (await shown(page))[0] === 'R&D ', 'the channel suggested');
+      await box.press('Enter');
+      const rdLink = `[#R&amp;D](#narrow/channel/${rd}-R.26D)`;
+      await eventually(async () => (await box.inputValue()) === `one ${rdLink}>` && (await shown(page))[0] === '#R&D (link to channel)', 'its topics offered');
+      await box.pressSequentially('pla');
+      await eventually(async () => (await shown(page)).join('|') === 'pla New|plain ', 'narrowed');
+      await box.press('ArrowDown');
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), `one [#R&amp;D > plain](#narrow/channel/${rd}-R.26D/topic/plain) `);
+      // Escape there: the channel's link kept, the words after it.
+      await box.pressSequentially('two #R&');
+      await eventually(async () => (await shown(page))[0] === 'R&D ', 'the channel suggested again');
+      await box.press('>');
+      await box.pressSequentially('some words');
+      await eventually(async () => (await shown(page))[0] === 'some words New', 'the words offered as a topic');
+      await box.press('Escape');
+      await eventually(async () => (await box.inputValue()).endsWith(`two ${rdLink} some words`), 'the link closed');
+
+      // #>: the topics of general, where the message goes; a topic with a star, as a Markdown link.
+      await box.pressSequentially(' three #>');
+      await eventually(async () => (await shown(page))[0] === '#general (link to channel)', "general's topics offered");
+      await box.pressSequentially('x');
+      await eventually(async () => (await shown(page)).join('|') === 'x New|x*y ', 'narrowed to the starred topic');
+      await box.press('ArrowDown');
+      await box.press('Enter');
+      assert.ok((await box.inputValue()).endsWith(`three [#general > x&#42;y](#narrow/channel/${general}-general/topic/x*y) `));
+
+      // > typed after a finished channel link: back into it, for a topic.
+      await box.pressSequentially('four #**general** >');
+      await eventually(async () => (await box.inputValue()).endsWith('four #**general>') && (await shown(page))[0] === '#general (link to channel)', 'back into the link');
+      await box.press('Enter');
+      assert.ok((await box.inputValue()).endsWith('four #**general** '));
+
+      // A channel with only general chat: linked at once (> still goes on to its topics).
+      await box.pressSequentially('five #loun');
+      await eventually(async () => (await shown(page))[0] === 'lounge ', 'the channel suggested');
+      await box.press('Enter');
+      assert.ok((await box.inputValue()).endsWith('five #**lounge** '));
+      await box.press('Enter');
+
+      // Sent: each renders as a link named as Zulip names it.
+      const row = messageRow(page, 'one');
+      await row.getByRole('link', { name: '#R&D > plain' }).waitFor();
+      assert.equal(await row.getByRole('link', { name: '#R&D', exact: true }).count(), 1);
+      await row.getByRole('link', { name: '#general > x*y' }).waitFor();
+      assert.equal(await row.getByRole('link', { name: '#general', exact: true }).count(), 1);
+      assert.equal(await row.getByRole('link', { name: '#lounge', exact: true }).count(), 1);
+      // The Markdown link goes to the topic.
+      await row.getByRole('link', { name: '#R&D > plain' }).click();
+      await eventually(async () => decodeURIComponent(new URL(page.url()).hash).startsWith(`#narrow/channel/${rd}-R.26D/topic/plain`), 'the topic shown');
       await ctx.close();
     }));
 
@@ -428,6 +501,9 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       const privateWarning = page.locator('.compose-banner.warning', { hasText: 'is a private channel.' });
       await privateWarning.waitFor();
       assert.equal((await privateWarning.locator('span').textContent())!.trim(), 'Warning: #secret is a private channel.');
+      // (Its topics offered now: the link to the channel itself, then send.)
+      await eventually(async () => (await shown(page))[0] === '#secret (link to channel)', 'its topics offered');
+      await box.press('Enter');
       await box.press('Enter');
       await messageRow(page, 'Hi @').waitFor();
       await privateWarning.waitFor({ state: 'detached' });

@@ -262,9 +262,11 @@ function matchTerm(t: Term, msg: LocalMessage, ctx: MatchContext): boolean | nul
   }
 }
 
-/** Zulip's encoding of a part of a narrow link: percent-encoding with `.` for `%` (and `.2E` for `.`). */
+/** Zulip's encoding of a part of a narrow link (encodeHashComponent): percent-encoding with `.` for `%` (`.28`, `.29` and `.2E` for `(`, `)` and `.`). */
 function encodeHashPart(s: string): string {
-  return encodeURIComponent(s).replace(/\./g, '%2E').replace(/%/g, '.');
+  return encodeURIComponent(s)
+    .replace(/[().]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+    .replace(/%/g, '.');
 }
 
 function decodeHashPart(s: string): string {

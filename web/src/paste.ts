@@ -13,7 +13,7 @@
  * - a URL pasted over selected text makes a link of it, `[text](url)`;
  * - a link to a channel or topic of this organization becomes Zulip's
  *   channel or topic link syntax, `#**channel>topic**` (`@<id>` for a
- *   message);
+ *   message; Zulip's Markdown link where a name would break it);
  * - inside a code block, and for plain text (Ctrl+Shift+V), the text is
  *   pasted as it is;
  * - a long paste (2,000 characters or more) is offered as a file instead,
@@ -26,6 +26,7 @@
  */
 import { model } from './model.ts';
 import { hashToNarrow } from './narrow.ts';
+import { channelLinkSyntax, messageLinkSyntax, topicLinkSyntax } from './link-syntax.ts';
 
 /** Zulip's is-url test: a scheme, `//`, and no spaces. */
 const isUrl = (s: string): boolean => /^[a-z][a-z\d+.-]*:\/\/\S+$/i.test(s);
@@ -36,16 +37,13 @@ function insideCodeBlock(text: string, caret: number): boolean {
   return fences % 2 === 1;
 }
 
-/** Names that would break `#**…**` link syntax (Zulip's will_produce_broken_stream_topic_link). */
-const breaksLinkSyntax = (s: string): boolean => ['`', '>', '*', '&', '$$'].some((c) => s.includes(c));
-
 /**
  * A link to a channel, a topic or a message in a topic of this organization,
  * as Zulip's link syntax (`#**channel**`, `#**channel>topic**`,
- * `#**channel>topic@id**`); null for anything else, or where the syntax
- * would break on the names (then the URL stays as it is).
+ * `#**channel>topic@id**`, or Zulip's Markdown link where a name would
+ * break that syntax); null for anything else.
  */
-export function channelLinkSyntax(text: string): string | null {
+export function pastedLinkSyntax(text: string): string | null {
   let url: URL;
   try {
     url = new URL(text);
@@ -64,8 +62,8 @@ export function channelLinkSyntax(text: string): string | null {
   const topic = rest[0]?.operator === 'topic' ? String(rest.shift()!.operand) : undefined;
   const at = rest[0] && (rest[0].operator === 'near' || rest[0].operator === 'with') && topic !== undefined ? Number(rest.shift()!.operand) : undefined;
   if (rest.length) return null;
-  if (breaksLinkSyntax(stream.name) || (topic !== undefined && breaksLinkSyntax(topic))) return null;
-  return `#**${stream.name}${topic !== undefined ? `>${topic}` : ''}${at !== undefined ? `@${at}` : ''}**`;
+  if (topic === undefined) return channelLinkSyntax(stream);
+  return at === undefined ? topicLinkSyntax(stream, topic) : messageLinkSyntax(stream, topic, at);
 }
 
 /** Zulip's sizes: from this many characters a paste may go in as a file instead… */
@@ -139,7 +137,7 @@ export function pasteText(ev: ClipboardEvent, el: HTMLTextAreaElement, onLong?: 
       insert(el, `[${selected}](${trimmed})`);
       return true;
     }
-    const syntax = inCode ? null : channelLinkSyntax(trimmed);
+    const syntax = inCode ? null : pastedLinkSyntax(trimmed);
     if (syntax) {
       ev.preventDefault();
       insert(el, `${syntax} `);

@@ -594,7 +594,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
     },
     onPicked: () => textRef.current?.focus(),
   });
-  const suggest = useSuggestions({ id: 'compose-suggestions', text: content, setText: setContent, textRef, inChannel: mode === 'stream', enabled: preview === null, commands: true, onPicked: (c) => void (c.streamId !== undefined ? warnIfPrivateLinked(c.streamId) : c.groupId !== undefined ? warnIfGroupOutside(c.groupId) : warnIfNotSubscribed(c.userId)) });
+  const suggest = useSuggestions({ id: 'compose-suggestions', text: content, setText: setContent, textRef, inChannel: mode === 'stream', channelId: mode === 'stream' ? effectiveStream : undefined, enabled: preview === null, commands: true, onPicked: (c) => void (c.streamId !== undefined ? warnIfPrivateLinked(c.streamId) : c.groupId !== undefined ? warnIfGroupOutside(c.groupId) : warnIfNotSubscribed(c.userId)) });
 
   /** Zulip's warning when none of a user group's members (at any depth) is subscribed to the channel. */
   async function warnIfGroupOutside(groupId: number): Promise<void> {

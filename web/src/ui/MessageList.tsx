@@ -859,6 +859,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onSta
               error={editing.error}
               saving={!!editing.saving}
               inChannel={m.type === 'stream'}
+              channelId={m.stream_id}
               onUpdate={(change) => setEditing((e) => e && { ...e, text: change(e.text) })}
               onError={(error) => setEditing((e) => e && { ...e, error })}
               onSave={() => void saveEdit()}
@@ -1199,15 +1200,17 @@ function EditBox(props: {
   error?: string;
   saving: boolean;
   inChannel: boolean;
+  /** The message's channel (the topics `#>` offers). */
+  channelId?: number;
   onUpdate(change: (text: string) => string): void;
   onError(message: string): void;
   onSave(): void;
   onCancel(): void;
 }) {
-  const { text, error, saving, inChannel, onUpdate, onError, onCancel } = props;
+  const { text, error, saving, inChannel, channelId, onUpdate, onError, onCancel } = props;
   const ref = useRef<HTMLTextAreaElement>(null);
   const onText = (t: string) => onUpdate(() => t);
-  const suggest = useSuggestions({ id: 'edit-suggestions', text, setText: onText, textRef: ref, inChannel });
+  const suggest = useSuggestions({ id: 'edit-suggestions', text, setText: onText, textRef: ref, inChannel, channelId });
   const uploads = useUploads({ update: onUpdate, onError, focus: () => ref.current?.focus() });
   const save = () => (uploads.count ? onError('Wait until the upload is done: its link goes in the message.') : props.onSave());
   /** The text rendered by the server (POST /messages/render) while previewing, else null. */

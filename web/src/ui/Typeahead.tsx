@@ -1,22 +1,30 @@
 /**
  * The compose box's suggestions, as Zulip's web app offers them while one
  * types: `@` people, user groups and wildcard mentions (`@_` for silent
- * ones), `#` channels (and, after `#**channel>`, its topics), `:` emoji, and in the compose box `/` commands at
+ * ones), `#` channels and then their topics, `:` emoji, and in the compose box `/` commands at
  * the start of a message (`/me`, `/poll`, `/todo`). Picking one puts Zulip's
  * Markdown for it in place of what was typed: `@**Full Name**` (with `|id`
  * when another active user has the same name), `@*group*`, `@**all**`,
- * `#**channel**`, `#**channel>topic**`, `:emoji_name:`, `/poll`.
+ * `:emoji_name:`, `/poll`. A channel picked (or `>` on it) goes on to its
+ * topics, `#**channel>`, with a link to the channel itself first:
+ * `#**channel**` or `#**channel>topic**` (Zulip's Markdown link where a name
+ * would break that syntax, `link-syntax.ts`). `#>` offers the topics of
+ * the channel being written to, and `>` typed after a channel link goes
+ * back into it for a topic.
  */
 import type { RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { model } from '../model.ts';
 import { emojiChar } from '../util.ts';
+import { breaksLinkSyntax, channelLinkSyntax, fallbackLink, topicLinkSyntax, unescapeLinkName } from '../link-syntax.ts';
 
 /** What is being typed at the caret that suggestions complete. */
 export interface Trigger {
   kind: 'mention' | 'channel' | 'topic' | 'emoji' | 'command';
-  /** A topic link's channel, as typed (`#**channel>`). */
+  /** A topic link's channel, by name (`#**channel>`, `[#channel](…)>`), or undefined for the channel being written to (`#>`). */
   channel?: string;
+  /** A topic link's channel part as typed, up to its `>` (`#**channel`, `[#channel](#narrow/…)`, `#`). */
+  link?: string;
   /** Where the typed token starts (its `@`, `#`, `:` or `/`). */
   start: number;
   /** What follows the token's prefix, as typed. */
@@ -51,6 +59,12 @@ const CHANNEL = /(?:^|[\s([{"'>])#\*{0,2}([^\s#*>][^\n#*>]{0,49})$/;
 const EMOJI = /(?:^|[\s([{"'>]):([a-z0-9_+-]{2,50})$/i;
 /** A topic link being typed: `#**channel>` and the topic so far (Zulip's stream_topic_regex). */
 const TOPIC_LINK = /#\*\*([^*>\n]+)>([^*\n]*)$/;
+/** `#>` and the topic so far: a topic of the channel being written to (Zulip's shortcut_regex). */
+const TOPIC_LINK_HERE = /#>([^*\n]*)$/;
+/** A channel's Markdown link (a name the syntax cannot hold), `>` and the topic so far (Zulip's fallback_stream_topic_regex). */
+const TOPIC_LINK_FALLBACK = /\[#([^*>\n]+)\]\(#[^)\s]*\)>([^*\n]*)$/;
+/** `>` typed after a finished channel link, with a space or not (Zulip's topic_jump): the part that becomes the topic link's `>`. */
+const JUMP_INTO_LINK = /#\*\*[^*>\n]+(\*\*\s?>)$|\[#[^*>\n]+\]\(#[^)\s]*\)(\s>)$/;
 /** A command: only what starts the message. */
 const COMMAND = /^\/([a-z]*)$/;
 
@@ -71,15 +85,33 @@ export function triggerAt(text: string, caret: number, commands = false): Trigge
   const command = commands ? COMMAND.exec(before) : null;
   if (command) return { kind: 'command', start: 0, query: command[1]!, silent: false };
   const found: Trigger[] = [];
-  const topic = TOPIC_LINK.exec(before);
-  if (topic) return { kind: 'topic', start: topic.index, query: topic[2]!, channel: topic[1]!, silent: false };
   let m = MENTION.exec(before);
   if (m) found.push({ kind: 'mention', start: before.lastIndexOf('@'), query: m[2] ?? '', silent: m[1] === '_' });
-  m = CHANNEL.exec(before);
-  if (m) found.push({ kind: 'channel', start: before.lastIndexOf('#'), query: m[1]!, silent: false });
   m = EMOJI.exec(before);
   if (m) found.push({ kind: 'emoji', start: before.lastIndexOf(':'), query: m[1]!, silent: false });
-  return found.reduce<Trigger | null>((last, t) => (!last || t.start > last.start ? t : last), null);
+  // A topic link, unless a mention or an emoji is being typed in it; none while a space follows its `>` (as Zulip's).
+  const last = found.reduce<Trigger | null>((l, t) => (!l || t.start > l.start ? t : l), null);
+  const topic = topicLinkAt(before);
+  if (topic && (!last || last.start < topic.start)) return topic.query.startsWith(' ') ? null : topic;
+  m = CHANNEL.exec(before);
+  if (m) found.push({ kind: 'channel', start: before.lastIndexOf('#'), query: m[1]!, silent: false });
+  return found.reduce<Trigger | null>((l, t) => (!l || t.start > l.start ? t : l), null);
+}
+
+/** The topic link being typed at the end of `before`, of any of its three forms. */
+function topicLinkAt(before: string): Trigger | null {
+  let m = TOPIC_LINK.exec(before);
+  if (m) return { kind: 'topic', start: m.index, query: m[2]!, channel: m[1]!, link: `#**${m[1]!}`, silent: false };
+  m = TOPIC_LINK_HERE.exec(before);
+  if (m) return { kind: 'topic', start: m.index, query: m[1]!, link: '#', silent: false };
+  m = TOPIC_LINK_FALLBACK.exec(before);
+  if (m) return { kind: 'topic', start: m.index, query: m[2]!, channel: unescapeLinkName(m[1]!), link: m[0].slice(0, m[0].length - m[2]!.length - 1), silent: false };
+  return null;
+}
+
+/** A channel link being opened for a topic: `#**channel>`, or its Markdown link and `>` (Zulip's, where the name would break the syntax). */
+function topicLinkStart(channel: { stream_id: number; name: string }): string {
+  return breaksLinkSyntax(channel.name) ? `${fallbackLink(channel)}>` : `#**${channel.name}>`;
 }
 
 /**
@@ -134,7 +166,7 @@ function mentionChoices(t: Trigger, inChannel: boolean): Choice[] {
 }
 
 function channelChoices(t: Trigger): Choice[] {
-  return best([...model.streams.values()], t.query, (s) => [s.name], (s) => s.name).map((s): Choice => ({ label: s.name, detail: model.subs.has(s.stream_id) ? '' : 'Not subscribed', insert: `#**${s.name}**`, streamId: s.stream_id }));
+  return best([...model.streams.values()], t.query, (s) => [s.name], (s) => s.name).map((s): Choice => ({ label: s.name, detail: model.subs.has(s.stream_id) ? '' : 'Not subscribed', insert: channelLinkSyntax(s), streamId: s.stream_id }));
 }
 
 /**
@@ -143,14 +175,14 @@ function channelChoices(t: Trigger): Choice[] {
  * typed first as a new topic when no topic has that name; with nothing typed
  * yet, a link to the channel itself first.
  */
-function topicLinkChoices(t: Trigger): Choice[] {
-  const channel = [...model.streams.values()].find((s) => s.name.toLowerCase() === t.channel!.toLowerCase());
+function topicLinkChoices(t: Trigger, channelId: number | undefined): Choice[] {
+  const channel = t.channel === undefined ? model.streams.get(channelId ?? -1) : [...model.streams.values()].find((s) => s.name.toLowerCase() === t.channel!.toLowerCase());
   if (!channel) return [];
   void model.ensureTopics(channel.stream_id);
   const topics = (model.topics.get(channel.stream_id) ?? []).map((x) => x.name);
-  const link = (topic: string) => `#**${channel.name}>${topic}**`;
+  const link = (topic: string) => topicLinkSyntax(channel, topic);
   if (!t.query) {
-    const toChannel: Choice = { label: `#${channel.name}`, detail: '(link to channel)', insert: `#**${channel.name}**`, streamId: channel.stream_id };
+    const toChannel: Choice = { label: `#${channel.name}`, detail: '(link to channel)', insert: channelLinkSyntax(channel) };
     return [toChannel, ...topics.slice(0, SHOWN - 1).map((topic): Choice => ({ label: topic === '' ? model.generalChatName() : topic, detail: '', insert: link(topic) }))];
   }
   const matched = topicChoices(topics, t.query, true);
@@ -194,11 +226,11 @@ function commandChoices(t: Trigger): Choice[] {
   return COMMANDS.filter(([name]) => name.startsWith(t.query)).map(([name, detail]): Choice => ({ label: `/${name}`, detail, insert: `/${name}` }));
 }
 
-/** The suggestions for a trigger, best first. */
-export function choicesFor(t: Trigger, inChannel: boolean): Choice[] {
+/** The suggestions for a trigger, best first; `channelId`, the channel being written to, if any. */
+export function choicesFor(t: Trigger, inChannel: boolean, channelId?: number): Choice[] {
   if (t.kind === 'mention') return mentionChoices(t, inChannel);
   if (t.kind === 'channel') return channelChoices(t);
-  if (t.kind === 'topic') return topicLinkChoices(t);
+  if (t.kind === 'topic') return topicLinkChoices(t, channelId);
   if (t.kind === 'command') return commandChoices(t);
   return emojiChoices(t);
 }
@@ -237,12 +269,14 @@ export function useSuggestions(opts: {
   setText(text: string): void;
   textRef: RefObject<HTMLTextAreaElement | null>;
   inChannel: boolean;
+  /** The channel being written to (the topics `#>` offers). */
+  channelId?: number;
   enabled?: boolean;
   commands?: boolean;
   /** Told of each suggestion picked. */
   onPicked?(c: Choice): void;
 }) {
-  const { id, text, setText, textRef, inChannel, enabled = true, commands = false, onPicked } = opts;
+  const { id, text, setText, textRef, inChannel, channelId, enabled = true, commands = false, onPicked } = opts;
   /** Where the caret is in the text (what the suggestions complete). */
   const [caret, setCaret] = useState(0);
   /** The highlighted suggestion, for the token typed so far (a new token starts at the first). */
@@ -261,19 +295,43 @@ export function useSuggestions(opts: {
   });
 
   const trigger = enabled ? triggerAt(text, caret, commands) : null;
-  const choices = trigger && trigger.start !== dismissed ? choicesFor(trigger, inChannel) : [];
+  const choices = trigger && trigger.start !== dismissed ? choicesFor(trigger, inChannel, channelId) : [];
   const triggerKey = trigger ? `${trigger.start}:${trigger.query}` : '';
   const activeIndex = active.key === triggerKey ? Math.min(active.index, choices.length - 1) : 0;
 
+  /** Replaces the text from `start` to the caret with `s`, the caret after it. */
+  const replaceToCaret = (start: number, s: string) => {
+    caretAfterPick.current = start + s.length;
+    setText(text.slice(0, start) + s + text.slice(caret));
+    setCaret(caretAfterPick.current);
+  };
   const follow = (el: HTMLTextAreaElement) => {
+    const before = el.value.slice(0, el.selectionStart);
+    const jump = el.value.length === text.length + 1 ? JUMP_INTO_LINK.exec(before) : null;
+    if (jump) {
+      // `>` typed after a channel link: back into the link, for a topic (Zulip's topic_jump).
+      const opened = before.slice(0, before.length - (jump[1] ?? jump[2])!.length) + '>';
+      caretAfterPick.current = opened.length;
+      setText(opened + el.value.slice(el.selectionStart));
+      setCaret(opened.length);
+      return;
+    }
     setCaret(el.selectionStart);
     const t = triggerAt(el.value, el.selectionStart, commands);
     if (!t) setDismissed(null);
     else if (t.kind === 'emoji') loadEmojiNames(() => setEmojiLoaded(true));
   };
+  /** Goes on from a channel suggestion to its topics (`#**channel>`), as Zulip's. */
+  const openTopics = (channel: { stream_id: number; name: string }, choice: Choice) => {
+    replaceToCaret(trigger!.start, topicLinkStart(channel));
+    onPicked?.(choice);
+  };
   const pick = (i: number) => {
     const choice = choices[i];
     if (!trigger || !choice) return;
+    const channel = trigger.kind === 'channel' ? model.streams.get(choice.streamId ?? -1) : undefined;
+    // A channel where only general chat is allowed is linked at once (it has no topics to choose).
+    if (channel && model.topicsPolicy(channel.stream_id) !== 'empty_topic_only') return openTopics(channel, choice);
     const r = applyChoice(text, caret, trigger, choice);
     caretAfterPick.current = r.caret;
     setText(r.text);
@@ -296,21 +354,13 @@ export function useSuggestions(opts: {
     if (!choices.length || e.isComposing) return false;
     const move = e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : 0;
     const channel = trigger?.kind === 'channel' ? model.streams.get(choices[activeIndex]?.streamId ?? -1) : undefined;
-    if (e.key === '>' && channel) {
-      // As Zulip's: `>` on a channel goes on to a link to one of its topics.
-      const start = `#**${channel.name}>`;
-      caretAfterPick.current = trigger!.start + start.length;
-      setText(text.slice(0, trigger!.start) + start + text.slice(caret));
-      setCaret(caretAfterPick.current);
-    } else if (move) setActive({ key: triggerKey, index: (activeIndex + move + choices.length) % choices.length });
+    if (e.key === '>' && channel) openTopics(channel, choices[activeIndex]!);
+    else if (move) setActive({ key: triggerKey, index: (activeIndex + move + choices.length) % choices.length });
     else if ((e.key === 'Enter' && !e.shiftKey) || e.key === 'Tab') pick(activeIndex);
-    else if (e.key === 'Escape' && trigger!.kind === 'topic') {
+    else if (e.key === 'Escape' && trigger!.kind === 'topic' && trigger!.channel !== undefined) {
       // As Zulip's: the channel link closed, what was typed after it left as words.
       e.stopPropagation();
-      const start = `#**${trigger!.channel}** ${trigger!.query}`;
-      caretAfterPick.current = trigger!.start + start.length;
-      setText(text.slice(0, trigger!.start) + start + text.slice(caret));
-      setCaret(caretAfterPick.current);
+      replaceToCaret(trigger!.start, `${trigger!.link}${trigger!.link!.startsWith('[') ? '' : '**'} ${trigger!.query}`);
     } else if (e.key === 'Escape') {
       e.stopPropagation();
       setDismissed(trigger!.start);
