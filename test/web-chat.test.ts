@@ -62,7 +62,7 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       const bobRow = messageRow(b, 'Hello from the owner');
       await bobRow.hover();
       await bobRow.getByRole('button', { name: 'Add reaction' }).click();
-      await b.getByRole('dialog', { name: 'Choose an emoji' }).getByRole('button', { name: 'tada' }).click();
+      await b.getByRole('dialog', { name: 'Choose an emoji' }).getByRole('region', { name: 'Popular' }).getByRole('button', { name: 'tada' }).click();
       const ownerRow = messageRow(a, 'Hello from the owner');
       await ownerRow.getByRole('button', { name: 'tada reaction, 1' }).waitFor();
       await ownerRow.getByRole('button', { name: 'tada reaction, 1' }).click();

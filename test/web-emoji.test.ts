@@ -7,14 +7,15 @@
  * when the owner lets members add emoji; refusals the page did not expect
  * (changes it has not heard of yet) show the server's reason. Emoji picked
  * by name go into the compose box where the caret is, and into one's status
- * (shown in People), which can be cleared. Skipped (with one line saying why)
+ * (shown in People), which can be cleared. The picker's sections, tabs,
+ * keys and marks, as Zulip's. Skipped (with one line saying why)
  * where Chromium is not installed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { assertSuccess, OWNER_PASSWORD, settingsAtServer, type Account, type Client } from './helpers.ts';
-import { browserTests, channelLink, eventGate, PNG, postPng, eventually, loginPage, PASSWORD, withWebServer, openSettings } from './web-browser.ts';
+import { assertSuccess, OWNER_EMAIL, OWNER_PASSWORD, settingsAtServer, type Account, type Client } from './helpers.ts';
+import { browserTests, channelLink, eventGate, PNG, postPng, eventually, loginPage, messageRow, PASSWORD, withWebServer, openSettings } from './web-browser.ts';
 
 /** The custom emoji called `name` as the server has it (deactivated ones included), or undefined. */
 async function emojiAtServer(api: Client, name: string): Promise<Record<string, any> | undefined> {
@@ -263,5 +264,69 @@ await browserTests('the web client in Chromium: custom emoji', (newContext) => {
       await eventually(async () => (await content.innerText()).trim() === 'Smiling :smile: with :parley_dot:', 'names in the message');
       assert.equal(await content.locator('img').count(), 0);
       await row.locator('.reactions').getByText(':tada:').waitFor();
+    }));
+  test("the emoji picker, as Zulip's: Popular, the Unicode categories and Custom under tabs that scroll to them; the emoji under the pointer named below; the arrows move among them; one's own reactions marked, and picking one takes it back", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      await uploadThroughApi(t.url, t.owner, 'team_logo');
+      const { id } = assertSuccess(await owner.post('/messages', { type: 'stream', to: 'general', topic: 'picker', content: 'pick for me' }));
+      const page = await loginPage(await newContext(), t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      const row = messageRow(page, 'pick for me');
+      const picker = page.getByRole('dialog', { name: 'Choose an emoji' });
+      const open = async () => {
+        await row.hover();
+        await row.getByRole('button', { name: 'Add reaction' }).click();
+        await picker.waitFor();
+      };
+      await open();
+      const tabs = picker.getByRole('group', { name: 'Emoji categories' }).getByRole('button');
+      const SECTIONS = ['Popular', 'Smileys & Emotion', 'People & Body', 'Animals & Nature', 'Food & Drink', 'Activities', 'Travel & Places', 'Objects', 'Symbols', 'Flags', 'Custom'];
+      await eventually(async () => (await tabs.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')))).join('|') === SECTIONS.join('|'), "Zulip's sections");
+      const section = (name: string) => picker.getByRole('region', { name, exact: true });
+      assert.deepEqual(await section('Popular').getByRole('button').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))), ['+1', 'tada', 'smile', 'heart', 'working_on_it', 'octopus']);
+      // Each category in Unicode's order; the custom emoji last.
+      assert.deepEqual(await section('Smileys & Emotion').getByRole('button').evaluateAll((els) => els.slice(0, 3).map((e) => e.getAttribute('aria-label'))), ['grinning', 'smiley', 'big_smile']);
+      assert.equal(await section('Animals & Nature').getByRole('button', { name: 'giraffe', exact: true }).count(), 1);
+      assert.deepEqual(await section('Custom').getByRole('button').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))), ['team_logo']);
+      assert.equal(await section('Flags').getByRole('button').count() > 250, true);
+      // A tab scrolls to its section and is marked; scrolling marks the section at the top.
+      assert.equal(await tabs.first().getAttribute('aria-current'), 'true');
+      await picker.getByRole('button', { name: 'Food & Drink' }).click();
+      const list = picker.locator('.emoji-sections');
+      await eventually(async () => Math.abs((await section('Food & Drink').evaluate((el) => el.getBoundingClientRect().top)) - (await list.evaluate((el) => el.getBoundingClientRect().top))) < 2, 'the section at the top');
+      assert.equal(await picker.getByRole('button', { name: 'Food & Drink' }).getAttribute('aria-current'), 'true');
+      await list.evaluate((el) => (el.scrollTop = 0));
+      await eventually(async () => (await tabs.first().getAttribute('aria-current')) === 'true', 'Popular marked again');
+      // The pointer on an emoji: its name below, as words.
+      await section('Popular').getByRole('button', { name: 'working_on_it' }).hover();
+      assert.equal((await picker.locator('.emoji-showcase-name').textContent())!.trim(), 'working on it');
+      // The arrows: from the filter to the first emoji, along the row, down to the next row.
+      await picker.getByLabel('Emoji name').press('ArrowDown');
+      assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), '+1');
+      await page.keyboard.press('ArrowRight');
+      assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'tada');
+      assert.equal((await picker.locator('.emoji-showcase-name').textContent())!.trim(), 'tada');
+      await page.keyboard.press('ArrowDown');
+      assert.equal(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label')), 'smiley', 'the one below tada, in the next section');
+      await page.keyboard.press('ArrowUp');
+      await page.keyboard.press('Enter');
+      await row.getByRole('button', { name: 'tada reaction, 1' }).waitFor();
+      // Reopened: tada marked as one's own; picked again, it is taken back.
+      await open();
+      const tada = section('Popular').getByRole('button', { name: 'tada' });
+      await eventually(async () => (await tada.getAttribute('aria-pressed')) === 'true', 'marked as chosen');
+      assert.equal(await section('Popular').getByRole('button', { name: 'smile', exact: true }).getAttribute('aria-pressed'), 'false');
+      await tada.click();
+      await eventually(async () => (assertSuccess(await owner.get(`/messages/${id}`)).message.reactions as unknown[]).length === 0, 'the reaction gone at the server');
+      // A custom emoji from its section, by the mouse.
+      await open();
+      await section('Custom').getByRole('button', { name: 'team_logo' }).click();
+      await row.getByRole('button', { name: 'team_logo reaction, 1' }).waitFor();
+      // Typed: the matching ones only, the sections gone.
+      await open();
+      await picker.getByLabel('Emoji name').fill('giraf');
+      assert.equal(await tabs.count(), 0);
+      assert.deepEqual(await picker.getByRole('group', { name: 'Search results' }).getByRole('button').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))), ['giraffe']);
     }));
 });

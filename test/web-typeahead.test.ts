@@ -346,7 +346,6 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
         await row.hover();
         await row.getByRole('button', { name: 'Add reaction' }).click();
         const picker = page.getByRole('dialog', { name: 'Choose an emoji' });
-        assert.equal(await picker.getByRole('button', { name: 'giraffe', exact: true }).count(), 0, 'not among the popular ones');
         await picker.getByLabel('Emoji name').fill(typed);
         await picker.getByRole('button', { name, exact: true }).click();
       };

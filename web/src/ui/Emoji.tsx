@@ -1,14 +1,14 @@
 /**
  * Emoji in the web client: how one shows (a custom emoji's image, a Unicode
- * emoji's character), and the picker that finds one by name (the popular
- * ones until something is typed; custom ones too), used for reactions, the
- * compose box and one's status.
+ * emoji's character), and the picker, Zulip's: its sections (Popular, the
+ * Unicode categories, Custom) or the emoji whose names match what is typed,
+ * used for reactions, the compose box and one's status.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { model } from '../model.ts';
 import { Popover } from './Dialog.tsx';
-import { findEmoji, loadEmojiNames } from './Typeahead.tsx';
-import { autoFocusOnce, emojiChar, POPULAR_EMOJI, textEmoji } from '../util.ts';
+import { emojiNameOf, findEmoji, loadEmojiNames } from './Typeahead.tsx';
+import { autoFocusOnce, cx, emojiChar, POPULAR_EMOJI, textEmoji } from '../util.ts';
 
 /** The ID of the active custom emoji called `name` ('' if none). */
 function customEmojiId(name: string): string {
@@ -39,36 +39,212 @@ export function PickedEmoji({ emoji: { name, code } }: { emoji: Picked }) {
   return code ? <Emoji code={code} type="unicode_emoji" name={name} /> : <Emoji code={customEmojiId(name)} type="realm_emoji" name={name} />;
 }
 
-/** Finds an emoji by name; `onPick` gets its name and its code ('' for a custom one, or a name typed that matched none). */
-export function EmojiPicker({ onPick, onClose }: { onPick(name: string, code: string): void; onClose(): void }) {
+/** The picker's sections after Popular: Zulip's categories of Unicode emoji (web/src/emoji-catalog.json, loaded with the first picker), then Custom. */
+type Catalog = Array<[category: string, codes: string[]]>;
+let catalog: Catalog | null = null;
+let catalogLoad: Promise<void> | null = null;
+
+/** Loads the categories once; `then` runs when they are in. */
+function loadCatalog(then: () => void): void {
+  if (catalog) return;
+  catalogLoad ??= import('../emoji-catalog.json').then((m) => {
+    catalog = m.default as unknown as Catalog;
+  });
+  void catalogLoad.then(then, () => (catalogLoad = null));
+}
+
+/** Each section's tab: Zulip's icons for them, as characters. */
+const SECTION_ICONS: Record<string, string> = {
+  Popular: '\u2606',
+  'Smileys & Emotion': '\u263a',
+  'People & Body': '\u270c',
+  'Animals & Nature': '\u2618',
+  'Food & Drink': '\u2615',
+  Activities: '\u265f',
+  'Travel & Places': '\u2708',
+  Objects: '\u2602',
+  Symbols: '#',
+  Flags: '\u2691',
+  Custom: '\u2699',
+};
+
+/** The sections, each its emoji as [name, code] ('' for a custom one), the names once fetched. */
+function pickerSections(): Array<[section: string, emoji: Array<[name: string, code: string]>]> {
+  const sections: Array<[string, Array<[string, string]>]> = [['Popular', POPULAR_EMOJI]];
+  for (const [category, codes] of catalog ?? []) {
+    const named = codes.flatMap((code): Array<[string, string]> => {
+      const name = emojiNameOf(code);
+      return name ? [[name, code]] : [];
+    });
+    if (named.length) sections.push([category, named]);
+  }
+  const custom = [...model.realmEmoji.values()].filter((e) => !e.deactivated).map((e): [string, string] => [e.name, '']);
+  if (custom.length) sections.push(['Custom', custom.sort(([a], [b]) => a.localeCompare(b))]);
+  return sections;
+}
+
+/** Moves the focus among the picker's emoji with the arrows: along a row, or to the nearest one in the row above or below. */
+function moveAmong(e: KeyboardEvent, container: HTMLElement): boolean {
+  const buttons = [...container.querySelectorAll<HTMLElement>('.emoji-choice')];
+  const at = buttons.indexOf(document.activeElement as HTMLElement);
+  if (at < 0) return false;
+  const here = buttons[at]!;
+  let next: HTMLElement | undefined;
+  if (e.key === 'ArrowRight') next = buttons[at + 1];
+  else if (e.key === 'ArrowLeft') next = buttons[at - 1];
+  else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+    const down = e.key === 'ArrowDown';
+    const rect = here.getBoundingClientRect();
+    const rows = buttons.map((b) => b.getBoundingClientRect());
+    // The nearest row in that direction, and in it the emoji nearest across.
+    const rowTops = rows.map((r) => r.top).filter((top) => (down ? top > rect.top + 1 : top < rect.top - 1));
+    if (rowTops.length) {
+      const rowTop = down ? Math.min(...rowTops) : Math.max(...rowTops);
+      let best = Infinity;
+      rows.forEach((r, i) => {
+        const off = Math.abs(r.left - rect.left);
+        if (Math.abs(r.top - rowTop) <= 1 && off < best) [best, next] = [off, buttons[i]];
+      });
+    } else if (!down) next = container.querySelector<HTMLElement>('input') ?? undefined;
+  } else return false;
+  e.preventDefault();
+  next?.focus();
+  next?.scrollIntoView({ block: 'nearest' });
+  return true;
+}
+
+/**
+ * Finds an emoji, as Zulip's emoji picker: its sections (Popular, Zulip's
+ * categories of Unicode emoji, Custom) under tabs that scroll to them, or,
+ * once something is typed, the emoji whose names match (custom ones too);
+ * the emoji under the pointer or the focus shown large with its name
+ * below; the arrows move among them. `onPick` gets its name and its code
+ * ('' for a custom one, or a name typed that matched none); `reacted` marks
+ * the ones already chosen (a message's reactions by oneself, which picking
+ * takes back).
+ */
+export function EmojiPicker({ onPick, onClose, reacted }: { onPick(name: string, code: string): void; onClose(): void; reacted?(name: string, code: string): boolean }) {
   const [filter, setFilter] = useState('');
-  const [, setLoaded] = useState(false);
-  useEffect(() => loadEmojiNames(() => setLoaded(true)), []);
+  const [, setLoaded] = useState(0);
+  const [shownEmoji, setShownEmoji] = useState<Picked | null>(null);
+  const [current, setCurrent] = useState('Popular');
+  const scroller = useRef<HTMLDivElement>(null);
+  const inner = useRef<HTMLDivElement>(null);
+  // Where the picker would leave the window (under the top bar, or below the bottom), it opens the other way.
+  useLayoutEffect(() => {
+    const box = inner.current?.parentElement;
+    if (!box) return;
+    const rect = box.getBoundingClientRect();
+    const top = document.querySelector('header.topbar')?.getBoundingClientRect().bottom ?? 0;
+    if (rect.top < top) box.classList.add('opens-down');
+    else if (rect.bottom > window.innerHeight && rect.height < rect.top - top) box.classList.add('opens-up');
+  }, []);
+  useEffect(() => {
+    loadEmojiNames(() => setLoaded((n) => n + 1));
+    loadCatalog(() => setLoaded((n) => n + 1));
+  }, []);
   const query = filter.toLowerCase().replace(/:/g, '').trim();
-  // The popular ones until something is typed; then any emoji by name, custom ones too.
-  const shown = query ? findEmoji(query, 40) : POPULAR_EMOJI;
+  const sections = query ? [] : pickerSections();
+  const results = query ? findEmoji(query, 200) : [];
+  const choice = ([name, code]: [string, string]) => {
+    const chosen = reacted?.(name, code) ?? false;
+    return (
+      <button
+        type="button"
+        key={name}
+        class={cx('emoji-choice', chosen && 'reacted')}
+        title={`:${name}:`}
+        aria-label={name}
+        aria-pressed={reacted ? chosen : undefined}
+        onClick={() => onPick(name, code)}
+        onMouseEnter={() => setShownEmoji({ name, code })}
+        onFocus={() => setShownEmoji({ name, code })}
+      >
+        <PickedEmoji emoji={{ name, code }} />
+      </button>
+    );
+  };
+  /** The tab of the section at the top of the list, as it scrolls. */
+  const follow = () => {
+    const list = scroller.current;
+    if (!list) return;
+    const top = list.getBoundingClientRect().top;
+    let at = 'Popular';
+    for (const el of list.querySelectorAll<HTMLElement>('section[data-section]')) if (el.getBoundingClientRect().top - top <= 8) at = el.dataset.section!;
+    setCurrent(at);
+  };
   return (
     <Popover class="emoji-picker" label="Choose an emoji" onClose={onClose}>
-      <input
-        type="text"
-        aria-label="Emoji name"
-        placeholder="Emoji name, e.g. octopus"
-        value={filter}
-        ref={autoFocusOnce}
-        onInput={(e) => setFilter(e.currentTarget.value)}
+      <div
+        ref={inner}
         onKeyDown={(e) => {
-          if (e.key === 'Enter' && query) {
-            e.preventDefault();
-            onPick(shown[0]?.[0] ?? query, shown[0]?.[1] ?? '');
-          }
+          if (moveAmong(e as unknown as KeyboardEvent, e.currentTarget)) e.stopPropagation();
         }}
-      />
-      <div class="emoji-grid">
-        {shown.map(([name, code]) => (
-          <button type="button" key={name} class="emoji-choice" title={`:${name}:`} aria-label={name} onClick={() => onPick(name, code)}>
-            <PickedEmoji emoji={{ name, code }} />
-          </button>
-        ))}
+      >
+        <input
+          type="text"
+          aria-label="Emoji name"
+          placeholder="Filter"
+          value={filter}
+          ref={autoFocusOnce}
+          onInput={(e) => (setFilter(e.currentTarget.value), setShownEmoji(null))}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && query) {
+              e.preventDefault();
+              onPick(results[0]?.[0] ?? query, results[0]?.[1] ?? '');
+            } else if (e.key === 'ArrowDown') {
+              e.preventDefault();
+              e.stopPropagation();
+              scroller.current?.querySelector<HTMLElement>('.emoji-choice')?.focus();
+            }
+          }}
+        />
+        {!query && (
+          <div class="emoji-tabs" role="group" aria-label="Emoji categories">
+            {sections.map(([name]) => (
+              <button
+                type="button"
+                key={name}
+                class={cx('emoji-tab', current === name && 'current')}
+                title={name}
+                aria-label={name}
+                aria-current={current === name ? 'true' : undefined}
+                onClick={() => {
+                  const list = scroller.current;
+                  const el = list?.querySelector<HTMLElement>(`section[data-section="${CSS.escape(name)}"]`);
+                  if (list && el) list.scrollTop = el.offsetTop;
+                  setCurrent(name);
+                }}
+              >
+                <span aria-hidden="true">{SECTION_ICONS[name] ?? '\u2022'}</span>
+              </button>
+            ))}
+          </div>
+        )}
+        <div class="emoji-sections" ref={scroller} onScroll={follow}>
+          {query ? (
+            <div class="emoji-grid" role="group" aria-label="Search results">
+              {results.map(choice)}
+            </div>
+          ) : (
+            sections.map(([name, emoji]) => (
+              <section key={name} data-section={name} aria-label={name}>
+                <h3 class="emoji-section-title">{name}</h3>
+                <div class="emoji-grid">{emoji.map(choice)}</div>
+              </section>
+            ))
+          )}
+        </div>
+        <div class="emoji-showcase" aria-live="polite">
+          {shownEmoji && (
+            <>
+              <span class="emoji-showcase-emoji" aria-hidden="true">
+                <PickedEmoji emoji={shownEmoji} />
+              </span>
+              <span class="emoji-showcase-name">{shownEmoji.name.replace(/_/g, ' ')}</span>
+            </>
+          )}
+        </div>
       </div>
     </Popover>
   );

@@ -12,7 +12,7 @@ import { usePaste } from './Paste.tsx';
 import { FormatBar, FormattingToggle } from './FormatBar.tsx';
 import { EmojiPicker, Emoji, InsertEmojiButton } from './Emoji.tsx';
 import { ReminderForm } from './Scheduled.tsx';
-import { animateOnHover, autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, POPULAR_EMOJI, prepareHtml, withCopyButtons } from '../util.ts';
+import { animateOnHover, autoFocusOnce, cx, formatDay, formatTime, fullTime, highlightAlertWords, prepareHtml, withCopyButtons } from '../util.ts';
 import { Lightbox } from './Lightbox.tsx';
 import { Menu } from './Dialog.tsx';
 import { Avatar } from './Avatar.tsx';
@@ -482,11 +482,18 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onSta
     await run(() => api(mine ? 'DELETE' : 'POST', `/messages/${m.id}/reactions`, params));
   }
 
-  async function addReactionByName(m: Message, name: string): Promise<void> {
+  /** An emoji picked for a message: a reaction added, or taken back where one has it already (as Zulip's picker toggles); `code` '' for a custom emoji or a name typed. */
+  async function reactFromPicker(m: Message, name: string, code: string): Promise<void> {
     setPicker(null);
-    const known = POPULAR_EMOJI.find(([n]) => n === name);
-    if (known) return toggleReaction(m, known[0], known[1], 'unicode_emoji');
+    if (code) return toggleReaction(m, name, code, 'unicode_emoji');
+    const custom = [...model.realmEmoji.values()].find((e) => e.name === name && !e.deactivated);
+    if (custom) return toggleReaction(m, name, custom.id, 'realm_emoji');
     await run(() => api('POST', `/messages/${m.id}/reactions`, { emoji_name: name }));
+  }
+
+  /** Whether one has reacted to a message with the emoji the picker offers. */
+  function reactedWith(m: Message, name: string, code: string): boolean {
+    return m.reactions.some((r) => r.user_id === model.me.user_id && (code ? r.reaction_type === 'unicode_emoji' && r.emoji_code === code : r.reaction_type === 'realm_emoji' && r.emoji_name === name));
   }
 
   async function rawContent(id: number): Promise<string> {
@@ -990,7 +997,7 @@ export function MessageListView({ list, onQuote, onUser, onReplyPrivately, onSta
                 Copied
               </span>
             )}
-            {picker === m.id && <EmojiPicker onPick={(name) => void addReactionByName(m, name)} onClose={() => setPicker(null)} />}
+            {picker === m.id && <EmojiPicker onPick={(name, code) => void reactFromPicker(m, name, code)} reacted={(name, code) => reactedWith(m, name, code)} onClose={() => setPicker(null)} />}
             {menu === m.id && (
               <Menu label="More actions" onClose={() => setMenu(null)}>
                 {hasVisibleHistory(m) && (

@@ -193,6 +193,13 @@ function topicLinkChoices(t: Trigger, channelId: number | undefined): Choice[] {
 
 /** Unicode emoji names and codes, from the server's emoji data (server_emoji_data_url), once fetched. */
 let unicodeEmoji: Array<[name: string, code: string]> | null = null;
+/** Each Unicode emoji's own name (the first of its names), once fetched. */
+let canonicalNames: Map<string, string> | null = null;
+
+/** A Unicode emoji's name, once the names are fetched (`loadEmojiNames`). */
+export function emojiNameOf(code: string): string | undefined {
+  return canonicalNames?.get(code);
+}
 let emojiFetch: Promise<void> | null = null;
 
 /** Fetches the emoji names once; `then` runs when they are in (to show them). */
@@ -205,6 +212,7 @@ export function loadEmojiNames(then: () => void): void {
     .then((r) => r.json())
     .then((data: { code_to_names: Record<string, string[]> }) => {
       unicodeEmoji = Object.entries(data.code_to_names).flatMap(([code, names]) => names.map((n): [string, string] => [n, code]));
+      canonicalNames = new Map(Object.entries(data.code_to_names).map(([code, names]) => [code, names[0]!]));
       then();
     })
     .catch(() => {
