@@ -226,6 +226,55 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await ctx.close();
     }));
 
+  test("a code block's language after its fence (Zulip's): those starting with what is typed first, by popularity, one name per language, the organization's default marked; picked, the block is closed after a line for the code; a spoiler's header selected", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.patch('/realm', { default_code_block_language: 'rust' }));
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('code');
+      const box = page.getByLabel('Message', { exact: true });
+      await box.pressSequentially('```j');
+      await eventually(async () => (await shown(page)).length > 0, 'languages suggested');
+      const first = await shown(page);
+      assert.deepEqual(first.slice(0, 2), ['javascript ', 'java ']);
+      assert.ok(!first.includes('js '), 'one name for JavaScript');
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), '```javascript\n\n```');
+      await box.pressSequentially('let x = 1;');
+      assert.equal(await box.inputValue(), '```javascript\nlet x = 1;\n```');
+      // The organization's default language, marked.
+      await box.fill('');
+      await box.pressSequentially('```ru');
+      await eventually(async () => (await shown(page)).slice(0, 2).join('|') === 'ruby |rust (default)', 'ruby, then the default');
+      // (Then those holding it elsewhere in their names.)
+      assert.ok((await shown(page)).slice(2).every((l) => !l.startsWith('ru') && l.includes('ru')));
+      await box.press('Escape');
+      // Not at the start of a line: nothing.
+      await box.fill('');
+      await box.pressSequentially('see ```j');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(await shown(page), []);
+      // A spoiler: its header selected, typed over.
+      await box.fill('');
+      await box.pressSequentially('~~~spoil');
+      await eventually(async () => (await shown(page))[0] === 'spoiler ', 'spoiler suggested');
+      await box.press('Tab');
+      await eventually(async () => (await box.inputValue()) === '~~~spoiler Header\n\n~~~', 'the spoiler block');
+      await page.keyboard.type('Plot');
+      assert.equal(await box.inputValue(), '~~~spoiler Plot\n\n~~~');
+      // Text after the caret is left as it is.
+      await box.fill('```py\nprint(1)\n```');
+      await box.evaluate((el) => (el as unknown as { setSelectionRange(a: number, b: number): void }).setSelectionRange(5, 5));
+      await box.press('Backspace');
+      await box.pressSequentially('y');
+      await eventually(async () => (await shown(page))[0] === 'python ', 'python suggested');
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), '```python\nprint(1)\n```');
+      await ctx.close();
+    }));
+
   test('the topic field suggests the channel\u2019s topics as one types (Zulip\u2019s order, what is typed first as New, a hint); arrows, Enter and a click pick one and move to the message; Escape closes the list', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

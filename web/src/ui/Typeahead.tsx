@@ -10,7 +10,8 @@
  * `#**channel**` or `#**channel>topic**` (Zulip's Markdown link where a name
  * would break that syntax, `link-syntax.ts`). `#>` offers the topics of
  * the channel being written to, and `>` typed after a channel link goes
- * back into it for a topic.
+ * back into it for a topic. After a code fence that starts a line, the
+ * languages (`web/src/code-languages.json`, loaded with the first fence).
  */
 import type { RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
@@ -20,10 +21,10 @@ import { breaksLinkSyntax, channelLinkSyntax, fallbackLink, topicLinkSyntax, une
 
 /** What is being typed at the caret that suggestions complete. */
 export interface Trigger {
-  kind: 'mention' | 'channel' | 'topic' | 'emoji' | 'command';
+  kind: 'mention' | 'channel' | 'topic' | 'emoji' | 'command' | 'syntax';
   /** A topic link's channel, by name (`#**channel>`, `[#channel](…)>`), or undefined for the channel being written to (`#>`). */
   channel?: string;
-  /** A topic link's channel part as typed, up to its `>` (`#**channel`, `[#channel](#narrow/…)`, `#`). */
+  /** A topic link's channel part as typed, up to its `>` (`#**channel`, `[#channel](#narrow/…)`, `#`); a code block's fence. */
   link?: string;
   /** Where the typed token starts (its `@`, `#`, `:` or `/`). */
   start: number;
@@ -65,6 +66,8 @@ const TOPIC_LINK_HERE = /#>([^*\n]*)$/;
 const TOPIC_LINK_FALLBACK = /\[#([^*>\n]+)\]\(#[^)\s]*\)>([^*\n]*)$/;
 /** `>` typed after a finished channel link, with a space or not (Zulip's topic_jump): the part that becomes the topic link's `>`. */
 const JUMP_INTO_LINK = /#\*\*[^*>\n]+(\*\*\s?>)$|\[#[^*>\n]+\]\(#[^)\s]*\)(\s>)$/;
+/** A code block's language being typed after its fence, which starts a line (Zulip's syntax typeahead). */
+const CODE_FENCE = /(?:^|\n)(`{3,}|~{3,})( ?[^`~\s][^`~\n]*)$/;
 /** A command: only what starts the message. */
 const COMMAND = /^\/([a-z]*)$/;
 
@@ -84,6 +87,8 @@ export function triggerAt(text: string, caret: number, commands = false): Trigge
   const before = text.slice(0, caret);
   const command = commands ? COMMAND.exec(before) : null;
   if (command) return { kind: 'command', start: 0, query: command[1]!, silent: false };
+  const fence = CODE_FENCE.exec(before);
+  if (fence) return { kind: 'syntax', start: before.length - fence[1]!.length - fence[2]!.length, query: fence[2]!.trimStart(), link: fence[1]!, silent: false };
   const found: Trigger[] = [];
   let m = MENTION.exec(before);
   if (m) found.push({ kind: 'mention', start: before.lastIndexOf('@'), query: m[2] ?? '', silent: m[1] === '_' });
@@ -230,6 +235,48 @@ function emojiChoices(t: Trigger): Choice[] {
   return findEmoji(t.query).map(([name, code]): Choice => ({ label: `:${name}:`, detail: code ? emojiChar(code) : 'Custom emoji', insert: `:${name}:` }));
 }
 
+/** The languages suggested after a code fence, once fetched (Zulip's pygments_data: name, display name, popularity). */
+let codeLanguages: Record<string, [pretty: string, priority: number]> | null = null;
+let codeLanguagesLoad: Promise<void> | null = null;
+
+/** Loads the languages once (with the first fence typed); `then` runs when they are in. */
+export function loadCodeLanguages(then: () => void): void {
+  if (codeLanguages) return;
+  codeLanguagesLoad ??= import('../code-languages.json').then((m) => {
+    codeLanguages = m.default as unknown as Record<string, [string, number]>;
+  });
+  void codeLanguagesLoad.then(then, () => (codeLanguagesLoad = null));
+}
+
+/**
+ * The languages for a code block (Zulip's sort_languages): those whose name
+ * holds what is typed, the organization's default language and the code
+ * playgrounds' among them; those starting with it first; by popularity,
+ * then name; one name for each language (not both "js" and "javascript").
+ */
+function languageChoices(t: Trigger): Choice[] {
+  if (!codeLanguages) return [];
+  const byName = codeLanguages;
+  const fallback = model.realm.realm_default_code_block_language;
+  const defaultLanguage = typeof fallback === 'string' ? fallback : '';
+  const names = new Set([...(defaultLanguage ? [defaultLanguage] : []), ...model.playgrounds.map((p) => p.pygments_language), ...Object.keys(byName)]);
+  const q = t.query.toLowerCase();
+  const order = (a: string, b: string) => (byName[b]?.[1] ?? 0) - (byName[a]?.[1] ?? 0) || (a < b ? -1 : a > b ? 1 : 0);
+  const matching = [...names].filter((n) => n.toLowerCase().includes(q));
+  const starting = matching.filter((n) => n.toLowerCase().startsWith(q)).sort(order);
+  const rest = matching.filter((n) => !n.toLowerCase().startsWith(q)).sort(order);
+  const seen = new Set<string>();
+  const out: Choice[] = [];
+  for (const n of [...starting, ...rest]) {
+    const pretty = byName[n]?.[0] ?? n;
+    if (seen.has(pretty)) continue;
+    seen.add(pretty);
+    out.push({ label: n, detail: n === defaultLanguage ? '(default)' : '', insert: n });
+    if (out.length === SHOWN) break;
+  }
+  return out;
+}
+
 function commandChoices(t: Trigger): Choice[] {
   return COMMANDS.filter(([name]) => name.startsWith(t.query)).map(([name, detail]): Choice => ({ label: `/${name}`, detail, insert: `/${name}` }));
 }
@@ -240,6 +287,7 @@ export function choicesFor(t: Trigger, inChannel: boolean, channelId?: number): 
   if (t.kind === 'channel') return channelChoices(t);
   if (t.kind === 'topic') return topicLinkChoices(t, channelId);
   if (t.kind === 'command') return commandChoices(t);
+  if (t.kind === 'syntax') return languageChoices(t);
   return emojiChoices(t);
 }
 
@@ -291,7 +339,8 @@ export function useSuggestions(opts: {
   const [active, setActive] = useState<{ key: string; index: number }>({ key: '', index: 0 });
   /** The start of the token whose suggestions Escape closed. */
   const [dismissed, setDismissed] = useState<number | null>(null);
-  const [, setEmojiLoaded] = useState(false);
+  /** Bumped as emoji names or code languages arrive (to show them). */
+  const [, setLoaded] = useState(0);
   /** Where the caret goes once the box shows a picked suggestion (set in the same update, before any more typing). */
   const caretAfterPick = useRef<number | null>(null);
   useLayoutEffect(() => {
@@ -327,12 +376,37 @@ export function useSuggestions(opts: {
     setCaret(el.selectionStart);
     const t = triggerAt(el.value, el.selectionStart, commands);
     if (!t) setDismissed(null);
-    else if (t.kind === 'emoji') loadEmojiNames(() => setEmojiLoaded(true));
+    else if (t.kind === 'emoji') loadEmojiNames(() => setLoaded((n) => n + 1));
+    else if (t.kind === 'syntax') loadCodeLanguages(() => setLoaded((n) => n + 1));
   };
   /** Goes on from a channel suggestion to its topics (`#**channel>`), as Zulip's. */
   const openTopics = (channel: { stream_id: number; name: string }, choice: Choice) => {
     replaceToCaret(trigger!.start, topicLinkStart(channel));
     onPicked?.(choice);
+  };
+  /**
+   * A code block's language picked (Zulip's): after the fence, and with the
+   * caret at the end of the text, a line for the code and the closing fence
+   * after it; for a spoiler, its header "Header", selected to be typed over.
+   */
+  const pickLanguage = (language: string) => {
+    const fence = trigger!.link!;
+    const opened = text.slice(0, trigger!.start) + fence + language;
+    const after = text.slice(caret);
+    const el = textRef.current;
+    if (language === 'spoiler') {
+      setText(opened + ' Header' + (after ? after : `\n\n${fence}`));
+      setCaret(opened.length + 7);
+      caretAfterPick.current = null;
+      requestAnimationFrame(() => {
+        el?.focus();
+        el?.setSelectionRange(opened.length + 1, opened.length + 7);
+      });
+      return;
+    }
+    caretAfterPick.current = opened.length + (after ? 0 : 1);
+    setText(after ? opened + after : `${opened}\n\n${fence}`);
+    setCaret(caretAfterPick.current);
   };
   const pick = (i: number) => {
     const choice = choices[i];
@@ -340,6 +414,7 @@ export function useSuggestions(opts: {
     const channel = trigger.kind === 'channel' ? model.streams.get(choice.streamId ?? -1) : undefined;
     // A channel where only general chat is allowed is linked at once (it has no topics to choose).
     if (channel && model.topicsPolicy(channel.stream_id) !== 'empty_topic_only') return openTopics(channel, choice);
+    if (trigger.kind === 'syntax') return pickLanguage(choice.insert);
     const r = applyChoice(text, caret, trigger, choice);
     caretAfterPick.current = r.caret;
     setText(r.text);
