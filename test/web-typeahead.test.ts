@@ -26,6 +26,15 @@ async function shown(page: Page): Promise<string[]> {
 }
 
 await browserTests('the web client in Chromium: compose suggestions', (newContext) => {
+  /** The owner's page, writing in general to `topic`: its context, the page and the message box. */
+  const composeInGeneral = async (url: string, topic: string) => {
+    const ctx = await newContext();
+    const page = await loginPage(ctx, url, OWNER_EMAIL, OWNER_PASSWORD);
+    await (await channelLink(page, 'general')).click();
+    await page.getByLabel('Topic', { exact: true }).fill(topic);
+    return { ctx, page, box: page.getByLabel('Message', { exact: true }) };
+  };
+
   test('@ mentions people, user groups and everyone; # links channels; : inserts emoji; what is picked renders as such', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
@@ -36,11 +45,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       assertSuccess(await owner.request('POST', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'gardening' }]) }));
       await postPng(t.url, t.owner, '/realm/emoji/partyparrot', 'parrot.png');
 
-      const ctx = await newContext();
-      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await (await channelLink(page, 'general')).click();
-      await page.getByLabel('Topic', { exact: true }).fill('suggestions');
-      const box = page.getByLabel('Message', { exact: true });
+      const { ctx, page, box } = await composeInGeneral(t.url, 'suggestions');
 
       // A person, by the start of a word of the name; Enter picks the first.
       await box.pressSequentially('Hi @buil');
@@ -115,11 +120,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       for (const topic of ['seeds', 'planting season', 'plans']) {
         assertSuccess(await owner.post('/messages', { type: 'stream', to: 'gardening', topic, content: `about ${topic}` }));
       }
-      const ctx = await newContext();
-      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await (await channelLink(page, 'general')).click();
-      await page.getByLabel('Topic', { exact: true }).fill('links');
-      const box = page.getByLabel('Message', { exact: true });
+      const { ctx, page, box } = await composeInGeneral(t.url, 'links');
       await box.pressSequentially('see #gard');
       await eventually(async () => (await shown(page)).some((s) => s.startsWith('gardening')), 'the channel suggested');
       await box.press('>');
@@ -165,11 +166,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       assertSuccess(await owner.patch(`/streams/${lounge}`, { topics_policy: 'empty_topic_only' }));
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'R&D', topic: 'plain', content: 'a topic' }));
       assertSuccess(await owner.post('/messages', { type: 'stream', to: 'general', topic: 'x*y', content: 'a topic with a star' }));
-      const ctx = await newContext();
-      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await (await channelLink(page, 'general')).click();
-      await page.getByLabel('Topic', { exact: true }).fill('links');
-      const box = page.getByLabel('Message', { exact: true });
+      const { ctx, page, box } = await composeInGeneral(t.url, 'links');
 
       // R&D: its link is Zulip's Markdown link, then its topics.
       await box.pressSequentially('one #R&');
@@ -230,11 +227,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       assertSuccess(await owner.patch('/realm', { default_code_block_language: 'rust' }));
-      const ctx = await newContext();
-      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await (await channelLink(page, 'general')).click();
-      await page.getByLabel('Topic', { exact: true }).fill('code');
-      const box = page.getByLabel('Message', { exact: true });
+      const { ctx, page, box } = await composeInGeneral(t.url, 'code');
       await box.pressSequentially('```j');
       await eventually(async () => (await shown(page)).length > 0, 'languages suggested');
       const first = await shown(page);
@@ -272,6 +265,32 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await eventually(async () => (await shown(page))[0] === 'python ', 'python suggested');
       await box.press('Enter');
       assert.equal(await box.inputValue(), '```python\nprint(1)\n```');
+      await ctx.close();
+    }));
+
+  test("<time offers a time-zone-aware time (Zulip's): picked in a date and time picker, it takes the place of what was typed; a time typed already is where the picker starts; Escape leaves the text as it was", () =>
+    withWebServer(async (t) => {
+      const { ctx, page, box } = await composeInGeneral(t.url, 'times');
+      await box.pressSequentially('Meet at <time');
+      await eventually(async () => (await shown(page)).join('|') === 'Mention a time-zone-aware time ', 'offered');
+      await box.press('Enter');
+      const form = page.getByRole('form', { name: 'Global time' });
+      const input = form.getByLabel('Date and time');
+      await eventually(async () => (await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label'))) === 'Date and time', 'the picker focused');
+      assert.equal(await input.inputValue(), '');
+      await input.fill('2030-01-02T03:04');
+      await input.press('Enter');
+      await eventually(async () => /^Meet at <time:2030-01-02T03:04:00[+-]\d\d:\d\d> $/.test(await box.inputValue()), 'the time in place of <time');
+      assert.equal(await form.count(), 0);
+      // A time typed already: the picker starts there; Escape changes nothing.
+      await box.fill('');
+      await box.pressSequentially('Or <time:2031-05-06T12:30:00');
+      await eventually(async () => (await shown(page)).length === 1, 'offered again');
+      await box.press('Tab');
+      await eventually(async () => (await input.inputValue()) === (await page.evaluate(() => { const d = new Date('2031-05-06T12:30:00'); const p = (n: number) => String(n).padStart(2, '0'); return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`; })), 'the picker at the typed time');
+      await input.press('Escape');
+      await form.waitFor({ state: 'detached' });
+      assert.equal(await box.inputValue(), 'Or <time:2031-05-06T12:30:00');
       await ctx.close();
     }));
 
@@ -346,11 +365,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
       const alice = await t.makeUser({ password: PASSWORD, name: 'Alice Ample' });
-      const ctx = await newContext();
-      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await (await channelLink(page, 'general')).click();
-      await page.getByLabel('Topic', { exact: true }).fill('plain');
-      const box = page.getByLabel('Message', { exact: true });
+      const { ctx, page, box } = await composeInGeneral(t.url, 'plain');
 
       await box.pressSequentially('write to bob@al or at 10:30 or #1 ');
       assert.deepEqual(await shown(page), []);
@@ -462,11 +477,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
   test('/ at the start of a message offers Zulip\u2019s commands; /poll picked makes a poll', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);
-      const ctx = await newContext();
-      const page = await loginPage(ctx, t.url, OWNER_EMAIL, OWNER_PASSWORD);
-      await (await channelLink(page, 'general')).click();
-      await page.getByLabel('Topic', { exact: true }).fill('commands');
-      const box = page.getByLabel('Message', { exact: true });
+      const { ctx, page, box } = await composeInGeneral(t.url, 'commands');
       await box.pressSequentially('/');
       await eventually(async () => (await shown(page)).length === 3, 'the commands suggested');
       assert.deepEqual(await shown(page), ['/me Action message', '/poll Create a poll', '/todo Create a collaborative to-do list']);

@@ -7,7 +7,7 @@
 import { useState } from 'preact/hooks';
 import type { ComponentChild, RefObject } from 'preact';
 import { applyFormat, globalTime, type Format } from '../format-keys.ts';
-import { cx } from '../util.ts';
+import { autoFocusOnce, cx } from '../util.ts';
 
 /** A chain link (the Link button). */
 const LINK_ICON = (
@@ -59,24 +59,42 @@ export function FormatBar({ textRef, onInsert }: { textRef: RefObject<HTMLTextAr
         ?
       </a>
       {pickingTime && (
-        <form
-          class="time-pick"
-          aria-label="Global time"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const local = new FormData(e.currentTarget).get('at');
-            if (typeof local !== 'string' || !local) return;
+        <TimePick
+          onPick={(syntax) => {
             setPickingTime(false);
-            onInsert(globalTime(local));
+            onInsert(syntax);
           }}
-        >
-          <input type="datetime-local" name="at" aria-label="Date and time" required />
-          <button type="submit" class="btn small">
-            Insert
-          </button>
-        </form>
+        />
       )}
     </div>
+  );
+}
+
+/** A date and time picked for a global time: `onPick` gets its syntax, `<time:…>`; `initial`, the local date and time it starts at. */
+export function TimePick({ initial = '', focus = false, onPick, onCancel }: { initial?: string; focus?: boolean; onPick(syntax: string): void; onCancel?(): void }) {
+  return (
+    <form
+      class="time-pick"
+      aria-label="Global time"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const local = new FormData(e.currentTarget).get('at');
+        if (typeof local !== 'string' || !local) return;
+        onPick(globalTime(local));
+      }}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && onCancel) {
+          e.preventDefault();
+          e.stopPropagation();
+          onCancel();
+        }
+      }}
+    >
+      <input type="datetime-local" name="at" aria-label="Date and time" required defaultValue={initial} ref={focus ? autoFocusOnce : undefined} />
+      <button type="submit" class="btn small">
+        Insert
+      </button>
+    </form>
   );
 }
 

@@ -11,17 +11,19 @@
  * would break that syntax, `link-syntax.ts`). `#>` offers the topics of
  * the channel being written to, and `>` typed after a channel link goes
  * back into it for a topic. After a code fence that starts a line, the
- * languages (`web/src/code-languages.json`, loaded with the first fence).
+ * languages (`web/src/code-languages.json`, loaded with the first fence);
+ * after `<time`, a global time picked in a date and time picker.
  */
 import type { RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { model } from '../model.ts';
 import { emojiChar } from '../util.ts';
 import { breaksLinkSyntax, channelLinkSyntax, fallbackLink, topicLinkSyntax, unescapeLinkName } from '../link-syntax.ts';
+import { TimePick } from './FormatBar.tsx';
 
 /** What is being typed at the caret that suggestions complete. */
 export interface Trigger {
-  kind: 'mention' | 'channel' | 'topic' | 'emoji' | 'command' | 'syntax';
+  kind: 'mention' | 'channel' | 'topic' | 'emoji' | 'command' | 'syntax' | 'time';
   /** A topic link's channel, by name (`#**channel>`, `[#channel](…)>`), or undefined for the channel being written to (`#>`). */
   channel?: string;
   /** A topic link's channel part as typed, up to its `>` (`#**channel`, `[#channel](#narrow/…)`, `#`); a code block's fence. */
@@ -68,6 +70,8 @@ const TOPIC_LINK_FALLBACK = /\[#([^*>\n]+)\]\(#[^)\s]*\)>([^*\n]*)$/;
 const JUMP_INTO_LINK = /#\*\*[^*>\n]+(\*\*\s?>)$|\[#[^*>\n]+\]\(#[^)\s]*\)(\s>)$/;
 /** A code block's language being typed after its fence, which starts a line (Zulip's syntax typeahead). */
 const CODE_FENCE = /(?:^|\n)(`{3,}|~{3,})( ?[^`~\s][^`~\n]*)$/;
+/** A global time being typed, `<time` and what follows (Zulip's time_jump). */
+const TIME = /<time(?::([^>]*?)>?)?$/;
 /** A command: only what starts the message. */
 const COMMAND = /^\/([a-z]*)$/;
 
@@ -89,6 +93,8 @@ export function triggerAt(text: string, caret: number, commands = false): Trigge
   if (command) return { kind: 'command', start: 0, query: command[1]!, silent: false };
   const fence = CODE_FENCE.exec(before);
   if (fence) return { kind: 'syntax', start: before.length - fence[1]!.length - fence[2]!.length, query: fence[2]!.trimStart(), link: fence[1]!, silent: false };
+  const time = TIME.exec(before);
+  if (time) return { kind: 'time', start: time.index, query: time[1] ?? '', silent: false };
   const found: Trigger[] = [];
   let m = MENTION.exec(before);
   if (m) found.push({ kind: 'mention', start: before.lastIndexOf('@'), query: m[2] ?? '', silent: m[1] === '_' });
@@ -288,6 +294,7 @@ export function choicesFor(t: Trigger, inChannel: boolean, channelId?: number): 
   if (t.kind === 'topic') return topicLinkChoices(t, channelId);
   if (t.kind === 'command') return commandChoices(t);
   if (t.kind === 'syntax') return languageChoices(t);
+  if (t.kind === 'time') return [{ label: 'Mention a time-zone-aware time', detail: '', insert: '' }];
   return emojiChoices(t);
 }
 
@@ -339,6 +346,8 @@ export function useSuggestions(opts: {
   const [active, setActive] = useState<{ key: string; index: number }>({ key: '', index: 0 });
   /** The start of the token whose suggestions Escape closed. */
   const [dismissed, setDismissed] = useState<number | null>(null);
+  /** A global time being picked for what was typed from `start` to `end` (`<time…`), starting at `initial`. */
+  const [timing, setTiming] = useState<{ start: number; end: number; initial: string } | null>(null);
   /** Bumped as emoji names or code languages arrive (to show them). */
   const [, setLoaded] = useState(0);
   /** Where the caret goes once the box shows a picked suggestion (set in the same update, before any more typing). */
@@ -415,6 +424,7 @@ export function useSuggestions(opts: {
     // A channel where only general chat is allowed is linked at once (it has no topics to choose).
     if (channel && model.topicsPolicy(channel.stream_id) !== 'empty_topic_only') return openTopics(channel, choice);
     if (trigger.kind === 'syntax') return pickLanguage(choice.insert);
+    if (trigger.kind === 'time') return setTiming({ start: trigger.start, end: caret, initial: localInput(trigger.query) });
     const r = applyChoice(text, caret, trigger, choice);
     caretAfterPick.current = r.caret;
     setText(r.text);
@@ -451,8 +461,27 @@ export function useSuggestions(opts: {
     e.preventDefault();
     return true;
   };
+  const timePick = timing && trigger?.kind === 'time' && trigger.start === timing.start && (
+    <TimePick
+      initial={timing.initial}
+      focus
+      onPick={(syntax) => {
+        // In place of what was typed (and a `>` just after it), as Zulip's.
+        const after = text.slice(timing.end).replace(/^>/, '');
+        const before = text.slice(0, timing.start) + syntax + ' ';
+        caretAfterPick.current = before.length;
+        setText(before + after);
+        setCaret(before.length);
+        setTiming(null);
+      }}
+      onCancel={() => {
+        setTiming(null);
+        textRef.current?.focus();
+      }}
+    />
+  );
   return {
-    list: choices.length ? <Suggestions id={id} choices={choices} active={activeIndex} onPick={pick} /> : null,
+    list: timePick || (choices.length ? <Suggestions id={id} choices={choices} active={activeIndex} onPick={pick} /> : null),
     textareaProps: {
       'aria-autocomplete': 'list' as const,
       'aria-controls': choices.length ? id : undefined,
@@ -464,6 +493,14 @@ export function useSuggestions(opts: {
     keyDown,
     insert,
   };
+}
+
+/** A time as typed in `<time:…>`, as a local date and time for the picker ('' when it is not one). */
+function localInput(typed: string): string {
+  const at = new Date(typed);
+  if (!typed || Number.isNaN(at.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
 }
 
 /** Lower case, without accents (Zulip's typeahead matches "resume" to "Résumé"). */
