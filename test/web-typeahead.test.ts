@@ -294,6 +294,26 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await ctx.close();
     }));
 
+  test("emoji suggestions in Zulip's order: the very name first, then Zulip's popular ones, then names starting with what is typed; each emoji once", () =>
+    withWebServer(async (t) => {
+      const { ctx, page, box } = await composeInGeneral(t.url, 'emoji order');
+      const labels = async () => (await shown(page)).map((l) => l.split(' ')[0]);
+      // "lov": love (heart, a popular one) before the others, and not again as love_you.
+      await box.pressSequentially(':lov');
+      await eventually(async () => (await labels())[0] === ':love:', 'love first');
+      assert.ok(!(await labels()).includes(':love_you:'), 'the heart once');
+      assert.ok((await labels()).includes(':love_letter:'));
+      // "th": the popular thumbs up before names starting with "th".
+      await box.fill('');
+      await box.pressSequentially(':th');
+      await eventually(async () => (await labels())[0] === ':thumbs_up:', 'thumbs up first');
+      // A name typed in full comes first.
+      await box.fill('');
+      await box.pressSequentially(':cat');
+      await eventually(async () => (await labels())[0] === ':cat:', 'cat itself first');
+      await ctx.close();
+    }));
+
   test('the topic field suggests the channel\u2019s topics as one types (Zulip\u2019s order, what is typed first as New, a hint); arrows, Enter and a click pick one and move to the message; Escape closes the list', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -17,7 +17,7 @@
 import type { RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { model } from '../model.ts';
-import { emojiChar } from '../util.ts';
+import { emojiChar, POPULAR_EMOJI } from '../util.ts';
 import { breaksLinkSyntax, channelLinkSyntax, fallbackLink, topicLinkSyntax, unescapeLinkName } from '../link-syntax.ts';
 import { TimePick } from './FormatBar.tsx';
 
@@ -231,10 +231,37 @@ export function loadEmojiNames(then: () => void): void {
     });
 }
 
-/** The emoji whose names match `query`, best first: custom ones (code '') and, once fetched, Unicode ones. */
+/**
+ * The emoji whose names match `query` (the name, or one of its words, starts
+ * with it), best first as Zulip's sort_emojis has them: the one of that very
+ * name, then Zulip's popular ones, then those whose name starts with it, then
+ * the rest, custom ones (code '') first in each and by name; a Unicode emoji
+ * once, by its best name, and none a custom emoji's name takes.
+ */
 export function findEmoji(query: string, limit = SHOWN): Array<[name: string, code: string]> {
+  const q = query.toLowerCase().replace(/ /g, '_');
   const custom = [...model.realmEmoji.values()].filter((e) => !e.deactivated).map((e): [string, string] => [e.name, '']);
-  return best([...custom, ...(unicodeEmoji ?? [])], query, ([n]) => [n], ([n]) => n, limit);
+  const customNames = new Set(custom.map(([n]) => n));
+  const matching = [...custom, ...(unicodeEmoji ?? [])].filter(([n]) => n.toLowerCase().startsWith(q) || n.toLowerCase().split('_').some((w) => w.startsWith(q)));
+  const popular = new Set(POPULAR_EMOJI.map(([, code]) => code));
+  const byName = (a: [string, string], b: [string, string]) => (!a[1] && b[1] ? -1 : a[1] && !b[1] ? 1 : a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+  const exact = matching.filter(([n]) => n === q);
+  const others = matching.filter(([n]) => n !== q);
+  const ordered = [
+    ...exact,
+    ...others.filter(([, code]) => popular.has(code)),
+    ...others.filter(([n, code]) => !popular.has(code) && n.toLowerCase().startsWith(q)).sort(byName),
+    ...others.filter(([n, code]) => !popular.has(code) && !n.toLowerCase().startsWith(q)).sort(byName),
+  ];
+  const seen = new Set<string>();
+  const out: Array<[string, string]> = [];
+  for (const [name, code] of ordered) {
+    if (code && (seen.has(code) || customNames.has(name))) continue;
+    if (code) seen.add(code);
+    out.push([name, code]);
+    if (out.length === limit) break;
+  }
+  return out;
 }
 
 function emojiChoices(t: Trigger): Choice[] {
