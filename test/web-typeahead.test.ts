@@ -265,6 +265,14 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await eventually(async () => (await shown(page))[0] === 'python ', 'python suggested');
       await box.press('Enter');
       assert.equal(await box.inputValue(), '```python\nprint(1)\n```');
+      // The formatting bar's Code with nothing selected: a code block, its languages offered at once.
+      await box.fill('see');
+      await page.getByRole('button', { name: 'Formatting' }).click();
+      await page.getByRole('toolbar', { name: 'Formatting' }).getByRole('button', { name: 'Code' }).click();
+      assert.equal(await box.inputValue(), 'see\n```\n\n```');
+      await eventually(async () => (await shown(page))[0] === 'javascript ', 'the languages, most popular first');
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), 'see\n```javascript\n\n```');
       await ctx.close();
     }));
 

@@ -31,7 +31,9 @@ export function formattingKey(e: KeyboardEvent, el: HTMLTextAreaElement): boolea
 /**
  * Formats the box's selection (or puts empty marks at the caret): inline
  * marks around it, or off when they are already there; a link with "url"
- * selected to type over; a quote block around it.
+ * selected to type over; a quote block around it; code: inline marks
+ * around words, a code block around lines or at the caret (its languages
+ * then offered, `offerLanguagesAt`, which the box's suggestions read).
  */
 export function applyFormat(el: HTMLTextAreaElement, format: Format): void {
   el.focus();
@@ -51,6 +53,18 @@ export function applyFormat(el: HTMLTextAreaElement, format: Format): void {
     document.execCommand('insertText', false, `${fence}${selected}\n\`\`\`${after}`);
     if (format === 'spoiler') el.setSelectionRange(start + fence.length - 7, start + fence.length - 1);
     else el.setSelectionRange(start + fence.length, start + fence.length + selected.length);
+    return;
+  }
+  if (format === 'code' && (!selected || selected.includes('\n'))) {
+    // Nothing or several lines selected: a code block, on lines of its own, the caret after its
+    // fence, where the box then offers the languages (Zulip's code_formatting_button_triggered).
+    const before = start > 0 && value[start - 1] !== '\n' ? '\n' : '';
+    const after = end < value.length && value[end] !== '\n' ? '\n' : '';
+    document.execCommand('insertText', false, `${before}\`\`\`\n${selected}\n\`\`\`${after}`);
+    const fenceEnd = start + before.length + 3;
+    el.setSelectionRange(fenceEnd, fenceEnd);
+    el.dataset.offerLanguagesAt = String(fenceEnd);
+    el.click();
     return;
   }
   if (format === 'bulleted' || format === 'numbered') {

@@ -87,10 +87,13 @@ const COMMANDS: Array<[name: string, detail: string]> = [
  * one typed last: a mention's words may run on). `commands`: `/` commands
  * too (the compose box).
  */
-export function triggerAt(text: string, caret: number, commands = false): Trigger | null {
+export function triggerAt(text: string, caret: number, commands = false, languagesAt: number | null = null): Trigger | null {
   const before = text.slice(0, caret);
   const command = commands ? COMMAND.exec(before) : null;
   if (command) return { kind: 'command', start: 0, query: command[1]!, silent: false };
+  // A fence the code button just made: its languages before anything is typed.
+  const bare = caret === languagesAt ? /(?:^|\n)(`{3,})$/.exec(before) : null;
+  if (bare) return { kind: 'syntax', start: caret - bare[1]!.length, query: '', link: bare[1]!, silent: false };
   const fence = CODE_FENCE.exec(before);
   if (fence) return { kind: 'syntax', start: before.length - fence[1]!.length - fence[2]!.length, query: fence[2]!.trimStart(), link: fence[1]!, silent: false };
   const time = TIME.exec(before);
@@ -375,6 +378,8 @@ export function useSuggestions(opts: {
   const [dismissed, setDismissed] = useState<number | null>(null);
   /** A global time being picked for what was typed from `start` to `end` (`<time…`), starting at `initial`. */
   const [timing, setTiming] = useState<{ start: number; end: number; initial: string } | null>(null);
+  /** Where the code button just made a fence: its languages are offered there before anything is typed. */
+  const [languagesAt, setLanguagesAt] = useState<number | null>(null);
   /** Bumped as emoji names or code languages arrive (to show them). */
   const [, setLoaded] = useState(0);
   /** Where the caret goes once the box shows a picked suggestion (set in the same update, before any more typing). */
@@ -387,7 +392,7 @@ export function useSuggestions(opts: {
     caretAfterPick.current = null;
   });
 
-  const trigger = enabled ? triggerAt(text, caret, commands) : null;
+  const trigger = enabled ? triggerAt(text, caret, commands, languagesAt) : null;
   const choices = trigger && trigger.start !== dismissed ? choicesFor(trigger, inChannel, channelId) : [];
   const triggerKey = trigger ? `${trigger.start}:${trigger.query}` : '';
   const activeIndex = active.key === triggerKey ? Math.min(active.index, choices.length - 1) : 0;
@@ -410,7 +415,10 @@ export function useSuggestions(opts: {
       return;
     }
     setCaret(el.selectionStart);
-    const t = triggerAt(el.value, el.selectionStart, commands);
+    const offered = el.dataset.offerLanguagesAt === String(el.selectionStart) ? el.selectionStart : null;
+    delete el.dataset.offerLanguagesAt;
+    setLanguagesAt(offered);
+    const t = triggerAt(el.value, el.selectionStart, commands, offered);
     if (!t) setDismissed(null);
     else if (t.kind === 'emoji') loadEmojiNames(() => setLoaded((n) => n + 1));
     else if (t.kind === 'syntax') loadCodeLanguages(() => setLoaded((n) => n + 1));
