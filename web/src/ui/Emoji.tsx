@@ -4,7 +4,7 @@
  * Unicode categories, Custom) or the emoji whose names match what is typed,
  * used for reactions, the compose box and one's status.
  */
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { model } from '../model.ts';
 import { Popover } from './Dialog.tsx';
 import { emojiNameOf, findEmoji, loadEmojiNames } from './Typeahead.tsx';
@@ -125,7 +125,7 @@ function moveAmong(e: KeyboardEvent, container: HTMLElement): boolean {
  */
 export function EmojiPicker({ onPick, onClose, reacted }: { onPick(name: string, code: string): void; onClose(): void; reacted?(name: string, code: string): boolean }) {
   const [filter, setFilter] = useState('');
-  const [, setLoaded] = useState(0);
+  const [loaded, setLoaded] = useState(0);
   const [shownEmoji, setShownEmoji] = useState<Picked | null>(null);
   const [current, setCurrent] = useState('Popular');
   const scroller = useRef<HTMLDivElement>(null);
@@ -144,8 +144,8 @@ export function EmojiPicker({ onPick, onClose, reacted }: { onPick(name: string,
     loadCatalog(() => setLoaded((n) => n + 1));
   }, []);
   const query = filter.toLowerCase().replace(/:/g, '').trim();
-  const sections = query ? [] : pickerSections();
-  const results = query ? findEmoji(query, 200) : [];
+  const sections = useMemo(() => (query ? [] : pickerSections()), [query, loaded, model.realmEmoji.size]);
+  const results = useMemo(() => (query ? findEmoji(query, 200) : []), [query, loaded, model.realmEmoji.size]);
   const choice = ([name, code]: [string, string]) => {
     const chosen = reacted?.(name, code) ?? false;
     return (
@@ -164,6 +164,23 @@ export function EmojiPicker({ onPick, onClose, reacted }: { onPick(name: string,
       </button>
     );
   };
+  // The emoji themselves, made again only when what they show changes (not as the pointer moves over them).
+  const grid = useMemo(
+    () =>
+      query ? (
+        <div class="emoji-grid" role="group" aria-label="Search results">
+          {results.map(choice)}
+        </div>
+      ) : (
+        sections.map(([name, emoji]) => (
+          <section key={name} data-section={name} aria-label={name}>
+            <h3 class="emoji-section-title">{name}</h3>
+            <div class="emoji-grid">{emoji.map(choice)}</div>
+          </section>
+        ))
+      ),
+    [sections, results, query, reacted],
+  );
   /** The tab of the section at the top of the list, as it scrolls. */
   const follow = () => {
     const list = scroller.current;
@@ -222,18 +239,7 @@ export function EmojiPicker({ onPick, onClose, reacted }: { onPick(name: string,
           </div>
         )}
         <div class="emoji-sections" ref={scroller} onScroll={follow}>
-          {query ? (
-            <div class="emoji-grid" role="group" aria-label="Search results">
-              {results.map(choice)}
-            </div>
-          ) : (
-            sections.map(([name, emoji]) => (
-              <section key={name} data-section={name} aria-label={name}>
-                <h3 class="emoji-section-title">{name}</h3>
-                <div class="emoji-grid">{emoji.map(choice)}</div>
-              </section>
-            ))
-          )}
+          {grid}
         </div>
         <div class="emoji-showcase" aria-live="polite">
           {shownEmoji && (
