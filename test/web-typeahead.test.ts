@@ -234,9 +234,9 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       assert.deepEqual(first.slice(0, 2), ['javascript ', 'java ']);
       assert.ok(!first.includes('js '), 'one name for JavaScript');
       await box.press('Enter');
-      assert.equal(await box.inputValue(), '```javascript\n\n```');
+      await eventually(async () => (await box.inputValue()) === '```javascript\n\n```', 'the box holds ' + JSON.stringify('```javascript\n\n```'));
       await box.pressSequentially('let x = 1;');
-      assert.equal(await box.inputValue(), '```javascript\nlet x = 1;\n```');
+      await eventually(async () => (await box.inputValue()) === '```javascript\nlet x = 1;\n```', 'the box holds ' + JSON.stringify('```javascript\nlet x = 1;\n```'));
       // The organization's default language, marked.
       await box.fill('');
       await box.pressSequentially('```ru');
@@ -256,7 +256,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await box.press('Tab');
       await eventually(async () => (await box.inputValue()) === '~~~spoiler Header\n\n~~~', 'the spoiler block');
       await page.keyboard.type('Plot');
-      assert.equal(await box.inputValue(), '~~~spoiler Plot\n\n~~~');
+      await eventually(async () => (await box.inputValue()) === '~~~spoiler Plot\n\n~~~', 'the box holds ' + JSON.stringify('~~~spoiler Plot\n\n~~~'));
       // Text after the caret is left as it is.
       await box.fill('```py\nprint(1)\n```');
       await box.evaluate((el) => (el as unknown as { setSelectionRange(a: number, b: number): void }).setSelectionRange(5, 5));
@@ -264,15 +264,15 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await box.pressSequentially('y');
       await eventually(async () => (await shown(page))[0] === 'python ', 'python suggested');
       await box.press('Enter');
-      assert.equal(await box.inputValue(), '```python\nprint(1)\n```');
+      await eventually(async () => (await box.inputValue()) === '```python\nprint(1)\n```', 'the box holds ' + JSON.stringify('```python\nprint(1)\n```'));
       // The formatting bar's Code with nothing selected: a code block, its languages offered at once.
       await box.fill('see');
       await page.getByRole('button', { name: 'Formatting' }).click();
       await page.getByRole('toolbar', { name: 'Formatting' }).getByRole('button', { name: 'Code' }).click();
-      assert.equal(await box.inputValue(), 'see\n```\n\n```');
+      await eventually(async () => (await box.inputValue()) === 'see\n```\n\n```', 'the box holds ' + JSON.stringify('see\n```\n\n```'));
       await eventually(async () => (await shown(page))[0] === 'javascript ', 'the languages, most popular first');
       await box.press('Enter');
-      assert.equal(await box.inputValue(), 'see\n```javascript\n\n```');
+      await eventually(async () => (await box.inputValue()) === 'see\n```javascript\n\n```', 'the box holds ' + JSON.stringify('see\n```javascript\n\n```'));
       await ctx.close();
     }));
 

@@ -384,12 +384,16 @@ export function useSuggestions(opts: {
   const [, setLoaded] = useState(0);
   /** Where the caret goes once the box shows a picked suggestion (set in the same update, before any more typing). */
   const caretAfterPick = useRef<number | null>(null);
+  /** Or the text selected once the box shows it (a spoiler's "Header", to be typed over). */
+  const selectAfterPick = useRef<[number, number] | null>(null);
   useLayoutEffect(() => {
     const el = textRef.current;
-    if (caretAfterPick.current === null || !el) return;
+    if ((caretAfterPick.current === null && selectAfterPick.current === null) || !el) return;
     el.focus();
-    el.selectionStart = el.selectionEnd = caretAfterPick.current;
+    if (selectAfterPick.current) el.setSelectionRange(...selectAfterPick.current);
+    else el.selectionStart = el.selectionEnd = caretAfterPick.current!;
     caretAfterPick.current = null;
+    selectAfterPick.current = null;
   });
 
   const trigger = enabled ? triggerAt(text, caret, commands, languagesAt) : null;
@@ -437,15 +441,10 @@ export function useSuggestions(opts: {
     const fence = trigger!.link!;
     const opened = text.slice(0, trigger!.start) + fence + language;
     const after = text.slice(caret);
-    const el = textRef.current;
     if (language === 'spoiler') {
+      selectAfterPick.current = [opened.length + 1, opened.length + 7];
       setText(opened + ' Header' + (after ? after : `\n\n${fence}`));
       setCaret(opened.length + 7);
-      caretAfterPick.current = null;
-      requestAnimationFrame(() => {
-        el?.focus();
-        el?.setSelectionRange(opened.length + 1, opened.length + 7);
-      });
       return;
     }
     caretAfterPick.current = opened.length + (after ? 0 : 1);
@@ -497,23 +496,25 @@ export function useSuggestions(opts: {
     return true;
   };
   const timePick = timing && trigger?.kind === 'time' && trigger.start === timing.start && (
-    <TimePick
-      initial={timing.initial}
-      focus
-      onPick={(syntax) => {
-        // In place of what was typed (and a `>` just after it), as Zulip's.
-        const after = text.slice(timing.end).replace(/^>/, '');
-        const before = text.slice(0, timing.start) + syntax + ' ';
-        caretAfterPick.current = before.length;
-        setText(before + after);
-        setCaret(before.length);
-        setTiming(null);
-      }}
-      onCancel={() => {
-        setTiming(null);
-        textRef.current?.focus();
-      }}
-    />
+    <div class="suggestions compose-suggestions">
+      <TimePick
+        initial={timing.initial}
+        focus
+        onPick={(syntax) => {
+          // In place of what was typed (and a `>` just after it), as Zulip's.
+          const after = text.slice(timing.end).replace(/^>/, '');
+          const before = text.slice(0, timing.start) + syntax + ' ';
+          caretAfterPick.current = before.length;
+          setText(before + after);
+          setCaret(before.length);
+          setTiming(null);
+        }}
+        onCancel={() => {
+          setTiming(null);
+          textRef.current?.focus();
+        }}
+      />
+    </div>
   );
   return {
     list: timePick || (choices.length ? <Suggestions id={id} choices={choices} active={activeIndex} onPick={pick} /> : null),
