@@ -382,3 +382,23 @@ export function codePoints(text: string): number {
   }
   return n;
 }
+
+/**
+ * Data bundled in a chunk of its own, fetched with its first use: `value()`
+ * is null until it is in; `load(then)` fetches it once (again after a
+ * failure) and calls `then` when it is in.
+ */
+export function lazyData<T>(fetchChunk: () => Promise<{ default: unknown }>): { value(): T | null; load(then: () => void): void } {
+  let data: T | null = null;
+  let loading: Promise<void> | null = null;
+  return {
+    value: () => data,
+    load(then) {
+      if (data) return;
+      loading ??= fetchChunk().then((m) => {
+        data = m.default as T;
+      });
+      void loading.then(then, () => (loading = null));
+    },
+  };
+}

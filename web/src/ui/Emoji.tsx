@@ -8,7 +8,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import { model } from '../model.ts';
 import { Popover } from './Dialog.tsx';
 import { emojiNameOf, findEmoji, loadEmojiNames } from './Typeahead.tsx';
-import { autoFocusOnce, cx, emojiChar, POPULAR_EMOJI, textEmoji } from '../util.ts';
+import { autoFocusOnce, cx, emojiChar, lazyData, POPULAR_EMOJI, textEmoji } from '../util.ts';
 
 /** The ID of the active custom emoji called `name` ('' if none). */
 function customEmojiId(name: string): string {
@@ -40,18 +40,7 @@ export function PickedEmoji({ emoji: { name, code } }: { emoji: Picked }) {
 }
 
 /** The picker's sections after Popular: Zulip's categories of Unicode emoji (web/src/emoji-catalog.json, loaded with the first picker), then Custom. */
-type Catalog = Array<[category: string, codes: string[]]>;
-let catalog: Catalog | null = null;
-let catalogLoad: Promise<void> | null = null;
-
-/** Loads the categories once; `then` runs when they are in. */
-function loadCatalog(then: () => void): void {
-  if (catalog) return;
-  catalogLoad ??= import('../emoji-catalog.json').then((m) => {
-    catalog = m.default as unknown as Catalog;
-  });
-  void catalogLoad.then(then, () => (catalogLoad = null));
-}
+const catalog = lazyData<Array<[category: string, codes: string[]]>>(() => import('../emoji-catalog.json'));
 
 /** Each section's tab: Zulip's icons for them, as characters. */
 const SECTION_ICONS: Record<string, string> = {
@@ -71,7 +60,7 @@ const SECTION_ICONS: Record<string, string> = {
 /** The sections, each its emoji as [name, code] ('' for a custom one), the names once fetched. */
 function pickerSections(): Array<[section: string, emoji: Array<[name: string, code: string]>]> {
   const sections: Array<[string, Array<[string, string]>]> = [['Popular', POPULAR_EMOJI]];
-  for (const [category, codes] of catalog ?? []) {
+  for (const [category, codes] of catalog.value() ?? []) {
     const named = codes.flatMap((code): Array<[string, string]> => {
       const name = emojiNameOf(code);
       return name ? [[name, code]] : [];
@@ -141,7 +130,7 @@ export function EmojiPicker({ onPick, onClose, reacted }: { onPick(name: string,
   }, []);
   useEffect(() => {
     loadEmojiNames(() => setLoaded((n) => n + 1));
-    loadCatalog(() => setLoaded((n) => n + 1));
+    catalog.load(() => setLoaded((n) => n + 1));
   }, []);
   const query = filter.toLowerCase().replace(/:/g, '').trim();
   const sections = useMemo(() => (query ? [] : pickerSections()), [query, loaded, model.realmEmoji.size]);

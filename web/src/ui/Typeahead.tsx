@@ -17,7 +17,7 @@
 import type { RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { model } from '../model.ts';
-import { emojiChar, POPULAR_EMOJI } from '../util.ts';
+import { emojiChar, lazyData, POPULAR_EMOJI } from '../util.ts';
 import { breaksLinkSyntax, channelLinkSyntax, fallbackLink, topicLinkSyntax, unescapeLinkName } from '../link-syntax.ts';
 import { TimePick } from './FormatBar.tsx';
 
@@ -271,18 +271,8 @@ function emojiChoices(t: Trigger): Choice[] {
   return findEmoji(t.query).map(([name, code]): Choice => ({ label: `:${name}:`, detail: code ? emojiChar(code) : 'Custom emoji', insert: `:${name}:` }));
 }
 
-/** The languages suggested after a code fence, once fetched (Zulip's pygments_data: name, display name, popularity). */
-let codeLanguages: Record<string, [pretty: string, priority: number]> | null = null;
-let codeLanguagesLoad: Promise<void> | null = null;
-
-/** Loads the languages once (with the first fence typed); `then` runs when they are in. */
-export function loadCodeLanguages(then: () => void): void {
-  if (codeLanguages) return;
-  codeLanguagesLoad ??= import('../code-languages.json').then((m) => {
-    codeLanguages = m.default as unknown as Record<string, [string, number]>;
-  });
-  void codeLanguagesLoad.then(then, () => (codeLanguagesLoad = null));
-}
+/** The languages suggested after a code fence, fetched with the first fence typed (Zulip's pygments_data: name, display name, popularity). */
+const codeLanguages = lazyData<Record<string, [pretty: string, priority: number]>>(() => import('../code-languages.json'));
 
 /**
  * The languages for a code block (Zulip's sort_languages): those whose name
@@ -291,8 +281,8 @@ export function loadCodeLanguages(then: () => void): void {
  * then name; one name for each language (not both "js" and "javascript").
  */
 function languageChoices(t: Trigger): Choice[] {
-  if (!codeLanguages) return [];
-  const byName = codeLanguages;
+  const byName = codeLanguages.value();
+  if (!byName) return [];
   const fallback = model.realm.realm_default_code_block_language;
   const defaultLanguage = typeof fallback === 'string' ? fallback : '';
   const names = new Set([...(defaultLanguage ? [defaultLanguage] : []), ...model.playgrounds.map((p) => p.pygments_language), ...Object.keys(byName)]);
@@ -425,7 +415,7 @@ export function useSuggestions(opts: {
     const t = triggerAt(el.value, el.selectionStart, commands, offered);
     if (!t) setDismissed(null);
     else if (t.kind === 'emoji') loadEmojiNames(() => setLoaded((n) => n + 1));
-    else if (t.kind === 'syntax') loadCodeLanguages(() => setLoaded((n) => n + 1));
+    else if (t.kind === 'syntax') codeLanguages.load(() => setLoaded((n) => n + 1));
   };
   /** Goes on from a channel suggestion to its topics (`#**channel>`), as Zulip's. */
   const openTopics = (channel: { stream_id: number; name: string }, choice: Choice) => {
