@@ -252,6 +252,68 @@ await browserTests('the web client in Chromium: chatting, the compose box, topic
       await ctx.close();
     }));
 
+  test("a list goes on at a new line (Zulip's): Enter after an item starts the next, with its bullet or the next number; Enter on an empty item ends the list; not in a code block; Shift+Enter where Enter sends; the edit box too", () =>
+    withWebServer(async (t) => {
+      const owner = t.client(t.owner);
+      assertSuccess(await owner.request('PATCH', '/realm/user_settings_defaults', { enter_sends: false }));
+      const dana = await t.makeUser({ password: PASSWORD, name: 'Dana Lists' });
+      const danaApi = t.client(dana);
+      const ctx = await newContext();
+      const page = await loginPage(ctx, t.url, dana.email, PASSWORD);
+      await (await channelLink(page, 'general')).click();
+      await page.getByLabel('Topic', { exact: true }).fill('lists');
+      const box = page.getByLabel('Message', { exact: true });
+      await box.pressSequentially('Shopping:');
+      await box.press('Enter');
+      await box.pressSequentially('- eggs');
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), 'Shopping:\n- eggs\n- ');
+      await box.pressSequentially('milk');
+      await box.press('Enter');
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), 'Shopping:\n- eggs\n- milk\n', 'the empty item ended the list');
+      await box.pressSequentially('9. nine');
+      await box.press('Enter');
+      await box.pressSequentially('ten');
+      assert.equal(await box.inputValue(), 'Shopping:\n- eggs\n- milk\n9. nine\n10. ten');
+      await box.press('Control+Enter');
+      await messageRow(page, 'Shopping:').waitFor();
+      const sent = assertSuccess(await danaApi.request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: 'false' })).messages[0];
+      assert.equal(sent.content, 'Shopping:\n- eggs\n- milk\n9. nine\n10. ten');
+
+      // Inside a code block, a new line is only a new line.
+      await box.fill('```\n- not a list');
+      await box.press('End');
+      await box.press('Enter');
+      assert.equal(await box.inputValue(), '```\n- not a list\n');
+      await box.fill('');
+
+      // The edit box: the same.
+      const row = page.locator(`article.message-row[data-id="${sent.id}"]`);
+      await row.hover();
+      await row.getByRole('button', { name: 'Edit', exact: true }).click();
+      const edit = row.getByRole('textbox');
+      await edit.evaluate((el) => (el as unknown as { setSelectionRange(a: number, b: number): void }).setSelectionRange(23, 23));
+      await edit.press('Enter');
+      await edit.pressSequentially('bread');
+      assert.equal(await edit.inputValue(), 'Shopping:\n- eggs\n- milk\n- bread\n9. nine\n10. ten');
+      await edit.press('Control+Enter');
+      await edit.waitFor({ state: 'detached' });
+      await eventually(async () => (assertSuccess(await danaApi.request('GET', `/messages/${sent.id}`, { apply_markdown: 'false' })).message.content as string).includes('- bread'), 'the edit saved');
+
+      // Where Enter sends, Shift+Enter goes on with the list.
+      assertSuccess(await danaApi.request('PATCH', '/settings', { enter_sends: true }));
+      await page.getByRole('region', { name: 'Compose' }).getByText('Enter to send \u00b7 Shift+Enter for a new line').waitFor();
+      await box.pressSequentially('* one');
+      await box.press('Shift+Enter');
+      await box.pressSequentially('two');
+      assert.equal(await box.inputValue(), '* one\n* two');
+      await box.press('Enter');
+      await messageRow(page, 'two').waitFor();
+      assert.equal(assertSuccess(await danaApi.request('GET', '/messages', { anchor: 'newest', num_before: 1, num_after: 0, apply_markdown: 'false' })).messages[0].content, '* one\n* two');
+      await ctx.close();
+    }));
+
   test('Zulip\u2019s default after sending: the view goes to the message\u2019s conversation unless that conversation alone is in view, saying so; not once turned off in Settings, where a message outside the view says so with a link to it', () =>
     withWebServer(async (t) => {
       const owner = t.client(t.owner);

@@ -397,6 +397,16 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
 
       await box.pressSequentially('write to bob@al or at 10:30 or #1 ');
       assert.deepEqual(await shown(page), []);
+      // Nor in the middle of a word (Zulip's): "@a" typed before "lice" offers nothing until the caret is at the word's end.
+      await box.fill('ping lice, then');
+      await box.evaluate((el) => (el as unknown as { setSelectionRange(a: number, b: number): void }).setSelectionRange(5, 5));
+      await box.pressSequentially('@a');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(await shown(page), []);
+      await box.evaluate((el) => (el as unknown as { setSelectionRange(a: number, b: number): void }).setSelectionRange(11, 11));
+      await box.press('ArrowLeft');
+      await box.press('ArrowRight');
+      await eventually(async () => (await shown(page)).includes(`Alice Ample ${alice.email}`), 'suggested with the caret before ","');
       await box.fill('');
       await box.pressSequentially('ping @al');
       await eventually(async () => (await shown(page)).length > 0, 'suggestions');

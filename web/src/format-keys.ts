@@ -5,9 +5,11 @@
  * mark code and math, quote, hide behind a spoiler and make lists. The marks
  * go around the selection; marks already around it come off. The text changes through the browser's own
  * editing (insertText), so Undo undoes it and the box's input handler sees it.
- * And which key sends what the box holds.
+ * And which key sends what the box holds, and Enter's new line that goes on
+ * with a list.
  */
 import { model } from './model.ts';
+import { insideCodeBlock } from './paste.ts';
 
 /** What the formatting keys and the compose box's formatting buttons do. */
 export type Format = 'bold' | 'italic' | 'strikethrough' | 'code' | 'math' | 'link' | 'quote' | 'spoiler' | 'bulleted' | 'numbered';
@@ -103,6 +105,32 @@ export function sendsMessage(e: KeyboardEvent): boolean {
   if (e.key !== 'Enter' || e.isComposing || e.altKey) return false;
   if (e.ctrlKey || e.metaKey) return true;
   return !!model.settings.enter_sends && !e.shiftKey;
+}
+
+/**
+ * Enter that starts a new line rather than sending (Zulip's handle_enter):
+ * on a list item, the new line starts with the same bullet (`- `, `* ` or
+ * `+ `) or the next number; on an item with nothing after its marker, the
+ * marker goes and no line is added, which ends the list. Not inside a code
+ * block, nor over a selection. True when it took the key.
+ */
+export function listEnter(e: KeyboardEvent, el: HTMLTextAreaElement): boolean {
+  if (e.key !== 'Enter' || e.isComposing || sendsMessage(e)) return false;
+  const caret = el.selectionStart;
+  if (caret !== el.selectionEnd || insideCodeBlock(el.value, caret)) return false;
+  const line = el.value.slice(el.value.lastIndexOf('\n', caret - 1) + 1, caret);
+  const bullet = /^[-*+] /.exec(line);
+  const number = /^(\d+)\. /.exec(line);
+  const marker = bullet?.[0] ?? number?.[0];
+  if (!marker) return false;
+  e.preventDefault();
+  if (line === marker) {
+    el.setSelectionRange(caret - marker.length, caret);
+    document.execCommand('delete');
+  } else {
+    document.execCommand('insertText', false, '\n' + (bullet ? marker : `${Number.parseInt(number![1]!, 10) + 1}. `));
+  }
+  return true;
 }
 
 /** The compose box's hint: which keys send and which start a new line. */

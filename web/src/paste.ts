@@ -32,7 +32,7 @@ import { channelLinkSyntax, messageLinkSyntax, topicLinkSyntax } from './link-sy
 const isUrl = (s: string): boolean => /^[a-z][a-z\d+.-]*:\/\/\S+$/i.test(s);
 
 /** Whether the caret is inside a fenced code block (an odd number of fences before it). */
-function insideCodeBlock(text: string, caret: number): boolean {
+export function insideCodeBlock(text: string, caret: number): boolean {
   const fences = text.slice(0, caret).split('\n').filter((line) => /^\s{0,3}(```|~~~)/.test(line)).length;
   return fences % 2 === 1;
 }

@@ -11,7 +11,7 @@ import type { QuoteTarget } from './MessageList.tsx';
 import { useSuggestions, useTopicSuggestions } from './Typeahead.tsx';
 import { InsertEmojiButton } from './Emoji.tsx';
 import { SnippetPicker } from './Snippets.tsx';
-import { formattingKey, sendKeysHint, sendsMessage } from '../format-keys.ts';
+import { formattingKey, listEnter, sendKeysHint, sendsMessage } from '../format-keys.ts';
 import { FormatBar, FormattingToggle } from './FormatBar.tsx';
 import { RemindersList, ScheduledList, ScheduleForm } from './Scheduled.tsx';
 import { DraftsList } from './Drafts.tsx';
@@ -833,7 +833,7 @@ export function Compose({ handle, terms }: { handle: Ref<ComposeHandle>; terms: 
                 if (sendsMessage(e)) {
                   e.preventDefault();
                   void send();
-                }
+                } else listEnter(e, e.currentTarget);
               }}
               onPaste={pasting.onPaste}
             />

@@ -21,7 +21,7 @@ import { MessageWidget } from './Widget.tsx';
 import { widgetOf } from '../widgets.ts';
 import { emptyView, type EmptyView } from '../empty-view.ts';
 import { focusSettingWhenOpened } from '../overlays.ts';
-import { formattingKey, sendsMessage } from '../format-keys.ts';
+import { formattingKey, listEnter, sendsMessage } from '../format-keys.ts';
 import { DetachedUploads, EditHistory, hasVisibleHistory, mayMove, messageLink, MessageSource, MoveForm, ReadReceipts, ReportForm, reportsEnabled } from './MessageActions.tsx';
 
 /** Most message rows in the page at once; the rest stay in memory or on the server. */
@@ -1279,7 +1279,7 @@ function EditBox(props: {
             } else if (ev.key === 'Escape') {
               ev.stopPropagation();
               onCancel();
-            }
+            } else listEnter(ev, ev.currentTarget);
           }}
           onPaste={pasting.onPaste}
         />

@@ -72,6 +72,8 @@ const JUMP_INTO_LINK = /#\*\*[^*>\n]+(\*\*\s?>)$|\[#[^*>\n]+\]\(#[^)\s]*\)(\s>)$
 const CODE_FENCE = /(?:^|\n)(`{3,}|~{3,})( ?[^`~\s][^`~\n]*)$/;
 /** A global time being typed, `<time` and what follows (Zulip's time_jump). */
 const TIME = /<time(?::([^>]*?)>?)?$/;
+/** What may follow the caret for suggestions to be offered: the end of a word (Zulip's terminal_symbols). */
+const WORD_ENDS = ',.;?!()[]> \u00a0"\'\n\t';
 /** A command: only what starts the message. */
 const COMMAND = /^\/([a-z]*)$/;
 
@@ -88,6 +90,9 @@ const COMMANDS: Array<[name: string, detail: string]> = [
  * too (the compose box).
  */
 export function triggerAt(text: string, caret: number, commands = false, languagesAt: number | null = null): Trigger | null {
+  // Nothing in the middle of a word: the caret is likely inside something already completed (Zulip's terminal_symbols).
+  const next = text[caret];
+  if (next !== undefined && !WORD_ENDS.includes(next)) return null;
   const before = text.slice(0, caret);
   const command = commands ? COMMAND.exec(before) : null;
   if (command) return { kind: 'command', start: 0, query: command[1]!, silent: false };
