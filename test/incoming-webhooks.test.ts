@@ -373,6 +373,167 @@ test('slack_incoming: JSON and form-encoded payload, Slack markup translated', a
 // ---------------------------------------------------------------------------
 // Addressing, filters, authentication, malformed payloads
 
+// ---------------------------------------------------------------------------
+// Sentry (texts as Zulip's zerver/webhooks/sentry tests expect them)
+
+const SENTRY_ISSUES = 'https://sentry.io/organizations/hypro999-personal-organization/issues';
+const pythonFrame = {
+  filename: 'trigger-exception.py',
+  pre_context: ['', '', 'if __name__ == "__main__":', '    sentry_sdk.init(dsn=SECRET_DSN)', '    try:'],
+  context_line: '        raise Exception("Custom exception!")',
+  post_context: ['    except Exception as e:', '        sentry_sdk.capture_exception(e)', ''],
+};
+const pythonException = {
+  event_id: '599349254a1447a99774b5310711c1a8',
+  platform: 'python',
+  version: '7',
+  title: 'Exception: Custom exception!',
+  level: 'error',
+  datetime: '2020-04-28T13:56:05.903736Z',
+  web_url: `${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/`,
+  metadata: { type: 'Exception', value: 'Custom exception!', filename: 'trigger-exception.py' },
+  exception: { values: [{ type: 'Exception', value: 'Custom exception!', stacktrace: { frames: [pythonFrame] } }] },
+};
+const SENTRY_ACTOR = { type: 'user', id: '1', name: 'Hemanth V. Alluri' };
+
+test('sentry: an exception event with the lines around the failing one, from the last frame of the file Sentry names', async () => {
+  await expectPosted(
+    await hook('sentry', { action: 'triggered', data: { event: pythonException, triggered_rule: 'rule' }, actor: { type: 'application', id: 'sentry', name: 'Sentry' } }),
+    'Exception: Custom exception!',
+    `**New exception:** [Exception: Custom exception!](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)
+\`\`\`quote
+**level:** error
+**timestamp:** 2020-04-28 13:56:05
+**filename:** trigger-exception.py
+\`\`\`
+
+Traceback:
+\`\`\`python3
+
+
+     if __name__ == "__main__":
+         sentry_sdk.init(dsn=SECRET_DSN)
+         try:
+--->         raise Exception("Custom exception!")
+         except Exception as e:
+             sentry_sdk.capture_exception(e)
+
+\`\`\``,
+  );
+  // Of chained exceptions the last with a stack trace, and in it the last frame of that file; Go's code block language.
+  const frame = (line: string) => ({ filename: 'main.go', pre_context: ['a := 1'], context_line: line, post_context: null });
+  const golang = {
+    ...pythonException,
+    platform: 'go',
+    version: '7',
+    title: '*url.Error: Get "bad_url": unsupported protocol scheme ""',
+    metadata: { filename: 'main.go' },
+    exception: { values: [{ stacktrace: { frames: [frame('first()')] } }, { stacktrace: { frames: [frame('second()'), { filename: 'other.go', context_line: 'x()' }, frame('third()')] } }, { type: 'NoStack' }] },
+  };
+  const m = await expectPosted(
+    await hook('sentry', { data: { event: golang } }),
+    '*url.Error: Get "bad_url": unsupported protocol scheme ""',
+    `**New exception:** [*url.Error: Get "bad_url": unsupported protocol scheme ""](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-04-28 13:56:05\n**filename:** main.go\n\`\`\`\n\nTraceback:\n\`\`\`go\n     a := 1\n---> third()\n\`\`\``,
+  );
+  assert.equal(m.client, 'ZulipSentryWebhook');
+  // No frame of that file with its line: no traceback; no file named at all: "None", as Zulip writes it.
+  await expectPosted(
+    await hook('sentry', { data: { event: { ...pythonException, platform: 'javascript', exception: { values: [{ stacktrace: { frames: [{ filename: 'trigger-exception.py', context_line: null }] } }] } } } }),
+    'Exception: Custom exception!',
+    `**New exception:** [Exception: Custom exception!](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-04-28 13:56:05\n**filename:** trigger-exception.py\n\`\`\``,
+  );
+  await expectPosted(
+    await hook('sentry', { data: { event: { ...pythonException, metadata: {} } } }),
+    'Exception: Custom exception!',
+    `**New exception:** [Exception: Custom exception!](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-04-28 13:56:05\n**filename:** None\n\`\`\``,
+  );
+  // A title over 60 characters is cut as every topic is.
+  const long = "TypeError: Cannot read properties of null (reading 'insertBefore')";
+  await expectPosted(
+    await hook('sentry', { data: { event: { ...pythonException, title: long, metadata: {} } } }),
+    "TypeError: Cannot read properties of null (reading 'inser...",
+    `**New exception:** [${long}](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-04-28 13:56:05\n**filename:** None\n\`\`\``,
+  );
+});
+
+test('sentry: a message event; the legacy webhook plugin\'s payload; the oldest payload; the Raven SDK refused, its sample event not', async () => {
+  const message = { ...pythonException, exception: undefined, metadata: undefined, logentry: { message: 'A simple message-based issue.' }, level: 'info', title: 'A simple message-based issue.', datetime: '2020-04-28T14:05:04.123Z' };
+  await expectPosted(
+    await hook('sentry', { data: { event: message } }),
+    'A simple message-based issue.',
+    `**New message event:** [A simple message-based issue.](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** info\n**timestamp:** 2020-04-28 14:05:04\n\`\`\``,
+  );
+  // The webhook plugin: no "data"; the event's link is the issue's URL and its ID, its time the event's timestamp (else when received).
+  const { web_url: _w, datetime: _d, ...bare } = pythonException;
+  const plugin = { project_name: 'zulip', url: 'https://sentry.io/organizations/bar-foundation/issues/1972208801/', event: { ...bare, event_id: 'c916dccfd58e41dcabaebef0091f0736', timestamp: 1603322711.9, title: 'ValueError: new sentry error.' } };
+  await expectPosted(
+    await hook('sentry', plugin),
+    'ValueError: new sentry error.',
+    `**New exception:** [ValueError: new sentry error.](https://sentry.io/organizations/bar-foundation/issues/1972208801/events/c916dccfd58e41dcabaebef0091f0736/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-10-21 23:25:11\n**filename:** trigger-exception.py\n\`\`\`\n\nTraceback:\n\`\`\`python3\n\n\n     if __name__ == "__main__":\n         sentry_sdk.init(dsn=SECRET_DSN)\n         try:\n--->         raise Exception("Custom exception!")\n         except Exception as e:\n             sentry_sdk.capture_exception(e)\n\n\`\`\``,
+  );
+  const { timestamp: _t, ...received } = plugin.event;
+  await expectPosted(
+    await hook('sentry', { ...plugin, event: { ...received, received: 1603322712, metadata: {}, platform: 'node' } }),
+    'ValueError: new sentry error.',
+    `**New exception:** [ValueError: new sentry error.](https://sentry.io/organizations/bar-foundation/issues/1972208801/events/c916dccfd58e41dcabaebef0091f0736/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-10-21 23:25:12\n**filename:** None\n\`\`\``,
+  );
+  // The oldest payload (no event ID): the project as the topic.
+  await expectPosted(
+    await hook('sentry', { project_name: 'zulip', level: 'error', url: 'https://sentry.io/zulip/zulip/issues/156699934/', message: 'This is an example python exception' }),
+    'zulip',
+    'New [issue](https://sentry.io/zulip/zulip/issues/156699934/) (level: ERROR):\n\n``` quote\nThis is an example python exception\n```',
+  );
+  // The Raven SDK (a Python event before version 7): Zulip's 200 error; Sentry's sample event, as old, is taken.
+  const raven = await hook('sentry', { data: { event: { ...message, version: '6' } } });
+  assert.equal(raven.status, 200);
+  assert.deepEqual(raven.body, {
+    result: 'error',
+    msg: "The 'Raven SDK' event isn't currently supported by the Sentry webhook; ignoring",
+    code: 'UNSUPPORTED_WEBHOOK_EVENT_TYPE',
+    webhook_name: 'Sentry',
+    event_type: 'Raven SDK',
+  });
+  await expectPosted(
+    await hook('sentry', { data: { event: { ...message, version: '5', level: 'error', title: 'This is an example Python exception' } } }),
+    'This is an example Python exception',
+    `**New message event:** [This is an example Python exception](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-04-28 14:05:04\n\`\`\``,
+  );
+  // Neither an exception nor a message; data that is neither an event nor an issue; a malformed event.
+  assertError(await hook('sentry', { data: { event: { ...message, logentry: undefined } } }), 200, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', "The 'unknown-event type' event isn't currently supported by the Sentry webhook; ignoring");
+  assertError(await hook('sentry', { data: { installation: {}, other: 1 } }), 200, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', "The '['installation', 'other']' event isn't currently supported by the Sentry webhook; ignoring");
+  assertError(await hook('sentry', { data: { event: { ...message, level: 3 } } }), 400, 'BAD_REQUEST', "payload['data']['event']['level'] is not a string");
+  assertError(await hook('sentry', { ...plugin, event: { ...plugin.event, timestamp: 1e300 } }), 400, 'BAD_REQUEST', "payload['event']['timestamp'] is not a valid timestamp");
+  assertError(await hook('sentry', { ...plugin, url: 'http://[::1/x' }), 400, 'BAD_REQUEST', "payload['url'] is not a URL");
+});
+
+test('sentry: an issue created, assigned (to a person or a team), resolved and ignored', async () => {
+  const issue = { title: 'Exception: program has entered an invalid state.', level: 'error', lastSeen: '2020-04-28T13:56:05.903736Z', assignedTo: null };
+  const topic = issue.title;
+  await expectPosted(
+    await hook('sentry', { action: 'created', data: { issue }, actor: { type: 'application', name: 'Sentry' } }),
+    topic,
+    `**New issue created:** ${topic}\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-04-28 13:56:05\n**assignee:** No one\n\`\`\``,
+  );
+  await expectPosted(
+    await hook('sentry', { action: 'assigned', data: { issue: { ...issue, assignedTo: { type: 'user', name: 'Hemanth V. Alluri' } } }, actor: SENTRY_ACTOR }),
+    topic,
+    `Issue **${topic}** has now been assigned to **Hemanth V. Alluri** by **Hemanth V. Alluri**.`,
+  );
+  await expectPosted(
+    await hook('sentry', { action: 'assigned', data: { issue: { ...issue, assignedTo: { type: 'team', name: 'lone-wolf' } } }, actor: SENTRY_ACTOR }),
+    topic,
+    `Issue **${topic}** has now been assigned to **team lone-wolf** by **Hemanth V. Alluri**.`,
+  );
+  await expectPosted(await hook('sentry', { action: 'resolved', data: { issue }, actor: SENTRY_ACTOR }), topic, `Issue **${topic}** was marked as resolved by **Hemanth V. Alluri**.`);
+  await expectPosted(await hook('sentry', { action: 'ignored', data: { issue }, actor: SENTRY_ACTOR }), topic, `Issue **${topic}** was ignored by **Hemanth V. Alluri**.`);
+  assertError(
+    await hook('sentry', { action: 'archived', data: { issue }, actor: SENTRY_ACTOR }),
+    200,
+    'UNSUPPORTED_WEBHOOK_EVENT_TYPE',
+    "The 'unknown-issue-action type' event isn't currently supported by the Sentry webhook; ignoring",
+  );
+});
+
 test('without stream the bot owner gets a direct message; an unknown channel tells the owner instead of failing', async () => {
   assertSuccess(await hook('json', { a: 1 }, { stream: null }));
   const dm = await last([{ operator: 'is', operand: 'dm' }]);

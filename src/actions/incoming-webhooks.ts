@@ -18,6 +18,7 @@ import { github } from '../lib/integrations/github.ts';
 import { gitlab } from '../lib/integrations/gitlab.ts';
 import { alertmanager, grafana } from '../lib/integrations/alerts.ts';
 import { json, slackIncoming } from '../lib/integrations/generic.ts';
+import { sentry } from '../lib/integrations/sentry.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
 export const INTEGRATIONS: Record<string, Integration> = {
@@ -26,6 +27,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   gitlab,
   grafana,
   json,
+  sentry,
   slack_incoming: slackIncoming,
 };
 
