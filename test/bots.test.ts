@@ -497,6 +497,15 @@ test('register: realm_incoming_webhook_bots lists the integrations this server a
   assert.ok(byName('gitlab').all_event_types.includes('Merge Request Hook open'));
   // Integrations without event types or options, and Zulip's display names.
   assert.deepEqual(byName('alertmanager'), { name: 'alertmanager', display_name: 'Alertmanager', all_event_types: null, config_options: [], url_options: [] });
+  for (const [name, display] of [['gogs', 'Gogs'], ['gitea', 'Gitea']]) {
+    assert.deepEqual(byName(name), {
+      name,
+      display_name: display,
+      all_event_types: ['push', 'create', 'pull_request', 'issues', 'issue_comment', 'release'],
+      config_options: [],
+      url_options: [{ key: 'branches', label: '', validator: 'check_string' }],
+    });
+  }
   assert.deepEqual(byName('sentry'), { name: 'sentry', display_name: 'Sentry', all_event_types: null, config_options: [], url_options: [] });
   assert.equal(byName('json').display_name, 'JSON formatter');
   assert.equal(byName('slack_incoming').display_name, 'Slack-compatible webhook');

@@ -374,6 +374,168 @@ test('slack_incoming: JSON and form-encoded payload, Slack markup translated', a
 // Addressing, filters, authentication, malformed payloads
 
 // ---------------------------------------------------------------------------
+// Gogs and Gitea (texts as Zulip's zerver/webhooks/gogs and gitea tests expect them)
+
+const gogsEvent = (event: string) => ({ headers: { 'X-Gogs-Event': event } });
+const giteaEvent = (event: string) => ({ headers: { 'X-Gitea-Event': event } });
+const TRY_GIT = { name: 'try-git', html_url: 'http://localhost:3000/john/try-git' };
+const GOGS_TEST = { name: 'test', html_url: 'https://try.gogs.io/kostekIV/test' };
+const KOSTEK = { login: 'kostekIV', username: 'kostekIV' };
+const gogsCommit = (author: { name: string; username: string }) => ({
+  id: 'd8fce16c72a2ff56a5afc8a08645a6ce45491794',
+  message: 'Webhook Test\n',
+  url: 'http://localhost:3000/john/try-git/commit/d8fce16c72a2ff56a5afc8a08645a6ce45491794',
+  author: { ...author, email: 'x@example.com' },
+});
+const gogsPush = (commits: unknown[]) => ({
+  ref: 'refs/heads/master',
+  compare_url: 'http://localhost:3000/john/try-git/compare/479e6b772b7fba19412457483f50b201286d0103...d8fce16c72a2ff56a5afc8a08645a6ce45491794',
+  commits,
+  repository: TRY_GIT,
+  sender: { login: 'john', username: 'john' },
+});
+const COMMIT_ROW = '* Webhook Test ([d8fce16c72a](http://localhost:3000/john/try-git/commit/d8fce16c72a2ff56a5afc8a08645a6ce45491794))';
+const GOGS_COMPARE = '[pushed](http://localhost:3000/john/try-git/compare/479e6b772b7fba19412457483f50b201286d0103...d8fce16c72a2ff56a5afc8a08645a6ce45491794)';
+
+test('gogs push: commits and their committers, more than 20, the branches filter; a new branch', async () => {
+  const john = { name: 'John', username: '' };
+  const m = await expectPosted(await hook('gogs', gogsPush([gogsCommit(john)]), gogsEvent('push')), 'try-git / master', `john ${GOGS_COMPARE} 1 commit to branch master. Commits by John (1).\n\n${COMMIT_ROW}`);
+  assert.equal(m.client, 'ZulipGogsWebhook');
+  await expectPosted(
+    await hook('gogs', gogsPush([gogsCommit({ name: 'Benjamin', username: '' }), gogsCommit(john)]), { ...gogsEvent('push'), query: { branches: 'master,development' } }),
+    'try-git / master',
+    `john ${GOGS_COMPARE} 2 commits to branch master. Commits by Benjamin (1) and John (1).\n\n${COMMIT_ROW}\n${COMMIT_ROW}`,
+  );
+  await expectPosted(
+    await hook('gogs', gogsPush(Array.from({ length: 30 }, () => gogsCommit(john))), gogsEvent('push')),
+    'try-git / master',
+    `john ${GOGS_COMPARE} 30 commits to branch master. Commits by John (30).\n\n${`${COMMIT_ROW}\n`.repeat(20)}[and 10 more commit(s)]`,
+  );
+  // A branch outside the filter: answered, nothing posted.
+  const before = await last();
+  assertSuccess(await hook('gogs', gogsPush([gogsCommit(john)]), { ...gogsEvent('push'), query: { branches: 'changes,development' } }));
+  assert.equal((await last()).id, before.id);
+  await expectPosted(
+    await hook('gogs', { ref: 'my_feature', ref_type: 'branch', repository: TRY_GIT, sender: { login: 'john', username: 'john' } }, gogsEvent('create')),
+    'try-git / my_feature',
+    'john created [my_feature](http://localhost:3000/john/try-git/src/my_feature) branch.',
+  );
+});
+
+test('gogs pull requests, issues, comments and releases; an event it does not handle, and a missing header', async () => {
+  const pr = (over: Record<string, unknown>) => ({
+    id: 1,
+    number: 1,
+    title: 'Title Text for Pull Request',
+    user: { login: 'john', username: 'john' },
+    html_url: 'http://localhost:3000/john/try-git/pulls/1',
+    head_branch: 'feature',
+    base_branch: 'master',
+    merged: false,
+    merged_by: null,
+    ...over,
+  });
+  await expectPosted(
+    await hook('gogs', { action: 'opened', number: 1, pull_request: pr({}), repository: TRY_GIT, sender: KOSTEK }, gogsEvent('pull_request')),
+    'try-git / PR #1 Title Text for Pull Request',
+    'john opened [PR #1](http://localhost:3000/john/try-git/pulls/1) from `feature` to `master`.',
+  );
+  await expectPosted(
+    await hook('gogs', { action: 'opened', pull_request: pr({}), repository: TRY_GIT, sender: KOSTEK }, { ...gogsEvent('pull_request'), query: { topic: 'notifications' } }),
+    'notifications',
+    'john opened [PR #1 Title Text for Pull Request](http://localhost:3000/john/try-git/pulls/1) from `feature` to `master`.',
+  );
+  await expectPosted(
+    await hook('gogs', { action: 'closed', pull_request: pr({ id: 2, number: 2, html_url: 'http://localhost:3000/john/try-git/pulls/2', merged: true, merged_by: { login: 'john', username: 'john' } }), repository: TRY_GIT, sender: KOSTEK }, gogsEvent('pull_request')),
+    'try-git / PR #2 Title Text for Pull Request',
+    'john merged [PR #2](http://localhost:3000/john/try-git/pulls/2) from `feature` to `master`.',
+  );
+  const kostekPr = pr({ id: 1349, number: 2, title: 'Test', user: KOSTEK, html_url: 'https://try.gogs.io/kostekIV/test/pulls/2', head_branch: 'c', assignee: KOSTEK });
+  await expectPosted(await hook('gogs', { action: 'edited', pull_request: kostekPr, repository: GOGS_TEST, sender: KOSTEK }, gogsEvent('pull_request')), 'test / PR #1349 Test', 'kostekIV edited [PR #2](https://try.gogs.io/kostekIV/test/pulls/2).');
+  await expectPosted(
+    await hook('gogs', { action: 'assigned', pull_request: kostekPr, repository: GOGS_TEST, sender: KOSTEK }, gogsEvent('pull_request')),
+    'test / PR #1349 Test',
+    'kostekIV assigned [PR #2](https://try.gogs.io/kostekIV/test/pulls/2) from `c` to `master`.',
+  );
+
+  const issue = { id: 9, number: 3, title: 'New test issue', body: 'Test', assignee: null };
+  await expectPosted(
+    await hook('gogs', { action: 'opened', issue, repository: GOGS_TEST, sender: KOSTEK }, gogsEvent('issues')),
+    'test / issue #3 New test issue',
+    'kostekIV opened [issue #3](https://try.gogs.io/kostekIV/test/issues/3):\n\n~~~ quote\nTest\n~~~',
+  );
+  await expectPosted(
+    await hook('gogs', { action: 'assigned', issue: { ...issue, assignee: KOSTEK }, repository: GOGS_TEST, sender: KOSTEK }, gogsEvent('issues')),
+    'test / issue #3 New test issue',
+    'kostekIV assigned [issue #3](https://try.gogs.io/kostekIV/test/issues/3) (assigned to kostekIV):\n\n~~~ quote\nTest\n~~~',
+  );
+  await expectPosted(
+    await hook('gogs', { action: 'created', issue, comment: { html_url: 'https://try.gogs.io/kostekIV/test/issues/3#issuecomment-3635', body: 'Test comment' }, repository: GOGS_TEST, sender: KOSTEK }, gogsEvent('issue_comment')),
+    'test / issue #3 New test issue',
+    'kostekIV [commented](https://try.gogs.io/kostekIV/test/issues/3#issuecomment-3635) on [issue #3](https://try.gogs.io/kostekIV/test/issues/3):\n\n~~~ quote\nTest comment\n~~~',
+  );
+  await expectPosted(
+    await hook('gogs', { action: 'edited', issue, comment: { html_url: 'https://try.gogs.io/kostekIV/test/issues/3#issuecomment-3634', body: 'edit comment' }, repository: GOGS_TEST, sender: KOSTEK }, gogsEvent('issue_comment')),
+    'test / issue #3 New test issue',
+    'kostekIV edited a [comment](https://try.gogs.io/kostekIV/test/issues/3#issuecomment-3634) on [issue #3](https://try.gogs.io/kostekIV/test/issues/3):\n\n~~~ quote\nedit comment\n~~~',
+  );
+  await expectPosted(
+    await hook(
+      'gogs',
+      { action: 'published', release: { tag_name: 'v1.4', name: 'Title', author: { login: 'cestrell', username: 'cestrell' } }, repository: { name: 'zulip_test', html_url: 'https://try.gogs.io/cestrell/zulip_test' }, sender: KOSTEK },
+      gogsEvent('release'),
+    ),
+    'zulip_test / v1.4 Title',
+    'cestrell published release [Title](https://try.gogs.io/cestrell/zulip_test) for tag v1.4.',
+  );
+  // only_events picks among the event types.
+  const before = await last();
+  assertSuccess(await hook('gogs', { action: 'opened', issue, repository: GOGS_TEST, sender: KOSTEK }, { ...gogsEvent('issues'), query: { only_events: '["push"]' } }));
+  assert.equal((await last()).id, before.id);
+
+  const fork = await hook('gogs', { repository: GOGS_TEST }, gogsEvent('fork'));
+  assert.equal(fork.status, 200);
+  assert.equal(fork.body.msg, "The 'fork' event isn't currently supported by the Gogs webhook; ignoring");
+  assertError(await hook('gogs', { repository: GOGS_TEST }), 400, 'MISSING_HTTP_EVENT_HEADER', "Missing the HTTP event header 'X-Gogs-Event'");
+});
+
+test('gitea: a pull request\'s branches from head and base and its assignee named; issues, comments (on a pull request too) and pushes as Gogs', async () => {
+  const repo = { name: 'test', html_url: 'https://try.gitea.io/kostekIV/test' };
+  const pr = { id: 1906, number: 5, title: 'test 2', user: KOSTEK, html_url: 'https://try.gitea.io/kostekIV/test/pulls/5', head: { ref: 'd' }, base: { ref: 'master' }, merged: false, merged_by: null, assignee: KOSTEK };
+  const m = await expectPosted(
+    await hook('gitea', { action: 'assigned', pull_request: pr, repository: repo, sender: KOSTEK }, giteaEvent('pull_request')),
+    'test / PR #1906 test 2',
+    'kostekIV assigned [PR #5](https://try.gitea.io/kostekIV/test/pulls/5) from `d` to `master` (assigned to kostekIV).',
+  );
+  assert.equal(m.client, 'ZulipGiteaWebhook');
+  await expectPosted(
+    await hook('gitea', { action: 'closed', pull_request: { ...pr, assignee: null }, repository: repo, sender: KOSTEK }, giteaEvent('pull_request')),
+    'test / PR #1906 test 2',
+    'kostekIV closed [PR #5](https://try.gitea.io/kostekIV/test/pulls/5) from `d` to `master`.',
+  );
+  await expectPosted(
+    await hook('gitea', { action: 'closed', issue: { number: 3, title: 'Test issue 2', body: 'Test body', assignee: KOSTEK }, repository: repo, sender: KOSTEK }, giteaEvent('issues')),
+    'test / issue #3 Test issue 2',
+    'kostekIV closed [issue #3](https://try.gitea.io/kostekIV/test/issues/3) (assigned to kostekIV):\n\n~~~ quote\nTest body\n~~~',
+  );
+  await expectPosted(
+    await hook(
+      'gitea',
+      { action: 'created', issue: { number: 1, title: 'dummy', body: '' }, comment: { html_url: 'https://try.gitea.io/kostekIV/test/pulls/1/files#issuecomment-24399', body: 'test comment' }, repository: repo, sender: KOSTEK },
+      giteaEvent('issue_comment'),
+    ),
+    'test / issue #1 dummy',
+    'kostekIV [commented](https://try.gitea.io/kostekIV/test/pulls/1/files#issuecomment-24399) on [issue #1](https://try.gitea.io/kostekIV/test/issues/1):\n\n~~~ quote\ntest comment\n~~~',
+  );
+  await expectPosted(
+    await hook('gitea', { ref: 'test-branch', ref_type: 'branch', repository: repo, sender: KOSTEK }, giteaEvent('create')),
+    'test / test-branch',
+    'kostekIV created [test-branch](https://try.gitea.io/kostekIV/test/src/test-branch) branch.',
+  );
+  assertError(await hook('gitea', { repository: repo }, gogsEvent('push')), 400, 'MISSING_HTTP_EVENT_HEADER', "Missing the HTTP event header 'X-Gitea-Event'");
+});
+
+// ---------------------------------------------------------------------------
 // Sentry (texts as Zulip's zerver/webhooks/sentry tests expect them)
 
 const SENTRY_ISSUES = 'https://sentry.io/organizations/hypro999-personal-organization/issues';

@@ -19,12 +19,15 @@ import { gitlab } from '../lib/integrations/gitlab.ts';
 import { alertmanager, grafana } from '../lib/integrations/alerts.ts';
 import { json, slackIncoming } from '../lib/integrations/generic.ts';
 import { sentry } from '../lib/integrations/sentry.ts';
+import { gitea, gogs } from '../lib/integrations/gogs.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
 export const INTEGRATIONS: Record<string, Integration> = {
   alertmanager,
+  gitea,
   github,
   gitlab,
+  gogs,
   grafana,
   json,
   sentry,

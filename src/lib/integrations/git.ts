@@ -1,5 +1,5 @@
 /**
- * Message texts shared by the Git hosting integrations (GitHub, GitLab), in
+ * Message texts shared by the Git hosting integrations (GitHub, GitLab, Gogs, Gitea), in
  * Zulip's wording: pushes, tags, pull/merge requests, issues, comments and
  * releases.
  */
@@ -110,7 +110,7 @@ export function pullRequestMessage(a: PrMessageArgs): string {
   const type = a.type ?? 'PR';
   const id = a.number !== undefined && a.number !== null ? ` #${a.number}` : '';
   const title = a.title !== undefined && a.title !== null ? ` ${a.title}` : '';
-  const assigneePart = a.action === 'assigned' ? ` ${a.assigneeUpdated} to` : a.action === 'unassigned' ? ` ${a.assigneeUpdated} from` : '';
+  const assigneePart = !a.assigneeUpdated ? '' : a.action === 'assigned' ? ` ${a.assigneeUpdated} to` : a.action === 'unassigned' ? ` ${a.assigneeUpdated} from` : '';
   let main = `${a.userName} ${actions[a.action] ?? a.action}${assigneePart} [${type}${id}${title}](${a.url})`;
   const branches = !!(a.targetBranch && a.baseBranch);
   if (branches) main = `${main} from \`${a.targetBranch}\` to \`${a.baseBranch}\``;

@@ -1,0 +1,138 @@
+/**
+ * Gogs (/api/v1/external/gogs) and Gitea, its fork (/api/v1/external/gitea):
+ * the event is the X-Gogs-Event or X-Gitea-Event header; pushes (the
+ * `branches` filter), new branches, pull requests, issues and their
+ * comments, and releases, with Zulip's topics and texts. The two differ in
+ * a pull request's branches (Gitea's `head.ref` and `base.ref`) and in that
+ * Gitea names a pull request's assignee.
+ */
+import type { Wild } from './wild.ts';
+import { TOPIC_WITH_BRANCH, TOPIC_WITH_PR_OR_ISSUE_INFO, branchNotifiable, issueMessage, pullRequestMessage, pushCommitsMessage, releaseMessage, type CommitData } from './git.ts';
+import { BRANCHES_OPTION, eventHeader, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+
+/** The event types handled (what only_events and exclude_events pick from). */
+const EVENT_TYPES = ['push', 'create', 'pull_request', 'issues', 'issue_comment', 'release'] as const;
+
+const repoName = (p: Wild): string => p.at('repository').at('name').str();
+const issueUrl = (p: Wild, n: number): string => `${p.at('repository').at('html_url').str()}/issues/${n}`;
+
+function pushBody(p: Wild, branch: string): string {
+  const commits: CommitData[] = p
+    .at('commits')
+    .list()
+    .map((c) => {
+      const author = c.at('author');
+      return {
+        name: author.get('username').strOrNull() || (author.at('name').str().split(/\s+/).filter(Boolean)[0] ?? ''),
+        sha: c.at('id').str(),
+        url: c.at('url').str(),
+        message: c.at('message').str(),
+      };
+    });
+  return pushCommitsMessage(p.at('sender').at('username').str(), p.at('compare_url').str(), branch, commits);
+}
+
+/** A pull request's text; `gitea` reads its branches and assignee as Gitea sends them. */
+function pullRequestBody(p: Wild, includeTitle: boolean, gitea: boolean): string {
+  const pr = p.at('pull_request');
+  const merged = pr.at('merged').bool();
+  const action = merged ? 'merged' : p.at('action').str();
+  let targetBranch: string | null = null;
+  let baseBranch: string | null = null;
+  if (action !== 'edited') {
+    if (!gitea) {
+      targetBranch = pr.at('head_branch').str();
+      baseBranch = pr.at('base_branch').str();
+    } else {
+      if (pr.has('head')) targetBranch = pr.at('head').at('ref').str();
+      if (pr.has('base')) baseBranch = pr.at('base').at('ref').str();
+    }
+  }
+  const assignee = gitea ? pr.get('assignee') : null;
+  return pullRequestMessage({
+    userName: (merged ? pr.at('merged_by') : pr.at('user')).at('username').str(),
+    action,
+    url: pr.at('html_url').str(),
+    number: pr.at('number').int(),
+    targetBranch,
+    baseBranch,
+    title: includeTitle ? pr.at('title').str() : null,
+    assignee: assignee?.truthy ? assignee.at('login').str() : null,
+  });
+}
+
+function issuesBody(p: Wild, includeTitle: boolean): string {
+  const issue = p.at('issue');
+  const n = issue.at('number').int();
+  const assignee = issue.get('assignee');
+  return issueMessage({
+    userName: p.at('sender').at('login').str(),
+    action: p.at('action').str(),
+    url: issueUrl(p, n),
+    number: n,
+    message: issue.at('body').str(),
+    assignee: assignee.truthy ? assignee.at('login').str() : null,
+    title: includeTitle ? issue.at('title').str() : null,
+  });
+}
+
+function issueCommentBody(p: Wild, includeTitle: boolean): string {
+  const action = p.at('action').str();
+  const comment = p.at('comment');
+  const issue = p.at('issue');
+  const n = issue.at('number').int();
+  return issueMessage({
+    userName: p.at('sender').at('login').str(),
+    action: `${action === 'created' ? '[commented]' : `${action} a [comment]`}(${comment.at('html_url').str()}) on`,
+    url: issueUrl(p, n),
+    number: n,
+    message: comment.at('body').str(),
+    title: includeTitle ? issue.at('title').str() : null,
+  });
+}
+
+function gogsLike(name: string, header: string, gitea: boolean): Integration {
+  return {
+    name,
+    eventTypes: EVENT_TYPES,
+    urlOptions: [BRANCHES_OPTION],
+    handle(req): WebhookMessage[] {
+      const p = jsonPayload(req);
+      const repo = repoName(p);
+      const event = eventHeader(req, header);
+      const includeTitle = req.param('topic') !== undefined;
+      let topic: string;
+      let body: string;
+      if (event === 'push') {
+        const branch = p.at('ref').str().replace(/^refs\/heads\//, '');
+        if (!branchNotifiable(branch, req.param('branches'))) return [];
+        topic = TOPIC_WITH_BRANCH(repo, branch);
+        body = pushBody(p, branch);
+      } else if (event === 'create') {
+        const branch = p.at('ref').str();
+        topic = TOPIC_WITH_BRANCH(repo, branch);
+        body = `${p.at('sender').at('username').str()} created [${branch}](${p.at('repository').at('html_url').str()}/src/${branch}) branch.`;
+      } else if (event === 'pull_request') {
+        const pr = p.at('pull_request');
+        topic = TOPIC_WITH_PR_OR_ISSUE_INFO(repo, 'PR', pr.at('id').int(), pr.at('title').str());
+        body = pullRequestBody(p, includeTitle, gitea);
+      } else if (event === 'issues' || event === 'issue_comment') {
+        const issue = p.at('issue');
+        topic = TOPIC_WITH_PR_OR_ISSUE_INFO(repo, 'issue', issue.at('number').int(), issue.at('title').str());
+        body = event === 'issues' ? issuesBody(p, includeTitle) : issueCommentBody(p, includeTitle);
+      } else if (event === 'release') {
+        const release = p.at('release');
+        const tag = release.at('tag_name').str();
+        const title = release.at('name').str();
+        topic = `${repo} / ${tag} ${title}`;
+        body = releaseMessage(release.at('author').at('username').str(), p.at('action').str(), tag, title, p.at('repository').at('html_url').str());
+      } else {
+        throw unsupportedEvent(name, event);
+      }
+      return [{ topic, body, eventType: event }];
+    },
+  };
+}
+
+export const gogs = gogsLike('Gogs', 'X-Gogs-Event', false);
+export const gitea = gogsLike('Gitea', 'X-Gitea-Event', true);
