@@ -506,6 +506,7 @@ test('register: realm_incoming_webhook_bots lists the integrations this server a
       url_options: [{ key: 'branches', label: '', validator: 'check_string' }],
     });
   }
+  assert.deepEqual(byName('uptimerobot'), { name: 'uptimerobot', display_name: 'UptimeRobot', all_event_types: ['up', 'down'], config_options: [], url_options: [] });
   assert.deepEqual(byName('sentry'), { name: 'sentry', display_name: 'Sentry', all_event_types: null, config_options: [], url_options: [] });
   assert.equal(byName('json').display_name, 'JSON formatter');
   assert.equal(byName('slack_incoming').display_name, 'Slack-compatible webhook');

@@ -536,6 +536,38 @@ test('gitea: a pull request\'s branches from head and base and its assignee name
 });
 
 // ---------------------------------------------------------------------------
+// UptimeRobot (texts as Zulip's zerver/webhooks/uptimerobot tests expect them)
+
+test('uptimerobot: a monitor down and back up; a payload missing what the texts need is "Invalid payload" and the bot\'s owner is told once', async () => {
+  const down = { monitor_friendly_name: 'Web Server', monitor_url: 'server1.example.com', alert_type_friendly_name: 'Down', alert_details: 'Host Is Unreachable', alert_friendly_duration: '' };
+  const m = await expectPosted(await hook('uptimerobot', down), 'Web Server', 'Web Server (server1.example.com) is DOWN (Host Is Unreachable).');
+  assert.equal(m.client, 'ZulipUptimeRobotWebhook');
+  await expectPosted(
+    await hook('uptimerobot', { monitor_friendly_name: 'Mail Server', monitor_url: 'server2.example.com', alert_type_friendly_name: 'Up', alert_details: 'Host Is Reachable', alert_friendly_duration: '44 minutes and 37 seconds' }),
+    'Mail Server',
+    'Mail Server (server2.example.com) is back UP (Host Is Reachable).\nIt was down for 44 minutes and 37 seconds.',
+  );
+  // only_events: "up" and "down".
+  const before = await last();
+  assertSuccess(await hook('uptimerobot', down, { query: { exclude_events: '["down"]' } }));
+  assert.equal((await last()).id, before.id);
+  assertError(await hook('uptimerobot', { ...down, alert_type_friendly_name: 'Paused' }), 200, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', "The 'Paused' event isn't currently supported by the UptimeRobot webhook; ignoring");
+
+  // Its own bot, so that no earlier notice to the owner counts against this one.
+  const owner = t.client(t.owner);
+  const b = assertSuccess(await owner.post('/bots', { full_name: 'Uptime Bot', short_name: 'uptime', bot_type: 2 }));
+  const { alert_details: _missing, ...incomplete } = down;
+  assertError(await hook('uptimerobot', incomplete, { apiKey: b.api_key }), 400, 'BAD_REQUEST', 'Invalid payload');
+  const dm = await last([{ operator: 'is', operand: 'dm' }]);
+  assert.equal(
+    dm.content,
+    `Hi there! Your bot Uptime Bot just received a UptimeRobot payload that is missing\nsome data that Zulip requires. This usually indicates a configuration issue\nin your UptimeRobot webhook settings. Please make sure that you set the required parameters\nwhen configuring the UptimeRobot webhook. Contact support@${new URL(t.url).hostname} if you\nneed further help!`,
+  );
+  assertError(await hook('uptimerobot', incomplete, { apiKey: b.api_key }), 400, 'BAD_REQUEST', 'Invalid payload');
+  assert.equal((await last([{ operator: 'is', operand: 'dm' }])).id, dm.id, 'told once a day');
+});
+
+// ---------------------------------------------------------------------------
 // Sentry (texts as Zulip's zerver/webhooks/sentry tests expect them)
 
 const SENTRY_ISSUES = 'https://sentry.io/organizations/hypro999-personal-organization/issues';

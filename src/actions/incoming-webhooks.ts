@@ -13,13 +13,14 @@ import type { UserRow } from '../store/users.ts';
 import { userById } from '../store/users.ts';
 import { sendMessage } from './messages.ts';
 import { notificationBot } from './system-bots.ts';
-import { MissingEventHeader, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
+import { MisconfiguredPayload, MissingEventHeader, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
 import { github } from '../lib/integrations/github.ts';
 import { gitlab } from '../lib/integrations/gitlab.ts';
 import { alertmanager, grafana } from '../lib/integrations/alerts.ts';
 import { json, slackIncoming } from '../lib/integrations/generic.ts';
 import { sentry } from '../lib/integrations/sentry.ts';
 import { gitea, gogs } from '../lib/integrations/gogs.ts';
+import { uptimerobot } from '../lib/integrations/uptimerobot.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
 export const INTEGRATIONS: Record<string, Integration> = {
@@ -32,6 +33,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   json,
   sentry,
   slack_incoming: slackIncoming,
+  uptimerobot,
 };
 
 /** Python's fnmatch (case-sensitive): *, ? and [...] classes. */
@@ -111,8 +113,11 @@ async function sendWebhookMessage(svc: Services, bot: UserRow, clientName: strin
   }
 }
 
+/** The address Zulip's notices to bot owners name for help. */
+const supportAddress = (svc: Services): string => `support@${new URL(svc.config.externalUrl).hostname}`;
+
 function missingHeaderNotice(svc: Services, bot: UserRow, path: string, header: string, integration: string): string {
-  const support = `support@${new URL(svc.config.externalUrl).hostname}`;
+  const support = supportAddress(svc);
   return (
     `Hi there!  Your bot ${bot.full_name} just sent an HTTP request to ${path} that\n` +
     `is missing the HTTP ${header} header.  Because this header is how\n` +
@@ -131,6 +136,7 @@ export async function receiveWebhook(svc: Services, bot: UserRow, integrationNam
     messages = integration.handle(req);
   } catch (e) {
     if (e instanceof MissingEventHeader) await remindBotOwner(svc, bot, missingHeaderNotice(svc, bot, req.path, e.header, integration.name));
+    if (e instanceof MisconfiguredPayload) await remindBotOwner(svc, bot, e.notice.replace('{bot_name}', bot.full_name).replace('{support_email}', supportAddress(svc)));
     throw e;
   }
   const only = patternList(req, 'only_events');

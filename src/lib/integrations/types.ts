@@ -66,6 +66,21 @@ export class MissingEventHeader extends ApiError {
   }
 }
 
+/**
+ * A payload the service sent without what the integration needs, which
+ * usually means its webhook is set up wrong: answered with `error`, and the
+ * bot's owner is told why in `notice` (at most once a day per bot, as
+ * Zulip's send_rate_limited_pm_notification_to_bot_owner), which may name
+ * the bot (`{bot_name}`) and the server's support address (`{support_email}`).
+ */
+export class MisconfiguredPayload extends ApiError {
+  readonly notice: string;
+  constructor(msg: string, notice: string) {
+    super(msg, { code: 'BAD_REQUEST' });
+    this.notice = notice;
+  }
+}
+
 /** The event header of a request, or MissingEventHeader. */
 export function eventHeader(req: WebhookRequest, name: string): string {
   const v = req.header(name);
