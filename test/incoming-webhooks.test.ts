@@ -555,13 +555,13 @@ test('uptimerobot: a monitor down and back up; a payload missing what the texts 
 
   // Its own bot, so that no earlier notice to the owner counts against this one.
   const owner = t.client(t.owner);
-  const b = assertSuccess(await owner.post('/bots', { full_name: 'Uptime Bot', short_name: 'uptime', bot_type: 2 }));
+  const b = assertSuccess(await owner.post('/bots', { full_name: 'Uptime $& Bot', short_name: 'uptime', bot_type: 2 }));
   const { alert_details: _missing, ...incomplete } = down;
   assertError(await hook('uptimerobot', incomplete, { apiKey: b.api_key }), 400, 'BAD_REQUEST', 'Invalid payload');
   const dm = await last([{ operator: 'is', operand: 'dm' }]);
   assert.equal(
     dm.content,
-    `Hi there! Your bot Uptime Bot just received a UptimeRobot payload that is missing\nsome data that Zulip requires. This usually indicates a configuration issue\nin your UptimeRobot webhook settings. Please make sure that you set the required parameters\nwhen configuring the UptimeRobot webhook. Contact support@${new URL(t.url).hostname} if you\nneed further help!`,
+    `Hi there! Your bot Uptime $& Bot just received a UptimeRobot payload that is missing\nsome data that Zulip requires. This usually indicates a configuration issue\nin your UptimeRobot webhook settings. Please make sure that you set the required parameters\nwhen configuring the UptimeRobot webhook. Contact support@${new URL(t.url).hostname} if you\nneed further help!`,
   );
   assertError(await hook('uptimerobot', incomplete, { apiKey: b.api_key }), 400, 'BAD_REQUEST', 'Invalid payload');
   assert.equal((await last([{ operator: 'is', operand: 'dm' }])).id, dm.id, 'told once a day');

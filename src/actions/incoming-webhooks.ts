@@ -136,7 +136,9 @@ export async function receiveWebhook(svc: Services, bot: UserRow, integrationNam
     messages = integration.handle(req);
   } catch (e) {
     if (e instanceof MissingEventHeader) await remindBotOwner(svc, bot, missingHeaderNotice(svc, bot, req.path, e.header, integration.name));
-    if (e instanceof MisconfiguredPayload) await remindBotOwner(svc, bot, e.notice.replace('{bot_name}', bot.full_name).replace('{support_email}', supportAddress(svc)));
+    if (e instanceof MisconfiguredPayload) {
+      await remindBotOwner(svc, bot, e.notice.replace('{bot_name}', () => bot.full_name).replace('{support_email}', () => supportAddress(svc)));
+    }
     throw e;
   }
   const only = patternList(req, 'only_events');
