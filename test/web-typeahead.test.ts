@@ -407,6 +407,14 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await box.press('ArrowLeft');
       await box.press('ArrowRight');
       await eventually(async () => (await shown(page)).includes(`Alice Ample ${alice.email}`), 'suggested with the caret before ","');
+      // After the characters Zulip's tokenizer takes as a token's start (here "/"), and not after others (">").
+      await box.fill('');
+      await box.pressSequentially('a>@ali');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(await shown(page), []);
+      await box.fill('');
+      await box.pressSequentially('ok/@ali');
+      await eventually(async () => (await shown(page)).includes(`Alice Ample ${alice.email}`), 'suggested after "/"');
       await box.fill('');
       await box.pressSequentially('ping @al');
       await eventually(async () => (await shown(page)).length > 0, 'suggestions');

@@ -55,11 +55,12 @@ export interface Choice {
 const SHOWN = 8;
 
 // Each pattern is matched against the text before the caret. The token must
-// start the text or follow a space or an opening bracket or quote (so that
-// an email address or a time such as 10:30 suggests nothing).
-const MENTION = /(?:^|[\s([{"'>])@(_?)\*{0,2}([^\s@*][^\n@*]{0,49})?$/;
-const CHANNEL = /(?:^|[\s([{"'>])#\*{0,2}([^\s#*>][^\n#*>]{0,49})$/;
-const EMOJI = /(?:^|[\s([{"'>]):([a-z0-9_+-]{2,50})$/i;
+// start the text or follow a space, an opening bracket, a quote, `/` or `<`
+// (Zulip's tokenize_compose_str), so that an email address or a time such
+// as 10:30 suggests nothing.
+const MENTION = /(?:^|[\s"'(/<[{])@(_?)\*{0,2}([^\s@*][^\n@*]{0,49})?$/;
+const CHANNEL = /(?:^|[\s"'(/<[{])#\*{0,2}([^\s#*>][^\n#*>]{0,49})$/;
+const EMOJI = /(?:^|[\s"'(/<[{]):([a-z0-9_+-]{2,50})$/i;
 /** A topic link being typed: `#**channel>` and the topic so far (Zulip's stream_topic_regex). */
 const TOPIC_LINK = /#\*\*([^*>\n]+)>([^*\n]*)$/;
 /** `#>` and the topic so far: a topic of the channel being written to (Zulip's shortcut_regex). */
