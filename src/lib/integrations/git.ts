@@ -3,6 +3,7 @@
  * Zulip's wording: pushes, tags, pull/merge requests, issues, comments and
  * releases.
  */
+import type { Wild } from './wild.ts';
 
 export const TOPIC_WITH_BRANCH = (repo: string, branch: string): string => `${repo} / ${branch}`;
 export const TOPIC_WITH_PR_OR_ISSUE_INFO = (repo: string, type: string, id: number, title: string): string => `${repo} / ${type} #${id} ${title}`;
@@ -149,4 +150,10 @@ export function setupMessage(integration: string, userName?: string | null): str
 /** Whether a pushed branch is among the `branches` filter (comma-separated), when one is given. */
 export function branchNotifiable(branch: string, branches: string | undefined): boolean {
   return branches === undefined || branches.split(',').some((b) => b.trim() === branch);
+}
+
+/** A comment's action on an issue or pull request, linked to the comment: "[commented](url) on", "edited a [comment](url) on". */
+export function commentAction(p: Wild): string {
+  const action = p.at('action').str();
+  return `${action === 'created' ? '[commented]' : `${action} a [comment]`}(${p.at('comment').at('html_url').str()}) on`;
 }

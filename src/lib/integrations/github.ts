@@ -8,6 +8,7 @@ import {
   TOPIC_WITH_BRANCH,
   TOPIC_WITH_PR_OR_ISSUE_INFO,
   branchNotifiable,
+  commentAction,
   commitsCommentMessage,
   issueMessage,
   pullRequestMessage,
@@ -31,11 +32,6 @@ const repoName = (p: Wild): string => p.at('repository').at('name').str();
 const repoFullName = (p: Wild): string => p.at('repository').at('full_name').str();
 const branchFromRef = (ref: string): string => ref.replace(/^refs\/heads\//, '');
 const tagFromRef = (ref: string): string => ref.replace(/^refs\/tags\//, '');
-
-function commentAction(p: Wild): string {
-  const action = p.at('action').str();
-  return `${action === 'created' ? '[commented]' : `${action} a [comment]`}(${p.at('comment').at('html_url').str()}) on`;
-}
 
 const isPrComment = (p: Wild): boolean => p.at('issue').has('pull_request');
 

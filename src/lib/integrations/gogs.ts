@@ -7,7 +7,7 @@
  * Gitea names a pull request's assignee.
  */
 import type { Wild } from './wild.ts';
-import { TOPIC_WITH_BRANCH, TOPIC_WITH_PR_OR_ISSUE_INFO, branchNotifiable, issueMessage, pullRequestMessage, pushCommitsMessage, releaseMessage, type CommitData } from './git.ts';
+import { TOPIC_WITH_BRANCH, TOPIC_WITH_PR_OR_ISSUE_INFO, branchNotifiable, commentAction, issueMessage, pullRequestMessage, pushCommitsMessage, releaseMessage, type CommitData } from './git.ts';
 import { BRANCHES_OPTION, eventHeader, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
 
 /** The event types handled (what only_events and exclude_events pick from). */
@@ -77,16 +77,14 @@ function issuesBody(p: Wild, includeTitle: boolean): string {
 }
 
 function issueCommentBody(p: Wild, includeTitle: boolean): string {
-  const action = p.at('action').str();
-  const comment = p.at('comment');
   const issue = p.at('issue');
   const n = issue.at('number').int();
   return issueMessage({
     userName: p.at('sender').at('login').str(),
-    action: `${action === 'created' ? '[commented]' : `${action} a [comment]`}(${comment.at('html_url').str()}) on`,
+    action: commentAction(p),
     url: issueUrl(p, n),
     number: n,
-    message: comment.at('body').str(),
+    message: p.at('comment').at('body').str(),
     title: includeTitle ? issue.at('title').str() : null,
   });
 }
