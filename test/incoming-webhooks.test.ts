@@ -4,60 +4,14 @@
  * exclude_events parameters; unknown events, missing headers and malformed
  * payloads get Zulip's errors (never a 500).
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, assertError, assertSuccess, type TestServer } from './helpers.ts';
+import { assertError, assertSuccess } from './helpers.ts';
+import { webhookHarness } from './webhook-helpers.ts';
 
-let t: TestServer;
-let bot: { id: number; apiKey: string; email: string };
 const CHANNEL = 'integrations';
-
-before(async () => {
-  t = await startTestServer();
-  const owner = t.client(t.owner);
-  assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: [{ name: CHANNEL }] }));
-  const b = assertSuccess(await owner.post('/bots', { full_name: 'Hook Bot', short_name: 'hook', bot_type: 2 }));
-  const me = assertSuccess(await t.client(t.owner).get(`/users/${b.user_id}`));
-  bot = { id: b.user_id, apiKey: b.api_key, email: me.user.email };
-});
-after(() => t.close());
-
-interface HookOpts {
-  query?: Record<string, string>;
-  headers?: Record<string, string>;
-  contentType?: string;
-  stream?: string | null;
-  apiKey?: string | null;
-}
-
-async function hook(name: string, body: unknown, opts: HookOpts = {}) {
-  const q = new URLSearchParams();
-  if (opts.apiKey !== null) q.set('api_key', opts.apiKey ?? bot.apiKey);
-  if (opts.stream !== null) q.set('stream', opts.stream ?? CHANNEL);
-  for (const [k, v] of Object.entries(opts.query ?? {})) q.set(k, v);
-  const res = await fetch(`${t.url}/api/v1/external/${name}?${q}`, {
-    method: 'POST',
-    headers: { 'Content-Type': opts.contentType ?? 'application/json', ...(opts.headers ?? {}) },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: JSON.parse(text) as Record<string, any>, headers: res.headers, text };
-}
-
-/** The newest message in the channel (raw Markdown). */
-async function last(narrow: unknown[] = [{ operator: 'channel', operand: CHANNEL }]) {
-  const res = assertSuccess(await t.client(t.owner).get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow, apply_markdown: false }));
-  return res.messages[res.messages.length - 1] as Record<string, any>;
-}
-
-async function expectPosted(res: Awaited<ReturnType<typeof hook>>, topic: string, content: string) {
-  assertSuccess(res);
-  const m = await last();
-  assert.equal(m.sender_id, bot.id);
-  assert.equal(m.subject, topic);
-  assert.equal(m.content, content);
-  return m;
-}
+const h = webhookHarness(CHANNEL);
+const { hook, last, expectPosted } = h;
 
 // ---------------------------------------------------------------------------
 // GitHub
@@ -293,7 +247,7 @@ test('alertmanager: alerts grouped by instance, firing and resolved', async () =
   const res = await hook('alertmanager', { alerts: [alert('node1', 'DiskFull', 'firing'), alert('node1', 'HighLoad', 'firing'), alert('node2', 'DiskFull', 'resolved')] });
   assertSuccess(res);
   const msgs = assertSuccess(
-    await t.client(t.owner).get('/messages', { anchor: 'newest', num_before: 2, num_after: 0, narrow: [{ operator: 'channel', operand: CHANNEL }], apply_markdown: false }),
+    await h.t.client(h.t.owner).get('/messages', { anchor: 'newest', num_before: 2, num_after: 0, narrow: [{ operator: 'channel', operand: CHANNEL }], apply_markdown: false }),
   ).messages;
   assert.deepEqual(
     msgs.map((m: any) => [m.subject, m.content]),
@@ -554,14 +508,14 @@ test('uptimerobot: a monitor down and back up; a payload missing what the texts 
   assertError(await hook('uptimerobot', { ...down, alert_type_friendly_name: 'Paused' }), 200, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', "The 'Paused' event isn't currently supported by the UptimeRobot webhook; ignoring");
 
   // Its own bot, so that no earlier notice to the owner counts against this one.
-  const owner = t.client(t.owner);
+  const owner = h.t.client(h.t.owner);
   const b = assertSuccess(await owner.post('/bots', { full_name: 'Uptime $& Bot', short_name: 'uptime', bot_type: 2 }));
   const { alert_details: _missing, ...incomplete } = down;
   assertError(await hook('uptimerobot', incomplete, { apiKey: b.api_key }), 400, 'BAD_REQUEST', 'Invalid payload');
   const dm = await last([{ operator: 'is', operand: 'dm' }]);
   assert.equal(
     dm.content,
-    `Hi there! Your bot Uptime $& Bot just received a UptimeRobot payload that is missing\nsome data that Zulip requires. This usually indicates a configuration issue\nin your UptimeRobot webhook settings. Please make sure that you set the required parameters\nwhen configuring the UptimeRobot webhook. Contact support@${new URL(t.url).hostname} if you\nneed further help!`,
+    `Hi there! Your bot Uptime $& Bot just received a UptimeRobot payload that is missing\nsome data that Zulip requires. This usually indicates a configuration issue\nin your UptimeRobot webhook settings. Please make sure that you set the required parameters\nwhen configuring the UptimeRobot webhook. Contact support@${new URL(h.t.url).hostname} if you\nneed further help!`,
   );
   assertError(await hook('uptimerobot', incomplete, { apiKey: b.api_key }), 400, 'BAD_REQUEST', 'Invalid payload');
   assert.equal((await last([{ operator: 'is', operand: 'dm' }])).id, dm.id, 'told once a day');
@@ -731,12 +685,12 @@ test('sentry: an issue created, assigned (to a person or a team), resolved and i
 test('without stream the bot owner gets a direct message; an unknown channel tells the owner instead of failing', async () => {
   assertSuccess(await hook('json', { a: 1 }, { stream: null }));
   const dm = await last([{ operator: 'is', operand: 'dm' }]);
-  assert.equal(dm.sender_id, bot.id);
+  assert.equal(dm.sender_id, h.bot.id);
   assert.equal(dm.content, '```json\n{\n  "a": 1\n}\n```');
 
   // (A second bot: reminders to an owner are sent at most once a day per bot, and the first bot had one.)
-  const b2 = assertSuccess(await t.client(t.owner).post('/bots', { full_name: 'Hook Two', short_name: 'hook2', bot_type: 2 }));
-  const b2email = assertSuccess(await t.client(t.owner).get(`/users/${b2.user_id}`)).user.email;
+  const b2 = assertSuccess(await h.t.client(h.t.owner).post('/bots', { full_name: 'Hook Two', short_name: 'hook2', bot_type: 2 }));
+  const b2email = assertSuccess(await h.t.client(h.t.owner).get(`/users/${b2.user_id}`)).user.email;
   assertSuccess(await hook('json', { a: 1 }, { stream: 'no such channel', apiKey: b2.api_key }));
   const notice = await last([{ operator: 'is', operand: 'dm' }]);
   assert.equal(notice.sender_email, 'notification-bot@zulip.com');
@@ -744,7 +698,7 @@ test('without stream the bot owner gets a direct message; an unknown channel tel
 });
 
 test('stream by ID; topic parameter; only_events and exclude_events', async () => {
-  const sub = assertSuccess(await t.client(t.owner).get('/get_stream_id', { stream: CHANNEL }));
+  const sub = assertSuccess(await h.t.client(h.t.owner).get('/get_stream_id', { stream: CHANNEL }));
   await expectPosted(await hook('json', { b: 2 }, { stream: String(sub.stream_id), query: { topic: 'custom' } }), 'custom', '```json\n{\n  "b": 2\n}\n```');
   const before = (await last()).id;
   const base = { zen: 'z', repository: REPO, sender: SENDER };
@@ -758,7 +712,7 @@ test('authentication: api_key required, malformed and unknown keys are 401', asy
   assertError(await hook('json', { a: 1 }, { apiKey: null }), 400, 'REQUEST_VARIABLE_MISSING', "Missing 'api_key' argument");
   assertError(await hook('json', { a: 1 }, { apiKey: 'short' }), 401, 'INVALID_API_KEY', 'Malformed API key');
   assertError(await hook('json', { a: 1 }, { apiKey: 'a'.repeat(32) }), 401, 'INVALID_API_KEY', 'Invalid API key');
-  const res = await fetch(`${t.url}/api/v1/external/nonexistent?api_key=${bot.apiKey}`, { method: 'POST' });
+  const res = await fetch(`${h.t.url}/api/v1/external/nonexistent?api_key=${h.bot.apiKey}`, { method: 'POST' });
   assert.equal(res.status, 404);
 });
 

@@ -1,0 +1,85 @@
+/**
+ * Shared set-up of incoming-webhook tests: a test server, an incoming-webhook
+ * bot owned by the organization's owner, and a channel the owner is
+ * subscribed to; `hook` posts a payload to /api/v1/external/<integration>
+ * as that bot, `last` reads the newest message, `expectPosted` checks that a
+ * request succeeded and posted Zulip's topic and text.
+ */
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, assertSuccess, type TestServer } from './helpers.ts';
+
+export interface HookOpts {
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  contentType?: string;
+  stream?: string | null;
+  apiKey?: string | null;
+}
+
+export interface HookResult {
+  status: number;
+  body: Record<string, any>;
+  headers: Headers;
+  text: string;
+}
+
+export interface WebhookHarness {
+  /** The test server (set once `before` has run). */
+  readonly t: TestServer;
+  /** The incoming-webhook bot ("Hook Bot"). */
+  readonly bot: { id: number; apiKey: string; email: string };
+  hook(name: string, body: unknown, opts?: HookOpts): Promise<HookResult>;
+  last(narrow?: unknown[]): Promise<Record<string, any>>;
+  expectPosted(res: HookResult, topic: string, content: string): Promise<Record<string, any>>;
+}
+
+/** Registers the before/after hooks of a webhook test file and returns its harness. */
+export function webhookHarness(channel: string): WebhookHarness {
+  let t: TestServer;
+  let bot: WebhookHarness['bot'];
+  before(async () => {
+    t = await startTestServer();
+    const owner = t.client(t.owner);
+    assertSuccess(await owner.post('/users/me/subscriptions', { subscriptions: [{ name: channel }] }));
+    const b = assertSuccess(await owner.post('/bots', { full_name: 'Hook Bot', short_name: 'hook', bot_type: 2 }));
+    const me = assertSuccess(await t.client(t.owner).get(`/users/${b.user_id}`));
+    bot = { id: b.user_id, apiKey: b.api_key, email: me.user.email };
+  });
+  after(() => t.close());
+
+  const h: WebhookHarness = {
+    get t() {
+      return t;
+    },
+    get bot() {
+      return bot;
+    },
+    async hook(name, body, opts = {}) {
+      const q = new URLSearchParams();
+      if (opts.apiKey !== null) q.set('api_key', opts.apiKey ?? bot.apiKey);
+      if (opts.stream !== null) q.set('stream', opts.stream ?? channel);
+      for (const [k, v] of Object.entries(opts.query ?? {})) q.set(k, v);
+      const res = await fetch(`${t.url}/api/v1/external/${name}?${q}`, {
+        method: 'POST',
+        headers: { 'Content-Type': opts.contentType ?? 'application/json', ...(opts.headers ?? {}) },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: JSON.parse(text) as Record<string, any>, headers: res.headers, text };
+    },
+    async last(narrow = [{ operator: 'channel', operand: channel }]) {
+      const res = assertSuccess(await t.client(t.owner).get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow, apply_markdown: false }));
+      return res.messages[res.messages.length - 1] as Record<string, any>;
+    },
+    async expectPosted(res, topic, content) {
+      assertSuccess(res);
+      const m = await h.last();
+      assert.equal(m.sender_id, bot.id);
+      assert.equal(m.subject, topic);
+      assert.equal(m.content, content);
+      return m;
+    },
+  };
+  return h;
+}
