@@ -510,6 +510,9 @@ test('register: realm_incoming_webhook_bots lists the integrations this server a
   assert.deepEqual(byName('sentry'), { name: 'sentry', display_name: 'Sentry', all_event_types: null, config_options: [], url_options: [] });
   assert.equal(byName('json').display_name, 'JSON formatter');
   assert.equal(byName('slack_incoming').display_name, 'Slack-compatible webhook');
+  for (const [name, display] of [['zapier', 'Zapier'], ['ifttt', 'IFTTT']]) {
+    assert.deepEqual(byName(name), { name, display_name: display, all_event_types: null, config_options: [], url_options: [] });
+  }
   // Each listed integration is one the server takes at /api/v1/external/<name>.
   const s = short();
   const bot = assertSuccess(await c(member).post('/bots', { full_name: `Hooks ${s}`, short_name: s, bot_type: 2 }));

@@ -13,7 +13,7 @@ import type { UserRow } from '../store/users.ts';
 import { userById } from '../store/users.ts';
 import { sendMessage } from './messages.ts';
 import { notificationBot } from './system-bots.ts';
-import { MisconfiguredPayload, MissingEventHeader, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
+import { IDENTIFY_BOT, MisconfiguredPayload, MissingEventHeader, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
 import { github } from '../lib/integrations/github.ts';
 import { gitlab } from '../lib/integrations/gitlab.ts';
 import { alertmanager, grafana } from '../lib/integrations/alerts.ts';
@@ -21,6 +21,7 @@ import { json, slackIncoming } from '../lib/integrations/generic.ts';
 import { sentry } from '../lib/integrations/sentry.ts';
 import { gitea, gogs } from '../lib/integrations/gogs.ts';
 import { uptimerobot } from '../lib/integrations/uptimerobot.ts';
+import { ifttt, zapier } from '../lib/integrations/automation.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
 export const INTEGRATIONS: Record<string, Integration> = {
@@ -30,10 +31,12 @@ export const INTEGRATIONS: Record<string, Integration> = {
   gitlab,
   gogs,
   grafana,
+  ifttt,
   json,
   sentry,
   slack_incoming: slackIncoming,
   uptimerobot,
+  zapier,
 };
 
 /** Python's fnmatch (case-sensitive): *, ? and [...] classes. */
@@ -128,8 +131,13 @@ function missingHeaderNotice(svc: Services, bot: UserRow, path: string, header: 
   );
 }
 
-/** Handles one request to an integration as `bot` (any active user may call; bots are the usual callers). */
-export async function receiveWebhook(svc: Services, bot: UserRow, integrationName: string, req: WebhookRequest & { path: string }): Promise<void> {
+/**
+ * Handles one request to an integration as `bot` (any active user may call;
+ * bots are the usual callers). Returns what the answer holds besides
+ * `result` and `msg`: nothing, or the bot's identity where the integration
+ * asks for it.
+ */
+export async function receiveWebhook(svc: Services, bot: UserRow, integrationName: string, req: WebhookRequest & { path: string }): Promise<Record<string, unknown>> {
   const integration = INTEGRATIONS[integrationName];
   let messages;
   try {
@@ -141,6 +149,7 @@ export async function receiveWebhook(svc: Services, bot: UserRow, integrationNam
     }
     throw e;
   }
+  if (messages === IDENTIFY_BOT) return { full_name: bot.full_name, email: bot.email, id: bot.id };
   const only = patternList(req, 'only_events');
   const exclude = patternList(req, 'exclude_events');
   const clientName = `Zulip${integration.name}Webhook`;
@@ -152,4 +161,5 @@ export async function receiveWebhook(svc: Services, bot: UserRow, integrationNam
     }
     await sendWebhookMessage(svc, bot, clientName, req.param('stream'), userTopic ?? m.topic, m.body);
   }
+  return {};
 }

@@ -37,7 +37,7 @@ export function registerIncomingWebhooks(app: FastifyInstance, svc: Services, li
       else throw missingArgument('api_key');
       await countApiRequest(limits, user.id, reply);
       const contentType = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-      await receiveWebhook(svc, user, name, {
+      const data = await receiveWebhook(svc, user, name, {
         path: req.url.split('?')[0],
         body: (req.rawBody ?? req.jsonBody)?.toString('utf8') ?? '',
         contentType,
@@ -47,7 +47,7 @@ export function registerIncomingWebhooks(app: FastifyInstance, svc: Services, li
         },
         param: (k) => fields.get(k),
       });
-      reply.send({ result: 'success', msg: '' });
+      reply.send({ result: 'success', msg: '', ...data });
     },
   });
 }

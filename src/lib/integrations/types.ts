@@ -44,9 +44,17 @@ export interface Integration {
   eventTypes?: readonly string[];
   /** The URL's own parameters offered when generating it (Zulip's url_options). */
   urlOptions?: readonly UrlOption[];
-  /** Turns one request into the messages to send (none for ignored events). */
-  handle(req: WebhookRequest): WebhookMessage[];
+  /** Turns one request into the messages to send (none for ignored events), or asks for the calling bot's identity. */
+  handle(req: WebhookRequest): WebhookMessage[] | typeof IDENTIFY_BOT;
 }
+
+/**
+ * What `handle` returns for a request that only checks the connection: no
+ * message is sent, and the answer names the calling bot (its `full_name`,
+ * `email` and `id`), as Zulip's Zapier integration answers Zapier's "auth"
+ * request so that Zapier can label the connection.
+ */
+export const IDENTIFY_BOT = 'identify-bot';
 
 /** Zulip's UnsupportedWebhookEventTypeError: answered with HTTP 200 and result "error". */
 export function unsupportedEvent(webhookName: string, eventType: string): ApiError {
