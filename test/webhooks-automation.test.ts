@@ -55,3 +55,31 @@ test("zapier: the app's connection check answers the bot's name, email and ID an
   assertError(await hook('zapier', { topic: { wrong: 'example' }, content: 'x' }), 400, 'BAD_REQUEST', "payload['topic'] is not a string");
   assertError(await hook('zapier', { type: 7 }), 400, 'BAD_REQUEST', "payload['type'] is not a string");
 });
+
+test("a payload that is not JSON: 400 \"Malformed JSON\", and the bot's owner is told (not for Zapier, as Zulip)", async () => {
+  const owner = h.t.client(h.t.owner);
+  const newBot = async (name: string) => {
+    const b = assertSuccess(await owner.post('/bots', { full_name: name, short_name: name.toLowerCase().replace(/ /g, '-'), bot_type: 2 }));
+    return b.api_key as string;
+  };
+  const dm = [{ operator: 'dm', operand: 'notification-bot@zulip.com' }];
+  const lastNotice = async () => (await last(dm))?.id ?? 0;
+
+  const zapierKey = await newBot('Zap Bot');
+  const before = await lastNotice();
+  assertError(await hook('zapier', '{"topic": ', { apiKey: zapierKey }), 400, 'BAD_REQUEST', 'Malformed JSON');
+  assert.equal(await lastNotice(), before);
+
+  const iftttKey = await newBot('Applet Bot');
+  assertError(await hook('ifttt', 'topic=x', { apiKey: iftttKey, contentType: 'application/x-www-form-urlencoded' }), 400, 'BAD_REQUEST', 'Malformed JSON');
+  const notice = await last(dm);
+  assert.ok(notice.id > before);
+  assert.equal(notice.sender_email, 'notification-bot@zulip.com');
+  assert.equal(
+    notice.content,
+    "Hi there! It looks like you tried to set up the Zulip IFTTT integration,\nbut didn't correctly configure the webhook to send data in the JSON format\nthat this integration expects!",
+  );
+  // At most once a day per bot.
+  assertError(await hook('ifttt', '', { apiKey: iftttKey }), 400, 'BAD_REQUEST', 'Malformed JSON');
+  assert.equal(await lastNotice(), notice.id);
+});

@@ -22,6 +22,7 @@ import { sentry } from '../lib/integrations/sentry.ts';
 import { gitea, gogs } from '../lib/integrations/gogs.ts';
 import { uptimerobot } from '../lib/integrations/uptimerobot.ts';
 import { ifttt, zapier } from '../lib/integrations/automation.ts';
+import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
 export const INTEGRATIONS: Record<string, Integration> = {
@@ -144,6 +145,15 @@ export async function receiveWebhook(svc: Services, bot: UserRow, integrationNam
     messages = integration.handle(req);
   } catch (e) {
     if (e instanceof MissingEventHeader) await remindBotOwner(svc, bot, missingHeaderNotice(svc, bot, req.path, e.header, integration.name));
+    if (e instanceof MalformedJson && integration.notifyOnMalformedJson !== false) {
+      await remindBotOwner(
+        svc,
+        bot,
+        `Hi there! It looks like you tried to set up the Zulip ${integration.name} integration,\n` +
+          "but didn't correctly configure the webhook to send data in the JSON format\n" +
+          'that this integration expects!',
+      );
+    }
     if (e instanceof MisconfiguredPayload) {
       await remindBotOwner(svc, bot, e.notice.replace('{bot_name}', () => bot.full_name).replace('{support_email}', () => supportAddress(svc)));
     }

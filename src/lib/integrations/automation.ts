@@ -26,6 +26,7 @@ function composed(topic: string | null, content: string | null): WebhookMessage[
 
 export const zapier: Integration = {
   name: 'Zapier',
+  notifyOnMalformedJson: false,
   handle(req) {
     const p = jsonPayload(req);
     if (p.get('type').strOrNull() === 'auth') return IDENTIFY_BOT;

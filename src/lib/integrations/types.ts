@@ -42,6 +42,8 @@ export interface Integration {
   displayName?: string;
   /** The event types `only_events` and `exclude_events` can pick from (Zulip's all_event_types); none where they do not apply. */
   eventTypes?: readonly string[];
+  /** False where a payload that is not JSON is not worth telling the bot's owner about (Zulip's notify_bot_owner_on_invalid_json). */
+  notifyOnMalformedJson?: false;
   /** The URL's own parameters offered when generating it (Zulip's url_options). */
   urlOptions?: readonly UrlOption[];
   /** Turns one request into the messages to send (none for ignored events), or asks for the calling bot's identity. */

@@ -4,7 +4,7 @@
  * wrong type "payload['x'] is not a string", and so on. Every failure is a
  * 400 BAD_REQUEST, so a malformed payload never becomes a 500.
  */
-import { badRequest } from '../errors.ts';
+import { ApiError, badRequest } from '../errors.ts';
 
 /** Python's repr of a dictionary key or list index. */
 function pyRepr(key: string | number): string {
@@ -121,13 +121,20 @@ export class Wild {
   }
 }
 
+/** A payload that is not JSON (Zulip's InvalidJSONError): a 400, and the bot's owner may be told (see the action). */
+export class MalformedJson extends ApiError {
+  constructor() {
+    super('Malformed JSON');
+  }
+}
+
 /** Parses a JSON document into a Wild named "payload"; bad JSON is Zulip's "Malformed JSON". */
 export function parsePayload(text: string): Wild {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw badRequest('Malformed JSON');
+    throw new MalformedJson();
   }
   return new Wild('payload', value);
 }
