@@ -85,9 +85,11 @@ export class MissingEventHeader extends ApiError {
  */
 export class MisconfiguredPayload extends ApiError {
   readonly notice: string;
-  constructor(msg: string, notice: string) {
+  /** `cause`: the payload's own error (a missing field, say) that this one stands for. */
+  constructor(msg: string, notice: string, cause?: ApiError) {
     super(msg, { code: 'BAD_REQUEST' });
     this.notice = notice;
+    this.cause = cause;
   }
 }
 

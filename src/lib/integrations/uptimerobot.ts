@@ -36,7 +36,7 @@ export const uptimerobot: Integration = {
     try {
       return [message(p, event)];
     } catch (e) {
-      if (e instanceof ApiError && e.code === 'BAD_REQUEST') throw new MisconfiguredPayload('Invalid payload', MISCONFIGURED);
+      if (e instanceof ApiError && e.code === 'BAD_REQUEST') throw new MisconfiguredPayload('Invalid payload', MISCONFIGURED, e);
       throw e;
     }
   },
