@@ -29,7 +29,7 @@ import { ApiError } from '../src/lib/errors.ts';
 import type { WebhookRequest } from '../src/lib/integrations/types.ts';
 
 const SOURCES = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'lib', 'integrations');
-const WALKS = 400;
+const WALKS = 300;
 const STEPS = 80;
 
 /** Shapes of values that services send. */

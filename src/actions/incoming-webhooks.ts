@@ -22,11 +22,13 @@ import { sentry } from '../lib/integrations/sentry.ts';
 import { gitea, gogs } from '../lib/integrations/gogs.ts';
 import { uptimerobot } from '../lib/integrations/uptimerobot.ts';
 import { ifttt, zapier } from '../lib/integrations/automation.ts';
+import { azuredevops } from '../lib/integrations/azuredevops.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
 export const INTEGRATIONS: Record<string, Integration> = {
   alertmanager,
+  azuredevops,
   gitea,
   github,
   gitlab,
