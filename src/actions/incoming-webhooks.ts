@@ -23,6 +23,7 @@ import { gitea, gogs } from '../lib/integrations/gogs.ts';
 import { uptimerobot } from '../lib/integrations/uptimerobot.ts';
 import { ifttt, zapier } from '../lib/integrations/automation.ts';
 import { azuredevops } from '../lib/integrations/azuredevops.ts';
+import { sonarqube } from '../lib/integrations/sonarqube.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -38,6 +39,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   json,
   sentry,
   slack_incoming: slackIncoming,
+  sonarqube,
   uptimerobot,
   zapier,
 };
