@@ -24,6 +24,7 @@ import { uptimerobot } from '../lib/integrations/uptimerobot.ts';
 import { ifttt, zapier } from '../lib/integrations/automation.ts';
 import { azuredevops } from '../lib/integrations/azuredevops.ts';
 import { sonarqube } from '../lib/integrations/sonarqube.ts';
+import { netlify } from '../lib/integrations/netlify.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -37,6 +38,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   grafana,
   ifttt,
   json,
+  netlify,
   sentry,
   slack_incoming: slackIncoming,
   sonarqube,
