@@ -26,7 +26,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INTEGRATIONS } from '../src/actions/incoming-webhooks.ts';
 import { ApiError } from '../src/lib/errors.ts';
-import type { WebhookRequest } from '../src/lib/integrations/types.ts';
+import { IDENTIFY_BOT, type WebhookRequest } from '../src/lib/integrations/types.ts';
 
 const SOURCES = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'lib', 'integrations');
 const WALKS = 300;
@@ -200,7 +200,7 @@ test('every integration answers messages or one of its errors, whatever the payl
           if (!grow()) break;
           continue;
         }
-        if (out !== 'identify-bot') {
+        if (out !== IDENTIFY_BOT) {
           for (const msg of out) {
             if (typeof msg.topic !== 'string' || typeof msg.body !== 'string' || (msg.eventType !== undefined && typeof msg.eventType !== 'string')) {
               failures.push(`${name}: a message that is not text: ${JSON.stringify(msg).slice(0, 300)}\n  payload: ${body.slice(0, 600)}`);
