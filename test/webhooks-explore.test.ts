@@ -26,10 +26,15 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INTEGRATIONS } from '../src/actions/incoming-webhooks.ts';
 import { ApiError } from '../src/lib/errors.ts';
-import { IDENTIFY_BOT, type WebhookRequest } from '../src/lib/integrations/types.ts';
+import { IDENTIFY_BOT, type WebhookRequest, type WebhookUser } from '../src/lib/integrations/types.ts';
 
 const SOURCES = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'lib', 'integrations');
 const WALKS = 300;
+/** The accounts integrations that name people may find: one whose name and address are among the common words. */
+const USERS: WebhookUser[] = [
+  { id: 1, full_name: 'x', email: 'x@example.com', delivery_email: 'x@example.com', is_active: true, is_system_bot: false },
+  { id: 2, full_name: 'Notification Bot', email: 'notification-bot@example.com', delivery_email: 'notification-bot@example.com', is_active: true, is_system_bot: true },
+];
 const STEPS = 80;
 
 /** Shapes of values that services send. */
@@ -165,6 +170,7 @@ test('every integration answers messages or one of its errors, whatever the payl
             const v = payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload[k] : undefined;
             return typeof v === 'string' ? v : undefined;
           },
+          users: () => USERS,
         };
         calls++;
         let out;

@@ -13,7 +13,8 @@ import type { UserRow } from '../store/users.ts';
 import { userById } from '../store/users.ts';
 import { sendMessage } from './messages.ts';
 import { notificationBot } from './system-bots.ts';
-import { IDENTIFY_BOT, MisconfiguredPayload, MissingEventHeader, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
+import { cachedUsers } from './cache.ts';
+import { IDENTIFY_BOT, MisconfiguredPayload, MissingEventHeader, pyUnquote, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
 import { github } from '../lib/integrations/github.ts';
 import { gitlab } from '../lib/integrations/gitlab.ts';
 import { alertmanager, grafana } from '../lib/integrations/alerts.ts';
@@ -25,6 +26,7 @@ import { ifttt, zapier } from '../lib/integrations/automation.ts';
 import { azuredevops } from '../lib/integrations/azuredevops.ts';
 import { sonarqube } from '../lib/integrations/sonarqube.ts';
 import { netlify } from '../lib/integrations/netlify.ts';
+import { jira } from '../lib/integrations/jira.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -37,6 +39,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   gogs,
   grafana,
   ifttt,
+  jira,
   json,
   netlify,
   sentry,
@@ -144,8 +147,15 @@ function missingHeaderNotice(svc: Services, bot: UserRow, path: string, header: 
  * `result` and `msg`: nothing, or the bot's identity where the integration
  * asks for it.
  */
-export async function receiveWebhook(svc: Services, bot: UserRow, integrationName: string, req: WebhookRequest & { path: string }): Promise<Record<string, unknown>> {
+export async function receiveWebhook(
+  svc: Services,
+  bot: UserRow,
+  integrationName: string,
+  request: Omit<WebhookRequest, 'users'> & { path: string },
+): Promise<Record<string, unknown>> {
   const integration = INTEGRATIONS[integrationName];
+  const users = (await cachedUsers(svc)).list;
+  const req: WebhookRequest & { path: string } = { ...request, users: () => users };
   let messages;
   try {
     messages = integration.handle(req);
@@ -169,13 +179,15 @@ export async function receiveWebhook(svc: Services, bot: UserRow, integrationNam
   const only = patternList(req, 'only_events');
   const exclude = patternList(req, 'exclude_events');
   const clientName = `Zulip${integration.name}Webhook`;
-  const userTopic = req.param('topic');
+  const unquote = (v: string | undefined): string | undefined => (v !== undefined && integration.unquoteUrlParameters ? pyUnquote(v) : v);
+  const userTopic = unquote(req.param('topic'));
+  const stream = unquote(req.param('stream'));
   for (const m of messages) {
     if (m.eventType !== undefined) {
       if (only && only.every((pat) => !fnmatch(m.eventType!, pat))) continue;
       if (exclude && exclude.some((pat) => fnmatch(m.eventType!, pat))) continue;
     }
-    await sendWebhookMessage(svc, bot, clientName, req.param('stream'), userTopic ?? m.topic, m.body);
+    await sendWebhookMessage(svc, bot, clientName, stream, userTopic ?? m.topic, m.body);
   }
   return {};
 }

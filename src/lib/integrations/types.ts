@@ -11,6 +11,19 @@ export interface WebhookRequest {
   header(name: string): string | undefined;
   /** A query-string or form parameter. */
   param(name: string): string | undefined;
+  /** The organization's accounts (active or not, bots included), by ID, for integrations that name people. */
+  users(): readonly WebhookUser[];
+}
+
+/** An account as an integration may look it up (Jira names people by name or address). */
+export interface WebhookUser {
+  id: number;
+  full_name: string;
+  /** The address clients see (Zulip's `email`). */
+  email: string;
+  delivery_email: string;
+  is_active: boolean | number;
+  is_system_bot: boolean | number;
 }
 
 export interface WebhookMessage {
@@ -44,6 +57,11 @@ export interface Integration {
   eventTypes?: readonly string[];
   /** False where a payload that is not JSON is not worth telling the bot's owner about (Zulip's notify_bot_owner_on_invalid_json). */
   notifyOnMalformedJson?: false;
+  /**
+   * The `stream` and `topic` parameters are URL-decoded once more (Zulip's
+   * unquote_url_parameters): services such as Jira escape their URLs twice.
+   */
+  unquoteUrlParameters?: true;
   /** The URL's own parameters offered when generating it (Zulip's url_options). */
   urlOptions?: readonly UrlOption[];
   /** Turns one request into the messages to send (none for ignored events), or asks for the calling bot's identity. */
@@ -64,6 +82,14 @@ export function unsupportedEvent(webhookName: string, eventType: string): ApiErr
     code: 'UNSUPPORTED_WEBHOOK_EVENT_TYPE',
     status: 200,
     extra: { webhook_name: webhookName, event_type: eventType },
+  });
+}
+
+/** Zulip's AnomalousWebhookPayloadError: a payload that does not look like the service's at all. */
+export function anomalousPayload(webhookName: string): ApiError {
+  return new ApiError(`Unable to parse request: Did ${webhookName} generate this event?`, {
+    code: 'ANOMALOUS_WEBHOOK_PAYLOAD',
+    extra: { webhook_name: webhookName },
   });
 }
 
@@ -112,4 +138,10 @@ export function boolParam(req: WebhookRequest, name: string, fallback: boolean):
   if (v === 'true') return true;
   if (v === 'false') return false;
   throw badRequest(`${name} is not a boolean`);
+}
+
+/** Python's urllib.parse.unquote: each run of %XX escapes decoded as UTF-8 (invalid bytes as U+FFFD); anything else kept. */
+export function pyUnquote(s: string): string {
+  if (!s.includes('%')) return s;
+  return s.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
 }
