@@ -240,7 +240,7 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       // The organization's default language, marked.
       await box.fill('');
       await box.pressSequentially('```ru');
-      await eventually(async () => (await shown(page)).slice(0, 2).join('|') === 'ruby |rust (default)', 'ruby, then the default');
+      await eventually(async () => (await shown(page)).slice(0, 2).join('|') === 'rust (default)|ruby ', 'rust (the default), then ruby, by popularity');
       // (Then those holding it elsewhere in their names.)
       assert.ok((await shown(page)).slice(2).every((l) => !l.startsWith('ru') && l.includes('ru')));
       await box.press('Escape');
@@ -270,9 +270,10 @@ await browserTests('the web client in Chromium: compose suggestions', (newContex
       await page.getByRole('button', { name: 'Formatting' }).click();
       await page.getByRole('toolbar', { name: 'Formatting' }).getByRole('button', { name: 'Code' }).click();
       await eventually(async () => (await box.inputValue()) === 'see\n```\n\n```', 'the box holds ' + JSON.stringify('see\n```\n\n```'));
-      await eventually(async () => (await shown(page))[0] === 'javascript ', 'the languages, most popular first');
+      // Zulip's own fences first (text, quote, spoiler, math), then the languages by popularity.
+      await eventually(async () => (await shown(page)).slice(0, 6).join('|') === 'text |quote |spoiler |math |javascript |python ', 'the languages, most popular first');
       await box.press('Enter');
-      await eventually(async () => (await box.inputValue()) === 'see\n```javascript\n\n```', 'the box holds ' + JSON.stringify('see\n```javascript\n\n```'));
+      await eventually(async () => (await box.inputValue()) === 'see\n```text\n\n```', 'the box holds ' + JSON.stringify('see\n```text\n\n```'));
       await ctx.close();
     }));
 

@@ -3,8 +3,8 @@
  * after a code fence (Zulip's pygments_data): each language name the
  * server's renderer knows (src/markdown/pygments-languages.json, Pygments'
  * lexer aliases) with its display name and Zulip's popularity (its
- * tools/setup/lang.json, from Stack Overflow's survey; 0 for the rest), and
- * Zulip's own fences (math, quote, spoiler, text). Run when the server's
+ * tools/setup/lang.json; 0 for the rest), and Zulip's own fences (math,
+ * quote, spoiler, text). Run when the server's
  * list changes (a test checks they agree):
  *
  *   node web/tools/code-languages.ts
@@ -15,13 +15,17 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(fileURLToPath(import.meta.url), '../../..');
 
-/** Zulip's popularity of languages (tools/setup/lang.json), and of its own fences. */
+/**
+ * Zulip's popularity of languages (tools/setup/lang.json as of Zulip's main
+ * branch of December 2025: its "default", "custom" and "aliases" together,
+ * as its build_pygments_data reads them).
+ */
 export const PRIORITIES: Record<string, number> = {
-  abap: 27, ada: 25, awk: 1, bash: 7, c: 49, 'c#': 47, 'c++': 48, cobol: 26, cpp: 48, csharp: 47, css: 48, d: 29, dart: 28,
-  delphi: 42, erlang: 10, fsharp: 19, go: 34, groovy: 13, haskell: 15, html: 30, java: 50, javascript: 51, js: 43, julia: 4,
-  latex: 40, lisp: 18, lua: 22, mask: 2, math: 50, matlab: 33, mql: 9, mql4: 9, 'objective-c': 35, objectivec: 35,
-  objectpascal: 42, pascal: 42, perl: 40, php: 44, pl: 40, prolog: 16, python: 46, quote: 50, r: 37, rb: 39, ruby: 39,
-  rust: 8, sas: 30, scala: 21, scheme: 14, spoiler: 50, sql: 32, swift: 41, tex: 40, text: 1, 'vb.net': 45, vbnet: 45, xml: 1,
+  text: 31, javascript: 27, python: 26, java: 25, go: 24, rust: 23, html: 22, css: 21, sql: 20, bash: 19, powershell: 18, 'c#': 17, php: 16,
+  typescript: 15, 'c++': 14, c: 13, kotlin: 12, ruby: 11, asm: 10, 'vb.net': 9, swift: 8, r: 7, 'objective-c': 6, dart: 5, scala: 4, perl: 3,
+  haskell: 2, julia: 1,
+  latex: 10, math: 28, quote: 30, spoiler: 29,
+  js: 27, csharp: 17, cpp: 14, tex: 10, vbnet: 9,
 };
 
 /** The suggestions' data: each name, its display name and its popularity. */
