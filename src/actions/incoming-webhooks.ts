@@ -27,6 +27,7 @@ import { azuredevops } from '../lib/integrations/azuredevops.ts';
 import { sonarqube } from '../lib/integrations/sonarqube.ts';
 import { netlify } from '../lib/integrations/netlify.ts';
 import { jira } from '../lib/integrations/jira.ts';
+import { trello } from '../lib/integrations/trello.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -45,6 +46,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   sentry,
   slack_incoming: slackIncoming,
   sonarqube,
+  trello,
   uptimerobot,
   zapier,
 };

@@ -36,6 +36,10 @@ export function registerIncomingWebhooks(app: FastifyInstance, svc: Services, li
       else if (req.headers.authorization !== undefined) user = (await authenticate(svc, limits, req, true, { allowIncomingWebhooks: true }))!;
       else throw missingArgument('api_key');
       await countApiRequest(limits, user.id, reply);
+      if (req.method === 'HEAD' && INTEGRATIONS[name].succeedsOnHead) {
+        reply.send({ result: 'success', msg: '' });
+        return;
+      }
       const contentType = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       const data = await receiveWebhook(svc, user, name, {
         path: req.url.split('?')[0],

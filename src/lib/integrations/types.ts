@@ -62,6 +62,8 @@ export interface Integration {
    * unquote_url_parameters): services such as Jira escape their URLs twice.
    */
   unquoteUrlParameters?: true;
+  /** A HEAD request (the service checking the URL) is answered with success, once authenticated (Zulip's return_success_on_head_request). */
+  succeedsOnHead?: true;
   /** The URL's own parameters offered when generating it (Zulip's url_options). */
   urlOptions?: readonly UrlOption[];
   /** Turns one request into the messages to send (none for ignored events), or asks for the calling bot's identity. */
