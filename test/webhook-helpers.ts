@@ -3,7 +3,8 @@
  * bot owned by the organization's owner, and a channel the owner is
  * subscribed to; `hook` posts a payload to /api/v1/external/<integration>
  * as that bot, `last` reads the newest message, `expectPosted` checks that a
- * request succeeded and posted Zulip's topic and text.
+ * request succeeded and posted Zulip's topic and text, `listed` reads the
+ * integration's entry for the URL generator.
  */
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,6 +33,8 @@ export interface WebhookHarness {
   hook(name: string, body: unknown, opts?: HookOpts): Promise<HookResult>;
   last(narrow?: unknown[]): Promise<Record<string, any>>;
   expectPosted(res: HookResult, topic: string, content: string): Promise<Record<string, any>>;
+  /** The integration's entry in /register's realm_incoming_webhook_bots (what the URL generator offers). */
+  listed(name: string): Promise<Record<string, any> | undefined>;
 }
 
 /** Registers the before/after hooks of a webhook test file and returns its harness. */
@@ -79,6 +82,10 @@ export function webhookHarness(channel: string): WebhookHarness {
       assert.equal(m.subject, topic);
       assert.equal(m.content, content);
       return m;
+    },
+    async listed(name) {
+      const reg = assertSuccess(await t.client(t.owner).post('/register', { fetch_event_types: JSON.stringify(['realm_incoming_webhook_bots']) }));
+      return (reg.realm_incoming_webhook_bots as Array<Record<string, any>>).find((b) => b.name === name);
     },
   };
   return h;

@@ -183,8 +183,7 @@ test('jira: ignored events, unknown ones, an anomalous payload, malformed ones; 
   assertError(await hook('jira', { webhookEvent: 'jira:issue_updated', user: LEO, issue: BUG15, changelog: { items: 'x' } }), 400, 'BAD_REQUEST', "payload['changelog']['items'] is not a list");
   assertError(await hook('jira', { webhookEvent: 7 }), 400, 'BAD_REQUEST', "payload['webhookEvent'] is not a string");
   assert.equal((await h.last()).id, before);
-  const reg = assertSuccess(await h.t.client(h.t.owner).post('/register', { fetch_event_types: JSON.stringify(['realm_incoming_webhook_bots']) }));
-  assert.deepEqual(reg.realm_incoming_webhook_bots.find((b: any) => b.name === 'jira'), {
+  assert.deepEqual(await h.listed('jira'), {
     name: 'jira',
     display_name: 'Jira',
     all_event_types: ['jira:issue_created', 'jira:issue_deleted', 'jira:issue_updated', 'comment_created', 'comment_updated', 'comment_deleted'],

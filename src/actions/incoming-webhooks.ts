@@ -28,6 +28,7 @@ import { sonarqube } from '../lib/integrations/sonarqube.ts';
 import { netlify } from '../lib/integrations/netlify.ts';
 import { jira } from '../lib/integrations/jira.ts';
 import { trello } from '../lib/integrations/trello.ts';
+import { linear } from '../lib/integrations/linear.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -42,6 +43,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   ifttt,
   jira,
   json,
+  linear,
   netlify,
   sentry,
   slack_incoming: slackIncoming,
