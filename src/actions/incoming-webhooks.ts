@@ -29,6 +29,7 @@ import { netlify } from '../lib/integrations/netlify.ts';
 import { jira } from '../lib/integrations/jira.ts';
 import { trello } from '../lib/integrations/trello.ts';
 import { linear } from '../lib/integrations/linear.ts';
+import { homeassistant } from '../lib/integrations/homeassistant.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -40,6 +41,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   gitlab,
   gogs,
   grafana,
+  homeassistant,
   ifttt,
   jira,
   json,
