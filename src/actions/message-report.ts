@@ -9,6 +9,7 @@ import type { Services } from '../services.ts';
 import { badRequest } from '../lib/errors.ts';
 import { realmSettings } from '../lib/realm-settings.ts';
 import { truncateContent } from '../lib/topic.ts';
+import { globalTime } from '../lib/util.ts';
 import { realmById } from '../store/realm.ts';
 import { streamById } from '../store/streams.ts';
 import { RECIPIENT, type MessageRow } from '../store/messages.ts';
@@ -34,10 +35,6 @@ export const MAX_REPORT_DESCRIPTION_LENGTH = 1000;
 /** The `server_report_message_types` list of /register. */
 export const serverReportMessageTypes = () => REPORT_MESSAGE_REASONS.map(([key, name]) => ({ key, name }));
 
-/** Zulip's datetime_to_global_time: a <time:...> the renderer shows in the reader's zone. */
-function globalTime(seconds: number): string {
-  return `<time:${new Date(Math.floor(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00')}>`;
-}
 
 /** Zulip's get_user_mentions_for_display: "A", "A and B", "A, B, and C". */
 function mentionList(users: UserRow[]): string {
@@ -60,7 +57,7 @@ async function buildReport(svc: Services, reporter: UserRow, msg: MessageRow): P
   const participants = msg.recipient_type === RECIPIENT.STREAM ? [] : ((await dmParticipants(db, [msg])).get(msg.id) ?? []);
   const users = new Map((await usersByIds(db, svc.realmId, [...new Set([msg.sender_id, ...participants])])).map((u) => [u.id, u]));
   const reported = users.get(msg.sender_id)!;
-  const when = globalTime(Number(msg.date_sent));
+  const when = globalTime(new Date(Math.floor(Number(msg.date_sent)) * 1000));
   const base = `${silentMention(reporter)} reported a message sent by ${silentMention(reported)}`;
   if (msg.recipient_type === RECIPIENT.STREAM) {
     const stream = await streamById(db, svc.realmId, msg.recipient_id);

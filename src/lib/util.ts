@@ -24,6 +24,14 @@ const isoBySeconds = new Map<number, string>();
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** A random alphanumeric string (API keys are 32 of these, as in Zulip). */
+/**
+ * Zulip's datetime_to_global_time: a `<time:...>` that the renderer shows in
+ * each reader's time zone; the instant in UTC to the second.
+ */
+export function globalTime(date: Date): string {
+  return `<time:${date.toISOString().replace(/\.\d{3}Z$/, '+00:00')}>`;
+}
+
 export function randomAlnum(length: number): string {
   const bytes = randomBytes(length * 2);
   let out = '';

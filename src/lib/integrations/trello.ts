@@ -6,6 +6,7 @@
  * URL with a HEAD request first, answered with success.
  */
 import { badRequest } from '../errors.ts';
+import { globalTime } from '../util.ts';
 import type { Wild } from './wild.ts';
 import { jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
 
@@ -30,19 +31,20 @@ const IGNORED_CARD_FIELDS = ['cover', 'dueComplete', 'idAttachmentCover', 'pos']
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(?:[.,](\d{1,6}))?)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 
-/**
- * A date as Zulip's `<time:...>` (datetime_to_global_time of Python's
- * datetime.fromisoformat): seconds, microseconds where there are any, and
- * the offset as given (Z as +00:00).
- */
-function globalTime(w: Wild): string {
+/** A date as Python's datetime.fromisoformat reads it (one without an offset taken as UTC), as Zulip's `<time:...>`. */
+function dueTime(w: Wild): string {
   const m = ISO.exec(w.str());
   if (!m) throw badRequest(`${w.name} is not a valid ISO datetime`);
-  const [, y, mo, d, h = '00', mi = '00', s = '00', frac, tz] = m;
-  let out = `${y}-${mo}-${d}T${h}:${mi}:${s}`;
-  if (frac && Number(frac) !== 0) out += `.${frac.padEnd(6, '0')}`;
-  if (tz) out += tz === 'Z' ? '+00:00' : `${tz.slice(0, 3)}:${tz.slice(3).replace(':', '') || '00'}`;
-  return `<time:${out}>`;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', , tz] = m;
+  let offsetMinutes = 0;
+  if (tz && tz !== 'Z') {
+    const digits = tz.slice(1).replace(':', '');
+    offsetMinutes = (tz[0] === '-' ? -1 : 1) * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0'));
+  }
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offsetMinutes * 60_000;
+  const date = new Date(ms);
+  if (Number.isNaN(ms) || date.getUTCFullYear() > 9999 || date.getUTCFullYear() < 1) throw badRequest(`${w.name} is not a valid ISO datetime`);
+  return globalTime(date);
 }
 
 // Each text reads the payload in Zulip's order (its values, then the card's link), so that a payload
@@ -90,11 +92,11 @@ const CARD_TEXTS: Record<string, (p: Wild) => string> = {
   archiveCard: (p) => `archived ${cardLink(p)}.`,
   reopenCard: (p) => `reopened ${cardLink(p)}.`,
   setDueDate: (p) => {
-    const due = globalTime(data(p).at('card').at('due'));
+    const due = dueTime(data(p).at('card').at('due'));
     return `set due date for ${cardLink(p)} to ${due}.`;
   },
   changeDueDate: (p) => {
-    const [due, oldDue] = [globalTime(data(p).at('card').at('due')), globalTime(data(p).at('old').at('due'))];
+    const [due, oldDue] = [dueTime(data(p).at('card').at('due')), dueTime(data(p).at('old').at('due'))];
     return `changed due date for ${cardLink(p)} from ${oldDue} to ${due}.`;
   },
   removeDueDate: (p) => `removed the due date from ${cardLink(p)}.`,
