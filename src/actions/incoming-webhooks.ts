@@ -30,6 +30,7 @@ import { jira } from '../lib/integrations/jira.ts';
 import { trello } from '../lib/integrations/trello.ts';
 import { linear } from '../lib/integrations/linear.ts';
 import { homeassistant } from '../lib/integrations/homeassistant.ts';
+import { newrelic } from '../lib/integrations/newrelic.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -47,6 +48,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   json,
   linear,
   netlify,
+  newrelic,
   sentry,
   slack_incoming: slackIncoming,
   sonarqube,
