@@ -31,6 +31,7 @@ import { trello } from '../lib/integrations/trello.ts';
 import { linear } from '../lib/integrations/linear.ts';
 import { homeassistant } from '../lib/integrations/homeassistant.ts';
 import { newrelic } from '../lib/integrations/newrelic.ts';
+import { zendesk } from '../lib/integrations/zendesk.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -55,6 +56,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   trello,
   uptimerobot,
   zapier,
+  zendesk,
 };
 
 /** Python's fnmatch (case-sensitive): *, ? and [...] classes. */
