@@ -551,7 +551,7 @@ test('sentry: an exception event with the lines around the failing one, from the
     `**New exception:** [Exception: Custom exception!](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)
 \`\`\`quote
 **level:** error
-**timestamp:** 2020-04-28 13:56:05
+**timestamp:** <time:2020-04-28T13:56:05+00:00>
 **filename:** trigger-exception.py
 \`\`\`
 
@@ -581,26 +581,26 @@ Traceback:
   const m = await expectPosted(
     await hook('sentry', { data: { event: golang } }),
     '*url.Error: Get "bad_url": unsupported protocol scheme ""',
-    `**New exception:** [*url.Error: Get "bad_url": unsupported protocol scheme ""](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-04-28 13:56:05\n**filename:** main.go\n\`\`\`\n\nTraceback:\n\`\`\`go\n     a := 1\n---> third()\n\`\`\``,
+    `**New exception:** [*url.Error: Get "bad_url": unsupported protocol scheme ""](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** <time:2020-04-28T13:56:05+00:00>\n**filename:** main.go\n\`\`\`\n\nTraceback:\n\`\`\`go\n     a := 1\n---> third()\n\`\`\``,
   );
   assert.equal(m.client, 'ZulipSentryWebhook');
   // No frame of that file with its line: no traceback; no file named at all: "None", as Zulip writes it.
   await expectPosted(
     await hook('sentry', { data: { event: { ...pythonException, platform: 'javascript', exception: { values: [{ stacktrace: { frames: [{ filename: 'trigger-exception.py', context_line: null }] } }] } } } }),
     'Exception: Custom exception!',
-    `**New exception:** [Exception: Custom exception!](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-04-28 13:56:05\n**filename:** trigger-exception.py\n\`\`\``,
+    `**New exception:** [Exception: Custom exception!](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** <time:2020-04-28T13:56:05+00:00>\n**filename:** trigger-exception.py\n\`\`\``,
   );
   await expectPosted(
     await hook('sentry', { data: { event: { ...pythonException, metadata: {} } } }),
     'Exception: Custom exception!',
-    `**New exception:** [Exception: Custom exception!](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-04-28 13:56:05\n**filename:** None\n\`\`\``,
+    `**New exception:** [Exception: Custom exception!](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** <time:2020-04-28T13:56:05+00:00>\n**filename:** None\n\`\`\``,
   );
   // A title over 60 characters is cut as every topic is.
   const long = "TypeError: Cannot read properties of null (reading 'insertBefore')";
   await expectPosted(
     await hook('sentry', { data: { event: { ...pythonException, title: long, metadata: {} } } }),
     "TypeError: Cannot read properties of null (reading 'inser...",
-    `**New exception:** [${long}](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-04-28 13:56:05\n**filename:** None\n\`\`\``,
+    `**New exception:** [${long}](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** <time:2020-04-28T13:56:05+00:00>\n**filename:** None\n\`\`\``,
   );
 });
 
@@ -609,7 +609,7 @@ test('sentry: a message event; the legacy webhook plugin\'s payload; the oldest 
   await expectPosted(
     await hook('sentry', { data: { event: message } }),
     'A simple message-based issue.',
-    `**New message event:** [A simple message-based issue.](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** info\n**timestamp:** 2020-04-28 14:05:04\n\`\`\``,
+    `**New message event:** [A simple message-based issue.](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** info\n**timestamp:** <time:2020-04-28T14:05:04+00:00>\n\`\`\``,
   );
   // The webhook plugin: no "data"; the event's link is the issue's URL and its ID, its time the event's timestamp (else when received).
   const { web_url: _w, datetime: _d, ...bare } = pythonException;
@@ -617,13 +617,13 @@ test('sentry: a message event; the legacy webhook plugin\'s payload; the oldest 
   await expectPosted(
     await hook('sentry', plugin),
     'ValueError: new sentry error.',
-    `**New exception:** [ValueError: new sentry error.](https://sentry.io/organizations/bar-foundation/issues/1972208801/events/c916dccfd58e41dcabaebef0091f0736/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-10-21 23:25:11\n**filename:** trigger-exception.py\n\`\`\`\n\nTraceback:\n\`\`\`python3\n\n\n     if __name__ == "__main__":\n         sentry_sdk.init(dsn=SECRET_DSN)\n         try:\n--->         raise Exception("Custom exception!")\n         except Exception as e:\n             sentry_sdk.capture_exception(e)\n\n\`\`\``,
+    `**New exception:** [ValueError: new sentry error.](https://sentry.io/organizations/bar-foundation/issues/1972208801/events/c916dccfd58e41dcabaebef0091f0736/)\n\`\`\`quote\n**level:** error\n**timestamp:** <time:2020-10-21T23:25:11+00:00>\n**filename:** trigger-exception.py\n\`\`\`\n\nTraceback:\n\`\`\`python3\n\n\n     if __name__ == "__main__":\n         sentry_sdk.init(dsn=SECRET_DSN)\n         try:\n--->         raise Exception("Custom exception!")\n         except Exception as e:\n             sentry_sdk.capture_exception(e)\n\n\`\`\``,
   );
   const { timestamp: _t, ...received } = plugin.event;
   await expectPosted(
     await hook('sentry', { ...plugin, event: { ...received, received: 1603322712, metadata: {}, platform: 'node' } }),
     'ValueError: new sentry error.',
-    `**New exception:** [ValueError: new sentry error.](https://sentry.io/organizations/bar-foundation/issues/1972208801/events/c916dccfd58e41dcabaebef0091f0736/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-10-21 23:25:12\n**filename:** None\n\`\`\``,
+    `**New exception:** [ValueError: new sentry error.](https://sentry.io/organizations/bar-foundation/issues/1972208801/events/c916dccfd58e41dcabaebef0091f0736/)\n\`\`\`quote\n**level:** error\n**timestamp:** <time:2020-10-21T23:25:12+00:00>\n**filename:** None\n\`\`\``,
   );
   // The oldest payload (no event ID): the project as the topic.
   await expectPosted(
@@ -644,7 +644,7 @@ test('sentry: a message event; the legacy webhook plugin\'s payload; the oldest 
   await expectPosted(
     await hook('sentry', { data: { event: { ...message, version: '5', level: 'error', title: 'This is an example Python exception' } } }),
     'This is an example Python exception',
-    `**New message event:** [This is an example Python exception](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-04-28 14:05:04\n\`\`\``,
+    `**New message event:** [This is an example Python exception](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** <time:2020-04-28T14:05:04+00:00>\n\`\`\``,
   );
   // Neither an exception nor a message; data that is neither an event nor an issue; a malformed event.
   assertError(await hook('sentry', { data: { event: { ...message, logentry: undefined } } }), 200, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', "The 'unknown-event type' event isn't currently supported by the Sentry webhook; ignoring");
@@ -660,7 +660,7 @@ test('sentry: an issue created, assigned (to a person or a team), resolved and i
   await expectPosted(
     await hook('sentry', { action: 'created', data: { issue }, actor: { type: 'application', name: 'Sentry' } }),
     topic,
-    `**New issue created:** ${topic}\n\`\`\`quote\n**level:** error\n**timestamp:** 2020-04-28 13:56:05\n**assignee:** No one\n\`\`\``,
+    `**New issue created:** ${topic}\n\`\`\`quote\n**level:** error\n**timestamp:** <time:2020-04-28T13:56:05+00:00>\n**assignee:** No one\n\`\`\``,
   );
   await expectPosted(
     await hook('sentry', { action: 'assigned', data: { issue: { ...issue, assignedTo: { type: 'user', name: 'Hemanth V. Alluri' } } }, actor: SENTRY_ACTOR }),
@@ -678,7 +678,7 @@ test('sentry: an issue created, assigned (to a person or a team), resolved and i
     await hook('sentry', { action: 'archived', data: { issue }, actor: SENTRY_ACTOR }),
     200,
     'UNSUPPORTED_WEBHOOK_EVENT_TYPE',
-    "The 'unknown-issue-action type' event isn't currently supported by the Sentry webhook; ignoring",
+    "The 'archived action' event isn't currently supported by the Sentry webhook; ignoring",
   );
 });
 

@@ -11,15 +11,12 @@
  */
 import { badRequest } from '../errors.ts';
 import { pyStr, Wild } from './wild.ts';
-import { jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+import { isoGlobalTime, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
 
 const NAME = 'Sentry';
 
 /** Sentry's platform names and the code block language of their traceback (Zulip's map). */
 const LANGUAGE_OF_PLATFORM: Record<string, string> = { go: 'go', java: 'java', javascript: 'javascript', node: 'javascript', python: 'python3', ruby: 'ruby' };
-
-/** "2020-04-28T13:56:05.903736Z" as "2020-04-28 13:56:05". */
-const shortTime = (iso: string): string => iso.split('.')[0]!.replace(/T/g, ' ');
 
 /** Source lines, each indented as the failing line's marker is wide; empty lines stay empty. */
 function sourceLines(lines: Wild): string {
@@ -52,7 +49,7 @@ function eventMessage(event: Wild): WebhookMessage {
   const link = `[${title}](${event.at('web_url').str()})`;
   const common: Array<[string, string]> = [
     ['level', event.at('level').str()],
-    ['timestamp', shortTime(event.at('datetime').str())],
+    ['timestamp', isoGlobalTime(event.at('datetime'))],
   ];
   if (event.has('exception')) {
     const filename = event.at('metadata').get('filename').strOrNull();
@@ -94,21 +91,21 @@ function issueMessage(action: string, issue: Wild, actor: Wild): WebhookMessage 
   if (action === 'created') {
     body = facts(`**New issue created:** ${title}`, [
       ['level', issue.at('level').str()],
-      ['timestamp', shortTime(issue.at('lastSeen').str())],
+      ['timestamp', isoGlobalTime(issue.at('lastSeen'))],
       ['assignee', assignee],
     ]);
   } else if (action === 'resolved') body = `Issue **${title}** was marked as resolved by **${actor.at('name').str()}**.`;
   else if (action === 'assigned') body = `Issue **${title}** has now been assigned to **${assignee}** by **${actor.at('name').str()}**.`;
   else if (action === 'ignored') body = `Issue **${title}** was ignored by **${actor.at('name').str()}**.`;
-  else throw unsupportedEvent(NAME, 'unknown-issue-action type');
+  else throw unsupportedEvent(NAME, `${action} action`);
   return { topic: title, body };
 }
 
-/** Python's time as `datetime.fromtimestamp(t, utc)` prints it, to the second. */
+/** A Unix time as an ISO date in UTC (Python's `datetime.fromtimestamp(t, utc).isoformat()`), to the second. */
 function timeOfTimestamp(time: Wild): string {
   const at = new Date(Math.floor(Math.round(time.num() * 1e6) / 1e6) * 1000);
   if (Number.isNaN(at.getTime())) throw badRequest(`${time.name} is not a valid timestamp`);
-  return at.toISOString().slice(0, 19).replace('T', ' ');
+  return at.toISOString();
 }
 
 /** Python's urljoin of a relative path to an absolute URL. */

@@ -5,10 +5,8 @@
  * renamed), with Zulip's texts; topic: the board's name. Trello checks the
  * URL with a HEAD request first, answered with success.
  */
-import { badRequest } from '../errors.ts';
-import { globalTime } from '../util.ts';
 import type { Wild } from './wild.ts';
-import { jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+import { isoGlobalTime, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
 
 const NAME = 'Trello';
 
@@ -28,24 +26,6 @@ const IGNORED_CARD_ACTIONS = ['copyCard', 'createCheckItem', 'updateCheckItem', 
 const SUPPORTED_BOARD_ACTIONS = ['removeMemberFromBoard', 'addMemberToBoard', 'createList', 'updateBoard'];
 /** Card changes that are not told (a card moved within its list, its cover, ...). */
 const IGNORED_CARD_FIELDS = ['cover', 'dueComplete', 'idAttachmentCover', 'pos'];
-
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(?:[.,](\d{1,6}))?)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
-
-/** A date as Python's datetime.fromisoformat reads it (one without an offset taken as UTC), as Zulip's `<time:...>`. */
-function dueTime(w: Wild): string {
-  const m = ISO.exec(w.str());
-  if (!m) throw badRequest(`${w.name} is not a valid ISO datetime`);
-  const [, y, mo, d, h = '00', mi = '00', s = '00', , tz] = m;
-  let offsetMinutes = 0;
-  if (tz && tz !== 'Z') {
-    const digits = tz.slice(1).replace(':', '');
-    offsetMinutes = (tz[0] === '-' ? -1 : 1) * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0'));
-  }
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offsetMinutes * 60_000;
-  const date = new Date(ms);
-  if (Number.isNaN(ms) || date.getUTCFullYear() > 9999 || date.getUTCFullYear() < 1) throw badRequest(`${w.name} is not a valid ISO datetime`);
-  return globalTime(date);
-}
 
 // Each text reads the payload in Zulip's order (its values, then the card's link), so that a payload
 // missing several fields is refused naming the same one.
@@ -92,11 +72,11 @@ const CARD_TEXTS: Record<string, (p: Wild) => string> = {
   archiveCard: (p) => `archived ${cardLink(p)}.`,
   reopenCard: (p) => `reopened ${cardLink(p)}.`,
   setDueDate: (p) => {
-    const due = dueTime(data(p).at('card').at('due'));
+    const due = isoGlobalTime(data(p).at('card').at('due'));
     return `set due date for ${cardLink(p)} to ${due}.`;
   },
   changeDueDate: (p) => {
-    const [due, oldDue] = [dueTime(data(p).at('card').at('due')), dueTime(data(p).at('old').at('due'))];
+    const [due, oldDue] = [isoGlobalTime(data(p).at('card').at('due')), isoGlobalTime(data(p).at('old').at('due'))];
     return `changed due date for ${cardLink(p)} from ${oldDue} to ${due}.`;
   },
   removeDueDate: (p) => `removed the due date from ${cardLink(p)}.`,

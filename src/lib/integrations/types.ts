@@ -1,5 +1,6 @@
 /** The shape every incoming-webhook integration implements (pure functions: request in, messages out). */
 import { ApiError, badRequest } from '../errors.ts';
+import { globalTime } from '../util.ts';
 import { parsePayload, type Wild } from './wild.ts';
 
 export interface WebhookRequest {
@@ -146,4 +147,25 @@ export function boolParam(req: WebhookRequest, name: string, fallback: boolean):
 export function pyUnquote(s: string): string {
   if (!s.includes('%')) return s;
   return s.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
+}
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(?:[.,](\d{1,6}))?)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/**
+ * A date as Python's datetime.fromisoformat reads it (one without an offset
+ * taken as UTC), written as Zulip's `<time:...>` (datetime_to_global_time).
+ */
+export function isoGlobalTime(w: Wild): string {
+  const m = ISO.exec(w.str());
+  if (!m) throw badRequest(`${w.name} is not a valid ISO datetime`);
+  const [, y, mo, d, h = '00', mi = '00', s = '00', , tz] = m;
+  let offsetMinutes = 0;
+  if (tz && tz !== 'Z') {
+    const digits = tz.slice(1).replace(':', '');
+    offsetMinutes = (tz[0] === '-' ? -1 : 1) * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0'));
+  }
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offsetMinutes * 60_000;
+  const date = new Date(ms);
+  if (Number.isNaN(ms) || date.getUTCFullYear() > 9999 || date.getUTCFullYear() < 1) throw badRequest(`${w.name} is not a valid ISO datetime`);
+  return globalTime(date);
 }
