@@ -254,9 +254,9 @@ test('alertmanager: alerts grouped by instance, firing and resolved', async () =
     [
       [
         'node1',
-        ':alert: **FIRING**\n* DiskFull ([graph](http://prometheus.example.com/graph?g0.expr=up&g0.tab=0#DiskFull))\n* HighLoad ([graph](http://prometheus.example.com/graph?g0.expr=up&g0.tab=0#HighLoad))',
+        ':alert: **FIRING**\n* DiskFull ([source](http://prometheus.example.com/graph?g0.expr=up&g0.tab=0#DiskFull))\n* HighLoad ([source](http://prometheus.example.com/graph?g0.expr=up&g0.tab=0#HighLoad))',
       ],
-      ['node2', ':squared_ok: **Resolved** DiskFull ([graph](http://prometheus.example.com/graph?g0.expr=up&g0.tab=0#DiskFull))'],
+      ['node2', ':squared_ok: **Resolved** DiskFull ([source](http://prometheus.example.com/graph?g0.expr=up&g0.tab=0#DiskFull))'],
     ],
   );
 });
@@ -279,9 +279,27 @@ test('grafana: unified alerting (8+) and legacy (7) payloads', async () => {
       ],
     }, { contentType: 'application/x-www-form-urlencoded' }),
     '[TestAlert]',
-    ':checkbox: **RESOLVED**\n\n**TestAlert**\n\nThis alert was fired at <time:2022-08-31T05:54:04.52289368Z>.\n\nThis alert was resolved at <time:2022-08-31T10:30:00.52288431Z>.\n\n' +
+    ':checkbox: **RESOLVED**\n\n**TestAlert**\n\nThis alert was fired at <time:2022-08-31T05:54:04+00:00>.\n\nThis alert was resolved at <time:2022-08-31T10:30:00+00:00>.\n\n' +
       "Labels:\n- alertname: TestAlert\n- instance: Grafana\n\nValues:\n[ metric='foo' labels={instance=bar} value=10 ]\n\nAnnotations:\n- summary: Notification test\n\n" +
       '[Silence](https://zuliptestingwh2.grafana.net/alerting/silence/new?alertmanager=grafana&matcher=alertname%3DTestAlert&matcher=instance%3DGrafana)',
+  );
+  // A start with an offset keeps it (Zulip's alert_multiple_v8 case).
+  await expectPosted(
+    await hook('grafana', {
+      alerts: [
+        {
+          status: 'firing',
+          labels: { alertname: 'High memory usage' },
+          annotations: {},
+          startsAt: '2021-10-12T09:51:03.157076+02:00',
+          endsAt: '0001-01-01T00:00:00Z',
+          fingerprint: 'x',
+          generatorURL: 'https://play.grafana.org/alerting/1afz29v7z/edit',
+        },
+      ],
+    }),
+    '[High memory usage]',
+    ':alert: **FIRING**\n\n**High memory usage**\n\nThis alert was fired at <time:2021-10-12T09:51:03+02:00>.\n\nLabels:\n- alertname: High memory usage\n\n\n[Generator](https://play.grafana.org/alerting/1afz29v7z/edit)',
   );
   await expectPosted(
     await hook('grafana', {

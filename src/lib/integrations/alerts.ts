@@ -5,7 +5,7 @@
  * and the legacy Grafana 7 one), with Zulip's topics and texts.
  */
 import { pyStr, type Wild } from './wild.ts';
-import { jsonPayload, type Integration, type WebhookMessage } from './types.ts';
+import { isoGlobalTime, jsonPayload, type Integration, type WebhookMessage } from './types.ts';
 
 export const alertmanager: Integration = {
   name: 'Alertmanager',
@@ -25,7 +25,7 @@ export const alertmanager: Integration = {
       let entry = topics.get(name);
       if (!entry) topics.set(name, (entry = { firing: [], resolved: [] }));
       const status = alert.at('status').oneOf(['firing', 'resolved'] as const);
-      entry[status].push(`${desc} ([graph](${url}))`);
+      entry[status].push(`${desc} ([source](${url}))`);
     }
     const out: WebhookMessage[] = [];
     for (const [topic, statuses] of topics) {
@@ -57,9 +57,9 @@ function grafanaUnified(p: Wild): WebhookMessage[] {
     } else {
       topic = `[${alert.at('fingerprint').str()}]`;
     }
-    body += `This alert was fired at <time:${alert.at('startsAt').str()}>.`;
+    body += `This alert was fired at ${isoGlobalTime(alert.at('startsAt'))}.`;
     const end = alert.at('endsAt').str();
-    if (end !== '0001-01-01T00:00:00Z') body += `\n\nThis alert was resolved at <time:${end}>.`;
+    if (end !== '0001-01-01T00:00:00Z') body += `\n\nThis alert was resolved at ${isoGlobalTime(alert.at('endsAt'))}.`;
     if (labels.truthy) body += `\n\nLabels:\n${labels.entries().map(([k, v]) => `- ${k}: ${v.str()}\n`).join('')}\n`;
     if (alert.get('values').truthy) {
       body += `Values:\n${alert.at('values').entries().map(([k, v]) => `- ${k}: ${pyStr(v.value)}\n`).join('')}\n`;

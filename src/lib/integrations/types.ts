@@ -1,6 +1,5 @@
 /** The shape every incoming-webhook integration implements (pure functions: request in, messages out). */
 import { ApiError, badRequest } from '../errors.ts';
-import { globalTime } from '../util.ts';
 import { parsePayload, type Wild } from './wild.ts';
 
 export interface WebhookRequest {
@@ -149,23 +148,25 @@ export function pyUnquote(s: string): string {
   return s.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
 }
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(?:[.,](\d{1,6}))?)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 
 /**
- * A date as Python's datetime.fromisoformat reads it (one without an offset
- * taken as UTC), written as Zulip's `<time:...>` (datetime_to_global_time).
+ * A date as Python's datetime.fromisoformat reads it, written as Zulip's
+ * `<time:...>` (datetime_to_global_time: its isoformat to the second, the
+ * offset as given, Z as +00:00, none for a date without one).
  */
 export function isoGlobalTime(w: Wild): string {
   const m = ISO.exec(w.str());
   if (!m) throw badRequest(`${w.name} is not a valid ISO datetime`);
   const [, y, mo, d, h = '00', mi = '00', s = '00', , tz] = m;
-  let offsetMinutes = 0;
-  if (tz && tz !== 'Z') {
+  const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)));
+  const valid = date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(mo) - 1 && date.getUTCDate() === Number(d) && Number(h) < 24 && Number(mi) < 60 && Number(s) < 60;
+  let offset = '';
+  if (tz === 'Z') offset = '+00:00';
+  else if (tz) {
     const digits = tz.slice(1).replace(':', '');
-    offsetMinutes = (tz[0] === '-' ? -1 : 1) * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0'));
+    offset = `${tz[0]}${digits.slice(0, 2)}:${digits.slice(2) || '00'}`;
   }
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offsetMinutes * 60_000;
-  const date = new Date(ms);
-  if (Number.isNaN(ms) || date.getUTCFullYear() > 9999 || date.getUTCFullYear() < 1) throw badRequest(`${w.name} is not a valid ISO datetime`);
-  return globalTime(date);
+  if (!valid || Number(offset.slice(1, 3) || 0) > 23 || Number(offset.slice(4, 6) || 0) > 59) throw badRequest(`${w.name} is not a valid ISO datetime`);
+  return `<time:${y}-${mo}-${d}T${h}:${mi}:${s}${offset}>`;
 }
