@@ -45,7 +45,10 @@ test('azuredevops push: commits, committers, more than 20, a branch pushed or re
   await expectPosted(await hook('azuredevops', one, { query: { branches: 'main,dev' } }), 'test-zulip / main', `${PUSHED} 1 commit to branch main.\n\n${README_ROW}`);
   const before = (await last()).id;
   assert.deepEqual(assertSuccess(await hook('azuredevops', one, { query: { branches: 'development' } })), { result: 'success', msg: '' });
+  // Whole names, as Zulip's is_branch_name_notifiable matches them: "mainline" does not name "main".
+  assertSuccess(await hook('azuredevops', one, { query: { branches: 'mainline,dev' } }));
   assert.equal((await last()).id, before);
+  await expectPosted(await hook('azuredevops', one, { query: { branches: 'dev, main' } }), 'test-zulip / main', `${PUSHED} 1 commit to branch main.\n\n${README_ROW}`);
 
   await expectPosted(
     await hook('azuredevops', push('dev', ZERO, '0929a3404b39f6e39076a640779b2c1c961e19b5', [])),

@@ -4,12 +4,12 @@
  * ("<repo> / <branch>", "<repo> / PR #<id> <title>"). The event is the
  * payload's `eventType`. A merge event whose merge did not complete (Azure
  * DevOps also sends one when a merge is attempted and conflicts) is ignored,
- * and so is a push to a branch the `branches` option does not name (which,
- * as Zulip's, is matched as a part of that text).
+ * and so is a push to a branch the `branches` option (a comma-separated
+ * list) does not name.
  */
 import type { Wild } from './wild.ts';
 import { BRANCHES_OPTION, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
-import { pullRequestMessage, pushCommitsMessage, TOPIC_WITH_BRANCH, TOPIC_WITH_PR_OR_ISSUE_INFO } from './git.ts';
+import { branchNotifiable, pullRequestMessage, pushCommitsMessage, TOPIC_WITH_BRANCH, TOPIC_WITH_PR_OR_ISSUE_INFO } from './git.ts';
 
 const NAME = 'AzureDevOps';
 
@@ -57,7 +57,7 @@ export const azuredevops: Integration = {
     const p = jsonPayload(req);
     const event = p.at('eventType').str();
     const branches = req.param('branches');
-    if (event === 'git.push' && branches !== undefined && !branches.includes(pushBranch(p.at('resource')))) return [];
+    if (event === 'git.push' && !branchNotifiable(pushBranch(p.at('resource')), branches)) return [];
     if (event === 'git.pullrequest.merged') {
       const r = p.at('resource');
       if (r.at('status').str() !== 'completed' || r.at('mergeStatus').str() !== 'succeeded') return [];
