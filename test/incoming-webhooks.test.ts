@@ -405,6 +405,7 @@ test('gogs pull requests, issues, comments and releases; an event it does not ha
     base_branch: 'master',
     merged: false,
     merged_by: null,
+    assignee: null,
     ...over,
   });
   await expectPosted(
@@ -427,7 +428,7 @@ test('gogs pull requests, issues, comments and releases; an event it does not ha
   await expectPosted(
     await hook('gogs', { action: 'assigned', pull_request: kostekPr, repository: GOGS_TEST, sender: KOSTEK }, gogsEvent('pull_request')),
     'test / PR #1349 Test',
-    'kostekIV assigned [PR #2](https://try.gogs.io/kostekIV/test/pulls/2) from `c` to `master`.',
+    'kostekIV assigned kostekIV to [PR #2](https://try.gogs.io/kostekIV/test/pulls/2) from `c` to `master`.',
   );
 
   const issue = { id: 9, number: 3, title: 'New test issue', body: 'Test', assignee: null };
@@ -439,7 +440,7 @@ test('gogs pull requests, issues, comments and releases; an event it does not ha
   await expectPosted(
     await hook('gogs', { action: 'assigned', issue: { ...issue, assignee: KOSTEK }, repository: GOGS_TEST, sender: KOSTEK }, gogsEvent('issues')),
     'test / issue #3 New test issue',
-    'kostekIV assigned [issue #3](https://try.gogs.io/kostekIV/test/issues/3) (assigned to kostekIV):\n\n~~~ quote\nTest\n~~~',
+    'kostekIV assigned kostekIV to [issue #3](https://try.gogs.io/kostekIV/test/issues/3) (assigned to kostekIV):\n\n~~~ quote\nTest\n~~~',
   );
   await expectPosted(
     await hook('gogs', { action: 'created', issue, comment: { html_url: 'https://try.gogs.io/kostekIV/test/issues/3#issuecomment-3635', body: 'Test comment' }, repository: GOGS_TEST, sender: KOSTEK }, gogsEvent('issue_comment')),
@@ -477,13 +478,19 @@ test('gitea: a pull request\'s branches from head and base and its assignee name
   const m = await expectPosted(
     await hook('gitea', { action: 'assigned', pull_request: pr, repository: repo, sender: KOSTEK }, giteaEvent('pull_request')),
     'test / PR #1906 test 2',
-    'kostekIV assigned [PR #5](https://try.gitea.io/kostekIV/test/pulls/5) from `d` to `master` (assigned to kostekIV).',
+    'kostekIV assigned kostekIV to [PR #5](https://try.gitea.io/kostekIV/test/pulls/5) from `d` to `master` (assigned to kostekIV).',
   );
   assert.equal(m.client, 'ZulipGiteaWebhook');
   await expectPosted(
     await hook('gitea', { action: 'closed', pull_request: { ...pr, assignee: null }, repository: repo, sender: KOSTEK }, giteaEvent('pull_request')),
     'test / PR #1906 test 2',
     'kostekIV closed [PR #5](https://try.gitea.io/kostekIV/test/pulls/5) from `d` to `master`.',
+  );
+  // Gitea names the one who acted (the sender), not the pull request's author.
+  await expectPosted(
+    await hook('gitea', { action: 'closed', pull_request: { ...pr, assignee: null }, repository: repo, sender: { login: 'Aneesh-Hegde', username: 'Aneesh-Hegde' } }, giteaEvent('pull_request')),
+    'test / PR #1906 test 2',
+    'Aneesh-Hegde closed [PR #5](https://try.gitea.io/kostekIV/test/pulls/5) from `d` to `master`.',
   );
   await expectPosted(
     await hook('gitea', { action: 'closed', issue: { number: 3, title: 'Test issue 2', body: 'Test body', assignee: KOSTEK }, repository: repo, sender: KOSTEK }, giteaEvent('issues')),

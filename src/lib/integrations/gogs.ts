@@ -3,8 +3,8 @@
  * the event is the X-Gogs-Event or X-Gitea-Event header; pushes (the
  * `branches` filter), new branches, pull requests, issues and their
  * comments, and releases, with Zulip's topics and texts. The two differ in
- * a pull request's branches (Gitea's `head.ref` and `base.ref`) and in that
- * Gitea names a pull request's assignee.
+ * a pull request's branches (Gitea's `head.ref` and `base.ref`), who acted
+ * (Gitea's `sender`) and in that Gitea names a pull request's assignee.
  */
 import type { Wild } from './wild.ts';
 import { TOPIC_WITH_BRANCH, TOPIC_WITH_PR_OR_ISSUE_INFO, branchNotifiable, commentAction, issueMessage, pullRequestMessage, pushCommitsMessage, releaseMessage, type CommitData } from './git.ts';
@@ -32,11 +32,26 @@ function pushBody(p: Wild, branch: string): string {
   return pushCommitsMessage(p.at('sender').at('username').str(), p.at('compare_url').str(), branch, commits);
 }
 
-/** A pull request's text; `gitea` reads its branches and assignee as Gitea sends them. */
+/**
+ * A pull request's text; `gitea` reads it as Gitea sends it: the branches
+ * from `head` and `base`, the one who acted from `sender`, and the assignee
+ * named; Gogs names an assignee only where one is assigned.
+ */
 function pullRequestBody(p: Wild, includeTitle: boolean, gitea: boolean): string {
   const pr = p.at('pull_request');
+  const giteaAssignee = gitea ? pr.at('assignee') : null;
   const merged = pr.at('merged').bool();
-  const action = merged ? 'merged' : p.at('action').str();
+  let userName: string;
+  let action: string;
+  if (merged) {
+    userName = pr.at('merged_by').at('username').str();
+    action = 'merged';
+  } else {
+    userName = (gitea ? p.at('sender') : pr.at('user')).at('username').str();
+    action = p.at('action').str();
+  }
+  const url = pr.at('html_url').str();
+  const number = pr.at('number').int();
   let targetBranch: string | null = null;
   let baseBranch: string | null = null;
   if (action !== 'edited') {
@@ -48,31 +63,30 @@ function pullRequestBody(p: Wild, includeTitle: boolean, gitea: boolean): string
       if (pr.has('base')) baseBranch = pr.at('base').at('ref').str();
     }
   }
-  const assignee = gitea ? pr.get('assignee') : null;
-  return pullRequestMessage({
-    userName: (merged ? pr.at('merged_by') : pr.at('user')).at('username').str(),
-    action,
-    url: pr.at('html_url').str(),
-    number: pr.at('number').int(),
-    targetBranch,
-    baseBranch,
-    title: includeTitle ? pr.at('title').str() : null,
-    assignee: assignee?.truthy ? assignee.at('login').str() : null,
-  });
+  const title = includeTitle ? pr.at('title').str() : null;
+  if (gitea) {
+    const assignee = giteaAssignee!.truthy ? giteaAssignee!.at('login').str() : null;
+    return pullRequestMessage({ userName, action, url, number, targetBranch, baseBranch, title, assignee, assigneeUpdated: action === 'assigned' ? assignee : null });
+  }
+  const gogsAssignee = p.at('action').truthy && pr.at('assignee').truthy ? pr.at('assignee').at('login').str() : null;
+  return pullRequestMessage({ userName, action, url, number, targetBranch, baseBranch, title, assigneeUpdated: gogsAssignee });
 }
 
 function issuesBody(p: Wild, includeTitle: boolean): string {
   const issue = p.at('issue');
   const n = issue.at('number').int();
-  const assignee = issue.get('assignee');
+  const assigneeField = issue.at('assignee');
+  const assignee = assigneeField.truthy ? assigneeField.at('login').str() : null;
+  const action = p.at('action').str();
   return issueMessage({
     userName: p.at('sender').at('login').str(),
-    action: p.at('action').str(),
+    action,
     url: issueUrl(p, n),
     number: n,
     message: issue.at('body').str(),
-    assignee: assignee.truthy ? assignee.at('login').str() : null,
+    assignee,
     title: includeTitle ? issue.at('title').str() : null,
+    assigneeUpdated: action === 'assigned' ? assignee : null,
   });
 }
 
