@@ -32,6 +32,7 @@ import { linear } from '../lib/integrations/linear.ts';
 import { homeassistant } from '../lib/integrations/homeassistant.ts';
 import { newrelic } from '../lib/integrations/newrelic.ts';
 import { zendesk } from '../lib/integrations/zendesk.ts';
+import { updown } from '../lib/integrations/updown.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -54,6 +55,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   slack_incoming: slackIncoming,
   sonarqube,
   trello,
+  updown,
   uptimerobot,
   zapier,
   zendesk,
