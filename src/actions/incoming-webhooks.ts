@@ -33,6 +33,7 @@ import { homeassistant } from '../lib/integrations/homeassistant.ts';
 import { newrelic } from '../lib/integrations/newrelic.ts';
 import { zendesk } from '../lib/integrations/zendesk.ts';
 import { updown } from '../lib/integrations/updown.ts';
+import { pagerduty } from '../lib/integrations/pagerduty.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -51,6 +52,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   linear,
   netlify,
   newrelic,
+  pagerduty,
   sentry,
   slack_incoming: slackIncoming,
   sonarqube,
