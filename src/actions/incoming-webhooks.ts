@@ -34,6 +34,7 @@ import { newrelic } from '../lib/integrations/newrelic.ts';
 import { zendesk } from '../lib/integrations/zendesk.ts';
 import { updown } from '../lib/integrations/updown.ts';
 import { pagerduty } from '../lib/integrations/pagerduty.ts';
+import { opsgenie } from '../lib/integrations/opsgenie.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -52,6 +53,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   linear,
   netlify,
   newrelic,
+  opsgenie,
   pagerduty,
   sentry,
   slack_incoming: slackIncoming,
