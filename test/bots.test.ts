@@ -496,7 +496,7 @@ test('register: realm_incoming_webhook_bots lists the integrations this server a
   assert.deepEqual(byName('gitlab').url_options, [{ key: 'branches', label: '', validator: 'check_string' }]);
   assert.ok(byName('gitlab').all_event_types.includes('Merge Request Hook open'));
   // Integrations without event types or options, and Zulip's display names.
-  assert.deepEqual(byName('alertmanager'), { name: 'alertmanager', display_name: 'Alertmanager', all_event_types: null, config_options: [], url_options: [] });
+  assert.deepEqual(byName('alertmanager'), { name: 'alertmanager', display_name: 'Prometheus Alertmanager', all_event_types: null, config_options: [], url_options: [] });
   for (const [name, display] of [['gogs', 'Gogs'], ['gitea', 'Gitea']]) {
     assert.deepEqual(byName(name), {
       name,

@@ -9,6 +9,7 @@ import { isoGlobalTime, jsonPayload, type Integration, type WebhookMessage } fro
 
 export const alertmanager: Integration = {
   name: 'Alertmanager',
+  displayName: 'Prometheus Alertmanager',
   handle(req): WebhookMessage[] {
     const p = jsonPayload(req);
     const nameField = req.param('name') ?? 'instance';
