@@ -35,6 +35,7 @@ import { zendesk } from '../lib/integrations/zendesk.ts';
 import { updown } from '../lib/integrations/updown.ts';
 import { pagerduty } from '../lib/integrations/pagerduty.ts';
 import { opsgenie } from '../lib/integrations/opsgenie.ts';
+import { heroku } from '../lib/integrations/heroku.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -46,6 +47,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   gitlab,
   gogs,
   grafana,
+  heroku,
   homeassistant,
   ifttt,
   jira,

@@ -1,5 +1,5 @@
 /** The shape every incoming-webhook integration implements (pure functions: request in, messages out). */
-import { ApiError, badRequest } from '../errors.ts';
+import { ApiError, badRequest, missingArgument } from '../errors.ts';
 import { parsePayload, type Wild } from './wild.ts';
 
 export interface WebhookRequest {
@@ -169,4 +169,11 @@ export function isoGlobalTime(w: Wild): string {
   }
   if (!valid || Number(offset.slice(1, 3) || 0) > 23 || Number(offset.slice(4, 6) || 0) > 59) throw badRequest(`${w.name} is not a valid ISO datetime`);
   return `<time:${y}-${mo}-${d}T${h}:${mi}:${s}${offset}>`;
+}
+
+/** A required query-string or form parameter (Zulip's typed_endpoint): its absence is "Missing '<name>' argument". */
+export function requiredParam(req: WebhookRequest, name: string): string {
+  const v = req.param(name);
+  if (v === undefined) throw missingArgument(name);
+  return v;
 }

@@ -5,14 +5,7 @@
  * the caller authenticates with HTTP Basic as Zendesk's targets do); topic:
  * "#<id>: <title>", at most 60 characters.
  */
-import { missingArgument } from '../errors.ts';
-import type { Integration, WebhookMessage, WebhookRequest } from './types.ts';
-
-function required(req: WebhookRequest, name: string): string {
-  const v = req.param(name);
-  if (v === undefined) throw missingArgument(name);
-  return v;
-}
+import { requiredParam, type Integration, type WebhookMessage } from './types.ts';
 
 /** Zulip's truncate for this integration: over `length` characters, the first length - 3 and "...". */
 function truncate(s: string, length: number): string {
@@ -23,9 +16,9 @@ function truncate(s: string, length: number): string {
 export const zendesk: Integration = {
   name: 'Zendesk',
   handle(req): WebhookMessage[] {
-    const title = required(req, 'ticket_title');
-    const id = required(req, 'ticket_id');
-    const message = required(req, 'message');
+    const title = requiredParam(req, 'ticket_title');
+    const id = requiredParam(req, 'ticket_id');
+    const message = requiredParam(req, 'message');
     return [{ topic: truncate(`#${id}: ${title}`, 60), body: message }];
   },
 };
