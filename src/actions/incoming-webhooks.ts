@@ -36,6 +36,7 @@ import { updown } from '../lib/integrations/updown.ts';
 import { pagerduty } from '../lib/integrations/pagerduty.ts';
 import { opsgenie } from '../lib/integrations/opsgenie.ts';
 import { heroku } from '../lib/integrations/heroku.ts';
+import { travis } from '../lib/integrations/travis.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -60,6 +61,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   sentry,
   slack_incoming: slackIncoming,
   sonarqube,
+  travis,
   trello,
   updown,
   uptimerobot,
