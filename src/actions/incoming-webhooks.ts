@@ -37,6 +37,8 @@ import { pagerduty } from '../lib/integrations/pagerduty.ts';
 import { opsgenie } from '../lib/integrations/opsgenie.ts';
 import { heroku } from '../lib/integrations/heroku.ts';
 import { travis } from '../lib/integrations/travis.ts';
+import { statuspage } from '../lib/integrations/statuspage.ts';
+import { pingdom } from '../lib/integrations/pingdom.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -58,9 +60,11 @@ export const INTEGRATIONS: Record<string, Integration> = {
   newrelic,
   opsgenie,
   pagerduty,
+  pingdom,
   sentry,
   slack_incoming: slackIncoming,
   sonarqube,
+  statuspage,
   travis,
   trello,
   updown,
