@@ -39,6 +39,7 @@ import { heroku } from '../lib/integrations/heroku.ts';
 import { travis } from '../lib/integrations/travis.ts';
 import { statuspage } from '../lib/integrations/statuspage.ts';
 import { pingdom } from '../lib/integrations/pingdom.ts';
+import { zabbix } from '../lib/integrations/zabbix.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -70,6 +71,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   updown,
   uptimerobot,
   zapier,
+  zabbix,
   zendesk,
 };
 
