@@ -40,6 +40,7 @@ import { travis } from '../lib/integrations/travis.ts';
 import { statuspage } from '../lib/integrations/statuspage.ts';
 import { pingdom } from '../lib/integrations/pingdom.ts';
 import { zabbix } from '../lib/integrations/zabbix.ts';
+import { papertrail } from '../lib/integrations/papertrail.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -61,6 +62,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   newrelic,
   opsgenie,
   pagerduty,
+  papertrail,
   pingdom,
   sentry,
   slack_incoming: slackIncoming,

@@ -4,9 +4,7 @@
  * the changes and the build log; the build's `type` (`push` or
  * `pull_request`) is the event type; topic: "builds".
  */
-import { badRequest } from '../errors.ts';
-import { Wild } from './wild.ts';
-import { requiredParam, type Integration, type WebhookMessage } from './types.ts';
+import { jsonParam, type Integration, type WebhookMessage } from './types.ts';
 
 const GOOD = ['Passed', 'Fixed'];
 const BAD = ['Failed', 'Broken', 'Still Failing', 'Errored', 'Canceled'];
@@ -24,14 +22,7 @@ export const travis: Integration = {
   displayName: 'Travis CI',
   eventTypes: ['push', 'pull_request'],
   handle(req): WebhookMessage[] {
-    const raw = requiredParam(req, 'payload');
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw badRequest('Argument "payload" is not valid JSON.');
-    }
-    const p = new Wild('payload', value);
+    const p = jsonParam(req, 'payload');
     const [author, status, compare, build, type] = ['author_name', 'status_message', 'compare_url', 'build_url', 'type'].map((k) => p.at(k).str());
     const body = `Author: ${author}\nBuild status: ${status} ${emojiOf(status)}\nDetails: [changes](${compare}), [build log](${build})`;
     return [{ topic: 'builds', body, eventType: type }];

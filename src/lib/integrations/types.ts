@@ -1,6 +1,6 @@
 /** The shape every incoming-webhook integration implements (pure functions: request in, messages out). */
 import { ApiError, badRequest, missingArgument } from '../errors.ts';
-import { parsePayload, type Wild } from './wild.ts';
+import { parsePayload, Wild } from './wild.ts';
 
 export interface WebhookRequest {
   /** The raw request body (UTF-8). */
@@ -176,4 +176,16 @@ export function requiredParam(req: WebhookRequest, name: string): string {
   const v = req.param(name);
   if (v === undefined) throw missingArgument(name);
   return v;
+}
+
+/** A JSON document in a required parameter (Zulip's Json[...] parameters), as a Wild named "payload". */
+export function jsonParam(req: WebhookRequest, name: string): Wild {
+  const raw = requiredParam(req, name);
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw badRequest(`Argument "${name}" is not valid JSON.`);
+  }
+  return new Wild('payload', value);
 }
