@@ -41,6 +41,7 @@ import { statuspage } from '../lib/integrations/statuspage.ts';
 import { pingdom } from '../lib/integrations/pingdom.ts';
 import { zabbix } from '../lib/integrations/zabbix.ts';
 import { papertrail } from '../lib/integrations/papertrail.ts';
+import { splunk } from '../lib/integrations/splunk.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -67,6 +68,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   sentry,
   slack_incoming: slackIncoming,
   sonarqube,
+  splunk,
   statuspage,
   travis,
   trello,
