@@ -42,12 +42,14 @@ import { pingdom } from '../lib/integrations/pingdom.ts';
 import { zabbix } from '../lib/integrations/zabbix.ts';
 import { papertrail } from '../lib/integrations/papertrail.ts';
 import { splunk } from '../lib/integrations/splunk.ts';
+import { circleci } from '../lib/integrations/circleci.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
 export const INTEGRATIONS: Record<string, Integration> = {
   alertmanager,
   azuredevops,
+  circleci,
   gitea,
   github,
   gitlab,
