@@ -43,12 +43,14 @@ import { zabbix } from '../lib/integrations/zabbix.ts';
 import { papertrail } from '../lib/integrations/papertrail.ts';
 import { splunk } from '../lib/integrations/splunk.ts';
 import { circleci } from '../lib/integrations/circleci.ts';
+import { bitbucket2 } from '../lib/integrations/bitbucket.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
 export const INTEGRATIONS: Record<string, Integration> = {
   alertmanager,
   azuredevops,
+  bitbucket2,
   circleci,
   gitea,
   github,
@@ -192,7 +194,7 @@ export async function receiveWebhook(
   try {
     messages = integration.handle(req);
   } catch (e) {
-    if (e instanceof MissingEventHeader) await remindBotOwner(svc, bot, missingHeaderNotice(svc, bot, req.path, e.header, integration.name));
+    if (e instanceof MissingEventHeader) await remindBotOwner(svc, bot, missingHeaderNotice(svc, bot, req.path, e.header, e.service ?? integration.name));
     if (e instanceof MalformedJson && integration.notifyOnMalformedJson !== false) {
       await remindBotOwner(
         svc,

@@ -98,9 +98,12 @@ export function anomalousPayload(webhookName: string): ApiError {
 /** Zulip's MissingHTTPEventHeader (the bot's owner is told as well, see the action). */
 export class MissingEventHeader extends ApiError {
   readonly header: string;
-  constructor(header: string) {
+  /** The service's name in the notice, where it is not the integration's. */
+  readonly service: string | undefined;
+  constructor(header: string, service?: string) {
     super(`Missing the HTTP event header '${header}'`, { code: 'MISSING_HTTP_EVENT_HEADER', extra: { header } });
     this.header = header;
+    this.service = service;
   }
 }
 
@@ -121,10 +124,10 @@ export class MisconfiguredPayload extends ApiError {
   }
 }
 
-/** The event header of a request, or MissingEventHeader. */
-export function eventHeader(req: WebhookRequest, name: string): string {
+/** The event header of a request, or MissingEventHeader (`service`: the name its notice gives the service, where not the integration's). */
+export function eventHeader(req: WebhookRequest, name: string, service?: string): string {
   const v = req.header(name);
-  if (v === undefined) throw new MissingEventHeader(name);
+  if (v === undefined) throw new MissingEventHeader(name, service);
   return v;
 }
 
