@@ -60,6 +60,8 @@ test('sonarqube: success and error, with a branch and without; a condition witho
 
 test('sonarqube: malformed payloads are 400s naming the field; its entry for the URL generator', async () => {
   assertError(await hook('sonarqube', { qualityGate: {} }), 400, 'BAD_REQUEST', "payload['project'] is missing");
+  // Zulip reads the project's link before the quality gate.
+  assertError(await hook('sonarqube', { project: { name: 'test-sonar' } }), 400, 'BAD_REQUEST', "payload['project']['url'] is missing");
   assertError(await hook('sonarqube', analysis('ERROR', [{ ...COVERAGE, errorThreshold: 80 }])), 400, 'BAD_REQUEST', "payload['qualityGate']['conditions'][0]['errorThreshold'] is not a string");
   assertError(await hook('sonarqube', analysis('ERROR', 'none' as any)), 400, 'BAD_REQUEST', "payload['qualityGate']['conditions'] is not a list");
   const reg = assertSuccess(await h.t.client(h.t.owner).post('/register', { fetch_event_types: JSON.stringify(['realm_incoming_webhook_bots']) }));

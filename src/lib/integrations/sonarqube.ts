@@ -25,8 +25,10 @@ function condition(c: Wild): string {
   return `* ${metric}: **${status}** ${value} ${SHOULD[operator] ?? operator} ${threshold}.`;
 }
 
+/** Read in Zulip's order (project, its link, the gate's status, the conditions), so that a payload missing several is refused naming the same field. */
 function body(p: Wild, branch: string | null): string {
   const project = p.at('project');
+  const [name, url] = [project.at('name').str(), project.at('url').str()];
   const gate = p.at('qualityGate');
   const result = gate.at('status').str().toLowerCase() === 'ok' ? 'success' : 'error';
   const failed = gate
@@ -35,7 +37,7 @@ function body(p: Wild, branch: string | null): string {
     .filter((c) => !['ok', 'no_value'].includes(c.at('status').str().toLowerCase()))
     .map(condition);
   const analysis = branch === null ? 'analysis' : `analysis of branch ${branch}`;
-  const head = `Project [${project.at('name').str()}](${project.at('url').str()}) ${analysis} resulted in ${result}`;
+  const head = `Project [${name}](${url}) ${analysis} resulted in ${result}`;
   return failed.length === 0 ? `${head}.` : `${head}:\n${failed.join('\n')}`;
 }
 
