@@ -4,6 +4,7 @@
  * (/api/v1/external/grafana, both the unified alerting payload of Grafana 8+
  * and the legacy Grafana 7 one), with Zulip's topics and texts.
  */
+import { badRequest } from '../errors.ts';
 import { pyStr, type Wild } from './wild.ts';
 import { isoGlobalTime, jsonPayload, type Integration, type WebhookMessage } from './types.ts';
 
@@ -77,14 +78,19 @@ function grafanaUnified(p: Wild): WebhookMessage[] {
   return out;
 }
 
+/** A legacy match's value: none, an integer or a float (Zulip's check_union of check_int and check_float, where Python's booleans are integers). */
+function evalValue(v: Wild): unknown {
+  if (v.isNull || typeof v.value === 'number' || typeof v.value === 'boolean') return v.value;
+  throw badRequest(`${v.name} is not an allowed_type`);
+}
+
 function grafanaLegacy(p: Wild): WebhookMessage[] {
   const topic = p.at('title').str();
   let evalMatches = '';
   if (p.has('evalMatches') && !p.at('evalMatches').isNull) {
     for (const m of p.at('evalMatches').list()) {
-      const v = m.at('value');
-      if (!v.isNull) v.num();
-      evalMatches += `**${m.at('metric').str()}:** ${pyStr(v.value)}\n`;
+      const metric = m.at('metric').str();
+      evalMatches += `**${metric}:** ${pyStr(evalValue(m.at('value')))}\n`;
     }
   }
   const messageText = p.has('message') ? `${p.at('message').str()}\n\n` : '';
