@@ -14,7 +14,7 @@ import { userById } from '../store/users.ts';
 import { sendMessage } from './messages.ts';
 import { notificationBot } from './system-bots.ts';
 import { cachedUsers } from './cache.ts';
-import { IDENTIFY_BOT, MisconfiguredPayload, MissingEventHeader, pyUnquote, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
+import { IDENTIFY_BOT, MisconfiguredPayload, MissingEventHeader, pyUnquote, SlackCompatibleError, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
 import { github } from '../lib/integrations/github.ts';
 import { gitlab } from '../lib/integrations/gitlab.ts';
 import { alertmanager, grafana } from '../lib/integrations/alerts.ts';
@@ -210,18 +210,25 @@ export async function receiveWebhook(
     throw e;
   }
   if (messages === IDENTIFY_BOT) return { full_name: bot.full_name, email: bot.email, id: bot.id };
-  const only = patternList(req, 'only_events');
-  const exclude = patternList(req, 'exclude_events');
   const clientName = `Zulip${integration.name}Webhook`;
   const unquote = (v: string | undefined): string | undefined => (v !== undefined && integration.unquoteUrlParameters ? pyUnquote(v) : v);
   const userTopic = unquote(req.param('topic'));
   const stream = unquote(req.param('stream'));
-  for (const m of messages) {
-    if (m.eventType !== undefined) {
-      if (only && only.every((pat) => !fnmatch(m.eventType!, pat))) continue;
-      if (exclude && exclude.some((pat) => fnmatch(m.eventType!, pat))) continue;
+  // The event filters are read as a message is sent (Zulip's check_send_webhook_message): a request that sends none is not refused for them.
+  let filters: { only: string[] | null; exclude: string[] | null } | undefined;
+  try {
+    for (const m of messages) {
+      filters ??= { only: patternList(req, 'only_events'), exclude: patternList(req, 'exclude_events') };
+      const { only, exclude } = filters;
+      if (m.eventType !== undefined) {
+        if (only && only.every((pat) => !fnmatch(m.eventType!, pat))) continue;
+        if (exclude && exclude.some((pat) => fnmatch(m.eventType!, pat))) continue;
+      }
+      await sendWebhookMessage(svc, bot, clientName, stream, userTopic ?? m.topic, m.body);
     }
-    await sendWebhookMessage(svc, bot, clientName, stream, userTopic ?? m.topic, m.body);
+  } catch (e) {
+    if (integration.slackCompatible && e instanceof ApiError && !(e instanceof SlackCompatibleError)) throw new SlackCompatibleError(e);
+    throw e;
   }
-  return {};
+  return integration.slackCompatible ? { ok: true } : {};
 }

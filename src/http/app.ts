@@ -259,9 +259,13 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
     done(null, {});
   });
 
+  // Errors answered in another service's form (the Slack-compatible webhook's), which keep it.
+  const foreignErrorBodies = new WeakSet<FastifyReply>();
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     if (err instanceof ApiError) {
-      reply.code(err.status).headers(err.headers).send(err.body());
+      const body = err.body();
+      if (!('result' in body)) foreignErrorBodies.add(reply);
+      reply.code(err.status).headers(err.headers).send(body);
       return;
     }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
@@ -277,7 +281,7 @@ export function buildApp(svc: Services, opts: AppOptions): FastifyInstance {
   //   gets Zulip's envelope: error bodies without `result` are rewritten.
   app.addHook('onSend', (_req, reply, payload, done) => {
     if (lifecycle?.closing) reply.header('Connection', 'close');
-    if (reply.statusCode < 400 || typeof payload !== 'string' || payload.includes('"result"')) return done();
+    if (reply.statusCode < 400 || typeof payload !== 'string' || payload.includes('"result"') || foreignErrorBodies.has(reply)) return done();
     if (!String(reply.getHeader('content-type') ?? '').includes('json')) return done();
     done(null, JSON.stringify(errorEnvelope(reply.statusCode, STATUS_CODES[reply.statusCode] ?? 'Error')));
   });

@@ -4,8 +4,8 @@
  * format: text, blocks and attachments, Slack markup translated to Zulip's).
  */
 import { badRequest, missingArgument } from '../errors.ts';
-import { parsePayload, pyDumps, type Wild } from './wild.ts';
-import { jsonPayload, type Integration, type WebhookMessage } from './types.ts';
+import { MalformedJson, parsePayload, pyDumps, type Wild } from './wild.ts';
+import { jsonPayload, SlackCompatibleError, type Integration, type WebhookMessage } from './types.ts';
 
 export const json: Integration = {
   name: 'JSON',
@@ -36,8 +36,11 @@ function renderElement(el: Wild): string {
   return '';
 }
 
+/** Slack's block types (Zulip's list); those Zulip does not render come out empty. */
+const BLOCK_TYPES = ['actions', 'context', 'call', 'contact_card', 'condition', 'divider', 'file', 'header', 'image', 'input', 'section', 'table', 'rich_text'] as const;
+
 function renderBlock(block: Wild): string {
-  const type = block.at('type').oneOf(['actions', 'context', 'divider', 'header', 'image', 'input', 'section'] as const);
+  const type = block.at('type').oneOf(BLOCK_TYPES);
   if (type === 'context' && block.get('elements').truthy) {
     return joinPieces(
       block.at('elements').list().map((el) => {
@@ -93,30 +96,102 @@ function renderAttachment(a: Wild): string {
     pieces.push(fields.join('\n'));
   }
   if (a.get('blocks').truthy) pieces.push(...a.at('blocks').list().map(renderBlock));
-  if (a.get('image_url').truthy) pieces.push(`[](${a.at('image_url').url()})`);
+  if (a.get('image_url').truthy) {
+    const image = a.at('image_url');
+    let url: string;
+    try {
+      url = image.url();
+    } catch {
+      url = requoteUri(image.str());
+    }
+    pieces.push(`[](${url})`);
+  }
   if (a.get('footer').truthy) pieces.push(a.at('footer').str());
-  if (a.get('ts').truthy) pieces.push(`<time:${a.at('ts').int()}>`);
+  if (a.get('ts').truthy) pieces.push(unixGlobalTime(attachmentTime(a.at('ts'))));
   return joinPieces(pieces);
 }
 
-const replaceLinks = (text: string): string => text.replace(/<(\w+?:\/\/.*?)\|(.*?)>/g, '[$2]($1)');
+/** An attachment's `ts`: an integer, or (as Slack has been seen to send it) a string holding a number, its whole seconds. */
+function attachmentTime(ts: Wild): number {
+  if (typeof ts.value === 'number' && Number.isInteger(ts.value)) return ts.value;
+  const s = typeof ts.value === 'string' ? ts.value.trim() : null;
+  const n = s !== null && /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(s.replace(/_/g, '')) ? Number(s.replace(/_/g, '')) : NaN;
+  if (s === null || !Number.isFinite(n)) throw badRequest(`${ts.name} is not an integer`);
+  return Math.trunc(n);
+}
 
+/** A Unix time as Zulip's `<time:...>` in UTC (datetime_to_global_time of datetime.fromtimestamp(t, utc)). */
+function unixGlobalTime(seconds: number): string {
+  const at = new Date(seconds * 1000);
+  if (Number.isNaN(at.getTime()) || at.getUTCFullYear() < 1 || at.getUTCFullYear() > 9999) throw badRequest('timestamp out of range');
+  return `<time:${at.toISOString().slice(0, 19)}+00:00>`;
+}
+
+/** requests' requote_uri: unreserved characters' escapes undone, then what is neither reserved nor an escape quoted. */
+function requoteUri(uri: string): string {
+  const UNRESERVED = /[A-Za-z0-9\-._~]/;
+  const quote = (s: string, safe: string): string =>
+    Array.from(new TextEncoder().encode(s), (b) => {
+      const c = String.fromCharCode(b);
+      return b < 0x80 && (/[A-Za-z0-9_.\-~]/.test(c) || safe.includes(c)) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+    }).join('');
+  const parts = uri.split('%');
+  let unquoted = parts[0];
+  for (const part of parts.slice(1)) {
+    const h = part.slice(0, 2);
+    if (h.length === 2 && /^[0-9A-Za-z]{2}$/.test(h)) {
+      if (!/^[0-9A-Fa-f]{2}$/.test(h)) return quote(uri, "!#$&'()*+,/:;=?@[]~");
+      const c = String.fromCharCode(parseInt(h, 16));
+      unquoted += UNRESERVED.test(c) ? c + part.slice(2) : `%${part}`;
+    } else unquoted += `%${part}`;
+  }
+  return quote(unquoted, "!#$%&'()*+,/:;=?@[]~");
+}
+
+/** Slack's links, `<https://example.com|text>` (with or without a protocol or text) and `<mailto:a@b.c|a@b.c>`, as Zulip writes them. */
+function replaceLinks(text: string): string {
+  const LINK = /(<)(http:\/\/www\.|https:\/\/www\.|http:\/\/|https:\/\/|ftp:\/\/)?([a-z0-9]+([-.]{1}[a-z0-9]+)*)(\.)([a-z]{2,63}(:[0-9]{1,5})?)(\/[^>]*)?(\|)?(?:\|([^>]+))?(>)/g;
+  const MAILTO = /<((mailto:)?([\p{L}\p{N}_.-]+@[\p{L}\p{N}_.-]+(\.[\p{L}\p{N}_]+)+))(\|)?([\p{L}\p{N}_.-]+@[\p{L}\p{N}_.-]+(\.[\p{L}\p{N}_]+)+)?>/gu;
+  // Each link found in the text is replaced wherever it occurs (Python's str.replace), as Zulip does.
+  for (const m of [...text.matchAll(LINK)]) {
+    const parts = m[0].slice(1, -1);
+    const pipe = parts.indexOf('|');
+    text = text.split(m[0]).join(pipe >= 0 ? `[${parts.slice(pipe + 1)}](${parts.slice(0, pipe)})` : parts);
+  }
+  for (const m of [...text.matchAll(MAILTO)]) text = text.split(m[0]).join(m[1]);
+  return text;
+}
+
+/**
+ * Slack's markup as Zulip's: *bold* as **bold**, ~strike~ as ~~strike~~,
+ * _italic_ as *italic*, where the marks stand between punctuation, spaces,
+ * symbols or line ends (Zulip's SLACK_BOLD/STRIKETHROUGH/ITALIC_REGEX).
+ */
 function replaceFormatting(text: string): string {
-  // Slack's *bold* is Zulip's **bold**; Slack's _emphasis_ is Zulip's *emphasis*.
-  return text
-    .replace(/([^\w]|^)\*(?!\s+)([^*\n]+)(?<!\s)\*((?=[^\w])|$)/g, '$1**$2**$3')
-    .replace(/([^\w]|^)[_](?!\s+)([^_\n]+)(?<!\s)[_]((?=[^\w])|$)/g, '$1*$2*$3');
+  const BOLD = /((?![*`@\\\p{Pf}\p{Pe}])[\p{P}\p{Zs}\p{S}]|^)(\*)([^*]+)(\*)((?![*`@\\\p{Pi}\p{Ps}])(?=[\p{P}\p{Zs}\p{S}]|$))/gmu;
+  const STRIKETHROUGH = /((?![~`@\\\p{Pf}\p{Pe}])[\p{P}\p{Zs}\p{S}]|^)(~)([^~]+)(~)((?![~`@\\\p{Pi}\p{Ps}])(?=[\p{P}\p{Zs}\p{S}]|$))/gmu;
+  const ITALIC = /((?![_`@\\\p{Pf}\p{Pe}])[\p{P}\p{Zs}\p{S}]|^)(_)([^_]+)(_)((?![_`@\\\p{Pi}\p{Ps}])(?=[\p{P}\p{Zs}\p{S}]|$))/gmu;
+  const convert = (t: string, re: RegExp, keyword: string): string => t.replace(re, (_all, before: string, _open, inner: string) => before + keyword + inner + keyword);
+  return convert(convert(convert(text, BOLD, '**'), STRIKETHROUGH, '~~'), ITALIC, '*');
 }
 
 export const slackIncoming: Integration = {
   name: 'SlackIncoming',
   displayName: 'Slack-compatible webhook',
+  slackCompatible: true,
   handle(req): WebhookMessage[] {
     let text: string | undefined;
     if (req.contentType === 'application/json') text = req.body;
     else text = req.param('payload');
-    if (text === undefined) throw missingArgument('payload');
-    const p = parsePayload(text);
+    if (text === undefined) throw new SlackCompatibleError(missingArgument('payload'));
+    let p: Wild;
+    try {
+      p = parsePayload(text);
+    } catch (e) {
+      // Answered in Slack's form, so the bot's owner is not told of it (Zulip's slack_error_handler answers first).
+      if (e instanceof MalformedJson) throw new SlackCompatibleError(e);
+      throw e;
+    }
     let topic = req.param('topic');
     if (topic === undefined && p.has('channel')) topic = p.at('channel').str().replace(/^[@#]/, '');
     if (topic === undefined) topic = '(no topic)';

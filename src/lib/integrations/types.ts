@@ -64,6 +64,8 @@ export interface Integration {
   unquoteUrlParameters?: true;
   /** A HEAD request (the service checking the URL) is answered with success, once authenticated (Zulip's return_success_on_head_request). */
   succeedsOnHead?: true;
+  /** Answers as Slack does: `"ok": true` beside success, and the errors raised while sending as SlackCompatibleError. */
+  slackCompatible?: true;
   /** The URL's own parameters offered when generating it (Zulip's url_options). */
   urlOptions?: readonly UrlOption[];
   /** Turns one request into the messages to send (none for ignored events), or asks for the calling bot's identity. */
@@ -85,6 +87,21 @@ export function unsupportedEvent(webhookName: string, eventType: string): ApiErr
     status: 200,
     extra: { webhook_name: webhookName, event_type: eventType },
   });
+}
+
+/**
+ * An error of the Slack-compatible webhook, answered as Slack answers
+ * (`{"ok": false, "error": msg}` with its status), as Zulip's
+ * slack_error_handler answers the errors raised while handling the request;
+ * a payload's malformed fields and authentication keep Zulip's answer.
+ */
+export class SlackCompatibleError extends ApiError {
+  constructor(e: ApiError) {
+    super(e.message, { code: e.code, status: e.status });
+  }
+  override body(): Record<string, unknown> {
+    return { ok: false, error: this.message };
+  }
 }
 
 /** Zulip's AnomalousWebhookPayloadError: a payload that does not look like the service's at all. */
