@@ -54,6 +54,9 @@ test("zapier: the app's connection check answers the bot's name, email and ID an
   assert.equal((await last()).id, before);
   assertError(await hook('zapier', { topic: { wrong: 'example' }, content: 'x' }), 400, 'BAD_REQUEST', "payload['topic'] is not a string");
   assertError(await hook('zapier', { type: 7 }), 400, 'BAD_REQUEST', "payload['type'] is not a string");
+  // The older `subject` is read after the content, as Zulip reads them.
+  assertError(await hook('zapier', { subject: 5, content: 6 }), 400, 'BAD_REQUEST', "payload['content'] is not a string");
+  assertError(await hook('zapier', { subject: 5, content: 'x' }), 400, 'BAD_REQUEST', "payload['subject'] is not a string");
 });
 
 test("a payload that is not JSON: 400 \"Malformed JSON\", and the bot's owner is told (not for Zapier, as Zulip)", async () => {

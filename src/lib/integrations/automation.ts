@@ -10,11 +10,12 @@ import { badRequest } from '../errors.ts';
 import type { Wild } from './wild.ts';
 import { IDENTIFY_BOT, jsonPayload, type Integration, type WebhookMessage } from './types.ts';
 
-/** The payload's `topic` (or older `subject`) and `content`, each null when absent or null. */
+/** The payload's `topic` (or older `subject`, read after the content, as Zulip reads it) and `content`, each null when absent or null. */
 function topicAndContent(p: Wild): { topic: string | null; content: string | null } {
   let topic = p.get('topic').strOrNull();
+  const content = p.get('content').strOrNull();
   if (topic === null) topic = p.get('subject').strOrNull();
-  return { topic, content: p.get('content').strOrNull() };
+  return { topic, content };
 }
 
 /** One message, or Zulip's error for what is missing. */
