@@ -137,6 +137,11 @@ test('azuredevops: an event it does not handle is Zulip\'s 200 error; malformed 
   assertError(await hook('azuredevops', pr('git.pullrequest.created', 'x' as any, 'T')), 400, 'BAD_REQUEST', "payload['resource']['pullRequestId'] is not an integer");
   const p = push('main', 'a', 'b', [{ commitId: 'c', author: {}, comment: 'm' }]);
   assertError(await hook('azuredevops', p), 400, 'BAD_REQUEST', "payload['resource']['commits'][0]['author']['name'] is missing");
+  // Read in Zulip's order: a commit's author before its ID; without a branches filter, a push's repository before its branch.
+  const badCommit = push('main', 'a', 'b', [{ commitId: 5, author: {}, comment: 'm' }]);
+  assertError(await hook('azuredevops', badCommit), 400, 'BAD_REQUEST', "payload['resource']['commits'][0]['author']['name'] is missing");
+  assertError(await hook('azuredevops', { eventType: 'git.push', resource: {} }), 400, 'BAD_REQUEST', "payload['resource']['repository'] is missing");
+  assertError(await hook('azuredevops', { eventType: 'git.push', resource: {} }, { query: { branches: 'main' } }), 400, 'BAD_REQUEST', "payload['resource']['refUpdates'] is missing");
 
   const reg = assertSuccess(await h.t.client(h.t.owner).post('/register', { fetch_event_types: JSON.stringify(['realm_incoming_webhook_bots']) }));
   assert.deepEqual(

@@ -21,8 +21,9 @@ function pushBody(r: Wild): string {
   const update = r.at('refUpdates').at(0);
   const compare = `${repoUrl(r)}/branchCompare?baseVersion=GC${update.at('oldObjectId').str()}&targetVersion=GC${update.at('newObjectId').str()}&_a=files`;
   const commits = r.get('commits', []).list().map((c) => {
+    const name = c.at('author').at('name').str();
     const sha = c.at('commitId').str();
-    return { name: c.at('author').at('name').str(), sha, url: `${repoUrl(r)}/commit/${sha}`, message: c.at('comment').str() };
+    return { name, sha, url: `${repoUrl(r)}/commit/${sha}`, message: c.at('comment').str() };
   });
   return pushCommitsMessage(r.at('pushedBy').at('displayName').str(), compare, pushBranch(r), commits);
 }
@@ -42,8 +43,10 @@ const branchesOf = (r: Wild) => ({ targetBranch: ref(r.at('sourceRefName')), bas
 
 const BODIES: Record<string, (r: Wild, p: Wild) => string> = {
   'git.push': pushBody,
-  'git.pullrequest.created': (r) =>
-    pullRequestMessage({ ...pullRequest(r, 'created'), ...branchesOf(r), message: r.get('description').truthy ? r.at('description').str() : null }),
+  'git.pullrequest.created': (r) => {
+    const message = r.get('description').truthy ? r.at('description').str() : null;
+    return pullRequestMessage({ ...pullRequest(r, 'created'), ...branchesOf(r), message });
+  },
   'git.pullrequest.merged': (r) => pullRequestMessage({ ...pullRequest(r, 'merged'), ...branchesOf(r) }),
   'git.pullrequest.updated': (r, p) => pullRequestMessage({ ...pullRequest(r, 'updated'), message: p.at('detailedMessage').at('markdown').str() }),
 };
@@ -57,7 +60,7 @@ export const azuredevops: Integration = {
     const p = jsonPayload(req);
     const event = p.at('eventType').str();
     const branches = req.param('branches');
-    if (event === 'git.push' && !branchNotifiable(pushBranch(p.at('resource')), branches)) return [];
+    if (event === 'git.push' && branches !== undefined && !branchNotifiable(pushBranch(p.at('resource')), branches)) return [];
     if (event === 'git.pullrequest.merged') {
       const r = p.at('resource');
       if (r.at('status').str() !== 'completed' || r.at('mergeStatus').str() !== 'succeeded') return [];
