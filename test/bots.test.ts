@@ -497,11 +497,12 @@ test('register: realm_incoming_webhook_bots lists the integrations this server a
   assert.ok(byName('gitlab').all_event_types.includes('Merge Request Hook open'));
   // Integrations without event types or options, and Zulip's display names.
   assert.deepEqual(byName('alertmanager'), { name: 'alertmanager', display_name: 'Prometheus Alertmanager', all_event_types: null, config_options: [], url_options: [] });
-  for (const [name, display] of [['gogs', 'Gogs'], ['gitea', 'Gitea']]) {
+  // Zulip lists Gogs's event types (in its order) and none for Gitea.
+  for (const [name, display, events] of [['gogs', 'Gogs', ['issue_comment', 'issues', 'create', 'pull_request', 'push', 'release']], ['gitea', 'Gitea', null]] as const) {
     assert.deepEqual(byName(name), {
       name,
       display_name: display,
-      all_event_types: ['push', 'create', 'pull_request', 'issues', 'issue_comment', 'release'],
+      all_event_types: events,
       config_options: [],
       url_options: [{ key: 'branches', label: '', validator: 'check_string' }],
     });

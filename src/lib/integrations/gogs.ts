@@ -10,26 +10,30 @@ import type { Wild } from './wild.ts';
 import { TOPIC_WITH_BRANCH, TOPIC_WITH_PR_OR_ISSUE_INFO, branchNotifiable, commentAction, issueMessage, pullRequestMessage, pushCommitsMessage, releaseMessage, type CommitData } from './git.ts';
 import { BRANCHES_OPTION, eventHeader, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
 
-/** The event types handled (what only_events and exclude_events pick from). */
-const EVENT_TYPES = ['push', 'create', 'pull_request', 'issues', 'issue_comment', 'release'] as const;
+/** Gogs's event types, in Zulip's order (what only_events and exclude_events pick from); Zulip lists none for Gitea, whose events filter all the same. */
+const EVENT_TYPES = ['issue_comment', 'issues', 'create', 'pull_request', 'push', 'release'] as const;
 
 const repoName = (p: Wild): string => p.at('repository').at('name').str();
 const issueUrl = (p: Wild, n: number): string => `${p.at('repository').at('html_url').str()}/issues/${n}`;
 
 function pushBody(p: Wild, branch: string): string {
+  const userName = p.at('sender').at('username').str();
+  const compareUrl = p.at('compare_url').str();
+  p.at('ref').str();
   const commits: CommitData[] = p
     .at('commits')
     .list()
     .map((c) => {
       const author = c.at('author');
       return {
-        name: author.get('username').strOrNull() || (author.at('name').str().split(/\s+/).filter(Boolean)[0] ?? ''),
+        // The author's user name, or else the first word of their name.
+        name: author.at('username').str() || (author.at('name').str().split(/\s+/).filter(Boolean)[0] ?? ''),
         sha: c.at('id').str(),
         url: c.at('url').str(),
         message: c.at('message').str(),
       };
     });
-  return pushCommitsMessage(p.at('sender').at('username').str(), p.at('compare_url').str(), branch, commits);
+  return pushCommitsMessage(userName, compareUrl, branch, commits);
 }
 
 /**
@@ -91,11 +95,16 @@ function issuesBody(p: Wild, includeTitle: boolean): string {
 }
 
 function issueCommentBody(p: Wild, includeTitle: boolean): string {
+  // Zulip reads the action, then that the comment and the issue are there, then the comment's link.
+  p.at('action').str();
+  p.at('comment');
   const issue = p.at('issue');
+  const action = commentAction(p);
+  const userName = p.at('sender').at('login').str();
   const n = issue.at('number').int();
   return issueMessage({
-    userName: p.at('sender').at('login').str(),
-    action: commentAction(p),
+    userName,
+    action,
     url: issueUrl(p, n),
     number: n,
     message: p.at('comment').at('body').str(),
@@ -106,7 +115,7 @@ function issueCommentBody(p: Wild, includeTitle: boolean): string {
 function gogsLike(name: string, header: string, gitea: boolean): Integration {
   return {
     name,
-    eventTypes: EVENT_TYPES,
+    ...(gitea ? {} : { eventTypes: EVENT_TYPES }),
     urlOptions: [BRANCHES_OPTION],
     handle(req): WebhookMessage[] {
       const p = jsonPayload(req);
@@ -115,29 +124,33 @@ function gogsLike(name: string, header: string, gitea: boolean): Integration {
       const includeTitle = req.param('topic') !== undefined;
       let topic: string;
       let body: string;
+      // The text first, then the topic: Zulip's order of reading the payload.
       if (event === 'push') {
         const branch = p.at('ref').str().replace(/^refs\/heads\//, '');
         if (!branchNotifiable(branch, req.param('branches'))) return [];
-        topic = TOPIC_WITH_BRANCH(repo, branch);
         body = pushBody(p, branch);
+        topic = TOPIC_WITH_BRANCH(repo, branch);
       } else if (event === 'create') {
         const branch = p.at('ref').str();
+        const url = `${p.at('repository').at('html_url').str()}/src/${branch}`;
+        body = `${p.at('sender').at('username').str()} created [${branch}](${url}) branch.`;
         topic = TOPIC_WITH_BRANCH(repo, branch);
-        body = `${p.at('sender').at('username').str()} created [${branch}](${p.at('repository').at('html_url').str()}/src/${branch}) branch.`;
       } else if (event === 'pull_request') {
+        body = pullRequestBody(p, includeTitle, gitea);
         const pr = p.at('pull_request');
         topic = TOPIC_WITH_PR_OR_ISSUE_INFO(repo, 'PR', pr.at('id').int(), pr.at('title').str());
-        body = pullRequestBody(p, includeTitle, gitea);
       } else if (event === 'issues' || event === 'issue_comment') {
+        body = event === 'issues' ? issuesBody(p, includeTitle) : issueCommentBody(p, includeTitle);
         const issue = p.at('issue');
         topic = TOPIC_WITH_PR_OR_ISSUE_INFO(repo, 'issue', issue.at('number').int(), issue.at('title').str());
-        body = event === 'issues' ? issuesBody(p, includeTitle) : issueCommentBody(p, includeTitle);
       } else if (event === 'release') {
         const release = p.at('release');
+        const author = release.at('author').at('username').str();
+        const action = p.at('action').str();
         const tag = release.at('tag_name').str();
         const title = release.at('name').str();
+        body = releaseMessage(author, action, tag, title, p.at('repository').at('html_url').str());
         topic = `${repo} / ${tag} ${title}`;
-        body = releaseMessage(release.at('author').at('username').str(), p.at('action').str(), tag, title, p.at('repository').at('html_url').str());
       } else {
         throw unsupportedEvent(name, event);
       }
