@@ -623,6 +623,59 @@ Traceback:
     'Exception: Custom exception!',
     `**New exception:** [Exception: Custom exception!](${SENTRY_ISSUES}/1635244907/events/599349254a1447a99774b5310711c1a8/)\n\`\`\`quote\n**level:** error\n**timestamp:** <time:2020-04-28T13:56:05+00:00>\n**filename:** None\n\`\`\``,
   );
+  // Ruby (Zulip's Rails case): empty lines around the failing one stay empty.
+  const rails = {
+    ...pythonException,
+    platform: 'ruby',
+    title: 'ZeroDivisionError: divided by 0',
+    datetime: '2023-05-29T10:12:33.000Z',
+    web_url: 'https://sentry.io/organizations/nitk-46/issues/4213933362/events/49b528e13e45497ab9adc3173fd2ed34/',
+    metadata: { filename: 'app/controllers/articles_controller.rb' },
+    exception: {
+      values: [
+        {
+          stacktrace: {
+            frames: [
+              {
+                filename: 'app/controllers/articles_controller.rb',
+                pre_context: ['class ArticlesController < ApplicationController', '', '  def index', '', '    begin', ''],
+                context_line: '      132312 / 0',
+                post_context: ['', '    rescue ZeroDivisionError => exception', '', '      Sentry.capture_exception(exception)', '', '    end', ''],
+              },
+            ],
+          },
+        },
+      ],
+    },
+  };
+  await expectPosted(
+    await hook('sentry', { data: { event: rails } }),
+    'ZeroDivisionError: divided by 0',
+    `**New exception:** [ZeroDivisionError: divided by 0](https://sentry.io/organizations/nitk-46/issues/4213933362/events/49b528e13e45497ab9adc3173fd2ed34/)
+\`\`\`quote
+**level:** error
+**timestamp:** <time:2023-05-29T10:12:33+00:00>
+**filename:** app/controllers/articles_controller.rb
+\`\`\`
+
+Traceback:
+\`\`\`ruby
+     class ArticlesController < ApplicationController
+
+       def index
+
+         begin
+
+--->       132312 / 0
+
+         rescue ZeroDivisionError => exception
+
+           Sentry.capture_exception(exception)
+
+         end
+
+\`\`\``,
+  );
   // A title over 60 characters is cut as every topic is.
   const long = "TypeError: Cannot read properties of null (reading 'insertBefore')";
   await expectPosted(
@@ -702,6 +755,9 @@ test('sentry: an issue created, assigned (to a person or a team), resolved and i
   );
   await expectPosted(await hook('sentry', { action: 'resolved', data: { issue }, actor: SENTRY_ACTOR }), topic, `Issue **${topic}** was marked as resolved by **Hemanth V. Alluri**.`);
   await expectPosted(await hook('sentry', { action: 'ignored', data: { issue }, actor: SENTRY_ACTOR }), topic, `Issue **${topic}** was ignored by **Hemanth V. Alluri**.`);
+  // The issue's last sighting is read whatever the action, as Zulip reads it.
+  const { lastSeen: _seen, ...unseen } = issue;
+  assertError(await hook('sentry', { action: 'resolved', data: { issue: unseen }, actor: SENTRY_ACTOR }), 400, 'BAD_REQUEST', "payload['data']['issue']['lastSeen'] is missing");
   assertError(
     await hook('sentry', { action: 'archived', data: { issue }, actor: SENTRY_ACTOR }),
     200,

@@ -81,6 +81,8 @@ function eventMessage(event: Wild): WebhookMessage {
 
 function issueMessage(action: string, issue: Wild, actor: Wild): WebhookMessage {
   const title = issue.at('title').str();
+  // Read for every action, as Zulip reads it, though only a new issue's text shows it.
+  const lastSeen = isoGlobalTime(issue.at('lastSeen'));
   const assignedTo = issue.at('assignedTo');
   let assignee = 'No one';
   if (assignedTo.truthy) {
@@ -91,7 +93,7 @@ function issueMessage(action: string, issue: Wild, actor: Wild): WebhookMessage 
   if (action === 'created') {
     body = facts(`**New issue created:** ${title}`, [
       ['level', issue.at('level').str()],
-      ['timestamp', isoGlobalTime(issue.at('lastSeen'))],
+      ['timestamp', lastSeen],
       ['assignee', assignee],
     ]);
   } else if (action === 'resolved') body = `Issue **${title}** was marked as resolved by **${actor.at('name').str()}**.`;
