@@ -323,6 +323,12 @@ test('json: the document as an indented code block in topic "JSON"', async () =>
     'JSON',
     '```json\n{\n  "hello": "w\\u00f6rld",\n  "list": [\n    1,\n    true,\n    null\n  ],\n  "nested": {\n    "empty": {}\n  }\n}\n```',
   );
+  // Numbers as Python reads and writes them: floats keep their point, integers every digit.
+  await expectPosted(
+    await hook('json', '{"f": 1.0, "e": 1e5, "big": 12345678901234567890123, "neg0": -0, "small": 0.00001, "n": [2.50, -3E-2]}'),
+    'JSON',
+    '```json\n{\n  "f": 1.0,\n  "e": 100000.0,\n  "big": 12345678901234567890123,\n  "neg0": 0,\n  "small": 1e-05,\n  "n": [\n    2.5,\n    -0.03\n  ]\n}\n```',
+  );
 });
 
 test('slack_incoming: JSON and form-encoded payload, Slack markup translated', async () => {

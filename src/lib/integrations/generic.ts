@@ -4,16 +4,17 @@
  * format: text, blocks and attachments, Slack markup translated to Zulip's).
  */
 import { badRequest, missingArgument } from '../errors.ts';
-import { MalformedJson, parsePayload, pyDumps, type Wild } from './wild.ts';
+import { MalformedJson, parsePayload, parsePythonNumbers, PyNumber, pyDumps, type Wild } from './wild.ts';
 import { jsonPayload, SlackCompatibleError, type Integration, type WebhookMessage } from './types.ts';
 
 export const json: Integration = {
   name: 'JSON',
   displayName: 'JSON formatter',
   handle(req): WebhookMessage[] {
-    const p = jsonPayload(req);
-    if (typeof p.value !== 'object' || p.value === null || Array.isArray(p.value)) throw badRequest('payload is not a dict');
-    return [{ topic: 'JSON', body: '```json\n' + pyDumps(p.value, 2) + '\n```' }];
+    // Numbers as Python reads and writes them: 1.0 stays 1.0, large integers exact.
+    const payload = parsePythonNumbers(req.body);
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || payload instanceof PyNumber) throw badRequest('payload is not a dict');
+    return [{ topic: 'JSON', body: '```json\n' + pyDumps(payload, 2) + '\n```' }];
   },
 };
 

@@ -139,6 +139,50 @@ export function parsePayload(text: string): Wild {
   return new Wild('payload', value);
 }
 
+/** A JSON number as Python reads it (an integer of any size, or a float), written back as Python writes it (its repr). */
+export class PyNumber {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+/** Python's repr of a float: the shortest digits that read back the same, fixed from 1e-4 up to 1e16, in exponent notation beyond. */
+export function pyFloatRepr(x: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const [mantissa, e] = Math.abs(x).toExponential().split('e');
+  const exp = Number(e);
+  const digits = mantissa.replace('.', '');
+  const sign = x < 0 ? '-' : '';
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+    const whole = digits.padEnd(exp + 1, '0').slice(0, exp + 1);
+    return `${sign}${whole}.${digits.slice(exp + 1) || '0'}`;
+  }
+  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  return `${sign}${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+}
+
+/**
+ * Parses a JSON document keeping its numbers as Python reads them (PyNumber:
+ * integers exactly, whatever their size; a number with a fraction or an
+ * exponent as a float), for writing it back with pyDumps as Python would.
+ */
+export function parsePythonNumbers(text: string): unknown {
+  try {
+    return JSON.parse(text, (_key, value, context?: { source?: string }) => {
+      if (typeof value !== 'number' || context?.source === undefined) return value;
+      const src = context.source;
+      if (/[.eE]/.test(src)) return new PyNumber(pyFloatRepr(value));
+      return new PyNumber(/^-0+$/.test(src) ? '0' : src);
+    });
+  } catch {
+    throw new MalformedJson();
+  }
+}
+
 /** Python's str() of a JSON scalar (True/False/None, repr of floats). */
 export function pyStr(v: unknown): string {
   if (v === true) return 'True';
@@ -174,6 +218,7 @@ export function pyDumps(v: unknown, indent: number | null, level = 0): string {
   if (v === true) return 'true';
   if (v === false) return 'false';
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'NaN';
+  if (v instanceof PyNumber) return v.text;
   if (typeof v === 'string') return pyString(v);
   const nl = indent === null ? '' : '\n' + ' '.repeat(indent * (level + 1));
   const end = indent === null ? '' : '\n' + ' '.repeat(indent * level);
