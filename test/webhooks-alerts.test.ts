@@ -82,15 +82,16 @@ test('grafana 7: ok, paused and pending; no data; no message', async () => {
   );
 });
 
-test("grafana 7: a match's metric is read before its value, which may be none, an integer or a float (a boolean counts as an integer, as in Python)", async () => {
+test("grafana 7: a match's metric is read before its value, which may be none, an integer or a float (a boolean counts as an integer, as in Python; a float written as Python writes it)", async () => {
   const base = { ...V7, state: 'alerting', title: 'T' };
   assertError(await hook('grafana', { ...base, evalMatches: [{ value: 'x' }] }), 400, 'BAD_REQUEST', "payload['evalMatches'][0]['metric'] is missing");
   assertError(await hook('grafana', { ...base, evalMatches: [{ metric: 'm', value: '5' }] }), 400, 'BAD_REQUEST', "payload['evalMatches'][0]['value'] is not an allowed_type");
   assertError(await hook('grafana', { ...base, evalMatches: [{ metric: 'm' }] }), 400, 'BAD_REQUEST', "payload['evalMatches'][0]['value'] is missing");
   await expectPosted(
-    await hook('grafana', { ...base, imageUrl: undefined, message: undefined, evalMatches: [{ metric: 'up', value: true }, { metric: 'gone', value: null }] }),
+    await hook('grafana', { ...base, imageUrl: undefined, message: undefined, evalMatches: [{ metric: 'up', value: true }, { metric: 'gone', value: null }, { metric: 'tiny', value: 0.00001 }] }),
     'T',
-    ':alert: **ALERTING**\n\n[Test rule](http://localhost:3000/)\n\n**up:** True\n**gone:** None',
+    // Floats as Python writes them.
+    ':alert: **ALERTING**\n\n[Test rule](http://localhost:3000/)\n\n**up:** True\n**gone:** None\n**tiny:** 1e-05',
   );
 });
 

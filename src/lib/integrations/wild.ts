@@ -188,7 +188,7 @@ export function pyStr(v: unknown): string {
   if (v === true) return 'True';
   if (v === false) return 'False';
   if (v === null || v === undefined) return 'None';
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : pyFloatRepr(v);
   if (typeof v === 'string') return v;
   return pyDumps(v, null);
 }
