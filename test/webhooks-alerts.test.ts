@@ -170,6 +170,14 @@ test("grafana 11: the alert's values (before its value string) and image; withou
   );
 });
 
+test("grafana 11: a value that is not a number is written as Python's str() writes it", async () => {
+  await expectPosted(
+    await hook('grafana', { alerts: [{ status: 'firing', labels: {}, startsAt: '2024-03-01T02:09:00Z', endsAt: '0001-01-01T00:00:00Z', fingerprint: 'f', values: { A: { x: "it's", y: [1.5, true, null, 'a\nb'] }, B: 'text' } }] }),
+    '[f]',
+    ':alert: **FIRING**\n\nThis alert was fired at <time:2024-03-01T02:09:00+00:00>.Values:\n- A: {\'x\': "it\'s", \'y\': [1.5, True, None, \'a\\nb\']}\n- B: text',
+  );
+});
+
 const GRAPH = 'http://cobalt:9090/graph?g0.expr=avg+by%28host%29+%28sensors_temp_input%7Bfeature%3D~%22core_%5B0-9%5D%2B%22%7D%29+%3E+15';
 const TEMPERATURE = (status: string, description: string) => ({
   status,

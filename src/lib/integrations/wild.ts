@@ -8,8 +8,38 @@ import { ApiError, badRequest } from '../errors.ts';
 
 /** Python's repr of a dictionary key or list index. */
 function pyRepr(key: string | number): string {
-  if (typeof key === 'number') return String(key);
-  return key.includes("'") && !key.includes('"') ? `"${key}"` : `'${key.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  return pyValueRepr(key);
+}
+
+/** Characters Python's repr escapes (those str.isprintable() refuses, but the space). */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+
+/** Python's repr of a string: single quotes unless it holds one and no double quote; unprintable characters escaped. */
+function pyStringRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '\\' || ch === quote) out += `\\${ch}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (ch !== ' ' && UNPRINTABLE.test(ch)) out += c < 0x100 ? `\\x${c.toString(16).padStart(2, '0')}` : c < 0x10000 ? `\\u${c.toString(16).padStart(4, '0')}` : `\\U${c.toString(16).padStart(8, '0')}`;
+    else out += ch;
+  }
+  return out + quote;
+}
+
+/** Python's repr of a JSON value (what str() writes of a list or a dict, and of the strings inside them). */
+export function pyValueRepr(v: unknown): string {
+  if (v === null || v === undefined) return 'None';
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : pyFloatRepr(v);
+  if (v instanceof PyNumber) return v.text;
+  if (typeof v === 'string') return pyStringRepr(v);
+  if (Array.isArray(v)) return `[${v.map(pyValueRepr).join(', ')}]`;
+  return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${pyStringRepr(k)}: ${pyValueRepr(x)}`).join(', ')}}`;
 }
 
 const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -183,14 +213,14 @@ export function parsePythonNumbers(text: string): unknown {
   }
 }
 
-/** Python's str() of a JSON scalar (True/False/None, repr of floats). */
+/** Python's str() of a JSON value (True/False/None, repr of floats, of lists and of dicts). */
 export function pyStr(v: unknown): string {
   if (v === true) return 'True';
   if (v === false) return 'False';
   if (v === null || v === undefined) return 'None';
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : pyFloatRepr(v);
   if (typeof v === 'string') return v;
-  return pyDumps(v, null);
+  return pyValueRepr(v);
 }
 
 function pyString(s: string): string {
