@@ -111,6 +111,20 @@ test('gitea: issues opened, edited, assigned and reopened (the assignee named); 
   );
 });
 
+test('gitea and gogs: an assignee removed is named as Zulip names a missing one ("None")', async () => {
+  await expectPosted(
+    await hook('gitea', { action: 'unassigned', issue: { number: 3, title: 'Test issue', body: 'Test body', assignee: null }, repository: GITEA_TEST, sender: KOSTEK }, giteaEvent('issues')),
+    'test / issue #3 Test issue',
+    'kostekIV unassigned None from [issue #3](https://try.gitea.io/kostekIV/test/issues/3):\n\n~~~ quote\nTest body\n~~~',
+  );
+  const pr = { id: 1349, number: 2, title: 'Test', user: KOSTEK, html_url: 'https://try.gogs.io/kostekIV/test/pulls/2', head_branch: 'c', base_branch: 'master', merged: false, merged_by: null, assignee: null };
+  await expectPosted(
+    await hook('gogs', { action: 'unassigned', pull_request: pr, repository: GOGS_TEST, sender: KOSTEK }, gogsEvent('pull_request')),
+    'test / PR #1349 Test',
+    'kostekIV unassigned None from [PR #2](https://try.gogs.io/kostekIV/test/pulls/2) from `c` to `master`.',
+  );
+});
+
 test('gogs: pull requests reopened and synchronized; issues reopened, edited and closed', async () => {
   const pr = { id: 1349, number: 2, title: 'reopened', user: KOSTEK, html_url: 'https://try.gogs.io/kostekIV/test/pulls/2', head_branch: 'c', base_branch: 'master', merged: false, merged_by: null, assignee: null };
   await expectPosted(

@@ -111,7 +111,9 @@ export function pullRequestMessage(a: PrMessageArgs): string {
   const type = a.type ?? 'PR';
   const id = a.number !== undefined && a.number !== null ? ` #${a.number}` : '';
   const title = a.title !== undefined && a.title !== null ? ` ${a.title}` : '';
-  const assigneePart = !a.assigneeUpdated ? '' : a.action === 'assigned' ? ` ${a.assigneeUpdated} to` : a.action === 'unassigned' ? ` ${a.assigneeUpdated} from` : '';
+  // Python's format of a missing assignee: "X unassigned None from [issue #3](...)", as Zulip writes it.
+  const updated = a.assigneeUpdated ?? 'None';
+  const assigneePart = a.action === 'assigned' ? ` ${updated} to` : a.action === 'unassigned' ? ` ${updated} from` : '';
   let main = `${a.userName} ${actions[a.action] ?? a.action}${assigneePart} [${type}${id}${title}](${a.url})`;
   const branches = !!(a.targetBranch && a.baseBranch);
   if (branches) main = `${main} from \`${a.targetBranch}\` to \`${a.baseBranch}\``;
