@@ -84,6 +84,11 @@ test('slack_incoming: blocks (sections with an image and fields; actions, and th
       `[Haunted hotel image](${HOTEL_IMAGE})\n\n**Average Rating**\n1.0`,
   );
   assertError(await hook('slack_incoming', { blocks: [{ type: 'carousel' }] }), 400, 'BAD_REQUEST', "Invalid payload['blocks'][0]['type']");
+  // Text objects are checked as Zulip's check_text_block words it.
+  assertError(await hook('slack_incoming', { blocks: [{ type: 'header', text: { text: 'T' } }] }), 400, 'BAD_REQUEST', "type key is missing from payload['blocks'][0]['text']");
+  assertError(await hook('slack_incoming', { blocks: [{ type: 'header', text: { type: 'mrkdwn', text: 'T' } }] }), 400, 'BAD_REQUEST', 'Invalid payload[\'blocks\'][0][\'text\']["type"]');
+  assertError(await hook('slack_incoming', { blocks: [{ type: 'section', fields: [{ type: 'mrkdwn', text: 5 }] }] }), 400, 'BAD_REQUEST', 'payload[\'blocks\'][0][\'fields\'][0]["text"] is not a string');
+  assertError(await hook('slack_incoming', { blocks: [{ type: 'section', text: 'T' }] }), 400, 'BAD_REQUEST', "payload['blocks'][0]['text'] is not a dict");
 });
 
 test("slack_incoming: an attachment's title, text, blocks and fields", async () => {

@@ -20,10 +20,18 @@ export const json: Integration = {
 
 type TextBlock = { type: string; text: string };
 
+/** A text object, checked as Zulip's check_text_block (a check_dict, with its own wording: `type key is missing from ...`, `...["type"]`). */
 function textBlock(w: Wild, plainOnly = false): TextBlock {
-  const type = w.at('type').str();
-  if (!(plainOnly ? ['plain_text'] : ['plain_text', 'mrkdwn']).includes(type)) throw badRequest(`Invalid ${w.at('type').name}`);
-  return { type, text: w.at('text').str() };
+  if (typeof w.value !== 'object' || w.value === null || Array.isArray(w.value)) throw badRequest(`${w.name} is not a dict`);
+  const fields = w.value as Record<string, unknown>;
+  const field = (key: string): string => {
+    if (!Object.prototype.hasOwnProperty.call(fields, key)) throw badRequest(`${key} key is missing from ${w.name}`);
+    if (typeof fields[key] !== 'string') throw badRequest(`${w.name}["${key}"] is not a string`);
+    return fields[key] as string;
+  };
+  const type = field('type');
+  if (!(plainOnly ? ['plain_text'] : ['plain_text', 'mrkdwn']).includes(type)) throw badRequest(`Invalid ${w.name}["type"]`);
+  return { type, text: field('text') };
 }
 
 const joinPieces = (pieces: string[]): string =>
