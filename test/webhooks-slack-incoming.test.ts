@@ -84,6 +84,11 @@ test('slack_incoming: blocks (sections with an image and fields; actions, and th
       `[Haunted hotel image](${HOTEL_IMAGE})\n\n**Average Rating**\n1.0`,
   );
   assertError(await hook('slack_incoming', { blocks: [{ type: 'carousel' }] }), 400, 'BAD_REQUEST', "Invalid payload['blocks'][0]['type']");
+  // Image addresses are checked as Django's URLValidator checks them (Zulip's check_url).
+  for (const url of ['javascript://example.com/x', 'http://cobalt/cat.png', 'https://exa mple.com/cat.png']) {
+    assertError(await hook('slack_incoming', { blocks: [{ type: 'image', image_url: url, alt_text: 'cat' }] }), 400, 'BAD_REQUEST', "payload['blocks'][0]['image_url'] is not a URL");
+  }
+  await expectPosted(await hook('slack_incoming', { blocks: [{ type: 'image', image_url: 'http://localhost:8080/cat.png', alt_text: 'cat' }] }), NO_TOPIC, '[cat](http://localhost:8080/cat.png)');
   // Text objects are checked as Zulip's check_text_block words it.
   assertError(await hook('slack_incoming', { blocks: [{ type: 'header', text: { text: 'T' } }] }), 400, 'BAD_REQUEST', "type key is missing from payload['blocks'][0]['text']");
   assertError(await hook('slack_incoming', { blocks: [{ type: 'header', text: { type: 'mrkdwn', text: 'T' } }] }), 400, 'BAD_REQUEST', 'Invalid payload[\'blocks\'][0][\'text\']["type"]');

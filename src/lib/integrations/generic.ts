@@ -40,9 +40,23 @@ const joinPieces = (pieces: string[]): string =>
     .filter((x) => x !== '')
     .join('\n\n');
 
+/** Django's URLValidator, which Zulip's check_url applies: http(s) or ftp(s), a host name with a top-level domain (or localhost, or an IP address), no spaces. */
+const UL = '\\u00a1-\\uffff';
+const IPV4 = '(?:0|25[0-5]|2[0-4][0-9]|1[0-9]?[0-9]?|[1-9][0-9]?)(?:\\.(?:0|25[0-5]|2[0-4][0-9]|1[0-9]?[0-9]?|[1-9][0-9]?)){3}';
+const HOST = `[a-z${UL}0-9](?:[a-z${UL}0-9-]{0,61}[a-z${UL}0-9])?(?:\\.(?!-)[a-z${UL}0-9-]{1,63}(?<!-))*\\.(?!-)(?:[a-z${UL}-]{2,63}|xn--[a-z0-9]{1,59})(?<!-)\\.?|localhost`;
+const DJANGO_URL = new RegExp(`^[a-z0-9.+-]*://(?:[^\\s:@/]+(?::[^\\s:@/]*)?@)?(?:${IPV4}|\\[[0-9a-f:.]+\\]|${HOST})(?::[0-9]{1,5})?(?:[/?#][^\\s]*)?$`, 'i');
+
+function checkUrl(w: Wild): string {
+  const s = w.str();
+  const scheme = s.split('://')[0].toLowerCase();
+  if (s.length > 2048 || /[\t\r\n]/.test(s) || !['http', 'https', 'ftp', 'ftps'].includes(scheme) || !DJANGO_URL.test(s)) throw badRequest(`${w.name} is not a URL`);
+  return s;
+}
+
 function renderElement(el: Wild): string {
-  if (el.at('type').str() === 'image') return `[${el.at('alt_text').str()}](${el.at('image_url').url()})`;
-  return '';
+  if (el.at('type').str() !== 'image') return '';
+  const url = checkUrl(el.at('image_url'));
+  return `[${el.at('alt_text').str()}](${url})`;
 }
 
 /** Slack's block types (Zulip's list); those Zulip does not render come out empty. */
@@ -61,7 +75,7 @@ function renderBlock(block: Wild): string {
   if (type === 'divider') return '----';
   if (type === 'header') return '## ' + textBlock(block.at('text'), true).text;
   if (type === 'image') {
-    const url = block.at('image_url').url();
+    const url = checkUrl(block.at('image_url'));
     let alt = block.at('alt_text').str();
     if (block.has('title')) alt = textBlock(block.at('title'), true).text;
     return `[${alt}](${url})`;
@@ -89,7 +103,7 @@ function renderAttachment(a: Wild): string {
   const pieces: string[] = [];
   if (a.get('title').truthy) {
     const title = a.at('title').str();
-    pieces.push(a.get('title_link').truthy ? `## [${title}](${a.at('title_link').url()})` : `## ${title}`);
+    pieces.push(a.get('title_link').truthy ? `## [${title}](${checkUrl(a.at('title_link'))})` : `## ${title}`);
   }
   if (a.get('pretext').truthy) pieces.push(a.at('pretext').str());
   if (a.get('text').truthy) pieces.push(a.at('text').str());
@@ -109,7 +123,7 @@ function renderAttachment(a: Wild): string {
     const image = a.at('image_url');
     let url: string;
     try {
-      url = image.url();
+      url = checkUrl(image);
     } catch {
       url = requoteUri(image.str());
     }
