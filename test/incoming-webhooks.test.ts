@@ -739,6 +739,10 @@ test('sentry: a message event; the legacy webhook plugin\'s payload; the oldest 
   assertError(await hook('sentry', { data: { event: { ...message, level: 3 } } }), 400, 'BAD_REQUEST', "payload['data']['event']['level'] is not a string");
   assertError(await hook('sentry', { ...plugin, event: { ...plugin.event, timestamp: 1e300 } }), 400, 'BAD_REQUEST', "payload['event']['timestamp'] is not a valid timestamp");
   assertError(await hook('sentry', { ...plugin, url: 'http://[::1/x' }), 400, 'BAD_REQUEST', "payload['url'] is not a URL");
+  // An issue's URL without a scheme is joined as Python's urljoin joins relative paths.
+  const relative = await hook('sentry', { ...plugin, url: '/organizations/bar-foundation/issues/1972208801/', event: { ...received, received: 1603322712, metadata: {}, platform: 'node' } });
+  assertSuccess(relative);
+  assert.match((await last()).content, /^\*\*New exception:\*\* \[ValueError: new sentry error\.\]\(\/organizations\/bar-foundation\/issues\/1972208801\/events\/c916dccfd58e41dcabaebef0091f0736\/\)/);
 });
 
 test('sentry: an issue created, assigned (to a person or a team), resolved and ignored', async () => {

@@ -110,8 +110,10 @@ function timeOfTimestamp(time: Wild): string {
   return at.toISOString();
 }
 
-/** Python's urljoin of a relative path to an absolute URL. */
+/** Python's urljoin of a relative path to the URL (to one without a scheme as a relative path: "a/b" and "x/" give "a/x/"). */
 function joinUrl(base: Wild, path: string): string {
+  const s = base.str();
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) return s.slice(0, s.lastIndexOf('/') + 1) + path;
   try {
     return new URL(path, base.url()).href;
   } catch {
