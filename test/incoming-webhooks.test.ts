@@ -736,6 +736,8 @@ test('sentry: a message event; the legacy webhook plugin\'s payload; the oldest 
   // Neither an exception nor a message; data that is neither an event nor an issue; a malformed event.
   assertError(await hook('sentry', { data: { event: { ...message, logentry: undefined } } }), 200, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', "The 'unknown-event type' event isn't currently supported by the Sentry webhook; ignoring");
   assertError(await hook('sentry', { data: { installation: {}, other: 1 } }), 200, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', "The '['installation', 'other']' event isn't currently supported by the Sentry webhook; ignoring");
+  // The keys as Python's repr of a list writes them.
+  assertError(await hook('sentry', { data: { "it's": 1 } }), 200, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', 'The \'["it\'s"]\' event isn\'t currently supported by the Sentry webhook; ignoring');
   assertError(await hook('sentry', { data: { event: { ...message, level: 3 } } }), 400, 'BAD_REQUEST', "payload['data']['event']['level'] is not a string");
   assertError(await hook('sentry', { ...plugin, event: { ...plugin.event, timestamp: 1e300 } }), 400, 'BAD_REQUEST', "payload['event']['timestamp'] is not a valid timestamp");
   assertError(await hook('sentry', { ...plugin, url: 'http://[::1/x' }), 400, 'BAD_REQUEST', "payload['url'] is not a URL");

@@ -10,7 +10,7 @@
  * as Zulip refuses them.
  */
 import { badRequest } from '../errors.ts';
-import { pyStr, Wild } from './wild.ts';
+import { pyStr, pyValueRepr, Wild } from './wild.ts';
 import { isoGlobalTime, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
 
 const NAME = 'Sentry';
@@ -142,7 +142,7 @@ export const sentry: Integration = {
     } else if (data.truthy) {
       if (data.has('event')) return [eventMessage(data.at('event'))];
       if (data.has('issue')) return [issueMessage(p.at('action').str(), data.at('issue'), p.at('actor'))];
-      throw unsupportedEvent(NAME, `[${data.keys().map((k) => `'${k}'`).join(', ')}]`);
+      throw unsupportedEvent(NAME, pyValueRepr(data.keys()));
     }
     // The oldest plugin's payload: the project, the level and the message.
     return [
