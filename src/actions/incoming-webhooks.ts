@@ -44,6 +44,7 @@ import { papertrail } from '../lib/integrations/papertrail.ts';
 import { splunk } from '../lib/integrations/splunk.ts';
 import { circleci } from '../lib/integrations/circleci.ts';
 import { bitbucket2 } from '../lib/integrations/bitbucket.ts';
+import { stripe } from '../lib/integrations/stripe.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -74,6 +75,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   sonarqube,
   splunk,
   statuspage,
+  stripe,
   travis,
   trello,
   updown,
