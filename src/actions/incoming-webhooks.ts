@@ -45,6 +45,7 @@ import { splunk } from '../lib/integrations/splunk.ts';
 import { circleci } from '../lib/integrations/circleci.ts';
 import { bitbucket2 } from '../lib/integrations/bitbucket.ts';
 import { stripe } from '../lib/integrations/stripe.ts';
+import { intercom } from '../lib/integrations/intercom.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -61,6 +62,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   heroku,
   homeassistant,
   ifttt,
+  intercom,
   jira,
   json,
   linear,
