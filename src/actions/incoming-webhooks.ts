@@ -46,6 +46,7 @@ import { circleci } from '../lib/integrations/circleci.ts';
 import { bitbucket2 } from '../lib/integrations/bitbucket.ts';
 import { stripe } from '../lib/integrations/stripe.ts';
 import { intercom } from '../lib/integrations/intercom.ts';
+import { semaphore } from '../lib/integrations/semaphore.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -72,6 +73,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   pagerduty,
   papertrail,
   pingdom,
+  semaphore,
   sentry,
   slack_incoming: slackIncoming,
   sonarqube,
