@@ -124,6 +124,40 @@ export class MisconfiguredPayload extends ApiError {
   }
 }
 
+/**
+ * An error met after some of a request's events had become messages. Zulip
+ * sends each event's message as it goes (Updown's list of events, say), so
+ * the messages before the error are sent, and the request is then answered
+ * with the error itself (`cause`), as it would have been alone.
+ */
+export class AfterMessages extends ApiError {
+  readonly messages: WebhookMessage[];
+  declare readonly cause: ApiError;
+  constructor(messages: WebhookMessage[], cause: ApiError) {
+    super(cause.message, { code: cause.code, status: cause.status, extra: cause.extra, headers: cause.headers });
+    this.messages = messages;
+    this.cause = cause;
+  }
+}
+
+/**
+ * The messages of a request's events, one event after another: an ApiError
+ * met after the first messages stops there and carries them (AfterMessages),
+ * as Zulip's loops that send each event's message before reading the next.
+ */
+export function eventByEvent<T>(events: readonly T[], toMessage: (event: T) => WebhookMessage): WebhookMessage[] {
+  const out: WebhookMessage[] = [];
+  for (const event of events) {
+    try {
+      out.push(toMessage(event));
+    } catch (e) {
+      if (out.length > 0 && e instanceof ApiError) throw new AfterMessages(out, e);
+      throw e;
+    }
+  }
+  return out;
+}
+
 /** The event header of a request, or MissingEventHeader (`service`: the name its notice gives the service, where not the integration's). */
 export function eventHeader(req: WebhookRequest, name: string, service?: string): string {
   const v = req.header(name);
