@@ -13,10 +13,7 @@ const { hook, expectPosted } = h;
 
 const event = (name: string, downtime: Record<string, unknown>) => ({ event: name, check: { url: 'https://updown.io' }, downtime });
 /** The texts of the channel's messages after message `id`. */
-const textsAfter = async (id: number): Promise<string[]> => {
-  const res = assertSuccess(await h.t.client(h.t.owner).get('/messages', { anchor: id, num_before: 0, num_after: 10, narrow: [{ operator: 'channel', operand: 'updown' }], apply_markdown: false }));
-  return (res.messages as Array<Record<string, any>>).filter((x) => x.id > id).map((x) => x.content as string);
-};
+const textsAfter = async (id: number): Promise<string[]> => (await h.since(id)).map((m) => m.content as string);
 const DOWN = event('check.down', { error: '500', started_at: '2016-02-07T13:11:43Z', ended_at: null, duration: null });
 
 test('updown: a check down, up again after a while, up for the first time; several events in one request', async () => {

@@ -147,15 +147,17 @@ export class AfterMessages extends ApiError {
  */
 export function eventByEvent<T>(events: readonly T[], toMessage: (event: T) => WebhookMessage): WebhookMessage[] {
   const out: WebhookMessage[] = [];
-  for (const event of events) {
-    try {
-      out.push(toMessage(event));
-    } catch (e) {
-      if (out.length > 0 && e instanceof ApiError) throw new AfterMessages(out, e);
-      throw e;
-    }
+  try {
+    for (const event of events) out.push(toMessage(event));
+  } catch (e) {
+    throw stoppedAfter(out, e);
   }
   return out;
+}
+
+/** What to throw for an error `e` met after the messages `sent` (see AfterMessages). */
+export function stoppedAfter(sent: WebhookMessage[], e: unknown): unknown {
+  return sent.length > 0 && e instanceof ApiError ? new AfterMessages(sent, e) : e;
 }
 
 /** The event header of a request, or MissingEventHeader (`service`: the name its notice gives the service, where not the integration's). */
