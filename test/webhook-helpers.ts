@@ -4,7 +4,8 @@
  * subscribed to; `hook` posts a payload to /api/v1/external/<integration>
  * as that bot, `last` reads the newest message, `expectPosted` checks that a
  * request succeeded and posted Zulip's topic and text, `listed` reads the
- * integration's entry for the URL generator.
+ * integration's entry for the URL generator, `since` the channel's messages
+ * after a given one.
  */
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,6 +33,8 @@ export interface WebhookHarness {
   readonly bot: { id: number; apiKey: string; email: string };
   hook(name: string, body: unknown, opts?: HookOpts): Promise<HookResult>;
   last(narrow?: unknown[]): Promise<Record<string, any>>;
+  /** The channel's messages after message `id` (at most ten), oldest first. */
+  since(id: number): Promise<Array<Record<string, any>>>;
   expectPosted(res: HookResult, topic: string, content: string): Promise<Record<string, any>>;
   /** The integration's entry in /register's realm_incoming_webhook_bots (what the URL generator offers). */
   listed(name: string): Promise<Record<string, any> | undefined>;
@@ -74,6 +77,10 @@ export function webhookHarness(channel: string): WebhookHarness {
     async last(narrow = [{ operator: 'channel', operand: channel }]) {
       const res = assertSuccess(await t.client(t.owner).get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow, apply_markdown: false }));
       return res.messages[res.messages.length - 1] as Record<string, any>;
+    },
+    async since(id) {
+      const res = assertSuccess(await t.client(t.owner).get('/messages', { anchor: id, num_before: 0, num_after: 10, narrow: [{ operator: 'channel', operand: channel }], apply_markdown: false }));
+      return (res.messages as Array<Record<string, any>>).filter((m) => m.id > id);
     },
     async expectPosted(res, topic, content) {
       assertSuccess(res);

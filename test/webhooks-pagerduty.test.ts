@@ -1,7 +1,7 @@
 /**
  * The PagerDuty integration: Zulip's own test cases for webhooks V1, V2 and
  * V3 (payloads trimmed to what is read), unsupported events and malformed
- * payloads.
+ * payloads, alone or after messages that are sent.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -138,4 +138,20 @@ test('pagerduty: unsupported events of each version; malformed payloads; its ent
     config_options: [],
     url_options: [],
   });
+});
+
+test('pagerduty: a message that cannot be read after others: their messages are sent, then the request is refused', async () => {
+  let before = (await h.last()).id;
+  const unsupported = "The 'incident.unsupported' event isn't currently supported by the PagerDuty webhook; ignoring";
+  assertError(await hook('pagerduty', { messages: [...v1('incident.acknowledge', INC1).messages, { type: 'incident.unsupported' }] }), 200, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', unsupported);
+  const after = async (id: number) => (await h.since(id)).map((m) => m.subject as string);
+  assert.deepEqual(await after(before), ['Incident 1']);
+  before = (await h.last()).id;
+  assertError(
+    await hook('pagerduty', { messages: [...v1('incident.acknowledge', INC1).messages, ...v1('incident.trigger', INC3).messages, ...v1('incident.trigger', { ...INC3, incident_number: '4' }).messages] }),
+    400,
+    'BAD_REQUEST',
+    "payload['messages'][2]['data']['incident']['incident_number'] is not an integer",
+  );
+  assert.deepEqual(await after(before), ['Incident 1', 'Incident 3']);
 });

@@ -14,7 +14,7 @@ import { userById } from '../store/users.ts';
 import { sendMessage } from './messages.ts';
 import { notificationBot } from './system-bots.ts';
 import { cachedUsers } from './cache.ts';
-import { IDENTIFY_BOT, MisconfiguredPayload, MissingEventHeader, pyUnquote, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
+import { AfterMessages, IDENTIFY_BOT, MisconfiguredPayload, MissingEventHeader, pyUnquote, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
 import { github } from '../lib/integrations/github.ts';
 import { gitlab } from '../lib/integrations/gitlab.ts';
 import { alertmanager, grafana } from '../lib/integrations/alerts.ts';
@@ -196,10 +196,8 @@ export async function receiveWebhook(
   const integration = INTEGRATIONS[integrationName];
   const users = (await cachedUsers(svc)).list;
   const req: WebhookRequest & { path: string } = { ...request, users: () => users };
-  let messages;
-  try {
-    messages = integration.handle(req);
-  } catch (e) {
+  /** Tells the bot's owner what is wrong with its setup, where the error says so; the error is then the answer. */
+  const refuse = async (e: unknown): Promise<never> => {
     if (e instanceof MissingEventHeader) await remindBotOwner(svc, bot, missingHeaderNotice(svc, bot, req.path, e.header, e.service ?? integration.name));
     if (e instanceof MalformedJson && integration.notifyOnMalformedJson !== false) {
       await remindBotOwner(
@@ -214,6 +212,16 @@ export async function receiveWebhook(
       await remindBotOwner(svc, bot, e.notice.replace('{bot_name}', () => bot.full_name).replace('{support_email}', () => supportAddress(svc)));
     }
     throw e;
+  };
+  let messages;
+  // An error met after some events' messages: those are sent first (see AfterMessages).
+  let after: ApiError | undefined;
+  try {
+    messages = integration.handle(req);
+  } catch (e) {
+    if (!(e instanceof AfterMessages)) return refuse(e);
+    messages = e.messages;
+    after = e.cause;
   }
   if (messages === IDENTIFY_BOT) return { full_name: bot.full_name, email: bot.email, id: bot.id };
   const only = patternList(req, 'only_events');
@@ -229,5 +237,6 @@ export async function receiveWebhook(
     }
     await sendWebhookMessage(svc, bot, clientName, stream, userTopic ?? m.topic, m.body);
   }
+  if (after) return refuse(after);
   return {};
 }

@@ -4,11 +4,12 @@
  * and delegated, from PagerDuty's webhooks V1 and V2 (a list of
  * `messages`) and V3 (one `event`), with Zulip's texts; topic: "Incident
  * <number>" ("Incident <title> (#<number>)" for V3). The event type is the
- * action ("triggered", ...).
+ * action ("triggered", ...). A message that cannot be read stops the list
+ * there, after the messages before it.
  */
 import { badRequest } from '../errors.ts';
 import { pyStr, type Wild } from './wild.ts';
-import { jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+import { jsonPayload, stoppedAfter, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
 
 const NAME = 'PagerDuty';
 const V1_ACTIONS: Record<string, string> = {
@@ -156,19 +157,24 @@ export const pagerduty: Integration = {
     const messages = p.get('messages');
     const out: WebhookMessage[] = [];
     if (messages.truthy) {
-      // Webhooks V1: each message has a `type`.
-      for (const m of messages.list()) {
-        const type = m.get('type').strOrNull();
-        if (type === null) break;
-        if (!own(V1_ACTIONS, type)) throw unsupportedEvent(NAME, type);
-        out.push(message(type, v1(m, type)));
-      }
-      // Webhooks V2: each message has an `event`.
-      for (const m of messages.list()) {
-        const event = m.get('event').strOrNull();
-        if (event === null) break;
-        if (!own(V2_ACTIONS, event)) throw unsupportedEvent(NAME, event);
-        out.push(message(event, v2(m, event)));
+      // Zulip sends each message's message before reading the next: those before a bad one are sent.
+      try {
+        // Webhooks V1: each message has a `type`.
+        for (const m of messages.list()) {
+          const type = m.get('type').strOrNull();
+          if (type === null) break;
+          if (!own(V1_ACTIONS, type)) throw unsupportedEvent(NAME, type);
+          out.push(message(type, v1(m, type)));
+        }
+        // Webhooks V2: each message has an `event`.
+        for (const m of messages.list()) {
+          const event = m.get('event').strOrNull();
+          if (event === null) break;
+          if (!own(V2_ACTIONS, event)) throw unsupportedEvent(NAME, event);
+          out.push(message(event, v2(m, event)));
+        }
+      } catch (e) {
+        throw stoppedAfter(out, e);
       }
     } else if (p.has('event')) {
       // Webhooks V3: one event.

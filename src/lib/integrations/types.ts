@@ -124,6 +124,42 @@ export class MisconfiguredPayload extends ApiError {
   }
 }
 
+/**
+ * An error met after some of a request's events had become messages. Zulip
+ * sends each event's message as it goes (Updown's list of events, say), so
+ * the messages before the error are sent, and the request is then answered
+ * with the error itself (`cause`), as it would have been alone.
+ */
+export class AfterMessages extends ApiError {
+  readonly messages: WebhookMessage[];
+  declare readonly cause: ApiError;
+  constructor(messages: WebhookMessage[], cause: ApiError) {
+    super(cause.message, { code: cause.code, status: cause.status, extra: cause.extra, headers: cause.headers });
+    this.messages = messages;
+    this.cause = cause;
+  }
+}
+
+/**
+ * The messages of a request's events, one event after another: an ApiError
+ * met after the first messages stops there and carries them (AfterMessages),
+ * as Zulip's loops that send each event's message before reading the next.
+ */
+export function eventByEvent<T>(events: readonly T[], toMessage: (event: T) => WebhookMessage): WebhookMessage[] {
+  const out: WebhookMessage[] = [];
+  try {
+    for (const event of events) out.push(toMessage(event));
+  } catch (e) {
+    throw stoppedAfter(out, e);
+  }
+  return out;
+}
+
+/** What to throw for an error `e` met after the messages `sent` (see AfterMessages). */
+export function stoppedAfter(sent: WebhookMessage[], e: unknown): unknown {
+  return sent.length > 0 && e instanceof ApiError ? new AfterMessages(sent, e) : e;
+}
+
 /** The event header of a request, or MissingEventHeader (`service`: the name its notice gives the service, where not the integration's). */
 export function eventHeader(req: WebhookRequest, name: string, service?: string): string {
   const v = req.header(name);

@@ -103,6 +103,14 @@ export class Wild {
     return s;
   }
 
+  /** len(payload): the items of a list or dict, or the characters of a string. */
+  length(): number {
+    if (Array.isArray(this.value)) return this.value.length;
+    if (isDict(this.value)) return Object.keys(this.value).length;
+    if (typeof this.value === 'string') return [...this.value].length;
+    throw badRequest(`${this.name} does not have a length`);
+  }
+
   /** Iterates a list. */
   list(): Wild[] {
     if (!Array.isArray(this.value)) throw badRequest(`${this.name} is not a list`);
