@@ -47,6 +47,7 @@ import { bitbucket2 } from '../lib/integrations/bitbucket.ts';
 import { stripe } from '../lib/integrations/stripe.ts';
 import { intercom } from '../lib/integrations/intercom.ts';
 import { semaphore } from '../lib/integrations/semaphore.ts';
+import { buildbot } from '../lib/integrations/buildbot.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -54,6 +55,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   alertmanager,
   azuredevops,
   bitbucket2,
+  buildbot,
   circleci,
   gitea,
   github,
