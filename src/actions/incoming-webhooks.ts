@@ -43,7 +43,7 @@ import { zabbix } from '../lib/integrations/zabbix.ts';
 import { papertrail } from '../lib/integrations/papertrail.ts';
 import { splunk } from '../lib/integrations/splunk.ts';
 import { circleci } from '../lib/integrations/circleci.ts';
-import { bitbucket2 } from '../lib/integrations/bitbucket.ts';
+import { bitbucket2, bitbucket3 } from '../lib/integrations/bitbucket.ts';
 import { stripe } from '../lib/integrations/stripe.ts';
 import { intercom } from '../lib/integrations/intercom.ts';
 import { semaphore } from '../lib/integrations/semaphore.ts';
@@ -55,6 +55,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   alertmanager,
   azuredevops,
   bitbucket2,
+  bitbucket3,
   buildbot,
   circleci,
   gitea,
