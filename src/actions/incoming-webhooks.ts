@@ -48,12 +48,14 @@ import { stripe } from '../lib/integrations/stripe.ts';
 import { intercom } from '../lib/integrations/intercom.ts';
 import { semaphore } from '../lib/integrations/semaphore.ts';
 import { buildbot } from '../lib/integrations/buildbot.ts';
+import { basecamp } from '../lib/integrations/basecamp.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
 export const INTEGRATIONS: Record<string, Integration> = {
   alertmanager,
   azuredevops,
+  basecamp,
   bitbucket2,
   bitbucket3,
   buildbot,
