@@ -49,11 +49,13 @@ import { intercom } from '../lib/integrations/intercom.ts';
 import { semaphore } from '../lib/integrations/semaphore.ts';
 import { buildbot } from '../lib/integrations/buildbot.ts';
 import { basecamp } from '../lib/integrations/basecamp.ts';
+import { ansibletower } from '../lib/integrations/ansibletower.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
 export const INTEGRATIONS: Record<string, Integration> = {
   alertmanager,
+  ansibletower,
   azuredevops,
   basecamp,
   bitbucket2,
