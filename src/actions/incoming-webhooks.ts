@@ -50,6 +50,7 @@ import { semaphore } from '../lib/integrations/semaphore.ts';
 import { buildbot } from '../lib/integrations/buildbot.ts';
 import { basecamp } from '../lib/integrations/basecamp.ts';
 import { ansibletower } from '../lib/integrations/ansibletower.ts';
+import { raygun } from '../lib/integrations/raygun.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -80,6 +81,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   pagerduty,
   papertrail,
   pingdom,
+  raygun,
   semaphore,
   sentry,
   slack_incoming: slackIncoming,
