@@ -52,6 +52,8 @@ import { basecamp } from '../lib/integrations/basecamp.ts';
 import { ansibletower } from '../lib/integrations/ansibletower.ts';
 import { raygun } from '../lib/integrations/raygun.ts';
 import { reviewboard } from '../lib/integrations/reviewboard.ts';
+import { wekan } from '../lib/integrations/wekan.ts';
+import { wordpress } from '../lib/integrations/wordpress.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -95,6 +97,8 @@ export const INTEGRATIONS: Record<string, Integration> = {
   trello,
   updown,
   uptimerobot,
+  wekan,
+  wordpress,
   zapier,
   zabbix,
   zendesk,
