@@ -54,6 +54,8 @@ import { raygun } from '../lib/integrations/raygun.ts';
 import { reviewboard } from '../lib/integrations/reviewboard.ts';
 import { wekan } from '../lib/integrations/wekan.ts';
 import { wordpress } from '../lib/integrations/wordpress.ts';
+import { thinkst } from '../lib/integrations/thinkst.ts';
+import { transifex } from '../lib/integrations/transifex.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -93,6 +95,8 @@ export const INTEGRATIONS: Record<string, Integration> = {
   splunk,
   statuspage,
   stripe,
+  thinkst,
+  transifex,
   travis,
   trello,
   updown,
