@@ -102,8 +102,11 @@ test('bitbucket2: tags pushed and removed, each change of a push its own message
       [TOPIC, `Tomasz pushed tag [a](${BASE}/commits/tag/a).`],
     ]);
   }
-  // The option's text is searched for the branch's name, as Zulip does: "master" is in "mastery".
-  await expectPosted(await hook('bitbucket2', push(branchChange([byTomasz])), { query: { branches: 'mastery' } }), BRANCH_TOPIC, `${pushed(1)}\n\n${ROW}`);
+  // Whole names only: "mastery" does not name "master"; spaces around names do not count.
+  const beforeMastery = await last();
+  assertSuccess(await hook('bitbucket2', push(branchChange([byTomasz])), { query: { branches: 'mastery' } }));
+  assert.equal((await last()).id, beforeMastery.id);
+  await expectPosted(await hook('bitbucket2', push(branchChange([byTomasz])), { query: { branches: 'dev , master' } }), BRANCH_TOPIC, `${pushed(1)}\n\n${ROW}`);
 });
 
 test('bitbucket2: forks, commit comments and build statuses, issues, with a topic given the title named', async () => {

@@ -4,15 +4,15 @@
  * issue), and for pull requests and repository changes from the
  * X-Event-Key header; Zulip's topics and texts. A push names each change
  * (a branch's commits, a force push, a deleted branch, a tag pushed or
- * removed) in its own message; the `branches` option holds back pushes whose
- * last branch is not named in it, as Zulip's `branches.find(branch)` does
- * (a name contained in the option's text counts).
+ * removed) in its own message; the `branches` option (branch names,
+ * comma-separated) holds back pushes whose last branch it does not name.
  */
 import type { Wild } from './wild.ts';
 import { pyStr } from './wild.ts';
 import {
   TOPIC_WITH_BRANCH,
   TOPIC_WITH_PR_OR_ISSUE_INFO,
+  branchNotifiable,
   commitsCommentMessage,
   endsWithPunctuation,
   issueMessage,
@@ -92,7 +92,7 @@ function pushMessages(p: Wild, branches: string | undefined): WebhookMessage[] {
   const list = changes.list();
   const last = changeRef(list[list.length - 1]);
   const branch = last.at('type').str() === 'tag' ? null : last.at('name').str();
-  if (branch && branches && !branches.includes(branch)) return [];
+  if (branch && !branchNotifiable(branch, branches)) return [];
   const repo = repoName(p);
   return list.map((change) => {
     const ref = changeRef(change);
@@ -308,8 +308,7 @@ const pushed: ServerHandler = (p, branches) => {
   for (const change of p.at('changes').list()) {
     const refType = change.at('ref').at('type').str();
     if (refType === 'BRANCH') {
-      // The option's text is searched for the branch's name, as Zulip's `in`.
-      if (branches && !branches.includes(change.at('ref').at('displayId').str())) continue;
+      if (!branchNotifiable(change.at('ref').at('displayId').str(), branches)) continue;
     } else if (refType !== 'TAG') throw unsupportedEvent(NAME3, `${p.at('eventKey').str()}.${refType}`);
     out.push(pushChange(p, change));
   }
