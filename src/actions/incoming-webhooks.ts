@@ -56,6 +56,7 @@ import { wekan } from '../lib/integrations/wekan.ts';
 import { wordpress } from '../lib/integrations/wordpress.ts';
 import { thinkst } from '../lib/integrations/thinkst.ts';
 import { transifex } from '../lib/integrations/transifex.ts';
+import { rhodecode } from '../lib/integrations/rhodecode.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -88,6 +89,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   pingdom,
   raygun,
   reviewboard,
+  rhodecode,
   semaphore,
   sentry,
   slack_incoming: slackIncoming,
