@@ -57,10 +57,13 @@ import { wordpress } from '../lib/integrations/wordpress.ts';
 import { thinkst } from '../lib/integrations/thinkst.ts';
 import { transifex } from '../lib/integrations/transifex.ts';
 import { rhodecode } from '../lib/integrations/rhodecode.ts';
+import { airbrake, airbyte } from '../lib/integrations/airbrake.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
 export const INTEGRATIONS: Record<string, Integration> = {
+  airbrake,
+  airbyte,
   alertmanager,
   ansibletower,
   azuredevops,
