@@ -50,6 +50,7 @@ import { semaphore } from '../lib/integrations/semaphore.ts';
 import { buildbot } from '../lib/integrations/buildbot.ts';
 import { basecamp } from '../lib/integrations/basecamp.ts';
 import { ansibletower } from '../lib/integrations/ansibletower.ts';
+import { gocd } from '../lib/integrations/gocd.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -65,6 +66,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   gitea,
   github,
   gitlab,
+  gocd,
   gogs,
   grafana,
   heroku,
