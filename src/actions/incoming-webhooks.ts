@@ -51,6 +51,7 @@ import { buildbot } from '../lib/integrations/buildbot.ts';
 import { basecamp } from '../lib/integrations/basecamp.ts';
 import { ansibletower } from '../lib/integrations/ansibletower.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
+import { rundeck } from '../lib/integrations/rundeck.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -82,6 +83,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   pagerduty,
   papertrail,
   pingdom,
+  rundeck,
   semaphore,
   sentry,
   slack_incoming: slackIncoming,
