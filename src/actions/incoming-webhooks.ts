@@ -51,6 +51,7 @@ import { buildbot } from '../lib/integrations/buildbot.ts';
 import { basecamp } from '../lib/integrations/basecamp.ts';
 import { ansibletower } from '../lib/integrations/ansibletower.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
+import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
@@ -58,6 +59,7 @@ import { MalformedJson } from '../lib/integrations/wild.ts';
 export const INTEGRATIONS: Record<string, Integration> = {
   alertmanager,
   ansibletower,
+  appveyor,
   azuredevops,
   basecamp,
   bitbucket2,
