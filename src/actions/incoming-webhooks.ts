@@ -58,6 +58,9 @@ import { thinkst } from '../lib/integrations/thinkst.ts';
 import { transifex } from '../lib/integrations/transifex.ts';
 import { rhodecode } from '../lib/integrations/rhodecode.ts';
 import { airbrake, airbyte } from '../lib/integrations/airbrake.ts';
+import { gocd } from '../lib/integrations/gocd.ts';
+import { appveyor } from '../lib/integrations/appveyor.ts';
+import { rundeck } from '../lib/integrations/rundeck.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -66,6 +69,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   airbyte,
   alertmanager,
   ansibletower,
+  appveyor,
   azuredevops,
   basecamp,
   bitbucket2,
@@ -75,6 +79,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   gitea,
   github,
   gitlab,
+  gocd,
   gogs,
   grafana,
   heroku,
@@ -93,6 +98,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   raygun,
   reviewboard,
   rhodecode,
+  rundeck,
   semaphore,
   sentry,
   slack_incoming: slackIncoming,
