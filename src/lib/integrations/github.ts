@@ -5,6 +5,7 @@
  */
 import type { Wild } from './wild.ts';
 import {
+  CONTENT_MESSAGE,
   TOPIC_WITH_BRANCH,
   TOPIC_WITH_PR_OR_ISSUE_INFO,
   branchNotifiable,
@@ -213,21 +214,93 @@ function commitComment({ payload: p }: Helper): string {
   return commitsCommentMessage(sender(p), `[commented](${url})`, url.split('#')[0], comment.at('commit_id').str(), comment.at('body').str());
 }
 
+function discussion({ payload: p }: Helper): string {
+  const d = p.at('discussion');
+  const [url, body, category, number, title] = [d.at('html_url').str(), d.at('body').str(), d.at('category').at('name').str(), d.at('number').int(), d.at('title').str()];
+  return `${sender(p)} created [discussion #${number}](${url}) in ${category}:\n\n~~~ quote\n### ${title}\n${body}\n~~~`;
+}
+
+function discussionComment({ payload: p, includeTitle }: Helper): string {
+  const d = p.at('discussion');
+  return pullRequestMessage({
+    userName: sender(p),
+    action: commentAction(p),
+    url: d.at('html_url').str(),
+    number: d.at('number').int(),
+    message: p.at('comment').at('body').str(),
+    title: includeTitle ? d.at('title').str() : null,
+    type: 'discussion',
+  });
+}
+
+function membership({ payload: p }: Helper): string {
+  const action = p.at('action').str();
+  const member = p.at('member');
+  const team = p.at('team').at('name').str();
+  return `${sender(p)} ${action} [${member.at('login').str()}](${member.at('html_url').str()}) ${action === 'removed' ? 'from' : 'to'} the ${team} team.`;
+}
+
+function wikiPages({ payload: p }: Helper): string {
+  const rows = p
+    .at('pages')
+    .list()
+    .map((page) => `* ${page.at('action').str()} [${page.at('title').str()}](${page.at('html_url').str()})\n`)
+    .join('');
+  return `${sender(p)}:\n${rows.trimEnd()}`;
+}
+
+const PAGE_BUILD_ACTIONS: Record<string, string> = { null: 'has yet to be built', building: 'is being built', errored: 'has failed: {}', built: 'has finished building' };
+
+function pageBuild({ payload: p }: Helper): string {
+  const build = p.at('build');
+  const status = build.at('status').str();
+  let action = Object.hasOwn(PAGE_BUILD_ACTIONS, status) ? PAGE_BUILD_ACTIONS[status]! : `is ${status}`;
+  const error = build.at('error').at('message');
+  if (error.truthy) action = action.replace('{}', CONTENT_MESSAGE(error.str()));
+  return `GitHub Pages build, triggered by ${build.at('pusher').at('login').str()}, ${action}.`;
+}
+
+function checkRun({ payload: p }: Helper): string {
+  const run = p.at('check_run');
+  const sha = run.at('head_sha').str();
+  const [name, url, status] = [run.at('name').str(), run.at('html_url').str(), run.at('status').str()];
+  const commit = `${p.at('repository').at('html_url').str()}/commit/${sha}`;
+  return `Check [${name}](${url}) ${status} (${run.at('conclusion').str()}). ([${shortSha(sha)}](${commit}))`;
+}
+
+function teamEdited({ payload: p }: Helper): string {
+  const changes = p.at('changes');
+  const team = p.at('team');
+  if (changes.has('description')) return `**${sender(p)}** changed the team description to:\n\n~~~ quote\n${team.at('description').str()}\n~~~`;
+  if (changes.has('name')) return `Team \`${changes.at('name').at('from').str()}\` was renamed to \`${team.at('name').str()}\`.`;
+  if (changes.has('privacy')) return `Team visibility changed to \`${team.at('privacy').str()}\``;
+  // Something else changed: say what, so that people can look it up on GitHub.
+  return `Team has changes to \`${changes.keys().sort().join('/')}\` data.`;
+}
+
 const EVENTS: Record<string, (h: Helper) => string> = {
   commit_comment: commitComment,
   closed_pull_request: closedPr,
   create: createOrDelete('created'),
+  check_run: checkRun,
   delete: createOrDelete('deleted'),
+  deployment: ({ payload: p }) => `${sender(p)} created new deployment.`,
+  deployment_status: ({ payload: p }) => `Deployment changed status to ${p.at('deployment_status').at('state').str()}.`,
+  discussion,
+  discussion_comment: discussionComment,
   fork: ({ payload: p }) => `${sender(p)} forked [${p.at('forkee').at('name').str()}](${p.at('forkee').at('html_url').str()}).`,
+  gollum: wikiPages,
   issue_comment: issueComment,
   issue_labeled_or_unlabeled: issueLabeled,
   issue_milestoned_or_demilestoned: issueMilestoned,
   issues: issueBody,
   member: ({ payload: p }) =>
     `${sender(p)} ${p.at('action').str()} [${p.at('member').at('login').str()}](${p.at('member').at('html_url').str()}) to [${repoName(p)}](${p.at('repository').at('html_url').str()}).`,
+  membership,
   opened_pull_request: openedOrUpdatedPr,
   updated_pull_request: openedOrUpdatedPr,
   assigned_or_unassigned_pull_request: assignedPr,
+  page_build: pageBuild,
   ping: ({ payload: p }) => setupMessage('GitHub', sender(p)),
   public: ({ payload: p }) => `${sender(p)} made the repository [${repoFullName(p)}](${p.at('repository').at('html_url').str()}) public.`,
   pull_request_ready_for_review: readyForReviewPr,
@@ -247,11 +320,16 @@ const EVENTS: Record<string, (h: Helper) => string> = {
     const status = p.at('target_url').truthy ? `[${state}](${p.at('target_url').str()})` : state;
     return `[${shortSha(p.at('sha').str())}](${p.at('commit').at('html_url').str()}) changed its status to ${status}.`;
   },
+  team: teamEdited,
+  team_add: ({ payload: p }) =>
+    `The repository [${repoFullName(p)}](${p.at('repository').at('html_url').str()}) was added to team ${p.at('team').at('name').str()}.`,
   watch: ({ payload: p }) => `${sender(p)} starred the repository [${repoFullName(p)}](${p.at('repository').at('html_url').str()}).`,
 };
 
 const IGNORED_EVENTS = new Set(['check_suite', 'label', 'meta', 'milestone', 'organization', 'project_card', 'push__merge_queue', 'repository_vulnerability_alert']);
 const IGNORED_PULL_REQUEST_ACTIONS = new Set(['approved', 'converted_to_draft', 'labeled', 'review_request_removed', 'unlabeled']);
+/** Team actions GitHub documents that are not described (team_add covers a repository added). */
+const IGNORED_TEAM_ACTIONS = new Set(['added_to_repository', 'created', 'deleted', 'removed_from_repository']);
 
 function zulipEventName(header: string, p: Wild, branches: string | undefined): string | null {
   if (header === 'pull_request') {
@@ -276,6 +354,13 @@ function zulipEventName(header: string, p: Wild, branches: string | undefined): 
       return 'push_commits';
     }
     return 'push_tags';
+  } else if (header === 'check_run') {
+    return p.at('check_run').at('status').str() === 'completed' ? 'check_run' : null;
+  } else if (header === 'team') {
+    const action = p.at('action').str();
+    if (action === 'edited') return 'team';
+    if (IGNORED_TEAM_ACTIONS.has(action)) return null;
+    throw unsupportedEvent('GitHub', `unsupported team action ${action}`);
   } else if (header === 'issues') {
     const action = p.at('action').str();
     if (action === 'labeled' || action === 'unlabeled') return 'issue_labeled_or_unlabeled';
@@ -298,7 +383,16 @@ function topicFor(p: Wild, event: string): string {
     const issue = p.at('issue');
     return TOPIC_WITH_PR_OR_ISSUE_INFO(repoName(p), isPrComment(p) ? 'PR' : 'issue', issue.at('number').int(), issue.at('title').str());
   }
+  if (event.startsWith('deployment')) return `${repoName(p)} / Deployment on ${p.at('deployment').at('environment').str()}`;
+  if (event === 'membership') return `${p.at('organization').at('login').str()} organization`;
+  if (event === 'team') return `team ${p.at('team').at('name').str()}`;
   if (event === 'push_commits') return TOPIC_WITH_BRANCH(repoName(p), branchFromRef(p.at('ref').str()));
+  if (event === 'gollum') return TOPIC_WITH_BRANCH(repoName(p), 'wiki pages');
+  if (event === 'check_run') return `${repoName(p)} / checks`;
+  if (event.startsWith('discussion')) {
+    const d = p.at('discussion');
+    return `${repoName(p)} discussion #${d.at('number').int()}: ${d.at('title').str()}`;
+  }
   if (event === 'ping' && !p.get('repository').truthy) return p.at('organization').at('login').str();
   return repoName(p);
 }
