@@ -58,6 +58,7 @@ import { thinkst } from '../lib/integrations/thinkst.ts';
 import { transifex } from '../lib/integrations/transifex.ts';
 import { rhodecode } from '../lib/integrations/rhodecode.ts';
 import { airbrake, airbyte } from '../lib/integrations/airbrake.ts';
+import { sonarr } from '../lib/integrations/sonarr.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
 import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
@@ -103,6 +104,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   sentry,
   slack_incoming: slackIncoming,
   sonarqube,
+  sonarr,
   splunk,
   statuspage,
   stripe,
