@@ -41,5 +41,5 @@ test('buildbot: other events, unknown result codes and malformed payloads are re
   assertError(await hook('buildbot', build({ event: 'finished', results: 7 })), 400, 'BAD_REQUEST', "payload['results'] is not a Buildbot result: 7");
   assertError(await hook('buildbot', build({ event: 'finished' })), 400, 'BAD_REQUEST', "payload['results'] is missing");
   assertError(await hook('buildbot', build({ event: 'new', project: null })), 400, 'BAD_REQUEST', "payload['project'] is not a string");
-  assert.deepEqual((await h.listed('buildbot'))?.all_event_types, ['new', 'finished']);
+  assert.deepEqual(await h.listed('buildbot'), { name: 'buildbot', display_name: 'Buildbot', all_event_types: ['new', 'finished'], config_options: [], url_options: [] });
 });
