@@ -59,6 +59,7 @@ import { transifex } from '../lib/integrations/transifex.ts';
 import { rhodecode } from '../lib/integrations/rhodecode.ts';
 import { airbrake, airbyte } from '../lib/integrations/airbrake.ts';
 import { sonarr } from '../lib/integrations/sonarr.ts';
+import { greenhouse } from '../lib/integrations/greenhouse.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
 import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
@@ -83,6 +84,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   gocd,
   gogs,
   grafana,
+  greenhouse,
   heroku,
   homeassistant,
   ifttt,
