@@ -60,6 +60,7 @@ import { rhodecode } from '../lib/integrations/rhodecode.ts';
 import { airbrake, airbyte } from '../lib/integrations/airbrake.ts';
 import { sonarr } from '../lib/integrations/sonarr.ts';
 import { greenhouse } from '../lib/integrations/greenhouse.ts';
+import { opensearch } from '../lib/integrations/opensearch.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
 import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
@@ -94,6 +95,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   linear,
   netlify,
   newrelic,
+  opensearch,
   opsgenie,
   pagerduty,
   papertrail,
