@@ -61,6 +61,7 @@ import { airbrake, airbyte } from '../lib/integrations/airbrake.ts';
 import { sonarr } from '../lib/integrations/sonarr.ts';
 import { greenhouse } from '../lib/integrations/greenhouse.ts';
 import { opensearch } from '../lib/integrations/opensearch.ts';
+import { dbt, delighted } from '../lib/integrations/dbt.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
 import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
@@ -79,6 +80,8 @@ export const INTEGRATIONS: Record<string, Integration> = {
   bitbucket3,
   buildbot,
   circleci,
+  dbt,
+  delighted,
   gitea,
   github,
   gitlab,
