@@ -62,6 +62,7 @@ import { sonarr } from '../lib/integrations/sonarr.ts';
 import { greenhouse } from '../lib/integrations/greenhouse.ts';
 import { opensearch } from '../lib/integrations/opensearch.ts';
 import { dbt, delighted } from '../lib/integrations/dbt.ts';
+import { helloworld, insping } from '../lib/integrations/insping.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
 import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
@@ -89,9 +90,11 @@ export const INTEGRATIONS: Record<string, Integration> = {
   gogs,
   grafana,
   greenhouse,
+  helloworld,
   heroku,
   homeassistant,
   ifttt,
+  insping,
   intercom,
   jira,
   json,
