@@ -26,6 +26,17 @@ export interface WebhookUser {
   is_system_bot: boolean | number;
 }
 
+/**
+ * The first active account (by ID) whose name is `name` or whose address
+ * starts with it, in any case: how Zulip's Jira and Harbor integrations
+ * guess who a service's user name stands for. System bots are not the
+ * organization's.
+ */
+export function guessUser(name: string, users: readonly WebhookUser[]): WebhookUser | undefined {
+  const upper = name.toUpperCase();
+  return users.find((u) => Boolean(u.is_active) && !u.is_system_bot && (u.full_name.toUpperCase() === upper || u.email.toUpperCase().startsWith(upper)));
+}
+
 export interface WebhookMessage {
   topic: string;
   body: string;
