@@ -42,6 +42,13 @@ export interface WebhookMessage {
   body: string;
   /** The complete event type, matched against only_events / exclude_events. */
   eventType?: string;
+  /**
+   * An account (by ID) the message goes to as a direct message from the
+   * caller, in place of the URL's channel and topic (TeamCity's personal
+   * builds, to whoever started them); the rules of any direct message the
+   * caller sends apply.
+   */
+  directTo?: number;
 }
 
 /**
@@ -132,6 +139,18 @@ export class MisconfiguredPayload extends ApiError {
     super(msg, { code: 'BAD_REQUEST' });
     this.notice = notice;
     this.cause = cause;
+  }
+}
+
+/**
+ * A payload in a format the integration does not read, which the service
+ * sends when set up to use another one: nothing is posted and the request
+ * is answered with success, but the bot's owner is told, as for
+ * MisconfiguredPayload (TeamCity's Slack-style payloads).
+ */
+export class IgnoredMisconfiguredPayload extends MisconfiguredPayload {
+  constructor(notice: string) {
+    super('Ignored payload of another format', notice);
   }
 }
 
