@@ -4,8 +4,9 @@
  * exclude_events (shell-style patterns, as Zulip matches them) and sent as
  * the calling bot to `stream` (name or ID) and the integration's topic (or
  * the `topic` parameter), or, without `stream`, as a direct message to the
- * bot's owner. A channel that does not exist is not an error for the caller:
- * the bot's owner is told instead, as Zulip does.
+ * bot's owner; a message the integration addresses to an account goes to
+ * it directly. A channel that does not exist is not an error for the
+ * caller: the bot's owner is told instead, as Zulip does.
  */
 import type { Services } from '../services.ts';
 import { ApiError, badRequest } from '../lib/errors.ts';
@@ -14,7 +15,7 @@ import { userById } from '../store/users.ts';
 import { sendMessage } from './messages.ts';
 import { notificationBot } from './system-bots.ts';
 import { cachedUsers } from './cache.ts';
-import { AfterMessages, IDENTIFY_BOT, MisconfiguredPayload, MissingEventHeader, pyUnquote, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
+import { AfterMessages, IDENTIFY_BOT, IgnoredMisconfiguredPayload, MisconfiguredPayload, MissingEventHeader, pyUnquote, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
 import { github } from '../lib/integrations/github.ts';
 import { gitlab } from '../lib/integrations/gitlab.ts';
 import { alertmanager, grafana } from '../lib/integrations/alerts.ts';
@@ -66,6 +67,8 @@ import { helloworld, insping } from '../lib/integrations/insping.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
 import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
+import { harbor } from '../lib/integrations/harbor.ts';
+import { teamcity } from '../lib/integrations/teamcity.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -90,6 +93,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   gogs,
   grafana,
   greenhouse,
+  harbor,
   helloworld,
   heroku,
   homeassistant,
@@ -118,6 +122,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   splunk,
   statuspage,
   stripe,
+  teamcity,
   thinkst,
   transifex,
   travis,
@@ -238,6 +243,9 @@ export async function receiveWebhook(
   const integration = INTEGRATIONS[integrationName];
   const users = (await cachedUsers(svc)).list;
   const req: WebhookRequest & { path: string } = { ...request, users: () => users };
+  /** Tells the bot's owner what is wrong with the service's setup (a MisconfiguredPayload's notice). */
+  const remindOfSetup = (e: MisconfiguredPayload): Promise<void> =>
+    remindBotOwner(svc, bot, e.notice.replace('{bot_name}', () => bot.full_name).replace('{support_email}', () => supportAddress(svc)));
   /** Tells the bot's owner what is wrong with its setup, where the error says so; the error is then the answer. */
   const refuse = async (e: unknown): Promise<never> => {
     if (e instanceof MissingEventHeader) await remindBotOwner(svc, bot, missingHeaderNotice(svc, bot, req.path, e.header, e.service ?? integration.name));
@@ -250,9 +258,7 @@ export async function receiveWebhook(
           'that this integration expects!',
       );
     }
-    if (e instanceof MisconfiguredPayload) {
-      await remindBotOwner(svc, bot, e.notice.replace('{bot_name}', () => bot.full_name).replace('{support_email}', () => supportAddress(svc)));
-    }
+    if (e instanceof MisconfiguredPayload) await remindOfSetup(e);
     throw e;
   };
   let messages;
@@ -261,6 +267,10 @@ export async function receiveWebhook(
   try {
     messages = integration.handle(req);
   } catch (e) {
+    if (e instanceof IgnoredMisconfiguredPayload) {
+      await remindOfSetup(e);
+      return {};
+    }
     if (!(e instanceof AfterMessages)) return refuse(e);
     messages = e.messages;
     after = e.cause;
@@ -277,7 +287,8 @@ export async function receiveWebhook(
       if (only && only.every((pat) => !fnmatch(m.eventType!, pat))) continue;
       if (exclude && exclude.some((pat) => fnmatch(m.eventType!, pat))) continue;
     }
-    await sendWebhookMessage(svc, bot, clientName, stream, userTopic ?? m.topic, m.body);
+    if (m.directTo !== undefined) await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([m.directTo]), topic: undefined, content: m.body, clientName });
+    else await sendWebhookMessage(svc, bot, clientName, stream, userTopic ?? m.topic, m.body);
   }
   if (after) return refuse(after);
   return {};

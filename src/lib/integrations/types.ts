@@ -26,11 +26,29 @@ export interface WebhookUser {
   is_system_bot: boolean | number;
 }
 
+/**
+ * The first active account (by ID) whose name is `name` or whose address
+ * starts with it, in any case: how Zulip's Jira and Harbor integrations
+ * guess who a service's user name stands for. System bots are not the
+ * organization's.
+ */
+export function guessUser(name: string, users: readonly WebhookUser[]): WebhookUser | undefined {
+  const upper = name.toUpperCase();
+  return users.find((u) => Boolean(u.is_active) && !u.is_system_bot && (u.full_name.toUpperCase() === upper || u.email.toUpperCase().startsWith(upper)));
+}
+
 export interface WebhookMessage {
   topic: string;
   body: string;
   /** The complete event type, matched against only_events / exclude_events. */
   eventType?: string;
+  /**
+   * An account (by ID) the message goes to as a direct message from the
+   * caller, in place of the URL's channel and topic (TeamCity's personal
+   * builds, to whoever started them); the rules of any direct message the
+   * caller sends apply.
+   */
+  directTo?: number;
 }
 
 /**
@@ -121,6 +139,18 @@ export class MisconfiguredPayload extends ApiError {
     super(msg, { code: 'BAD_REQUEST' });
     this.notice = notice;
     this.cause = cause;
+  }
+}
+
+/**
+ * A payload in a format the integration does not read, which the service
+ * sends when set up to use another one: nothing is posted and the request
+ * is answered with success, but the bot's owner is told, as for
+ * MisconfiguredPayload (TeamCity's Slack-style payloads).
+ */
+export class IgnoredMisconfiguredPayload extends MisconfiguredPayload {
+  constructor(notice: string) {
+    super('Ignored payload of another format', notice);
   }
 }
 

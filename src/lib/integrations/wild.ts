@@ -7,7 +7,7 @@
 import { ApiError, badRequest } from '../errors.ts';
 
 /** Python's repr of a dictionary key or list index. */
-function pyRepr(key: string | number): string {
+export function pyRepr(key: string | number): string {
   if (typeof key === 'number') return String(key);
   return key.includes("'") && !key.includes('"') ? `"${key}"` : `'${key.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
