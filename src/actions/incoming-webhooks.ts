@@ -35,6 +35,7 @@ import { zendesk } from '../lib/integrations/zendesk.ts';
 import { updown } from '../lib/integrations/updown.ts';
 import { pagerduty } from '../lib/integrations/pagerduty.ts';
 import { opsgenie } from '../lib/integrations/opsgenie.ts';
+import { openproject } from '../lib/integrations/openproject.ts';
 import { heroku } from '../lib/integrations/heroku.ts';
 import { travis } from '../lib/integrations/travis.ts';
 import { statuspage } from '../lib/integrations/statuspage.ts';
@@ -95,6 +96,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   linear,
   netlify,
   newrelic,
+  openproject,
   opensearch,
   opsgenie,
   pagerduty,
