@@ -36,6 +36,7 @@ import { zendesk } from '../lib/integrations/zendesk.ts';
 import { updown } from '../lib/integrations/updown.ts';
 import { pagerduty } from '../lib/integrations/pagerduty.ts';
 import { opsgenie } from '../lib/integrations/opsgenie.ts';
+import { openproject } from '../lib/integrations/openproject.ts';
 import { heroku } from '../lib/integrations/heroku.ts';
 import { travis } from '../lib/integrations/travis.ts';
 import { statuspage } from '../lib/integrations/statuspage.ts';
@@ -105,6 +106,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   linear,
   netlify,
   newrelic,
+  openproject,
   opensearch,
   opsgenie,
   pagerduty,
