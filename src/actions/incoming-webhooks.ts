@@ -50,6 +50,7 @@ import { semaphore } from '../lib/integrations/semaphore.ts';
 import { buildbot } from '../lib/integrations/buildbot.ts';
 import { basecamp } from '../lib/integrations/basecamp.ts';
 import { ansibletower } from '../lib/integrations/ansibletower.ts';
+import { radarr } from '../lib/integrations/radarr.ts';
 import { raygun } from '../lib/integrations/raygun.ts';
 import { reviewboard } from '../lib/integrations/reviewboard.ts';
 import { wekan } from '../lib/integrations/wekan.ts';
@@ -96,6 +97,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   pagerduty,
   papertrail,
   pingdom,
+  radarr,
   raygun,
   reviewboard,
   rhodecode,
