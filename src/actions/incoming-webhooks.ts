@@ -28,6 +28,7 @@ import { sonarqube } from '../lib/integrations/sonarqube.ts';
 import { netlify } from '../lib/integrations/netlify.ts';
 import { jira } from '../lib/integrations/jira.ts';
 import { trello } from '../lib/integrations/trello.ts';
+import { lidarr } from '../lib/integrations/lidarr.ts';
 import { linear } from '../lib/integrations/linear.ts';
 import { homeassistant } from '../lib/integrations/homeassistant.ts';
 import { newrelic } from '../lib/integrations/newrelic.ts';
@@ -90,6 +91,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   intercom,
   jira,
   json,
+  lidarr,
   linear,
   netlify,
   newrelic,
