@@ -29,6 +29,7 @@ import { sonarqube } from '../lib/integrations/sonarqube.ts';
 import { netlify } from '../lib/integrations/netlify.ts';
 import { jira } from '../lib/integrations/jira.ts';
 import { trello } from '../lib/integrations/trello.ts';
+import { lidarr } from '../lib/integrations/lidarr.ts';
 import { linear } from '../lib/integrations/linear.ts';
 import { homeassistant } from '../lib/integrations/homeassistant.ts';
 import { newrelic } from '../lib/integrations/newrelic.ts';
@@ -52,6 +53,7 @@ import { semaphore } from '../lib/integrations/semaphore.ts';
 import { buildbot } from '../lib/integrations/buildbot.ts';
 import { basecamp } from '../lib/integrations/basecamp.ts';
 import { ansibletower } from '../lib/integrations/ansibletower.ts';
+import { radarr } from '../lib/integrations/radarr.ts';
 import { raygun } from '../lib/integrations/raygun.ts';
 import { reviewboard } from '../lib/integrations/reviewboard.ts';
 import { wekan } from '../lib/integrations/wekan.ts';
@@ -103,6 +105,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   intercom,
   jira,
   json,
+  lidarr,
   linear,
   netlify,
   newrelic,
@@ -112,6 +115,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   pagerduty,
   papertrail,
   pingdom,
+  radarr,
   raygun,
   reviewboard,
   rhodecode,

@@ -7,7 +7,8 @@
  */
 import { setupMessage } from './git.ts';
 import type { Wild } from './wild.ts';
-import { jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+import { unsupportedEvent, type Integration } from './types.ts';
+import { servarrIntegration } from './servarr.ts';
 
 const EVENT_TYPES = ['Grab', 'EpisodeFileDelete', 'Test', 'Download', 'SeriesDelete', 'Health', 'Rename'] as const;
 
@@ -36,14 +37,10 @@ function body(p: Wild, type: string): string {
   throw unsupportedEvent('Sonarr', type);
 }
 
-export const sonarr: Integration = {
-  name: 'Sonarr',
-  eventTypes: EVENT_TYPES,
-  handle(req): WebhookMessage[] {
-    const p = jsonPayload(req);
-    const type = p.at('eventType').str();
-    const text = body(p, type);
-    const topic = type === 'Test' ? 'Sonarr - Test' : type === 'Health' ? `Health ${p.at('level').str()}` : series(p);
-    return [{ topic, body: text, eventType: type }];
-  },
-};
+function topic(p: Wild, type: string): string {
+  if (type === 'Test') return 'Sonarr - Test';
+  if (type === 'Health') return `Health ${p.at('level').str()}`;
+  return series(p);
+}
+
+export const sonarr: Integration = servarrIntegration('Sonarr', EVENT_TYPES, body, topic);
