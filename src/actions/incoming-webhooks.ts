@@ -61,6 +61,7 @@ import { airbrake, airbyte } from '../lib/integrations/airbrake.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
 import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
+import { front } from '../lib/integrations/front.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -76,6 +77,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   bitbucket3,
   buildbot,
   circleci,
+  front,
   gitea,
   github,
   gitlab,
