@@ -61,6 +61,7 @@ import { airbrake, airbyte } from '../lib/integrations/airbrake.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
 import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
+import { freshdesk } from '../lib/integrations/freshdesk.ts';
 import { front } from '../lib/integrations/front.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
@@ -77,6 +78,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   bitbucket3,
   buildbot,
   circleci,
+  freshdesk,
   front,
   gitea,
   github,
