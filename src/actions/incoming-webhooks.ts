@@ -72,6 +72,8 @@ import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
 import { harbor } from '../lib/integrations/harbor.ts';
 import { teamcity } from '../lib/integrations/teamcity.ts';
+import { freshdesk } from '../lib/integrations/freshdesk.ts';
+import { front } from '../lib/integrations/front.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
 
 /** The integrations served under /api/v1/external/<name>. */
@@ -89,6 +91,8 @@ export const INTEGRATIONS: Record<string, Integration> = {
   circleci,
   dbt,
   delighted,
+  freshdesk,
+  front,
   gitea,
   github,
   gitlab,
