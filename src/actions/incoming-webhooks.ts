@@ -59,6 +59,7 @@ import { transifex } from '../lib/integrations/transifex.ts';
 import { rhodecode } from '../lib/integrations/rhodecode.ts';
 import { airbrake, airbyte } from '../lib/integrations/airbrake.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
+import { errbit } from '../lib/integrations/errbit.ts';
 import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
@@ -76,6 +77,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   bitbucket3,
   buildbot,
   circleci,
+  errbit,
   gitea,
   github,
   gitlab,
