@@ -60,6 +60,7 @@ import { rhodecode } from '../lib/integrations/rhodecode.ts';
 import { airbrake, airbyte } from '../lib/integrations/airbrake.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
 import { errbit } from '../lib/integrations/errbit.ts';
+import { canarytoken } from '../lib/integrations/canarytoken.ts';
 import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
@@ -76,6 +77,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   bitbucket2,
   bitbucket3,
   buildbot,
+  canarytoken,
   circleci,
   errbit,
   gitea,
