@@ -61,6 +61,7 @@ import { airbrake, airbyte } from '../lib/integrations/airbrake.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
 import { errbit } from '../lib/integrations/errbit.ts';
 import { canarytoken } from '../lib/integrations/canarytoken.ts';
+import { freshping } from '../lib/integrations/freshping.ts';
 import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
@@ -80,6 +81,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   canarytoken,
   circleci,
   errbit,
+  freshping,
   gitea,
   github,
   gitlab,
