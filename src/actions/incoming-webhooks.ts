@@ -62,6 +62,7 @@ import { gocd } from '../lib/integrations/gocd.ts';
 import { errbit } from '../lib/integrations/errbit.ts';
 import { canarytoken } from '../lib/integrations/canarytoken.ts';
 import { freshping } from '../lib/integrations/freshping.ts';
+import { freshstatus } from '../lib/integrations/freshstatus.ts';
 import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
 import { MalformedJson } from '../lib/integrations/wild.ts';
@@ -82,6 +83,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   circleci,
   errbit,
   freshping,
+  freshstatus,
   gitea,
   github,
   gitlab,
