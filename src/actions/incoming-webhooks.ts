@@ -68,6 +68,10 @@ import { opensearch } from '../lib/integrations/opensearch.ts';
 import { dbt, delighted } from '../lib/integrations/dbt.ts';
 import { helloworld, insping } from '../lib/integrations/insping.ts';
 import { gocd } from '../lib/integrations/gocd.ts';
+import { errbit } from '../lib/integrations/errbit.ts';
+import { canarytoken } from '../lib/integrations/canarytoken.ts';
+import { freshping } from '../lib/integrations/freshping.ts';
+import { freshstatus } from '../lib/integrations/freshstatus.ts';
 import { appveyor } from '../lib/integrations/appveyor.ts';
 import { rundeck } from '../lib/integrations/rundeck.ts';
 import { harbor } from '../lib/integrations/harbor.ts';
@@ -88,10 +92,14 @@ export const INTEGRATIONS: Record<string, Integration> = {
   bitbucket2,
   bitbucket3,
   buildbot,
+  canarytoken,
   circleci,
   dbt,
   delighted,
+  errbit,
   freshdesk,
+  freshping,
+  freshstatus,
   front,
   gitea,
   github,
