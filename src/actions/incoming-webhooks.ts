@@ -16,7 +16,7 @@ import { sendMessage } from './messages.ts';
 import { notificationBot } from './system-bots.ts';
 import { cachedUsers } from './cache.ts';
 import { AfterMessages, IDENTIFY_BOT, IgnoredMisconfiguredPayload, MisconfiguredPayload, MissingEventHeader, pyUnquote, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
-import { github } from '../lib/integrations/github.ts';
+import { github, githubsponsors } from '../lib/integrations/github.ts';
 import { gitlab } from '../lib/integrations/gitlab.ts';
 import { alertmanager, grafana } from '../lib/integrations/alerts.ts';
 import { json, slackIncoming } from '../lib/integrations/generic.ts';
@@ -95,6 +95,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   front,
   gitea,
   github,
+  githubsponsors,
   gitlab,
   gocd,
   gogs,
