@@ -8,26 +8,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertError, assertSuccess } from './helpers.ts';
-import { webhookHarness, type HookResult } from './webhook-helpers.ts';
+import { assertError } from './helpers.ts';
+import { expectUnsupported, fixtureTests, webhookHarness, type FixtureCase, type PostedCase } from './webhook-helpers.ts';
 
 const h = webhookHarness('github');
-const { hook, last, expectPosted } = h;
-
-interface Case {
-  name: string;
-  /** The integration's URL name, where not `github`. */
-  hook?: string;
-  event: string;
-  query?: Record<string, string>;
-  payload: unknown;
-}
-interface Posted extends Case {
-  topic: string;
-  content: string;
-}
-
-const send = (c: Case): Promise<HookResult> => hook(c.hook ?? 'github', c.payload, { headers: { 'X-GitHub-Event': c.event }, query: c.query });
+const { hook } = h;
 
 const P = {
   ping: { repository: { name: 'public-repo', private: false }, sender: { login: 'TomaszKolek' } },
@@ -127,7 +112,7 @@ const P = {
 };
 
 /** Posted: the topic and text Zulip's tests expect. */
-const POSTED: Posted[] = [
+const POSTED: PostedCase[] = [
   { name: 'ping event', event: 'ping', payload: P.ping, topic: 'public-repo', content: 'GitHub webhook has been successfully configured by TomaszKolek.' },
   { name: 'star event', event: 'star', payload: P.star, topic: 'Hello-World', content: '[Codertocat](https://github.com/Codertocat) starred the repository [Codertocat/Hello-World](https://github.com/Codertocat/Hello-World).' },
   { name: 'ping organization event', event: 'ping', payload: P.ping__organization, topic: 'zulip-test-org', content: 'GitHub webhook has been successfully configured by eeshangarg.' },
@@ -245,7 +230,7 @@ const POSTED: Posted[] = [
 ];
 
 /** Answered with success and nothing posted (ignored events and actions, filtered branches, private repositories). */
-const QUIET: Case[] = [
+const QUIET: FixtureCase[] = [
   { name: 'push merege queue ignore', event: 'push', payload: P.push_merege_queue_ignore },
   { name: 'push 1 commit private repository skipped', event: 'push', query: { ignore_private_repositories: 'true' }, payload: { repository: { private: true } } },
   { name: 'pull request merged msg private repository skipped', event: 'pull_request', query: { ignore_private_repositories: 'true' }, payload: { repository: { private: true } } },
@@ -272,23 +257,7 @@ const QUIET: Case[] = [
   { name: 'comment edited unchanged skipped', event: 'issue_comment', payload: P.issue_comment__edited__unchanged },
 ];
 
-
-for (const c of POSTED) {
-  test(`github: ${c.name} (${c.event})`, async () => {
-    const m = await expectPosted(await send(c), c.topic, c.content);
-    assert.equal(m.client, 'ZulipGitHubWebhook');
-  });
-}
-
-test('github: ignored events and actions, filtered branches and private repositories post nothing', async () => {
-  for (const c of QUIET) {
-    const before = (await last())?.id;
-    const res = await send(c);
-    assert.equal(res.status, 200, `${c.name}: ${res.text}`);
-    assert.equal(res.body.result, 'success', `${c.name}: ${res.text}`);
-    assert.equal((await last())?.id, before, c.name);
-  }
-});
+const send = fixtureTests(h, { hook: 'github', header: 'X-GitHub-Event', client: 'ZulipGitHubWebhook', quiet: 'ignored events and actions, filtered branches and private repositories' }, POSTED, QUIET);
 
 test('github: what the URL generator lists (event types in Zulip\'s order, URL options); GitHub Sponsors', async () => {
   assert.deepEqual(await h.listed('github'), {
@@ -359,15 +328,9 @@ test('github: what the URL generator lists (event types in Zulip\'s order, URL o
 });
 
 test('github: an event or action not handled is Zulip\'s 200 "isn\'t currently supported" error', async () => {
-  const unsupported = async (res: HookResult, eventType: string) => {
-    assert.equal(res.status, 200);
-    assert.equal(res.body.result, 'error');
-    assert.equal(res.body.code, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE');
-    assert.equal(res.body.msg, `The '${eventType}' event isn't currently supported by the GitHub webhook; ignoring`);
-  };
-  await unsupported(await send({ name: 'team', event: 'team', payload: { action: 'renamed' } }), 'unsupported team action renamed');
-  await unsupported(await send({ name: 'pull request', event: 'pull_request', payload: { action: 'frobbed' } }), 'pull_request:frobbed');
-  await unsupported(await send({ name: 'no action', event: 'sponsorship', payload: {} }), 'sponsorship:???');
+  expectUnsupported(await send({ name: 'team', event: 'team', payload: { action: 'renamed' } }), 'GitHub', 'unsupported team action renamed');
+  expectUnsupported(await send({ name: 'pull request', event: 'pull_request', payload: { action: 'frobbed' } }), 'GitHub', 'pull_request:frobbed');
+  expectUnsupported(await send({ name: 'no action', event: 'sponsorship', payload: {} }), 'GitHub', 'sponsorship:???');
 });
 
 test('github: malformed payloads are refused with a 400 naming what is wrong', async () => {
