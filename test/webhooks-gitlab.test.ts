@@ -267,5 +267,7 @@ test('gitlab: malformed payloads are refused with a 400 naming what is wrong', a
   );
   const token = { object_attributes: { name: 'acd', expires_at: '2024-02-30' }, project };
   assertError(await send({ name: 'token', event: 'Resource Access Token Hook', payload: token }), 400, 'BAD_REQUEST', "payload['object_attributes']['expires_at'] is not a valid ISO datetime");
+  // Without a branches filter, a push's text is read first (its project's URL), as Zulip reads it.
+  assertError(await send({ name: 'push', event: 'Push Hook', payload: { after: 'eb6ae1e591e0819dc5bf187c6bfe18ec065a80e9' } }), 400, 'BAD_REQUEST', "payload['repository'] is missing");
   assertError(await hook('gitlab', 'not json', { headers: { 'X-GitLab-Event': 'Push Hook' } }), 400, 'BAD_REQUEST', 'Malformed JSON');
 });

@@ -301,7 +301,7 @@ function eventName(header: string, p: Wild, branches: string | undefined): strin
     event = `${event} ${p.at('object_attributes').get('action', 'open').str()}`;
   } else if (event === 'Confidential Note Hook' || event === 'Note Hook') {
     event = `${event} ${p.at('object_attributes').at('noteable_type').str()}`;
-  } else if (event === 'Push Hook' && !branchNotifiable(branchName(p), branches)) {
+  } else if (event === 'Push Hook' && branches !== undefined && !branchNotifiable(branchName(p), branches)) {
     return null;
   }
   if (Object.prototype.hasOwnProperty.call(EVENTS, event)) return event;
