@@ -7,7 +7,7 @@
  * integration's entry for the URL generator, `since` the channel's messages
  * after a given one.
  */
-import { before, after } from 'node:test';
+import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, assertSuccess, type TestServer } from './helpers.ts';
 
@@ -96,4 +96,60 @@ export function webhookHarness(channel: string): WebhookHarness {
     },
   };
   return h;
+}
+
+/** One of Zulip's test cases for an integration that names its event in a header: the payload (trimmed to what is read). */
+export interface FixtureCase {
+  name: string;
+  /** The integration's URL name, where not the one the cases are for. */
+  hook?: string;
+  /** The event header's value. */
+  event: string;
+  query?: Record<string, string>;
+  payload: unknown;
+}
+
+/** A case that posts Zulip's topic and text. */
+export interface PostedCase extends FixtureCase {
+  topic: string;
+  content: string;
+}
+
+/**
+ * Registers a test for each case of `posted` (Zulip's topic and text, sent
+ * with the client name `client`) and one for all of `quiet` (answered with
+ * success, nothing posted; `opts.quiet` says what they are); returns how a
+ * case is sent.
+ */
+export function fixtureTests(
+  h: WebhookHarness,
+  opts: { hook: string; header: string; client: string; quiet: string },
+  posted: readonly PostedCase[],
+  quiet: readonly FixtureCase[],
+): (c: FixtureCase) => Promise<HookResult> {
+  const send = (c: FixtureCase) => h.hook(c.hook ?? opts.hook, c.payload, { headers: { [opts.header]: c.event }, query: c.query });
+  for (const c of posted) {
+    test(`${opts.hook}: ${c.name} (${c.event})`, async () => {
+      const m = await h.expectPosted(await send(c), c.topic, c.content);
+      assert.equal(m.client, opts.client);
+    });
+  }
+  test(`${opts.hook}: ${opts.quiet} post nothing`, async () => {
+    for (const c of quiet) {
+      const before = (await h.last())?.id;
+      const res = await send(c);
+      assert.equal(res.status, 200, `${c.name}: ${res.text}`);
+      assert.equal(res.body.result, 'success', `${c.name}: ${res.text}`);
+      assert.equal((await h.last())?.id, before, c.name);
+    }
+  });
+  return send;
+}
+
+/** Zulip's answer to an event an integration does not handle: HTTP 200, result "error", "The '<event>' event isn't currently supported ...". */
+export function expectUnsupported(res: HookResult, webhook: string, eventType: string): void {
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.result, 'error');
+  assert.equal(res.body.code, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE');
+  assert.equal(res.body.msg, `The '${eventType}' event isn't currently supported by the ${webhook} webhook; ignoring`);
 }

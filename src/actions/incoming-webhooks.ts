@@ -16,7 +16,7 @@ import { sendMessage } from './messages.ts';
 import { notificationBot } from './system-bots.ts';
 import { cachedUsers } from './cache.ts';
 import { AfterMessages, IDENTIFY_BOT, IgnoredMisconfiguredPayload, MisconfiguredPayload, MissingEventHeader, pyUnquote, type Integration, type WebhookRequest } from '../lib/integrations/types.ts';
-import { github } from '../lib/integrations/github.ts';
+import { github, githubsponsors } from '../lib/integrations/github.ts';
 import { gitlab } from '../lib/integrations/gitlab.ts';
 import { alertmanager, grafana } from '../lib/integrations/alerts.ts';
 import { json, slackIncoming } from '../lib/integrations/generic.ts';
@@ -103,6 +103,7 @@ export const INTEGRATIONS: Record<string, Integration> = {
   front,
   gitea,
   github,
+  githubsponsors,
   gitlab,
   gocd,
   gogs,
@@ -209,15 +210,15 @@ async function remindBotOwner(svc: Services, bot: UserRow, content: string): Pro
 }
 
 /** Sends one webhook message as the bot (Zulip's check_send_webhook_message, after event filtering). */
-async function sendWebhookMessage(svc: Services, bot: UserRow, clientName: string, stream: string | undefined, topic: string, body: string): Promise<void> {
+async function sendWebhookMessage(svc: Services, bot: UserRow, clientName: string, stream: string | undefined, topic: string, body: string, noPreviews = false): Promise<void> {
   if (stream === undefined) {
     const to = bot.bot_owner_id ?? bot.id;
-    await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([to]), topic: undefined, content: body, clientName });
+    await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([to]), topic: undefined, content: body, clientName, noPreviews });
     return;
   }
   const byId = /^\d+$/.test(stream);
   try {
-    await sendMessage(svc, bot, { type: 'stream', to: byId ? stream : JSON.stringify(stream), topic, content: body, clientName });
+    await sendMessage(svc, bot, { type: 'stream', to: byId ? stream : JSON.stringify(stream), topic, content: body, clientName, noPreviews });
   } catch (e) {
     if (!(e instanceof ApiError) || e.code !== 'STREAM_DOES_NOT_EXIST') throw e;
     const who = `\`${bot.delivery_email}\``;
@@ -305,8 +306,8 @@ export async function receiveWebhook(
       if (only && only.every((pat) => !fnmatch(m.eventType!, pat))) continue;
       if (exclude && exclude.some((pat) => fnmatch(m.eventType!, pat))) continue;
     }
-    if (m.directTo !== undefined) await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([m.directTo]), topic: undefined, content: m.body, clientName });
-    else await sendWebhookMessage(svc, bot, clientName, stream, userTopic ?? m.topic, m.body);
+    if (m.directTo !== undefined) await sendMessage(svc, bot, { type: 'private', to: JSON.stringify([m.directTo]), topic: undefined, content: m.body, clientName, noPreviews: m.noPreviews === true });
+    else await sendWebhookMessage(svc, bot, clientName, stream, userTopic ?? m.topic, m.body, m.noPreviews === true);
   }
   if (after) return refuse(after);
   return {};

@@ -49,6 +49,8 @@ export interface WebhookMessage {
    * caller sends apply.
    */
   directTo?: number;
+  /** Rendered without previews of its links (Zulip's no_previews: links that need a login to the service). */
+  noPreviews?: true;
 }
 
 /**
