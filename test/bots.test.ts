@@ -490,6 +490,7 @@ test('register: realm_incoming_webhook_bots lists the integrations this server a
   assert.deepEqual(github.url_options, [
     { key: 'branches', label: '', validator: 'check_string' },
     { key: 'ignore_private_repositories', label: 'Exclude notifications from private repositories', validator: 'check_bool' },
+    { key: 'include_repository_name', label: 'Include repository name in the notifications', validator: 'check_bool' },
   ]);
   const byName = (name: string) => reg.realm_incoming_webhook_bots.find((b: any) => b.name === name);
   assert.deepEqual(byName('grafana').all_event_types, ['ok', 'pending', 'alerting', 'paused', 'firing', 'resolved']);

@@ -456,7 +456,7 @@ await browserTests('the web client in Chromium: notifications, sounds, the Chann
       await events.getByRole('button', { name: 'Uncheck all' }).click();
       await eventually(async () => (await url.textContent()) === base && (await copy.isDisabled()), 'no events again');
       await events.getByLabel('push_commits').check();
-      await events.getByLabel('create').check();
+      await events.getByLabel('create', { exact: true }).check();
       // Only some branches (starting from "main"), and not private repositories.
       await gen.getByLabel('Send notifications for all branches').uncheck();
       const branches = gen.getByLabel('Which branches should notifications be sent for?');

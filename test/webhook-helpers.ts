@@ -4,9 +4,10 @@
  * subscribed to; `hook` posts a payload to /api/v1/external/<integration>
  * as that bot, `last` reads the newest message, `expectPosted` checks that a
  * request succeeded and posted Zulip's topic and text, `listed` reads the
- * integration's entry for the URL generator.
+ * integration's entry for the URL generator, `since` the channel's messages
+ * after a given one.
  */
-import { before, after } from 'node:test';
+import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, assertSuccess, type TestServer } from './helpers.ts';
 
@@ -32,6 +33,8 @@ export interface WebhookHarness {
   readonly bot: { id: number; apiKey: string; email: string };
   hook(name: string, body: unknown, opts?: HookOpts): Promise<HookResult>;
   last(narrow?: unknown[]): Promise<Record<string, any>>;
+  /** The channel's messages after message `id` (at most ten), oldest first. */
+  since(id: number): Promise<Array<Record<string, any>>>;
   expectPosted(res: HookResult, topic: string, content: string): Promise<Record<string, any>>;
   /** The integration's entry in /register's realm_incoming_webhook_bots (what the URL generator offers). */
   listed(name: string): Promise<Record<string, any> | undefined>;
@@ -75,6 +78,10 @@ export function webhookHarness(channel: string): WebhookHarness {
       const res = assertSuccess(await t.client(t.owner).get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow, apply_markdown: false }));
       return res.messages[res.messages.length - 1] as Record<string, any>;
     },
+    async since(id) {
+      const res = assertSuccess(await t.client(t.owner).get('/messages', { anchor: id, num_before: 0, num_after: 10, narrow: [{ operator: 'channel', operand: channel }], apply_markdown: false }));
+      return (res.messages as Array<Record<string, any>>).filter((m) => m.id > id);
+    },
     async expectPosted(res, topic, content) {
       assertSuccess(res);
       const m = await h.last();
@@ -89,4 +96,60 @@ export function webhookHarness(channel: string): WebhookHarness {
     },
   };
   return h;
+}
+
+/** One of Zulip's test cases for an integration that names its event in a header: the payload (trimmed to what is read). */
+export interface FixtureCase {
+  name: string;
+  /** The integration's URL name, where not the one the cases are for. */
+  hook?: string;
+  /** The event header's value. */
+  event: string;
+  query?: Record<string, string>;
+  payload: unknown;
+}
+
+/** A case that posts Zulip's topic and text. */
+export interface PostedCase extends FixtureCase {
+  topic: string;
+  content: string;
+}
+
+/**
+ * Registers a test for each case of `posted` (Zulip's topic and text, sent
+ * with the client name `client`) and one for all of `quiet` (answered with
+ * success, nothing posted; `opts.quiet` says what they are); returns how a
+ * case is sent.
+ */
+export function fixtureTests(
+  h: WebhookHarness,
+  opts: { hook: string; header: string; client: string; quiet: string },
+  posted: readonly PostedCase[],
+  quiet: readonly FixtureCase[],
+): (c: FixtureCase) => Promise<HookResult> {
+  const send = (c: FixtureCase) => h.hook(c.hook ?? opts.hook, c.payload, { headers: { [opts.header]: c.event }, query: c.query });
+  for (const c of posted) {
+    test(`${opts.hook}: ${c.name} (${c.event})`, async () => {
+      const m = await h.expectPosted(await send(c), c.topic, c.content);
+      assert.equal(m.client, opts.client);
+    });
+  }
+  test(`${opts.hook}: ${opts.quiet} post nothing`, async () => {
+    for (const c of quiet) {
+      const before = (await h.last())?.id;
+      const res = await send(c);
+      assert.equal(res.status, 200, `${c.name}: ${res.text}`);
+      assert.equal(res.body.result, 'success', `${c.name}: ${res.text}`);
+      assert.equal((await h.last())?.id, before, c.name);
+    }
+  });
+  return send;
+}
+
+/** Zulip's answer to an event an integration does not handle: HTTP 200, result "error", "The '<event>' event isn't currently supported ...". */
+export function expectUnsupported(res: HookResult, webhook: string, eventType: string): void {
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.result, 'error');
+  assert.equal(res.body.code, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE');
+  assert.equal(res.body.msg, `The '${eventType}' event isn't currently supported by the ${webhook} webhook; ignoring`);
 }

@@ -102,8 +102,11 @@ test('bitbucket2: tags pushed and removed, each change of a push its own message
       [TOPIC, `Tomasz pushed tag [a](${BASE}/commits/tag/a).`],
     ]);
   }
-  // The option's text is searched for the branch's name, as Zulip does: "master" is in "mastery".
-  await expectPosted(await hook('bitbucket2', push(branchChange([byTomasz])), { query: { branches: 'mastery' } }), BRANCH_TOPIC, `${pushed(1)}\n\n${ROW}`);
+  // Whole names only: "mastery" does not name "master"; spaces around names do not count.
+  const beforeMastery = await last();
+  assertSuccess(await hook('bitbucket2', push(branchChange([byTomasz])), { query: { branches: 'mastery' } }));
+  assert.equal((await last()).id, beforeMastery.id);
+  await expectPosted(await hook('bitbucket2', push(branchChange([byTomasz])), { query: { branches: 'dev , master' } }), BRANCH_TOPIC, `${pushed(1)}\n\n${ROW}`);
 });
 
 test('bitbucket2: forks, commit comments and build statuses, issues, with a topic given the title named', async () => {
@@ -289,4 +292,142 @@ test('bitbucket2: unsupported events, a missing X-Event-Key (the owner told of "
     config_options: [],
     url_options: [{ key: 'branches', label: '', validator: 'check_string' }],
   });
+});
+
+// ---------------------------------------------------------------------------
+// Bitbucket Server (bitbucket3)
+
+const SERVER = 'http://139.59.64.214:7990';
+const serverUser = (name: string) => ({ name, displayName: name === 'hypro999' ? 'Hemanth V. Alluri' : name, links: { self: [{ href: `${SERVER}/users/${name}` }] } });
+const HYPRO = `[hypro999](${SERVER}/users/hypro999)`;
+const ZURA = `[zura](${SERVER}/users/zura)`;
+const SANDBOX = { name: 'sandbox', links: { self: [{ href: `${SERVER}/projects/SBOX/repos/sandbox/browse` }] } };
+const server = (eventKey: string, body: Record<string, unknown>, actor = 'hypro999') => ({ eventKey, actor: serverUser(actor), repository: SANDBOX, ...body });
+const ref = (displayId: string, type = 'BRANCH') => ({ id: `refs/${type === 'TAG' ? 'tags' : 'heads'}/${displayId}`, displayId, type });
+const pullRequest = (id: number, title: string, over: Record<string, unknown> = {}) => ({
+  id,
+  title,
+  links: { self: [{ href: `${SERVER}/projects/SBOX/repos/sandbox/pull-requests/${id}` }] },
+  fromRef: { displayId: 'master' },
+  toRef: { displayId: 'master', repository: { name: 'sandbox' } },
+  reviewers: [],
+  ...over,
+});
+const reviewer = (name: string) => ({ user: serverUser(name) });
+const prUrl = (id: number) => `${SERVER}/projects/SBOX/repos/sandbox/pull-requests/${id}`;
+
+test('bitbucket3: the ping, commit comments, forks, a new name, and pushes of branches and tags (the branches option)', async () => {
+  const m = await expectPosted(await hook('bitbucket3', { test: true }, event('diagnostics:ping')), 'Bitbucket Server Ping', 'Congratulations! The Bitbucket Server webhook was configured successfully!');
+  assert.equal(m.client, 'ZulipBitbucket3Webhook');
+  await expectPosted(await hook('bitbucket3', { test: true }, { ...event('diagnostics:ping'), query: { topic: 'my topic' } }), 'my topic', 'Congratulations! The Bitbucket Server webhook was configured successfully!');
+
+  const sha = '508d1b67f1f8f3a25f543a030a7a178894aa9907';
+  const commitUrl = `${SERVER}/projects/SBOX/repos/sandbox/commits/${sha}`;
+  const comment = (key: string, text: string) => server(key, { commit: sha, comment: { text } });
+  await expectPosted(await hook('bitbucket3', comment('repo:comment:added', 'Just an arbitrary comment on a commit.')), 'sandbox', `${HYPRO} commented on [508d1b67f1f](${commitUrl}):\n~~~ quote\nJust an arbitrary comment on a commit.\n~~~`);
+  await expectPosted(await hook('bitbucket3', comment('repo:comment:edited', 'Nothing to see here...')), 'sandbox', `${HYPRO} edited their comment on [508d1b67f1f](${commitUrl}):\n~~~ quote\nNothing to see here...\n~~~`);
+  await expectPosted(await hook('bitbucket3', comment('repo:comment:deleted', 'Nothing to see here...')), 'sandbox', `${HYPRO} deleted their comment on [508d1b67f1f](${commitUrl}):\n~~~ quote\n~~Nothing to see here...~~\n~~~`);
+
+  const fork = { name: 'sandbox fork', links: { self: [{ href: `${SERVER}/users/hypro999/repos/sandbox-fork/browse` }] }, origin: SANDBOX };
+  await expectPosted(
+    await hook('bitbucket3', server('repo:forked', { repository: fork })),
+    'sandbox',
+    `User Hemanth V. Alluri(login: ${HYPRO}) forked the repository into [sandbox fork](${SERVER}/users/hypro999/repos/sandbox-fork/browse).`,
+  );
+  await expectPosted(
+    await hook('bitbucket3', server('repo:modified', { old: { name: 'sandbox' }, new: { name: 'sandbox v2' } })),
+    'sandbox v2',
+    `${HYPRO} changed the name of the **sandbox** repo from **sandbox** to **sandbox v2**.`,
+  );
+
+  const refs = (...changes: unknown[]) => server('repo:refs_changed', { changes });
+  await expectPosted(await hook('bitbucket3', refs({ ref: ref('branch2'), type: 'ADD', toHash: 'a' })), 'sandbox / branch2', `${HYPRO} created branch2 branch.`);
+  await expectPosted(await hook('bitbucket3', refs({ ref: ref('branch2'), type: 'DELETE', toHash: '0' })), 'sandbox / branch2', `${HYPRO} deleted branch branch2.`);
+  await expectPosted(await hook('bitbucket3', refs({ ref: ref('newtag', 'TAG'), type: 'ADD', toHash: 'a' })), 'sandbox', `${HYPRO} pushed tag newtag.`);
+  await expectPosted(await hook('bitbucket3', refs({ ref: ref('test-tag', 'TAG'), type: 'DELETE', toHash: '0' })), 'sandbox', `${HYPRO} removed tag test-tag.`);
+  const two = refs({ ref: ref('branch1'), type: 'UPDATE', toHash: '3980c2be32a7e23c795741d5dc1a2eecb9b85d6d' }, { ref: ref('master'), type: 'UPDATE', toHash: 'fc43d13cff1abb28631196944ba4fc4ad06a2cf2' });
+  const branch1 = `${HYPRO} pushed to branch branch1. Head is now 3980c2be32a7e23c795741d5dc1a2eecb9b85d6d.`;
+  const master = `${HYPRO} pushed to branch master. Head is now fc43d13cff1abb28631196944ba4fc4ad06a2cf2.`;
+  assertSuccess(await hook('bitbucket3', two));
+  const recent = assertSuccess(await h.t.client(h.t.owner).get('/messages', { anchor: 'newest', num_before: 2, num_after: 0, narrow: [{ operator: 'channel', operand: 'bitbucket' }], apply_markdown: false }));
+  assert.deepEqual(
+    (recent.messages as Array<Record<string, any>>).map((x) => [x.subject, x.content]),
+    [
+      ['sandbox / branch1', branch1],
+      ['sandbox / master', master],
+    ],
+  );
+  await expectPosted(await hook('bitbucket3', two, { query: { branches: 'master' } }), 'sandbox / master', master);
+  await expectPosted(await hook('bitbucket3', two, { query: { branches: 'branch1' } }), 'sandbox / branch1', branch1);
+});
+
+test('bitbucket3: pull requests opened (reviewers, description), modified, deleted, declined, merged, reviews and comments; a topic given names the title', async () => {
+  const pr1 = pullRequest(1, 'Branch1', { fromRef: { displayId: 'branch1' }, description: '* Add file2.txt\n* Add file3.txt' });
+  await expectPosted(
+    await hook('bitbucket3', server('pr:opened', { pullRequest: pr1 })),
+    'sandbox / PR #1 Branch1',
+    `${HYPRO} opened [PR #1](${prUrl(1)}) from \`branch1\` to \`master\`:\n\n~~~ quote\n* Add file2.txt\n* Add file3.txt\n~~~`,
+  );
+  await expectPosted(await hook('bitbucket3', server('pr:opened', { pullRequest: pullRequest(2, 'Add notes feature.') })), 'sandbox / PR #2 Add notes feature.', `${HYPRO} opened [PR #2](${prUrl(2)}) from \`master\` to \`master\`.`);
+  const pr5 = pullRequest(5, 'Add Notes Feature', { reviewers: [reviewer('shimura'), reviewer('sougo')], description: null });
+  const reviewers2 = `[shimura](${SERVER}/users/shimura) and [sougo](${SERVER}/users/sougo)`;
+  await expectPosted(await hook('bitbucket3', server('pr:opened', { pullRequest: pr5 })), 'sandbox / PR #5 Add Notes Feature', `${HYPRO} opened [PR #5](${prUrl(5)}) from \`master\` to \`master\` (assigned reviewers: ${reviewers2}).`);
+  await expectPosted(
+    await hook('bitbucket3', server('pr:opened', { pullRequest: pr5 }), { query: { topic: 'custom_topic' } }),
+    'custom_topic',
+    `${HYPRO} opened [PR #5 Add Notes Feature](${prUrl(5)}) from \`master\` to \`master\` (assigned reviewers: ${reviewers2}).`,
+  );
+  const pr6 = pullRequest(6, 'sample_file: Add sample_file.txt.', { reviewers: [reviewer('sougo'), reviewer('zura'), reviewer('shimura')], description: 'Add a simple text file.' });
+  const topic6 = 'sandbox / PR #6 sample_file: Add sample_file.txt.';
+  await expectPosted(
+    await hook('bitbucket3', server('pr:opened', { pullRequest: pr6 })),
+    topic6,
+    `${HYPRO} opened [PR #6](${prUrl(6)}) from \`master\` to \`master\` (assigned reviewers: [sougo](${SERVER}/users/sougo), ${ZURA} and [shimura](${SERVER}/users/shimura)):\n\n~~~ quote\nAdd a simple text file.\n~~~`,
+  );
+  const modified = { ...pr1, reviewers: [reviewer('shimura')], description: 'Both files!' };
+  await expectPosted(await hook('bitbucket3', server('pr:modified', { pullRequest: modified })), 'sandbox / PR #1 Branch1', `${HYPRO} modified [PR #1](${prUrl(1)}) (assigned reviewers: [shimura](${SERVER}/users/shimura)):\n\n~~~ quote\nBoth files!\n~~~`);
+  await expectPosted(await hook('bitbucket3', server('pr:deleted', { pullRequest: pullRequest(2, 'Add notes feature.') })), 'sandbox / PR #2 Add notes feature.', `${HYPRO} deleted [PR #2](${prUrl(2)}).`);
+  await expectPosted(await hook('bitbucket3', server('pr:deleted', { pullRequest: pullRequest(2, 'Add notes feature.') }), { query: { topic: 'custom_topic' } }), 'custom_topic', `${HYPRO} deleted [PR #2 Add notes feature.](${prUrl(2)})`);
+  await expectPosted(await hook('bitbucket3', server('pr:declined', { pullRequest: pullRequest(7, 'Crazy Idea') }, 'zura')), 'sandbox / PR #7 Crazy Idea', `${ZURA} declined [PR #7](${prUrl(7)}).`);
+  await expectPosted(await hook('bitbucket3', server('pr:merged', { pullRequest: pr6 }, 'zura')), topic6, `${ZURA} merged [PR #6](${prUrl(6)}) from \`master\` to \`master\`.`);
+  await expectPosted(await hook('bitbucket3', server('pr:reviewer:approved', { pullRequest: pr6 }, 'zura')), topic6, `${ZURA} approved [PR #6](${prUrl(6)}).`);
+  await expectPosted(await hook('bitbucket3', server('pr:reviewer:unapproved', { pullRequest: pr6 }, 'zura')), topic6, `${ZURA} unapproved [PR #6](${prUrl(6)}).`);
+  await expectPosted(await hook('bitbucket3', server('pr:reviewer:needs_work', { pullRequest: pr6 }, 'zura')), topic6, `${ZURA} marked [PR #6](${prUrl(6)}) as "needs work".`);
+  await expectPosted(
+    await hook('bitbucket3', server('pr:reviewer:needs_work', { pullRequest: pr6 }, 'zura'), { query: { topic: 'custom_topic' } }),
+    'custom_topic',
+    `${ZURA} marked [PR #6 sample_file: Add sample_file.txt.](${prUrl(6)}) as "needs work".`,
+  );
+  await expectPosted(await hook('bitbucket3', server('pr:reviewer:updated', { pullRequest: { ...pr1, reviewers: [reviewer('shimura')] } })), 'sandbox / PR #1 Branch1', `${HYPRO} reassigned [PR #1](${prUrl(1)}) to [shimura](${SERVER}/users/shimura).`);
+  await expectPosted(
+    await hook('bitbucket3', server('pr:reviewer:updated', { pullRequest: { ...pr1, reviewers: [reviewer('shimura'), reviewer('sougo')] } }), { query: { topic: 'custom_topic' } }),
+    'custom_topic',
+    `${HYPRO} reassigned [PR #1 Branch1](${prUrl(1)}) to ${reviewers2}.`,
+  );
+  await expectPosted(await hook('bitbucket3', server('pr:reviewer:updated', { pullRequest: pr1 })), 'sandbox / PR #1 Branch1', `${HYPRO} removed all reviewers from [PR #1](${prUrl(1)}).`);
+  await expectPosted(await hook('bitbucket3', server('pr:reviewer:updated', { pullRequest: pr1 }), { query: { topic: 'custom_topic' } }), 'custom_topic', `${HYPRO} removed all reviewers from [PR #1 Branch1](${prUrl(1)}).`);
+  await expectPosted(
+    await hook('bitbucket3', server('pr:reviewer:updated', { pullRequest: pullRequest(2, 'Add notes feature.') }), { query: { topic: 'custom_topic' } }),
+    'custom_topic',
+    `${HYPRO} removed all reviewers from [PR #2 Add notes feature.](${prUrl(2)})`,
+  );
+  const said = (key: string) => server(key, { pullRequest: pr6, comment: { text: 'This seems like a pretty good idea.' } }, 'zura');
+  await expectPosted(await hook('bitbucket3', said('pr:comment:added')), topic6, `${ZURA} commented on [PR #6](${prUrl(6)}):\n\n~~~ quote\nThis seems like a pretty good idea.\n~~~`);
+  await expectPosted(await hook('bitbucket3', said('pr:comment:edited')), topic6, `${ZURA} edited their comment on [PR #6](${prUrl(6)}):\n\n~~~ quote\nThis seems like a pretty good idea.\n~~~`);
+  await expectPosted(await hook('bitbucket3', said('pr:comment:deleted')), topic6, `${ZURA} deleted their comment on [PR #6](${prUrl(6)}):\n\n~~~ quote\n~~This seems like a pretty good idea.~~\n~~~`);
+});
+
+test('bitbucket3: unsupported events and changes, the event from the header, and the URL generator\'s entry', async () => {
+  const res = await hook('bitbucket3', server('pr:from_ref_updated', {}));
+  assert.equal(res.status, 200);
+  assert.equal(res.body.msg, "The 'pr:from_ref_updated' event isn't currently supported by the Bitbucket3 webhook; ignoring");
+  const merged = await hook('bitbucket3', server('repo:refs_changed', { changes: [{ ref: ref('master'), type: 'MERGE', toHash: 'a' }] }));
+  assert.equal(merged.body.msg, "The 'repo:refs_changed.MERGE' event isn't currently supported by the Bitbucket3 webhook; ignoring");
+  assertError(await hook('bitbucket3', { actor: serverUser('hypro999') }), 400, 'MISSING_HTTP_EVENT_HEADER', "Missing the HTTP event header 'X-Event-Key'");
+  const { eventKey: _key, ...withoutKey } = server('pr:reviewer:approved', { pullRequest: pullRequest(6, 'x') }, 'zura');
+  await expectPosted(await hook('bitbucket3', withoutKey, event('pr:reviewer:approved')), 'sandbox / PR #6 x', `${ZURA} approved [PR #6](${prUrl(6)}).`);
+  const listed = await h.listed('bitbucket3');
+  assert.equal(listed?.display_name, 'Bitbucket Server');
+  assert.equal(listed?.all_event_types.length, 19);
+  assert.deepEqual(listed?.url_options, [{ key: 'branches', label: '', validator: 'check_string' }]);
 });

@@ -1,7 +1,7 @@
 /**
  * The PagerDuty integration: Zulip's own test cases for webhooks V1, V2 and
  * V3 (payloads trimmed to what is read), unsupported events and malformed
- * payloads.
+ * payloads, alone or after messages that are sent.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,6 +40,17 @@ test('pagerduty V1: triggered, unacknowledged, acknowledged, resolved (by someon
     'Incident 48219',
     'Incident [48219](https://dropbox.pagerduty.com/incidents/PJKGZF9) resolved.\n\n``` quote\nmp_error_block_down_critical\u2119\u01b4\n```',
   );
+  // Assigned, escalated and delegated (V1 only); a quoted user name is unquoted.
+  const one = '[1](https://zulip-test.pagerduty.com/incidents/PO1XIJ5)';
+  const armooo = '[armooo](https://zulip-test.pagerduty.com/users/POBCFRJ)';
+  await expectPosted(await hook('pagerduty', v1('incident.assign', INC1)), 'Incident 1', `Incident ${one} assigned to ${armooo}.\n\n\`\`\` quote\nIt is on fire\n\`\`\``);
+  await expectPosted(await hook('pagerduty', v1('incident.escalate', INC1)), 'Incident 1', `Incident ${one} escalated by ${armooo}.\n\n\`\`\` quote\nIt is on fire\n\`\`\``);
+  await expectPosted(
+    await hook('pagerduty', v1('incident.delegate', { ...INC1, assigned_to_user: { ...ARMOOO, email: '"armooo"@zulip.com' } })),
+    'Incident 1',
+    `Incident ${one} delineated by ${armooo}.\n\n\`\`\` quote\nIt is on fire\n\`\`\``,
+  );
+  await expectPosted(await hook('pagerduty', v1('incident.assign', { ...INC1, assigned_to_user: null })), 'Incident 1', `Incident ${one} assigned to nobody.\n\n\`\`\` quote\nIt is on fire\n\`\`\``);
   // Several messages in one request, each its own message.
   const before = (await h.last()).id;
   assertSuccess(await hook('pagerduty', { messages: [...v1('incident.acknowledge', INC1).messages, ...v1('incident.trigger', INC3).messages] }));
@@ -127,7 +138,14 @@ test('pagerduty: unsupported events of each version; malformed payloads; its ent
   assertError(await hook('pagerduty', { event: { event_type: 'incident.unsupported' } }), 200, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', unsupported);
   // Nothing to tell: no messages and no event.
   assertSuccess(await hook('pagerduty', { messages: [] }));
-  assertError(await hook('pagerduty', v1('incident.trigger', { ...INC3, assigned_to_user: { email: 'nobody', html_url: 'x' } })), 400, 'BAD_REQUEST', "payload['messages'][0]['data']['incident']['assigned_to_user']['email'] is not an email address");
+  assertError(await hook('pagerduty', '{"messages": ['), 400, 'BAD_REQUEST', 'Malformed JSON');
+  for (const email of ['nobody', 'armooo@zulip@com', 'a b@zulip.com', 'Armooo <armooo@zulip.com>']) {
+    assertError(await hook('pagerduty', v1('incident.trigger', { ...INC3, assigned_to_user: { email, html_url: 'x' } })), 400, 'BAD_REQUEST', "payload['messages'][0]['data']['incident']['assigned_to_user']['email'] is not an email address");
+  }
+  // A V2 incident without a description has nothing to quote.
+  const v2 = (incident: Record<string, unknown>) => ({ messages: [{ event: 'incident.trigger', incident: { id: 'P', incident_number: 1, html_url: 'u', service: { name: 's', html_url: 'u' }, assignments: [], last_status_change_by: { summary: 'a', html_url: 'u' }, ...incident } }] });
+  assertError(await hook('pagerduty', v2({ description: null })), 400, 'BAD_REQUEST', "payload['messages'][0]['incident']['description'] is not a string");
+  assertError(await hook('pagerduty', v2({})), 400, 'BAD_REQUEST', "payload['messages'][0]['incident']['description'] is missing");
   assertError(await hook('pagerduty', v1('incident.trigger', { ...INC3, incident_number: '3' })), 400, 'BAD_REQUEST', "payload['messages'][0]['data']['incident']['incident_number'] is not an integer");
   assertError(await hook('pagerduty', { event: { event_type: 'incident.resolved', data: { id: 'x', html_url: 'u', number: 1, title: 't', service: { summary: 's', html_url: 'u' }, assignees: [] } } }), 400, 'BAD_REQUEST', "payload['event']['agent'] is not a dict");
   assert.equal((await h.last()).id, before);
@@ -138,4 +156,20 @@ test('pagerduty: unsupported events of each version; malformed payloads; its ent
     config_options: [],
     url_options: [],
   });
+});
+
+test('pagerduty: a message that cannot be read after others: their messages are sent, then the request is refused', async () => {
+  let before = (await h.last()).id;
+  const unsupported = "The 'incident.unsupported' event isn't currently supported by the PagerDuty webhook; ignoring";
+  assertError(await hook('pagerduty', { messages: [...v1('incident.acknowledge', INC1).messages, { type: 'incident.unsupported' }] }), 200, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', unsupported);
+  const after = async (id: number) => (await h.since(id)).map((m) => m.subject as string);
+  assert.deepEqual(await after(before), ['Incident 1']);
+  before = (await h.last()).id;
+  assertError(
+    await hook('pagerduty', { messages: [...v1('incident.acknowledge', INC1).messages, ...v1('incident.trigger', INC3).messages, ...v1('incident.trigger', { ...INC3, incident_number: '4' }).messages] }),
+    400,
+    'BAD_REQUEST',
+    "payload['messages'][2]['data']['incident']['incident_number'] is not an integer",
+  );
+  assert.deepEqual(await after(before), ['Incident 1', 'Incident 3']);
 });

@@ -33,6 +33,12 @@ test('papertrail: a payload without events; malformed payloads; its entry for th
   assertError(await post({ saved_search: SEARCH }), 400, 'BAD_REQUEST', 'Events key is missing from payload');
   assertError(await post({ events: [{ ...event('abc', 'm'), received_at: 'May 18' }], saved_search: SEARCH }), 400, 'BAD_REQUEST', "payload['events'][0]['received_at'] is not a valid ISO datetime");
   assertError(await h.hook('papertrail', { events: [] }), 400, 'REQUEST_VARIABLE_MISSING', "Missing 'payload' argument");
+  // As Zulip reads it: the search's name and link, the number of events, then each event.
+  assertError(await post({ events: 'x' }), 400, 'BAD_REQUEST', "payload['saved_search'] is missing");
+  assertError(await post({ events: null, saved_search: SEARCH }), 400, 'BAD_REQUEST', "payload['events'] does not have a length");
+  assertError(await post({ events: { a: 1 }, saved_search: SEARCH }), 400, 'BAD_REQUEST', "payload['events'] is not a list");
+  assertError(await post({ events: [event('abc', 'm')], saved_search: { ...SEARCH, query: 7 } }), 400, 'BAD_REQUEST', "payload['saved_search']['query'] is not a string");
+  assertError(await post([]), 400, 'BAD_REQUEST', 'payload is not a dict');
   assert.equal((await h.last()).id, before);
   assert.deepEqual(await h.listed('papertrail'), { name: 'papertrail', display_name: 'Papertrail', all_event_types: null, config_options: [], url_options: [] });
 });

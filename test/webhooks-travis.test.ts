@@ -34,6 +34,12 @@ test('travis: a build, its status and emoji; the event filters on push and pull_
   assertSuccess(await post(BUILD, { exclude_events: '["*"]' }));
   assert.equal((await h.last()).id, before);
   await h.expectPosted(await post(BUILD, { exclude_events: '["pull_request"]' }), 'builds', TEXT);
+  // A build type outside the listed ones (a cron build) is posted unless a filter leaves it out.
+  const cron = { ...BUILD, type: 'cron' };
+  await h.expectPosted(await post(cron), 'builds', TEXT);
+  const afterCron = (await h.last()).id;
+  assertSuccess(await post(cron, { only_events: '["push","pull_request"]' }));
+  assert.equal((await h.last()).id, afterCron);
 });
 
 test('travis: malformed payloads; its entry for the URL generator', async () => {

@@ -87,11 +87,11 @@ export async function renderData(svc: Services, db: Tx, content: string, dir?: D
     linkifiers: d.linkifiers,
     realmUrl: svc.config.externalUrl,
     defaultCodeBlockLanguage: d.defaultCodeBlockLanguage,
-    inlineImagePreview: d.inlineImagePreview,
+    inlineImagePreview: d.inlineImagePreview && !embeds?.noPreviews,
     emptyTopicDisplayName: d.emptyTopicDisplayName,
   };
   // Website previews: for a message a person sent, where the organization wants them (Zulip's url_embed_preview_enabled).
-  if (embeds && !embeds.byBot && d.urlEmbedPreview) data.urlEmbeds = [...(embeds.known ?? [])];
+  if (embeds && !embeds.byBot && !embeds.noPreviews && d.urlEmbedPreview) data.urlEmbeds = [...(embeds.known ?? [])];
   if (content.includes(':')) {
     for (const [name, e] of d.customEmoji) if (content.includes(`:${name}:`)) data.customEmoji.push(e);
   }
@@ -151,6 +151,8 @@ async function linkedTopics(db: Tx, content: string, streams: Array<[number, str
 export interface EmbedsFor {
   byBot: boolean;
   known?: ReadonlyMap<string, EmbedData | null>;
+  /** No previews of linked images, videos or websites at all (Zulip's no_previews: an integration's links that need a login). */
+  noPreviews?: boolean;
 }
 
 /**

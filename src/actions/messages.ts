@@ -53,6 +53,8 @@ export interface SendInput {
   archivedChannelNotice?: boolean;
   /** Who gets the message already read besides its sender: everyone, or these users (Zulip's limit_unread_user_ids and mark_as_read). */
   readFor?: 'all' | readonly number[];
+  /** Rendered without previews of its links (Zulip's no_previews). */
+  noPreviews?: boolean;
 }
 
 /** Clients whose messages count as read by their sender (Zulip's default_read_by_sender). */
@@ -269,7 +271,7 @@ export async function sendMessage(svc: Services, sender: UserRow, input: SendInp
   const content = normalizeContent(input.content, svc.config.maxMessageLength);
   // Rendered (in the worker pool) before the transaction, as Zulip does, so
   // no database connection waits on the renderer.
-  const rendered = await render(svc, svc.store.db, content, undefined, { trusted: input.trustedContent === true }, { byBot: !!sender.is_bot });
+  const rendered = await render(svc, svc.store.db, content, undefined, { trusted: input.trustedContent === true }, { byBot: !!sender.is_bot, noPreviews: input.noPreviews === true });
   // Its event goes out after those of the messages with smaller IDs (see message-order.ts).
   const order = messageOrder(svc.store);
   const slot = order.begin();

@@ -1,18 +1,18 @@
 /**
- * Bitbucket Cloud (/api/v1/external/bitbucket2): what happened is read from
+ * Bitbucket Cloud (/api/v1/external/bitbucket2), and Bitbucket Server below: what happened is read from
  * the payload's keys (a push, a fork, a commit's comment or build status, an
  * issue), and for pull requests and repository changes from the
  * X-Event-Key header; Zulip's topics and texts. A push names each change
  * (a branch's commits, a force push, a deleted branch, a tag pushed or
- * removed) in its own message; the `branches` option holds back pushes whose
- * last branch is not named in it, as Zulip's `branches.find(branch)` does
- * (a name contained in the option's text counts).
+ * removed) in its own message; the `branches` option (branch names,
+ * comma-separated) holds back pushes whose last branch it does not name.
  */
 import type { Wild } from './wild.ts';
 import { pyStr } from './wild.ts';
 import {
   TOPIC_WITH_BRANCH,
   TOPIC_WITH_PR_OR_ISSUE_INFO,
+  branchNotifiable,
   commitsCommentMessage,
   endsWithPunctuation,
   issueMessage,
@@ -92,7 +92,7 @@ function pushMessages(p: Wild, branches: string | undefined): WebhookMessage[] {
   const list = changes.list();
   const last = changeRef(list[list.length - 1]);
   const branch = last.at('type').str() === 'tag' ? null : last.at('name').str();
-  if (branch && branches && !branches.includes(branch)) return [];
+  if (branch && !branchNotifiable(branch, branches)) return [];
   const repo = repoName(p);
   return list.map((change) => {
     const ref = changeRef(change);
@@ -251,5 +251,161 @@ export const bitbucket2: Integration = {
     if (type === 'push') return pushMessages(p, req.param('branches'));
     const topic = topicFor(type, p);
     return [{ topic, body: singleBody(type, p, req.param('topic') !== undefined), eventType: type }];
+  },
+};
+
+// ---------------------------------------------------------------------------
+// Bitbucket Server (/api/v1/external/bitbucket3): the event is the payload's
+// `eventKey`, else the X-Event-Key header. People are linked to their page.
+
+const NAME3 = 'Bitbucket3';
+
+const selfLink = (w: Wild): string => w.at('links').at('self').at(0).at('href').str();
+const serverUser = (p: Wild): string => `[${p.at('actor').at('name').str()}](${selfLink(p.at('actor'))})`;
+
+/** The reviewers as links, "a, b and c"; null for none. */
+function reviewers(pr: Wild): string | null {
+  const links = pr
+    .at('reviewers')
+    .list()
+    .map((r) => `[${r.at('user').at('name').str()}](${selfLink(r.at('user'))})`);
+  if (links.length === 0) return null;
+  return links.length === 1 ? links[0]! : `${links.slice(0, -1).join(', ')} and ${links[links.length - 1]}`;
+}
+
+type ServerHandler = (p: Wild, branches: string | undefined, title: string | undefined) => Array<{ topic: string; body: string }>;
+
+function commitComment(action: string): ServerHandler {
+  return (p) => {
+    const sha = p.at('commit').str();
+    const browse = selfLink(p.at('repository'));
+    let message = p.at('comment').at('text').str();
+    if (action === 'deleted their comment') message = `~~${message}~~`;
+    const body = commitsCommentMessage(serverUser(p), action, `${browse.slice(0, -'browse'.length)}commits/${sha}`, sha, message);
+    return [{ topic: p.at('repository').at('name').str(), body }];
+  };
+}
+
+function pushChange(p: Wild, change: Wild): { topic: string; body: string } {
+  const repo = p.at('repository').at('name').str();
+  const type = change.at('type').str();
+  const name = change.at('ref').at('displayId').str();
+  const unsupported = () => unsupportedEvent(NAME3, `${p.at('eventKey').str()}.${type}`);
+  if (change.at('ref').at('type').str() === 'TAG') {
+    if (type !== 'ADD' && type !== 'DELETE') throw unsupported();
+    return { topic: repo, body: pushTagMessage(serverUser(p), name, type === 'ADD' ? 'pushed' : 'removed') };
+  }
+  let body: string;
+  if (type === 'ADD') body = `${serverUser(p)} created ${name} branch.`;
+  else if (type === 'UPDATE') body = `${serverUser(p)} pushed to branch ${name}. Head is now ${change.at('toHash').str()}.`;
+  else if (type === 'DELETE') body = removeBranchMessage(serverUser(p), name);
+  else throw unsupported();
+  return { topic: TOPIC_WITH_BRANCH(repo, name), body };
+}
+
+const pushed: ServerHandler = (p, branches) => {
+  const out: Array<{ topic: string; body: string }> = [];
+  for (const change of p.at('changes').list()) {
+    const refType = change.at('ref').at('type').str();
+    if (refType === 'BRANCH') {
+      if (!branchNotifiable(change.at('ref').at('displayId').str(), branches)) continue;
+    } else if (refType !== 'TAG') throw unsupportedEvent(NAME3, `${p.at('eventKey').str()}.${refType}`);
+    out.push(pushChange(p, change));
+  }
+  return out;
+};
+
+function prTopic(pr: Wild): string {
+  return TOPIC_WITH_PR_OR_ISSUE_INFO(pr.at('toRef').at('repository').at('name').str(), 'PR', pr.at('id').int(), pr.at('title').str());
+}
+
+/** "[PR #n](url)", or "[PR #n title](url)" where the topic is the caller's. */
+const prLink = (pr: Wild, title: string | undefined): string => `[PR #${pr.at('id').int()}${title ? ` ${pr.at('title').str()}` : ''}](${selfLink(pr)})`;
+
+function prAction(action: string): ServerHandler {
+  return (p, _branches, title) => {
+    const pr = p.at('pullRequest');
+    const base = { userName: serverUser(p), url: selfLink(pr), number: pr.at('id').int(), title: title ? pr.at('title').str() : null };
+    let body: string;
+    if (action === 'opened' || action === 'modified') {
+      const opened = action === 'opened';
+      body = pullRequestMessage({
+        ...base,
+        action,
+        targetBranch: opened ? pr.at('fromRef').at('displayId').str() : null,
+        baseBranch: opened ? pr.at('toRef').at('displayId').str() : null,
+        message: pr.get('description').strOrNull(),
+        reviewer: reviewers(pr),
+      });
+    } else if (action === 'merged') {
+      body = pullRequestMessage({ ...base, action, targetBranch: pr.at('fromRef').at('displayId').str(), baseBranch: pr.at('toRef').at('displayId').str() });
+    } else if (action === 'needs_work') {
+      body = `${serverUser(p)} marked ${prLink(pr, title)} as "needs work".`;
+    } else if (action === 'reviewers_updated') {
+      const names = reviewers(pr);
+      if (names) body = `${serverUser(p)} reassigned ${prLink(pr, title)} to ${names}.`;
+      else {
+        body = `${serverUser(p)} removed all reviewers from ${prLink(pr, title)}`;
+        if (!title || !endsWithPunctuation(pr.at('title').str())) body += '.';
+      }
+    } else {
+      body = pullRequestMessage({ ...base, action });
+    }
+    return [{ topic: prTopic(pr), body }];
+  };
+}
+
+function prComment(action: string): ServerHandler {
+  return (p, _branches, title) => {
+    const pr = p.at('pullRequest');
+    let message = p.at('comment').at('text').str();
+    if (action === 'deleted their comment on') message = `~~${message}~~`;
+    const body = pullRequestMessage({ userName: serverUser(p), action, url: selfLink(pr), number: pr.at('id').int(), message, title: title ? pr.at('title').str() : null });
+    return [{ topic: prTopic(pr), body }];
+  };
+}
+
+const SERVER_HANDLERS: Record<string, ServerHandler> = {
+  'diagnostics:ping': (_p, _b, title) => [{ topic: title || 'Bitbucket Server Ping', body: 'Congratulations! The Bitbucket Server webhook was configured successfully!' }],
+  'repo:comment:added': commitComment('commented'),
+  'repo:comment:edited': commitComment('edited their comment'),
+  'repo:comment:deleted': commitComment('deleted their comment'),
+  'repo:forked': (p) => {
+    const repo = p.at('repository');
+    const body = `User ${p.at('actor').at('displayName').str()}(login: ${serverUser(p)}) forked the repository into [${repo.at('name').str()}](${selfLink(repo)}).`;
+    return [{ topic: repo.at('origin').at('name').str(), body }];
+  },
+  'repo:modified': (p) => {
+    const [old, now] = [p.at('old').at('name').str(), p.at('new').at('name').str()];
+    // The only change Bitbucket Server notifies of is a new name.
+    const body = `${serverUser(p)} changed the name of the **${old}** repo from **${old}** to **${now}**`;
+    return [{ topic: now, body: endsWithPunctuation(now) ? body : `${body}.` }];
+  },
+  'repo:refs_changed': pushed,
+  'pr:comment:added': prComment('commented on'),
+  'pr:comment:edited': prComment('edited their comment on'),
+  'pr:comment:deleted': prComment('deleted their comment on'),
+  'pr:declined': prAction('declined'),
+  'pr:deleted': prAction('deleted'),
+  'pr:merged': prAction('merged'),
+  'pr:modified': prAction('modified'),
+  'pr:opened': prAction('opened'),
+  'pr:reviewer:approved': prAction('approved'),
+  'pr:reviewer:needs_work': prAction('needs_work'),
+  'pr:reviewer:updated': prAction('reviewers_updated'),
+  'pr:reviewer:unapproved': prAction('unapproved'),
+};
+
+export const bitbucket3: Integration = {
+  name: NAME3,
+  displayName: 'Bitbucket Server',
+  eventTypes: Object.keys(SERVER_HANDLERS),
+  unquoteUrlParameters: true,
+  urlOptions: [BRANCHES_OPTION],
+  handle(req): WebhookMessage[] {
+    const p = jsonPayload(req);
+    const key = p.has('eventKey') ? p.at('eventKey').str() : eventHeader(req, 'X-Event-Key', HEADER_SERVICE);
+    if (!Object.hasOwn(SERVER_HANDLERS, key)) throw unsupportedEvent(NAME3, key);
+    return SERVER_HANDLERS[key]!(p, req.param('branches'), req.param('topic')).map((m) => ({ ...m, eventType: key }));
   },
 };

@@ -53,7 +53,7 @@ export function pushCommitsMessage(
   compareUrl: string | null,
   branch: string,
   commits: CommitData[],
-  opts: { deleted?: boolean; forcePush?: boolean; isTruncated?: boolean } = {},
+  opts: { deleted?: boolean; forcePush?: boolean; isTruncated?: boolean; repositoryName?: string | null; repositoryUrl?: string | null } = {},
 ): string {
   if (commits.length === 0 && opts.deleted) return `${userName} [deleted](${compareUrl}) the branch ${branch}.`;
   const pushType = opts.forcePush ? 'force pushed' : 'pushed';
@@ -63,7 +63,9 @@ export function pushCommitsMessage(
   const n = commits.length;
   const what = `${n} commit${n > 1 ? 's' : ''}`;
   const pushed = compareUrl ? `[${pushType}](${compareUrl}) ${what}` : `${pushType} ${what}`;
-  const base = `${userName} ${pushed} to branch ${branch}.`;
+  // With the repository named (both its name and URL given): "... to branch main of [org/repo](url)."
+  const where = opts.repositoryName && opts.repositoryUrl ? ` of [${opts.repositoryName}](${opts.repositoryUrl})` : '';
+  const base = `${userName} ${pushed} to branch ${branch}${where}.`;
   const committers = allCommitters(commits);
   const content = commitsContent(commits, opts.isTruncated);
   if (committers.length === 1 && committers[0][0] === userName) return `${base}\n\n${content}\n`.trimEnd();

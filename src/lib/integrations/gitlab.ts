@@ -1,7 +1,8 @@
 /**
  * GitLab (/api/v1/external/gitlab): the event is the X-GitLab-Event header
- * (with the object's action or noteable type); topics and texts as Zulip
- * writes them. Query parameters: branches, use_merge_request_title, topic.
+ * (with the object's action or noteable type; a System Hook's event from its
+ * payload); topics and texts as Zulip writes them. Query parameters:
+ * branches, use_merge_request_title, topic.
  */
 import type { Wild } from './wild.ts';
 import {
@@ -16,7 +17,8 @@ import {
   removeBranchMessage,
   CONTENT_MESSAGE,
 } from './git.ts';
-import { BRANCHES_OPTION, boolParam, eventHeader, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+import { badRequest } from '../errors.ts';
+import { BRANCHES_OPTION, boolParam, eventHeader, isoGlobalTime, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
 
 type Body = (p: Wild, includeTitle: boolean) => string;
 
@@ -125,6 +127,101 @@ const noteOn =
     });
   };
 
+/** A design's note: the design is named by the note's `position.new_path` ("designs/issue-1/Screenshot.png"). */
+const noteDesign: Body = (p) => {
+  const comment = p.at('object_attributes');
+  const repositoryUrl = p.at('repository').at('homepage').str();
+  const noteId = comment.at('id').int();
+  const path = comment.at('position').at('new_path');
+  const parts = path.str().split('/');
+  if (parts.length !== 3) throw badRequest(`${path.name} is not a design's path`);
+  const [, issuePart, designName] = parts;
+  const designUrl = `${repositoryUrl}/-/issues/${issuePart.split('-').pop()}/designs/${designName}`;
+  const content = CONTENT_MESSAGE(comment.at('note').str());
+  return `${issueUserName(p)} [commented](${designUrl}#note_${noteId}) on design [${designName}](${designUrl}):\n${content}`;
+};
+
+const noteSnippet: Body = (p, includeTitle) => {
+  const comment = p.at('object_attributes');
+  const snippet = p.at('snippet');
+  // The snippet's URL is in GitLab 16.1's payloads and later.
+  const url = snippet.has('url') ? snippet.at('url').str() : `${p.at('project').at('web_url').str()}/-/snippets/${snippet.at('id').int()}`;
+  return pullRequestMessage({
+    userName: issueUserName(p),
+    action: `[commented](${comment.at('url').str()}) on`,
+    url,
+    number: snippet.at('id').int(),
+    message: comment.at('note').str(),
+    type: 'snippet',
+    title: includeTitle ? snippet.at('title').str() : null,
+  });
+};
+
+/** What a job or pipeline status says: created, started, or the status itself. */
+function statusAction(status: string, created: string): string {
+  if (status === created) return 'was created';
+  if (status === 'running') return 'started';
+  return `changed status to ${status}`;
+}
+
+const build: Body = (p) => {
+  const action = statusAction(p.at('build_status').str(), 'created');
+  return `Build ${p.at('build_name').str()} from ${p.at('build_stage').str()} stage ${action}.`;
+};
+
+const pipeline: Body = (p) => {
+  const attrs = p.at('object_attributes');
+  const action = statusAction(attrs.at('status').str(), 'pending');
+  const home = homepage(p);
+  const pipelineUrl = `${home}/-/pipelines/${attrs.at('id').int()}`;
+  let builds = '';
+  for (const b of p.at('builds').list()) {
+    const jobUrl = `${home}/-/jobs/${b.at('id').int()}`;
+    const artifact = b.get('artifacts_file', {}).get('filename');
+    const artifactLine = artifact.truthy
+      ? `  * built artifact: *${artifact.str()}* [[Browse](${jobUrl}/artifacts/browse)|[Download](${jobUrl}/artifacts/download)]\n`
+      : '';
+    builds += `* [${b.at('name').str()}](${jobUrl}) - ${b.at('status').str()}\n${artifactLine}`;
+  }
+  return `[Pipeline (${attrs.at('id').int()})](${pipelineUrl}) ${action} with build(s):\n${builds.slice(0, -1)}.`;
+};
+
+const featureFlag: Body = (p) => {
+  const repoUrl = p.at('project').at('web_url').str();
+  const flag = p.at('object_attributes');
+  const action = flag.at('active').truthy ? 'activated' : 'deactivated';
+  return `${p.at('user').at('username').str()} ${action} the feature flag [${flag.at('name').str()}](${repoUrl}/-/feature_flags).`;
+};
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+const accessTokenExpiry: Body = (p) => {
+  const token = p.at('object_attributes');
+  // An ISO date (or date and time): its day, as "Jan 26, 2024".
+  const [, y, m, d] = /^<time:(\d{4})-(\d{2})-(\d{2})/.exec(isoGlobalTime(token.at('expires_at')))!;
+  const date = `${MONTHS[Number(m) - 1]} ${d}, ${y}`;
+  const name = token.at('name').str();
+  const url = p.has('group')
+    ? `https://gitlab.com/groups/${p.at('group').at('group_path').str()}/-/settings/access_tokens`
+    : `${p.at('project').at('web_url').str()}/-/settings/access_tokens`;
+  return `The access token [${name}](${url}) will expire on ${date}.`;
+};
+
+const deployment: Body = (p) => {
+  const user = `[${p.at('user').at('name').str()}](${p.at('user_url').str()})`;
+  const status = p.at('status').str();
+  const deployableUrl = p.get('deployable_url', '').str();
+  const what = deployableUrl ? `[deployment](${deployableUrl})` : 'deployment';
+  const commitTitle = p.at('commit_title').str();
+  const commitUrl = p.at('commit_url').str();
+  const sha = commitUrl.split('/').pop()!.slice(0, 7);
+  if (status === 'running') return `${user} started a new ${what}:\n> [${sha}](${commitUrl}) ${commitTitle}`;
+  if (status === 'success') return `The ${what} was successful.`;
+  if (status === 'failed') return `The ${what} failed.`;
+  if (status === 'canceled') return `The ${what} was canceled.`;
+  throw badRequest(`Unknown deployment status: ${status}`);
+};
+
 const noteCommit: Body = (p) => {
   const comment = p.at('object_attributes');
   return commitsCommentMessage(issueUserName(p), `[commented](${comment.at('url').str()})`, p.at('commit').at('url').str(), p.at('commit').at('id').str(), comment.at('note').str());
@@ -156,6 +253,9 @@ const EVENTS: Record<string, Body> = {
   'Note Hook MergeRequest': noteOn('merge_request', 'MR'),
   'Note Hook Issue': noteOn('issue', 'issue'),
   'Confidential Note Hook Issue': noteOn('issue', 'issue'),
+  'Note Hook DesignManagement::Design': noteDesign,
+  'Confidential Note Hook DesignManagement::Design': noteDesign,
+  'Note Hook Snippet': noteSnippet,
   'Merge Request Hook approved': mrEvent('approved'),
   'Merge Request Hook unapproved': mrEvent('unapproved'),
   'Merge Request Hook approval': mrEvent('approval'),
@@ -167,20 +267,41 @@ const EVENTS: Record<string, Body> = {
   'Merge Request Hook reopen': mrEvent('reopened'),
   'Wiki Page Hook create': (p) => `${issueUserName(p)} created [wiki page "${p.at('object_attributes').at('title').str()}"](${p.at('object_attributes').at('url').str()}).`,
   'Wiki Page Hook update': (p) => `${issueUserName(p)} updated [wiki page "${p.at('object_attributes').at('title').str()}"](${p.at('object_attributes').at('url').str()}).`,
+  'Job Hook': build,
+  'Build Hook': build,
+  'Pipeline Hook': pipeline,
   'Release Hook': release,
+  'Feature Flag Hook': featureFlag,
+  'Resource Access Token Hook': accessTokenExpiry,
+  'Deployment Hook': deployment,
 };
+
+/** Design notes link to images that need a GitLab login: no previews. */
+const WITHOUT_PREVIEWS = new Set(['Note Hook DesignManagement::Design', 'Confidential Note Hook DesignManagement::Design']);
+
+/** Python's str.title(): each run of cased letters capitalized. */
+function pyTitle(s: string): string {
+  let out = '';
+  let inWord = false;
+  for (const ch of s) {
+    const cased = ch.toLowerCase() !== ch.toUpperCase();
+    out += cased ? (inWord ? ch.toLowerCase() : ch.toUpperCase()) : ch;
+    inWord = cased;
+  }
+  return out;
+}
 
 function eventName(header: string, p: Wild, branches: string | undefined): string | null {
   let event = header;
   if (event === 'System Hook') {
     const name = p.has('event_name') ? p.at('event_name').str() : p.at('object_kind').str();
-    event = `${name.split('__')[0].replace(/_/g, ' ').replace(/\w\S*/g, (w) => w[0].toUpperCase() + w.slice(1).toLowerCase())} Hook`;
+    event = `${pyTitle(name.split('__')[0].replace(/_/g, ' '))} Hook`;
   }
   if (['Confidential Issue Hook', 'Issue Hook', 'Merge Request Hook', 'Wiki Page Hook'].includes(event)) {
     event = `${event} ${p.at('object_attributes').get('action', 'open').str()}`;
   } else if (event === 'Confidential Note Hook' || event === 'Note Hook') {
     event = `${event} ${p.at('object_attributes').at('noteable_type').str()}`;
-  } else if (event === 'Push Hook' && !branchNotifiable(branchName(p), branches)) {
+  } else if (event === 'Push Hook' && branches !== undefined && !branchNotifiable(branchName(p), branches)) {
     return null;
   }
   if (Object.prototype.hasOwnProperty.call(EVENTS, event)) return event;
@@ -189,6 +310,8 @@ function eventName(header: string, p: Wild, branches: string | undefined): strin
 
 function topicFor(event: string, p: Wild, useMrTitle: boolean): string {
   if (event === 'Push Hook') return `${repoName(p)} / ${branchName(p)}`;
+  if (event === 'Job Hook' || event === 'Build Hook') return `${p.at('repository').at('name').str()} / ${branchName(p)}`;
+  if (event === 'Pipeline Hook') return `${repoName(p)} / ${p.at('object_attributes').at('ref').str().replace('refs/heads/', '')}`;
   if (event.startsWith('Merge Request Hook')) {
     const mr = p.at('object_attributes');
     return TOPIC_WITH_PR_OR_ISSUE_INFO(repoName(p), 'MR', mr.at('iid').int(), useMrTitle ? mr.at('title').str() : '');
@@ -201,10 +324,19 @@ function topicFor(event: string, p: Wild, useMrTitle: boolean): string {
     const issue = p.at('issue');
     return TOPIC_WITH_PR_OR_ISSUE_INFO(repoName(p), 'issue', issue.at('iid').int(), issue.at('title').str());
   }
+  if (WITHOUT_PREVIEWS.has(event)) {
+    return `${repoName(p)} / design ${p.at('object_attributes').at('position').at('new_path').str().split('/').pop()}`;
+  }
   if (event === 'Note Hook MergeRequest') {
     const mr = p.at('merge_request');
     return TOPIC_WITH_PR_OR_ISSUE_INFO(repoName(p), 'MR', mr.at('iid').int(), useMrTitle ? mr.at('title').str() : '');
   }
+  if (event === 'Note Hook Snippet') {
+    const snippet = p.at('snippet');
+    return TOPIC_WITH_PR_OR_ISSUE_INFO(repoName(p), 'snippet', snippet.at('id').int(), snippet.at('title').str());
+  }
+  if (event === 'Resource Access Token Hook' && p.get('group').truthy) return p.at('group').at('group_name').str();
+  if (event === 'Deployment Hook') return `${repoName(p)} / ${p.at('environment').str()}`;
   return repoName(p);
 }
 
@@ -213,14 +345,17 @@ export const gitlab: Integration = {
   eventTypes: Object.keys(EVENTS),
   urlOptions: [BRANCHES_OPTION],
   handle(req): WebhookMessage[] {
-    const header = eventHeader(req, 'X-GitLab-Event');
     const p = jsonPayload(req);
+    const useMrTitle = boolParam(req, 'use_merge_request_title', true);
+    const header = eventHeader(req, 'X-GitLab-Event');
     const event = eventName(header, p, req.param('branches'));
     if (event === null) return [];
     const userTopic = req.param('topic');
     let body = EVENTS[event](p, userTopic !== undefined);
     // With a custom topic, the project is named in the message.
     if (userTopic) body = `[[${repoName(p)}](${homepage(p)})] ${body}`;
-    return [{ topic: topicFor(event, p, boolParam(req, 'use_merge_request_title', true)), body, eventType: event }];
+    const message: WebhookMessage = { topic: topicFor(event, p, useMrTitle), body, eventType: event };
+    if (WITHOUT_PREVIEWS.has(event)) message.noPreviews = true;
+    return [message];
   },
 };

@@ -9,7 +9,7 @@
  */
 import { ApiError } from '../errors.ts';
 import { Wild } from './wild.ts';
-import { anomalousPayload, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage, type WebhookUser } from './types.ts';
+import { anomalousPayload, guessUser, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage, type WebhookUser } from './types.ts';
 
 const NAME = 'Jira';
 
@@ -39,14 +39,6 @@ function getIn(p: Wild, keys: string[], fallback = ''): Wild {
     if (e instanceof ApiError) return new Wild('default', fallback);
     throw e;
   }
-}
-
-const active = (u: WebhookUser): boolean => Boolean(u.is_active) && !u.is_system_bot;
-
-/** The first active account whose name is `name` or whose address starts with it, in any case (Zulip's guess_zulip_user_from_jira). */
-function guessUser(name: string, users: readonly WebhookUser[]): WebhookUser | undefined {
-  const upper = name.toUpperCase();
-  return users.find((u) => active(u) && (u.full_name.toUpperCase() === upper || u.email.toUpperCase().startsWith(upper)));
 }
 
 /** Jira's wiki markup as Markdown (Zulip's convert_jira_markup). */

@@ -4,11 +4,14 @@
  * and delegated, from PagerDuty's webhooks V1 and V2 (a list of
  * `messages`) and V3 (one `event`), with Zulip's texts; topic: "Incident
  * <number>" ("Incident <title> (#<number>)" for V3). The event type is the
- * action ("triggered", ...).
+ * action ("triggered", ...). A message that cannot be read stops the list
+ * there, after the messages before it; a V2 incident has to have a
+ * description (the message quotes it), and V1's users are named by their
+ * address's local part.
  */
 import { badRequest } from '../errors.ts';
 import { pyStr, type Wild } from './wild.ts';
-import { jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+import { jsonPayload, stoppedAfter, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
 
 const NAME = 'PagerDuty';
 const V1_ACTIONS: Record<string, string> = {
@@ -50,12 +53,15 @@ const agentLink = (name: string, url: string): string => `[${name}](${url})`;
 const quoteTrigger = (text: string): string => `\`\`\` quote\n${text}\n\`\`\``;
 const own = (map: Record<string, string>, key: string | null): key is string => key !== null && Object.prototype.hasOwnProperty.call(map, key);
 
-/** The part of an address before its last "@" (the user name of Python's email Address). */
+const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]";
+/** An address as Python's email Address(addr_spec=...) reads it: a dot-atom (ASCII) or quoted local part, then "@" and a domain. */
+const ADDR_SPEC = new RegExp(`^\\s*(?:(${ATEXT}+(?:\\.${ATEXT}+)*)|"((?:[^"\\\\]|\\\\.)*)")@(?:[^\\s@."()<>\\[\\]:;,\\\\]+(?:\\.[^\\s@."()<>\\[\\]:;,\\\\]+)*|\\[[^\\[\\]\\\\]*\\])\\s*$`);
+
+/** The user name of an address (its local part, unquoted); what Python cannot parse is refused. */
 function userOfAddress(w: Wild): string {
-  const address = w.str();
-  const at = address.lastIndexOf('@');
-  if (at <= 0 || at === address.length - 1) throw badRequest(`${w.name} is not an email address`);
-  return address.slice(0, at);
+  const m = ADDR_SPEC.exec(w.str());
+  if (!m) throw badRequest(`${w.name} is not an email address`);
+  return m[1] ?? m[2].replace(/\\(.)/g, '$1');
 }
 
 function userLink(user: Wild): string {
@@ -107,8 +113,8 @@ function v2(message: Wild, type: string): Incident {
   // Zulip reads who changed the status whether or not PagerDuty sent it.
   const changedBy = incident.get('last_status_change_by');
   found.agent = agentLink(changedBy.at('summary').str(), changedBy.at('html_url').str());
-  const description = incident.get('description').strOrNull();
-  if (description !== null) found.trigger = quoteTrigger(description);
+  // The message quotes the description: without one there is no message to send.
+  found.trigger = quoteTrigger(incident.at('description').str());
   return found;
 }
 
@@ -156,19 +162,24 @@ export const pagerduty: Integration = {
     const messages = p.get('messages');
     const out: WebhookMessage[] = [];
     if (messages.truthy) {
-      // Webhooks V1: each message has a `type`.
-      for (const m of messages.list()) {
-        const type = m.get('type').strOrNull();
-        if (type === null) break;
-        if (!own(V1_ACTIONS, type)) throw unsupportedEvent(NAME, type);
-        out.push(message(type, v1(m, type)));
-      }
-      // Webhooks V2: each message has an `event`.
-      for (const m of messages.list()) {
-        const event = m.get('event').strOrNull();
-        if (event === null) break;
-        if (!own(V2_ACTIONS, event)) throw unsupportedEvent(NAME, event);
-        out.push(message(event, v2(m, event)));
+      // Zulip sends each message's message before reading the next: those before a bad one are sent.
+      try {
+        // Webhooks V1: each message has a `type`.
+        for (const m of messages.list()) {
+          const type = m.get('type').strOrNull();
+          if (type === null) break;
+          if (!own(V1_ACTIONS, type)) throw unsupportedEvent(NAME, type);
+          out.push(message(type, v1(m, type)));
+        }
+        // Webhooks V2: each message has an `event`.
+        for (const m of messages.list()) {
+          const event = m.get('event').strOrNull();
+          if (event === null) break;
+          if (!own(V2_ACTIONS, event)) throw unsupportedEvent(NAME, event);
+          out.push(message(event, v2(m, event)));
+        }
+      } catch (e) {
+        throw stoppedAfter(out, e);
       }
     } else if (p.has('event')) {
       // Webhooks V3: one event.

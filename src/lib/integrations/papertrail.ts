@@ -13,15 +13,15 @@ export const papertrail: Integration = {
     const p = jsonParam(req, 'payload');
     if (!p.has('events')) throw badRequest('Events key is missing from payload');
     const search = p.at('saved_search');
-    const events = p.at('events').list();
-    const parts = [`[Search for "${search.at('name').str()}"](${search.at('html_search_url').str()}) found **${events.length}** matches:\n`];
-    for (const [i, event] of events.entries()) {
+    const [name, url] = [search.at('name').str(), search.at('html_search_url').str()];
+    const parts = [`[Search for "${name}"](${url}) found **${p.at('events').length()}** matches:\n`];
+    for (const [i, event] of p.at('events').list().entries()) {
       const time = isoGlobalTime(event.at('received_at'));
       const source = event.at('source_name').str();
       const query = search.at('query').str();
       parts.push(`${time} - ${source} - ${query}:\n\`\`\` quote\n${event.at('message').str()}\n\`\`\``);
       if (i >= 3) {
-        parts.push(`[See more](${search.at('html_search_url').str()})`);
+        parts.push(`[See more](${url})`);
         break;
       }
     }

@@ -26,11 +26,31 @@ export interface WebhookUser {
   is_system_bot: boolean | number;
 }
 
+/**
+ * The first active account (by ID) whose name is `name` or whose address
+ * starts with it, in any case: how Zulip's Jira and Harbor integrations
+ * guess who a service's user name stands for. System bots are not the
+ * organization's.
+ */
+export function guessUser(name: string, users: readonly WebhookUser[]): WebhookUser | undefined {
+  const upper = name.toUpperCase();
+  return users.find((u) => Boolean(u.is_active) && !u.is_system_bot && (u.full_name.toUpperCase() === upper || u.email.toUpperCase().startsWith(upper)));
+}
+
 export interface WebhookMessage {
   topic: string;
   body: string;
   /** The complete event type, matched against only_events / exclude_events. */
   eventType?: string;
+  /**
+   * An account (by ID) the message goes to as a direct message from the
+   * caller, in place of the URL's channel and topic (TeamCity's personal
+   * builds, to whoever started them); the rules of any direct message the
+   * caller sends apply.
+   */
+  directTo?: number;
+  /** Rendered without previews of its links (Zulip's no_previews: links that need a login to the service). */
+  noPreviews?: true;
 }
 
 /**
@@ -139,6 +159,54 @@ export class MisconfiguredPayload extends ApiError {
     this.notice = notice;
     this.cause = cause;
   }
+}
+
+/**
+ * A payload in a format the integration does not read, which the service
+ * sends when set up to use another one: nothing is posted and the request
+ * is answered with success, but the bot's owner is told, as for
+ * MisconfiguredPayload (TeamCity's Slack-style payloads).
+ */
+export class IgnoredMisconfiguredPayload extends MisconfiguredPayload {
+  constructor(notice: string) {
+    super('Ignored payload of another format', notice);
+  }
+}
+
+/**
+ * An error met after some of a request's events had become messages. Zulip
+ * sends each event's message as it goes (Updown's list of events, say), so
+ * the messages before the error are sent, and the request is then answered
+ * with the error itself (`cause`), as it would have been alone.
+ */
+export class AfterMessages extends ApiError {
+  readonly messages: WebhookMessage[];
+  declare readonly cause: ApiError;
+  constructor(messages: WebhookMessage[], cause: ApiError) {
+    super(cause.message, { code: cause.code, status: cause.status, extra: cause.extra, headers: cause.headers });
+    this.messages = messages;
+    this.cause = cause;
+  }
+}
+
+/**
+ * The messages of a request's events, one event after another: an ApiError
+ * met after the first messages stops there and carries them (AfterMessages),
+ * as Zulip's loops that send each event's message before reading the next.
+ */
+export function eventByEvent<T>(events: readonly T[], toMessage: (event: T) => WebhookMessage): WebhookMessage[] {
+  const out: WebhookMessage[] = [];
+  try {
+    for (const event of events) out.push(toMessage(event));
+  } catch (e) {
+    throw stoppedAfter(out, e);
+  }
+  return out;
+}
+
+/** What to throw for an error `e` met after the messages `sent` (see AfterMessages). */
+export function stoppedAfter(sent: WebhookMessage[], e: unknown): unknown {
+  return sent.length > 0 && e instanceof ApiError ? new AfterMessages(sent, e) : e;
 }
 
 /** The event header of a request, or MissingEventHeader (`service`: the name its notice gives the service, where not the integration's). */

@@ -1,10 +1,11 @@
 /**
  * Updown (/api/v1/external/updown): a list of events, each a check going
  * down (with its error and since when) or coming back up (with how long it
- * was down); topic: the checked URL. Event types: `up`, `down`.
+ * was down); topic: the checked URL. Event types: `up`, `down`. An event
+ * that cannot be read stops the list there, after the messages before it.
  */
 import type { Wild } from './wild.ts';
-import { isoGlobalTime, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+import { eventByEvent, isoGlobalTime, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
 
 const NAME = 'Updown';
 const EVENTS = ['up', 'down'];
@@ -52,12 +53,11 @@ export const updown: Integration = {
   name: NAME,
   eventTypes: EVENTS,
   handle(req): WebhookMessage[] {
-    return jsonPayload(req)
-      .list()
-      .map((event) => {
-        const type = eventType(event);
-        const topic = event.at('check').at('url').str();
-        return { topic, body: type === 'up' ? upBody(event) : downBody(event), eventType: type };
-      });
+    // Zulip sends each event's message before reading the next: those before a bad one are sent.
+    return eventByEvent(jsonPayload(req).list(), (event) => {
+      const type = eventType(event);
+      const topic = event.at('check').at('url').str();
+      return { topic, body: type === 'up' ? upBody(event) : downBody(event), eventType: type };
+    });
   },
 };

@@ -7,7 +7,7 @@
 import { ApiError, badRequest } from '../errors.ts';
 
 /** Python's repr of a dictionary key or list index. */
-function pyRepr(key: string | number): string {
+export function pyRepr(key: string | number): string {
   return pyValueRepr(key);
 }
 
@@ -131,6 +131,14 @@ export class Wild {
     const s = this.str();
     if (!/^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(s)) throw badRequest(`${this.name} is not a URL`);
     return s;
+  }
+
+  /** len(payload): the items of a list or dict, or the characters of a string. */
+  length(): number {
+    if (Array.isArray(this.value)) return this.value.length;
+    if (isDict(this.value)) return Object.keys(this.value).length;
+    if (typeof this.value === 'string') return [...this.value].length;
+    throw badRequest(`${this.name} does not have a length`);
   }
 
   /** Iterates a list. */
