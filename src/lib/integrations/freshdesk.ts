@@ -12,6 +12,7 @@ import { badRequest } from '../errors.ts';
 import type { Wild } from './wild.ts';
 import { htmlToMarkdown } from './html-markdown.ts';
 import { jsonPayload, type Integration, type WebhookMessage } from './types.ts';
+import { pyCapitalize } from './python-text.ts';
 
 /** Freshdesk reports statuses and priorities by number; these are the names of its default ones. */
 const STATUSES = ['', '', 'Open', 'Pending', 'Resolved', 'Closed', 'Waiting on Customer', 'Job Application', 'Monthly'];
@@ -41,9 +42,6 @@ function parseEvent(event: string): string[] {
   return [property, propertyName(property, pyInt(from)), propertyName(property, pyInt(to))];
 }
 
-/** Python's str.capitalize(). */
-const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
-
 /** The description as Markdown; images (`![](.../name.png?123)`) become links named by their file. */
 const description = (html: string): string => htmlToMarkdown(html).trim().replace(/!\[\]\((\S*)\/(\S*)\?(\S*)\)/g, '[$2]($1/$2)');
 
@@ -69,7 +67,7 @@ export const freshdesk: Integration = {
       body = `${requester(t)} added a ${event[1]} note to ${ticketLink(t)}.`;
     } else if (event[0] === 'status' || event[0] === 'priority') {
       if (event.length < 3) throw badRequest(`Invalid Freshdesk event: ${t.at('triggered_event').str()}`);
-      body = `${requester(t)} updated ${ticketLink(t)}:\n\n* **${capitalize(event[0])}**: ${event[1]} -> ${event[2]}`;
+      body = `${requester(t)} updated ${ticketLink(t)}:\n\n* **${pyCapitalize(event[0])}**: ${event[1]} -> ${event[2]}`;
     } else {
       return [];
     }

@@ -19,6 +19,7 @@ import {
 } from './git.ts';
 import { badRequest } from '../errors.ts';
 import { BRANCHES_OPTION, boolParam, eventHeader, isoGlobalTime, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+import { pyTitle } from './python-text.ts';
 
 type Body = (p: Wild, includeTitle: boolean) => string;
 
@@ -278,18 +279,6 @@ const EVENTS: Record<string, Body> = {
 
 /** Design notes link to images that need a GitLab login: no previews. */
 const WITHOUT_PREVIEWS = new Set(['Note Hook DesignManagement::Design', 'Confidential Note Hook DesignManagement::Design']);
-
-/** Python's str.title(): each run of cased letters capitalized. */
-function pyTitle(s: string): string {
-  let out = '';
-  let inWord = false;
-  for (const ch of s) {
-    const cased = ch.toLowerCase() !== ch.toUpperCase();
-    out += cased ? (inWord ? ch.toLowerCase() : ch.toUpperCase()) : ch;
-    inWord = cased;
-  }
-  return out;
-}
 
 function eventName(header: string, p: Wild, branches: string | undefined): string | null {
   let event = header;

@@ -6,18 +6,7 @@
  */
 import type { Wild } from './wild.ts';
 import { jsonPayload, type Integration, type WebhookMessage } from './types.ts';
-
-/** Python's str.title(): each run of letters capitalized. */
-function pyTitle(s: string): string {
-  let out = '';
-  let prevLetter = false;
-  for (const ch of s) {
-    const letter = ch.toLowerCase() !== ch.toUpperCase();
-    out += letter ? (prevLetter ? ch.toLowerCase() : ch.toUpperCase()) : ch;
-    prevLetter = letter;
-  }
-  return out;
-}
+import { pyTitle } from './python-text.ts';
 
 /** "value (Type)" for each item with a value, "[Type](url)" for each with a link. */
 function items(list: Wild): string {

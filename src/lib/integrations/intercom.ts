@@ -10,6 +10,7 @@
 import { Parser } from 'htmlparser2';
 import { pyStr, type Wild } from './wild.ts';
 import { jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+import { pyCapitalize } from './python-text.ts';
 
 /** The text of an HTML fragment, entities decoded (as Python's HTMLParser hands it over). */
 function stripTags(html: string): string {
@@ -19,8 +20,6 @@ function stripTags(html: string): string {
   parser.end();
   return text;
 }
-
-const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
 
 /** `name or pseudonym or email`, as Python reads it: the first that is set, else the last. */
 function contactName(user: Wild, keys: string[]): string {
@@ -32,7 +31,7 @@ function contactName(user: Wild, keys: string[]): string {
   return pyStr(value);
 }
 
-const contactTopic = (user: Wild): string => `${capitalize(user.at('type').str())}: ${contactName(user, ['name', 'pseudonym', 'email'])}`;
+const contactTopic = (user: Wild): string => `${pyCapitalize(user.at('type').str())}: ${contactName(user, ['name', 'pseudonym', 'email'])}`;
 const location = (contact: Wild): string => {
   const l = contact.at('location_data');
   return `${l.at('city_name').str()}, ${l.at('region_name').str()}, ${l.at('country_name').str()}`;

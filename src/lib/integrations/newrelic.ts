@@ -10,6 +10,7 @@ import { badRequest } from '../errors.ts';
 import { globalTime } from '../util.ts';
 import { pyStr, type Wild } from './wild.ts';
 import { jsonPayload, type Integration, type WebhookMessage } from './types.ts';
+import { pyCapitalize } from './python-text.ts';
 
 const STATES = ['CREATED', 'ACTIVATED', 'CLOSED'];
 const PRIORITIES: Record<string, string> = { CRITICAL: ':red_circle:', HIGH: ':orange_circle:', MEDIUM: ':yellow:', LOW: ':blue_circle:' };
@@ -25,14 +26,6 @@ function msTime(w: Wild): string {
 
 const scalar = (v: unknown): boolean => v === null || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string';
 
-/** Python's str.capitalize. */
-function capitalize(s: string): string {
-  const cp = s.codePointAt(0);
-  if (cp === undefined) return s;
-  const first = String.fromCodePoint(cp);
-  return first.toUpperCase() + s.slice(first.length).toLowerCase();
-}
-
 /** The workflow's own fields, a line each: a value, a list of values, or Zulip's note that it is not one. */
 function customFields(p: Wild): string {
   let out = '';
@@ -41,7 +34,7 @@ function customFields(p: Wild): string {
     let shown: string | null = null;
     if (scalar(v)) shown = pyStr(v);
     else if (Array.isArray(v) && v.every(scalar)) shown = v.map(pyStr).join(', ');
-    out += `- **${capitalize(key)}**: ${shown ?? '*Value is not a supported data type*'}\n`;
+    out += `- **${pyCapitalize(key)}**: ${shown ?? '*Value is not a supported data type*'}\n`;
   }
   return out;
 }

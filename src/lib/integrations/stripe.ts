@@ -12,6 +12,7 @@ import { badRequest } from '../errors.ts';
 import { globalTime } from '../util.ts';
 import { pyStr, type Wild } from './wild.ts';
 import { jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
+import { pyCapitalize } from './python-text.ts';
 
 const EVENT_TYPES = [
   'charge.dispute.closed',
@@ -94,7 +95,6 @@ function stringify(v: unknown): string {
 }
 
 const words = (s: string): string => s.replace(/_/g, ' ');
-const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
 
 function topicAndBody(p: Wild): [string, string] {
   const eventType = p.at('type').str();
@@ -119,7 +119,7 @@ function topicAndBody(p: Wild): [string, string] {
       .filter((k) => !excluded.includes(k))
       .sort();
     if (changed.length === 0) throw new Suppressed();
-    return changed.map((k) => `\n* ${capitalize(words(k))} is now ${stringify(obj.at(k).value)}`).join('');
+    return changed.map((k) => `\n* ${pyCapitalize(words(k))} is now ${stringify(obj.at(k).value)}`).join('');
   };
   const defaultBody = (excluded: string[] = [], subject = linkified(obj.at('id').str())): string => {
     const text = `${subject} ${words(event)}`;
