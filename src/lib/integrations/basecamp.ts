@@ -5,7 +5,7 @@
  * event type is the kind of thing (`document`, `question_answer`, ...);
  * topic: the project's name.
  */
-import { endsWithPunctuation } from './git.ts';
+import { endsWithPunctuation } from './python-text.ts';
 import type { Wild } from './wild.ts';
 import { jsonPayload, unsupportedEvent, type Integration, type WebhookMessage } from './types.ts';
 

@@ -14,7 +14,6 @@ import {
   TOPIC_WITH_PR_OR_ISSUE_INFO,
   branchNotifiable,
   commitsCommentMessage,
-  endsWithPunctuation,
   issueMessage,
   pullRequestMessage,
   pushCommitsMessage,
@@ -23,6 +22,7 @@ import {
   shortSha,
   type CommitData,
 } from './git.ts';
+import { endsWithPunctuation } from './python-text.ts';
 import { BRANCHES_OPTION, eventHeader, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage, type WebhookRequest } from './types.ts';
 
 const NAME = 'Bitbucket2';

@@ -4,6 +4,7 @@
  * releases.
  */
 import type { Wild } from './wild.ts';
+import { endsWithPunctuation } from './python-text.ts';
 
 export const TOPIC_WITH_BRANCH = (repo: string, branch: string): string => `${repo} / ${branch}`;
 export const TOPIC_WITH_PR_OR_ISSUE_INFO = (repo: string, type: string, id: number, title: string): string => `${repo} / ${type} #${id} ${title}`;
@@ -12,9 +13,6 @@ export const CONTENT_MESSAGE = (message: string): string => `\n~~~ quote\n${mess
 
 const COMMITS_LIMIT = 20;
 const PUSH_COMMITTERS_LIMIT = 3;
-const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
-
-export const endsWithPunctuation = (s: string): boolean => s.length > 0 && PUNCTUATION.includes(s[s.length - 1]);
 
 export function shortSha(sha: string): string {
   return sha.slice(0, 11);

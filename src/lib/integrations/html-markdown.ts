@@ -8,6 +8,7 @@
  * simple tables and definition lists; head, style and script left out.
  */
 import { Parser } from 'htmlparser2';
+import { PY_PUNCTUATION } from './python-text.ts';
 
 const WIDTH = 78;
 const NBSP_HOLDER = '&nbsp_place_holder;';
@@ -25,7 +26,6 @@ function decodeText(s: string): string {
 /** Python's `\s+` over a str (Unicode whitespace, U+00A0 included). */
 const SPACES = /[\s\u001c-\u001f\u0085]+/gu;
 const PY_WS = /^[\s\u001c-\u001f\u0085]$/u;
-const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
 
 /** Markdown's special characters in a URL or alt text, escaped. */
 const escapeMd = (s: string): string => s.replace(/([\\[\]()])/g, '\\$1');
@@ -250,7 +250,7 @@ class Converter {
     }
     const lastPreceding = this.precedingData.at(-1);
     if (tag === 'em' || tag === 'i' || tag === 'u') {
-      const separate = start && lastPreceding !== undefined && !PY_WS.test(lastPreceding) && !PUNCTUATION.includes(lastPreceding);
+      const separate = start && lastPreceding !== undefined && !PY_WS.test(lastPreceding) && !PY_PUNCTUATION.includes(lastPreceding);
       if (separate) this.precedingData += ' ';
       this.o(separate ? ' _' : '_');
       this.stressed(start);

@@ -10,6 +10,7 @@
 import { ApiError } from '../errors.ts';
 import { Wild } from './wild.ts';
 import { anomalousPayload, guessUser, jsonPayload, unsupportedEvent, type Integration, type WebhookMessage, type WebhookUser } from './types.ts';
+import { endsWithPunctuation } from './python-text.ts';
 
 const NAME = 'Jira';
 
@@ -27,7 +28,6 @@ const IGNORED_EVENTS = [
 ];
 
 /** Python's string.punctuation. */
-const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
 
 /** payload[k1][k2]... or a string default where any step is missing or not a dict (Zulip's get_in). */
 function getIn(p: Wild, keys: string[], fallback = ''): Wild {
@@ -144,7 +144,7 @@ function createdIssue(p: Wild): string {
 function deletedIssue(p: Wild): string {
   const title = issueTitle(p);
   // Zulip ends the sentence with a full stop unless the title ends with punctuation (an empty title gets one here).
-  const end = title !== '' && PUNCTUATION.includes(title.at(-1)!) ? '' : '.';
+  const end = endsWithPunctuation(title) ? '' : '.';
   return `${issueAuthor(p)} deleted ${issueString(p, null, true)}${end}`;
 }
 

@@ -19,3 +19,9 @@ export function pyTitle(s: string): string {
   }
   return out;
 }
+
+/** Python's string.punctuation. */
+export const PY_PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+
+/** Whether a text ends in one of Python's string.punctuation (Zulip's texts then add no full stop). */
+export const endsWithPunctuation = (s: string): boolean => s.length > 0 && PY_PUNCTUATION.includes(s[s.length - 1]!);
